@@ -1,0 +1,24 @@
+/** Where the runtime reports what the client does not see: agent mistakes, internal errors, shutdown. */
+export interface Logger {
+  debug(message: string, detail?: unknown): void
+  info(message: string, detail?: unknown): void
+  warn(message: string, detail?: unknown): void
+  error(message: string, detail?: unknown): void
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
+
+const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 }
+
+/** A logger on the console that drops messages below `level` (default `A2A_LOG_LEVEL` or `info`). */
+export function createConsoleLogger(level: LogLevel = (process.env.A2A_LOG_LEVEL as LogLevel) || 'info'): Logger {
+  const min = RANK[level] ?? RANK.info
+  const write = (at: LogLevel, sink: (...args: unknown[]) => void) =>
+    RANK[at] < min ? () => {} : (message: string, detail?: unknown) => (detail === undefined ? sink(`[a2a] ${message}`) : sink(`[a2a] ${message}`, detail))
+  return {
+    debug: write('debug', console.debug),
+    info: write('info', console.info),
+    warn: write('warn', console.warn),
+    error: write('error', console.error),
+  }
+}

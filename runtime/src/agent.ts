@@ -1,0 +1,103 @@
+import type { AgentCardInput, Message, Part, TaskState } from './types.js'
+
+/** What `execute` and `cancel` learn about the request. */
+export interface ExecutionContext {
+  /** The user message that started (or resumed) the task. */
+  readonly message: Message
+  /** `message.parts`. */
+  readonly parts: Part[]
+  /** The text parts of the message joined in order. */
+  readonly text: string
+  readonly taskId: string
+  readonly contextId: string
+  /** Every message of the task so far, oldest first, including this one. */
+  readonly history: readonly Message[]
+  /** Fires when the task is canceled (or the server shuts down past its grace period). */
+  readonly signal: AbortSignal
+}
+
+/** Content of an artifact: a string is a text part, an array is parts, any other object is a data part. */
+export type ArtifactContent = string | Part[] | Record<string, unknown>
+
+/** Content of a status message: a string is a text part. */
+export type MessageContent = string | Part[]
+
+export interface ArtifactOptions {
+  /** Reuse an id to send an artifact in chunks; the runtime generates one otherwise. */
+  artifactId?: string
+  name?: string
+  description?: string
+  metadata?: Record<string, unknown>
+  /** Add the parts to the artifact with the same `artifactId` instead of starting a new one. */
+  append?: boolean
+  /** Mark the final chunk of a chunked artifact. */
+  lastChunk?: boolean
+}
+
+/**
+ * The agent's hold on its task. Every method publishes an event to streaming clients and updates the
+ * stored task. Once the task is terminal (completed, failed, canceled, rejected) a further move throws
+ * `TaskTerminalError`, except after a cancel, where late calls are ignored: the agent may not have seen the
+ * abort yet.
+ */
+export interface TaskHandle {
+  readonly id: string
+  readonly contextId: string
+  readonly state: TaskState
+  /** The runtime submits every task before `execute` runs; kept for agents written against the operation. */
+  submit(): void
+  /** Start work (the runtime already has when `execute` runs) or report progress with a message. Progress
+   *  is never the answer: put the answer in an artifact. */
+  working(message?: MessageContent): void
+  /** Ask the client for more input; the task resumes when a message names it. */
+  inputRequired(message: MessageContent): void
+  /** Ask the client to authenticate; the task resumes when a message names it. */
+  authRequired(message: MessageContent): void
+  /** Add a result. Returns the artifact id (pass it back with `append` for the next chunk). */
+  artifact(content: ArtifactContent, options?: ArtifactOptions): string
+  complete(message?: MessageContent): void
+  fail(reason?: MessageContent): void
+  cancel(message?: MessageContent): void
+  /** Refuse the task before doing any work. */
+  reject(reason?: MessageContent): void
+}
+
+export interface AgentDefinition {
+  card: AgentCardInput
+  /** Runs once per user message. Must end the task (complete, fail, cancel) or ask for input; a return
+   *  or throw that leaves it running makes the runtime fail it. */
+  execute(ctx: ExecutionContext, task: TaskHandle): unknown
+  /**
+   * Called on `tasks/cancel` of a task that has not ended. Throw `TaskNotCancelableError` to refuse;
+   * otherwise the runtime fires `ctx.signal` and cancels the task unless this ended it.
+   *
+   * **Important:** without `cancel`, every cancel request answers TaskNotCancelable.
+   */
+  cancel?(ctx: ExecutionContext, task: TaskHandle): unknown
+}
+
+export interface Agent extends AgentDefinition {
+  readonly __a2aAgent: true
+}
+
+/**
+ * Declares an agent. Checks the card's shape once, so a mistake shows at start-up, not on a request.
+ *
+ * @example
+ * export default defineAgent({
+ *   card: { name: 'Echo', description: 'Repeats what you say' },
+ *   execute(ctx, task) {
+ *     task.artifact(ctx.text)
+ *     task.complete()
+ *   },
+ * })
+ */
+export function defineAgent(definition: AgentDefinition): Agent {
+  if (!definition || typeof definition !== 'object') throw new TypeError('defineAgent() needs an object')
+  if (typeof definition.execute !== 'function') throw new TypeError('defineAgent(): `execute` must be a function')
+  if (definition.cancel !== undefined && typeof definition.cancel !== 'function') {
+    throw new TypeError('defineAgent(): `cancel` must be a function when given')
+  }
+  if (!definition.card || typeof definition.card !== 'object') throw new TypeError('defineAgent(): `card` is required')
+  return { ...definition, __a2aAgent: true }
+}

@@ -1,0 +1,20 @@
+import type { TaskEngine } from '../core/_engine.js'
+import type { A2AError } from '../errors.js'
+import type { JsonRpcId } from '../http/_jsonrpc.js'
+
+export interface CallContext {
+  id: JsonRpcId
+  engine: TaskEngine
+  /** The card's `capabilities.streaming`. */
+  streaming: boolean
+}
+
+/** Returns the JSON-RPC `result`, or a `Response` when the method streams. */
+export type MethodHandler = (params: unknown, call: CallContext) => Promise<unknown>
+
+/** One wire dialect: its methods and how core errors read in it. */
+export interface Binding {
+  readonly name: string
+  readonly methods: ReadonlyMap<string, MethodHandler>
+  wireError(error: A2AError): A2AError
+}

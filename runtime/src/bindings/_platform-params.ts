@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto'
+import type { SendRequest } from '../core/_engine.js'
+import { InvalidParamsError } from '../errors.js'
+import { isPlainObject } from '../http/_jsonrpc.js'
+import type { Message, Part } from '../types.js'
+
+/**
+ * Validation of the platform dialect's params. Each check names the field as the client wrote it, and the
+ * result is built from the known fields only: nothing unexpected from the wire reaches the stored task.
+ */
+
+type Json = Record<string, unknown>
+
+export interface SendParams extends SendRequest {
+  /** `configuration.blocking: false` answers at once with the task as it stands. */
+  blocking: boolean
+}
+
+export function readParamsObject(params: unknown): Json {
+  if (!isPlainObject(params)) throw new InvalidParamsError('`params` must be an object')
+  return params
+}
+
+function optionalString(value: unknown, field: string): string | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'string') throw new InvalidParamsError(`\`${field}\` must be a string`)
+  return value
+}
+
+function optionalObject(value: unknown, field: string): Json | undefined {
+  if (value === undefined) return undefined
+  if (!isPlainObject(value)) throw new InvalidParamsError(`\`${field}\` must be an object`)
+  return value
+}
+
+export function readTaskId(params: unknown): string {
+  const id = readParamsObject(params).id
+  if (typeof id !== 'string' || id === '') throw new InvalidParamsError('`params.id` must be a non-empty string (the task id)')
+  return id
+}
+
+export function readHistoryLength(params: Json): number | undefined {
+  const { historyLength } = params
+  if (historyLength === undefined || historyLength === null) return undefined
+  if (typeof historyLength !== 'number' || !Number.isInteger(historyLength) || historyLength < 0) {
+    throw new InvalidParamsError('`params.historyLength` must be a non-negative integer')
+  }
+  return historyLength
+}
+
+function readPart(value: unknown, field: string): Part {
+  if (!isPlainObject(value)) throw new InvalidParamsError(`\`${field}\` must be an object`)
+  const metadata = optionalObject(value.metadata, `${field}.metadata`)
+  let part: Part
+  switch (value.kind) {
+    case 'text':
+      if (typeof value.text !== 'string') throw new InvalidParamsError(`\`${field}.text\` must be a string`)
+      part = { kind: 'text', text: value.text }
+      break
+    case 'data':
+      if (!isPlainObject(value.data)) throw new InvalidParamsError(`\`${field}.data\` must be a JSON object`)
+      part = { kind: 'data', data: value.data }
+      break
+    case 'file': {
+      const file = optionalObject(value.file, `${field}.file`)
+      if (!file) throw new InvalidParamsError(`\`${field}.file\` must be an object`)
+      const uri = optionalString(file.uri, `${field}.file.uri`)
+      const bytes = optionalString(file.bytes, `${field}.file.bytes`)
+      if (uri === undefined && bytes === undefined) throw new InvalidParamsError(`\`${field}.file\` needs \`uri\` or \`bytes\``)
+      const name = optionalString(file.name, `${field}.file.name`)
+      const mimeType = optionalString(file.mimeType, `${field}.file.mimeType`)
+      part = { kind: 'file', file: { ...(name !== undefined && { name }), ...(mimeType !== undefined && { mimeType }), ...(uri !== undefined ? { uri } : { bytes }) } }
+      break
+    }
+    default:
+      throw new InvalidParamsError(`\`${field}.kind\` must be "text", "data" or "file" (got ${JSON.stringify(value.kind ?? null).slice(0, 40)})`)
+  }
+  if (metadata) part.metadata = metadata
+  return part
+}
+
+export function readMessage(value: unknown, field: string): Message {
+  if (!isPlainObject(value)) throw new InvalidParamsError(`\`${field}\` must be an object`)
+  if (value.role !== undefined && value.role !== 'user') throw new InvalidParamsError(`\`${field}.role\` must be "user"`)
+  if (!Array.isArray(value.parts)) throw new InvalidParamsError(`\`${field}.parts\` must be an array`)
+  if (value.parts.length === 0) throw new InvalidParamsError(`\`${field}.parts\` must hold at least one part`)
+  const parts = value.parts.map((part, i) => readPart(part, `${field}.parts[${i}]`))
+  const message: Message = { kind: 'message', messageId: optionalString(value.messageId, `${field}.messageId`) ?? randomUUID(), role: 'user', parts }
+  const contextId = optionalString(value.contextId, `${field}.contextId`)
+  const taskId = optionalString(value.taskId, `${field}.taskId`)
+  const metadata = optionalObject(value.metadata, `${field}.metadata`)
+  if (contextId !== undefined) message.contextId = contextId
+  if (taskId !== undefined) message.taskId = taskId
+  if (metadata) message.metadata = metadata
+  return message
+}
+
+/** `message/send` and `message/stream`. */
+export function readSendParams(params: unknown): SendParams {
+  const p = readParamsObject(params)
+  const message = readMessage(p.message, 'params.message')
+  const metadata = optionalObject(p.metadata, 'params.metadata')
+  const configuration = optionalObject(p.configuration, 'params.configuration')
+
+  // A follow-up names its task in the message (A2A) or in params.id; both must agree when both are given.
+  const taskIdParam = optionalString(p.id, 'params.id')
+  if (taskIdParam !== undefined && message.taskId !== undefined && taskIdParam !== message.taskId) {
+    throw new InvalidParamsError('`params.id` and `params.message.taskId` name different tasks')
+  }
+  const metadataContextId = optionalString(metadata?.contextId, 'params.metadata.contextId')
+
+  const blocking = configuration?.blocking
+  if (blocking !== undefined && typeof blocking !== 'boolean') throw new InvalidParamsError('`params.configuration.blocking` must be a boolean')
+
+  const request: SendParams = { message, blocking: blocking ?? true }
+  const taskId = message.taskId ?? taskIdParam
+  const contextId = metadataContextId ?? message.contextId
+  if (taskId !== undefined) request.taskId = taskId
+  if (contextId !== undefined) request.contextId = contextId
+  return request
+}

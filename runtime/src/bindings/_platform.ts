@@ -1,0 +1,59 @@
+import { A2AError, ErrorCode, TaskNotFoundError, UnsupportedOperationError } from '../errors.js'
+import { SseStream } from '../http/_sse.js'
+import type { Task, TaskEvent } from '../types.js'
+import type { Binding, MethodHandler } from './_binding.js'
+import { readHistoryLength, readParamsObject, readSendParams, readTaskId } from './_platform-params.js'
+
+/** The platform dialect writes each event as a JSON-RPC notification. */
+function notification(event: TaskEvent): string {
+  if (event.kind === 'status-update') {
+    return JSON.stringify({ jsonrpc: '2.0', method: 'tasks/statusUpdate', params: { taskId: event.taskId, contextId: event.contextId, status: event.status, final: event.final } })
+  }
+  const params = { taskId: event.taskId, contextId: event.contextId, artifact: event.artifact, ...(event.append && { append: true }) }
+  return JSON.stringify({ jsonrpc: '2.0', method: 'tasks/artifactUpdate', params })
+}
+
+function withHistoryLength(task: Task, historyLength: number | undefined): Task {
+  if (historyLength === undefined || historyLength >= task.history.length) return task
+  return { ...task, history: historyLength === 0 ? [] : task.history.slice(-historyLength) }
+}
+
+const send: MethodHandler = async (params, { engine }) => {
+  const request = readSendParams(params)
+  const { run, settled } = await engine.send(request)
+  if (request.blocking) await settled
+  return run.task
+}
+
+const stream: MethodHandler = async (params, { engine, streaming }) => {
+  if (!streaming) throw new UnsupportedOperationError('Streaming is not supported: the agent card sets capabilities.streaming to false; use message/send')
+  const request = readSendParams(params)
+  const sse = new SseStream()
+  const { unsubscribe } = await engine.send(request, (event) => {
+    sse.send(notification(event))
+    if (event.kind === 'status-update' && event.final) sse.close()
+  })
+  // A client that leaves stops receiving; the task runs on and stays retrievable.
+  sse.onCancel(unsubscribe)
+  return sse.response
+}
+
+const get: MethodHandler = async (params, { engine }) => {
+  const id = readTaskId(params)
+  const historyLength = readHistoryLength(readParamsObject(params))
+  return withHistoryLength(await engine.get(id), historyLength)
+}
+
+const cancel: MethodHandler = async (params, { engine }) => engine.cancel(readTaskId(params))
+
+/** Exactly the platform spec: slash-named methods, notifications on the stream, -32602 for unknown tasks. */
+export const platformBinding: Binding = {
+  name: 'platform',
+  methods: new Map([
+    ['message/send', send],
+    ['message/stream', stream],
+    ['tasks/get', get],
+    ['tasks/cancel', cancel],
+  ]),
+  wireError: (error) => (error instanceof TaskNotFoundError ? new A2AError(ErrorCode.InvalidParams, 'Task not found') : error),
+}

@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto'
+import type { Agent, ExecutionContext } from '../agent.js'
+import { InvalidParamsError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
+import type { Logger } from '../_logger.js'
+import type { TaskStore } from '../stores/_store.js'
+import type { Message, Task, TaskEvent } from '../types.js'
+import { isInterrupted, isSettled, isTerminal } from './_lifecycle.js'
+import { type TaskListener, TaskRun } from './_task-run.js'
+
+/** A user message for the agent, already validated by a binding. */
+export interface SendRequest {
+  message: Message
+  /** Resume this task (it must be waiting for input). */
+  taskId?: string
+  /** Conversation to join; generated when absent. */
+  contextId?: string
+}
+
+export interface StartedTask {
+  run: TaskRun
+  /** Resolves when the task settles: terminal, or waiting for the client. */
+  settled: Promise<void>
+  /** Detaches the listener given to `send` (a client went away); the task goes on. */
+  unsubscribe: () => void
+}
+
+interface Execution {
+  run: TaskRun
+  done: Promise<void>
+}
+
+/**
+ * The core: creates and resumes tasks, runs the agent, holds the guarantees (every task ends terminal, a
+ * terminal task never moves, cancel follows the agent's will) and knows nothing of HTTP or wire dialects.
+ */
+export class TaskEngine {
+  readonly #executions = new Map<string, Execution>()
+  readonly #sink: (task: Task, event: TaskEvent) => void
+
+  constructor(
+    readonly agent: Agent,
+    readonly store: TaskStore,
+    readonly logger: Logger,
+  ) {
+    const name = agent.card.name
+    this.#sink = (task, event) => {
+      if (event.kind === 'status-update' && event.status.state === 'completed' && task.artifacts.length === 0 && hasText(event.status.message)) {
+        logger.warn(`Agent "${name}" completed task ${task.id} with its answer only in the status message; clients such as the platform show only artifacts. Use task.artifact(answer) before task.complete().`)
+      }
+      const saved = store.append(task, event)
+      if (saved instanceof Promise) saved.catch((error) => logger.error(`Could not store an event of task ${task.id}`, error))
+    }
+  }
+
+  /** Tasks whose agent code is running now. */
+  get runningCount(): number {
+    return this.#executions.size
+  }
+
+  /**
+   * Creates a task (or resumes one waiting for input) and starts the agent. `listener` sees every event of
+   * this turn, starting with the `working` status.
+   */
+  async send(request: SendRequest, listener?: TaskListener): Promise<StartedTask> {
+    const run = request.taskId === undefined ? await this.#create(request) : await this.#resume(request.taskId, request)
+    const unsubscribe = listener ? run.subscribe(listener) : noop
+    const settled = run.nextSettled()
+    const done = this.#execute(run, request.message)
+    this.#executions.set(run.id, { run, done })
+    return { run, settled, unsubscribe }
+  }
+
+  async get(taskId: string): Promise<Task> {
+    const task = this.#executions.get(taskId)?.run.task ?? (await this.store.get(taskId))
+    if (!task) throw new TaskNotFoundError(taskId)
+    return task
+  }
+
+  /** Cancels a task that has not ended, if the agent allows it. */
+  async cancel(taskId: string): Promise<Task> {
+    const run = this.#executions.get(taskId)?.run ?? (await this.#idleRun(taskId))
+    if (isTerminal(run.state)) throw new TaskNotCancelableError(`Task cannot be canceled: it is already ${run.state}`)
+    if (!this.agent.cancel) throw new TaskNotCancelableError('Task cannot be canceled: this agent does not support cancellation')
+    try {
+      await this.agent.cancel(this.#context(run, lastUserMessage(run.task)), run)
+    } catch (error) {
+      if (error instanceof TaskNotCancelableError) throw error
+      // The client asked to stop; a failing hook must not keep the task alive.
+      this.logger.error(`Agent "${this.agent.card.name}" threw in cancel() for task ${taskId}; canceling it anyway`, error)
+    }
+    run.abort('Task canceled')
+    if (!isTerminal(run.state)) run.setStatus('canceled')
+    return run.task
+  }
+
+  /**
+   * Waits up to `graceMs` for running tasks to finish, then aborts the rest and fails them, so no task is
+   * left `working` by a shutdown.
+   */
+  async drain(graceMs: number): Promise<void> {
+    if (this.#executions.size === 0) return
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))
+    await Promise.race([Promise.all([...this.#executions.values()].map((e) => e.done)), graceOver])
+    clearTimeout(timer)
+    for (const { run } of this.#executions.values()) {
+      run.abort('Server shutting down')
+      if (!isSettled(run.state)) run.setStatus('failed', 'The server shut down before the task finished')
+    }
+  }
+
+  async #create(request: SendRequest): Promise<TaskRun> {
+    const { message } = request
+    const id = randomUUID()
+    const contextId = request.contextId ?? message.contextId ?? randomUUID()
+    message.taskId = id
+    message.contextId = contextId
+    const task: Task = { kind: 'task', id, contextId, status: { state: 'submitted', timestamp: new Date().toISOString() }, artifacts: [], history: [message] }
+    await this.store.create(task)
+    return new TaskRun(task, this.#sink)
+  }
+
+  async #resume(taskId: string, request: SendRequest): Promise<TaskRun> {
+    const running = this.#executions.get(taskId)
+    // The agent may still be returning after asking for input; the follow-up waits for it.
+    if (running && isInterrupted(running.run.state)) await running.done
+    if (this.#executions.has(taskId)) throw new InvalidParamsError(`task ${taskId} is still working; send a follow-up when it asks for input`)
+    const run = await this.#idleRun(taskId)
+    const { task } = run
+    if (isTerminal(task.status.state)) throw new InvalidParamsError(`task ${taskId} is ${task.status.state} and takes no more messages; start a new task`)
+    if (request.contextId !== undefined && request.contextId !== task.contextId) {
+      throw new InvalidParamsError(`contextId ${JSON.stringify(request.contextId)} does not match the context of task ${taskId}`)
+    }
+    request.message.taskId = taskId
+    request.message.contextId = task.contextId
+    task.history.push(request.message)
+    return run
+  }
+
+  async #idleRun(taskId: string): Promise<TaskRun> {
+    const task = await this.store.get(taskId)
+    if (!task) throw new TaskNotFoundError(taskId)
+    const log = await this.store.events(taskId)
+    return new TaskRun(task, this.#sink, log?.at(-1)?.seq ?? 0)
+  }
+
+  async #execute(run: TaskRun, message: Message): Promise<void> {
+    const name = this.agent.card.name
+    try {
+      run.setStatus('working')
+      await this.agent.execute(this.#context(run, message), run)
+    } catch (error) {
+      if (!isTerminal(run.state)) {
+        this.logger.error(`Agent "${name}" threw while running task ${run.id}; the task is failed`, error)
+        run.setStatus('failed', 'The agent failed with an internal error before finishing the task')
+      } else if (run.state !== 'canceled') {
+        this.logger.error(`Agent "${name}" threw after task ${run.id} had ended (${run.state})`, error)
+      }
+    } finally {
+      if (!isSettled(run.state)) {
+        this.logger.warn(`Agent "${name}" returned without ending task ${run.id}; the task is failed. End every path with task.complete(), task.fail(), task.cancel() or task.inputRequired().`)
+        run.setStatus('failed', 'The agent returned without completing the task')
+      }
+      this.#executions.delete(run.id)
+    }
+  }
+
+  #context(run: TaskRun, message: Message): ExecutionContext {
+    return {
+      message,
+      parts: message.parts,
+      text: joinText(message),
+      taskId: run.id,
+      contextId: run.contextId,
+      history: run.task.history,
+      signal: run.signal,
+    }
+  }
+}
+
+const noop = (): void => {}
+
+function joinText(message: Message | undefined): string {
+  if (!message) return ''
+  let text = ''
+  for (const part of message.parts) if (part.kind === 'text') text += part.text
+  return text
+}
+
+const hasText = (message: Message | undefined): boolean => joinText(message).trim().length > 0
+
+function lastUserMessage(task: Task): Message {
+  for (let i = task.history.length - 1; i >= 0; i--) {
+    const message = task.history[i]!
+    if (message.role === 'user') return message
+  }
+  return { kind: 'message', messageId: randomUUID(), role: 'user', parts: [], contextId: task.contextId, taskId: task.id }
+}

@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto'
+import type { ArtifactContent, ArtifactOptions, MessageContent, TaskHandle } from '../agent.js'
+import { TaskTerminalError } from '../errors.js'
+import type { Artifact, Message, Part, Task, TaskEvent, TaskState } from '../types.js'
+import { isSettled, isTerminal } from './_lifecycle.js'
+
+export type TaskListener = (event: TaskEvent) => void
+
+/** Receives each event after it is applied to the task (the store, typically). */
+export type EventSink = (task: Task, event: TaskEvent) => void
+
+/**
+ * One task while the runtime holds it: applies the agent's operations to the task, numbers the events and
+ * hands them to the sink and the listeners. It mutates the task in place, so no operation copies a task.
+ */
+export class TaskRun implements TaskHandle {
+  readonly #listeners = new Set<TaskListener>()
+  readonly #abort = new AbortController()
+  #seq: number
+  #settleWaiters: Array<() => void> = []
+
+  constructor(
+    readonly task: Task,
+    readonly sink: EventSink,
+    lastSeq = 0,
+  ) {
+    this.#seq = lastSeq
+  }
+
+  get id(): string {
+    return this.task.id
+  }
+  get contextId(): string {
+    return this.task.contextId
+  }
+  get state(): TaskState {
+    return this.task.status.state
+  }
+  get lastSeq(): number {
+    return this.#seq
+  }
+  get signal(): AbortSignal {
+    return this.#abort.signal
+  }
+
+  /** Listeners run synchronously in event order; they must not keep the event object past the call. */
+  subscribe(listener: TaskListener): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  /** Resolves the next time the task settles (terminal or waiting for the client), not on its current state. */
+  nextSettled(): Promise<void> {
+    return new Promise((resolve) => this.#settleWaiters.push(resolve))
+  }
+
+  abort(reason: string): void {
+    this.#abort.abort(new Error(reason))
+  }
+
+  // --- TaskHandle ------------------------------------------------------------------------------------
+
+  submit(): void {
+    this.#guard('submit')
+  }
+
+  working(message?: MessageContent): void {
+    if (!this.#guard('working')) return
+    if (message === undefined && this.state === 'working') return
+    this.setStatus('working', message)
+  }
+
+  inputRequired(message: MessageContent): void {
+    if (this.#guard('inputRequired')) this.setStatus('input-required', message)
+  }
+
+  authRequired(message: MessageContent): void {
+    if (this.#guard('authRequired')) this.setStatus('auth-required', message)
+  }
+
+  artifact(content: ArtifactContent, options: ArtifactOptions = {}): string {
+    const artifactId = options.artifactId ?? randomUUID()
+    if (!this.#guard('artifact')) return artifactId
+    const parts = toArtifactParts(content)
+    const lastChunk = options.lastChunk ?? true
+    const append = options.append === true
+    const chunk: Artifact = { artifactId, parts, lastChunk }
+    if (options.name !== undefined) chunk.name = options.name
+    if (options.description !== undefined) chunk.description = options.description
+    if (options.metadata !== undefined) chunk.metadata = options.metadata
+
+    const artifacts = this.task.artifacts
+    const index = artifacts.findIndex((a) => a.artifactId === artifactId)
+    const existing = index === -1 ? undefined : artifacts[index]
+    if (append && existing) {
+      existing.parts.push(...parts)
+      existing.lastChunk = lastChunk
+    } else {
+      // The stored artifact grows with later chunks; the event keeps only this chunk.
+      const stored = { ...chunk, parts: parts.slice() }
+      if (existing) artifacts[index] = stored
+      else artifacts.push(stored)
+    }
+    this.#emit({ kind: 'artifact-update', seq: 0, taskId: this.id, contextId: this.contextId, artifact: chunk, append, lastChunk })
+    return artifactId
+  }
+
+  complete(message?: MessageContent): void {
+    if (this.#guard('complete')) this.setStatus('completed', message)
+  }
+
+  fail(reason?: MessageContent): void {
+    if (this.#guard('fail')) this.setStatus('failed', reason)
+  }
+
+  cancel(message?: MessageContent): void {
+    if (this.#guard('cancel')) this.setStatus('canceled', message)
+  }
+
+  reject(reason?: MessageContent): void {
+    if (this.#guard('reject')) this.setStatus('rejected', reason)
+  }
+
+  // --- internals -------------------------------------------------------------------------------------
+
+  /** Moves the task and publishes the status event. Callers have checked the move is allowed. */
+  setStatus(state: TaskState, content?: MessageContent): void {
+    const status: Task['status'] = { state, timestamp: new Date().toISOString() }
+    if (content !== undefined) {
+      status.message = this.agentMessage(content)
+      // A question to the user belongs to the conversation the agent sees on the next turn.
+      if (state === 'input-required' || state === 'auth-required') this.task.history.push(status.message)
+    }
+    this.task.status = status
+    const final = isSettled(state)
+    this.#emit({ kind: 'status-update', seq: 0, taskId: this.id, contextId: this.contextId, status, final })
+    if (final && this.#settleWaiters.length) {
+      const waiters = this.#settleWaiters
+      this.#settleWaiters = []
+      for (const resolve of waiters) resolve()
+    }
+  }
+
+  agentMessage(content: MessageContent): Message {
+    return { kind: 'message', messageId: randomUUID(), role: 'agent', parts: toMessageParts(content), contextId: this.contextId, taskId: this.id }
+  }
+
+  #emit(event: TaskEvent): void {
+    event.seq = ++this.#seq
+    this.sink(this.task, event)
+    for (const listener of this.#listeners) listener(event)
+  }
+
+  /** False when the move should be ignored (the task was canceled under a running agent). */
+  #guard(operation: string): boolean {
+    const state = this.state
+    if (!isTerminal(state)) return true
+    if (state === 'canceled') return false
+    throw new TaskTerminalError(this.id, state, operation)
+  }
+}
+
+function toMessageParts(content: MessageContent): Part[] {
+  if (typeof content === 'string') return [{ kind: 'text', text: content }]
+  if (Array.isArray(content)) return content
+  throw new TypeError('A status message must be a string or an array of parts')
+}
+
+function toArtifactParts(content: ArtifactContent): Part[] {
+  if (typeof content === 'string') return [{ kind: 'text', text: content }]
+  if (Array.isArray(content)) return content
+  if (content !== null && typeof content === 'object') return [{ kind: 'data', data: content }]
+  throw new TypeError('An artifact must be a string, an array of parts or a data object')
+}

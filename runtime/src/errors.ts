@@ -1,0 +1,96 @@
+/**
+ * Errors that reach the client as JSON-RPC errors. Each carries the A2A code; a binding may map a code
+ * to its own dialect (the platform dialect answers an unknown task with -32602).
+ */
+
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  Internal: -32603,
+  Unauthorized: -32000,
+  TaskNotFound: -32001,
+  TaskNotCancelable: -32002,
+  PushNotificationNotSupported: -32003,
+  UnsupportedOperation: -32004,
+  ContentTypeNotSupported: -32005,
+} as const
+
+export class A2AError extends Error {
+  override name = 'A2AError'
+  constructor(
+    readonly code: number,
+    message: string,
+    /** HTTP status of the response that carries this error. JSON-RPC errors travel in a 200 unless the
+     *  failure is about HTTP itself (auth, size, content type). */
+    readonly httpStatus = 200,
+  ) {
+    super(message)
+  }
+}
+
+export class ParseError extends A2AError {
+  override name = 'ParseError'
+  constructor(message = 'Parse error: the body is not valid JSON') {
+    super(ErrorCode.ParseError, message)
+  }
+}
+
+export class InvalidRequestError extends A2AError {
+  override name = 'InvalidRequestError'
+  constructor(message: string, httpStatus = 200) {
+    super(ErrorCode.InvalidRequest, `Invalid Request: ${message}`, httpStatus)
+  }
+}
+
+export class MethodNotFoundError extends A2AError {
+  override name = 'MethodNotFoundError'
+  constructor(method: string) {
+    super(ErrorCode.MethodNotFound, `Method not found: ${method}`)
+  }
+}
+
+export class InvalidParamsError extends A2AError {
+  override name = 'InvalidParamsError'
+  constructor(message: string) {
+    super(ErrorCode.InvalidParams, `Invalid params: ${message}`)
+  }
+}
+
+export class TaskNotFoundError extends A2AError {
+  override name = 'TaskNotFoundError'
+  constructor(readonly taskId: string) {
+    super(ErrorCode.TaskNotFound, 'Task not found')
+  }
+}
+
+/** Throw from an agent's `cancel` to refuse; the runtime answers it for agents without `cancel`. */
+export class TaskNotCancelableError extends A2AError {
+  override name = 'TaskNotCancelableError'
+  constructor(message = 'Task cannot be canceled') {
+    super(ErrorCode.TaskNotCancelable, message)
+  }
+}
+
+export class UnsupportedOperationError extends A2AError {
+  override name = 'UnsupportedOperationError'
+  constructor(message: string) {
+    super(ErrorCode.UnsupportedOperation, message)
+  }
+}
+
+export class UnauthorizedError extends A2AError {
+  override name = 'UnauthorizedError'
+  constructor(message: string) {
+    super(ErrorCode.Unauthorized, message, 401)
+  }
+}
+
+/** An agent tried to move a task that has already ended. */
+export class TaskTerminalError extends Error {
+  override name = 'TaskTerminalError'
+  constructor(taskId: string, state: string, operation: string) {
+    super(`Task ${taskId} is ${state}; ${operation}() cannot change it`)
+  }
+}

@@ -1,0 +1,82 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { UnauthorizedError } from '../errors.js'
+import type { Logger } from '../_logger.js'
+import type { AuthScheme } from '../types.js'
+
+export interface AuthOptions {
+  /** Accepted `Authorization: Bearer` tokens. Default: `A2A_BEARER_TOKEN` (comma-separated). */
+  bearerTokens?: string[]
+  /** Accepted `X-API-Key` values. Default: `A2A_API_KEY` (comma-separated). */
+  apiKeys?: string[]
+}
+
+/** Environment variables that hold the credentials of each scheme. */
+export const AUTH_ENV: Record<AuthScheme, string> = { bearer: 'A2A_BEARER_TOKEN', apiKey: 'A2A_API_KEY' }
+
+export type AuthCheck = (headers: Headers) => UnauthorizedError | undefined
+
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest()
+
+/** Compares against every accepted digest without stopping early, so timing says nothing about which matched. */
+function matchesAny(candidate: string, accepted: Buffer[]): boolean {
+  const given = digest(candidate)
+  let match = false
+  for (const expected of accepted) match = timingSafeEqual(given, expected) || match
+  return match
+}
+
+function fromEnv(name: string, env: NodeJS.ProcessEnv): string[] | undefined {
+  const raw = env[name]
+  if (raw === undefined) return undefined
+  const values = raw.split(',').map((v) => v.trim()).filter(Boolean)
+  return values.length ? values : undefined
+}
+
+/**
+ * Builds the check for exactly the schemes the card declares. A declared scheme without credentials, or
+ * credentials given for a scheme the card does not declare, stops start-up: card and server must agree.
+ */
+export function createAuthCheck(schemes: AuthScheme[] | undefined, options: AuthOptions = {}, logger: Logger, env = process.env): AuthCheck | undefined {
+  const declared = new Set(schemes ?? [])
+  const given: Record<AuthScheme, string[] | undefined> = {
+    bearer: options.bearerTokens ?? fromEnv(AUTH_ENV.bearer, env),
+    apiKey: options.apiKeys ?? fromEnv(AUTH_ENV.apiKey, env),
+  }
+  const option: Record<AuthScheme, string> = { bearer: 'auth.bearerTokens', apiKey: 'auth.apiKeys' }
+  for (const scheme of ['bearer', 'apiKey'] as const) {
+    if (declared.has(scheme) && !given[scheme]?.length) {
+      throw new Error(`The agent card declares the "${scheme}" authentication scheme but no credential is configured: set ${AUTH_ENV[scheme]} (or the ${option[scheme]} option)`)
+    }
+    if (!declared.has(scheme) && (scheme === 'bearer' ? options.bearerTokens : options.apiKeys)?.length) {
+      throw new Error(`The ${option[scheme]} option is set but the agent card does not declare the "${scheme}" scheme; add it to card.authentication.schemes`)
+    }
+    if (!declared.has(scheme) && given[scheme]) {
+      logger.warn(`${AUTH_ENV[scheme]} is set but the agent card does not declare the "${scheme}" scheme, so it is not checked`)
+    }
+  }
+  if (declared.size === 0) return undefined
+
+  const bearer = declared.has('bearer') ? given.bearer!.map(digest) : undefined
+  const apiKey = declared.has('apiKey') ? given.apiKey!.map(digest) : undefined
+  const expected = [bearer && 'Authorization: Bearer <token>', apiKey && 'X-API-Key: <key>'].filter(Boolean).join(' or ')
+
+  return (headers) => {
+    let presented = false
+    if (bearer) {
+      const header = headers.get('authorization')
+      if (header !== null) {
+        presented = true
+        const token = /^Bearer\s+(.+)$/i.exec(header)?.[1]
+        if (token !== undefined && matchesAny(token.trim(), bearer)) return undefined
+      }
+    }
+    if (apiKey) {
+      const key = headers.get('x-api-key')
+      if (key !== null) {
+        presented = true
+        if (matchesAny(key, apiKey)) return undefined
+      }
+    }
+    return new UnauthorizedError(presented ? 'Unauthorized: invalid credentials' : `Unauthorized: send ${expected}`)
+  }
+}

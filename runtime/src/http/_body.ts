@@ -1,0 +1,58 @@
+import { A2AError, ErrorCode, InvalidRequestError, ParseError } from '../errors.js'
+
+export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024
+
+const decoder = new TextDecoder()
+
+function tooLarge(limit: number): A2AError {
+  return new A2AError(ErrorCode.InvalidRequest, `Invalid Request: the body exceeds the limit of ${limit} bytes`, 413)
+}
+
+/** A JSON content type (`application/json`, `application/*+json`), or none at all. */
+export function assertJsonContentType(request: Request): void {
+  const type = request.headers.get('content-type')
+  if (type === null) return
+  const mediaType = type.split(';', 1)[0]!.trim().toLowerCase()
+  if (mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'))) return
+  throw new InvalidRequestError(`Content-Type must be application/json (got ${JSON.stringify(mediaType.slice(0, 100))})`, 415)
+}
+
+/**
+ * Reads and parses the JSON body, refusing more than `limit` bytes: a declared length over the limit is
+ * refused before reading, and a chunked body is counted as it arrives, so no more than the limit is buffered.
+ */
+export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
+  const declared = request.headers.get('content-length')
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit)
+  const text = declared !== null ? await request.text() : await readCounted(request, limit)
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new ParseError()
+  }
+}
+
+async function readCounted(request: Request, limit: number): Promise<string> {
+  if (!request.body) return ''
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > limit) {
+      await reader.cancel().catch(() => {})
+      throw tooLarge(limit)
+    }
+    chunks.push(value)
+  }
+  if (chunks.length === 1) return decoder.decode(chunks[0])
+  const all = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    all.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return decoder.decode(all)
+}

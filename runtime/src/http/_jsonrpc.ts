@@ -1,0 +1,41 @@
+import { A2AError, InvalidRequestError } from '../errors.js'
+
+export type JsonRpcId = string | number | null
+
+export interface JsonRpcCall {
+  id: string | number
+  method: string
+  params: unknown
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' } as const
+
+export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** The request id when the body has a usable one, so even an invalid request gets its id echoed. */
+export function idOf(body: unknown): JsonRpcId {
+  if (!isPlainObject(body)) return null
+  const { id } = body
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null
+}
+
+/** Checks the JSON-RPC 2.0 envelope; the message names what is wrong. */
+export function readCall(body: unknown): JsonRpcCall {
+  if (Array.isArray(body)) throw new InvalidRequestError('batch requests (arrays) are not supported; send one request object')
+  if (!isPlainObject(body)) throw new InvalidRequestError('the body must be a JSON-RPC request object')
+  if (body.jsonrpc !== '2.0') throw new InvalidRequestError('`jsonrpc` must be "2.0"')
+  if (typeof body.method !== 'string' || body.method === '') throw new InvalidRequestError('`method` must be a non-empty string')
+  const id = idOf(body)
+  if (id === null) throw new InvalidRequestError('`id` must be a string or a number (notifications are not supported)')
+  return { id, method: body.method, params: body.params }
+}
+
+export function resultResponse(id: JsonRpcId, result: unknown): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id, result }), { headers: JSON_HEADERS })
+}
+
+export function errorResponse(id: JsonRpcId, error: A2AError, headers?: Record<string, string>): Response {
+  const body = JSON.stringify({ jsonrpc: '2.0', id, error: { code: error.code, message: error.message } })
+  return new Response(body, { status: error.httpStatus, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS })
+}

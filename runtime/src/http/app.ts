@@ -1,0 +1,124 @@
+import { H3 } from 'h3'
+import type { Agent } from '../agent.js'
+import type { Binding } from '../bindings/_binding.js'
+import { platformBinding } from '../bindings/_platform.js'
+import { cardAt, normalizeCard } from '../core/_card.js'
+import { TaskEngine } from '../core/_engine.js'
+import { A2AError, ErrorCode, MethodNotFoundError } from '../errors.js'
+import { createConsoleLogger, type Logger } from '../_logger.js'
+import type { TaskStore } from '../stores/_store.js'
+import { createMemoryStore } from '../stores/memory.js'
+import { type AuthOptions, createAuthCheck } from './_auth.js'
+import { DEFAULT_MAX_BODY_SIZE, assertJsonContentType, readJsonBody } from './_body.js'
+import { type JsonRpcId, errorResponse, idOf, readCall, resultResponse } from './_jsonrpc.js'
+
+export interface A2AAppOptions {
+  /** Where tasks live. Default: `createMemoryStore()` (10,000 tasks, one hour after they settle). */
+  store?: TaskStore
+  /** Default: the console, at `A2A_LOG_LEVEL` or `info`. */
+  logger?: Logger
+  /**
+   * The address clients reach the agent at, advertised as the card's `url`. Set it behind a proxy or load
+   * balancer. Default: the listening address (`serveAgent`), or the origin of the card request.
+   */
+  publicUrl?: string
+  /** Largest JSON-RPC body accepted, in bytes; larger ones get HTTP 413. Default 1 MiB. */
+  maxBodySize?: number
+  /** Credentials for the schemes the card declares. Default: from the environment. */
+  auth?: AuthOptions
+  /** Waits this long for running tasks on `close()` before failing them, in ms. Default 10,000. */
+  shutdownTimeoutMs?: number
+}
+
+export interface A2AApp {
+  /** The h3 application: mount it, or serve it with any h3 adapter. */
+  readonly h3: H3
+  /** Answers one request (the Fetch API handler). */
+  fetch(request: Request): Promise<Response>
+  readonly agent: Agent
+  readonly store: TaskStore
+  /** Sets the address the card advertises when no `publicUrl` is configured. */
+  setUrl(url: string): void
+  /** Lets running tasks finish (up to `shutdownTimeoutMs`), fails the rest, then closes the store. */
+  close(): Promise<void>
+}
+
+const CARD_PATH = '/.well-known/agent.json'
+const CARD_HEADERS = { 'content-type': 'application/json', 'access-control-allow-origin': '*' } as const
+// The card is public; a cache keyed by the requested origin must not grow with hostile Host headers.
+const MAX_CACHED_CARDS = 16
+
+/**
+ * Builds the h3 app that serves an agent: the card at `/.well-known/agent.json` and JSON-RPC 2.0 at `POST /`
+ * (and `POST /jsonrpc`).
+ *
+ * @example
+ * const app = createA2AApp(agent)
+ * const response = await app.fetch(new Request('http://localhost/.well-known/agent.json'))
+ */
+export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp {
+  const logger = options.logger ?? createConsoleLogger()
+  const store = options.store ?? createMemoryStore()
+  const template = normalizeCard(agent.card)
+  const authCheck = createAuthCheck(template.authentication?.schemes, options.auth, logger)
+  const maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY_SIZE
+  if (!Number.isInteger(maxBodySize) || maxBodySize <= 0) throw new RangeError(`maxBodySize must be a positive integer (got ${maxBodySize})`)
+  const engine = new TaskEngine(agent, store, logger)
+  const binding: Binding = platformBinding
+  const streaming = template.capabilities.streaming
+  const wwwAuthenticate = template.authentication?.schemes.includes('bearer') ? { 'www-authenticate': 'Bearer' } : undefined
+
+  let listeningUrl: string | undefined
+  const cards = new Map<string, string>()
+  const cardJson = (url: string): string => {
+    let json = cards.get(url)
+    if (json === undefined) {
+      json = JSON.stringify(cardAt(template, url))
+      if (cards.size >= MAX_CACHED_CARDS) cards.clear()
+      cards.set(url, json)
+    }
+    return json
+  }
+
+  const rpc = async (request: Request): Promise<Response> => {
+    let id: JsonRpcId = null
+    try {
+      if (authCheck) {
+        const denied = authCheck(request.headers)
+        if (denied) return errorResponse(null, denied, wwwAuthenticate)
+      }
+      assertJsonContentType(request)
+      const body = await readJsonBody(request, maxBodySize)
+      id = idOf(body)
+      const call = readCall(body)
+      const method = binding.methods.get(call.method)
+      if (!method) throw new MethodNotFoundError(call.method)
+      const result = await method(call.params, { id, engine, streaming })
+      return result instanceof Response ? result : resultResponse(id, result)
+    } catch (error) {
+      if (error instanceof A2AError) return errorResponse(id, binding.wireError(error))
+      // The client learns only that something failed; the detail stays in the log.
+      logger.error('Unexpected error while answering a JSON-RPC request', error)
+      return errorResponse(id, new A2AError(ErrorCode.Internal, 'Internal error'))
+    }
+  }
+
+  const h3 = new H3({ silent: true })
+  h3.get(CARD_PATH, (event) => new Response(cardJson(options.publicUrl ?? listeningUrl ?? `${event.url.origin}/`), { headers: CARD_HEADERS }))
+  h3.post('/', (event) => rpc(event.req as Request))
+  h3.post('/jsonrpc', (event) => rpc(event.req as Request))
+
+  return {
+    h3,
+    fetch: async (request) => h3.fetch(request),
+    agent,
+    store,
+    setUrl(url) {
+      listeningUrl = url
+    },
+    async close() {
+      await engine.drain(options.shutdownTimeoutMs ?? 10_000)
+      await store.close?.()
+    },
+  }
+}

@@ -1,0 +1,60 @@
+// Agent
+export { defineAgent } from './agent.js'
+export type { Agent, AgentDefinition, ArtifactContent, ArtifactOptions, ExecutionContext, MessageContent, TaskHandle } from './agent.js'
+
+// Serving
+export { createA2AApp } from './http/app.js'
+export type { A2AApp, A2AAppOptions } from './http/app.js'
+export { serveAgent } from './node/serve.js'
+export type { A2AServer, ServeOptions } from './node/serve.js'
+export { AUTH_ENV } from './http/_auth.js'
+export type { AuthOptions } from './http/_auth.js'
+
+// Errors
+export {
+  A2AError,
+  ErrorCode,
+  InvalidParamsError,
+  InvalidRequestError,
+  MethodNotFoundError,
+  ParseError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  TaskTerminalError,
+  UnauthorizedError,
+  UnsupportedOperationError,
+} from './errors.js'
+
+// Storage
+export { DEFAULT_MAX_TASKS, DEFAULT_TTL_MS, MemoryTaskStore, createMemoryStore } from './stores/memory.js'
+export type { MemoryStoreOptions } from './stores/memory.js'
+export type { MaybePromise, TaskStore } from './stores/_store.js'
+
+// Logging
+export { createConsoleLogger } from './_logger.js'
+export type { LogLevel, Logger } from './_logger.js'
+
+// Data model
+export type {
+  AgentAuthentication,
+  AgentCapabilities,
+  AgentCard,
+  AgentCardInput,
+  AgentInterface,
+  AgentSkill,
+  Artifact,
+  AuthScheme,
+  DataPart,
+  FileContent,
+  FilePart,
+  Message,
+  Part,
+  Role,
+  Task,
+  TaskArtifactEvent,
+  TaskEvent,
+  TaskState,
+  TaskStatus,
+  TaskStatusEvent,
+  TextPart,
+} from './types.js'

@@ -1,0 +1,103 @@
+import { type Server, createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { toNodeHandler } from 'h3/node'
+import type { Agent } from '../agent.js'
+import { type A2AApp, type A2AAppOptions, createA2AApp } from '../http/app.js'
+import { createConsoleLogger } from '../_logger.js'
+
+export interface ServeOptions extends A2AAppOptions {
+  /** Default: `PORT`, else 3000. `0` picks a free port. */
+  port?: number
+  /** Default: `HOST`, else `127.0.0.1`. Use `0.0.0.0` to listen on every interface (in a container). */
+  hostname?: string
+  /**
+   * Shut down gracefully on SIGTERM and SIGINT, then exit. Default `true`.
+   *
+   * **Tip:** a second signal exits at once.
+   */
+  handleSignals?: boolean
+}
+
+export interface A2AServer {
+  /** The listening address, e.g. `http://127.0.0.1:3000/`. */
+  readonly url: string
+  readonly port: number
+  readonly app: A2AApp
+  readonly server: Server
+  /** Stops accepting connections, lets running tasks finish (up to `shutdownTimeoutMs`), closes streams. */
+  close(): Promise<void>
+}
+
+/**
+ * Serves an agent on Node's HTTP server.
+ *
+ * @example
+ * import agent from './agent.js'
+ * const server = await serveAgent(agent, { port: 8080 })
+ * console.log(`Agent card: ${server.url}.well-known/agent.json`)
+ */
+export async function serveAgent(agent: Agent, options: ServeOptions = {}): Promise<A2AServer> {
+  const logger = options.logger ?? createConsoleLogger()
+  const app = createA2AApp(agent, { ...options, logger })
+  const port = options.port ?? (process.env.PORT ? Number(process.env.PORT) : 3000)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`port must be an integer from 0 to 65535 (got ${options.port ?? process.env.PORT})`)
+  const hostname = options.hostname ?? process.env.HOST ?? '127.0.0.1'
+
+  const server = createServer(toNodeHandler(app.h3))
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, hostname, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const address = server.address() as AddressInfo
+  const url = `http://${displayHost(hostname)}:${address.port}/`
+  app.setUrl(url)
+  logger.info(`Agent "${agent.card.name}" listening on ${url} (card at ${url}.well-known/agent.json)`)
+
+  let closing: Promise<void> | undefined
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeIdleConnections()
+      await app.close()
+      // Streams of tasks that just ended are flushed; whatever is still open now is cut.
+      server.closeAllConnections()
+      await closed
+      detachSignals()
+    })()
+    return closing
+  }
+
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (closing) {
+      logger.warn(`${signal} again: exiting now`)
+      process.exit(1)
+    }
+    logger.info(`${signal}: shutting down (running tasks get up to ${options.shutdownTimeoutMs ?? 10_000} ms)`)
+    close().then(
+      () => process.exit(0),
+      (error) => {
+        logger.error('Shutdown failed', error)
+        process.exit(1)
+      },
+    )
+  }
+  const handleSignals = options.handleSignals ?? true
+  const detachSignals = (): void => {
+    process.off('SIGTERM', onSignal)
+    process.off('SIGINT', onSignal)
+  }
+  if (handleSignals) {
+    process.on('SIGTERM', onSignal)
+    process.on('SIGINT', onSignal)
+  }
+
+  return { url, port: address.port, app, server, close }
+}
+
+function displayHost(hostname: string): string {
+  if (hostname === '0.0.0.0' || hostname === '::') return 'localhost'
+  return hostname.includes(':') ? `[${hostname}]` : hostname
+}

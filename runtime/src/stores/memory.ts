@@ -1,0 +1,125 @@
+import type { Task, TaskEvent } from '../types.js'
+import { isTerminal } from '../core/_lifecycle.js'
+import type { TaskStore } from './_store.js'
+
+export interface MemoryStoreOptions {
+  /**
+   * Most tasks kept. Past it, the tasks that settled longest ago go first; a task that is running is never
+   * removed. Default `10000`.
+   */
+  maxTasks?: number
+  /**
+   * How long a settled task (terminal, or waiting for input) is kept after its last change, in ms.
+   * Default one hour.
+   */
+  ttlMs?: number
+}
+
+interface Entry {
+  task: Task
+  /** The events of a task that has not ended; dropped once it is terminal, when the task says it all. */
+  log: TaskEvent[] | undefined
+  /** When the task last settled; 0 while it runs. */
+  settledAt: number
+}
+
+export const DEFAULT_MAX_TASKS = 10_000
+export const DEFAULT_TTL_MS = 60 * 60 * 1000
+
+/**
+ * The embedded default store: tasks in a Map, bounded by count and age so a flood of tasks cannot grow the
+ * process without limit. It keeps the task objects the runtime hands it (no copies).
+ */
+export class MemoryTaskStore implements TaskStore {
+  readonly maxTasks: number
+  readonly ttlMs: number
+  // Insertion order is the eviction order: a task moves to the end when it settles.
+  readonly #entries = new Map<string, Entry>()
+  readonly #sweeper: ReturnType<typeof setInterval>
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.maxTasks = positive(options.maxTasks, DEFAULT_MAX_TASKS, 'maxTasks')
+    this.ttlMs = positive(options.ttlMs, DEFAULT_TTL_MS, 'ttlMs')
+    this.#sweeper = setInterval(() => this.sweep(), Math.min(this.ttlMs, 60_000))
+    this.#sweeper.unref()
+  }
+
+  get size(): number {
+    return this.#entries.size
+  }
+
+  get(taskId: string): Task | undefined {
+    const entry = this.#entries.get(taskId)
+    if (!entry) return undefined
+    if (entry.settledAt && Date.now() - entry.settledAt > this.ttlMs) {
+      this.#entries.delete(taskId)
+      return undefined
+    }
+    return entry.task
+  }
+
+  create(task: Task): void {
+    this.#entries.set(task.id, { task, log: [], settledAt: 0 })
+    if (this.#entries.size > this.maxTasks) this.#evictOverflow()
+  }
+
+  append(task: Task, event: TaskEvent): void {
+    const entry = this.#entries.get(task.id)
+    if (!entry) return
+    entry.task = task
+    if (event.kind === 'artifact-update') {
+      entry.log?.push(event)
+      return
+    }
+    if (!event.final) {
+      entry.settledAt = 0
+      entry.log?.push(event)
+      return
+    }
+    entry.settledAt = Date.now()
+    entry.log = isTerminal(event.status.state) ? undefined : (entry.log?.push(event), entry.log)
+    // Move to the end: eviction walks from the front, oldest settled first.
+    this.#entries.delete(task.id)
+    this.#entries.set(task.id, entry)
+  }
+
+  events(taskId: string, afterSeq = 0): TaskEvent[] | undefined {
+    const log = this.#entries.get(taskId)?.log
+    return log ? log.filter((event) => event.seq > afterSeq) : undefined
+  }
+
+  /** Removes settled tasks older than the time-to-live. Runs on a timer; callable for tests and tools. */
+  sweep(now = Date.now()): void {
+    for (const [id, entry] of this.#entries) {
+      if (!entry.settledAt) continue
+      // Settled entries sit in the order they settled, so the first young one ends the walk.
+      if (now - entry.settledAt <= this.ttlMs) break
+      this.#entries.delete(id)
+    }
+  }
+
+  close(): void {
+    clearInterval(this.#sweeper)
+  }
+
+  #evictOverflow(): void {
+    let excess = this.#entries.size - this.maxTasks
+    for (const [id, entry] of this.#entries) {
+      if (excess <= 0) return
+      if (!entry.settledAt) continue
+      this.#entries.delete(id)
+      excess--
+    }
+  }
+}
+
+/** The in-memory store with a retention policy; see `MemoryStoreOptions` for the defaults. */
+export function createMemoryStore(options?: MemoryStoreOptions): MemoryTaskStore {
+  return new MemoryTaskStore(options)
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`Memory store: \`${name}\` must be a positive number (got ${value})`)
+  return value
+}
