@@ -1,0 +1,80 @@
+import { type A2AApp, type A2AAppOptions, type Agent, createA2AApp, serveAgent } from 'a2a-runtime'
+import { afterEach } from 'vitest'
+import { type CapturedLogger, captureLogger } from './_logger.ts'
+
+/** A running agent as a test talks to it, whichever way the requests travel. */
+export interface Target {
+  /** Base address with a trailing slash. */
+  url: string
+  app: A2AApp
+  logger: CapturedLogger
+  fetch(path: string, init?: RequestInit): Promise<Response>
+  /** POSTs a JSON-RPC request to `/` and returns the parsed body. */
+  rpc(method: string, params?: unknown, options?: { id?: string | number; headers?: Record<string, string>; path?: string }): Promise<RpcReply>
+  /** POSTs a raw body to `/` with a JSON content type unless `headers` says otherwise. */
+  post(body: BodyInit, headers?: Record<string, string>): Promise<Response>
+}
+
+export interface RpcReply {
+  status: number
+  headers: Headers
+  // biome-ignore lint: the tests inspect arbitrary JSON
+  body: any
+}
+
+export interface Transport {
+  name: 'in-process' | 'node-server'
+  start(agent: Agent, options?: A2AAppOptions): Promise<Target>
+}
+
+const started: Array<() => Promise<void>> = []
+
+/** Every target a test starts is closed after it, even when the test fails. */
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((close) => close()))
+})
+
+function makeTarget(url: string, app: A2AApp, logger: CapturedLogger, send: (path: string, init?: RequestInit) => Promise<Response>): Target {
+  const post = (body: BodyInit, headers: Record<string, string> = {}) =>
+    send('/', { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } })
+  return {
+    url,
+    app,
+    logger,
+    fetch: send,
+    post,
+    async rpc(method, params, options = {}) {
+      const request = { jsonrpc: '2.0', id: options.id ?? `req-${Math.random().toString(36).slice(2)}`, method, params }
+      const response = await send(options.path ?? '/', {
+        method: 'POST',
+        body: JSON.stringify(request),
+        headers: { 'content-type': 'application/json', ...options.headers },
+      })
+      const text = await response.text()
+      return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined }
+    },
+  }
+}
+
+export const inProcess: Transport = {
+  name: 'in-process',
+  async start(agent, options = {}) {
+    const logger = captureLogger()
+    const app = createA2AApp(agent, { logger, ...options })
+    started.push(() => app.close())
+    const origin = 'http://agent.test'
+    return makeTarget(`${origin}/`, app, logger, (path, init) => app.fetch(new Request(new URL(path, origin), init)))
+  },
+}
+
+export const nodeServer: Transport = {
+  name: 'node-server',
+  async start(agent, options = {}) {
+    const logger = captureLogger()
+    const server = await serveAgent(agent, { logger, ...options, port: 0, hostname: '127.0.0.1', handleSignals: false })
+    started.push(() => server.close())
+    return makeTarget(server.url, server.app, logger, (path, init) => fetch(new URL(path, server.url), init))
+  },
+}
+
+export const transports: Transport[] = [inProcess, nodeServer]
