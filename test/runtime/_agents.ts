@@ -8,7 +8,7 @@ const card = (overrides: Partial<AgentCardInput> = {}): AgentCardInput => ({
   ...overrides,
 })
 
-export const agent = (execute: AgentDefinition['execute'], overrides: Partial<AgentDefinition> & { card?: Partial<AgentCardInput> } = {}): Agent =>
+export const agent = (execute: AgentDefinition['execute'], overrides: Partial<Omit<AgentDefinition, 'card'>> & { card?: Partial<AgentCardInput> } = {}): Agent =>
   defineAgent({ ...overrides, card: card(overrides.card), execute })
 
 /** Answers at once: one artifact with the user's text. */
