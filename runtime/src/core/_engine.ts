@@ -173,7 +173,9 @@ export class TaskEngine {
       taskId: run.id,
       contextId: run.contextId,
       history: run.task.history,
-      signal: run.signal,
+      get signal() {
+        return run.signal
+      },
     }
   }
 }

@@ -15,7 +15,8 @@ export type EventSink = (task: Task, event: TaskEvent) => void
  */
 export class TaskRun implements TaskHandle {
   readonly #listeners = new Set<TaskListener>()
-  readonly #abort = new AbortController()
+  // Created on first use: most agents never look at the signal.
+  #abort: AbortController | undefined
   #seq: number
   #settleWaiters: Array<() => void> = []
 
@@ -40,6 +41,7 @@ export class TaskRun implements TaskHandle {
     return this.#seq
   }
   get signal(): AbortSignal {
+    this.#abort ??= new AbortController()
     return this.#abort.signal
   }
 
@@ -55,6 +57,7 @@ export class TaskRun implements TaskHandle {
   }
 
   abort(reason: string): void {
+    this.#abort ??= new AbortController()
     this.#abort.abort(new Error(reason))
   }
 

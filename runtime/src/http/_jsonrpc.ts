@@ -1,3 +1,4 @@
+import { FastResponse } from 'srvx/node'
 import { A2AError, InvalidRequestError } from '../errors.js'
 
 export type JsonRpcId = string | number | null
@@ -32,10 +33,10 @@ export function readCall(body: unknown): JsonRpcCall {
 }
 
 export function resultResponse(id: JsonRpcId, result: unknown): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', id, result }), { headers: JSON_HEADERS })
+  return new FastResponse(JSON.stringify({ jsonrpc: '2.0', id, result }), { headers: JSON_HEADERS })
 }
 
 export function errorResponse(id: JsonRpcId, error: A2AError, headers?: Record<string, string>): Response {
   const body = JSON.stringify({ jsonrpc: '2.0', id, error: { code: error.code, message: error.message } })
-  return new Response(body, { status: error.httpStatus, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS })
+  return new FastResponse(body, { status: error.httpStatus, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS })
 }

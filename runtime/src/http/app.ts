@@ -1,3 +1,4 @@
+import { FastResponse } from 'srvx/node'
 import { H3 } from 'h3'
 import type { Agent } from '../agent.js'
 import type { Binding } from '../bindings/_binding.js'
@@ -104,7 +105,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   }
 
   const h3 = new H3({ silent: true })
-  h3.get(CARD_PATH, (event) => new Response(cardJson(options.publicUrl ?? listeningUrl ?? `${event.url.origin}/`), { headers: CARD_HEADERS }))
+  h3.get(CARD_PATH, (event) => new FastResponse(cardJson(options.publicUrl ?? listeningUrl ?? `${event.url.origin}/`), { headers: CARD_HEADERS }))
   h3.post('/', (event) => rpc(event.req as Request))
   h3.post('/jsonrpc', (event) => rpc(event.req as Request))
 
