@@ -1,7 +1,8 @@
+import { request as httpRequest } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { agent, echoAgent, progressAgent } from './_agents.ts'
 import { eventReader, readEvents } from './_sse.ts'
-import { transports } from './_transports.ts'
+import { nodeServer, transports } from './_transports.ts'
 
 const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
   message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra },
@@ -238,5 +239,30 @@ describe.each(transports)('platform protocol ($name)', (transport) => {
       expect(target.logger.text('error')).toBe('')
       expect((await target.rpc('message/send', userMessage('still here'))).body.result.status.state).toBe('completed')
     })
+  })
+})
+
+describe('SSE on the wire (node-server)', () => {
+  it('sends the spec headers and the exact event bytes over a real socket', async () => {
+    const target = await nodeServer.start(progressAgent)
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 'raw', method: 'message/stream', params: userMessage('raw bytes') })
+    const { headers, raw } = await new Promise<{ headers: Record<string, unknown>; raw: string }>((resolve, reject) => {
+      const req = httpRequest(target.url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('end', () => resolve({ headers: res.headers, raw: Buffer.concat(chunks).toString('utf8') }))
+        res.on('error', reject)
+      })
+      req.on('error', reject)
+      req.end(body)
+    })
+    expect(headers['content-type']).toBe('text/event-stream')
+    expect(headers['cache-control']).toBe('no-cache')
+    expect(headers.connection).toBe('keep-alive')
+    const frames = raw.split('\n\n')
+    expect(frames.pop()).toBe('')
+    for (const frame of frames) expect(frame).toMatch(/^data: \{"jsonrpc":"2\.0","method":"tasks\/(statusUpdate|artifactUpdate)","params":\{.*\}\}$/)
+    const last = JSON.parse(frames.at(-1)!.slice(6))
+    expect(last.params.status.state).toBe('completed')
   })
 })
