@@ -48,6 +48,7 @@ const CARD_PATH = '/.well-known/agent.json'
 const CARD_HEADERS = { 'content-type': 'application/json', 'access-control-allow-origin': '*' } as const
 // The card is public; a cache keyed by the requested origin must not grow with hostile Host headers.
 const MAX_CACHED_CARDS = 16
+const CLOSE_CONNECTION = { connection: 'close' } as const
 
 /**
  * Builds the h3 app that serves an agent: the card at `/.well-known/agent.json` and JSON-RPC 2.0 at `POST /`
@@ -97,7 +98,10 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
       const result = await method(call.params, { id, engine, streaming })
       return result instanceof Response ? result : resultResponse(id, result)
     } catch (error) {
-      if (error instanceof A2AError) return errorResponse(id, binding.wireError(error))
+      if (error instanceof A2AError) {
+        // After a refused body the rest of it is still on the connection: close it rather than read it.
+        return errorResponse(id, binding.wireError(error), error.httpStatus === 413 ? CLOSE_CONNECTION : undefined)
+      }
       // The client learns only that something failed; the detail stays in the log.
       logger.error('Unexpected error while answering a JSON-RPC request', error)
       return errorResponse(id, new A2AError(ErrorCode.Internal, 'Internal error'))
