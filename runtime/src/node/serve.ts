@@ -5,6 +5,9 @@ import type { Agent } from '../agent.js'
 import { type A2AApp, type A2AAppOptions, createA2AApp } from '../http/app.js'
 import { createConsoleLogger } from '../_logger.js'
 
+/** How long a shutdown waits for ended streams to flush before closing their connections. */
+const FLUSH_MS = 1000
+
 export interface ServeOptions extends A2AAppOptions {
   /** Default: `PORT`, else 3000. `0` picks a free port. */
   port?: number
@@ -62,7 +65,15 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeIdleConnections()
       await app.close()
-      // Streams of tasks that just ended are flushed; whatever is still open now is cut.
+      // Every task has settled, so streams end on their own; give their last events a moment to flush,
+      // then cut whatever is still open.
+      let done = false
+      void closed.then(() => (done = true))
+      for (const until = Date.now() + FLUSH_MS; !done && Date.now() < until; ) {
+        // A stream that has flushed leaves an idle keep-alive connection behind: close those as they appear.
+        server.closeIdleConnections()
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
       server.closeAllConnections()
       await closed
       detachSignals()

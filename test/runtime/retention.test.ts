@@ -1,0 +1,352 @@
+import { type MemoryTaskStore, type Task, type TaskEvent, createMemoryStore } from 'a2a-runtime'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { agent, deferred, echoAgent, gatedAgent } from './_agents.ts'
+import { type Target, transports } from './_transports.ts'
+
+const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
+  message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra },
+})
+
+const NOT_FOUND = { code: -32602, message: 'Task not found' }
+
+async function sendCompleted(target: Target, text: string): Promise<string> {
+  const reply = await target.rpc('message/send', userMessage(text))
+  expect(reply.body.result?.status.state).toBe('completed')
+  return reply.body.result.id
+}
+
+/** The JSON-RPC answer to tasks/get: the task, or the error object. */
+async function lookUp(target: Target, id: string): Promise<{ task?: any; error?: any }> {
+  const reply = await target.rpc('tasks/get', { id })
+  return reply.body.error ? { error: reply.body.error } : { task: reply.body.result }
+}
+
+/**
+ * `ask` asks for input at once; the follow-up (any other text) works until the test releases it, then
+ * completes. Every other first message answers at once.
+ */
+function askingAgent() {
+  let gate = deferred()
+  const resumed = deferred<string>()
+  const definition = agent(async (ctx, task) => {
+    if (ctx.history.length === 1) {
+      if (ctx.text === 'ask') {
+        task.working('thinking')
+        task.artifact('draft')
+        task.inputRequired('Which one?')
+        return
+      }
+      task.artifact(`Echo: ${ctx.text}`)
+      task.complete()
+      return
+    }
+    task.working('resumed')
+    resumed.resolve(ctx.taskId)
+    await gate.promise
+    task.artifact(`chose ${ctx.text}`)
+    task.complete()
+  })
+  return {
+    agent: definition,
+    resumed: resumed.promise,
+    release() {
+      gate.resolve()
+      gate = deferred()
+    },
+  }
+}
+
+/** Gates still closed when a test ends are opened first, so a failing test does not wait out the shutdown grace. */
+const openGates: Array<() => void> = []
+const track = <T extends { release: () => void }>(gated: T): T => {
+  openGates.push(gated.release)
+  return gated
+}
+
+describe.each(transports)('memory store retention ($name)', (transport) => {
+  afterEach(() => {
+    for (const release of openGates.splice(0)) release()
+  })
+
+  describe('maxTasks', () => {
+    it('keeps only the newest maxTasks settled tasks: after 8 sends with maxTasks 5 the first 3 are not found and the last 5 are', async () => {
+      const store = createMemoryStore({ maxTasks: 5 })
+      const target = await transport.start(echoAgent, { store })
+      const ids: string[] = []
+      for (let i = 0; i < 8; i++) ids.push(await sendCompleted(target, `n${i}`))
+
+      for (const id of ids.slice(0, 3)) expect(await lookUp(target, id)).toEqual({ error: NOT_FOUND })
+      for (const [i, id] of ids.slice(3).entries()) {
+        const { task } = await lookUp(target, id)
+        expect(task?.status.state).toBe('completed')
+        expect(task?.artifacts[0].parts[0].text).toBe(`Echo: n${i + 3}`)
+      }
+      expect(store.size).toBe(5)
+    })
+
+    it('never holds more than maxTasks tasks over 1,000 sends', async () => {
+      const store = createMemoryStore({ maxTasks: 5 })
+      const target = await transport.start(echoAgent, { store })
+      let largest = 0
+      let last = ''
+      for (let i = 0; i < 1_000; i++) {
+        last = await sendCompleted(target, `n${i}`)
+        largest = Math.max(largest, store.size)
+      }
+      expect(largest).toBe(5)
+      expect(store.size).toBe(5)
+      expect((await lookUp(target, last)).task?.status.state).toBe('completed')
+    })
+
+    it('never evicts a running task: a flood of completed tasks past maxTasks leaves it retrievable, and it completes when released', async () => {
+      const gated = track(gatedAgent({ cancelable: false }))
+      const router = agent((ctx, task) => (ctx.text === 'hold' ? gated.agent.execute(ctx, task) : echoAgent.execute(ctx, task)))
+      const store = createMemoryStore({ maxTasks: 3 })
+      const target = await transport.start(router, { store })
+
+      const running = (await target.rpc('message/send', { ...userMessage('hold'), configuration: { blocking: false } })).body.result
+      expect(await gated.started).toBe(running.id)
+      const flood: string[] = []
+      for (let i = 0; i < 20; i++) {
+        flood.push(await sendCompleted(target, `flood ${i}`))
+        expect(store.size).toBeLessThanOrEqual(3)
+        // Held by the store itself, not only by the engine that runs it.
+        expect(store.get(running.id)?.status.state).toBe('working')
+      }
+      // The bound was enforced on the others meanwhile.
+      expect(await lookUp(target, flood[0]!)).toEqual({ error: NOT_FOUND })
+      expect((await lookUp(target, running.id)).task?.status.state).toBe('working')
+
+      gated.release()
+      await expect.poll(async () => (await lookUp(target, running.id)).task?.status.state).toBe('completed')
+      const { task } = await lookUp(target, running.id)
+      expect(task.artifacts[0].parts[0].text).toBe('finished')
+      expect(store.get(running.id)?.status.state).toBe('completed')
+    })
+
+    it('evicts the task that settled longest ago first, not the one created first', async () => {
+      const gated = track(gatedAgent({ cancelable: false }))
+      const router = agent((ctx, task) => (ctx.text === 'hold' ? gated.agent.execute(ctx, task) : echoAgent.execute(ctx, task)))
+      const store = createMemoryStore({ maxTasks: 3 })
+      const target = await transport.start(router, { store })
+
+      const early = (await target.rpc('message/send', { ...userMessage('hold'), configuration: { blocking: false } })).body.result.id
+      await gated.started
+      const a = await sendCompleted(target, 'a')
+      const b = await sendCompleted(target, 'b')
+      gated.release()
+      await expect.poll(async () => (await lookUp(target, early)).task?.status.state).toBe('completed')
+      // Settle order is now a, b, early: the next two tasks push out a and b.
+      const c = await sendCompleted(target, 'c')
+      expect(await lookUp(target, a)).toEqual({ error: NOT_FOUND })
+      const d = await sendCompleted(target, 'd')
+      expect(await lookUp(target, b)).toEqual({ error: NOT_FOUND })
+      for (const id of [early, c, d]) expect((await lookUp(target, id)).task?.status.state).toBe('completed')
+    })
+  })
+
+  describe('ttlMs', () => {
+    it('finds a completed task at once and no longer once it is older than ttlMs', async () => {
+      const store = createMemoryStore({ ttlMs: 50 })
+      const target = await transport.start(echoAgent, { store })
+      const id = await sendCompleted(target, 'short-lived')
+      const settledAt = Date.now()
+      expect((await lookUp(target, id)).task?.status.state).toBe('completed')
+      await expect.poll(async () => (await lookUp(target, id)).error, { timeout: 400, interval: 10 }).toEqual(NOT_FOUND)
+      expect(Date.now() - settledAt).toBeGreaterThanOrEqual(45)
+    })
+
+    it('drops expired tasks on its own timer, without a read', async () => {
+      const store = createMemoryStore({ ttlMs: 50 })
+      const target = await transport.start(echoAgent, { store })
+      for (let i = 0; i < 3; i++) await sendCompleted(target, `n${i}`)
+      expect(store.size).toBe(3)
+      await expect.poll(() => store.size, { timeout: 400, interval: 10 }).toBe(0)
+    })
+
+    it('keeps a running task past ttlMs', async () => {
+      const gated = track(gatedAgent({ cancelable: false }))
+      const store = createMemoryStore({ ttlMs: 50 })
+      const target = await transport.start(gated.agent, { store })
+      const id = (await target.rpc('message/send', { ...userMessage('hold'), configuration: { blocking: false } })).body.result.id
+      await gated.started
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      store.sweep()
+      expect(store.get(id)?.status.state).toBe('working')
+      gated.release()
+      await expect.poll(async () => (await lookUp(target, id)).task?.status.state).toBe('completed')
+    })
+  })
+
+  describe('input-required', () => {
+    it('counts a task waiting for input as settled: it is evicted past maxTasks like a finished one', async () => {
+      const asking = track(askingAgent())
+      const store = createMemoryStore({ maxTasks: 3 })
+      const target = await transport.start(asking.agent, { store })
+      const waiting = (await target.rpc('message/send', userMessage('ask'))).body.result
+      expect(waiting.status.state).toBe('input-required')
+      for (let i = 0; i < 2; i++) await sendCompleted(target, `n${i}`)
+      expect((await lookUp(target, waiting.id)).task?.status.state).toBe('input-required')
+      await sendCompleted(target, 'one too many')
+      expect(await lookUp(target, waiting.id)).toEqual({ error: NOT_FOUND })
+    })
+
+    it('counts a task waiting for input as settled: it expires after ttlMs', async () => {
+      const asking = track(askingAgent())
+      const store = createMemoryStore({ ttlMs: 50 })
+      const target = await transport.start(asking.agent, { store })
+      const waiting = (await target.rpc('message/send', userMessage('ask'))).body.result
+      expect(waiting.status.state).toBe('input-required')
+      await expect.poll(async () => (await lookUp(target, waiting.id)).error, { timeout: 400, interval: 10 }).toEqual(NOT_FOUND)
+    })
+
+    it('does not evict a task a follow-up resumed while it runs, however many tasks complete meanwhile', async () => {
+      const asking = track(askingAgent())
+      const store = createMemoryStore({ maxTasks: 3 })
+      const target = await transport.start(asking.agent, { store })
+      const waiting = (await target.rpc('message/send', userMessage('ask'))).body.result
+      expect(waiting.status.state).toBe('input-required')
+
+      const followUp = await target.rpc('message/send', { ...userMessage('B', { taskId: waiting.id }), configuration: { blocking: false } })
+      expect(followUp.body.result).toMatchObject({ id: waiting.id, status: { state: 'working' } })
+      expect(await asking.resumed).toBe(waiting.id)
+      // The task settled first of all, so it would be the first to go if it still counted as settled.
+      for (let i = 0; i < 10; i++) {
+        await sendCompleted(target, `flood ${i}`)
+        expect(store.get(waiting.id)?.status.state).toBe('working')
+      }
+      expect(store.size).toBeLessThanOrEqual(3)
+
+      asking.release()
+      await expect.poll(async () => (await lookUp(target, waiting.id)).task?.status.state).toBe('completed')
+      const { task } = await lookUp(target, waiting.id)
+      expect(task.artifacts.map((a: any) => a.parts[0].text)).toEqual(['draft', 'chose B'])
+    })
+  })
+
+  describe('event log', () => {
+    it('keeps the ordered events (seq 1..n) of a task waiting for input, and compacts them into the task once it is terminal', async () => {
+      const asking = track(askingAgent())
+      const store = createMemoryStore()
+      const target = await transport.start(asking.agent, { store })
+      const waiting = (await target.rpc('message/send', userMessage('ask'))).body.result
+      expect(waiting.status.state).toBe('input-required')
+
+      const log = store.events(waiting.id)
+      expect(log?.map((e) => e.seq)).toEqual([1, 2, 3, 4])
+      expect(log?.map(describeEvent)).toEqual(['status:working', 'status:working:thinking', 'artifact:draft', 'status:input-required:Which one?'])
+      expect(log?.every((e) => e.taskId === waiting.id && e.contextId === waiting.contextId)).toBe(true)
+      expect(store.events(waiting.id, 2)?.map((e) => e.seq)).toEqual([3, 4])
+
+      const followUp = await target.rpc('message/send', { ...userMessage('A', { taskId: waiting.id }), configuration: { blocking: false } })
+      expect(followUp.body.result.status.state).toBe('working')
+      await asking.resumed
+      // The resumed turn numbers its events after the first turn's.
+      expect(store.events(waiting.id)?.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6])
+      expect(store.events(waiting.id)?.slice(4).map(describeEvent)).toEqual(['status:working', 'status:working:resumed'])
+
+      asking.release()
+      await expect.poll(async () => (await lookUp(target, waiting.id)).task?.status.state).toBe('completed')
+      expect(store.events(waiting.id)).toBeUndefined()
+      expect(store.events(waiting.id, 0)).toBeUndefined()
+      // The task says it all.
+      const task = store.get(waiting.id)
+      expect(task?.artifacts.map((a) => (a.parts[0] as { text: string }).text)).toEqual(['draft', 'chose A'])
+      expect(task?.history.map((m) => m.role)).toEqual(['user', 'agent', 'user'])
+    })
+
+    it('has no log for a task that completed in one turn, nor for an unknown task', async () => {
+      const store = createMemoryStore()
+      const target = await transport.start(echoAgent, { store })
+      const id = await sendCompleted(target, 'done')
+      expect(store.get(id)?.status.state).toBe('completed')
+      expect(store.events(id)).toBeUndefined()
+      expect(store.events('no-such-task')).toBeUndefined()
+    })
+  })
+})
+
+function describeEvent(event: TaskEvent): string {
+  if (event.kind === 'artifact-update') return `artifact:${(event.artifact.parts[0] as { text: string }).text}`
+  const text = (event.status.message?.parts[0] as { text: string } | undefined)?.text
+  return `status:${event.status.state}${text === undefined ? '' : `:${text}`}`
+}
+
+describe('MemoryTaskStore', () => {
+  const stores: MemoryTaskStore[] = []
+  afterEach(() => {
+    for (const store of stores.splice(0)) store.close()
+  })
+  const open = (options?: Parameters<typeof createMemoryStore>[0]) => {
+    const store = createMemoryStore(options)
+    stores.push(store)
+    return store
+  }
+
+  const task = (id: string): Task => ({ kind: 'task', id, contextId: `ctx-${id}`, status: { state: 'submitted', timestamp: new Date().toISOString() }, artifacts: [], history: [] })
+  let seq = 0
+  const settle = (store: MemoryTaskStore, t: Task, state: 'completed' | 'input-required' = 'completed') => {
+    t.status = { state, timestamp: new Date().toISOString() }
+    store.append(t, { kind: 'status-update', seq: ++seq, taskId: t.id, contextId: t.contextId, status: t.status, final: true })
+  }
+
+  it.each([
+    [{ maxTasks: 0 }, 'maxTasks'],
+    [{ maxTasks: -3 }, 'maxTasks'],
+    [{ maxTasks: Number.NaN }, 'maxTasks'],
+    [{ ttlMs: -1 }, 'ttlMs'],
+    [{ ttlMs: 0 }, 'ttlMs'],
+    [{ ttlMs: Number.POSITIVE_INFINITY }, 'ttlMs'],
+  ])('rejects %o with a RangeError naming the option', (options, name) => {
+    expect(() => createMemoryStore(options)).toThrow(RangeError)
+    expect(() => createMemoryStore(options)).toThrow(name)
+  })
+
+  it('sweep() removes only the settled tasks older than ttlMs, never a running one', () => {
+    const store = open({ ttlMs: 1_000 })
+    const running = task('running')
+    const old = task('old')
+    const young = task('young')
+    store.create(running)
+    store.create(old)
+    store.create(young)
+    settle(store, old)
+    const settledAt = Date.now()
+    settle(store, young)
+    store.sweep(settledAt + 500)
+    expect(store.size).toBe(3)
+    store.sweep(settledAt + 10_000_000)
+    expect(store.size).toBe(1)
+    expect(store.get('running')).toBe(running)
+  })
+
+  it('hides a settled task older than ttlMs from get() even before the sweeper has run', () => {
+    // A long ttl keeps the sweeper (every min(ttlMs, 60 s)) out of the way; only the clock moves.
+    const store = open({ ttlMs: 60_000 })
+    const t = task('aging')
+    store.create(t)
+    settle(store, t)
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      vi.setSystemTime(Date.now() + 59_000)
+      expect(store.get('aging')).toBe(t)
+      vi.setSystemTime(Date.now() + 2_000)
+      expect(store.get('aging')).toBeUndefined()
+      expect(store.size).toBe(0)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('lets running tasks alone exceed maxTasks rather than drop one, and trims back to the bound on the next create once they settled', () => {
+    const store = open({ maxTasks: 2 })
+    const tasks = ['a', 'b', 'c'].map(task)
+    for (const t of tasks) store.create(t)
+    expect(store.size).toBe(3)
+    for (const t of tasks) expect(store.get(t.id)).toBe(t)
+    for (const t of tasks) settle(store, t)
+    store.create(task('d'))
+    expect(store.size).toBeLessThanOrEqual(2)
+    expect(store.get('d')).toBeDefined()
+  })
+})
