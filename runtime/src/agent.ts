@@ -1,3 +1,4 @@
+import { ConfigurationError } from './errors.js'
 import type { AgentCardInput, Message, Part, TaskState } from './types.js'
 
 /** What `execute` and `cancel` learn about the request. */
@@ -93,11 +94,11 @@ export interface Agent extends AgentDefinition {
  * })
  */
 export function defineAgent(definition: AgentDefinition): Agent {
-  if (!definition || typeof definition !== 'object') throw new TypeError('defineAgent() needs an object')
-  if (typeof definition.execute !== 'function') throw new TypeError('defineAgent(): `execute` must be a function')
+  if (!definition || typeof definition !== 'object') throw new ConfigurationError('defineAgent() needs an object')
+  if (typeof definition.execute !== 'function') throw new ConfigurationError('defineAgent(): `execute` must be a function')
   if (definition.cancel !== undefined && typeof definition.cancel !== 'function') {
-    throw new TypeError('defineAgent(): `cancel` must be a function when given')
+    throw new ConfigurationError('defineAgent(): `cancel` must be a function when given')
   }
-  if (!definition.card || typeof definition.card !== 'object') throw new TypeError('defineAgent(): `card` is required')
+  if (!definition.card || typeof definition.card !== 'object') throw new ConfigurationError('defineAgent(): `card` is required')
   return { ...definition, __a2aAgent: true }
 }

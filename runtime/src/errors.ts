@@ -94,3 +94,11 @@ export class TaskTerminalError extends Error {
     super(`Task ${taskId} is ${state}; ${operation}() cannot change it`)
   }
 }
+
+/**
+ * The agent or server is set up in a way the runtime cannot honour (a card field, missing credentials, a
+ * busy port). Raised at start-up, never for a request; the CLI prints its message without a stack.
+ */
+export class ConfigurationError extends Error {
+  override name = 'ConfigurationError'
+}

@@ -13,6 +13,7 @@ export type { AuthOptions } from './http/_auth.js'
 // Errors
 export {
   A2AError,
+  ConfigurationError,
   ErrorCode,
   InvalidParamsError,
   InvalidRequestError,

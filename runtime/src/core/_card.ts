@@ -1,3 +1,4 @@
+import { ConfigurationError } from '../errors.js'
 import type { AgentCard, AgentCardInput, AuthScheme } from '../types.js'
 
 export const KNOWN_AUTH_SCHEMES: readonly AuthScheme[] = ['bearer', 'apiKey']
@@ -10,7 +11,7 @@ const DOTTED_VERSION = /^\d+(\.\d+)*([-+][0-9A-Za-z.-]+)?$/
 /** Fills defaults and rejects a card the runtime could not honour, naming the field. */
 export function normalizeCard(input: AgentCardInput): CardTemplate {
   const fail = (field: string, problem: string): never => {
-    throw new TypeError(`Agent card: \`${field}\` ${problem}`)
+    throw new ConfigurationError(`Agent card: \`${field}\` ${problem}`)
   }
   if (typeof input.name !== 'string' || !input.name.trim()) fail('name', 'must be a non-empty string')
   if (typeof input.description !== 'string') fail('description', 'must be a string')

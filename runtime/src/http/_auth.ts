@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { UnauthorizedError } from '../errors.js'
+import { ConfigurationError, UnauthorizedError } from '../errors.js'
 import type { Logger } from '../_logger.js'
 import type { AuthScheme } from '../types.js'
 
@@ -45,10 +45,10 @@ export function createAuthCheck(schemes: AuthScheme[] | undefined, options: Auth
   const option: Record<AuthScheme, string> = { bearer: 'auth.bearerTokens', apiKey: 'auth.apiKeys' }
   for (const scheme of ['bearer', 'apiKey'] as const) {
     if (declared.has(scheme) && !given[scheme]?.length) {
-      throw new Error(`The agent card declares the "${scheme}" authentication scheme but no credential is configured: set ${AUTH_ENV[scheme]} (or the ${option[scheme]} option)`)
+      throw new ConfigurationError(`The agent card declares the "${scheme}" authentication scheme but no credential is configured: set ${AUTH_ENV[scheme]} (or the ${option[scheme]} option)`)
     }
     if (!declared.has(scheme) && (scheme === 'bearer' ? options.bearerTokens : options.apiKeys)?.length) {
-      throw new Error(`The ${option[scheme]} option is set but the agent card does not declare the "${scheme}" scheme; add it to card.authentication.schemes`)
+      throw new ConfigurationError(`The ${option[scheme]} option is set but the agent card does not declare the "${scheme}" scheme; add it to card.authentication.schemes`)
     }
     if (!declared.has(scheme) && given[scheme]) {
       logger.warn(`${AUTH_ENV[scheme]} is set but the agent card does not declare the "${scheme}" scheme, so it is not checked`)

@@ -5,7 +5,7 @@ import type { Binding } from '../bindings/_binding.js'
 import { platformBinding } from '../bindings/_platform.js'
 import { cardAt, normalizeCard } from '../core/_card.js'
 import { TaskEngine } from '../core/_engine.js'
-import { A2AError, ErrorCode, MethodNotFoundError } from '../errors.js'
+import { A2AError, ConfigurationError, ErrorCode, MethodNotFoundError } from '../errors.js'
 import { createConsoleLogger, type Logger } from '../_logger.js'
 import type { TaskStore } from '../stores/_store.js'
 import { createMemoryStore } from '../stores/memory.js'
@@ -64,7 +64,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   const template = normalizeCard(agent.card)
   const authCheck = createAuthCheck(template.authentication?.schemes, options.auth, logger)
   const maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY_SIZE
-  if (!Number.isInteger(maxBodySize) || maxBodySize <= 0) throw new RangeError(`maxBodySize must be a positive integer (got ${maxBodySize})`)
+  if (!Number.isInteger(maxBodySize) || maxBodySize <= 0) throw new ConfigurationError(`maxBodySize must be a positive integer (got ${maxBodySize})`)
   const engine = new TaskEngine(agent, store, logger)
   const binding: Binding = platformBinding
   const streaming = template.capabilities.streaming

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import type { Agent } from '../agent.js'
 import { type A2AApp, type A2AAppOptions, createA2AApp } from '../http/app.js'
+import { ConfigurationError } from '../errors.js'
 import { createConsoleLogger } from '../_logger.js'
 
 /** How long a shutdown waits for ended streams to flush before closing their connections. */
@@ -43,14 +44,18 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
   const logger = options.logger ?? createConsoleLogger()
   const app = createA2AApp(agent, { ...options, logger })
   const port = options.port ?? (process.env.PORT ? Number(process.env.PORT) : 3000)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`port must be an integer from 0 to 65535 (got ${options.port ?? process.env.PORT})`)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigurationError(`The port must be an integer from 0 to 65535 (got ${options.port ?? process.env.PORT})`)
   const hostname = options.hostname ?? process.env.HOST ?? '127.0.0.1'
 
   const server = createServer(toNodeHandler(app.h3))
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') reject(new ConfigurationError(`Port ${port} on ${hostname} is already in use: stop the other server or choose another port (PORT)`))
+      else if (error.code === 'EACCES') reject(new ConfigurationError(`No permission to listen on port ${port} on ${hostname}: choose a port above 1023 (PORT)`))
+      else reject(error)
+    })
     server.listen(port, hostname, () => {
-      server.off('error', reject)
+      server.removeAllListeners('error')
       resolve()
     })
   })

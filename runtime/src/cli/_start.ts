@@ -1,0 +1,37 @@
+import type { Command } from 'commander'
+import { createConsoleLogger, type LogLevel } from '../_logger.js'
+import { serveAgent } from '../node/serve.js'
+import { loadDotEnv } from './_env.js'
+import { DEFAULT_ENTRY, loadAgent } from './_load-agent.js'
+
+interface StartFlags {
+  port?: string
+  host?: string
+  publicUrl?: string
+  logLevel?: LogLevel
+}
+
+export function registerStart(program: Command): void {
+  program
+    .command('start')
+    .description('Serve the agent for production: no watcher, graceful shutdown on SIGTERM/SIGINT')
+    .argument('[entry]', 'the agent module', DEFAULT_ENTRY)
+    .option('-p, --port <port>', 'port to listen on (default: PORT, else 3000)')
+    .option('-H, --host <host>', 'interface to listen on (default: HOST, else 127.0.0.1)')
+    .option('--public-url <url>', "the card's url behind a proxy (default: A2A_PUBLIC_URL)")
+    .option('--log-level <level>', 'debug, info, warn, error or silent (default: A2A_LOG_LEVEL, else info)')
+    .action(async (entry: string, flags: StartFlags) => {
+      const cwd = process.cwd()
+      loadDotEnv(cwd)
+      const logger = createConsoleLogger(flags.logLevel ?? (process.env.A2A_LOG_LEVEL as LogLevel | undefined) ?? 'info')
+      const { agent } = await loadAgent(cwd, entry)
+      const port = flags.port ?? process.env.PORT
+      const publicUrl = flags.publicUrl ?? process.env.A2A_PUBLIC_URL
+      await serveAgent(agent, {
+        logger,
+        ...(port !== undefined && { port: Number(port) }),
+        ...(flags.host !== undefined && { hostname: flags.host }),
+        ...(publicUrl && { publicUrl }),
+      })
+    })
+}

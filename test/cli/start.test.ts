@@ -1,0 +1,119 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+
+const runtimeDir = fileURLToPath(new URL('../../runtime', import.meta.url))
+const a2aBin = join(runtimeDir, 'bin/a2a.mjs')
+
+const AGENT_TS = `import { defineAgent } from 'a2a-runtime'
+
+const greeting: string = process.env.GREETING ?? 'Hello'
+
+export default defineAgent({
+  card: { name: 'Start Fixture', description: 'Greets in TypeScript' },
+  execute(ctx, task) {
+    task.artifact(\`\${greeting}, \${ctx.text}\`)
+    task.complete()
+  },
+})
+`
+
+let project: string
+let child: ChildProcess | undefined
+
+/** A project as a user has it: an agent in TypeScript and a2a-runtime in node_modules. */
+beforeEach(() => {
+  project = mkdtempSync(join(tmpdir(), 'a2a-start-'))
+  mkdirSync(join(project, 'src'))
+  mkdirSync(join(project, 'node_modules'))
+  symlinkSync(runtimeDir, join(project, 'node_modules/a2a-runtime'), 'dir')
+  writeFileSync(join(project, 'src/agent.ts'), AGENT_TS)
+})
+
+afterEach(() => {
+  if (child?.exitCode === null) child.kill('SIGKILL')
+  child = undefined
+  rmSync(project, { recursive: true, force: true })
+})
+
+function start(args: string[] = [], env: Record<string, string> = {}) {
+  child = spawn(process.execPath, [a2aBin, 'start', ...args], { cwd: project, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env } })
+  let output = ''
+  child.stdout!.on('data', (chunk) => (output += chunk))
+  child.stderr!.on('data', (chunk) => (output += chunk))
+  const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)))
+  const url = new Promise<string>((resolve, reject) => {
+    const look = () => {
+      const match = /listening on (http:\/\/\S+\/)/.exec(output)
+      if (match) resolve(match[1]!)
+    }
+    child!.stdout!.on('data', look)
+    child!.stderr!.on('data', look)
+    exited.then((code) => reject(new Error(`a2a start exited with ${code}: ${output}`)))
+  })
+  return { url, exited, output: () => output }
+}
+
+describe('a2a start', () => {
+  it('serves the TypeScript agent of src/agent.ts on PORT and HOST, with .env applied, and exits 0 on SIGTERM', async () => {
+    writeFileSync(join(project, '.env'), 'GREETING=Bonjour\nA2A_PUBLIC_URL=https://agents.example.com/greeter/\n')
+    const run = start()
+    const url = await run.url
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/)
+    const card = await (await fetch(`${url}.well-known/agent.json`)).json()
+    expect(card.name).toBe('Start Fixture')
+    expect(card.url).toBe('https://agents.example.com/greeter/')
+    const reply = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'Ada' }] } } }),
+    })
+    expect((await reply.json()).result.artifacts[0].parts[0].text).toBe('Bonjour, Ada')
+    child!.kill('SIGTERM')
+    expect(await run.exited).toBe(0)
+  })
+
+  it('lets the environment override .env', async () => {
+    writeFileSync(join(project, '.env'), 'GREETING=Bonjour\n')
+    const url = await start([], { GREETING: 'Hola' }).url
+    const reply = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'Bo' }] } } }),
+    })
+    expect((await reply.json()).result.artifacts[0].parts[0].text).toBe('Hola, Bo')
+  })
+
+  it('says plainly which module is missing and exits 1', async () => {
+    const run = start(['src/missing.ts'])
+    expect(await run.exited).toBe(1)
+    expect(run.output()).toContain('a2a: Cannot find the agent module src/missing.ts')
+    expect(run.output()).not.toMatch(/\n\s+at /)
+  })
+
+  it('refuses a module without a default agent, and a card the runtime cannot honour, in one line each', async () => {
+    writeFileSync(join(project, 'src/plain.ts'), 'export const x = 1\n')
+    const plain = start(['src/plain.ts'])
+    expect(await plain.exited).toBe(1)
+    expect(plain.output()).toContain('must `export default defineAgent')
+
+    writeFileSync(join(project, 'src/bad-card.ts'), AGENT_TS.replace("name: 'Start Fixture'", "name: ''"))
+    const badCard = start(['src/bad-card.ts'])
+    expect(await badCard.exited).toBe(1)
+    expect(badCard.output()).toContain('a2a: Agent card: `name` must be a non-empty string')
+    expect(badCard.output()).not.toMatch(/\n\s+at /)
+  })
+
+  it('names the busy port instead of crashing', async () => {
+    const first = await start().url
+    const port = new URL(first).port
+    const firstChild = child
+    const second = start([], { PORT: port })
+    expect(await second.exited).toBe(1)
+    expect(second.output()).toContain(`Port ${port} on 127.0.0.1 is already in use`)
+    firstChild!.kill('SIGKILL')
+  })
+})
