@@ -87,6 +87,14 @@ export class UnauthorizedError extends A2AError {
   }
 }
 
+/** The server cannot take a new task now (busy, or shutting down); the client may retry. */
+export class ServerUnavailableError extends A2AError {
+  override name = 'ServerUnavailableError'
+  constructor(message: string, httpStatus: 429 | 503) {
+    super(ErrorCode.Internal, message, httpStatus)
+  }
+}
+
 /** An agent tried to move a task that has already ended. */
 export class TaskTerminalError extends Error {
   override name = 'TaskTerminalError'

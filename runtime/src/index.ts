@@ -19,6 +19,7 @@ export {
   InvalidRequestError,
   MethodNotFoundError,
   ParseError,
+  ServerUnavailableError,
   TaskNotCancelableError,
   TaskNotFoundError,
   TaskTerminalError,

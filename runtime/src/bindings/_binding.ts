@@ -1,9 +1,7 @@
 import type { TaskEngine } from '../core/_engine.js'
 import type { A2AError } from '../errors.js'
-import type { JsonRpcId } from '../http/_jsonrpc.js'
 
 export interface CallContext {
-  id: JsonRpcId
   engine: TaskEngine
   /** The card's `capabilities.streaming`. */
   streaming: boolean

@@ -33,6 +33,22 @@ function optionalObject(value: unknown, field: string): Json | undefined {
   return value
 }
 
+/** Deeper JSON than any real message needs; past it, storing and answering would strain the stack. */
+const MAX_DEPTH = 64
+
+/** Refuses free-form JSON (data, metadata) nested deeper than MAX_DEPTH, naming the field. */
+function assertDepth(value: unknown, field: string, depth = 0): void {
+  if (typeof value !== 'object' || value === null) return
+  if (depth >= MAX_DEPTH) throw new InvalidParamsError(`\`${field}\` is nested more than ${MAX_DEPTH} levels deep`)
+  for (const child of Array.isArray(value) ? value : Object.values(value)) assertDepth(child, field, depth + 1)
+}
+
+function optionalJson(value: unknown, field: string): Json | undefined {
+  const object = optionalObject(value, field)
+  assertDepth(object, field)
+  return object
+}
+
 export function readTaskId(params: unknown): string {
   const id = readParamsObject(params).id
   if (typeof id !== 'string' || id === '') throw new InvalidParamsError('`params.id` must be a non-empty string (the task id)')
@@ -50,7 +66,7 @@ export function readHistoryLength(params: Json): number | undefined {
 
 function readPart(value: unknown, field: string): Part {
   if (!isPlainObject(value)) throw new InvalidParamsError(`\`${field}\` must be an object`)
-  const metadata = optionalObject(value.metadata, `${field}.metadata`)
+  const metadata = optionalJson(value.metadata, `${field}.metadata`)
   let part: Part
   switch (value.kind) {
     case 'text':
@@ -59,6 +75,7 @@ function readPart(value: unknown, field: string): Part {
       break
     case 'data':
       if (!isPlainObject(value.data)) throw new InvalidParamsError(`\`${field}.data\` must be a JSON object`)
+      assertDepth(value.data, `${field}.data`)
       part = { kind: 'data', data: value.data }
       break
     case 'file': {
@@ -88,7 +105,7 @@ export function readMessage(value: unknown, field: string): Message {
   const message: Message = { kind: 'message', messageId: optionalString(value.messageId, `${field}.messageId`) ?? randomUUID(), role: 'user', parts }
   const contextId = optionalString(value.contextId, `${field}.contextId`)
   const taskId = optionalString(value.taskId, `${field}.taskId`)
-  const metadata = optionalObject(value.metadata, `${field}.metadata`)
+  const metadata = optionalJson(value.metadata, `${field}.metadata`)
   if (contextId !== undefined) message.contextId = contextId
   if (taskId !== undefined) message.taskId = taskId
   if (metadata) message.metadata = metadata
@@ -99,7 +116,7 @@ export function readMessage(value: unknown, field: string): Message {
 export function readSendParams(params: unknown): SendParams {
   const p = readParamsObject(params)
   const message = readMessage(p.message, 'params.message')
-  const metadata = optionalObject(p.metadata, 'params.metadata')
+  const metadata = optionalJson(p.metadata, 'params.metadata')
   const configuration = optionalObject(p.configuration, 'params.configuration')
 
   // A follow-up names its task in the message (A2A) or in params.id; both must agree when both are given.

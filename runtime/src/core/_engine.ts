@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Agent, ExecutionContext } from '../agent.js'
-import { InvalidParamsError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
+import { InvalidParamsError, ServerUnavailableError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
 import type { Logger } from '../_logger.js'
 import type { TaskStore } from '../stores/_store.js'
 import type { Message, Task, TaskEvent } from '../types.js'
@@ -24,6 +24,8 @@ export interface StartedTask {
   unsubscribe: () => void
 }
 
+export const DEFAULT_MAX_RUNNING_TASKS = 1000
+
 interface Execution {
   run: TaskRun
   done: Promise<void>
@@ -35,20 +37,33 @@ interface Execution {
  */
 export class TaskEngine {
   readonly #executions = new Map<string, Execution>()
+  readonly #locks = new Map<string, Promise<void>>()
+  readonly #cancellations = new Map<string, Promise<Task>>()
   readonly #sink: (task: Task, event: TaskEvent) => void
+
+  #closing = false
 
   constructor(
     readonly agent: Agent,
     readonly store: TaskStore,
     readonly logger: Logger,
+    /** New tasks past this many running ones are refused, so a flood cannot grow the process without bound. */
+    readonly maxRunningTasks = DEFAULT_MAX_RUNNING_TASKS,
   ) {
     const name = agent.card.name
     this.#sink = (task, event) => {
       if (event.kind === 'status-update' && event.status.state === 'completed' && task.artifacts.length === 0 && hasText(event.status.message)) {
         logger.warn(`Agent "${name}" completed task ${task.id} with its answer only in the status message; clients such as the platform show only artifacts. Use task.artifact(answer) before task.complete().`)
       }
-      const saved = store.append(task, event)
-      if (saved instanceof Promise) saved.catch((error) => logger.error(`Could not store an event of task ${task.id}`, error))
+      // A failing store must not take the task (or the process) down with it: the live task and its
+      // listeners still get the event; the log says what was not stored.
+      const storeFailed = (error: unknown) => logger.error(`The task store could not save an event of task ${task.id}`, error)
+      try {
+        const saved = store.append(task, event)
+        if (saved instanceof Promise) saved.catch(storeFailed)
+      } catch (error) {
+        storeFailed(error)
+      }
     }
   }
 
@@ -62,12 +77,13 @@ export class TaskEngine {
    * this turn, starting with the `working` status.
    */
   async send(request: SendRequest, listener?: TaskListener): Promise<StartedTask> {
-    const run = request.taskId === undefined ? await this.#create(request) : await this.#resume(request.taskId, request)
-    const unsubscribe = listener ? run.subscribe(listener) : noop
-    const settled = run.nextSettled()
-    const done = this.#execute(run, request.message)
-    this.#executions.set(run.id, { run, done })
-    return { run, settled, unsubscribe }
+    if (this.#closing) throw new ServerUnavailableError('The server is shutting down; send the message again shortly', 503)
+    if (this.#executions.size >= this.maxRunningTasks) {
+      throw new ServerUnavailableError(`The server is busy: ${this.maxRunningTasks} tasks are running; retry later`, 429)
+    }
+    if (request.taskId === undefined) return this.#start(await this.#create(request), request.message, listener)
+    const taskId = request.taskId
+    return this.#exclusive(taskId, async () => this.#start(await this.#resume(taskId, request), request.message, listener))
   }
 
   async get(taskId: string): Promise<Task> {
@@ -76,9 +92,23 @@ export class TaskEngine {
     return task
   }
 
-  /** Cancels a task that has not ended, if the agent allows it. */
-  async cancel(taskId: string): Promise<Task> {
-    const run = this.#executions.get(taskId)?.run ?? (await this.#idleRun(taskId))
+  /** Cancels a task that has not ended, if the agent allows it. Concurrent cancels of a task share one answer. */
+  cancel(taskId: string): Promise<Task> {
+    let pending = this.#cancellations.get(taskId)
+    if (!pending) {
+      const running = this.#executions.get(taskId)?.run
+      pending = running
+        ? this.#cancelRun(running)
+        : // A task at rest is held while it is canceled, so a follow-up cannot start it meanwhile.
+          this.#exclusive(taskId, async () => this.#cancelRun(this.#executions.get(taskId)?.run ?? (await this.#idleRun(taskId))))
+      const settled = pending.finally(() => this.#cancellations.delete(taskId))
+      settled.catch(noop)
+      this.#cancellations.set(taskId, pending)
+    }
+    return pending
+  }
+
+  async #cancelRun(run: TaskRun): Promise<Task> {
     if (isTerminal(run.state)) throw new TaskNotCancelableError(`Task cannot be canceled: it is already ${run.state}`)
     if (!this.agent.cancel) throw new TaskNotCancelableError('Task cannot be canceled: this agent does not support cancellation')
     try {
@@ -86,18 +116,21 @@ export class TaskEngine {
     } catch (error) {
       if (error instanceof TaskNotCancelableError) throw error
       // The client asked to stop; a failing hook must not keep the task alive.
-      this.logger.error(`Agent "${this.agent.card.name}" threw in cancel() for task ${taskId}; canceling it anyway`, error)
+      this.logger.error(`Agent "${this.agent.card.name}" threw in cancel() for task ${run.id}; canceling it anyway`, error)
     }
+    // The task may have ended on its own while the hook ran: then it was not canceled.
+    if (isTerminal(run.state) && run.state !== 'canceled') throw new TaskNotCancelableError(`Task cannot be canceled: it is already ${run.state}`)
     run.abort('Task canceled')
     if (!isTerminal(run.state)) run.setStatus('canceled')
     return run.task
   }
 
   /**
-   * Waits up to `graceMs` for running tasks to finish, then aborts the rest and fails them, so no task is
-   * left `working` by a shutdown.
+   * Refuses new tasks from now on, waits up to `graceMs` for running tasks to finish, then aborts the rest and
+   * fails them, so no task is left `working` by a shutdown.
    */
   async drain(graceMs: number): Promise<void> {
+    this.#closing = true
     if (this.#executions.size === 0) return
     let timer: ReturnType<typeof setTimeout> | undefined
     const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))
@@ -106,6 +139,31 @@ export class TaskEngine {
     for (const { run } of this.#executions.values()) {
       run.abort('Server shutting down')
       if (!isSettled(run.state)) run.setStatus('failed', 'The server shut down before the task finished')
+    }
+  }
+
+  #start(run: TaskRun, message: Message, listener: TaskListener | undefined): StartedTask {
+    const unsubscribe = listener ? run.subscribe(listener) : noop
+    const settled = run.nextSettled()
+    // #execute ends every task itself; this catch only keeps a bug there from becoming an unhandled rejection.
+    const done = this.#execute(run, message).catch((error) => this.logger.error(`Task ${run.id} could not be finished`, error))
+    this.#executions.set(run.id, { run, done })
+    return { run, settled, unsubscribe }
+  }
+
+  /** Runs `work` for one task at a time: resuming and canceling a task at rest never interleave. */
+  async #exclusive<T>(taskId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.#locks.get(taskId)
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const mine = previous ? previous.then(() => held) : held
+    this.#locks.set(taskId, mine)
+    try {
+      await previous
+      return await work()
+    } finally {
+      release()
+      if (this.#locks.get(taskId) === mine) this.#locks.delete(taskId)
     }
   }
 
@@ -161,7 +219,7 @@ export class TaskEngine {
         this.logger.warn(`Agent "${name}" returned without ending task ${run.id}; the task is failed. End every path with task.complete(), task.fail(), task.cancel() or task.inputRequired().`)
         run.setStatus('failed', 'The agent returned without completing the task')
       }
-      this.#executions.delete(run.id)
+      if (this.#executions.get(run.id)?.run === run) this.#executions.delete(run.id)
     }
   }
 

@@ -37,9 +37,6 @@ export class TaskRun implements TaskHandle {
   get state(): TaskState {
     return this.task.status.state
   }
-  get lastSeq(): number {
-    return this.#seq
-  }
   get signal(): AbortSignal {
     this.#abort ??= new AbortController()
     return this.#abort.signal

@@ -30,10 +30,6 @@ export class SseStream {
     this.response = new Response(stream, { headers: SSE_HEADERS })
   }
 
-  get open(): boolean {
-    return this.#open
-  }
-
   /** Called once if the client disconnects before `close()`. */
   onCancel(callback: () => void): void {
     this.#onCancel = callback

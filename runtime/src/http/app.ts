@@ -4,7 +4,7 @@ import type { Agent } from '../agent.js'
 import type { Binding } from '../bindings/_binding.js'
 import { platformBinding } from '../bindings/_platform.js'
 import { cardAt, normalizeCard } from '../core/_card.js'
-import { TaskEngine } from '../core/_engine.js'
+import { DEFAULT_MAX_RUNNING_TASKS, TaskEngine } from '../core/_engine.js'
 import { A2AError, ConfigurationError, ErrorCode, MethodNotFoundError } from '../errors.js'
 import { createConsoleLogger, type Logger } from '../_logger.js'
 import type { TaskStore } from '../stores/_store.js'
@@ -29,6 +29,11 @@ export interface A2AAppOptions {
   auth?: AuthOptions
   /** Waits this long for running tasks on `close()` before failing them, in ms. Default 10,000. */
   shutdownTimeoutMs?: number
+  /**
+   * Most tasks whose agent code runs at once; past it a new message gets HTTP 429 and a JSON-RPC error, so a
+   * flood against a slow agent stays bounded. Default 1,000.
+   */
+  maxRunningTasks?: number
 }
 
 export interface A2AApp {
@@ -49,6 +54,7 @@ const CARD_HEADERS = { 'content-type': 'application/json', 'access-control-allow
 // The card is public; a cache keyed by the requested origin must not grow with hostile Host headers.
 const MAX_CACHED_CARDS = 16
 const CLOSE_CONNECTION = { connection: 'close' } as const
+const RETRY_LATER = { 'retry-after': '1' } as const
 
 /**
  * Builds the h3 app that serves an agent: the card at `/.well-known/agent.json` and JSON-RPC 2.0 at `POST /`
@@ -65,7 +71,9 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   const authCheck = createAuthCheck(template.authentication?.schemes, options.auth, logger)
   const maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY_SIZE
   if (!Number.isInteger(maxBodySize) || maxBodySize <= 0) throw new ConfigurationError(`maxBodySize must be a positive integer (got ${maxBodySize})`)
-  const engine = new TaskEngine(agent, store, logger)
+  const maxRunningTasks = options.maxRunningTasks ?? DEFAULT_MAX_RUNNING_TASKS
+  if (!Number.isInteger(maxRunningTasks) || maxRunningTasks <= 0) throw new ConfigurationError(`maxRunningTasks must be a positive integer (got ${maxRunningTasks})`)
+  const engine = new TaskEngine(agent, store, logger, maxRunningTasks)
   const binding: Binding = platformBinding
   const streaming = template.capabilities.streaming
   const wwwAuthenticate = template.authentication?.schemes.includes('bearer') ? { 'www-authenticate': 'Bearer' } : undefined
@@ -95,12 +103,14 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
       const call = readCall(body)
       const method = binding.methods.get(call.method)
       if (!method) throw new MethodNotFoundError(call.method)
-      const result = await method(call.params, { id, engine, streaming })
+      const result = await method(call.params, { engine, streaming })
       return result instanceof Response ? result : resultResponse(id, result)
     } catch (error) {
       if (error instanceof A2AError) {
-        // After a refused body the rest of it is still on the connection: close it rather than read it.
-        return errorResponse(id, binding.wireError(error), error.httpStatus === 413 ? CLOSE_CONNECTION : undefined)
+        // After a refused body the rest of it is still on the connection, and a server that is going away
+        // wants the client elsewhere: close the connection rather than keep it alive.
+        const close = error.httpStatus === 413 || error.httpStatus === 503
+        return errorResponse(id, binding.wireError(error), close ? CLOSE_CONNECTION : error.httpStatus === 429 ? RETRY_LATER : undefined)
       }
       // The client learns only that something failed; the detail stays in the log.
       logger.error('Unexpected error while answering a JSON-RPC request', error)

@@ -68,16 +68,17 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
   const close = (): Promise<void> => {
     closing ??= (async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-      server.closeIdleConnections()
-      await app.close()
-      // Every task has settled, so streams end on their own; give their last events a moment to flush,
-      // then cut whatever is still open.
       let done = false
       void closed.then(() => (done = true))
-      for (const until = Date.now() + FLUSH_MS; !done && Date.now() < until; ) {
-        // A stream that has flushed leaves an idle keep-alive connection behind: close those as they appear.
-        server.closeIdleConnections()
-        await new Promise((resolve) => setTimeout(resolve, 10))
+      // While tasks drain and their streams flush, keep closing connections as they fall idle, so no
+      // keep-alive client slips a new request in (the app refuses new tasks during shutdown anyway).
+      const reaper = setInterval(() => server.closeIdleConnections(), 10)
+      try {
+        await app.close()
+        const flushUntil = Date.now() + FLUSH_MS
+        while (!done && Date.now() < flushUntil) await new Promise((resolve) => setTimeout(resolve, 10))
+      } finally {
+        clearInterval(reaper)
       }
       server.closeAllConnections()
       await closed

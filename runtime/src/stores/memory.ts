@@ -85,7 +85,8 @@ export class MemoryTaskStore implements TaskStore {
 
   events(taskId: string, afterSeq = 0): TaskEvent[] | undefined {
     const log = this.#entries.get(taskId)?.log
-    return log ? log.filter((event) => event.seq > afterSeq) : undefined
+    // The log holds seq 1..n in order, so the events after `afterSeq` start at that index.
+    return log ? log.slice(Math.max(0, afterSeq)) : undefined
   }
 
   /** Removes settled tasks older than the time-to-live. Runs on a timer; callable for tests and tools. */
