@@ -1,0 +1,32 @@
+/**
+ * Escaping for every context a user string can reach in a generated file. Templates never print a user
+ * string directly: the render context wraps them (see `_render.ts`) so only these helpers can unwrap them.
+ */
+
+/** A JSON value (and so a valid TypeScript/JavaScript expression). */
+export function json(value: unknown): string {
+  return JSON.stringify(value)
+}
+
+/** A TypeScript string literal. JSON strings are valid ECMAScript literals; `<` is escaped so a
+ *  `</script>` in the data never ends an inline script if the file is ever embedded in HTML. */
+export function tsString(value: string): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c')
+}
+
+const MARKDOWN_SPECIAL = /[\\`*_{}[\]()#+\-.!|~>]/g
+
+/** Inline Markdown text on one line: markup characters escaped, HTML neutralised, newlines folded. */
+export function markdown(value: string): string {
+  return value
+    .replace(/\r\n?|\n/g, ' ')
+    .replace(MARKDOWN_SPECIAL, '\\$&')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+}
+
+/** One shell word, for the equivalent command printed after an interactive run (POSIX shells). */
+export function shellWord(value: string): string {
+  if (/^[A-Za-z0-9_./:=@%+,-]+$/.test(value)) return value
+  return `'${value.replace(/'/g, `'\\''`)}'`
+}

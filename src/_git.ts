@@ -1,0 +1,32 @@
+import { execa } from 'execa'
+
+export type GitOutcome =
+  | { done: true; message: string }
+  | { done: false; reason: string }
+
+const git = (cwd: string, args: string[]) => execa('git', args, { cwd, stdin: 'ignore' })
+
+/**
+ * `git init` and a first commit. Skipped inside an existing repository (the project becomes part of it) and
+ * when git is missing; a commit git refuses (no user.name/email) leaves the repository initialised.
+ */
+export async function initGit(dir: string): Promise<GitOutcome> {
+  try {
+    await git(dir, ['--version'])
+  } catch {
+    return { done: false, reason: 'git is not installed, so no repository was created' }
+  }
+  const inside = await git(dir, ['rev-parse', '--is-inside-work-tree']).then(
+    (result) => result.stdout.trim() === 'true',
+    () => false,
+  )
+  if (inside) return { done: false, reason: 'the directory is already inside a git repository, so no new one was created' }
+  await git(dir, ['init', '--quiet'])
+  await git(dir, ['add', '--all'])
+  try {
+    await git(dir, ['commit', '--quiet', '--no-verify', '-m', 'Initial commit from create-a2a-agent'])
+  } catch (error) {
+    return { done: false, reason: `initialised a git repository, but the first commit failed (${(error as { shortMessage?: string }).shortMessage ?? 'git commit'}); set user.name and user.email, then commit` }
+  }
+  return { done: true, message: 'Initialised a git repository with a first commit' }
+}

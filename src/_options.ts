@@ -1,0 +1,160 @@
+import { basename, resolve } from 'node:path'
+import { UsageError, assertPackageName, assertSkillId, toDisplayName, toPackageName } from './_names.js'
+
+export const TEMPLATES = ['echo', 'streaming', 'multi-turn', 'llm'] as const
+export type TemplateName = (typeof TEMPLATES)[number]
+
+export const AUTH_MODES = ['none', 'bearer', 'apikey'] as const
+export type AuthMode = (typeof AUTH_MODES)[number]
+
+export const PACKAGE_MANAGERS = ['npm', 'pnpm', 'yarn', 'bun'] as const
+export type PackageManager = (typeof PACKAGE_MANAGERS)[number]
+
+export interface Skill {
+  id: string
+  name: string
+  description: string
+  tags: string[]
+  examples: string[]
+}
+
+/** Answers as they arrive from flags and prompts, before validation. */
+export interface Answers {
+  dir?: string
+  name?: string
+  description?: string
+  skills?: Skill[]
+  streaming?: boolean
+  pushNotifications?: boolean
+  auth?: string
+  template?: string
+  pm?: string
+  install?: boolean
+  git?: boolean
+  force?: boolean
+  json?: boolean
+  yes?: boolean
+}
+
+/** Everything the generator needs, validated. */
+export interface ProjectOptions {
+  /** Absolute target directory. */
+  dir: string
+  /** As the user typed it (for messages and `cd`). */
+  dirArgument: string
+  packageName: string
+  name: string
+  description: string
+  skills: Skill[]
+  streaming: boolean
+  auth: AuthMode
+  template: TemplateName
+  pm: PackageManager
+  install: boolean
+  git: boolean
+  force: boolean
+  json: boolean
+}
+
+export const DEFAULT_DIR = 'my-agent'
+export const DEFAULT_DESCRIPTION = 'An A2A agent built with create-a2a-agent'
+
+/** What each template's one skill is when the user declares none. */
+export const DEFAULT_SKILLS: Record<TemplateName, Skill> = {
+  echo: { id: 'echo', name: 'Echo', description: 'Repeats your message back', tags: ['echo'], examples: ['Hello there!'] },
+  streaming: { id: 'stream', name: 'Stream', description: 'Streams its answer word by word', tags: ['streaming'], examples: ['Tell me a short story'] },
+  'multi-turn': { id: 'plan-trip', name: 'Plan a trip', description: 'Asks where you want to go, then plans it', tags: ['travel'], examples: ['Plan a weekend trip'] },
+  llm: { id: 'chat', name: 'Chat', description: 'Answers with a language model', tags: ['llm', 'chat'], examples: ['Explain the A2A protocol in one sentence'] },
+}
+
+/** The answers still needed when nobody can be asked. */
+export function missingAnswers(answers: Answers): string[] {
+  const missing: string[] = []
+  if (answers.dir === undefined) missing.push('[dir]')
+  if (answers.name === undefined) missing.push('--name')
+  if (answers.description === undefined) missing.push('--description')
+  return missing
+}
+
+/** The package manager that ran us (`npm create`, `pnpm create`…), else npm. */
+export function detectPackageManager(userAgent = process.env.npm_config_user_agent): PackageManager {
+  const name = userAgent?.split('/', 1)[0]
+  return PACKAGE_MANAGERS.find((pm) => pm === name) ?? 'npm'
+}
+
+function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T
+  throw new UsageError(`${flag} must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`)
+}
+
+/** Fills defaults and validates; every problem is a UsageError naming the flag. */
+export function resolveOptions(answers: Answers, cwd: string): ProjectOptions {
+  if (answers.pushNotifications) {
+    throw new UsageError('--push-notifications: a2a-runtime does not deliver push notifications yet, so the card cannot declare them')
+  }
+  const dirArgument = (answers.dir ?? DEFAULT_DIR).trim()
+  if (!dirArgument) throw new UsageError('[dir] must not be empty')
+  const dir = resolve(cwd, dirArgument)
+  const packageName = toPackageName(basename(dir))
+  assertPackageName(packageName)
+
+  const name = (answers.name ?? toDisplayName(packageName)).trim()
+  if (!name) throw new UsageError('--name must not be empty')
+  const description = (answers.description ?? DEFAULT_DESCRIPTION).trim()
+  if (!description) throw new UsageError('--description must not be empty')
+
+  const template = oneOf(answers.template ?? 'echo', TEMPLATES, '--template')
+  const skills = answers.skills?.length ? answers.skills : [DEFAULT_SKILLS[template]]
+  const seen = new Set<string>()
+  for (const skill of skills) {
+    assertSkillId(skill.id)
+    if (seen.has(skill.id)) throw new UsageError(`--skill: the id ${JSON.stringify(skill.id)} is used twice; skill ids must be unique`)
+    seen.add(skill.id)
+    if (!skill.name.trim()) throw new UsageError(`--skill ${skill.id}: the name must not be empty`)
+  }
+
+  return {
+    dir,
+    dirArgument,
+    packageName,
+    name,
+    description,
+    skills,
+    streaming: answers.streaming ?? true,
+    auth: oneOf((answers.auth ?? 'none').toLowerCase(), AUTH_MODES, '--auth'),
+    template,
+    pm: oneOf(answers.pm ?? detectPackageManager(), PACKAGE_MANAGERS, '--pm'),
+    install: answers.install ?? true,
+    git: answers.git ?? true,
+    force: answers.force ?? false,
+    json: answers.json ?? false,
+  }
+}
+
+/**
+ * `--skill "id:Name:Description"` (the description may hold colons), or a JSON object with `id`, `name`,
+ * `description`, `tags` and `examples` for the full form.
+ */
+export function parseSkill(value: string): Skill {
+  const text = value.trim()
+  if (text.startsWith('{')) {
+    let raw: Partial<Record<keyof Skill, unknown>>
+    try {
+      raw = JSON.parse(text)
+    } catch {
+      throw new UsageError(`--skill: ${JSON.stringify(value)} is not valid JSON`)
+    }
+    const strings = (field: 'tags' | 'examples') => {
+      const list = raw[field] ?? []
+      if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) throw new UsageError(`--skill: "${field}" must be an array of strings`)
+      return list as string[]
+    }
+    if (typeof raw.id !== 'string') throw new UsageError('--skill: "id" must be a string')
+    const name = typeof raw.name === 'string' ? raw.name : toDisplayName(raw.id)
+    const description = typeof raw.description === 'string' ? raw.description : name
+    return { id: raw.id, name, description, tags: raw.tags === undefined ? [raw.id] : strings('tags'), examples: strings('examples') }
+  }
+  const [id = '', name, ...rest] = text.split(':')
+  const description = rest.join(':').trim()
+  return { id: id.trim(), name: name?.trim() || toDisplayName(id.trim()), description: description || name?.trim() || toDisplayName(id.trim()), tags: [id.trim()], examples: [] }
+}

@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto'
+import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { join, relative, sep } from 'node:path'
+import Handlebars from 'handlebars'
+import { json, markdown, tsString } from './_escape.js'
+import type { ProjectOptions } from './_options.js'
+
+export interface RenderedFile {
+  /** Relative to the project, with `/` separators. */
+  path: string
+  content: string
+}
+
+/**
+ * A string the user typed. Printing it bare in a template throws: it reaches a file only through an
+ * escaping helper for that file's context (`json`, `ts`, `md`), so no template can forget to escape.
+ */
+export class UserText {
+  constructor(readonly value: string) {}
+  toString(): never {
+    throw new Error('A template printed a user string without an escaping helper ({{ts x}}, {{json x}} or {{md x}})')
+  }
+}
+
+/** Turns UserText back into strings, deeply, for helpers that serialise whole values. */
+function plain(value: unknown): unknown {
+  if (value instanceof UserText) return value.value
+  if (Array.isArray(value)) return value.map(plain)
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]))
+  return value
+}
+
+const text = (value: unknown): string => {
+  const unwrapped = plain(value)
+  if (typeof unwrapped !== 'string') throw new Error(`An escaping helper got ${typeof unwrapped}, not a string`)
+  return unwrapped
+}
+
+function createHandlebars(): typeof Handlebars {
+  const hbs = Handlebars.create()
+  hbs.registerHelper('json', (value: unknown) => json(plain(value)))
+  hbs.registerHelper('tsValue', (value: unknown) => tsValue(plain(value)))
+  hbs.registerHelper('ts', (value: unknown) => tsString(text(value)))
+  hbs.registerHelper('md', (value: unknown) => markdown(text(value)))
+  return hbs
+}
+
+/** The values templates see. Every user string is wrapped in UserText. */
+export function templateContext(options: ProjectOptions, runtimeDependency: string) {
+  const pmRun = (script: string) => (options.pm === 'npm' ? `npm run ${script}` : `${options.pm} ${script}`)
+  return {
+    packageName: options.packageName,
+    name: new UserText(options.name),
+    description: new UserText(options.description),
+    skills: options.skills.map((skill) => ({
+      id: skill.id,
+      name: new UserText(skill.name),
+      description: new UserText(skill.description),
+      tags: skill.tags.map((tag) => new UserText(tag)),
+      examples: skill.examples.map((example) => new UserText(example)),
+    })),
+    firstSkillId: options.skills[0]!.id,
+    skillIds: options.skills.map((skill) => skill.id),
+    /** What the generated test sends to each skill: its first example, else a greeting. */
+    skillCases: options.skills.map((skill) => ({ id: skill.id, example: new UserText(skill.examples[0] ?? 'Hello') })),
+    /** A fresh credential for `.env` when the card declares authentication. */
+    secret: randomBytes(24).toString('base64url'),
+    skillIdUnion: options.skills.map((skill) => JSON.stringify(skill.id)).join(' | '),
+    streaming: options.streaming,
+    authScheme: options.auth === 'bearer' ? 'bearer' : options.auth === 'apikey' ? 'apiKey' : undefined,
+    authBearer: options.auth === 'bearer',
+    authApiKey: options.auth === 'apikey',
+    template: options.template,
+    multiTurn: options.template === 'multi-turn',
+    llm: options.template === 'llm',
+    runtimeDependency,
+    pm: options.pm,
+    run: { dev: pmRun('dev'), start: pmRun('start'), test: pmRun('test'), typecheck: pmRun('typecheck'), card: pmRun('card') },
+    install: options.pm === 'yarn' ? 'yarn' : `${options.pm} install`,
+  }
+}
+
+/**
+ * A TypeScript expression for a JSON value, laid out as a person would write it: objects one key a line,
+ * lists of plain values on one line. Strings are JSON strings with `<` escaped (see `tsString`).
+ */
+export function tsValue(value: unknown, indent = ''): string {
+  if (Array.isArray(value)) {
+    if (value.every((item) => typeof item !== 'object' || item === null)) return `[${value.map((item) => tsValue(item)).join(', ')}]`
+    const inner = `${indent}  `
+    return `[\n${value.map((item) => `${inner}${tsValue(item, inner)},`).join('\n')}\n${indent}]`
+  }
+  if (value !== null && typeof value === 'object') {
+    const inner = `${indent}  `
+    const lines = Object.entries(value).map(([key, item]) => `${inner}${/^[A-Za-z_$][\w$]*$/.test(key) ? key : tsString(key)}: ${tsValue(item, inner)},`)
+    return `{\n${lines.join('\n')}\n${indent}}`
+  }
+  return typeof value === 'string' ? tsString(value) : JSON.stringify(value)
+}
+
+/** Files of a folder, relative, sorted. */
+function listFiles(root: string, dir = root): string[] {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((entry) => {
+      const path = join(dir, entry)
+      return statSync(path).isDirectory() ? listFiles(root, path) : [relative(root, path).split(sep).join('/')]
+    })
+}
+
+/** `_gitignore` → `.gitignore`: dotfiles are stored without the dot, since npm drops some of them. */
+const outputPath = (templatePath: string): string =>
+  templatePath
+    .replace(/\.hbs$/, '')
+    .split('/')
+    .map((part) => part.replace(/^_/, '.'))
+    .join('/')
+
+/**
+ * Renders `base/` and then the chosen template's folder over it (same path: the template wins). `.hbs`
+ * files go through Handlebars with the partials of `partials/`; the rest are copied.
+ */
+export function renderProject(templatesDir: string, options: ProjectOptions, runtimeDependency: string): RenderedFile[] {
+  const hbs = createHandlebars()
+  const partialsDir = join(templatesDir, 'partials')
+  for (const file of listFiles(partialsDir)) {
+    hbs.registerPartial(file.replace(/\.hbs$/, ''), readFileSync(join(partialsDir, file), 'utf8'))
+  }
+  const context = templateContext(options, runtimeDependency)
+  const files = new Map<string, RenderedFile>()
+  for (const layer of ['base', options.template]) {
+    const layerDir = join(templatesDir, layer)
+    for (const file of listFiles(layerDir)) {
+      const source = readFileSync(join(layerDir, file), 'utf8')
+      const content = file.endsWith('.hbs') ? hbs.compile(source, { noEscape: true, strict: true })(context) : source
+      const path = outputPath(file)
+      // A template that renders to nothing (`.env` without authentication) is not written.
+      if (content.trim()) files.set(path, { path, content })
+      else files.delete(path)
+    }
+  }
+  return [...files.values()]
+}

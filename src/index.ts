@@ -1,0 +1,13 @@
+// The command
+export { equivalentCommand, run } from './_cli.js'
+export type { CliIo } from './_cli.js'
+
+// Options and their rules
+export { DEFAULT_SKILLS, TEMPLATES, detectPackageManager, parseSkill, resolveOptions } from './_options.js'
+export type { Answers, AuthMode, PackageManager, ProjectOptions, Skill, TemplateName } from './_options.js'
+export { UsageError, toDisplayName, toPackageName } from './_names.js'
+
+// Rendering
+export { markdown, shellWord, tsString } from './_escape.js'
+export { renderProject } from './_render.js'
+export type { RenderedFile } from './_render.js'
