@@ -1,0 +1,178 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type StandInLlm, startStandInLlm } from '../../templates/llm/test/llm-stand-in.ts'
+
+/**
+ * Generated projects tested for real: generate from this clone with flags, let the generator install them,
+ * then run each project's own typecheck and tests and serve it with `npm start` on a free port.
+ */
+
+const bin = fileURLToPath(new URL('../../bin/create-a2a-agent.mjs', import.meta.url))
+const exec = promisify(execFile)
+const INSTALL_TIMEOUT = 180_000
+
+let workspace: string
+const running = new Set<ChildProcess>()
+
+beforeAll(() => {
+  workspace = mkdtempSync(join(tmpdir(), 'create-a2a-agent-e2e-'))
+})
+
+afterAll(() => {
+  for (const child of running) if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL')
+  rmSync(workspace, { recursive: true, force: true })
+})
+
+async function generate(dir: string, flags: string[]): Promise<string> {
+  const { stdout } = await exec(process.execPath, [bin, dir, '--pm', 'npm', '--no-git', '--json', ...flags], {
+    cwd: workspace,
+    timeout: INSTALL_TIMEOUT,
+    env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
+  })
+  const summary = JSON.parse(stdout.trim().split('\n').at(-1)!)
+  expect(summary.installed).toBe(true)
+  return summary.dir as string
+}
+
+const npm = (project: string, script: string) => exec('npm', ['run', script], { cwd: project, timeout: INSTALL_TIMEOUT })
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+/** `npm start` in the project, resolved once the card answers; stopped with SIGTERM by the caller. */
+async function start(project: string, env: Record<string, string> = {}): Promise<{ url: string; stop(): Promise<boolean> }> {
+  const port = await freePort()
+  const child = spawn('npm', ['start'], { cwd: project, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env }, detached: true })
+  running.add(child)
+  let output = ''
+  child.stdout!.on('data', (chunk) => (output += chunk))
+  child.stderr!.on('data', (chunk) => (output += chunk))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const url = `http://127.0.0.1:${port}/`
+  const deadline = Date.now() + 20_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output}`)
+    if (Date.now() > deadline) throw new Error(`npm start did not serve the card within 20 s:\n${output}`)
+    const ok = await fetch(`${url}.well-known/agent.json`).then(
+      (response) => response.ok,
+      () => false,
+    )
+    if (ok) break
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return {
+    url,
+    /** SIGTERM to the group npm leads (npm itself dies by the signal; a2a shuts down); true once the port is closed. */
+    async stop() {
+      process.kill(-child.pid!, 'SIGTERM')
+      await exited
+      running.delete(child)
+      return fetch(`${url}.well-known/agent.json`).then(
+        () => false,
+        () => true,
+      )
+    },
+  }
+}
+
+async function send(url: string, text: string, headers: Record<string, string> = {}, skillId?: string) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 'e2e', method: 'message/send', params: { message: { role: 'user', messageId: 'm1', parts: [{ kind: 'text', text }], ...(skillId && { metadata: { skillId } }) } } }),
+  })
+  return { status: response.status, body: (await response.json()) as { result?: any; error?: { code: number; message: string } } }
+}
+
+const answerText = (task: { artifacts: Array<{ parts: Array<{ text?: string }> }> }) => task.artifacts[0]!.parts.map((part) => part.text ?? '').join('')
+
+describe('generated projects', { timeout: 300_000 }, () => {
+  let llm: StandInLlm
+  beforeAll(async () => {
+    llm = await startStandInLlm()
+  })
+  afterAll(() => llm.close())
+
+  it.each([
+    ['echo', 'Echo: ping'],
+    ['streaming', 'Stream heard: ping'],
+    ['llm', 'You said: ping'],
+  ])('%s: installs, type-checks, passes its own tests, and answers over HTTP with npm start', async (template, answer) => {
+    const project = await generate(`agent-${template}`, ['--yes', '--template', template])
+    await npm(project, 'typecheck')
+    await npm(project, 'test')
+    const server = await start(project, { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: llm.apiKey })
+    const card = await (await fetch(`${server.url}.well-known/agent.json`)).json()
+    expect(card.name).toBe(`Agent ${template[0]!.toUpperCase()}${template.slice(1)}`)
+    expect(card.url).toBe(server.url)
+    const reply = await send(server.url, 'ping')
+    expect(reply.body.result.status.state).toBe('completed')
+    expect(answerText(reply.body.result)).toBe(answer)
+    expect(await server.stop()).toBe(true)
+  })
+
+  it('multi-turn: asks first, answers the follow-up', async () => {
+    const project = await generate('trip-agent', ['--yes', '--template', 'multi-turn', '--no-streaming'])
+    await npm(project, 'typecheck')
+    await npm(project, 'test')
+    const server = await start(project)
+    const card = await (await fetch(`${server.url}.well-known/agent.json`)).json()
+    expect(card.capabilities.streaming).toBe(false)
+    const question = (await send(server.url, 'Plan a weekend')).body.result
+    expect(question.status.state).toBe('input-required')
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'message/send', params: { message: { role: 'user', messageId: 'm2', taskId: question.id, parts: [{ kind: 'text', text: 'Porto' }] } } }),
+    })
+    const answer = ((await response.json()) as { result: any }).result
+    expect(answer.status.state).toBe('completed')
+    expect(answerText(answer)).toContain('Porto')
+    expect(await server.stop()).toBe(true)
+  })
+
+  it('keeps hostile names and descriptions exact: the project type-checks, its tests pass, and the card serves the strings', async () => {
+    const name = 'Bot "Quote" \\ {{handlebars}} </script> `tick` ${x} 🚀'
+    const description = "Line one\nline two with 'single' and \"double\" quotes, \\n literal, </script>, {{#each}} and ✨"
+    const skill = JSON.stringify({ id: 'weird', name: 'Wëird: skill */ //', description: '<b>bold</b> {{x}} \\', tags: ['a"b', "c'd"], examples: ['Say "hi" \\ </script>'] })
+    const project = await generate('hostile', ['--yes', '--name', name, '--description', description, '--skill', skill])
+    await npm(project, 'typecheck')
+    await npm(project, 'test')
+    const server = await start(project)
+    const card = await (await fetch(`${server.url}.well-known/agent.json`)).json()
+    expect(card.name).toBe(name)
+    expect(card.description).toBe(description)
+    expect(card.skills[0]).toMatchObject({ id: 'weird', name: 'Wëird: skill */ //', description: '<b>bold</b> {{x}} \\', tags: ['a"b', "c'd"], examples: ['Say "hi" \\ </script>'] })
+    expect(JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).description).toBe(description)
+    expect(await server.stop()).toBe(true)
+  })
+
+  it('bearer auth: npm start checks the token generated into .env, and the card stays public', async () => {
+    const project = await generate('secure-agent', ['--yes', '--auth', 'bearer'])
+    await npm(project, 'typecheck')
+    await npm(project, 'test')
+    const token = /^A2A_BEARER_TOKEN=(.+)$/m.exec(readFileSync(join(project, '.env'), 'utf8'))![1]!
+    const server = await start(project)
+    const card = await (await fetch(`${server.url}.well-known/agent.json`)).json()
+    expect(card.authentication).toEqual({ schemes: ['bearer'] })
+    expect((await send(server.url, 'hi')).status).toBe(401)
+    expect((await send(server.url, 'hi', { authorization: 'Bearer wrong' })).status).toBe(401)
+    const accepted = await send(server.url, 'hi', { authorization: `Bearer ${token}` })
+    expect(accepted.body.result.status.state).toBe('completed')
+    expect(await server.stop()).toBe(true)
+  })
+})
