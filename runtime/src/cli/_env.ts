@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { parseEnv } from 'node:util'
 
 /**
  * Loads `<dir>/.env` into `process.env` when it exists. Variables already set win, so the shell and the
@@ -10,4 +11,34 @@ export function loadDotEnv(dir: string): string | undefined {
   if (!existsSync(path)) return undefined
   process.loadEnvFile(path)
   return path
+}
+
+/**
+ * `.env` for a long-running dev server: each reload applies the file's current values, removes the ones
+ * deleted from it, and never touches a variable the environment set before the server started.
+ */
+export function createEnvReloader(dir: string): { reload(): string[] } {
+  const path = join(dir, '.env')
+  const fromShell = new Set(Object.keys(process.env))
+  let applied = new Map<string, string>()
+  return {
+    /** Applies the file again; returns the names whose value changed. */
+    reload() {
+      const parsed = existsSync(path) ? parseEnv(readFileSync(path, 'utf8')) : {}
+      const next = new Map(Object.entries(parsed).filter((entry): entry is [string, string] => entry[1] !== undefined && !fromShell.has(entry[0])))
+      const changed: string[] = []
+      for (const key of applied.keys()) {
+        if (!next.has(key)) {
+          delete process.env[key]
+          changed.push(key)
+        }
+      }
+      for (const [key, value] of next) {
+        if (process.env[key] !== value) changed.push(key)
+        process.env[key] = value
+      }
+      applied = next
+      return changed
+    },
+  }
 }

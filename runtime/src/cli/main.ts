@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { Command, CommanderError } from 'commander'
 import { ConfigurationError } from '../errors.js'
 import { ProjectError } from './_load-agent.js'
+import { registerDev } from './_dev.js'
 import { registerStart } from './_start.js'
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -9,6 +10,7 @@ const { version } = JSON.parse(readFileSync(new URL('../../package.json', import
 /** The `a2a` command. Problems in the user's project print one clear line; anything else keeps its stack. */
 export async function main(argv = process.argv): Promise<void> {
   const program = new Command('a2a').description('Run and check A2A agents').version(version).showHelpAfterError()
+  registerDev(program)
   registerStart(program)
   try {
     await program.parseAsync(argv)

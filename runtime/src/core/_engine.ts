@@ -44,16 +44,16 @@ export class TaskEngine {
   #closing = false
 
   constructor(
-    readonly agent: Agent,
+    /** Replaced by `A2AApp.replaceAgent`; an execution keeps the agent it started with. */
+    public agent: Agent,
     readonly store: TaskStore,
     readonly logger: Logger,
     /** New tasks past this many running ones are refused, so a flood cannot grow the process without bound. */
     readonly maxRunningTasks = DEFAULT_MAX_RUNNING_TASKS,
   ) {
-    const name = agent.card.name
     this.#sink = (task, event) => {
       if (event.kind === 'status-update' && event.status.state === 'completed' && task.artifacts.length === 0 && hasText(event.status.message)) {
-        logger.warn(`Agent "${name}" completed task ${task.id} with its answer only in the status message; clients such as the platform show only artifacts. Use task.artifact(answer) before task.complete().`)
+        logger.warn(`Agent "${this.agent.card.name}" completed task ${task.id} with its answer only in the status message; clients such as the platform show only artifacts. Use task.artifact(answer) before task.complete().`)
       }
       // A failing store must not take the task (or the process) down with it: the live task and its
       // listeners still get the event; the log says what was not stored.
@@ -203,10 +203,11 @@ export class TaskEngine {
   }
 
   async #execute(run: TaskRun, message: Message): Promise<void> {
-    const name = this.agent.card.name
+    const agent = this.agent
+    const name = agent.card.name
     try {
       run.setStatus('working')
-      await this.agent.execute(this.#context(run, message), run)
+      await agent.execute(this.#context(run, message), run)
     } catch (error) {
       if (!isTerminal(run.state)) {
         this.logger.error(`Agent "${name}" threw while running task ${run.id}; the task is failed`, error)

@@ -45,6 +45,12 @@ export interface A2AApp {
   readonly store: TaskStore
   /** Sets the address the card advertises when no `publicUrl` is configured. */
   setUrl(url: string): void
+  /**
+   * Serves another version of the agent from now on (`a2a dev` reloads this way): new tasks and the card use
+   * it, tasks keep their store, and running tasks finish on the code they started with. Throws, changing
+   * nothing, when the new card cannot be honoured.
+   */
+  replaceAgent(agent: Agent): void
   /** Lets running tasks finish (up to `shutdownTimeoutMs`), fails the rest, then closes the store. */
   close(): Promise<void>
 }
@@ -67,20 +73,30 @@ const RETRY_LATER = { 'retry-after': '1' } as const
 export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp {
   const logger = options.logger ?? createConsoleLogger()
   const store = options.store ?? createMemoryStore()
-  const template = normalizeCard(agent.card)
-  const authCheck = createAuthCheck(template.authentication?.schemes, options.auth, logger)
   const maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY_SIZE
   if (!Number.isInteger(maxBodySize) || maxBodySize <= 0) throw new ConfigurationError(`maxBodySize must be a positive integer (got ${maxBodySize})`)
   const maxRunningTasks = options.maxRunningTasks ?? DEFAULT_MAX_RUNNING_TASKS
   if (!Number.isInteger(maxRunningTasks) || maxRunningTasks <= 0) throw new ConfigurationError(`maxRunningTasks must be a positive integer (got ${maxRunningTasks})`)
-  const engine = new TaskEngine(agent, store, logger, maxRunningTasks)
   const binding: Binding = platformBinding
-  const streaming = template.capabilities.streaming
-  const wwwAuthenticate = template.authentication?.schemes.includes('bearer') ? { 'www-authenticate': 'Bearer' } : undefined
+
+  // Everything that follows from the agent's card, settled once per agent (and again on replaceAgent).
+  const prepare = (next: Agent) => {
+    const template = normalizeCard(next.card)
+    return {
+      agent: next,
+      template,
+      authCheck: createAuthCheck(template.authentication?.schemes, options.auth, logger),
+      streaming: template.capabilities.streaming,
+      wwwAuthenticate: template.authentication?.schemes.includes('bearer') ? { 'www-authenticate': 'Bearer' } : undefined,
+      cards: new Map<string, string>(),
+    }
+  }
+  let current = prepare(agent)
+  const engine = new TaskEngine(agent, store, logger, maxRunningTasks)
 
   let listeningUrl: string | undefined
-  const cards = new Map<string, string>()
   const cardJson = (url: string): string => {
+    const { cards, template } = current
     let json = cards.get(url)
     if (json === undefined) {
       json = JSON.stringify(cardAt(template, url))
@@ -93,6 +109,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   const rpc = async (request: Request): Promise<Response> => {
     let id: JsonRpcId = null
     try {
+      const { authCheck, streaming, wwwAuthenticate } = current
       if (authCheck) {
         const denied = authCheck(request.headers)
         if (denied) return errorResponse(null, denied, wwwAuthenticate)
@@ -126,10 +143,16 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   return {
     h3,
     fetch: async (request) => h3.fetch(request),
-    agent,
+    get agent() {
+      return current.agent
+    },
     store,
     setUrl(url) {
       listeningUrl = url
+    },
+    replaceAgent(next) {
+      current = prepare(next)
+      engine.agent = next
     },
     async close() {
       await engine.drain(options.shutdownTimeoutMs ?? 10_000)

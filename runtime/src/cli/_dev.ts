@@ -1,0 +1,132 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Command } from 'commander'
+import { toNodeHandler } from 'h3/node'
+import { cardAt, normalizeCard } from '../core/_card.js'
+import { describeLoadFailure } from '../dev/_load-failure.js'
+import { watchProject } from '../dev/_watch.js'
+import { ConfigurationError, ErrorCode } from '../errors.js'
+import { type A2AApp, createA2AApp } from '../http/app.js'
+import { type LogLevel, createConsoleLogger } from '../_logger.js'
+import { createMemoryStore } from '../stores/memory.js'
+import type { Agent } from '../agent.js'
+import { checkCard } from './_card-check.js'
+import { createEnvReloader } from './_env.js'
+import { DEFAULT_ENTRY, ProjectError, loadAgent } from './_load-agent.js'
+
+interface DevFlags {
+  port?: string
+  host?: string
+  logLevel?: LogLevel
+}
+
+/** Saves arriving this close together are one change (editors write a file in several steps). */
+const SETTLE_MS = 15
+
+export function registerDev(program: Command): void {
+  program
+    .command('dev')
+    .description('Serve the agent with hot reload: the port stays open, tasks survive reloads')
+    .argument('[entry]', 'the agent module', DEFAULT_ENTRY)
+    .option('-p, --port <port>', 'port to listen on, or the next free one (default: PORT, else 3000)')
+    .option('-H, --host <host>', 'interface to listen on (default: HOST, else localhost)')
+    .option('--log-level <level>', 'debug, info, warn, error or silent (default: A2A_LOG_LEVEL, else info)')
+    .action((entry: string, flags: DevFlags) => startDevServer(entry, flags))
+}
+
+async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
+  const cwd = process.cwd()
+  const env = createEnvReloader(cwd)
+  env.reload()
+  const logger = createConsoleLogger(flags.logLevel ?? (process.env.A2A_LOG_LEVEL as LogLevel | undefined) ?? 'info')
+  // Tasks live here, outside the reloaded module: a reload keeps them all.
+  const store = createMemoryStore()
+  let app: A2AApp | undefined
+  let serve: ReturnType<typeof toNodeHandler> | undefined
+  let failure: string | undefined
+  let url: string | undefined
+
+  const warnAboutCard = (agent: Agent) => {
+    for (const finding of checkCard(cardAt(normalizeCard(agent.card), url ?? 'http://localhost:3000/'))) {
+      logger.warn(`card ${finding.path}: ${finding.message} (${finding.hint})`)
+    }
+  }
+
+  const load = async (): Promise<void> => {
+    const started = performance.now()
+    try {
+      const { agent } = await loadAgent(cwd, entry)
+      if (app) app.replaceAgent(agent)
+      else {
+        app = createA2AApp(agent, { store, logger })
+        serve = toNodeHandler(app.h3)
+        if (url) app.setUrl(url)
+      }
+      if (failure) logger.info('The agent loads again')
+      failure = undefined
+      if (url) warnAboutCard(agent)
+      logger.info(`Loaded ${entry} in ${Math.round(performance.now() - started)} ms`)
+    } catch (error) {
+      failure = error instanceof ProjectError || error instanceof ConfigurationError ? `${entry}: ${error.message}` : describeLoadFailure(error, cwd)
+      logger.error(`The agent failed to load: ${failure}. Fix it and save; the server keeps running.`)
+    }
+  }
+
+  // While the code is broken every request gets a JSON-RPC error naming the problem: never HTML, never a
+  // closed port.
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    if (serve && !failure) return serve(req, res)
+    const message = `The agent failed to load: ${failure ?? 'still loading'}`
+    res.writeHead(503, { 'content-type': 'application/json' })
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.Internal, message } }))
+  }
+
+  await load()
+  const { listen } = await import('listhen')
+  const listener = await listen(handler, {
+    port: flags.port ?? process.env.PORT ?? 3000,
+    hostname: flags.host ?? process.env.HOST ?? 'localhost',
+    showURL: false,
+    open: false,
+    qr: false,
+    clipboard: false,
+    isProd: false,
+    autoClose: false,
+  })
+  url = new URL(listener.url).href
+  app?.setUrl(url)
+  logger.info(`Dev server at ${url} (card at ${url}.well-known/agent.json); watching for changes`)
+  if (app) warnAboutCard(app.agent)
+
+  // One reload at a time; saves during a reload trigger one more afterwards.
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let changed = new Set<string>()
+  let reloading: Promise<void> | undefined
+  const reload = async () => {
+    const files = [...changed]
+    changed = new Set()
+    if (files.some((file) => file === '.env')) {
+      const names = env.reload()
+      if (names.length) logger.info(`.env: ${names.join(', ')} changed`)
+    }
+    logger.info(`${files.join(', ')} changed: reloading`)
+    await load()
+  }
+  const watcher = watchProject(cwd, (file) => {
+    changed.add(file)
+    clearTimeout(timer)
+    timer = setTimeout(() => {
+      reloading = (reloading ?? Promise.resolve()).then(reload)
+    }, SETTLE_MS)
+  })
+
+  const shutdown = async (signal: NodeJS.Signals) => {
+    logger.info(`${signal}: stopping the dev server`)
+    watcher.close()
+    clearTimeout(timer)
+    await listener.close()
+    await app?.close()
+    process.exit(0)
+  }
+  process.once('SIGINT', shutdown)
+  process.once('SIGTERM', shutdown)
+}
