@@ -94,8 +94,6 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   })
   url = new URL(listener.url).href
   app?.setUrl(url)
-  logger.info(`Dev server at ${url} (card at ${url}.well-known/agent.json); watching for changes`)
-  if (app) warnAboutCard(app.agent)
 
   // One reload at a time; saves during a reload trigger one more afterwards.
   let timer: ReturnType<typeof setTimeout> | undefined
@@ -118,6 +116,10 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
       reloading = (reloading ?? Promise.resolve()).then(reload)
     }, SETTLE_MS)
   })
+
+  // Said once the watcher runs, so a save right after this line is seen.
+  logger.info(`Dev server at ${url} (card at ${url}.well-known/agent.json); watching for changes`)
+  if (app) warnAboutCard(app.agent)
 
   const shutdown = async (signal: NodeJS.Signals) => {
     logger.info(`${signal}: stopping the dev server`)

@@ -1,5 +1,5 @@
 import { type FSWatcher, readdirSync, statSync, watch } from 'node:fs'
-import { join } from 'node:path'
+import { join, sep } from 'node:path'
 
 /** Never watched: dependencies, history, build output and caches. */
 export const IGNORED_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'coverage', '.cache', '.a2a', '.turbo'])
@@ -16,53 +16,53 @@ export function isRelevant(file: string): boolean {
 
 /**
  * Watches a project for saves, including editors that save by writing a new file and renaming it over the
- * old one: directories are watched, not files. The root is watched alone (its files: `.env`,
- * `package.json`…) and each of its folders recursively, so `node_modules` is never walked.
+ * old one: every folder is watched on its own (a folder watch outlives the files renamed inside it, where
+ * Node 20's recursive mode loses a file after its first rename-save), and ignored folders are never walked.
  * Calls `onChange` with the path relative to the root, for relevant files only (`isRelevant`).
  */
 export function watchProject(root: string, onChange: (file: string) => void): { close(): void } {
   const watchers = new Map<string, FSWatcher>()
-  const watchFolder = (name: string) => {
-    if (IGNORED_DIRS.has(name) || watchers.has(name)) return
+  const isFolder = (path: string) => {
     try {
-      const watcher = watch(join(root, name), { recursive: true }, (_event, file) => {
-        if (!file) return
-        const path = join(name, file.toString())
-        if (isRelevant(path) && !path.split(/[\\/]/).some((part) => IGNORED_DIRS.has(part))) onChange(path)
-      })
-      watcher.on('error', () => unwatch(name))
-      watchers.set(name, watcher)
-    } catch {
-      // Gone between listing and watching: nothing to watch.
-    }
-  }
-  const unwatch = (name: string) => {
-    watchers.get(name)?.close()
-    watchers.delete(name)
-  }
-  const isFolder = (name: string) => {
-    try {
-      return statSync(join(root, name)).isDirectory()
+      return statSync(join(root, path)).isDirectory()
     } catch {
       return false
     }
   }
-
-  for (const entry of readdirSync(root)) if (isFolder(entry)) watchFolder(entry)
-  const rootWatcher = watch(root, (_event, file) => {
-    if (!file) return
-    const name = file.toString()
-    if (IGNORED_DIRS.has(name)) return
-    if (isFolder(name)) watchFolder(name)
-    else {
-      unwatch(name)
-      if (isRelevant(name)) onChange(name)
+  const unwatch = (path: string) => {
+    for (const [folder, watcher] of watchers) {
+      if (folder === path || folder.startsWith(`${path}${sep}`)) {
+        watcher.close()
+        watchers.delete(folder)
+      }
     }
-  })
+  }
+  const watchFolder = (path: string) => {
+    if (watchers.has(path)) return
+    let watcher: FSWatcher
+    try {
+      watcher = watch(join(root, path), (_event, file) => file && seen(path ? join(path, file.toString()) : file.toString()))
+    } catch {
+      return // gone between listing and watching
+    }
+    watcher.on('error', () => unwatch(path))
+    watchers.set(path, watcher)
+    for (const entry of readdirSync(join(root, path), { withFileTypes: true })) {
+      if (entry.isDirectory() && !IGNORED_DIRS.has(entry.name)) watchFolder(path ? join(path, entry.name) : entry.name)
+    }
+  }
+  const seen = (path: string) => {
+    if (path.split(sep).some((part) => IGNORED_DIRS.has(part))) return
+    if (isFolder(path)) return watchFolder(path)
+    if (watchers.has(path)) unwatch(path) // a folder went away
+    if (isRelevant(path)) onChange(path)
+  }
+
+  watchFolder('')
   return {
     close() {
-      rootWatcher.close()
-      for (const name of [...watchers.keys()]) unwatch(name)
+      for (const watcher of watchers.values()) watcher.close()
+      watchers.clear()
     },
   }
 }
