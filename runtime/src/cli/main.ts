@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs'
 import { Command, CommanderError } from 'commander'
 import { ConfigurationError } from '../errors.js'
 import { ProjectError } from './_load-agent.js'
+import { registerCard } from './_card.js'
 import { registerDev } from './_dev.js'
+import { registerSend } from './_send.js'
 import { registerStart } from './_start.js'
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -12,6 +14,8 @@ export async function main(argv = process.argv): Promise<void> {
   const program = new Command('a2a').description('Run and check A2A agents').version(version).showHelpAfterError()
   registerDev(program)
   registerStart(program)
+  registerCard(program)
+  registerSend(program)
   try {
     await program.parseAsync(argv)
   } catch (error) {

@@ -1,0 +1,96 @@
+import { existsSync, readFileSync } from 'node:fs'
+import type { Command } from 'commander'
+import { cardAt, normalizeCard } from '../core/_card.js'
+import { ConfigurationError } from '../errors.js'
+import { type Finding, checkCard } from './_card-check.js'
+import { loadDotEnv } from './_env.js'
+import { DEFAULT_ENTRY, ProjectError, loadAgent } from './_load-agent.js'
+
+interface ValidateFlags {
+  json?: boolean
+  entry?: string
+}
+
+const CARD_PATHS = ['/.well-known/agent.json', '/.well-known/agent-card.json']
+
+export function registerCard(program: Command): void {
+  const card = program.command('card').description('Work with Agent Cards')
+  card
+    .command('validate')
+    .description("Check a card: the project's (no argument), a JSON file, or a running agent's URL")
+    .argument('[source]', 'a card file, or the URL of a running agent')
+    .option('--entry <module>', "the project's agent module", DEFAULT_ENTRY)
+    .option('--json', 'print the findings as JSON')
+    .action(async (source: string | undefined, flags: ValidateFlags) => {
+      const { label, findings } = await findingsFor(source, flags.entry ?? DEFAULT_ENTRY)
+      report(label, findings, flags.json === true)
+      process.exitCode = findings.some((finding) => finding.level === 'error') ? 1 : 0
+    })
+}
+
+async function findingsFor(source: string | undefined, entry: string): Promise<{ label: string; findings: Finding[] }> {
+  if (source === undefined) return { label: `${entry} (as served)`, findings: await projectFindings(entry) }
+  if (/^https?:\/\//i.test(source)) return fetchFindings(source)
+  if (!existsSync(source)) throw new ProjectError(`No card file at ${source} (pass a JSON file, or a URL starting with http:// or https://)`)
+  let card: unknown
+  try {
+    card = JSON.parse(readFileSync(source, 'utf8'))
+  } catch (error) {
+    return { label: source, findings: [{ level: 'error', path: '$', message: `not valid JSON: ${(error as Error).message}`, hint: 'fix the JSON syntax' }] }
+  }
+  return { label: source, findings: checkCard(card) }
+}
+
+/** The project's card exactly as the runtime would serve it on PORT. */
+async function projectFindings(entry: string): Promise<Finding[]> {
+  const cwd = process.cwd()
+  loadDotEnv(cwd)
+  const { agent } = await loadAgent(cwd, entry)
+  const url = process.env.A2A_PUBLIC_URL || `http://localhost:${process.env.PORT || 3000}/`
+  try {
+    return checkCard(cardAt(normalizeCard(agent.card), url))
+  } catch (error) {
+    if (!(error instanceof ConfigurationError)) throw error
+    const field = /`([^`]+)`/.exec(error.message)?.[1] ?? '$'
+    return [{ level: 'error', path: field, message: error.message.replace(/^Agent card: /, ''), hint: 'the runtime refuses to start with this card' }]
+  }
+}
+
+/** A running agent's card, from the path the platform reads and then the A2A v1.0 one. */
+async function fetchFindings(source: string): Promise<{ label: string; findings: Finding[] }> {
+  const origin = new URL(source).origin
+  const failures: string[] = []
+  for (const path of CARD_PATHS) {
+    const url = `${origin}${path}`
+    let response: Response
+    try {
+      response = await fetch(url, { signal: AbortSignal.timeout(10_000) })
+    } catch (error) {
+      throw new ProjectError(`Cannot reach ${url}: ${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message} (is the agent running? wrong port?)`)
+    }
+    if (!response.ok) {
+      failures.push(`${url} answered HTTP ${response.status}`)
+      continue
+    }
+    const text = await response.text()
+    try {
+      return { label: url, findings: checkCard(JSON.parse(text)) }
+    } catch {
+      return { label: url, findings: [{ level: 'error', path: '$', message: 'the card is not JSON', hint: 'serve the card as application/json' }] }
+    }
+  }
+  return { label: origin, findings: [{ level: 'error', path: '$', message: `no card: ${failures.join('; ')}`, hint: 'serve the card at /.well-known/agent.json' }] }
+}
+
+function report(label: string, findings: Finding[], json: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ source: label, findings })}\n`)
+    return
+  }
+  for (const finding of findings) {
+    process.stdout.write(`${finding.level === 'error' ? 'error  ' : 'warning'} ${finding.path}: ${finding.message} → ${finding.hint}\n`)
+  }
+  const errors = findings.filter((finding) => finding.level === 'error').length
+  const warnings = findings.length - errors
+  process.stdout.write(`${label}: ${errors ? `${errors} error(s)` : 'valid'}${warnings ? `, ${warnings} warning(s)` : ''}\n`)
+}

@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto'
+import { createInterface } from 'node:readline/promises'
+import type { Command } from 'commander'
+import { isTerminal } from '../core/_lifecycle.js'
+import type { Part, Task, TaskStatus } from '../types.js'
+import { loadDotEnv } from './_env.js'
+import { ProjectError } from './_load-agent.js'
+
+interface SendFlags {
+  url?: string
+  stream?: boolean
+  context?: string
+  task?: string
+  skill?: string
+  token?: string
+  apiKey?: string
+  json?: boolean
+}
+
+interface Turn {
+  taskId: string
+  contextId: string
+  status: TaskStatus
+}
+
+export function registerSend(program: Command): void {
+  program
+    .command('send')
+    .description('Send a message to an A2A agent and print its answer as it arrives')
+    .argument('<text>', 'the message')
+    .option('--url <url>', 'the agent (default: the local dev server, http://localhost:PORT/)')
+    .option('--stream', 'stream the answer (default when the card allows it)')
+    .option('--no-stream', 'wait for the whole answer')
+    .option('--context <id>', 'continue a conversation')
+    .option('--task <id>', 'answer a task waiting for input')
+    .option('--skill <id>', 'ask a particular skill (metadata.skillId)')
+    .option('--token <token>', 'bearer token (default: A2A_BEARER_TOKEN)')
+    .option('--api-key <key>', 'API key (default: A2A_API_KEY)')
+    .option('--json', 'print the raw JSON-RPC results and events, one per line')
+    .action((text: string, flags: SendFlags) => send(text, flags))
+}
+
+async function send(firstText: string, flags: SendFlags): Promise<void> {
+  loadDotEnv(process.cwd())
+  const base = new URL(flags.url ?? `http://localhost:${process.env.PORT || 3000}/`)
+  const headers: Record<string, string> = { 'content-type': 'application/json' }
+  const token = flags.token ?? process.env.A2A_BEARER_TOKEN?.split(',')[0]
+  const apiKey = flags.apiKey ?? process.env.A2A_API_KEY?.split(',')[0]
+  if (token) headers.authorization = `Bearer ${token}`
+  if (apiKey) headers['x-api-key'] = apiKey
+
+  const card = await fetchCard(base)
+  const streaming = flags.stream ?? card.capabilities?.streaming === true
+  if (flags.stream && card.capabilities?.streaming !== true) throw new ProjectError(`${card.name ?? 'The agent'} does not stream (capabilities.streaming is not true); drop --stream`)
+  const endpoint = new URL('/', base).href
+  const log = (line: string) => !flags.json && process.stderr.write(`${line}\n`)
+  log(`→ ${card.name ?? endpoint}${streaming ? ' (streaming)' : ''}`)
+
+  let text = firstText
+  let taskId = flags.task
+  let contextId = flags.context
+  for (;;) {
+    const message = {
+      role: 'user',
+      messageId: randomUUID(),
+      parts: [{ kind: 'text', text }],
+      ...(taskId && { taskId }),
+      ...(contextId && { contextId }),
+      ...(flags.skill && { metadata: { skillId: flags.skill } }),
+    }
+    const params = { message, ...(contextId && { metadata: { contextId } }) }
+    const turn = streaming ? await streamTurn(endpoint, headers, params, flags.json === true, log) : await sendTurn(endpoint, headers, params, flags.json === true)
+    taskId = turn.taskId
+    contextId = turn.contextId
+    const question = textOf(turn.status.message?.parts)
+    if (turn.status.state === 'input-required' || turn.status.state === 'auth-required') {
+      log(`? ${question || turn.status.state}`)
+      if (!process.stdin.isTTY || flags.json) {
+        log(`  answer with: a2a send "<answer>" --task ${taskId}${flags.url ? ` --url ${flags.url}` : ''}`)
+        return
+      }
+      const prompt = createInterface({ input: process.stdin, output: process.stderr })
+      text = await prompt.question('> ')
+      prompt.close()
+      continue
+    }
+    log(`${turn.status.state === 'completed' ? '✓' : '✗'} ${turn.status.state}${question ? `: ${question}` : ''} (task ${taskId})`)
+    process.exitCode = turn.status.state === 'completed' ? 0 : 1
+    return
+  }
+}
+
+async function fetchCard(base: URL): Promise<{ name?: string; capabilities?: { streaming?: boolean } }> {
+  const url = new URL('/.well-known/agent.json', base).href
+  let response: Response
+  try {
+    response = await fetch(url, { signal: AbortSignal.timeout(10_000) })
+  } catch (error) {
+    throw new ProjectError(`Cannot reach ${url}: ${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message} (is the agent running? start it with \`npm run dev\`)`)
+  }
+  if (!response.ok) throw new ProjectError(`${url} answered HTTP ${response.status}: is this an A2A agent?`)
+  return (await response.json()) as { name?: string; capabilities?: { streaming?: boolean } }
+}
+
+async function rpc(endpoint: string, headers: Record<string, string>, method: string, params: unknown): Promise<Response> {
+  const response = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }) })
+  if (response.headers.get('content-type')?.startsWith('text/event-stream')) return response
+  const body = (await response.clone().json().catch(() => undefined)) as { error?: { code: number; message: string } } | undefined
+  if (body?.error) throw new ProjectError(`The agent answered error ${body.error.code}: ${body.error.message}`)
+  if (!response.ok) throw new ProjectError(`The agent answered HTTP ${response.status}`)
+  return response
+}
+
+async function sendTurn(endpoint: string, headers: Record<string, string>, params: unknown, json: boolean): Promise<Turn> {
+  const { result: task } = (await (await rpc(endpoint, headers, 'message/send', params)).json()) as { result: Task }
+  if (json) process.stdout.write(`${JSON.stringify(task)}\n`)
+  else for (const artifact of task.artifacts) process.stdout.write(`${textOf(artifact.parts)}\n`)
+  return { taskId: task.id, contextId: task.contextId, status: task.status }
+}
+
+async function streamTurn(endpoint: string, headers: Record<string, string>, params: unknown, json: boolean, log: (line: string) => void): Promise<Turn> {
+  const response = await rpc(endpoint, headers, 'message/stream', params)
+  if (!response.body) throw new ProjectError('The agent sent an empty stream')
+  const decoder = new TextDecoder()
+  let buffer = ''
+  let turn: Turn | undefined
+  let midLine = false
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true })
+    let end: number
+    while ((end = buffer.indexOf('\n\n')) !== -1) {
+      const frame = buffer.slice(0, end)
+      buffer = buffer.slice(end + 2)
+      const data = frame.split('\n').find((line) => line.startsWith('data:'))
+      if (!data) continue
+      const event = JSON.parse(data.slice(5).trim()) as { method?: string; params?: any; error?: { code: number; message: string } }
+      if (json) process.stdout.write(`${JSON.stringify(event)}\n`)
+      if (event.error) throw new ProjectError(`The agent answered error ${event.error.code}: ${event.error.message}`)
+      const { taskId, contextId } = event.params ?? {}
+      if (event.method === 'tasks/artifactUpdate' && !json) {
+        const piece = textOf(event.params.artifact.parts)
+        process.stdout.write(piece)
+        midLine = !piece.endsWith('\n')
+        if (event.params.artifact.lastChunk !== false && midLine) {
+          process.stdout.write('\n')
+          midLine = false
+        }
+      }
+      if (event.method === 'tasks/statusUpdate') {
+        const status = event.params.status as TaskStatus
+        turn = { taskId, contextId, status }
+        const progress = textOf(status.message?.parts)
+        if (status.state === 'working' && progress) {
+          if (midLine) process.stdout.write('\n')
+          midLine = false
+          log(`… ${progress}`)
+        }
+        if (isTerminal(status.state) && midLine) process.stdout.write('\n')
+      }
+    }
+  }
+  if (!turn) throw new ProjectError('The stream ended without a status')
+  return turn
+}
+
+const textOf = (parts: Part[] | undefined): string =>
+  (parts ?? []).map((part) => (part.kind === 'text' ? part.text : part.kind === 'data' ? JSON.stringify(part.data) : '')).join('')
