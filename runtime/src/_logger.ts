@@ -8,13 +8,14 @@ export interface Logger {
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 
-const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 }
+/** Order of the levels: a logger at one level drops everything ranked below it. */
+export const LOG_RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 }
 
 /** A logger on the console that drops messages below `level` (default `A2A_LOG_LEVEL` or `info`). */
 export function createConsoleLogger(level: LogLevel = (process.env.A2A_LOG_LEVEL as LogLevel) || 'info'): Logger {
-  const min = RANK[level] ?? RANK.info
+  const min = LOG_RANK[level] ?? LOG_RANK.info
   const write = (at: LogLevel, sink: (...args: unknown[]) => void) =>
-    RANK[at] < min ? () => {} : (message: string, detail?: unknown) => (detail === undefined ? sink(`[a2a] ${message}`) : sink(`[a2a] ${message}`, detail))
+    LOG_RANK[at] < min ? () => {} : (message: string, detail?: unknown) => (detail === undefined ? sink(`[a2a] ${message}`) : sink(`[a2a] ${message}`, detail))
   return {
     debug: write('debug', console.debug),
     info: write('info', console.info),

@@ -3,15 +3,21 @@ import type { Command } from 'commander'
 import { cardAt, normalizeCard } from '../core/_card.js'
 import { ConfigurationError } from '../errors.js'
 import { type Finding, checkCard } from './_card-check.js'
+import { probeLive } from './_live-probe.js'
 import { loadDotEnv } from './_env.js'
 import { DEFAULT_ENTRY, ProjectError, loadAgent } from './_load-agent.js'
 
 interface ValidateFlags {
   json?: boolean
   entry?: string
+  live?: boolean
+  token?: string
+  apiKey?: string
 }
 
 const CARD_PATHS = ['/.well-known/agent.json', '/.well-known/agent-card.json']
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 export function registerCard(program: Command): void {
   const card = program.command('card').description('Work with Agent Cards')
@@ -21,14 +27,32 @@ export function registerCard(program: Command): void {
     .argument('[source]', 'a card file, or the URL of a running agent')
     .option('--entry <module>', "the project's agent module", DEFAULT_ENTRY)
     .option('--json', 'print the findings as JSON')
+    .option('--live', 'with a URL: also probe the running agent (send, stream, authentication)')
+    .option('--token <token>', 'bearer token for --live (default: A2A_BEARER_TOKEN)')
+    .option('--api-key <key>', 'API key for --live (default: A2A_API_KEY)')
     .action(async (source: string | undefined, flags: ValidateFlags) => {
-      const { label, findings } = await findingsFor(source, flags.entry ?? DEFAULT_ENTRY)
+      if (flags.live && !(source && /^https?:\/\//i.test(source))) throw new ProjectError('--live needs the URL of a running agent')
+      const { label, findings, card } = await findingsFor(source, flags.entry ?? DEFAULT_ENTRY)
+      if (flags.live && card) {
+        loadDotEnv(process.cwd())
+        const token = flags.token ?? process.env.A2A_BEARER_TOKEN?.split(',')[0]
+        const apiKey = flags.apiKey ?? process.env.A2A_API_KEY?.split(',')[0]
+        const headers = { ...(token && { authorization: `Bearer ${token}` }), ...(apiKey && { 'x-api-key': apiKey }) }
+        findings.push(...(await probeLive(source!, card, { headers, timeoutMs: 10_000 })))
+      }
       report(label, findings, flags.json === true)
       process.exitCode = findings.some((finding) => finding.level === 'error') ? 1 : 0
     })
 }
 
-async function findingsFor(source: string | undefined, entry: string): Promise<{ label: string; findings: Finding[] }> {
+interface Checked {
+  label: string
+  findings: Finding[]
+  /** The fetched card, when it was a JSON object (for --live). */
+  card?: Record<string, unknown>
+}
+
+async function findingsFor(source: string | undefined, entry: string): Promise<Checked> {
   if (source === undefined) return { label: `${entry} (as served)`, findings: await projectFindings(entry) }
   if (/^https?:\/\//i.test(source)) return fetchFindings(source)
   if (!existsSync(source)) throw new ProjectError(`No card file at ${source} (pass a JSON file, or a URL starting with http:// or https://)`)
@@ -57,7 +81,7 @@ async function projectFindings(entry: string): Promise<Finding[]> {
 }
 
 /** A running agent's card, from the path the platform reads and then the A2A v1.0 one. */
-async function fetchFindings(source: string): Promise<{ label: string; findings: Finding[] }> {
+async function fetchFindings(source: string): Promise<Checked> {
   const origin = new URL(source).origin
   const failures: string[] = []
   for (const path of CARD_PATHS) {
@@ -72,12 +96,13 @@ async function fetchFindings(source: string): Promise<{ label: string; findings:
       failures.push(`${url} answered HTTP ${response.status}`)
       continue
     }
-    const text = await response.text()
+    let card: unknown
     try {
-      return { label: url, findings: checkCard(JSON.parse(text)) }
+      card = JSON.parse(await response.text())
     } catch {
       return { label: url, findings: [{ level: 'error', path: '$', message: 'the card is not JSON', hint: 'serve the card as application/json' }] }
     }
+    return { label: url, findings: checkCard(card), ...(isObject(card) && { card }) }
   }
   return { label: origin, findings: [{ level: 'error', path: '$', message: `no card: ${failures.join('; ')}`, hint: 'serve the card at /.well-known/agent.json' }] }
 }

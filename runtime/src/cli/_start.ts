@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { createConsoleLogger, type LogLevel } from '../_logger.js'
+import { LOG_RANK, type LogLevel, createConsoleLogger } from '../_logger.js'
 import { serveAgent } from '../node/serve.js'
 import { loadDotEnv } from './_env.js'
 import { DEFAULT_ENTRY, loadAgent } from './_load-agent.js'
@@ -9,6 +9,7 @@ interface StartFlags {
   host?: string
   publicUrl?: string
   logLevel?: LogLevel
+  requestLog?: LogLevel
 }
 
 export function registerStart(program: Command): void {
@@ -20,15 +21,21 @@ export function registerStart(program: Command): void {
     .option('-H, --host <host>', 'interface to listen on (default: HOST, else 127.0.0.1)')
     .option('--public-url <url>', "the card's url behind a proxy (default: A2A_PUBLIC_URL)")
     .option('--log-level <level>', 'debug, info, warn, error or silent (default: A2A_LOG_LEVEL, else info)')
+    .option('--request-log <level>', 'the level of the one line logged per request (default: A2A_REQUEST_LOG, else debug)')
     .action(async (entry: string, flags: StartFlags) => {
       const cwd = process.cwd()
       loadDotEnv(cwd)
-      const logger = createConsoleLogger(flags.logLevel ?? (process.env.A2A_LOG_LEVEL as LogLevel | undefined) ?? 'info')
+      const level = flags.logLevel ?? (process.env.A2A_LOG_LEVEL as LogLevel | undefined) ?? 'info'
+      const logger = createConsoleLogger(level)
+      const requestLog = flags.requestLog ?? (process.env.A2A_REQUEST_LOG as LogLevel | undefined) ?? 'debug'
+      // Below the log level the request line would be dropped anyway: skip the work on every request.
+      const requestLogLevel = requestLog !== 'silent' && LOG_RANK[requestLog] >= LOG_RANK[level] ? requestLog : undefined
       const { agent } = await loadAgent(cwd, entry)
       const port = flags.port ?? process.env.PORT
       const publicUrl = flags.publicUrl ?? process.env.A2A_PUBLIC_URL
       await serveAgent(agent, {
         logger,
+        ...(requestLogLevel && { requestLogLevel }),
         ...(port !== undefined && { port: Number(port) }),
         ...(flags.host !== undefined && { hostname: flags.host }),
         ...(publicUrl && { publicUrl }),

@@ -4,7 +4,7 @@ import { toNodeHandler } from 'h3/node'
 import type { Agent } from '../agent.js'
 import { type A2AApp, type A2AAppOptions, createA2AApp } from '../http/app.js'
 import { ConfigurationError } from '../errors.js'
-import { createConsoleLogger } from '../_logger.js'
+import { type LogLevel, createConsoleLogger } from '../_logger.js'
 
 /** How long a shutdown waits for ended streams to flush before closing their connections. */
 const FLUSH_MS = 1000
@@ -14,6 +14,8 @@ export interface ServeOptions extends A2AAppOptions {
   port?: number
   /** Default: `HOST`, else `127.0.0.1`. Use `0.0.0.0` to listen on every interface (in a container). */
   hostname?: string
+  /** Log one line per request (method, path, status, time) at this level. Default: no request log. */
+  requestLogLevel?: Exclude<LogLevel, 'silent'>
   /**
    * Shut down gracefully on SIGTERM and SIGINT, then exit. Default `true`.
    *
@@ -47,7 +49,17 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigurationError(`The port must be an integer from 0 to 65535 (got ${options.port ?? process.env.PORT})`)
   const hostname = options.hostname ?? process.env.HOST ?? '127.0.0.1'
 
-  const server = createServer(toNodeHandler(app.h3))
+  const handler = toNodeHandler(app.h3)
+  const log = options.requestLogLevel && logger[options.requestLogLevel].bind(logger)
+  const server = createServer(
+    log
+      ? (req, res) => {
+          const started = performance.now()
+          res.once('close', () => log(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(1)} ms`))
+          return handler(req, res)
+        }
+      : handler,
+  )
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') reject(new ConfigurationError(`Port ${port} on ${hostname} is already in use: stop the other server or choose another port (PORT)`))

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto'
+import type { Finding } from './_card-check.js'
+
+const TERMINAL_OR_WAITING = new Set(['completed', 'failed', 'canceled', 'rejected', 'input-required', 'auth-required'])
+const SSE_FRAME = /^data: [^\n]+$/
+
+interface ProbeOptions {
+  /** Sent with the probes when the card declares authentication. */
+  headers: Record<string, string>
+  /** How long a task may take to settle. */
+  timeoutMs: number
+}
+
+const message = (text: string) => ({ message: { role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text }] } })
+
+/**
+ * Probes a running agent for the platform spec's troubleshooting conditions: a message/send that never
+ * settles, streaming declared without a proper stream, authentication declared but not enforced (or enforced
+ * but not declared). Each problem is a finding; the card itself is checked separately.
+ */
+export async function probeLive(base: string, card: Record<string, any>, options: ProbeOptions): Promise<Finding[]> {
+  const findings: Finding[] = []
+  const endpoint = new URL('/', base).href
+  const post = (method: string, params: unknown, headers: Record<string, string> = options.headers) =>
+    fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }),
+      signal: AbortSignal.timeout(options.timeoutMs),
+    })
+
+  // Authentication: what the card says must be what the server does.
+  const declared = Array.isArray(card.authentication?.schemes) && card.authentication.schemes.length > 0
+  const anonymous = await post('tasks/get', { id: 'probe-unknown-task' }, {}).catch(() => undefined)
+  if (anonymous) {
+    if (declared && anonymous.status !== 401) {
+      findings.push({ level: 'error', path: 'authentication', message: `the card declares ${card.authentication.schemes.join(', ')} but a request without credentials got HTTP ${anonymous.status}`, hint: 'enforce the declared scheme on every JSON-RPC request' })
+    }
+    if (!declared && anonymous.status === 401) {
+      findings.push({ level: 'error', path: 'authentication', message: 'the server answers 401 but the card declares no authentication', hint: 'declare authentication.schemes on the card so clients send credentials' })
+    }
+  }
+
+  // message/send must settle: a task stuck in working means some path of the agent never ends it.
+  try {
+    const reply = (await (await post('message/send', message('hello'))).json()) as { result?: { status?: { state?: string } }; error?: { code: number; message: string } }
+    const state = reply.result?.status?.state
+    if (reply.error) findings.push({ level: 'error', path: 'message/send', message: `answered error ${reply.error.code}: ${reply.error.message}`, hint: 'message/send must accept a plain text message' })
+    else if (!state || !TERMINAL_OR_WAITING.has(state)) findings.push({ level: 'error', path: 'message/send', message: `the task came back ${state ?? 'without a state'}, not ended`, hint: 'end every path of the agent with complete, fail or cancel' })
+  } catch (error) {
+    findings.push({ level: 'error', path: 'message/send', message: `no answer within ${options.timeoutMs} ms (${(error as Error).name})`, hint: 'end every path of the agent with complete, fail or cancel' })
+  }
+
+  // Streaming declared: the spec's headers, `data: <json>` frames, and an end.
+  if (card.capabilities?.streaming === true) {
+    try {
+      const response = await post('message/stream', message('hello'))
+      const type = response.headers.get('content-type') ?? ''
+      if (!type.startsWith('text/event-stream')) {
+        findings.push({ level: 'error', path: 'capabilities.streaming', message: `message/stream answered ${type || 'no content type'}, not text/event-stream`, hint: 'serve message/stream as server-sent events, or set capabilities.streaming to false' })
+      } else {
+        if (response.headers.get('cache-control') !== 'no-cache') findings.push({ level: 'warning', path: 'capabilities.streaming', message: 'the stream lacks Cache-Control: no-cache', hint: 'send Cache-Control: no-cache so proxies do not buffer it' })
+        const frames = (await response.text()).split('\n\n').filter(Boolean)
+        const bad = frames.find((frame) => !SSE_FRAME.test(frame))
+        if (frames.length === 0) findings.push({ level: 'error', path: 'capabilities.streaming', message: 'the stream closed without an event', hint: 'send status and artifact events, ending with the final status' })
+        else if (bad) findings.push({ level: 'error', path: 'capabilities.streaming', message: `a stream event is not framed as "data: <json>" and a blank line: ${JSON.stringify(bad.slice(0, 60))}`, hint: 'write each event as one data: line followed by a blank line' })
+      }
+    } catch (error) {
+      findings.push({ level: 'error', path: 'capabilities.streaming', message: `message/stream did not end within ${options.timeoutMs} ms (${(error as Error).name})`, hint: 'close the stream after the final status event' })
+    }
+  }
+  return findings
+}
