@@ -1,0 +1,121 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { createServer, type Server } from 'node:http'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+
+const runtimeDir = fileURLToPath(new URL('../../runtime', import.meta.url))
+const a2aBin = join(runtimeDir, 'bin/a2a.mjs')
+
+const cleanups: Array<() => void> = []
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup()
+})
+
+function validateLive(url: string, extra: string[] = []): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [a2aBin, 'card', 'validate', url, '--live', ...extra], { timeout: 30_000 }, (error, stdout) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout })
+    })
+  })
+}
+
+const goodCard = (url: string, extra: Record<string, unknown> = {}) => ({
+  name: 'Probe Target',
+  description: 'A fixture server for the live probes of a2a card validate',
+  url,
+  version: '1.0.0',
+  capabilities: { streaming: true, pushNotifications: false },
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [{ id: 's', name: 'S', description: 'Does s', tags: ['t'], examples: ['e'] }],
+  ...extra,
+})
+
+/** A hand-written agent server with one defect chosen by the test. */
+async function brokenServer(defect: 'json-stream' | 'never-ends' | 'auth-not-enforced' | 'auth-not-declared'): Promise<string> {
+  let url = ''
+  const server: Server = createServer(async (req, res) => {
+    if (req.method === 'GET') {
+      const card = defect === 'auth-not-enforced' ? goodCard(url, { authentication: { schemes: ['bearer'] } }) : goodCard(url)
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card))
+    }
+    let body = ''
+    for await (const chunk of req) body += chunk
+    const { id, method } = JSON.parse(body)
+    if (defect === 'auth-not-declared' && !req.headers.authorization) return void res.writeHead(401, { 'content-type': 'application/json' }).end('{}')
+    const json = (payload: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, ...payload as object }))
+    const task = (state: string) => ({ result: { kind: 'task', id: 't', contextId: 'c', status: { state }, artifacts: [] } })
+    if (method === 'message/send') return void json(task(defect === 'never-ends' ? 'working' : 'completed'))
+    if (method === 'message/stream') {
+      if (defect === 'json-stream') return void json(task('completed'))
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+      return void res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'tasks/statusUpdate', params: { taskId: 't', contextId: 'c', status: { state: 'completed' } } })}\n\n`)
+    }
+    json({ error: { code: -32602, message: 'Task not found' } })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+  cleanups.push(() => server.close())
+  return url
+}
+
+describe('a2a card validate --live', () => {
+  it('finds nothing wrong with an agent served by a2a start', async () => {
+    const project = mkdtempSync(join(tmpdir(), 'a2a-live-'))
+    mkdirSync(join(project, 'src'))
+    mkdirSync(join(project, 'node_modules'))
+    symlinkSync(runtimeDir, join(project, 'node_modules/a2a-runtime'), 'dir')
+    writeFileSync(
+      join(project, 'src/agent.ts'),
+      `import { defineAgent } from 'a2a-runtime'
+export default defineAgent({
+  card: { name: 'Healthy', description: 'A healthy agent for the live probes', skills: [{ id: 'h', name: 'H', description: 'Says hi', tags: ['t'], examples: ['hi'] }] },
+  execute(ctx, task) { task.artifact('hi ' + ctx.text); task.complete() },
+})
+`,
+    )
+    const child: ChildProcess = spawn(process.execPath, [a2aBin, 'start', '--request-log', 'info'], { cwd: project, env: { ...process.env, PORT: '0', HOST: '127.0.0.1' } })
+    cleanups.push(() => {
+      if (child.exitCode === null) child.kill('SIGKILL')
+      rmSync(project, { recursive: true, force: true })
+    })
+    let output = ''
+    child.stderr!.on('data', (chunk) => (output += chunk))
+    child.stdout!.on('data', (chunk) => (output += chunk))
+    await expect.poll(() => /listening on (\S+)/.exec(output)?.[1], { timeout: 10_000 }).toBeTruthy()
+    const url = /listening on (\S+)/.exec(output)![1]!
+    const { code, stdout } = await validateLive(url)
+    expect(stdout).not.toMatch(/^error/m)
+    expect(code).toBe(0)
+    // One line per request, at the level asked for.
+    expect(output).toMatch(/POST \/ 200 [\d.]+ ms/)
+    expect(output).toMatch(/GET \/\.well-known\/agent\.json 200/)
+  })
+
+  it.each([
+    ['json-stream', 'capabilities.streaming', /not text\/event-stream/],
+    ['never-ends', 'message/send', /came back working/],
+    ['auth-not-enforced', 'authentication', /declares bearer but a request without credentials got HTTP 200/],
+    ['auth-not-declared', 'authentication', /answers 401 but the card declares no authentication/],
+  ] as const)('reports %s at %s and exits 1', async (defect, path, message) => {
+    const url = await brokenServer(defect)
+    const { code, stdout } = await validateLive(url)
+    expect(code).toBe(1)
+    const line = stdout.split('\n').find((l) => l.startsWith(`error   ${path}:`))
+    expect(line).toMatch(message)
+  })
+
+  it('refuses --live without a URL', async () => {
+    const { code, stderr } = await new Promise<{ code: number; stderr: string }>((resolve) =>
+      execFile(process.execPath, [a2aBin, 'card', 'validate', '--live'], { timeout: 10_000 }, (error, _stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
+      ),
+    )
+    expect(code).toBe(1)
+    expect(stderr).toContain('a2a: --live needs the URL of a running agent')
+  })
+})
