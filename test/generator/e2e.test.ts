@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -98,6 +98,29 @@ async function send(url: string, text: string, headers: Record<string, string> =
   return { status: response.status, body: (await response.json()) as { result?: any; error?: { code: number; message: string } } }
 }
 
+/** Installed packages that would run code at install time (preinstall, install, postinstall). */
+function installScripts(nodeModules: string): string[] {
+  const found: string[] = []
+  const visit = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name === '.bin') continue
+      const path = join(dir, entry.name)
+      if (entry.name.startsWith('@')) {
+        visit(path)
+        continue
+      }
+      const manifest = join(path, 'package.json')
+      if (existsSync(manifest)) {
+        const { name, scripts = {} } = JSON.parse(readFileSync(manifest, 'utf8'))
+        if (scripts.preinstall || scripts.install || scripts.postinstall) found.push(name)
+      }
+      if (existsSync(join(path, 'node_modules'))) visit(join(path, 'node_modules'))
+    }
+  }
+  visit(nodeModules)
+  return found
+}
+
 const answerText = (task: { artifacts: Array<{ parts: Array<{ text?: string }> }> }) => task.artifacts[0]!.parts.map((part) => part.text ?? '').join('')
 
 describe('generated projects', { timeout: 300_000 }, () => {
@@ -123,6 +146,32 @@ describe('generated projects', { timeout: 300_000 }, () => {
     expect(reply.body.result.status.state).toBe('completed')
     expect(answerText(reply.body.result)).toBe(answer)
     expect(await server.stop()).toBe(true)
+  })
+
+  it("echo: npm run dev reloads a save on the same port, npm run card validates, a2a send prints the answer, and nothing installed has an install script", async () => {
+    const project = await generate('agent-tools', ['--yes'])
+    const withScripts = installScripts(join(project, 'node_modules'))
+    expect(withScripts).toEqual([])
+
+    const card = await exec('npm', ['run', 'card'], { cwd: project, timeout: 60_000 })
+    expect(card.stdout).toMatch(/valid/)
+
+    const port = await freePort()
+    const dev = spawn('npm', ['run', 'dev'], { cwd: project, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1' }, detached: true })
+    running.add(dev)
+    let output = ''
+    dev.stdout!.on('data', (chunk) => (output += chunk))
+    dev.stderr!.on('data', (chunk) => (output += chunk))
+    await expect.poll(() => output, { timeout: 20_000 }).toContain('watching for changes')
+    const url = `http://127.0.0.1:${port}/`
+    const sent = await exec('npx', ['a2a', 'send', 'hi', '--skill', 'echo'], { cwd: project, env: { ...process.env, PORT: String(port) }, timeout: 60_000 })
+    expect(sent.stdout.trim()).toBe('Echo: hi')
+
+    const agentFile = join(project, 'src/agent.ts')
+    writeFileSync(agentFile, readFileSync(agentFile, 'utf8').replace('`${skillName}: ${said}`', '`${skillName} says: ${said}`'))
+    await expect.poll(async () => answerText((await send(url, 'again')).body.result), { interval: 20, timeout: 5000 }).toBe('Echo says: again')
+    process.kill(-dev.pid!, 'SIGTERM')
+    running.delete(dev)
   })
 
   it('multi-turn: asks first, answers the follow-up', async () => {
