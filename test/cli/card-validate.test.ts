@@ -1,0 +1,363 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { createServer as createHttpServer, type Server } from 'node:http'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+
+const runtimeDir = fileURLToPath(new URL('../../runtime', import.meta.url))
+const a2aBin = join(runtimeDir, 'bin/a2a.mjs')
+
+/** The environment without anything that would change which card or address the CLI sees. */
+const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_)/.test(key))) as Record<string, string>
+
+const agentSource = (card: string) => `import { defineAgent } from 'a2a-runtime'
+
+export default defineAgent({
+  card: ${card},
+  execute(ctx, task) {
+    task.artifact(\`Weather in \${ctx.text}: sunny\`)
+    task.complete()
+  },
+})
+`
+
+const GOOD_PROJECT_CARD = `{
+    name: 'Weather Fixture',
+    description: 'Tells the weather for any city, for card validation tests',
+    skills: [{ id: 'forecast', name: 'Forecast', description: 'The forecast for a city', tags: ['weather'], examples: ['Weather in Oslo?'] }],
+  }`
+
+type Card = { [field: string]: unknown; capabilities: Record<string, unknown>; skills: Array<Record<string, unknown>> }
+
+/** A card file the checker has nothing to say about; each fixture below breaks exactly one thing in it. */
+const goodCard = (): Card => ({
+  name: 'Weather',
+  description: 'Tells the weather for any city in the world',
+  url: 'https://agents.example.com/weather/',
+  version: '1.0.0',
+  capabilities: { streaming: true, pushNotifications: false },
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [{ id: 'forecast', name: 'Forecast', description: 'The forecast for a city', tags: ['weather'], examples: ['Weather in Oslo?'] }],
+})
+const skill = (overrides: Record<string, unknown>) => ({ ...goodCard().skills[0], ...overrides })
+
+const temporaryDirs: string[] = []
+const children = new Set<ChildProcess>()
+const servers = new Set<Server>()
+
+function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  temporaryDirs.push(dir)
+  return dir
+}
+
+/** A project as a user has it: the agent in TypeScript at src/agent.ts and a2a-runtime in node_modules. */
+function makeProject(card: string): string {
+  const project = tempDir('a2a-card-')
+  mkdirSync(join(project, 'src'))
+  mkdirSync(join(project, 'node_modules'))
+  symlinkSync(runtimeDir, join(project, 'node_modules/a2a-runtime'), 'dir')
+  writeFileSync(join(project, 'src/agent.ts'), agentSource(card))
+  return project
+}
+
+let goodProject: string
+let files: string
+
+beforeAll(() => {
+  goodProject = makeProject(GOOD_PROJECT_CARD)
+  files = tempDir('a2a-card-files-')
+})
+
+afterEach(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
+  children.clear()
+  await Promise.all([...servers].map((server) => new Promise((resolve) => server.close(resolve))))
+  servers.clear()
+})
+
+afterAll(() => {
+  for (const dir of temporaryDirs) rmSync(dir, { recursive: true, force: true })
+})
+
+interface Result {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs `a2a card validate ...` to its end (killed by PID past 10 s). */
+function validate(args: string[], cwd = files): Promise<Result> {
+  const child = spawn(process.execPath, [a2aBin, 'card', 'validate', ...args], { cwd, env: cleanEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+  children.add(child)
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (chunk) => (stdout += chunk))
+  child.stderr!.on('data', (chunk) => (stderr += chunk))
+  const timer = setTimeout(() => process.kill(child.pid!, 'SIGKILL'), 10_000)
+  return new Promise((resolve) =>
+    child.once('close', (code) => {
+      clearTimeout(timer)
+      children.delete(child)
+      resolve({ code, stdout, stderr })
+    }),
+  )
+}
+
+interface Finding {
+  level: 'error' | 'warning'
+  path: string
+  message: string
+  hint: string
+}
+
+async function validateJson(args: string[], cwd?: string): Promise<Result & { report: { source: string; findings: Finding[] } }> {
+  const result = await validate([...args, '--json'], cwd)
+  return { ...result, report: JSON.parse(result.stdout) }
+}
+
+let fileCount = 0
+function cardFile(content: unknown): string {
+  const path = join(files, `card-${++fileCount}.json`)
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content, null, 2))
+  return path
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+
+/** A tiny card host on 127.0.0.1: `routes` maps a path to the JSON it serves; anything else is 404. */
+async function cardHost(routes: Record<string, unknown>): Promise<string> {
+  const server = createHttpServer((request, response) => {
+    const body = routes[request.url ?? '']
+    if (body === undefined) {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found')
+      return
+    }
+    response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+  })
+  servers.add(server)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`
+}
+
+const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at /)
+
+describe('a2a card validate', () => {
+  describe("the project's card (no argument)", () => {
+    it('reports a good card as valid, with no error or warning, and exits 0', async () => {
+      const { code, stdout, stderr } = await validate([], goodProject)
+      expect(stderr).toBe('')
+      expect(code).toBe(0)
+      expect(stdout.trimEnd()).toMatch(/valid$/)
+      expect(stdout).toContain('src/agent.ts (as served): valid')
+      expect(stdout).not.toMatch(/error/i)
+      expect(stdout).not.toMatch(/warning/i)
+    })
+
+    it('checks the card as served (defaults filled in), so the JSON report has no findings', async () => {
+      const { code, report } = await validateJson([], goodProject)
+      expect(code).toBe(0)
+      expect(report).toEqual({ source: 'src/agent.ts (as served)', findings: [] })
+    })
+
+    it('refuses duplicate skill ids, naming skills[1].id, and exits 1', async () => {
+      const project = makeProject(`{
+    name: 'Dup Fixture',
+    description: 'Declares the same skill twice, which the runtime refuses',
+    skills: [
+      { id: 'forecast', name: 'Forecast', description: 'One', tags: ['weather'], examples: ['a'] },
+      { id: 'forecast', name: 'Forecast again', description: 'Two', tags: ['weather'], examples: ['b'] },
+    ],
+  }`)
+      const text = await validate([], project)
+      expect(text.code).toBe(1)
+      expect(text.stdout).toMatch(/^error\s+skills\[1\]\.id: .*forecast/m)
+      expect(text.stdout.trimEnd()).toMatch(/1 error\(s\)$/)
+      noStack(text.stdout + text.stderr)
+
+      const { code, report } = await validateJson([], project)
+      expect(code).toBe(1)
+      expect(report.findings.map((f) => [f.level, f.path])).toEqual([['error', 'skills[1].id']])
+    })
+
+    it('refuses an authentication scheme the runtime does not validate, naming authentication.schemes, and exits 1', async () => {
+      const project = makeProject(`{
+    name: 'OAuth Fixture',
+    description: 'Declares an authentication scheme the runtime cannot check',
+    skills: [{ id: 'forecast', name: 'Forecast', description: 'One', tags: ['weather'], examples: ['a'] }],
+    authentication: { schemes: ['oauth2'] },
+  }`)
+      const text = await validate([], project)
+      expect(text.code).toBe(1)
+      expect(text.stdout).toMatch(/^error\s+authentication\.schemes(\[0\])?: .*oauth2/m)
+      noStack(text.stdout + text.stderr)
+
+      const { code, report } = await validateJson([], project)
+      expect(code).toBe(1)
+      expect(report.findings).toHaveLength(1)
+      expect(report.findings[0]!.level).toBe('error')
+      expect(report.findings[0]!.path).toMatch(/^authentication\.schemes(\[0\])?$/)
+    })
+  })
+
+  describe('a card file', () => {
+    it('finds nothing in the reference card (the base of every fixture below) and exits 0', async () => {
+      const path = cardFile(goodCard())
+      const { code, report } = await validateJson([path])
+      expect(code).toBe(0)
+      expect(report).toEqual({ source: path, findings: [] })
+    })
+
+    const errors: Array<[string, (card: Card) => void, string]> = [
+      ['a missing name', (card) => delete card.name, 'name'],
+      ['an empty description', (card) => (card.description = ''), 'description'],
+      ['a url that is not absolute', (card) => (card.url = 'weather/'), 'url'],
+      ['version "one"', (card) => (card.version = 'one'), 'version'],
+      ['capabilities.streaming "yes"', (card) => (card.capabilities = { ...card.capabilities, streaming: 'yes' }), 'capabilities.streaming'],
+      ['defaultInputModes ["text"]', (card) => (card.defaultInputModes = ['text']), 'defaultInputModes[0]'],
+      ['skills that are not an array', (card) => (card.skills = { forecast: card.skills[0] } as unknown as Card['skills']), 'skills'],
+      ['a duplicate skill id', (card) => card.skills.push(skill({ name: 'Forecast again' })), 'skills[1].id'],
+      ['tags that are not an array of strings', (card) => (card.skills[0] = skill({ tags: ['weather', 7] })), 'skills[0].tags'],
+      ['authentication.schemes ["oauth2"]', (card) => (card.authentication = { schemes: ['oauth2'] }), 'authentication.schemes[0]'],
+    ]
+    it.each(errors)('reports %s as one error at its exact path and exits 1', async (_problem, breakIt, path) => {
+      const card = goodCard()
+      breakIt(card)
+      const { code, report } = await validateJson([cardFile(card)])
+      expect(report.findings.map((f) => [f.level, f.path])).toEqual([['error', path]])
+      expect(code).toBe(1)
+    })
+
+    const warnings: Array<[string, (card: Card) => void, string]> = [
+      ['a short description', (card) => (card.description = 'Weather'), 'description'],
+      ['empty examples', (card) => (card.skills[0] = skill({ examples: [] })), 'skills[0].examples'],
+      ['missing examples', (card) => (card.skills[0] = skill({ examples: undefined })), 'skills[0].examples'],
+      ['empty tags', (card) => (card.skills[0] = skill({ tags: [] })), 'skills[0].tags'],
+      ['no skills', (card) => (card.skills = []), 'skills'],
+    ]
+    it.each(warnings)('warns about %s at its exact path and still exits 0', async (_problem, weaken, path) => {
+      const card = goodCard()
+      weaken(card)
+      const { code, report } = await validateJson([cardFile(card)])
+      expect(report.findings.map((f) => [f.level, f.path])).toEqual([['warning', path]])
+      expect(code).toBe(0)
+    })
+
+    it('prints a warning line and "valid, 1 warning(s)" in text mode', async () => {
+      const card = goodCard()
+      card.skills = []
+      const path = cardFile(card)
+      const { code, stdout } = await validate([path])
+      expect(code).toBe(0)
+      expect(stdout).toMatch(/^warning skills: .+ → .+$/m)
+      expect(stdout.trimEnd()).toBe(`${stdout.trimEnd().split('\n')[0]}\n${path}: valid, 1 warning(s)`)
+    })
+
+    it('with --json prints exactly one JSON object { source, findings: [{ level, path, message, hint }] }', async () => {
+      const card = goodCard()
+      card.version = 'one'
+      card.skills = []
+      const path = cardFile(card)
+      const { code, stdout } = await validate([path, '--json'])
+      expect(code).toBe(1)
+      expect(stdout.endsWith('\n')).toBe(true)
+      expect(stdout.trimEnd().split('\n')).toHaveLength(1)
+      const report = JSON.parse(stdout) as { source: string; findings: Finding[] }
+      expect(Object.keys(report).sort()).toEqual(['findings', 'source'])
+      expect(report.source).toBe(path)
+      expect(report.findings.map((f) => [f.level, f.path])).toEqual([
+        ['error', 'version'],
+        ['warning', 'skills'],
+      ])
+      for (const finding of report.findings) {
+        expect(Object.keys(finding).sort()).toEqual(['hint', 'level', 'message', 'path'])
+        expect(finding.message).toEqual(expect.any(String))
+        expect(finding.message).not.toBe('')
+        expect(finding.hint).toEqual(expect.any(String))
+        expect(finding.hint).not.toBe('')
+      }
+    })
+
+    it('reports a file that is not JSON as an error at $ and exits 1', async () => {
+      const path = cardFile('{ "name": "Weather", ')
+      const { code, report } = await validateJson([path])
+      expect(code).toBe(1)
+      expect(report.source).toBe(path)
+      expect(report.findings.map((f) => [f.level, f.path])).toEqual([['error', '$']])
+      expect(report.findings[0]!.message).toMatch(/not valid JSON/)
+    })
+
+    it('names a path that does not exist in one line, without a stack trace, and exits 1', async () => {
+      const path = join(files, 'nowhere/agent.json')
+      const { code, stdout, stderr } = await validate([path])
+      expect(code).toBe(1)
+      expect(stdout).toBe('')
+      expect(stderr.trimEnd().split('\n')).toHaveLength(1)
+      expect(stderr).toContain(path)
+      noStack(stderr)
+    })
+  })
+
+  describe("a running agent's URL", () => {
+    it('validates the card `a2a start` serves and exits 0', async () => {
+      const port = await freePort()
+      const server = spawn(process.execPath, [a2aBin, 'start'], { cwd: goodProject, env: { ...cleanEnv, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+      children.add(server)
+      let output = ''
+      server.stdout!.on('data', (chunk) => (output += chunk))
+      server.stderr!.on('data', (chunk) => (output += chunk))
+      await expect.poll(() => output, { timeout: 8000 }).toContain('listening on')
+
+      const url = `http://127.0.0.1:${port}/`
+      const { code, stdout, stderr } = await validate([url])
+      expect(stderr).toBe('')
+      expect(stdout.trimEnd()).toBe(`${url}.well-known/agent.json: valid`)
+      expect(code).toBe(0)
+
+      const exited = new Promise((resolve) => server.once('exit', resolve))
+      process.kill(server.pid!, 'SIGTERM')
+      await exited
+      children.delete(server)
+    })
+
+    it('falls back to /.well-known/agent-card.json when agent.json is 404, and names that URL as the source', async () => {
+      const origin = await cardHost({ '/.well-known/agent-card.json': goodCard() })
+      const { code, report } = await validateJson([`${origin}/`])
+      expect(report).toEqual({ source: `${origin}/.well-known/agent-card.json`, findings: [] })
+      expect(code).toBe(0)
+
+      const text = await validate([`${origin}/`])
+      expect(text.code).toBe(0)
+      expect(text.stdout.trimEnd()).toBe(`${origin}/.well-known/agent-card.json: valid`)
+    })
+
+    it('reports no card when both well-known paths answer 404, and exits 1', async () => {
+      const origin = await cardHost({})
+      const { code, report } = await validateJson([`${origin}/`])
+      expect(code).toBe(1)
+      expect(report.findings.map((f) => [f.level, f.path])).toEqual([['error', '$']])
+      expect(report.findings[0]!.message).toContain('/.well-known/agent.json answered HTTP 404')
+      expect(report.findings[0]!.message).toContain('/.well-known/agent-card.json answered HTTP 404')
+    })
+
+    it('says "Cannot reach" in one line for a port nobody listens on, and exits 1', async () => {
+      const port = await freePort()
+      const { code, stdout, stderr } = await validate([`http://127.0.0.1:${port}/`])
+      expect(code).toBe(1)
+      expect(stdout).toBe('')
+      expect(stderr).toContain(`Cannot reach http://127.0.0.1:${port}/.well-known/agent.json`)
+      expect(stderr.trimEnd().split('\n')).toHaveLength(1)
+      noStack(stderr)
+    })
+  })
+})

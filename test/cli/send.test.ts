@@ -1,0 +1,284 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+
+const runtimeDir = fileURLToPath(new URL('../../runtime', import.meta.url))
+const a2aBin = join(runtimeDir, 'bin/a2a.mjs')
+
+/** The environment without anything that would pick the agent or credentials for the CLI. */
+const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_)/.test(key))) as Record<string, string>
+
+const TOKEN = 'send-test-token-7f3a'
+
+/**
+ * Streams "Weather in <city>: sunny" in three append chunks after a progress status; asks "Which city?" on
+ * "ask" and answers the follow-up naming the city; fails on "fail"; echoes the skill id it was asked for.
+ */
+const agentSource = (authentication = '') => `import { defineAgent } from 'a2a-runtime'
+
+const pause = () => new Promise((resolve) => setTimeout(resolve, 15))
+
+export default defineAgent({
+  card: {
+    name: 'Send Fixture',
+    description: 'Streams a weather answer in chunks, for a2a send tests',
+    capabilities: { streaming: true },
+    skills: [
+      { id: 'forecast', name: 'Forecast', description: 'The forecast for a city', tags: ['weather'], examples: ['Oslo'] },
+      { id: 'alerts', name: 'Alerts', description: 'Weather alerts for a city', tags: ['weather'], examples: ['Oslo'] },
+    ],${authentication}
+  },
+  async execute(ctx, task) {
+    if (ctx.text === 'fail') {
+      task.fail('No forecast today')
+      return
+    }
+    if (ctx.text === 'ask') {
+      task.inputRequired('Which city?')
+      return
+    }
+    const asked = ctx.history.some((m) => m.role === 'agent' && m.parts.some((p) => p.kind === 'text' && p.text === 'Which city?'))
+    const skill = ctx.message.metadata?.skillId
+    task.working('Looking up the forecast')
+    await pause()
+    const id = task.artifact(asked ? 'You answered ' : 'Weather in ', { lastChunk: false })
+    await pause()
+    task.artifact(ctx.text, { artifactId: id, append: true, lastChunk: false })
+    await pause()
+    task.artifact(': sunny' + (typeof skill === 'string' ? ' [skill ' + skill + ']' : ''), { artifactId: id, append: true, lastChunk: true })
+    task.complete()
+  },
+})
+`
+
+interface Server {
+  child: ChildProcess
+  project: string
+  port: number
+  url: string
+}
+
+const temporaryDirs: string[] = []
+const runs = new Set<ChildProcess>()
+let open: Server
+let locked: Server
+
+function makeProject(source: string): string {
+  const project = mkdtempSync(join(tmpdir(), 'a2a-send-'))
+  temporaryDirs.push(project)
+  mkdirSync(join(project, 'src'))
+  mkdirSync(join(project, 'node_modules'))
+  symlinkSync(runtimeDir, join(project, 'node_modules/a2a-runtime'), 'dir')
+  writeFileSync(join(project, 'src/agent.ts'), source)
+  return project
+}
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+
+/** `a2a start` in a fixture project on a free port of 127.0.0.1; resolves once it listens. */
+async function startAgent(source: string, env: Record<string, string> = {}): Promise<Server> {
+  const project = makeProject(source)
+  const port = await freePort()
+  const child = spawn(process.execPath, [a2aBin, 'start'], { cwd: project, env: { ...cleanEnv, PORT: String(port), HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout!.on('data', (chunk) => (output += chunk))
+  child.stderr!.on('data', (chunk) => (output += chunk))
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`a2a start did not listen within 8 s: ${output}`)), 8000)
+    const look = () => {
+      if (!output.includes('listening on')) return
+      clearTimeout(timer)
+      resolve()
+    }
+    child.stdout!.on('data', look)
+    child.stderr!.on('data', look)
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`a2a start exited with ${code}: ${output}`))
+    })
+  })
+  return { child, project, port, url: `http://127.0.0.1:${port}/` }
+}
+
+async function stop(server: Server | undefined): Promise<void> {
+  const child = server?.child
+  if (!child || child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  process.kill(child.pid!, 'SIGKILL')
+  await exited
+}
+
+beforeAll(async () => {
+  ;[open, locked] = await Promise.all([
+    startAgent(agentSource()),
+    startAgent(agentSource("\n    authentication: { schemes: ['bearer'] },"), { A2A_BEARER_TOKEN: TOKEN }),
+  ])
+})
+
+afterEach(() => {
+  for (const child of runs) if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
+  runs.clear()
+})
+
+afterAll(async () => {
+  await Promise.all([stop(open), stop(locked)])
+  for (const dir of temporaryDirs) rmSync(dir, { recursive: true, force: true })
+})
+
+interface Result {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs `a2a send ...` without a TTY to its end (killed by PID past 10 s). */
+function send(args: string[], { cwd = open.project, env = {} }: { cwd?: string; env?: Record<string, string> } = {}): Promise<Result> {
+  const child = spawn(process.execPath, [a2aBin, 'send', ...args], { cwd, env: { ...cleanEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  runs.add(child)
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (chunk) => (stdout += chunk))
+  child.stderr!.on('data', (chunk) => (stderr += chunk))
+  const timer = setTimeout(() => process.kill(child.pid!, 'SIGKILL'), 10_000)
+  return new Promise((resolve) =>
+    child.once('close', (code) => {
+      clearTimeout(timer)
+      runs.delete(child)
+      resolve({ code, stdout, stderr })
+    }),
+  )
+}
+
+const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at /)
+
+describe('a2a send', () => {
+  it('streams the answer to stdout as it arrives, with progress and the outcome on stderr, and exits 0', async () => {
+    const { code, stdout, stderr } = await send(['Oslo', '--url', open.url])
+    expect(stdout).toBe('Weather in Oslo: sunny\n')
+    expect(stderr).toContain('→ Send Fixture (streaming)')
+    expect(stderr).toContain('… Looking up the forecast')
+    expect(stderr).toMatch(/✓ completed \(task [\w-]+\)/)
+    expect(stderr.indexOf('… Looking up the forecast')).toBeLessThan(stderr.indexOf('✓ completed'))
+    expect(code).toBe(0)
+  })
+
+  it('with --no-stream waits for the whole answer via message/send and prints the same text', async () => {
+    const { code, stdout, stderr } = await send(['Oslo', '--no-stream', '--url', open.url])
+    expect(stdout).toBe('Weather in Oslo: sunny\n')
+    expect(stderr).toContain('→ Send Fixture\n')
+    expect(stderr).not.toContain('(streaming)')
+    expect(stderr).not.toContain('Looking up the forecast')
+    expect(stderr).toMatch(/✓ completed \(task [\w-]+\)/)
+    expect(code).toBe(0)
+
+    // The raw result is the one Task message/send answers, not a stream of events.
+    const raw = await send(['Oslo', '--no-stream', '--json', '--url', open.url])
+    const lines = raw.stdout.trimEnd().split('\n')
+    expect(lines).toHaveLength(1)
+    const task = JSON.parse(lines[0]!)
+    expect(task.kind).toBe('task')
+    expect(task.status.state).toBe('completed')
+    expect(task.artifacts[0].parts.map((p: { text: string }) => p.text).join('')).toBe('Weather in Oslo: sunny')
+  })
+
+  it('with --json prints the raw stream events as JSON lines, ending with the completed status', async () => {
+    const { code, stdout, stderr } = await send(['Oslo', '--json', '--url', open.url])
+    expect(code).toBe(0)
+    expect(stderr).toBe('')
+    expect(stdout.endsWith('\n')).toBe(true)
+    const events = stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { method: string; params: any })
+    const statuses = events.filter((event) => event.method === 'tasks/statusUpdate')
+    expect(statuses.at(-1)!.params.status.state).toBe('completed')
+    expect(statuses.at(-1)!.params.final).toBe(true)
+    const chunks = events.filter((event) => event.method === 'tasks/artifactUpdate').map((event) => event.params.artifact.parts[0].text)
+    expect(chunks).toEqual(['Weather in ', 'Oslo', ': sunny'])
+  })
+
+  it('exits 1 and says "failed" on stderr when the task fails', async () => {
+    const { code, stdout, stderr } = await send(['fail', '--url', open.url])
+    expect(stderr).toMatch(/✗ failed: No forecast today \(task [\w-]+\)/)
+    expect(stdout).toBe('')
+    expect(code).toBe(1)
+  })
+
+  it('without a TTY prints the question and how to answer it, exits 0, and the follow-up with --task completes the same task', async () => {
+    const asked = await send(['ask', '--url', open.url])
+    expect(asked.code).toBe(0)
+    expect(asked.stdout).toBe('')
+    expect(asked.stderr).toContain('? Which city?')
+    const hint = /a2a send "<answer>" --task (\S+)/.exec(asked.stderr)
+    expect(hint).not.toBeNull()
+    const taskId = hint![1]!
+
+    const answered = await send(['Paris', '--task', taskId, '--url', open.url])
+    expect(answered.stdout).toBe('You answered Paris: sunny\n')
+    expect(answered.stderr).toContain(`✓ completed (task ${taskId})`)
+    expect(answered.code).toBe(0)
+  })
+
+  it('with --skill puts metadata.skillId on the message', async () => {
+    const { code, stdout } = await send(['Oslo', '--skill', 'alerts', '--url', open.url])
+    expect(stdout).toBe('Weather in Oslo: sunny [skill alerts]\n')
+    expect(code).toBe(0)
+  })
+
+  describe('against a bearer-protected agent', () => {
+    it("without a token exits 1 with the agent's Unauthorized error in one line", async () => {
+      const { code, stdout, stderr } = await send(['Oslo', '--url', locked.url])
+      expect(code).toBe(1)
+      expect(stdout).toBe('')
+      expect(stderr).toMatch(/Unauthorized|401/)
+      expect(stderr).not.toContain('✓')
+      noStack(stderr)
+    })
+
+    it('with --token sends it as a bearer token and gets the answer', async () => {
+      const { code, stdout, stderr } = await send(['Oslo', '--token', TOKEN, '--url', locked.url])
+      expect(stdout).toBe('Weather in Oslo: sunny\n')
+      expect(stderr).toContain('✓ completed')
+      expect(code).toBe(0)
+    })
+
+    it("reads the token from the project's .env when it is nowhere else", async () => {
+      const envFile = join(locked.project, '.env')
+      writeFileSync(envFile, `A2A_BEARER_TOKEN=${TOKEN}\n`)
+      try {
+        const { code, stdout } = await send(['Oslo', '--url', locked.url], { cwd: locked.project })
+        expect(stdout).toBe('Weather in Oslo: sunny\n')
+        expect(code).toBe(0)
+      } finally {
+        rmSync(envFile, { force: true })
+      }
+    })
+  })
+
+  it('without --url reaches the local server on PORT', async () => {
+    const { code, stdout, stderr } = await send(['Oslo'], { env: { PORT: String(open.port) } })
+    expect(stdout).toBe('Weather in Oslo: sunny\n')
+    expect(stderr).toContain('→ Send Fixture')
+    expect(code).toBe(0)
+  })
+
+  it('says "Cannot reach …" in one line, without a stack trace, and exits 1 when nothing listens', async () => {
+    const port = await freePort()
+    const { code, stdout, stderr } = await send(['Oslo', '--url', `http://127.0.0.1:${port}/`])
+    expect(code).toBe(1)
+    expect(stdout).toBe('')
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1)
+    expect(stderr).toMatch(new RegExp(`^a2a: Cannot reach http://127\\.0\\.0\\.1:${port}/`))
+    noStack(stderr)
+  })
+})
