@@ -9,7 +9,7 @@ import { UsageError } from './_names.js'
 import { type Answers, AUTH_MODES, DEFAULT_SKILLS, PACKAGE_MANAGERS, type ProjectOptions, TEMPLATES, missingAnswers, parseSkill, resolveOptions } from './_options.js'
 import { askMissing } from './_prompts.js'
 import { type RenderedFile, renderProject } from './_render.js'
-import { resolveRuntimeDependency } from './_runtime-dependency.js'
+import { planRuntimeDependency } from './_runtime-dependency.js'
 import { checkTargetDir } from './_target-dir.js'
 
 export interface CliIo {
@@ -46,7 +46,7 @@ function createProgram(): Command {
     .addOption(new Option('--pm <manager>', 'package manager (default: the one running this)').choices(PACKAGE_MANAGERS))
     .option('--no-install', 'skip installing dependencies')
     .option('--no-git', 'skip git init')
-    .option('--force', 'write into a non-empty directory (nothing there is deleted)')
+    .option('--force', 'write into a non-empty directory (nothing there is deleted or overwritten)')
     .option('--json', 'print a machine-readable summary on stdout')
     .option('-y, --yes', 'use defaults for everything not given; ask nothing')
     .exitOverride()
@@ -91,13 +91,15 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
 
     // 4. The target directory.
     const { conflicts } = checkTargetDir(options.dir, options.force)
-    mkdirSync(options.dir, { recursive: true })
 
-    // 5. The runtime dependency and the files.
-    const runtime = await resolveRuntimeDependency(packageRoot, options.dir)
+    // 5. The runtime dependency and the files, all checked before the first one is written.
+    const runtime = planRuntimeDependency(packageRoot)
     const files = renderProject(join(packageRoot, 'templates'), options, runtime.specifier)
+    if (options.force) refuseOverwrites(options.dir, [...files.map((file) => file.path), ...(runtime.tarball ? [runtime.tarball.path] : [])])
+    mkdirSync(options.dir, { recursive: true })
+    await runtime.tarball?.write(options.dir)
     const kept = writeFiles(options.dir, files)
-    const written = [...files.map((file) => file.path).filter((path) => !kept.includes(path)), ...(runtime.tarball ? [runtime.tarball] : [])].sort()
+    const written = [...files.map((file) => file.path).filter((path) => !kept.includes(path)), ...(runtime.tarball ? [runtime.tarball.path] : [])].sort()
     say(`Created ${options.packageName} in ${options.dir} (${options.template} template)`)
     if (conflicts.length) say(`Left ${conflicts.length} existing file(s) in place beside it (--force).`)
     for (const path of kept) say(`Kept your ${path}${path === '.gitignore' ? ' (added the entries it lacked)' : ''}.`)
@@ -149,6 +151,14 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
   }
 }
 
+/** `--force` adds the project beside the user's files; it never writes over one of them. */
+function refuseOverwrites(dir: string, paths: string[]): void {
+  const taken = paths.filter((path) => path !== 'README.md' && path !== '.gitignore' && existsSync(join(dir, path)))
+  if (taken.length) {
+    throw new UsageError(`--force adds files beside yours but never writes over them, and these are in the way:\n${taken.map((path) => `  ${path}`).join('\n')}\nMove them, or choose another directory.`, 1)
+  }
+}
+
 /**
  * Writes the project. Files a fresh repository may already hold are kept: an existing README.md stays as it
  * is, and an existing .gitignore only gains the lines it lacks. Returns the paths kept.
@@ -180,10 +190,14 @@ function nextCommands(options: ProjectOptions, cwd: string, needsInstall: boolea
 
 /** The one-line command that makes the same project without asking anything. */
 export function equivalentCommand(options: ProjectOptions): string {
-  const words = ['npx', 'create-a2a-agent', options.dirArgument, '--name', options.name, '--description', options.description]
+  // A directory starting with "-" would read as an option: it goes last, after "--".
+  const dashed = options.dirArgument.startsWith('-')
+  const words = ['npx', 'create-a2a-agent', ...(dashed ? [] : [options.dirArgument]), '--name', options.name, '--description', options.description]
   const templateDefault = JSON.stringify(options.skills) === JSON.stringify([DEFAULT_SKILLS[options.template]])
   for (const skill of templateDefault ? [] : options.skills) {
-    const simple = !skill.name.includes(':') && skill.tags.length === 1 && skill.tags[0] === skill.id && skill.examples.length === 0
+    // The short form trims and fills in; use it only when it reads back the same skill.
+    const trimmed = (text: string) => text === text.trim() && text !== ''
+    const simple = trimmed(skill.name) && trimmed(skill.description) && !skill.name.includes(':') && skill.tags.length === 1 && skill.tags[0] === skill.id && skill.examples.length === 0
     words.push('--skill', simple ? `${skill.id}:${skill.name}:${skill.description}` : JSON.stringify(skill))
   }
   words.push('--template', options.template, '--auth', options.auth, '--pm', options.pm)
@@ -192,5 +206,6 @@ export function equivalentCommand(options: ProjectOptions): string {
   if (!options.git) words.push('--no-git')
   if (options.force) words.push('--force')
   words.push('--yes')
+  if (dashed) words.push('--', options.dirArgument)
   return words.map(shellWord).join(' ')
 }

@@ -150,8 +150,11 @@ export function parseSkill(value: string): Skill {
       return list as string[]
     }
     if (typeof raw.id !== 'string') throw new UsageError('--skill: "id" must be a string')
-    const name = typeof raw.name === 'string' ? raw.name : toDisplayName(raw.id)
-    const description = typeof raw.description === 'string' ? raw.description : name
+    for (const field of ['name', 'description'] as const) {
+      if (raw[field] !== undefined && typeof raw[field] !== 'string') throw new UsageError(`--skill: "${field}" must be a string`)
+    }
+    const name = (raw.name as string | undefined) ?? toDisplayName(raw.id)
+    const description = (raw.description as string | undefined) ?? name
     return { id: raw.id, name, description, tags: raw.tags === undefined ? [raw.id] : strings('tags'), examples: strings('examples') }
   }
   const [id = '', name, ...rest] = text.split(':')

@@ -92,7 +92,9 @@ export function tsValue(value: unknown, indent = ''): string {
   }
   if (value !== null && typeof value === 'object') {
     const inner = `${indent}  `
-    const lines = Object.entries(value).map(([key, item]) => `${inner}${/^[A-Za-z_$][\w$]*$/.test(key) ? key : tsString(key)}: ${tsValue(item, inner)},`)
+    // A plain or quoted `__proto__` key would set the prototype; only a computed key stays a property.
+    const keyOf = (key: string) => (key === '__proto__' ? `[${tsString(key)}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? key : tsString(key))
+    const lines = Object.entries(value).map(([key, item]) => `${inner}${keyOf(key)}: ${tsValue(item, inner)},`)
     return `{\n${lines.join('\n')}\n${indent}}`
   }
   return typeof value === 'string' ? tsString(value) : JSON.stringify(value)
