@@ -53,10 +53,15 @@ function freePort(): Promise<number> {
   })
 }
 
-/** `npm start` in the project, resolved once the card answers; stopped with SIGTERM by the caller. */
-async function start(project: string, env: Record<string, string> = {}): Promise<{ url: string; stop(): Promise<boolean> }> {
+/** `npm start` (or another command) in the project, resolved once the card answers; stopped by the caller. */
+async function start(
+  project: string,
+  env: Record<string, string> = {},
+  [command, ...args]: string[] = ['npm', 'start'],
+  baseEnv: NodeJS.ProcessEnv = process.env,
+): Promise<{ url: string; stop(): Promise<boolean> }> {
   const port = await freePort()
-  const child = spawn('npm', ['start'], { cwd: project, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env }, detached: true })
+  const child = spawn(command!, args, { cwd: project, env: { ...baseEnv, PORT: String(port), HOST: '127.0.0.1', ...env }, detached: true })
   running.add(child)
   let output = ''
   child.stdout!.on('data', (chunk) => (output += chunk))
@@ -172,6 +177,27 @@ describe('generated projects', { timeout: 300_000 }, () => {
     await expect.poll(async () => answerText((await send(url, 'again')).body.result), { interval: 20, timeout: 5000 }).toBe('Echo says: again')
     process.kill(-dev.pid!, 'SIGTERM')
     running.delete(dev)
+  })
+
+  it('installs, tests and serves with pnpm, yarn and bun too (no install scripts, no native watcher)', async () => {
+    // The package managers come from the npm registry into a private prefix, put first on PATH.
+    const tools = join(workspace, 'package-managers')
+    await exec('npm', ['install', '--prefix', tools, '--no-audit', '--no-fund', 'pnpm@10', 'yarn@1', 'bun@1'], { timeout: INSTALL_TIMEOUT })
+    const env = { ...process.env, PATH: `${join(tools, 'node_modules/.bin')}:${process.env.PATH}` }
+    for (const pm of ['pnpm', 'yarn', 'bun'] as const) {
+      const { stdout, stderr } = await exec(process.execPath, [bin, `agent-with-${pm}`, '--pm', pm, '--no-git', '--json', '--yes'], { cwd: workspace, timeout: INSTALL_TIMEOUT, env })
+      const summary = JSON.parse(stdout.trim().split('\n').at(-1)!)
+      expect(summary.installed).toBe(true)
+      // pnpm 10 skips dependencies' build scripts and says so; there must be none to skip.
+      expect(stderr).not.toMatch(/Ignored build scripts/i)
+      expect(summary.commands.at(-1)).toBe(pm === 'pnpm' ? 'pnpm dev' : `${pm} dev`)
+      const run = (script: string) => exec(pm, ['run', script], { cwd: summary.dir, env, timeout: INSTALL_TIMEOUT })
+      await run('typecheck')
+      await run('test')
+      const server = await start(summary.dir, {}, [pm, 'run', 'start'], env)
+      expect(answerText((await send(server.url, 'ping')).body.result)).toBe('Echo: ping')
+      expect(await server.stop()).toBe(true)
+    }
   })
 
   it('multi-turn: asks first, answers the follow-up', async () => {
