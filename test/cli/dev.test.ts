@@ -159,6 +159,23 @@ describe('a2a dev', () => {
     expect(output()).toMatch(/\.env: PREFIX changed/)
   })
 
+  it('falls back to a free port when PORT is taken, and the card follows the real port', async () => {
+    const blocker = createServer()
+    const taken = await new Promise<number>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)))
+    try {
+      child = spawn(process.execPath, [a2aBin, 'dev'], { cwd: project, env: { ...process.env, PORT: String(taken), HOST: '127.0.0.1' } })
+      let output = ''
+      child.stdout!.on('data', (chunk) => (output += chunk))
+      child.stderr!.on('data', (chunk) => (output += chunk))
+      await expect.poll(() => /Dev server at (\S+)/.exec(output)?.[1], { timeout: 10_000 }).toBeTruthy()
+      const url = /Dev server at (\S+)/.exec(output)![1]!
+      expect(new URL(url).port).not.toBe(String(taken))
+      expect((await (await fetch(`${url}.well-known/agent.json`)).json()).url).toBe(url)
+    } finally {
+      blocker.close()
+    }
+  })
+
   it('ignores logs and files under node_modules', async () => {
     const { output } = await startDev()
     const before = output()

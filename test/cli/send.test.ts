@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -227,6 +227,23 @@ describe('a2a send', () => {
     expect(answered.stdout).toBe('You answered Paris: sunny\n')
     expect(answered.stderr).toContain(`✓ completed (task ${taskId})`)
     expect(answered.code).toBe(0)
+  })
+
+  // `script` gives the command a pseudo-terminal, as a person's shell would.
+  it.skipIf(!existsSync('/usr/bin/script'))('on a TTY asks the question, reads the answer and completes the same task', async () => {
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(a2aBin)} send ask --url ${open.url}`
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: open.project, env: cleanEnv, stdio: ['pipe', 'pipe', 'pipe'] })
+    runs.add(child)
+    let output = ''
+    child.stdout!.on('data', (chunk) => (output += chunk))
+    await expect.poll(() => output, { timeout: 10_000 }).toContain('? Which city?')
+    child.stdin!.write('Paris\n')
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
+    runs.delete(child)
+    expect(output).toContain('You answered Paris: sunny')
+    expect(output).toMatch(/✓ completed \(task [\w-]+\)/)
+    expect(output).not.toContain('answer with:')
+    expect(code).toBe(0)
   })
 
   it('with --skill puts metadata.skillId on the message', async () => {
