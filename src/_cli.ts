@@ -1,16 +1,17 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { dirname, join, relative } from 'node:path'
+import { mkdirSync } from 'node:fs'
+import { join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Command, CommanderError, Option } from 'commander'
 import { shellWord } from './_escape.js'
 import { type GitOutcome, initGit } from './_git.js'
-import { install, installCommand } from './_install.js'
+import { install, installCommand, scriptCommand } from './_install.js'
 import { UsageError } from './_names.js'
 import { type Answers, AUTH_MODES, DEFAULT_SKILLS, PACKAGE_MANAGERS, type ProjectOptions, TEMPLATES, missingAnswers, parseSkill, resolveOptions } from './_options.js'
 import { askMissing } from './_prompts.js'
-import { type RenderedFile, renderProject } from './_render.js'
+import { renderProject } from './_render.js'
 import { planRuntimeDependency } from './_runtime-dependency.js'
 import { checkTargetDir } from './_target-dir.js'
+import { WriteError, findObstacles, writeProject } from './_write.js'
 
 export interface CliIo {
   cwd: string
@@ -83,7 +84,8 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
     if (missing.length && !answers.yes && !io.interactive) {
       throw new UsageError(`Missing ${missing.join(', ')}: there is no terminal to ask, so pass them or use --yes for defaults.\n\n${program.helpInformation()}`)
     }
-    const complete = asked ? await askMissing(answers) : answers
+    // A busy directory is said as soon as it is named, not after every other question.
+    const complete = asked ? await askMissing(answers, (dir) => checkTargetDir(resolve(io.cwd, dir), answers.force ?? false)) : answers
 
     // 3. One validated options object.
     const options = resolveOptions(complete, io.cwd)
@@ -95,11 +97,25 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
     // 5. The runtime dependency and the files, all checked before the first one is written.
     const runtime = planRuntimeDependency(packageRoot)
     const files = renderProject(join(packageRoot, 'templates'), options, runtime.specifier)
-    if (options.force) refuseOverwrites(options.dir, [...files.map((file) => file.path), ...(runtime.tarball ? [runtime.tarball.path] : [])])
-    mkdirSync(options.dir, { recursive: true })
-    await runtime.tarball?.write(options.dir)
-    const kept = writeFiles(options.dir, files)
-    const written = [...files.map((file) => file.path).filter((path) => !kept.includes(path)), ...(runtime.tarball ? [runtime.tarball.path] : [])].sort()
+    const obstacles = findObstacles(options.dir, [...files.map((file) => file.path), ...(runtime.tarball ? [runtime.tarball.path] : [])])
+    if (obstacles.length) {
+      throw new UsageError(`The project never writes over or through your files, and these are in the way:\n${obstacles.map((path) => `  ${path}`).join('\n')}\nMove them, or choose another directory.`, 1)
+    }
+    let written: string[]
+    let kept: string[]
+    try {
+      mkdirSync(options.dir, { recursive: true })
+      await runtime.tarball?.write(options.dir)
+      ;({ written, kept } = writeProject(options.dir, files))
+    } catch (error) {
+      const done = error instanceof WriteError ? error.written : []
+      throw new UsageError(
+        `Writing the project failed: ${(error as Error).message}\n${done.length ? `Written before it stopped: ${done.join(', ')}. ` : ''}Remove ${options.dir} and run the command again.`,
+        1,
+      )
+    }
+    if (runtime.tarball) written.push(runtime.tarball.path)
+    written.sort()
     say(`Created ${options.packageName} in ${options.dir} (${options.template} template)`)
     if (conflicts.length) say(`Left ${conflicts.length} existing file(s) in place beside it (--force).`)
     for (const path of kept) say(`Kept your ${path}${path === '.gitignore' ? ' (added the entries it lacked)' : ''}.`)
@@ -115,7 +131,7 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
     // 7. Git.
     let git: GitOutcome | undefined
     if (options.git) {
-      git = await initGit(options.dir)
+      git = await initGit(options.dir, [...written, ...kept])
       say(git.done ? git.message : `Git: ${git.reason}.`)
     }
 
@@ -151,41 +167,9 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
   }
 }
 
-/** `--force` adds the project beside the user's files; it never writes over one of them. */
-function refuseOverwrites(dir: string, paths: string[]): void {
-  const taken = paths.filter((path) => path !== 'README.md' && path !== '.gitignore' && existsSync(join(dir, path)))
-  if (taken.length) {
-    throw new UsageError(`--force adds files beside yours but never writes over them, and these are in the way:\n${taken.map((path) => `  ${path}`).join('\n')}\nMove them, or choose another directory.`, 1)
-  }
-}
-
-/**
- * Writes the project. Files a fresh repository may already hold are kept: an existing README.md stays as it
- * is, and an existing .gitignore only gains the lines it lacks. Returns the paths kept.
- */
-function writeFiles(dir: string, files: RenderedFile[]): string[] {
-  const kept: string[] = []
-  for (const file of files) {
-    const target = join(dir, file.path)
-    if (existsSync(target) && (file.path === 'README.md' || file.path === '.gitignore')) {
-      kept.push(file.path)
-      if (file.path === '.gitignore') {
-        const present = new Set(readFileSync(target, 'utf8').split(/\r?\n/).map((line) => line.trim()))
-        const missing = file.content.split('\n').filter((line) => line.trim() && !present.has(line.trim()))
-        if (missing.length) appendFileSync(target, `\n# Added by create-a2a-agent\n${missing.join('\n')}\n`)
-      }
-      continue
-    }
-    mkdirSync(dirname(target), { recursive: true })
-    writeFileSync(target, file.content)
-  }
-  return kept
-}
-
 function nextCommands(options: ProjectOptions, cwd: string, needsInstall: boolean): string[] {
   const into = relative(cwd, options.dir) || '.'
-  const run = (script: string) => (options.pm === 'npm' ? `npm run ${script}` : `${options.pm} ${script}`)
-  return [...(into === '.' ? [] : [`cd ${shellWord(into)}`]), ...(needsInstall ? [installCommand(options.pm).join(' ')] : []), run('dev')]
+  return [...(into === '.' ? [] : [`cd ${shellWord(into)}`]), ...(needsInstall ? [installCommand(options.pm).join(' ')] : []), scriptCommand(options.pm, 'dev')]
 }
 
 /** The one-line command that makes the same project without asking anything. */

@@ -7,10 +7,10 @@ export type GitOutcome =
 const git = (cwd: string, args: string[]) => execa('git', args, { cwd, stdin: 'ignore' })
 
 /**
- * `git init` and a first commit. Skipped inside an existing repository (the project becomes part of it) and
+ * `git init` and a first commit of `files`. Skipped inside an existing repository (the project becomes part of it) and
  * when git is missing; a commit git refuses (no user.name/email) leaves the repository initialised.
  */
-export async function initGit(dir: string): Promise<GitOutcome> {
+export async function initGit(dir: string, files: string[]): Promise<GitOutcome> {
   try {
     await git(dir, ['--version'])
   } catch {
@@ -22,7 +22,8 @@ export async function initGit(dir: string): Promise<GitOutcome> {
   )
   if (inside) return { done: false, reason: 'the directory is already inside a git repository, so no new one was created' }
   await git(dir, ['init', '--quiet'])
-  await git(dir, ['add', '--all'])
+  // Only what the generator wrote: a user's unrelated files stay out of the first commit.
+  await git(dir, ['add', '--', ...files])
   try {
     await git(dir, ['commit', '--quiet', '--no-verify', '-m', 'Initial commit from create-a2a-agent'])
   } catch (error) {

@@ -1,6 +1,9 @@
 import { execa } from 'execa'
 import type { PackageManager } from './_options.js'
 
+/** How `pm` runs a package.json script: `npm run dev`, `pnpm dev`. */
+export const scriptCommand = (pm: PackageManager, script: string): string => (pm === 'npm' ? `npm run ${script}` : `${pm} ${script}`)
+
 /** The one command that installs a project's dependencies with `pm`. */
 export function installCommand(pm: PackageManager): string[] {
   return pm === 'yarn' ? ['yarn'] : [pm, 'install']

@@ -20,7 +20,7 @@ export function toPackageName(input: string): string {
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/^[._]+/, '')
-    .replace(/[^a-z0-9._~/@-]+/g, '-')
+    .replace(/[^a-z0-9._-]+/g, '-')
     .replace(/-+/g, '-')
     .replace(/^-+|-+$/g, '')
 }

@@ -111,6 +111,7 @@ export function resolveOptions(answers: Answers, cwd: string): ProjectOptions {
     if (seen.has(skill.id)) throw new UsageError(`--skill: the id ${JSON.stringify(skill.id)} is used twice; skill ids must be unique`)
     seen.add(skill.id)
     if (!skill.name.trim()) throw new UsageError(`--skill ${skill.id}: the name must not be empty`)
+    if (!skill.description.trim()) throw new UsageError(`--skill ${skill.id}: the description must not be empty`)
   }
 
   return {
@@ -154,7 +155,8 @@ export function parseSkill(value: string): Skill {
       if (raw[field] !== undefined && typeof raw[field] !== 'string') throw new UsageError(`--skill: "${field}" must be a string`)
     }
     const name = (raw.name as string | undefined) ?? toDisplayName(raw.id)
-    const description = (raw.description as string | undefined) ?? name
+    // A skill needs a description (its card is refused without one): the name stands in for a blank one.
+    const description = (raw.description as string | undefined)?.trim() ? (raw.description as string) : name
     return { id: raw.id, name, description, tags: raw.tags === undefined ? [raw.id] : strings('tags'), examples: strings('examples') }
   }
   const [id = '', name, ...rest] = text.split(':')

@@ -20,11 +20,12 @@ const onCancel = () => {
 }
 
 /** Asks for what the flags left out, and only that. */
-export async function askMissing(given: Answers): Promise<Answers> {
+export async function askMissing(given: Answers, checkDir: (dir: string) => void): Promise<Answers> {
   const answers: Answers = { ...given }
   const questions: PromptObject[] = []
   if (answers.dir === undefined) questions.push({ type: 'text', name: 'dir', message: 'Project directory', initial: DEFAULT_DIR, validate: (v: string) => (v.trim() ? true : 'Enter a directory') })
   Object.assign(answers, await prompts(questions, { onCancel }))
+  checkDir(answers.dir ?? DEFAULT_DIR)
 
   const more: PromptObject[] = []
   if (answers.name === undefined) more.push({ type: 'text', name: 'name', message: 'Agent name (shown on its card)', initial: toDisplayName(toPackageName(answers.dir ?? DEFAULT_DIR)) })

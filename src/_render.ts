@@ -3,6 +3,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import Handlebars from 'handlebars'
 import { json, markdown, tsString } from './_escape.js'
+import { scriptCommand } from './_install.js'
 import type { ProjectOptions } from './_options.js'
 
 export interface RenderedFile {
@@ -47,7 +48,6 @@ function createHandlebars(): typeof Handlebars {
 
 /** The values templates see. Every user string is wrapped in UserText. */
 export function templateContext(options: ProjectOptions, runtimeDependency: string) {
-  const pmRun = (script: string) => (options.pm === 'npm' ? `npm run ${script}` : `${options.pm} ${script}`)
   return {
     packageName: options.packageName,
     name: new UserText(options.name),
@@ -75,8 +75,7 @@ export function templateContext(options: ProjectOptions, runtimeDependency: stri
     llm: options.template === 'llm',
     runtimeDependency,
     pm: options.pm,
-    run: { dev: pmRun('dev'), start: pmRun('start'), test: pmRun('test'), typecheck: pmRun('typecheck'), card: pmRun('card') },
-    install: options.pm === 'yarn' ? 'yarn' : `${options.pm} install`,
+    run: Object.fromEntries(['dev', 'start', 'test', 'typecheck', 'card'].map((script) => [script, scriptCommand(options.pm, script)])),
   }
 }
 

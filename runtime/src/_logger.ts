@@ -1,3 +1,5 @@
+import { ConfigurationError } from './errors.js'
+
 /** Where the runtime reports what the client does not see: agent mistakes, internal errors, shutdown. */
 export interface Logger {
   debug(message: string, detail?: unknown): void
@@ -22,4 +24,11 @@ export function createConsoleLogger(level: LogLevel = (process.env.A2A_LOG_LEVEL
     warn: write('warn', console.warn),
     error: write('error', console.error),
   }
+}
+
+/** Reads a level from a flag or variable; an unknown one is a ConfigurationError naming where it came from. */
+export function logLevel(value: string | undefined, from: string): LogLevel | undefined {
+  if (value === undefined || value === '') return undefined
+  if (value in LOG_RANK) return value as LogLevel
+  throw new ConfigurationError(`${from} must be one of ${Object.keys(LOG_RANK).join(', ')} (got ${JSON.stringify(value)})`)
 }

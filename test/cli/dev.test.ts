@@ -176,6 +176,40 @@ describe('a2a dev', () => {
     }
   })
 
+  it('reloads helper modules the agent imports: TypeScript and JSON', async () => {
+    writeFileSync(join(project, 'src/data.json'), '{"answer":"j1"}')
+    writeFileSync(join(project, 'src/helper.ts'), "import data from './data.json'\nexport const answer = (): string => data.answer + '-t1'\n")
+    writeFileSync(join(project, 'src/agent.ts'), agentSource().replace("import { defineAgent } from 'a2a-runtime'", "import { defineAgent } from 'a2a-runtime'\nimport { answer } from './helper.ts'").replace('prefix + "v1"', 'answer()'))
+    const { url } = await startDev()
+    expect(await answer(url)).toBe('j1-t1')
+    writeFileSync(join(project, 'src/data.json'), '{"answer":"j2"}')
+    await expect.poll(() => answer(url), { interval: 10, timeout: 3000 }).toBe('j2-t1')
+    writeFileSync(join(project, 'src/helper.ts'), "import data from './data.json'\nexport const answer = (): string => data.answer + '-t2'\n")
+    await expect.poll(() => answer(url), { interval: 10, timeout: 3000 }).toBe('j2-t2')
+  })
+
+  it('keeps serving when agent code leaves a promise rejected, naming where', async () => {
+    const { url, output } = await startDev()
+    writeFileSync(join(project, 'src/agent.ts'), agentSource({ answer: 'after-rejection' }).replace("const prefix", "void Promise.reject(new Error('nobody awaited me'))\nconst prefix"))
+    await expect.poll(() => answer(url), { interval: 10, timeout: 3000 }).toBe('after-rejection')
+    await expect.poll(() => output(), { timeout: 3000 }).toMatch(/Unhandled error in the agent's code: src\/agent\.ts:\d+:\d+ Error: nobody awaited me/)
+    writeFileSync(join(project, 'src/agent.ts'), agentSource({ answer: 'still-here' }))
+    await expect.poll(() => answer(url), { interval: 10, timeout: 3000 }).toBe('still-here')
+  })
+
+  it('reads a .env that is not a file as no .env, without stopping', async () => {
+    mkdirSync(join(project, '.env'))
+    const { url } = await startDev()
+    expect(await answer(url)).toBe('v1')
+  })
+
+  it('checks the card on every reload and warns about what it finds', async () => {
+    const { output } = await startDev()
+    const before = output().length
+    writeFileSync(join(project, 'src/agent.ts'), agentSource().replace("examples: ['which?']", 'examples: []'))
+    await expect.poll(() => output().slice(before), { timeout: 3000 }).toMatch(/card skills\[0\]\.examples: the skill has no examples/)
+  })
+
   it('ignores logs and files under node_modules', async () => {
     const { output } = await startDev()
     const before = output()

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -305,6 +305,54 @@ describe('the target directory', () => {
     expect(result.stderr).toMatch(/^\s+src\/agent\.ts$/m)
     expect(read(dir, 'package.json')).toBe('{"name":"mine"}\n')
     expect(tree(cwd)).toEqual(before)
+  })
+})
+
+describe('never outside the target, never half-written in silence', () => {
+  it('does not write through a README.md link, even a dangling one', async () => {
+    const dir = join(cwd, 'linked')
+    mkdirSync(dir)
+    const outside = join(cwd, 'outside-readme.md')
+    symlinkSync(outside, join(dir, 'README.md'))
+    const result = await create(['linked', '--yes', '--no-install', '--no-git'])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/^\s+README\.md$/m)
+    expect(existsSync(outside)).toBe(false)
+    expect(lstatSync(join(dir, 'README.md')).isSymbolicLink()).toBe(true)
+  })
+
+  it('with --force stops before writing anything when a file stands where a folder must go', async () => {
+    const dir = join(cwd, 'busy')
+    mkdirSync(dir)
+    writeFileSync(join(dir, 'test'), 'mine\n')
+    writeFileSync(join(cwd, 'elsewhere'), 'not yours to touch\n')
+    symlinkSync(join(cwd, 'elsewhere'), join(dir, 'Dockerfile'))
+    const before = tree(cwd)
+    const result = await create(['busy', '--yes', '--no-install', '--no-git', '--force'])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/^\s+test$/m)
+    expect(result.stderr).toMatch(/^\s+Dockerfile$/m)
+    expect(result.stderr).not.toMatch(/\n\s+at /)
+    expect(tree(cwd)).toEqual(before)
+  })
+
+  it('says in one line when the target path runs through a file', async () => {
+    writeFileSync(join(cwd, 'afile'), 'x\n')
+    const result = await create(['afile/agent', '--yes', '--no-install', '--no-git'])
+    expect(result.code).toBe(1)
+    expect(result.stderr.trim()).toMatch(/cannot be created: part of its path is a file$/)
+    expect(result.stderr.trim().split('\n')).toHaveLength(1)
+  })
+
+  it('with --force leaves the user\'s other files out of the first commit', async () => {
+    const dir = join(cwd, 'busy')
+    mkdirSync(dir)
+    writeFileSync(join(dir, 'notes.txt'), 'private\n')
+    const result = await create(['busy', '--yes', '--no-install', '--force'])
+    expect(result.code).toBe(0)
+    const committed = git(dir, ['ls-files']).split('\n')
+    expect(committed).toContain('src/agent.ts')
+    expect(committed).not.toContain('notes.txt')
   })
 })
 

@@ -547,14 +547,14 @@ describe('equivalentCommand', () => {
     expect(await resolvedByRun(equivalentCommand(options))).toEqual(options)
   })
 
-  it('round-trips skills whose name or description --skill JSON gave with padding, or an empty description', async () => {
+  it('round-trips skills whose name or description --skill JSON gave with padding; a blank description takes the name', async () => {
     const skills = [
       parseSkill('{"id":"padded","name":" Padded ","description":"  spaced out  "}'),
-      parseSkill('{"id":"empty","name":"Empty","description":""}'),
+      parseSkill('{"id":"empty","name":"Empty","description":"  "}'),
     ]
     expect(skills.map((skill) => [skill.name, skill.description])).toEqual([
       [' Padded ', '  spaced out  '],
-      ['Empty', ''],
+      ['Empty', 'Empty'],
     ])
     const options = resolveOptions({ dir: 'padded', skills, pm: 'npm' }, cwd)
     expect(await resolvedByRun(equivalentCommand(options))).toEqual(options)

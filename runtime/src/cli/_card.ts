@@ -3,6 +3,7 @@ import type { Command } from 'commander'
 import { cardAt, normalizeCard } from '../core/_card.js'
 import { ConfigurationError } from '../errors.js'
 import { type Finding, checkCard } from './_card-check.js'
+import { agentBase, clientHeaders, isObject, unreachable } from './_client.js'
 import { probeLive } from './_live-probe.js'
 import { loadDotEnv } from './_env.js'
 import { DEFAULT_ENTRY, ProjectError, loadAgent } from './_load-agent.js'
@@ -15,9 +16,7 @@ interface ValidateFlags {
   apiKey?: string
 }
 
-const CARD_PATHS = ['/.well-known/agent.json', '/.well-known/agent-card.json']
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const CARD_PATHS = ['.well-known/agent.json', '.well-known/agent-card.json']
 
 export function registerCard(program: Command): void {
   const card = program.command('card').description('Work with Agent Cards')
@@ -35,10 +34,8 @@ export function registerCard(program: Command): void {
       const { label, findings, card } = await findingsFor(source, flags.entry ?? DEFAULT_ENTRY)
       if (flags.live && card) {
         loadDotEnv(process.cwd())
-        const token = flags.token ?? process.env.A2A_BEARER_TOKEN?.split(',')[0]
-        const apiKey = flags.apiKey ?? process.env.A2A_API_KEY?.split(',')[0]
-        const headers = { ...(token && { authorization: `Bearer ${token}` }), ...(apiKey && { 'x-api-key': apiKey }) }
-        findings.push(...(await probeLive(source!, card, { headers, timeoutMs: 10_000 })))
+        const base = agentBase(source!)
+        findings.push(...(await probeLive(base, card, { headers: clientHeaders(base, flags), timeoutMs: 10_000 })))
       }
       report(label, findings, flags.json === true)
       process.exitCode = findings.some((finding) => finding.level === 'error') ? 1 : 0
@@ -82,15 +79,15 @@ async function projectFindings(entry: string): Promise<Finding[]> {
 
 /** A running agent's card, from the path the platform reads and then the A2A v1.0 one. */
 async function fetchFindings(source: string): Promise<Checked> {
-  const origin = new URL(source).origin
+  const base = agentBase(source)
   const failures: string[] = []
   for (const path of CARD_PATHS) {
-    const url = `${origin}${path}`
+    const url = new URL(path, base).href
     let response: Response
     try {
       response = await fetch(url, { signal: AbortSignal.timeout(10_000) })
     } catch (error) {
-      throw new ProjectError(`Cannot reach ${url}: ${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message} (is the agent running? wrong port?)`)
+      throw unreachable(url, error, 'is the agent running? wrong port?')
     }
     if (!response.ok) {
       failures.push(`${url} answered HTTP ${response.status}`)
@@ -104,7 +101,7 @@ async function fetchFindings(source: string): Promise<Checked> {
     }
     return { label: url, findings: checkCard(card), ...(isObject(card) && { card }) }
   }
-  return { label: origin, findings: [{ level: 'error', path: '$', message: `no card: ${failures.join('; ')}`, hint: 'serve the card at /.well-known/agent.json' }] }
+  return { label: base.href, findings: [{ level: 'error', path: '$', message: `no card: ${failures.join('; ')}`, hint: 'serve the card at .well-known/agent.json' }] }
 }
 
 function report(label: string, findings: Finding[], json: boolean): void {

@@ -6,7 +6,7 @@ import { describeLoadFailure } from '../dev/_load-failure.js'
 import { watchProject } from '../dev/_watch.js'
 import { ConfigurationError, ErrorCode } from '../errors.js'
 import { type A2AApp, createA2AApp } from '../http/app.js'
-import { type LogLevel, createConsoleLogger } from '../_logger.js'
+import { type LogLevel, createConsoleLogger, logLevel } from '../_logger.js'
 import { createMemoryStore } from '../stores/memory.js'
 import type { Agent } from '../agent.js'
 import { checkCard } from './_card-check.js'
@@ -37,7 +37,7 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   const cwd = process.cwd()
   const env = createEnvReloader(cwd)
   env.reload()
-  const logger = createConsoleLogger(flags.logLevel ?? (process.env.A2A_LOG_LEVEL as LogLevel | undefined) ?? 'info')
+  const logger = createConsoleLogger(logLevel(flags.logLevel, '--log-level') ?? logLevel(process.env.A2A_LOG_LEVEL, 'A2A_LOG_LEVEL') ?? 'info')
   // Tasks live here, outside the reloaded module: a reload keeps them all.
   const store = createMemoryStore()
   let app: A2AApp | undefined
@@ -47,7 +47,7 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
 
   const warnAboutCard = (agent: Agent) => {
     for (const finding of checkCard(cardAt(normalizeCard(agent.card), url ?? 'http://localhost:3000/'))) {
-      logger.warn(`card ${finding.path}: ${finding.message} (${finding.hint})`)
+      logger[finding.level === 'error' ? 'error' : 'warn'](`card ${finding.path}: ${finding.message} (${finding.hint})`)
     }
   }
 
@@ -66,7 +66,7 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
       if (url) warnAboutCard(agent)
       logger.info(`Loaded ${entry} in ${Math.round(performance.now() - started)} ms`)
     } catch (error) {
-      failure = error instanceof ProjectError || error instanceof ConfigurationError ? `${entry}: ${error.message}` : describeLoadFailure(error, cwd)
+      failure = error instanceof ProjectError ? error.message : error instanceof ConfigurationError ? `${entry}: ${error.message}` : describeLoadFailure(error, cwd)
       logger.error(`The agent failed to load: ${failure}. Fix it and save; the server keeps running.`)
     }
   }
@@ -102,9 +102,13 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   const reload = async () => {
     const files = [...changed]
     changed = new Set()
-    if (files.some((file) => file === '.env')) {
-      const names = env.reload()
-      if (names.length) logger.info(`.env: ${names.join(', ')} changed`)
+    try {
+      if (files.some((file) => file === '.env')) {
+        const names = env.reload()
+        if (names.length) logger.info(`.env: ${names.join(', ')} changed`)
+      }
+    } catch (error) {
+      logger.error(`.env could not be read: ${(error as Error).message}`)
     }
     logger.info(`${files.join(', ')} changed: reloading`)
     await load()
@@ -113,9 +117,14 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
     changed.add(file)
     clearTimeout(timer)
     timer = setTimeout(() => {
-      reloading = (reloading ?? Promise.resolve()).then(reload)
+      reloading = (reloading ?? Promise.resolve()).then(reload).catch((error) => logger.error('The reload failed', error))
     }, SETTLE_MS)
   })
+
+  // Agent code under edit may leave a promise rejected or throw from a timer: say where, keep serving.
+  const survive = (error: unknown) => logger.error(`Unhandled error in the agent's code: ${describeLoadFailure(error, cwd)}`, error)
+  process.on('unhandledRejection', survive)
+  process.on('uncaughtException', survive)
 
   // Said once the watcher runs, so a save right after this line is seen.
   logger.info(`Dev server at ${url} (card at ${url}.well-known/agent.json); watching for changes`)

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseEnv } from 'node:util'
 
@@ -8,7 +8,7 @@ import { parseEnv } from 'node:util'
  */
 export function loadDotEnv(dir: string): string | undefined {
   const path = join(dir, '.env')
-  if (!existsSync(path)) return undefined
+  if (!isFile(path)) return undefined
   process.loadEnvFile(path)
   return path
 }
@@ -24,7 +24,8 @@ export function createEnvReloader(dir: string): { reload(): string[] } {
   return {
     /** Applies the file again; returns the names whose value changed. */
     reload() {
-      const parsed = existsSync(path) ? parseEnv(readFileSync(path, 'utf8')) : {}
+      // A .env that is not a file (a folder, a dangling link) counts as none.
+      const parsed = isFile(path) ? parseEnv(readFileSync(path, 'utf8')) : {}
       const next = new Map(Object.entries(parsed).filter((entry): entry is [string, string] => entry[1] !== undefined && !fromShell.has(entry[0])))
       const changed: string[] = []
       for (const key of applied.keys()) {
@@ -40,5 +41,13 @@ export function createEnvReloader(dir: string): { reload(): string[] } {
       applied = next
       return changed
     },
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile()
+  } catch {
+    return false
   }
 }

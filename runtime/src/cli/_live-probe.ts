@@ -18,9 +18,9 @@ const message = (text: string) => ({ message: { role: 'user', messageId: randomU
  * settles, streaming declared without a proper stream, authentication declared but not enforced (or enforced
  * but not declared). Each problem is a finding; the card itself is checked separately.
  */
-export async function probeLive(base: string, card: Record<string, any>, options: ProbeOptions): Promise<Finding[]> {
+export async function probeLive(base: URL, card: Record<string, any>, options: ProbeOptions): Promise<Finding[]> {
   const findings: Finding[] = []
-  const endpoint = new URL('/', base).href
+  const endpoint = base.href
   const post = (method: string, params: unknown, headers: Record<string, string> = options.headers) =>
     fetch(endpoint, {
       method: 'POST',

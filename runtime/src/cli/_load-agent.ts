@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { createRequire } from 'node:module'
+import { resolve, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { createJiti } from 'jiti'
 import type { Agent } from '../agent.js'
+import { describeLoadFailure } from '../dev/_load-failure.js'
 
 export const DEFAULT_ENTRY = 'src/agent.ts'
 
@@ -18,11 +20,29 @@ export class ProjectError extends Error {
 export async function loadAgent(cwd: string, entry = DEFAULT_ENTRY): Promise<{ agent: Agent; path: string }> {
   const path = resolve(cwd, entry)
   if (!existsSync(path)) throw new ProjectError(`Cannot find the agent module ${entry} in ${cwd} (pass its path as an argument)`)
+  forgetProjectModules(cwd)
   const jiti = createJiti(pathToFileURL(path).href, { fsCache: true, moduleCache: false })
-  const module = (await jiti.import(path)) as { default?: unknown }
+  let module: { default?: unknown }
+  try {
+    module = (await jiti.import(path)) as { default?: unknown }
+  } catch (error) {
+    // Where and why, in one line: "src/agent.ts:4:2 ParseError: Unexpected token".
+    throw new ProjectError(describeLoadFailure(error, cwd))
+  }
   const agent = module.default
   if (!isAgent(agent)) throw new ProjectError(`${entry} must \`export default defineAgent({ ... })\``)
   return { agent, path }
+}
+
+/**
+ * jiti re-evaluates TypeScript and ESM on every import here, but loads `.json` and `.cjs` through Node's
+ * require, whose cache outlives a reload: drop the project's own entries so an edited data file is read again.
+ */
+function forgetProjectModules(cwd: string): void {
+  const cache = createRequire(import.meta.url).cache
+  for (const file of Object.keys(cache)) {
+    if (file.startsWith(cwd) && !file.includes(`${sep}node_modules${sep}`)) delete cache[file]
+  }
 }
 
 function isAgent(value: unknown): value is Agent {

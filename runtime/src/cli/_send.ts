@@ -4,6 +4,7 @@ import type { Command } from 'commander'
 import { isTerminal } from '../core/_lifecycle.js'
 import type { Part, Task, TaskStatus } from '../types.js'
 import { loadDotEnv } from './_env.js'
+import { agentBase, clientHeaders, isObject, readJson, unreachable } from './_client.js'
 import { ProjectError } from './_load-agent.js'
 
 interface SendFlags {
@@ -42,17 +43,13 @@ export function registerSend(program: Command): void {
 
 async function send(firstText: string, flags: SendFlags): Promise<void> {
   loadDotEnv(process.cwd())
-  const base = new URL(flags.url ?? `http://localhost:${process.env.PORT || 3000}/`)
-  const headers: Record<string, string> = { 'content-type': 'application/json' }
-  const token = flags.token ?? process.env.A2A_BEARER_TOKEN?.split(',')[0]
-  const apiKey = flags.apiKey ?? process.env.A2A_API_KEY?.split(',')[0]
-  if (token) headers.authorization = `Bearer ${token}`
-  if (apiKey) headers['x-api-key'] = apiKey
+  const base = agentBase(flags.url ?? `http://localhost:${process.env.PORT || 3000}/`)
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...clientHeaders(base, flags) }
 
   const card = await fetchCard(base)
   const streaming = flags.stream ?? card.capabilities?.streaming === true
   if (flags.stream && card.capabilities?.streaming !== true) throw new ProjectError(`${card.name ?? 'The agent'} does not stream (capabilities.streaming is not true); drop --stream`)
-  const endpoint = new URL('/', base).href
+  const endpoint = base.href
   const log = (line: string) => !flags.json && process.stderr.write(`${line}\n`)
   log(`→ ${card.name ?? endpoint}${streaming ? ' (streaming)' : ''}`)
 
@@ -91,28 +88,36 @@ async function send(firstText: string, flags: SendFlags): Promise<void> {
 }
 
 async function fetchCard(base: URL): Promise<{ name?: string; capabilities?: { streaming?: boolean } }> {
-  const url = new URL('/.well-known/agent.json', base).href
+  const url = new URL('.well-known/agent.json', base).href
   let response: Response
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(10_000) })
   } catch (error) {
-    throw new ProjectError(`Cannot reach ${url}: ${(error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message} (is the agent running? start it with \`npm run dev\`)`)
+    throw unreachable(url, error, 'is the agent running? start it with `npm run dev`')
   }
   if (!response.ok) throw new ProjectError(`${url} answered HTTP ${response.status}: is this an A2A agent?`)
-  return (await response.json()) as { name?: string; capabilities?: { streaming?: boolean } }
+  const card = await readJson(response, `The card at ${url}`)
+  if (!isObject(card)) throw new ProjectError(`The card at ${url} is not a JSON object`)
+  return card as { name?: string; capabilities?: { streaming?: boolean } }
 }
 
-async function rpc(endpoint: string, headers: Record<string, string>, method: string, params: unknown): Promise<Response> {
-  const response = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }) })
+/** One JSON-RPC call: a stream comes back as the Response, anything else as its parsed `result`. */
+async function rpc(endpoint: string, headers: Record<string, string>, method: string, params: unknown): Promise<Response | unknown> {
+  let response: Response
+  try {
+    response = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }) })
+  } catch (error) {
+    throw unreachable(endpoint, error, 'is the agent still running?')
+  }
   if (response.headers.get('content-type')?.startsWith('text/event-stream')) return response
-  const body = (await response.clone().json().catch(() => undefined)) as { error?: { code: number; message: string } } | undefined
+  const body = (await readJson(response, `The answer to ${method}`)) as { result?: unknown; error?: { code: number; message: string } }
   if (body?.error) throw new ProjectError(`The agent answered error ${body.error.code}: ${body.error.message}`)
-  if (!response.ok) throw new ProjectError(`The agent answered HTTP ${response.status}`)
-  return response
+  if (!response.ok || body?.result === undefined) throw new ProjectError(`The agent answered HTTP ${response.status} without a result`)
+  return body.result
 }
 
 async function sendTurn(endpoint: string, headers: Record<string, string>, params: unknown, json: boolean): Promise<Turn> {
-  const { result: task } = (await (await rpc(endpoint, headers, 'message/send', params)).json()) as { result: Task }
+  const task = (await rpc(endpoint, headers, 'message/send', params)) as Task
   if (json) process.stdout.write(`${JSON.stringify(task)}\n`)
   else for (const artifact of task.artifacts) process.stdout.write(`${textOf(artifact.parts)}\n`)
   return { taskId: task.id, contextId: task.contextId, status: task.status }
@@ -120,7 +125,7 @@ async function sendTurn(endpoint: string, headers: Record<string, string>, param
 
 async function streamTurn(endpoint: string, headers: Record<string, string>, params: unknown, json: boolean, log: (line: string) => void): Promise<Turn> {
   const response = await rpc(endpoint, headers, 'message/stream', params)
-  if (!response.body) throw new ProjectError('The agent sent an empty stream')
+  if (!(response instanceof Response) || !response.body) throw new ProjectError('The agent answered message/stream without a stream')
   const decoder = new TextDecoder()
   let buffer = ''
   let turn: Turn | undefined

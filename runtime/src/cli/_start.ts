@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { LOG_RANK, type LogLevel, createConsoleLogger } from '../_logger.js'
+import { LOG_RANK, type LogLevel, createConsoleLogger, logLevel } from '../_logger.js'
 import { serveAgent } from '../node/serve.js'
 import { loadDotEnv } from './_env.js'
 import { DEFAULT_ENTRY, loadAgent } from './_load-agent.js'
@@ -25,9 +25,9 @@ export function registerStart(program: Command): void {
     .action(async (entry: string, flags: StartFlags) => {
       const cwd = process.cwd()
       loadDotEnv(cwd)
-      const level = flags.logLevel ?? (process.env.A2A_LOG_LEVEL as LogLevel | undefined) ?? 'info'
+      const level = logLevel(flags.logLevel, '--log-level') ?? logLevel(process.env.A2A_LOG_LEVEL, 'A2A_LOG_LEVEL') ?? 'info'
       const logger = createConsoleLogger(level)
-      const requestLog = flags.requestLog ?? (process.env.A2A_REQUEST_LOG as LogLevel | undefined) ?? 'debug'
+      const requestLog = logLevel(flags.requestLog, '--request-log') ?? logLevel(process.env.A2A_REQUEST_LOG, 'A2A_REQUEST_LOG') ?? 'debug'
       // Below the log level the request line would be dropped anyway: skip the work on every request.
       const requestLogLevel = requestLog !== 'silent' && LOG_RANK[requestLog] >= LOG_RANK[level] ? requestLog : undefined
       const { agent } = await loadAgent(cwd, entry)

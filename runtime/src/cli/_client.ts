@@ -1,0 +1,50 @@
+import { ProjectError } from './_load-agent.js'
+
+/** Shared by the commands that talk to a running agent (`a2a send`, `a2a card validate <url>`). */
+
+export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * The agent's base address as given, with a trailing slash, so the card and endpoint resolve under its path
+ * (`https://host/agents/x/` → `https://host/agents/x/.well-known/agent.json`).
+ */
+export function agentBase(url: string): URL {
+  let base: URL
+  try {
+    base = new URL(url)
+  } catch {
+    throw new ProjectError(`${JSON.stringify(url)} is not a URL (expected e.g. http://localhost:3000/)`)
+  }
+  if (!/^https?:$/.test(base.protocol)) throw new ProjectError(`${url} is not an http(s) URL`)
+  if (!base.pathname.endsWith('/')) base.pathname += '/'
+  return base
+}
+
+/** Why a fetch failed, in words a person can act on. */
+export function unreachable(url: string, error: unknown, hint: string): ProjectError {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause
+  return new ProjectError(`Cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message} (${hint})`)
+}
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i
+
+/**
+ * Credentials to present: the flags, and only for an agent on this machine also the project's own
+ * A2A_BEARER_TOKEN / A2A_API_KEY. Those are what the local agent accepts; they must never go to another host.
+ */
+export function clientHeaders(base: URL, flags: { token?: string; apiKey?: string }): Record<string, string> {
+  const local = LOOPBACK.test(base.hostname)
+  const token = flags.token ?? (local ? process.env.A2A_BEARER_TOKEN?.split(',')[0] : undefined)
+  const apiKey = flags.apiKey ?? (local ? process.env.A2A_API_KEY?.split(',')[0] : undefined)
+  return { ...(token && { authorization: `Bearer ${token}` }), ...(apiKey && { 'x-api-key': apiKey }) }
+}
+
+/** Parses a JSON body, or says plainly that the server did not answer JSON. */
+export async function readJson(response: Response, what: string): Promise<unknown> {
+  const text = await response.text()
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new ProjectError(`${what} is not JSON (HTTP ${response.status}, ${response.headers.get('content-type') ?? 'no content type'}): is this an A2A agent?`)
+  }
+}
