@@ -15,6 +15,8 @@ export const ErrorCode = {
   PushNotificationNotSupported: -32003,
   UnsupportedOperation: -32004,
   ContentTypeNotSupported: -32005,
+  ExtendedCardNotConfigured: -32007,
+  VersionNotSupported: -32009,
 } as const
 
 export class A2AError extends Error {
@@ -25,6 +27,8 @@ export class A2AError extends Error {
     /** HTTP status of the response that carries this error. JSON-RPC errors travel in a 200 unless the
      *  failure is about HTTP itself (auth, size, content type). */
     readonly httpStatus = 200,
+    /** JSON-RPC `error.data`, when a dialect adds detail (A2A v1.0: ErrorInfo). */
+    readonly data?: unknown,
   ) {
     super(message)
   }

@@ -95,6 +95,7 @@ function fragileStore(fails: (task: Task) => boolean = () => true): TaskStore {
     },
     append: (task, event) => inner.append(task, event),
     events: (taskId, afterSeq) => inner.events(taskId, afterSeq),
+    list: (query) => inner.list(query),
     close: () => inner.close(),
   }
 }

@@ -95,6 +95,7 @@ describe.each(transports)('races and limits ($name)', (transport) => {
         throw new Error('disk full')
       },
       events: (id, after) => inner.events(id, after),
+      list: (query) => inner.list(query),
     }
     const target = await transport.start(
       agent((ctx, task) => {

@@ -1,7 +1,10 @@
 import type { TaskEngine } from '../core/_engine.js'
 import type { A2AError } from '../errors.js'
+import type { JsonRpcId } from '../http/_jsonrpc.js'
 
 export interface CallContext {
+  /** The request id, which some dialects repeat on every stream event. */
+  id: JsonRpcId
   engine: TaskEngine
   /** The card's `capabilities.streaming`. */
   streaming: boolean

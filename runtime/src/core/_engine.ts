@@ -92,6 +92,16 @@ export class TaskEngine {
     return task
   }
 
+  /**
+   * Follows a task: `listener` sees its events from now on while its agent runs. Returns the task as it
+   * stands and whether it is running (a task at rest sends no events until a follow-up resumes it).
+   */
+  async subscribe(taskId: string, listener: TaskListener): Promise<{ task: Task; running: boolean; unsubscribe: () => void }> {
+    const run = this.#executions.get(taskId)?.run
+    if (run) return { task: run.task, running: true, unsubscribe: run.subscribe(listener) }
+    return { task: await this.get(taskId), running: false, unsubscribe: noop }
+  }
+
   /** Cancels a task that has not ended, if the agent allows it. Concurrent cancels of a task share one answer. */
   cancel(taskId: string): Promise<Task> {
     let pending = this.#cancellations.get(taskId)

@@ -4,7 +4,8 @@ import { TaskTerminalError } from '../errors.js'
 import type { Artifact, Message, Part, Task, TaskEvent, TaskState } from '../types.js'
 import { isSettled, isTerminal } from './_lifecycle.js'
 
-export type TaskListener = (event: TaskEvent) => void
+/** Sees each event after it is applied to `task` (the live task: serialise it now, do not keep it). */
+export type TaskListener = (event: TaskEvent, task: Task) => void
 
 /** Receives each event after it is applied to the task (the store, typically). */
 export type EventSink = (task: Task, event: TaskEvent) => void
@@ -148,7 +149,7 @@ export class TaskRun implements TaskHandle {
   #emit(event: TaskEvent): void {
     event.seq = ++this.#seq
     this.sink(this.task, event)
-    for (const listener of this.#listeners) listener(event)
+    for (const listener of this.#listeners) listener(event, this.task)
   }
 
   /** False when the move should be ignored (the task was canceled under a running agent). */

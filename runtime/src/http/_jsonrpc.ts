@@ -37,6 +37,7 @@ export function resultResponse(id: JsonRpcId, result: unknown): Response {
 }
 
 export function errorResponse(id: JsonRpcId, error: A2AError, headers?: Record<string, string>): Response {
-  const body = JSON.stringify({ jsonrpc: '2.0', id, error: { code: error.code, message: error.message } })
+  const detail = error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data }
+  const body = JSON.stringify({ jsonrpc: '2.0', id, error: detail })
   return new FastResponse(body, { status: error.httpStatus, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS })
 }

@@ -1,9 +1,12 @@
 import { FastResponse } from 'srvx/node'
-import { H3 } from 'h3'
+import { H3, type H3Event } from 'h3'
 import type { Agent } from '../agent.js'
 import type { Binding } from '../bindings/_binding.js'
 import { platformBinding } from '../bindings/_platform.js'
-import { cardAt, normalizeCard } from '../core/_card.js'
+import { normalizeCard } from '../core/_card.js'
+import { type CardDialect, renderCard } from '../bindings/_cards.js'
+import { v1Binding, withErrorInfo } from '../bindings/_v1.js'
+import { type CachedCard, cacheableCard, cardResponse } from './_card-response.js'
 import { DEFAULT_MAX_RUNNING_TASKS, TaskEngine } from '../core/_engine.js'
 import { A2AError, ConfigurationError, ErrorCode, MethodNotFoundError } from '../errors.js'
 import { createConsoleLogger, type Logger } from '../_logger.js'
@@ -56,7 +59,9 @@ export interface A2AApp {
 }
 
 const CARD_PATH = '/.well-known/agent.json'
-const CARD_HEADERS = { 'content-type': 'application/json', 'access-control-allow-origin': '*' } as const
+const A2A_CARD_PATH = '/.well-known/agent-card.json'
+const V1_VERSION = /^1(\.0)?(\.\d+)?$/
+const V03_VERSION = /^0\.3(\.\d+)?$/
 // The card is public; a cache keyed by the requested origin must not grow with hostile Host headers.
 const MAX_CACHED_CARDS = 16
 const CLOSE_CONNECTION = { connection: 'close' } as const
@@ -77,7 +82,15 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   if (!Number.isInteger(maxBodySize) || maxBodySize <= 0) throw new ConfigurationError(`maxBodySize must be a positive integer (got ${maxBodySize})`)
   const maxRunningTasks = options.maxRunningTasks ?? DEFAULT_MAX_RUNNING_TASKS
   if (!Number.isInteger(maxRunningTasks) || maxRunningTasks <= 0) throw new ConfigurationError(`maxRunningTasks must be a positive integer (got ${maxRunningTasks})`)
-  const binding: Binding = platformBinding
+  // Slash-named methods speak the platform dialect; A2A v1.0 methods (and A2A-Version: 1.0) the v1.0 one.
+  const legacyBinding: Binding = platformBinding
+  const bindingFor = (method: string, version: string | null): Binding => {
+    const requested = version?.trim()
+    if (!requested) return v1Binding.methods.has(method) ? v1Binding : legacyBinding
+    if (V1_VERSION.test(requested)) return v1Binding
+    if (V03_VERSION.test(requested)) return legacyBinding
+    throw withErrorInfo(new A2AError(ErrorCode.VersionNotSupported, `A2A-Version ${JSON.stringify(requested.slice(0, 20))} is not supported; this agent speaks 1.0 and 0.3`))
+  }
 
   // Everything that follows from the agent's card, settled once per agent (and again on replaceAgent).
   const prepare = (next: Agent) => {
@@ -88,26 +101,30 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
       authCheck: createAuthCheck(template.authentication?.schemes, options.auth, logger),
       streaming: template.capabilities.streaming,
       wwwAuthenticate: template.authentication?.schemes.includes('bearer') ? { 'www-authenticate': 'Bearer' } : undefined,
-      cards: new Map<string, string>(),
+      cards: new Map<string, CachedCard>(),
     }
   }
   let current = prepare(agent)
   const engine = new TaskEngine(agent, store, logger, maxRunningTasks)
 
   let listeningUrl: string | undefined
-  const cardJson = (url: string): string => {
+  /** The card in one dialect at one address, serialised once with its ETag. */
+  const cardFor = (dialect: CardDialect, url: string): CachedCard => {
     const { cards, template } = current
-    let json = cards.get(url)
-    if (json === undefined) {
-      json = JSON.stringify(cardAt(template, url))
+    const key = `${dialect} ${url}`
+    let card = cards.get(key)
+    if (card === undefined) {
+      card = cacheableCard(renderCard(dialect, template, url))
       if (cards.size >= MAX_CACHED_CARDS) cards.clear()
-      cards.set(url, json)
+      cards.set(key, card)
     }
-    return json
+    return card
   }
+  const cardUrl = (event: H3Event) => options.publicUrl ?? listeningUrl ?? `${event.url.origin}/`
 
   const rpc = async (request: Request): Promise<Response> => {
     let id: JsonRpcId = null
+    let binding = legacyBinding
     try {
       const { authCheck, streaming, wwwAuthenticate } = current
       if (authCheck) {
@@ -118,9 +135,10 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
       const body = await readJsonBody(request, maxBodySize)
       id = idOf(body)
       const call = readCall(body)
+      binding = bindingFor(call.method, request.headers.get('a2a-version'))
       const method = binding.methods.get(call.method)
       if (!method) throw new MethodNotFoundError(call.method)
-      const result = await method(call.params, { engine, streaming })
+      const result = await method(call.params, { id, engine, streaming })
       return result instanceof Response ? result : resultResponse(id, result)
     } catch (error) {
       if (error instanceof A2AError) {
@@ -136,7 +154,9 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   }
 
   const h3 = new H3({ silent: true })
-  h3.get(CARD_PATH, (event) => new FastResponse(cardJson(options.publicUrl ?? listeningUrl ?? `${event.url.origin}/`), { headers: CARD_HEADERS }))
+  h3.get(CARD_PATH, (event) => cardResponse(event.req, cardFor('platform', cardUrl(event))))
+  // A2A clients: v1.0 ones say so in A2A-Version; any other request gets the v0.3 shape.
+  h3.get(A2A_CARD_PATH, (event) => cardResponse(event.req, cardFor(V1_VERSION.test(event.req.headers.get('a2a-version') ?? '') ? 'a2a-1.0' : 'a2a-0.3', cardUrl(event)), true))
   h3.post('/', (event) => rpc(event.req as Request))
   h3.post('/jsonrpc', (event) => rpc(event.req as Request))
 

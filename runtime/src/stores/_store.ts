@@ -1,4 +1,4 @@
-import type { Task, TaskEvent } from '../types.js'
+import type { Task, TaskEvent, TaskState } from '../types.js'
 
 export type MaybePromise<T> = T | Promise<T>
 
@@ -18,6 +18,27 @@ export interface TaskStore {
    * is unknown or its log was compacted into the task (a store may do so once the task is terminal).
    */
   events(taskId: string, afterSeq?: number): MaybePromise<TaskEvent[] | undefined>
+  /** Tasks newest first (by status time), filtered, one page at a time. */
+  list(query: TaskQuery): MaybePromise<TaskPage>
   /** Stops timers and releases connections. */
   close?(): MaybePromise<void>
+}
+
+export interface TaskQuery {
+  contextId?: string
+  state?: TaskState
+  /** Only tasks whose status changed after this ISO time. */
+  updatedAfter?: string
+  /** Page size, at least 1. */
+  limit: number
+  /** From a previous page's `nextCursor`. */
+  cursor?: string
+}
+
+export interface TaskPage {
+  tasks: Task[]
+  /** Absent on the last page. */
+  nextCursor?: string
+  /** Tasks matching the filters, all pages together. */
+  total: number
 }

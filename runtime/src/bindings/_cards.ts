@@ -1,0 +1,59 @@
+import { type CardTemplate, cardAt } from '../core/_card.js'
+import type { AuthScheme } from '../types.js'
+
+/**
+ * The one card declaration in each dialect's shape. The platform reads `/.well-known/agent.json`; A2A clients
+ * read `/.well-known/agent-card.json`, v1.0 ones (A2A-Version: 1.0) in the v1.0 shape and older ones in the
+ * v0.3 shape. Each shape also carries the other generation's addressing fields, so either client finds the
+ * endpoint in either.
+ */
+
+export type CardDialect = 'platform' | 'a2a-1.0' | 'a2a-0.3'
+
+const V1_SCHEMES: Record<AuthScheme, unknown> = {
+  bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } },
+  apiKey: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key' } },
+}
+
+const V03_SCHEMES: Record<AuthScheme, unknown> = {
+  bearer: { type: 'http', scheme: 'bearer' },
+  apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+}
+
+function common(template: CardTemplate, url: string) {
+  const { authentication, name, description, ...rest } = template
+  return {
+    name,
+    description,
+    url,
+    supportedInterfaces: [
+      { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+    ],
+    preferredTransport: 'JSONRPC',
+    additionalInterfaces: [{ url, transport: 'JSONRPC' }],
+    ...rest,
+    schemes: authentication?.schemes ?? [],
+  }
+}
+
+export function renderCard(dialect: CardDialect, template: CardTemplate, url: string): object {
+  if (dialect === 'platform') return cardAt(template, url)
+  const { schemes, ...card } = common(template, url)
+  if (dialect === 'a2a-1.0') {
+    if (!schemes.length) return card
+    return {
+      ...card,
+      securitySchemes: Object.fromEntries(schemes.map((scheme) => [scheme, V1_SCHEMES[scheme]])),
+      // Any one of the schemes is enough: the list is an OR.
+      securityRequirements: schemes.map((scheme) => ({ schemes: { [scheme]: { list: [] } } })),
+    }
+  }
+  const v03 = { protocolVersion: '0.3.0', ...card }
+  if (!schemes.length) return v03
+  return {
+    ...v03,
+    securitySchemes: Object.fromEntries(schemes.map((scheme) => [scheme, V03_SCHEMES[scheme]])),
+    security: schemes.map((scheme) => ({ [scheme]: [] })),
+  }
+}

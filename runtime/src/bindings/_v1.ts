@@ -1,0 +1,126 @@
+import { isTerminal } from '../core/_lifecycle.js'
+import { A2AError, ErrorCode, UnsupportedOperationError } from '../errors.js'
+import type { JsonRpcId } from '../http/_jsonrpc.js'
+import { SseStream } from '../http/_sse.js'
+import type { Task, TaskEvent } from '../types.js'
+import type { Binding, MethodHandler } from './_binding.js'
+import { readListParamsV1, readSendParamsV1, readTaskIdV1 } from './_v1-params.js'
+import { eventToV1, taskToV1 } from './_v1-shapes.js'
+
+/**
+ * The official A2A v1.0 JSON-RPC binding: PascalCase methods, ProtoJSON shapes, every stream event a JSON-RPC
+ * response carrying the request id, and A2A error codes with ErrorInfo details.
+ */
+
+const REASONS: Record<number, string> = {
+  [ErrorCode.TaskNotFound]: 'TASK_NOT_FOUND',
+  [ErrorCode.TaskNotCancelable]: 'TASK_NOT_CANCELABLE',
+  [ErrorCode.PushNotificationNotSupported]: 'PUSH_NOTIFICATION_NOT_SUPPORTED',
+  [ErrorCode.UnsupportedOperation]: 'UNSUPPORTED_OPERATION',
+  [ErrorCode.ContentTypeNotSupported]: 'CONTENT_TYPE_NOT_SUPPORTED',
+  [ErrorCode.ExtendedCardNotConfigured]: 'EXTENDED_AGENT_CARD_NOT_CONFIGURED',
+  [ErrorCode.VersionNotSupported]: 'VERSION_NOT_SUPPORTED',
+}
+
+/** The same error with the ErrorInfo detail v1.0 clients read. */
+export function withErrorInfo(error: A2AError): A2AError {
+  const reason = REASONS[error.code]
+  if (!reason || error.data !== undefined) return error
+  return new A2AError(error.code, error.message, error.httpStatus, [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }])
+}
+
+const streamsOff = () => new UnsupportedOperationError('Streaming is not supported: the agent card sets capabilities.streaming to false')
+
+/** An SSE body whose events are JSON-RPC responses to `id`; the first one always carries the Task. */
+function taskStream(id: JsonRpcId) {
+  const sse = new SseStream()
+  const send = (result: unknown) => sse.send(JSON.stringify({ jsonrpc: '2.0', id, result }))
+  let sentTask = false
+  const sendTask = (task: Task) => {
+    if (sentTask) return
+    sentTask = true
+    send({ task: taskToV1(task) })
+  }
+  const listener = (event: TaskEvent, task: Task) => {
+    sendTask(task)
+    send(eventToV1(event))
+    if (event.kind === 'status-update' && event.final) sse.close()
+  }
+  return { sse, sendTask, listener }
+}
+
+const sendMessage: MethodHandler = async (params, { engine }) => {
+  const request = readSendParamsV1(params)
+  const { run, settled } = await engine.send(request)
+  if (!request.returnImmediately) await settled
+  return { task: taskToV1(run.task, { historyLength: request.historyLength }) }
+}
+
+const sendStreamingMessage: MethodHandler = async (params, { engine, streaming, id }) => {
+  if (!streaming) throw streamsOff()
+  const request = readSendParamsV1(params)
+  const stream = taskStream(id)
+  const { unsubscribe } = await engine.send(request, stream.listener)
+  stream.sse.onCancel(unsubscribe)
+  return stream.sse.response
+}
+
+const subscribeToTask: MethodHandler = async (params, { engine, streaming, id }) => {
+  if (!streaming) throw streamsOff()
+  const { id: taskId } = readTaskIdV1(params)
+  const stream = taskStream(id)
+  const { task, running, unsubscribe } = await engine.subscribe(taskId, stream.listener)
+  if (isTerminal(task.status.state)) {
+    unsubscribe()
+    throw new UnsupportedOperationError(`Task ${taskId} is ${task.status.state}: a finished task has no more events to subscribe to`)
+  }
+  stream.sendTask(task)
+  // A task at rest (waiting for input) has nothing more to say until a follow-up resumes it.
+  if (!running) stream.sse.close()
+  stream.sse.onCancel(unsubscribe)
+  return stream.sse.response
+}
+
+const getTask: MethodHandler = async (params, { engine }) => {
+  const { id, historyLength } = readTaskIdV1(params)
+  return taskToV1(await engine.get(id), { historyLength })
+}
+
+const cancelTask: MethodHandler = async (params, { engine }) => taskToV1(await engine.cancel(readTaskIdV1(params).id))
+
+const listTasks: MethodHandler = async (params, { engine }) => {
+  const { query, historyLength, includeArtifacts } = readListParamsV1(params)
+  const page = await engine.store.list(query)
+  return {
+    tasks: page.tasks.map((task) => taskToV1(task, { historyLength, includeArtifacts })),
+    nextPageToken: page.nextCursor ?? '',
+    pageSize: query.limit,
+    totalSize: page.total,
+  }
+}
+
+const noExtendedCard: MethodHandler = async () => {
+  throw new UnsupportedOperationError('This agent declares no extended agent card (capabilities.extendedAgentCard is not true)')
+}
+
+const noPush: MethodHandler = async () => {
+  throw new A2AError(ErrorCode.PushNotificationNotSupported, 'Push notifications are not supported by this agent')
+}
+
+export const v1Binding: Binding = {
+  name: 'a2a-1.0',
+  methods: new Map([
+    ['SendMessage', sendMessage],
+    ['SendStreamingMessage', sendStreamingMessage],
+    ['GetTask', getTask],
+    ['ListTasks', listTasks],
+    ['CancelTask', cancelTask],
+    ['SubscribeToTask', subscribeToTask],
+    ['GetExtendedAgentCard', noExtendedCard],
+    ['CreateTaskPushNotificationConfig', noPush],
+    ['GetTaskPushNotificationConfig', noPush],
+    ['ListTaskPushNotificationConfigs', noPush],
+    ['DeleteTaskPushNotificationConfig', noPush],
+  ]),
+  wireError: withErrorInfo,
+}
