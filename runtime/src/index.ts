@@ -4,7 +4,7 @@ export type { Agent, AgentDefinition, ArtifactContent, ArtifactOptions, Executio
 
 // Serving
 export { createA2AApp } from './http/app.js'
-export type { A2AApp, A2AAppOptions } from './http/app.js'
+export type { A2AApp, A2AAppOptions, SlashDialect } from './http/app.js'
 export { serveAgent } from './node/serve.js'
 export type { A2AServer, ServeOptions } from './node/serve.js'
 export { AUTH_ENV } from './http/_auth.js'

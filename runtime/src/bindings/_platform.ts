@@ -1,4 +1,5 @@
 import { A2AError, ErrorCode, TaskNotFoundError, UnsupportedOperationError } from '../errors.js'
+import type { JsonRpcId } from '../http/_jsonrpc.js'
 import { SseStream } from '../http/_sse.js'
 import type { Task, TaskEvent } from '../types.js'
 import type { Binding, MethodHandler } from './_binding.js'
@@ -13,45 +14,53 @@ function notification(event: TaskEvent): string {
   return JSON.stringify({ jsonrpc: '2.0', method: 'tasks/artifactUpdate', params })
 }
 
-function withHistoryLength(task: Task, historyLength: number | undefined): Task {
+export function withHistoryLength(task: Task, historyLength: number | undefined): Task {
   if (historyLength === undefined || historyLength >= task.history.length) return task
   return { ...task, history: historyLength === 0 ? [] : task.history.slice(-historyLength) }
 }
 
-const send: MethodHandler = async (params, { engine }) => {
+export const send: MethodHandler = async (params, { engine }) => {
   const request = readSendParams(params)
   const { run, settled } = await engine.send(request)
   if (request.blocking) await settled
   return run.task
 }
 
-const stream: MethodHandler = async (params, { engine, streaming }) => {
-  if (!streaming) throw new UnsupportedOperationError('Streaming is not supported: the agent card sets capabilities.streaming to false; use message/send')
-  const request = readSendParams(params)
-  const sse = new SseStream()
-  const { unsubscribe } = await engine.send(request, (event) => {
-    sse.send(notification(event))
-    if (event.kind === 'status-update' && event.final) sse.close()
-  })
-  // A client that leaves stops receiving; the task runs on and stays retrievable.
-  sse.onCancel(unsubscribe)
-  return sse.response
+/** The SSE data lines one event becomes in a dialect; `first` is true for the first event of the stream. */
+export type EventFrames = (event: TaskEvent, task: Task, id: JsonRpcId, first: boolean) => string[]
+
+/** `message/stream` for the slash-named dialects, which differ only in how an event is framed. */
+export function streamWith(frames: EventFrames): MethodHandler {
+  return async (params, { engine, streaming, id }) => {
+    if (!streaming) throw new UnsupportedOperationError('Streaming is not supported: the agent card sets capabilities.streaming to false; use message/send')
+    const request = readSendParams(params)
+    const sse = new SseStream()
+    let first = true
+    const { unsubscribe } = await engine.send(request, (event, task) => {
+      for (const frame of frames(event, task, id, first)) sse.send(frame)
+      first = false
+      if (event.kind === 'status-update' && event.final) sse.close()
+    })
+    // A client that leaves stops receiving; the task runs on and stays retrievable.
+    sse.onCancel(unsubscribe)
+    return sse.response
+  }
 }
 
-const get: MethodHandler = async (params, { engine }) => {
+export const get: MethodHandler = async (params, { engine }) => {
   const id = readTaskId(params)
   const historyLength = readHistoryLength(readParamsObject(params))
   return withHistoryLength(await engine.get(id), historyLength)
 }
 
-const cancel: MethodHandler = async (params, { engine }) => engine.cancel(readTaskId(params))
+export const cancel: MethodHandler = async (params, { engine }) => engine.cancel(readTaskId(params))
 
 /** Exactly the platform spec: slash-named methods, notifications on the stream, -32602 for unknown tasks. */
 export const platformBinding: Binding = {
   name: 'platform',
   methods: new Map([
     ['message/send', send],
-    ['message/stream', stream],
+    ['message/stream', streamWith((event) => [notification(event)])],
     ['tasks/get', get],
     ['tasks/cancel', cancel],
   ]),

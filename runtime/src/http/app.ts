@@ -5,6 +5,7 @@ import type { Binding } from '../bindings/_binding.js'
 import { platformBinding } from '../bindings/_platform.js'
 import { normalizeCard } from '../core/_card.js'
 import { type CardDialect, renderCard } from '../bindings/_cards.js'
+import { v03Binding } from '../bindings/_v03.js'
 import { v1Binding, withErrorInfo } from '../bindings/_v1.js'
 import { type CachedCard, cacheableCard, cardResponse } from './_card-response.js'
 import { DEFAULT_MAX_RUNNING_TASKS, TaskEngine } from '../core/_engine.js'
@@ -15,6 +16,8 @@ import { createMemoryStore } from '../stores/memory.js'
 import { type AuthOptions, createAuthCheck } from './_auth.js'
 import { DEFAULT_MAX_BODY_SIZE, assertJsonContentType, readJsonBody } from './_body.js'
 import { type JsonRpcId, errorResponse, idOf, readCall, resultResponse } from './_jsonrpc.js'
+
+export type SlashDialect = 'platform' | 'a2a-0.3'
 
 export interface A2AAppOptions {
   /** Where tasks live. Default: `createMemoryStore()` (10,000 tasks, one hour after they settle). */
@@ -32,6 +35,12 @@ export interface A2AAppOptions {
   auth?: AuthOptions
   /** Waits this long for running tasks on `close()` before failing them, in ms. Default 10,000. */
   shutdownTimeoutMs?: number
+  /**
+   * What the slash-named methods (`message/send`…) speak: `platform` (the default, exactly the platform spec)
+   * or `a2a-0.3` (the official v0.3 dialect: result-style stream events, -32001 for unknown tasks). A request
+   * with `A2A-Version: 0.3` always gets v0.3. Default: `A2A_DIALECT`, else `platform`.
+   */
+  dialect?: SlashDialect
   /**
    * Most tasks whose agent code runs at once; past it a new message gets HTTP 429 and a JSON-RPC error, so a
    * flood against a slow agent stays bounded. Default 1,000.
@@ -82,13 +91,16 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   if (!Number.isInteger(maxBodySize) || maxBodySize <= 0) throw new ConfigurationError(`maxBodySize must be a positive integer (got ${maxBodySize})`)
   const maxRunningTasks = options.maxRunningTasks ?? DEFAULT_MAX_RUNNING_TASKS
   if (!Number.isInteger(maxRunningTasks) || maxRunningTasks <= 0) throw new ConfigurationError(`maxRunningTasks must be a positive integer (got ${maxRunningTasks})`)
-  // Slash-named methods speak the platform dialect; A2A v1.0 methods (and A2A-Version: 1.0) the v1.0 one.
-  const legacyBinding: Binding = platformBinding
+  // Slash-named methods speak the platform dialect, or A2A v0.3 when the agent opts in (or the request says
+  // A2A-Version: 0.3); A2A v1.0 methods (and A2A-Version: 1.0) speak v1.0.
+  const dialect = options.dialect ?? (process.env.A2A_DIALECT as SlashDialect | undefined) ?? 'platform'
+  if (dialect !== 'platform' && dialect !== 'a2a-0.3') throw new ConfigurationError(`dialect (A2A_DIALECT) must be "platform" or "a2a-0.3" (got ${JSON.stringify(dialect)})`)
+  const legacyBinding: Binding = dialect === 'a2a-0.3' ? v03Binding : platformBinding
   const bindingFor = (method: string, version: string | null): Binding => {
     const requested = version?.trim()
     if (!requested) return v1Binding.methods.has(method) ? v1Binding : legacyBinding
     if (V1_VERSION.test(requested)) return v1Binding
-    if (V03_VERSION.test(requested)) return legacyBinding
+    if (V03_VERSION.test(requested)) return v03Binding
     throw withErrorInfo(new A2AError(ErrorCode.VersionNotSupported, `A2A-Version ${JSON.stringify(requested.slice(0, 20))} is not supported; this agent speaks 1.0 and 0.3`))
   }
 
