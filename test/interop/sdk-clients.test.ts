@@ -1,0 +1,190 @@
+import { Role, TaskState } from '@a2a-js/sdk'
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client'
+import { A2AClient as A2AClientV03 } from 'a2a-sdk-v03/client'
+import { type A2AAppOptions, type Agent, defineAgent } from 'a2a-runtime'
+import { describe, expect, it } from 'vitest'
+import { nodeServer } from '../runtime/_transports.ts'
+
+/**
+ * The official @a2a-js/sdk clients (1.x speaking A2A v1.0, 0.3.x speaking v0.3) against the runtime over real
+ * HTTP, each finding the agent through its own card discovery — while the platform dialect keeps answering on
+ * the same server.
+ */
+
+const pause = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+  })
+
+/** Like a generated agent: progress, an answer in chunks, a question on "ask", long work on "wait". */
+const agent = (card: Partial<Agent['card']> = {}): Agent =>
+  defineAgent({
+    card: { name: 'Interop Agent', description: 'Talks to the official A2A SDK clients', skills: [{ id: 'echo', name: 'Echo', description: 'Echoes', tags: ['echo'] }], ...card },
+    async execute(ctx, task) {
+      if (ctx.text === 'ask' && ctx.history.length === 1) return task.inputRequired('Which city?')
+      task.working('On it')
+      if (ctx.text === 'wait') {
+        await pause(10_000, ctx.signal)
+        if (ctx.signal.aborted) return
+      }
+      const words = `Echo: ${ctx.text}`.split(' ')
+      let artifactId: string | undefined
+      for (const [i, word] of words.entries()) {
+        await pause(5)
+        artifactId = task.artifact(i === 0 ? word : ` ${word}`, { artifactId, append: i > 0, lastChunk: i === words.length - 1 })
+      }
+      task.complete()
+    },
+    cancel: (_ctx, task) => task.cancel('Stopped'),
+  })
+
+const start = (options: A2AAppOptions = {}, card?: Partial<Agent['card']>) => nodeServer.start(agent(card), options)
+
+// --- A2A v1.0 (@a2a-js/sdk 1.x) ---------------------------------------------------------------------------
+
+const v1Message = (text: string, taskId = '') => ({
+  tenant: '',
+  metadata: {},
+  configuration: undefined,
+  message: { messageId: crypto.randomUUID(), role: Role.ROLE_USER, parts: [{ content: { $case: 'text' as const, value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }], taskId, contextId: '', extensions: [], metadata: {}, referenceTaskIds: [] },
+})
+
+const v1Client = (url: string) => new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] })).createFromUrl(url)
+
+const v1Text = (task: any) => task.artifacts.flatMap((artifact: any) => artifact.parts.map((part: any) => part.content.value)).join('')
+
+describe('@a2a-js/sdk 1.x (A2A v1.0)', () => {
+  it('discovers the card, sends, streams, gets and lists', async () => {
+    const target = await start()
+    const client = await v1Client(target.url)
+    const sent: any = await client.sendMessage(v1Message('hello'))
+    expect(sent.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    expect(v1Text(sent)).toBe('Echo: hello')
+
+    const events: any[] = []
+    for await (const event of client.sendMessageStream(v1Message('streamed words'))) events.push(event)
+    const cases = events.map((event) => event.payload.$case)
+    expect(cases[0]).toBe('task')
+    expect(cases.filter((c) => c === 'artifactUpdate')).toHaveLength(3)
+    expect(events.at(-1).payload.value.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+
+    const got: any = await client.getTask({ tenant: '', id: sent.id, historyLength: 5 })
+    expect(got.id).toBe(sent.id)
+    const listed: any = await client.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 10, pageToken: '', historyLength: 0, statusTimestampAfter: undefined, includeArtifacts: false } as any)
+    expect(listed.tasks.map((task: any) => task.id)).toContain(sent.id)
+  })
+
+  it('cancels a running task, and gets TaskNotCancelable for a finished one', async () => {
+    const target = await start()
+    const client = await v1Client(target.url)
+    const running: any = await client.sendMessage({ ...v1Message('wait'), configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately: true, taskPushNotificationConfig: undefined } as any })
+    const canceled: any = await client.cancelTask({ tenant: '', id: running.id, metadata: {} })
+    expect(canceled.status.state).toBe(TaskState.TASK_STATE_CANCELED)
+    await expect(client.cancelTask({ tenant: '', id: running.id, metadata: {} })).rejects.toThrow(/cannot be canceled/)
+  })
+
+  it('resumes an input-required task with a follow-up naming it', async () => {
+    const target = await start()
+    const client = await v1Client(target.url)
+    const question: any = await client.sendMessage(v1Message('ask'))
+    expect(question.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED)
+    const answer: any = await client.sendMessage(v1Message('Oslo', question.id))
+    expect(answer.id).toBe(question.id)
+    expect(v1Text(answer)).toBe('Echo: Oslo')
+  })
+
+  it('resubscribes to a running task and follows it to the end', async () => {
+    const target = await start()
+    const client = await v1Client(target.url)
+    const running: any = await client.sendMessage({ ...v1Message('wait'), configuration: { acceptedOutputModes: [], returnImmediately: true } as any })
+    const events: any[] = []
+    const following = (async () => {
+      for await (const event of client.resubscribeTask({ tenant: '', id: running.id })) events.push(event)
+    })()
+    await expect.poll(() => events.length).toBeGreaterThan(0)
+    await client.cancelTask({ tenant: '', id: running.id, metadata: {} })
+    await following
+    expect(events[0].payload.$case).toBe('task')
+    expect(events.at(-1).payload.value.status.state).toBe(TaskState.TASK_STATE_CANCELED)
+  })
+
+  it('sends the bearer token it is given, and is refused without it', async () => {
+    const target = await start({ auth: { bearerTokens: ['interop-token'] } }, { authentication: { schemes: ['bearer'] } })
+    const client = await v1Client(target.url)
+    await expect(client.sendMessage(v1Message('hi'))).rejects.toThrow()
+    const sent: any = await client.sendMessage(v1Message('hi'), { serviceParameters: { Authorization: 'Bearer interop-token' } })
+    expect(sent.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+  })
+})
+
+// --- A2A v0.3 (@a2a-js/sdk 0.3.x) -------------------------------------------------------------------------
+
+const v03Message = (text: string, taskId?: string) => ({ message: { kind: 'message' as const, messageId: crypto.randomUUID(), role: 'user' as const, parts: [{ kind: 'text' as const, text }], ...(taskId && { taskId }) } })
+const v03Text = (task: any) => task.artifacts.flatMap((artifact: any) => artifact.parts.map((part: any) => part.text)).join('')
+
+/** A 0.3 client whose requests say A2A-Version: 0.3, as the server needs when its default dialect is the platform's. */
+const declaringFetch: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'A2A-Version': '0.3' } })
+
+describe.each([
+  ['an agent in the a2a-0.3 dialect', { dialect: 'a2a-0.3' } as A2AAppOptions, fetch],
+  ['a platform-dialect agent, the client saying A2A-Version: 0.3', {} as A2AAppOptions, declaringFetch],
+])('@a2a-js/sdk 0.3.x against %s', (_label, options, fetchImpl) => {
+  const client = (url: string) => A2AClientV03.fromCardUrl(`${url}.well-known/agent-card.json`, { fetchImpl })
+
+  it('sends, streams, gets, cancels and resubscribes', async () => {
+    const target = await start(options)
+    const a2a = await client(target.url)
+    const sent: any = await a2a.sendMessage(v03Message('hello'))
+    expect(sent.result.kind).toBe('task')
+    expect(sent.result.status.state).toBe('completed')
+    expect(v03Text(sent.result)).toBe('Echo: hello')
+
+    const events: any[] = []
+    for await (const event of a2a.sendMessageStream(v03Message('streamed words'))) events.push(event)
+    expect(events[0].kind).toBe('task')
+    expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } })
+
+    const got: any = await a2a.getTask({ id: sent.result.id })
+    expect(got.result.id).toBe(sent.result.id)
+    const missing: any = await a2a.getTask({ id: 'no-such-task' })
+    expect(missing.error.code).toBe(-32001)
+
+    const running: any = await a2a.sendMessage({ ...v03Message('wait'), configuration: { blocking: false } } as any)
+    const followed: any[] = []
+    const following = (async () => {
+      for await (const event of a2a.resubscribeTask({ id: running.result.id })) followed.push(event)
+    })()
+    await expect.poll(() => followed.length).toBeGreaterThan(0)
+    const canceled: any = await a2a.cancelTask({ id: running.result.id })
+    expect(canceled.result.status.state).toBe('canceled')
+    await following
+    expect(followed.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'canceled' } })
+    const late: any = await a2a.cancelTask({ id: running.result.id })
+    expect(late.error.code).toBe(-32002)
+  })
+
+  it('resumes an input-required task through message.taskId', async () => {
+    const target = await start(options)
+    const a2a = await client(target.url)
+    const question: any = await a2a.sendMessage(v03Message('ask'))
+    expect(question.result.status.state).toBe('input-required')
+    const answer: any = await a2a.sendMessage(v03Message('Lima', question.result.id))
+    expect(answer.result.status.state).toBe('completed')
+    expect(v03Text(answer.result)).toBe('Echo: Lima')
+  })
+})
+
+describe('one server, three dialects', () => {
+  it('answers the platform dialect, v1.0 and v0.3 at the same time', async () => {
+    const target = await start()
+    const platform = await target.rpc('message/send', { message: { role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'platform' }] } })
+    expect(platform.body.result).toMatchObject({ kind: 'task', status: { state: 'completed' } })
+    const v1: any = await (await v1Client(target.url)).sendMessage(v1Message('v1'))
+    expect(v1Text(v1)).toBe('Echo: v1')
+    const v03: any = await (await A2AClientV03.fromCardUrl(`${target.url}.well-known/agent-card.json`, { fetchImpl: declaringFetch })).sendMessage(v03Message('v03'))
+    expect(v03Text(v03.result)).toBe('Echo: v03')
+    const notFound = await target.rpc('tasks/get', { id: 'nope' })
+    expect(notFound.body.error).toEqual({ code: -32602, message: 'Task not found' })
+  })
+})
