@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { Role, TaskState } from '@a2a-js/sdk'
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type StandInLlm, startStandInLlm } from '../../templates/llm/test/llm-stand-in.ts'
 
@@ -150,6 +152,16 @@ describe('generated projects', { timeout: 300_000 }, () => {
     const reply = await send(server.url, 'ping')
     expect(reply.body.result.status.state).toBe('completed')
     expect(answerText(reply.body.result)).toBe(answer)
+    // The official A2A v1.0 client finds and talks to the same generated agent.
+    const client = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] })).createFromUrl(server.url)
+    const sdkReply: any = await client.sendMessage({
+      tenant: '',
+      metadata: {},
+      configuration: undefined,
+      message: { messageId: 'sdk', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: 'ping' }, metadata: undefined, filename: '', mediaType: 'text/plain' }], taskId: '', contextId: '', extensions: [], metadata: {}, referenceTaskIds: [] },
+    })
+    expect(sdkReply.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    expect(sdkReply.artifacts[0].parts.map((part: any) => part.content.value).join('')).toBe(answer)
     expect(await server.stop()).toBe(true)
   })
 
