@@ -106,6 +106,24 @@ describe.each(transports)('platform protocol ($name)', (transport) => {
       await expect.poll(async () => (await target.rpc('tasks/get', { id: reply.body.result.id })).body.result.status.state).toBe('completed')
     })
 
+    it('honours configuration.historyLength in the answer', async () => {
+      const target = await transport.start(echoAgent)
+      const reply = await target.rpc('message/send', { ...userMessage('short'), configuration: { historyLength: 0 } })
+      expect(reply.body.result.history).toEqual([])
+      expect((await target.rpc('tasks/get', { id: reply.body.result.id })).body.result.history).toHaveLength(1)
+    })
+
+    it('refuses with -32005, without running the agent, when the client accepts none of the output modes', async () => {
+      let ran = false
+      const target = await transport.start(agent((_ctx, task) => ((ran = true), task.complete())))
+      const refused = await target.rpc('message/send', { ...userMessage('x'), configuration: { acceptedOutputModes: ['image/png'] } })
+      expect(refused.body.error.code).toBe(-32005)
+      expect(refused.body.error.message).toContain('image/png')
+      expect(ran).toBe(false)
+      const accepted = await target.rpc('message/send', { ...userMessage('x'), configuration: { acceptedOutputModes: ['application/json', 'text/*'] } })
+      expect(accepted.body.result.status.state).toBe('completed')
+    })
+
     it('keeps 200 concurrent sends apart: unique ids, each with its own answer', async () => {
       const target = await transport.start(progressAgent)
       const replies = await Promise.all(Array.from({ length: 200 }, (_, i) => target.rpc('message/send', userMessage(`n${i}`), { id: i })))

@@ -8,6 +8,8 @@ export interface CallContext {
   engine: TaskEngine
   /** The card's `capabilities.streaming`. */
   streaming: boolean
+  /** The card's `defaultOutputModes`. */
+  outputModes: string[]
 }
 
 /** Returns the JSON-RPC `result`, or a `Response` when the method streams. */

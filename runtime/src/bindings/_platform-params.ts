@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { SendRequest } from '../core/_engine.js'
-import { InvalidParamsError } from '../errors.js'
+import { A2AError, ErrorCode, InvalidParamsError } from '../errors.js'
 import { isPlainObject } from '../http/_jsonrpc.js'
 import type { Message, Part } from '../types.js'
 
@@ -14,6 +14,10 @@ type Json = Record<string, unknown>
 export interface SendParams extends SendRequest {
   /** `configuration.blocking: false` answers at once with the task as it stands. */
   blocking: boolean
+  /** `configuration.historyLength`: how much history the answer carries. */
+  historyLength: number | undefined
+  /** `configuration.acceptedOutputModes`: media types the client can take. */
+  acceptedOutputModes: string[] | undefined
 }
 
 export function readParamsObject(params: unknown): Json {
@@ -129,10 +133,33 @@ export function readSendParams(params: unknown): SendParams {
   const blocking = configuration?.blocking
   if (blocking !== undefined && typeof blocking !== 'boolean') throw new InvalidParamsError('`params.configuration.blocking` must be a boolean')
 
-  const request: SendParams = { message, blocking: blocking ?? true }
+  const request: SendParams = { message, blocking: blocking ?? true, historyLength: readHistoryLength(configuration ?? {}), acceptedOutputModes: readOutputModes(configuration ?? {}) }
   const taskId = message.taskId ?? taskIdParam
   const contextId = metadataContextId ?? message.contextId
   if (taskId !== undefined) request.taskId = taskId
   if (contextId !== undefined) request.contextId = contextId
   return request
+}
+
+/** `configuration.acceptedOutputModes`, an array of media types when given. */
+export function readOutputModes(configuration: Json): string[] | undefined {
+  const modes = configuration.acceptedOutputModes
+  if (modes === undefined || modes === null) return undefined
+  if (!Array.isArray(modes) || !modes.every((mode) => typeof mode === 'string')) throw new InvalidParamsError('`params.configuration.acceptedOutputModes` must be an array of media types')
+  return modes.length ? modes : undefined
+}
+
+/**
+ * Refuses a message whose client accepts none of the agent's output modes (-32005), so it is not run for
+ * an answer nobody can read. `*\/*` and `type/*` match as usual.
+ */
+export function assertOutputModes(accepted: string[] | undefined, produced: string[]): void {
+  if (!accepted) return
+  const matches = (want: string, have: string) => {
+    const [wantType, wantSub] = want.toLowerCase().split(';', 1)[0]!.trim().split('/')
+    const [haveType, haveSub] = have.toLowerCase().split('/')
+    return (wantType === '*' || wantType === haveType) && (wantSub === '*' || wantSub === haveSub)
+  }
+  if (accepted.some((want) => produced.some((have) => matches(want, have)))) return
+  throw new A2AError(ErrorCode.ContentTypeNotSupported, `None of the accepted output modes (${accepted.join(', ')}) is one this agent produces (${produced.join(', ')})`)
 }

@@ -3,7 +3,7 @@ import type { JsonRpcId } from '../http/_jsonrpc.js'
 import { SseStream } from '../http/_sse.js'
 import type { Task, TaskEvent } from '../types.js'
 import type { Binding, MethodHandler } from './_binding.js'
-import { readHistoryLength, readParamsObject, readSendParams, readTaskId } from './_platform-params.js'
+import { assertOutputModes, readHistoryLength, readParamsObject, readSendParams, readTaskId } from './_platform-params.js'
 
 /** The platform dialect writes each event as a JSON-RPC notification. */
 function notification(event: TaskEvent): string {
@@ -19,11 +19,12 @@ export function withHistoryLength(task: Task, historyLength: number | undefined)
   return { ...task, history: historyLength === 0 ? [] : task.history.slice(-historyLength) }
 }
 
-export const send: MethodHandler = async (params, { engine }) => {
+export const send: MethodHandler = async (params, { engine, outputModes }) => {
   const request = readSendParams(params)
+  assertOutputModes(request.acceptedOutputModes, outputModes)
   const { run, settled } = await engine.send(request)
   if (request.blocking) await settled
-  return run.task
+  return withHistoryLength(run.task, request.historyLength)
 }
 
 /** The SSE data lines one event becomes in a dialect; `first` is true for the first event of the stream. */
@@ -31,9 +32,10 @@ export type EventFrames = (event: TaskEvent, task: Task, id: JsonRpcId, first: b
 
 /** `message/stream` for the slash-named dialects, which differ only in how an event is framed. */
 export function streamWith(frames: EventFrames): MethodHandler {
-  return async (params, { engine, streaming, id }) => {
+  return async (params, { engine, streaming, id, outputModes }) => {
     if (!streaming) throw new UnsupportedOperationError('Streaming is not supported: the agent card sets capabilities.streaming to false; use message/send')
     const request = readSendParams(params)
+    assertOutputModes(request.acceptedOutputModes, outputModes)
     const sse = new SseStream()
     let first = true
     const { unsubscribe } = await engine.send(request, (event, task) => {

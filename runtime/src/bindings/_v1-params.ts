@@ -3,7 +3,7 @@ import { A2AError, ErrorCode, InvalidParamsError } from '../errors.js'
 import { isPlainObject } from '../http/_jsonrpc.js'
 import type { TaskQuery } from '../stores/_store.js'
 import type { Message, Part, TaskState } from '../types.js'
-import { readMessage as readPlatformMessage, readHistoryLength, readParamsObject } from './_platform-params.js'
+import { readMessage as readPlatformMessage, readHistoryLength, readOutputModes, readParamsObject } from './_platform-params.js'
 import { stateFromV1 } from './_v1-shapes.js'
 
 /**
@@ -62,6 +62,7 @@ function readMessageV1(value: unknown, field: string): Message {
 export interface SendParamsV1 extends SendRequest {
   returnImmediately: boolean
   historyLength: number | undefined
+  acceptedOutputModes: string[] | undefined
 }
 
 export function readSendParamsV1(params: unknown): SendParamsV1 {
@@ -75,7 +76,7 @@ export function readSendParamsV1(params: unknown): SendParamsV1 {
   }
   const returnImmediately = config.returnImmediately ?? (config.blocking === false ? true : false)
   if (typeof returnImmediately !== 'boolean') throw new InvalidParamsError('`params.configuration.returnImmediately` must be a boolean')
-  const request: SendParamsV1 = { message, returnImmediately, historyLength: readHistoryLength(config) }
+  const request: SendParamsV1 = { message, returnImmediately, historyLength: readHistoryLength(config), acceptedOutputModes: readOutputModes(config) }
   if (message.taskId !== undefined) request.taskId = message.taskId
   if (message.contextId !== undefined) request.contextId = message.contextId
   return request

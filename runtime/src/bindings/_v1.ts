@@ -4,6 +4,7 @@ import type { JsonRpcId } from '../http/_jsonrpc.js'
 import { SseStream } from '../http/_sse.js'
 import type { Task, TaskEvent } from '../types.js'
 import type { Binding, MethodHandler } from './_binding.js'
+import { assertOutputModes } from './_platform-params.js'
 import { readListParamsV1, readSendParamsV1, readTaskIdV1 } from './_v1-params.js'
 import { eventToV1, taskToV1 } from './_v1-shapes.js'
 
@@ -49,16 +50,18 @@ function taskStream(id: JsonRpcId) {
   return { sse, sendTask, listener }
 }
 
-const sendMessage: MethodHandler = async (params, { engine }) => {
+const sendMessage: MethodHandler = async (params, { engine, outputModes }) => {
   const request = readSendParamsV1(params)
+  assertOutputModes(request.acceptedOutputModes, outputModes)
   const { run, settled } = await engine.send(request)
   if (!request.returnImmediately) await settled
   return { task: taskToV1(run.task, { historyLength: request.historyLength }) }
 }
 
-const sendStreamingMessage: MethodHandler = async (params, { engine, streaming, id }) => {
+const sendStreamingMessage: MethodHandler = async (params, { engine, streaming, id, outputModes }) => {
   if (!streaming) throw streamsOff()
   const request = readSendParamsV1(params)
+  assertOutputModes(request.acceptedOutputModes, outputModes)
   const stream = taskStream(id)
   const { unsubscribe } = await engine.send(request, stream.listener)
   stream.sse.onCancel(unsubscribe)

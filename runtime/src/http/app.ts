@@ -150,7 +150,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
       binding = bindingFor(call.method, request.headers.get('a2a-version'))
       const method = binding.methods.get(call.method)
       if (!method) throw new MethodNotFoundError(call.method)
-      const result = await method(call.params, { id, engine, streaming })
+      const result = await method(call.params, { id, engine, streaming, outputModes: current.template.defaultOutputModes })
       return result instanceof Response ? result : resultResponse(id, result)
     } catch (error) {
       if (error instanceof A2AError) {

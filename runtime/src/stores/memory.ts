@@ -160,5 +160,5 @@ function encodeCursor(task: Task): string {
 
 function decodeCursor(cursor: string): Pick<Task, 'id' | 'status'> | undefined {
   const [timestamp, id] = Buffer.from(cursor, 'base64url').toString().split('|')
-  return timestamp && id ? { id, status: { state: 'completed', timestamp } } : undefined
+  return timestamp && id && !Number.isNaN(Date.parse(timestamp)) ? { id, status: { state: 'completed', timestamp } } : undefined
 }
