@@ -1,18 +1,11 @@
 import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { createServer } from 'node:net'
 import { expect, it } from 'vitest'
+import { freePort } from './_support.ts'
 
 const demo = fileURLToPath(new URL('../examples/demo.mjs', import.meta.url))
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
 
 it("runs the README's main job: a generated agent, installed and started, answers message/send and message/stream", { timeout: 180_000 }, async () => {
   const { stdout } = await promisify(execFile)(process.execPath, [demo, '--once'], { env: { ...process.env, PORT: String(await freePort()), HOST: '127.0.0.1' }, timeout: 170_000 })

@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { freePort, makeAgentProject } from '../_support.ts'
 
 const runtimeDir = fileURLToPath(new URL('../../runtime', import.meta.url))
 const a2aBin = join(runtimeDir, 'bin/a2a.mjs')
@@ -28,11 +28,7 @@ let project: string
 let child: ChildProcess | undefined
 
 beforeEach(() => {
-  project = mkdtempSync(join(tmpdir(), 'a2a-dev-'))
-  mkdirSync(join(project, 'src'))
-  mkdirSync(join(project, 'node_modules'))
-  symlinkSync(runtimeDir, join(project, 'node_modules/a2a-runtime'), 'dir')
-  writeFileSync(join(project, 'src/agent.ts'), agentSource())
+  project = makeAgentProject('a2a-dev-', agentSource())
 })
 
 afterEach(() => {
@@ -41,13 +37,6 @@ afterEach(() => {
   rmSync(project, { recursive: true, force: true })
 })
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
 
 async function startDev(env: Record<string, string> = {}) {
   const port = await freePort()

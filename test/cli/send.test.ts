@@ -1,10 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
+import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { freePort, makeAgentProject } from '../_support.ts'
 
 const runtimeDir = fileURLToPath(new URL('../../runtime', import.meta.url))
 const a2aBin = join(runtimeDir, 'bin/a2a.mjs')
@@ -68,22 +67,11 @@ let open: Server
 let locked: Server
 
 function makeProject(source: string): string {
-  const project = mkdtempSync(join(tmpdir(), 'a2a-send-'))
+  const project = makeAgentProject('a2a-send-', source)
   temporaryDirs.push(project)
-  mkdirSync(join(project, 'src'))
-  mkdirSync(join(project, 'node_modules'))
-  symlinkSync(runtimeDir, join(project, 'node_modules/a2a-runtime'), 'dir')
-  writeFileSync(join(project, 'src/agent.ts'), source)
   return project
 }
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
 
 /** `a2a start` in a fixture project on a free port of 127.0.0.1; resolves once it listens. */
 async function startAgent(source: string, env: Record<string, string> = {}): Promise<Server> {

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { makeAgentProject } from '../_support.ts'
 
 const runtimeDir = fileURLToPath(new URL('../../runtime', import.meta.url))
 const a2aBin = join(runtimeDir, 'bin/a2a.mjs')
@@ -26,11 +26,7 @@ let child: ChildProcess | undefined
 
 /** A project as a user has it: an agent in TypeScript and a2a-runtime in node_modules. */
 beforeEach(() => {
-  project = mkdtempSync(join(tmpdir(), 'a2a-start-'))
-  mkdirSync(join(project, 'src'))
-  mkdirSync(join(project, 'node_modules'))
-  symlinkSync(runtimeDir, join(project, 'node_modules/a2a-runtime'), 'dir')
-  writeFileSync(join(project, 'src/agent.ts'), AGENT_TS)
+  project = makeAgentProject('a2a-start-', AGENT_TS)
 })
 
 afterEach(() => {

@@ -1,13 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { get as httpGet } from 'node:http'
-import { connect, createServer } from 'node:net'
+import { connect } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { type A2AServer, serveAgent } from 'a2a-runtime'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { gatedAgent } from './_agents.ts'
 import { captureLogger } from './_logger.ts'
 import { eventReader } from './_sse.ts'
+import { freePort } from '../_support.ts'
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/serve-agent.mjs', import.meta.url))
 const DIST_INDEX = fileURLToPath(new URL('../../runtime/dist/index.js', import.meta.url))
@@ -55,17 +56,6 @@ function getWithHost(url: string, path: string, host: string): Promise<any> {
   })
 }
 
-/** A port nobody listens on right now: bind port 0 on 127.0.0.1, note it, let it go. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
-}
 
 const streamBody = (text: string) =>
   JSON.stringify({ jsonrpc: '2.0', id: 'stream', method: 'message/stream', params: { message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } } })

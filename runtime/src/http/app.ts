@@ -1,4 +1,3 @@
-import { FastResponse } from 'srvx/node'
 import { H3, type H3Event } from 'h3'
 import type { Agent } from '../agent.js'
 import type { Binding } from '../bindings/_binding.js'
