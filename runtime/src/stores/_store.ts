@@ -27,7 +27,7 @@ export interface TaskStore {
 export interface TaskQuery {
   contextId?: string
   state?: TaskState
-  /** Only tasks whose status changed after this ISO time. */
+  /** Only tasks whose status changed at or after this ISO time. */
   updatedAfter?: string
   /** Page size, at least 1. */
   limit: number

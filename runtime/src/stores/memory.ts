@@ -95,7 +95,7 @@ export class MemoryTaskStore implements TaskStore {
     for (const { task } of this.#entries.values()) {
       if (query.contextId !== undefined && task.contextId !== query.contextId) continue
       if (query.state !== undefined && task.status.state !== query.state) continue
-      if (query.updatedAfter !== undefined && task.status.timestamp <= query.updatedAfter) continue
+      if (query.updatedAfter !== undefined && task.status.timestamp < query.updatedAfter) continue
       matching.push(task)
     }
     matching.sort(newestFirst)
