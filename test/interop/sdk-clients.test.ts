@@ -84,6 +84,22 @@ describe('@a2a-js/sdk 1.x (A2A v1.0)', () => {
     await expect(client.cancelTask({ tenant: '', id: running.id, metadata: {} })).rejects.toThrow(/cannot be canceled/)
   })
 
+  it('gets TaskNotCancelable from an agent without cancel, and the task runs on', async () => {
+    const stubborn = defineAgent({
+      card: { name: 'No Cancel', description: 'Cannot be stopped once started' },
+      async execute(ctx, task) {
+        await pause(150)
+        task.artifact(`done ${ctx.text}`)
+        task.complete()
+      },
+    })
+    const target = await nodeServer.start(stubborn)
+    const client = await v1Client(target.url)
+    const running: any = await client.sendMessage({ ...v1Message('x'), configuration: { acceptedOutputModes: [], returnImmediately: true } as any })
+    await expect(client.cancelTask({ tenant: '', id: running.id, metadata: {} })).rejects.toThrow(/does not support cancellation/)
+    await expect.poll(async () => ((await client.getTask({ tenant: '', id: running.id })) as any).status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+  })
+
   it('resumes an input-required task with a follow-up naming it', async () => {
     const target = await start()
     const client = await v1Client(target.url)
@@ -162,6 +178,17 @@ describe.each([
     expect(followed.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'canceled' } })
     const late: any = await a2a.cancelTask({ id: running.result.id })
     expect(late.error.code).toBe(-32002)
+  })
+
+  it('sends a bearer token through its fetch, and is refused without it', async () => {
+    const target = await start({ ...options, auth: { bearerTokens: ['v03-token'] } }, { authentication: { schemes: ['bearer'] } })
+    const withToken: typeof fetch = (input, init) => fetchImpl(input, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: 'Bearer v03-token' } })
+    const refused = await A2AClientV03.fromCardUrl(`${target.url}.well-known/agent-card.json`, { fetchImpl })
+    const denied: any = await refused.sendMessage(v03Message('hi'))
+    expect(denied.error).toMatchObject({ code: -32000, message: expect.stringMatching(/Unauthorized/) })
+    const allowed = await A2AClientV03.fromCardUrl(`${target.url}.well-known/agent-card.json`, { fetchImpl: withToken })
+    const sent: any = await allowed.sendMessage(v03Message('hi'))
+    expect(sent.result.status.state).toBe('completed')
   })
 
   it('resumes an input-required task through message.taskId', async () => {
