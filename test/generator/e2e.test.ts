@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { Role, TaskState } from '@a2a-js/sdk'
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client'
+import { A2AClient as A2AClientV03 } from 'a2a-sdk-v03/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type StandInLlm, startStandInLlm } from '../../templates/llm/test/llm-stand-in.ts'
 import { freePort } from '../_support.ts'
@@ -200,6 +201,41 @@ describe('generated projects', { timeout: 300_000 }, () => {
       expect(answerText((await send(server.url, 'ping')).body.result)).toBe('Echo: ping')
       expect(await server.stop()).toBe(true)
     }
+  })
+
+  it('the official SDK clients (A2A v1.0 and v0.3) do every interaction with a project generated with --yes', async () => {
+    const project = await generate('sdk-agent', ['--yes'])
+    const text = (value: string) => ({
+      tenant: '',
+      metadata: {},
+      configuration: undefined,
+      message: { messageId: crypto.randomUUID(), role: Role.ROLE_USER, parts: [{ content: { $case: 'text' as const, value }, metadata: undefined, filename: '', mediaType: 'text/plain' }], taskId: '', contextId: '', extensions: [], metadata: {}, referenceTaskIds: [] },
+    })
+    const server = await start(project)
+    const client = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] })).createFromUrl(server.url)
+    const sent: any = await client.sendMessage(text('one'))
+    expect(sent.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    const events: any[] = []
+    for await (const event of client.sendMessageStream(text('two'))) events.push(event)
+    expect(events[0].payload.$case).toBe('task')
+    expect(events.at(-1).payload.value.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    expect(((await client.getTask({ tenant: '', id: sent.id })) as any).id).toBe(sent.id)
+    await expect(client.cancelTask({ tenant: '', id: sent.id, metadata: {} })).rejects.toThrow(/already completed/)
+    const listed: any = await client.listTasks({ tenant: '', status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 10 } as any)
+    expect(listed.tasks.length).toBe(2)
+    expect(await server.stop()).toBe(true)
+
+    // The same project for v0.3 clients, which send no A2A-Version: the dialect setting of .env.example.
+    const v03Server = await start(project, { A2A_DIALECT: 'a2a-0.3' })
+    const v03 = await A2AClientV03.fromCardUrl(`${v03Server.url}.well-known/agent-card.json`)
+    const message = (value: string) => ({ message: { kind: 'message' as const, messageId: crypto.randomUUID(), role: 'user' as const, parts: [{ kind: 'text' as const, text: value }] } })
+    const v03Sent: any = await v03.sendMessage(message('three'))
+    expect(v03Sent.result).toMatchObject({ kind: 'task', status: { state: 'completed' } })
+    const v03Events: any[] = []
+    for await (const event of v03.sendMessageStream(message('four'))) v03Events.push(event)
+    expect(v03Events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } })
+    expect(((await v03.getTask({ id: v03Sent.result.id })) as any).result.id).toBe(v03Sent.result.id)
+    expect(await v03Server.stop()).toBe(true)
   })
 
   it('multi-turn: asks first, answers the follow-up', async () => {
