@@ -96,6 +96,16 @@ async function send(url: string, text: string, headers: Record<string, string> =
   return { status: response.status, body: (await response.json()) as { result?: any; error?: { code: number; message: string } } }
 }
 
+const v1Client = (url: string) => new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] })).createFromUrl(url)
+
+/** A SendMessageRequest as the v1.0 SDK builds it. */
+const v1Text = (value: string, taskId = '', returnImmediately = false) => ({
+  tenant: '',
+  metadata: {},
+  configuration: returnImmediately ? ({ acceptedOutputModes: [], returnImmediately: true } as any) : undefined,
+  message: { messageId: crypto.randomUUID(), role: Role.ROLE_USER, parts: [{ content: { $case: 'text' as const, value }, metadata: undefined, filename: '', mediaType: 'text/plain' }], taskId, contextId: '', extensions: [], metadata: {}, referenceTaskIds: [] },
+})
+
 /** Installed packages that would run code at install time (preinstall, install, postinstall). */
 function installScripts(nodeModules: string): string[] {
   const found: string[] = []
@@ -255,6 +265,32 @@ describe('generated projects', { timeout: 300_000 }, () => {
     const answer = ((await response.json()) as { result: any }).result
     expect(answer.status.state).toBe('completed')
     expect(answerText(answer)).toContain('Porto')
+
+    // The same turns through the official v1.0 client.
+    const client = await v1Client(server.url)
+    const asked: any = await client.sendMessage(v1Text('Plan a weekend'))
+    expect(asked.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED)
+    const planned: any = await client.sendMessage(v1Text('Faro', asked.id))
+    expect(planned.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    expect(planned.artifacts[0].parts.map((part: any) => part.content.value).join('')).toContain('Faro')
+    expect(await server.stop()).toBe(true)
+  })
+
+  it('streaming: the official v1.0 client resubscribes to a running task and cancels it', async () => {
+    const project = await generate('stream-agent', ['--yes', '--template', 'streaming'])
+    const server = await start(project)
+    const client = await v1Client(server.url)
+    const running: any = await client.sendMessage(v1Text(Array.from({ length: 60 }, (_, i) => `word${i}`).join(' '), '', true))
+    const events: any[] = []
+    const following = (async () => {
+      for await (const event of client.resubscribeTask({ tenant: '', id: running.id })) events.push(event)
+    })()
+    await expect.poll(() => events.filter((event) => event.payload.$case === 'artifactUpdate').length, { timeout: 5000 }).toBeGreaterThan(1)
+    const canceled: any = await client.cancelTask({ tenant: '', id: running.id, metadata: {} })
+    expect(canceled.status.state).toBe(TaskState.TASK_STATE_CANCELED)
+    await following
+    expect(events[0].payload.$case).toBe('task')
+    expect(events.at(-1).payload.value.status.state).toBe(TaskState.TASK_STATE_CANCELED)
     expect(await server.stop()).toBe(true)
   })
 
@@ -286,6 +322,10 @@ describe('generated projects', { timeout: 300_000 }, () => {
     expect((await send(server.url, 'hi', { authorization: 'Bearer wrong' })).status).toBe(401)
     const accepted = await send(server.url, 'hi', { authorization: `Bearer ${token}` })
     expect(accepted.body.result.status.state).toBe('completed')
+    const client = await v1Client(server.url)
+    await expect(client.sendMessage(v1Text('hi'))).rejects.toThrow()
+    const viaSdk: any = await client.sendMessage(v1Text('hi'), { serviceParameters: { Authorization: `Bearer ${token}` } })
+    expect(viaSdk.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
     expect(await server.stop()).toBe(true)
   })
 })
