@@ -41,7 +41,7 @@ function optionalObject(value: unknown, field: string): Json | undefined {
 const MAX_DEPTH = 64
 
 /** Refuses free-form JSON (data, metadata) nested deeper than MAX_DEPTH, naming the field. */
-function assertDepth(value: unknown, field: string, depth = 0): void {
+export function assertDepth(value: unknown, field: string, depth = 0): void {
   if (typeof value !== 'object' || value === null) return
   if (depth >= MAX_DEPTH) throw new InvalidParamsError(`\`${field}\` is nested more than ${MAX_DEPTH} levels deep`)
   for (const child of Array.isArray(value) ? value : Object.values(value)) assertDepth(child, field, depth + 1)

@@ -1,8 +1,6 @@
-import { isTerminal } from '../core/_lifecycle.js'
-import { A2AError, ErrorCode, UnsupportedOperationError } from '../errors.js'
-import { SseStream } from '../http/_sse.js'
 import type { Task, TaskEvent } from '../types.js'
-import type { Binding, MethodHandler } from './_binding.js'
+import type { Binding } from './_binding.js'
+import { extendedCardNotConfigured, pushNotSupported, subscribeWith } from './_common.js'
 import { cancel, get, send, streamWith } from './_platform.js'
 import { readTaskId } from './_platform-params.js'
 
@@ -21,31 +19,11 @@ const respond = (id: unknown, value: object) => JSON.stringify({ jsonrpc: '2.0',
 /** The stream opens with the Task, as v0.3 servers do, then its updates. */
 const frames = (event: TaskEvent, task: Task, id: unknown, first: boolean) => (first ? [respond(id, task), respond(id, result(event))] : [respond(id, result(event))])
 
-const resubscribe: MethodHandler = async (params, { engine, streaming, id }) => {
-  if (!streaming) throw new UnsupportedOperationError('Streaming is not supported: the agent card sets capabilities.streaming to false')
-  const taskId = readTaskId(params)
-  const sse = new SseStream()
-  const { task, running, unsubscribe } = await engine.subscribe(taskId, (event) => {
-    sse.send(respond(id, result(event)))
-    if (event.kind === 'status-update' && event.final) sse.close()
-  })
-  if (isTerminal(task.status.state)) {
-    unsubscribe()
-    throw new UnsupportedOperationError(`Task ${taskId} is ${task.status.state}: a finished task has no more events to resubscribe to`)
-  }
-  sse.send(respond(id, task))
-  if (!running) sse.close()
-  sse.onCancel(unsubscribe)
-  return sse.response
-}
-
-const noPush: MethodHandler = async () => {
-  throw new A2AError(ErrorCode.PushNotificationNotSupported, 'Push notifications are not supported by this agent')
-}
-
-const noExtendedCard: MethodHandler = async () => {
-  throw new UnsupportedOperationError('This agent has no authenticated extended card')
-}
+const resubscribe = subscribeWith({
+  readTaskId,
+  task: (task, id) => respond(id, task),
+  event: (event, id) => respond(id, result(event)),
+})
 
 export const v03Binding: Binding = {
   name: 'a2a-0.3',
@@ -55,11 +33,11 @@ export const v03Binding: Binding = {
     ['tasks/get', get],
     ['tasks/cancel', cancel],
     ['tasks/resubscribe', resubscribe],
-    ['tasks/pushNotificationConfig/set', noPush],
-    ['tasks/pushNotificationConfig/get', noPush],
-    ['tasks/pushNotificationConfig/list', noPush],
-    ['tasks/pushNotificationConfig/delete', noPush],
-    ['agent/getAuthenticatedExtendedCard', noExtendedCard],
+    ['tasks/pushNotificationConfig/set', pushNotSupported],
+    ['tasks/pushNotificationConfig/get', pushNotSupported],
+    ['tasks/pushNotificationConfig/list', pushNotSupported],
+    ['tasks/pushNotificationConfig/delete', pushNotSupported],
+    ['agent/getAuthenticatedExtendedCard', extendedCardNotConfigured],
   ]),
   // Core errors already carry the A2A v0.3 codes (-32001 for an unknown task).
   wireError: (error) => error,

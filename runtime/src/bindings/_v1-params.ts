@@ -3,7 +3,7 @@ import { A2AError, ErrorCode, InvalidParamsError } from '../errors.js'
 import { isPlainObject } from '../http/_jsonrpc.js'
 import type { TaskQuery } from '../stores/_store.js'
 import type { Message, Part, TaskState } from '../types.js'
-import { readMessage as readPlatformMessage, readHistoryLength, readOutputModes, readParamsObject } from './_platform-params.js'
+import { assertDepth, readMessage as readPlatformMessage, readHistoryLength, readOutputModes, readParamsObject } from './_platform-params.js'
 import { stateFromV1 } from './_v1-shapes.js'
 
 /**
@@ -25,10 +25,12 @@ function readPartV1(value: unknown, field: string): Part {
   const filename = optionalString(value.filename, `${field}.filename`)
   const metadata = value.metadata
   if (metadata !== undefined && !isPlainObject(metadata)) throw new InvalidParamsError(`\`${field}.metadata\` must be an object`)
+  assertDepth(metadata, `${field}.metadata`)
   let part: Part
   if (typeof value.text === 'string') part = { kind: 'text', text: value.text }
   else if (value.data !== undefined) {
     if (!isPlainObject(value.data)) throw new InvalidParamsError(`\`${field}.data\` must be a JSON object`)
+    assertDepth(value.data, `${field}.data`)
     part = { kind: 'data', data: value.data }
   } else if (typeof value.url === 'string' || typeof value.raw === 'string') {
     const file = typeof value.url === 'string' ? { uri: value.url } : { bytes: value.raw as string }
@@ -41,9 +43,9 @@ function readPartV1(value: unknown, field: string): Part {
 function readMessageV1(value: unknown, field: string): Message {
   if (!isPlainObject(value)) throw new InvalidParamsError(`\`${field}\` must be an object`)
   const parts = value.parts
+  if (value.role !== undefined && value.role !== 'ROLE_USER' && value.role !== 'user') throw new InvalidParamsError(`\`${field}.role\` must be "ROLE_USER"`)
   // A message in the v0.3 shape (parts with `kind`) is read the v0.3 way.
   if (Array.isArray(parts) && parts.some((part) => isPlainObject(part) && 'kind' in part)) return readPlatformMessage({ ...value, role: 'user' }, field)
-  if (value.role !== undefined && value.role !== 'ROLE_USER' && value.role !== 'user') throw new InvalidParamsError(`\`${field}.role\` must be "ROLE_USER"`)
   if (!Array.isArray(parts) || parts.length === 0) throw new InvalidParamsError(`\`${field}.parts\` must be a non-empty array`)
   const messageId = optionalString(value.messageId, `${field}.messageId`)
   if (messageId === undefined) throw new InvalidParamsError(`\`${field}.messageId\` is required`)
@@ -54,6 +56,7 @@ function readMessageV1(value: unknown, field: string): Message {
   if (taskId !== undefined) message.taskId = taskId
   if (value.metadata !== undefined) {
     if (!isPlainObject(value.metadata)) throw new InvalidParamsError(`\`${field}.metadata\` must be an object`)
+    assertDepth(value.metadata, `${field}.metadata`)
     message.metadata = value.metadata
   }
   return message

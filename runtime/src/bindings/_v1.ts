@@ -1,9 +1,9 @@
-import { isTerminal } from '../core/_lifecycle.js'
-import { A2AError, ErrorCode, UnsupportedOperationError } from '../errors.js'
+import { A2AError, ErrorCode } from '../errors.js'
 import type { JsonRpcId } from '../http/_jsonrpc.js'
 import { SseStream } from '../http/_sse.js'
 import type { Task, TaskEvent } from '../types.js'
 import type { Binding, MethodHandler } from './_binding.js'
+import { extendedCardNotConfigured, pushNotSupported, streamingOff, subscribeWith } from './_common.js'
 import { assertOutputModes } from './_platform-params.js'
 import { readListParamsV1, readSendParamsV1, readTaskIdV1 } from './_v1-params.js'
 import { eventToV1, taskToV1 } from './_v1-shapes.js'
@@ -29,8 +29,6 @@ export function withErrorInfo(error: A2AError): A2AError {
   if (!reason || error.data !== undefined) return error
   return new A2AError(error.code, error.message, error.httpStatus, [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }])
 }
-
-const streamsOff = () => new UnsupportedOperationError('Streaming is not supported: the agent card sets capabilities.streaming to false')
 
 /** An SSE body whose events are JSON-RPC responses to `id`; the first one always carries the Task. */
 function taskStream(id: JsonRpcId) {
@@ -59,7 +57,7 @@ const sendMessage: MethodHandler = async (params, { engine, outputModes }) => {
 }
 
 const sendStreamingMessage: MethodHandler = async (params, { engine, streaming, id, outputModes }) => {
-  if (!streaming) throw streamsOff()
+  if (!streaming) throw streamingOff()
   const request = readSendParamsV1(params)
   assertOutputModes(request.acceptedOutputModes, outputModes)
   const stream = taskStream(id)
@@ -68,21 +66,11 @@ const sendStreamingMessage: MethodHandler = async (params, { engine, streaming, 
   return stream.sse.response
 }
 
-const subscribeToTask: MethodHandler = async (params, { engine, streaming, id }) => {
-  if (!streaming) throw streamsOff()
-  const { id: taskId } = readTaskIdV1(params)
-  const stream = taskStream(id)
-  const { task, running, unsubscribe } = await engine.subscribe(taskId, stream.listener)
-  if (isTerminal(task.status.state)) {
-    unsubscribe()
-    throw new UnsupportedOperationError(`Task ${taskId} is ${task.status.state}: a finished task has no more events to subscribe to`)
-  }
-  stream.sendTask(task)
-  // A task at rest (waiting for input) has nothing more to say until a follow-up resumes it.
-  if (!running) stream.sse.close()
-  stream.sse.onCancel(unsubscribe)
-  return stream.sse.response
-}
+const subscribeToTask = subscribeWith({
+  readTaskId: (params) => readTaskIdV1(params).id,
+  task: (task, id) => JSON.stringify({ jsonrpc: '2.0', id, result: { task: taskToV1(task) } }),
+  event: (event, id) => JSON.stringify({ jsonrpc: '2.0', id, result: eventToV1(event) }),
+})
 
 const getTask: MethodHandler = async (params, { engine }) => {
   const { id, historyLength } = readTaskIdV1(params)
@@ -102,14 +90,6 @@ const listTasks: MethodHandler = async (params, { engine }) => {
   }
 }
 
-const noExtendedCard: MethodHandler = async () => {
-  throw new UnsupportedOperationError('This agent declares no extended agent card (capabilities.extendedAgentCard is not true)')
-}
-
-const noPush: MethodHandler = async () => {
-  throw new A2AError(ErrorCode.PushNotificationNotSupported, 'Push notifications are not supported by this agent')
-}
-
 export const v1Binding: Binding = {
   name: 'a2a-1.0',
   methods: new Map([
@@ -119,11 +99,11 @@ export const v1Binding: Binding = {
     ['ListTasks', listTasks],
     ['CancelTask', cancelTask],
     ['SubscribeToTask', subscribeToTask],
-    ['GetExtendedAgentCard', noExtendedCard],
-    ['CreateTaskPushNotificationConfig', noPush],
-    ['GetTaskPushNotificationConfig', noPush],
-    ['ListTaskPushNotificationConfigs', noPush],
-    ['DeleteTaskPushNotificationConfig', noPush],
+    ['GetExtendedAgentCard', extendedCardNotConfigured],
+    ['CreateTaskPushNotificationConfig', pushNotSupported],
+    ['GetTaskPushNotificationConfig', pushNotSupported],
+    ['ListTaskPushNotificationConfigs', pushNotSupported],
+    ['DeleteTaskPushNotificationConfig', pushNotSupported],
   ]),
   wireError: withErrorInfo,
 }

@@ -98,7 +98,9 @@ export class TaskEngine {
    */
   async subscribe(taskId: string, listener: TaskListener): Promise<{ task: Task; running: boolean; unsubscribe: () => void }> {
     const run = this.#executions.get(taskId)?.run
-    if (run) return { task: run.task, running: true, unsubscribe: run.subscribe(listener) }
+    // A task that has settled (waiting for input) sends nothing more from this run, even while its agent is
+    // still returning: a subscriber would wait forever.
+    if (run && !isSettled(run.state)) return { task: run.task, running: true, unsubscribe: run.subscribe(listener) }
     return { task: await this.get(taskId), running: false, unsubscribe: noop }
   }
 

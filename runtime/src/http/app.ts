@@ -68,7 +68,7 @@ export interface A2AApp {
 
 const CARD_PATH = '/.well-known/agent.json'
 const A2A_CARD_PATH = '/.well-known/agent-card.json'
-const V1_VERSION = /^1(\.0)?(\.\d+)?$/
+const V1_VERSION = /^1(\.0(\.\d+)?)?$/
 const V03_VERSION = /^0\.3(\.\d+)?$/
 // The card is public; a cache keyed by the requested origin must not grow with hostile Host headers.
 const MAX_CACHED_CARDS = 16

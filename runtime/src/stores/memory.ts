@@ -99,7 +99,8 @@ export class MemoryTaskStore implements TaskStore {
       matching.push(task)
     }
     matching.sort(newestFirst)
-    // The cursor is the position of the last task shown (time and id), so pages stay put as tasks change.
+    // The cursor is the position of the last task shown (status time and id). A task that changes while a
+    // client pages moves to the front, onto a page already read: read again from the start to see it.
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
     if (query.cursor !== undefined && !after) throw new InvalidParamsError('the page token is not one from a previous page')
     const start = after ? matching.findIndex((task) => newestFirst(task, after) > 0) : 0

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest'
+import { agent } from './_agents.ts'
+import { readEvents } from './_sse.ts'
+import { transports } from './_transports.ts'
+
+const V1 = { 'A2A-Version': '1.0' }
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe.each(transports)('A2A dialect edges ($name)', (transport) => {
+  it('a subscription to a task that asked for input while its agent is still returning gets the Task and ends', async () => {
+    const lingering = agent(async (_ctx, task) => {
+      task.inputRequired('which?')
+      await sleep(400)
+    })
+    const target = await transport.start(lingering)
+    const sent = await target.rpc('SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] }, configuration: { returnImmediately: true } }, { headers: V1 })
+    await sleep(20)
+    const started = Date.now()
+    for (const [method, headers] of [['SubscribeToTask', V1], ['tasks/resubscribe', { 'A2A-Version': '0.3' }]] as const) {
+      const response = await target.post(JSON.stringify({ jsonrpc: '2.0', id: 's', method, params: { id: sent.body.result.task.id } }), headers)
+      const { events } = await readEvents(response)
+      expect(events).toHaveLength(1)
+    }
+    expect(Date.now() - started).toBeLessThan(350)
+  })
+
+  it('v1.0 messages get the same 64-level depth limit on data and metadata as the other dialects', async () => {
+    let ran = false
+    const target = await transport.start(agent((_ctx, task) => ((ran = true), task.complete())))
+    let deep: Record<string, unknown> = {}
+    for (let i = 0; i < 500; i++) deep = { deep }
+    const data = await target.rpc('SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: deep }] } }, { headers: V1 })
+    expect(data.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('params.message.parts[0].data') })
+    const metadata = await target.rpc('SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: deep } }, { headers: V1 })
+    expect(metadata.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('params.message.metadata') })
+    expect(ran).toBe(false)
+  })
+
+  it('refuses A2A-Version 1.7 with -32009: only 1.0 (and its patches) is v1.0', async () => {
+    const target = await transport.start(agent((_ctx, task) => task.complete()))
+    for (const version of ['1.7', '1.1', '11']) {
+      const reply = await target.rpc('GetTask', { id: 'x' }, { headers: { 'A2A-Version': version } })
+      expect(reply.body.error.code).toBe(-32009)
+    }
+    expect((await target.rpc('GetTask', { id: 'x' }, { headers: { 'A2A-Version': '1.0.2' } })).body.error.code).toBe(-32001)
+    expect((await target.rpc('GetTask', { id: 'x' }, { headers: { 'A2A-Version': '1' } })).body.error.code).toBe(-32001)
+  })
+
+  it('refuses a v1.0 message from ROLE_AGENT even when its parts use the v0.3 shape', async () => {
+    const target = await transport.start(agent((_ctx, task) => task.complete()))
+    const reply = await target.rpc('SendMessage', { message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ kind: 'text', text: 'hi' }] } }, { headers: V1 })
+    expect(reply.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('role') })
+  })
+})
