@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -32,4 +33,31 @@ export function makeAgentProject(prefix: string, agentSource: string): string {
   symlinkSync(runtimeDir, join(project, 'node_modules/a2a-runtime'), 'dir')
   writeFileSync(join(project, 'src/agent.ts'), agentSource)
   return project
+}
+
+export interface CommandResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/**
+ * Runs `a2a <args>` without a terminal to its end, killed by PID past 10 s. `running` tracks the child so the
+ * suite's afterEach can end it if the test fails first.
+ */
+export function runA2a(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; running: Set<ChildProcess> }): Promise<CommandResult> {
+  const child = spawn(process.execPath, [a2aBin, ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] })
+  options.running.add(child)
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (chunk) => (stdout += chunk))
+  child.stderr!.on('data', (chunk) => (stderr += chunk))
+  const timer = setTimeout(() => process.kill(child.pid!, 'SIGKILL'), 10_000)
+  return new Promise((resolve) =>
+    child.once('close', (code) => {
+      clearTimeout(timer)
+      options.running.delete(child)
+      resolve({ code, stdout, stderr })
+    }),
+  )
 }

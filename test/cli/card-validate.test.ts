@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { freePort } from '../_support.ts'
+import { type CommandResult, freePort, runA2a } from '../_support.ts'
 
 const runtimeDir = fileURLToPath(new URL('../../runtime', import.meta.url))
 const a2aBin = join(runtimeDir, 'bin/a2a.mjs')
@@ -84,29 +84,8 @@ afterAll(() => {
   for (const dir of temporaryDirs) rmSync(dir, { recursive: true, force: true })
 })
 
-interface Result {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
 /** Runs `a2a card validate ...` to its end (killed by PID past 10 s). */
-function validate(args: string[], cwd = files): Promise<Result> {
-  const child = spawn(process.execPath, [a2aBin, 'card', 'validate', ...args], { cwd, env: cleanEnv, stdio: ['ignore', 'pipe', 'pipe'] })
-  children.add(child)
-  let stdout = ''
-  let stderr = ''
-  child.stdout!.on('data', (chunk) => (stdout += chunk))
-  child.stderr!.on('data', (chunk) => (stderr += chunk))
-  const timer = setTimeout(() => process.kill(child.pid!, 'SIGKILL'), 10_000)
-  return new Promise((resolve) =>
-    child.once('close', (code) => {
-      clearTimeout(timer)
-      children.delete(child)
-      resolve({ code, stdout, stderr })
-    }),
-  )
-}
+const validate = (args: string[], cwd = files): Promise<CommandResult> => runA2a(['card', 'validate', ...args], { cwd, env: cleanEnv, running: children })
 
 interface Finding {
   level: 'error' | 'warning'
@@ -115,7 +94,7 @@ interface Finding {
   hint: string
 }
 
-async function validateJson(args: string[], cwd?: string): Promise<Result & { report: { source: string; findings: Finding[] } }> {
+async function validateJson(args: string[], cwd?: string): Promise<CommandResult & { report: { source: string; findings: Finding[] } }> {
   const result = await validate([...args, '--json'], cwd)
   return { ...result, report: JSON.parse(result.stdout) }
 }

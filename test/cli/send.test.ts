@@ -3,7 +3,7 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, makeAgentProject } from '../_support.ts'
+import { type CommandResult, freePort, makeAgentProject, runA2a } from '../_support.ts'
 
 const runtimeDir = fileURLToPath(new URL('../../runtime', import.meta.url))
 const a2aBin = join(runtimeDir, 'bin/a2a.mjs')
@@ -123,29 +123,9 @@ afterAll(async () => {
   for (const dir of temporaryDirs) rmSync(dir, { recursive: true, force: true })
 })
 
-interface Result {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
 /** Runs `a2a send ...` without a TTY to its end (killed by PID past 10 s). */
-function send(args: string[], { cwd = open.project, env = {} }: { cwd?: string; env?: Record<string, string> } = {}): Promise<Result> {
-  const child = spawn(process.execPath, [a2aBin, 'send', ...args], { cwd, env: { ...cleanEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  runs.add(child)
-  let stdout = ''
-  let stderr = ''
-  child.stdout!.on('data', (chunk) => (stdout += chunk))
-  child.stderr!.on('data', (chunk) => (stderr += chunk))
-  const timer = setTimeout(() => process.kill(child.pid!, 'SIGKILL'), 10_000)
-  return new Promise((resolve) =>
-    child.once('close', (code) => {
-      clearTimeout(timer)
-      runs.delete(child)
-      resolve({ code, stdout, stderr })
-    }),
-  )
-}
+const send = (args: string[], { cwd = open.project, env = {} }: { cwd?: string; env?: Record<string, string> } = {}): Promise<CommandResult> =>
+  runA2a(['send', ...args], { cwd, env: { ...cleanEnv, ...env }, running: runs })
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at /)
 
