@@ -25,6 +25,14 @@ export const progressAgent = agent(async (ctx, task) => {
   task.complete()
 })
 
+/** Sends "Hel", "lo", "!" as three chunks of one artifact, the last one marked lastChunk. */
+export const chunkedAgent = agent((_ctx, task) => {
+  const id = task.artifact('Hel', { lastChunk: false })
+  task.artifact('lo', { artifactId: id, append: true, lastChunk: false })
+  task.artifact('!', { artifactId: id, append: true, lastChunk: true })
+  task.complete()
+})
+
 /** A promise the test settles by hand. */
 export function deferred<T = void>() {
   let resolve!: (value: T) => void

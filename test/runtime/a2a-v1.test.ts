@@ -1,8 +1,19 @@
 import type { AuthScheme } from 'a2a-runtime'
 import { describe, expect, it } from 'vitest'
-import { agent, deferred, echoAgent, progressAgent } from './_agents.ts'
+import { agent, chunkedAgent, deferred, echoAgent, progressAgent } from './_agents.ts'
 import { eventReader, readEvents } from './_sse.ts'
 import { type Target, type Transport, transports } from './_transports.ts'
+
+/** What both card shapes say about the test agent of `_agents.ts`. */
+const TEST_CARD_FIELDS = {
+        name: 'Test Agent',
+        description: 'An agent for the protocol suite',
+        version: '1.2.3',
+        capabilities: { streaming: true },
+        defaultInputModes: ['text/plain'],
+        defaultOutputModes: ['text/plain'],
+        skills: [{ id: 'echo', name: 'Echo', description: 'Repeats the message', tags: ['test'] }],
+}
 
 /**
  * Conformance of the A2A v1.0 JSON-RPC binding (A2A v1.0.1 specification, a2a-tck requirements, the
@@ -542,13 +553,7 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
     })
 
     it('artifactUpdate MUST carry append and lastChunk when an artifact is sent in chunks', async () => {
-      const chunky = agent((_ctx, task) => {
-        const id = task.artifact('Hel', { lastChunk: false })
-        task.artifact('lo', { artifactId: id, append: true, lastChunk: false })
-        task.artifact('!', { artifactId: id, append: true, lastChunk: true })
-        task.complete()
-      })
-      const target = await transport.start(chunky)
+      const target = await transport.start(chunkedAgent)
       const results = await readStream(await post(target, 'SendStreamingMessage', sendParams('x'), { id: 1 }), 1)
       const updates = results.filter((r) => r.artifactUpdate).map((r) => r.artifactUpdate)
       expect(updates.map((u) => [u.artifact.parts, u.append ?? false, u.lastChunk ?? false])).toEqual([
@@ -889,15 +894,7 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       expect(response.status).toBe(200)
       expect(response.headers.get('content-type')).toMatch(/^application\/json\b/)
       const card = await response.json()
-      expect(card).toMatchObject({
-        name: 'Test Agent',
-        description: 'An agent for the protocol suite',
-        version: '1.2.3',
-        capabilities: { streaming: true },
-        defaultInputModes: ['text/plain'],
-        defaultOutputModes: ['text/plain'],
-        skills: [{ id: 'echo', name: 'Echo', description: 'Repeats the message', tags: ['test'] }],
-      })
+      expect(card).toMatchObject(TEST_CARD_FIELDS)
       expect(card.capabilities.pushNotifications ?? false).toBe(false)
       for (const skill of card.skills) expect(Array.isArray(skill.tags)).toBe(true)
       expect(card.supportedInterfaces[0]).toEqual({ url: target.url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' })
@@ -911,18 +908,7 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       const response = await target.fetch('/.well-known/agent-card.json')
       expect(response.status).toBe(200)
       const card = await response.json()
-      expect(card).toMatchObject({
-        protocolVersion: '0.3.0',
-        url: target.url,
-        preferredTransport: 'JSONRPC',
-        name: 'Test Agent',
-        description: 'An agent for the protocol suite',
-        version: '1.2.3',
-        capabilities: { streaming: true },
-        defaultInputModes: ['text/plain'],
-        defaultOutputModes: ['text/plain'],
-        skills: [{ id: 'echo', name: 'Echo', description: 'Repeats the message', tags: ['test'] }],
-      })
+      expect(card).toMatchObject({ protocolVersion: '0.3.0', url: target.url, preferredTransport: 'JSONRPC', ...TEST_CARD_FIELDS })
     })
 
     it.each([

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http'
 import { describe, expect, it } from 'vitest'
-import { agent, echoAgent, progressAgent } from './_agents.ts'
+import { agent, chunkedAgent, echoAgent, progressAgent } from './_agents.ts'
 import { eventReader, readEvents } from './_sse.ts'
 import { nodeServer, transports } from './_transports.ts'
 
@@ -197,13 +197,7 @@ describe.each(transports)('platform protocol ($name)', (transport) => {
     })
 
     it('streams chunked artifacts with append and lastChunk, and stores them joined', async () => {
-      const chunky = agent((_ctx, task) => {
-        const id = task.artifact('Hel', { lastChunk: false })
-        task.artifact('lo', { artifactId: id, append: true, lastChunk: false })
-        task.artifact('!', { artifactId: id, append: true, lastChunk: true })
-        task.complete()
-      })
-      const target = await transport.start(chunky)
+      const target = await transport.start(chunkedAgent)
       const { events } = await readEvents(await target.post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: userMessage('x') })))
       const artifacts = events.filter((e) => e.method === 'tasks/artifactUpdate').map((e) => e.params)
       expect(artifacts.map((a) => [a.artifact.parts[0].text, a.append ?? false, a.artifact.lastChunk])).toEqual([
