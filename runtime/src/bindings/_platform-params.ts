@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto'
 import type { SendRequest } from '../core/_engine.js'
+import { newId } from '../core/_ids.js'
 import { A2AError, ErrorCode, InvalidParamsError } from '../errors.js'
 import { isPlainObject } from '../http/_jsonrpc.js'
 import type { Message, Part } from '../types.js'
@@ -106,7 +106,7 @@ export function readMessage(value: unknown, field: string): Message {
   if (!Array.isArray(value.parts)) throw new InvalidParamsError(`\`${field}.parts\` must be an array`)
   if (value.parts.length === 0) throw new InvalidParamsError(`\`${field}.parts\` must hold at least one part`)
   const parts = value.parts.map((part, i) => readPart(part, `${field}.parts[${i}]`))
-  const message: Message = { kind: 'message', messageId: optionalString(value.messageId, `${field}.messageId`) ?? randomUUID(), role: 'user', parts }
+  const message: Message = { kind: 'message', messageId: optionalString(value.messageId, `${field}.messageId`) ?? newId(), role: 'user', parts }
   const contextId = optionalString(value.contextId, `${field}.contextId`)
   const taskId = optionalString(value.taskId, `${field}.taskId`)
   const metadata = optionalJson(value.metadata, `${field}.metadata`)

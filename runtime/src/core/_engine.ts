@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto'
 import type { Agent, ExecutionContext } from '../agent.js'
 import { InvalidParamsError, ServerUnavailableError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
 import type { Logger } from '../_logger.js'
 import type { TaskStore } from '../stores/_store.js'
 import type { Message, Task, TaskEvent } from '../types.js'
+import { isoNow } from './_clock.js'
+import { newId } from './_ids.js'
 import { isInterrupted, isSettled, isTerminal } from './_lifecycle.js'
 import { type TaskListener, TaskRun } from './_task-run.js'
 
@@ -181,11 +182,11 @@ export class TaskEngine {
 
   async #create(request: SendRequest): Promise<TaskRun> {
     const { message } = request
-    const id = randomUUID()
-    const contextId = request.contextId ?? message.contextId ?? randomUUID()
+    const id = newId()
+    const contextId = request.contextId ?? message.contextId ?? newId()
     message.taskId = id
     message.contextId = contextId
-    const task: Task = { kind: 'task', id, contextId, status: { state: 'submitted', timestamp: new Date().toISOString() }, artifacts: [], history: [message] }
+    const task: Task = { kind: 'task', id, contextId, status: { state: 'submitted', timestamp: isoNow() }, artifacts: [], history: [message] }
     await this.store.create(task)
     return new TaskRun(task, this.#sink)
   }
@@ -237,17 +238,33 @@ export class TaskEngine {
   }
 
   #context(run: TaskRun, message: Message): ExecutionContext {
-    return {
-      message,
-      parts: message.parts,
-      text: joinText(message),
-      taskId: run.id,
-      contextId: run.contextId,
-      history: run.task.history,
-      get signal() {
-        return run.signal
-      },
-    }
+    return new RunContext(run, message)
+  }
+}
+
+/** What the agent sees of one turn. A class, so each turn allocates one small object with a shared shape. */
+class RunContext implements ExecutionContext {
+  readonly parts: Message['parts']
+  readonly text: string
+  readonly taskId: string
+  readonly contextId: string
+  readonly history: readonly Message[]
+  readonly #run: TaskRun
+
+  constructor(
+    run: TaskRun,
+    readonly message: Message,
+  ) {
+    this.#run = run
+    this.parts = message.parts
+    this.text = joinText(message)
+    this.taskId = run.id
+    this.contextId = run.contextId
+    this.history = run.task.history
+  }
+
+  get signal(): AbortSignal {
+    return this.#run.signal
   }
 }
 
@@ -267,5 +284,5 @@ function lastUserMessage(task: Task): Message {
     const message = task.history[i]!
     if (message.role === 'user') return message
   }
-  return { kind: 'message', messageId: randomUUID(), role: 'user', parts: [], contextId: task.contextId, taskId: task.id }
+  return { kind: 'message', messageId: newId(), role: 'user', parts: [], contextId: task.contextId, taskId: task.id }
 }

@@ -1,7 +1,8 @@
-import { randomUUID } from 'node:crypto'
 import type { ArtifactContent, ArtifactOptions, MessageContent, TaskHandle } from '../agent.js'
 import { TaskTerminalError } from '../errors.js'
 import type { Artifact, Message, Part, Task, TaskEvent, TaskState } from '../types.js'
+import { isoNow } from './_clock.js'
+import { newId } from './_ids.js'
 import { isSettled, isTerminal } from './_lifecycle.js'
 
 /** Sees each event after it is applied to `task` (the live task: serialise it now, do not keep it). */
@@ -80,7 +81,7 @@ export class TaskRun implements TaskHandle {
   }
 
   artifact(content: ArtifactContent, options: ArtifactOptions = {}): string {
-    const artifactId = options.artifactId ?? randomUUID()
+    const artifactId = options.artifactId ?? newId()
     if (!this.#guard('artifact')) return artifactId
     const parts = toArtifactParts(content)
     const lastChunk = options.lastChunk ?? true
@@ -100,6 +101,8 @@ export class TaskRun implements TaskHandle {
       // The stored artifact grows with later chunks; the event keeps only this chunk.
       const stored = { ...chunk, parts: parts.slice() }
       if (existing) artifacts[index] = stored
+      // A first push would give the empty array room for 17; most tasks keep one artifact for their lifetime.
+      else if (artifacts.length === 0) this.task.artifacts = [stored]
       else artifacts.push(stored)
     }
     this.#emit({ kind: 'artifact-update', seq: 0, taskId: this.id, contextId: this.contextId, artifact: chunk, append, lastChunk })
@@ -126,7 +129,7 @@ export class TaskRun implements TaskHandle {
 
   /** Moves the task and publishes the status event. Callers have checked the move is allowed. */
   setStatus(state: TaskState, content?: MessageContent): void {
-    const status: Task['status'] = { state, timestamp: new Date().toISOString() }
+    const status: Task['status'] = { state, timestamp: isoNow() }
     if (content !== undefined) {
       status.message = this.agentMessage(content)
       // A question to the user belongs to the conversation the agent sees on the next turn.
@@ -143,7 +146,7 @@ export class TaskRun implements TaskHandle {
   }
 
   agentMessage(content: MessageContent): Message {
-    return { kind: 'message', messageId: randomUUID(), role: 'agent', parts: toMessageParts(content), contextId: this.contextId, taskId: this.id }
+    return { kind: 'message', messageId: newId(), role: 'agent', parts: toMessageParts(content), contextId: this.contextId, taskId: this.id }
   }
 
   #emit(event: TaskEvent): void {

@@ -11,7 +11,7 @@ function tooLarge(limit: number): A2AError {
 /** A JSON content type (`application/json`, `application/*+json`), or none at all. */
 export function assertJsonContentType(request: Request): void {
   const type = request.headers.get('content-type')
-  if (type === null) return
+  if (type === null || type === 'application/json') return
   const mediaType = type.split(';', 1)[0]!.trim().toLowerCase()
   if (mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'))) return
   throw new InvalidRequestError(`Content-Type must be application/json (got ${JSON.stringify(mediaType.slice(0, 100))})`, 415)

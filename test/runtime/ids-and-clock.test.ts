@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest'
+import { isoNow } from '../../runtime/src/core/_clock.ts'
+import { newId } from '../../runtime/src/core/_ids.ts'
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+
+describe('task ids', () => {
+  it('are version-4 UUIDs in the form crypto.randomUUID() gives', () => {
+    for (let i = 0; i < 1000; i++) expect(newId()).toMatch(UUID_V4)
+  })
+
+  it('do not repeat across many refills of the random pool', () => {
+    const seen = new Set<string>()
+    for (let i = 0; i < 100_000; i++) seen.add(newId())
+    expect(seen.size).toBe(100_000)
+  })
+
+  it('use every hex digit in every free position (no stuck bits)', () => {
+    const digits = Array.from({ length: 36 }, () => new Set<string>())
+    for (let i = 0; i < 5000; i++) [...newId()].forEach((char, at) => digits[at]!.add(char))
+    digits.forEach((set, at) => {
+      if ([8, 13, 18, 23].includes(at)) expect([...set]).toEqual(['-'])
+      else if (at === 14) expect([...set]).toEqual(['4'])
+      else if (at === 19) expect([...set].sort()).toEqual(['8', '9', 'a', 'b'])
+      else expect(set.size).toBe(16)
+    })
+  })
+})
+
+describe('timestamps', () => {
+  it('are the current time as toISOString() writes it', () => {
+    const before = Date.now()
+    const stamp = isoNow()
+    const after = Date.now()
+    expect(stamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+    expect(Date.parse(stamp)).toBeGreaterThanOrEqual(before)
+    expect(Date.parse(stamp)).toBeLessThanOrEqual(after)
+  })
+
+  it('move on as time passes', async () => {
+    const first = isoNow()
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    expect(Date.parse(isoNow())).toBeGreaterThan(Date.parse(first))
+  })
+})
