@@ -10,6 +10,8 @@ export interface JsonRpcCall {
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const
+// As [name, value] pairs the response writer takes them as they are (an object is turned into pairs each time).
+const JSON_HEADER_PAIRS: Array<[string, string]> = [['content-type', 'application/json']]
 
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -33,7 +35,7 @@ export function readCall(body: unknown): JsonRpcCall {
 }
 
 export function resultResponse(id: JsonRpcId, result: unknown): Response {
-  return new FastResponse(JSON.stringify({ jsonrpc: '2.0', id, result }), { headers: JSON_HEADERS })
+  return new FastResponse(JSON.stringify({ jsonrpc: '2.0', id, result }), { headers: JSON_HEADER_PAIRS })
 }
 
 export function errorResponse(id: JsonRpcId, error: A2AError, headers?: Record<string, string>): Response {

@@ -1,9 +1,11 @@
-/** Headers the platform spec requires on every stream. */
-export const SSE_HEADERS = {
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache',
-  connection: 'keep-alive',
-} as const
+import { FastResponse } from 'srvx/node'
+
+/** Headers the platform spec requires on every stream (as pairs, which the response writer takes as they are). */
+export const SSE_HEADERS: Array<[string, string]> = [
+  ['content-type', 'text/event-stream'],
+  ['cache-control', 'no-cache'],
+  ['connection', 'keep-alive'],
+]
 
 const encoder = new TextEncoder()
 
@@ -27,7 +29,7 @@ export class SseStream {
         this.#onCancel?.()
       },
     })
-    this.response = new Response(stream, { headers: SSE_HEADERS })
+    this.response = new FastResponse(stream, { headers: SSE_HEADERS })
   }
 
   /** Called once if the client disconnects before `close()`. */

@@ -125,7 +125,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
     const key = `${dialect} ${url}`
     let card = cards.get(key)
     if (card === undefined) {
-      card = cacheableCard(renderCard(dialect, template, url))
+      card = cacheableCard(renderCard(dialect, template, url), dialect !== 'platform')
       if (cards.size >= MAX_CACHED_CARDS) cards.clear()
       cards.set(key, card)
     }
@@ -167,7 +167,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   const h3 = new H3({ silent: true })
   h3.get(CARD_PATH, (event) => cardResponse(event.req, cardFor('platform', cardUrl(event))))
   // A2A clients: v1.0 ones say so in A2A-Version; any other request gets the v0.3 shape.
-  h3.get(A2A_CARD_PATH, (event) => cardResponse(event.req, cardFor(V1_VERSION.test(event.req.headers.get('a2a-version') ?? '') ? 'a2a-1.0' : 'a2a-0.3', cardUrl(event)), true))
+  h3.get(A2A_CARD_PATH, (event) => cardResponse(event.req, cardFor(V1_VERSION.test(event.req.headers.get('a2a-version') ?? '') ? 'a2a-1.0' : 'a2a-0.3', cardUrl(event))))
   h3.post('/', (event) => rpc(event.req as Request))
   h3.post('/jsonrpc', (event) => rpc(event.req as Request))
 
