@@ -1,21 +1,30 @@
 import { readFileSync } from 'node:fs'
-import { Command, CommanderError } from 'commander'
+import { createRequire } from 'node:module'
+import type { Command as CommandType } from 'commander'
 import { ConfigurationError } from '../errors.js'
 import { ProjectError } from './_load-agent.js'
-import { registerCard } from './_card.js'
-import { registerDev } from './_dev.js'
-import { registerSend } from './_send.js'
-import { registerStart } from './_start.js'
+
+// Required rather than imported: Node scans an imported CommonJS package for its export names first.
+const { Command, CommanderError } = createRequire(import.meta.url)('commander') as typeof import('commander')
+
+type Register = (program: CommandType) => void
+
+/** Each command's module, loaded only when it runs (or for help): `a2a start` skips the dev server and client. */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  dev: async () => (await import('./_dev.js')).registerDev,
+  start: async () => (await import('./_start.js')).registerStart,
+  card: async () => (await import('./_card.js')).registerCard,
+  send: async () => (await import('./_send.js')).registerSend,
+}
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 
 /** The `a2a` command. Problems in the user's project print one clear line; anything else keeps its stack. */
 export async function main(argv = process.argv): Promise<void> {
   const program = new Command('a2a').description('Run and check A2A agents').version(version).showHelpAfterError()
-  registerDev(program)
-  registerStart(program)
-  registerCard(program)
-  registerSend(program)
+  const requested = argv[2]
+  const names = requested !== undefined && Object.hasOwn(COMMANDS, requested) ? [requested] : Object.keys(COMMANDS)
+  for (const register of await Promise.all(names.map((name) => COMMANDS[name]!()))) register(program)
   try {
     await program.parseAsync(argv)
   } catch (error) {
