@@ -36,17 +36,24 @@ describe.each(transports)('races and limits ($name)', (transport) => {
 
   it('does not start a task that a cancel is stopping: the follow-up is refused and the agent stays idle', async () => {
     let turns = 0
+    let hookStarted!: () => void
+    const cancelInProgress = new Promise<void>((resolve) => (hookStarted = resolve))
     const asker = agent(
       (_ctx, task) => {
         turns++
         task.inputRequired('more?')
       },
-      { cancel: () => sleep(20) },
+      {
+        cancel: () => {
+          hookStarted()
+          return sleep(20)
+        },
+      },
     )
     const target = await transport.start(asker)
     const first = (await target.rpc('message/send', userMessage('start'))).body.result
     const canceling = target.rpc('tasks/cancel', { id: first.id })
-    await sleep(5)
+    await cancelInProgress
     const followUp = await target.rpc('message/send', userMessage('late', { taskId: first.id }))
     expect((await canceling).body.result.status.state).toBe('canceled')
     expect(followUp.body.error.code).toBe(-32602)

@@ -12,12 +12,28 @@ const encoder = new TextEncoder()
 /**
  * A push-style server-sent-events body: events written before the client reads are queued, each as exactly
  * `data: <json>\n\n`. Writing after the client has gone is a no-op, so a disconnect never throws into the task.
+ *
+ * Events sent in one synchronous run (an agent that works, adds an artifact and completes in one go) leave
+ * as one chunk at the end of that run: one write to the socket instead of one per event, with no delay (the
+ * flush is a microtask, before any I/O).
  */
 export class SseStream {
   readonly response: Response
   #controller!: ReadableStreamDefaultController<Uint8Array>
   #open = true
+  #closeAfterFlush = false
+  #pending = ''
   #onCancel: (() => void) | undefined
+  readonly #flush = (): void => {
+    const text = this.#pending
+    this.#pending = ''
+    if (!this.#open) return
+    this.#controller.enqueue(encoder.encode(text))
+    if (this.#closeAfterFlush) {
+      this.#open = false
+      this.#controller.close()
+    }
+  }
 
   constructor() {
     const stream = new ReadableStream<Uint8Array>({
@@ -38,11 +54,18 @@ export class SseStream {
   }
 
   send(json: string): void {
-    if (this.#open) this.#controller.enqueue(encoder.encode(`data: ${json}\n\n`))
+    if (!this.#open || this.#closeAfterFlush) return
+    if (this.#pending === '') queueMicrotask(this.#flush)
+    this.#pending += `data: ${json}\n\n`
   }
 
+  /** Ends the stream after the events already sent. */
   close(): void {
-    if (!this.#open) return
+    if (!this.#open || this.#closeAfterFlush) return
+    if (this.#pending !== '') {
+      this.#closeAfterFlush = true
+      return
+    }
     this.#open = false
     this.#controller.close()
   }
