@@ -16,7 +16,8 @@ export type EventSink = (task: Task, event: TaskEvent) => void
  * hands them to the sink and the listeners. It mutates the task in place, so no operation copies a task.
  */
 export class TaskRun implements TaskHandle {
-  readonly #listeners = new Set<TaskListener>()
+  // Created on first subscribe: a task answered by message/send has no listener.
+  #listeners: Set<TaskListener> | undefined
   // Created on first use: most agents never look at the signal.
   #abort: AbortController | undefined
   #seq: number
@@ -46,8 +47,9 @@ export class TaskRun implements TaskHandle {
 
   /** Listeners run synchronously in event order; they must not keep the event object past the call. */
   subscribe(listener: TaskListener): () => void {
-    this.#listeners.add(listener)
-    return () => this.#listeners.delete(listener)
+    const listeners = (this.#listeners ??= new Set())
+    listeners.add(listener)
+    return () => listeners.delete(listener)
   }
 
   /** Resolves the next time the task settles (terminal or waiting for the client), not on its current state. */
@@ -152,7 +154,7 @@ export class TaskRun implements TaskHandle {
   #emit(event: TaskEvent): void {
     event.seq = ++this.#seq
     this.sink(this.task, event)
-    for (const listener of this.#listeners) listener(event, this.task)
+    if (this.#listeners) for (const listener of this.#listeners) listener(event, this.task)
   }
 
   /** False when the move should be ignored (the task was canceled under a running agent). */
