@@ -1,0 +1,177 @@
+// The Markdown report: the machine and settings, one table per workload (each server's figures, and for ours
+// the ratio to the SDK and to the ceiling), the issue's targets computed from the numbers, and the list of
+// figures that are missing (which makes the run fail).
+
+const SERVERS = ['ours', 'sdk', 'ceiling']
+const int = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'NaN')
+const ms = (n) => (Number.isFinite(n) ? (n < 10 ? n.toFixed(2) : n.toFixed(1)) : 'NaN')
+const mb = (n) => (Number.isFinite(n) ? (n / 1048576).toFixed(1) : 'NaN')
+const pct = (n) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : 'n/a')
+const x = (n) => (Number.isFinite(n) ? `${n < 10 ? n.toFixed(2) : n.toFixed(1)}x` : 'n/a')
+
+function ratios(rows, key) {
+  const ours = rows.ours?.[key]
+  return `${x(ours / rows.sdk?.[key])} SDK · ${x(ours / rows.ceiling?.[key])} ceiling`
+}
+
+function table(head, rows) {
+  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n')
+}
+
+const failedCell = (row) => (row?.failed ? ` **FAILED: ${row.failed}**` : '')
+
+export function renderReport(results) {
+  const { meta } = results
+  const out = []
+  out.push(`# A2A server benchmark${meta.smoke ? ' (smoke: figures are not meaningful)' : ''}`)
+  out.push('')
+  out.push(
+    table(
+      ['', ''],
+      [
+        ['Date', meta.date],
+        ['Machine', `${meta.cpuModel}, ${meta.cores} cores, ${meta.memoryGb} GB`],
+        ['Node', meta.node],
+        ['Pinning', meta.pinning.pinned ? 'taskset: servers on CPU 0, load generators (and the bench) on CPU 1' : `none (${meta.pinning.why})`],
+        ['Runtime', `a2a-runtime ${meta.runtimeVersion} at ${meta.commit}${meta.runtimeDirty ? ' (runtime/ has uncommitted changes)' : ''}; project ${meta.projectReused ? 'reused' : 'generated'} (echo template, streaming on)`],
+        ['SDK', `@a2a-js/sdk ${meta.sdkVersion}, express ${meta.expressVersion}, autocannon ${meta.autocannonVersion}`],
+        ['Durations', `each load row: ${meta.profile.rounds} round(s) of ${meta.profile.durationSec} s per server, the servers taking turns (order alternating), the median round reported; ${meta.profile.warmupSec} s warm-up in the first round; memory: ${int(meta.profile.memoryTasks)} tasks at c=${meta.profile.memoryConcurrency} within ${meta.profile.memoryBudgetSec} s; startup: ${meta.profile.startupRuns} run(s)`],
+        ['Wire', 'ours and ceiling: platform dialect (`message/send`, `message/stream`); SDK: A2A v1.0 (`SendMessage`, `SendStreamingMessage`, header `A2A-Version: 1.0`), its native JSON-RPC path. Same message ("hi", one messageId for all requests), every response body checked'],
+        ['Background', `CPU ${pct(meta.backgroundBefore?.busy)} busy before the run, ${pct(meta.backgroundAfter?.busy)} after (1 s of /proc/stat each; load average ${meta.backgroundBefore?.loadavg?.toFixed(2)} → ${meta.backgroundAfter?.loadavg?.toFixed(2)})${meta.backgroundBefore?.busy > 0.1 || meta.backgroundAfter?.busy > 0.1 ? ' — **the machine was not idle: figures are noisy**' : ''}`],
+        ['Bench time', `${Math.round(meta.elapsedSec)} s`],
+      ],
+    ),
+  )
+
+  out.push('', '"server CPU" is the server process\'s CPU time over the row (its core\'s kernel network work not included); "load CPU" the load generator\'s. A load CPU near 100% means the row measured the client, not the server.')
+  out.push('', '## message/send', '')
+  out.push('Blocking send of one message; the answer is the completed task with the echoed artifact.', '')
+  const sendRows = []
+  for (const c of meta.profile.sendConcurrency) {
+    const rows = results.send[c] ?? {}
+    for (const name of SERVERS) {
+      const r = rows[name]
+      sendRows.push([c, name, int(r?.rps), ms(r?.p50), ms(r?.p99), int(r?.requests), pct(r?.serverCpu), pct(r?.clientCpu), (name === 'ours' ? ratios(rows, 'rps') : '') + failedCell(r)])
+    }
+  }
+  out.push(table(['c', 'server', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'server CPU', 'load CPU', 'ours vs'], sendRows))
+
+  out.push('', `## message/stream (c=${meta.profile.streamConcurrency})`, '')
+  out.push('First event: until the first complete SSE event has arrived; stream: until the response has ended.', '')
+  out.push(
+    table(
+      ['server', 'streams/s', 'first event p50 ms', 'first event p99 ms', 'stream p50 ms', 'stream p99 ms', 'events/stream', 'streams', 'server CPU', 'load CPU', 'ours vs'],
+      SERVERS.map((name) => {
+        const r = results.stream[name]
+        return [name, int(r?.streamsPerSec), ms(r?.firstEventP50), ms(r?.firstEventP99), ms(r?.totalP50), ms(r?.totalP99), r ? String(r.eventsPerStream) : 'NaN', int(r?.streams), pct(r?.serverCpu), pct(r?.clientCpu), (name === 'ours' ? ratios(results.stream, 'streamsPerSec') : '') + failedCell(r)]
+      }),
+    ),
+  )
+
+  out.push('', `## Agent card GET (c=${meta.profile.cardConcurrency})`, '')
+  out.push(
+    table(
+      ['server', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'server CPU', 'load CPU', 'ours vs'],
+      SERVERS.map((name) => {
+        const r = results.card[name]
+        return [name, int(r?.rps), ms(r?.p50), ms(r?.p99), int(r?.requests), pct(r?.serverCpu), pct(r?.clientCpu), (name === 'ours' ? ratios(results.card, 'rps') : '') + failedCell(r)]
+      }),
+    ),
+  )
+
+  const checkpoint = results.memory.ours?.checkpoint?.tasks ?? meta.profile.memoryCheckpoint
+  out.push('', '## Memory', '')
+  out.push(
+    `A fresh server, \`--expose-gc\`, two \`gc()\` before each reading. Bytes per task = heap growth / the tasks the server still holds ` +
+      `(ours keeps at most ${int(meta.oursMaxTasks)} settled tasks; the SDK keeps every task; the ceiling keeps none, so its figure is per request). ` +
+      `"Per extra task" is the heap growth after the first ${int(checkpoint)} tasks divided by the tasks sent after them: about 0 once a store stops growing.`,
+    '',
+  )
+  out.push(
+    table(
+      ['server', 'messages sent', 'tasks held', 'heap at rest MB', `heap after ~${int(checkpoint)} MB`, 'heap after all MB', 'RSS at rest MB', 'RSS after MB', 'bytes per task', 'divided by', 'per extra task B'],
+      SERVERS.map((name) => {
+        const r = results.memory[name]
+        return [name, int(r?.sent) + (r?.timeBounded ? ' (time-bounded)' : ''), int(r?.held), mb(r?.baseline?.heapUsed), mb(r?.checkpoint?.heapUsed), mb(r?.after?.heapUsed), mb(r?.baseline?.rss), mb(r?.after?.rss), int(r?.bytesPerTask), r?.divisor ? `${int(r.divisor.count)} ${r.divisor.what}` : 'n/a', int(r?.bytesPerExtraTask)]
+      }),
+    ),
+  )
+
+  const om = results.memory.ours
+  const sm = results.memory.sdk
+  if (om) {
+    out.push(
+      '',
+      `After retention, ours holds ${int(om.held)} tasks of the ${int(om.sent)} it was sent, in ${mb(om.after?.heapUsed)} MB of heap (${mb(om.after?.rss)} MB RSS); ` +
+        `past the first ${int(om.checkpoint?.tasks)} tasks its heap grew ${int(om.bytesPerExtraTask)} B per further task` +
+        (sm ? `, the SDK's ${int(sm.bytesPerExtraTask)} B (it holds all ${int(sm.held)}, ${mb(sm.after?.heapUsed)} MB of heap).` : '.'),
+    )
+  }
+
+  out.push('', '## Startup', '')
+  out.push('From spawn until the card answers 200 (polled every 5 ms). ours: `a2a start` in the generated project (what `npm start` runs, without npm), TypeScript loaded through jiti (its transpile cache warm: the project has been started before).', '')
+  out.push(
+    table(
+      ['server', 'median ms', 'min ms', 'max ms', 'runs', 'ours vs'],
+      SERVERS.map((name) => {
+        const r = results.startup[name]
+        return [name, ms(r?.median), ms(r?.min), ms(r?.max), String(r?.runs?.length ?? 0), name === 'ours' ? `${x(results.startup.ours?.median / results.startup.sdk?.median)} SDK's time` : '']
+      }),
+    ),
+  )
+
+  out.push('', `## Targets${meta.smoke ? ' (smoke: c=' + meta.profile.targetConcurrency + ', indicative only)' : ''}`, '')
+  out.push(table(['target', 'measured', 'met'], results.targets.map((t) => [t.name, t.measured, t.met ? 'yes' : '**no**'])))
+
+  if (results.problems.length) out.push('', '## Problems', '', ...results.problems.map((p) => `- ${p}`))
+  return `${out.join('\n')}\n`
+}
+
+/** The issue's targets, from the numbers. */
+export function evaluateTargets(results) {
+  const c = results.meta.profile.targetConcurrency
+  const send = results.send[c] ?? {}
+  const stream = results.stream
+  const card = results.card
+  const t = []
+  const add = (name, value, measured, met) => t.push({ name, value, measured, met: Boolean(met) && Number.isFinite(value) })
+  const sendVsSdk = send.ours?.rps / send.sdk?.rps
+  add(`message/send c=${c} ≥ 5x SDK req/s`, sendVsSdk, x(sendVsSdk), sendVsSdk >= 5)
+  const sendVsCeiling = send.ours?.rps / send.ceiling?.rps
+  add(`message/send c=${c} ≥ 0.6x ceiling req/s`, sendVsCeiling, x(sendVsCeiling), sendVsCeiling >= 0.6)
+  const p99 = send.ours?.p99 / send.sdk?.p99
+  add(`message/send c=${c} p99 ≤ 1/3 of SDK's`, p99, `${ms(send.ours?.p99)} ms vs ${ms(send.sdk?.p99)} ms (${x(p99)})`, p99 <= 1 / 3)
+  const streamVsSdk = stream.ours?.streamsPerSec / stream.sdk?.streamsPerSec
+  const sameEvents = stream.ours?.eventsPerStream === stream.sdk?.eventsPerStream
+  add(`message/stream c=${results.meta.profile.streamConcurrency} ≥ 2x SDK streams/s, same events per stream`, streamVsSdk, `${x(streamVsSdk)}, events ${stream.ours?.eventsPerStream} vs ${stream.sdk?.eventsPerStream}`, streamVsSdk >= 2 && sameEvents)
+  const cardVsSdk = card.ours?.rps / card.sdk?.rps
+  add('card GET ≥ 5x SDK req/s', cardVsSdk, x(cardVsSdk), cardVsSdk >= 5)
+  const perTask = results.memory.ours?.bytesPerTask
+  add('≤ 1.5 KB heap per retained task', perTask, `${int(perTask)} B`, perTask <= 1536)
+  const ready = results.startup.ours?.median
+  add('`a2a start` ready ≤ 300 ms (median)', ready, `${ms(ready)} ms`, ready <= 300)
+  return t
+}
+
+/** Every figure the report needs, as [path, value]; NaN or missing ones are problems. */
+export function missingFigures(results) {
+  const missing = []
+  const need = (path, value) => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) missing.push(`${path} is ${value}`)
+  }
+  for (const c of results.meta.profile.sendConcurrency) {
+    for (const name of SERVERS) for (const key of ['rps', 'p50', 'p99', 'requests']) need(`send c=${c} ${name}.${key}`, results.send[c]?.[name]?.[key])
+  }
+  for (const name of SERVERS) {
+    for (const key of ['streamsPerSec', 'firstEventP50', 'firstEventP99', 'totalP50', 'totalP99', 'eventsPerStream']) need(`stream ${name}.${key}`, results.stream[name]?.[key])
+    for (const key of ['rps', 'p50', 'p99']) need(`card ${name}.${key}`, results.card[name]?.[key])
+    const m = results.memory[name]
+    need(`memory ${name}.baseline.heapUsed`, m?.baseline?.heapUsed)
+    need(`memory ${name}.after.heapUsed`, m?.after?.heapUsed)
+    need(`memory ${name}.after.rss`, m?.after?.rss)
+    need(`memory ${name}.bytesPerTask`, m?.bytesPerTask)
+    need(`memory ${name}.bytesPerExtraTask`, m?.bytesPerExtraTask)
+    need(`startup ${name}.median`, results.startup[name]?.median)
+  }
+  return missing
+}

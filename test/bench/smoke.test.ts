@@ -1,0 +1,92 @@
+import { execFile } from 'node:child_process'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { expect, it } from 'vitest'
+
+/**
+ * `node bench/run.mjs --smoke` as a process: generates an echo agent from this clone, runs every workload of
+ * the benchmark briefly against it, the official SDK server and the node:http ceiling, and fails on a wrong
+ * answer or a missing figure. Here: every table has a row per server whose figures are numbers.
+ */
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
+const servers = ['ours', 'sdk', 'ceiling']
+// Columns that are words by design: the row's labels, ratios for ours, what a memory figure is divided by;
+// CPU shares read from /proc are "n/a" where it is missing.
+const wordColumns = (header: string) => ['c', 'server', 'ours vs', 'divided by'].includes(header) || header.includes('CPU')
+
+interface Table {
+  heading: string
+  header: string[]
+  rows: string[][]
+}
+
+/** The Markdown tables of the report, each with the `##` heading above it. */
+function tables(markdown: string): Table[] {
+  const found: Table[] = []
+  let heading = ''
+  let current: Table | undefined
+  for (const line of markdown.split('\n')) {
+    if (line.startsWith('## ')) heading = line.slice(3)
+    if (!line.startsWith('|')) {
+      current = undefined
+      continue
+    }
+    const cells = line.slice(1, -1).split('|').map((cell) => cell.trim())
+    if (!current) found.push((current = { heading, header: cells, rows: [] }))
+    else if (!cells.every((cell) => /^-+$/.test(cell))) current.rows.push(cells)
+  }
+  return found
+}
+
+/** "12,345", "0.42", "1,002 (time-bounded)" → the number at the start of the cell. */
+const figure = (cell: string) => Number(/^-?[\d,]+(\.\d+)?/.exec(cell)?.[0].replaceAll(',', '') ?? NaN)
+
+it('runs every part of the benchmark (--smoke) and reports numeric figures for all three servers', { timeout: 150_000 }, async () => {
+  const { stdout } = await promisify(execFile)(process.execPath, [join(repoRoot, 'bench/run.mjs'), '--smoke'], {
+    cwd: repoRoot,
+    timeout: 140_000,
+    maxBuffer: 16 * 1024 * 1024,
+  })
+  const report = /^Report: (.+\.md)$/m.exec(stdout)?.[1]
+  expect(report).toBeDefined()
+  const reportDir = dirname(report!)
+  try {
+    // A smoke report is written to a temporary directory, never among the real results.
+    expect(resolve(reportDir).startsWith(resolve(tmpdir()))).toBe(true)
+    expect(readFileSync(report!, 'utf8')).toBe(stdout.slice(0, stdout.indexOf('\nReport: ')))
+    expect(existsSync(report!.replace(/\.md$/, '.json'))).toBe(true)
+
+    const all = tables(stdout)
+    for (const heading of ['message/send', 'message/stream', 'Agent card GET', 'Memory', 'Startup']) {
+      const table = all.find((t) => t.heading.startsWith(heading))
+      expect(table, heading).toBeDefined()
+      const serverColumn = table!.header.indexOf('server')
+      for (const server of servers) {
+        const row = table!.rows.find((cells) => cells[serverColumn] === server)
+        expect(row, `${heading}: a row for ${server}`).toBeDefined()
+        expect(row!.join(' '), `${heading}: ${server}`).not.toContain('FAILED')
+        table!.header.forEach((header, i) => {
+          if (!wordColumns(header)) expect(Number.isFinite(figure(row![i] ?? '')), `${heading}: ${server} ${header} = ${row![i]}`).toBe(true)
+        })
+      }
+      if (heading === 'message/send' || heading === 'message/stream' || heading === 'Agent card GET') {
+        const ours = table!.rows.find((cells) => cells[serverColumn] === 'ours')!
+        expect(ours[table!.header.indexOf('ours vs')]).toMatch(/^\d+(\.\d+)?x SDK · \d+(\.\d+)?x ceiling$/)
+      }
+    }
+    // The same number of events per stream from every server, so the stream row compares like with like.
+    const stream = all.find((t) => t.heading.startsWith('message/stream'))!
+    const events = stream.rows.map((cells) => cells[stream.header.indexOf('events/stream')])
+    expect(new Set(events).size).toBe(1)
+
+    const targets = all.find((t) => t.heading.startsWith('Targets'))
+    expect(targets?.rows).toHaveLength(7)
+    for (const row of targets!.rows) expect(row[2]).toMatch(/^(yes|\*\*no\*\*)$/)
+  } finally {
+    rmSync(reportDir, { recursive: true, force: true })
+  }
+})
