@@ -28,7 +28,7 @@ export {
 } from './errors.js'
 
 // Storage
-export { DEFAULT_MAX_TASKS, DEFAULT_TTL_MS, MemoryTaskStore, createMemoryStore } from './stores/memory.js'
+export { DEFAULT_ENDED_LOGS, DEFAULT_MAX_TASKS, DEFAULT_TTL_MS, MemoryTaskStore, createMemoryStore } from './stores/memory.js'
 export type { MemoryStoreOptions } from './stores/memory.js'
 export type { MaybePromise, TaskStore } from './stores/_store.js'
 

@@ -18,7 +18,7 @@ describe.each(transports)('A2A dialect edges ($name)', (transport) => {
     const started = Date.now()
     for (const [method, headers] of [['SubscribeToTask', V1], ['tasks/resubscribe', { 'A2A-Version': '0.3' }]] as const) {
       const response = await target.post(JSON.stringify({ jsonrpc: '2.0', id: 's', method, params: { id: sent.body.result.task.id } }), headers)
-      const { events } = await readEvents(response)
+      const { events } = await readEvents(response, 'numbered')
       expect(events).toHaveLength(1)
     }
     expect(Date.now() - started).toBeLessThan(350)

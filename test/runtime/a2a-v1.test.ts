@@ -106,7 +106,7 @@ function streamResult(event: any, id: string | number): any {
 async function readStream(response: Response, id: string | number): Promise<any[]> {
   expect(response.status).toBe(200)
   expect(response.headers.get('content-type')).toMatch(/^text\/event-stream\b/)
-  const { events } = await within(readEvents(response), 'the end of the stream')
+  const { events } = await within(readEvents(response, 'numbered'), 'the end of the stream')
   return events.map((event) => streamResult(event, id))
 }
 
@@ -508,22 +508,24 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
   })
 
   describe('SendStreamingMessage', () => {
-    it('SendStreamingMessage MUST answer text/event-stream with every event framed as data: <json> and a blank line', async () => {
+    it('SendStreamingMessage MUST answer text/event-stream with every event framed as data: <json> and a blank line (each numbered by an id: line, for resumption)', async () => {
       const target = await transport.start(progressAgent)
       const response = await post(target, 'SendStreamingMessage', sendParams('frames'), { id: 'frames' })
       expect(response.status).toBe(200)
       expect(response.headers.get('content-type')).toMatch(/^text\/event-stream\b/)
-      const { raw, events } = await within(readEvents(response), 'the end of the stream')
+      const { raw, events, ids } = await within(readEvents(response, 'numbered'), 'the end of the stream')
       const frames = raw.split('\n\n')
       expect(frames.pop()).toBe('')
-      for (const frame of frames) expect(frame).toMatch(/^data: \{.*\}$/)
+      for (const frame of frames) expect(frame).toMatch(/^id: \d+\ndata: \{.*\}$/)
+      // The Task frame carries the number of the first event, which it already reflects; then 1, 2, 3…
+      expect(ids).toEqual([1, ...ids.slice(1).map((_, i) => i + 1)])
       expect(events).toHaveLength(frames.length)
       expect(events.length).toBeGreaterThanOrEqual(4)
     })
 
     it.each([[42], ['stream-id-7']])('Every stream event MUST be a JSON-RPC response carrying the request id exactly (id %j)', async (id) => {
       const target = await transport.start(progressAgent)
-      const { events } = await within(readEvents(await post(target, 'SendStreamingMessage', sendParams('ids'), { id })), 'the end of the stream')
+      const { events } = await within(readEvents(await post(target, 'SendStreamingMessage', sendParams('ids'), { id }), 'numbered'), 'the end of the stream')
       expect(events.length).toBeGreaterThanOrEqual(4)
       for (const event of events) {
         expect(Object.keys(event).sort()).toEqual(['id', 'jsonrpc', 'result'])

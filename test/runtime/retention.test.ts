@@ -225,9 +225,9 @@ describe.each(transports)('memory store retention ($name)', (transport) => {
   })
 
   describe('event log', () => {
-    it('keeps the ordered events (seq 1..n) of a task waiting for input, and compacts them into the task once it is terminal', async () => {
+    it('keeps the ordered events (seq 1..n) of a task waiting for input, and compacts them into the task once it has ended and later tasks have ended after it', async () => {
       const asking = track(askingAgent())
-      const store = createMemoryStore()
+      const store = createMemoryStore({ endedLogs: 1 })
       const target = await transport.start(asking.agent, { store })
       const waiting = (await target.rpc('message/send', userMessage('ask'))).body.result
       expect(waiting.status.state).toBe('input-required')
@@ -247,6 +247,10 @@ describe.each(transports)('memory store retention ($name)', (transport) => {
 
       asking.release()
       await expect.poll(async () => (await lookUp(target, waiting.id)).task?.status.state).toBe('completed')
+      // Ended: its events stay for a client resuming a broken stream, until a later task ends after it.
+      expect(store.events(waiting.id)?.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+      expect(store.events(waiting.id)?.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } })
+      await sendCompleted(target, 'a later task')
       expect(store.events(waiting.id)).toBeUndefined()
       expect(store.events(waiting.id, 0)).toBeUndefined()
       // The task says it all.
@@ -255,13 +259,20 @@ describe.each(transports)('memory store retention ($name)', (transport) => {
       expect(task?.history.map((m) => m.role)).toEqual(['user', 'agent', 'user'])
     })
 
-    it('has no log for a task that completed in one turn, nor for an unknown task', async () => {
-      const store = createMemoryStore()
+    it('keeps the logs of the last endedLogs tasks to end (final event included), none of older ones, nor of an unknown task', async () => {
+      const store = createMemoryStore({ endedLogs: 2 })
       const target = await transport.start(echoAgent, { store })
-      const id = await sendCompleted(target, 'done')
-      expect(store.get(id)?.status.state).toBe('completed')
-      expect(store.events(id)).toBeUndefined()
+      const [first, second, third] = [await sendCompleted(target, 'one'), await sendCompleted(target, 'two'), await sendCompleted(target, 'three')]
+      expect(store.get(first)?.status.state).toBe('completed')
+      expect(store.events(first)).toBeUndefined()
+      for (const id of [second, third]) expect(store.events(id)?.at(-1)).toMatchObject({ final: true, status: { state: 'completed' } })
       expect(store.events('no-such-task')).toBeUndefined()
+    })
+
+    it('keeps no log of an ended task with endedLogs: 0', async () => {
+      const store = createMemoryStore({ endedLogs: 0 })
+      const target = await transport.start(echoAgent, { store })
+      expect(store.events(await sendCompleted(target, 'done'))).toBeUndefined()
     })
   })
 })

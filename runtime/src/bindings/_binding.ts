@@ -10,6 +10,13 @@ export interface CallContext {
   streaming: boolean
   /** The card's `defaultOutputModes`. */
   outputModes: string[]
+  /**
+   * The request's `Last-Event-ID`: the number of the last event a client received before its stream broke.
+   * A subscription replays the events after it; on the platform dialect it also turns on `id:` lines.
+   */
+  lastEventId: number | undefined
+  /** Streams carry `id:` lines on the platform dialect too (the A2A dialects always send them). */
+  eventIds: boolean
 }
 
 /** Returns the JSON-RPC `result`, or a `Response` when the method streams. */

@@ -1,8 +1,10 @@
 import { A2AError, ErrorCode, TaskNotFoundError, UnsupportedOperationError } from '../errors.js'
 import type { JsonRpcId } from '../http/_jsonrpc.js'
 import { SseStream } from '../http/_sse.js'
+import { isSettled } from '../core/_lifecycle.js'
 import type { Task, TaskEvent } from '../types.js'
 import type { Binding, MethodHandler } from './_binding.js'
+import { subscribeWith } from './_common.js'
 import { assertOutputModes, readHistoryLength, readParamsObject, readSendParams, readTaskId } from './_platform-params.js'
 
 /** The platform dialect writes each event as a JSON-RPC notification. */
@@ -30,16 +32,20 @@ export const send: MethodHandler = async (params, { engine, outputModes }) => {
 /** The SSE data lines one event becomes in a dialect; `first` is true for the first event of the stream. */
 export type EventFrames = (event: TaskEvent, task: Task, id: JsonRpcId, first: boolean) => string[]
 
-/** `message/stream` for the slash-named dialects, which differ only in how an event is framed. */
-export function streamWith(frames: EventFrames): MethodHandler {
-  return async (params, { engine, streaming, id, outputModes }) => {
+/**
+ * `message/stream` for the slash-named dialects, which differ only in how an event is framed and whether
+ * events are always numbered (`id:`); the platform dialect numbers them when asked (`CallContext.eventIds`).
+ */
+export function streamWith(frames: EventFrames, alwaysNumbered = false): MethodHandler {
+  return async (params, { engine, streaming, id, outputModes, eventIds }) => {
+    const numbered = alwaysNumbered || eventIds
     if (!streaming) throw new UnsupportedOperationError('Streaming is not supported: the agent card sets capabilities.streaming to false; use message/send')
     const request = readSendParams(params)
     assertOutputModes(request.acceptedOutputModes, outputModes)
     const sse = new SseStream()
     let first = true
     const { unsubscribe } = await engine.send(request, (event, task) => {
-      for (const frame of frames(event, task, id, first)) sse.send(frame)
+      for (const frame of frames(event, task, id, first)) sse.send(frame, numbered ? event.seq : undefined)
       first = false
       if (event.kind === 'status-update' && event.final) sse.close()
     })
@@ -57,6 +63,17 @@ export const get: MethodHandler = async (params, { engine }) => {
 
 export const cancel: MethodHandler = async (params, { engine }) => engine.cancel(readTaskId(params))
 
+/**
+ * `tasks/resubscribe` on the platform dialect (an addition to the platform's four methods, for clients that
+ * resume a broken stream with `Last-Event-ID`): the same notifications as `message/stream`, numbered. Without
+ * `Last-Event-ID` it opens with the task's current status as a `tasks/statusUpdate`.
+ */
+const resubscribe = subscribeWith({
+  readTaskId,
+  task: (task) => notification({ kind: 'status-update', seq: 0, taskId: task.id, contextId: task.contextId, status: task.status, final: isSettled(task.status.state) }),
+  event: (event) => notification(event),
+})
+
 /** Exactly the platform spec: slash-named methods, notifications on the stream, -32602 for unknown tasks. */
 export const platformBinding: Binding = {
   name: 'platform',
@@ -65,6 +82,7 @@ export const platformBinding: Binding = {
     ['message/stream', streamWith((event) => [notification(event)])],
     ['tasks/get', get],
     ['tasks/cancel', cancel],
+    ['tasks/resubscribe', resubscribe],
   ]),
   wireError: (error) => (error instanceof TaskNotFoundError ? new A2AError(ErrorCode.InvalidParams, 'Task not found') : error),
 }

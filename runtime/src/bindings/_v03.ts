@@ -29,7 +29,7 @@ export const v03Binding: Binding = {
   name: 'a2a-0.3',
   methods: new Map([
     ['message/send', send],
-    ['message/stream', streamWith(frames)],
+    ['message/stream', streamWith(frames, true)],
     ['tasks/get', get],
     ['tasks/cancel', cancel],
     ['tasks/resubscribe', resubscribe],

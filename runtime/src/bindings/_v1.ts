@@ -33,16 +33,17 @@ export function withErrorInfo(error: A2AError): A2AError {
 /** An SSE body whose events are JSON-RPC responses to `id`; the first one always carries the Task. */
 function taskStream(id: JsonRpcId) {
   const sse = new SseStream()
-  const send = (result: unknown) => sse.send(JSON.stringify({ jsonrpc: '2.0', id, result }))
+  // Numbered by the task's events; the Task frame carries the number of the event it already reflects.
+  const send = (result: unknown, seq: number) => sse.send(JSON.stringify({ jsonrpc: '2.0', id, result }), seq)
   let sentTask = false
-  const sendTask = (task: Task) => {
+  const sendTask = (task: Task, seq: number) => {
     if (sentTask) return
     sentTask = true
-    send({ task: taskToV1(task) })
+    send({ task: taskToV1(task) }, seq)
   }
   const listener = (event: TaskEvent, task: Task) => {
-    sendTask(task)
-    send(eventToV1(event))
+    sendTask(task, event.seq)
+    send(eventToV1(event), event.seq)
     if (event.kind === 'status-update' && event.final) sse.close()
   }
   return { sse, sendTask, listener }

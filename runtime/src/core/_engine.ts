@@ -97,12 +97,23 @@ export class TaskEngine {
    * Follows a task: `listener` sees its events from now on while its agent runs. Returns the task as it
    * stands and whether it is running (a task at rest sends no events until a follow-up resumes it).
    */
-  async subscribe(taskId: string, listener: TaskListener): Promise<{ task: Task; running: boolean; unsubscribe: () => void }> {
+  /**
+   * `seq` is the number of the last event the task reflects; `undefined` when the store no longer keeps the
+   * log of a task at rest (it ended a while ago).
+   */
+  async subscribe(taskId: string, listener: TaskListener): Promise<{ task: Task; running: boolean; seq: number | undefined; unsubscribe: () => void }> {
     const run = this.#executions.get(taskId)?.run
     // A task that has settled (waiting for input) sends nothing more from this run, even while its agent is
     // still returning: a subscriber would wait forever.
-    if (run && !isSettled(run.state)) return { task: run.task, running: true, unsubscribe: run.subscribe(listener) }
-    return { task: await this.get(taskId), running: false, unsubscribe: noop }
+    if (run && !isSettled(run.state)) return { task: run.task, running: true, seq: run.seq, unsubscribe: run.subscribe(listener) }
+    const task = await this.get(taskId)
+    const log = await this.store.events(taskId)
+    return { task, running: false, seq: log ? (log.at(-1)?.seq ?? 0) : undefined, unsubscribe: noop }
+  }
+
+  /** The events of a task after `afterSeq`, oldest first, while its store keeps them (`undefined` after). */
+  async eventsAfter(taskId: string, afterSeq: number): Promise<TaskEvent[] | undefined> {
+    return this.store.events(taskId, afterSeq)
   }
 
   /** Cancels a task that has not ended, if the agent allows it. Concurrent cancels of a task share one answer. */

@@ -40,6 +40,10 @@ export class TaskRun implements TaskHandle {
   get state(): TaskState {
     return this.task.status.state
   }
+  /** The number of the last event published (events are numbered from 1 per task, across turns). */
+  get seq(): number {
+    return this.#seq
+  }
   get signal(): AbortSignal {
     this.#abort ??= new AbortController()
     return this.#abort.signal

@@ -53,10 +53,11 @@ export class SseStream {
     this.#onCancel = callback
   }
 
-  send(json: string): void {
+  /** One event; `id` (the task's event number) lets a client that loses the stream resume after it. */
+  send(json: string, id?: number): void {
     if (!this.#open || this.#closeAfterFlush) return
     if (this.#pending === '') queueMicrotask(this.#flush)
-    this.#pending += `data: ${json}\n\n`
+    this.#pending += id === undefined ? `data: ${json}\n\n` : `id: ${id}\ndata: ${json}\n\n`
   }
 
   /** Ends the stream after the events already sent. */

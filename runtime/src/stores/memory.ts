@@ -14,11 +14,17 @@ export interface MemoryStoreOptions {
    * Default one hour.
    */
   ttlMs?: number
+  /**
+   * How many of the most recently ended tasks keep their event log, so a client whose stream broke can
+   * resume it with `Last-Event-ID` after the task ended; older ended tasks keep only their final state.
+   * Default `1000`.
+   */
+  endedLogs?: number
 }
 
 interface Entry {
   task: Task
-  /** The events of a task that has not ended; dropped once it is terminal, when the task says it all. */
+  /** The task's events; dropped some time after it ends (`endedLogs`), when the task says it all. */
   log: TaskEvent[] | undefined
   /** When the task last settled; 0 while it runs. */
   settledAt: number
@@ -26,6 +32,7 @@ interface Entry {
 
 export const DEFAULT_MAX_TASKS = 10_000
 export const DEFAULT_TTL_MS = 60 * 60 * 1000
+export const DEFAULT_ENDED_LOGS = 1000
 
 /**
  * The embedded default store: tasks in a Map, bounded by count and age so a flood of tasks cannot grow the
@@ -34,13 +41,17 @@ export const DEFAULT_TTL_MS = 60 * 60 * 1000
 export class MemoryTaskStore implements TaskStore {
   readonly maxTasks: number
   readonly ttlMs: number
+  readonly endedLogs: number
   // Insertion order is the eviction order: a task moves to the end when it settles.
   readonly #entries = new Map<string, Entry>()
   readonly #sweeper: ReturnType<typeof setInterval>
+  // The ended tasks that still have a log, oldest first.
+  readonly #endedWithLog = new Set<string>()
 
   constructor(options: MemoryStoreOptions = {}) {
     this.maxTasks = positive(options.maxTasks, DEFAULT_MAX_TASKS, 'maxTasks')
     this.ttlMs = positive(options.ttlMs, DEFAULT_TTL_MS, 'ttlMs')
+    this.endedLogs = options.endedLogs === 0 ? 0 : positive(options.endedLogs, DEFAULT_ENDED_LOGS, 'endedLogs')
     this.#sweeper = setInterval(() => this.sweep(), Math.min(this.ttlMs, 60_000))
     this.#sweeper.unref()
   }
@@ -78,7 +89,8 @@ export class MemoryTaskStore implements TaskStore {
       return
     }
     entry.settledAt = Date.now()
-    entry.log = isTerminal(event.status.state) ? undefined : (entry.log?.push(event), entry.log)
+    entry.log?.push(event)
+    if (isTerminal(event.status.state) && entry.log) this.#keepEndedLog(task.id)
     // Move to the end: eviction walks from the front, oldest settled first.
     this.#entries.delete(task.id)
     this.#entries.set(task.id, entry)
@@ -118,6 +130,17 @@ export class MemoryTaskStore implements TaskStore {
       // Settled entries sit in the order they settled, so the first young one ends the walk.
       if (now - entry.settledAt <= this.ttlMs) break
       this.#entries.delete(id)
+    }
+  }
+
+  #keepEndedLog(taskId: string): void {
+    this.#endedWithLog.add(taskId)
+    if (this.#endedWithLog.size <= this.endedLogs) return
+    for (const oldest of this.#endedWithLog) {
+      this.#endedWithLog.delete(oldest)
+      const entry = this.#entries.get(oldest)
+      if (entry) entry.log = undefined
+      if (this.#endedWithLog.size <= this.endedLogs) return
     }
   }
 

@@ -1,0 +1,155 @@
+import { createMemoryStore } from 'a2a-runtime'
+import { describe, expect, it } from 'vitest'
+import { agent, deferred, echoAgent } from './_agents.ts'
+import { eventReader, readEvents } from './_sse.ts'
+import { type Target, transports } from './_transports.ts'
+
+const V1 = { 'A2A-Version': '1.0' }
+const V03 = { 'A2A-Version': '0.3' }
+const CHUNKS = 12
+
+/** Sends CHUNKS artifact chunks, one per `gap` ms, then completes: events 1 (working) … CHUNKS+2 (completed). */
+const trickling = (gap: number) =>
+  agent(async (_ctx, task) => {
+    let id: string | undefined
+    for (let i = 0; i < CHUNKS; i++) {
+      id = task.artifact(`chunk ${i}`, { ...(id && { artifactId: id, append: true }), lastChunk: i === CHUNKS - 1 })
+      await new Promise((resolve) => setTimeout(resolve, gap))
+    }
+    task.complete()
+  })
+const LAST_EVENT = CHUNKS + 2
+
+const platformMessage = (text: string) => ({ message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } })
+const v1Message = (text: string) => ({ message: { role: 'ROLE_USER', messageId: `m-${Math.random()}`, parts: [{ text }] } })
+const rpcBody = (method: string, params: unknown, id: string | number = 'r') => JSON.stringify({ jsonrpc: '2.0', id, method, params })
+
+/** Each dialect's way to start a stream and to resubscribe, and how to read a task id from its events. */
+const dialects = [
+  {
+    name: 'A2A v1.0 (SubscribeToTask)',
+    start: (target: Target) => target.post(rpcBody('SendStreamingMessage', v1Message('go')), V1),
+    resubscribe: (target: Target, taskId: string, lastEventId?: number) =>
+      target.post(rpcBody('SubscribeToTask', { id: taskId }), { ...V1, ...(lastEventId !== undefined && { 'Last-Event-ID': String(lastEventId) }) }),
+    taskIdOf: (event: any) => event.result.task?.id ?? event.result.statusUpdate?.taskId ?? event.result.artifactUpdate?.taskId,
+    // The v1.0 stream opens with the Task (numbered like the event it reflects), which a resumed stream skips.
+    isTaskFrame: (event: any) => event.result.task !== undefined,
+  },
+  {
+    name: 'A2A v0.3 (tasks/resubscribe)',
+    start: (target: Target) => target.post(rpcBody('message/stream', platformMessage('go')), V03),
+    resubscribe: (target: Target, taskId: string, lastEventId?: number) =>
+      target.post(rpcBody('tasks/resubscribe', { id: taskId }), { ...V03, ...(lastEventId !== undefined && { 'Last-Event-ID': String(lastEventId) }) }),
+    taskIdOf: (event: any) => (event.result.kind === 'task' ? event.result.id : event.result.taskId),
+    isTaskFrame: (event: any) => event.result.kind === 'task',
+  },
+  {
+    name: 'platform (message/stream numbered by Last-Event-ID: 0, tasks/resubscribe)',
+    start: (target: Target) => target.post(rpcBody('message/stream', platformMessage('go')), { 'Last-Event-ID': '0' }),
+    resubscribe: (target: Target, taskId: string, lastEventId?: number) =>
+      target.post(rpcBody('tasks/resubscribe', { id: taskId }), lastEventId !== undefined ? { 'Last-Event-ID': String(lastEventId) } : {}),
+    taskIdOf: (event: any) => event.params.taskId,
+    isTaskFrame: () => false,
+  },
+]
+
+/** Reads `count` events (not counting a Task frame), then drops the connection; returns the ids seen. */
+async function readThenDrop(response: Response, count: number, dialect: (typeof dialects)[number]) {
+  expect(response.status).toBe(200)
+  const reader = eventReader(response)
+  const ids: number[] = []
+  let taskId = ''
+  while (ids.length < count) {
+    const event = await reader.next()
+    expect(event).toBeDefined()
+    taskId = dialect.taskIdOf(event)
+    if (!dialect.isTaskFrame(event)) ids.push(reader.lastId!)
+  }
+  await reader.cancel()
+  return { ids, taskId, lastId: ids.at(-1)! }
+}
+
+describe.each(transports)('resumable streams ($name)', (transport) => {
+  describe.each(dialects)('$name', (dialect) => {
+    it('a client that reconnects with Last-Event-ID gets exactly the rest: no gap, no duplicate, then the stream ends', async () => {
+      const target = await transport.start(trickling(8))
+      const first = await readThenDrop(await dialect.start(target), 4, dialect)
+      expect(first.ids).toEqual([1, 2, 3, 4])
+      const resumed = await readEvents(await dialect.resubscribe(target, first.taskId, first.lastId), 'numbered')
+      expect(resumed.events.some(dialect.isTaskFrame)).toBe(false)
+      expect([...first.ids, ...resumed.ids]).toEqual(Array.from({ length: LAST_EVENT }, (_, i) => i + 1))
+    })
+
+    it('resumes a stream whose task ended while the client was away: the missed events, the final one last', async () => {
+      const target = await transport.start(trickling(1))
+      const first = await readThenDrop(await dialect.start(target), 2, dialect)
+      await expect.poll(async () => (await target.rpc('tasks/get', { id: first.taskId })).body.result?.status.state).toBe('completed')
+      const resumed = await readEvents(await dialect.resubscribe(target, first.taskId, first.lastId), 'numbered')
+      expect(resumed.ids).toEqual(Array.from({ length: LAST_EVENT - 2 }, (_, i) => i + 3))
+      expect(JSON.stringify(resumed.events.at(-1))).toMatch(/completed|COMPLETED/)
+    })
+
+    it('a Last-Event-ID equal to the last event of an ended task gives an empty stream that ends', async () => {
+      const target = await transport.start(trickling(0))
+      const first = await readThenDrop(await dialect.start(target), 1, dialect)
+      await expect.poll(async () => (await target.rpc('tasks/get', { id: first.taskId })).body.result?.status.state).toBe('completed')
+      const response = await dialect.resubscribe(target, first.taskId, LAST_EVENT)
+      expect(response.status).toBe(200)
+      expect(await response.text()).toBe('')
+    })
+  })
+
+  it('refuses a Last-Event-ID after the last event of the task, naming both numbers', async () => {
+    const target = await transport.start(echoAgent)
+    const task = (await target.rpc('SendMessage', v1Message('x'), { headers: V1 })).body.result.task
+    const reply = await target.rpc('SubscribeToTask', { id: task.id }, { headers: { ...V1, 'Last-Event-ID': '99' } })
+    expect(reply.body.error.code).toBe(-32602)
+    expect(reply.body.error.message).toMatch(/Last-Event-ID 99 is after the last event of task .* \(3\)/)
+  })
+
+  it.each(['abc', '-1', '1.5', '1e3', '12345678901234567'])('refuses Last-Event-ID %j with -32602 naming the header', async (value) => {
+    const target = await transport.start(echoAgent)
+    const reply = await target.rpc('tasks/resubscribe', { id: 'any' }, { headers: { 'Last-Event-ID': value } })
+    expect(reply.body.error.code).toBe(-32602)
+    expect(reply.body.error.message).toMatch(/^Invalid params: Last-Event-ID must be the number of an event/)
+  })
+
+  it('says clearly when the events to resume from are no longer kept (the log of an ended task was compacted)', async () => {
+    const store = createMemoryStore({ endedLogs: 1 })
+    const target = await transport.start(echoAgent, { store })
+    const old = (await target.rpc('SendMessage', v1Message('old'), { headers: V1 })).body.result.task
+    await target.rpc('SendMessage', v1Message('newer'), { headers: V1 })
+    const reply = await target.rpc('SubscribeToTask', { id: old.id }, { headers: { ...V1, 'Last-Event-ID': '1' } })
+    expect(reply.body.error.code).toBe(-32004)
+    expect(reply.body.error.message).toMatch(/no longer kept/)
+  })
+
+  it('keeps the platform framing exact (data: lines only) unless the client sends Last-Event-ID or the agent opts in', async () => {
+    const plain = await transport.start(echoAgent)
+    await readEvents(await plain.post(rpcBody('message/stream', platformMessage('x'))), 'data-only')
+    const optedIn = await transport.start(echoAgent, { eventIds: true })
+    const { ids } = await readEvents(await optedIn.post(rpcBody('message/stream', platformMessage('x'))), 'numbered')
+    expect(ids).toEqual([1, 2, 3])
+  })
+
+  it('platform tasks/resubscribe without Last-Event-ID opens with the current status, then the live events', async () => {
+    const gate = deferred()
+    const target = await transport.start(
+      agent(async (_ctx, task) => {
+        task.working('waiting')
+        await gate.promise
+        task.artifact('done')
+        task.complete()
+      }),
+    )
+    const sent = (await target.rpc('message/send', { ...platformMessage('x'), configuration: { blocking: false } })).body.result
+    await expect.poll(async () => (await target.rpc('tasks/get', { id: sent.id })).body.result.status.message?.parts[0].text).toBe('waiting')
+    const response = await target.post(rpcBody('tasks/resubscribe', { id: sent.id }))
+    gate.resolve()
+    const { events, ids } = await readEvents(response, 'numbered')
+    expect(events.map((e) => e.method)).toEqual(['tasks/statusUpdate', 'tasks/artifactUpdate', 'tasks/statusUpdate'])
+    expect(events[0].params.status.state).toBe('working')
+    expect(events.at(-1).params).toMatchObject({ final: true, status: { state: 'completed' } })
+    expect(ids).toEqual([2, 3, 4])
+  })
+})
