@@ -30,6 +30,9 @@ export {
 // Storage
 export { DEFAULT_ENDED_LOGS, DEFAULT_MAX_TASKS, DEFAULT_TTL_MS, MemoryTaskStore, createMemoryStore } from './stores/memory.js'
 export type { MemoryStoreOptions } from './stores/memory.js'
+export { FileTaskStore, createFileStore } from './stores/file.js'
+export type { FileStoreOptions } from './stores/file.js'
+export { storeFromSetting } from './stores/from-setting.js'
 export type { MaybePromise, TaskStore } from './stores/_store.js'
 
 // Logging

@@ -1,4 +1,7 @@
-import { type A2AApp, type A2AAppOptions, type Agent, createA2AApp, serveAgent } from 'a2a-runtime'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type A2AApp, type A2AAppOptions, type Agent, createA2AApp, createFileStore, serveAgent } from 'a2a-runtime'
 import { afterEach } from 'vitest'
 import { type CapturedLogger, captureLogger } from './_logger.ts'
 
@@ -23,7 +26,7 @@ export interface RpcReply {
 }
 
 export interface Transport {
-  name: 'in-process' | 'node-server'
+  name: 'in-process' | 'node-server' | 'node-server, file store'
   start(agent: Agent, options?: A2AAppOptions): Promise<Target>
 }
 
@@ -31,7 +34,8 @@ const started: Array<() => Promise<void>> = []
 
 /** Every target a test starts is closed after it, even when the test fails. */
 afterEach(async () => {
-  await Promise.all(started.splice(0).map((close) => close()))
+  // Newest first: a target's server closes (and its store finishes writing) before its directory goes.
+  for (const close of started.splice(0).reverse()) await close()
 })
 
 function makeTarget(url: string, app: A2AApp, logger: CapturedLogger, send: (path: string, init?: RequestInit) => Promise<Response>): Target {
@@ -77,4 +81,15 @@ export const nodeServer: Transport = {
   },
 }
 
-export const transports: Transport[] = [inProcess, nodeServer]
+/** The node server again, its tasks in the durable file store (a fresh directory per target). */
+export const nodeServerFileStore: Transport = {
+  name: 'node-server, file store',
+  async start(agent, options = {}) {
+    if (options.store !== undefined) return nodeServer.start(agent, options)
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-file-store-'))
+    started.push(async () => rmSync(dir, { recursive: true, force: true }))
+    return nodeServer.start(agent, { ...options, store: createFileStore({ dir }) })
+  },
+}
+
+export const transports: Transport[] = [inProcess, nodeServer, nodeServerFileStore]

@@ -6,7 +6,7 @@ import type { Message, Task, TaskEvent } from '../types.js'
 import { isoNow } from './_clock.js'
 import { newId } from './_ids.js'
 import { isInterrupted, isSettled, isTerminal } from './_lifecycle.js'
-import { type TaskListener, TaskRun } from './_task-run.js'
+import { type EventSink, type TaskListener, TaskRun } from './_task-run.js'
 
 /** A user message for the agent, already validated by a binding. */
 export interface SendRequest {
@@ -40,7 +40,7 @@ export class TaskEngine {
   readonly #executions = new Map<string, Execution>()
   readonly #locks = new Map<string, Promise<void>>()
   readonly #cancellations = new Map<string, Promise<Task>>()
-  readonly #sink: (task: Task, event: TaskEvent) => void
+  readonly #sink: EventSink
 
   #closing = false
 
@@ -61,10 +61,13 @@ export class TaskEngine {
       const storeFailed = (error: unknown) => logger.error(`The task store could not save an event of task ${task.id}`, error)
       try {
         const saved = store.append(task, event)
-        if (saved instanceof Promise) saved.catch(storeFailed)
+        // A durable store's write: the task's settling waits for it (a client told "completed" can count on
+        // the task surviving a restart); a failure is logged and the task goes on.
+        if (saved instanceof Promise) return saved.catch(storeFailed)
       } catch (error) {
         storeFailed(error)
       }
+      return undefined
     }
   }
 

@@ -8,8 +8,11 @@ import { isSettled, isTerminal } from './_lifecycle.js'
 /** Sees each event after it is applied to `task` (the live task: serialise it now, do not keep it). */
 export type TaskListener = (event: TaskEvent, task: Task) => void
 
-/** Receives each event after it is applied to the task (the store, typically). */
-export type EventSink = (task: Task, event: TaskEvent) => void
+/**
+ * Receives each event after it is applied to the task (the store, typically). A promise (a durable write)
+ * delays the settling of the task until it resolves; it never rejects.
+ */
+export type EventSink = (task: Task, event: TaskEvent) => Promise<void> | undefined
 
 /**
  * One task while the runtime holds it: applies the agent's operations to the task, numbers the events and
@@ -143,11 +146,15 @@ export class TaskRun implements TaskHandle {
     }
     this.task.status = status
     const final = isSettled(state)
-    this.#emit({ kind: 'status-update', seq: 0, taskId: this.id, contextId: this.contextId, status, final })
+    const saved = this.#emit({ kind: 'status-update', seq: 0, taskId: this.id, contextId: this.contextId, status, final })
     if (final && this.#settleWaiters.length) {
       const waiters = this.#settleWaiters
       this.#settleWaiters = []
-      for (const resolve of waiters) resolve()
+      const wake = () => {
+        for (const resolve of waiters) resolve()
+      }
+      if (saved) void saved.then(wake)
+      else wake()
     }
   }
 
@@ -155,10 +162,11 @@ export class TaskRun implements TaskHandle {
     return { kind: 'message', messageId: newId(), role: 'agent', parts: toMessageParts(content), contextId: this.contextId, taskId: this.id }
   }
 
-  #emit(event: TaskEvent): void {
+  #emit(event: TaskEvent): Promise<void> | undefined {
     event.seq = ++this.#seq
-    this.sink(this.task, event)
+    const saved = this.sink(this.task, event)
     if (this.#listeners) for (const listener of this.#listeners) listener(event, this.task)
+    return saved
   }
 
   /** False when the move should be ignored (the task was canceled under a running agent). */

@@ -12,6 +12,7 @@ import { A2AError, ConfigurationError, ErrorCode, InvalidParamsError, MethodNotF
 import { createConsoleLogger, type Logger } from '../_logger.js'
 import type { TaskStore } from '../stores/_store.js'
 import { createMemoryStore } from '../stores/memory.js'
+import { storeFromSetting } from '../stores/from-setting.js'
 import { type AuthOptions, createAuthCheck } from './_auth.js'
 import { DEFAULT_MAX_BODY_SIZE, assertJsonContentType, readJsonBody } from './_body.js'
 import { type JsonRpcId, errorResponse, idOf, readCall, resultResponse } from './_jsonrpc.js'
@@ -19,8 +20,11 @@ import { type JsonRpcId, errorResponse, idOf, readCall, resultResponse } from '.
 export type SlashDialect = 'platform' | 'a2a-0.3'
 
 export interface A2AAppOptions {
-  /** Where tasks live. Default: `createMemoryStore()` (10,000 tasks, one hour after they settle). */
-  store?: TaskStore
+  /**
+   * Where tasks live: a `TaskStore`, or a setting as in `A2A_STORE` (`memory`, `file:./.a2a`). Default:
+   * `A2A_STORE`, else `createMemoryStore()` (10,000 tasks, one hour after they settle).
+   */
+  store?: TaskStore | string
   /** Default: the console, at `A2A_LOG_LEVEL` or `info`. */
   logger?: Logger
   /**
@@ -93,7 +97,8 @@ const RETRY_LATER = { 'retry-after': '1' } as const
  */
 export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp {
   const logger = options.logger ?? createConsoleLogger()
-  const store = options.store ?? createMemoryStore()
+  const storeSetting = options.store ?? process.env.A2A_STORE
+  const store = typeof storeSetting === 'string' ? storeFromSetting(storeSetting, { logger }) : (storeSetting ?? createMemoryStore())
   const maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY_SIZE
   if (!Number.isInteger(maxBodySize) || maxBodySize <= 0) throw new ConfigurationError(`maxBodySize must be a positive integer (got ${maxBodySize})`)
   const maxRunningTasks = options.maxRunningTasks ?? DEFAULT_MAX_RUNNING_TASKS

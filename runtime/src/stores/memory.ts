@@ -48,7 +48,11 @@ export class MemoryTaskStore implements TaskStore {
   // The ended tasks that still have a log, oldest first.
   readonly #endedWithLog = new Set<string>()
 
-  constructor(options: MemoryStoreOptions = {}) {
+  readonly #removed: ((taskId: string) => void) | undefined
+
+  /** `removed` (for stores built on this one) hears of each task that retention drops. */
+  constructor(options: MemoryStoreOptions = {}, removed?: (taskId: string) => void) {
+    this.#removed = removed
     this.maxTasks = positive(options.maxTasks, DEFAULT_MAX_TASKS, 'maxTasks')
     this.ttlMs = positive(options.ttlMs, DEFAULT_TTL_MS, 'ttlMs')
     this.endedLogs = options.endedLogs === 0 ? 0 : positive(options.endedLogs, DEFAULT_ENDED_LOGS, 'endedLogs')
@@ -65,6 +69,7 @@ export class MemoryTaskStore implements TaskStore {
     if (!entry) return undefined
     if (entry.settledAt && Date.now() - entry.settledAt > this.ttlMs) {
       this.#entries.delete(taskId)
+      this.#removed?.(taskId)
       return undefined
     }
     return entry.task
@@ -130,7 +135,18 @@ export class MemoryTaskStore implements TaskStore {
       // Settled entries sit in the order they settled, so the first young one ends the walk.
       if (now - entry.settledAt <= this.ttlMs) break
       this.#entries.delete(id)
+      this.#removed?.(id)
     }
+  }
+
+  /**
+   * Puts back a task read from elsewhere (a durable store's files at start): `settledAt` 0 for a running
+   * task. Call in the order the tasks settled, oldest first, so retention drops the oldest first.
+   */
+  restore(task: Task, log: TaskEvent[] | undefined, settledAt: number): void {
+    this.#entries.set(task.id, { task, log, settledAt })
+    if (log && isTerminal(task.status.state)) this.#keepEndedLog(task.id)
+    if (this.#entries.size > this.maxTasks) this.#evictOverflow()
   }
 
   #keepEndedLog(taskId: string): void {
@@ -156,6 +172,7 @@ export class MemoryTaskStore implements TaskStore {
       if (excess <= 0) return
       if (!entry.settledAt) continue
       this.#entries.delete(id)
+      this.#removed?.(id)
       excess--
     }
   }

@@ -1,0 +1,173 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createFileStore, serveAgent } from 'a2a-runtime'
+import { afterEach, describe, expect, it } from 'vitest'
+import { agent, deferred, echoAgent } from './_agents.ts'
+import { captureLogger } from './_logger.ts'
+
+const FIXTURE = fileURLToPath(new URL('../fixtures/serve-agent.mjs', import.meta.url))
+
+const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
+  message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra },
+})
+
+const cleanups: Array<() => unknown> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-file-store-test-'))
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+async function serve(agentToServe: Parameters<typeof serveAgent>[0], dir: string) {
+  const logger = captureLogger()
+  const server = await serveAgent(agentToServe, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger, store: `file:${dir}` })
+  let closed = false
+  const close = async () => {
+    if (!closed) await server.close()
+    closed = true
+  }
+  cleanups.push(close)
+  const rpc = async (method: string, params: unknown) => {
+    const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+    return (await response.json()) as any
+  }
+  return { server, rpc, close, logger }
+}
+
+describe('the file store (A2A_STORE=file:<dir>)', () => {
+  it('returns a task finished before a restart from tasks/get after it, with its history and artifacts', async () => {
+    const dir = tempDir()
+    const first = await serve(echoAgent, dir)
+    const done = (await first.rpc('message/send', userMessage('remember me'))).result
+    expect(done.status.state).toBe('completed')
+    await first.close()
+
+    const second = await serve(echoAgent, dir)
+    const again = (await second.rpc('tasks/get', { id: done.id })).result
+    expect(again).toEqual(done)
+  })
+
+  it('resumes, after a restart, a task that was waiting for input', async () => {
+    const dir = tempDir()
+    const asker = agent((ctx, task) => {
+      if (ctx.history.length === 1) return task.inputRequired('Which colour?')
+      task.artifact(`You chose ${ctx.text}`)
+      task.complete()
+    })
+    const first = await serve(asker, dir)
+    const waiting = (await first.rpc('message/send', userMessage('paint'))).result
+    expect(waiting.status.state).toBe('input-required')
+    await first.close()
+
+    const second = await serve(asker, dir)
+    const answered = (await second.rpc('message/send', userMessage('blue', { taskId: waiting.id }))).result
+    expect(answered.status.state).toBe('completed')
+    expect(answered.artifacts[0].parts[0].text).toBe('You chose blue')
+    expect(answered.history.map((m: any) => m.role)).toEqual(['user', 'agent', 'user'])
+  })
+
+  it('fails, at the next start, a task the previous process left running, with the reason', async () => {
+    const dir = tempDir()
+    const gate = deferred()
+    const first = await serve(
+      agent(async (_ctx, task) => {
+        task.working('on it')
+        await gate.promise
+      }),
+      dir,
+    )
+    const running = (await first.rpc('message/send', { ...userMessage('long job'), configuration: { blocking: false } })).result
+    // The process dies without a shutdown: a fresh store on the same directory is the next start.
+    const store = createFileStore({ dir, logger: captureLogger() })
+    const task = store.get(running.id)!
+    expect(task.status.state).toBe('failed')
+    expect(task.status.message?.parts[0]).toEqual({ kind: 'text', text: 'The server stopped before the task finished' })
+    expect(store.events(running.id)?.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } })
+    await store.close()
+    gate.resolve()
+  })
+
+  it('survives SIGKILL in the middle of a flood of writes: every task answered "completed" is there after, no file is damaged', async () => {
+    const dir = tempDir()
+    const child = spawn(process.execPath, [FIXTURE], { env: { ...process.env, A2A_STORE: `file:${dir}` }, stdio: ['ignore', 'pipe', 'pipe'] })
+    cleanups.push(() => child.exitCode === null && child.kill('SIGKILL'))
+    const url = await urlOf(child)
+    const acknowledged: string[] = []
+    let killed = false
+    const worker = async () => {
+      while (!killed) {
+        try {
+          const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: userMessage('x') }) })
+          const body = (await response.json()) as any
+          if (body.result?.status?.state === 'completed') acknowledged.push(body.result.id)
+        } catch {
+          return // the server is gone
+        }
+      }
+    }
+    const workers = Array.from({ length: 8 }, worker)
+    await expect.poll(() => acknowledged.length, { timeout: 10_000 }).toBeGreaterThan(200)
+    killed = true
+    child.kill('SIGKILL')
+    await Promise.all(workers)
+    await new Promise((resolve) => (child.exitCode === null && child.signalCode === null ? child.once('exit', resolve) : resolve(undefined)))
+
+    const logger = captureLogger()
+    const store = createFileStore({ dir, logger })
+    cleanups.push(() => store.close())
+    const missing = acknowledged.filter((id) => store.get(id)?.status.state !== 'completed')
+    expect(missing).toEqual([])
+    expect(logger.text('warn')).not.toMatch(/skipping/)
+    // Nothing half-written is left behind: only task files remain.
+    expect(readdirSync(join(dir, 'tasks')).every((name) => /^[\w-]+\.json$/.test(name))).toBe(true)
+  })
+
+  it('drops the temporary file of an interrupted write and skips (with a warning) a file that is not a task', async () => {
+    const dir = tempDir()
+    const first = await serve(echoAgent, dir)
+    const done = (await first.rpc('message/send', userMessage('kept'))).result
+    await first.close()
+    writeFileSync(join(dir, 'tasks', `${done.id}.json.12345`), '{"v":1,"task":')
+    writeFileSync(join(dir, 'tasks', 'broken.json'), 'not json')
+
+    const logger = captureLogger()
+    const store = createFileStore({ dir, logger })
+    cleanups.push(() => store.close())
+    expect(store.get(done.id)?.status.state).toBe('completed')
+    expect(readdirSync(join(dir, 'tasks'))).not.toContain(`${done.id}.json.12345`)
+    expect(logger.text('warn')).toMatch(/skipping .*broken\.json/)
+  })
+
+  it('keeps the retention policy on disk: past maxTasks the oldest settled tasks lose their files too', async () => {
+    const dir = tempDir()
+    const store = createFileStore({ dir, maxTasks: 64 })
+    const logger = captureLogger()
+    const server = await serveAgent(echoAgent, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger, store })
+    cleanups.push(() => server.close())
+    for (let i = 0; i < 100; i++) {
+      await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'message/send', params: userMessage(`t${i}`) }) })
+    }
+    await server.close()
+    expect(store.size).toBeLessThanOrEqual(64)
+    expect(readdirSync(join(dir, 'tasks')).length).toBe(store.size)
+  })
+})
+
+function urlOf(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk
+      const match = /^url (\S+)$/m.exec(out)
+      if (match) resolve(match[1]!)
+    })
+    child.once('exit', (code) => reject(new Error(`the fixture exited (${code}) before listening`)))
+  })
+}
