@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { rmSync, writeFileSync } from 'node:fs'
+import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -103,6 +103,33 @@ describe('a2a start', () => {
     expect(await badCard.exited).toBe(1)
     expect(badCard.output()).toContain('a2a: Agent card: `name` must be a non-empty string')
     expect(badCard.output()).not.toMatch(/\n\s+at /)
+  })
+
+  it('keeps tasks on disk with A2A_STORE=file:./.a2a from .env: a task answered before a restart is there after it', async () => {
+    writeFileSync(join(project, '.env'), 'A2A_STORE=file:./.a2a\n')
+    const send = (url: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'Ada' }] } } }),
+      })
+    const first = start()
+    const task = (await (await send(await first.url)).json()).result
+    expect(task.status.state).toBe('completed')
+    child!.kill('SIGTERM')
+    expect(await first.exited).toBe(0)
+    expect(existsSync(join(project, '.a2a', 'tasks', `${task.id}.json`))).toBe(true)
+
+    const url = await start().url
+    const get = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: task.id } }) })
+    expect((await get.json()).result).toEqual(task)
+  })
+
+  it('refuses an A2A_STORE it does not know in one line, naming the forms it takes', async () => {
+    const run = start([], { A2A_STORE: 'postgres://db/tasks' })
+    expect(await run.exited).toBe(1)
+    expect(run.output()).toContain('a2a: A2A_STORE must be "memory" or "file:<directory>" (got "postgres://db/tasks")')
+    expect(run.output()).not.toMatch(/\n\s+at /)
   })
 
   it('names the busy port instead of crashing', async () => {
