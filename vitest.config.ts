@@ -8,6 +8,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // A redis-server for the suites that run on the Redis store.
+    globalSetup: ['test/redis-setup.ts'],
     testTimeout: 15_000,
     hookTimeout: 15_000,
   },

@@ -33,6 +33,9 @@ export type { MemoryStoreOptions } from './stores/memory.js'
 export { FileTaskStore, createFileStore } from './stores/file.js'
 export type { FileStoreOptions } from './stores/file.js'
 export { storeFromSetting } from './stores/from-setting.js'
+export { DEFAULT_LEASE_MS, RedisTaskStore, createRedisStore } from './stores/redis.js'
+export type { RedisStoreOptions } from './stores/redis.js'
+export type { ClusterLink } from './stores/_store.js'
 export type { MaybePromise, TaskStore } from './stores/_store.js'
 
 // Logging

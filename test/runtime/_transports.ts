@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type A2AApp, type A2AAppOptions, type Agent, createA2AApp, createFileStore, serveAgent } from 'a2a-runtime'
-import { afterEach } from 'vitest'
+import { type A2AApp, type A2AAppOptions, type Agent, createA2AApp, createFileStore, createRedisStore, serveAgent } from 'a2a-runtime'
+import { afterEach, inject } from 'vitest'
 import { type CapturedLogger, captureLogger } from './_logger.ts'
 
 /** A running agent as a test talks to it, whichever way the requests travel. */
@@ -26,7 +26,7 @@ export interface RpcReply {
 }
 
 export interface Transport {
-  name: 'in-process' | 'node-server' | 'node-server, file store'
+  name: 'in-process' | 'node-server' | 'node-server, file store' | 'node-server, redis store'
   start(agent: Agent, options?: A2AAppOptions): Promise<Target>
 }
 
@@ -92,4 +92,17 @@ export const nodeServerFileStore: Transport = {
   },
 }
 
-export const transports: Transport[] = [inProcess, nodeServer, nodeServerFileStore]
+/** The node server again, its tasks in Redis (the run's redis-server, a key prefix of its own). */
+export const nodeServerRedisStore: Transport = {
+  name: 'node-server, redis store',
+  async start(agent, options = {}) {
+    if (options.store !== undefined) return nodeServer.start(agent, options)
+    const url = inject('redisUrl')
+    if (!url) throw new Error('redis-server is not installed (Debian: apt-get install redis-server; .ci/run installs it)')
+    return nodeServer.start(agent, { ...options, store: createRedisStore({ url, prefix: `test-${newPrefix()}:` }) })
+  },
+}
+
+const newPrefix = () => Math.random().toString(36).slice(2, 10)
+
+export const transports: Transport[] = [inProcess, nodeServer, nodeServerFileStore, nodeServerRedisStore]

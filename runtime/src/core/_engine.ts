@@ -71,6 +71,8 @@ export class TaskEngine {
     }
   }
 
+  #clusterJoined = false
+
   /** Tasks whose agent code is running now. */
   get runningCount(): number {
     return this.#executions.size
@@ -81,6 +83,7 @@ export class TaskEngine {
    * this turn, starting with the `working` status.
    */
   async send(request: SendRequest, listener?: TaskListener): Promise<StartedTask> {
+    this.#joinCluster()
     if (this.#closing) throw new ServerUnavailableError('The server is shutting down; send the message again shortly', 503)
     if (this.#executions.size >= this.maxRunningTasks) {
       throw new ServerUnavailableError(`The server is busy: ${this.maxRunningTasks} tasks are running; retry later`, 429)
@@ -88,6 +91,13 @@ export class TaskEngine {
     if (request.taskId === undefined) return this.#start(await this.#create(request), request.message, listener)
     const taskId = request.taskId
     return this.#exclusive(taskId, async () => this.#start(await this.#resume(taskId, request), request.message, listener))
+  }
+
+  /** With a shared store, this instance answers the cancels other instances forward for its running tasks. */
+  #joinCluster(): void {
+    if (this.#clusterJoined) return
+    this.#clusterJoined = true
+    this.store.cluster?.onCancel((taskId) => (this.#executions.has(taskId) ? this.cancel(taskId) : undefined))
   }
 
   async get(taskId: string): Promise<Task> {
@@ -111,7 +121,13 @@ export class TaskEngine {
     if (run && !isSettled(run.state)) return { task: run.task, running: true, seq: run.seq, unsubscribe: run.subscribe(listener) }
     const task = await this.get(taskId)
     const log = await this.store.events(taskId)
-    return { task, running: false, seq: log ? (log.at(-1)?.seq ?? 0) : undefined, unsubscribe: noop }
+    const seq = log ? (log.at(-1)?.seq ?? 0) : undefined
+    // Running on another instance that shares the store: follow its events there.
+    const cluster = this.store.cluster
+    if (cluster && !isSettled(task.status.state)) {
+      return { task, running: true, seq, unsubscribe: cluster.follow(taskId, seq ?? 0, (event) => listener(event, task)) }
+    }
+    return { task, running: false, seq, unsubscribe: noop }
   }
 
   /** The events of a task after `afterSeq`, oldest first, while its store keeps them (`undefined` after). */
@@ -127,12 +143,27 @@ export class TaskEngine {
       pending = running
         ? this.#cancelRun(running)
         : // A task at rest is held while it is canceled, so a follow-up cannot start it meanwhile.
-          this.#exclusive(taskId, async () => this.#cancelRun(this.#executions.get(taskId)?.run ?? (await this.#idleRun(taskId))))
+          this.#exclusive(taskId, () => this.#cancelAtRest(taskId))
       const settled = pending.finally(() => this.#cancellations.delete(taskId))
       settled.catch(noop)
       this.#cancellations.set(taskId, pending)
     }
     return pending
+  }
+
+  /** A task not running here: at rest, or (with a shared store) running on another instance. */
+  async #cancelAtRest(taskId: string): Promise<Task> {
+    const local = this.#executions.get(taskId)?.run
+    if (local) return this.#cancelRun(local)
+    const cluster = this.store.cluster
+    if (!cluster) return this.#cancelRun(await this.#idleRun(taskId))
+    // Held elsewhere: the instance that runs it cancels it. Otherwise hold it here while it is canceled.
+    if (!(await cluster.claim(taskId))) return cluster.cancel(taskId)
+    try {
+      return await this.#cancelRun(await this.#idleRun(taskId))
+    } finally {
+      await cluster.release(taskId)
+    }
   }
 
   async #cancelRun(run: TaskRun): Promise<Task> {
@@ -201,6 +232,8 @@ export class TaskEngine {
     message.taskId = id
     message.contextId = contextId
     const task: Task = { kind: 'task', id, contextId, status: { state: 'submitted', timestamp: isoNow() }, artifacts: [], history: [message] }
+    // Held before it exists, so no instance takes the new task for one whose instance died.
+    await this.store.cluster?.claim(id)
     await this.store.create(task)
     return new TaskRun(task, this.#sink)
   }
@@ -210,6 +243,17 @@ export class TaskEngine {
     // The agent may still be returning after asking for input; the follow-up waits for it.
     if (running && isInterrupted(running.run.state)) await running.done
     if (this.#executions.has(taskId)) throw new InvalidParamsError(`task ${taskId} is still working; send a follow-up when it asks for input`)
+    const cluster = this.store.cluster
+    if (cluster && !(await cluster.claim(taskId))) throw new InvalidParamsError(`task ${taskId} is still working on another instance; send a follow-up when it asks for input`)
+    try {
+      return await this.#resumeHeld(taskId, request)
+    } catch (error) {
+      await cluster?.release(taskId)
+      throw error
+    }
+  }
+
+  async #resumeHeld(taskId: string, request: SendRequest): Promise<TaskRun> {
     const run = await this.#idleRun(taskId)
     const { task } = run
     if (isTerminal(task.status.state)) throw new InvalidParamsError(`task ${taskId} is ${task.status.state} and takes no more messages; start a new task`)
@@ -248,6 +292,7 @@ export class TaskEngine {
         run.setStatus('failed', 'The agent returned without completing the task')
       }
       if (this.#executions.get(run.id)?.run === run) this.#executions.delete(run.id)
+      await this.store.cluster?.release(run.id)
     }
   }
 

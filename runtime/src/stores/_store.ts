@@ -22,6 +22,25 @@ export interface TaskStore {
   list(query: TaskQuery): MaybePromise<TaskPage>
   /** Stops timers and releases connections. */
   close?(): MaybePromise<void>
+  /** Present on a store that several instances share (Redis): how they coordinate the tasks' runs. */
+  readonly cluster?: ClusterLink
+}
+
+/**
+ * Coordination between instances that share a store: one instance runs a task at a time (a lease it renews
+ * while the agent runs), others follow its events and forward cancels to it.
+ */
+export interface ClusterLink {
+  /** Takes the lease to run the task here; `false` when another live instance holds it. */
+  claim(taskId: string): Promise<boolean>
+  /** Gives the lease back once this instance's run of the task has ended. */
+  release(taskId: string): Promise<void>
+  /** Follows the events after `afterSeq` of a task that runs on another instance, in order, each once. */
+  follow(taskId: string, afterSeq: number, onEvent: (event: TaskEvent) => void): () => void
+  /** Asks the instance that runs the task to cancel it; resolves with the task as that instance answers. */
+  cancel(taskId: string): Promise<Task>
+  /** Serves the cancels other instances forward here; the handler answers `undefined` for a task not run here. */
+  onCancel(handler: (taskId: string) => Promise<Task> | undefined): void
 }
 
 export interface TaskQuery {

@@ -4,14 +4,15 @@ import type { Logger } from '../_logger.js'
 import type { TaskStore } from './_store.js'
 import { createFileStore } from './file.js'
 import { createMemoryStore } from './memory.js'
+import { createRedisStore } from './redis.js'
 
-export const STORE_SETTING_FORMS = '"memory" or "file:<directory>"'
+export const STORE_SETTING_FORMS = '"memory", "file:<directory>" or "redis://host:port/db"'
 
 /**
- * The store one setting names (`A2A_STORE`): `memory` (the default), or `file:<directory>` for the durable
- * embedded store (a relative directory is taken from `cwd`).
+ * The store one setting names (`A2A_STORE`): `memory` (the default), `file:<directory>` for the durable
+ * embedded store (a relative directory is taken from `cwd`), or `redis://…` for several instances.
  */
-export function storeFromSetting(setting: string, options: { cwd?: string; logger?: Pick<Logger, 'warn'> } = {}): TaskStore {
+export function storeFromSetting(setting: string, options: { cwd?: string; logger?: Pick<Logger, 'warn' | 'error'> } = {}): TaskStore {
   const value = setting.trim()
   if (value === '' || value === 'memory') return createMemoryStore()
   if (value.startsWith('file:')) {
@@ -19,5 +20,28 @@ export function storeFromSetting(setting: string, options: { cwd?: string; logge
     if (!dir) throw new ConfigurationError(`A2A_STORE: "file:" needs a directory, e.g. file:./.a2a`)
     return createFileStore({ dir: isAbsolute(dir) ? dir : resolve(options.cwd ?? process.cwd(), dir), ...(options.logger && { logger: options.logger }) })
   }
+  if (value.startsWith('redis://') || value.startsWith('rediss://')) return redisFromUrl(value, options.logger)
   throw new ConfigurationError(`A2A_STORE must be ${STORE_SETTING_FORMS} (got ${JSON.stringify(value.slice(0, 80))})`)
+}
+
+/** `redis://host:port/db?prefix=…&leaseMs=…&ttlMs=…&maxTasks=…`: the query sets the store's options. */
+function redisFromUrl(value: string, logger: Pick<Logger, 'warn' | 'error'> | undefined): TaskStore {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new ConfigurationError(`A2A_STORE: ${JSON.stringify(value.slice(0, 80))} is not a valid redis:// URL`)
+  }
+  const numbers: Record<string, number> = {}
+  let prefix: string | undefined
+  for (const [key, raw] of url.searchParams) {
+    if (key === 'prefix') prefix = raw
+    else if (key === 'leaseMs' || key === 'ttlMs' || key === 'maxTasks') {
+      const number = Number(raw)
+      if (!Number.isInteger(number) || number <= 0) throw new ConfigurationError(`A2A_STORE: ${key} must be a positive integer (got ${JSON.stringify(raw)})`)
+      numbers[key] = number
+    } else throw new ConfigurationError(`A2A_STORE: unknown option ${JSON.stringify(key)} (prefix, leaseMs, ttlMs, maxTasks)`)
+  }
+  url.search = ''
+  return createRedisStore({ url: url.href, ...numbers, ...(prefix !== undefined && { prefix }), ...(logger && { logger }) })
 }

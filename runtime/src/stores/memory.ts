@@ -1,7 +1,7 @@
 import type { Task, TaskEvent } from '../types.js'
 import { isTerminal } from '../core/_lifecycle.js'
-import { InvalidParamsError } from '../errors.js'
 import type { TaskPage, TaskQuery, TaskStore } from './_store.js'
+import { pageOf } from './_paging.js'
 
 export interface MemoryStoreOptions {
   /**
@@ -108,24 +108,10 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   list(query: TaskQuery): TaskPage {
-    const matching: Task[] = []
-    for (const { task } of this.#entries.values()) {
-      if (query.contextId !== undefined && task.contextId !== query.contextId) continue
-      if (query.state !== undefined && task.status.state !== query.state) continue
-      if (query.updatedAfter !== undefined && task.status.timestamp < query.updatedAfter) continue
-      matching.push(task)
-    }
-    matching.sort(newestFirst)
-    // The cursor is the position of the last task shown (status time and id). A task that changes while a
-    // client pages moves to the front, onto a page already read: read again from the start to see it.
-    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
-    if (query.cursor !== undefined && !after) throw new InvalidParamsError('the page token is not one from a previous page')
-    const start = after ? matching.findIndex((task) => newestFirst(task, after) > 0) : 0
-    const from = start === -1 ? matching.length : start
-    const tasks = matching.slice(from, from + query.limit)
-    const last = tasks.at(-1)
-    const more = from + query.limit < matching.length
-    return { tasks, total: matching.length, ...(more && last && { nextCursor: encodeCursor(last) }) }
+    return pageOf(
+      Array.from(this.#entries.values(), (entry) => entry.task),
+      query,
+    )
   }
 
   /** Removes settled tasks older than the time-to-live. Runs on a timer; callable for tests and tools. */
@@ -187,19 +173,4 @@ function positive(value: number | undefined, fallback: number, name: string): nu
   if (value === undefined) return fallback
   if (!Number.isFinite(value) || value <= 0) throw new RangeError(`Memory store: \`${name}\` must be a positive number (got ${value})`)
   return value
-}
-
-/** Newest status first; ties by id, so the order is total. */
-function newestFirst(a: Pick<Task, 'id' | 'status'>, b: Pick<Task, 'id' | 'status'>): number {
-  if (a.status.timestamp !== b.status.timestamp) return a.status.timestamp < b.status.timestamp ? 1 : -1
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
-}
-
-function encodeCursor(task: Task): string {
-  return Buffer.from(`${task.status.timestamp}|${task.id}`).toString('base64url')
-}
-
-function decodeCursor(cursor: string): Pick<Task, 'id' | 'status'> | undefined {
-  const [timestamp, id] = Buffer.from(cursor, 'base64url').toString().split('|')
-  return timestamp && id && !Number.isNaN(Date.parse(timestamp)) ? { id, status: { state: 'completed', timestamp } } : undefined
 }

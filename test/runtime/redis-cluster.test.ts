@@ -1,0 +1,196 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { type A2AServer, type Agent, createRedisStore, serveAgent } from 'a2a-runtime'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { agent, deferred, echoAgent } from './_agents.ts'
+import { captureLogger } from './_logger.ts'
+import { type RedisServer, startRedis } from './_redis.ts'
+import { eventReader, readEvents } from './_sse.ts'
+
+const FIXTURE = fileURLToPath(new URL('../fixtures/serve-agent.mjs', import.meta.url))
+const V1 = { 'content-type': 'application/json', 'A2A-Version': '1.0' }
+const LEASE_MS = 400
+
+let redis: RedisServer
+let redisDir: string
+const cleanups: Array<() => unknown> = []
+
+beforeAll(async () => {
+  redisDir = mkdtempSync(join(tmpdir(), 'a2a-redis-'))
+  redis = await startRedis({ durableDir: redisDir })
+})
+afterAll(async () => {
+  await redis?.stop()
+  rmSync(redisDir, { recursive: true, force: true })
+})
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+/** One instance of an agent, its tasks in the shared Redis under `prefix`. */
+async function instance(served: Agent, prefix: string): Promise<A2AServer> {
+  const store = createRedisStore({ url: redis.url, prefix, leaseMs: LEASE_MS, timeoutMs: 1000 })
+  const server = await serveAgent(served, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger: captureLogger(), store, shutdownTimeoutMs: 500 })
+  cleanups.push(() => server.close())
+  return server
+}
+
+const freshPrefix = () => `cluster-${Math.random().toString(36).slice(2, 10)}:`
+const platformMessage = (text: string) => ({ message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } })
+
+async function rpc(server: { url: string }, method: string, params: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) {
+  const response = await fetch(server.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  return { status: response.status, body: (await response.json()) as any }
+}
+
+/** Works in steps the test releases; fires `aborted` when its signal does. */
+function steppedAgent() {
+  const started = deferred<string>()
+  const step = deferred()
+  const aborted = deferred()
+  const definition = agent(
+    async (ctx, task) => {
+      ctx.signal.addEventListener('abort', () => aborted.resolve(), { once: true })
+      task.working('step one')
+      started.resolve(ctx.taskId)
+      await Promise.race([step.promise, aborted.promise])
+      if (ctx.signal.aborted) return
+      task.artifact('step two')
+      task.complete()
+    },
+    { cancel: (_ctx, task) => task.cancel('stopped on request') },
+  )
+  return { agent: definition, started: started.promise, release: step.resolve, aborted: aborted.promise }
+}
+
+describe('two instances sharing one Redis (A2A_STORE=redis://…)', () => {
+  it('serves on B the task sent to A: get, a live stream of its events in order, and completion', async () => {
+    const prefix = freshPrefix()
+    const stepped = steppedAgent()
+    const [a, b] = [await instance(stepped.agent, prefix), await instance(stepped.agent, prefix)]
+    const sent = (await rpc(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body.result
+    await stepped.started
+
+    const onB = (await rpc(b, 'tasks/get', { id: sent.id })).body.result
+    expect(onB.status.state).toBe('working')
+    expect(onB.status.message.parts[0].text).toBe('step one')
+
+    const stream = await fetch(b.url, { method: 'POST', headers: V1, body: JSON.stringify({ jsonrpc: '2.0', id: 's', method: 'SubscribeToTask', params: { id: sent.id } }) })
+    const reader = eventReader(stream)
+    expect((await reader.next()).result.task.id).toBe(sent.id)
+    stepped.release()
+    const rest: any[] = []
+    for (let event = await reader.next(); event; event = await reader.next()) rest.push(event.result)
+    expect(rest.map((r) => Object.keys(r)[0])).toEqual(['artifactUpdate', 'statusUpdate'])
+    expect(rest[1].statusUpdate.status.state).toBe('TASK_STATE_COMPLETED')
+    expect((await rpc(b, 'tasks/get', { id: sent.id })).body.result.status.state).toBe('completed')
+  })
+
+  it('cancel on B reaches the agent running on A: its signal fires and both instances see the task canceled', async () => {
+    const prefix = freshPrefix()
+    const stepped = steppedAgent()
+    const [a, b] = [await instance(stepped.agent, prefix), await instance(stepped.agent, prefix)]
+    const sent = (await rpc(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body.result
+    await stepped.started
+    const canceled = (await rpc(b, 'tasks/cancel', { id: sent.id })).body
+    expect(canceled.result.status.state).toBe('canceled')
+    await stepped.aborted
+    for (const server of [a, b]) expect((await rpc(server, 'tasks/get', { id: sent.id })).body.result.status.state).toBe('canceled')
+    // A finished task is not cancelable, whichever instance is asked.
+    expect((await rpc(b, 'tasks/cancel', { id: sent.id })).body.error.code).toBe(-32002)
+  })
+
+  it('resumes on B, with Last-Event-ID, a stream that broke on A: the rest of the events, none twice', async () => {
+    const prefix = freshPrefix()
+    const trickle = agent(async (_ctx, task) => {
+      for (let i = 0; i < 8; i++) {
+        task.artifact(`part ${i}`)
+        await new Promise((resolve) => setTimeout(resolve, 15))
+      }
+      task.complete()
+    })
+    const [a, b] = [await instance(trickle, prefix), await instance(trickle, prefix)]
+    const first = await fetch(a.url, { method: 'POST', headers: V1, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: { role: 'ROLE_USER', messageId: 'm', parts: [{ text: 'go' }] } } }) })
+    const reader = eventReader(first)
+    const taskId = (await reader.next()).result.task.id
+    for (let i = 0; i < 3; i++) await reader.next()
+    const lastId = reader.lastId!
+    await reader.cancel()
+    const resumed = await fetch(b.url, { method: 'POST', headers: { ...V1, 'Last-Event-ID': String(lastId) }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'SubscribeToTask', params: { id: taskId } }) })
+    const { ids } = await readEvents(resumed, 'numbered')
+    expect([...Array.from({ length: lastId }, (_, i) => i + 1), ...ids]).toEqual(Array.from({ length: 10 }, (_, i) => i + 1))
+  })
+
+  it('loses none of 1,000 tasks spread over both instances: each is completed and readable from either', { timeout: 60_000 }, async () => {
+    const prefix = freshPrefix()
+    const [a, b] = [await instance(echoAgent, prefix), await instance(echoAgent, prefix)]
+    const ids: string[] = []
+    let next = 0
+    const worker = async () => {
+      while (next < 1000) {
+        const n = next++
+        const reply = await rpc(n % 2 ? a : b, 'message/send', platformMessage(`task ${n}`))
+        expect(reply.body.result?.status.state).toBe('completed')
+        ids.push(reply.body.result.id)
+      }
+    }
+    await Promise.all(Array.from({ length: 16 }, worker))
+    expect(new Set(ids).size).toBe(1000)
+    for (const [i, id] of ids.entries()) {
+      const task = (await rpc(i % 2 ? b : a, 'tasks/get', { id })).body.result
+      expect(task?.status.state).toBe('completed')
+    }
+    const listed = await rpc(b, 'ListTasks', { pageSize: 1 }, V1)
+    expect(listed.body.result.totalSize).toBe(1000)
+  })
+
+  it('answers a clear JSON-RPC error at once while Redis is down, and serves again, with nothing acknowledged lost, once it is back', { timeout: 30_000 }, async () => {
+    const prefix = freshPrefix()
+    const a = await instance(echoAgent, prefix)
+    const before = (await rpc(a, 'message/send', platformMessage('before'))).body.result
+    expect(before.status.state).toBe('completed')
+
+    await redis.kill()
+    const started = Date.now()
+    const down = await rpc(a, 'message/send', platformMessage('while down'))
+    expect(Date.now() - started).toBeLessThan(2000)
+    expect(down.status).toBe(503)
+    expect(down.body.error.message).toMatch(/task store \(Redis\) is unreachable/)
+    const getDown = await rpc(a, 'tasks/get', { id: before.id })
+    expect(getDown.body.error.message).toMatch(/unreachable/)
+
+    await redis.restart()
+    await expect.poll(async () => (await rpc(a, 'tasks/get', { id: before.id })).body.result?.status.state, { timeout: 10_000 }).toBe('completed')
+    expect((await rpc(a, 'message/send', platformMessage('after'))).body.result.status.state).toBe('completed')
+  })
+
+  it('fails, on B, a task whose instance A was killed mid-task, once its lease has run out', { timeout: 30_000 }, async () => {
+    const prefix = freshPrefix()
+    const b = await instance(echoAgent, prefix)
+    const child: ChildProcess = spawn(process.execPath, [FIXTURE], {
+      env: { ...process.env, A2A_STORE: `${redis.url}?prefix=${encodeURIComponent(prefix)}&leaseMs=${LEASE_MS}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    cleanups.push(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'))
+    const aUrl = await new Promise<string>((resolve, reject) => {
+      let out = ''
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+        out += chunk
+        const match = /^url (\S+)$/m.exec(out)
+        if (match) resolve(match[1]!)
+      })
+      child.once('exit', (code) => reject(new Error(`instance A exited (${code})`)))
+    })
+    const sent = (await rpc({ url: aUrl }, 'message/send', { ...platformMessage('never'), configuration: { blocking: false } })).body.result
+    expect((await rpc(b, 'tasks/get', { id: sent.id })).body.result.status.state).toBe('working')
+
+    child.kill('SIGKILL')
+    await expect.poll(async () => (await rpc(b, 'tasks/get', { id: sent.id })).body.result.status, { timeout: 10 * LEASE_MS, interval: 100 }).toMatchObject({
+      state: 'failed',
+      message: { parts: [{ kind: 'text', text: 'The instance running the task stopped before it finished' }] },
+    })
+  })
+})
