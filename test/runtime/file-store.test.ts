@@ -7,6 +7,7 @@ import { createFileStore, serveAgent } from 'a2a-runtime'
 import { afterEach, describe, expect, it } from 'vitest'
 import { agent, deferred, echoAgent } from './_agents.ts'
 import { captureLogger } from './_logger.ts'
+import { readEvents } from './_sse.ts'
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/serve-agent.mjs', import.meta.url))
 
@@ -91,6 +92,79 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
     expect(task.status.message?.parts[0]).toEqual({ kind: 'text', text: 'The server stopped before the task finished' })
     expect(store.events(running.id)?.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } })
     await store.close()
+    gate.resolve()
+  })
+
+  it('numbers the failure of a task the previous process left running past any event it may have sent: a stream resumed from one ends with it', async () => {
+    const dir = tempDir()
+    const gate = deferred()
+    const first = await serve(
+      agent(async (_ctx, task) => {
+        for (let i = 0; i < 3; i++) task.artifact(`part ${i}`)
+        await gate.promise
+      }),
+      dir,
+    )
+    const sent = (await first.rpc('message/send', { ...userMessage('go'), configuration: { blocking: false } })).result
+    // Events 1-4 went out (working and three parts) but only the created task is on disk: then the process dies.
+    const second = await serve(echoAgent, dir)
+    const response = await fetch(second.server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', 'Last-Event-ID': '4' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: sent.id } }),
+    })
+    const { events, ids } = await readEvents(response, 'numbered')
+    expect(events).toHaveLength(1)
+    expect(ids[0]).toBeGreaterThan(4)
+    expect(events[0].result.statusUpdate.status.state).toBe('TASK_STATE_FAILED')
+    gate.resolve()
+  })
+
+  it('keeps no trace of a task whose creation could not be written: the client gets an error, the store stays empty', async () => {
+    const dir = tempDir()
+    const store = createFileStore({ dir })
+    const server = await serveAgent(echoAgent, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger: captureLogger(), store })
+    cleanups.push(() => server.close())
+    rmSync(join(dir, 'tasks'), { recursive: true, force: true })
+    const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: userMessage('x') }) })
+    expect(((await response.json()) as any).error.code).toBe(-32603)
+    expect(store.size).toBe(0)
+  })
+
+  it('never brings back the file of a task that retention dropped while its write was in flight', async () => {
+    const dir = tempDir()
+    const store = createFileStore({ dir, maxTasks: 1 })
+    const server = await serveAgent(echoAgent, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger: captureLogger(), store })
+    cleanups.push(() => server.close())
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'message/send', params: userMessage(`t${i}`) }) }),
+      ),
+    )
+    await server.close()
+    expect(readdirSync(join(dir, 'tasks')).length).toBe(store.size)
+  })
+
+  it('puts the tasks it fails at start after the older settled ones, so their time-to-live still runs out', async () => {
+    const dir = tempDir()
+    const gate = deferred()
+    const first = await serve(
+      agent(async (ctx, task) => {
+        if (ctx.text === 'wait') await gate.promise
+        task.complete()
+      }),
+      dir,
+    )
+    const old = (await first.rpc('message/send', userMessage('quick'))).result
+    await first.rpc('message/send', { ...userMessage('wait'), configuration: { blocking: false } })
+    cleanups.push(() => gate.resolve())
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const store = createFileStore({ dir, ttlMs: 60_000, logger: captureLogger() })
+    cleanups.push(() => store.close())
+    // The old task's hour is up; the one failed at start has 200 ms left.
+    store.sweep(Date.parse(old.status.timestamp) + 60_100)
+    expect(store.get(old.id)).toBeUndefined()
+    expect(store.size).toBe(1)
     gate.resolve()
   })
 

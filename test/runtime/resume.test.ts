@@ -124,6 +124,42 @@ describe.each(transports)('resumable streams ($name)', (transport) => {
     expect(reply.body.error.message).toMatch(/no longer kept/)
   })
 
+  it('numbers the opening Task of a subscription by the events it already reflects, and sends none of those again', async () => {
+    // Chunks in bursts of microtasks: events happen while the subscription is being answered.
+    const busy = agent(async (_ctx, task) => {
+      const id = task.artifact('', { lastChunk: false })
+      for (let round = 0; round < 60; round++) {
+        for (let i = 0; i < 5; i++) {
+          task.artifact('x', { artifactId: id, append: true, lastChunk: false })
+          await null
+        }
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      task.complete()
+    })
+    const target = await transport.start(busy)
+    const task = (await target.rpc('SendMessage', { ...v1Message('go'), configuration: { returnImmediately: true } }, { headers: V1 })).body.result.task
+    const { events, ids } = await readEvents(await target.post(rpcBody('SubscribeToTask', { id: task.id }), V1), 'numbered')
+    const snapshot = events[0].result.task
+    const partsInSnapshot = snapshot.artifacts?.[0]?.parts.length ?? 0
+    // Event 1 is working, event 2 the artifact's first (empty) chunk, then one event per appended part.
+    expect(ids[0]).toBe(partsInSnapshot + 1)
+    expect(ids.slice(1)).toEqual(Array.from({ length: ids.length - 1 }, (_, i) => ids[0]! + 1 + i))
+    const appended = events.slice(1).filter((e) => e.result.artifactUpdate).length
+    expect(partsInSnapshot + appended).toBe(301)
+  })
+
+  it('ignores Last-Event-ID on methods that do not stream, and refuses a non-zero one on a request that starts a stream', async () => {
+    const target = await transport.start(echoAgent)
+    const sent = await target.rpc('message/send', platformMessage('x'), { headers: { 'Last-Event-ID': 'abc' } })
+    expect(sent.body.result.status.state).toBe('completed')
+    const restarted = await target.rpc('message/stream', platformMessage('x'), { headers: { 'Last-Event-ID': '3' } })
+    expect(restarted.body.error.code).toBe(-32602)
+    expect(restarted.body.error.message).toMatch(/would start another one; resume a broken stream with tasks\/resubscribe or SubscribeToTask/)
+    const v1 = await target.rpc('SendStreamingMessage', v1Message('x'), { headers: { ...V1, 'Last-Event-ID': '3' } })
+    expect(v1.body.error.code).toBe(-32602)
+  })
+
   it('keeps the platform framing exact (data: lines only) unless the client sends Last-Event-ID or the agent opts in', async () => {
     const plain = await transport.start(echoAgent)
     await readEvents(await plain.post(rpcBody('message/stream', platformMessage('x'))), 'data-only')

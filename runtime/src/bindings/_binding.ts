@@ -10,11 +10,8 @@ export interface CallContext {
   streaming: boolean
   /** The card's `defaultOutputModes`. */
   outputModes: string[]
-  /**
-   * The request's `Last-Event-ID`: the number of the last event a client received before its stream broke.
-   * A subscription replays the events after it; on the platform dialect it also turns on `id:` lines.
-   */
-  lastEventId: number | undefined
+  /** The request's headers (`Last-Event-ID` is read by the methods that stream). */
+  headers: Headers
   /** Streams carry `id:` lines on the platform dialect too (the A2A dialects always send them). */
   eventIds: boolean
 }

@@ -17,6 +17,26 @@ export const extendedCardNotConfigured: MethodHandler = async () => {
   throw new A2AError(ErrorCode.ExtendedCardNotConfigured, 'This agent has no extended agent card configured')
 }
 
+const EVENT_NUMBER = /^\d{1,15}$/
+
+/** `Last-Event-ID`: absent, or the number of an event this runtime sent. */
+export function readLastEventId(headers: Headers): number | undefined {
+  const value = headers.get('last-event-id')?.trim()
+  if (!value) return undefined
+  if (!EVENT_NUMBER.test(value)) throw new InvalidParamsError(`Last-Event-ID must be the number of an event from a stream of this agent (got ${JSON.stringify(value.slice(0, 40))})`)
+  return Number(value)
+}
+
+/**
+ * `Last-Event-ID` on a request that starts a task: numbering is asked for (any value turns it on), but a
+ * non-zero number is a client re-sending its request to resume, which would start a second task.
+ */
+export function numberingAsked(headers: Headers): boolean {
+  const lastEventId = readLastEventId(headers)
+  if (lastEventId) throw new InvalidParamsError(`Last-Event-ID ${lastEventId} on a request that starts a task would start another one; resume a broken stream with tasks/resubscribe or SubscribeToTask and the task id`)
+  return lastEventId !== undefined
+}
+
 interface Framing {
   readTaskId(params: unknown): string
   task(task: Task, id: JsonRpcId): string
@@ -32,9 +52,10 @@ interface Framing {
  * still keeps its events.
  */
 export function subscribeWith(framing: Framing): MethodHandler {
-  return async (params, { engine, streaming, id, lastEventId }) => {
+  return async (params, { engine, streaming, id, headers }) => {
     if (!streaming) throw streamingOff()
     const taskId = framing.readTaskId(params)
+    const lastEventId = readLastEventId(headers)
     const sse = new SseStream()
     let delivered = 0
     const deliver = (event: TaskEvent): void => {
@@ -51,12 +72,16 @@ export function subscribeWith(framing: Framing): MethodHandler {
         if (!running && isTerminal(task.status.state)) {
           throw new UnsupportedOperationError(`Task ${taskId} is ${task.status.state}: a finished task has no more events to subscribe to`)
         }
-        sse.send(framing.task(task, id), seq)
-        delivered = seq ?? 0
+        // The number of the last event the Task reflects, read as the Task is written: events that changed
+        // it since the subscription began are in it, and are not sent again.
+        const reflected = seq()
+        sse.send(framing.task(task, id), reflected)
+        delivered = reflected ?? 0
       } else {
-        const missed = seq === undefined ? undefined : lastEventId < seq ? await engine.eventsAfter(taskId, lastEventId) : []
+        const last = seq()
+        const missed = last === undefined ? undefined : lastEventId < last ? await engine.eventsAfter(taskId, lastEventId) : []
         if (!missed) throw new UnsupportedOperationError(`The events of task ${taskId} after ${lastEventId} are no longer kept (it ended a while ago); get the task for its final state`)
-        if (lastEventId > seq!) throw new InvalidParamsError(`Last-Event-ID ${lastEventId} is after the last event of task ${taskId} (${seq})`)
+        if (lastEventId > last!) throw new InvalidParamsError(`Last-Event-ID ${lastEventId} is after the last event of task ${taskId} (${last})`)
         delivered = lastEventId
         for (const event of missed) deliver(event)
       }

@@ -4,7 +4,7 @@ import { SseStream } from '../http/_sse.js'
 import { isSettled } from '../core/_lifecycle.js'
 import type { Task, TaskEvent } from '../types.js'
 import type { Binding, MethodHandler } from './_binding.js'
-import { subscribeWith } from './_common.js'
+import { numberingAsked, subscribeWith } from './_common.js'
 import { assertOutputModes, readHistoryLength, readParamsObject, readSendParams, readTaskId } from './_platform-params.js'
 
 /** The platform dialect writes each event as a JSON-RPC notification. */
@@ -37,8 +37,8 @@ export type EventFrames = (event: TaskEvent, task: Task, id: JsonRpcId, first: b
  * events are always numbered (`id:`); the platform dialect numbers them when asked (`CallContext.eventIds`).
  */
 export function streamWith(frames: EventFrames, alwaysNumbered = false): MethodHandler {
-  return async (params, { engine, streaming, id, outputModes, eventIds }) => {
-    const numbered = alwaysNumbered || eventIds
+  return async (params, { engine, streaming, id, outputModes, eventIds, headers }) => {
+    const numbered = numberingAsked(headers) || alwaysNumbered || eventIds
     if (!streaming) throw new UnsupportedOperationError('Streaming is not supported: the agent card sets capabilities.streaming to false; use message/send')
     const request = readSendParams(params)
     assertOutputModes(request.acceptedOutputModes, outputModes)

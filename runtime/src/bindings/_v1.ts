@@ -3,7 +3,7 @@ import type { JsonRpcId } from '../http/_jsonrpc.js'
 import { SseStream } from '../http/_sse.js'
 import type { Task, TaskEvent } from '../types.js'
 import type { Binding, MethodHandler } from './_binding.js'
-import { extendedCardNotConfigured, pushNotSupported, streamingOff, subscribeWith } from './_common.js'
+import { extendedCardNotConfigured, numberingAsked, pushNotSupported, streamingOff, subscribeWith } from './_common.js'
 import { assertOutputModes } from './_platform-params.js'
 import { readListParamsV1, readSendParamsV1, readTaskIdV1 } from './_v1-params.js'
 import { eventToV1, taskToV1 } from './_v1-shapes.js'
@@ -57,8 +57,9 @@ const sendMessage: MethodHandler = async (params, { engine, outputModes }) => {
   return { task: taskToV1(run.task, { historyLength: request.historyLength }) }
 }
 
-const sendStreamingMessage: MethodHandler = async (params, { engine, streaming, id, outputModes }) => {
+const sendStreamingMessage: MethodHandler = async (params, { engine, streaming, id, outputModes, headers }) => {
   if (!streaming) throw streamingOff()
+  numberingAsked(headers)
   const request = readSendParamsV1(params)
   assertOutputModes(request.acceptedOutputModes, outputModes)
   const stream = taskStream(id)

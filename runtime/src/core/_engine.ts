@@ -111,21 +111,22 @@ export class TaskEngine {
    * stands and whether it is running (a task at rest sends no events until a follow-up resumes it).
    */
   /**
-   * `seq` is the number of the last event the task reflects; `undefined` when the store no longer keeps the
-   * log of a task at rest (it ended a while ago).
+   * `seq()` is the number of the last event the task reflects now (a running task moves on while the caller
+   * awaits); `undefined` when the store no longer keeps the log of a task at rest (it ended a while ago).
    */
-  async subscribe(taskId: string, listener: TaskListener): Promise<{ task: Task; running: boolean; seq: number | undefined; unsubscribe: () => void }> {
+  async subscribe(taskId: string, listener: TaskListener): Promise<{ task: Task; running: boolean; seq: () => number | undefined; unsubscribe: () => void }> {
     const run = this.#executions.get(taskId)?.run
     // A task that has settled (waiting for input) sends nothing more from this run, even while its agent is
     // still returning: a subscriber would wait forever.
-    if (run && !isSettled(run.state)) return { task: run.task, running: true, seq: run.seq, unsubscribe: run.subscribe(listener) }
+    if (run && !isSettled(run.state)) return { task: run.task, running: true, seq: () => run.seq, unsubscribe: run.subscribe(listener) }
     const task = await this.get(taskId)
     const log = await this.store.events(taskId)
-    const seq = log ? (log.at(-1)?.seq ?? 0) : undefined
+    const last = log ? (log.at(-1)?.seq ?? 0) : undefined
+    const seq = () => last
     // Running on another instance that shares the store: follow its events there.
     const cluster = this.store.cluster
     if (cluster && !isSettled(task.status.state)) {
-      return { task, running: true, seq, unsubscribe: cluster.follow(taskId, seq ?? 0, (event) => listener(event, task)) }
+      return { task, running: true, seq, unsubscribe: cluster.follow(taskId, last ?? 0, (event) => listener(event, task)) }
     }
     return { task, running: false, seq, unsubscribe: noop }
   }

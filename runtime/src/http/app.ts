@@ -8,7 +8,7 @@ import { v03Binding } from '../bindings/_v03.js'
 import { v1Binding, withErrorInfo } from '../bindings/_v1.js'
 import { type CachedCard, cacheableCard, cardResponse } from './_card-response.js'
 import { DEFAULT_MAX_RUNNING_TASKS, TaskEngine } from '../core/_engine.js'
-import { A2AError, ConfigurationError, ErrorCode, InvalidParamsError, MethodNotFoundError } from '../errors.js'
+import { A2AError, ConfigurationError, ErrorCode, MethodNotFoundError } from '../errors.js'
 import { createConsoleLogger, type Logger } from '../_logger.js'
 import type { TaskStore } from '../stores/_store.js'
 import { createMemoryStore } from '../stores/memory.js'
@@ -83,7 +83,6 @@ const V1_VERSION = /^1(\.0(\.\d+)?)?$/
 const V03_VERSION = /^0\.3(\.\d+)?$/
 // The card is public; a cache keyed by the requested origin must not grow with hostile Host headers.
 const MAX_CACHED_CARDS = 16
-const EVENT_NUMBER = /^\d{1,15}$/
 const CLOSE_CONNECTION = { connection: 'close' } as const
 const RETRY_LATER = { 'retry-after': '1' } as const
 
@@ -163,9 +162,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
       binding = bindingFor(call.method, request.headers.get('a2a-version'))
       const method = binding.methods.get(call.method)
       if (!method) throw new MethodNotFoundError(call.method)
-      const lastEventId = readLastEventId(request.headers.get('last-event-id'))
-      const context = { id, engine, streaming, outputModes: current.template.defaultOutputModes, lastEventId, eventIds: eventIds || lastEventId !== undefined }
-      const result = await method(call.params, context)
+      const result = await method(call.params, { id, engine, streaming, outputModes: current.template.defaultOutputModes, headers: request.headers, eventIds })
       return result instanceof Response ? result : resultResponse(id, result)
     } catch (error) {
       if (error instanceof A2AError) {
@@ -206,12 +203,4 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
       await store.close?.()
     },
   }
-}
-
-/** `Last-Event-ID`: absent, or the number of an event this runtime sent. */
-function readLastEventId(header: string | null): number | undefined {
-  const value = header?.trim()
-  if (!value) return undefined
-  if (!EVENT_NUMBER.test(value)) throw new InvalidParamsError(`Last-Event-ID must be the number of an event from a stream of this agent (got ${JSON.stringify(value.slice(0, 40))})`)
-  return Number(value)
 }

@@ -29,6 +29,8 @@ interface TaskFile {
 const FILE_VERSION = 1
 const TASK_FILE = /^[\w-]{1,200}\.json$/
 export const STOPPED_REASON = 'The server stopped before the task finished'
+const REPAIR_GAP = 2 ** 20
+const noop = (): void => {}
 
 /**
  * The embedded durable store: every task in its own JSON file under `dir/tasks/`, with no server to run.
@@ -45,13 +47,17 @@ export class FileTaskStore implements TaskStore {
   readonly #memory: MemoryTaskStore
   readonly #tasksDir: string
   readonly #pending = new Set<Promise<void>>()
+  // The last write of each task with one in flight: a deletion waits for it, or the write would bring the file back.
+  readonly #lastWrite = new Map<string, Promise<void>>()
+  readonly #logger: FileStoreOptions['logger']
 
   constructor(options: FileStoreOptions) {
     this.dir = options.dir
     this.#tasksDir = join(options.dir, 'tasks')
     mkdirSync(this.#tasksDir, { recursive: true })
-    this.#memory = new MemoryTaskStore(options, (taskId) => this.#track(unlink(this.#path(taskId)).catch(() => {})))
-    this.#load(options.logger)
+    this.#logger = options.logger
+    this.#memory = new MemoryTaskStore(options, (taskId) => void this.#remove(taskId))
+    this.#load()
   }
 
   get size(): number {
@@ -62,9 +68,15 @@ export class FileTaskStore implements TaskStore {
     return this.#memory.get(taskId)
   }
 
-  create(task: Task): Promise<void> {
+  async create(task: Task): Promise<void> {
     this.#memory.create(task)
-    return this.#save(task, 0)
+    try {
+      await this.#save(task, 0)
+    } catch (error) {
+      // Not on disk, so not created: the client gets an error and no task stays behind, forever "submitted".
+      this.#memory.forget(task.id)
+      throw error
+    }
   }
 
   append(task: Task, event: TaskEvent): Promise<void> | undefined {
@@ -86,10 +98,10 @@ export class FileTaskStore implements TaskStore {
     this.#memory.sweep(now)
   }
 
-  /** Waits for the writes in flight. */
+  /** Waits for the writes in flight (a failed one was reported to its caller). */
   async close(): Promise<void> {
     this.#memory.close()
-    while (this.#pending.size) await Promise.all(this.#pending)
+    while (this.#pending.size) await Promise.allSettled(this.#pending)
   }
 
   #path(taskId: string): string {
@@ -100,27 +112,49 @@ export class FileTaskStore implements TaskStore {
     const file: TaskFile = { v: FILE_VERSION, task, events: this.#memory.events(task.id), settledAt }
     // Serialised now: the task object goes on changing after this call. write-file-atomic queues writes
     // to one file in call order, so a task's file always ends with its latest state.
-    return this.#track(writeFileAtomic(this.#path(task.id), JSON.stringify(file)))
+    return this.#write(task.id, JSON.stringify(file))
   }
 
-  #track(write: Promise<void>): Promise<void> {
-    this.#pending.add(write)
-    return write.finally(() => this.#pending.delete(write))
+  #write(taskId: string, json: string): Promise<void> {
+    const write = this.#track(writeFileAtomic(this.#path(taskId), json))
+    this.#lastWrite.set(taskId, write)
+    const settled = () => {
+      if (this.#lastWrite.get(taskId) === write) this.#lastWrite.delete(taskId)
+    }
+    write.then(settled, settled)
+    return write
+  }
+
+  /** Deletes a task's file once its last write has landed. */
+  #remove(taskId: string): Promise<void> {
+    const after = this.#lastWrite.get(taskId) ?? Promise.resolve()
+    return this.#track(after.then(noop, noop).then(() => unlink(this.#path(taskId)).catch(noop)))
+  }
+
+  #track(work: Promise<void>): Promise<void> {
+    this.#pending.add(work)
+    const done = () => this.#pending.delete(work)
+    work.then(done, done)
+    return work
   }
 
   /** Reads the files back, oldest settled first; fails what was left running; drops leftovers of crashes. */
-  #load(logger: FileStoreOptions['logger']): void {
+  #load(): void {
+    const logger = this.#logger
     const restored: TaskFile[] = []
-    for (const name of readdirSync(this.#tasksDir)) {
+    for (const entry of readdirSync(this.#tasksDir, { withFileTypes: true })) {
+      if (!entry.isFile()) continue
+      const name = entry.name
       const path = join(this.#tasksDir, name)
       // write-file-atomic's temporary files (`<id>.json.<n>`) are writes a crash interrupted.
       if (!TASK_FILE.test(name)) {
-        rmSync(path, { force: true })
+        if (/\.json\.\d+$/.test(name)) rmSync(path, { force: true })
         continue
       }
       try {
         const file = JSON.parse(readFileSync(path, 'utf8')) as TaskFile
         if (file.v !== FILE_VERSION || typeof file.task?.id !== 'string') throw new Error(`not a task file of version ${FILE_VERSION}`)
+        if (`${file.task.id}.json` !== name) throw new Error('the task inside has another id')
         restored.push(file)
       } catch (error) {
         logger?.warn(`Task store: skipping ${path}: ${(error as Error).message}`)
@@ -128,20 +162,24 @@ export class FileTaskStore implements TaskStore {
     }
     restored.sort((a, b) => a.settledAt - b.settledAt)
     const now = Date.now()
+    const stopped: TaskFile[] = []
     for (const file of restored) {
       if (file.settledAt && now - file.settledAt > this.#memory.ttlMs) {
         rmSync(this.#path(file.task.id), { force: true })
         continue
       }
-      if (isSettled(file.task.status.state)) {
-        this.#memory.restore(file.task, file.events, file.settledAt)
-        continue
-      }
+      if (isSettled(file.task.status.state)) this.#memory.restore(file.task, file.events, file.settledAt)
+      else stopped.push(file)
+    }
+    // Settled now, so they go last: retention walks the oldest settled first.
+    for (const file of stopped) {
       const was = file.task.status.state
       const failed = failStopped(file.task, file.events)
       this.#memory.restore(file.task, failed, now)
       logger?.warn(`Task store: task ${file.task.id} was ${was} when the server stopped; it is failed`)
-      void this.#track(writeFileAtomic(this.#path(file.task.id), JSON.stringify({ ...file, events: failed, settledAt: now })))
+      this.#write(file.task.id, JSON.stringify({ ...file, events: failed, settledAt: now })).catch((error: unknown) => {
+        logger?.warn(`Task store: could not save the failure of task ${file.task.id}: ${(error as Error).message}`)
+      })
     }
   }
 }
@@ -155,7 +193,9 @@ function failStopped(task: Task, events: TaskEvent[] | undefined): TaskEvent[] |
   }
   task.status = status
   if (!events) return undefined
-  const seq = (events.at(-1)?.seq ?? 0) + 1
+  // The file holds the events up to the task's last settling; the stopped process may have sent more. The
+  // repair is numbered past any of those, so a client resuming from one still receives it.
+  const seq = (events.at(-1)?.seq ?? 0) + REPAIR_GAP
   events.push({ kind: 'status-update', seq, taskId: task.id, contextId: task.contextId, status, final: true })
   return events
 }

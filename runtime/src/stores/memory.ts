@@ -45,8 +45,9 @@ export class MemoryTaskStore implements TaskStore {
   // Insertion order is the eviction order: a task moves to the end when it settles.
   readonly #entries = new Map<string, Entry>()
   readonly #sweeper: ReturnType<typeof setInterval>
-  // The ended tasks that still have a log, oldest first.
-  readonly #endedWithLog = new Set<string>()
+  // The last `endedLogs` tasks to end, a ring: the one overwritten loses its log.
+  readonly #ended: Array<string | undefined>
+  #endedNext = 0
 
   readonly #removed: ((taskId: string) => void) | undefined
 
@@ -56,6 +57,7 @@ export class MemoryTaskStore implements TaskStore {
     this.maxTasks = positive(options.maxTasks, DEFAULT_MAX_TASKS, 'maxTasks')
     this.ttlMs = positive(options.ttlMs, DEFAULT_TTL_MS, 'ttlMs')
     this.endedLogs = options.endedLogs === 0 ? 0 : positive(options.endedLogs, DEFAULT_ENDED_LOGS, 'endedLogs')
+    this.#ended = new Array(this.endedLogs)
     this.#sweeper = setInterval(() => this.sweep(), Math.min(this.ttlMs, 60_000))
     this.#sweeper.unref()
   }
@@ -103,8 +105,12 @@ export class MemoryTaskStore implements TaskStore {
 
   events(taskId: string, afterSeq = 0): TaskEvent[] | undefined {
     const log = this.#entries.get(taskId)?.log
-    // The log holds seq 1..n in order, so the events after `afterSeq` start at that index.
-    return log ? log.slice(Math.max(0, afterSeq)) : undefined
+    if (!log) return undefined
+    // Numbers are consecutive (1..n at indexes 0..n-1) unless a repair after a crash jumped past the ones a
+    // stopped process may have sent: then look the position up.
+    const from = Math.max(0, afterSeq)
+    if (from === 0 || log[from - 1]?.seq === from) return log.slice(from)
+    return log.filter((event) => event.seq > from)
   }
 
   list(query: TaskQuery): TaskPage {
@@ -136,14 +142,23 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   #keepEndedLog(taskId: string): void {
-    this.#endedWithLog.add(taskId)
-    if (this.#endedWithLog.size <= this.endedLogs) return
-    for (const oldest of this.#endedWithLog) {
-      this.#endedWithLog.delete(oldest)
+    if (this.endedLogs === 0) {
+      const entry = this.#entries.get(taskId)
+      if (entry) entry.log = undefined
+      return
+    }
+    const oldest = this.#ended[this.#endedNext]
+    if (oldest !== undefined) {
       const entry = this.#entries.get(oldest)
       if (entry) entry.log = undefined
-      if (this.#endedWithLog.size <= this.endedLogs) return
     }
+    this.#ended[this.#endedNext] = taskId
+    this.#endedNext = (this.#endedNext + 1) % this.endedLogs
+  }
+
+  /** Drops a task at once (a durable store whose write of it failed). */
+  forget(taskId: string): void {
+    this.#entries.delete(taskId)
   }
 
   close(): void {
