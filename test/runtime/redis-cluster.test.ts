@@ -167,6 +167,36 @@ describe('two instances sharing one Redis (A2A_STORE=redis://…)', () => {
     expect((await rpc(a, 'message/send', platformMessage('after'))).body.result.status.state).toBe('completed')
   })
 
+  it('keeps every acknowledged task when Redis is killed in the middle of a flood, and no request hangs', { timeout: 30_000 }, async () => {
+    const prefix = freshPrefix()
+    const [a, b] = [await instance(echoAgent, prefix), await instance(echoAgent, prefix)]
+    const acknowledged: string[] = []
+    let refused = 0
+    let stop = false
+    const worker = async (n: number) => {
+      while (!stop) {
+        const started = Date.now()
+        const reply = await rpc(n % 2 ? a : b, 'message/send', platformMessage(`flood ${n}`))
+        expect(Date.now() - started).toBeLessThan(3000)
+        if (reply.body.result?.status.state === 'completed') acknowledged.push(reply.body.result.id)
+        else {
+          expect(reply.status, JSON.stringify(reply.body)).toBe(503)
+          refused++
+        }
+      }
+    }
+    const workers = Array.from({ length: 8 }, (_, n) => worker(n))
+    await expect.poll(() => acknowledged.length, { timeout: 10_000 }).toBeGreaterThan(100)
+    await redis.kill()
+    await expect.poll(() => refused, { timeout: 5000 }).toBeGreaterThan(0)
+    await redis.restart()
+    const countAtRestart = acknowledged.length
+    await expect.poll(() => acknowledged.length, { timeout: 10_000 }).toBeGreaterThan(countAtRestart + 50)
+    stop = true
+    await Promise.all(workers)
+    for (const id of acknowledged) expect((await rpc(a, 'tasks/get', { id })).body.result?.status.state).toBe('completed')
+  })
+
   it('fails, on B, a task whose instance A was killed mid-task, once its lease has run out', { timeout: 30_000 }, async () => {
     const prefix = freshPrefix()
     const b = await instance(echoAgent, prefix)

@@ -63,7 +63,10 @@ export class TaskEngine {
         const saved = store.append(task, event)
         // A durable store's write: the task's settling waits for it (a client told "completed" can count on
         // the task surviving a restart); a failure is logged and the task goes on.
-        if (saved instanceof Promise) return saved.catch(storeFailed)
+        if (saved instanceof Promise) {
+          saved.catch(storeFailed)
+          return saved
+        }
       } catch (error) {
         storeFailed(error)
       }
@@ -204,6 +207,8 @@ export class TaskEngine {
   #start(run: TaskRun, message: Message, listener: TaskListener | undefined): StartedTask {
     const unsubscribe = listener ? run.subscribe(listener) : noop
     const settled = run.nextSettled()
+    // Only a blocking send waits for it; a failed save must not become an unhandled rejection elsewhere.
+    settled.catch(noop)
     // #execute ends every task itself; this catch only keeps a bug there from becoming an unhandled rejection.
     const done = this.#execute(run, message).catch((error) => this.logger.error(`Task ${run.id} could not be finished`, error))
     this.#executions.set(run.id, { run, done })
@@ -234,8 +239,14 @@ export class TaskEngine {
     message.contextId = contextId
     const task: Task = { kind: 'task', id, contextId, status: { state: 'submitted', timestamp: isoNow() }, artifacts: [], history: [message] }
     // Held before it exists, so no instance takes the new task for one whose instance died.
-    await this.store.cluster?.claim(id)
-    await this.store.create(task)
+    const cluster = this.store.cluster
+    if (cluster) await cluster.claim(id)
+    try {
+      await this.store.create(task)
+    } catch (error) {
+      if (cluster) await cluster.release(id)
+      throw error
+    }
     return new TaskRun(task, this.#sink)
   }
 
@@ -293,7 +304,8 @@ export class TaskEngine {
         run.setStatus('failed', 'The agent returned without completing the task')
       }
       if (this.#executions.get(run.id)?.run === run) this.#executions.delete(run.id)
-      await this.store.cluster?.release(run.id)
+      const cluster = this.store.cluster
+      if (cluster) await cluster.release(run.id)
     }
   }
 

@@ -10,7 +10,8 @@ export type TaskListener = (event: TaskEvent, task: Task) => void
 
 /**
  * Receives each event after it is applied to the task (the store, typically). A promise (a durable write)
- * delays the settling of the task until it resolves; it never rejects.
+ * delays the settling of the task until it resolves; a rejected one fails the wait for the settling (the
+ * client that waits is told the task was not saved).
  */
 export type EventSink = (task: Task, event: TaskEvent) => Promise<void> | undefined
 
@@ -24,7 +25,7 @@ export class TaskRun implements TaskHandle {
   // Created on first use: most agents never look at the signal.
   #abort: AbortController | undefined
   #seq: number
-  #settleWaiters: Array<() => void> = []
+  #settleWaiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = []
 
   constructor(
     readonly task: Task,
@@ -59,9 +60,12 @@ export class TaskRun implements TaskHandle {
     return () => listeners.delete(listener)
   }
 
-  /** Resolves the next time the task settles (terminal or waiting for the client), not on its current state. */
+  /**
+   * Resolves the next time the task settles (terminal or waiting for the client), not on its current state,
+   * once a durable store has saved it; rejects with the store's error when that save fails.
+   */
   nextSettled(): Promise<void> {
-    return new Promise((resolve) => this.#settleWaiters.push(resolve))
+    return new Promise((resolve, reject) => this.#settleWaiters.push({ resolve, reject }))
   }
 
   abort(reason: string): void {
@@ -151,9 +155,9 @@ export class TaskRun implements TaskHandle {
       const waiters = this.#settleWaiters
       this.#settleWaiters = []
       const wake = () => {
-        for (const resolve of waiters) resolve()
+        for (const waiter of waiters) waiter.resolve()
       }
-      if (saved) void saved.then(wake)
+      if (saved) void saved.then(wake, (error: unknown) => waiters.forEach((waiter) => waiter.reject(error)))
       else wake()
     }
   }

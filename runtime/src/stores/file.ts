@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { unlink } from 'node:fs/promises'
 import { join } from 'node:path'
-import writeFileAtomic from 'write-file-atomic'
+import { createRequire } from 'node:module'
 import { isSettled } from '../core/_lifecycle.js'
 import { isoNow } from '../core/_clock.js'
 import { newId } from '../core/_ids.js'
@@ -30,6 +30,10 @@ const FILE_VERSION = 1
 const TASK_FILE = /^[\w-]{1,200}\.json$/
 export const STOPPED_REASON = 'The server stopped before the task finished'
 const REPAIR_GAP = 2 ** 20
+// Required when a file store is made: importing it would cost every `a2a start` ~20 ms, store or not.
+const require = createRequire(import.meta.url)
+type WriteFileAtomic = (path: string, data: string) => Promise<void>
+let writeFileAtomic: WriteFileAtomic
 const noop = (): void => {}
 
 /**
@@ -54,6 +58,7 @@ export class FileTaskStore implements TaskStore {
   constructor(options: FileStoreOptions) {
     this.dir = options.dir
     this.#tasksDir = join(options.dir, 'tasks')
+    writeFileAtomic ??= require('write-file-atomic') as WriteFileAtomic
     mkdirSync(this.#tasksDir, { recursive: true })
     this.#logger = options.logger
     this.#memory = new MemoryTaskStore(options, (taskId) => void this.#remove(taskId))
