@@ -171,18 +171,19 @@ describe('two instances sharing one Redis (A2A_STORE=redis://…)', () => {
     const prefix = freshPrefix()
     const [a, b] = [await instance(echoAgent, prefix), await instance(echoAgent, prefix)]
     const acknowledged: string[] = []
+    // Anything but "completed" or a 503, and any request slower than the store's timeout (1 s) plus a wide
+    // margin for a loaded machine, is collected and checked at the end.
+    const wrong: string[] = []
     let refused = 0
     let stop = false
     const worker = async (n: number) => {
       while (!stop) {
         const started = Date.now()
         const reply = await rpc(n % 2 ? a : b, 'message/send', platformMessage(`flood ${n}`))
-        expect(Date.now() - started).toBeLessThan(3000)
+        if (Date.now() - started > 8000) wrong.push(`took ${Date.now() - started} ms`)
         if (reply.body.result?.status.state === 'completed') acknowledged.push(reply.body.result.id)
-        else {
-          expect(reply.status, JSON.stringify(reply.body)).toBe(503)
-          refused++
-        }
+        else if (reply.status === 503) refused++
+        else wrong.push(`${reply.status} ${JSON.stringify(reply.body).slice(0, 300)}`)
       }
     }
     const workers = Array.from({ length: 8 }, (_, n) => worker(n))
@@ -194,7 +195,15 @@ describe('two instances sharing one Redis (A2A_STORE=redis://…)', () => {
     await expect.poll(() => acknowledged.length, { timeout: 10_000 }).toBeGreaterThan(countAtRestart + 50)
     stop = true
     await Promise.all(workers)
-    for (const id of acknowledged) expect((await rpc(a, 'tasks/get', { id })).body.result?.status.state).toBe('completed')
+    expect(wrong.slice(0, 3)).toEqual([])
+    // Each instance reconnects on its own schedule (backing off up to a second): wait until A is back too.
+    await expect.poll(async () => (await rpc(a, 'tasks/get', { id: acknowledged[0] })).status, { timeout: 10_000 }).toBe(200)
+    const lost: string[] = []
+    for (const id of acknowledged) {
+      const reply = await rpc(a, 'tasks/get', { id })
+      if (reply.body.result?.status.state !== 'completed') lost.push(`${id}: ${reply.status} ${JSON.stringify(reply.body).slice(0, 200)}`)
+    }
+    expect(lost.slice(0, 3), `${lost.length} of ${acknowledged.length} acknowledged tasks are not completed after the restart`).toEqual([])
   })
 
   it('fails, on B, a task whose instance A was killed mid-task, once its lease has run out', { timeout: 30_000 }, async () => {

@@ -122,9 +122,10 @@ export class TaskEngine {
     // A task that has settled (waiting for input) sends nothing more from this run, even while its agent is
     // still returning: a subscriber would wait forever.
     if (run && !isSettled(run.state)) return { task: run.task, running: true, seq: () => run.seq, unsubscribe: run.subscribe(listener) }
-    const task = await this.get(taskId)
-    const log = await this.store.events(taskId)
-    const last = log ? (log.at(-1)?.seq ?? 0) : undefined
+    const snapshot = this.store.snapshot ? await this.store.snapshot(taskId) : undefined
+    if (this.store.snapshot && !snapshot) throw new TaskNotFoundError(taskId)
+    const task = snapshot?.task ?? (await this.get(taskId))
+    const last = snapshot ? snapshot.seq : await this.#lastSeq(taskId)
     const seq = () => last
     // Running on another instance that shares the store: follow its events there.
     const cluster = this.store.cluster
@@ -132,6 +133,11 @@ export class TaskEngine {
       return { task, running: true, seq, unsubscribe: cluster.follow(taskId, last ?? 0, (event) => listener(event, task)) }
     }
     return { task, running: false, seq, unsubscribe: noop }
+  }
+
+  async #lastSeq(taskId: string): Promise<number | undefined> {
+    const log = await this.store.events(taskId)
+    return log ? (log.at(-1)?.seq ?? 0) : undefined
   }
 
   /** The events of a task after `afterSeq`, oldest first, while its store keeps them (`undefined` after). */
@@ -162,7 +168,11 @@ export class TaskEngine {
     const cluster = this.store.cluster
     if (!cluster) return this.#cancelRun(await this.#idleRun(taskId))
     // Held elsewhere: the instance that runs it cancels it. Otherwise hold it here while it is canceled.
-    if (!(await cluster.claim(taskId))) return cluster.cancel(taskId)
+    for (let attempt = 0; !(await cluster.claim(taskId)); attempt++) {
+      const answer = await cluster.cancel(taskId)
+      if (answer) return answer
+      if (attempt === 2) throw new ServerUnavailableError(`Task ${taskId} is changing hands between instances; retry the cancel`, 503)
+    }
     try {
       return await this.#cancelRun(await this.#idleRun(taskId))
     } finally {

@@ -22,6 +22,11 @@ export interface TaskStore {
   list(query: TaskQuery): MaybePromise<TaskPage>
   /** Stops timers and releases connections. */
   close?(): MaybePromise<void>
+  /**
+   * The task and the number of its last event, read together (a store that other instances write to must
+   * not let an event fall between the two reads).
+   */
+  snapshot?(taskId: string): MaybePromise<{ task: Task; seq: number } | undefined>
   /** Present on a store that several instances share (Redis): how they coordinate the tasks' runs. */
   readonly cluster?: ClusterLink
 }
@@ -37,8 +42,11 @@ export interface ClusterLink {
   release(taskId: string): Promise<void>
   /** Follows the events after `afterSeq` of a task that runs on another instance, in order, each once. */
   follow(taskId: string, afterSeq: number, onEvent: (event: TaskEvent) => void): () => void
-  /** Asks the instance that runs the task to cancel it; resolves with the task as that instance answers. */
-  cancel(taskId: string): Promise<Task>
+  /**
+   * Asks the instance that runs the task to cancel it; resolves with the task as that instance answers, or
+   * `undefined` when no instance runs it any more and it waits for input (the caller cancels it itself).
+   */
+  cancel(taskId: string): Promise<Task | undefined>
   /** Serves the cancels other instances forward here; the handler answers `undefined` for a task not run here. */
   onCancel(handler: (taskId: string) => Promise<Task> | undefined): void
 }

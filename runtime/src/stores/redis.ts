@@ -2,8 +2,8 @@ import { createRequire } from 'node:module'
 import type { Redis, RedisOptions } from 'ioredis'
 import { isoNow } from '../core/_clock.js'
 import { newId } from '../core/_ids.js'
-import { isSettled } from '../core/_lifecycle.js'
-import { A2AError, ServerUnavailableError } from '../errors.js'
+import { isSettled, isTerminal } from '../core/_lifecycle.js'
+import { A2AError, ServerUnavailableError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
 import type { Logger } from '../_logger.js'
 import type { Task, TaskEvent } from '../types.js'
 import type { ClusterLink, TaskPage, TaskQuery, TaskStore } from './_store.js'
@@ -30,6 +30,7 @@ export interface RedisStoreOptions {
 }
 
 export const DEFAULT_LEASE_MS = 10_000
+const noop = (): void => {}
 
 // Loaded when a Redis store is made, by require: every `a2a start` would otherwise pay for ioredis.
 const require = createRequire(import.meta.url)
@@ -42,6 +43,28 @@ export const LOST_REASON = 'The instance running the task stopped before it fini
 // Compare-and-renew / compare-and-delete of a lease: only the instance that holds it may touch it.
 const RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
+// One event, all or nothing, and never over a task that has ended (an instance whose lease ran out may still
+// be running it): the event in the log, the task, the live channel, the index, the running set and the TTLs.
+const APPEND = `
+local current = redis.call('get', KEYS[1])
+if current then
+  local state = cjson.decode(current)['status']['state']
+  if state == 'completed' or state == 'failed' or state == 'canceled' or state == 'rejected' then return 0 end
+end
+redis.call('xadd', KEYS[2], '*', 'e', ARGV[2])
+redis.call('set', KEYS[1], ARGV[1])
+redis.call('publish', ARGV[3], ARGV[2])
+redis.call('zadd', KEYS[4], ARGV[4], ARGV[7])
+if ARGV[5] == '1' then
+  redis.call('srem', KEYS[3], ARGV[7])
+  redis.call('pexpire', KEYS[1], ARGV[6])
+  redis.call('pexpire', KEYS[2], ARGV[6])
+else
+  redis.call('sadd', KEYS[3], ARGV[7])
+  redis.call('persist', KEYS[1])
+  redis.call('persist', KEYS[2])
+end
+return 1`
 
 interface CancelRequest {
   requestId: string
@@ -51,7 +74,7 @@ interface CancelRequest {
 interface CancelReply {
   requestId: string
   task?: Task
-  error?: { code: number; message: string }
+  error?: { code: number; message: string; httpStatus: number; data?: unknown }
 }
 
 /**
@@ -75,7 +98,7 @@ export class RedisTaskStore implements TaskStore {
   readonly #subscriber: Redis
   readonly #logger: RedisStoreOptions['logger']
   readonly #held = new Set<string>()
-  readonly #channels = new Map<string, Set<(message: string) => void>>()
+  readonly #channels = new Map<string, { handlers: Set<(message: string) => void>; ready: Promise<void> }>()
   readonly #replies = new Map<string, (reply: CancelReply) => void>()
   readonly #resyncs = new Set<() => void>()
   readonly #timers: Array<ReturnType<typeof setInterval>> = []
@@ -97,6 +120,8 @@ export class RedisTaskStore implements TaskStore {
       maxRetriesPerRequest: 0,
       retryStrategy: (attempt: number) => Math.min(50 * attempt, 1000),
       connectTimeout: this.#timeoutMs,
+      // A Redis that stalls (a partition, a stopped process) fails requests after this long, not never.
+      commandTimeout: this.#timeoutMs,
     }
     this.#redis = connect(options.url, connection)
     this.#subscriber = connect(options.url, { ...connection, enableOfflineQueue: true, maxRetriesPerRequest: null })
@@ -104,13 +129,13 @@ export class RedisTaskStore implements TaskStore {
     this.#connected = new Promise((resolve) => this.#redis.once('ready', () => resolve()))
     this.#redis.on('ready', () => (this.#readyOnce = true))
     this.#subscriber.on('message', (channel: string, message: string) => {
-      for (const handler of this.#channels.get(channel) ?? []) handler(message)
+      for (const handler of this.#channels.get(channel)?.handlers ?? []) handler(message)
     })
     // After a reconnect the subscriptions are back, but what was published meanwhile is not: catch up.
     this.#subscriber.on('ready', () => {
       for (const resync of this.#resyncs) resync()
     })
-    this.#listen(`${this.prefix}cancel`, (message) => void this.#serveCancel(JSON.parse(message) as CancelRequest))
+    void this.#listen(`${this.prefix}cancel`, (message) => void this.#serveCancel(JSON.parse(message) as CancelRequest))
     this.#listen(`${this.prefix}reply:${this.instanceId}`, (message) => {
       const reply = JSON.parse(message) as CancelReply
       this.#replies.get(reply.requestId)?.(reply)
@@ -149,21 +174,13 @@ export class RedisTaskStore implements TaskStore {
   async append(task: Task, event: TaskEvent): Promise<void> {
     const json = JSON.stringify(event)
     const settles = event.kind === 'status-update' && event.final
-    await this.#run((redis) => {
-      const batch = redis
-        .multi()
-        .xadd(this.#eventsKey(task.id), '*', 'e', json)
-        .set(this.#taskKey(task.id), JSON.stringify(task))
-        .publish(this.#eventsChannel(task.id), json)
-        .zadd(`${this.prefix}index`, Date.now(), task.id)
-      if (settles) {
-        batch.srem(`${this.prefix}running`, task.id).pexpire(this.#taskKey(task.id), this.ttlMs).pexpire(this.#eventsKey(task.id), this.ttlMs)
-      } else {
-        batch.sadd(`${this.prefix}running`, task.id).persist(this.#taskKey(task.id)).persist(this.#eventsKey(task.id))
-      }
-      return batch.exec()
-    })
-    if (settles) void this.#trim().catch(() => {})
+    const keys = [this.#taskKey(task.id), this.#eventsKey(task.id), `${this.prefix}running`, `${this.prefix}index`]
+    const written = await this.#run((redis) =>
+      redis.eval(APPEND, keys.length, ...keys, JSON.stringify(task), json, this.#eventsChannel(task.id), Date.now(), settles ? 1 : 0, this.ttlMs, task.id),
+    )
+    // Another instance ended the task (it took this one for dead when its lease ran out): nothing is overwritten.
+    if (written === 0) throw new ServerUnavailableError(`Task ${task.id} was ended by another instance while this one ran it (its lease ran out)`, 503)
+    if (settles) void this.#trim().catch(noop)
   }
 
   async events(taskId: string, afterSeq = 0): Promise<TaskEvent[] | undefined> {
@@ -173,6 +190,14 @@ export class RedisTaskStore implements TaskStore {
     })
     if (!exists) return undefined
     return entries.map(([, fields]) => JSON.parse(fields[1]!) as TaskEvent).filter((event) => event.seq > afterSeq)
+  }
+
+  async snapshot(taskId: string): Promise<{ task: Task; seq: number } | undefined> {
+    const results = await this.#run((redis) => redis.multi().get(this.#taskKey(taskId)).xrevrange(this.#eventsKey(taskId), '+', '-', 'COUNT', 1).exec())
+    const json = results?.[0]?.[1] as string | null
+    if (!json) return undefined
+    const last = (results?.[1]?.[1] as Array<[string, string[]]> | undefined)?.[0]
+    return { task: JSON.parse(json) as Task, seq: last ? (JSON.parse(last[1][1]!) as TaskEvent).seq : 0 }
   }
 
   async list(query: TaskQuery): Promise<TaskPage> {
@@ -236,20 +261,24 @@ export class RedisTaskStore implements TaskStore {
     return new ServerUnavailableError(`The task store (Redis) is unreachable: ${detail.slice(0, 120)}; retry shortly`, 503)
   }
 
-  #listen(channel: string, handler: (message: string) => void): () => void {
-    let handlers = this.#channels.get(channel)
-    if (!handlers) {
-      this.#channels.set(channel, (handlers = new Set()))
-      void this.#subscriber.subscribe(channel).catch(() => {})
+  /** Subscribes `handler` to a channel; `ready` resolves once Redis has confirmed the subscription. */
+  #listen(channel: string, handler: (message: string) => void): { ready: Promise<void>; stop: () => void } {
+    let entry = this.#channels.get(channel)
+    if (!entry) {
+      const handlers = new Set<(message: string) => void>()
+      entry = { handlers, ready: this.#subscriber.subscribe(channel).then(noop, noop) }
+      this.#channels.set(channel, entry)
     }
-    handlers.add(handler)
-    return () => {
-      handlers.delete(handler)
-      if (handlers.size === 0 && this.#channels.get(channel) === handlers) {
+    const current = entry
+    current.handlers.add(handler)
+    const stop = () => {
+      current.handlers.delete(handler)
+      if (current.handlers.size === 0 && this.#channels.get(channel) === current) {
         this.#channels.delete(channel)
-        void this.#subscriber.unsubscribe(channel).catch(() => {})
+        void this.#subscriber.unsubscribe(channel).catch(noop)
       }
     }
+    return { ready: current.ready, stop }
   }
 
   // --- the cluster link ----------------------------------------------------------------------------------
@@ -280,15 +309,18 @@ export class RedisTaskStore implements TaskStore {
       for (const taskId of running) {
         if (this.#held.has(taskId)) continue
         if (await this.#redis.exists(this.#leaseKey(taskId))) continue
-        const task = await this.get(taskId)
-        if (!task) {
+        const seen = await this.get(taskId)
+        if (!seen) {
           await this.#redis.srem(`${this.prefix}running`, taskId)
           continue
         }
         // A task that has just been created or resumed may not have its lease yet: give it one lease.
-        if (isSettled(task.status.state) || Date.now() - Date.parse(task.status.timestamp) < this.leaseMs) continue
+        if (isSettled(seen.status.state) || Date.now() - Date.parse(seen.status.timestamp) < this.leaseMs) continue
         if (!(await this.#claim(taskId))) continue
         try {
+          // Read again now that it is held here: it may have moved on before the claim.
+          const task = await this.get(taskId)
+          if (!task || isSettled(task.status.state)) continue
           const events = (await this.events(taskId)) ?? []
           const status: Task['status'] = {
             state: 'failed',
@@ -311,6 +343,7 @@ export class RedisTaskStore implements TaskStore {
   #follow(taskId: string, afterSeq: number, onEvent: (event: TaskEvent) => void): () => void {
     let delivered = afterSeq
     let ended = false
+    // Live events wait here while the log is being read, so they cannot overtake the ones it holds.
     let waiting: TaskEvent[] | undefined = []
     const deliver = (event: TaskEvent) => {
       if (ended || event.seq <= delivered) return
@@ -318,33 +351,41 @@ export class RedisTaskStore implements TaskStore {
       onEvent(event)
       if (event.kind === 'status-update' && event.final) stop()
     }
-    const stopListening = this.#listen(this.#eventsChannel(taskId), (message) => {
+    const channel = this.#listen(this.#eventsChannel(taskId), (message) => {
       const event = JSON.parse(message) as TaskEvent
       if (waiting) waiting.push(event)
       else deliver(event)
     })
-    // The log, read after subscribing, fills what was published before; `delivered` drops what both carry.
-    const catchUp = () =>
-      void this.events(taskId, delivered).then(
-        (events) => {
-          for (const event of events ?? []) deliver(event)
-          const held = waiting ?? []
-          waiting = undefined
-          for (const event of held) deliver(event)
-        },
-        () => {},
-      )
-    this.#resyncs.add(catchUp)
+    // Reads the log after the subscription is confirmed (so nothing falls between the two), delivers it,
+    // then what arrived live meanwhile; `delivered` drops what both carry. Run again after a reconnect,
+    // and retried while Redis is unreachable.
+    let attempt = 0
+    const catchUp = async (): Promise<void> => {
+      waiting ??= []
+      try {
+        await channel.ready
+        for (const event of (await this.events(taskId, delivered)) ?? []) deliver(event)
+        attempt = 0
+      } catch {
+        if (!ended && !this.#closed) setTimeout(() => void catchUp(), Math.min(100 * ++attempt, 1000)).unref()
+        return
+      }
+      const held = waiting ?? []
+      waiting = undefined
+      for (const event of held) deliver(event)
+    }
+    const resync = () => void catchUp()
+    this.#resyncs.add(resync)
     const stop = () => {
       ended = true
-      stopListening()
-      this.#resyncs.delete(catchUp)
+      channel.stop()
+      this.#resyncs.delete(resync)
     }
-    catchUp()
+    void catchUp()
     return stop
   }
 
-  async #forwardCancel(taskId: string): Promise<Task> {
+  async #forwardCancel(taskId: string): Promise<Task | undefined> {
     const requestId = newId()
     const answered = new Promise<CancelReply>((resolve) => this.#replies.set(requestId, resolve))
     try {
@@ -353,10 +394,16 @@ export class RedisTaskStore implements TaskStore {
       const deadline = Date.now() + this.#timeoutMs
       for (;;) {
         const reply = await Promise.race([answered, new Promise<undefined>((resolve) => setTimeout(resolve, 100))])
-        if (reply?.error) throw new A2AError(reply.error.code, reply.error.message)
+        if (reply?.error) throw new A2AError(reply.error.code, reply.error.message, reply.error.httpStatus, reply.error.data)
         if (reply?.task) return reply.task
         const task = await this.get(taskId)
-        if (task && isSettled(task.status.state) && task.status.state !== 'input-required' && task.status.state !== 'auth-required') return task
+        if (!task) throw new TaskNotFoundError(taskId)
+        if (isTerminal(task.status.state)) {
+          if (task.status.state === 'canceled') return task
+          throw new TaskNotCancelableError(`Task cannot be canceled: it is already ${task.status.state}`)
+        }
+        // At rest (waiting for input) and held by no one: the caller cancels it itself.
+        if (isSettled(task.status.state) && !(await this.#run((redis) => redis.exists(this.#leaseKey(taskId))))) return undefined
         if (Date.now() > deadline) throw new ServerUnavailableError(`The instance running task ${taskId} did not answer the cancel; retry shortly`, 503)
       }
     } finally {
@@ -371,7 +418,10 @@ export class RedisTaskStore implements TaskStore {
     try {
       reply = { requestId: request.requestId, task: await answer }
     } catch (error) {
-      reply = { requestId: request.requestId, error: error instanceof A2AError ? { code: error.code, message: error.message } : { code: -32603, message: 'Internal error' } }
+      reply = {
+        requestId: request.requestId,
+        error: error instanceof A2AError ? { code: error.code, message: error.message, httpStatus: error.httpStatus, data: error.data } : { code: -32603, message: 'Internal error', httpStatus: 200 },
+      }
     }
     await this.#redis.publish(`${this.prefix}reply:${request.replyTo}`, JSON.stringify(reply)).catch(() => {})
   }
