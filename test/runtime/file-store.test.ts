@@ -1,15 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { createFileStore, serveAgent } from 'a2a-runtime'
 import { afterEach, describe, expect, it } from 'vitest'
 import { agent, deferred, echoAgent } from './_agents.ts'
+import { startServeFixture } from './_fixture-process.ts'
 import { captureLogger } from './_logger.ts'
 import { readEvents } from './_sse.ts'
-
-const FIXTURE = fileURLToPath(new URL('../fixtures/serve-agent.mjs', import.meta.url))
 
 const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
   message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra },
@@ -170,9 +167,8 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
 
   it('survives SIGKILL in the middle of a flood of writes: every task answered "completed" is there after, no file is damaged', async () => {
     const dir = tempDir()
-    const child = spawn(process.execPath, [FIXTURE], { env: { ...process.env, A2A_STORE: `file:${dir}` }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const { child, url } = await startServeFixture({ A2A_STORE: `file:${dir}` })
     cleanups.push(() => child.exitCode === null && child.kill('SIGKILL'))
-    const url = await urlOf(child)
     const acknowledged: string[] = []
     let killed = false
     const worker = async () => {
@@ -233,15 +229,3 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
     expect(readdirSync(join(dir, 'tasks')).length).toBe(store.size)
   })
 })
-
-function urlOf(child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk
-      const match = /^url (\S+)$/m.exec(out)
-      if (match) resolve(match[1]!)
-    })
-    child.once('exit', (code) => reject(new Error(`the fixture exited (${code}) before listening`)))
-  })
-}

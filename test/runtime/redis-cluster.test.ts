@@ -1,16 +1,14 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { type A2AServer, type Agent, createRedisStore, serveAgent } from 'a2a-runtime'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { agent, deferred, echoAgent } from './_agents.ts'
+import { startServeFixture } from './_fixture-process.ts'
 import { captureLogger } from './_logger.ts'
 import { type RedisServer, startRedis } from './_redis.ts'
 import { eventReader, readEvents } from './_sse.ts'
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/serve-agent.mjs', import.meta.url))
 const V1 = { 'content-type': 'application/json', 'A2A-Version': '1.0' }
 const LEASE_MS = 400
 
@@ -209,20 +207,8 @@ describe('two instances sharing one Redis (A2A_STORE=redis://…)', () => {
   it('fails, on B, a task whose instance A was killed mid-task, once its lease has run out', { timeout: 30_000 }, async () => {
     const prefix = freshPrefix()
     const b = await instance(echoAgent, prefix)
-    const child: ChildProcess = spawn(process.execPath, [FIXTURE], {
-      env: { ...process.env, A2A_STORE: `${redis.url}?prefix=${encodeURIComponent(prefix)}&leaseMs=${LEASE_MS}` },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const { child, url: aUrl } = await startServeFixture({ A2A_STORE: `${redis.url}?prefix=${encodeURIComponent(prefix)}&leaseMs=${LEASE_MS}` })
     cleanups.push(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'))
-    const aUrl = await new Promise<string>((resolve, reject) => {
-      let out = ''
-      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-        out += chunk
-        const match = /^url (\S+)$/m.exec(out)
-        if (match) resolve(match[1]!)
-      })
-      child.once('exit', (code) => reject(new Error(`instance A exited (${code})`)))
-    })
     const sent = (await rpc({ url: aUrl }, 'message/send', { ...platformMessage('never'), configuration: { blocking: false } })).body.result
     expect((await rpc(b, 'tasks/get', { id: sent.id })).body.result.status.state).toBe('working')
 
