@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type A2AServer, type Agent, createRedisStore, serveAgent } from 'a2a-runtime'
+import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { agent, deferred, echoAgent } from './_agents.ts'
 import { startServeFixture } from './_fixture-process.ts'
@@ -202,6 +203,23 @@ describe('two instances sharing one Redis (A2A_STORE=redis://…)', () => {
       if (reply.body.result?.status.state !== 'completed') lost.push(`${id}: ${reply.status} ${JSON.stringify(reply.body).slice(0, 200)}`)
     }
     expect(lost.slice(0, 3), `${lost.length} of ${acknowledged.length} acknowledged tasks are not completed after the restart`).toEqual([])
+  })
+
+  it("stops the run of an instance that lost its lease (the agent's signal fires) and fails the task, with the reason", { timeout: 15_000 }, async () => {
+    const prefix = freshPrefix()
+    const stepped = steppedAgent()
+    const a = await instance(stepped.agent, prefix)
+    const sent = (await rpc(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body.result
+    await stepped.started
+    // As if A had stalled past its lease: the lease is gone from Redis.
+    const raw = new Redis(redis.url)
+    cleanups.push(() => raw.disconnect())
+    expect(await raw.del(`${prefix}lease:${sent.id}`)).toBe(1)
+    await stepped.aborted
+    await expect.poll(async () => (await rpc(a, 'tasks/get', { id: sent.id })).body.result.status, { timeout: 10 * LEASE_MS, interval: 100 }).toMatchObject({
+      state: 'failed',
+      message: { parts: [{ kind: 'text', text: 'The instance running the task stalled past its lease; the task is failed' }] },
+    })
   })
 
   it('fails, on B, a task whose instance A was killed mid-task, once its lease has run out', { timeout: 30_000 }, async () => {

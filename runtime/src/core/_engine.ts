@@ -100,7 +100,17 @@ export class TaskEngine {
   #joinCluster(): void {
     if (this.#clusterJoined) return
     this.#clusterJoined = true
-    this.store.cluster?.onCancel((taskId) => (this.#executions.has(taskId) ? this.cancel(taskId) : undefined))
+    const cluster = this.store.cluster
+    if (!cluster) return
+    cluster.onCancel((taskId) => (this.#executions.has(taskId) ? this.cancel(taskId) : undefined))
+    cluster.onLost((taskId) => {
+      const run = this.#executions.get(taskId)?.run
+      if (!run) return
+      this.logger.warn(`Task ${taskId} lost its lease (this instance stalled past it); its run here is stopped`)
+      run.abort(LEASE_LOST_REASON)
+      // Like a shutdown past its grace: ended here and now, so the agent's late moves change nothing.
+      if (!isSettled(run.state)) run.setStatus('failed', LEASE_LOST_REASON)
+    })
   }
 
   async get(taskId: string): Promise<Task> {
@@ -351,6 +361,7 @@ class RunContext implements ExecutionContext {
 }
 
 const noop = (): void => {}
+const LEASE_LOST_REASON = 'The instance running the task stalled past its lease; the task is failed'
 
 function joinText(message: Message | undefined): string {
   if (!message) return ''

@@ -49,6 +49,8 @@ export interface ClusterLink {
   cancel(taskId: string): Promise<Task | undefined>
   /** Serves the cancels other instances forward here; the handler answers `undefined` for a task not run here. */
   onCancel(handler: (taskId: string) => Promise<Task> | undefined): void
+  /** Hears of a task whose lease this instance lost (it stalled past it): the run here must stop. */
+  onLost(handler: (taskId: string) => void): void
 }
 
 export interface TaskQuery {

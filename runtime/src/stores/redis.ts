@@ -103,6 +103,7 @@ export class RedisTaskStore implements TaskStore {
   readonly #resyncs = new Set<() => void>()
   readonly #timers: Array<ReturnType<typeof setInterval>> = []
   #cancelHandler: ((taskId: string) => Promise<Task> | undefined) | undefined
+  #lostHandler: ((taskId: string) => void) | undefined
   readonly #connected: Promise<void>
   #readyOnce = false
   #closed = false
@@ -151,6 +152,9 @@ export class RedisTaskStore implements TaskStore {
       cancel: (taskId) => this.#forwardCancel(taskId),
       onCancel: (handler) => {
         this.#cancelHandler = handler
+      },
+      onLost: (handler) => {
+        this.#lostHandler = handler
       },
     }
   }
@@ -296,9 +300,18 @@ export class RedisTaskStore implements TaskStore {
 
   async #renewLeases(): Promise<void> {
     if (this.#redis.status !== 'ready' || this.#held.size === 0) return
+    const held = [...this.#held]
     const batch = this.#redis.pipeline()
-    for (const taskId of this.#held) batch.eval(RENEW, 1, this.#leaseKey(taskId), this.instanceId, this.leaseMs)
-    await batch.exec().catch(() => {})
+    for (const taskId of held) batch.eval(RENEW, 1, this.#leaseKey(taskId), this.instanceId, this.leaseMs)
+    const results = await batch.exec().catch(() => null)
+    // A lease that could not be renewed has run out (this instance stalled past it): another instance may
+    // have failed the task already. Stop running it here.
+    results?.forEach(([error, renewed], at) => {
+      const taskId = held[at]!
+      if (error || renewed !== 0 || !this.#held.has(taskId)) return
+      this.#held.delete(taskId)
+      this.#lostHandler?.(taskId)
+    })
   }
 
   /** Fails the tasks whose instance died: still running in Redis, with no live lease, for a whole lease. */
