@@ -75,6 +75,12 @@ export interface AgentDefinition {
    * **Important:** without `cancel`, every cancel request answers TaskNotCancelable.
    */
   cancel?(ctx: ExecutionContext, task: TaskHandle): unknown
+  /**
+   * Longest one turn of `execute` may run, in ms. Past it the task is failed ("The task took longer than
+   * its limit of … ms") and `ctx.signal` fires; the agent's later moves on the task are refused. A turn
+   * that asks for input is done with its turn. Default: no limit.
+   */
+  timeoutMs?: number
 }
 
 export interface Agent extends AgentDefinition {
@@ -100,5 +106,9 @@ export function defineAgent(definition: AgentDefinition): Agent {
     throw new ConfigurationError('defineAgent(): `cancel` must be a function when given')
   }
   if (!definition.card || typeof definition.card !== 'object') throw new ConfigurationError('defineAgent(): `card` is required')
+  const { timeoutMs } = definition
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= 2 ** 31 - 1)) {
+    throw new ConfigurationError(`defineAgent(): \`timeoutMs\` must be a whole number of milliseconds from 1 to ${2 ** 31 - 1} (got ${timeoutMs})`)
+  }
   return { ...definition, __a2aAgent: true }
 }

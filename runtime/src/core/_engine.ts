@@ -308,6 +308,17 @@ export class TaskEngine {
   async #execute(run: TaskRun, message: Message): Promise<void> {
     const agent = this.agent
     const name = agent.card.name
+    // A deadline ends a stuck turn: failed with the reason, the signal fired; the agent's late moves are refused.
+    const deadline =
+      agent.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            if (isSettled(run.state)) return
+            const reason = `The task took longer than its limit of ${agent.timeoutMs} ms`
+            this.logger.warn(`Agent "${name}": task ${run.id} passed its time limit (${agent.timeoutMs} ms); it is failed`)
+            run.abort(reason)
+            run.setStatus('failed', reason)
+          }, agent.timeoutMs)
     try {
       run.setStatus('working')
       await agent.execute(this.#context(run, message), run)
@@ -319,6 +330,7 @@ export class TaskEngine {
         this.logger.error(`Agent "${name}" threw after task ${run.id} had ended (${run.state})`, error)
       }
     } finally {
+      clearTimeout(deadline)
       if (!isSettled(run.state)) {
         this.logger.warn(`Agent "${name}" returned without ending task ${run.id}; the task is failed. End every path with task.complete(), task.fail(), task.cancel() or task.inputRequired().`)
         run.setStatus('failed', 'The agent returned without completing the task')

@@ -1,0 +1,67 @@
+import { defineAgent } from 'a2a-runtime'
+import { describe, expect, it } from 'vitest'
+import { agent } from './_agents.ts'
+import { readEvents } from './_sse.ts'
+import { transports } from './_transports.ts'
+
+const userMessage = (text: string) => ({ message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } })
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe.each(transports)('task deadlines ($name)', (transport) => {
+  it('fails a turn that runs past timeoutMs with the reason, fires ctx.signal, and refuses the late moves', async () => {
+    const seen = { aborted: false, lateMove: '' }
+    const stuck = agent(
+      async (ctx, task) => {
+        task.working('thinking')
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }))
+        seen.aborted = true
+        try {
+          task.complete('too late')
+        } catch (error) {
+          seen.lateMove = (error as Error).name
+        }
+      },
+      { timeoutMs: 150 },
+    )
+    const target = await transport.start(stuck)
+    const started = Date.now()
+    const task = (await target.rpc('message/send', userMessage('x'))).body.result
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140)
+    expect(task.status.state).toBe('failed')
+    expect(task.status.message.parts[0].text).toBe('The task took longer than its limit of 150 ms')
+    await expect.poll(() => seen.lateMove).toBe('TaskTerminalError')
+    expect(seen.aborted).toBe(true)
+    expect((await target.rpc('tasks/get', { id: task.id })).body.result.status.state).toBe('failed')
+    expect(target.logger.text('warn')).toMatch(/passed its time limit \(150 ms\); it is failed/)
+  })
+
+  it('ends the stream of a timed-out task with the failed status', async () => {
+    const target = await transport.start(agent(() => new Promise(() => {}), { timeoutMs: 100 }))
+    const response = await target.post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: userMessage('x') }))
+    const { events } = await readEvents(response)
+    expect(events.at(-1).params).toMatchObject({ final: true, status: { state: 'failed' } })
+  })
+
+  it('leaves a turn that ends in time alone: no failure arrives later', async () => {
+    const quick = agent(
+      async (_ctx, task) => {
+        await sleep(20)
+        task.artifact('done')
+        task.complete()
+      },
+      { timeoutMs: 100 },
+    )
+    const target = await transport.start(quick)
+    const task = (await target.rpc('message/send', userMessage('x'))).body.result
+    expect(task.status.state).toBe('completed')
+    await sleep(150)
+    expect((await target.rpc('tasks/get', { id: task.id })).body.result.status.state).toBe('completed')
+    expect(target.logger.text('warn')).not.toMatch(/time limit/)
+  })
+})
+
+describe('defineAgent timeoutMs', () => {
+  it.each([0, -1, 1.5, Number.NaN, 2 ** 31, '100'])('refuses %j, naming the field', (timeoutMs) => {
+    expect(() => defineAgent({ card: { name: 'T', description: 'd' }, execute: () => {}, timeoutMs: timeoutMs as number })).toThrow(/`timeoutMs` must be a whole number of milliseconds/)
+  })
+})
