@@ -1,3 +1,4 @@
+import type { SseStream } from '../http/_sse.js'
 import type { TaskEngine } from '../core/_engine.js'
 import type { A2AError } from '../errors.js'
 import type { JsonRpcId } from '../http/_jsonrpc.js'
@@ -14,6 +15,8 @@ export interface CallContext {
   headers: Headers
   /** Streams carry `id:` lines on the platform dialect too (the A2A dialects always send them). */
   eventIds: boolean
+  /** Opens an SSE response with the app's heartbeat, counted against its limit of open streams. */
+  openStream(): SseStream
 }
 
 /** Returns the JSON-RPC `result`, or a `Response` when the method streams. */

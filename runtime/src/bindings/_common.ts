@@ -1,7 +1,6 @@
 import { isTerminal } from '../core/_lifecycle.js'
 import { A2AError, ErrorCode, InvalidParamsError, UnsupportedOperationError } from '../errors.js'
 import type { JsonRpcId } from '../http/_jsonrpc.js'
-import { SseStream } from '../http/_sse.js'
 import type { Task, TaskEvent } from '../types.js'
 import type { MethodHandler } from './_binding.js'
 
@@ -52,11 +51,11 @@ interface Framing {
  * still keeps its events.
  */
 export function subscribeWith(framing: Framing): MethodHandler {
-  return async (params, { engine, streaming, id, headers }) => {
+  return async (params, { engine, streaming, id, headers, openStream }) => {
     if (!streaming) throw streamingOff()
     const taskId = framing.readTaskId(params)
     const lastEventId = readLastEventId(headers)
-    const sse = new SseStream()
+    const sse = openStream()
     let delivered = 0
     const deliver = (event: TaskEvent): void => {
       if (event.seq <= delivered) return
@@ -66,7 +65,14 @@ export function subscribeWith(framing: Framing): MethodHandler {
     }
     // Live events that arrive while the Task or the missed events are being read wait for them.
     let early: TaskEvent[] | undefined = []
-    const { task, running, seq, unsubscribe } = await engine.subscribe(taskId, (event) => (early ? early.push(event) : deliver(event)))
+    let subscribed: Awaited<ReturnType<typeof engine.subscribe>>
+    try {
+      subscribed = await engine.subscribe(taskId, (event) => (early ? early.push(event) : deliver(event)))
+    } catch (error) {
+      sse.close() // never sent: it must not count as open
+      throw error
+    }
+    const { task, running, seq, unsubscribe } = subscribed
     try {
       if (lastEventId === undefined) {
         if (!running && isTerminal(task.status.state)) {
@@ -87,6 +93,7 @@ export function subscribeWith(framing: Framing): MethodHandler {
       }
     } catch (error) {
       unsubscribe()
+      sse.close()
       throw error
     }
     const waiting = early

@@ -1,6 +1,5 @@
 import { A2AError, ErrorCode, TaskNotFoundError, UnsupportedOperationError } from '../errors.js'
 import type { JsonRpcId } from '../http/_jsonrpc.js'
-import { SseStream } from '../http/_sse.js'
 import { isSettled } from '../core/_lifecycle.js'
 import type { Task, TaskEvent } from '../types.js'
 import type { Binding, MethodHandler } from './_binding.js'
@@ -37,21 +36,26 @@ export type EventFrames = (event: TaskEvent, task: Task, id: JsonRpcId, first: b
  * events are always numbered (`id:`); the platform dialect numbers them when asked (`CallContext.eventIds`).
  */
 export function streamWith(frames: EventFrames, alwaysNumbered = false): MethodHandler {
-  return async (params, { engine, streaming, id, outputModes, eventIds, headers }) => {
+  return async (params, { engine, streaming, id, outputModes, eventIds, headers, openStream }) => {
     const numbered = numberingAsked(headers) || alwaysNumbered || eventIds
     if (!streaming) throw new UnsupportedOperationError('Streaming is not supported: the agent card sets capabilities.streaming to false; use message/send')
     const request = readSendParams(params)
     assertOutputModes(request.acceptedOutputModes, outputModes)
-    const sse = new SseStream()
+    const sse = openStream()
     let first = true
-    const { unsubscribe } = await engine.send(request, (event, task) => {
-      for (const frame of frames(event, task, id, first)) sse.send(frame, numbered ? event.seq : undefined)
-      first = false
-      if (event.kind === 'status-update' && event.final) sse.close()
-    })
-    // A client that leaves stops receiving; the task runs on and stays retrievable.
-    sse.onCancel(unsubscribe)
-    return sse.response
+    try {
+      const { unsubscribe } = await engine.send(request, (event, task) => {
+        for (const frame of frames(event, task, id, first)) sse.send(frame, numbered ? event.seq : undefined)
+        first = false
+        if (event.kind === 'status-update' && event.final) sse.close()
+      })
+      // A client that leaves stops receiving; the task runs on and stays retrievable.
+      sse.onCancel(unsubscribe)
+      return sse.response
+    } catch (error) {
+      sse.close() // never sent: it must not count as open
+      throw error
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 import { A2AError, ErrorCode } from '../errors.js'
 import type { JsonRpcId } from '../http/_jsonrpc.js'
-import { SseStream } from '../http/_sse.js'
+import type { SseStream } from '../http/_sse.js'
 import type { Task, TaskEvent } from '../types.js'
 import type { Binding, MethodHandler } from './_binding.js'
 import { extendedCardNotConfigured, numberingAsked, pushNotSupported, streamingOff, subscribeWith } from './_common.js'
@@ -31,8 +31,7 @@ export function withErrorInfo(error: A2AError): A2AError {
 }
 
 /** An SSE body whose events are JSON-RPC responses to `id`; the first one always carries the Task. */
-function taskStream(id: JsonRpcId) {
-  const sse = new SseStream()
+function taskStream(id: JsonRpcId, sse: SseStream) {
   // Numbered by the task's events; the Task frame carries the number of the event it already reflects.
   const send = (result: unknown, seq: number) => sse.send(JSON.stringify({ jsonrpc: '2.0', id, result }), seq)
   let sentTask = false
@@ -57,15 +56,20 @@ const sendMessage: MethodHandler = async (params, { engine, outputModes }) => {
   return { task: taskToV1(run.task, { historyLength: request.historyLength }) }
 }
 
-const sendStreamingMessage: MethodHandler = async (params, { engine, streaming, id, outputModes, headers }) => {
+const sendStreamingMessage: MethodHandler = async (params, { engine, streaming, id, outputModes, headers, openStream }) => {
   if (!streaming) throw streamingOff()
   numberingAsked(headers)
   const request = readSendParamsV1(params)
   assertOutputModes(request.acceptedOutputModes, outputModes)
-  const stream = taskStream(id)
-  const { unsubscribe } = await engine.send(request, stream.listener)
-  stream.sse.onCancel(unsubscribe)
-  return stream.sse.response
+  const stream = taskStream(id, openStream())
+  try {
+    const { unsubscribe } = await engine.send(request, stream.listener)
+    stream.sse.onCancel(unsubscribe)
+    return stream.sse.response
+  } catch (error) {
+    stream.sse.close() // never sent: it must not count as open
+    throw error
+  }
 }
 
 const subscribeToTask = subscribeWith({

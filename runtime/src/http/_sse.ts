@@ -17,6 +17,15 @@ const encoder = new TextEncoder()
  * as one chunk at the end of that run: one write to the socket instead of one per event, with no delay (the
  * flush is a microtask, before any I/O).
  */
+export interface SseOptions {
+  /** Writes a comment (`: keep-alive`) after this many ms without an event, so proxies keep the stream. */
+  heartbeatMs?: number
+  /** Called once when the stream ends (closed, or the client went away). */
+  onEnd?: () => void
+}
+
+const HEARTBEAT = encoder.encode(': keep-alive\n\n')
+
 export class SseStream {
   readonly response: Response
   #controller!: ReadableStreamDefaultController<Uint8Array>
@@ -24,28 +33,36 @@ export class SseStream {
   #closeAfterFlush = false
   #pending = ''
   #onCancel: (() => void) | undefined
+  #onEnd: (() => void) | undefined
+  #heartbeat: ReturnType<typeof setInterval> | undefined
+  #quiet = true
   readonly #flush = (): void => {
     const text = this.#pending
     this.#pending = ''
     if (!this.#open) return
     this.#controller.enqueue(encoder.encode(text))
-    if (this.#closeAfterFlush) {
-      this.#open = false
-      this.#controller.close()
-    }
+    if (this.#closeAfterFlush) this.#end()
   }
 
-  constructor() {
+  constructor(options: SseOptions = {}) {
+    this.#onEnd = options.onEnd
     const stream = new ReadableStream<Uint8Array>({
       start: (controller) => {
         this.#controller = controller
       },
       cancel: () => {
-        this.#open = false
+        this.#stop()
         this.#onCancel?.()
       },
     })
     this.response = new FastResponse(stream, { headers: SSE_HEADERS })
+    if (options.heartbeatMs) {
+      this.#heartbeat = setInterval(() => {
+        if (this.#quiet && this.#open) this.#controller.enqueue(HEARTBEAT)
+        this.#quiet = true
+      }, options.heartbeatMs)
+      this.#heartbeat.unref()
+    }
   }
 
   /** Called once if the client disconnects before `close()`. */
@@ -56,6 +73,7 @@ export class SseStream {
   /** One event; `id` (the task's event number) lets a client that loses the stream resume after it. */
   send(json: string, id?: number): void {
     if (!this.#open || this.#closeAfterFlush) return
+    this.#quiet = false
     if (this.#pending === '') queueMicrotask(this.#flush)
     this.#pending += id === undefined ? `data: ${json}\n\n` : `id: ${id}\ndata: ${json}\n\n`
   }
@@ -67,7 +85,19 @@ export class SseStream {
       this.#closeAfterFlush = true
       return
     }
-    this.#open = false
+    this.#end()
+  }
+
+  #end(): void {
+    this.#stop()
     this.#controller.close()
+  }
+
+  #stop(): void {
+    this.#open = false
+    clearInterval(this.#heartbeat)
+    const onEnd = this.#onEnd
+    this.#onEnd = undefined
+    onEnd?.()
   }
 }

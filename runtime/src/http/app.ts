@@ -8,7 +8,8 @@ import { v03Binding } from '../bindings/_v03.js'
 import { v1Binding, withErrorInfo } from '../bindings/_v1.js'
 import { type CachedCard, cacheableCard, cardResponse } from './_card-response.js'
 import { DEFAULT_MAX_RUNNING_TASKS, TaskEngine } from '../core/_engine.js'
-import { A2AError, ConfigurationError, ErrorCode, MethodNotFoundError } from '../errors.js'
+import { A2AError, ConfigurationError, ErrorCode, MethodNotFoundError, ServerUnavailableError } from '../errors.js'
+import { SseStream } from './_sse.js'
 import { createConsoleLogger, type Logger } from '../_logger.js'
 import type { TaskStore } from '../stores/_store.js'
 import { createMemoryStore } from '../stores/memory.js'
@@ -56,6 +57,14 @@ export interface A2AAppOptions {
    * spec's exact `data:` framing).
    */
   eventIds?: boolean
+  /**
+   * Writes an SSE comment (`: keep-alive`) on a stream that has been quiet this long, in ms, so proxies and
+   * load balancers do not cut a long task's stream. 15000 suits most; 0 turns it off. Default:
+   * `A2A_SSE_HEARTBEAT_MS`, else 0 (the platform spec's exact framing).
+   */
+  sseHeartbeatMs?: number
+  /** Most SSE streams open at once; past it a streaming request gets HTTP 503 and a JSON-RPC error. Default 10,000. */
+  maxStreams?: number
 }
 
 export interface A2AApp {
@@ -77,6 +86,7 @@ export interface A2AApp {
   close(): Promise<void>
 }
 
+const DEFAULT_MAX_STREAMS = 10_000
 const CARD_PATH = '/.well-known/agent.json'
 const A2A_CARD_PATH = '/.well-known/agent-card.json'
 const V1_VERSION = /^1(\.0(\.\d+)?)?$/
@@ -129,6 +139,17 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   }
   let current = prepare(agent)
   const eventIds = options.eventIds ?? false
+  const heartbeatMs = options.sseHeartbeatMs ?? (process.env.A2A_SSE_HEARTBEAT_MS ? Number(process.env.A2A_SSE_HEARTBEAT_MS) : 0)
+  if (!Number.isInteger(heartbeatMs) || heartbeatMs < 0) throw new ConfigurationError(`sseHeartbeatMs (A2A_SSE_HEARTBEAT_MS) must be a whole number of ms, 0 for none (got ${heartbeatMs})`)
+  const maxStreams = options.maxStreams ?? DEFAULT_MAX_STREAMS
+  if (!Number.isInteger(maxStreams) || maxStreams <= 0) throw new ConfigurationError(`maxStreams must be a positive integer (got ${maxStreams})`)
+  let openStreams = 0
+  const streamEnded = () => openStreams--
+  const openStream = (): SseStream => {
+    if (openStreams >= maxStreams) throw new ServerUnavailableError(`Too many open streams (${maxStreams}); retry shortly`, 503)
+    openStreams++
+    return new SseStream({ heartbeatMs, onEnd: streamEnded })
+  }
   const engine = new TaskEngine(agent, store, logger, maxRunningTasks)
 
   let listeningUrl: string | undefined
@@ -162,7 +183,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
       binding = bindingFor(call.method, request.headers.get('a2a-version'))
       const method = binding.methods.get(call.method)
       if (!method) throw new MethodNotFoundError(call.method)
-      const result = await method(call.params, { id, engine, streaming, outputModes: current.template.defaultOutputModes, headers: request.headers, eventIds })
+      const result = await method(call.params, { id, engine, streaming, outputModes: current.template.defaultOutputModes, headers: request.headers, eventIds, openStream })
       return result instanceof Response ? result : resultResponse(id, result)
     } catch (error) {
       if (error instanceof A2AError) {

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest'
+import { deferred, agent } from './_agents.ts'
+import { readEvents } from './_sse.ts'
+import { transports } from './_transports.ts'
+
+const streamBody = (text: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: { message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } } })
+
+/** Works until the test opens its gate. */
+function waitingAgent() {
+  const gate = deferred()
+  return { agent: agent(async (_ctx, task) => (task.working('waiting'), await gate.promise, task.artifact('done'), task.complete())), open: gate.resolve }
+}
+
+/** Reads a live body for `ms`; then `rest()` reads it to its end. */
+async function readFor(response: Response, ms: number): Promise<{ text: string; rest: () => Promise<string> }> {
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  // A read that loses the race against the clock is kept, not dropped: its chunk is part of the rest.
+  let pending = reader.read()
+  const until = Date.now() + ms
+  while (Date.now() < until) {
+    const chunk = await Promise.race([pending, new Promise<undefined>((resolve) => setTimeout(resolve, until - Date.now()))])
+    if (!chunk) break
+    if (chunk.done) return { text, rest: async () => '' }
+    text += decoder.decode(chunk.value, { stream: true })
+    pending = reader.read()
+  }
+  const rest = async () => {
+    let more = ''
+    for (let chunk = await pending; !chunk.done; chunk = await reader.read()) more += decoder.decode(chunk.value, { stream: true })
+    return more
+  }
+  return { text, rest }
+}
+
+describe.each(transports)('stream limits and heartbeats ($name)', (transport) => {
+  it('writes a keep-alive comment on a quiet stream when sseHeartbeatMs is set, between the events, which stay intact', async () => {
+    const waiting = waitingAgent()
+    const target = await transport.start(waiting.agent, { sseHeartbeatMs: 40 })
+    const response = await target.post(streamBody('x'))
+    const { text, rest } = await readFor(response, 200)
+    expect(text.startsWith('data: ')).toBe(true)
+    expect(text).toMatch(/\n\n: keep-alive\n\n/)
+    waiting.open()
+    const frames = `${text}${await rest()}`.split('\n\n').filter(Boolean)
+    const events = frames.filter((frame) => frame.startsWith('data: ')).map((frame) => JSON.parse(frame.slice(6)))
+    expect(frames.every((frame) => frame.startsWith('data: ') || frame === ': keep-alive')).toBe(true)
+    expect(events.at(-1).params).toMatchObject({ final: true, status: { state: 'completed' } })
+  })
+
+  it('sends no comment by default: the platform framing stays exactly data: lines', async () => {
+    const waiting = waitingAgent()
+    const target = await transport.start(waiting.agent)
+    const response = await target.post(streamBody('x'))
+    setTimeout(() => waiting.open(), 150)
+    await readEvents(response, 'data-only')
+  })
+
+  it('refuses a stream past maxStreams with HTTP 503 and a JSON-RPC error, and takes new ones as streams end', async () => {
+    const waiting = waitingAgent()
+    const target = await transport.start(waiting.agent, { maxStreams: 2 })
+    const open = [await target.post(streamBody('a')), await target.post(streamBody('b'))]
+    const refused = await target.rpc('message/stream', JSON.parse(streamBody('c')).params)
+    expect(refused.status).toBe(503)
+    expect(refused.body.error.message).toBe('Too many open streams (2); retry shortly')
+    waiting.open()
+    for (const response of open) await readEvents(response)
+    const again = await target.post(streamBody('d'))
+    expect(again.headers.get('content-type')).toMatch(/^text\/event-stream/)
+    await readEvents(again)
+  })
+
+  it('does not count a stream that was refused before it began (unknown task, bad params)', async () => {
+    const waiting = waitingAgent()
+    const target = await transport.start(waiting.agent, { maxStreams: 1 })
+    for (let i = 0; i < 3; i++) {
+      expect((await target.rpc('tasks/resubscribe', { id: 'no-such-task' })).body.error.code).toBe(-32602)
+      expect((await target.rpc('message/stream', { message: { role: 'user', parts: [] } })).body.error.code).toBe(-32602)
+    }
+    waiting.open()
+    await readEvents(await target.post(streamBody('x')))
+  })
+})
