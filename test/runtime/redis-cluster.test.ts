@@ -65,13 +65,19 @@ function steppedAgent() {
   return { agent: definition, started: started.promise, release: step.resolve, aborted: aborted.promise }
 }
 
+/** Two instances of a stepped agent sharing a fresh prefix, and a task that A runs and has started. */
+async function runningOnA() {
+  const prefix = freshPrefix()
+  const stepped = steppedAgent()
+  const [a, b] = [await instance(stepped.agent, prefix), await instance(stepped.agent, prefix)]
+  const sent = (await rpc(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body.result
+  await stepped.started
+  return { a, b, stepped, sent, prefix }
+}
+
 describe('two instances sharing one Redis (A2A_STORE=redis://…)', () => {
   it('serves on B the task sent to A: get, a live stream of its events in order, and completion', async () => {
-    const prefix = freshPrefix()
-    const stepped = steppedAgent()
-    const [a, b] = [await instance(stepped.agent, prefix), await instance(stepped.agent, prefix)]
-    const sent = (await rpc(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body.result
-    await stepped.started
+    const { b, stepped, sent } = await runningOnA()
 
     const onB = (await rpc(b, 'tasks/get', { id: sent.id })).body.result
     expect(onB.status.state).toBe('working')
@@ -89,11 +95,7 @@ describe('two instances sharing one Redis (A2A_STORE=redis://…)', () => {
   })
 
   it('cancel on B reaches the agent running on A: its signal fires and both instances see the task canceled', async () => {
-    const prefix = freshPrefix()
-    const stepped = steppedAgent()
-    const [a, b] = [await instance(stepped.agent, prefix), await instance(stepped.agent, prefix)]
-    const sent = (await rpc(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body.result
-    await stepped.started
+    const { a, b, stepped, sent } = await runningOnA()
     const canceled = (await rpc(b, 'tasks/cancel', { id: sent.id })).body
     expect(canceled.result.status.state).toBe('canceled')
     await stepped.aborted

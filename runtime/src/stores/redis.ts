@@ -31,6 +31,7 @@ export interface RedisStoreOptions {
 
 export const DEFAULT_LEASE_MS = 10_000
 const noop = (): void => {}
+const TRIM_EVERY = 64
 
 // Loaded when a Redis store is made, by require: every `a2a start` would otherwise pay for ioredis.
 const require = createRequire(import.meta.url)
@@ -106,6 +107,7 @@ export class RedisTaskStore implements TaskStore {
   #lostHandler: ((taskId: string) => void) | undefined
   readonly #connected: Promise<void>
   #readyOnce = false
+  #settledSinceTrim = 0
   #closed = false
 
   constructor(options: RedisStoreOptions) {
@@ -184,7 +186,11 @@ export class RedisTaskStore implements TaskStore {
     )
     // Another instance ended the task (it took this one for dead when its lease ran out): nothing is overwritten.
     if (written === 0) throw new ServerUnavailableError(`Task ${task.id} was ended by another instance while this one ran it (its lease ran out)`, 503)
-    if (settles) void this.#trim().catch(noop)
+    // Counting the index costs a round trip: check it every TRIM_EVERY settlings (trim removes a margin more).
+    if (settles && ++this.#settledSinceTrim >= TRIM_EVERY) {
+      this.#settledSinceTrim = 0
+      void this.#trim().catch(noop)
+    }
   }
 
   async events(taskId: string, afterSeq = 0): Promise<TaskEvent[] | undefined> {
