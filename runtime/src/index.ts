@@ -37,6 +37,8 @@ export { DEFAULT_LEASE_MS, RedisTaskStore, createRedisStore } from './stores/red
 export type { RedisStoreOptions } from './stores/redis.js'
 export type { ClusterLink } from './stores/_store.js'
 export type { MaybePromise, TaskStore } from './stores/_store.js'
+export type { PushOptions } from './push/_service.js'
+export type { PushConfig, PushConfigStore, PushDialect } from './push/_configs.js'
 
 // Logging
 export { createConsoleLogger } from './_logger.js'

@@ -121,7 +121,7 @@ export interface AgentSkill {
 export interface AgentCapabilities {
   /** Serves `message/stream`. Default `true`. */
   streaming?: boolean
-  /** Push notifications to client webhooks. Not supported yet: must stay `false`. */
+  /** Push notifications to client webhooks (the config methods and delivery; see `push` in the app options). Default `false`. */
   pushNotifications?: boolean
 }
 

@@ -2,6 +2,8 @@ import type { SseStream } from '../http/_sse.js'
 import type { TaskEngine } from '../core/_engine.js'
 import type { A2AError } from '../errors.js'
 import type { JsonRpcId } from '../http/_jsonrpc.js'
+import type { PushDialect } from '../push/_configs.js'
+import type { PushService } from '../push/_service.js'
 
 export interface CallContext {
   /** The request id, which some dialects repeat on every stream event. */
@@ -17,6 +19,10 @@ export interface CallContext {
   eventIds: boolean
   /** Opens an SSE response with the app's heartbeat, counted against its limit of open streams. */
   openStream(): SseStream
+  /** Push notifications, when the card declares them. */
+  push: PushService | undefined
+  /** The dialect answering: webhooks configured in it receive its shapes. */
+  dialect: PushDialect
 }
 
 /** Returns the JSON-RPC `result`, or a `Response` when the method streams. */
@@ -24,7 +30,7 @@ export type MethodHandler = (params: unknown, call: CallContext) => Promise<unkn
 
 /** One wire dialect: its methods and how core errors read in it. */
 export interface Binding {
-  readonly name: string
+  readonly name: PushDialect
   readonly methods: ReadonlyMap<string, MethodHandler>
   wireError(error: A2AError): A2AError
 }

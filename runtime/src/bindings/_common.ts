@@ -8,10 +8,6 @@ import type { MethodHandler } from './_binding.js'
 
 export const streamingOff = () => new UnsupportedOperationError('Streaming is not supported: the agent card sets capabilities.streaming to false')
 
-export const pushNotSupported: MethodHandler = async () => {
-  throw new A2AError(ErrorCode.PushNotificationNotSupported, 'Push notifications are not supported by this agent')
-}
-
 export const extendedCardNotConfigured: MethodHandler = async () => {
   throw new A2AError(ErrorCode.ExtendedCardNotConfigured, 'This agent has no extended agent card configured')
 }

@@ -2,6 +2,7 @@ import type { SendRequest } from '../core/_engine.js'
 import { newId } from '../core/_ids.js'
 import { A2AError, ErrorCode, InvalidParamsError } from '../errors.js'
 import { isPlainObject } from '../http/_jsonrpc.js'
+import { type WebhookInput, readWebhook } from './_push.js'
 import type { Message, Part } from '../types.js'
 
 /**
@@ -18,6 +19,8 @@ export interface SendParams extends SendRequest {
   historyLength: number | undefined
   /** `configuration.acceptedOutputModes`: media types the client can take. */
   acceptedOutputModes: string[] | undefined
+  /** `configuration.pushNotificationConfig`: a webhook for the task's updates. */
+  webhook?: WebhookInput
 }
 
 export function readParamsObject(params: unknown): Json {
@@ -138,6 +141,7 @@ export function readSendParams(params: unknown): SendParams {
   const contextId = metadataContextId ?? message.contextId
   if (taskId !== undefined) request.taskId = taskId
   if (contextId !== undefined) request.contextId = contextId
+  if (configuration?.pushNotificationConfig !== undefined) request.webhook = readWebhook(configuration.pushNotificationConfig, 'params.configuration.pushNotificationConfig')
   return request
 }
 

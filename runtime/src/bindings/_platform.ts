@@ -4,7 +4,10 @@ import { isSettled } from '../core/_lifecycle.js'
 import type { Task, TaskEvent } from '../types.js'
 import type { Binding, MethodHandler } from './_binding.js'
 import { numberingAsked, subscribeWith } from './_common.js'
+import { attachWebhook, v03PushMethods } from './_push.js'
 import { assertOutputModes, readHistoryLength, readParamsObject, readSendParams, readTaskId } from './_platform-params.js'
+
+const WEBHOOK_FIELD = 'params.configuration.pushNotificationConfig'
 
 /** The platform dialect writes each event as a JSON-RPC notification. */
 function notification(event: TaskEvent): string {
@@ -20,9 +23,11 @@ export function withHistoryLength(task: Task, historyLength: number | undefined)
   return { ...task, history: historyLength === 0 ? [] : task.history.slice(-historyLength) }
 }
 
-export const send: MethodHandler = async (params, { engine, outputModes }) => {
+export const send: MethodHandler = async (params, call) => {
+  const { engine, outputModes } = call
   const request = readSendParams(params)
   assertOutputModes(request.acceptedOutputModes, outputModes)
+  await attachWebhook(request, call, WEBHOOK_FIELD)
   const { run, settled } = await engine.send(request)
   if (request.blocking) await settled
   return withHistoryLength(run.task, request.historyLength)
@@ -36,11 +41,13 @@ export type EventFrames = (event: TaskEvent, task: Task, id: JsonRpcId, first: b
  * events are always numbered (`id:`); the platform dialect numbers them when asked (`CallContext.eventIds`).
  */
 export function streamWith(frames: EventFrames, alwaysNumbered = false): MethodHandler {
-  return async (params, { engine, streaming, id, outputModes, eventIds, headers, openStream }) => {
+  return async (params, call) => {
+    const { engine, streaming, id, outputModes, eventIds, headers, openStream } = call
     const numbered = numberingAsked(headers) || alwaysNumbered || eventIds
     if (!streaming) throw new UnsupportedOperationError('Streaming is not supported: the agent card sets capabilities.streaming to false; use message/send')
     const request = readSendParams(params)
     assertOutputModes(request.acceptedOutputModes, outputModes)
+    await attachWebhook(request, call, WEBHOOK_FIELD)
     const sse = openStream()
     let first = true
     try {
@@ -87,6 +94,8 @@ export const platformBinding: Binding = {
     ['tasks/get', get],
     ['tasks/cancel', cancel],
     ['tasks/resubscribe', resubscribe],
+    // Beyond the platform spec, like tasks/resubscribe: the v0.3 methods, for agents that declare push.
+    ...v03PushMethods,
   ]),
   wireError: (error) => (error instanceof TaskNotFoundError ? new A2AError(ErrorCode.InvalidParams, 'Task not found') : error),
 }

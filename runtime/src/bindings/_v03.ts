@@ -1,6 +1,7 @@
 import type { Task, TaskEvent } from '../types.js'
 import type { Binding } from './_binding.js'
-import { extendedCardNotConfigured, pushNotSupported, subscribeWith } from './_common.js'
+import { extendedCardNotConfigured, subscribeWith } from './_common.js'
+import { v03PushMethods } from './_push.js'
 import { cancel, get, send, streamWith } from './_platform.js'
 import { readTaskId } from './_platform-params.js'
 
@@ -33,10 +34,7 @@ export const v03Binding: Binding = {
     ['tasks/get', get],
     ['tasks/cancel', cancel],
     ['tasks/resubscribe', resubscribe],
-    ['tasks/pushNotificationConfig/set', pushNotSupported],
-    ['tasks/pushNotificationConfig/get', pushNotSupported],
-    ['tasks/pushNotificationConfig/list', pushNotSupported],
-    ['tasks/pushNotificationConfig/delete', pushNotSupported],
+    ...v03PushMethods,
     ['agent/getAuthenticatedExtendedCard', extendedCardNotConfigured],
   ]),
   // Core errors already carry the A2A v0.3 codes (-32001 for an unknown task).

@@ -1,9 +1,10 @@
 import type { SendRequest } from '../core/_engine.js'
-import { A2AError, ErrorCode, InvalidParamsError } from '../errors.js'
+import { InvalidParamsError } from '../errors.js'
 import { isPlainObject } from '../http/_jsonrpc.js'
 import type { TaskQuery } from '../stores/_store.js'
 import type { Message, Part, TaskState } from '../types.js'
 import { assertDepth, readMessage as readPlatformMessage, readHistoryLength, readOutputModes, readParamsObject } from './_platform-params.js'
+import { type WebhookInput, readWebhook } from './_push.js'
 import { stateFromV1 } from './_v1-shapes.js'
 
 /**
@@ -63,6 +64,7 @@ function readMessageV1(value: unknown, field: string): Message {
 }
 
 export interface SendParamsV1 extends SendRequest {
+  webhook?: WebhookInput
   returnImmediately: boolean
   historyLength: number | undefined
   acceptedOutputModes: string[] | undefined
@@ -74,14 +76,14 @@ export function readSendParamsV1(params: unknown): SendParamsV1 {
   const configuration = p.configuration
   if (configuration !== undefined && !isPlainObject(configuration)) throw new InvalidParamsError('`params.configuration` must be an object')
   const config = (configuration ?? {}) as Json
-  if (config.taskPushNotificationConfig !== undefined || config.pushNotificationConfig !== undefined) {
-    throw new A2AError(ErrorCode.PushNotificationNotSupported, 'Push notifications are not supported by this agent')
-  }
   const returnImmediately = config.returnImmediately ?? (config.blocking === false ? true : false)
   if (typeof returnImmediately !== 'boolean') throw new InvalidParamsError('`params.configuration.returnImmediately` must be a boolean')
   const request: SendParamsV1 = { message, returnImmediately, historyLength: readHistoryLength(config), acceptedOutputModes: readOutputModes(config) }
   if (message.taskId !== undefined) request.taskId = message.taskId
   if (message.contextId !== undefined) request.contextId = message.contextId
+  // v1.0 names it taskPushNotificationConfig; clients between versions send the v0.3 name.
+  const webhookField = config.taskPushNotificationConfig !== undefined ? 'taskPushNotificationConfig' : 'pushNotificationConfig'
+  if (config[webhookField] !== undefined) request.webhook = readWebhook(config[webhookField], `params.configuration.${webhookField}`)
   return request
 }
 

@@ -3,7 +3,8 @@ import type { JsonRpcId } from '../http/_jsonrpc.js'
 import type { SseStream } from '../http/_sse.js'
 import type { Task, TaskEvent } from '../types.js'
 import type { Binding, MethodHandler } from './_binding.js'
-import { extendedCardNotConfigured, numberingAsked, pushNotSupported, streamingOff, subscribeWith } from './_common.js'
+import { extendedCardNotConfigured, numberingAsked, streamingOff, subscribeWith } from './_common.js'
+import { attachWebhook, v1PushMethods } from './_push.js'
 import { assertOutputModes } from './_platform-params.js'
 import { readListParamsV1, readSendParamsV1, readTaskIdV1 } from './_v1-params.js'
 import { eventToV1, taskToV1 } from './_v1-shapes.js'
@@ -48,19 +49,23 @@ function taskStream(id: JsonRpcId, sse: SseStream) {
   return { sse, sendTask, listener }
 }
 
-const sendMessage: MethodHandler = async (params, { engine, outputModes }) => {
+const sendMessage: MethodHandler = async (params, call) => {
+  const { engine, outputModes } = call
   const request = readSendParamsV1(params)
   assertOutputModes(request.acceptedOutputModes, outputModes)
+  await attachWebhook(request, call, 'params.configuration.taskPushNotificationConfig')
   const { run, settled } = await engine.send(request)
   if (!request.returnImmediately) await settled
   return { task: taskToV1(run.task, { historyLength: request.historyLength }) }
 }
 
-const sendStreamingMessage: MethodHandler = async (params, { engine, streaming, id, outputModes, headers, openStream }) => {
+const sendStreamingMessage: MethodHandler = async (params, call) => {
+  const { engine, streaming, id, outputModes, headers, openStream } = call
   if (!streaming) throw streamingOff()
   numberingAsked(headers)
   const request = readSendParamsV1(params)
   assertOutputModes(request.acceptedOutputModes, outputModes)
+  await attachWebhook(request, call, 'params.configuration.taskPushNotificationConfig')
   const stream = taskStream(id, openStream())
   try {
     const { unsubscribe } = await engine.send(request, stream.listener)
@@ -106,10 +111,7 @@ export const v1Binding: Binding = {
     ['CancelTask', cancelTask],
     ['SubscribeToTask', subscribeToTask],
     ['GetExtendedAgentCard', extendedCardNotConfigured],
-    ['CreateTaskPushNotificationConfig', pushNotSupported],
-    ['GetTaskPushNotificationConfig', pushNotSupported],
-    ['ListTaskPushNotificationConfigs', pushNotSupported],
-    ['DeleteTaskPushNotificationConfig', pushNotSupported],
+    ...v1PushMethods,
   ]),
   wireError: withErrorInfo,
 }

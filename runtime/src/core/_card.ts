@@ -22,8 +22,6 @@ export function normalizeCard(input: AgentCardInput): CardTemplate {
   for (const [key, value] of Object.entries(capabilities)) {
     if (typeof value !== 'boolean') fail(`capabilities.${key}`, 'must be a boolean')
   }
-  // The card must never promise what the server does not do.
-  if (capabilities.pushNotifications) fail('capabilities.pushNotifications', 'is not supported by this runtime yet; set it to false')
 
   const skills = input.skills ?? []
   if (!Array.isArray(skills)) fail('skills', 'must be an array')

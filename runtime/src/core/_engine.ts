@@ -1,5 +1,5 @@
 import type { Agent, ExecutionContext } from '../agent.js'
-import { InvalidParamsError, ServerUnavailableError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
+import { A2AError, InvalidParamsError, ServerUnavailableError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
 import type { Logger } from '../_logger.js'
 import type { TaskStore } from '../stores/_store.js'
 import type { Message, Task, TaskEvent } from '../types.js'
@@ -15,6 +15,11 @@ export interface SendRequest {
   taskId?: string
   /** Conversation to join; generated when absent. */
   contextId?: string
+  /**
+   * Runs once the task exists, before the agent starts (a webhook given with the message is saved here, so
+   * it hears the task's first event). When it fails, the task fails with the reason.
+   */
+  prepare?: (taskId: string) => Promise<void>
 }
 
 export interface StartedTask {
@@ -44,6 +49,9 @@ export class TaskEngine {
 
   #closing = false
 
+  /** Hears every event of the tasks this instance runs, after the store has it (push notifications). */
+  onEvent: ((task: Task, event: TaskEvent) => void) | undefined
+
   constructor(
     /** Replaced by `A2AApp.replaceAgent`; an execution keeps the agent it started with. */
     public agent: Agent,
@@ -59,16 +67,18 @@ export class TaskEngine {
       // A failing store must not take the task (or the process) down with it: the live task and its
       // listeners still get the event; the log says what was not stored.
       const storeFailed = (error: unknown) => logger.error(`The task store could not save an event of task ${task.id}`, error)
+      let saved: ReturnType<TaskStore['append']> | undefined
       try {
-        const saved = store.append(task, event)
-        // A durable store's write: the task's settling waits for it (a client told "completed" can count on
-        // the task surviving a restart); a failure is logged and the task goes on.
-        if (saved instanceof Promise) {
-          saved.catch(storeFailed)
-          return saved
-        }
+        saved = store.append(task, event)
       } catch (error) {
         storeFailed(error)
+      }
+      this.onEvent?.(task, event)
+      // A durable store's write: the task's settling waits for it (a client told "completed" can count on
+      // the task surviving a restart); a failure is logged and the task goes on.
+      if (saved instanceof Promise) {
+        saved.catch(storeFailed)
+        return saved
       }
       return undefined
     }
@@ -91,9 +101,9 @@ export class TaskEngine {
     if (this.#executions.size >= this.maxRunningTasks) {
       throw new ServerUnavailableError(`The server is busy: ${this.maxRunningTasks} tasks are running; retry later`, 429)
     }
-    if (request.taskId === undefined) return this.#start(await this.#create(request), request.message, listener)
+    if (request.taskId === undefined) return this.#start(await this.#create(request), request.message, listener, request.prepare)
     const taskId = request.taskId
-    return this.#exclusive(taskId, async () => this.#start(await this.#resume(taskId, request), request.message, listener))
+    return this.#exclusive(taskId, async () => this.#start(await this.#resume(taskId, request), request.message, listener, request.prepare))
   }
 
   /** With a shared store, this instance answers the cancels other instances forward for its running tasks. */
@@ -224,13 +234,13 @@ export class TaskEngine {
     }
   }
 
-  #start(run: TaskRun, message: Message, listener: TaskListener | undefined): StartedTask {
+  #start(run: TaskRun, message: Message, listener: TaskListener | undefined, prepare?: SendRequest['prepare']): StartedTask {
     const unsubscribe = listener ? run.subscribe(listener) : noop
     const settled = run.nextSettled()
     // Only a blocking send waits for it; a failed save must not become an unhandled rejection elsewhere.
     settled.catch(noop)
     // #execute ends every task itself; this catch only keeps a bug there from becoming an unhandled rejection.
-    const done = this.#execute(run, message).catch((error) => this.logger.error(`Task ${run.id} could not be finished`, error))
+    const done = this.#execute(run, message, prepare).catch((error) => this.logger.error(`Task ${run.id} could not be finished`, error))
     this.#executions.set(run.id, { run, done })
     return { run, settled, unsubscribe }
   }
@@ -305,7 +315,7 @@ export class TaskEngine {
     return new TaskRun(task, this.#sink, log?.at(-1)?.seq ?? 0)
   }
 
-  async #execute(run: TaskRun, message: Message): Promise<void> {
+  async #execute(run: TaskRun, message: Message, prepare: SendRequest['prepare']): Promise<void> {
     const agent = this.agent
     const name = agent.card.name
     // A deadline ends a stuck turn: failed with the reason, the signal fired; the agent's late moves are refused.
@@ -320,6 +330,15 @@ export class TaskEngine {
             run.setStatus('failed', reason)
           }, agent.timeoutMs)
     try {
+      if (prepare) {
+        try {
+          await prepare(run.id)
+        } catch (error) {
+          this.logger.error(`Task ${run.id} could not be prepared to run; it is failed`, error)
+          run.setStatus('failed', `The task could not start: ${error instanceof A2AError ? error.message : 'the server could not save its settings'}`)
+          return
+        }
+      }
       run.setStatus('working')
       await agent.execute(this.#context(run, message), run)
     } catch (error) {

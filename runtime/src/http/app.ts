@@ -17,6 +17,8 @@ import { storeFromSetting } from '../stores/from-setting.js'
 import { type AuthOptions, createAuthCheck } from './_auth.js'
 import { DEFAULT_MAX_BODY_SIZE, assertJsonContentType, readJsonBody } from './_body.js'
 import { type JsonRpcId, errorResponse, idOf, readCall, resultResponse } from './_jsonrpc.js'
+import { renderPush } from '../bindings/_push.js'
+import { type PushOptions, PushService } from '../push/_service.js'
 
 export type SlashDialect = 'platform' | 'a2a-0.3'
 
@@ -65,6 +67,12 @@ export interface A2AAppOptions {
   sseHeartbeatMs?: number
   /** Most SSE streams open at once; past it a streaming request gets HTTP 503 and a JSON-RPC error. Default 10,000. */
   maxStreams?: number
+  /**
+   * Push notifications, for an agent whose card declares `capabilities.pushNotifications`: the SSRF guard's
+   * allowances (webhooks on loopback, private or link-local addresses, and `http:` ones, are refused unless
+   * allowed), delivery timeout and retries.
+   */
+  push?: PushOptions
 }
 
 export interface A2AApp {
@@ -87,6 +95,7 @@ export interface A2AApp {
 }
 
 const DEFAULT_MAX_STREAMS = 10_000
+const PUSH_FLUSH_MS = 5000
 const CARD_PATH = '/.well-known/agent.json'
 const A2A_CARD_PATH = '/.well-known/agent-card.json'
 const V1_VERSION = /^1(\.0(\.\d+)?)?$/
@@ -125,10 +134,25 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
     throw withErrorInfo(new A2AError(ErrorCode.VersionNotSupported, `A2A-Version ${JSON.stringify(requested.slice(0, 20))} is not supported; this agent speaks 1.0 and 0.3`))
   }
 
+  const engine = new TaskEngine(agent, store, logger, maxRunningTasks)
+
+  // Made when a card first declares push notifications (a2a dev may turn them on in a reload).
+  let pushService: PushService | undefined
+  const pushFor = (declared: boolean): PushService | undefined => {
+    if (!declared) return undefined
+    if (!pushService) {
+      const service = new PushService(store, renderPush, options.push ?? {}, logger)
+      engine.onEvent = (task, event) => service.delivery.event(task, event)
+      pushService = service
+    }
+    return pushService
+  }
+
   // Everything that follows from the agent's card, settled once per agent (and again on replaceAgent).
   const prepare = (next: Agent) => {
     const template = normalizeCard(next.card)
     return {
+      push: pushFor(template.capabilities.pushNotifications),
       agent: next,
       template,
       authCheck: createAuthCheck(template.authentication?.schemes, options.auth, logger),
@@ -150,7 +174,6 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
     openStreams++
     return new SseStream({ heartbeatMs, onEnd: streamEnded })
   }
-  const engine = new TaskEngine(agent, store, logger, maxRunningTasks)
 
   let listeningUrl: string | undefined
   /** The card in one dialect at one address, serialised once with its ETag. */
@@ -171,7 +194,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
     let id: JsonRpcId = null
     let binding = legacyBinding
     try {
-      const { authCheck, streaming, wwwAuthenticate } = current
+      const { authCheck, streaming, wwwAuthenticate, push } = current
       if (authCheck) {
         const denied = authCheck(request.headers)
         if (denied) return errorResponse(null, denied, wwwAuthenticate)
@@ -183,7 +206,17 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
       binding = bindingFor(call.method, request.headers.get('a2a-version'))
       const method = binding.methods.get(call.method)
       if (!method) throw new MethodNotFoundError(call.method)
-      const result = await method(call.params, { id, engine, streaming, outputModes: current.template.defaultOutputModes, headers: request.headers, eventIds, openStream })
+      const result = await method(call.params, {
+        id,
+        engine,
+        streaming,
+        outputModes: current.template.defaultOutputModes,
+        headers: request.headers,
+        eventIds,
+        openStream,
+        push,
+        dialect: binding.name,
+      })
       return result instanceof Response ? result : resultResponse(id, result)
     } catch (error) {
       if (error instanceof A2AError) {
@@ -221,6 +254,8 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
     },
     async close() {
       await engine.drain(options.shutdownTimeoutMs ?? 10_000)
+      // The final notifications of tasks that just ended get a moment to go out.
+      await pushService?.close(PUSH_FLUSH_MS)
       await store.close?.()
     },
   }

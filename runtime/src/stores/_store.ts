@@ -1,3 +1,4 @@
+import type { PushConfigStore } from '../push/_configs.js'
 import type { Task, TaskEvent, TaskState } from '../types.js'
 
 export type MaybePromise<T> = T | Promise<T>
@@ -29,6 +30,8 @@ export interface TaskStore {
   snapshot?(taskId: string): MaybePromise<{ task: Task; seq: number } | undefined>
   /** Present on a store that several instances share (Redis): how they coordinate the tasks' runs. */
   readonly cluster?: ClusterLink
+  /** Webhooks of tasks, on a store several instances share (otherwise the runtime keeps them in memory). */
+  readonly pushConfigs?: PushConfigStore
 }
 
 /**

@@ -6,6 +6,7 @@ import { isSettled, isTerminal } from '../core/_lifecycle.js'
 import { A2AError, ServerUnavailableError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
 import type { Logger } from '../_logger.js'
 import type { Task, TaskEvent } from '../types.js'
+import type { PushConfig, PushConfigStore } from '../push/_configs.js'
 import type { ClusterLink, TaskPage, TaskQuery, TaskStore } from './_store.js'
 import { pageOf } from './_paging.js'
 import { DEFAULT_MAX_TASKS, DEFAULT_TTL_MS } from './memory.js'
@@ -60,11 +61,21 @@ if ARGV[5] == '1' then
   redis.call('srem', KEYS[3], ARGV[7])
   redis.call('pexpire', KEYS[1], ARGV[6])
   redis.call('pexpire', KEYS[2], ARGV[6])
+  redis.call('pexpire', KEYS[5], ARGV[6])
 else
   redis.call('sadd', KEYS[3], ARGV[7])
   redis.call('persist', KEYS[1])
   redis.call('persist', KEYS[2])
+  redis.call('persist', KEYS[5])
 end
+return 1`
+
+/** Saves a webhook of a task that exists, expiring with the task when it has settled. */
+const SAVE_PUSH = `
+local ttl = redis.call('pttl', KEYS[1])
+if ttl == -2 then return 0 end
+redis.call('hset', KEYS[2], ARGV[1], ARGV[2])
+if ttl > 0 then redis.call('pexpire', KEYS[2], ttl) end
 return 1`
 
 interface CancelRequest {
@@ -180,7 +191,7 @@ export class RedisTaskStore implements TaskStore {
   async append(task: Task, event: TaskEvent): Promise<void> {
     const json = JSON.stringify(event)
     const settles = event.kind === 'status-update' && event.final
-    const keys = [this.#taskKey(task.id), this.#eventsKey(task.id), `${this.prefix}running`, `${this.prefix}index`]
+    const keys = [this.#taskKey(task.id), this.#eventsKey(task.id), `${this.prefix}running`, `${this.prefix}index`, this.#pushKey(task.id)]
     const written = await this.#run((redis) =>
       redis.eval(APPEND, keys.length, ...keys, JSON.stringify(task), json, this.#eventsChannel(task.id), Date.now(), settles ? 1 : 0, this.ttlMs, task.id),
     )
@@ -227,6 +238,19 @@ export class RedisTaskStore implements TaskStore {
     return pageOf(tasks, query)
   }
 
+  /** Webhooks in a hash per task, shared by the instances; they expire with their task. */
+  readonly pushConfigs: PushConfigStore = {
+    save: async (config) => {
+      const saved = await this.#run((redis) => redis.eval(SAVE_PUSH, 2, this.#taskKey(config.taskId), this.#pushKey(config.taskId), config.id, JSON.stringify(config)))
+      if (saved === 0) throw new TaskNotFoundError(config.taskId)
+    },
+    list: async (taskId) => {
+      const entries = await this.#run((redis) => redis.hvals(this.#pushKey(taskId)))
+      return entries.map((json) => JSON.parse(json) as PushConfig)
+    },
+    delete: async (taskId, id) => (await this.#run((redis) => redis.hdel(this.#pushKey(taskId), id))) > 0,
+  }
+
   async close(): Promise<void> {
     this.#closed = true
     for (const timer of this.#timers) clearInterval(timer)
@@ -238,6 +262,7 @@ export class RedisTaskStore implements TaskStore {
   // --- keys and the connection -------------------------------------------------------------------------
 
   #taskKey = (taskId: string) => `${this.prefix}task:${taskId}`
+  #pushKey = (taskId: string) => `${this.prefix}push:${taskId}`
   #eventsKey = (taskId: string) => `${this.prefix}events:${taskId}`
   #eventsChannel = (taskId: string) => `${this.prefix}live:${taskId}`
   #leaseKey = (taskId: string) => `${this.prefix}lease:${taskId}`
@@ -456,7 +481,7 @@ export class RedisTaskStore implements TaskStore {
     await this.#redis
       .multi()
       .zrem(`${this.prefix}index`, ...settled)
-      .del(...settled.flatMap((taskId) => [this.#taskKey(taskId), this.#eventsKey(taskId)]))
+      .del(...settled.flatMap((taskId) => [this.#taskKey(taskId), this.#eventsKey(taskId), this.#pushKey(taskId)]))
       .exec()
   }
 }

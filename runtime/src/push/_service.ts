@@ -1,0 +1,112 @@
+import { ConfigurationError, InvalidParamsError } from '../errors.js'
+import type { Logger } from '../_logger.js'
+import type { TaskStore } from '../stores/_store.js'
+import { addressPolicy, refusedWebhook } from './_address-guard.js'
+import { MemoryPushConfigs, type PushConfig, type PushConfigStore } from './_configs.js'
+import { PushDelivery, type RenderPush } from './_delivery.js'
+
+export interface PushOptions {
+  /**
+   * Addresses and CIDR ranges webhooks may resolve to although they are loopback, private or link-local
+   * (which are refused otherwise), e.g. `['127.0.0.1', '::1']` for a receiver on this machine in
+   * development. Default: `A2A_PUSH_ALLOW` (comma-separated), else none.
+   */
+  allow?: string[]
+  /** Accept `http:` webhooks (development only). Default: `A2A_PUSH_ALLOW_HTTP` (`true`/`1`), else `false`. */
+  allowHttp?: boolean
+  /** Per delivery attempt (connect, send, answer), in ms. Default 10,000 (A2A suggests 10–30 s). */
+  timeoutMs?: number
+  /** Attempts after the first for a webhook that is unreachable, slow, or answers 408, 429 or 5xx. Default 3. */
+  retries?: number
+  /** Wait before the first retry, doubled for each next one (with jitter), in ms. Default 500. */
+  retryDelayMs?: number
+  /** Notifications in flight at once, all webhooks together. Default 64. */
+  maxConcurrent?: number
+  /** Webhooks one task may have. Default 10. */
+  maxConfigsPerTask?: number
+}
+
+const SWEEP_MS = 60_000
+
+/** Push notifications of one app: where webhooks are kept, the guard that checks them, and their delivery. */
+export class PushService {
+  readonly configs: PushConfigStore
+  readonly delivery: PushDelivery
+  readonly maxConfigsPerTask: number
+  readonly #policy
+  readonly #sweep: ReturnType<typeof setInterval> | undefined
+
+  constructor(store: TaskStore, render: RenderPush, options: PushOptions, logger: Logger, env = process.env) {
+    const allow = options.allow ?? env.A2A_PUSH_ALLOW?.split(',') ?? []
+    const allowHttp = options.allowHttp ?? /^(1|true|yes)$/i.test(env.A2A_PUSH_ALLOW_HTTP ?? '')
+    this.#policy = addressPolicy(allow, allowHttp, options.allow ? 'push.allow' : 'A2A_PUSH_ALLOW')
+    const whole = (value: number | undefined, fallback: number, name: string, min: number) => {
+      const result = value ?? fallback
+      if (!Number.isInteger(result) || result < min) throw new ConfigurationError(`push.${name} must be an integer of at least ${min} (got ${result})`)
+      return result
+    }
+    this.maxConfigsPerTask = whole(options.maxConfigsPerTask, 10, 'maxConfigsPerTask', 1)
+    const shared = store.pushConfigs
+    this.configs = shared ?? new MemoryPushConfigs()
+    this.delivery = new PushDelivery(
+      this.configs,
+      render,
+      {
+        policy: this.#policy,
+        timeoutMs: whole(options.timeoutMs, 10_000, 'timeoutMs', 1),
+        retries: whole(options.retries, 3, 'retries', 0),
+        retryDelayMs: whole(options.retryDelayMs, 500, 'retryDelayMs', 0),
+        maxConcurrent: whole(options.maxConcurrent, 64, 'maxConcurrent', 1),
+        cacheMs: shared ? 1000 : 0,
+      },
+      logger,
+    )
+    const local = this.configs
+    if (local instanceof MemoryPushConfigs) {
+      // Webhooks of tasks that retention removed go with them.
+      this.#sweep = setInterval(() => void sweep(local, store), SWEEP_MS)
+      this.#sweep.unref()
+    }
+  }
+
+  /** Refuses a webhook the guard does not allow, naming the field: scheme, credentials, resolved addresses. */
+  async check(url: string, field: string): Promise<void> {
+    let parsed: URL
+    try {
+      parsed = new URL(url)
+    } catch {
+      throw new InvalidParamsError(`\`${field}\` must be an absolute https: URL`)
+    }
+    const why = await refusedWebhook(parsed, this.#policy)
+    if (why) throw new InvalidParamsError(`\`${field}\` ${why}`)
+  }
+
+  /** Adds or replaces a webhook of a task (already checked), within the limit per task. */
+  async save(config: PushConfig): Promise<void> {
+    const existing = await this.configs.list(config.taskId)
+    if (existing.length >= this.maxConfigsPerTask && !existing.some((other) => other.id === config.id)) {
+      throw new InvalidParamsError(`task ${config.taskId} already has ${this.maxConfigsPerTask} push notification configs; delete one first`)
+    }
+    await this.configs.save(config)
+    this.delivery.changed(config.taskId)
+  }
+
+  async delete(taskId: string, id: string): Promise<boolean> {
+    const deleted = await this.configs.delete(taskId, id)
+    this.delivery.changed(taskId)
+    return deleted
+  }
+
+  /** Gives queued notifications (a task's final one above all) up to `ms` to go out, then stops. */
+  async close(ms: number): Promise<void> {
+    clearInterval(this.#sweep)
+    await this.delivery.settle(ms)
+    this.delivery.close()
+  }
+}
+
+async function sweep(configs: MemoryPushConfigs, store: TaskStore): Promise<void> {
+  for (const taskId of [...configs.taskIds()]) {
+    if (!(await store.get(taskId))) configs.forget(taskId)
+  }
+}
