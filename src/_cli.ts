@@ -41,7 +41,8 @@ function createProgram(): Command {
     .option('--skill <skill>', 'a skill as "id:Name:Description" or a JSON object (repeatable)', (value: string, all: string[]) => [...all, value], [] as string[])
     .option('--streaming', 'serve message/stream (default)')
     .option('--no-streaming', 'answer message/send only')
-    .option('--push-notifications', 'declare push notifications (not supported by the runtime yet)')
+    .option('--push-notifications', 'declare push notifications: clients may give a webhook for task updates')
+    .option('--no-push-notifications', 'no push notifications (default)')
     .addOption(new Option('--auth <mode>', 'authentication').choices(AUTH_MODES))
     .addOption(new Option('--template <name>', 'project template').choices(TEMPLATES))
     .addOption(new Option('--pm <manager>', 'package manager (default: the one running this)').choices(PACKAGE_MANAGERS))
@@ -186,6 +187,7 @@ export function equivalentCommand(options: ProjectOptions): string {
   }
   words.push('--template', options.template, '--auth', options.auth, '--pm', options.pm)
   if (!options.streaming) words.push('--no-streaming')
+  if (options.pushNotifications) words.push('--push-notifications')
   if (!options.install) words.push('--no-install')
   if (!options.git) words.push('--no-git')
   if (options.force) words.push('--force')

@@ -47,6 +47,8 @@ export interface ProjectOptions {
   description: string
   skills: Skill[]
   streaming: boolean
+  /** The card declares push notifications: clients may give a webhook for a task's updates. */
+  pushNotifications: boolean
   auth: AuthMode
   template: TemplateName
   pm: PackageManager
@@ -89,9 +91,6 @@ function oneOf<T extends string>(value: string, allowed: readonly T[], flag: str
 
 /** Fills defaults and validates; every problem is a UsageError naming the flag. */
 export function resolveOptions(answers: Answers, cwd: string): ProjectOptions {
-  if (answers.pushNotifications) {
-    throw new UsageError('--push-notifications: a2a-runtime does not deliver push notifications yet, so the card cannot declare them')
-  }
   const dirArgument = (answers.dir ?? DEFAULT_DIR).trim()
   if (!dirArgument) throw new UsageError('[dir] must not be empty')
   const dir = resolve(cwd, dirArgument)
@@ -122,6 +121,7 @@ export function resolveOptions(answers: Answers, cwd: string): ProjectOptions {
     description,
     skills,
     streaming: answers.streaming ?? true,
+    pushNotifications: answers.pushNotifications ?? false,
     auth: oneOf((answers.auth ?? 'none').toLowerCase(), AUTH_MODES, '--auth'),
     template,
     pm: oneOf(answers.pm ?? detectPackageManager(), PACKAGE_MANAGERS, '--pm'),

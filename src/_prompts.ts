@@ -34,6 +34,9 @@ export async function askMissing(given: Answers, checkDir: (dir: string) => void
     more.push({ type: 'select', name: 'template', message: 'Template', choices: TEMPLATES.map((t) => ({ title: t, value: t, description: TEMPLATE_HINTS[t] })), initial: 0 })
   }
   if (answers.streaming === undefined) more.push({ type: 'toggle', name: 'streaming', message: 'Stream answers (message/stream)?', initial: true, active: 'yes', inactive: 'no' })
+  if (answers.pushNotifications === undefined) {
+    more.push({ type: 'toggle', name: 'pushNotifications', message: 'Push notifications (task updates POSTed to client webhooks)?', initial: false, active: 'yes', inactive: 'no' })
+  }
   if (answers.auth === undefined) {
     more.push({
       type: 'select',

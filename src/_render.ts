@@ -67,6 +67,7 @@ export function templateContext(options: ProjectOptions, runtimeDependency: stri
     secret: randomBytes(24).toString('base64url'),
     skillIdUnion: options.skills.map((skill) => JSON.stringify(skill.id)).join(' | '),
     streaming: options.streaming,
+    pushNotifications: options.pushNotifications,
     authScheme: options.auth === 'bearer' ? 'bearer' : options.auth === 'apikey' ? 'apiKey' : undefined,
     authBearer: options.auth === 'bearer',
     authApiKey: options.auth === 'apikey',

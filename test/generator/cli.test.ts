@@ -187,12 +187,12 @@ describe('without a terminal', () => {
     expect(readdirSync(cwd)).toEqual([])
   })
 
-  it('refuses --push-notifications with exit 2 before writing anything', async () => {
-    const result = await create(['--push-notifications', '--yes', '--no-install', '--no-git'])
-    expect(result.code).toBe(2)
-    expect(result.stderr).toMatch(/push notifications/i)
-    expect(result.stdout).toBe('')
-    expect(readdirSync(cwd)).toEqual([])
+  it('declares push notifications on the card with --push-notifications, and documents the guard in .env.example', async () => {
+    const result = await create(['--push-notifications', '--yes', '--no-install', '--no-git', 'pushy'])
+    expect(result.code).toBe(0)
+    expect(read(join(cwd, 'pushy'), 'src/agent.ts')).toContain('capabilities: { streaming: true, pushNotifications: true }')
+    expect(read(join(cwd, 'pushy'), '.env.example')).toContain('# A2A_PUSH_ALLOW=127.0.0.1,::1')
+    expect(read(join(cwd, 'pushy'), 'test/agent.test.ts')).toContain("describe('push notifications'")
   })
 })
 
@@ -422,6 +422,7 @@ describe('interactive', () => {
       description,
       'multi-turn', // template
       false, // streaming
+      true, // push notifications
       'apikey', // auth
       true, // declare skills now?
       skill.id,
@@ -448,7 +449,7 @@ describe('interactive', () => {
     expect(agent).toContain(`name: ${tsString(name)},`)
     expect(agent).toContain(`description: ${tsString(description)},`)
     expect(agent).toContain(`const skills: AgentSkill[] = ${tsValue([skill])}`)
-    expect(agent).toContain('capabilities: { streaming: false')
+    expect(agent).toContain('capabilities: { streaming: false, pushNotifications: true }')
     expect(agent).toContain("authentication: { schemes: ['apiKey'] }")
     expect(agent).toContain('task.inputRequired(') // the multi-turn template
     expect(read(dir, '.env')).toMatch(/^A2A_API_KEY=\S{16,}$/m)
@@ -467,6 +468,7 @@ describe('interactive', () => {
     expect(value('--description')).toBe(description)
     expect(parseSkill(value('--skill')!)).toEqual(skill)
     expect(value('--template')).toBe('multi-turn')
+    expect(words).toContain('--push-notifications')
     expect(value('--auth')).toBe('apikey')
     expect(words).toEqual(expect.arrayContaining(['--no-streaming', '--no-install', '--no-git', '--yes']))
 

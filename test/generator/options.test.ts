@@ -185,7 +185,7 @@ describe('parseSkill', () => {
 })
 
 describe('resolveOptions', () => {
-  it('fills every default from {}: my-agent, "My Agent", the echo template and its skill, streaming, no auth, install and git', () => {
+  it('fills every default from {}: my-agent, "My Agent", the echo template and its skill, streaming, no push notifications, no auth, install and git', () => {
     const options = resolveOptions({}, cwd)
     expect(options).toEqual({
       dir: join(cwd, 'my-agent'),
@@ -195,6 +195,7 @@ describe('resolveOptions', () => {
       description: 'An A2A agent built with create-a2a-agent',
       skills: [DEFAULT_SKILLS.echo],
       streaming: true,
+      pushNotifications: false,
       auth: 'none',
       template: 'echo',
       pm: detectPackageManager(),
@@ -248,10 +249,9 @@ describe('resolveOptions', () => {
     expect(error.exitCode).toBe(2)
   })
 
-  it('refuses push notifications, which the runtime cannot deliver', () => {
-    const error = usageErrorOf(() => resolveOptions({ pushNotifications: true }, cwd))
-    expect(error.message).toMatch(/push notifications/i)
-    expect(error.exitCode).toBe(2)
+  it('declares push notifications only when asked', () => {
+    expect(resolveOptions({ pushNotifications: true }, cwd).pushNotifications).toBe(true)
+    expect(resolveOptions({}, cwd).pushNotifications).toBe(false)
   })
 
   it.each([

@@ -36,7 +36,8 @@ describe.each(transports)('task deadlines ($name)', (transport) => {
   })
 
   it('ends the stream of a timed-out task with the failed status', async () => {
-    const target = await transport.start(agent(() => new Promise(() => {}), { timeoutMs: 100 }))
+    // The agent never returns: the shutdown after the test need not wait the default grace for it.
+    const target = await transport.start(agent(() => new Promise(() => {}), { timeoutMs: 100 }), { shutdownTimeoutMs: 50 })
     const response = await target.post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: userMessage('x') }))
     const { events } = await readEvents(response)
     expect(events.at(-1).params).toMatchObject({ final: true, status: { state: 'failed' } })
