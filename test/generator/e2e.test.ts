@@ -10,6 +10,7 @@ import { A2AClient as A2AClientV03 } from 'a2a-sdk-v03/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type StandInLlm, startStandInLlm } from '../../templates/llm/test/llm-stand-in.ts'
 import { freePort } from '../_support.ts'
+import { startReceiver } from '../runtime/_webhook.ts'
 
 /**
  * Generated projects tested for real: generate from this clone with flags, let the generator install them,
@@ -307,6 +308,29 @@ describe('generated projects', { timeout: 300_000 }, () => {
     expect(card.description).toBe(description)
     expect(card.skills[0]).toMatchObject({ id: 'weird', name: 'Wëird: skill */ //', description: '<b>bold</b> {{x}} \\', tags: ['a"b', "c'd"], examples: ['Say "hi" \\ </script>'] })
     expect(JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).description).toBe(description)
+    expect(await server.stop()).toBe(true)
+  })
+
+  it('push notifications: the project passes its own tests, and npm start posts updates to a webhook the official client configures, the guard on', async () => {
+    const project = await generate('push-agent', ['--yes', '--push-notifications'])
+    await npm(project, 'test')
+    const receiver = await startReceiver()
+    // The guard stays on; only this machine's receiver is allowed, as .env.example shows.
+    const server = await start(project, { A2A_PUSH_ALLOW: '127.0.0.1', A2A_PUSH_ALLOW_HTTP: 'true' })
+    const card = await (await fetch(`${server.url}.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json()
+    expect(card.capabilities.pushNotifications).toBe(true)
+    const client = await v1Client(server.url)
+    const webhook = { tenant: '', id: '', taskId: '', url: receiver.url, token: 'webhook-token', authentication: undefined }
+    const sent: any = await client.sendMessage({ ...v1Text('ping'), configuration: { acceptedOutputModes: [], taskPushNotificationConfig: webhook, historyLength: undefined, returnImmediately: false } as any })
+    expect(sent.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    await expect.poll(() => receiver.delivered.at(-1)?.body.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(receiver.delivered.every((delivery) => delivery.headers['x-a2a-notification-token'] === 'webhook-token')).toBe(true)
+    expect(receiver.delivered.some((delivery) => delivery.body.artifactUpdate?.artifact.parts[0].text === 'Echo: ping')).toBe(true)
+    const created: any = await client.createTaskPushNotificationConfig({ ...webhook, taskId: sent.id, id: 'second' })
+    expect(created).toMatchObject({ id: 'second', taskId: sent.id, url: receiver.url })
+    const listed: any = await client.listTaskPushNotificationConfig({ tenant: '', taskId: sent.id, pageSize: 0, pageToken: '' })
+    expect(listed.configs.map((config: { id: string }) => config.id)).toContain('second')
+    await expect(client.createTaskPushNotificationConfig({ ...webhook, taskId: sent.id, url: 'http://169.254.169.254/latest/meta-data/' })).rejects.toThrow(/link-local/)
     expect(await server.stop()).toBe(true)
   })
 
