@@ -5,17 +5,18 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { freePort, makeAgentProject } from '../_support.ts'
+import { startReceiver } from '../runtime/_webhook.ts'
 
 const runtimeDir = fileURLToPath(new URL('../../runtime', import.meta.url))
 const a2aBin = join(runtimeDir, 'bin/a2a.mjs')
 
 /** An agent whose answer, delay and card name the test rewrites between saves. */
-const agentSource = ({ answer = 'v1', delayMs = 0, name = 'Dev Fixture', broken = false } = {}) => `import { defineAgent } from 'a2a-runtime'
+const agentSource = ({ answer = 'v1', delayMs = 0, name = 'Dev Fixture', broken = false, push = false } = {}) => `import { defineAgent } from 'a2a-runtime'
 
 const prefix: string = process.env.PREFIX ?? ''
 
 export default defineAgent({
-  card: { name: ${JSON.stringify(name)}, description: 'Answers with its version, for reload tests', skills: [{ id: 'v', name: 'Version', description: 'Says the version', tags: ['test'], examples: ['which?'] }] },
+  card: { name: ${JSON.stringify(name)}, description: 'Answers with its version, for reload tests',${push ? ' capabilities: { pushNotifications: true },' : ''} skills: [{ id: 'v', name: 'Version', description: 'Says the version', tags: ['test'], examples: ['which?'] }] },
   async execute(ctx, task) {
     await new Promise((resolve) => setTimeout(resolve, ${delayMs}))
     task.artifact(prefix + ${JSON.stringify(answer)})
@@ -137,6 +138,21 @@ describe('a2a dev', () => {
     expect((await get(finished.id)).artifacts[0].parts[0].text).toBe('slow-v1')
     await expect.poll(async () => (await get(runningTask.id)).status.state, { timeout: 3000 }).toBe('completed')
     expect((await get(runningTask.id)).artifacts[0].parts[0].text).toBe('slow-v1')
+  })
+
+  it('lets a webhook on this machine receive push notifications, unless the environment says otherwise', async () => {
+    writeFileSync(join(project, 'src/agent.ts'), agentSource({ push: true }))
+    const receiver = await startReceiver()
+    const { url } = await startDev()
+    const sent = await send(url, 'which?', { configuration: { pushNotificationConfig: { url: receiver.url } } })
+    expect(sent.body.error).toBeUndefined()
+    expect(sent.body.result.status.state).toBe('completed')
+    await expect.poll(() => receiver.delivered.at(-1)?.body.status.state).toBe('completed')
+    child!.kill('SIGKILL')
+
+    const strict = await startDev({ A2A_PUSH_ALLOW_HTTP: 'false' })
+    const refused = await send(strict.url, 'which?', { configuration: { pushNotificationConfig: { url: receiver.url } } })
+    expect(refused.body.error?.message).toMatch(/http: webhooks are refused/)
   })
 
   it('applies .env changes on save', async () => {

@@ -40,6 +40,12 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   const logger = createConsoleLogger(logLevel(flags.logLevel, '--log-level') ?? logLevel(process.env.A2A_LOG_LEVEL, 'A2A_LOG_LEVEL') ?? 'info')
   // Tasks live here, outside the reloaded module: a reload keeps them all.
   const store = createMemoryStore()
+  // In development a webhook on this machine (a test receiver) is fine unless the .env says otherwise; the
+  // guard stays on for every other private address. `a2a start` allows nothing by default.
+  const DEV_PUSH = {
+    allow: process.env.A2A_PUSH_ALLOW?.split(',') ?? ['127.0.0.0/8', '::1'],
+    allowHttp: process.env.A2A_PUSH_ALLOW_HTTP === undefined ? true : /^(1|true|yes)$/i.test(process.env.A2A_PUSH_ALLOW_HTTP),
+  }
   let app: A2AApp | undefined
   let serve: ReturnType<typeof toNodeHandler> | undefined
   let failure: string | undefined
@@ -57,7 +63,7 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
       const { agent } = await loadAgent(cwd, entry)
       if (app) app.replaceAgent(agent)
       else {
-        app = createA2AApp(agent, { store, logger })
+        app = createA2AApp(agent, { store, logger, push: DEV_PUSH })
         serve = toNodeHandler(app.h3)
         if (url) app.setUrl(url)
       }
