@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type A2AServer, type Agent, createRedisStore, serveAgent } from 'a2a-runtime'
+import { type A2AAppOptions, type A2AServer, type Agent, createRedisStore, serveAgent } from 'a2a-runtime'
 import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { agent, deferred, echoAgent } from './_agents.ts'
@@ -9,6 +9,7 @@ import { startServeFixture } from './_fixture-process.ts'
 import { captureLogger } from './_logger.ts'
 import { type RedisServer, startRedis } from './_redis.ts'
 import { eventReader, readEvents } from './_sse.ts'
+import { startReceiver } from './_webhook.ts'
 
 const V1 = { 'content-type': 'application/json', 'A2A-Version': '1.0' }
 const LEASE_MS = 400
@@ -30,9 +31,9 @@ afterEach(async () => {
 })
 
 /** One instance of an agent, its tasks in the shared Redis under `prefix`. */
-async function instance(served: Agent, prefix: string): Promise<A2AServer> {
+async function instance(served: Agent, prefix: string, options: A2AAppOptions = {}): Promise<A2AServer> {
   const store = createRedisStore({ url: redis.url, prefix, leaseMs: LEASE_MS, timeoutMs: 1000 })
-  const server = await serveAgent(served, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger: captureLogger(), store, shutdownTimeoutMs: 500 })
+  const server = await serveAgent(served, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger: captureLogger(), store, shutdownTimeoutMs: 500, ...options })
   cleanups.push(() => server.close())
   return server
 }
@@ -76,6 +77,34 @@ async function runningOnA() {
 }
 
 describe('two instances sharing one Redis (A2A_STORE=redis://…)', () => {
+  it('delivers push notifications once, from the instance that runs the task, to a webhook configured on the other', async () => {
+    const prefix = freshPrefix()
+    const gate = deferred()
+    const started = deferred<string>()
+    const pushing = agent(
+      async (ctx, task) => {
+        task.working('step one')
+        started.resolve(ctx.taskId)
+        await gate.promise
+        task.artifact('done')
+        task.complete()
+      },
+      { card: { capabilities: { pushNotifications: true } } },
+    )
+    const push = { push: { allow: ['127.0.0.1'], allowHttp: true } }
+    const [a, b] = [await instance(pushing, prefix, push), await instance(pushing, prefix, push)]
+    const receiver = await startReceiver()
+    await rpc(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })
+    const taskId = await started.promise
+    const created = await rpc(b, 'tasks/pushNotificationConfig/set', { taskId, pushNotificationConfig: { url: receiver.url } })
+    expect(created.body.result.pushNotificationConfig).toEqual({ id: taskId, url: receiver.url })
+    expect((await rpc(a, 'tasks/pushNotificationConfig/list', { id: taskId })).body.result).toEqual([created.body.result])
+    gate.resolve()
+    await expect.poll(() => receiver.delivered.at(-1)?.body.status.state).toBe('completed')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(receiver.delivered.filter((delivery) => delivery.body.status.state === 'completed')).toHaveLength(1)
+  })
+
   it('serves on B the task sent to A: get, a live stream of its events in order, and completion', async () => {
     const { b, stepped, sent } = await runningOnA()
 

@@ -26,8 +26,8 @@ export interface DeliveryOptions {
   /** Notifications in flight at once, all tasks together. */
   maxConcurrent: number
   /**
-   * How long webhooks read from a shared store are reused before reading them again: a webhook added on
-   * another instance takes effect within this time. 0 for a store in this process.
+   * While a task's notifications are queued, how long the webhooks read from a shared store are reused before
+   * reading them again (each new burst of updates reads them anyway). 0 for a store in this process.
    */
   cacheMs: number
 }
