@@ -135,6 +135,20 @@ describe.each(transports)('push notifications ($name)', (transport) => {
     expect((await target.rpc('CreateTaskPushNotificationConfig', { taskId, id: 'c3', url: `${receiver.url}?v=2` }, { headers: V1 })).body.result.url).toBe(`${receiver.url}?v=2`)
   })
 
+  it('takes a webhook given with a follow-up before the task resumes; one too many is refused and the task waits on', async () => {
+    const receiver = await startReceiver()
+    const target = await transport.start(twoTurns, { push: { ...LOOPBACK, maxConfigsPerTask: 1 } })
+    const first = { ...v1Message('start'), configuration: { taskPushNotificationConfig: { url: receiver.url, id: 'first' } } }
+    const taskId = (await target.rpc('SendMessage', first, { headers: V1 })).body.result.task.id
+    const tooMany = { ...v1Message('blue', { taskId }), configuration: { taskPushNotificationConfig: { url: receiver.url, id: 'second' } } }
+    expect((await target.rpc('SendMessage', tooMany, { headers: V1 })).body.error).toMatchObject({ code: -32602, message: expect.stringContaining('1 push notification configs') })
+    expect((await target.rpc('GetTask', { id: taskId }, { headers: V1 })).body.result.status.state).toBe('TASK_STATE_INPUT_REQUIRED')
+    const replacing = { ...v1Message('blue', { taskId }), configuration: { taskPushNotificationConfig: { url: `${receiver.url}?turn=2`, id: 'first' } } }
+    expect((await target.rpc('SendMessage', replacing, { headers: V1 })).body.result.task.status.state).toBe('TASK_STATE_COMPLETED')
+    await expect.poll(() => receiver.delivered.at(-1)?.path).toBe('/hook?turn=2')
+    expect(receiver.delivered.at(-1)!.body.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED')
+  })
+
   it('retries a webhook that answers 503 with backoff, and still delivers in order', async () => {
     const receiver = await startReceiver((n) => (n < 2 ? 503 : 200))
     const target = await transport.start(pushEcho, { push: LOOPBACK })

@@ -89,7 +89,7 @@ export function readWebhook(value: unknown, field: string): WebhookInput {
 
 /**
  * A webhook given with a message: checked by the guard before the task exists, saved once it does (before
- * the agent starts, so it hears the first event).
+ * the agent starts, so it hears the first event); with a follow-up, saved before the task resumes.
  */
 export async function attachWebhook(request: SendRequest & { webhook?: WebhookInput }, call: CallContext, field: string): Promise<void> {
   const webhook = request.webhook
@@ -98,7 +98,13 @@ export async function attachWebhook(request: SendRequest & { webhook?: WebhookIn
   if (!push) throw pushNotSupported()
   await push.check(webhook.url, `${field}.url`)
   const dialect = call.dialect
-  request.prepare = (taskId) => push.save(toConfig(webhook, taskId, dialect))
+  if (request.taskId === undefined) {
+    request.prepare = (taskId) => push.save(toConfig(webhook, taskId, dialect))
+    return
+  }
+  // A follow-up: the task exists, and a webhook it cannot take (one too many) must not fail the task.
+  await call.engine.get(request.taskId)
+  await push.save(toConfig(webhook, request.taskId, dialect))
 }
 
 function toConfig(webhook: WebhookInput, taskId: string, dialect: PushDialect): PushConfig {

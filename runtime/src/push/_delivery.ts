@@ -56,6 +56,7 @@ export class PushDelivery {
   readonly #lookup: ReturnType<typeof guardedLookup>
   readonly #agents: { http: http.Agent; https: https.Agent }
   #inFlight = 0
+  #closed = false
   readonly #slots: Array<() => void> = []
   readonly #idle: Array<() => void> = []
 
@@ -96,6 +97,7 @@ export class PushDelivery {
   }
 
   close(): void {
+    this.#closed = true
     this.#agents.http.destroy()
     this.#agents.https.destroy()
   }
@@ -146,7 +148,7 @@ export class PushDelivery {
   async #deliver(config: PushConfig, item: Pending, queue: TaskQueue): Promise<void> {
     const payload = this.render(config, item.task, item.event)
     const where = originOf(config.url)
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0; !this.#closed; attempt++) {
       await this.#slot()
       let outcome: Outcome
       try {
