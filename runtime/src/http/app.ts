@@ -142,7 +142,8 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
     if (!declared) return undefined
     if (!pushService) {
       const service = new PushService(store, renderPush, options.push ?? {}, logger)
-      engine.onEvent = (task, event) => service.delivery.event(task, event)
+      // A reload that drops push (a2a dev) stops deliveries with it.
+      engine.onEvent = (task, event) => current.push && service.delivery.event(task, event)
       pushService = service
     }
     return pushService

@@ -29,6 +29,10 @@ const BLOCKED_RANGES: Array<[string, number, 'ipv4' | 'ipv6']> = [
   // IPv4-mapped addresses (::ffff:a.b.c.d) are checked against the IPv4 ranges by BlockList itself; a rule
   // for ::ffff:0:0/96 would match every IPv4 address.
   ['64:ff9b::', 96, 'ipv6'], // NAT64 can reach any IPv4 address
+  ['64:ff9b:1::', 48, 'ipv6'], // local-use NAT64
+  ['2001::', 32, 'ipv6'], // Teredo embeds an IPv4 address
+  ['2002::', 16, 'ipv6'], // 6to4 embeds an IPv4 address
+  ['fec0::', 10, 'ipv6'], // deprecated site-local
   ['100::', 64, 'ipv6'], // discard
   ['2001:db8::', 32, 'ipv6'],
   ['fc00::', 7, 'ipv6'], // unique local, incl. fd00:ec2::254 (AWS metadata)
@@ -47,8 +51,6 @@ export interface AddressPolicy {
   allow: BlockList
   /** `http:` webhooks are refused unless this is set. */
   allowHttp: boolean
-  /** Described for error messages, e.g. `127.0.0.1/32, ::1`. */
-  allowText: string
 }
 
 /** Reads `127.0.0.1`, `10.0.0.0/8`, `::1`… into a policy; a bad entry stops start-up, naming it. */
@@ -65,7 +67,7 @@ export function addressPolicy(allow: readonly string[], allowHttp: boolean, sour
     }
     list.addSubnet(address, prefix, family === 6 ? 'ipv6' : 'ipv4')
   }
-  return { allow: list, allowHttp, allowText: allow.map((entry) => entry.trim()).filter(Boolean).join(', ') }
+  return { allow: list, allowHttp }
 }
 
 const familyOf = (address: string): 'ipv4' | 'ipv6' => (isIP(address) === 6 ? 'ipv6' : 'ipv4')
@@ -97,12 +99,15 @@ export async function refusedWebhook(url: URL, policy: AddressPolicy, resolve = 
     try {
       addresses = (await resolve(host)).map((entry) => entry.address)
     } catch (error) {
-      return `host ${host} could not be resolved (${(error as NodeJS.ErrnoException).code ?? 'DNS error'})`
+      return `host ${host} could not be resolved${(error as NodeJS.ErrnoException).code === 'ENOTFOUND' ? '' : ' (DNS error)'}`
     }
   }
   for (const address of addresses) {
     const why = refusedAddress(address, policy)
-    if (why) return `${host === address ? '' : `${host} resolves to `}${why}${policy.allowText ? ` (allowed: ${policy.allowText})` : ''}`
+    if (!why) continue
+    // The client learns that its host is refused, not the address it resolves to (an internal name's address
+    // is not its business).
+    return host === address ? why : `${host} resolves to a loopback, private, link-local or reserved address`
   }
   return undefined
 }

@@ -5,6 +5,7 @@ import type { Logger } from '../_logger.js'
 import type { Task, TaskEvent } from '../types.js'
 import { type AddressPolicy, bareHost, guardedLookup, refusedAddress } from './_address-guard.js'
 import type { PushConfig, PushConfigStore } from './_configs.js'
+import { Slots } from './_slots.js'
 
 /** What one notification to one webhook carries. */
 export interface PushPayload {
@@ -17,17 +18,17 @@ export type RenderPush = (config: PushConfig, task: Task, event: TaskEvent) => P
 
 export interface DeliveryOptions {
   policy: AddressPolicy
-  /** Per attempt: connecting, sending and the webhook's answer. */
+  /** Per attempt: connecting, sending and the webhook's whole answer. */
   timeoutMs: number
   /** Attempts after the first when the webhook is unreachable, times out, or answers 408, 429 or 5xx. */
   retries: number
   /** Wait before the first retry; each next one waits twice as long (with jitter). */
   retryDelayMs: number
-  /** Notifications in flight at once, all tasks together. */
+  /** Notifications in flight at once, all webhooks together. */
   maxConcurrent: number
   /**
-   * While a task's notifications are queued, how long the webhooks read from a shared store are reused before
-   * reading them again (each new burst of updates reads them anyway). 0 for a store in this process.
+   * How long the webhooks read from a shared store are reused before reading them again (a webhook added on
+   * another instance takes effect within this time). 0 for a store in this process.
    */
   cacheMs: number
 }
@@ -37,28 +38,34 @@ interface Pending {
   event: TaskEvent
 }
 
-interface TaskQueue {
-  items: Pending[]
-  /** Notifications in a row each webhook failed to take, by config id: past a few, only the final one is tried. */
-  failures: Map<string, number>
-}
-
 /** After this many notifications in a row failed for a webhook, only the task's final one is still tried. */
 const FAILURES_BEFORE_FINAL_ONLY = 3
+/** Notifications waiting per task; past it the oldest non-final ones are dropped (a webhook far behind). */
+const MAX_QUEUED_PER_TASK = 1000
+/** Notifications in flight to one origin, so one slow or hostile receiver cannot take every slot. */
+const MAX_PER_ORIGIN = 8
+/** A webhook's answer is read up to this size (it means nothing here), then the connection is cut. */
+const MAX_ANSWER_BYTES = 64 * 1024
+/** Entries kept of the failure counts and the webhook cache before the oldest are forgotten. */
+const MAX_REMEMBERED = 10_000
+
+const isFinal = (event: TaskEvent): boolean => event.kind === 'status-update' && event.final
 
 /**
  * Delivers task updates to webhooks: a queue per task, so each webhook gets a task's notifications in order;
  * tasks are independent of each other and of their webhooks (the agent never waits for a delivery).
  */
 export class PushDelivery {
-  readonly #queues = new Map<string, TaskQueue>()
+  readonly #queues = new Map<string, Pending[]>()
   readonly #cache = new Map<string, { at: number; configs: PushConfig[] }>()
+  /** Notifications in a row each webhook failed to take, by `taskId config id`, until the task ends. */
+  readonly #failures = new Map<string, number>()
   readonly #lookup: ReturnType<typeof guardedLookup>
   readonly #agents: { http: http.Agent; https: https.Agent }
-  #inFlight = 0
-  #closed = false
-  readonly #slots: Array<() => void> = []
+  readonly #slots: Slots
+  readonly #originSlots = new Map<string, Slots>()
   readonly #idle: Array<() => void> = []
+  #closed = false
 
   constructor(
     readonly configs: PushConfigStore,
@@ -67,20 +74,27 @@ export class PushDelivery {
     readonly logger: Logger,
   ) {
     this.#lookup = guardedLookup(options.policy)
-    // Connections to a webhook are reused across notifications; each new one passes the guard again.
-    this.#agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) }
+    this.#slots = new Slots(options.maxConcurrent)
+    // Connections to a webhook are reused; each new one passes the guard again. Idle ones close after a
+    // while, and there are never more than the deliveries in flight.
+    const pool = { keepAlive: true, timeout: options.timeoutMs, maxFreeSockets: 4, maxTotalSockets: options.maxConcurrent }
+    this.#agents = { http: new http.Agent(pool), https: new https.Agent(pool) }
   }
 
   /** Hears every event of the tasks this instance runs. Returns at once; delivery happens later. */
   event(task: Task, event: TaskEvent): void {
+    if (this.#closed) return
     const queue = this.#queues.get(task.id)
-    if (queue) return void queue.items.push({ task, event })
+    if (queue) return void this.#enqueue(queue, { task, event })
     // Without a queue, a task whose webhooks are known here to be none costs nothing more.
     const known = this.options.cacheMs === 0 ? (this.configs.list(task.id) as PushConfig[]) : this.#cached(task.id)
-    if (known && known.length === 0) return
-    const fresh: TaskQueue = { items: [{ task, event }], failures: new Map() }
+    if (known && known.length === 0) {
+      if (isFinal(event)) this.#forget(task.id)
+      return
+    }
+    const fresh = [{ task, event }]
     this.#queues.set(task.id, fresh)
-    void this.#drain(task.id, fresh)
+    this.#drain(task.id, fresh).catch((error) => this.logger.error(`Push notifications of task ${task.id} stopped`, error))
   }
 
   /** Forgets what was read of a task's webhooks (this instance changed them). */
@@ -96,15 +110,30 @@ export class PushDelivery {
     clearTimeout(timer)
   }
 
+  /** Stops: nothing more is sent, waiting deliveries give up, open connections close. */
   close(): void {
     this.#closed = true
+    this.#slots.close()
+    for (const slots of this.#originSlots.values()) slots.close()
     this.#agents.http.destroy()
     this.#agents.https.destroy()
   }
 
+  #enqueue(queue: Pending[], item: Pending): void {
+    queue.push(item)
+    if (queue.length <= MAX_QUEUED_PER_TASK) return
+    // A webhook this far behind: drop the oldest update that is not the task's final one.
+    const at = queue.findIndex((pending) => !isFinal(pending.event))
+    queue.splice(at === -1 ? 0 : at, 1)
+    if (queue.length === MAX_QUEUED_PER_TASK) this.logger.warn(`Push notifications of task ${item.task.id} fall behind its webhooks; older updates are dropped`)
+  }
+
   #cached(taskId: string): PushConfig[] | undefined {
     const entry = this.#cache.get(taskId)
-    return entry && Date.now() - entry.at < this.options.cacheMs ? entry.configs : undefined
+    if (!entry) return undefined
+    if (Date.now() - entry.at < this.options.cacheMs) return entry.configs
+    this.#cache.delete(taskId)
+    return undefined
   }
 
   async #configsOf(taskId: string): Promise<PushConfig[]> {
@@ -112,13 +141,21 @@ export class PushDelivery {
     const cached = this.#cached(taskId)
     if (cached) return cached
     const configs = await this.configs.list(taskId)
-    this.#cache.set(taskId, { at: Date.now(), configs })
+    remember(this.#cache, taskId, { at: Date.now(), configs })
     return configs
   }
 
-  async #drain(taskId: string, queue: TaskQueue): Promise<void> {
+  /** A task that ended leaves nothing behind here. */
+  #forget(taskId: string): void {
+    this.#cache.delete(taskId)
+    const prefix = `${taskId} `
+    for (const key of this.#failures.keys()) if (key.startsWith(prefix)) this.#failures.delete(key)
+  }
+
+  async #drain(taskId: string, queue: Pending[]): Promise<void> {
     try {
-      for (let item = queue.items.shift(); item; item = queue.items.shift()) {
+      for (let item = queue.shift(); item && !this.#closed; item = queue.shift()) {
+        const final = isFinal(item.event)
         let configs: PushConfig[]
         try {
           configs = await this.#configsOf(taskId)
@@ -126,52 +163,66 @@ export class PushDelivery {
           this.logger.error(`Could not read the webhooks of task ${taskId}; its notification is dropped`, error)
           continue
         }
-        const final = item.event.kind === 'status-update' && item.event.final
         // A webhook that takes the whole task gets the task as it stands: a later update in the queue will
         // carry this one's change too, so only the last is sent.
-        const coalesced = queue.items.length > 0
+        const coalesced = queue.length > 0
         await Promise.all(
           configs.map((config) => {
             if (coalesced && config.dialect !== 'a2a-1.0') return undefined
-            if (!final && (queue.failures.get(config.id) ?? 0) >= FAILURES_BEFORE_FINAL_ONLY) return undefined
-            return this.#deliver(config, item, queue)
+            if (!final && (this.#failures.get(`${taskId} ${config.id}`) ?? 0) >= FAILURES_BEFORE_FINAL_ONLY) return undefined
+            return this.#deliver(config, item)
           }),
         )
+        if (final) this.#forget(taskId)
       }
     } finally {
       this.#queues.delete(taskId)
-      this.#cache.delete(taskId)
       if (this.#queues.size === 0) for (const resolve of this.#idle.splice(0)) resolve()
     }
   }
 
-  async #deliver(config: PushConfig, item: Pending, queue: TaskQueue): Promise<void> {
-    const payload = this.render(config, item.task, item.event)
+  /** Delivers one notification to one webhook, with its retries; never throws. */
+  async #deliver(config: PushConfig, item: Pending): Promise<void> {
+    const key = `${item.task.id} ${config.id}`
     const where = originOf(config.url)
-    for (let attempt = 0; !this.#closed; attempt++) {
-      await this.#slot()
-      let outcome: Outcome
+    let outcome: Outcome = { delivered: false, retry: false, reason: 'the server is shutting down' }
+    let attempts = 0
+    try {
+      const payload = this.render(config, item.task, item.event)
+      for (; attempts <= this.options.retries; attempts++) {
+        if (attempts > 0) await sleep(this.options.retryDelayMs * 2 ** (attempts - 1))
+        outcome = await this.#attempt(config, payload, where)
+        if (outcome.delivered || !outcome.retry || this.#closed) break
+      }
+    } catch (error) {
+      outcome = { delivered: false, retry: false, reason: `it could not be prepared (${(error as Error).message})` }
+    }
+    if (outcome.delivered) return void this.#failures.delete(key)
+    if (this.#closed) return
+    const failures = (this.#failures.get(key) ?? 0) + 1
+    remember(this.#failures, key, failures)
+    const tried = Math.min(attempts + 1, this.options.retries + 1)
+    this.logger.warn(
+      `Push notification for task ${item.task.id} to ${where} (config ${config.id}) not delivered after ${tried} attempt${tried === 1 ? '' : 's'}: ${outcome.reason}` +
+        (failures === FAILURES_BEFORE_FINAL_ONLY ? '; only the final notification will be tried from now on' : ''),
+    )
+  }
+
+  /** One attempt, holding a slot of all deliveries and one of the webhook's origin. */
+  async #attempt(config: PushConfig, payload: PushPayload, origin: string): Promise<Outcome> {
+    let perOrigin = this.#originSlots.get(origin)
+    if (!perOrigin) this.#originSlots.set(origin, (perOrigin = new Slots(MAX_PER_ORIGIN)))
+    if (!(await perOrigin.take())) return SHUTTING_DOWN
+    try {
+      if (!(await this.#slots.take())) return SHUTTING_DOWN
       try {
-        outcome = await this.#post(config, payload)
+        return await this.#post(config, payload)
       } finally {
-        this.#release()
+        this.#slots.give()
       }
-      if (outcome.delivered) {
-        queue.failures.delete(config.id)
-        return
-      }
-      if (!outcome.retry || attempt >= this.options.retries) {
-        const failures = (queue.failures.get(config.id) ?? 0) + 1
-        queue.failures.set(config.id, failures)
-        const tried = attempt + 1
-        this.logger.warn(
-          `Push notification for task ${item.task.id} to ${where} (config ${config.id}) not delivered after ${tried} attempt${tried === 1 ? '' : 's'}: ${outcome.reason}` +
-            (failures === FAILURES_BEFORE_FINAL_ONLY ? '; only the final notification will be tried from now on' : ''),
-        )
-        return
-      }
-      const delay = this.options.retryDelayMs * 2 ** attempt
-      await new Promise((resolve) => setTimeout(resolve, delay / 2 + Math.random() * delay))
+    } finally {
+      perOrigin.give()
+      if (perOrigin.idle) this.#originSlots.delete(origin)
     }
   }
 
@@ -204,43 +255,56 @@ export class PushDelivery {
       }
       const send = secure ? https.request : http.request
       const request = send(url, { method: 'POST', headers, lookup: this.#lookup, agent: secure ? this.#agents.https : this.#agents.http })
+      // The whole exchange, answer included, fits in the timeout: a receiver that trickles is cut.
       const timer = setTimeout(() => {
-        finish({ delivered: false, retry: true, reason: `no answer within ${timeoutMs} ms` })
+        finish({ delivered: false, retry: true, reason: `no complete answer within ${timeoutMs} ms` })
         request.destroy()
       }, timeoutMs)
       request.on('response', (response) => {
         const status = response.statusCode ?? 0
-        // The answer's body means nothing here; reading it frees the connection for the next notification.
-        response.resume()
-        response.on('error', () => {})
-        if (status >= 200 && status < 300) finish({ delivered: true })
-        else if (status >= 300 && status < 400) finish({ delivered: false, retry: false, reason: `HTTP ${status} (redirects are not followed)` })
-        else finish({ delivered: false, retry: status === 408 || status === 429 || status >= 500, reason: `HTTP ${status}` })
+        const outcome: Outcome =
+          status >= 200 && status < 300
+            ? { delivered: true }
+            : status >= 300 && status < 400
+              ? { delivered: false, retry: false, reason: `HTTP ${status} (redirects are not followed)` }
+              : { delivered: false, retry: status === 408 || status === 429 || status >= 500, reason: `HTTP ${status}` }
+        // The answer's body means nothing here; read to its end (freeing the connection), within a limit.
+        let read = 0
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length
+          if (read > MAX_ANSWER_BYTES) {
+            request.destroy()
+            finish(outcome)
+          }
+        })
+        response.on('end', () => finish(outcome))
+        response.on('error', () => finish(outcome))
       })
       request.on('error', (error: NodeJS.ErrnoException) => {
         const blocked = error.code === 'EA2ABLOCKED'
-        finish({ delivered: false, retry: !blocked, reason: blocked ? `refused: ${error.message}` : error.code ?? error.message })
+        finish({ delivered: false, retry: !blocked, reason: blocked ? `refused: ${error.message}` : (error.code ?? error.message) })
       })
       request.end(payload.body)
     })
   }
-
-  async #slot(): Promise<void> {
-    if (this.#inFlight < this.options.maxConcurrent) {
-      this.#inFlight++
-      return
-    }
-    await new Promise<void>((resolve) => this.#slots.push(resolve))
-  }
-
-  #release(): void {
-    const next = this.#slots.shift()
-    if (next) next()
-    else this.#inFlight--
-  }
 }
 
 type Outcome = { delivered: true } | { delivered: false; retry: boolean; reason: string }
+
+const SHUTTING_DOWN: Outcome = { delivered: false, retry: false, reason: 'the server is shutting down' }
+
+/** A backoff wait with jitter, which never keeps the process alive on its own. */
+const sleep = (delay: number): Promise<void> =>
+  new Promise((resolve) => {
+    setTimeout(resolve, delay / 2 + Math.random() * delay).unref()
+  })
+
+/** Sets a key in a map used as a bounded memory: past the limit the oldest entries go. */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key)
+  map.set(key, value)
+  if (map.size > MAX_REMEMBERED) for (const oldest of map.keys()) if (map.delete(oldest) && map.size <= MAX_REMEMBERED * 0.9) break
+}
 
 /** Logs name the webhook by its origin only: paths and queries often carry secrets (e.g. chat webhooks). */
 function originOf(url: string): string {
