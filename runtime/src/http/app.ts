@@ -226,6 +226,11 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
         const close = error.httpStatus === 413 || error.httpStatus === 503
         return errorResponse(id, binding.wireError(error), close ? CLOSE_CONNECTION : error.httpStatus === 429 ? RETRY_LATER : undefined)
       }
+      // A client that hung up while sending its request is no server error: nobody is left to answer.
+      if (clientLeft(error)) {
+        logger.debug('A client left before its request was read')
+        return errorResponse(id, new A2AError(ErrorCode.InvalidRequest, 'Invalid Request: the request body ended early'))
+      }
       // The client learns only that something failed; the detail stays in the log.
       logger.error('Unexpected error while answering a JSON-RPC request', error)
       return errorResponse(id, new A2AError(ErrorCode.Internal, 'Internal error'))
@@ -260,4 +265,9 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
       await store.close?.()
     },
   }
+}
+
+/** Node's error for a request whose connection closed before its body was read. */
+function clientLeft(error: unknown): boolean {
+  return error instanceof Error && (error as NodeJS.ErrnoException).code === 'ECONNRESET' && error.message === 'aborted'
 }

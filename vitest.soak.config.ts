@@ -1,0 +1,17 @@
+import { fileURLToPath } from 'node:url'
+import { defineConfig } from 'vitest/config'
+
+// `npm run soak`: the long mixed soak (test/soak/*.soak.ts), kept out of `npm test` (whose include is
+// test/**/*.test.ts). The agent under test runs as a child process on the built runtime; the alias is the same
+// as in vitest.config.ts for anything a soak imports in-process.
+export default defineConfig({
+  resolve: {
+    alias: { 'a2a-runtime': fileURLToPath(new URL('./runtime/src/index.ts', import.meta.url)) },
+  },
+  test: {
+    include: ['test/soak/**/*.soak.ts'],
+    // The soak's own length (SOAK_SECONDS) sets its test's timeout.
+    testTimeout: 15_000,
+    hookTimeout: 30_000,
+  },
+})
