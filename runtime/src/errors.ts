@@ -77,6 +77,14 @@ export class TaskNotCancelableError extends A2AError {
   }
 }
 
+/**
+ * A follow-up message to a task that has ended. The platform and v0.3 dialects answer it as invalid params;
+ * A2A v1.0 names it UnsupportedOperation (§3.1.1).
+ */
+export class TaskEndedError extends InvalidParamsError {
+  override name = 'TaskEndedError'
+}
+
 export class UnsupportedOperationError extends A2AError {
   override name = 'UnsupportedOperationError'
   constructor(message: string) {

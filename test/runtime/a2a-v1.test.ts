@@ -296,6 +296,13 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       expect(await totalTasks(script.target)).toBe(0)
     })
 
+    it('SendMessage to a task in a terminal state MUST answer -32004 UnsupportedOperation', async () => {
+      const target = await transport.start(echoAgent)
+      const task = await sendTask(target, 'hi')
+      const followUp = sendParams('more', { message: { taskId: task.id } })
+      expectError(await call(target, 'SendMessage', followUp, { id: 'ended-1' }), 'ended-1', -32004, 'UNSUPPORTED_OPERATION')
+    })
+
     it('An unknown method MUST answer -32601 Method not found', async () => {
       const target = await transport.start(echoAgent)
       expectError(await call(target, 'NoSuchMethod', {}, { id: 'nope' }), 'nope', -32601)

@@ -147,6 +147,11 @@ describe.each(transports)('push notifications ($name)', (transport) => {
     expect((await target.rpc('SendMessage', replacing, { headers: V1 })).body.result.task.status.state).toBe('TASK_STATE_COMPLETED')
     await expect.poll(() => receiver.delivered.at(-1)?.path).toBe('/hook?turn=2')
     expect(receiver.delivered.at(-1)!.body.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED')
+    // A follow-up the task refuses (it has ended) leaves no webhook behind.
+    await target.rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'first' }, { headers: V1 })
+    const late = { ...v1Message('again', { taskId }), configuration: { taskPushNotificationConfig: { url: receiver.url, id: 'late' } } }
+    expect((await target.rpc('SendMessage', late, { headers: V1 })).body.error.code).toBe(-32004)
+    expect((await target.rpc('ListTaskPushNotificationConfigs', { taskId }, { headers: V1 })).body.result.configs).toEqual([])
   })
 
   it('retries a webhook that answers 503 with backoff, and still delivers in order', async () => {

@@ -88,8 +88,8 @@ export function readWebhook(value: unknown, field: string): WebhookInput {
 }
 
 /**
- * A webhook given with a message: checked by the guard before the task exists, saved once it does (before
- * the agent starts, so it hears the first event); with a follow-up, saved before the task resumes.
+ * A webhook given with a message: checked by the guard before the task exists, saved once the engine has
+ * taken the message and before the agent starts, so it hears the first event.
  */
 export async function attachWebhook(request: SendRequest & { webhook?: WebhookInput }, call: CallContext, field: string): Promise<void> {
   const webhook = request.webhook
@@ -98,13 +98,10 @@ export async function attachWebhook(request: SendRequest & { webhook?: WebhookIn
   if (!push) throw pushNotSupported()
   await push.check(webhook.url, `${field}.url`)
   const dialect = call.dialect
-  if (request.taskId === undefined) {
-    request.prepare = (taskId) => push.save(toConfig(webhook, taskId, dialect))
-    return
-  }
-  // A follow-up: the task exists, and a webhook it cannot take (one too many) must not fail the task.
-  await call.engine.get(request.taskId)
-  await push.save(toConfig(webhook, request.taskId, dialect))
+  // Saved only once the engine has taken the message (a refused follow-up leaves no webhook behind); a
+  // follow-up's task must have room for it first, as one too many must not fail the task.
+  if (request.taskId !== undefined) await push.assertRoom(request.taskId, webhook.id ?? (dialect === 'a2a-1.0' ? '' : request.taskId))
+  request.prepare = (taskId) => push.save(toConfig(webhook, taskId, dialect))
 }
 
 function toConfig(webhook: WebhookInput, taskId: string, dialect: PushDialect): PushConfig {

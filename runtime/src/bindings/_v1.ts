@@ -1,4 +1,4 @@
-import { A2AError, ErrorCode } from '../errors.js'
+import { A2AError, ErrorCode, TaskEndedError, UnsupportedOperationError } from '../errors.js'
 import type { JsonRpcId } from '../http/_jsonrpc.js'
 import type { SseStream } from '../http/_sse.js'
 import type { Task, TaskEvent } from '../types.js'
@@ -113,5 +113,5 @@ export const v1Binding: Binding = {
     ['GetExtendedAgentCard', extendedCardNotConfigured],
     ...v1PushMethods,
   ]),
-  wireError: withErrorInfo,
+  wireError: (error) => withErrorInfo(error instanceof TaskEndedError ? new UnsupportedOperationError(error.message.replace(/^Invalid params: /, '')) : error),
 }

@@ -1,5 +1,5 @@
 import type { Agent, ExecutionContext } from '../agent.js'
-import { A2AError, InvalidParamsError, ServerUnavailableError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
+import { A2AError, InvalidParamsError, TaskEndedError, ServerUnavailableError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
 import type { Logger } from '../_logger.js'
 import type { TaskStore } from '../stores/_store.js'
 import type { Message, Task, TaskEvent } from '../types.js'
@@ -298,7 +298,7 @@ export class TaskEngine {
   async #resumeHeld(taskId: string, request: SendRequest): Promise<TaskRun> {
     const run = await this.#idleRun(taskId)
     const { task } = run
-    if (isTerminal(task.status.state)) throw new InvalidParamsError(`task ${taskId} is ${task.status.state} and takes no more messages; start a new task`)
+    if (isTerminal(task.status.state)) throw new TaskEndedError(`task ${taskId} is ${task.status.state} and takes no more messages; start a new task`)
     if (request.contextId !== undefined && request.contextId !== task.contextId) {
       throw new InvalidParamsError(`contextId ${JSON.stringify(request.contextId)} does not match the context of task ${taskId}`)
     }

@@ -81,12 +81,17 @@ export class PushService {
     if (why) throw new InvalidParamsError(`\`${field}\` ${why}`)
   }
 
+  /** Refuses a webhook the task has no room for (a new id past `maxConfigsPerTask`). */
+  async assertRoom(taskId: string, id: string): Promise<void> {
+    const existing = await this.configs.list(taskId)
+    if (existing.length >= this.maxConfigsPerTask && !existing.some((other) => other.id === id)) {
+      throw new InvalidParamsError(`task ${taskId} already has ${this.maxConfigsPerTask} push notification configs; delete one first`)
+    }
+  }
+
   /** Adds or replaces a webhook of a task (already checked), within the limit per task. */
   async save(config: PushConfig): Promise<void> {
-    const existing = await this.configs.list(config.taskId)
-    if (existing.length >= this.maxConfigsPerTask && !existing.some((other) => other.id === config.id)) {
-      throw new InvalidParamsError(`task ${config.taskId} already has ${this.maxConfigsPerTask} push notification configs; delete one first`)
-    }
+    await this.assertRoom(config.taskId, config.id)
     await this.configs.save(config)
     this.delivery.changed(config.taskId)
   }
