@@ -97,10 +97,21 @@ function readPart(value: unknown, field: string): Part {
       break
     }
     default:
-      throw new InvalidParamsError(`\`${field}.kind\` must be "text", "data" or "file" (got ${JSON.stringify(value.kind ?? null).slice(0, 40)})`)
+      throw new InvalidParamsError(`\`${field}.kind\` must be "text", "data" or "file" (got ${shown(value.kind)})`)
   }
   if (metadata) part.metadata = metadata
   return part
+}
+
+/**
+ * A wire value for an error message: the start of a string, a number or boolean as it is, only the type of
+ * an array or object (JSON.stringify of deeply nested input overflows the stack).
+ */
+function shown(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.slice(0, 38))
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'object' && value !== null) return 'an object'
+  return String(value ?? null)
 }
 
 export function readMessage(value: unknown, field: string): Message {
