@@ -17,12 +17,20 @@ export type AuthCheck = (headers: Headers) => UnauthorizedError | undefined
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest()
 
-/** Compares against every accepted digest without stopping early, so timing says nothing about which matched. */
-function matchesAny(candidate: string, accepted: Buffer[]): boolean {
-  const given = digest(candidate)
-  let match = false
-  for (const expected of accepted) match = timingSafeEqual(given, expected) || match
-  return match
+/**
+ * Checks a presented credential against the accepted ones in a time that says nothing about them: both sides
+ * are SHA-256 digests, so the comparison never sees the secret's length nor stops at its first wrong byte
+ * (`timingSafeEqual`), and every accepted digest is compared without stopping early, so timing says neither
+ * how much of a guess was right nor which credential matched.
+ */
+export function credentialMatcher(accepted: string[]): (candidate: string) => boolean {
+  const digests = accepted.map(digest)
+  return (candidate) => {
+    const given = digest(candidate)
+    let match = false
+    for (const expected of digests) match = timingSafeEqual(given, expected) || match
+    return match
+  }
 }
 
 function fromEnv(name: string, env: NodeJS.ProcessEnv): string[] | undefined {
@@ -56,8 +64,8 @@ export function createAuthCheck(schemes: AuthScheme[] | undefined, options: Auth
   }
   if (declared.size === 0) return undefined
 
-  const bearer = declared.has('bearer') ? given.bearer!.map(digest) : undefined
-  const apiKey = declared.has('apiKey') ? given.apiKey!.map(digest) : undefined
+  const bearer = declared.has('bearer') ? credentialMatcher(given.bearer!) : undefined
+  const apiKey = declared.has('apiKey') ? credentialMatcher(given.apiKey!) : undefined
   const expected = [bearer && 'Authorization: Bearer <token>', apiKey && 'X-API-Key: <key>'].filter(Boolean).join(' or ')
 
   return (headers) => {
@@ -67,14 +75,14 @@ export function createAuthCheck(schemes: AuthScheme[] | undefined, options: Auth
       if (header !== null) {
         presented = true
         const token = /^Bearer\s+(.+)$/i.exec(header)?.[1]
-        if (token !== undefined && matchesAny(token.trim(), bearer)) return undefined
+        if (token !== undefined && bearer(token.trim())) return undefined
       }
     }
     if (apiKey) {
       const key = headers.get('x-api-key')
       if (key !== null) {
         presented = true
-        if (matchesAny(key, apiKey)) return undefined
+        if (apiKey(key)) return undefined
       }
     }
     return new UnauthorizedError(presented ? 'Unauthorized: invalid credentials' : `Unauthorized: send ${expected}`)

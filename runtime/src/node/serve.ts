@@ -9,13 +9,46 @@ import { type LogLevel, createConsoleLogger } from '../_logger.js'
 /** How long a shutdown waits for ended streams to flush before closing their connections. */
 const FLUSH_MS = 1000
 
+// Slow-client timeouts, in ms. Node's own defaults (headers 60 s, request 5 min, checked every 30 s) let a
+// slowloris client hold a connection for minutes; a JSON-RPC body is at most `maxBodySize` (1 MiB).
+const DEFAULT_HEADERS_TIMEOUT_MS = 15_000
+const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
+const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000
+/** The longest delay Node's timers take; past it they fire after 1 ms instead. */
+const MAX_TIMER_MS = 2_147_483_647
+
 export interface ServeOptions extends A2AAppOptions {
   /** Default: `PORT`, else 3000. `0` picks a free port. */
   port?: number
   /** Default: `HOST`, else `127.0.0.1`. Use `0.0.0.0` to listen on every interface (in a container). */
   hostname?: string
-  /** Log one line per request (method, path, status, time) at this level. Default: no request log. */
+  /**
+   * Log one line per request (method, path, status, time) at this level. The path is logged without its query
+   * string, which may carry a token. Default: no request log.
+   */
   requestLogLevel?: Exclude<LogLevel, 'silent'>
+  /**
+   * Most time a client may take to send the headers of a request, in ms, counted from the first byte of the
+   * request (from the connection, for its first request). A client that trickles them (slowloris), or connects
+   * and sends nothing, gets `408 Request Timeout` and is disconnected. At most `requestTimeoutMs`.
+   * Default: `A2A_HEADERS_TIMEOUT_MS`, else 15,000 (or `requestTimeoutMs` if that is lower).
+   */
+  headersTimeoutMs?: number
+  /**
+   * Most time a client may take to send a whole request, headers and body, in ms; past it the client gets
+   * `408 Request Timeout` and is disconnected. It covers receiving the request only: a task that takes long
+   * to answer, or an SSE stream that stays open, is never cut by it. Default: `A2A_REQUEST_TIMEOUT_MS`, else 30,000.
+   */
+  requestTimeoutMs?: number
+  /**
+   * How long a keep-alive connection may sit idle between requests before the server closes it, in ms (Node
+   * closes it up to a second later than it advertises). Default: `A2A_KEEP_ALIVE_TIMEOUT_MS`, else 5,000.
+   *
+   * **Tip:** behind a load balancer or proxy that reuses connections, make it longer than the balancer's idle
+   * timeout (e.g. 65000 behind one that keeps idle connections 60 s), so the balancer never sends a request on
+   * a connection the server is closing (a 502).
+   */
+  keepAliveTimeoutMs?: number
   /**
    * Shut down gracefully on SIGTERM and SIGINT, then exit. Default `true`.
    *
@@ -43,6 +76,8 @@ export interface A2AServer {
  * console.log(`Agent card: ${server.url}.well-known/agent.json`)
  */
 export async function serveAgent(agent: Agent, options: ServeOptions = {}): Promise<A2AServer> {
+  // Checked before the app exists, so a bad value opens no store.
+  const timeouts = slowClientTimeouts(options)
   const logger = options.logger ?? createConsoleLogger()
   const app = createA2AApp(agent, { ...options, logger })
   const port = options.port ?? (process.env.PORT ? Number(process.env.PORT) : 3000)
@@ -52,14 +87,23 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
   const handler = toNodeHandler(app.h3)
   const log = options.requestLogLevel && logger[options.requestLogLevel].bind(logger)
   const server = createServer(
+    {
+      headersTimeout: timeouts.headers,
+      requestTimeout: timeouts.request,
+      // Node enforces the two timeouts above only when it checks its connections, every 30 s by default, so a
+      // slow client would keep its connection up to 30 s past them. Check often enough to cut it within a
+      // quarter of the shorter timeout, and at least every second.
+      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(Math.min(timeouts.headers, timeouts.request) / 4))),
+    },
     log
       ? (req, res) => {
           const started = performance.now()
-          res.once('close', () => log(`${req.method} ${req.url} ${res.statusCode} ${(performance.now() - started).toFixed(1)} ms`))
+          res.once('close', () => log(`${req.method} ${logPath(req.url)} ${res.statusCode} ${(performance.now() - started).toFixed(1)} ms`))
           return handler(req, res)
         }
       : handler,
   )
+  server.keepAliveTimeout = timeouts.keepAlive
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') reject(new ConfigurationError(`Port ${port} on ${hostname} is already in use: stop the other server or choose another port (PORT)`))
@@ -124,6 +168,48 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
   }
 
   return { url, port: address.port, app, server, close }
+}
+
+interface Timeouts {
+  headers: number
+  request: number
+  keepAlive: number
+}
+
+/** The slow-client timeouts from the options, else the environment, else the defaults; a bad one names itself. */
+function slowClientTimeouts(options: ServeOptions): Timeouts {
+  const read = (name: 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs', env: string): number | undefined => {
+    const raw = process.env[env]
+    const value = options[name] ?? (raw === undefined || raw.trim() === '' ? undefined : Number(raw))
+    if (value === undefined) return undefined
+    if (!Number.isInteger(value) || value <= 0 || value > MAX_TIMER_MS) {
+      const got = options[name] ?? JSON.stringify(raw)
+      throw new ConfigurationError(`${name} (${env}) must be a whole number of ms from 1 to ${MAX_TIMER_MS} (got ${got})`)
+    }
+    return value
+  }
+  const request = read('requestTimeoutMs', 'A2A_REQUEST_TIMEOUT_MS') ?? DEFAULT_REQUEST_TIMEOUT_MS
+  const headers = read('headersTimeoutMs', 'A2A_HEADERS_TIMEOUT_MS')
+  // The headers are part of the request (Node refuses the opposite).
+  if (headers !== undefined && headers > request) {
+    throw new ConfigurationError(`headersTimeoutMs (${headers}) must not exceed requestTimeoutMs (${request}): the headers are part of the request`)
+  }
+  const keepAlive = read('keepAliveTimeoutMs', 'A2A_KEEP_ALIVE_TIMEOUT_MS') ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS
+  return { headers: headers ?? Math.min(DEFAULT_HEADERS_TIMEOUT_MS, request), request, keepAlive }
+}
+
+/**
+ * The request target as the request log shows it: the path, without the query string or fragment (clients
+ * put tokens there, `/?token=…`), and without the scheme, host and user info of an absolute-form target.
+ */
+function logPath(url = ''): string {
+  const path = url.split(/[?#]/, 1)[0]!
+  if (path.startsWith('/')) return path
+  try {
+    return new URL(path).pathname
+  } catch {
+    return path.includes('@') ? '(request target)' : path
+  }
 }
 
 function displayHost(hostname: string): string {
