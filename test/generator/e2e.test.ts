@@ -75,15 +75,22 @@ async function start(
   }
   return {
     url,
-    /** SIGTERM to the group npm leads (npm itself dies by the signal; a2a shuts down); true once the port is closed. */
+    /**
+     * SIGTERM to the group npm leads (npm itself dies by the signal; a2a shuts down); true once the port is
+     * closed, within 5 s (npm may exit before a2a has handled the signal on a busy machine).
+     */
     async stop() {
       process.kill(-child.pid!, 'SIGTERM')
       await exited
       running.delete(child)
-      return fetch(`${url}.well-known/agent.json`).then(
-        () => false,
-        () => true,
-      )
+      for (const until = Date.now() + 5000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 50))) {
+        const open = await fetch(`${url}.well-known/agent.json`).then(
+          () => true,
+          () => false,
+        )
+        if (!open) return true
+      }
+      return false
     },
   }
 }

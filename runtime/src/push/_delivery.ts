@@ -27,8 +27,9 @@ export interface DeliveryOptions {
   /** Notifications in flight at once, all webhooks together. */
   maxConcurrent: number
   /**
-   * How long the webhooks read from a shared store are reused before reading them again (a webhook added on
-   * another instance takes effect within this time). 0 for a store in this process.
+   * How long the webhooks read from a shared store are reused before reading them again: a webhook added on
+   * another instance hears the task's updates from at most this long after, and its final one always. 0 for a
+   * store in this process.
    */
   cacheMs: number
 }
@@ -88,7 +89,9 @@ export class PushDelivery {
     if (queue) return void this.#enqueue(queue, { task, event })
     // Without a queue, a task whose webhooks are known here to be none costs nothing more.
     const known = this.options.cacheMs === 0 ? (this.configs.list(task.id) as PushConfig[]) : this.#cached(task.id)
-    if (known && known.length === 0) {
+    // The final update always reads the webhooks afresh (below): one added on another instance moments ago
+    // still hears how the task ended.
+    if (known && known.length === 0 && (this.options.cacheMs === 0 || !isFinal(event))) {
       if (isFinal(event)) this.#forget(task.id)
       return
     }
@@ -136,9 +139,9 @@ export class PushDelivery {
     return undefined
   }
 
-  async #configsOf(taskId: string): Promise<PushConfig[]> {
+  async #configsOf(taskId: string, fresh: boolean): Promise<PushConfig[]> {
     if (this.options.cacheMs === 0) return this.configs.list(taskId)
-    const cached = this.#cached(taskId)
+    const cached = fresh ? undefined : this.#cached(taskId)
     if (cached) return cached
     const configs = await this.configs.list(taskId)
     remember(this.#cache, taskId, { at: Date.now(), configs })
@@ -158,7 +161,7 @@ export class PushDelivery {
         const final = isFinal(item.event)
         let configs: PushConfig[]
         try {
-          configs = await this.#configsOf(taskId)
+          configs = await this.#configsOf(taskId, final)
         } catch (error) {
           this.logger.error(`Could not read the webhooks of task ${taskId}; its notification is dropped`, error)
           continue
