@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -60,4 +60,47 @@ export function runA2a(args: string[], options: { cwd: string; env: NodeJS.Proce
       resolve({ code, stdout, stderr })
     }),
   )
+}
+
+export interface StartedA2a {
+  child: ChildProcess
+  /** The address `a2a start` printed, e.g. `http://127.0.0.1:41234/`. */
+  url: string
+  /** Everything it printed so far, stdout and stderr together. */
+  output(): string
+  exited: Promise<number | null>
+  /** SIGKILLs it (by PID) if it still runs, and removes the project. */
+  dispose(): Promise<void>
+}
+
+/**
+ * `a2a start` on a temporary project with `agentSource`, on a free port of 127.0.0.1, once it listens. It runs
+ * the built runtime, as an installed project does. The caller disposes of it (also when the test fails).
+ */
+export async function startA2a(prefix: string, agentSource: string, env: NodeJS.ProcessEnv): Promise<StartedA2a> {
+  const distIndex = join(runtimeDir, 'dist/index.js')
+  if (!existsSync(distIndex)) throw new Error(`${distIndex} is missing: run \`npm run build\` (npm test does) first.`)
+  const project = makeAgentProject(prefix, agentSource)
+  const child = spawn(process.execPath, [a2aBin, 'start'], { cwd: project, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const dispose = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      process.kill(child.pid!, 'SIGKILL')
+      await exited
+    }
+    rmSync(project, { recursive: true, force: true })
+  }
+  const until = Date.now() + 10_000
+  let url: string | undefined
+  while (!(url = /listening on (http:\/\/\S+\/)/.exec(output)?.[1])) {
+    if (child.exitCode !== null || Date.now() > until) {
+      await dispose()
+      throw new Error(`a2a start did not listen: ${output}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  return { child, url, output: () => output, exited, dispose }
 }

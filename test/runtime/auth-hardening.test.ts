@@ -1,15 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
-import { fileURLToPath } from 'node:url'
 import { inspect } from 'node:util'
 import { type A2AServer, type AuthScheme, serveAgent } from 'a2a-runtime'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createAuthCheck, credentialMatcher } from '../../runtime/src/http/_auth.ts'
 import { agent } from './_agents.ts'
 import { type CapturedLogger, captureLogger } from './_logger.ts'
-import { a2aBin, makeAgentProject } from '../_support.ts'
+import { type StartedA2a, startA2a } from '../_support.ts'
 
 // Tests of what auth.test.ts does not cover: timing, logs and brute force. (That suite already checks
 // that 401 bodies and headers never echo a presented or configured secret.)
@@ -203,43 +200,23 @@ describe('credentials never reach the logs', () => {
   })
 
   describe('a2a start with A2A_REQUEST_LOG', () => {
-    const distIndex = fileURLToPath(new URL('../../runtime/dist/index.js', import.meta.url))
-    let project: string | undefined
-    let child: ChildProcess | undefined
+    let started: StartedA2a | undefined
     afterEach(async () => {
-      if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-        const gone = new Promise((resolve) => child!.once('exit', resolve))
-        process.kill(child.pid, 'SIGKILL')
-        await gone
-      }
-      child = undefined
-      if (project) rmSync(project, { recursive: true, force: true })
-      project = undefined
+      await started?.dispose()
+      started = undefined
     })
 
     it('prints a line per request on the console, with no token from headers, query strings or bodies', async () => {
-      // The command runs the built runtime, as an installed project does.
-      if (!existsSync(distIndex)) throw new Error(`${distIndex} is missing: run \`npm run build\` (npm test does) first.`)
-      project = makeAgentProject(
-        'a2a-auth-log-',
-        `import { defineAgent } from 'a2a-runtime'
+      const token = secret('cli-token')
+      const wrong = Array.from({ length: 5 }, (_, i) => secret(`cli-wrong-${i}`))
+      const source = `import { defineAgent } from 'a2a-runtime'
 export default defineAgent({
   card: { name: 'Locked', description: 'Needs a token', authentication: { schemes: ['bearer'] } },
   execute(ctx, task) { task.artifact(ctx.text); task.complete() },
 })
-`,
-      )
-      const token = secret('cli-token')
-      const wrong = Array.from({ length: 5 }, (_, i) => secret(`cli-wrong-${i}`))
-      const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', A2A_BEARER_TOKEN: token, A2A_REQUEST_LOG: 'info', A2A_LOG_LEVEL: 'debug' }
-      child = spawn(process.execPath, [a2aBin, 'start'], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] })
-      let output = ''
-      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-      const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)))
-      await waitFor(() => /listening on http:\/\/\S+\//.test(output) || child!.exitCode !== null, 10_000, `a2a start to listen: ${output}`)
-      const url = /listening on (http:\/\/\S+\/)/.exec(output)?.[1]
-      expect(url, output).toBeDefined()
+`
+      started = await startA2a('a2a-auth-log-', source, { A2A_BEARER_TOKEN: token, A2A_REQUEST_LOG: 'info', A2A_LOG_LEVEL: 'debug' })
+      const { url, output, exited, child } = started
 
       const post = async (path: string, headers: Record<string, string>, text = 'hi') => {
         const response = await fetch(new URL(path, url), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: rpcBody('message/send', text) })
@@ -248,13 +225,13 @@ export default defineAgent({
       }
       for (const guess of wrong) expect(await post(`/?token=${guess}`, { authorization: `Bearer ${guess}` })).toBe(401)
       expect(await post(`/?access_token=${token}`, { authorization: `Bearer ${token}` }, token)).toBe(200)
-      await waitFor(() => (output.match(/POST \/\S* \d{3} /g) ?? []).length >= wrong.length + 1, 3_000, 'the request lines')
+      await waitFor(() => (output().match(/POST \/\S* \d{3} /g) ?? []).length >= wrong.length + 1, 3_000, 'the request lines')
 
       process.kill(child.pid!, 'SIGTERM')
       expect(await exited).toBe(0)
-      for (const value of [token, ...wrong]) expect(output).not.toContain(value)
-      expect(output).toMatch(/POST \/ 401 [\d.]+ ms/)
-      expect(output).toMatch(/POST \/ 200 [\d.]+ ms/)
+      for (const value of [token, ...wrong]) expect(output()).not.toContain(value)
+      expect(output()).toMatch(/POST \/ 401 [\d.]+ ms/)
+      expect(output()).toMatch(/POST \/ 200 [\d.]+ ms/)
     })
   })
 })

@@ -1,13 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, rmSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
-import { fileURLToPath } from 'node:url'
 import { type A2AServer, ConfigurationError, type ServeOptions, serveAgent } from 'a2a-runtime'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { agent, echoAgent } from './_agents.ts'
 import { type CapturedLogger, captureLogger } from './_logger.ts'
 import { readEvents } from './_sse.ts'
-import { a2aBin, makeAgentProject } from '../_support.ts'
+import { type StartedA2a, startA2a } from '../_support.ts'
 
 // Small timeouts so the suite runs in seconds; the server checks its connections every quarter of the
 // shorter one (75 ms here), so a slow client is cut at most that long after its timeout.
@@ -307,37 +304,18 @@ describe('timeout settings', () => {
 })
 
 describe('a2a start', () => {
-  const distIndex = fileURLToPath(new URL('../../runtime/dist/index.js', import.meta.url))
-  let project: string | undefined
-  let child: ChildProcess | undefined
+  let started: StartedA2a | undefined
   afterEach(async () => {
-    if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-      const gone = new Promise((resolve) => child!.once('exit', resolve))
-      process.kill(child.pid, 'SIGKILL')
-      await gone
-    }
-    child = undefined
-    if (project) rmSync(project, { recursive: true, force: true })
-    project = undefined
+    await started?.dispose()
+    started = undefined
   })
 
   it('takes the timeouts from A2A_HEADERS_TIMEOUT_MS and A2A_REQUEST_TIMEOUT_MS: a silent connection gets its 408 in time', async () => {
-    // The command runs the built runtime, as an installed project does.
-    if (!existsSync(distIndex)) throw new Error(`${distIndex} is missing: run \`npm run build\` (npm test does) first.`)
-    project = makeAgentProject('a2a-slow-', `import { defineAgent } from 'a2a-runtime'
+    const source = `import { defineAgent } from 'a2a-runtime'
 export default defineAgent({ card: { name: 'Slow', description: 'Times out slow clients' }, execute(ctx, task) { task.complete() } })
-`)
-    const env = { ...process.env, PORT: '0', HOST: '127.0.0.1', A2A_HEADERS_TIMEOUT_MS: String(HEADERS_MS), A2A_REQUEST_TIMEOUT_MS: String(REQUEST_MS) }
-    child = spawn(process.execPath, [a2aBin, 'start'], { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] })
-    let output = ''
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-    const until = Date.now() + 10_000
-    while (!/listening on http:\/\/\S+\//.test(output)) {
-      if (child.exitCode !== null || Date.now() > until) throw new Error(`a2a start did not listen: ${output}`)
-      await sleep(10)
-    }
-    const port = Number(new URL(/listening on (http:\/\/\S+\/)/.exec(output)![1]!).port)
+`
+    started = await startA2a('a2a-slow-', source, { A2A_HEADERS_TIMEOUT_MS: String(HEADERS_MS), A2A_REQUEST_TIMEOUT_MS: String(REQUEST_MS) })
+    const port = Number(new URL(started.url).port)
     const client = await rawClient(port)
     const elapsed = await client.closed
     expect(elapsed).toBeGreaterThanOrEqual(HEADERS_MS - 20)
