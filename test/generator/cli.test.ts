@@ -193,6 +193,7 @@ describe('without a terminal', () => {
     expect(read(join(cwd, 'pushy'), 'src/agent.ts')).toContain('capabilities: { streaming: true, pushNotifications: true }')
     expect(read(join(cwd, 'pushy'), '.env.example')).toContain('# A2A_PUSH_ALLOW=127.0.0.1,::1')
     expect(read(join(cwd, 'pushy'), 'test/agent.test.ts')).toContain("describe('push notifications'")
+    expect(read(join(cwd, 'pushy'), 'README.md')).toContain('## Push notifications')
   })
 })
 
