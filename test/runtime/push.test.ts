@@ -192,6 +192,22 @@ describe.each(transports)('push notifications ($name)', (transport) => {
     expect(stuck.attempts.length).toBe(1)
   })
 
+  it("never lets a task's slow webhook hold up its other webhooks", async () => {
+    const stuck = await startReceiver(() => 'hang')
+    const healthy = await startReceiver()
+    const target = await transport.start(twoTurns, { push: { ...LOOPBACK, timeoutMs: 3000, retries: 0 } })
+    const taskId = (await target.rpc('SendMessage', v1Message('start'), { headers: V1 })).body.result.task.id
+    await target.rpc('CreateTaskPushNotificationConfig', { taskId, id: 'stuck', url: stuck.url }, { headers: V1 })
+    await target.rpc('CreateTaskPushNotificationConfig', { taskId, id: 'healthy', url: healthy.url }, { headers: V1 })
+    const started = Date.now()
+    await target.rpc('SendMessage', v1Message('blue', { taskId }), { headers: V1 })
+    await expect.poll(() => healthy.delivered.at(-1)?.body.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(healthy.delivered.map((d) => Object.keys(d.body)[0])).toEqual(['statusUpdate', 'artifactUpdate', 'statusUpdate'])
+    // All while the stuck webhook still holds the first update.
+    expect(Date.now() - started).toBeLessThan(2500)
+    expect(stuck.attempts.length).toBe(1)
+  })
+
   it('starts the task only once its webhook is saved, so the webhook hears the first update', async () => {
     const receiver = await startReceiver()
     const gate = deferred()

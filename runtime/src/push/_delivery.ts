@@ -39,9 +39,17 @@ interface Pending {
   event: TaskEvent
 }
 
+/** One webhook of one task: its own queue, so a slow webhook never holds up the task's others. */
+interface Lane {
+  config: PushConfig
+  items: Pending[]
+  /** For webhooks that take the whole task: the last update the task had when it was last delivered. */
+  covered: number
+}
+
 /** After this many notifications in a row failed for a webhook, only the task's final one is still tried. */
 const FAILURES_BEFORE_FINAL_ONLY = 3
-/** Notifications waiting per task; past it the oldest non-final ones are dropped (a webhook far behind). */
+/** Notifications waiting per webhook of a task; past it the oldest non-final ones are dropped (far behind). */
 const MAX_QUEUED_PER_TASK = 1000
 /** Notifications in flight to one origin, so one slow or hostile receiver cannot take every slot. */
 const MAX_PER_ORIGIN = 8
@@ -53,11 +61,17 @@ const MAX_REMEMBERED = 10_000
 const isFinal = (event: TaskEvent): boolean => event.kind === 'status-update' && event.final
 
 /**
- * Delivers task updates to webhooks: a queue per task, so each webhook gets a task's notifications in order;
- * tasks are independent of each other and of their webhooks (the agent never waits for a delivery).
+ * Delivers task updates to webhooks. A task's updates pass in order through one queue that reads its webhooks,
+ * then into a lane per webhook, so each webhook gets them in order at its own pace; tasks are independent of
+ * each other and of their webhooks (the agent never waits for a delivery).
  */
 export class PushDelivery {
+  /** Updates of each task waiting to be handed to its webhooks' lanes. */
   readonly #queues = new Map<string, Pending[]>()
+  /** By `taskId config id`. */
+  readonly #lanes = new Map<string, Lane>()
+  /** The number of each task's latest update until it ends: a whole Task sent now reflects it. */
+  readonly #latest = new Map<string, number>()
   readonly #cache = new Map<string, { at: number; configs: PushConfig[] }>()
   /** Notifications in a row each webhook failed to take, by `taskId config id`, until the task ends. */
   readonly #failures = new Map<string, number>()
@@ -86,16 +100,17 @@ export class PushDelivery {
   event(task: Task, event: TaskEvent): void {
     if (this.#closed) return
     const queue = this.#queues.get(task.id)
-    if (queue) return void this.#enqueue(queue, { task, event })
+    if (queue) {
+      remember(this.#latest, task.id, event.seq)
+      return void queue.push({ task, event })
+    }
     // Without a queue, a task whose webhooks are known here to be none costs nothing more.
     const known = this.options.cacheMs === 0 ? (this.configs.list(task.id) as PushConfig[]) : this.#cached(task.id)
     // The final update always reads the webhooks afresh (below): one added on another instance moments ago
     // still hears how the task ended.
-    if (known && known.length === 0 && (this.options.cacheMs === 0 || !isFinal(event))) {
-      if (isFinal(event)) this.#forget(task.id)
-      return
-    }
+    if (known && known.length === 0 && (this.options.cacheMs === 0 || !isFinal(event))) return
     const fresh = [{ task, event }]
+    remember(this.#latest, task.id, event.seq)
     this.#queues.set(task.id, fresh)
     this.#drain(task.id, fresh).catch((error) => this.logger.error(`Push notifications of task ${task.id} stopped`, error))
   }
@@ -107,7 +122,7 @@ export class PushDelivery {
 
   /** Resolves when every queued notification was delivered or given up, or after `ms`. */
   async settle(ms: number): Promise<void> {
-    if (this.#queues.size === 0) return
+    if (this.#queues.size === 0 && this.#lanes.size === 0) return
     let timer: ReturnType<typeof setTimeout> | undefined
     await Promise.race([new Promise<void>((resolve) => this.#idle.push(resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))])
     clearTimeout(timer)
@@ -122,13 +137,28 @@ export class PushDelivery {
     this.#agents.https.destroy()
   }
 
-  #enqueue(queue: Pending[], item: Pending): void {
-    queue.push(item)
-    if (queue.length <= MAX_QUEUED_PER_TASK) return
+  /** Hands an update to a webhook's lane, starting the lane when it is idle. */
+  #toLane(config: PushConfig, item: Pending): void {
+    const key = `${item.task.id} ${config.id}`
+    const lane = this.#lanes.get(key)
+    if (!lane) {
+      const fresh: Lane = { config, items: [item], covered: 0 }
+      this.#lanes.set(key, fresh)
+      this.#runLane(key, fresh).catch((error) => this.logger.error(`Push notifications of task ${item.task.id} stopped`, error))
+      return
+    }
+    // The webhook as it stands now (a config replaced under the same id takes effect from here).
+    lane.config = config
+    lane.items.push(item)
+    if (lane.items.length <= MAX_QUEUED_PER_TASK) return
     // A webhook this far behind: drop the oldest update that is not the task's final one.
-    const at = queue.findIndex((pending) => !isFinal(pending.event))
-    queue.splice(at === -1 ? 0 : at, 1)
-    if (queue.length === MAX_QUEUED_PER_TASK) this.logger.warn(`Push notifications of task ${item.task.id} fall behind its webhooks; older updates are dropped`)
+    const at = lane.items.findIndex((pending) => !isFinal(pending.event))
+    lane.items.splice(at === -1 ? 0 : at, 1)
+    if (lane.items.length === MAX_QUEUED_PER_TASK) this.logger.warn(`Push notifications of task ${item.task.id} fall behind a webhook; older updates are dropped`)
+  }
+
+  #maybeIdle(): void {
+    if (this.#queues.size === 0 && this.#lanes.size === 0) for (const resolve of this.#idle.splice(0)) resolve()
   }
 
   #cached(taskId: string): PushConfig[] | undefined {
@@ -148,13 +178,7 @@ export class PushDelivery {
     return configs
   }
 
-  /** A task that ended leaves nothing behind here. */
-  #forget(taskId: string): void {
-    this.#cache.delete(taskId)
-    const prefix = `${taskId} `
-    for (const key of this.#failures.keys()) if (key.startsWith(prefix)) this.#failures.delete(key)
-  }
-
+  /** Reads the webhooks for each of a task's updates, in order, and hands the update to each one's lane. */
   async #drain(taskId: string, queue: Pending[]): Promise<void> {
     try {
       for (let item = queue.shift(); item && !this.#closed; item = queue.shift()) {
@@ -166,27 +190,41 @@ export class PushDelivery {
           this.logger.error(`Could not read the webhooks of task ${taskId}; its notification is dropped`, error)
           continue
         }
-        // A webhook that takes the whole task gets the task as it stands: a later update in the queue will
-        // carry this one's change too, so only the last is sent.
-        const coalesced = queue.length > 0
-        await Promise.all(
-          configs.map((config) => {
-            if (coalesced && config.dialect !== 'a2a-1.0') return undefined
-            if (!final && (this.#failures.get(`${taskId} ${config.id}`) ?? 0) >= FAILURES_BEFORE_FINAL_ONLY) return undefined
-            return this.#deliver(config, item)
-          }),
-        )
-        if (final) this.#forget(taskId)
+        for (const config of configs) this.#toLane(config, item)
+        if (final) {
+          this.#cache.delete(taskId)
+          this.#latest.delete(taskId)
+        }
       }
     } finally {
       this.#queues.delete(taskId)
-      if (this.#queues.size === 0) for (const resolve of this.#idle.splice(0)) resolve()
+      this.#maybeIdle()
     }
   }
 
-  /** Delivers one notification to one webhook, with its retries; never throws. */
-  async #deliver(config: PushConfig, item: Pending): Promise<void> {
-    const key = `${item.task.id} ${config.id}`
+  /** Delivers a webhook's updates of one task in order; the task's end leaves nothing of it behind. */
+  async #runLane(key: string, lane: Lane): Promise<void> {
+    try {
+      for (let item = lane.items.shift(); item && !this.#closed; item = lane.items.shift()) {
+        const final = isFinal(item.event)
+        // A webhook that takes the whole task gets the task as it stands, which carries every update up to the
+        // latest: one already sent, or a later one in the lane, makes this one's POST needless.
+        const wholeTask = lane.config.dialect !== 'a2a-1.0'
+        if (wholeTask && (item.event.seq <= lane.covered || lane.items.length > 0)) continue
+        if (!final && (this.#failures.get(key) ?? 0) >= FAILURES_BEFORE_FINAL_ONLY) continue
+        // Read as the body is rendered (synchronously, at the start of the delivery).
+        const reflected = this.#latest.get(item.task.id) ?? item.event.seq
+        if ((await this.#deliver(lane.config, item, key)) && wholeTask) lane.covered = reflected
+        if (final) this.#failures.delete(key)
+      }
+    } finally {
+      this.#lanes.delete(key)
+      this.#maybeIdle()
+    }
+  }
+
+  /** Delivers one notification to one webhook, with its retries; never throws. `true` once delivered. */
+  async #deliver(config: PushConfig, item: Pending, key: string): Promise<boolean> {
     const where = originOf(config.url)
     let outcome: Outcome = { delivered: false, retry: false, reason: 'the server is shutting down' }
     let attempts = 0
@@ -200,8 +238,11 @@ export class PushDelivery {
     } catch (error) {
       outcome = { delivered: false, retry: false, reason: `it could not be prepared (${(error as Error).message})` }
     }
-    if (outcome.delivered) return void this.#failures.delete(key)
-    if (this.#closed) return
+    if (outcome.delivered) {
+      this.#failures.delete(key)
+      return true
+    }
+    if (this.#closed) return false
     const failures = (this.#failures.get(key) ?? 0) + 1
     remember(this.#failures, key, failures)
     const tried = Math.min(attempts + 1, this.options.retries + 1)
@@ -209,6 +250,7 @@ export class PushDelivery {
       `Push notification for task ${item.task.id} to ${where} (config ${config.id}) not delivered after ${tried} attempt${tried === 1 ? '' : 's'}: ${outcome.reason}` +
         (failures === FAILURES_BEFORE_FINAL_ONLY ? '; only the final notification will be tried from now on' : ''),
     )
+    return false
   }
 
   /** One attempt, holding a slot of all deliveries and one of the webhook's origin. */
