@@ -122,8 +122,16 @@ function serviceOf(call: CallContext): PushService {
   return call.push
 }
 
-async function create(call: CallContext, taskId: string, webhook: WebhookInput, field: string): Promise<PushConfig> {
-  const push = serviceOf(call)
+/** A config method: -32003 before anything else when push is not declared, then params as an object. */
+type PushMethod = (p: Json, push: PushService, call: CallContext) => Promise<unknown>
+const pushMethod =
+  (method: PushMethod): MethodHandler =>
+  async (params, call) => {
+    const push = serviceOf(call)
+    return method(readParamsObject(params), push, call)
+  }
+
+async function create(push: PushService, call: CallContext, taskId: string, webhook: WebhookInput, field: string): Promise<PushConfig> {
   await call.engine.get(taskId)
   await push.check(webhook.url, `${field}.url`)
   const config = toConfig(webhook, taskId, call.dialect)
@@ -131,23 +139,20 @@ async function create(call: CallContext, taskId: string, webhook: WebhookInput, 
   return config
 }
 
-async function find(call: CallContext, taskId: string, id: string): Promise<PushConfig> {
-  const push = serviceOf(call)
+async function find(push: PushService, call: CallContext, taskId: string, id: string): Promise<PushConfig> {
   await call.engine.get(taskId)
   const config = (await push.configs.list(taskId)).find((candidate) => candidate.id === id)
   if (!config) throw configNotFound(taskId, id)
   return config
 }
 
-async function listOf(call: CallContext, taskId: string): Promise<PushConfig[]> {
-  const push = serviceOf(call)
+async function listOf(push: PushService, call: CallContext, taskId: string): Promise<PushConfig[]> {
   await call.engine.get(taskId)
   return push.configs.list(taskId)
 }
 
 /** Deleting is idempotent (A2A v1.0 §3.1.10): a config that is already gone is no error. */
-async function remove(call: CallContext, taskId: string, id: string): Promise<void> {
-  const push = serviceOf(call)
+async function remove(push: PushService, call: CallContext, taskId: string, id: string): Promise<void> {
   await call.engine.get(taskId)
   await push.delete(taskId, id)
 }
@@ -170,40 +175,25 @@ function configToV1(config: PushConfig): Json {
 export const v1PushMethods: Array<[string, MethodHandler]> = [
   [
     'CreateTaskPushNotificationConfig',
-    async (params, call) => {
-      serviceOf(call)
-      const p = readParamsObject(params)
+    pushMethod(async (p, push, call) => {
       // The config's fields sit beside taskId; some clients nest them in `config` or `pushNotificationConfig`.
       const nested = p.config ?? p.pushNotificationConfig
       const field = nested === undefined ? 'params' : p.config !== undefined ? 'params.config' : 'params.pushNotificationConfig'
-      return configToV1(await create(call, readTaskIdField(p, 'taskId'), readWebhook(nested ?? p, field), field))
-    },
+      return configToV1(await create(push, call, readTaskIdField(p, 'taskId'), readWebhook(nested ?? p, field), field))
+    }),
   ],
-  [
-    'GetTaskPushNotificationConfig',
-    async (params, call) => {
-      serviceOf(call)
-      const p = readParamsObject(params)
-      return configToV1(await find(call, readTaskIdField(p, 'taskId'), readString(p.id, 'params.id', 128)))
-    },
-  ],
+  ['GetTaskPushNotificationConfig', pushMethod(async (p, push, call) => configToV1(await find(push, call, readTaskIdField(p, 'taskId'), readString(p.id, 'params.id', 128))))],
   [
     'ListTaskPushNotificationConfigs',
-    async (params, call) => {
-      serviceOf(call)
-      const p = readParamsObject(params)
-      // At most `maxConfigsPerTask` per task: one page holds them all.
-      return { configs: (await listOf(call, readTaskIdField(p, 'taskId'))).map(configToV1), nextPageToken: '' }
-    },
+    // At most `maxConfigsPerTask` per task: one page holds them all.
+    pushMethod(async (p, push, call) => ({ configs: (await listOf(push, call, readTaskIdField(p, 'taskId'))).map(configToV1), nextPageToken: '' })),
   ],
   [
     'DeleteTaskPushNotificationConfig',
-    async (params, call) => {
-      serviceOf(call)
-      const p = readParamsObject(params)
-      await remove(call, readTaskIdField(p, 'taskId'), readString(p.id, 'params.id', 128))
+    pushMethod(async (p, push, call) => {
+      await remove(push, call, readTaskIdField(p, 'taskId'), readString(p.id, 'params.id', 128))
       return {}
-    },
+    }),
   ],
 ]
 
@@ -223,37 +213,26 @@ const v03ConfigId = (p: Json, taskId: string): string => readConfigId(p.pushNoti
 export const v03PushMethods: Array<[string, MethodHandler]> = [
   [
     'tasks/pushNotificationConfig/set',
-    async (params, call) => {
-      serviceOf(call)
-      const p = readParamsObject(params)
-      return configToV03(await create(call, readTaskIdField(p, 'taskId'), readWebhook(p.pushNotificationConfig, 'params.pushNotificationConfig'), 'params.pushNotificationConfig'))
-    },
+    pushMethod(async (p, push, call) => {
+      const field = 'params.pushNotificationConfig'
+      return configToV03(await create(push, call, readTaskIdField(p, 'taskId'), readWebhook(p.pushNotificationConfig, field), field))
+    }),
   ],
   [
     'tasks/pushNotificationConfig/get',
-    async (params, call) => {
-      serviceOf(call)
-      const p = readParamsObject(params)
+    pushMethod(async (p, push, call) => {
       const taskId = readTaskIdField(p, 'id')
-      return configToV03(await find(call, taskId, v03ConfigId(p, taskId)))
-    },
+      return configToV03(await find(push, call, taskId, v03ConfigId(p, taskId)))
+    }),
   ],
-  [
-    'tasks/pushNotificationConfig/list',
-    async (params, call) => {
-      serviceOf(call)
-      return (await listOf(call, readTaskIdField(readParamsObject(params), 'id'))).map(configToV03)
-    },
-  ],
+  ['tasks/pushNotificationConfig/list', pushMethod(async (p, push, call) => (await listOf(push, call, readTaskIdField(p, 'id'))).map(configToV03))],
   [
     'tasks/pushNotificationConfig/delete',
-    async (params, call) => {
-      serviceOf(call)
-      const p = readParamsObject(params)
+    pushMethod(async (p, push, call) => {
       const taskId = readTaskIdField(p, 'id')
-      await remove(call, taskId, v03ConfigId(p, taskId))
+      await remove(push, call, taskId, v03ConfigId(p, taskId))
       return null
-    },
+    }),
   ],
 ]
 

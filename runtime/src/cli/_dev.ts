@@ -43,8 +43,8 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   // In development a webhook on this machine (a test receiver) is fine unless the .env says otherwise; the
   // guard stays on for every other private address. `a2a start` allows nothing by default.
   const DEV_PUSH = {
-    allow: process.env.A2A_PUSH_ALLOW?.split(',') ?? ['127.0.0.0/8', '::1'],
-    allowHttp: process.env.A2A_PUSH_ALLOW_HTTP === undefined ? true : /^(1|true|yes)$/i.test(process.env.A2A_PUSH_ALLOW_HTTP),
+    allow: process.env.A2A_PUSH_ALLOW === undefined ? ['127.0.0.0/8', '::1'] : undefined,
+    allowHttp: process.env.A2A_PUSH_ALLOW_HTTP === undefined ? true : undefined,
   }
   let app: A2AApp | undefined
   let serve: ReturnType<typeof toNodeHandler> | undefined

@@ -50,7 +50,7 @@ interface Lane {
 /** After this many notifications in a row failed for a webhook, only the task's final one is still tried. */
 const FAILURES_BEFORE_FINAL_ONLY = 3
 /** Notifications waiting per webhook of a task; past it the oldest non-final ones are dropped (far behind). */
-const MAX_QUEUED_PER_TASK = 1000
+const MAX_QUEUED_PER_LANE = 1000
 /** Notifications in flight to one origin, so one slow or hostile receiver cannot take every slot. */
 const MAX_PER_ORIGIN = 8
 /** A webhook's answer is read up to this size (it means nothing here), then the connection is cut. */
@@ -150,11 +150,11 @@ export class PushDelivery {
     // The webhook as it stands now (a config replaced under the same id takes effect from here).
     lane.config = config
     lane.items.push(item)
-    if (lane.items.length <= MAX_QUEUED_PER_TASK) return
+    if (lane.items.length <= MAX_QUEUED_PER_LANE) return
     // A webhook this far behind: drop the oldest update that is not the task's final one.
     const at = lane.items.findIndex((pending) => !isFinal(pending.event))
     lane.items.splice(at === -1 ? 0 : at, 1)
-    if (lane.items.length === MAX_QUEUED_PER_TASK) this.logger.warn(`Push notifications of task ${item.task.id} fall behind a webhook; older updates are dropped`)
+    if (lane.items.length === MAX_QUEUED_PER_LANE) this.logger.warn(`Push notifications of task ${item.task.id} fall behind a webhook; older updates are dropped`)
   }
 
   #maybeIdle(): void {

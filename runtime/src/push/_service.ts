@@ -64,7 +64,7 @@ export class PushService {
     const local = this.configs
     if (local instanceof MemoryPushConfigs) {
       // Webhooks of tasks that retention removed go with them.
-      this.#sweep = setInterval(() => void sweep(local, store), SWEEP_MS)
+      this.#sweep = setInterval(() => sweep(local, store).catch((error) => logger.error('Could not sweep the webhooks of removed tasks', error)), SWEEP_MS)
       this.#sweep.unref()
     }
   }
