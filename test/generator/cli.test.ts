@@ -369,6 +369,24 @@ describe('git', () => {
     expect(result.stdout).toContain('Initialised a git repository with a first commit')
   })
 
+  for (const auth of ['bearer', 'apikey'] as const) {
+    it(`with --auth ${auth}, commits the project without its .env (the credential) and prints the next steps`, async () => {
+      const result = await create(['secured', '--yes', '--no-install', '--auth', auth])
+      expect(result.stderr).toBe('')
+      expect(result.code).toBe(0)
+      const dir = join(cwd, 'secured')
+      expect(existsSync(join(dir, '.env'))).toBe(true)
+      expect(git(dir, ['rev-list', '--count', 'HEAD'])).toBe('1')
+      const committed = git(dir, ['ls-files']).split('\n')
+      expect(committed).toContain('src/agent.ts')
+      expect(committed).toContain('.env.example')
+      expect(committed).not.toContain('.env')
+      expect(git(dir, ['status', '--porcelain'])).toBe('')
+      expect(result.stdout).toContain('Initialised a git repository with a first commit')
+      expect(result.stdout).toMatch(/Next:\n {2}cd secured\n/)
+    })
+  }
+
   it('inside an existing repository, creates no nested repository and says so', async () => {
     git(cwd, ['init', '--quiet'])
     const result = await create(['agent', '--yes', '--no-install'])
