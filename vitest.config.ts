@@ -11,6 +11,9 @@ export default defineConfig({
     // A redis-server for the suites that run on the Redis store.
     globalSetup: ['test/redis-setup.ts'],
     testTimeout: 15_000,
-    hookTimeout: 15_000,
+    // Hooks start and stop servers and remove temporary projects: I/O that a loaded 2-core machine can slow
+    // many times over. A hook that fails does so by throwing, not by the clock.
+    hookTimeout: 60_000,
+    teardownTimeout: 60_000,
   },
 })
