@@ -10,7 +10,12 @@ export interface RenderedFile {
   /** Relative to the project, with `/` separators. */
   path: string
   content: string
+  /** Permission bits when the file must not be readable by others (`.env` holds the credential). */
+  mode?: number
 }
+
+/** Files that hold a secret: only their owner may read them. */
+const PRIVATE_FILES = new Set(['.env'])
 
 /**
  * A string the user typed. Printing it bare in a template throws: it reaches a file only through an
@@ -137,7 +142,7 @@ export function renderProject(templatesDir: string, options: ProjectOptions, run
       const content = file.endsWith('.hbs') ? hbs.compile(source, { noEscape: true, strict: true })(context) : source
       const path = outputPath(file)
       // A template that renders to nothing (`.env` without authentication) is not written.
-      if (content.trim()) files.set(path, { path, content })
+      if (content.trim()) files.set(path, { path, content, ...(PRIVATE_FILES.has(path) ? { mode: 0o600 } : {}) })
       else files.delete(path)
     }
   }

@@ -62,7 +62,8 @@ export function writeProject(dir: string, files: RenderedFile[]): { written: str
         continue
       }
       mkdirSync(dirname(target), { recursive: true })
-      writeFileSync(target, file.content, { flag: 'wx' })
+      // Created with its mode, so a secret is never readable by others, not even for a moment.
+      writeFileSync(target, file.content, { flag: 'wx', mode: file.mode ?? 0o666 })
       written.push(file.path)
     }
   } catch (error) {

@@ -236,6 +236,15 @@ describe('--yes --json', () => {
     expect((JSON.parse(result.stdout) as { files: string[] }).files).toContain('.env')
   })
 
+  it('writes the .env (the credential) readable and writable by its owner only (0600)', async () => {
+    const result = await create(['secured', '--yes', '--no-install', '--no-git', '--auth', 'apikey'])
+    expect(result.code).toBe(0)
+    const dir = join(cwd, 'secured')
+    expect((statSync(join(dir, '.env')).mode & 0o777).toString(8)).toBe('600')
+    // The other files keep the usual permissions, as the umask allows.
+    expect(statSync(join(dir, 'src/agent.ts')).mode & 0o777).toBe(0o666 & ~process.umask())
+  })
+
   it('makes the package name weather-bot from the directory "Weather Bot" and keeps "Weather Bot" on the card', async () => {
     const result = await create(['Weather Bot', '--name', 'Weather Bot', '--yes', '--no-install', '--no-git', '--json'])
     expect(result.code).toBe(0)
