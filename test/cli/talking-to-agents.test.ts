@@ -100,8 +100,9 @@ describe('one-line errors', () => {
     oneLine(stderr)
   })
 
-  it('a2a start and a2a card validate name the file, line and cause of a syntax error', async () => {
-    const project = mkdtempSync(join(tmpdir(), 'a2a-syntax-'))
+  // A project path with a space or a non-ASCII letter is printed as is in stacks and percent-encoded in file URLs.
+  it.each(['a2a-syntax-', 'a2a syntax é-'])('a2a start and a2a card validate name the file, line and cause of a syntax error (project in %j)', async (prefix) => {
+    const project = mkdtempSync(join(tmpdir(), prefix))
     cleanups.push(() => rmSync(project, { recursive: true, force: true }))
     mkdirSync(join(project, 'src'))
     mkdirSync(join(project, 'node_modules'))
@@ -113,5 +114,18 @@ describe('one-line errors', () => {
       expect(stderr).toMatch(/^a2a: src\/agent\.ts:3:\d+ .*Error/)
       oneLine(stderr)
     }
+  })
+
+  it.each(['a2a-throws-', 'a2a throws é-'])('a2a start names the file and line of an error thrown at import (project in %j)', async (prefix) => {
+    const project = mkdtempSync(join(tmpdir(), prefix))
+    cleanups.push(() => rmSync(project, { recursive: true, force: true }))
+    mkdirSync(join(project, 'src'))
+    mkdirSync(join(project, 'node_modules'))
+    symlinkSync(runtimeDir, join(project, 'node_modules/a2a-runtime'), 'dir')
+    writeFileSync(join(project, 'src/agent.ts'), "import { defineAgent } from 'a2a-runtime'\n\nthrow new Error('config missing at import')\n")
+    const { code, stderr } = await a2a(['start'], { cwd: project, env: { PORT: '0', HOST: '127.0.0.1' } })
+    expect(code).toBe(1)
+    expect(stderr).toMatch(/^a2a: src\/agent\.ts:3:\d+ Error: config missing at import/)
+    oneLine(stderr)
   })
 })

@@ -1,4 +1,19 @@
-import { relative } from 'node:path'
+import { relative, sep } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/**
+ * Finds "<file>:<line>:<column>" under `root`, written as a path or as a file URL. The root is matched
+ * literally rather than by a generic path pattern because a project path may hold spaces or non-ASCII
+ * letters, which stacks print as they are and file URLs percent-encode.
+ */
+function locationsUnder(root: string): RegExp {
+  const base = root.endsWith(sep) ? root : `${root}${sep}`
+  const asPath = `(?<path>${escapeRegExp(base)}[^\\n():]*?)`
+  const asUrl = `(?<url>${escapeRegExp(pathToFileURL(base).href)}[^\\s():]*?)`
+  return new RegExp(`(?:${asUrl}|${asPath}):(?<line>\\d+):(?<column>\\d+)`, 'g')
+}
 
 /**
  * Where and why the agent failed to load, as "src/agent.ts:4:2 ParseError: Unexpected token": the first
@@ -9,10 +24,16 @@ export function describeLoadFailure(error: unknown, root: string): string {
   const firstLine = err.message.split('\n')[0]!.trim()
   const cause = firstLine.includes(':') && /^[A-Z]\w*Error:/.test(firstLine) ? firstLine : `${err.name}: ${firstLine}`
   const text = `${err.message}\n${err.stack ?? ''}`
-  for (const match of text.matchAll(/(?:file:\/\/)?(\/[^\s():]+):(\d+):(\d+)/g)) {
-    const [, path, line, column] = match
-    if (!path!.startsWith(root) || path!.includes('/node_modules/')) continue
-    return `${relative(root, path!)}:${line}:${column} ${cause}`
+  for (const match of text.matchAll(locationsUnder(root))) {
+    const { url, path, line, column } = match.groups!
+    let file: string
+    try {
+      file = url ? fileURLToPath(url) : path!
+    } catch {
+      continue // a malformed escape in what only looked like a file URL
+    }
+    if (file.split(sep).includes('node_modules')) continue
+    return `${relative(root, file)}:${line}:${column} ${cause}`
   }
   return cause
 }
