@@ -61,6 +61,52 @@ describe('the SSRF guard at configuration time', () => {
     expect(await refusedWebhook(new URL('https://hooks.example.com/a2a'), addressPolicy([], false), resolve)).toBeUndefined()
   })
 
+  // Every range of the guard, by an address inside it and its edges, so dropping or narrowing any one range
+  // fails here. (The table above goes through the app; these go straight to the check, which is what it runs.)
+  it.each([
+    ['"this network" 0.0.0.0/8', ['0.0.0.1', '0.255.255.255']],
+    ['private 10.0.0.0/8', ['10.0.0.0', '10.255.255.255']],
+    ['shared (carrier-grade NAT) 100.64.0.0/10', ['100.64.0.0', '100.100.1.1', '100.127.255.255']],
+    ['loopback 127.0.0.0/8', ['127.0.0.1', '127.255.255.255']],
+    ['link-local 169.254.0.0/16', ['169.254.0.0', '169.254.255.255']],
+    ['private 172.16.0.0/12', ['172.16.0.0', '172.31.255.255']],
+    ['IETF protocol assignments 192.0.0.0/24 (Oracle metadata)', ['192.0.0.0', '192.0.0.192', '192.0.0.255']],
+    ['documentation 192.0.2.0/24', ['192.0.2.0', '192.0.2.255']],
+    ['private 192.168.0.0/16', ['192.168.0.0', '192.168.255.255']],
+    ['benchmarking 198.18.0.0/15', ['198.18.0.0', '198.19.255.255']],
+    ['documentation 198.51.100.0/24', ['198.51.100.0', '198.51.100.255']],
+    ['documentation 203.0.113.0/24', ['203.0.113.0', '203.0.113.255']],
+    ['multicast 224.0.0.0/4', ['224.0.0.1', '239.255.255.255']],
+    ['reserved and broadcast 240.0.0.0/4', ['240.0.0.1', '255.255.255.255']],
+    ['IPv6 unspecified ::', ['::']],
+    ['IPv6 loopback ::1', ['::1']],
+    ['IPv4-mapped IPv6 of a private address', ['::ffff:10.1.2.3', '::ffff:169.254.169.254']],
+    ['NAT64 64:ff9b::/96, even of a public IPv4 address', ['64:ff9b::7f00:1', '64:ff9b::808:808', '64:ff9b::ffff:ffff']],
+    ['local-use NAT64 64:ff9b:1::/48', ['64:ff9b:1::1', '64:ff9b:1:ffff:ffff:ffff:ffff:ffff']],
+    ['Teredo 2001::/32', ['2001::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001:0:ffff:ffff:ffff:ffff:ffff:ffff']],
+    ['6to4 2002::/16, even of a public IPv4 address', ['2002:7f00:1::1', '2002:808:808::1', '2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff']],
+    ['deprecated site-local fec0::/10', ['fec0::1', 'feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff']],
+    ['discard 100::/64', ['100::', '100::ffff:ffff:ffff:ffff']],
+    ['documentation 2001:db8::/32', ['2001:db8::1', '2001:db8:ffff:ffff:ffff:ffff:ffff:ffff']],
+    ['unique local fc00::/7', ['fc00::1', 'fd00:ec2::254', 'fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff']],
+    ['IPv6 link-local fe80::/10', ['fe80::', 'febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff']],
+    ['IPv6 multicast ff00::/8', ['ff02::1', 'ff0e::101', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff']],
+  ] as const)('refuses every address of the %s range, at its edges too, as a literal and as what a name resolves to', async (_range, addresses) => {
+    const policy = addressPolicy([], false)
+    for (const address of addresses) {
+      const literal = new URL(address.includes(':') ? `https://[${address}]/hook` : `https://${address}/hook`)
+      expect(await refusedWebhook(literal, policy), address).toMatch(/ is a loopback, private, link-local or reserved address$/)
+      const resolve = async () => [{ address, family: address.includes(':') ? 6 : 4 }]
+      expect(await refusedWebhook(new URL('https://hooks.example.com/a2a'), policy, resolve), address).toBe('hooks.example.com resolves to a loopback, private, link-local or reserved address')
+    }
+  })
+
+  // The public neighbours of the ranges above: a range written wider than it is would refuse them.
+  it.each(['9.255.255.255', '11.0.0.0', '100.63.255.255', '100.128.0.0', '126.255.255.255', '128.0.0.0', '169.253.255.255', '169.255.0.0', '172.15.255.255', '192.0.1.0', '192.0.3.0', '192.167.255.255', '198.17.255.255', '198.20.0.0', '198.51.99.255', '198.51.101.0', '203.0.112.255', '203.0.114.0', '223.255.255.255', '2001:4860:4860::8888', '2003:de::1', '64:ff9b:2::1', '2a00:1450:4001::1'])('accepts %s, just outside a refused range', async (address) => {
+    const resolve = async () => [{ address, family: address.includes(':') ? 6 : 4 }]
+    expect(await refusedWebhook(new URL('https://hooks.example.com/a2a'), addressPolicy([], false), resolve)).toBeUndefined()
+  })
+
   it('lets through exactly the allowed addresses, and http: only when allowed', async () => {
     const receiver = await startReceiver()
     const allowed = await inProcess.start(pushAgent, { push: { allow: ['127.0.0.1/32'], allowHttp: true } })
