@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createFileStore, serveAgent } from 'a2a-runtime'
@@ -126,6 +126,42 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
     const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: userMessage('x') }) })
     expect(((await response.json()) as any).error.code).toBe(-32603)
     expect(store.size).toBe(0)
+  })
+
+  it('answers a blocking send whose final save fails with the error, not "completed", and goes on saving other tasks', async () => {
+    const dir = tempDir()
+    const started = deferred<string>()
+    const gate = deferred()
+    cleanups.push(() => gate.resolve())
+    const gated = agent(async (ctx, task) => {
+      if (ctx.text !== 'held') return task.complete()
+      task.working('on it')
+      started.resolve(ctx.taskId)
+      await gate.promise
+      task.artifact('done')
+      task.complete()
+    })
+    const { rpc, close, logger } = await serve(gated, dir)
+    const answer = rpc('message/send', userMessage('held'))
+    const taskId = await started.promise
+    // The disk fails under the running task: its file's path is now a directory, so the write's final
+    // rename fails (for root too, which file modes would not stop).
+    const file = join(dir, 'tasks', `${taskId}.json`)
+    expect(existsSync(file)).toBe(true)
+    rmSync(file)
+    mkdirSync(join(file, 'in-the-way'), { recursive: true })
+    gate.resolve()
+    const reply = await answer
+    expect(reply.result).toBeUndefined()
+    expect(reply.error).toEqual({ code: -32603, message: 'Internal error' })
+    expect(logger.text('error')).toMatch(new RegExp(`The task store could not save an event of task ${taskId}`))
+    // Nothing is stuck: the task ended here (its agent ran to the end), and other tasks are saved as before.
+    expect((await rpc('tasks/get', { id: taskId })).result.status.state).toBe('completed')
+    const next = (await rpc('message/send', userMessage('quick'))).result
+    expect(next.status.state).toBe('completed')
+    expect(JSON.parse(readFileSync(join(dir, 'tasks', `${next.id}.json`), 'utf8')).task.status.state).toBe('completed')
+    // No write is left hanging: the server closes (it waits for the writes in flight).
+    await close()
   })
 
   it('never brings back the file of a task that retention dropped while its write was in flight', async () => {
