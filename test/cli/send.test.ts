@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { existsSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -15,7 +15,8 @@ const TOKEN = 'send-test-token-7f3a'
 
 /**
  * Streams "Weather in <city>: sunny" in three append chunks after a progress status; asks "Which city?" on
- * "ask" and answers the follow-up naming the city; fails on "fail"; echoes the skill id it was asked for.
+ * "ask" and answers the follow-up naming the city; fails on "fail"; echoes the skill id it was asked for;
+ * on "story" sends progress between the pieces of a one-line answer.
  */
 const agentSource = (authentication = '') => `import { defineAgent } from 'a2a-runtime'
 
@@ -34,6 +35,18 @@ export default defineAgent({
   async execute(ctx, task) {
     if (ctx.text === 'fail') {
       task.fail('No forecast today')
+      return
+    }
+    if (ctx.text === 'story') {
+      // Progress between the pieces of one line of the answer.
+      const id = task.artifact('Once upon ', { lastChunk: false })
+      task.working('Choosing a hero')
+      await pause()
+      task.artifact('a time, ', { artifactId: id, append: true, lastChunk: false })
+      task.working('Choosing an ending')
+      await pause()
+      task.artifact('the end.', { artifactId: id, append: true, lastChunk: true })
+      task.complete()
       return
     }
     if (ctx.text === 'ask') {
@@ -138,6 +151,42 @@ describe('a2a send', () => {
     expect(stderr).toMatch(/✓ completed \(task [\w-]+\)/)
     expect(stderr.indexOf('… Looking up the forecast')).toBeLessThan(stderr.indexOf('✓ completed'))
     expect(code).toBe(0)
+  })
+
+  it('keeps stdout exactly the answer when progress arrives between its pieces; progress waits for the line to end on stderr', async () => {
+    const { code, stdout, stderr } = await send(['story', '--url', open.url])
+    expect(stdout).toBe('Once upon a time, the end.\n')
+    expect(stderr).toContain('… Choosing an ending\n')
+    expect(stderr.indexOf('… Choosing an ending')).toBeLessThan(stderr.indexOf('✓ completed'))
+    expect(code).toBe(0)
+  })
+
+  it('keeps each line whole when stdout and stderr go to the same file (2>&1)', async () => {
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(a2aBin)} send story --url ${open.url} 2>&1`
+    const child = spawn('sh', ['-c', command], { cwd: open.project, env: cleanEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+    runs.add(child)
+    let output = ''
+    child.stdout!.on('data', (chunk) => (output += chunk))
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
+    expect(output.split('\n')).toContain('Once upon a time, the end.')
+    expect(code).toBe(0)
+  })
+
+  // tmux renders what a person sees: stdout and stderr on one terminal screen.
+  it.skipIf(!existsSync('/usr/bin/tmux'))('on a terminal shows the answer unbroken, with no progress left on the screen', async () => {
+    const socket = `a2a-send-${process.pid}-${Date.now()}`
+    const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { env: cleanEnv, encoding: 'utf8' })
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(a2aBin)} send story --url ${open.url}; echo "exit $?"; sleep 60`
+    tmux('new-session', '-d', '-s', 'send', '-x', '100', '-y', '20', '-c', open.project, command)
+    try {
+      await expect.poll(() => tmux('capture-pane', '-p', '-t', 'send'), { timeout: 10_000 }).toMatch(/^exit \d+$/m)
+      const screen = tmux('capture-pane', '-p', '-t', 'send').split('\n').map((line) => line.trimEnd())
+      expect(screen).toContain('Once upon a time, the end.')
+      expect(screen.join('\n')).not.toContain('Choosing')
+      expect(screen).toContain('exit 0')
+    } finally {
+      tmux('kill-server')
+    }
   })
 
   it('with --no-stream waits for the whole answer via message/send and prints the same text', async () => {

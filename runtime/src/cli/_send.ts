@@ -4,6 +4,7 @@ import type { Command } from 'commander'
 import { isTerminal } from '../core/_lifecycle.js'
 import type { Part, Task, TaskStatus } from '../types.js'
 import { loadDotEnv } from './_env.js'
+import { type SendOutput, createSendOutput } from './_send-output.js'
 import { agentBase, clientHeaders, isObject, readJson, unreachable } from './_client.js'
 import { ProjectError } from './_load-agent.js'
 
@@ -50,9 +51,17 @@ async function send(firstText: string, flags: SendFlags): Promise<void> {
   const streaming = flags.stream ?? card.capabilities?.streaming === true
   if (flags.stream && card.capabilities?.streaming !== true) throw new ProjectError(`${card.name ?? 'The agent'} does not stream (capabilities.streaming is not true); drop --stream`)
   const endpoint = base.href
-  const log = (line: string) => !flags.json && process.stderr.write(`${line}\n`)
+  const output = createSendOutput()
+  const log = (line: string) => !flags.json && output.note(line)
   log(`→ ${card.name ?? endpoint}${streaming ? ' (streaming)' : ''}`)
+  try {
+    await converse(firstText, flags, endpoint, headers, streaming, output, log)
+  } finally {
+    if (!flags.json) output.finish()
+  }
+}
 
+async function converse(firstText: string, flags: SendFlags, endpoint: string, headers: Record<string, string>, streaming: boolean, output: SendOutput, log: (line: string) => void): Promise<void> {
   let text = firstText
   let taskId = flags.task
   let contextId = flags.context
@@ -66,7 +75,7 @@ async function send(firstText: string, flags: SendFlags): Promise<void> {
       ...(flags.skill && { metadata: { skillId: flags.skill } }),
     }
     const params = { message, ...(contextId && { metadata: { contextId } }) }
-    const turn = streaming ? await streamTurn(endpoint, headers, params, flags.json === true, log) : await sendTurn(endpoint, headers, params, flags.json === true)
+    const turn = streaming ? await streamTurn(endpoint, headers, params, flags.json === true, output) : await sendTurn(endpoint, headers, params, flags.json === true)
     taskId = turn.taskId
     contextId = turn.contextId
     const question = textOf(turn.status.message?.parts)
@@ -123,13 +132,12 @@ async function sendTurn(endpoint: string, headers: Record<string, string>, param
   return { taskId: task.id, contextId: task.contextId, status: task.status }
 }
 
-async function streamTurn(endpoint: string, headers: Record<string, string>, params: unknown, json: boolean, log: (line: string) => void): Promise<Turn> {
+async function streamTurn(endpoint: string, headers: Record<string, string>, params: unknown, json: boolean, output: SendOutput): Promise<Turn> {
   const response = await rpc(endpoint, headers, 'message/stream', params)
   if (!(response instanceof Response) || !response.body) throw new ProjectError('The agent answered message/stream without a stream')
   const decoder = new TextDecoder()
   let buffer = ''
   let turn: Turn | undefined
-  let midLine = false
   for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
     buffer += decoder.decode(chunk, { stream: true })
     let end: number
@@ -143,24 +151,15 @@ async function streamTurn(endpoint: string, headers: Record<string, string>, par
       if (event.error) throw new ProjectError(`The agent answered error ${event.error.code}: ${event.error.message}`)
       const { taskId, contextId } = event.params ?? {}
       if (event.method === 'tasks/artifactUpdate' && !json) {
-        const piece = textOf(event.params.artifact.parts)
-        process.stdout.write(piece)
-        midLine = !piece.endsWith('\n')
-        if (event.params.artifact.lastChunk !== false && midLine) {
-          process.stdout.write('\n')
-          midLine = false
-        }
+        output.answer(textOf(event.params.artifact.parts))
+        if (event.params.artifact.lastChunk !== false) output.endLine()
       }
       if (event.method === 'tasks/statusUpdate') {
         const status = event.params.status as TaskStatus
         turn = { taskId, contextId, status }
         const progress = textOf(status.message?.parts)
-        if (status.state === 'working' && progress) {
-          if (midLine) process.stdout.write('\n')
-          midLine = false
-          log(`… ${progress}`)
-        }
-        if (isTerminal(status.state) && midLine) process.stdout.write('\n')
+        if (status.state === 'working' && progress && !json) output.progress(progress)
+        if (isTerminal(status.state) && !json) output.endLine()
       }
     }
   }
