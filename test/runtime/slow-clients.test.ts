@@ -13,6 +13,13 @@ const REQUEST_MS = 500
 const KEEP_ALIVE_MS = 300
 /** Room for the check interval and a busy machine: a cut later than timeout + SLACK fails the test. */
 const SLACK_MS = 1_000
+/**
+ * Timeouts ten times apart, for the tests that tell which of the two cut a client: a cut near one of them
+ * cannot be the other's, however slow the machine (the checks leave seconds between the two).
+ */
+const APART = { headersTimeoutMs: 500, requestTimeoutMs: 5_000 } as const
+/** Halfway between the two: a headers cut comes before it, a request cut after it. */
+const APART_MIDDLE_MS = (APART.headersTimeoutMs + APART.requestTimeoutMs) / 2
 /** Node closes an idle keep-alive socket up to this long after the keep-alive timeout it advertises. */
 const NODE_KEEP_ALIVE_BUFFER_MS = 1_000
 
@@ -114,40 +121,41 @@ async function expectHealthy(server: A2AServer): Promise<void> {
 }
 
 describe('slow clients are cut by timeouts', () => {
-  it('cuts a connection that sends nothing after headersTimeoutMs, answering 408 Request Timeout with Connection: close', async () => {
-    const server = await serve()
+  it('cuts a connection that sends nothing after headersTimeoutMs (not the longer requestTimeoutMs), answering 408 Request Timeout with Connection: close', async () => {
+    const server = await serve(APART)
     const client = await rawClient(server.port)
     const elapsed = await client.closed
-    expect(elapsed).toBeGreaterThanOrEqual(HEADERS_MS - 20)
-    expect(elapsed).toBeLessThan(HEADERS_MS + SLACK_MS)
+    expect(elapsed).toBeGreaterThanOrEqual(APART.headersTimeoutMs - 20)
+    expect(elapsed).toBeLessThan(APART_MIDDLE_MS)
     expect(client.received()).toBe(REQUEST_TIMEOUT_RESPONSE)
   })
 
-  it('cuts a client trickling its headers one byte at a time (slowloris) after headersTimeoutMs, though bytes keep coming, with a 408', async () => {
-    const server = await serve()
+  it('cuts a client trickling its headers one byte at a time (slowloris) after headersTimeoutMs (not the longer requestTimeoutMs), though bytes keep coming, with a 408', async () => {
+    const server = await serve(APART)
     const client = await rawClient(server.port)
     // Never-ending headers: a byte every 20 ms would keep the connection forever without the timeout.
     const sent = await client.trickle(`GET /.well-known/agent.json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ${'a'.repeat(10_000)}`, 20)
     const elapsed = await client.closed
     expect(sent).toBeGreaterThan(5)
-    expect(elapsed).toBeGreaterThanOrEqual(HEADERS_MS - 20)
-    expect(elapsed).toBeLessThan(HEADERS_MS + SLACK_MS)
+    expect(elapsed).toBeGreaterThanOrEqual(APART.headersTimeoutMs - 20)
+    expect(elapsed).toBeLessThan(APART_MIDDLE_MS)
     expect(client.received()).toBe(REQUEST_TIMEOUT_RESPONSE)
     await expectHealthy(server)
   })
 
-  it('cuts a client that sends complete headers and trickles the JSON-RPC body after requestTimeoutMs, with a 408, logging no error for it', async () => {
-    const server = await serve()
+  it('cuts a client that sends complete headers and trickles the JSON-RPC body after requestTimeoutMs (not the shorter headersTimeoutMs), with a 408, logging no error for it', async () => {
+    const server = await serve(APART)
     const client = await rawClient(server.port)
-    const body = rpcBody('message/send', 'slow body')
+    // Longer than the request timeout allows at a byte every 20 ms.
+    const body = rpcBody('message/send', `slow body ${'x'.repeat(2_000)}`)
     client.socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`)
     const sent = await client.trickle(body, 20)
     const elapsed = await client.closed
     expect(sent).toBeGreaterThan(5)
     expect(sent).toBeLessThan(body.length)
-    // The headers came in time; the whole request did not.
-    expect(elapsed).toBeGreaterThanOrEqual(REQUEST_MS - 20)
-    expect(elapsed).toBeLessThan(REQUEST_MS + SLACK_MS)
+    // The headers came in time, so their timeout never applied; the whole request did not.
+    expect(elapsed).toBeGreaterThanOrEqual(APART.requestTimeoutMs - 20)
+    expect(elapsed).toBeLessThan(APART.requestTimeoutMs + 2 * SLACK_MS)
     expect(client.received()).toBe(REQUEST_TIMEOUT_RESPONSE)
     // No task came of the partial body.
     expect((await server.app.store.list({ limit: 10 })).total).toBe(0)
@@ -314,12 +322,12 @@ describe('a2a start', () => {
     const source = `import { defineAgent } from 'a2a-runtime'
 export default defineAgent({ card: { name: 'Slow', description: 'Times out slow clients' }, execute(ctx, task) { task.complete() } })
 `
-    started = await startA2a('a2a-slow-', source, { A2A_HEADERS_TIMEOUT_MS: String(HEADERS_MS), A2A_REQUEST_TIMEOUT_MS: String(REQUEST_MS) })
+    started = await startA2a('a2a-slow-', source, { A2A_HEADERS_TIMEOUT_MS: String(APART.headersTimeoutMs), A2A_REQUEST_TIMEOUT_MS: String(APART.requestTimeoutMs) })
     const port = Number(new URL(started.url).port)
     const client = await rawClient(port)
     const elapsed = await client.closed
-    expect(elapsed).toBeGreaterThanOrEqual(HEADERS_MS - 20)
-    expect(elapsed).toBeLessThan(HEADERS_MS + SLACK_MS)
+    expect(elapsed).toBeGreaterThanOrEqual(APART.headersTimeoutMs - 20)
+    expect(elapsed).toBeLessThan(APART_MIDDLE_MS)
     expect(client.received()).toBe(REQUEST_TIMEOUT_RESPONSE)
   })
 })
