@@ -1,0 +1,88 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseEnv } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { dockerProblems, readmeBlocks, variablesRead, variablesSet } from './e2e-readme.ts'
+import { type Workspace, assertBuilt, workspace } from './template-support.ts'
+
+/**
+ * Generated READMEs and .env.example, read without an install, for every auth mode and the templates whose
+ * README differs. e2e.test.ts runs the README commands against installed projects.
+ */
+
+const variants = [
+  { dir: 'plain', flags: [] },
+  { dir: 'bearer', flags: ['--auth', 'bearer'] },
+  { dir: 'apikey', flags: ['--auth', 'apikey'] },
+  { dir: 'streaming', flags: ['--template', 'streaming', '--push-notifications'] },
+  { dir: 'asks', flags: ['--template', 'multi-turn', '--auth', 'apikey', '--no-streaming'] },
+  { dir: 'model', flags: ['--template', 'llm', '--auth', 'bearer'] },
+] as const
+
+let space: Workspace
+const projects = new Map<string, string>()
+
+beforeAll(async () => {
+  assertBuilt()
+  space = workspace('a2a-template-readme-')
+  for (const { dir, flags } of variants) projects.set(dir, await space.generate(dir, [...flags]))
+  projects.set('forecast', await space.generate('forecast', ['--template', 'multi-turn', '--skill', 'forecast:Forecast:Weather for a city']))
+}, 300_000)
+
+afterAll(() => space?.remove())
+
+describe.each(variants)('$dir project', ({ dir }) => {
+  const project = () => projects.get(dir)!
+  const readme = () => space.read(project(), 'README.md')
+
+  it('README: every command works as pasted: scripts that exist, variables set in the same block, docker flags on files that exist', () => {
+    const scripts = Object.keys((JSON.parse(space.read(project(), 'package.json')) as { scripts: Record<string, string> }).scripts)
+    const blocks = readmeBlocks(readme())
+    expect(blocks.length).toBeGreaterThan(3)
+    for (const block of blocks) {
+      const assigned = new Set<string>()
+      for (const { line, kind } of block) {
+        for (const script of [...line.matchAll(/\bnpm run ([\w:-]+)/g)].map((match) => match[1]!)) expect(scripts, line).toContain(script)
+        // A variable read must be set earlier in the block: a credential in .env is not in the shell.
+        for (const name of variablesRead(line)) expect(assigned.has(name), `${line}\nreads $${name}, which nothing in its block sets`).toBe(true)
+        for (const name of variablesSet(line)) assigned.add(name)
+        if (kind === 'docker') expect(dockerProblems(line, (path) => existsSync(join(project(), path))), line).toEqual([])
+      }
+    }
+  })
+
+  it('README: explains how to answer a question the agent asks (taskId), with npx a2a send', () => {
+    const text = readme()
+    expect(text).toContain('## When the agent asks a question')
+    expect(text).toMatch(/"taskId"/)
+    expect(text).toMatch(/npx a2a send "<answer>" --task <id>/)
+    expect(readmeBlocks(text).flat().some(({ line }) => line.startsWith('npx a2a send '))).toBe(true)
+  })
+
+  it('README and .env.example: adding the example to .env keeps the generated credential and leaves HOST to the container', () => {
+    expect(readme()).not.toMatch(/copy `?\.env\.example`? to `?\.env/i)
+    const example = parseEnv(space.read(project(), '.env.example'))
+    // Uncommented, HOST=127.0.0.1 would override the image's 0.0.0.0 through `docker run --env-file .env`.
+    expect(example.HOST).toBeUndefined()
+    expect(example.PORT).toBeUndefined()
+    const envFile = join(project(), '.env')
+    if (!existsSync(envFile)) return
+    const generated = parseEnv(space.read(project(), '.env'))
+    const credential = Object.keys(generated).find((name) => /^A2A_(BEARER_TOKEN|API_KEY)$/.test(name))!
+    expect(generated[credential]).toMatch(/\S{16,}/)
+    // Both ways a user may follow "add the lines you need": append the example, or copy it over .env.
+    expect(parseEnv(`${space.read(project(), '.env')}\n${space.read(project(), '.env.example')}`)[credential]).toBe(generated[credential])
+    expect(example[credential]).toBeUndefined()
+  })
+})
+
+describe('multi-turn template', () => {
+  it('asks a question that fits any skill, and says to reply to the task', () => {
+    const agent = space.read(projects.get('forecast')!, 'src/agent.ts')
+    const question = /task\.inputRequired\(`([^`]*)`\)/.exec(agent)?.[1]
+    expect(question).toBeDefined()
+    expect(question).not.toMatch(/where would you like to go/i)
+    expect(question).toMatch(/reply to this task/i)
+    expect(agent).not.toMatch(/a plan for/)
+  })
+})
