@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
+import { freePort } from '../_support.ts'
 
 const runtimeDir = fileURLToPath(new URL('../../runtime', import.meta.url))
 const a2aBin = join(runtimeDir, 'bin/a2a.mjs')
@@ -21,6 +22,16 @@ function validateLive(url: string, extra: string[] = []): Promise<{ code: number
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout })
     })
   })
+}
+
+const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_)/.test(key))) as Record<string, string>
+
+function cardValidate(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) =>
+    execFile(process.execPath, [a2aBin, 'card', 'validate', ...args], { cwd, env: cleanEnv, timeout: 30_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    ),
+  )
 }
 
 const goodCard = (url: string, extra: Record<string, unknown> = {}) => ({
@@ -109,13 +120,21 @@ export default defineAgent({
     expect(line).toMatch(message)
   })
 
-  it('refuses --live without a URL', async () => {
-    const { code, stderr } = await new Promise<{ code: number; stderr: string }>((resolve) =>
-      execFile(process.execPath, [a2aBin, 'card', 'validate', '--live'], { timeout: 10_000 }, (error, _stdout, stderr) =>
-        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
-      ),
-    )
+  it('without a URL and no dev server running says which address it tried, in one line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-live-none-'))
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+    const port = await freePort()
+    writeFileSync(join(dir, '.env'), `PORT=${port}\n`)
+    const { code, stderr } = await cardValidate(['--live'], dir)
     expect(code).toBe(1)
-    expect(stderr).toContain('a2a: --live needs the URL of a running agent')
+    expect(stderr).toContain(`→ http://localhost:${port}/ (PORT from .env)`)
+    expect(stderr).toMatch(new RegExp(`^a2a: Cannot reach http://localhost:${port}/\\.well-known/agent\\.json`, 'm'))
+    expect(stderr).not.toMatch(/\n\s+at /)
+  })
+
+  it('refuses --live with a card file', async () => {
+    const { code, stderr } = await cardValidate(['card.json', '--live'], tmpdir())
+    expect(code).toBe(1)
+    expect(stderr).toContain("a2a: --live probes a running agent: give its URL, or no argument for this project's a2a dev")
   })
 })

@@ -146,7 +146,7 @@ describe('a2a send', () => {
   it('streams the answer to stdout as it arrives, with progress and the outcome on stderr, and exits 0', async () => {
     const { code, stdout, stderr } = await send(['Oslo', '--url', open.url])
     expect(stdout).toBe('Weather in Oslo: sunny\n')
-    expect(stderr).toContain('→ Send Fixture (streaming)')
+    expect(stderr).toContain(`→ Send Fixture at ${open.url} (streaming)\n`)
     expect(stderr).toContain('… Looking up the forecast')
     expect(stderr).toMatch(/✓ completed \(task [\w-]+\)/)
     expect(stderr.indexOf('… Looking up the forecast')).toBeLessThan(stderr.indexOf('✓ completed'))
@@ -192,7 +192,7 @@ describe('a2a send', () => {
   it('with --no-stream waits for the whole answer via message/send and prints the same text', async () => {
     const { code, stdout, stderr } = await send(['Oslo', '--no-stream', '--url', open.url])
     expect(stdout).toBe('Weather in Oslo: sunny\n')
-    expect(stderr).toContain('→ Send Fixture\n')
+    expect(stderr).toContain(`→ Send Fixture at ${open.url}\n`)
     expect(stderr).not.toContain('(streaming)')
     expect(stderr).not.toContain('Looking up the forecast')
     expect(stderr).toMatch(/✓ completed \(task [\w-]+\)/)
@@ -302,7 +302,7 @@ describe('a2a send', () => {
   it('without --url reaches the local server on PORT', async () => {
     const { code, stdout, stderr } = await send(['Oslo'], { env: { PORT: String(open.port) } })
     expect(stdout).toBe('Weather in Oslo: sunny\n')
-    expect(stderr).toContain('→ Send Fixture')
+    expect(stderr).toContain(`→ Send Fixture at http://localhost:${open.port}/ (PORT=${open.port}, streaming)`)
     expect(code).toBe(0)
   })
 

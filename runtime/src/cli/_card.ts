@@ -6,6 +6,7 @@ import { type Finding, checkCard } from './_card-check.js'
 import { agentBase, clientHeaders, isObject, unreachable } from './_client.js'
 import { probeLive } from './_live-probe.js'
 import { loadDotEnv } from './_env.js'
+import { chooseAgent } from './_local-agent.js'
 import { DEFAULT_ENTRY, ProjectError, loadAgent } from './_load-agent.js'
 
 interface ValidateFlags {
@@ -26,20 +27,26 @@ export function registerCard(program: Command): void {
     .argument('[source]', 'a card file, or the URL of a running agent')
     .option('--entry <module>', "the project's agent module", DEFAULT_ENTRY)
     .option('--json', 'print the findings as JSON')
-    .option('--live', 'with a URL: also probe the running agent (send, stream, authentication)')
+    .option('--live', "probe the running agent too (send, stream, authentication): at the URL given, else this project's a2a dev")
     .option('--token <token>', 'bearer token for --live (default: A2A_BEARER_TOKEN)')
     .option('--api-key <key>', 'API key for --live (default: A2A_API_KEY)')
     .action(async (source: string | undefined, flags: ValidateFlags) => {
-      if (flags.live && !(source && /^https?:\/\//i.test(source))) throw new ProjectError('--live needs the URL of a running agent')
-      const { label, findings, card } = await findingsFor(source, flags.entry ?? DEFAULT_ENTRY)
-      if (flags.live && card) {
-        loadDotEnv(process.cwd())
-        const base = agentBase(source!)
-        findings.push(...(await probeLive(base, card, { headers: clientHeaders(base, flags), timeoutMs: 10_000 })))
-      }
+      const { label, findings } = flags.live ? await liveFindings(source, flags) : await findingsFor(source, flags.entry ?? DEFAULT_ENTRY)
       report(label, findings, flags.json === true)
       process.exitCode = findings.some((finding) => finding.level === 'error') ? 1 : 0
     })
+}
+
+/** The running agent's card and the probes: at the URL given, else this project's running `a2a dev`. */
+async function liveFindings(source: string | undefined, flags: ValidateFlags): Promise<Checked> {
+  if (source !== undefined && !/^https?:\/\//i.test(source)) {
+    throw new ProjectError("--live probes a running agent: give its URL, or no argument for this project's a2a dev")
+  }
+  const { base, via } = await chooseAgent(process.cwd(), source)
+  if (via) process.stderr.write(`→ ${base.href} (${via})\n`)
+  const checked = await fetchFindings(base.href)
+  if (checked.card) checked.findings.push(...(await probeLive(base, checked.card, { headers: clientHeaders(base, flags), timeoutMs: 10_000 })))
+  return checked
 }
 
 interface Checked {

@@ -10,6 +10,7 @@ import { type LogLevel, createConsoleLogger, logLevel } from '../_logger.js'
 import { createMemoryStore } from '../stores/memory.js'
 import type { Agent } from '../agent.js'
 import { checkCard } from './_card-check.js'
+import { publishDevAddress } from './_dev-address.js'
 import { createEnvReloader } from './_env.js'
 import { DEFAULT_ENTRY, ProjectError, loadAgent } from './_load-agent.js'
 
@@ -100,6 +101,9 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   })
   url = new URL(listener.url).href
   app?.setUrl(url)
+  // listhen may have moved to the next free port: `a2a send` in this project finds the real one here.
+  const address = publishDevAddress(cwd, url)
+  process.once('exit', () => address.remove())
 
   // One reload at a time; saves during a reload trigger one more afterwards.
   let timer: ReturnType<typeof setTimeout> | undefined
@@ -140,6 +144,7 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
     logger.info(`${signal}: stopping the dev server`)
     watcher.close()
     clearTimeout(timer)
+    address.remove()
     await listener.close()
     await app?.close()
     process.exit(0)

@@ -3,9 +3,9 @@ import { createInterface } from 'node:readline/promises'
 import type { Command } from 'commander'
 import { isTerminal } from '../core/_lifecycle.js'
 import type { Part, Task, TaskStatus } from '../types.js'
-import { loadDotEnv } from './_env.js'
+import { chooseAgent } from './_local-agent.js'
 import { type SendOutput, createSendOutput } from './_send-output.js'
-import { agentBase, clientHeaders, isObject, readJson, unreachable } from './_client.js'
+import { clientHeaders, isObject, readJson, unreachable } from './_client.js'
 import { ProjectError } from './_load-agent.js'
 
 interface SendFlags {
@@ -30,7 +30,7 @@ export function registerSend(program: Command): void {
     .command('send')
     .description('Send a message to an A2A agent and print its answer as it arrives')
     .argument('<text>', 'the message')
-    .option('--url <url>', 'the agent (default: the local dev server, http://localhost:PORT/)')
+    .option('--url <url>', "the agent (default: this project's running a2a dev; PORT in the environment overrides it)")
     .option('--stream', 'stream the answer (default when the card allows it)')
     .option('--no-stream', 'wait for the whole answer')
     .option('--context <id>', 'continue a conversation')
@@ -43,8 +43,7 @@ export function registerSend(program: Command): void {
 }
 
 async function send(firstText: string, flags: SendFlags): Promise<void> {
-  loadDotEnv(process.cwd())
-  const base = agentBase(flags.url ?? `http://localhost:${process.env.PORT || 3000}/`)
+  const { base, via } = await chooseAgent(process.cwd(), flags.url)
   const headers: Record<string, string> = { 'content-type': 'application/json', ...clientHeaders(base, flags) }
 
   const card = await fetchCard(base)
@@ -53,7 +52,8 @@ async function send(firstText: string, flags: SendFlags): Promise<void> {
   const endpoint = base.href
   const output = createSendOutput()
   const log = (line: string) => !flags.json && output.note(line)
-  log(`→ ${card.name ?? endpoint}${streaming ? ' (streaming)' : ''}`)
+  const notes = [via, streaming && 'streaming'].filter(Boolean).join(', ')
+  log(`→ ${card.name ? `${card.name} at ` : ''}${endpoint}${notes ? ` (${notes})` : ''}`)
   try {
     await converse(firstText, flags, endpoint, headers, streaming, output, log)
   } finally {

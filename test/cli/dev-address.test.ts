@@ -1,0 +1,138 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { a2aBin, freePort, makeAgentProject, runA2a } from '../_support.ts'
+
+/** The environment without anything that would pick the agent or credentials for the CLI. */
+const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_)/.test(key))) as Record<string, string>
+
+const agentSource = (name: string) => `import { defineAgent } from 'a2a-runtime'
+
+export default defineAgent({
+  card: { name: ${JSON.stringify(name)}, description: 'Says which project it serves, for address tests', skills: [{ id: 'who', name: 'Who', description: 'Names the project', tags: ['test'], examples: ['who?'] }] },
+  execute(ctx, task) {
+    task.artifact(${JSON.stringify(`answered by ${name}`)})
+    task.complete()
+  },
+})
+`
+
+interface DevServer {
+  child: ChildProcess
+  project: string
+  url: string
+  output(): string
+  exited: Promise<number | null>
+}
+
+const projects: string[] = []
+const runs = new Set<ChildProcess>()
+const servers: DevServer[] = []
+let first: DevServer
+let second: DevServer
+
+function project(name: string): string {
+  const dir = makeAgentProject('a2a-address-', agentSource(name))
+  projects.push(dir)
+  return dir
+}
+
+/** `a2a dev` in `dir` asked for `port`; resolves with the address it says it serves. */
+async function startDev(dir: string, port: number): Promise<DevServer> {
+  const child = spawn(process.execPath, [a2aBin, 'dev'], { cwd: dir, env: { ...cleanEnv, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout!.on('data', (chunk) => (output += chunk))
+  child.stderr!.on('data', (chunk) => (output += chunk))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+  const server = { child, project: dir, url: '', output: () => output, exited }
+  servers.push(server)
+  const until = Date.now() + 10_000
+  let url: string | undefined
+  while (!(url = /Dev server at (\S+)/.exec(output)?.[1])) {
+    if (child.exitCode !== null || Date.now() > until) throw new Error(`a2a dev did not listen: ${output}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  server.url = url
+  return server
+}
+
+beforeAll(async () => {
+  first = await startDev(project('Project A'), await freePort())
+  // Told the port the first one holds, the second moves to another.
+  second = await startDev(project('Project B'), Number(new URL(first.url).port))
+}, 30_000)
+
+afterEach(() => {
+  for (const child of runs) if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
+  runs.clear()
+})
+
+afterAll(async () => {
+  for (const { child, exited } of servers) {
+    if (child.exitCode === null && child.signalCode === null) {
+      process.kill(child.pid!, 'SIGKILL')
+      await exited
+    }
+  }
+  for (const dir of projects) rmSync(dir, { recursive: true, force: true })
+}, 60_000)
+
+const a2a = (args: string[], cwd: string, env: Record<string, string> = {}) => runA2a(args, { cwd, env: { ...cleanEnv, ...env }, running: runs })
+
+describe("the project's running a2a dev", () => {
+  it('is the agent a2a send addresses inside the project, even after it moved to another port, and says so', async () => {
+    expect(second.url).not.toBe(first.url)
+    const inSecond = await a2a(['send', 'who?'], second.project)
+    expect(inSecond.stdout).toBe('answered by Project B\n')
+    expect(inSecond.stderr).toContain(`→ Project B at ${second.url} (this project's a2a dev`)
+    expect(inSecond.code).toBe(0)
+
+    const inFirst = await a2a(['send', 'who?'], first.project)
+    expect(inFirst.stdout).toBe('answered by Project A\n')
+    expect(inFirst.stderr).toContain(`→ Project A at ${first.url} (this project's a2a dev`)
+  })
+
+  it('is the agent a2a card validate --live probes inside the project', async () => {
+    const { code, stdout, stderr } = await a2a(['card', 'validate', '--live'], second.project)
+    expect(stderr).toContain(`→ ${second.url} (this project's a2a dev)`)
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe(`${second.url}.well-known/agent.json: valid`)
+    expect(code).toBe(0)
+  })
+
+  it('gives way to PORT set in the environment, with a note where the dev server is', async () => {
+    const port = new URL(first.url).port
+    const { stdout, stderr } = await a2a(['send', 'who?'], second.project, { PORT: port })
+    expect(stdout).toBe('answered by Project A\n')
+    expect(stderr).toContain(`(PORT=${port}; this project's a2a dev is at ${second.url}`)
+  })
+
+  it('is ignored when its process is gone, or nothing answers at its address', async () => {
+    const dir = project('Project C')
+    // The .env's PORT leads to the first server; the file, if it were believed, to the second or nowhere.
+    writeFileSync(join(dir, '.env'), `PORT=${new URL(first.url).port}\n`)
+    mkdirSync(join(dir, '.a2a'))
+    const ended = spawn(process.execPath, ['-e', ''])
+    await new Promise((resolve) => ended.once('exit', resolve))
+    writeFileSync(join(dir, '.a2a/dev.json'), JSON.stringify({ url: second.url, pid: ended.pid }))
+    const dead = await a2a(['send', 'who?'], dir)
+    expect(dead.stdout).toBe('answered by Project A\n')
+    expect(dead.stderr).toContain('(PORT from .env')
+
+    const nowhere = `http://127.0.0.1:${await freePort()}/`
+    writeFileSync(join(dir, '.a2a/dev.json'), JSON.stringify({ url: nowhere, pid: process.pid }))
+    const silent = await a2a(['send', 'who?'], dir)
+    expect(silent.stdout).toBe('answered by Project A\n')
+    expect(silent.stderr).toContain(`names ${nowhere}, which does not answer`)
+  })
+
+  it('is written to .a2a/dev.json while it runs and removed when it stops', async () => {
+    const dir = project('Project D')
+    const server = await startDev(dir, await freePort())
+    const file = join(dir, '.a2a/dev.json')
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ url: server.url, pid: server.child.pid })
+    process.kill(server.child.pid!, 'SIGINT')
+    expect(await server.exited).toBe(0)
+    expect(existsSync(file)).toBe(false)
+  })
+})
