@@ -1,17 +1,18 @@
-import { mkdirSync } from 'node:fs'
-import { join, relative, resolve } from 'node:path'
+import { mkdirSync, readFileSync } from 'node:fs'
+import { basename, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Command, CommanderError, Option } from 'commander'
+import { EARLIER_SECRET, isEarlierRun } from './_earlier-run.js'
 import { shellWord } from './_escape.js'
 import { type GitOutcome, initGit } from './_git.js'
 import { install, installCommand, scriptCommand } from './_install.js'
-import { UsageError } from './_names.js'
+import { UsageError, packageNameFromDir } from './_names.js'
 import { type Answers, AUTH_MODES, DEFAULT_SKILLS, PACKAGE_MANAGERS, type ProjectOptions, TEMPLATES, missingAnswers, parseSkill, resolveOptions } from './_options.js'
 import { askMissing } from './_prompts.js'
 import { renderProject } from './_render.js'
 import { planRuntimeDependency } from './_runtime-dependency.js'
-import { checkTargetDir } from './_target-dir.js'
-import { WriteError, findObstacles, writeProject } from './_write.js'
+import { busyDirectoryError, busyEntries } from './_target-dir.js'
+import { KEPT_IF_PRESENT, WriteError, findObstacles, writeProject } from './_write.js'
 
 export interface CliIo {
   cwd: string
@@ -22,6 +23,7 @@ export interface CliIo {
 }
 
 const packageRoot = fileURLToPath(new URL('..', import.meta.url))
+const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }
 
 function defaultIo(): CliIo {
   return {
@@ -35,16 +37,20 @@ function defaultIo(): CliIo {
 function createProgram(): Command {
   return new Command('create-a2a-agent')
     .description('Create an A2A agent project')
+    .version(version, '-v, --version', 'print the version')
     .argument('[dir]', 'project directory (its name becomes the package name)')
+    .option('--package-name <name>', 'the npm package name (default: made from the directory name)')
     .option('--name <name>', "the agent's display name, on its card")
     .option('--description <text>', 'what the agent does')
-    .option('--skill <skill>', 'a skill as "id:Name:Description" or a JSON object (repeatable)', (value: string, all: string[]) => [...all, value], [] as string[])
+    // No default value: help would print it as "(default: [])".
+    .option('--skill <skill>', "a skill as \"id:Name:Description\" or a JSON object (repeatable; default: the template's example skill)", (value: string, all: string[] = []) => [...all, value])
     .option('--streaming', 'serve message/stream (default)')
     .option('--no-streaming', 'answer message/send only')
     .option('--push-notifications', 'declare push notifications: clients may give a webhook for task updates')
     .option('--no-push-notifications', 'no push notifications (default)')
-    .addOption(new Option('--auth <mode>', 'authentication').choices(AUTH_MODES))
-    .addOption(new Option('--template <name>', 'project template').choices(TEMPLATES))
+    // Defaults shown in the help; a default is not an answer, so the question is still asked (see `given`).
+    .addOption(new Option('--auth <mode>', 'authentication').choices(AUTH_MODES).default('none'))
+    .addOption(new Option('--template <name>', 'project template').choices(TEMPLATES).default('echo'))
     .addOption(new Option('--pm <manager>', 'package manager (default: the one running this)').choices(PACKAGE_MANAGERS))
     .option('--no-install', 'skip installing dependencies')
     .option('--no-git', 'skip git init')
@@ -62,15 +68,17 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
     // 1. Flags.
     program.parse(argv, { from: 'user' })
     const flags = program.opts()
+    const given = (key: string) => (program.getOptionValueSource(key) === 'default' ? undefined : flags[key])
     const answers: Answers = {
       dir: program.args[0],
+      packageName: flags.packageName,
       name: flags.name,
       description: flags.description,
-      skills: (flags.skill as string[]).length ? (flags.skill as string[]).map(parseSkill) : undefined,
+      skills: (flags.skill as string[] | undefined)?.map(parseSkill),
       streaming: flags.streaming,
       pushNotifications: flags.pushNotifications,
-      auth: flags.auth,
-      template: flags.template,
+      auth: given('auth'),
+      template: given('template'),
       pm: flags.pm,
       install: flags.install,
       git: flags.git,
@@ -86,28 +94,43 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
       throw new UsageError(`Missing ${missing.join(', ')}: there is no terminal to ask, so pass them or use --yes for defaults.\n\n${program.helpInformation()}`)
     }
     // A busy directory is said as soon as it is named, not after every other question.
-    const complete = asked ? await askMissing(answers, (dir) => checkTargetDir(resolve(io.cwd, dir), answers.force ?? false)) : answers
+    const complete = asked ? await askMissing(answers, io.cwd) : answers
 
     // 3. One validated options object.
     const options = resolveOptions(complete, io.cwd)
     const say = options.json ? io.err : io.out
 
-    // 4. The target directory.
-    const { conflicts } = checkTargetDir(options.dir, options.force)
+    const madeName = packageNameFromDir(basename(options.dir))
+    if (complete.packageName === undefined && madeName.fallback) {
+      say(`Package name: ${options.packageName} (the directory name has no character an npm package name can hold; --package-name sets another).`)
+    }
 
-    // 5. The runtime dependency and the files, all checked before the first one is written.
+    // 4. The target directory and the files, all checked before the first one is written.
+    const busy = busyEntries(options.dir)
     const runtime = planRuntimeDependency(packageRoot)
     const files = renderProject(join(packageRoot, 'templates'), options, runtime.specifier)
-    const obstacles = findObstacles(options.dir, [...files.map((file) => file.path), ...(runtime.tarball ? [runtime.tarball.path] : [])])
+    // The same project left by an earlier run (stopped during install, say) is continued, not refused.
+    const resumed = busy.length > 0 && isEarlierRun(options.dir, files, runtime.tarball ? [runtime.tarball.path] : [])
+    if (busy.length && !options.force && !resumed) throw busyDirectoryError(options.dir, busy)
+    if (runtime.tarball) {
+      try {
+        files.push(await runtime.tarball.pack())
+      } catch (error) {
+        throw new UsageError(`Packing the runtime failed: ${(error as { shortMessage?: string }).shortMessage ?? (error as Error).message}`, 1)
+      }
+    }
+    // Continuing, the earlier run's credential stays: clients may already use it.
+    const keep = resumed ? new Set([...KEPT_IF_PRESENT, EARLIER_SECRET]) : KEPT_IF_PRESENT
+    const obstacles = findObstacles(options.dir, files, keep)
     if (obstacles.length) {
       throw new UsageError(`The project never writes over or through your files, and these are in the way:\n${obstacles.map((path) => `  ${path}`).join('\n')}\nMove them, or choose another directory.`, 1)
     }
     let written: string[]
     let kept: string[]
+    let unchanged: string[]
     try {
       mkdirSync(options.dir, { recursive: true })
-      await runtime.tarball?.write(options.dir)
-      ;({ written, kept } = writeProject(options.dir, files))
+      ;({ written, kept, unchanged } = writeProject(options.dir, files, keep))
     } catch (error) {
       const done = error instanceof WriteError ? error.written : []
       throw new UsageError(
@@ -115,24 +138,30 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
         1,
       )
     }
-    if (runtime.tarball) written.push(runtime.tarball.path)
     written.sort()
-    say(`Created ${options.packageName} in ${options.dir} (${options.template} template)`)
-    if (conflicts.length) say(`Left ${conflicts.length} existing file(s) in place beside it (--force).`)
+    if (resumed) say(`Continuing in ${options.dir}: it holds this project from an earlier run (${unchanged.length} file(s) already in place, ${written.length} written).`)
+    else say(`Created ${options.packageName} in ${options.dir} (${options.template} template)`)
+    if (busy.length && !resumed) say(`Left ${busy.length} existing file(s) in place beside it (--force).`)
     for (const path of kept) say(`Kept your ${path}${path === '.gitignore' ? ' (added the entries it lacked)' : ''}.`)
 
     // 6. Install, in one call.
     let installError: string | undefined
     if (options.install) {
       say(`Installing dependencies with ${options.pm}…`)
-      installError = await install(options.dir, options.pm, options.json ? 'stderr' : 'inherit')
-      if (installError) io.err(`Installing failed (${installError}). The project is in place; retry with:\n  cd ${shellWord(options.dirArgument)} && ${installCommand(options.pm).join(' ')}`)
+      const outcome = await install(options.dir, options.pm, options.json ? 'stderr' : 'inherit')
+      installError = outcome.error
+      const finish = [`  cd ${shellWord(options.dirArgument)} && ${installCommand(options.pm).join(' ')}`, `or run the same command again${asked ? ` (${equivalentCommand(options)})` : ''}: it continues in that directory.`].join('\n')
+      if (outcome.interrupted) {
+        io.err(`\nInstalling was interrupted. The project is in place; to finish:\n${finish}`)
+        return 130
+      }
+      if (installError) io.err(`Installing failed (${installError}). The project is in place; to finish:\n${finish}`)
     }
 
     // 7. Git.
     let git: GitOutcome | undefined
     if (options.git) {
-      git = await initGit(options.dir, [...written, ...kept])
+      git = await initGit(options.dir, [...written, ...kept, ...unchanged])
       say(git.done ? git.message : `Git: ${git.reason}.`)
     }
 
@@ -177,7 +206,9 @@ function nextCommands(options: ProjectOptions, cwd: string, needsInstall: boolea
 export function equivalentCommand(options: ProjectOptions): string {
   // A directory starting with "-" would read as an option: it goes last, after "--".
   const dashed = options.dirArgument.startsWith('-')
-  const words = ['npx', 'create-a2a-agent', ...(dashed ? [] : [options.dirArgument]), '--name', options.name, '--description', options.description]
+  const words = ['npx', 'create-a2a-agent', ...(dashed ? [] : [options.dirArgument])]
+  if (options.packageName !== packageNameFromDir(basename(options.dir)).name) words.push('--package-name', options.packageName)
+  words.push('--name', options.name, '--description', options.description)
   const templateDefault = JSON.stringify(options.skills) === JSON.stringify([DEFAULT_SKILLS[options.template]])
   for (const skill of templateDefault ? [] : options.skills) {
     // The short form trims and fills in; use it only when it reads back the same skill.

@@ -9,17 +9,35 @@ export function installCommand(pm: PackageManager): string[] {
   return pm === 'yarn' ? ['yarn'] : [pm, 'install']
 }
 
+export interface InstallOutcome {
+  /** Why it failed; undefined when it worked. */
+  error?: string
+  /** Stopped by Ctrl-C (SIGINT). */
+  interrupted?: boolean
+}
+
 /**
- * Installs in one call. Returns the error message when it fails (the project is kept); output goes to
- * `stdio` so `--json` keeps stdout clean.
+ * Installs in one call. Failing or interrupted, the project is kept and the outcome says so; output goes to
+ * `stdio` so `--json` keeps stdout clean. Ctrl-C reaches the package manager from the terminal (and is passed
+ * on when sent to us alone); we outlive it to say how to finish.
  */
-export async function install(dir: string, pm: PackageManager, stdio: 'inherit' | 'stderr'): Promise<string | undefined> {
+export async function install(dir: string, pm: PackageManager, stdio: 'inherit' | 'stderr'): Promise<InstallOutcome> {
   const [command, ...args] = installCommand(pm)
+  const child = execa(command!, args, { cwd: dir, stdout: stdio === 'inherit' ? 'inherit' : process.stderr, stderr: 'inherit', stdin: 'ignore' })
+  let interrupted = false
+  const onInterrupt = () => {
+    interrupted = true
+    child.kill('SIGINT')
+  }
+  process.on('SIGINT', onInterrupt)
   try {
-    await execa(command!, args, { cwd: dir, stdout: stdio === 'inherit' ? 'inherit' : process.stderr, stderr: 'inherit', stdin: 'ignore' })
-    return undefined
+    await child
+    return {}
   } catch (error) {
-    const failure = error as { code?: string; shortMessage?: string; message: string }
-    return failure.code === 'ENOENT' ? `${command} is not installed` : (failure.shortMessage ?? failure.message)
+    const failure = error as { code?: string; signal?: string; exitCode?: number; shortMessage?: string; message: string }
+    if (interrupted || failure.signal === 'SIGINT' || failure.exitCode === 130) return { interrupted: true, error: 'interrupted' }
+    return { error: failure.code === 'ENOENT' ? `${command} is not installed` : (failure.shortMessage ?? failure.message) }
+  } finally {
+    process.off('SIGINT', onInterrupt)
   }
 }

@@ -25,12 +25,32 @@ export function toPackageName(input: string): string {
     .replace(/^-+|-+$/g, '')
 }
 
+/** Every reason npm would refuse `name` as a new package's name, in one line; undefined when it is fine. */
+export function packageNameProblem(name: string): string | undefined {
+  const result = validatePackageName(name)
+  if (result.validForNewPackages) return undefined
+  const reasons = [...(result.errors ?? []), ...(result.warnings ?? [])]
+  return `Invalid package name ${JSON.stringify(name)}: ${reasons.join('; ')}`
+}
+
 /** Throws a UsageError naming every reason npm would refuse `name`. */
 export function assertPackageName(name: string): void {
-  const result = validatePackageName(name)
-  if (result.validForNewPackages) return
-  const reasons = [...(result.errors ?? []), ...(result.warnings ?? [])]
-  throw new UsageError(`Invalid package name ${JSON.stringify(name)}: ${reasons.join('; ')}`)
+  const problem = packageNameProblem(name)
+  if (problem) throw new UsageError(problem)
+}
+
+/** The package name when nothing of the directory's name can make one ("天气机器人", "!!!"). */
+export const FALLBACK_PACKAGE_NAME = 'agent'
+
+/**
+ * The package name a directory's name suggests: converted ("Weather Bot" → "weather-bot"), or
+ * `agent` when no character of it is one a package name can hold. `problem` says why npm would refuse it.
+ */
+export function packageNameFromDir(dirName: string): { name: string; fallback: boolean; problem?: string } {
+  const converted = toPackageName(dirName)
+  const name = converted || FALLBACK_PACKAGE_NAME
+  const problem = packageNameProblem(name)
+  return { name, fallback: !converted, ...(problem ? { problem } : {}) }
 }
 
 /** "weather-bot" → "Weather Bot": the display name a directory suggests. */

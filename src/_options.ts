@@ -1,5 +1,5 @@
 import { basename, resolve } from 'node:path'
-import { UsageError, assertPackageName, assertSkillId, toDisplayName, toPackageName } from './_names.js'
+import { UsageError, assertSkillId, packageNameFromDir, packageNameProblem, toDisplayName, toPackageName } from './_names.js'
 
 export const TEMPLATES = ['echo', 'streaming', 'multi-turn', 'llm'] as const
 export type TemplateName = (typeof TEMPLATES)[number]
@@ -21,6 +21,8 @@ export interface Skill {
 /** Answers as they arrive from flags and prompts, before validation. */
 export interface Answers {
   dir?: string
+  /** Made from the directory's name unless given. */
+  packageName?: string
   name?: string
   description?: string
   skills?: Skill[]
@@ -69,6 +71,24 @@ export const DEFAULT_SKILLS: Record<TemplateName, Skill> = {
   llm: { id: 'chat', name: 'Chat', description: 'Answers with a language model', tags: ['llm', 'chat'], examples: ['Explain the A2A protocol in one sentence'] },
 }
 
+/**
+ * The rules for what a person types: each gives the problem, or undefined when the answer is fine. The same
+ * rule refuses a flag in `resolveOptions` and an answer in its prompt, where it can be typed again.
+ */
+export const ANSWER_RULES = {
+  dir: (value: string) => (value.trim() ? undefined : 'must not be empty'),
+  name: (value: string) => (value.trim() ? undefined : 'must not be empty'),
+  description: (value: string) => (value.trim() ? undefined : 'must not be empty'),
+  packageName: (value: string) => packageNameProblem(value.trim()),
+} satisfies Record<string, (value: string) => string | undefined>
+
+/** The card's name a directory suggests: "weather-bot" → "Weather Bot"; a name no package name can be made of stays as it is. */
+export function defaultDisplayName(dir: string): string {
+  const dirName = basename(dir)
+  const converted = toPackageName(dirName)
+  return converted ? toDisplayName(converted) : dirName.trim() || 'My Agent'
+}
+
 /** The answers still needed when nobody can be asked. */
 export function missingAnswers(answers: Answers): string[] {
   const missing: string[] = []
@@ -92,15 +112,17 @@ function oneOf<T extends string>(value: string, allowed: readonly T[], flag: str
 /** Fills defaults and validates; every problem is a UsageError naming the flag. */
 export function resolveOptions(answers: Answers, cwd: string): ProjectOptions {
   const dirArgument = (answers.dir ?? DEFAULT_DIR).trim()
-  if (!dirArgument) throw new UsageError('[dir] must not be empty')
+  const dirProblem = ANSWER_RULES.dir(dirArgument)
+  if (dirProblem) throw new UsageError(`[dir] ${dirProblem}`)
   const dir = resolve(cwd, dirArgument)
-  const packageName = toPackageName(basename(dir))
-  assertPackageName(packageName)
+  const packageName = resolvePackageName(answers.packageName, basename(dir))
 
-  const name = (answers.name ?? toDisplayName(packageName)).trim()
-  if (!name) throw new UsageError('--name must not be empty')
+  const name = (answers.name ?? defaultDisplayName(dir)).trim()
+  const nameProblem = ANSWER_RULES.name(name)
+  if (nameProblem) throw new UsageError(`--name ${nameProblem}`)
   const description = (answers.description ?? DEFAULT_DESCRIPTION).trim()
-  if (!description) throw new UsageError('--description must not be empty')
+  const descriptionProblem = ANSWER_RULES.description(description)
+  if (descriptionProblem) throw new UsageError(`--description ${descriptionProblem}`)
 
   const template = oneOf(answers.template ?? 'echo', TEMPLATES, '--template')
   const skills = answers.skills?.length ? answers.skills : [DEFAULT_SKILLS[template]]
@@ -130,6 +152,18 @@ export function resolveOptions(answers: Answers, cwd: string): ProjectOptions {
     force: answers.force ?? false,
     json: answers.json ?? false,
   }
+}
+
+/** `--package-name` when given, else the one the directory's name makes; says what to pass when npm would refuse it. */
+function resolvePackageName(given: string | undefined, dirName: string): string {
+  if (given !== undefined) {
+    const problem = ANSWER_RULES.packageName(given)
+    if (problem) throw new UsageError(`--package-name: ${problem}`)
+    return given.trim()
+  }
+  const made = packageNameFromDir(dirName)
+  if (made.problem) throw new UsageError(`${made.problem} (made from the directory name ${JSON.stringify(dirName)}); pass --package-name <name>`)
+  return made.name
 }
 
 /**

@@ -1,6 +1,9 @@
+import { basename, resolve } from 'node:path'
 import prompts, { type PromptObject } from 'prompts'
-import { type Answers, DEFAULT_DESCRIPTION, DEFAULT_DIR, type Skill, TEMPLATES } from './_options.js'
-import { UsageError, assertSkillId, toDisplayName, toPackageName } from './_names.js'
+import { mayBeEarlierRun } from './_earlier-run.js'
+import { FALLBACK_PACKAGE_NAME, UsageError, assertSkillId, packageNameFromDir, toDisplayName } from './_names.js'
+import { ANSWER_RULES, type Answers, DEFAULT_DESCRIPTION, DEFAULT_DIR, type Skill, TEMPLATES, defaultDisplayName } from './_options.js'
+import { busyEntries } from './_target-dir.js'
 
 const TEMPLATE_HINTS: Record<(typeof TEMPLATES)[number], string> = {
   echo: 'one skill, answers at once, streaming progress',
@@ -15,27 +18,93 @@ const list = (value: string) =>
     .map((item) => item.trim())
     .filter(Boolean)
 
-const onCancel = () => {
+function cancelled(): never {
   throw new UsageError('Cancelled: nothing was written.', 1)
+}
+const onCancel = cancelled
+
+/** A prompt's `validate` from an answer rule of `_options.ts`: the same rule the flag meets. */
+function validateWith(rule: (value: string) => string | undefined, label = ''): (value: string) => true | string {
+  return (value) => {
+    const problem = rule(value)
+    return problem ? `${label}${problem}` : true
+  }
+}
+
+/** Refuses, in its prompt, a directory that is a file or runs through one. */
+function validateDir(cwd: string): (value: string) => true | string {
+  const notEmpty = validateWith(ANSWER_RULES.dir, 'The directory ')
+  return (value) => {
+    const empty = notEmpty(value)
+    if (empty !== true) return empty
+    try {
+      busyEntries(resolve(cwd, value.trim()))
+      return true
+    } catch (error) {
+      return (error as Error).message
+    }
+  }
+}
+
+async function ask<T>(question: PromptObject): Promise<T> {
+  const answers = await prompts(question, { onCancel })
+  return answers[question.name as string] as T
+}
+
+/**
+ * The directory, asked until it is one the project can go in. A busy one (other files in it) offers another
+ * directory, writing beside those files (`--force`: nothing is overwritten) or cancelling; it never offers to
+ * delete them. One that may hold an earlier run of the generator goes on: the files decide once rendered.
+ */
+async function askDirectory(answers: Answers, cwd: string): Promise<void> {
+  for (;;) {
+    if (answers.dir === undefined) {
+      answers.dir = (await ask<string>({ type: 'text', name: 'dir', message: 'Project directory', initial: DEFAULT_DIR, validate: validateDir(cwd) })).trim()
+    }
+    const dir = resolve(cwd, answers.dir)
+    const busy = busyEntries(dir)
+    if (!busy.length || answers.force || mayBeEarlierRun(dir)) return
+    const shown = busy.length > 3 ? `${busy.slice(0, 3).join(', ')} and ${busy.length - 3} more` : busy.join(', ')
+    const choice = await ask<'another' | 'beside' | 'cancel'>({
+      type: 'select',
+      name: 'busy',
+      message: `${answers.dir} is not empty (${shown})`,
+      choices: [
+        { title: 'Choose another directory', value: 'another' },
+        { title: 'Write the project beside these files (--force: none of them is overwritten or deleted)', value: 'beside' },
+        { title: 'Cancel', value: 'cancel' },
+      ],
+      initial: 0,
+    })
+    if (choice === 'cancel') cancelled()
+    if (choice === 'beside') answers.force = true
+    else answers.dir = undefined
+  }
 }
 
 /** Asks for what the flags left out, and only that. */
-export async function askMissing(given: Answers, checkDir: (dir: string) => void): Promise<Answers> {
+export async function askMissing(given: Answers, cwd: string): Promise<Answers> {
   const answers: Answers = { ...given }
-  const questions: PromptObject[] = []
-  if (answers.dir === undefined) questions.push({ type: 'text', name: 'dir', message: 'Project directory', initial: DEFAULT_DIR, validate: (v: string) => (v.trim() ? true : 'Enter a directory') })
-  Object.assign(answers, await prompts(questions, { onCancel }))
-  checkDir(answers.dir ?? DEFAULT_DIR)
+  await askDirectory(answers, cwd)
+  const dir = resolve(cwd, answers.dir ?? DEFAULT_DIR)
 
   const more: PromptObject[] = []
-  if (answers.name === undefined) more.push({ type: 'text', name: 'name', message: 'Agent name (shown on its card)', initial: toDisplayName(toPackageName(answers.dir ?? DEFAULT_DIR)) })
-  if (answers.description === undefined) more.push({ type: 'text', name: 'description', message: 'What does the agent do?', initial: DEFAULT_DESCRIPTION })
+  // As create-vite does: a directory name that makes no valid package name ("天气机器人") asks for one.
+  const made = packageNameFromDir(basename(dir))
+  if (answers.packageName === undefined && (made.fallback || made.problem)) {
+    more.push({ type: 'text', name: 'packageName', message: 'Package name (for npm)', initial: made.problem ? FALLBACK_PACKAGE_NAME : made.name, validate: validateWith(ANSWER_RULES.packageName), format: (v: string) => v.trim() })
+  }
+  if (answers.name === undefined) more.push({ type: 'text', name: 'name', message: 'Agent name (shown on its card)', initial: defaultDisplayName(dir), validate: validateWith(ANSWER_RULES.name, 'The name ') })
+  if (answers.description === undefined) {
+    more.push({ type: 'text', name: 'description', message: 'What does the agent do?', initial: DEFAULT_DESCRIPTION, validate: validateWith(ANSWER_RULES.description, 'The description ') })
+  }
   if (answers.template === undefined) {
     more.push({ type: 'select', name: 'template', message: 'Template', choices: TEMPLATES.map((t) => ({ title: t, value: t, description: TEMPLATE_HINTS[t] })), initial: 0 })
   }
-  if (answers.streaming === undefined) more.push({ type: 'toggle', name: 'streaming', message: 'Stream answers (message/stream)?', initial: true, active: 'yes', inactive: 'no' })
+  // `confirm` reads "(Y/n)" while asked and "yes" or "no" once answered: the choice shows without colour.
+  if (answers.streaming === undefined) more.push({ type: 'confirm', name: 'streaming', message: 'Stream answers (message/stream)?', initial: true })
   if (answers.pushNotifications === undefined) {
-    more.push({ type: 'toggle', name: 'pushNotifications', message: 'Push notifications (task updates POSTed to client webhooks)?', initial: false, active: 'yes', inactive: 'no' })
+    more.push({ type: 'confirm', name: 'pushNotifications', message: 'Push notifications (task updates POSTed to client webhooks)?', initial: false })
   }
   if (answers.auth === undefined) {
     more.push({
@@ -84,10 +153,12 @@ async function askSkills(): Promise<Skill[] | undefined> {
       ],
       { onCancel },
     )
+    const name = skill.name.trim() || toDisplayName(skill.id.trim())
     skills.push({
       id: skill.id.trim(),
-      name: skill.name.trim() || toDisplayName(skill.id),
-      description: skill.description.trim() || skill.name.trim(),
+      name,
+      // A blank answer takes the name, as --skill does: a skill's description must not be empty.
+      description: skill.description.trim() || name,
       tags: list(skill.tags).length ? list(skill.tags) : [skill.id.trim()],
       examples: list(skill.examples),
     })

@@ -9,7 +9,8 @@ import type { ProjectOptions } from './_options.js'
 export interface RenderedFile {
   /** Relative to the project, with `/` separators. */
   path: string
-  content: string
+  /** Text from the templates; bytes for the packed runtime. */
+  content: string | Uint8Array
   /** Permission bits when the file must not be readable by others (`.env` holds the credential). */
   mode?: number
 }

@@ -1,12 +1,15 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, join } from 'node:path'
 import { execa } from 'execa'
+import { UsageError } from './_names.js'
+import type { RenderedFile } from './_render.js'
 
 export interface RuntimeDependency {
   /** The `a2a-runtime` entry of the generated package.json. */
   specifier: string
-  /** From a clone: where the packed runtime goes in the project, and how to put it there. */
-  tarball?: { path: string; write(projectDir: string): Promise<void> }
+  /** From a clone: where the packed runtime goes in the project, and how to pack it. */
+  tarball?: { path: string; pack(): Promise<RenderedFile> }
 }
 
 /**
@@ -19,7 +22,7 @@ export function planRuntimeDependency(packageRoot: string): RuntimeDependency {
   const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }
   if (!existsSync(join(runtimeDir, 'package.json'))) return { specifier: `^${version}` }
   if (!existsSync(join(runtimeDir, 'dist/index.js'))) {
-    throw new Error(`The runtime in ${runtimeDir} is not built: run \`npm run build\` in the repository first`)
+    throw new UsageError(`The runtime in ${runtimeDir} is not built: run \`npm run build\` in the repository first`, 1)
   }
   const runtime = JSON.parse(readFileSync(join(runtimeDir, 'package.json'), 'utf8')) as { name: string; version: string }
   const path = `vendor/${runtime.name}-${runtime.version}.tgz`
@@ -27,11 +30,17 @@ export function planRuntimeDependency(packageRoot: string): RuntimeDependency {
     specifier: `file:./${path}`,
     tarball: {
       path,
-      async write(projectDir) {
-        const destination = dirname(join(projectDir, path))
-        mkdirSync(destination, { recursive: true })
-        await execa('npm', ['pack', '--pack-destination', destination], { cwd: runtimeDir })
-        if (!existsSync(join(projectDir, path))) throw new Error(`npm pack of the runtime did not produce ${path}`)
+      // Packed aside, then written like every other file: never over a different one already there.
+      async pack() {
+        const aside = mkdtempSync(join(tmpdir(), 'a2a-runtime-pack-'))
+        try {
+          await execa('npm', ['pack', '--pack-destination', aside], { cwd: runtimeDir, stdin: 'ignore' })
+          const packed = join(aside, basename(path))
+          if (!existsSync(packed)) throw new Error(`npm pack of the runtime did not produce ${basename(path)}`)
+          return { path, content: readFileSync(packed) }
+        } finally {
+          rmSync(aside, { recursive: true, force: true })
+        }
       },
     },
   }

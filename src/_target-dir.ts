@@ -6,26 +6,32 @@ import { KEPT_IF_PRESENT } from './_write.js'
 export const TOLERATED_FILES = new Set(['.git', 'LICENSE', '.DS_Store', ...KEPT_IF_PRESENT])
 
 /**
- * The files in `dir` that stand in the way. Throws a UsageError (exit 1) listing them unless `force`; with
- * `force` the generator writes its own files among them and touches nothing else.
+ * The entries of `dir` that stand in the way (none when it does not exist yet). Throws a UsageError (exit 1)
+ * when `dir` cannot be a project directory at all: a file, or a path through a file.
  */
-export function checkTargetDir(dir: string, force: boolean): { exists: boolean; conflicts: string[] } {
+export function busyEntries(dir: string): string[] {
   let isDirectory: boolean
   try {
     isDirectory = statSync(dir).isDirectory()
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') return { exists: false, conflicts: [] }
+    if (code === 'ENOENT') return []
     throw new UsageError(code === 'ENOTDIR' ? `${dir} cannot be created: part of its path is a file` : `${dir} cannot be used: ${(error as Error).message}`, 1)
   }
   if (!isDirectory) throw new UsageError(`${dir} exists and is not a directory`, 1)
-  const conflicts = readdirSync(dir)
+  return readdirSync(dir)
     .filter((entry) => !TOLERATED_FILES.has(entry))
     .sort()
-  if (conflicts.length && !force) {
-    const shown = conflicts.slice(0, 20).map((entry) => `  ${entry}`)
-    if (conflicts.length > 20) shown.push(`  … and ${conflicts.length - 20} more`)
-    throw new UsageError(`The directory ${dir} is not empty:\n${shown.join('\n')}\nChoose another directory, or pass --force to add the project beside these files (none of them is deleted).`, 1)
-  }
-  return { exists: true, conflicts }
+}
+
+/** At most `limit` entries, one a line, and how many more there are. */
+export function listEntries(entries: string[], limit = 20): string {
+  const shown = entries.slice(0, limit).map((entry) => `  ${entry}`)
+  if (entries.length > limit) shown.push(`  … and ${entries.length - limit} more`)
+  return shown.join('\n')
+}
+
+/** The refusal of a busy directory: what is in it and the ways on. */
+export function busyDirectoryError(dir: string, busy: string[]): UsageError {
+  return new UsageError(`The directory ${dir} is not empty:\n${listEntries(busy)}\nChoose another directory, or pass --force to add the project beside these files (none of them is deleted).`, 1)
 }

@@ -17,21 +17,32 @@ function entryAt(path: string): Entry {
   }
 }
 
+/** Whether the file at `path` holds exactly `content`. */
+export function sameContent(path: string, content: string | Uint8Array): boolean {
+  try {
+    return readFileSync(path).equals(typeof content === 'string' ? Buffer.from(content) : content)
+  } catch {
+    return false
+  }
+}
+
 /**
  * The user's entries the project would have to write over or through: an existing file or link at one of
- * its paths, or a file or link where it needs a folder. The generator writes nothing while any remain.
+ * its paths (unless it is `kept`, or already holds what the project would write there), or a file or link
+ * where it needs a folder. The generator writes nothing while any remain.
  */
-export function findObstacles(dir: string, paths: string[]): string[] {
+export function findObstacles(dir: string, files: RenderedFile[], kept: ReadonlySet<string> = KEPT_IF_PRESENT): string[] {
   const obstacles = new Set<string>()
-  for (const path of paths) {
-    const parts = path.split('/')
+  for (const file of files) {
+    const parts = file.path.split('/')
     for (let i = 1; i < parts.length; i++) {
       const folder = parts.slice(0, i).join('/')
       const entry = entryAt(join(dir, folder))
       if (entry === 'file' || entry === 'link') obstacles.add(folder)
     }
-    const entry = entryAt(join(dir, path))
-    if (entry === 'folder' || entry === 'link' || (entry === 'file' && !KEPT_IF_PRESENT.has(path))) obstacles.add(path)
+    const entry = entryAt(join(dir, file.path))
+    const harmless = kept.has(file.path) || sameContent(join(dir, file.path), file.content)
+    if (entry === 'folder' || entry === 'link' || (entry === 'file' && !harmless)) obstacles.add(file.path)
   }
   return [...obstacles].sort()
 }
@@ -47,18 +58,23 @@ export class WriteError extends Error {
 }
 
 /**
- * Writes the files, never over an existing entry (exclusive create), keeping the user's README.md and
- * appending to their .gitignore. Returns what was written and what was kept.
+ * Writes the files, never over an existing entry (exclusive create): the user's copy of a `kept` file stays
+ * (a .gitignore gains the lines it lacks), and a file that already holds this content is left as it is.
  */
-export function writeProject(dir: string, files: RenderedFile[]): { written: string[]; kept: string[] } {
+export function writeProject(dir: string, files: RenderedFile[], keepIfPresent: ReadonlySet<string> = KEPT_IF_PRESENT): { written: string[]; kept: string[]; unchanged: string[] } {
   const written: string[] = []
   const kept: string[] = []
+  const unchanged: string[] = []
   try {
     for (const file of files) {
       const target = join(dir, file.path)
-      if (KEPT_IF_PRESENT.has(file.path) && entryAt(target) === 'file') {
+      if (entryAt(target) === 'file' && sameContent(target, file.content)) {
+        unchanged.push(file.path)
+        continue
+      }
+      if (keepIfPresent.has(file.path) && entryAt(target) === 'file') {
         kept.push(file.path)
-        if (file.path === '.gitignore') appendMissingLines(target, file.content)
+        if (file.path === '.gitignore') appendMissingLines(target, String(file.content))
         continue
       }
       mkdirSync(dirname(target), { recursive: true })
@@ -69,7 +85,7 @@ export function writeProject(dir: string, files: RenderedFile[]): { written: str
   } catch (error) {
     throw new WriteError(written, error)
   }
-  return { written, kept }
+  return { written, kept, unchanged }
 }
 
 function appendMissingLines(path: string, content: string): void {

@@ -120,12 +120,25 @@ describe('package names npm refuses', () => {
     // Leading dots are stripped first; an emoji before them turns into a dash that is stripped later, so the
     // converted name still starts with a dot.
     ['🤖.hidden (".hidden" after conversion)', '🤖.hidden', '.hidden'],
-    ['!!! (nothing left after conversion)', '!!!', ''],
     ['http (a Node core module)', 'http', 'http'],
-  ])('refuses the directory %s with a UsageError (exit 2) naming the package name', (_label, dir, packageName) => {
+  ])('refuses the directory %s with a UsageError (exit 2) naming the package name and --package-name', (_label, dir, packageName) => {
     const error = usageErrorOf(() => resolveOptions({ dir }, cwd))
     expect(error.exitCode).toBe(2)
     expect(error.message).toContain(`Invalid package name ${JSON.stringify(packageName)}`)
+    expect(error.message).toContain('pass --package-name <name>')
+  })
+
+  it.each(['天气机器人', '!!!', 'Агент'])('names the package "agent" for the directory %j, of which no package name can be made, and keeps the name on the card', (dir) => {
+    const options = resolveOptions({ dir }, cwd)
+    expect(options.packageName).toBe('agent')
+    expect(options.name).toBe(dir)
+  })
+
+  it('takes --package-name over the directory name, and refuses one npm would refuse, naming the flag', () => {
+    expect(resolveOptions({ dir: '天气机器人', packageName: ' @me/weather ' }, cwd).packageName).toBe('@me/weather')
+    const error = usageErrorOf(() => resolveOptions({ dir: 'weather', packageName: 'Bad Name' }, cwd))
+    expect(error.exitCode).toBe(2)
+    expect(error.message).toMatch(/^--package-name: Invalid package name "Bad Name"/)
   })
 
   it('accepts a 214-character name, the longest npm allows', () => {
@@ -441,7 +454,7 @@ describe('renderProject guard', () => {
     const project = options()
     const files = renderProject(templates, project, 'file:./x.tgz')
     expect(files.map((file) => file.path).sort()).toEqual(['README.md', 'card.ts', 'data.json'])
-    const content = (path: string) => files.find((file) => file.path === path)!.content
+    const content = (path: string) => files.find((file) => file.path === path)!.content as string
     expect(content('card.ts')).toBe(`export const name = ${tsString(project.name)}\n`)
     expect(content('README.md')).toBe(`# ${markdown(project.name)}\n`)
     expect(JSON.parse(content('data.json'))).toEqual({ description: project.description, tags: ['t<1>'] })
@@ -545,6 +558,15 @@ describe('equivalentCommand', () => {
     const options = resolveOptions({ dir: '-agent', pm: 'npm' }, cwd)
     expect(options.packageName).toBe('agent')
     expect(await resolvedByRun(equivalentCommand(options))).toEqual(options)
+  })
+
+  it('round-trips a package name the directory does not make, and leaves --package-name out when it does', async () => {
+    const chosen = resolveOptions({ dir: '天气机器人', packageName: 'weather-bot', pm: 'npm' }, cwd)
+    const made = resolveOptions({ dir: 'Weather Bot', pm: 'npm' }, cwd)
+    expect(shellSplit(equivalentCommand(chosen))).toEqual(expect.arrayContaining(['--package-name', 'weather-bot']))
+    expect(await resolvedByRun(equivalentCommand(chosen))).toEqual(chosen)
+    expect(equivalentCommand(made)).not.toContain('--package-name')
+    expect(await resolvedByRun(equivalentCommand(made))).toEqual(made)
   })
 
   it('round-trips skills whose name or description --skill JSON gave with padding; a blank description takes the name', async () => {

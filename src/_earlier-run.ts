@@ -1,0 +1,50 @@
+import { lstatSync, readFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import type { RenderedFile } from './_render.js'
+import { TOLERATED_FILES } from './_target-dir.js'
+import { sameContent } from './_write.js'
+
+/** What installing leaves in a project: its dependencies and a lockfile. */
+const INSTALL_OUTPUT = new Set(['node_modules', 'package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lock', 'bun.lockb'])
+
+/** The credential an earlier run made: kept as it is, so the clients that have it still get in. */
+export const EARLIER_SECRET = '.env'
+
+/**
+ * Whether `dir` holds the project this run would write, left there by an earlier run with the same answers
+ * (stopped during install, say), so this run may continue into it. It does when its package.json is the one
+ * this run writes and every other file is one this run writes, with the same content: except the `.env`
+ * (kept) and the packed runtime at `pendingPaths` (compared once packed). What installing and git leave
+ * (`node_modules/`, a lockfile, `.git`) and a fresh repository's files may be there too. Anything else, or a
+ * link anywhere, and it is someone's directory, not an earlier run.
+ */
+export function isEarlierRun(dir: string, files: RenderedFile[], pendingPaths: string[] = []): boolean {
+  const rendered = new Map(files.map((file) => [file.path, file]))
+  const manifest = rendered.get('package.json')
+  if (!manifest || !sameContent(join(dir, 'package.json'), manifest.content)) return false
+  const pending = new Set(pendingPaths)
+  const fits = (path: string): boolean => {
+    const stat = lstatSync(join(dir, path))
+    if (stat.isSymbolicLink()) return false
+    if (stat.isDirectory()) return readdirSync(join(dir, path)).every((entry) => fits(`${path}/${entry}`))
+    if (pending.has(path) || (path === EARLIER_SECRET && rendered.has(path))) return true
+    const file = rendered.get(path)
+    return file !== undefined && sameContent(join(dir, path), file.content)
+  }
+  return readdirSync(dir)
+    .filter((entry) => !TOLERATED_FILES.has(entry) && !INSTALL_OUTPUT.has(entry))
+    .every(fits)
+}
+
+/**
+ * Before the answers are all in, whether `dir` may hold an earlier run: its package.json depends on the
+ * runtime. `isEarlierRun` decides once the project is rendered.
+ */
+export function mayBeEarlierRun(dir: string): boolean {
+  try {
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, unknown> }
+    return typeof manifest.dependencies?.['a2a-runtime'] === 'string'
+  } catch {
+    return false
+  }
+}

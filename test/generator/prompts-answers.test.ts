@@ -1,0 +1,135 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import prompts from 'prompts'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { type CliIo, run } from '../../src/index.ts'
+
+/**
+ * The questions through `prompts.inject` (answers taken as given, in order) and `prompts.override` (an answer
+ * that must pass the question's `validate`; a refused one falls through to the next injected answer, as a
+ * person types again after the message under the prompt).
+ */
+const injected = prompts as unknown as { _injected?: unknown[]; _override?: unknown }
+
+let cwd: string
+let out: string[]
+let err: string[]
+let io: CliIo
+
+beforeEach(() => {
+  cwd = mkdtempSync(join(realpathSync(tmpdir()), 'a2a-prompts-'))
+  out = []
+  err = []
+  io = { cwd, interactive: true, out: (text) => out.push(text), err: (text) => err.push(text) }
+})
+
+afterEach(() => {
+  injected._injected = undefined
+  prompts.override({})
+  rmSync(cwd, { recursive: true, force: true })
+})
+
+const read = (...path: string[]) => readFileSync(join(...path), 'utf8')
+const manifest = (dir: string) => JSON.parse(read(dir, 'package.json')) as { name: string; description: string }
+
+/** The answers after the directory, in the order asked: name and description as typed, the rest defaults. */
+const REST = (name: string | undefined, description: string | undefined) => [name, description, 'echo', true, false, 'none', false]
+
+describe('each answer is checked in its prompt, by the rule its flag meets', () => {
+  it('refuses a description of spaces in its prompt and takes the next answer, keeping the others', async () => {
+    prompts.override({ description: '   ' })
+    prompts.inject(['weather', ...REST('Weather', 'Tells the weather')])
+    const code = await run(['--no-install', '--no-git'], io)
+    expect(err).toEqual([])
+    expect(code).toBe(0)
+    expect(injected._injected ?? []).toEqual([])
+    expect(manifest(join(cwd, 'weather')).description).toBe('Tells the weather')
+  })
+
+  it('refuses a blank name, a blank directory and a package name npm refuses, each in its prompt', async () => {
+    prompts.override({ dir: '  ', name: ' ', packageName: 'Bad Name' })
+    prompts.inject(['天气机器人', 'weather-bot', ...REST('Weather', 'Tells the weather')])
+    const code = await run(['--no-install', '--no-git'], io)
+    expect(err).toEqual([])
+    expect(code).toBe(0)
+    expect(injected._injected ?? []).toEqual([])
+    expect(manifest(join(cwd, '天气机器人')).name).toBe('weather-bot')
+  })
+
+  it('refuses, in the directory prompt, a path that runs through a file', async () => {
+    writeFileSync(join(cwd, 'afile'), 'x\n')
+    prompts.override({ dir: 'afile/agent' })
+    prompts.inject(['agent', ...REST('Agent', 'Does things')])
+    expect(await run(['--no-install', '--no-git'], io)).toBe(0)
+    expect(err).toEqual([])
+    expect(existsSync(join(cwd, 'agent/package.json'))).toBe(true)
+  })
+})
+
+describe('a directory name of which no package name can be made', () => {
+  it('asks for the package name (as create-vite does), offering "agent", and keeps the directory name on the card', async () => {
+    prompts.inject([undefined, undefined, ...REST(undefined, 'Tells the weather').slice(1)])
+    const code = await run(['天气机器人', '--no-install', '--no-git'], io)
+    expect(err).toEqual([])
+    expect(code).toBe(0)
+    expect(injected._injected ?? []).toEqual([])
+    const dir = join(cwd, '天气机器人')
+    expect(manifest(dir).name).toBe('agent')
+    expect(read(dir, 'src/agent.ts')).toMatch(/name: "天气机器人",/)
+  })
+
+  it('asks no package name for a directory that makes one', async () => {
+    prompts.inject([...REST(undefined, 'Tells the weather')])
+    expect(await run(['Weather Bot', '--no-install', '--no-git'], io)).toBe(0)
+    expect(injected._injected ?? []).toEqual([])
+    expect(manifest(join(cwd, 'Weather Bot')).name).toBe('weather-bot')
+  })
+})
+
+describe('a directory that is not empty', () => {
+  function busyDir(): string {
+    const dir = join(cwd, 'busy')
+    mkdirSync(dir)
+    writeFileSync(join(dir, 'notes.txt'), 'my notes\n')
+    return dir
+  }
+
+  it('offers another directory, and writes the project there, leaving the busy one as it was', async () => {
+    const busy = busyDir()
+    prompts.inject(['busy', 'another', 'fresh', ...REST('Fresh', 'Fresh start')])
+    expect(await run(['--no-install', '--no-git'], io)).toBe(0)
+    expect(err).toEqual([])
+    expect(injected._injected ?? []).toEqual([])
+    expect(readdirSync(busy)).toEqual(['notes.txt'])
+    expect(manifest(join(cwd, 'fresh')).name).toBe('fresh')
+  })
+
+  it('asks as well when the directory came as an argument', async () => {
+    busyDir()
+    prompts.inject(['another', 'fresh', ...REST('Fresh', 'Fresh start')])
+    expect(await run(['busy', '--no-install', '--no-git'], io)).toBe(0)
+    expect(injected._injected ?? []).toEqual([])
+    expect(existsSync(join(cwd, 'fresh/package.json'))).toBe(true)
+  })
+
+  it('offers to write beside the files (--force), which are left unchanged; the command to do it again says --force', async () => {
+    const busy = busyDir()
+    prompts.inject(['busy', 'beside', ...REST('Busy', 'Beside notes')])
+    expect(await run(['--no-install', '--no-git'], io)).toBe(0)
+    expect(err).toEqual([])
+    expect(read(busy, 'notes.txt')).toBe('my notes\n')
+    expect(manifest(busy).name).toBe('busy')
+    const lines = out.join('\n').split('\n')
+    expect(lines[lines.indexOf('To do this again without questions:') + 1]).toContain(' --force')
+  })
+
+  it('cancels with exit 1, writing nothing', async () => {
+    const busy = busyDir()
+    prompts.inject(['busy', 'cancel'])
+    expect(await run(['--no-install', '--no-git'], io)).toBe(1)
+    expect(err.join('\n')).toContain('Cancelled: nothing was written.')
+    expect(readdirSync(busy)).toEqual(['notes.txt'])
+    expect(readdirSync(cwd)).toEqual(['busy'])
+  })
+})
