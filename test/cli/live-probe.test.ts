@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { freePort } from '../_support.ts'
+import { freePort, startA2a } from '../_support.ts'
 
 const runtimeDir = fileURLToPath(new URL('../../runtime', import.meta.url))
 const a2aBin = join(runtimeDir, 'bin/a2a.mjs')
@@ -118,6 +118,41 @@ export default defineAgent({
     expect(code).toBe(1)
     const line = stdout.split('\n').find((l) => l.startsWith(`error   ${path}:`))
     expect(line).toMatch(message)
+  })
+
+  it("against an agent that needs credentials says so and how to pass them, and passes with --token or the project's .env", async () => {
+    const agent = await startA2a(
+      'a2a-live-auth-',
+      `import { defineAgent } from 'a2a-runtime'
+export default defineAgent({
+  card: { name: 'Locked', description: 'An agent behind a bearer token, for the live probes', capabilities: { streaming: true }, authentication: { schemes: ['bearer'] }, skills: [{ id: 'h', name: 'H', description: 'Says hi', tags: ['t'], examples: ['hi'] }] },
+  execute(ctx, task) { task.artifact('hi'); task.complete() },
+})
+`,
+      { A2A_BEARER_TOKEN: 'live-probe-token-5b1e' },
+    )
+    cleanups.push(() => void agent.dispose())
+    const elsewhere = mkdtempSync(join(tmpdir(), 'a2a-live-cwd-'))
+    cleanups.push(() => rmSync(elsewhere, { recursive: true, force: true }))
+
+    const without = await cardValidate([agent.url, '--live'], elsewhere)
+    expect(without.code).toBe(1)
+    const errors = without.stdout.split('\n').filter((line) => line.startsWith('error'))
+    expect(errors).toEqual([expect.stringMatching(/^error {3}authentication: HTTP 401: the agent needs credentials, so nothing else was probed → pass --token <token> or --api-key <key>, or set A2A_BEARER_TOKEN \/ A2A_API_KEY in the project's \.env/)])
+    expect(without.stdout).not.toMatch(/plain text message|application\/json/)
+
+    const wrong = await cardValidate([agent.url, '--live', '--token', 'not-the-token'], elsewhere)
+    expect(wrong.code).toBe(1)
+    expect(wrong.stdout).toMatch(/^error {3}authentication: HTTP 401: the agent did not accept the credentials given/m)
+
+    const given = await cardValidate([agent.url, '--live', '--token', 'live-probe-token-5b1e'], elsewhere)
+    expect(given.stdout).not.toMatch(/^error/m)
+    expect(given.code).toBe(0)
+
+    writeFileSync(join(elsewhere, '.env'), 'A2A_BEARER_TOKEN=live-probe-token-5b1e\n')
+    const fromEnv = await cardValidate([agent.url, '--live'], elsewhere)
+    expect(fromEnv.stdout).not.toMatch(/^error/m)
+    expect(fromEnv.code).toBe(0)
   })
 
   it('without a URL and no dev server running says which address it tried, in one line', async () => {

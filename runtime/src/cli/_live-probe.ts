@@ -43,7 +43,15 @@ export async function probeLive(base: URL, card: Record<string, any>, options: P
 
   // message/send must settle: a task stuck in working means some path of the agent never ends it.
   try {
-    const reply = (await (await post('message/send', message('hello'))).json()) as { result?: { status?: { state?: string } }; error?: { code: number; message: string } }
+    const response = await post('message/send', message('hello'))
+    const refused = credentialsProblem(response.status, options.headers)
+    if (refused) {
+      // The probes cannot get past the door: saying why beats misreading the 401 as the agent's defects.
+      await response.body?.cancel()
+      findings.push(refused)
+      return findings
+    }
+    const reply = (await response.json()) as { result?: { status?: { state?: string } }; error?: { code: number; message: string } }
     const state = reply.result?.status?.state
     if (reply.error) findings.push({ level: 'error', path: 'message/send', message: `answered error ${reply.error.code}: ${reply.error.message}`, hint: 'message/send must accept a plain text message' })
     else if (!state || !TERMINAL_OR_WAITING.has(state)) findings.push({ level: 'error', path: 'message/send', message: `the task came back ${state ?? 'without a state'}, not ended`, hint: 'end every path of the agent with complete, fail or cancel' })
@@ -70,4 +78,20 @@ export async function probeLive(base: URL, card: Record<string, any>, options: P
     }
   }
   return findings
+}
+
+const HOW_TO_PASS = "pass --token <token> or --api-key <key>, or set A2A_BEARER_TOKEN / A2A_API_KEY in the project's .env (offered to agents on this machine only)"
+
+/** A 401 or 403 to the probes' requests: what the agent wants and how to give it. */
+function credentialsProblem(status: number, headers: Record<string, string>): Finding | undefined {
+  const sent = Object.keys(headers).some((name) => name === 'authorization' || name === 'x-api-key')
+  if (status === 401) {
+    return sent
+      ? { level: 'error', path: 'authentication', message: 'HTTP 401: the agent did not accept the credentials given, so nothing else was probed', hint: `check the token or key; ${HOW_TO_PASS}` }
+      : { level: 'error', path: 'authentication', message: 'HTTP 401: the agent needs credentials, so nothing else was probed', hint: HOW_TO_PASS }
+  }
+  if (status === 403) {
+    return { level: 'error', path: 'authentication', message: `HTTP 403: the agent refused the ${sent ? 'credentials given' : 'request without credentials'}, so nothing else was probed`, hint: sent ? 'use credentials the agent allows' : HOW_TO_PASS }
+  }
+  return undefined
 }
