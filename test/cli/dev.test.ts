@@ -1,10 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { freePort, makeAgentProject } from '../_support.ts'
+import { freePort, makeAgentProject, runA2a } from '../_support.ts'
 import { startReceiver } from '../runtime/_webhook.ts'
 
 const runtimeDir = fileURLToPath(new URL('../../runtime', import.meta.url))
@@ -213,6 +214,42 @@ describe('a2a dev', () => {
     const before = output().length
     writeFileSync(join(project, 'src/agent.ts'), agentSource().replace("examples: ['which?']", 'examples: []'))
     await expect.poll(() => output().slice(before), { timeout: 3000 }).toMatch(/card skills\[0\]\.examples: the skill has no examples/)
+  })
+
+  it('on Ctrl-C with a stream open says what it waits for, and a second Ctrl-C stops at once', async () => {
+    writeFileSync(join(project, 'src/agent.ts'), agentSource({ answer: 'late', delayMs: 60_000 }))
+    const { url, output } = await startDev()
+    const stream = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: { message: { role: 'user', messageId: 'm-stream', parts: [{ kind: 'text', text: 'which?' }] } } }),
+    })
+    const reader = stream.body!.getReader()
+    await reader.read() // the task runs and the stream is open
+    const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)))
+    process.kill(child!.pid!, 'SIGINT')
+    await expect.poll(() => output(), { timeout: 10_000 }).toMatch(/Waiting up to 10 s for running tasks and 1 open request\(s\) to finish; press Ctrl-C again to stop now/)
+    process.kill(child!.pid!, 'SIGINT')
+    const stoppedWithin = (ms: number) => Promise.race([exited, new Promise((_, reject) => setTimeout(() => reject(new Error(`still running ${ms} ms after the second Ctrl-C: ${output()}`)), ms))])
+    // The task would hold the exit for the 10 s grace; the second Ctrl-C must not wait for it.
+    expect(await stoppedWithin(5000)).toBe(130)
+    expect(existsSync(join(project, '.a2a/dev.json'))).toBe(false)
+    await reader.cancel().catch(() => {})
+  })
+
+  it('outside a project exits 1 with the line a2a start prints', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'a2a-dev-empty-'))
+    try {
+      const running = new Set<ChildProcess>()
+      const env = { ...process.env, PORT: '0', HOST: '127.0.0.1' }
+      const dev = await runA2a(['dev'], { cwd: empty, env, running })
+      const start = await runA2a(['start'], { cwd: empty, env, running })
+      expect(dev.code).toBe(1)
+      expect(dev.stderr).toBe(`a2a: Cannot find the agent module src/agent.ts in ${empty} (pass its path as an argument)\n`)
+      expect(dev.stderr).toBe(start.stderr)
+    } finally {
+      rmSync(empty, { recursive: true, force: true })
+    }
   })
 
   it('ignores logs and files under node_modules', async () => {

@@ -12,7 +12,7 @@ import type { Agent } from '../agent.js'
 import { checkCard } from './_card-check.js'
 import { publishDevAddress } from './_dev-address.js'
 import { createEnvReloader } from './_env.js'
-import { DEFAULT_ENTRY, ProjectError, loadAgent } from './_load-agent.js'
+import { DEFAULT_ENTRY, ProjectError, assertEntryExists, loadAgent } from './_load-agent.js'
 
 interface DevFlags {
   port?: string
@@ -22,6 +22,10 @@ interface DevFlags {
 
 /** Saves arriving this close together are one change (editors write a file in several steps). */
 const SETTLE_MS = 15
+/** How long Ctrl-C waits for running tasks and open streams before failing them. */
+const SHUTDOWN_GRACE_MS = 10_000
+/** Past this, a quiet shutdown says what it waits for. */
+const SAY_WAITING_AFTER_MS = 500
 
 export function registerDev(program: Command): void {
   program
@@ -36,6 +40,9 @@ export function registerDev(program: Command): void {
 
 async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   const cwd = process.cwd()
+  // Outside a project there is nothing to serve or watch: say so as `a2a start` does. (A module deleted
+  // while the server runs is a broken save instead, answered with 503 until it is back.)
+  assertEntryExists(cwd, entry)
   const env = createEnvReloader(cwd)
   env.reload()
   const logger = createConsoleLogger(logLevel(flags.logLevel, '--log-level') ?? logLevel(process.env.A2A_LOG_LEVEL, 'A2A_LOG_LEVEL') ?? 'info')
@@ -64,7 +71,7 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
       const { agent } = await loadAgent(cwd, entry)
       if (app) app.replaceAgent(agent)
       else {
-        app = createA2AApp(agent, { store, logger, push: DEV_PUSH })
+        app = createA2AApp(agent, { store, logger, push: DEV_PUSH, shutdownTimeoutMs: SHUTDOWN_GRACE_MS })
         serve = toNodeHandler(app.h3)
         if (url) app.setUrl(url)
       }
@@ -80,7 +87,10 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
 
   // While the code is broken every request gets a JSON-RPC error naming the problem: never HTML, never a
   // closed port.
+  let inFlight = 0
   const handler = (req: IncomingMessage, res: ServerResponse) => {
+    inFlight++
+    res.once('close', () => inFlight--)
     if (serve && !failure) return serve(req, res)
     const message = `The agent failed to load: ${failure ?? 'still loading'}`
     res.writeHead(503, { 'content-type': 'application/json' })
@@ -140,15 +150,26 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   logger.info(`Dev server at ${url} (card at ${url}.well-known/agent.json); watching for changes`)
   if (app) warnAboutCard(app.agent)
 
+  let stopping = false
   const shutdown = async (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn(`${signal} again: stopping now`)
+      process.exit(130)
+    }
+    stopping = true
     logger.info(`${signal}: stopping the dev server`)
     watcher.close()
     clearTimeout(timer)
     address.remove()
-    await listener.close()
-    await app?.close()
+    // A stream open or a task running holds the exit for up to the grace period: never silently.
+    const sayWaiting = () =>
+      logger.info(`Waiting up to ${SHUTDOWN_GRACE_MS / 1000} s for running tasks${inFlight ? ` and ${inFlight} open request(s)` : ''} to finish; press Ctrl-C again to stop now`)
+    const later = inFlight > 0 ? (sayWaiting(), undefined) : setTimeout(sayWaiting, SAY_WAITING_AFTER_MS)
+    // Both at once: the streams end as the drain settles their tasks, and only then can the listener close.
+    await Promise.all([listener.close(), app?.close()])
+    clearTimeout(later)
     process.exit(0)
   }
-  process.once('SIGINT', shutdown)
-  process.once('SIGTERM', shutdown)
+  process.on('SIGINT', shutdown)
+  process.on('SIGTERM', shutdown)
 }

@@ -18,13 +18,21 @@ export class ProjectError extends Error {
   override name = 'ProjectError'
 }
 
+/** How `a2a dev` and `a2a start` take another module; `a2a card validate` says `--entry` instead. */
+const HOW_TO_NAME_ENTRY = 'pass its path as an argument'
+
+/** The one line every command prints outside a project (no agent module where it looks). */
+export function assertEntryExists(cwd: string, entry: string, howToName = HOW_TO_NAME_ENTRY): void {
+  if (!existsSync(resolve(cwd, entry))) throw new ProjectError(`Cannot find the agent module ${entry} in ${cwd} (${howToName})`)
+}
+
 /**
  * Imports the project's agent module (TypeScript runs without a build step) and returns its default export,
  * which must come from `defineAgent()`.
  */
-export async function loadAgent(cwd: string, entry = DEFAULT_ENTRY): Promise<{ agent: Agent; path: string }> {
+export async function loadAgent(cwd: string, entry = DEFAULT_ENTRY, howToName = HOW_TO_NAME_ENTRY): Promise<{ agent: Agent; path: string }> {
   const path = resolve(cwd, entry)
-  if (!existsSync(path)) throw new ProjectError(`Cannot find the agent module ${entry} in ${cwd} (pass its path as an argument)`)
+  assertEntryExists(cwd, entry, howToName)
   forgetProjectModules(cwd)
   const jiti = loadJiti().createJiti(pathToFileURL(path).href, { fsCache: true, moduleCache: false })
   let module: { default?: unknown }
