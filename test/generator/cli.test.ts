@@ -36,8 +36,6 @@ interface Outcome {
   signal: NodeJS.Signals | null
   stdout: string
   stderr: string
-  /** From spawn to exit. */
-  ms: number
 }
 
 let cwd: string
@@ -75,7 +73,6 @@ afterEach(() => {
 
 /** Runs the command with stdin a closed pipe (not a terminal); kills it by PID if it outlives `timeoutMs`. */
 function create(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Outcome> {
-  const started = performance.now()
   const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd ?? cwd, env: options.env ?? childEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true })
   running.add(child)
   child.stdin!.end()
@@ -83,9 +80,8 @@ function create(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv
   let stderr = ''
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-  let ms = 0
-  child.once('exit', () => (ms = performance.now() - started))
-  const timeoutMs = options.timeoutMs ?? 10_000
+  // Generous: a run packs the runtime (npm pack) and may run git, on a machine that may be busy.
+  const timeoutMs = options.timeoutMs ?? 12_000
   return new Promise<Outcome>((resolve, reject) => {
     const timer = setTimeout(() => {
       end(child)
@@ -98,7 +94,7 @@ function create(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv
     child.once('close', (code, signal) => {
       clearTimeout(timer)
       running.delete(child)
-      resolve({ code, signal, stdout, stderr, ms })
+      resolve({ code, signal, stdout, stderr })
     })
   })
 }
@@ -127,10 +123,9 @@ const injected = prompts as unknown as { _injected?: unknown[] }
 const USAGE = 'Usage: create-a2a-agent [options] [dir]'
 
 describe('without a terminal', () => {
-  it('exits 2 within a second naming [dir], --name and --description with the usage, and writes nothing', async () => {
-    const result = await create([], { timeoutMs: 5_000 })
+  it('exits 2 naming [dir], --name and --description with the usage, and writes nothing', async () => {
+    const result = await create([])
     expect(result.code).toBe(2)
-    expect(result.ms).toBeLessThan(1_000)
     const [firstLine] = result.stderr.split('\n')
     expect(firstLine).toMatch(/^Missing \[dir\], --name, --description: /)
     expect(result.stderr).toContain(USAGE)
@@ -139,7 +134,7 @@ describe('without a terminal', () => {
   })
 
   it('names only --description when the directory and the name are given', async () => {
-    const result = await create(['weather', '--name', 'Weather'], { timeoutMs: 5_000 })
+    const result = await create(['weather', '--name', 'Weather'])
     expect(result.code).toBe(2)
     const [firstLine] = result.stderr.split('\n')
     expect(firstLine).toMatch(/^Missing --description: /)
@@ -148,17 +143,18 @@ describe('without a terminal', () => {
     expect(readdirSync(cwd)).toEqual([])
   })
 
-  it('asks nothing when stdin is an open pipe that never ends', async () => {
-    const started = performance.now()
+  it('asks nothing when stdin is an open pipe that never ends: it exits without reading it', async () => {
+    // The pipe stays open and silent: a command that waited on it would never exit. The deadline is only
+    // there to fail with a message rather than at the test's timeout; a loaded machine meets it many times over.
     const child = spawn(process.execPath, [bin], { cwd, env: childEnv, stdio: ['pipe', 'ignore', 'pipe'], detached: true })
     running.add(child)
     let stderr = ''
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-    const code = await new Promise<number | null>((resolve) => {
+    const code = await new Promise<number | null>((resolve, reject) => {
       const timer = setTimeout(() => {
         end(child)
-        resolve(null)
-      }, 5_000)
+        reject(new Error(`create-a2a-agent did not exit within 12 s with stdin an open pipe: it waits on stdin\nstderr: ${stderr}`))
+      }, 12_000)
       child.once('exit', (exitCode) => {
         clearTimeout(timer)
         resolve(exitCode)
@@ -166,7 +162,6 @@ describe('without a terminal', () => {
     })
     running.delete(child)
     expect(code).toBe(2)
-    expect(performance.now() - started).toBeLessThan(1_000)
     expect(stderr).toContain('Missing [dir], --name, --description')
   })
 
@@ -516,3 +511,172 @@ describe('interactive', () => {
     }
   })
 })
+
+describe('the command line', () => {
+  it('--version prints the version and exits 0', async () => {
+    const { version } = JSON.parse(read(repoRoot, 'package.json')) as { version: string }
+    for (const flag of ['--version', '-v']) {
+      const result = await create([flag])
+      expect(result.code).toBe(0)
+      expect(result.stdout.trim()).toBe(version)
+      expect(result.stderr).toBe('')
+    }
+  })
+
+  it('--help shows the defaults of --template and --auth, and no "(default: [])" for --skill', async () => {
+    const result = await create(['--help'])
+    expect(result.code).toBe(0)
+    const help = result.stdout.replace(/\s+/g, ' ')
+    expect(help).toMatch(/--template <name> .*\(choices: "echo", "streaming", "multi-turn", "llm", default: "echo"\)/)
+    expect(help).toMatch(/--auth <mode> .*\(choices: "none", "bearer", "apikey", default: "none"\)/)
+    expect(help).toContain('--package-name <name>')
+    expect(help).not.toContain('default: []')
+  })
+
+  it('run from a clone before `npm run build`, says in one line to build first (exit 1, no stack)', async () => {
+    // A copy of the bin with no dist/ beside it, as in a fresh clone; the repository's own dist/ is left alone.
+    const unbuilt = join(cwd, 'unbuilt')
+    mkdirSync(join(unbuilt, 'bin'), { recursive: true })
+    writeFileSync(join(unbuilt, 'bin/create-a2a-agent.mjs'), read(bin))
+    const child = spawn(process.execPath, [join(unbuilt, 'bin/create-a2a-agent.mjs'), '--yes'], { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+    running.add(child)
+    let stdout = ''
+    let stderr = ''
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
+    running.delete(child)
+    expect(code).toBe(1)
+    expect(stdout).toBe('')
+    expect(stderr.trim().split('\n')).toHaveLength(1)
+    expect(stderr).toMatch(/create-a2a-agent is not built .*run `npm run build`/)
+    expect(stderr).not.toContain('ERR_MODULE_NOT_FOUND')
+  })
+})
+
+describe('a directory name of which no package name can be made', () => {
+  it('with --yes names the package "agent", says so and how to choose another, and keeps the name on the card', async () => {
+    const result = await create(['天气机器人', '--yes', '--no-install', '--no-git', '--json'])
+    expect(result.code).toBe(0)
+    expect((JSON.parse(result.stdout) as { packageName: string }).packageName).toBe('agent')
+    expect(result.stderr).toMatch(/^Package name: agent \(.*--package-name sets another\)\.$/m)
+    const dir = join(cwd, '天气机器人')
+    expect((JSON.parse(read(dir, 'package.json')) as { name: string }).name).toBe('agent')
+    expect(read(dir, 'src/agent.ts')).toMatch(/name: "天气机器人",/)
+  })
+
+  it('takes --package-name instead', async () => {
+    const result = await create(['天气机器人', '--package-name', 'weather-bot', '--yes', '--no-install', '--no-git'])
+    expect(result.code).toBe(0)
+    expect((JSON.parse(read(cwd, '天气机器人', 'package.json')) as { name: string }).name).toBe('weather-bot')
+  })
+
+  it('refuses a package name npm refuses in one line naming --package-name, writing nothing', async () => {
+    const result = await create(['node_modules', '--yes', '--no-install', '--no-git'])
+    expect(result.code).toBe(2)
+    expect(result.stderr.trim().split('\n')).toHaveLength(1)
+    expect(result.stderr).toContain('pass --package-name <name>')
+    expect(readdirSync(cwd)).toEqual([])
+  })
+})
+
+/** A fake package manager first on PATH: `script` is its body. Returns the environment that finds it. */
+function fakePackageManager(name: string, script: string): NodeJS.ProcessEnv {
+  const fakeBin = join(cwd, 'fake-bin')
+  mkdirSync(fakeBin, { recursive: true })
+  writeFileSync(join(fakeBin, name), `#!/bin/sh\n${script}\n`)
+  chmodSync(join(fakeBin, name), 0o755)
+  return { ...childEnv, PATH: `${fakeBin}${delimiter}${childEnv.PATH ?? ''}` }
+}
+
+describe('an earlier run with the same answers is continued, never written over', () => {
+  it('continues into the directory an earlier run left, with what installing left there: files already in place stay, git runs', { timeout: 60_000 }, async () => {
+    const args = ['agent', '--yes', '--no-install', '--auth', 'bearer', '--no-git']
+    expect((await create(args)).code).toBe(0)
+    const dir = join(cwd, 'agent')
+    const secret = read(dir, '.env')
+    // What an install stopped half-way leaves.
+    mkdirSync(join(dir, 'node_modules/.bin'), { recursive: true })
+    writeFileSync(join(dir, 'package-lock.json'), '{}\n')
+    const before = Object.fromEntries(filesOf(dir).map((path) => [path, statSync(join(dir, path)).mtimeMs]))
+
+    const again = await create(args.filter((arg) => arg !== '--no-git'))
+    expect(again.stderr).toBe('')
+    expect(again.code).toBe(0)
+    expect(again.stdout).toMatch(/^Continuing in .*agent: it holds this project from an earlier run/m)
+    expect(again.stdout).toContain('Initialised a git repository with a first commit')
+    // Nothing was rewritten; the credential the clients may have is the one made the first time.
+    expect(read(dir, '.env')).toBe(secret)
+    for (const [path, mtime] of Object.entries(before)) expect(statSync(join(dir, path)).mtimeMs, path).toBe(mtime)
+    const committed = git(dir, ['ls-files']).split('\n')
+    expect(committed).toContain('src/agent.ts')
+    expect(committed).not.toContain('.env')
+  })
+
+  it('refuses as before a directory where one of the files differs from what this run writes, and changes nothing', { timeout: 60_000 }, async () => {
+    const args = ['agent', '--yes', '--no-install', '--no-git']
+    expect((await create(args)).code).toBe(0)
+    const dir = join(cwd, 'agent')
+    writeFileSync(join(dir, 'src/agent.ts'), `${read(dir, 'src/agent.ts')}// my change\n`)
+    const before = tree(cwd).map((path) => [path, path.endsWith('/') ? '' : read(cwd, path)])
+
+    const again = await create(args)
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain('is not empty')
+    expect(tree(cwd).map((path) => [path, path.endsWith('/') ? '' : read(cwd, path)])).toEqual(before)
+
+    // Beside them (--force) it still writes over nothing: the changed file is in the way.
+    const forced = await create([...args, '--force'])
+    expect(forced.code).toBe(1)
+    expect(forced.stderr).toMatch(/^\s+src\/agent\.ts$/m)
+    expect(tree(cwd).map((path) => [path, path.endsWith('/') ? '' : read(cwd, path)])).toEqual(before)
+  })
+
+  it('refuses an earlier run of other answers (another description)', { timeout: 60_000 }, async () => {
+    expect((await create(['agent', '--yes', '--no-install', '--no-git'])).code).toBe(0)
+    const again = await create(['agent', '--yes', '--no-install', '--no-git', '--description', 'Something else'])
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain('is not empty')
+  })
+})
+
+describe('install interrupted', () => {
+  it('Ctrl-C during install says how to finish and exits 130 without a stack; the same command again continues and finishes', { timeout: 60_000 }, async () => {
+    // A pnpm that says it started and then waits, as a slow install does.
+    const env = fakePackageManager('pnpm', 'echo "installing (fake)"\nexec sleep 300')
+    const child = spawn(process.execPath, [bin, 'agent', '--yes', '--no-git', '--pm', 'pnpm'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    running.add(child)
+    let stdout = ''
+    let stderr = ''
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    const exited = new Promise<number | null>((resolve) => child.once('close', resolve))
+    await waitFor(() => stdout.includes('installing (fake)'), 30_000, () => `the install never started\nstdout: ${stdout}\nstderr: ${stderr}`)
+    // Ctrl-C at a terminal signals the whole foreground group: the generator and the package manager.
+    process.kill(-child.pid!, 'SIGINT')
+    const code = await exited
+    running.delete(child)
+    expect(code).toBe(130)
+    expect(stderr).toContain('Installing was interrupted. The project is in place; to finish:')
+    expect(stderr).toContain('  cd agent && pnpm install')
+    expect(stderr).toContain('or run the same command again: it continues in that directory.')
+    expect(stderr).not.toMatch(/\n\s+at /)
+    expect(existsSync(join(cwd, 'agent/src/agent.ts'))).toBe(true)
+
+    // The same command, with an install that works this time.
+    const again = await create(['agent', '--yes', '--no-git', '--pm', 'pnpm'], { env: fakePackageManager('pnpm', 'echo "installed (fake)"') })
+    expect(again.stderr).toBe('')
+    expect(again.code).toBe(0)
+    expect(again.stdout).toMatch(/^Continuing in /m)
+    expect(again.stdout).toContain('installed (fake)')
+  })
+})
+
+/** Polls `done` every 50 ms; fails with `describe()` once `ms` have passed. */
+async function waitFor(done: () => boolean, ms: number, describe: () => string): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(describe())
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
