@@ -1,8 +1,8 @@
-import { createMemoryStore } from 'a2a-runtime'
+import { createMemoryStore, type TaskEvent, type TaskStore } from 'a2a-runtime'
 import { describe, expect, it } from 'vitest'
 import { agent, deferred, echoAgent } from './_agents.ts'
 import { eventReader, readEvents } from './_sse.ts'
-import { type Target, transports } from './_transports.ts'
+import { inProcess, nodeServer, type Target, transports } from './_transports.ts'
 
 const V1 = { 'A2A-Version': '1.0' }
 const V03 = { 'A2A-Version': '0.3' }
@@ -187,5 +187,100 @@ describe.each(transports)('resumable streams ($name)', (transport) => {
     expect(events[0].params.status.state).toBe('working')
     expect(events.at(-1).params).toMatchObject({ final: true, status: { state: 'completed' } })
     expect(ids).toEqual([2, 3, 4])
+  })
+})
+
+/**
+ * A memory store whose read of the missed events (the read a resumed stream makes) lets the agent run first,
+ * the way a slow store's read would: the agent's next events are then both in what the read returns and in
+ * what the subscription heard while it waited.
+ */
+function storeWithSlowResumeRead(whileReading: () => Promise<void>): TaskStore {
+  const inner = createMemoryStore()
+  let armed = true
+  const events = async (taskId: string, afterSeq?: number): Promise<TaskEvent[] | undefined> => {
+    if (armed && afterSeq) {
+      armed = false
+      await whileReading()
+    }
+    return inner.events(taskId, afterSeq)
+  }
+  return new Proxy(inner, {
+    get(target, key) {
+      if (key === 'events') return events
+      const value = Reflect.get(target, key, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+}
+
+describe.each([inProcess, nodeServer])('resuming while the task moves on ($name)', (transport) => {
+  it.each(dialects)('$name: events that happen while the missed ones are read are sent once, in order, none missing', async (dialect) => {
+    const burst = deferred()
+    const burstSent = deferred()
+    const finish = deferred()
+    const moving = agent(async (_ctx, task) => {
+      // Events 1 (working), 2 and 3; then 4-8 while the resumed stream reads the missed events; then 9, 10.
+      const id = task.artifact('part 0', { lastChunk: false })
+      task.artifact('part 1', { artifactId: id, append: true, lastChunk: false })
+      await burst.promise
+      for (let i = 2; i < 7; i++) task.artifact(`part ${i}`, { artifactId: id, append: true, lastChunk: false })
+      burstSent.resolve()
+      await finish.promise
+      task.artifact('part 7', { artifactId: id, append: true, lastChunk: true })
+      task.complete()
+    })
+    const store = storeWithSlowResumeRead(async () => {
+      burst.resolve()
+      await burstSent.promise
+    })
+    const target = await transport.start(moving, { store })
+    const first = await readThenDrop(await dialect.start(target), 2, dialect)
+    expect(first.ids).toEqual([1, 2])
+
+    const reader = eventReader(await dialect.resubscribe(target, first.taskId, first.lastId))
+    const ids: number[] = []
+    const texts: string[] = []
+    for (let event = await reader.next(); event !== undefined; event = await reader.next()) {
+      // The stream is answered; the task may end now.
+      finish.resolve()
+      ids.push(reader.lastId!)
+      const parts = event.result?.artifactUpdate?.artifact.parts ?? event.result?.artifact?.parts ?? event.params?.artifact?.parts
+      if (parts) texts.push(parts[0].text)
+    }
+    expect(ids).toEqual([3, 4, 5, 6, 7, 8, 9, 10])
+    expect(texts).toEqual(['part 1', 'part 2', 'part 3', 'part 4', 'part 5', 'part 6', 'part 7'])
+  })
+})
+
+describe('subscribing while the task moves on in the same turn (in-process)', () => {
+  it('an event that lands between subscribing and sending the Task is in the Task and never sent again', async () => {
+    const go = deferred()
+    const PARTS = 2_000
+    // One event per microtask, started in the very turn the subscription is asked for: events land at every
+    // step of answering it, including between subscribing and reading the Task.
+    const busy = agent(async (_ctx, task) => {
+      const id = task.artifact('', { lastChunk: false })
+      await go.promise
+      for (let i = 0; i < PARTS; i++) {
+        task.artifact('x', { artifactId: id, append: true, lastChunk: false })
+        await null
+      }
+      task.complete()
+    })
+    const target = await inProcess.start(busy)
+    const task = (await target.rpc('SendMessage', { ...v1Message('go'), configuration: { returnImmediately: true } }, { headers: V1 })).body.result.task
+    await expect.poll(async () => (await target.rpc('GetTask', { id: task.id }, { headers: V1 })).body.result.artifacts?.length).toBe(1)
+    go.resolve()
+    const response = target.post(rpcBody('SubscribeToTask', { id: task.id }), V1)
+    const { events, ids } = await readEvents(await response, 'numbered')
+    const snapshot = events[0].result.task
+    const partsInSnapshot = snapshot.artifacts[0].parts.length
+    // Subscribed mid-run: the Task has some of the parts and the stream the rest.
+    expect(partsInSnapshot).toBeGreaterThan(1)
+    expect(partsInSnapshot).toBeLessThan(PARTS + 1)
+    expect(ids[0]).toBe(partsInSnapshot + 1)
+    expect(ids.slice(1)).toEqual(Array.from({ length: ids.length - 1 }, (_, i) => ids[0]! + 1 + i))
+    expect(partsInSnapshot + events.slice(1).filter((e) => e.result.artifactUpdate).length).toBe(PARTS + 1)
   })
 })
