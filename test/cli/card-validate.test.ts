@@ -142,6 +142,19 @@ describe('a2a card validate', () => {
       expect(report).toEqual({ source: 'src/agent.ts (as served)', findings: [] })
     })
 
+    it('given the agent module as its argument, checks the card that module serves', async () => {
+      const { code, stdout } = await validate(['src/agent.ts'], goodProject)
+      expect(stdout.trimEnd()).toBe('src/agent.ts (as served): valid')
+      expect(code).toBe(0)
+    })
+
+    it('outside a project names the flag that takes another module', async () => {
+      const { code, stdout, stderr } = await validate([], files)
+      expect(code).toBe(1)
+      expect(stdout).toBe('')
+      expect(stderr).toBe(`a2a: Cannot find the agent module src/agent.ts in ${files} (pass --entry <module>)\n`)
+    })
+
     it('refuses duplicate skill ids, naming skills[1].id, and exits 1', async () => {
       const project = makeProject(`{
     name: 'Dup Fixture',
@@ -269,6 +282,43 @@ describe('a2a card validate', () => {
       expect(report.findings[0]!.message).toMatch(/not valid JSON/)
     })
 
+    it('names the line and column where the JSON breaks', async () => {
+      const path = cardFile('{\n  "name": "Weather",\n  "description": "Tells the weather"\n  "version": "1.0.0"\n}\n')
+      const { code, report } = await validateJson([path])
+      expect(code).toBe(1)
+      expect(report.findings).toHaveLength(1)
+      expect(report.findings[0]!.message).toMatch(/^not valid JSON at line 4, column 3: /)
+      const cut = await validateJson([cardFile('{"name": "Weather"')])
+      expect(cut.report.findings[0]!.message).toMatch(/^not valid JSON at line 1, column 19: /)
+    })
+
+    it('reports an empty file and a folder as one clear finding each', async () => {
+      const empty = await validateJson([cardFile('  \n')])
+      expect(empty.code).toBe(1)
+      expect(empty.report.findings.map((f) => [f.path, f.message])).toEqual([['$', 'the card is empty']])
+      const folder = join(files, 'cards')
+      mkdirSync(folder, { recursive: true })
+      const dir = await validateJson([folder])
+      expect(dir.code).toBe(1)
+      expect(dir.report.findings.map((f) => [f.path, f.message])).toEqual([['$', `${folder} is a folder, not a card file`]])
+      expect(dir.stderr).toBe('')
+    })
+
+    it('checks a card with thousands of skills, and refuses a card of megabytes with a finding', async () => {
+      const many = goodCard()
+      many.skills = Array.from({ length: 4000 }, (_, i) => skill({ id: `skill-${i}` }))
+      const checked = await validateJson([cardFile(many)])
+      expect(checked.report.findings).toEqual([])
+      expect(checked.code).toBe(0)
+
+      const huge = goodCard()
+      huge.skills = Array.from({ length: 4000 }, (_, i) => skill({ id: `skill-${i}`, description: 'x'.repeat(1000) }))
+      const refused = await validateJson([cardFile(huge)])
+      expect(refused.code).toBe(1)
+      expect(refused.report.findings).toHaveLength(1)
+      expect(refused.report.findings[0]!.message).toMatch(/^the card is \d+ bytes, over the 1 MiB this check reads$/)
+    })
+
     it('names a path that does not exist in one line, without a stack trace, and exits 1', async () => {
       const path = join(files, 'nowhere/agent.json')
       const { code, stdout, stderr } = await validate([path])
@@ -320,6 +370,26 @@ describe('a2a card validate', () => {
       expect(report.findings.map((f) => [f.level, f.path])).toEqual([['error', '$']])
       expect(report.findings[0]!.message).toContain('/.well-known/agent.json answered HTTP 404')
       expect(report.findings[0]!.message).toContain('/.well-known/agent-card.json answered HTTP 404')
+    })
+
+    it('reads at most 1 MiB of a served card: an endless one gets a finding, not a hang', async () => {
+      const server = createHttpServer((request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' })
+        response.write('{"name": "Endless", "description": "')
+        const chunk = 'x'.repeat(64 * 1024)
+        const more = () => {
+          while (!response.destroyed && response.write(chunk));
+          if (!response.destroyed) response.once('drain', more)
+        }
+        more()
+      })
+      servers.add(server)
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+      const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+      const { code, report } = await validateJson([`${origin}/`])
+      expect(code).toBe(1)
+      expect(report.findings.map((f) => f.message)).toEqual([`the card is more than ${1024 * 1024} bytes, over the 1 MiB this check reads`])
+      server.closeAllConnections()
     })
 
     it('says "Cannot reach" in one line for a port nobody listens on, and exits 1', async () => {

@@ -1,8 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import type { Command } from 'commander'
 import { cardAt, normalizeCard } from '../core/_card.js'
 import { ConfigurationError } from '../errors.js'
 import { type Finding, checkCard } from './_card-check.js'
+import { type CardText, readCardFile, readCardResponse } from './_card-source.js'
 import { agentBase, clientHeaders, isObject, unreachable } from './_client.js'
 import { probeLive } from './_live-probe.js'
 import { loadDotEnv } from './_env.js'
@@ -18,13 +19,14 @@ interface ValidateFlags {
 }
 
 const CARD_PATHS = ['.well-known/agent.json', '.well-known/agent-card.json']
+const AGENT_MODULE = /\.[cm]?[jt]sx?$/i
 
 export function registerCard(program: Command): void {
   const card = program.command('card').description('Work with Agent Cards')
   card
     .command('validate')
     .description("Check a card: the project's (no argument), a JSON file, or a running agent's URL")
-    .argument('[source]', 'a card file, or the URL of a running agent')
+    .argument('[source]', "a card file, the URL of a running agent, or an agent module (as --entry)")
     .option('--entry <module>', "the project's agent module", DEFAULT_ENTRY)
     .option('--json', 'print the findings as JSON')
     .option('--live', "probe the running agent too (send, stream, authentication): at the URL given, else this project's a2a dev")
@@ -59,21 +61,19 @@ interface Checked {
 async function findingsFor(source: string | undefined, entry: string): Promise<Checked> {
   if (source === undefined) return { label: `${entry} (as served)`, findings: await projectFindings(entry) }
   if (/^https?:\/\//i.test(source)) return fetchFindings(source)
+  // `a2a card validate src/agent.ts` means the card that module serves, not a JSON file.
+  if (AGENT_MODULE.test(source)) return { label: `${source} (as served)`, findings: await projectFindings(source) }
   if (!existsSync(source)) throw new ProjectError(`No card file at ${source} (pass a JSON file, or a URL starting with http:// or https://)`)
-  let card: unknown
-  try {
-    card = JSON.parse(readFileSync(source, 'utf8'))
-  } catch (error) {
-    return { label: source, findings: [{ level: 'error', path: '$', message: `not valid JSON: ${(error as Error).message}`, hint: 'fix the JSON syntax' }] }
-  }
-  return { label: source, findings: checkCard(card) }
+  return { label: source, findings: findingsOf(readCardFile(source)) }
 }
+
+const findingsOf = (read: CardText): Finding[] => ('finding' in read ? [read.finding] : checkCard(read.card))
 
 /** The project's card exactly as the runtime would serve it on PORT. */
 async function projectFindings(entry: string): Promise<Finding[]> {
   const cwd = process.cwd()
   loadDotEnv(cwd)
-  const { agent } = await loadAgent(cwd, entry)
+  const { agent } = await loadAgent(cwd, entry, 'pass --entry <module>')
   const url = process.env.A2A_PUBLIC_URL || `http://localhost:${process.env.PORT || 3000}/`
   try {
     return checkCard(cardAt(normalizeCard(agent.card), url))
@@ -100,13 +100,9 @@ async function fetchFindings(source: string): Promise<Checked> {
       failures.push(`${url} answered HTTP ${response.status}`)
       continue
     }
-    let card: unknown
-    try {
-      card = JSON.parse(await response.text())
-    } catch {
-      return { label: url, findings: [{ level: 'error', path: '$', message: 'the card is not JSON', hint: 'serve the card as application/json' }] }
-    }
-    return { label: url, findings: checkCard(card), ...(isObject(card) && { card }) }
+    const read = await readCardResponse(response)
+    if ('finding' in read) return { label: url, findings: [read.finding] }
+    return { label: url, findings: checkCard(read.card), ...(isObject(read.card) && { card: read.card }) }
   }
   return { label: base.href, findings: [{ level: 'error', path: '$', message: `no card: ${failures.join('; ')}`, hint: 'serve the card at .well-known/agent.json' }] }
 }

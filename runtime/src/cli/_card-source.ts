@@ -1,0 +1,74 @@
+import { closeSync, openSync, readSync, statSync } from 'node:fs'
+import type { Finding } from './_card-check.js'
+
+/**
+ * Reads a card from a file or a response as at most CARD_BYTES_LIMIT bytes, into either the parsed JSON or
+ * the one finding that says why there is nothing to check (empty, a folder, too large, not JSON).
+ */
+export const CARD_BYTES_LIMIT = 1024 * 1024
+
+export type CardText = { card: unknown } | { finding: Finding }
+
+const problem = (message: string, hint: string): { finding: Finding } => ({ finding: { level: 'error', path: '$', message, hint } })
+
+const tooLarge = (bytes: string) =>
+  problem(`the card is ${bytes}, over the ${CARD_BYTES_LIMIT / 1024 / 1024} MiB this check reads`, 'clients fetch the card to choose an agent: keep skills and descriptions short, link long documentation')
+
+export function readCardFile(path: string): CardText {
+  const stat = statSync(path)
+  if (stat.isDirectory()) return problem(`${path} is a folder, not a card file`, "pass the JSON file of the card, or no argument for the project's card")
+  if (stat.size > CARD_BYTES_LIMIT) return tooLarge(`${stat.size} bytes`)
+  // Read by size rather than readFileSync: a file growing meanwhile is still read within the limit.
+  const buffer = Buffer.alloc(Math.min(stat.size, CARD_BYTES_LIMIT) + 1)
+  const fd = openSync(path, 'r')
+  let length: number
+  try {
+    length = readSync(fd, buffer, 0, buffer.length, 0)
+  } finally {
+    closeSync(fd)
+  }
+  if (length > CARD_BYTES_LIMIT) return tooLarge(`more than ${CARD_BYTES_LIMIT} bytes`)
+  return parseCard(buffer.subarray(0, length).toString('utf8'))
+}
+
+/** The body of a response, cut off past the limit so a huge or endless card cannot exhaust the memory. */
+export async function readCardResponse(response: Response): Promise<CardText> {
+  const declared = Number(response.headers.get('content-length'))
+  if (declared > CARD_BYTES_LIMIT) {
+    await response.body?.cancel()
+    return tooLarge(`${declared} bytes`)
+  }
+  const chunks: Uint8Array[] = []
+  let received = 0
+  for await (const chunk of (response.body ?? []) as AsyncIterable<Uint8Array>) {
+    received += chunk.byteLength
+    if (received > CARD_BYTES_LIMIT) {
+      await response.body?.cancel().catch(() => {})
+      return tooLarge(`more than ${CARD_BYTES_LIMIT} bytes`)
+    }
+    chunks.push(chunk)
+  }
+  return parseCard(Buffer.concat(chunks).toString('utf8'))
+}
+
+export function parseCard(raw: string): CardText {
+  const text = raw.replace(/^\uFEFF/, '')
+  if (!text.trim()) return problem('the card is empty', 'write the card as a JSON object: { "name": ..., "description": ..., ... }')
+  try {
+    return { card: JSON.parse(text) }
+  } catch (error) {
+    const { line, column } = whereJsonBroke(text, (error as Error).message)
+    const reason = (error as Error).message.replace(/ in JSON at position \d+.*$/, '').replace(/ \(line \d+ column \d+\)$/, '')
+    return problem(`not valid JSON at line ${line}, column ${column}: ${reason}`, 'fix the JSON syntax there')
+  }
+}
+
+/** Line and column (from 1) of a JSON.parse error: V8 names a position, or nothing at the end of the input. */
+function whereJsonBroke(text: string, message: string): { line: number; column: number } {
+  const at = /line (\d+) column (\d+)/.exec(message)
+  if (at) return { line: Number(at[1]), column: Number(at[2]) }
+  const position = /at position (\d+)/.exec(message)
+  const offset = position ? Number(position[1]) : text.length
+  const before = text.slice(0, offset).split('\n')
+  return { line: before.length, column: before.at(-1)!.length + 1 }
+}
