@@ -11,14 +11,19 @@ import { startReceiver } from '../runtime/_webhook.ts'
 const runtimeDir = fileURLToPath(new URL('../../runtime', import.meta.url))
 const a2aBin = join(runtimeDir, 'bin/a2a.mjs')
 
-/** An agent whose answer, delay and card name the test rewrites between saves. */
-const agentSource = ({ answer = 'v1', delayMs = 0, name = 'Dev Fixture', broken = false, push = false } = {}) => `import { defineAgent } from 'a2a-runtime'
+/**
+ * An agent whose answer, delay and card name the test rewrites between saves. With `gate`, a message "long"
+ * runs until that file exists.
+ */
+const agentSource = ({ answer = 'v1', delayMs = 0, name = 'Dev Fixture', broken = false, push = false, gate = '' } = {}) => `import { existsSync } from 'node:fs'
+import { defineAgent } from 'a2a-runtime'
 
 const prefix: string = process.env.PREFIX ?? ''
 
 export default defineAgent({
   card: { name: ${JSON.stringify(name)}, description: 'Answers with its version, for reload tests',${push ? ' capabilities: { pushNotifications: true },' : ''} skills: [{ id: 'v', name: 'Version', description: 'Says the version', tags: ['test'], examples: ['which?'] }] },
   async execute(ctx, task) {
+    while (${JSON.stringify(gate)} && ctx.text === 'long' && !existsSync(${JSON.stringify(gate)})) await new Promise((resolve) => setTimeout(resolve, 20))
     await new Promise((resolve) => setTimeout(resolve, ${delayMs}))
     task.artifact(prefix + ${JSON.stringify(answer)})
     task.complete()
@@ -70,18 +75,15 @@ function saveByRename(source: string) {
 }
 
 describe('a2a dev', () => {
-  it('serves a saved change on the same port, typically within ~100 ms of the save', async () => {
+  // How fast is a benchmark figure (README); a test only proves that the save is served.
+  it('serves a saved change on the same port', async () => {
     const { url } = await startDev()
     expect(await answer(url)).toBe('v1')
     const card = await (await fetch(`${url}.well-known/agent.json`)).json()
     expect(card.url).toBe(url)
 
-    const saved = performance.now()
     writeFileSync(join(project, 'src/agent.ts'), agentSource({ answer: 'v2', name: 'Renamed Fixture' }))
-    await expect.poll(() => answer(url), { interval: 5, timeout: 3000 }).toBe('v2')
-    const served = performance.now() - saved
-    // The typical figure is reported in the README; this bound only guards against a broken reload loop.
-    expect(served).toBeLessThan(1500)
+    await expect.poll(() => answer(url), { interval: 5, timeout: 8000 }).toBe('v2')
     expect((await (await fetch(`${url}.well-known/agent.json`)).json()).name).toBe('Renamed Fixture')
   })
 
@@ -89,7 +91,7 @@ describe('a2a dev', () => {
     const { url, output } = await startDev()
     for (const version of ['r1', 'r2', 'r3']) {
       saveByRename(agentSource({ answer: version }))
-      await expect.poll(() => answer(url), { interval: 10, timeout: 3000 }).toBe(version)
+      await expect.poll(() => answer(url), { interval: 10, timeout: 8000 }).toBe(version)
     }
     expect(output()).toMatch(/src\/agent\.ts changed/)
   })
@@ -97,7 +99,7 @@ describe('a2a dev', () => {
   it('answers a JSON-RPC error naming the file, line and cause while the code is broken, then recovers on the next good save', async () => {
     const { url, output } = await startDev()
     writeFileSync(join(project, 'src/agent.ts'), agentSource({ broken: true }))
-    await expect.poll(async () => (await send(url)).status, { interval: 10, timeout: 3000 }).toBe(503)
+    await expect.poll(async () => (await send(url)).status, { interval: 10, timeout: 8000 }).toBe(503)
     const broken = await send(url)
     expect(broken.body.error!.code).toBe(-32603)
     expect(broken.body.error!.message).toMatch(/src\/agent\.ts:\d+:\d+ .*Error/)
@@ -108,19 +110,20 @@ describe('a2a dev', () => {
     expect(output()).toMatch(/failed to load: src\/agent\.ts:\d+:\d+/)
 
     writeFileSync(join(project, 'src/agent.ts'), agentSource({ answer: 'fixed' }))
-    await expect.poll(() => answer(url), { interval: 10, timeout: 3000 }).toBe('fixed')
+    await expect.poll(() => answer(url), { interval: 10, timeout: 8000 }).toBe('fixed')
   })
 
   it('keeps a module that throws at import from closing the port', async () => {
     const { url } = await startDev()
     writeFileSync(join(project, 'src/agent.ts'), "throw new Error('config missing at import')\n")
-    await expect.poll(async () => (await send(url)).body.error?.message ?? '', { interval: 10, timeout: 3000 }).toMatch(/src\/agent\.ts:1:\d+ Error: config missing at import/)
+    await expect.poll(async () => (await send(url)).body.error?.message ?? '', { interval: 10, timeout: 8000 }).toMatch(/src\/agent\.ts:1:\d+ Error: config missing at import/)
     writeFileSync(join(project, 'src/agent.ts'), agentSource({ answer: 'back' }))
-    await expect.poll(() => answer(url), { interval: 10, timeout: 3000 }).toBe('back')
+    await expect.poll(() => answer(url), { interval: 10, timeout: 8000 }).toBe('back')
   })
 
   it('lets a task running during a reload finish, and still finds tasks made before it', async () => {
-    writeFileSync(join(project, 'src/agent.ts'), agentSource({ answer: 'slow-v1', delayMs: 600 }))
+    const gate = join(project, 'node_modules/.release-long-task')
+    writeFileSync(join(project, 'src/agent.ts'), agentSource({ answer: 'slow-v1', gate }))
     const { url } = await startDev()
     const finished = (await send(url)).body.result
     const running = send(url, 'long', { configuration: { blocking: false } })
@@ -128,7 +131,7 @@ describe('a2a dev', () => {
     expect(runningTask.status.state).toBe('working')
 
     writeFileSync(join(project, 'src/agent.ts'), agentSource({ answer: 'fast-v2' }))
-    await expect.poll(() => answer(url), { interval: 10, timeout: 3000 }).toBe('fast-v2')
+    await expect.poll(() => answer(url), { interval: 10, timeout: 8000 }).toBe('fast-v2')
 
     const get = async (id: string) =>
       (
@@ -137,7 +140,10 @@ describe('a2a dev', () => {
         ).json()) as { result: any }
       ).result
     expect((await get(finished.id)).artifacts[0].parts[0].text).toBe('slow-v1')
-    await expect.poll(async () => (await get(runningTask.id)).status.state, { timeout: 3000 }).toBe('completed')
+    // Held until now, so it certainly ran across the reload.
+    expect((await get(runningTask.id)).status.state).toBe('working')
+    writeFileSync(gate, '')
+    await expect.poll(async () => (await get(runningTask.id)).status.state, { timeout: 8000 }).toBe('completed')
     expect((await get(runningTask.id)).artifacts[0].parts[0].text).toBe('slow-v1')
   })
 
@@ -148,7 +154,7 @@ describe('a2a dev', () => {
     const sent = await send(url, 'which?', { configuration: { pushNotificationConfig: { url: receiver.url } } })
     expect(sent.body.error).toBeUndefined()
     expect(sent.body.result.status.state).toBe('completed')
-    await expect.poll(() => receiver.delivered.at(-1)?.body.status.state).toBe('completed')
+    await expect.poll(() => receiver.delivered.at(-1)?.body.status.state, { timeout: 8000 }).toBe('completed')
     child!.kill('SIGKILL')
 
     const strict = await startDev({ A2A_PUSH_ALLOW_HTTP: 'false' })
@@ -161,7 +167,7 @@ describe('a2a dev', () => {
     const { url, output } = await startDev()
     expect(await answer(url)).toBe('one:v1')
     writeFileSync(join(project, '.env'), 'PREFIX=two:\n')
-    await expect.poll(() => answer(url), { interval: 10, timeout: 3000 }).toBe('two:v1')
+    await expect.poll(() => answer(url), { interval: 10, timeout: 8000 }).toBe('two:v1')
     expect(output()).toMatch(/\.env: PREFIX changed/)
   })
 
@@ -189,18 +195,18 @@ describe('a2a dev', () => {
     const { url } = await startDev()
     expect(await answer(url)).toBe('j1-t1')
     writeFileSync(join(project, 'src/data.json'), '{"answer":"j2"}')
-    await expect.poll(() => answer(url), { interval: 10, timeout: 3000 }).toBe('j2-t1')
+    await expect.poll(() => answer(url), { interval: 10, timeout: 8000 }).toBe('j2-t1')
     writeFileSync(join(project, 'src/helper.ts'), "import data from './data.json'\nexport const answer = (): string => data.answer + '-t2'\n")
-    await expect.poll(() => answer(url), { interval: 10, timeout: 3000 }).toBe('j2-t2')
+    await expect.poll(() => answer(url), { interval: 10, timeout: 8000 }).toBe('j2-t2')
   })
 
   it('keeps serving when agent code leaves a promise rejected, naming where', async () => {
     const { url, output } = await startDev()
     writeFileSync(join(project, 'src/agent.ts'), agentSource({ answer: 'after-rejection' }).replace("const prefix", "void Promise.reject(new Error('nobody awaited me'))\nconst prefix"))
-    await expect.poll(() => answer(url), { interval: 10, timeout: 3000 }).toBe('after-rejection')
-    await expect.poll(() => output(), { timeout: 3000 }).toMatch(/Unhandled error in the agent's code: src\/agent\.ts:\d+:\d+ Error: nobody awaited me/)
+    await expect.poll(() => answer(url), { interval: 10, timeout: 8000 }).toBe('after-rejection')
+    await expect.poll(() => output(), { timeout: 8000 }).toMatch(/Unhandled error in the agent's code: src\/agent\.ts:\d+:\d+ Error: nobody awaited me/)
     writeFileSync(join(project, 'src/agent.ts'), agentSource({ answer: 'still-here' }))
-    await expect.poll(() => answer(url), { interval: 10, timeout: 3000 }).toBe('still-here')
+    await expect.poll(() => answer(url), { interval: 10, timeout: 8000 }).toBe('still-here')
   })
 
   it('reads a .env that is not a file as no .env, without stopping', async () => {
@@ -213,7 +219,7 @@ describe('a2a dev', () => {
     const { output } = await startDev()
     const before = output().length
     writeFileSync(join(project, 'src/agent.ts'), agentSource().replace("examples: ['which?']", 'examples: []'))
-    await expect.poll(() => output().slice(before), { timeout: 3000 }).toMatch(/card skills\[0\]\.examples: the skill has no examples/)
+    await expect.poll(() => output().slice(before), { timeout: 8000 }).toMatch(/card skills\[0\]\.examples: the skill has no examples/)
   })
 
   it('on Ctrl-C with a stream open says what it waits for, and a second Ctrl-C stops at once', async () => {
@@ -254,10 +260,12 @@ describe('a2a dev', () => {
 
   it('ignores logs and files under node_modules', async () => {
     const { output } = await startDev()
-    const before = output()
+    const before = output().length
     writeFileSync(join(project, 'server.log'), 'noise\n')
     writeFileSync(join(project, 'node_modules/noise.js'), 'noise\n')
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    expect(output().slice(before.length)).not.toMatch(/changed/)
+    // A relevant save after the noise: once it is reported, the noise would have been too.
+    writeFileSync(join(project, 'src/after-noise.ts'), 'export {}\n')
+    await expect.poll(() => output().slice(before), { timeout: 8000 }).toMatch(/src\/after-noise\.ts changed/)
+    expect(output().slice(before)).not.toMatch(/server\.log|noise\.js/)
   })
 })

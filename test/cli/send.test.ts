@@ -95,7 +95,7 @@ async function startAgent(source: string, env: Record<string, string> = {}): Pro
   child.stdout!.on('data', (chunk) => (output += chunk))
   child.stderr!.on('data', (chunk) => (output += chunk))
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`a2a start did not listen within 8 s: ${output}`)), 8000)
+    const timer = setTimeout(() => reject(new Error(`a2a start did not listen within 15 s: ${output}`)), 15_000)
     const look = () => {
       if (!output.includes('listening on')) return
       clearTimeout(timer)
