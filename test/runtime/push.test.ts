@@ -1,6 +1,7 @@
-import type { PushOptions } from 'a2a-runtime'
+import { type PushConfig, type PushConfigStore, type PushOptions, type TaskStore, createA2AApp, createMemoryStore } from 'a2a-runtime'
 import { describe, expect, it } from 'vitest'
 import { agent, deferred, echoAgent } from './_agents.ts'
+import { captureLogger } from './_logger.ts'
 import { readEvents } from './_sse.ts'
 import { transports } from './_transports.ts'
 import { startReceiver } from './_webhook.ts'
@@ -145,8 +146,10 @@ describe.each(transports)('push notifications ($name)', (transport) => {
     expect((await target.rpc('GetTask', { id: taskId }, { headers: V1 })).body.result.status.state).toBe('TASK_STATE_INPUT_REQUIRED')
     const replacing = { ...v1Message('blue', { taskId }), configuration: { taskPushNotificationConfig: { url: `${receiver.url}?turn=2`, id: 'first' } } }
     expect((await target.rpc('SendMessage', replacing, { headers: V1 })).body.result.task.status.state).toBe('TASK_STATE_COMPLETED')
-    await expect.poll(() => receiver.delivered.at(-1)?.path).toBe('/hook?turn=2')
-    expect(receiver.delivered.at(-1)!.body.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED')
+    // The second turn's updates (working, artifact, completed) all go to the replaced URL, the last one last.
+    const last = () => receiver.delivered.at(-1)
+    await expect.poll(() => [last()?.path, last()?.body.statusUpdate?.status.state]).toEqual(['/hook?turn=2', 'TASK_STATE_COMPLETED'])
+    expect(receiver.delivered.slice(-3).map((d) => d.path)).toEqual(['/hook?turn=2', '/hook?turn=2', '/hook?turn=2'])
     // A follow-up the task refuses (it has ended) leaves no webhook behind.
     await target.rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'first' }, { headers: V1 })
     const late = { ...v1Message('again', { taskId }), configuration: { taskPushNotificationConfig: { url: receiver.url, id: 'late' } } }
@@ -243,5 +246,73 @@ describe.each(transports)('push notifications not declared ($name)', (transport)
       expect((await target.rpc(method, params, { headers })).body.error?.code, method).toBe(-32003)
     }
     expect((await target.rpc('ListTasks', {}, { headers: V1 })).body.result.tasks).toEqual([])
+  })
+})
+
+/**
+ * Webhooks kept apart from the tasks, as a store that instances share keeps them (so the runtime reads them
+ * afresh for a task's final update); once a webhook is saved, each read waits until the test lets it through.
+ */
+class HeldConfigs implements PushConfigStore {
+  readonly #configs = new Map<string, PushConfig>()
+  readonly waiting: Array<() => void> = []
+  #holding = false
+
+  save(config: PushConfig): void {
+    this.#configs.set(`${config.taskId} ${config.id}`, config)
+    this.#holding = true
+  }
+
+  async list(taskId: string): Promise<PushConfig[]> {
+    if (this.#holding) await new Promise<void>((resolve) => this.waiting.push(resolve))
+    return [...this.#configs.values()].filter((config) => config.taskId === taskId)
+  }
+
+  delete(taskId: string, id: string): boolean {
+    return this.#configs.delete(`${taskId} ${id}`)
+  }
+
+  release(): void {
+    this.waiting.shift()!()
+  }
+}
+
+function sharingWebhooks(tasks: TaskStore, pushConfigs: PushConfigStore): TaskStore {
+  return {
+    get: (taskId) => tasks.get(taskId),
+    create: (task) => tasks.create(task),
+    append: (task, event) => tasks.append(task, event),
+    events: (taskId, afterSeq) => tasks.events(taskId, afterSeq),
+    list: (query) => tasks.list(query),
+    close: () => tasks.close?.(),
+    pushConfigs,
+  }
+}
+
+describe('push notifications with webhooks in a shared store', () => {
+  it('posts an ended task once to a whole-Task webhook when its final update arrives after an earlier post carried it', async () => {
+    const receiver = await startReceiver()
+    const configs = new HeldConfigs()
+    const app = createA2AApp(pushEcho, { store: sharingWebhooks(createMemoryStore(), configs), push: LOOPBACK, logger: captureLogger() })
+    try {
+      const params = { ...slashMessage('hi'), configuration: { pushNotificationConfig: { url: receiver.url } } }
+      const request = { jsonrpc: '2.0', id: 1, method: 'message/send', params }
+      const answer = await app.fetch(new Request('http://agent.test/', { method: 'POST', headers: { 'content-type': 'application/json', ...V03 }, body: JSON.stringify(request) }))
+      expect((await answer.json()).result.status.state).toBe('completed')
+      // The first update's read of the webhooks: by now the task has ended, so its Task post shows it completed.
+      await expect.poll(() => configs.waiting.length).toBe(1)
+      configs.release()
+      await expect.poll(() => receiver.delivered.length).toBe(1)
+      expect(receiver.delivered[0]!.body.status.state).toBe('completed')
+      // The final update's fresh read, let through once the runtime (this process) has read the webhook's
+      // answer, so the webhook's lane has run dry by then.
+      await expect.poll(() => configs.waiting.length).toBe(1)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      configs.release()
+    } finally {
+      // Waits for every queued notification.
+      await app.close()
+    }
+    expect(receiver.delivered.map((d) => d.body.status.state)).toEqual(['completed'])
   })
 })

@@ -43,8 +43,12 @@ interface Pending {
 interface Lane {
   config: PushConfig
   items: Pending[]
-  /** For webhooks that take the whole task: the last update the task had when it was last delivered. */
-  covered: number
+}
+
+/** What a webhook that takes the whole task last received: the task as it stood at its latest update then. */
+interface Covered {
+  url: string
+  seq: number
 }
 
 /** After this many notifications in a row failed for a webhook, only the task's final one is still tried. */
@@ -75,6 +79,12 @@ export class PushDelivery {
   readonly #cache = new Map<string, { at: number; configs: PushConfig[] }>()
   /** Notifications in a row each webhook failed to take, by `taskId config id`, until the task ends. */
   readonly #failures = new Map<string, number>()
+  /**
+   * For webhooks that take the whole task, by `taskId config id`, until the task ends. Kept apart from the
+   * lane: a lane ends when it runs dry, and the final update (slowed by its fresh read of the webhooks) may
+   * reach a new lane after an earlier Task post already carried it.
+   */
+  readonly #covered = new Map<string, Covered>()
   readonly #lookup: ReturnType<typeof guardedLookup>
   readonly #agents: { http: http.Agent; https: https.Agent }
   readonly #slots: Slots
@@ -142,7 +152,7 @@ export class PushDelivery {
     const key = `${item.task.id} ${config.id}`
     const lane = this.#lanes.get(key)
     if (!lane) {
-      const fresh: Lane = { config, items: [item], covered: 0 }
+      const fresh: Lane = { config, items: [item] }
       this.#lanes.set(key, fresh)
       this.#runLane(key, fresh).catch((error) => this.logger.error(`Push notifications of task ${item.task.id} stopped`, error))
       return
@@ -207,15 +217,23 @@ export class PushDelivery {
     try {
       for (let item = lane.items.shift(); item && !this.#closed; item = lane.items.shift()) {
         const final = isFinal(item.event)
-        // A webhook that takes the whole task gets the task as it stands, which carries every update up to the
-        // latest: one already sent, or a later one in the lane, makes this one's POST needless.
-        const wholeTask = lane.config.dialect !== 'a2a-1.0'
-        if (wholeTask && (item.event.seq <= lane.covered || lane.items.length > 0)) continue
-        if (!final && (this.#failures.get(key) ?? 0) >= FAILURES_BEFORE_FINAL_ONLY) continue
-        // Read as the body is rendered (synchronously, at the start of the delivery).
-        const reflected = this.#latest.get(item.task.id) ?? item.event.seq
-        if ((await this.#deliver(lane.config, item, key)) && wholeTask) lane.covered = reflected
-        if (final) this.#failures.delete(key)
+        try {
+          // A webhook that takes the whole task gets the task as it stands, which carries every update up to
+          // the latest: one already sent to this URL, or a later one in the lane, makes this one's POST needless.
+          const wholeTask = lane.config.dialect !== 'a2a-1.0'
+          const covered = this.#covered.get(key)
+          if (wholeTask && ((covered?.url === lane.config.url && item.event.seq <= covered.seq) || lane.items.length > 0)) continue
+          if (!final && (this.#failures.get(key) ?? 0) >= FAILURES_BEFORE_FINAL_ONLY) continue
+          // Read as the body is rendered (synchronously, at the start of the delivery).
+          const reflected = this.#latest.get(item.task.id) ?? item.event.seq
+          const url = lane.config.url
+          if ((await this.#deliver(lane.config, item, key)) && wholeTask) remember(this.#covered, key, { url, seq: reflected })
+        } finally {
+          if (final) {
+            this.#failures.delete(key)
+            this.#covered.delete(key)
+          }
+        }
       }
     } finally {
       this.#lanes.delete(key)
