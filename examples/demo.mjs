@@ -1,58 +1,169 @@
 // The main job end to end: generate an agent with create-a2a-agent (from this clone), install it, start it
 // with `npm start`, and talk to it as a client would: the card, message/send, message/stream.
+// The temporary folder goes on every way out: the end, --once, an error, Ctrl-C (SIGINT) and SIGTERM.
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { run } from '../dist/index.js'
 
+const generatorBin = fileURLToPath(new URL('../bin/create-a2a-agent.mjs', import.meta.url))
 const once = process.argv.includes('--once')
-const port = process.env.PORT ?? '3000'
-const workspace = mkdtempSync(join(tmpdir(), 'a2a-demo-'))
-const project = join(workspace, 'demo-agent')
+const host = process.env.HOST ?? '127.0.0.1'
+const askedPort = process.env.PORT ?? '3000'
+// A name of its own, so the card read back is known to be this agent's and not another server's on the port.
+const name = `Demo Agent ${randomBytes(3).toString('hex')}`
 
-console.log(`$ npx create-a2a-agent ${project} --template streaming --yes\n`)
-const code = await run([project, '--template', 'streaming', '--name', 'Demo Agent', '--description', 'Streams back what you say', '--pm', 'npm', '--no-git', '--yes'])
-if (code !== 0) process.exit(code)
+/** A problem the demo explains in one line (no stack). */
+class DemoError extends Error {}
 
-console.log(`\n$ cd ${project} && npm start`)
-const server = spawn('npm', ['start'], { cwd: project, env: { ...process.env, PORT: port, HOST: process.env.HOST ?? '127.0.0.1' }, stdio: ['ignore', 'inherit', 'inherit'], detached: true })
-const stop = () => {
+/** Child processes, each the leader of its own process group (so stopping one stops what it started). */
+const children = new Set()
+let workspace
+let serving = false
+let leaving = false
+
+/** Stops every child's process group and removes the temporary folder; safe to call more than once. */
+async function cleanUp() {
+  const stopped = await Promise.allSettled([...children].map(stopGroup))
+  if (workspace) rmSync(workspace, { recursive: true, force: true, maxRetries: 5 })
+  workspace = undefined
+  for (const outcome of stopped) if (outcome.status === 'rejected') throw outcome.reason
+}
+
+async function leave(code, message) {
+  if (leaving) return
+  leaving = true
+  if (message) console.error(message)
   try {
-    process.kill(-server.pid, 'SIGTERM')
-  } catch {}
-}
-process.once('SIGINT', () => (stop(), process.exit(0)))
-process.once('SIGTERM', () => (stop(), process.exit(0)))
-
-const url = `http://${process.env.HOST ?? '127.0.0.1'}:${port}/`
-for (let tries = 0; ; tries++) {
-  const ready = await fetch(`${url}.well-known/agent.json`).then((r) => r.ok, () => false)
-  if (ready) break
-  if (tries > 200 || server.exitCode !== null) throw new Error('The generated agent did not start')
-  await new Promise((resolve) => setTimeout(resolve, 100))
+    await cleanUp()
+  } catch (error) {
+    console.error(error instanceof DemoError ? error.message : `demo: could not clean up ${workspace ?? ''}: ${error.message}`)
+    code ||= 1
+  }
+  process.exit(code)
 }
 
-const rpc = (method, params) =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: method, method, params }) })
-const message = (text) => ({ message: { role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text }] } })
+// Ctrl-C or a SIGTERM: once the agent serves, that is how the demo ends; before, it is cut short.
+for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15]]) {
+  process.on(signal, () => void leave(serving ? 0 : 128 + number, serving ? undefined : `\ndemo: stopped by ${signal}; cleaning up`))
+}
 
-console.log(`\nGET ${url}.well-known/agent.json`)
-console.log(await (await fetch(`${url}.well-known/agent.json`)).json())
+/** SIGTERM to the group, SIGKILL past 5 s; resolves once no process of the group is left. */
+async function stopGroup(child) {
+  const alive = () => {
+    try {
+      process.kill(-child.pid, 0)
+      return true
+    } catch {
+      return false
+    }
+  }
+  const signal = (name) => {
+    try {
+      process.kill(-child.pid, name)
+    } catch {}
+  }
+  signal('SIGTERM')
+  for (let waited = 0; alive(); waited += 50) {
+    if (waited === 5000) signal('SIGKILL')
+    if (waited > 15_000) throw new DemoError(`demo: process group ${child.pid} would not stop`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  children.delete(child)
+}
 
-console.log('\nmessage/send "hello from the demo"')
-console.dir((await (await rpc('message/send', message('hello from the demo'))).json()).result, { depth: 6 })
+function start(command, args, options) {
+  const child = spawn(command, args, { ...options, detached: true })
+  children.add(child)
+  return child
+}
 
-console.log('\nmessage/stream "streams arrive word by word" (raw SSE):')
-process.stdout.write(await (await rpc('message/stream', message('streams arrive word by word'))).text())
+/** `true` when nothing listens on host:port; a host or port that cannot be used at all is an error. */
+function portIsFree(port) {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', (error) => {
+      if (error.code === 'EADDRINUSE') resolve(false)
+      else reject(new DemoError(`demo: cannot listen on ${host}:${port} (${error.code ?? error.message}); set HOST and PORT`))
+    })
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(true)))
+  })
+}
 
-if (once) {
-  stop()
-  await new Promise((resolve) => (server.exitCode === null ? server.once('exit', resolve) : resolve()))
-  rmSync(workspace, { recursive: true, force: true })
-} else {
+async function anyFreePort() {
+  const probe = createServer()
+  await new Promise((resolve, reject) => probe.once('error', reject).listen({ host, port: 0, exclusive: true }, resolve))
+  const { port } = probe.address()
+  await new Promise((resolve) => probe.close(resolve))
+  return port
+}
+
+/** Decided before the install, so a port in use costs nothing. */
+async function choosePort() {
+  if (!/^\d{1,5}$/.test(askedPort) || Number(askedPort) > 65535) throw new DemoError(`demo: PORT must be a port number (got "${askedPort}")`)
+  if (Number(askedPort) === 0) return anyFreePort()
+  if (await portIsFree(Number(askedPort))) return Number(askedPort)
+  const port = await anyFreePort()
+  console.log(`Port ${askedPort} is in use by another program; the demo uses port ${port} instead.\n`)
+  return port
+}
+
+const exited = (child) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve)))
+
+/** Waits until the card at `url` is this agent's: another server on the port, or none, does not count. */
+async function waitForOwnCard(url, server) {
+  for (const deadline = Date.now() + 120_000; Date.now() < deadline; ) {
+    const card = await fetch(`${url}.well-known/agent.json`)
+      .then((response) => (response.ok ? response.json() : undefined))
+      .catch(() => undefined)
+    if (card?.name === name) return
+    if (server.exitCode !== null || server.signalCode !== null) throw new DemoError(`demo: the generated agent stopped before it served ${url} (its output is above)`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new DemoError(`demo: the generated agent did not serve its card at ${url} within 120 s`)
+}
+
+async function main() {
+  const port = await choosePort()
+  workspace = mkdtempSync(join(tmpdir(), 'a2a-demo-'))
+  const project = join(workspace, 'demo-agent')
+
+  console.log(`$ npx create-a2a-agent ${project} --template streaming --name '${name}' --yes\n`)
+  const args = [project, '--template', 'streaming', '--name', name, '--description', 'Streams back what you say', '--pm', 'npm', '--no-git', '--yes']
+  const generator = start(process.execPath, [generatorBin, ...args], { stdio: ['ignore', 'inherit', 'inherit'] })
+  const [code] = await new Promise((resolve) => generator.once('exit', (...outcome) => resolve(outcome)))
+  children.delete(generator)
+  if (code !== 0) throw new DemoError(`demo: create-a2a-agent failed (exit ${code ?? 'by a signal'})`)
+
+  console.log(`\n$ cd ${project} && PORT=${port} npm start`)
+  const server = start('npm', ['start'], { cwd: project, env: { ...process.env, PORT: String(port), HOST: host }, stdio: ['ignore', 'inherit', 'inherit'] })
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/`
+  await waitForOwnCard(url, server)
+
+  const rpc = (method, params) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: method, method, params }) })
+  const message = (text) => ({ message: { role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text }] } })
+
+  console.log(`\nGET ${url}.well-known/agent.json`)
+  console.log(await (await fetch(`${url}.well-known/agent.json`)).json())
+
+  console.log('\nmessage/send "hello from the demo"')
+  console.dir((await (await rpc('message/send', message('hello from the demo'))).json()).result, { depth: 6 })
+
+  console.log('\nmessage/stream "streams arrive word by word" (raw SSE):')
+  process.stdout.write(await (await rpc('message/stream', message('streams arrive word by word'))).text())
+
+  if (once) return leave(0)
+  serving = true
   console.log(`The agent in ${project} keeps serving at ${url} — try:
   curl -s ${url} -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":"1","method":"message/send","params":{"message":{"role":"user","messageId":"m1","parts":[{"kind":"text","text":"hi"}]}}}'
-Press Ctrl-C to stop.`)
+Press Ctrl-C to stop (the temporary folder is removed then).`)
+  await exited(server)
+  children.delete(server)
+  if (!leaving) await leave(1, 'demo: the generated agent stopped')
 }
+
+main().catch((error) => leave(1, error instanceof DemoError ? error.message : `demo: ${error?.message ?? error}`))
