@@ -113,6 +113,14 @@ describe('a2a dev', () => {
     await expect.poll(() => answer(url), { interval: 10, timeout: 8000 }).toBe('fixed')
   })
 
+  it('names the file and line of a broken save also when the project path holds a space and a non-ASCII letter', async () => {
+    rmSync(project, { recursive: true, force: true })
+    project = makeAgentProject('a2a dev é-', agentSource())
+    const { url } = await startDev()
+    writeFileSync(join(project, 'src/agent.ts'), agentSource({ broken: true }))
+    await expect.poll(async () => (await send(url)).body.error?.message ?? '', { interval: 10, timeout: 8000 }).toMatch(/^The agent failed to load: src\/agent\.ts:\d+:\d+ .*Error/)
+  })
+
   it('keeps a module that throws at import from closing the port', async () => {
     const { url } = await startDev()
     writeFileSync(join(project, 'src/agent.ts'), "throw new Error('config missing at import')\n")
