@@ -175,7 +175,7 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
           dir: options.dir,
           packageName: options.packageName,
           template: options.template,
-          files: written,
+          files: [...written, ...unchanged].sort(),
           installed: options.install && !installError,
           git: git ? (git.done ? 'committed' : git.reason) : 'skipped',
           commands,
