@@ -133,3 +133,22 @@ describe('a directory that is not empty', () => {
     expect(readdirSync(cwd)).toEqual(['busy'])
   })
 })
+
+describe('a directory an earlier run left', () => {
+  it('asks nothing about it and continues when the answers are the same; refuses it, listing it, when they differ', { timeout: 60_000 }, async () => {
+    prompts.inject(['weather', ...REST('Weather', 'Tells the weather')])
+    expect(await run(['--no-install', '--no-git'], io)).toBe(0)
+    out = []
+
+    prompts.inject(['weather', ...REST('Weather', 'Tells the weather')])
+    expect(await run(['--no-install', '--no-git'], io)).toBe(0)
+    expect(err).toEqual([])
+    expect(injected._injected ?? []).toEqual([])
+    expect(out.join('\n')).toMatch(/^Continuing in .*weather: it holds this project from an earlier run/m)
+
+    prompts.inject(['weather', ...REST('Weather', 'Something else')])
+    expect(await run(['--no-install', '--no-git'], io)).toBe(1)
+    expect(err.join('\n')).toMatch(/The directory .*weather is not empty/)
+    expect(manifest(join(cwd, 'weather')).description).toBe('Tells the weather')
+  })
+})
