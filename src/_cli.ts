@@ -144,7 +144,7 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
     if (busy.length && !resumed) say(`Left ${busy.length} existing file(s) in place beside it (--force).`)
     for (const path of kept) say(`Kept your ${path}${path === '.gitignore' ? ' (added the entries it lacked)' : ''}.`)
 
-    // 6. Install, in one call.
+    // 5. Install, in one call.
     let installError: string | undefined
     if (options.install) {
       say(`Installing dependencies with ${options.pm}…`)
@@ -158,14 +158,14 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
       if (installError) io.err(`Installing failed (${installError}). The project is in place; to finish:\n${finish}`)
     }
 
-    // 7. Git.
+    // 6. Git.
     let git: GitOutcome | undefined
     if (options.git) {
       git = await initGit(options.dir, [...written, ...kept, ...unchanged])
       say(git.done ? git.message : `Git: ${git.reason}.`)
     }
 
-    // 8. Next steps, the headless command, the summary.
+    // 7. Next steps, the headless command, the summary.
     const commands = nextCommands(options, io.cwd, installError !== undefined || !options.install)
     say(`\nNext:\n${commands.map((command) => `  ${command}`).join('\n')}\n\nThe Agent Card will be at http://localhost:3000/.well-known/agent.json`)
     if (asked) say(`\nTo do this again without questions:\n  ${equivalentCommand(options)}`)
