@@ -1,27 +1,42 @@
 import { describe, expect, it } from 'vitest'
-import { agent } from './_agents.ts'
+import { agent, deferred } from './_agents.ts'
 import { readEvents } from './_sse.ts'
 import { transports } from './_transports.ts'
 
 const V1 = { 'A2A-Version': '1.0' }
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** `promise`, or a clear failure past `ms` (well before the test's own timeout). */
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)))
+  try {
+    return await Promise.race([promise, late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
 
 describe.each(transports)('A2A dialect edges ($name)', (transport) => {
   it('a subscription to a task that asked for input while its agent is still returning gets the Task and ends', async () => {
+    // The agent returns only when the test lets it: both subscriptions must end before that.
+    const returning = deferred()
     const lingering = agent(async (_ctx, task) => {
       task.inputRequired('which?')
-      await sleep(400)
+      await returning.promise
     })
     const target = await transport.start(lingering)
-    const sent = await target.rpc('SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] }, configuration: { returnImmediately: true } }, { headers: V1 })
-    await sleep(20)
-    const started = Date.now()
-    for (const [method, headers] of [['SubscribeToTask', V1], ['tasks/resubscribe', { 'A2A-Version': '0.3' }]] as const) {
-      const response = await target.post(JSON.stringify({ jsonrpc: '2.0', id: 's', method, params: { id: sent.body.result.task.id } }), headers)
-      const { events } = await readEvents(response, 'numbered')
-      expect(events).toHaveLength(1)
+    try {
+      const sent = await target.rpc('SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] }, configuration: { returnImmediately: true } }, { headers: V1 })
+      const id = sent.body.result.task.id
+      await expect.poll(async () => (await target.rpc('GetTask', { id }, { headers: V1 })).body.result.status.state).toBe('TASK_STATE_INPUT_REQUIRED')
+      for (const [method, headers] of [['SubscribeToTask', V1], ['tasks/resubscribe', { 'A2A-Version': '0.3' }]] as const) {
+        const response = await target.post(JSON.stringify({ jsonrpc: '2.0', id: 's', method, params: { id } }), headers)
+        const { events } = await within(readEvents(response, 'numbered'), 8_000, `${method} to end while the agent is still returning`)
+        expect(events).toHaveLength(1)
+      }
+    } finally {
+      returning.resolve()
     }
-    expect(Date.now() - started).toBeLessThan(350)
   })
 
   it('v1.0 messages get the same 64-level depth limit on data and metadata as the other dialects', async () => {

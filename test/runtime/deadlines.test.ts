@@ -5,7 +5,6 @@ import { readEvents } from './_sse.ts'
 import { transports } from './_transports.ts'
 
 const userMessage = (text: string) => ({ message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } })
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe.each(transports)('task deadlines ($name)', (transport) => {
   it('fails a turn that runs past timeoutMs with the reason, fires ctx.signal, and refuses the late moves', async () => {
@@ -44,20 +43,26 @@ describe.each(transports)('task deadlines ($name)', (transport) => {
   })
 
   it('leaves a turn that ends in time alone: no failure arrives later', async () => {
-    const quick = agent(
-      async (_ctx, task) => {
-        await sleep(20)
-        task.artifact('done')
-        task.complete()
+    // "quick" ends at once; "stuck" waits for its deadline. Started after the quick turn, the stuck one is
+    // failed after the quick one's deadline would have passed: by then a wrong failure would have arrived.
+    const twoKinds = agent(
+      async (ctx, task) => {
+        if (ctx.text === 'quick') {
+          task.artifact('done')
+          return task.complete()
+        }
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }))
       },
-      { timeoutMs: 100 },
+      { timeoutMs: 300 },
     )
-    const target = await transport.start(quick)
-    const task = (await target.rpc('message/send', userMessage('x'))).body.result
+    const target = await transport.start(twoKinds)
+    const task = (await target.rpc('message/send', userMessage('quick'))).body.result
     expect(task.status.state).toBe('completed')
-    await sleep(150)
+    const stuck = (await target.rpc('message/send', userMessage('stuck'))).body.result
+    expect(stuck.status.state).toBe('failed')
     expect((await target.rpc('tasks/get', { id: task.id })).body.result.status.state).toBe('completed')
-    expect(target.logger.text('warn')).not.toMatch(/time limit/)
+    expect(target.logger.text('warn')).toMatch(new RegExp(`task ${stuck.id} passed its time limit`))
+    expect(target.logger.text('warn')).not.toContain(task.id)
   })
 })
 

@@ -7,7 +7,8 @@ import { transports } from './_transports.ts'
 import { startReceiver } from './_webhook.ts'
 
 /** The guard's development allowance: receivers on this machine, over http. */
-const LOOPBACK: PushOptions = { allow: ['127.0.0.1'], allowHttp: true, retryDelayMs: 10, timeoutMs: 1000 }
+// A loaded machine may take a while to answer on loopback: only the tests about slow webhooks time out.
+const LOOPBACK: PushOptions = { allow: ['127.0.0.1'], allowHttp: true, retryDelayMs: 10, timeoutMs: 10_000 }
 const V1 = { 'a2a-version': '1.0' }
 const V03 = { 'a2a-version': '0.3' }
 const withPush = { card: { capabilities: { pushNotifications: true } } }
@@ -183,32 +184,30 @@ describe.each(transports)('push notifications ($name)', (transport) => {
   it('never lets a webhook that does not answer hold up its task or other tasks', async () => {
     const stuck = await startReceiver(() => 'hang')
     const healthy = await startReceiver()
-    const target = await transport.start(pushEcho, { push: { ...LOOPBACK, timeoutMs: 3000, retries: 0 } })
-    const started = Date.now()
+    // The stuck webhook's attempt outlives the test: everything below happens while it still holds it.
+    const target = await transport.start(pushEcho, { push: { ...LOOPBACK, timeoutMs: 120_000, retries: 0 } })
     const slow = await target.rpc('SendMessage', { ...v1Message('a'), configuration: { taskPushNotificationConfig: { url: stuck.url } } }, { headers: V1 })
     expect(slow.body.result.task.status.state).toBe('TASK_STATE_COMPLETED')
     const fast = await target.rpc('SendMessage', { ...v1Message('b'), configuration: { taskPushNotificationConfig: { url: healthy.url } } }, { headers: V1 })
     expect(fast.body.result.task.status.state).toBe('TASK_STATE_COMPLETED')
     await expect.poll(() => healthy.delivered.length).toBe(4)
-    // All while the stuck webhook still holds its first notification.
-    expect(Date.now() - started).toBeLessThan(2500)
     expect(stuck.attempts.length).toBe(1)
+    expect(stuck.delivered).toEqual([])
   })
 
   it("never lets a task's slow webhook hold up its other webhooks", async () => {
     const stuck = await startReceiver(() => 'hang')
     const healthy = await startReceiver()
-    const target = await transport.start(twoTurns, { push: { ...LOOPBACK, timeoutMs: 3000, retries: 0 } })
+    // The stuck webhook's attempt outlives the test: everything below happens while it still holds it.
+    const target = await transport.start(twoTurns, { push: { ...LOOPBACK, timeoutMs: 120_000, retries: 0 } })
     const taskId = (await target.rpc('SendMessage', v1Message('start'), { headers: V1 })).body.result.task.id
     await target.rpc('CreateTaskPushNotificationConfig', { taskId, id: 'stuck', url: stuck.url }, { headers: V1 })
     await target.rpc('CreateTaskPushNotificationConfig', { taskId, id: 'healthy', url: healthy.url }, { headers: V1 })
-    const started = Date.now()
     await target.rpc('SendMessage', v1Message('blue', { taskId }), { headers: V1 })
     await expect.poll(() => healthy.delivered.at(-1)?.body.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED')
     expect(healthy.delivered.map((d) => Object.keys(d.body)[0])).toEqual(['statusUpdate', 'artifactUpdate', 'statusUpdate'])
-    // All while the stuck webhook still holds the first update.
-    expect(Date.now() - started).toBeLessThan(2500)
     expect(stuck.attempts.length).toBe(1)
+    expect(stuck.delivered).toEqual([])
   })
 
   it('starts the task only once its webhook is saved, so the webhook hears the first update', async () => {

@@ -152,7 +152,7 @@ describe.each(transports)('memory store retention ($name)', (transport) => {
       const id = await sendCompleted(target, 'short-lived')
       const settledAt = Date.now()
       expect((await lookUp(target, id)).task?.status.state).toBe('completed')
-      await expect.poll(async () => (await lookUp(target, id)).error, { timeout: 400, interval: 10 }).toEqual(NOT_FOUND)
+      await expect.poll(async () => (await lookUp(target, id)).error, { timeout: 5_000, interval: 10 }).toEqual(NOT_FOUND)
       expect(Date.now() - settledAt).toBeGreaterThanOrEqual(45)
     })
 
@@ -161,7 +161,7 @@ describe.each(transports)('memory store retention ($name)', (transport) => {
       const target = await transport.start(echoAgent, { store })
       for (let i = 0; i < 3; i++) await sendCompleted(target, `n${i}`)
       expect(store.size).toBe(3)
-      await expect.poll(() => store.size, { timeout: 400, interval: 10 }).toBe(0)
+      await expect.poll(() => store.size, { timeout: 5_000, interval: 10 }).toBe(0)
     })
 
     it('keeps a running task past ttlMs', async () => {
@@ -197,7 +197,7 @@ describe.each(transports)('memory store retention ($name)', (transport) => {
       const target = await transport.start(asking.agent, { store })
       const waiting = (await target.rpc('message/send', userMessage('ask'))).body.result
       expect(waiting.status.state).toBe('input-required')
-      await expect.poll(async () => (await lookUp(target, waiting.id)).error, { timeout: 400, interval: 10 }).toEqual(NOT_FOUND)
+      await expect.poll(async () => (await lookUp(target, waiting.id)).error, { timeout: 5_000, interval: 10 }).toEqual(NOT_FOUND)
     })
 
     it('does not evict a task a follow-up resumed while it runs, however many tasks complete meanwhile', async () => {
