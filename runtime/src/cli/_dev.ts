@@ -146,10 +146,6 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   process.on('unhandledRejection', survive)
   process.on('uncaughtException', survive)
 
-  // Said once the watcher runs, so a save right after this line is seen.
-  logger.info(`Dev server at ${url} (card at ${url}.well-known/agent.json); watching for changes`)
-  if (app) warnAboutCard(app.agent)
-
   let stopping = false
   const shutdown = async (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -172,4 +168,8 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   }
   process.on('SIGINT', shutdown)
   process.on('SIGTERM', shutdown)
+
+  // Said once the watcher runs and Ctrl-C is handled, so a save or a signal right after this line is seen.
+  logger.info(`Dev server at ${url} (card at ${url}.well-known/agent.json); watching for changes`)
+  if (app) warnAboutCard(app.agent)
 }
