@@ -153,12 +153,12 @@ export async function buildLikeDocker(context: string, stages: Stage[], into: st
   return last!
 }
 
-/** The final stage's CMD, started as `docker run` would start it; the caller ends it by PID. */
+/** The final stage's CMD, started as `docker run` would start it, leading its own process group; the caller ends it by PID. */
 export function startCmd(built: Built, env: Record<string, string>): ChildProcess {
   const cmd = built.stage.steps.findLast((step) => step.keyword === 'CMD')
   if (!cmd) throw new Error('The Dockerfile has no CMD')
   const [command, ...args] = cmd.exec ?? ['/bin/sh', '-c', cmd.shell!]
   // The image's WORKDIR is where a relative command is found, as in the container.
   const resolved = command!.includes('/') && !command!.startsWith('/') ? join(built.dir, command!) : command!
-  return spawn(resolved, args, { cwd: built.dir, env: { ...built.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  return spawn(resolved, args, { cwd: built.dir, env: { ...built.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
 }

@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -11,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type StandInLlm, startStandInLlm } from '../../templates/llm/test/llm-stand-in.ts'
 import { freePort } from '../_support.ts'
 import { startReceiver } from '../runtime/_webhook.ts'
+import { buildLikeDocker, readDockerfile, startCmd } from './e2e-dockerfile.ts'
+import { readmeBlocks } from './e2e-readme.ts'
 
 /**
  * Generated projects tested for real: generate from this clone with flags, let the generator install them,
@@ -20,28 +23,64 @@ import { startReceiver } from '../runtime/_webhook.ts'
 const bin = fileURLToPath(new URL('../../bin/create-a2a-agent.mjs', import.meta.url))
 const exec = promisify(execFile)
 const INSTALL_TIMEOUT = 180_000
+/** Waiting for a server or an event: generous, since a loaded 2-core machine slows everything many times over. */
+const SLOW = 60_000
 
 let workspace: string
 const running = new Set<ChildProcess>()
 
 beforeAll(() => {
-  workspace = mkdtempSync(join(tmpdir(), 'create-a2a-agent-e2e-'))
+  workspace = mkdtempSync(join(realpathSync(tmpdir()), 'create-a2a-agent-e2e-'))
 })
 
-afterAll(() => {
-  for (const child of running) if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL')
-  rmSync(workspace, { recursive: true, force: true })
-})
+// Removing a dozen installed projects is heavy I/O: it runs without blocking the event loop and gets ten
+// minutes, so a loaded machine slows the clean-up without failing the run.
+afterAll(async () => {
+  for (const child of running) if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL')
+  await rm(workspace, { recursive: true, force: true, maxRetries: 3 })
+}, 600_000)
 
-async function generate(dir: string, flags: string[]): Promise<string> {
-  const { stdout } = await exec(process.execPath, [bin, dir, '--pm', 'npm', '--no-git', '--json', ...flags], {
+/** A git identity of the test's own and no repository above the workspace, so commits work on any machine. */
+const gitEnv = {
+  GIT_AUTHOR_NAME: 'E2E Test',
+  GIT_AUTHOR_EMAIL: 'e2e@example.com',
+  GIT_COMMITTER_NAME: 'E2E Test',
+  GIT_COMMITTER_EMAIL: 'e2e@example.com',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+}
+
+async function generate(dir: string, flags: string[], { git = false } = {}): Promise<string> {
+  const { stdout } = await exec(process.execPath, [bin, dir, '--pm', 'npm', ...(git ? [] : ['--no-git']), '--json', ...flags], {
     cwd: workspace,
     timeout: INSTALL_TIMEOUT,
-    env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
+    env: { ...process.env, ...gitEnv, GIT_CEILING_DIRECTORIES: workspace, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
   })
   const summary = JSON.parse(stdout.trim().split('\n').at(-1)!)
   expect(summary.installed).toBe(true)
+  expect(summary.git).toBe(git ? 'committed' : 'skipped')
   return summary.dir as string
+}
+
+/**
+ * Each install costs about 20 s, so a project is generated once (with git) and shared by the tests that need
+ * it, whichever runs first.
+ */
+const shared = new Map<string, Promise<string>>()
+const sharedProject = (dir: string, flags: string[]) => {
+  if (!shared.has(dir)) shared.set(dir, generate(dir, flags, { git: true }))
+  return shared.get(dir)!
+}
+
+/** The first commit holds what the generator wrote, never `.env` (the credential), which git ignores. */
+async function expectCommittedWithoutEnv(project: string, withCredential: boolean) {
+  const git = async (...args: string[]) => (await exec('git', args, { cwd: project, env: { ...process.env, ...gitEnv } })).stdout
+  const tracked = (await git('ls-files')).split('\n').filter(Boolean)
+  expect(tracked).toEqual(expect.arrayContaining(['.env.example', '.gitignore', 'Dockerfile', 'README.md', 'package.json', 'src/agent.ts', 'test/agent.test.ts']))
+  expect(tracked).not.toContain('.env')
+  expect((await git('log', '--format=%s')).trim()).toBe('Initial commit from create-a2a-agent')
+  expect(existsSync(join(project, '.env'))).toBe(withCredential)
+  if (withCredential) expect(await git('status', '--porcelain', '--ignored', '--', '.env')).toBe('!! .env\n')
 }
 
 const npm = (project: string, script: string) => exec('npm', ['run', script], { cwd: project, timeout: INSTALL_TIMEOUT })
@@ -62,10 +101,10 @@ async function start(
   child.stderr!.on('data', (chunk) => (output += chunk))
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const url = `http://127.0.0.1:${port}/`
-  const deadline = Date.now() + 20_000
+  const deadline = Date.now() + SLOW
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output}`)
-    if (Date.now() > deadline) throw new Error(`npm start did not serve the card within 20 s:\n${output}`)
+    if (child.exitCode !== null) throw new Error(`${[command, ...args].join(' ')} exited with ${child.exitCode}:\n${output}`)
+    if (Date.now() > deadline) throw new Error(`${[command, ...args].join(' ')} did not serve the card within ${SLOW / 1000} s:\n${output}`)
     const ok = await fetch(`${url}.well-known/agent.json`).then(
       (response) => response.ok,
       () => false,
@@ -77,13 +116,13 @@ async function start(
     url,
     /**
      * SIGTERM to the group npm leads (npm itself dies by the signal; a2a shuts down); true once the port is
-     * closed, within 5 s (npm may exit before a2a has handled the signal on a busy machine).
+     * closed, within 30 s (npm may exit before a2a has handled the signal on a busy machine).
      */
     async stop() {
       process.kill(-child.pid!, 'SIGTERM')
       await exited
       running.delete(child)
-      for (const until = Date.now() + 5000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      for (const until = Date.now() + 30_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 50))) {
         const open = await fetch(`${url}.well-known/agent.json`).then(
           () => true,
           () => false,
@@ -103,6 +142,42 @@ async function send(url: string, text: string, headers: Record<string, string> =
   })
   return { status: response.status, body: (await response.json()) as { result?: any; error?: { code: number; message: string } } }
 }
+
+/**
+ * Every shell command of the project's README, run with bash as pasted: its server command (`npm run dev`)
+ * on a free port, then each block in the project folder. The README says port 3000; here every command gets
+ * the free port instead (`localhost:3000` rewritten, `PORT` set as `a2a send` reads it). Docker commands need
+ * an engine: template-readme.test.ts checks them without one. Returns each block's output.
+ */
+async function runReadme(project: string, serverEnv: Record<string, string> = {}, commandEnv: Record<string, string> = {}): Promise<Array<{ script: string; stdout: string; stderr: string }>> {
+  const blocks = readmeBlocks(readFileSync(join(project, 'README.md'), 'utf8'))
+  const serverLine = blocks.flat().find((command) => command.kind === 'server')?.line
+  expect(serverLine, 'the README says how to serve the agent').toBeDefined()
+  const server = await start(project, serverEnv, ['bash', '-c', serverLine!])
+  const port = new URL(server.url).port
+  const outputs: Array<{ script: string; stdout: string; stderr: string }> = []
+  try {
+    for (const block of blocks) {
+      const script = block
+        .filter((command) => command.kind === 'run')
+        .map((command) => command.line.replaceAll('localhost:3000', `localhost:${port}`))
+        .join('\n')
+      if (!script) continue
+      const { stdout, stderr } = await exec('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: project, env: { ...process.env, ...commandEnv, PORT: port }, timeout: INSTALL_TIMEOUT }).catch((error) => {
+        throw new Error(`The README command failed:\n${script}\n${error.stdout ?? ''}${error.stderr ?? ''}`)
+      })
+      expect(stdout, script).not.toMatch(/"error"/)
+      // Something to show: an answer on stdout, or (a2a send on a question) the question on stderr.
+      expect(`${stdout}${stderr}`.trim(), script).not.toBe('')
+      outputs.push({ script, stdout, stderr })
+    }
+  } finally {
+    expect(await server.stop()).toBe(true)
+  }
+  return outputs
+}
+
+const outputOf = (outputs: Array<{ script: string; stdout: string }>, command: RegExp) => outputs.find((output) => command.test(output.script))?.stdout
 
 const v1Client = (url: string) => new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] })).createFromUrl(url)
 
@@ -150,10 +225,15 @@ describe('generated projects', { timeout: 300_000 }, () => {
     ['echo', 'Echo: ping'],
     ['streaming', 'Stream heard: ping'],
     ['llm', 'You said: ping'],
-  ])('%s: installs, type-checks, passes its own tests, and answers over HTTP with npm start', async (template, answer) => {
-    const project = await generate(`agent-${template}`, ['--yes', '--template', template])
+  ])('%s: installs, commits, type-checks, runs every README command as pasted, and answers over HTTP with npm start', async (template, answer) => {
+    const project = await sharedProject(`agent-${template}`, ['--yes', '--template', template])
+    await expectCommittedWithoutEnv(project, false)
     await npm(project, 'typecheck')
-    await npm(project, 'test')
+    // `npm run test` is one of them; with the SSE keep-alive of .env.example on (every 5 ms here), the
+    // project's stream test and a2a send read past the comments.
+    const heartbeat = { A2A_SSE_HEARTBEAT_MS: '5' }
+    const readme = await runReadme(project, { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: llm.apiKey, ...heartbeat }, heartbeat)
+    expect(outputOf(readme, /^npx a2a send "Hello"$/)).toContain('Hello')
     const server = await start(project, { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: llm.apiKey })
     const card = await (await fetch(`${server.url}.well-known/agent.json`)).json()
     expect(card.name).toBe(`Agent ${template[0]!.toUpperCase()}${template.slice(1)}`)
@@ -174,6 +254,50 @@ describe('generated projects', { timeout: 300_000 }, () => {
     expect(await server.stop()).toBe(true)
   })
 
+  it("the Dockerfile, without a Docker engine: its stages run in folders (npm ci from the lockfile, production only), its CMD serves the card and its HEALTHCHECK passes, then fails once the agent is gone", async () => {
+    const context = await sharedProject('agent-echo', ['--yes', '--template', 'echo'])
+    const stages = readDockerfile(readFileSync(join(context, 'Dockerfile'), 'utf8'))
+    const built = await buildLikeDocker(context, stages, join(workspace, 'image-agent-echo'), async (command, cwd, env) => {
+      await exec('/bin/sh', ['-c', command], { cwd, env: { ...env, npm_config_update_notifier: 'false' }, timeout: INSTALL_TIMEOUT })
+    })
+    expect(built.env).toMatchObject({ NODE_ENV: 'production', HOST: '0.0.0.0' })
+    expect(existsSync(join(built.dir, 'node_modules/a2a-runtime/package.json'))).toBe(true)
+    // Production only: the dev dependencies and the credential stay out of the image.
+    expect(existsSync(join(built.dir, 'node_modules/vitest'))).toBe(false)
+    expect(existsSync(join(built.dir, 'node_modules/typescript'))).toBe(false)
+    expect(existsSync(join(built.dir, '.env'))).toBe(false)
+    expect(existsSync(join(built.dir, 'src/agent.ts'))).toBe(true)
+
+    // `docker run -p`: the image's own HOST (0.0.0.0), a free port in place of 3000.
+    const port = String(await freePort())
+    const child = startCmd(built, { PORT: port })
+    running.add(child)
+    let output = ''
+    child.stdout!.on('data', (chunk) => (output += chunk))
+    child.stderr!.on('data', (chunk) => (output += chunk))
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+    const url = `http://127.0.0.1:${port}/`
+    await expect
+      .poll(
+        async () => {
+          if (child.exitCode !== null) throw new Error(`The CMD exited with ${child.exitCode}: ${output}`)
+          return fetch(`${url}.well-known/agent.json`).then((response) => response.ok, () => false)
+        },
+        { timeout: SLOW, interval: 100 },
+      )
+      .toBe(true)
+    expect(answerText((await send(url, 'ping')).body.result)).toBe('Echo: ping')
+
+    const healthcheck = built.stage.steps.find((step) => step.keyword === 'HEALTHCHECK')!.shell!
+    const check = () => exec('/bin/sh', ['-c', healthcheck], { cwd: built.dir, env: { ...built.env, PORT: port }, timeout: SLOW })
+    await check()
+    // SIGTERM, as `docker stop` sends it to the CMD: a graceful exit, and the check then fails.
+    process.kill(-child.pid!, 'SIGTERM')
+    expect(await exited).toBe(0)
+    running.delete(child)
+    await expect(check()).rejects.toMatchObject({ code: 1 })
+  })
+
   it("echo: npm run dev reloads a save on the same port, npm run card validates, a2a send prints the answer, and nothing installed has an install script", async () => {
     const project = await generate('agent-tools', ['--yes'])
     const withScripts = installScripts(join(project, 'node_modules'))
@@ -188,15 +312,17 @@ describe('generated projects', { timeout: 300_000 }, () => {
     let output = ''
     dev.stdout!.on('data', (chunk) => (output += chunk))
     dev.stderr!.on('data', (chunk) => (output += chunk))
-    await expect.poll(() => output, { timeout: 20_000 }).toContain('watching for changes')
+    await expect.poll(() => output, { timeout: SLOW }).toContain('watching for changes')
     const url = `http://127.0.0.1:${port}/`
     const sent = await exec('npx', ['a2a', 'send', 'hi', '--skill', 'echo'], { cwd: project, env: { ...process.env, PORT: String(port) }, timeout: 60_000 })
     expect(sent.stdout.trim()).toBe('Echo: hi')
 
     const agentFile = join(project, 'src/agent.ts')
     writeFileSync(agentFile, readFileSync(agentFile, 'utf8').replace('`${skillName}: ${said}`', '`${skillName} says: ${said}`'))
-    await expect.poll(async () => answerText((await send(url, 'again')).body.result), { interval: 20, timeout: 5000 }).toBe('Echo says: again')
+    await expect.poll(async () => answerText((await send(url, 'again')).body.result), { interval: 20, timeout: SLOW }).toBe('Echo says: again')
+    const exited = new Promise((resolve) => dev.once('exit', resolve))
     process.kill(-dev.pid!, 'SIGTERM')
+    await exited
     running.delete(dev)
   })
 
@@ -256,18 +382,28 @@ describe('generated projects', { timeout: 300_000 }, () => {
     expect(await v03Server.stop()).toBe(true)
   })
 
-  it('multi-turn: asks first, answers the follow-up', async () => {
-    const project = await generate('trip-agent', ['--yes', '--template', 'multi-turn', '--no-streaming'])
+  it('multi-turn with an API key: commits without .env, the README shows how to answer its question (a2a send --task, taskId) and works as pasted, and it answers the follow-up', async () => {
+    const project = await sharedProject('trip-agent', ['--yes', '--template', 'multi-turn', '--no-streaming', '--auth', 'apikey'])
+    await expectCommittedWithoutEnv(project, true)
     await npm(project, 'typecheck')
-    await npm(project, 'test')
+    const readme = await runReadme(project)
+    // Not on a terminal, a2a send prints the question and how to answer it later.
+    const firstTurn = readme.find((output) => output.script === 'npx a2a send "Plan a weekend"')!
+    expect(firstTurn.stderr).toMatch(/\? .*one question before I answer/)
+    expect(firstTurn.stderr).toMatch(/--task \S+/)
+    expect(outputOf(readme, /--task "\$TASK"/)).toContain('with "Lisbon" in mind')
+    expect(outputOf(readme, /"taskId":"'"\$TASK"'"/)).toMatch(/"state":"completed"/)
+
+    const key = /^A2A_API_KEY=(.+)$/m.exec(readFileSync(join(project, '.env'), 'utf8'))![1]!
     const server = await start(project)
     const card = await (await fetch(`${server.url}.well-known/agent.json`)).json()
     expect(card.capabilities.streaming).toBe(false)
-    const question = (await send(server.url, 'Plan a weekend')).body.result
+    expect((await send(server.url, 'Plan a weekend')).status).toBe(401)
+    const question = (await send(server.url, 'Plan a weekend', { 'x-api-key': key })).body.result
     expect(question.status.state).toBe('input-required')
     const response = await fetch(server.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'message/send', params: { message: { role: 'user', messageId: 'm2', taskId: question.id, parts: [{ kind: 'text', text: 'Porto' }] } } }),
     })
     const answer = ((await response.json()) as { result: any }).result
@@ -276,16 +412,17 @@ describe('generated projects', { timeout: 300_000 }, () => {
 
     // The same turns through the official v1.0 client.
     const client = await v1Client(server.url)
-    const asked: any = await client.sendMessage(v1Text('Plan a weekend'))
+    const withKey = { serviceParameters: { 'X-API-Key': key } }
+    const asked: any = await client.sendMessage(v1Text('Plan a weekend'), withKey)
     expect(asked.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED)
-    const planned: any = await client.sendMessage(v1Text('Faro', asked.id))
+    const planned: any = await client.sendMessage(v1Text('Faro', asked.id), withKey)
     expect(planned.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
     expect(planned.artifacts[0].parts.map((part: any) => part.content.value).join('')).toContain('Faro')
     expect(await server.stop()).toBe(true)
   })
 
   it('streaming: the official v1.0 client resubscribes to a running task and cancels it', async () => {
-    const project = await generate('stream-agent', ['--yes', '--template', 'streaming'])
+    const project = await sharedProject('agent-streaming', ['--yes', '--template', 'streaming'])
     const server = await start(project)
     const client = await v1Client(server.url)
     const running: any = await client.sendMessage(v1Text(Array.from({ length: 60 }, (_, i) => `word${i}`).join(' '), '', true))
@@ -293,7 +430,7 @@ describe('generated projects', { timeout: 300_000 }, () => {
     const following = (async () => {
       for await (const event of client.resubscribeTask({ tenant: '', id: running.id })) events.push(event)
     })()
-    await expect.poll(() => events.filter((event) => event.payload.$case === 'artifactUpdate').length, { timeout: 5000 }).toBeGreaterThan(1)
+    await expect.poll(() => events.filter((event) => event.payload.$case === 'artifactUpdate').length, { timeout: SLOW }).toBeGreaterThan(1)
     const canceled: any = await client.cancelTask({ tenant: '', id: running.id, metadata: {} })
     expect(canceled.status.state).toBe(TaskState.TASK_STATE_CANCELED)
     await following
@@ -330,7 +467,7 @@ describe('generated projects', { timeout: 300_000 }, () => {
     const webhook = { tenant: '', id: '', taskId: '', url: receiver.url, token: 'webhook-token', authentication: undefined }
     const sent: any = await client.sendMessage({ ...v1Text('ping'), configuration: { acceptedOutputModes: [], taskPushNotificationConfig: webhook, historyLength: undefined, returnImmediately: false } as any })
     expect(sent.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
-    await expect.poll(() => receiver.delivered.at(-1)?.body.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED')
+    await expect.poll(() => receiver.delivered.at(-1)?.body.statusUpdate?.status.state, { timeout: SLOW }).toBe('TASK_STATE_COMPLETED')
     expect(receiver.delivered.every((delivery) => delivery.headers['x-a2a-notification-token'] === 'webhook-token')).toBe(true)
     expect(receiver.delivered.some((delivery) => delivery.body.artifactUpdate?.artifact.parts[0].text === 'Echo: ping')).toBe(true)
     const created: any = await client.createTaskPushNotificationConfig({ ...webhook, taskId: sent.id, id: 'second' })
@@ -341,10 +478,14 @@ describe('generated projects', { timeout: 300_000 }, () => {
     expect(await server.stop()).toBe(true)
   })
 
-  it('bearer auth: npm start checks the token generated into .env, and the card stays public', async () => {
-    const project = await generate('secure-agent', ['--yes', '--auth', 'bearer'])
+  it('bearer auth: commits without .env, every README command works as pasted, npm start checks the token generated into .env, and the card stays public', async () => {
+    const project = await sharedProject('secure-agent', ['--yes', '--auth', 'bearer'])
+    await expectCommittedWithoutEnv(project, true)
     await npm(project, 'typecheck')
-    await npm(project, 'test')
+    const readme = await runReadme(project)
+    expect(outputOf(readme, /^npx a2a send "Hello"$/)).toContain('Echo: Hello')
+    expect(outputOf(readme, /message\/send/)).toMatch(/"state":"completed"/)
+    expect(outputOf(readme, /message\/stream/)).toMatch(/^data: /m)
     const token = /^A2A_BEARER_TOKEN=(.+)$/m.exec(readFileSync(join(project, '.env'), 'utf8'))![1]!
     const server = await start(project)
     const card = await (await fetch(`${server.url}.well-known/agent.json`)).json()
