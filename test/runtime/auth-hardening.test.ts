@@ -120,6 +120,59 @@ describe('the credential check takes no longer for a better guess', () => {
   })
 })
 
+// A right credential must not be told apart by its timing either: not by skipping the digest for a match
+// (an exact string comparison first), nor by stopping at the accepted credential that matched. The match and
+// the miss differ in the result only. Many accepted tokens make that last difference large: a check that
+// stops at the first of 1,000 does one comparison instead of 1,000.
+// Measured on 2 cores, also with both kept busy by other work: 0.90–1.06 for the runtime's check. A check
+// that stops at the matching token: 0.008–0.015 (first of 1,000 against a miss). One that compares the strings
+// before the digest: 0.03 and under for the matcher, 0.40–0.42 through the X-API-Key check, where reading the
+// 1 MiB header costs the match and the miss alike; hence the narrower bounds there.
+const MATCH_RATIO_BOUNDS = [0.7, 1.4] as const
+
+describe('the credential check takes no longer or shorter for a right credential', () => {
+  it('credentialMatcher: the right 256 KiB secret takes as long as a wrong one of the same length', () => {
+    const { accepted, nearMiss } = longSecretAndGuesses()
+    const wrong = randomBytes(accepted.length / 2).toString('hex')
+    const matches = credentialMatcher(['another-accepted-token', accepted])
+    expect(matches(accepted)).toBe(true)
+    expect(matches(wrong)).toBe(false)
+    // A copy, so no comparison can take the shortcut of two strings being one object.
+    const right = accepted.split('').join('')
+    for (const other of [wrong, nearMiss]) {
+      const ratio = timingRatio(matches, right, other, 101, 4)
+      expect(ratio).toBeGreaterThan(RATIO_BOUNDS[0])
+      expect(ratio).toBeLessThan(RATIO_BOUNDS[1])
+    }
+  })
+
+  it('credentialMatcher with 1,000 accepted tokens: a match on the first, a match on the last and a miss take as long', () => {
+    const accepted = Array.from({ length: 1_000 }, () => randomBytes(24).toString('hex'))
+    const matches = credentialMatcher(accepted)
+    const first = accepted[0]!.split('').join('')
+    const last = accepted.at(-1)!.split('').join('')
+    const miss = randomBytes(24).toString('hex')
+    expect([matches(first), matches(last), matches(miss)]).toEqual([true, true, false])
+    for (const [one, other] of [[first, miss], [last, miss], [first, last]] as const) {
+      const ratio = timingRatio(matches, one, other, 101, 4)
+      expect(ratio, `${one === first ? 'first' : 'last'} against ${other === miss ? 'a miss' : 'the last'}`).toBeGreaterThan(RATIO_BOUNDS[0])
+      expect(ratio).toBeLessThan(RATIO_BOUNDS[1])
+    }
+  })
+
+  it('the X-API-Key check as the app runs it: the right 1 MiB key takes as long as a wrong one of the same length', () => {
+    const { accepted } = longSecretAndGuesses(1024 * 1024)
+    const check = createAuthCheck(['apiKey'], { apiKeys: ['another-key', accepted] }, captureLogger())!
+    const right = new Headers({ 'x-api-key': accepted.split('').join('') })
+    const wrong = new Headers({ 'x-api-key': randomBytes(accepted.length / 2).toString('hex') })
+    expect(check(right)).toBeUndefined()
+    expect(check(wrong)?.message).toBe('Unauthorized: invalid credentials')
+    const ratio = timingRatio(check, right, wrong, 61, 2)
+    expect(ratio).toBeGreaterThan(MATCH_RATIO_BOUNDS[0])
+    expect(ratio).toBeLessThan(MATCH_RATIO_BOUNDS[1])
+  })
+})
+
 // --- logs -------------------------------------------------------------------------------------------------
 
 /** Every captured line as text, with its detail in full (an error's message and stack, an object's fields). */
