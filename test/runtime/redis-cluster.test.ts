@@ -101,7 +101,8 @@ describe('two instances sharing one Redis (A2A_STORE=redis://…)', () => {
     expect((await rpc(a, 'tasks/pushNotificationConfig/list', { id: taskId })).body.result).toEqual([created.body.result])
     gate.resolve()
     await expect.poll(() => receiver.delivered.at(-1)?.body.status.state).toBe('completed')
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    // Closing waits for every queued notification of both instances: a second one would have come by then.
+    await Promise.all([a.close(), b.close()])
     expect(receiver.delivered.filter((delivery) => delivery.body.status.state === 'completed')).toHaveLength(1)
   })
 
@@ -184,9 +185,10 @@ describe('two instances sharing one Redis (A2A_STORE=redis://…)', () => {
     expect(before.status.state).toBe('completed')
 
     await redis.kill()
+    // At once: within the store's timeout (1 s), with slack for a loaded machine, rather than hanging.
     const started = Date.now()
     const down = await rpc(a, 'message/send', platformMessage('while down'))
-    expect(Date.now() - started).toBeLessThan(2000)
+    expect(Date.now() - started).toBeLessThan(8000)
     expect(down.status).toBe(503)
     expect(down.body.error.message).toMatch(/task store \(Redis\) is unreachable/)
     const getDown = await rpc(a, 'tasks/get', { id: before.id })

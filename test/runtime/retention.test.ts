@@ -9,6 +9,16 @@ const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
 
 const NOT_FOUND = { code: -32602, message: 'Task not found' }
 
+/**
+ * Stops `Date` (timers and I/O run on), so a task's age is what the test says, however slow the machine:
+ * `advance` moves it on. Undone after each test.
+ */
+function freezeDate(): { advance(ms: number): void } {
+  vi.useFakeTimers({ toFake: ['Date'] })
+  return { advance: (ms) => vi.setSystemTime(Date.now() + ms) }
+}
+afterEach(() => void vi.useRealTimers())
+
 async function sendCompleted(target: Target, text: string): Promise<string> {
   const reply = await target.rpc('message/send', userMessage(text))
   expect(reply.body.result?.status.state).toBe('completed')
@@ -149,19 +159,24 @@ describe.each(transports)('memory store retention ($name)', (transport) => {
     it('finds a completed task at once and no longer once it is older than ttlMs', async () => {
       const store = createMemoryStore({ ttlMs: 50 })
       const target = await transport.start(echoAgent, { store })
+      const clock = freezeDate()
       const id = await sendCompleted(target, 'short-lived')
-      const settledAt = Date.now()
       expect((await lookUp(target, id)).task?.status.state).toBe('completed')
-      await expect.poll(async () => (await lookUp(target, id)).error, { timeout: 5_000, interval: 10 }).toEqual(NOT_FOUND)
-      expect(Date.now() - settledAt).toBeGreaterThanOrEqual(45)
+      clock.advance(49)
+      expect((await lookUp(target, id)).task?.status.state).toBe('completed')
+      clock.advance(2)
+      expect(await lookUp(target, id)).toEqual({ error: NOT_FOUND })
     })
 
     it('drops expired tasks on its own timer, without a read', async () => {
+      // The sweeper runs every ttlMs (real time); the tasks' age is the frozen clock's.
       const store = createMemoryStore({ ttlMs: 50 })
       const target = await transport.start(echoAgent, { store })
+      const clock = freezeDate()
       for (let i = 0; i < 3; i++) await sendCompleted(target, `n${i}`)
       expect(store.size).toBe(3)
-      await expect.poll(() => store.size, { timeout: 5_000, interval: 10 }).toBe(0)
+      clock.advance(51)
+      await expect.poll(() => store.size, { interval: 10 }).toBe(0)
     })
 
     it('keeps a running task past ttlMs', async () => {
@@ -170,8 +185,8 @@ describe.each(transports)('memory store retention ($name)', (transport) => {
       const target = await transport.start(gated.agent, { store })
       const id = (await target.rpc('message/send', { ...userMessage('hold'), configuration: { blocking: false } })).body.result.id
       await gated.started
-      await new Promise((resolve) => setTimeout(resolve, 150))
-      store.sweep()
+      // A sweep as if long past ttlMs.
+      store.sweep(Date.now() + 60_000)
       expect(store.get(id)?.status.state).toBe('working')
       gated.release()
       await expect.poll(async () => (await lookUp(target, id)).task?.status.state).toBe('completed')
@@ -195,9 +210,12 @@ describe.each(transports)('memory store retention ($name)', (transport) => {
       const asking = track(askingAgent())
       const store = createMemoryStore({ ttlMs: 50 })
       const target = await transport.start(asking.agent, { store })
+      const clock = freezeDate()
       const waiting = (await target.rpc('message/send', userMessage('ask'))).body.result
       expect(waiting.status.state).toBe('input-required')
-      await expect.poll(async () => (await lookUp(target, waiting.id)).error, { timeout: 5_000, interval: 10 }).toEqual(NOT_FOUND)
+      expect((await lookUp(target, waiting.id)).task?.status.state).toBe('input-required')
+      clock.advance(51)
+      expect(await lookUp(target, waiting.id)).toEqual({ error: NOT_FOUND })
     })
 
     it('does not evict a task a follow-up resumed while it runs, however many tasks complete meanwhile', async () => {
