@@ -441,8 +441,9 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
         answered = true
         return reply
       })
-      await within(script.started, 'the agent starting')
-      await sleep(100)
+      const taskId = await within(script.started, 'the agent starting')
+      // A later request's answer: the send, had it answered before the task ended, would have done so by then.
+      expect((await resultOf(script.target, 'GetTask', { id: taskId })).status.state).toBe('TASK_STATE_WORKING')
       expect(answered).toBe(false)
       script.release()
       const reply = await within(pending, 'the SendMessage answer')

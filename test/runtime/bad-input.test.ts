@@ -383,7 +383,7 @@ describe.each(transports)('bad input ($name)', (transport) => {
           upload.request.end()
           const next = chunkedUpload(target.url, keepAlive)
           next.request.end(rpcBody('message/send', userMessage('next'), 'next'))
-          const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer within 3 s to the request after the 413')), 3000))
+          const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer within 8 s to the request after the 413')), 8000))
           const reply = await Promise.race([next.response, timeout])
           expect(reply.response.status).toBe(200)
           expect(await reply.response.json()).toMatchObject({ id: 'next', result: { status: { state: 'completed' } } })
