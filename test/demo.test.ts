@@ -21,8 +21,15 @@ const running = new Set<ChildProcess>()
 const holders: Array<() => Promise<void>> = []
 
 afterEach(async () => {
-  // Only for a test that failed midway: the demo's own clean-up is what the tests check.
-  for (const child of running) if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
+  // Only for a test that failed midway: a SIGTERM lets the demo stop what it started and remove its folder.
+  for (const child of running) {
+    if (child.exitCode !== null || child.signalCode !== null) continue
+    const gone = new Promise((resolve) => child.once('exit', resolve))
+    process.kill(child.pid!, 'SIGTERM')
+    const timer = setTimeout(() => process.kill(child.pid!, 'SIGKILL'), 30_000)
+    await gone
+    clearTimeout(timer)
+  }
   running.clear()
   for (const close of holders.splice(0)) await close()
 })
