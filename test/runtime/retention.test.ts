@@ -183,6 +183,8 @@ describe.each(transports)('memory store retention ($name)', (transport) => {
       const gated = track(gatedAgent({ cancelable: false }))
       const store = createMemoryStore({ ttlMs: 50 })
       const target = await transport.start(gated.agent, { store })
+      // Stopped, so the task, once completed, stays young enough to be read back.
+      freezeDate()
       const id = (await target.rpc('message/send', { ...userMessage('hold'), configuration: { blocking: false } })).body.result.id
       await gated.started
       // A sweep as if long past ttlMs.
