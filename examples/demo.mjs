@@ -77,6 +77,7 @@ async function stopGroup(child) {
 
 function start(command, args, options) {
   const child = spawn(command, args, { ...options, detached: true })
+  child.once('error', (error) => void leave(1, `demo: could not run ${command}: ${error.message}`))
   children.add(child)
   return child
 }
