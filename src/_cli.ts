@@ -1,11 +1,11 @@
-import { mkdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { basename, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Command, CommanderError, Option } from 'commander'
 import { EARLIER_SECRET, isEarlierRun } from './_earlier-run.js'
 import { shellWord } from './_escape.js'
 import { type GitOutcome, initGit } from './_git.js'
-import { install, installCommand, scriptCommand } from './_install.js'
+import { LOCKFILES, install, installCommand, scriptCommand } from './_install.js'
 import { UsageError, packageNameFromDir } from './_names.js'
 import { type Answers, AUTH_MODES, DEFAULT_SKILLS, PACKAGE_MANAGERS, type ProjectOptions, TEMPLATES, missingAnswers, parseSkill, resolveOptions } from './_options.js'
 import { askMissing } from './_prompts.js'
@@ -161,7 +161,8 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
     // 6. Git.
     let git: GitOutcome | undefined
     if (options.git) {
-      git = await initGit(options.dir, [...written, ...kept, ...unchanged])
+      const lockfiles = options.install ? LOCKFILES.filter((file) => existsSync(join(options.dir, file))) : []
+      git = await initGit(options.dir, [...written, ...kept, ...unchanged, ...lockfiles])
       say(git.done ? git.message : `Git: ${git.reason}.`)
     }
 

@@ -1,11 +1,12 @@
 import { lstatSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { RenderedFile } from './_render.js'
+import { LOCKFILES } from './_install.js'
 import { TOLERATED_FILES } from './_target-dir.js'
 import { sameContent } from './_write.js'
 
 /** What installing leaves in a project: its dependencies and a lockfile. */
-const INSTALL_OUTPUT = new Set(['node_modules', 'package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lock', 'bun.lockb'])
+const INSTALL_OUTPUT = new Set(['node_modules', ...LOCKFILES])
 
 /** The credential an earlier run made: kept as it is, so the clients that have it still get in. */
 export const EARLIER_SECRET = '.env'

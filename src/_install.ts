@@ -1,6 +1,9 @@
 import { execa } from 'execa'
 import type { PackageManager } from './_options.js'
 
+/** The lockfiles package managers write: the first commit holds the one installing made, so `npm ci` works from a clone. */
+export const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lock', 'bun.lockb']
+
 /** How `pm` runs a package.json script: `npm run dev`, `pnpm dev`. */
 export const scriptCommand = (pm: PackageManager, script: string): string => (pm === 'npm' ? `npm run ${script}` : `${pm} ${script}`)
 

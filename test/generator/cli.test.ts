@@ -405,6 +405,20 @@ describe('git', () => {
 })
 
 describe('install', () => {
+  it('commits the lockfile installing wrote, so `npm ci` (the Dockerfile) works from a clone', async () => {
+    // An npm whose install writes a lockfile and a dependency folder at once, so no registry is reached; the
+    // real one packs the runtime.
+    const realNpm = execFileSync('which', ['npm'], { env: childEnv, encoding: 'utf8', timeout: 5_000 }).trim()
+    const env = fakePackageManager('npm', `[ "$1" = install ] || exec '${realNpm}' "$@"\necho '{"lockfileVersion":3}' > package-lock.json && mkdir -p node_modules/x`)
+    const result = await create(['locked', '--yes', '--pm', 'npm'], { env })
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    const committed = git(join(cwd, 'locked'), ['ls-files']).split('\n')
+    expect(committed).toContain('package-lock.json')
+    expect(committed).not.toContain('node_modules/x')
+    expect(git(join(cwd, 'locked'), ['status', '--porcelain'])).toBe('')
+  })
+
   it('keeps the project when installing fails, exits 1 and prints the command to retry', async () => {
     let env = childEnv
     const hasPnpm = (() => {
