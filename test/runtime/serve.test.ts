@@ -299,7 +299,9 @@ describe('serveAgent in process', () => {
     const closing = server.close().then(() => (closed = true))
     expect(await tryConnect(server.port)).toBe('refused')
 
-    await sleep(150)
+    // A later answer from the app itself: it refuses a new task, as it does only while close() waits.
+    const late = await server.app.fetch(new Request(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sendBody('late') }))
+    expect(late.status).toBe(503)
     expect(closed).toBe(false)
     expect((await server.app.store.get(taskId))?.status.state).toBe('working')
 
