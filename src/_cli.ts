@@ -110,7 +110,7 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
     const runtime = planRuntimeDependency(packageRoot)
     const files = renderProject(join(packageRoot, 'templates'), options, runtime.specifier)
     // The same project left by an earlier run (stopped during install, say) is continued, not refused.
-    const resumed = busy.length > 0 && isEarlierRun(options.dir, files, runtime.tarball ? [runtime.tarball.path] : [])
+    const resumed = busy.length > 0 && isEarlierRun(options.dir, files, runtime.tarball ? [runtime.tarball.path] : [], options.force)
     if (busy.length && !options.force && !resumed) throw busyDirectoryError(options.dir, busy)
     if (runtime.tarball) {
       try {
@@ -142,7 +142,9 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
     if (resumed) say(`Continuing in ${options.dir}: it holds this project from an earlier run (${unchanged.length} file(s) already in place, ${written.length} written).`)
     else say(`Created ${options.packageName} in ${options.dir} (${options.template} template)`)
     if (busy.length && !resumed) say(`Left ${busy.length} existing file(s) in place beside it (--force).`)
-    for (const path of kept) say(`Kept your ${path}${path === '.gitignore' ? ' (added the entries it lacked)' : ''}.`)
+    for (const path of kept) {
+      say(path === EARLIER_SECRET && resumed ? `Kept the earlier run's ${path} (its credential).` : `Kept your ${path}${path === '.gitignore' ? ' (added the entries it lacked)' : ''}.`)
+    }
 
     // 5. Install, in one call.
     let installError: string | undefined

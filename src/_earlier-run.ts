@@ -17,9 +17,10 @@ export const EARLIER_SECRET = '.env'
  * this run writes and every other file is one this run writes, with the same content: except the `.env`
  * (kept) and the packed runtime at `pendingPaths` (compared once packed). What installing and git leave
  * (`node_modules/`, a lockfile, `.git`) and a fresh repository's files may be there too. Anything else, or a
- * link anywhere, and it is someone's directory, not an earlier run.
+ * link anywhere, and it is someone's directory, not an earlier run; with `besideOthers` (--force) other files
+ * may be there too, as the earlier run wrote beside them.
  */
-export function isEarlierRun(dir: string, files: RenderedFile[], pendingPaths: string[] = []): boolean {
+export function isEarlierRun(dir: string, files: RenderedFile[], pendingPaths: string[] = [], besideOthers = false): boolean {
   const rendered = new Map(files.map((file) => [file.path, file]))
   const manifest = rendered.get('package.json')
   if (!manifest || !sameContent(join(dir, 'package.json'), manifest.content)) return false
@@ -30,7 +31,9 @@ export function isEarlierRun(dir: string, files: RenderedFile[], pendingPaths: s
     if (stat.isDirectory()) return readdirSync(join(dir, path)).every((entry) => fits(`${path}/${entry}`))
     if (pending.has(path) || (path === EARLIER_SECRET && rendered.has(path))) return true
     const file = rendered.get(path)
-    return file !== undefined && sameContent(join(dir, path), file.content)
+    // With --force the project was written beside the user's files: those may stay, ours must be unchanged.
+    if (file === undefined) return besideOthers
+    return sameContent(join(dir, path), file.content)
   }
   return readdirSync(dir)
     .filter((entry) => !TOLERATED_FILES.has(entry) && !INSTALL_OUTPUT.has(entry))

@@ -646,6 +646,23 @@ describe('an earlier run with the same answers is continued, never written over'
     expect(tree(cwd).map((path) => [path, path.endsWith('/') ? '' : read(cwd, path)])).toEqual(before)
   })
 
+  it('with --force, continues an earlier run written beside the user\'s files, keeping its credential and their files', { timeout: 60_000 }, async () => {
+    const dir = join(cwd, 'agent')
+    mkdirSync(dir)
+    writeFileSync(join(dir, 'notes.txt'), 'mine\n')
+    const args = ['agent', '--yes', '--no-install', '--no-git', '--force', '--auth', 'bearer']
+    expect((await create(args)).code).toBe(0)
+    const secret = read(dir, '.env')
+
+    const again = await create(args)
+    expect(again.stderr).toBe('')
+    expect(again.code).toBe(0)
+    expect(again.stdout).toMatch(/^Continuing in .*agent: it holds this project from an earlier run/m)
+    expect(again.stdout).toContain("Kept the earlier run's .env (its credential).")
+    expect(read(dir, '.env')).toBe(secret)
+    expect(read(dir, 'notes.txt')).toBe('mine\n')
+  })
+
   it('refuses an earlier run of other answers (another description)', { timeout: 60_000 }, async () => {
     expect((await create(['agent', '--yes', '--no-install', '--no-git'])).code).toBe(0)
     const again = await create(['agent', '--yes', '--no-install', '--no-git', '--description', 'Something else'])
