@@ -46,8 +46,9 @@ async function leave(code, message) {
   process.exit(code)
 }
 
-// Ctrl-C or a SIGTERM: once the agent serves, that is how the demo ends; before, it is cut short.
-for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15]]) {
+// Ctrl-C, a SIGTERM or a closed terminal (SIGHUP): once the agent serves, that is how the demo ends; before, it is
+// cut short. Either way the agent's process group and the temporary folder go with it.
+for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]]) {
   process.on(signal, () => void leave(serving ? 0 : 128 + number, serving ? undefined : `\ndemo: stopped by ${signal}; cleaning up`))
 }
 
@@ -117,7 +118,8 @@ const exited = (child) => new Promise((resolve) => (child.exitCode !== null || c
 /** Waits until the card at `url` is this agent's: another server on the port, or none, does not count. */
 async function waitForOwnCard(url, server) {
   for (const deadline = Date.now() + 120_000; Date.now() < deadline; ) {
-    const card = await fetch(`${url}.well-known/agent.json`)
+    // A holder of the port that never answers must not outlast the deadline.
+    const card = await fetch(`${url}.well-known/agent.json`, { signal: AbortSignal.timeout(5_000) })
       .then((response) => (response.ok ? response.json() : undefined))
       .catch(() => undefined)
     if (card?.name === name) return

@@ -147,18 +147,19 @@ it('stopped with Ctrl-C once its agent serves, on a port a non-A2A server holds:
   expect(await accepts(Number(port))).toBe(false)
 })
 
-it('stopped by SIGTERM while it installs the agent: the install is stopped and the folder gone', { timeout: 60_000 }, async () => {
-  const run = runDemo(['--once'], { PORT: '0' })
-  await run.waitFor(/^Installing dependencies/m, 45_000)
-  const workspace = workspaceOf(run.stdout())
-  process.kill(run.child.pid!, 'SIGTERM')
-  const { code } = await run.exited
-  expect(code).toBe(143)
-  expect(run.stderr()).toContain('demo: stopped by SIGTERM; cleaning up')
-  expect(run.stderr()).not.toMatch(STACK_LINE)
-  expect(existsSync(workspace)).toBe(false)
-  expect(processesIn(workspace)).toEqual([])
-})
+for (const [signal, code] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+  it(`stopped by ${signal} while it installs the agent: the install is stopped and the folder gone`, { timeout: 60_000 }, async () => {
+    const run = runDemo(['--once'], { PORT: '0' })
+    await run.waitFor(/^Installing dependencies/m, 45_000)
+    const workspace = workspaceOf(run.stdout())
+    process.kill(run.child.pid!, signal)
+    expect((await run.exited).code).toBe(code)
+    expect(run.stderr()).toContain(`demo: stopped by ${signal}; cleaning up`)
+    expect(run.stderr()).not.toMatch(STACK_LINE)
+    expect(existsSync(workspace)).toBe(false)
+    expect(processesIn(workspace)).toEqual([])
+  })
+}
 
 it('refuses a PORT that is not a port number in one line, before creating anything', async () => {
   const run = runDemo(['--once'], { PORT: 'eighty' })
