@@ -15,5 +15,8 @@ export default defineConfig({
     // many times over. A hook that fails does so by throwing, not by the clock.
     hookTimeout: 60_000,
     teardownTimeout: 60_000,
+    // A loaded machine can take seconds for what an idle one does in milliseconds (a webhook's delivery, a Redis
+    // round trip): polls wait up to 8 s, yet fail with their own expectation well before the test's timeout.
+    expect: { poll: { timeout: 8_000 } },
   },
 })

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type A2AApp, type A2AAppOptions, type Agent, createA2AApp, createFileStore, createRedisStore, serveAgent } from 'a2a-runtime'
-import { afterEach, inject, vi } from 'vitest'
+import { afterEach, inject } from 'vitest'
 import { type CapturedLogger, captureLogger } from './_logger.ts'
 
 /** A running agent as a test talks to it, whichever way the requests travel. */
@@ -29,10 +29,6 @@ export interface Transport {
   name: 'in-process' | 'node-server' | 'node-server, file store' | 'node-server, redis store'
   start(agent: Agent, options?: A2AAppOptions): Promise<Target>
 }
-
-// A loaded 2-core machine can take seconds for what an idle one does in milliseconds (a webhook's delivery, a
-// Redis round trip): polls wait up to 8 s, yet fail with their own expectation well before the test's timeout.
-vi.setConfig({ expect: { poll: { timeout: 8_000 } } })
 
 const started: Array<() => Promise<void>> = []
 
