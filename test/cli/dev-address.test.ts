@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { a2aBin, freePort, makeAgentProject, runA2a } from '../_support.ts'
 
@@ -39,8 +40,8 @@ function project(name: string): string {
 }
 
 /** `a2a dev` in `dir` asked for `port`; resolves with the address it says it serves. */
-async function startDev(dir: string, port: number): Promise<DevServer> {
-  const child = spawn(process.execPath, [a2aBin, 'dev'], { cwd: dir, env: { ...cleanEnv, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+async function startDev(dir: string, port: number, host = '127.0.0.1'): Promise<DevServer> {
+  const child = spawn(process.execPath, [a2aBin, 'dev'], { cwd: dir, env: { ...cleanEnv, PORT: String(port), HOST: host }, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   child.stdout!.on('data', (chunk) => (output += chunk))
   child.stderr!.on('data', (chunk) => (output += chunk))
@@ -79,6 +80,18 @@ afterAll(async () => {
 }, 60_000)
 
 const a2a = (args: string[], cwd: string, env: Record<string, string> = {}) => runA2a(args, { cwd, env: { ...cleanEnv, ...env }, running: runs })
+
+/** Makes any TCP connect of the command to another machine fail before a packet leaves, and say so on stderr. */
+const loopbackOnly = { NODE_OPTIONS: `${cleanEnv.NODE_OPTIONS ?? ''} --require "${fileURLToPath(new URL('./_loopback-only.cjs', import.meta.url))}"` }
+const REFUSED = 'OFF-MACHINE CONNECT REFUSED'
+
+/** A project whose .env PORT leads to the first server, with `.a2a/` made: what a planted file would divert. */
+function projectLeadingToFirst(name: string): string {
+  const dir = project(name)
+  writeFileSync(join(dir, '.env'), `PORT=${new URL(first.url).port}\n`)
+  mkdirSync(join(dir, '.a2a'))
+  return dir
+}
 
 describe("the project's running a2a dev", () => {
   it('is the agent a2a send addresses inside the project, even after it moved to another port, and says so', async () => {
@@ -124,6 +137,61 @@ describe("the project's running a2a dev", () => {
     const silent = await a2a(['send', 'who?'], dir)
     expect(silent.stdout).toBe('answered by Project A\n')
     expect(silent.stderr).toContain(`names ${nowhere}, which does not answer`)
+  })
+
+  it('is not believed when the file names an address off this machine: a2a send says so and never connects there', async () => {
+    const dir = projectLeadingToFirst('Project E')
+    // A documentation address (TEST-NET-1) with a live pid: believed, it would get the request and the .env's credentials.
+    const planted = `http://192.0.2.2:${new URL(first.url).port}/`
+    writeFileSync(join(dir, '.a2a/dev.json'), JSON.stringify({ url: planted, pid: process.pid }))
+    const sent = await a2a(['send', 'who?'], dir, loopbackOnly)
+    expect(sent.stderr).not.toContain(REFUSED)
+    expect(sent.stderr).toContain(`.a2a/dev.json ignored: it names ${planted}, which is not an http address on this machine`)
+    expect(sent.stderr).toContain('(PORT from .env')
+    expect(sent.stdout).toBe('answered by Project A\n')
+
+    const probed = await a2a(['card', 'validate', '--live'], dir, loopbackOnly)
+    expect(probed.stderr).not.toContain(REFUSED)
+    expect(probed.stderr).toContain('.a2a/dev.json ignored: it names http://192.0.2.2:')
+    expect(probed.stderr).toContain(`→ http://localhost:${new URL(first.url).port}/ (PORT from .env)`)
+
+    // https, or a name that is not localhost, is not what a dev server writes either.
+    for (const url of [second.url.replace('http:', 'https:'), `http://agent.example:${new URL(second.url).port}/`]) {
+      writeFileSync(join(dir, '.a2a/dev.json'), JSON.stringify({ url, pid: process.pid }))
+      const other = await a2a(['send', 'who?'], dir, loopbackOnly)
+      expect(other.stderr).not.toContain(REFUSED)
+      expect(other.stderr).toContain(`ignored: it names ${url}`)
+      expect(other.stdout).toBe('answered by Project A\n')
+    }
+  })
+
+  it('is not believed when the file is a symbolic link, and says so', async () => {
+    const dir = projectLeadingToFirst('Project F')
+    // The link's target is a real, live record: only the link itself makes it suspect.
+    writeFileSync(join(dir, 'elsewhere.json'), JSON.stringify({ url: second.url, pid: second.child.pid }))
+    symlinkSync(join(dir, 'elsewhere.json'), join(dir, '.a2a/dev.json'))
+    const { stdout, stderr } = await a2a(['send', 'who?'], dir)
+    expect(stderr).toContain('.a2a/dev.json ignored: it is a symbolic link')
+    expect(stdout).toBe('answered by Project A\n')
+  })
+
+  it.runIf(process.getuid?.() === 0)("is not believed when the file is another user's, and says so", async () => {
+    const dir = projectLeadingToFirst('Project G')
+    writeFileSync(join(dir, '.a2a/dev.json'), JSON.stringify({ url: second.url, pid: second.child.pid }))
+    chownSync(join(dir, '.a2a/dev.json'), 54321, 54321)
+    const { stdout, stderr } = await a2a(['send', 'who?'], dir)
+    expect(stderr).toContain('.a2a/dev.json ignored: it belongs to another user (uid 54321)')
+    expect(stdout).toBe('answered by Project A\n')
+  })
+
+  it('is written as a loopback address when a2a dev listens on every interface', async () => {
+    const dir = project('Project H')
+    const server = await startDev(dir, await freePort(), '0.0.0.0')
+    const { url } = JSON.parse(readFileSync(join(dir, '.a2a/dev.json'), 'utf8')) as { url: string }
+    expect(url).toBe(`http://127.0.0.1:${new URL(server.url).port}/`)
+    const { stdout, stderr } = await a2a(['send', 'who?'], dir, loopbackOnly)
+    expect(stderr).toContain(`→ Project H at ${url} (this project's a2a dev`)
+    expect(stdout).toBe('answered by Project H\n')
   })
 
   it('is written to .a2a/dev.json while it runs and removed when it stops', async () => {

@@ -1,4 +1,5 @@
 import { ProjectError } from './_load-agent.js'
+import { isLoopbackHost } from './_loopback.js'
 
 /** Shared by the commands that talk to a running agent (`a2a send`, `a2a card validate <url>`). */
 
@@ -26,14 +27,12 @@ export function unreachable(url: string, error: unknown, hint: string): ProjectE
   return new ProjectError(`Cannot reach ${url}: ${cause?.code ?? cause?.message ?? (error as Error).message} (${hint})`)
 }
 
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i
-
 /**
  * Credentials to present: the flags, and only for an agent on this machine also the project's own
  * A2A_BEARER_TOKEN / A2A_API_KEY. Those are what the local agent accepts; they must never go to another host.
  */
 export function clientHeaders(base: URL, flags: { token?: string; apiKey?: string }): Record<string, string> {
-  const local = LOOPBACK.test(base.hostname)
+  const local = isLoopbackHost(base.hostname)
   const token = flags.token ?? (local ? process.env.A2A_BEARER_TOKEN?.split(',')[0] : undefined)
   const apiKey = flags.apiKey ?? (local ? process.env.A2A_API_KEY?.split(',')[0] : undefined)
   return { ...(token && { authorization: `Bearer ${token}` }), ...(apiKey && { 'x-api-key': apiKey }) }

@@ -12,7 +12,8 @@ export interface AgentAddress {
  * The agent a command talks to, and loads the project's `.env` (credentials for an agent on this machine):
  * 1. `--url`;
  * 2. `PORT` set in the command's own environment (the user asked for that port): http://localhost:PORT/;
- * 3. this project's running `a2a dev` (`.a2a/dev.json`, written by it), when its process is alive and answers;
+ * 3. this project's running `a2a dev` (`.a2a/dev.json`, written by it), when its process is alive and answers
+ *    (only an http address on this machine, in the user's own plain file, is believed: a repository could ship one);
  * 4. `PORT` from the project's `.env`, else 3000.
  * The dev server's file beats `.env`'s PORT because that PORT is only where `a2a dev` tries first.
  */
@@ -20,7 +21,10 @@ export async function chooseAgent(cwd: string, url: string | undefined): Promise
   const shellPort = process.env.PORT
   loadDotEnv(cwd)
   if (url !== undefined) return { base: agentBase(url) }
-  const dev = runningDevAddress(cwd)
+  const found = runningDevAddress(cwd)
+  // Said apart from the address line, so it shows also with --json: a file that was not believed may be planted.
+  if (found && 'ignored' in found) process.stderr.write(`${DEV_ADDRESS_FILE} ignored: ${found.ignored}\n`)
+  const dev = found && 'url' in found ? found.url : undefined
   if (shellPort) {
     const base = agentBase(`http://localhost:${shellPort}/`)
     const elsewhere = dev && new URL(dev).port !== base.port ? `; this project's a2a dev is at ${dev}` : ''
