@@ -1,3 +1,4 @@
+import { type AddressInfo, type Socket, createServer as createNetServer } from 'node:net'
 import { type PushConfig, type PushConfigStore, type PushOptions, type TaskStore, createA2AApp, createMemoryStore } from 'a2a-runtime'
 import { describe, expect, it } from 'vitest'
 import { agent, deferred, echoAgent } from './_agents.ts'
@@ -288,9 +289,52 @@ function sharingWebhooks(tasks: TaskStore, pushConfigs: PushConfigStore): TaskSt
   }
 }
 
+/**
+ * A webhook, in plain TCP, that answers each request `Connection: close` and counts the answers the runtime
+ * has read to their end. The runtime's HTTP client shuts its side of such a connection when the answer ends,
+ * in the same turn as the delivery sees that end (the rest of the delivery, and of its lane, runs as
+ * microtasks right after): so once this side hears the shutdown, that delivery and its lane are over. (An
+ * HTTP server would close its own side first, which proves nothing about the runtime.)
+ */
+async function startClosingReceiver() {
+  const states: string[] = []
+  let answersRead = 0
+  const sockets = new Set<Socket>()
+  const server = createNetServer({ allowHalfOpen: true }, (socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+    let received = Buffer.alloc(0)
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk])
+      const headEnd = received.indexOf('\r\n\r\n')
+      if (headEnd === -1) return
+      const length = Number(/content-length:\s*(\d+)/i.exec(received.subarray(0, headEnd).toString('latin1'))?.[1] ?? 0)
+      const body = received.subarray(headEnd + 4)
+      if (body.length < length) return
+      states.push(JSON.parse(body.subarray(0, length).toString('utf8')).status.state)
+      socket.write('HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n')
+    })
+    socket.on('end', () => {
+      answersRead++
+      socket.end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    states,
+    answersRead: () => answersRead,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy()
+        server.close(() => resolve())
+      }),
+  }
+}
+
 describe('push notifications with webhooks in a shared store', () => {
   it('posts an ended task once to a whole-Task webhook when its final update arrives after an earlier post carried it', async () => {
-    const receiver = await startReceiver()
+    const receiver = await startClosingReceiver()
     const configs = new HeldConfigs()
     const app = createA2AApp(pushEcho, { store: sharingWebhooks(createMemoryStore(), configs), push: LOOPBACK, logger: captureLogger() })
     try {
@@ -301,17 +345,17 @@ describe('push notifications with webhooks in a shared store', () => {
       // The first update's read of the webhooks: by now the task has ended, so its Task post shows it completed.
       await expect.poll(() => configs.waiting.length).toBe(1)
       configs.release()
-      await expect.poll(() => receiver.delivered.length).toBe(1)
-      expect(receiver.delivered[0]!.body.status.state).toBe('completed')
-      // The final update's fresh read, let through once the runtime (this process) has read the webhook's
-      // answer, so the webhook's lane has run dry by then.
+      await expect.poll(() => receiver.states).toEqual(['completed'])
+      // The final update's fresh read, let through only once the runtime has read the webhook's whole answer,
+      // so the webhook's lane has run dry by then and the final update starts a new one.
       await expect.poll(() => configs.waiting.length).toBe(1)
-      await new Promise((resolve) => setTimeout(resolve, 100))
+      await expect.poll(() => receiver.answersRead()).toBe(1)
       configs.release()
     } finally {
       // Waits for every queued notification.
       await app.close()
+      await receiver.close()
     }
-    expect(receiver.delivered.map((d) => d.body.status.state)).toEqual(['completed'])
+    expect(receiver.states).toEqual(['completed'])
   })
 })
