@@ -47,3 +47,19 @@ export async function readJson(response: Response, what: string): Promise<unknow
     throw new ProjectError(`${what} is not JSON (HTTP ${response.status}, ${response.headers.get('content-type') ?? 'no content type'}): is this an A2A agent?`)
   }
 }
+
+/**
+ * Where a response redirects to, if it does. Requests carrying credentials are sent with `redirect: 'manual'`:
+ * a followed redirect would take the Authorization or X-API-Key header to wherever it points (undici keeps
+ * X-API-Key even across origins), so a redirect is reported instead.
+ */
+export function redirectTarget(response: Response, from: string): string | undefined {
+  if (response.status < 300 || response.status > 399) return undefined
+  const location = response.headers.get('location')
+  if (!location) return undefined
+  try {
+    return new URL(location, from).href
+  } catch {
+    return location
+  }
+}

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Finding } from './_card-check.js'
+import { redirectTarget } from './_client.js'
 
 const TERMINAL_OR_WAITING = new Set(['completed', 'failed', 'canceled', 'rejected', 'input-required', 'auth-required'])
 const SSE_FRAME = /^data: [^\n]+$/
@@ -26,12 +27,21 @@ export async function probeLive(base: URL, card: Record<string, any>, options: P
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }),
+      // Not followed: the credentials would go along to wherever the redirect points.
+      redirect: 'manual',
       signal: AbortSignal.timeout(options.timeoutMs),
     })
 
   // Authentication: what the card says must be what the server does.
   const declared = Array.isArray(card.authentication?.schemes) && card.authentication.schemes.length > 0
   const anonymous = await post('tasks/get', { id: 'probe-unknown-task' }, {}).catch(() => undefined)
+  const redirected = anonymous && redirectTarget(anonymous, endpoint)
+  if (redirected) {
+    // Whatever is there is another address: probing it is the user's call, with the URL it points to.
+    await anonymous.body?.cancel()
+    findings.push({ level: 'error', path: 'endpoint', message: `${endpoint} redirects JSON-RPC requests to ${redirected} (HTTP ${anonymous.status}); not followed, so nothing else was probed and no credentials were sent`, hint: `serve JSON-RPC at the card's url, or validate ${redirected} if that is the agent` })
+    return findings
+  }
   if (anonymous) {
     if (declared && anonymous.status !== 401) {
       findings.push({ level: 'error', path: 'authentication', message: `the card declares ${card.authentication.schemes.join(', ')} but a request without credentials got HTTP ${anonymous.status}`, hint: 'enforce the declared scheme on every JSON-RPC request' })
@@ -44,6 +54,12 @@ export async function probeLive(base: URL, card: Record<string, any>, options: P
   // message/send must settle: a task stuck in working means some path of the agent never ends it.
   try {
     const response = await post('message/send', message('hello'))
+    const elsewhere = redirectTarget(response, endpoint)
+    if (elsewhere) {
+      await response.body?.cancel()
+      findings.push({ level: 'error', path: 'message/send', message: `redirected to ${elsewhere} (HTTP ${response.status}); not followed, so nothing else was probed and the credentials were not sent there`, hint: `serve JSON-RPC at the card's url, or validate ${elsewhere} if that is the agent` })
+      return findings
+    }
     const refused = credentialsProblem(response.status, options.headers)
     if (refused) {
       // The probes cannot get past the door: saying why beats misreading the 401 as the agent's defects.

@@ -5,7 +5,7 @@ import { isTerminal } from '../core/_lifecycle.js'
 import type { Part, Task, TaskStatus } from '../types.js'
 import { chooseAgent } from './_local-agent.js'
 import { type SendOutput, createSendOutput } from './_send-output.js'
-import { clientHeaders, isObject, readJson, unreachable } from './_client.js'
+import { clientHeaders, isObject, readJson, redirectTarget, unreachable } from './_client.js'
 import { ProjectError } from './_load-agent.js'
 
 interface SendFlags {
@@ -114,9 +114,15 @@ async function fetchCard(base: URL): Promise<{ name?: string; capabilities?: { s
 async function rpc(endpoint: string, headers: Record<string, string>, method: string, params: unknown): Promise<Response | unknown> {
   let response: Response
   try {
-    response = await fetch(endpoint, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }) })
+    // Not followed: the credentials would go along to wherever the redirect points.
+    response = await fetch(endpoint, { method: 'POST', headers, redirect: 'manual', body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }) })
   } catch (error) {
     throw unreachable(endpoint, error, 'is the agent still running?')
+  }
+  const target = redirectTarget(response, endpoint)
+  if (target) {
+    await response.body?.cancel()
+    throw new ProjectError(`${endpoint} redirected ${method} to ${target} (HTTP ${response.status}); not followed, so no message or credentials went there: pass --url ${target} if that is the agent`)
   }
   if (response.headers.get('content-type')?.startsWith('text/event-stream')) return response
   const body = (await readJson(response, `The answer to ${method}`)) as { result?: unknown; error?: { code: number; message: string } }
