@@ -1,6 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { createServer as createHttpServer, type Server } from 'node:http'
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { closeSync, constants, createWriteStream, existsSync, openSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -120,6 +120,37 @@ async function cardHost(routes: Record<string, unknown>): Promise<string> {
   servers.add(server)
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return `http://127.0.0.1:${(server.address() as { port: number }).port}`
+}
+
+/**
+ * Runs `command args` with `input` written to a pipe (the command's stdin, unless `pipeTo` names a FIFO to
+ * write it to instead), to its end; killed by PID past 10 s.
+ */
+function runWithInput(command: string, args: string[], input: string, pipeTo?: string): Promise<CommandResult> {
+  const child = spawn(command, args, { cwd: files, env: cleanEnv, stdio: ['pipe', 'pipe', 'pipe'] })
+  children.add(child)
+  let stdout = ''
+  let stderr = ''
+  child.stdout!.on('data', (chunk) => (stdout += chunk))
+  child.stderr!.on('data', (chunk) => (stderr += chunk))
+  // A command that stops reading at its limit closes the pipe on the rest: not an error here.
+  const sink = pipeTo ? createWriteStream(pipeTo) : child.stdin!
+  sink.on('error', () => {})
+  sink.end(input)
+  if (pipeTo) child.stdin!.end()
+  const timer = setTimeout(() => process.kill(child.pid!, 'SIGKILL'), 10_000)
+  let opened = false
+  sink.once('open', () => (opened = true))
+  return new Promise((resolve) =>
+    child.once('close', (code) => {
+      clearTimeout(timer)
+      children.delete(child)
+      // A command that ended without opening the FIFO would leave our writer's open blocked for good: open
+      // the reading end once, so it completes (and fails on the write, which is ignored).
+      if (pipeTo && !opened) closeSync(openSync(pipeTo, constants.O_RDONLY | constants.O_NONBLOCK))
+      resolve({ code, stdout, stderr })
+    }),
+  )
 }
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at /)
@@ -317,6 +348,45 @@ describe('a2a card validate', () => {
       expect(refused.code).toBe(1)
       expect(refused.report.findings).toHaveLength(1)
       expect(refused.report.findings[0]!.message).toMatch(/^the card is \d+ bytes, over the 1 MiB this check reads$/)
+    })
+
+    it('reads a card piped to /dev/stdin, and refuses a piped card over 1 MiB with the finding', async () => {
+      const piped = await runWithInput(process.execPath, [a2aBin, 'card', 'validate', '/dev/stdin', '--json'], JSON.stringify(goodCard()))
+      noStack(piped.stderr)
+      expect(JSON.parse(piped.stdout)).toEqual({ source: '/dev/stdin', findings: [] })
+      expect(piped.code).toBe(0)
+
+      const huge = goodCard()
+      huge.description = 'x'.repeat(2 * 1024 * 1024)
+      const refused = await runWithInput(process.execPath, [a2aBin, 'card', 'validate', '/dev/stdin', '--json'], JSON.stringify(huge))
+      noStack(refused.stderr)
+      expect(JSON.parse(refused.stdout).findings.map((f: Finding) => f.message)).toEqual([`the card is more than ${1024 * 1024} bytes, over the 1 MiB this check reads`])
+      expect(refused.code).toBe(1)
+    })
+
+    it.skipIf(!existsSync('/bin/bash'))('reads a card piped to /dev/stdin by a shell (a pipe, not a socket)', async () => {
+      const card = cardFile(goodCard())
+      const { code, stdout, stderr } = await runWithInput('/bin/bash', ['-c', 'cat "$2" | "$0" "$1" card validate /dev/stdin --json', process.execPath, a2aBin, card], '')
+      noStack(stderr)
+      expect(JSON.parse(stdout)).toEqual({ source: '/dev/stdin', findings: [] })
+      expect(code).toBe(0)
+    })
+
+    it.skipIf(!existsSync('/usr/bin/mkfifo'))('reads a card from a FIFO', async () => {
+      const fifo = join(files, `card-${++fileCount}.fifo`)
+      execFileSync('mkfifo', [fifo])
+      const { code, stdout, stderr } = await runWithInput(process.execPath, [a2aBin, 'card', 'validate', fifo, '--json'], JSON.stringify(goodCard()), fifo)
+      noStack(stderr)
+      expect(JSON.parse(stdout)).toEqual({ source: fifo, findings: [] })
+      expect(code).toBe(0)
+    })
+
+    it.skipIf(!existsSync('/bin/bash'))('reads a card from a process substitution, <(…)', async () => {
+      const card = cardFile(goodCard())
+      const { code, stdout, stderr } = await runWithInput('/bin/bash', ['-c', 'exec "$0" "$1" card validate <(cat "$2") --json', process.execPath, a2aBin, card], '')
+      noStack(stderr)
+      expect(JSON.parse(stdout).findings).toEqual([])
+      expect(code).toBe(0)
     })
 
     it('names a path that does not exist in one line, without a stack trace, and exits 1', async () => {

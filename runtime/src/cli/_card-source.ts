@@ -14,21 +14,48 @@ const problem = (message: string, hint: string): { finding: Finding } => ({ find
 const tooLarge = (bytes: string) =>
   problem(`the card is ${bytes}, over the ${CARD_BYTES_LIMIT / 1024 / 1024} MiB this check reads`, 'clients fetch the card to choose an agent: keep skills and descriptions short, link long documentation')
 
+const STDIN = '/dev/stdin'
+
 export function readCardFile(path: string): CardText {
   const stat = statSync(path)
   if (stat.isDirectory()) return problem(`${path} is a folder, not a card file`, "pass the JSON file of the card, or no argument for the project's card")
-  if (stat.size > CARD_BYTES_LIMIT) return tooLarge(`${stat.size} bytes`)
-  // Read by size rather than readFileSync: a file growing meanwhile is still read within the limit.
-  const buffer = Buffer.alloc(Math.min(stat.size, CARD_BYTES_LIMIT) + 1)
-  const fd = openSync(path, 'r')
-  let length: number
+  // A pipe or FIFO (`/dev/stdin`, `<(…)`) has no size to go by: only a regular file is refused by its size.
+  if (stat.isFile() && stat.size > CARD_BYTES_LIMIT) return tooLarge(`${stat.size} bytes`)
+  // The command's own stdin is read as it is: opening /dev/stdin anew fails when it is a socket (ENXIO).
+  const fd = path === STDIN ? 0 : openSync(path, 'r')
+  let text: Buffer
   try {
-    length = readSync(fd, buffer, 0, buffer.length, 0)
+    text = readUpTo(fd, CARD_BYTES_LIMIT + 1)
   } finally {
-    closeSync(fd)
+    if (fd !== 0) closeSync(fd)
   }
-  if (length > CARD_BYTES_LIMIT) return tooLarge(`more than ${CARD_BYTES_LIMIT} bytes`)
-  return parseCard(buffer.subarray(0, length).toString('utf8'))
+  if (text.length > CARD_BYTES_LIMIT) return tooLarge(`more than ${CARD_BYTES_LIMIT} bytes`)
+  return parseCard(text.toString('utf8'))
+}
+
+/**
+ * Reads from the current position until the end or `limit` bytes, whichever comes first: a file growing
+ * meanwhile, or an endless pipe, is still read within the limit. No explicit position, which a pipe refuses.
+ */
+function readUpTo(fd: number, limit: number): Buffer {
+  const chunks: Buffer[] = []
+  let total = 0
+  const buffer = Buffer.alloc(64 * 1024)
+  while (total < limit) {
+    let length: number
+    try {
+      length = readSync(fd, buffer, 0, Math.min(buffer.length, limit - total), null)
+    } catch (error) {
+      // A pipe shared with a non-blocking reader: wait for the writer rather than fail.
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10)
+      continue
+    }
+    if (length === 0) break
+    chunks.push(Buffer.from(buffer.subarray(0, length)))
+    total += length
+  }
+  return Buffer.concat(chunks)
 }
 
 /** The body of a response, cut off past the limit so a huge or endless card cannot exhaust the memory. */
