@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { createServer } from 'node:net'
+import { connect, createServer } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -249,6 +249,29 @@ describe('a2a dev', () => {
     expect(await stoppedWithin(5000)).toBe(130)
     expect(existsSync(join(project, '.a2a/dev.json'))).toBe(false)
     await reader.cancel().catch(() => {})
+  })
+
+  it('on one Ctrl-C stops even when a request never finishes: once the tasks are settled its connection is cut', { timeout: 45_000 }, async () => {
+    const { url, output } = await startDev()
+    // A request whose body never ends: "100 Continue" shows the server has handed it to the handler.
+    const socket = connect(Number(new URL(url).port), '127.0.0.1')
+    socket.on('error', () => {})
+    let answered = ''
+    socket.on('data', (chunk) => (answered += chunk))
+    socket.write('POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n')
+    await expect.poll(() => answered, { timeout: 10_000 }).toContain('100 Continue')
+    socket.write('{"jsonrpc":"2.0",')
+    try {
+      const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)))
+      process.kill(child!.pid!, 'SIGINT')
+      await expect.poll(() => output(), { timeout: 10_000 }).toMatch(/Waiting up to 10 s for running tasks and 1 open request\(s\) to finish/)
+      // The promise is "up to 10 s"; the rest is slack for a loaded machine. Without the cut it waits for good.
+      const exitCode = await Promise.race([exited, new Promise((_, reject) => setTimeout(() => reject(new Error(`still running 30 s after one Ctrl-C: ${output()}`)), 30_000))])
+      expect(exitCode).toBe(0)
+      expect(existsSync(join(project, '.a2a/dev.json'))).toBe(false)
+    } finally {
+      socket.destroy()
+    }
   })
 
   it('outside a project exits 1 with the line a2a start prints', async () => {

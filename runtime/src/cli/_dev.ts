@@ -24,8 +24,12 @@ interface DevFlags {
 const SETTLE_MS = 15
 /** How long Ctrl-C waits for running tasks and open streams before failing them. */
 const SHUTDOWN_GRACE_MS = 10_000
+/** How long a shutdown waits for ended streams to flush before closing their connections. */
+const FLUSH_MS = 1000
 /** Past this, a quiet shutdown says what it waits for. */
 const SAY_WAITING_AFTER_MS = 500
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref())
 
 export function registerDev(program: Command): void {
   program
@@ -162,7 +166,13 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
       logger.info(`Waiting up to ${SHUTDOWN_GRACE_MS / 1000} s for running tasks${inFlight ? ` and ${inFlight} open request(s)` : ''} to finish; press Ctrl-C again to stop now`)
     const later = inFlight > 0 ? (sayWaiting(), undefined) : setTimeout(sayWaiting, SAY_WAITING_AFTER_MS)
     // Both at once: the streams end as the drain settles their tasks, and only then can the listener close.
-    await Promise.all([listener.close(), app?.close()])
+    const closed = listener.close()
+    // The drain is bounded by the grace itself; the timer only keeps that promise should anything else hang.
+    await Promise.race([app?.close(), delay(SHUTDOWN_GRACE_MS + FLUSH_MS)])
+    // Ended streams get a moment to flush. A connection still open after that (a client that stopped reading,
+    // a request whose body never ends) would hold the exit for good: cut it, as serveAgent does.
+    await Promise.race([closed, delay(FLUSH_MS)])
+    listener.server.closeAllConnections()
     clearTimeout(later)
     process.exit(0)
   }
