@@ -21,4 +21,10 @@ describe('describeLoadFailure', () => {
     const stack = `    at ${root}/node_modules/lib/index.js:1:1\n    at /elsewhere/src/agent.ts:2:2\n    at ${root}/src/agent.ts:3:4`
     expect(describeLoadFailure(failure(stack), root)).toBe('src/agent.ts:3:4 Error: config missing')
   })
+
+  it('finds the place in a project that itself lives under a node_modules folder', () => {
+    const nested = '/srv/node_modules/some-tool/fixtures/agent'
+    const stack = `    at ${nested}/node_modules/lib/index.js:1:1\n    at ${nested}/src/agent.ts:5:6`
+    expect(describeLoadFailure(failure(stack), nested)).toBe('src/agent.ts:5:6 Error: config missing')
+  })
 })

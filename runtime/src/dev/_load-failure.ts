@@ -32,8 +32,10 @@ export function describeLoadFailure(error: unknown, root: string): string {
     } catch {
       continue // a malformed escape in what only looked like a file URL
     }
-    if (file.split(sep).includes('node_modules')) continue
-    return `${relative(root, file)}:${line}:${column} ${cause}`
+    // Inside the project only: a project that itself lives under a node_modules folder still has locations.
+    const inProject = relative(root, file)
+    if (inProject.split(sep).includes('node_modules')) continue
+    return `${inProject}:${line}:${column} ${cause}`
   }
   return cause
 }
