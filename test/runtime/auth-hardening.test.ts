@@ -74,6 +74,21 @@ function timingRatio<T>(check: (candidate: T) => unknown, slowSuspect: T, fastSu
   return fastFifth(slow) / Math.max(1, fastFifth(fast))
 }
 
+/**
+ * Passes when `measure` gives a ratio within `bounds`, measuring again (three rounds at most) while it falls
+ * outside: other work on a busy machine can throw one round off, while a check whose timing leaks lands
+ * outside in every round. The message shows each round's ratio.
+ */
+function expectSteadyRatio(measure: () => number, bounds: readonly [number, number], what = 'timing ratio'): void {
+  const rounds: number[] = []
+  for (let round = 0; round < 3; round++) {
+    const ratio = measure()
+    rounds.push(ratio)
+    if (ratio > bounds[0] && ratio < bounds[1]) return
+  }
+  expect.fail(`${what}: ${rounds.map((ratio) => ratio.toFixed(3)).join(', ')}, each outside ${bounds[0]}–${bounds[1]}`)
+}
+
 /** A secret of `size` characters, a guess that matches all of it but the last byte, and one wrong at the first byte. */
 function longSecretAndGuesses(size = 256 * 1024) {
   const accepted = randomBytes(size / 2).toString('hex')
@@ -89,7 +104,8 @@ function longSecretAndGuesses(size = 256 * 1024) {
 // for both guesses, ratio 0.99–1.01. An early-exit comparison of the secrets (`===`) takes 70–115× longer on
 // the near miss of a 256 KiB secret when timed alone, and 65–77× through the X-API-Key check at 1 MiB, where
 // building the 401 error adds a fixed cost to both. The bounds are generous so a busy machine does not fail
-// the test, yet an early-exit comparison does (verified by swapping one in).
+// the test, yet an early-exit comparison does (verified by swapping one in); a round that other work threw off
+// is measured again (expectSteadyRatio), which a leaking check fails in every round.
 const RATIO_BOUNDS = [0.5, 2] as const
 
 describe('the credential check takes no longer for a better guess', () => {
@@ -99,9 +115,7 @@ describe('the credential check takes no longer for a better guess', () => {
     expect(matches(accepted)).toBe(true)
     expect(matches(nearMiss)).toBe(false)
     expect(matches(firstByteMiss)).toBe(false)
-    const ratio = timingRatio(matches, nearMiss, firstByteMiss, 101, 4)
-    expect(ratio).toBeGreaterThan(RATIO_BOUNDS[0])
-    expect(ratio).toBeLessThan(RATIO_BOUNDS[1])
+    expectSteadyRatio(() => timingRatio(matches, nearMiss, firstByteMiss, 101, 4), RATIO_BOUNDS)
   })
 
   it('the X-API-Key check as the app runs it: a key matching all but the last byte of a 1 MiB secret takes as long as one wrong at the first byte', () => {
@@ -114,9 +128,7 @@ describe('the credential check takes no longer for a better guess', () => {
     expect(check(new Headers({ 'x-api-key': accepted }))).toBeUndefined()
     expect(check(near)?.message).toBe('Unauthorized: invalid credentials')
     expect(check(far)?.message).toBe('Unauthorized: invalid credentials')
-    const ratio = timingRatio(check, near, far, 61, 2)
-    expect(ratio).toBeGreaterThan(RATIO_BOUNDS[0])
-    expect(ratio).toBeLessThan(RATIO_BOUNDS[1])
+    expectSteadyRatio(() => timingRatio(check, near, far, 61, 2), RATIO_BOUNDS)
   })
 })
 
@@ -127,7 +139,9 @@ describe('the credential check takes no longer for a better guess', () => {
 // Measured on 2 cores, also with both kept busy by other work: 0.90–1.06 for the runtime's check. A check
 // that stops at the matching token: 0.008–0.015 (first of 1,000 against a miss). One that compares the strings
 // before the digest: 0.03 and under for the matcher, 0.40–0.42 through the X-API-Key check, where reading the
-// 1 MiB header costs the match and the miss alike; hence the narrower bounds there.
+// 1 MiB header costs the match and the miss alike (0.42–0.44 with a core busy); hence the narrower bounds
+// there, which the runtime's check still meets round after round under load (0.94–1.03 with a core busy),
+// a round thrown off being measured again.
 const MATCH_RATIO_BOUNDS = [0.7, 1.4] as const
 
 describe('the credential check takes no longer or shorter for a right credential', () => {
@@ -139,10 +153,8 @@ describe('the credential check takes no longer or shorter for a right credential
     expect(matches(wrong)).toBe(false)
     // A copy, so no comparison can take the shortcut of two strings being one object.
     const right = accepted.split('').join('')
-    for (const other of [wrong, nearMiss]) {
-      const ratio = timingRatio(matches, right, other, 101, 4)
-      expect(ratio).toBeGreaterThan(RATIO_BOUNDS[0])
-      expect(ratio).toBeLessThan(RATIO_BOUNDS[1])
+    for (const [other, what] of [[wrong, 'against a wrong one'], [nearMiss, 'against a near miss']] as const) {
+      expectSteadyRatio(() => timingRatio(matches, right, other, 101, 4), RATIO_BOUNDS, what)
     }
   })
 
@@ -154,9 +166,8 @@ describe('the credential check takes no longer or shorter for a right credential
     const miss = randomBytes(24).toString('hex')
     expect([matches(first), matches(last), matches(miss)]).toEqual([true, true, false])
     for (const [one, other] of [[first, miss], [last, miss], [first, last]] as const) {
-      const ratio = timingRatio(matches, one, other, 101, 4)
-      expect(ratio, `${one === first ? 'first' : 'last'} against ${other === miss ? 'a miss' : 'the last'}`).toBeGreaterThan(RATIO_BOUNDS[0])
-      expect(ratio).toBeLessThan(RATIO_BOUNDS[1])
+      const what = `${one === first ? 'first' : 'last'} against ${other === miss ? 'a miss' : 'the last'}`
+      expectSteadyRatio(() => timingRatio(matches, one, other, 101, 4), RATIO_BOUNDS, what)
     }
   })
 
@@ -167,9 +178,7 @@ describe('the credential check takes no longer or shorter for a right credential
     const wrong = new Headers({ 'x-api-key': randomBytes(accepted.length / 2).toString('hex') })
     expect(check(right)).toBeUndefined()
     expect(check(wrong)?.message).toBe('Unauthorized: invalid credentials')
-    const ratio = timingRatio(check, right, wrong, 61, 2)
-    expect(ratio).toBeGreaterThan(MATCH_RATIO_BOUNDS[0])
-    expect(ratio).toBeLessThan(MATCH_RATIO_BOUNDS[1])
+    expectSteadyRatio(() => timingRatio(check, right, wrong, 61, 2), MATCH_RATIO_BOUNDS)
   })
 })
 
