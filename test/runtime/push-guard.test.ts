@@ -78,8 +78,8 @@ describe('the SSRF guard at configuration time', () => {
     ['documentation 203.0.113.0/24', ['203.0.113.0', '203.0.113.255']],
     ['multicast 224.0.0.0/4', ['224.0.0.1', '239.255.255.255']],
     ['reserved and broadcast 240.0.0.0/4', ['240.0.0.1', '255.255.255.255']],
-    ['IPv6 unspecified ::', ['::']],
-    ['IPv6 loopback ::1', ['::1']],
+    ['IPv4-compatible ::/96 (the unspecified ::, loopback ::1), even of a public IPv4 address', ['::', '::1', '::127.0.0.1', '::8.8.8.8', '::ffff:ffff']],
+    ['SIIT IPv4-translated ::ffff:0:0:0/96, even of a public IPv4 address', ['::ffff:0:0.0.0.0', '::ffff:0:127.0.0.1', '::ffff:0:8.8.8.8', '::ffff:0:255.255.255.255']],
     ['IPv4-mapped IPv6 of a private address', ['::ffff:10.1.2.3', '::ffff:169.254.169.254']],
     ['NAT64 64:ff9b::/96, even of a public IPv4 address', ['64:ff9b::7f00:1', '64:ff9b::808:808', '64:ff9b::ffff:ffff']],
     ['local-use NAT64 64:ff9b:1::/48', ['64:ff9b:1::1', '64:ff9b:1:ffff:ffff:ffff:ffff:ffff']],
@@ -102,7 +102,7 @@ describe('the SSRF guard at configuration time', () => {
   })
 
   // The public neighbours of the ranges above: a range written wider than it is would refuse them.
-  it.each(['9.255.255.255', '11.0.0.0', '100.63.255.255', '100.128.0.0', '126.255.255.255', '128.0.0.0', '169.253.255.255', '169.255.0.0', '172.15.255.255', '192.0.1.0', '192.0.3.0', '192.167.255.255', '198.17.255.255', '198.20.0.0', '198.51.99.255', '198.51.101.0', '203.0.112.255', '203.0.114.0', '223.255.255.255', '2001:4860:4860::8888', '2003:de::1', '64:ff9b:2::1', '2a00:1450:4001::1'])('accepts %s, just outside a refused range', async (address) => {
+  it.each(['9.255.255.255', '11.0.0.0', '100.63.255.255', '100.128.0.0', '126.255.255.255', '128.0.0.0', '169.253.255.255', '169.255.0.0', '172.15.255.255', '192.0.1.0', '192.0.3.0', '192.167.255.255', '198.17.255.255', '198.20.0.0', '198.51.99.255', '198.51.101.0', '203.0.112.255', '203.0.114.0', '223.255.255.255', '2001:4860:4860::8888', '2003:de::1', '64:ff9b:2::1', '2a00:1450:4001::1', '::1:0:0', '::ffff:8.8.8.8', '::fffe:ffff:ffff:ffff', '::ffff:1:0:0'])('accepts %s, just outside a refused range', async (address) => {
     const resolve = async () => [{ address, family: address.includes(':') ? 6 : 4 }]
     expect(await refusedWebhook(new URL('https://hooks.example.com/a2a'), addressPolicy([], false), resolve)).toBeUndefined()
   })

@@ -24,8 +24,10 @@ const BLOCKED_RANGES: Array<[string, number, 'ipv4' | 'ipv6']> = [
   ['203.0.113.0', 24, 'ipv4'],
   ['224.0.0.0', 4, 'ipv4'], // multicast
   ['240.0.0.0', 4, 'ipv4'], // reserved and broadcast
-  ['::', 128, 'ipv6'],
-  ['::1', 128, 'ipv6'],
+  // IPv4-compatible addresses (::a.b.c.d, deprecated) embed an IPv4 address and include :: and ::1.
+  ['::', 96, 'ipv6'],
+  // SIIT IPv4-translated addresses (::ffff:0:a.b.c.d) embed one too; a translator would reach it.
+  ['::ffff:0:0:0', 96, 'ipv6'],
   // IPv4-mapped addresses (::ffff:a.b.c.d) are checked against the IPv4 ranges by BlockList itself; a rule
   // for ::ffff:0:0/96 would match every IPv4 address.
   ['64:ff9b::', 96, 'ipv6'], // NAT64 can reach any IPv4 address
