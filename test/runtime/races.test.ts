@@ -131,6 +131,19 @@ describe.each(transports)('races and limits ($name)', (transport) => {
     await expect.poll(async () => (await nonBlocking('four')).status).toBe(200)
   })
 
+  it('holds maxRunningTasks against concurrent sends, whose task creation awaits the store: exactly the limit run', async () => {
+    const gated = gatedAgent({ cancelable: false })
+    const target = await transport.start(gated.agent, { maxRunningTasks: 5 })
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => target.rpc('message/send', { ...userMessage(`task ${i}`), configuration: { blocking: false } })),
+    )
+    const statuses = replies.map((reply) => reply.status)
+    expect(statuses.filter((status) => status === 200)).toHaveLength(5)
+    expect(statuses.filter((status) => status === 429)).toHaveLength(45)
+    gated.release()
+    await expect.poll(async () => (await target.rpc('message/send', { ...userMessage('after'), configuration: { blocking: false } })).status).toBe(200)
+  })
+
   it('refuses new tasks once shutdown has begun, while tasks/get still answers', async () => {
     const gated = gatedAgent({ cancelable: false })
     const target = await transport.start(gated.agent)

@@ -43,6 +43,11 @@ interface Execution {
  */
 export class TaskEngine {
   readonly #executions = new Map<string, Execution>()
+  /**
+   * Sends past the maxRunningTasks check that are still creating or resuming their task (store I/O): counted
+   * with the running ones, so concurrent sends cannot all pass the check before any of them runs.
+   */
+  #reserved = 0
   readonly #locks = new Map<string, Promise<void>>()
   readonly #cancellations = new Map<string, Promise<Task>>()
   readonly #sink: EventSink
@@ -98,12 +103,18 @@ export class TaskEngine {
   async send(request: SendRequest, listener?: TaskListener): Promise<StartedTask> {
     this.#joinCluster()
     if (this.#closing) throw new ServerUnavailableError('The server is shutting down; send the message again shortly', 503)
-    if (this.#executions.size >= this.maxRunningTasks) {
+    if (this.#executions.size + this.#reserved >= this.maxRunningTasks) {
       throw new ServerUnavailableError(`The server is busy: ${this.maxRunningTasks} tasks are running; retry later`, 429)
     }
-    if (request.taskId === undefined) return this.#start(await this.#create(request), request.message, listener, request.prepare)
-    const taskId = request.taskId
-    return this.#exclusive(taskId, async () => this.#start(await this.#resume(taskId, request), request.message, listener, request.prepare))
+    // Reserved before any store I/O and released once the run is registered (or the send failed).
+    this.#reserved++
+    try {
+      if (request.taskId === undefined) return this.#start(await this.#create(request), request.message, listener, request.prepare)
+      const taskId = request.taskId
+      return await this.#exclusive(taskId, async () => this.#start(await this.#resume(taskId, request), request.message, listener, request.prepare))
+    } finally {
+      this.#reserved--
+    }
   }
 
   /** With a shared store, this instance answers the cancels other instances forward for its running tasks. */
