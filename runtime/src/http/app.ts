@@ -98,6 +98,9 @@ const DEFAULT_MAX_STREAMS = 10_000
 const PUSH_FLUSH_MS = 5000
 const CARD_PATH = '/.well-known/agent.json'
 const A2A_CARD_PATH = '/.well-known/agent-card.json'
+const RPC_PATHS = ['/', '/jsonrpc'] as const
+/** Every path the app serves (the request log prints no other). */
+export const SERVED_PATHS: ReadonlySet<string> = new Set([CARD_PATH, A2A_CARD_PATH, ...RPC_PATHS])
 const V1_VERSION = /^1(\.0(\.\d+)?)?$/
 const V03_VERSION = /^0\.3(\.\d+)?$/
 // The card is public; a cache keyed by the requested origin must not grow with hostile Host headers.
@@ -241,8 +244,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   h3.get(CARD_PATH, (event) => cardResponse(event.req, cardFor('platform', cardUrl(event))))
   // A2A clients: v1.0 ones say so in A2A-Version; any other request gets the v0.3 shape.
   h3.get(A2A_CARD_PATH, (event) => cardResponse(event.req, cardFor(V1_VERSION.test(event.req.headers.get('a2a-version') ?? '') ? 'a2a-1.0' : 'a2a-0.3', cardUrl(event))))
-  h3.post('/', (event) => rpc(event.req as Request))
-  h3.post('/jsonrpc', (event) => rpc(event.req as Request))
+  for (const path of RPC_PATHS) h3.post(path, (event) => rpc(event.req as Request))
 
   return {
     h3,

@@ -2,7 +2,7 @@ import { type Server, createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import type { Agent } from '../agent.js'
-import { type A2AApp, type A2AAppOptions, createA2AApp } from '../http/app.js'
+import { type A2AApp, type A2AAppOptions, SERVED_PATHS, createA2AApp } from '../http/app.js'
 import { ConfigurationError } from '../errors.js'
 import { type LogLevel, createConsoleLogger } from '../_logger.js'
 
@@ -23,7 +23,7 @@ export interface ServeOptions extends A2AAppOptions {
   /** Default: `HOST`, else `127.0.0.1`. Use `0.0.0.0` to listen on every interface (in a container). */
   hostname?: string
   /**
-   * Log one line per request (method, path, status, time) at this level. The path is logged without its query
+   * Log one line per request (method, route, status, time) at this level. The path is logged without its query
    * string, which may carry a token. Default: no request log.
    */
   requestLogLevel?: Exclude<LogLevel, 'silent'>
@@ -199,17 +199,20 @@ function slowClientTimeouts(options: ServeOptions): Timeouts {
 }
 
 /**
- * The request target as the request log shows it: the path, without the query string or fragment (clients
- * put tokens there, `/?token=…`), and without the scheme, host and user info of an absolute-form target.
+ * The request target as the request log shows it: one of the app's routes, without the query string or
+ * fragment (clients put tokens there, `/?token=…`); any other target (a path segment holding a secret,
+ * `/;token=…`, an absolute-form URL with user info) is shown as `(other path)`, never as sent.
  */
 function logPath(url = ''): string {
-  const path = url.split(/[?#]/, 1)[0]!
-  if (path.startsWith('/')) return path
-  try {
-    return new URL(path).pathname
-  } catch {
-    return path.includes('@') ? '(request target)' : path
+  let path = url.split(/[?#]/, 1)[0]!
+  if (!path.startsWith('/')) {
+    try {
+      path = new URL(path).pathname
+    } catch {
+      return '(other path)'
+    }
   }
+  return SERVED_PATHS.has(path) ? path : '(other path)'
 }
 
 function displayHost(hostname: string): string {
