@@ -9,8 +9,21 @@ import { assertOutputModes, readHistoryLength, readParamsObject, readSendParams,
 
 const WEBHOOK_FIELD = 'params.configuration.pushNotificationConfig'
 
+// Every subscriber of a task serialises the same event in turn: the last one's JSON serves the rest (and lets
+// their streams share its bytes).
+let lastEvent: TaskEvent | undefined
+let lastNotification = ''
+
 /** The platform dialect writes each event as a JSON-RPC notification. */
 function notification(event: TaskEvent): string {
+  if (event !== lastEvent) {
+    lastNotification = serialiseNotification(event)
+    lastEvent = event
+  }
+  return lastNotification
+}
+
+function serialiseNotification(event: TaskEvent): string {
   if (event.kind === 'status-update') {
     return JSON.stringify({ jsonrpc: '2.0', method: 'tasks/statusUpdate', params: { taskId: event.taskId, contextId: event.contextId, status: event.status, final: event.final } })
   }

@@ -1,5 +1,7 @@
 import { FastResponse } from 'srvx/node'
 import { A2AError, InvalidRequestError } from '../errors.js'
+import { LARGE_ANSWER_CHARS, largeJsonResponse } from './_large-answer.js'
+import type { Outgoing } from './_outgoing.js'
 
 export type JsonRpcId = string | number | null
 
@@ -34,8 +36,14 @@ export function readCall(body: unknown): JsonRpcCall {
   return { id, method: body.method, params: body.params }
 }
 
-export function resultResponse(id: JsonRpcId, result: unknown): Response {
-  return new FastResponse(JSON.stringify({ jsonrpc: '2.0', id, result }), { headers: JSON_HEADER_PAIRS })
+/**
+ * The answer carrying `result`. With `outgoing`, a large one is handed to the connection as the client reads it,
+ * counted against the server's budget of unread bytes (and refused with a 503 error when it does not fit).
+ */
+export function resultResponse(id: JsonRpcId, result: unknown, outgoing?: Outgoing): Response {
+  const json = JSON.stringify({ jsonrpc: '2.0', id, result })
+  if (outgoing !== undefined && json.length > LARGE_ANSWER_CHARS) return largeJsonResponse(json, outgoing)
+  return new FastResponse(json, { headers: JSON_HEADER_PAIRS })
 }
 
 export function errorResponse(id: JsonRpcId, error: A2AError, headers?: Record<string, string>): Response {

@@ -10,6 +10,7 @@ import { type CachedCard, cacheableCard, cardResponse } from './_card-response.j
 import { DEFAULT_MAX_RUNNING_TASKS, TaskEngine } from '../core/_engine.js'
 import { A2AError, ConfigurationError, ErrorCode, MethodNotFoundError, ServerUnavailableError } from '../errors.js'
 import { SseStream } from './_sse.js'
+import { Outgoing, readOutgoingLimits } from './_outgoing.js'
 import { createConsoleLogger, type Logger } from '../_logger.js'
 import type { TaskStore } from '../stores/_store.js'
 import { createMemoryStore } from '../stores/memory.js'
@@ -68,6 +69,25 @@ export interface A2AAppOptions {
   /** Most SSE streams open at once; past it a streaming request gets HTTP 503 and a JSON-RPC error. Default 10,000. */
   maxStreams?: number
   /**
+   * Most bytes an SSE subscriber may leave unread behind the event being written to it, in bytes; past it the
+   * subscriber is dropped (its connection closed, the task and other subscribers unaffected) and can resume with
+   * `Last-Event-ID`. Default: `A2A_SSE_MAX_BACKLOG_BYTES`, else 1,048,576 (1 MiB).
+   */
+  maxStreamBacklogBytes?: number
+  /**
+   * Most bytes written for clients and not yet read by them, across the server: SSE backlogs and large JSON
+   * answers (over 64 Ki characters), which are sent as the client reads. An SSE subscriber whose next write does
+   * not fit is dropped; a large answer that does not fit gets HTTP 503 with `Retry-After`. Keep it at least twice
+   * the largest task. Default: `A2A_MAX_PENDING_RESPONSE_BYTES`, else 67,108,864 (64 MiB).
+   */
+  maxPendingResponseBytes?: number
+  /**
+   * A response (an SSE stream or a large JSON answer) whose client reads nothing for this long while bytes wait
+   * for it is cut (the connection closes), in ms. A quiet stream with nothing to send is never cut. Default:
+   * `A2A_WRITE_TIMEOUT_MS`, else 30,000.
+   */
+  writeTimeoutMs?: number
+  /**
    * Push notifications, for an agent whose card declares `capabilities.pushNotifications`: the SSRF guard's
    * allowances (webhooks on loopback, private or link-local addresses, and `http:` ones, are refused unless
    * allowed), delivery timeout and retries.
@@ -107,6 +127,7 @@ const V03_VERSION = /^0\.3(\.\d+)?$/
 const MAX_CACHED_CARDS = 16
 const CLOSE_CONNECTION = { connection: 'close' } as const
 const RETRY_LATER = { 'retry-after': '1' } as const
+const CLOSE_RETRY_LATER = { ...CLOSE_CONNECTION, ...RETRY_LATER } as const
 
 /**
  * Builds the h3 app that serves an agent: the card at `/.well-known/agent.json` and JSON-RPC 2.0 at `POST /`
@@ -171,12 +192,13 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   if (!Number.isInteger(heartbeatMs) || heartbeatMs < 0) throw new ConfigurationError(`sseHeartbeatMs (A2A_SSE_HEARTBEAT_MS) must be a whole number of ms, 0 for none (got ${heartbeatMs})`)
   const maxStreams = options.maxStreams ?? DEFAULT_MAX_STREAMS
   if (!Number.isInteger(maxStreams) || maxStreams <= 0) throw new ConfigurationError(`maxStreams must be a positive integer (got ${maxStreams})`)
+  const outgoing = new Outgoing(readOutgoingLimits(options), logger)
   let openStreams = 0
   const streamEnded = () => openStreams--
   const openStream = (): SseStream => {
     if (openStreams >= maxStreams) throw new ServerUnavailableError(`Too many open streams (${maxStreams}); retry shortly`, 503)
     openStreams++
-    return new SseStream({ heartbeatMs, onEnd: streamEnded })
+    return new SseStream({ heartbeatMs, onEnd: streamEnded, outgoing })
   }
 
   let listeningUrl: string | undefined
@@ -221,13 +243,14 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
         push,
         dialect: binding.name,
       })
-      return result instanceof Response ? result : resultResponse(id, result)
+      return result instanceof Response ? result : resultResponse(id, result, outgoing)
     } catch (error) {
       if (error instanceof A2AError) {
         // After a refused body the rest of it is still on the connection, and a server that is going away
         // wants the client elsewhere: close the connection rather than keep it alive.
         const close = error.httpStatus === 413 || error.httpStatus === 503
-        return errorResponse(id, binding.wireError(error), close ? CLOSE_CONNECTION : error.httpStatus === 429 ? RETRY_LATER : undefined)
+        const headers = error.httpStatus === 503 ? CLOSE_RETRY_LATER : close ? CLOSE_CONNECTION : error.httpStatus === 429 ? RETRY_LATER : undefined
+        return errorResponse(id, binding.wireError(error), headers)
       }
       // A client that hung up while sending its request is no server error: nobody is left to answer.
       if (clientLeft(error)) {

@@ -1,0 +1,123 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { procfs } from './_load-process.ts'
+import {
+  MiB,
+  type SlowReadersAgent,
+  call,
+  message,
+  mib,
+  pollUntil,
+  readRest,
+  readingSubscriber,
+  rpcBody,
+  rssOf,
+  sampleRss,
+  stalledClients,
+  startSlowReadersAgent,
+} from './_slow-readers.ts'
+
+// Clients that stop reading, against an agent process whose memory is read from /proc: what the server has
+// written for them waits, counted, up to a cap per stream and a budget across the server, and a response whose
+// client takes nothing for the write timeout is cut. A2A_RUNTIME_ENTRY runs the same tests on another build.
+
+const runtimeEntry: Record<string, string> = process.env.A2A_RUNTIME_ENTRY ? { A2A_RUNTIME_ENTRY: process.env.A2A_RUNTIME_ENTRY } : {}
+let agent: SlowReadersAgent | undefined
+afterEach(async () => {
+  await agent?.kill()
+  agent = undefined
+})
+
+const start = async (env: Record<string, string> = {}) => (agent = await startSlowReadersAgent({ ...runtimeEntry, ...env }))
+const resultOf = (text: string) => JSON.parse(text).result
+
+describe.skipIf(!procfs)('backpressure on every response (an agent process, clients that stop reading)', () => {
+  it('drops 500 subscribers that stop reading a busy stream (10 MB of events, more than the socket buffers of the kernel take): RSS grows less than 128 MiB (44 MiB measured), the task completes and a reading subscriber gets every event', async () => {
+    const server = await start()
+    const ARTIFACTS = 640
+    const sent = await call(server.port, rpcBody('message/send', { ...message(`burst:${ARTIFACTS}:16384`), configuration: { blocking: false } }))
+    const taskId = resultOf(sent.text).id as string
+    await server.probe({ gc: true })
+    const before = rssOf(server.pid)!.rss
+    const rss = sampleRss(server.pid)
+    const stalled = await stalledClients(server.port, rpcBody('tasks/resubscribe', { id: taskId }), 500)
+    expect(stalled.every((client) => client.status === 200)).toBe(true)
+    const reader = readingSubscriber(server.port, rpcBody('tasks/resubscribe', { id: taskId }))
+    // Every subscriber is attached before the agent starts writing.
+    await pollUntil(() => server.probe(), (probe) => probe.connections >= 501, 10_000)
+    server.release()
+    const { events } = await reader
+    const artifacts = events.filter((event) => event.method === 'tasks/artifactUpdate')
+    expect(artifacts).toHaveLength(ARTIFACTS)
+    expect(artifacts.map((event) => Number(/^part (\d+) /.exec(event.params.artifact.parts[0].text)![1]))).toEqual(Array.from({ length: ARTIFACTS }, (_, i) => i + 1))
+    expect(events.at(-1).params).toMatchObject({ final: true, status: { state: 'completed' } })
+    // Each stopped subscriber was dropped and its connection closed.
+    const after = await pollUntil(() => server.probe(), (probe) => probe.dropped >= 500 && probe.connections === 0, 15_000)
+    const peak = rss.stop()
+    console.info(`500 subscribers that stop reading a 10 MB stream: RSS ${mib(before)} → peak ${mib(peak)} (+${mib(peak - before)}), ${after.dropped} dropped`)
+    expect(after.dropped).toBe(500)
+    expect(after.connections).toBe(0)
+    expect(peak - before).toBeLessThan(128 * MiB)
+    const task = resultOf((await call(server.port, rpcBody('tasks/get', { id: taskId }))).text)
+    expect(task.status.state).toBe('completed')
+    expect(after.logged).toMatchObject({ warn: 0, error: 0 })
+    for (const client of stalled) client.socket.destroy()
+  }, 120_000)
+
+  it('answers 300 tasks/get of a 7 MB task that are never read: what does not fit the budget gets 503 fast, the rest is cut after the write timeout, RSS grows less than 192 MiB (130 MiB measured, with a 64 MiB budget), a reading client gets the task', async () => {
+    const server = await start({ A2A_WRITE_TIMEOUT_MS: '2000' })
+    const TASK_CHARS = 7_000_000
+    const created = resultOf((await call(server.port, rpcBody('message/send', message(`big:${TASK_CHARS}`)))).text)
+    expect(created.artifacts[0].parts[0].text).toHaveLength(TASK_CHARS)
+    await server.probe({ gc: true })
+    const before = rssOf(server.pid)!.rss
+    const rss = sampleRss(server.pid)
+    const stalled = await stalledClients(server.port, rpcBody('tasks/get', { id: created.id }), 300)
+    const held = stalled.filter((client) => client.status === 200)
+    const refused = stalled.filter((client) => client.status === 503)
+    expect(held.length + refused.length).toBe(300)
+    expect(refused.length).toBeGreaterThan(0)
+    for (const client of refused) {
+      expect(client.head).toMatch(/\r\nretry-after: 1\r\n/i)
+      expect(client.head).toMatch(/\r\nconnection: close\r\n/i)
+      expect(client.head).toContain('maxPendingResponseBytes')
+    }
+    const slowestRefusal = Math.max(...refused.map((client) => client.ms))
+    // Refused before any of the answer is written: fast even on a loaded machine.
+    expect(slowestRefusal).toBeLessThan(5_000)
+    // A held answer is cut once its client has read nothing for the write timeout (one the kernel's buffers took
+    // whole has ended, and its idle connection closes after the keep-alive timeout).
+    const after = await pollUntil(() => server.probe(), (probe) => probe.connections === 0, 20_000)
+    const peak = rss.stop()
+    console.info(`300 tasks/get of a 7 MB task never read: ${held.length} held then cut, ${refused.length} refused with 503 (slowest ${slowestRefusal.toFixed(0)} ms); RSS ${mib(before)} → peak ${mib(peak)} (+${mib(peak - before)})`)
+    expect(after.cut).toBeGreaterThan(0)
+    expect(after.cut).toBeLessThanOrEqual(held.length)
+    expect(after.connections).toBe(0)
+    expect(peak - before).toBeLessThan(192 * MiB)
+    // The budget is free again: a client that reads gets the whole task.
+    const got = await call(server.port, rpcBody('tasks/get', { id: created.id }))
+    expect(got.status).toBe(200)
+    expect(resultOf(got.text).artifacts[0].parts[0].text).toHaveLength(TASK_CHARS)
+    expect(after.logged).toMatchObject({ warn: 0, error: 0 })
+    for (const client of stalled) client.socket.destroy()
+  }, 120_000)
+
+  it('cuts a stream whose client stops reading while events wait for it, after the write timeout; a quiet stream with nothing waiting stays open', async () => {
+    // A cap on the backlog this high leaves the write timeout to act.
+    const server = await start({ A2A_WRITE_TIMEOUT_MS: '1500', A2A_SSE_MAX_BACKLOG_BYTES: String(256 * MiB) })
+    const quietTask = resultOf((await call(server.port, rpcBody('message/send', { ...message('quiet'), configuration: { blocking: false } }))).text)
+    const [quiet] = await stalledClients(server.port, rpcBody('tasks/resubscribe', { id: quietTask.id }), 1)
+    expect(quiet!.status).toBe(200)
+    // A stream of 10 MB (more than the kernel's socket buffers take) to a client that reads only its first bytes.
+    const [busy] = await stalledClients(server.port, rpcBody('message/stream', message('stream:640:16384')), 1)
+    expect(busy!.status).toBe(200)
+    const cut = await pollUntil(() => server.probe(), (probe) => probe.cut >= 1, 20_000)
+    expect(cut).toMatchObject({ cut: 1, dropped: 0 })
+    // The quiet stream was quiet longer than the busy one waited, and is still open: its task's end reaches it.
+    server.release()
+    const rest = await readRest(quiet!)
+    expect(rest).toMatch(/"final":true/)
+    expect(rest).toMatch(/"state":"completed"/)
+    expect((await server.probe()).cut).toBe(1)
+    busy!.socket.destroy()
+  }, 60_000)
+})
