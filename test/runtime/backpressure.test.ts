@@ -1,3 +1,4 @@
+import { ConfigurationError, createA2AApp, defineAgent } from 'a2a-runtime'
 import { afterEach, describe, expect, it } from 'vitest'
 import { procfs } from './_load-process.ts'
 import {
@@ -120,4 +121,25 @@ describe.skipIf(!procfs)('backpressure on every response (an agent process, clie
     expect((await server.probe()).cut).toBe(1)
     busy!.socket.destroy()
   }, 60_000)
+})
+
+describe('the budgets of unread bytes as options', () => {
+  const agentOnly = defineAgent({ card: { name: 'Options', description: 'Checks options', version: '1.0.0' }, execute: (_ctx, task) => task.complete() })
+  const ENV = ['A2A_SSE_MAX_BACKLOG_BYTES', 'A2A_MAX_PENDING_RESPONSE_BYTES', 'A2A_WRITE_TIMEOUT_MS'] as const
+
+  it('refuses a value that is not a positive whole number, naming the option, its variable and the value', () => {
+    expect(() => createA2AApp(agentOnly, { writeTimeoutMs: 0 })).toThrow(ConfigurationError)
+    expect(() => createA2AApp(agentOnly, { writeTimeoutMs: 0 })).toThrow('writeTimeoutMs (A2A_WRITE_TIMEOUT_MS) must be a whole number from 1 to 2147483647 (got 0)')
+    expect(() => createA2AApp(agentOnly, { maxStreamBacklogBytes: 1.5 })).toThrow('maxStreamBacklogBytes (A2A_SSE_MAX_BACKLOG_BYTES) must be a whole number')
+    const saved = ENV.map((name) => process.env[name])
+    try {
+      process.env.A2A_MAX_PENDING_RESPONSE_BYTES = '64MiB'
+      expect(() => createA2AApp(agentOnly)).toThrow('maxPendingResponseBytes (A2A_MAX_PENDING_RESPONSE_BYTES) must be a whole number from 1 to 9007199254740991 (got "64MiB")')
+      process.env.A2A_MAX_PENDING_RESPONSE_BYTES = '1048576'
+      // The option wins over the variable.
+      expect(() => createA2AApp(agentOnly, { maxPendingResponseBytes: 2048 })).not.toThrow()
+    } finally {
+      ENV.forEach((name, i) => (saved[i] === undefined ? delete process.env[name] : (process.env[name] = saved[i])))
+    }
+  })
 })
