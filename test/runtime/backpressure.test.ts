@@ -64,7 +64,7 @@ describe.skipIf(!procfs)('backpressure on every response (an agent process, clie
     for (const client of stalled) client.socket.destroy()
   }, 120_000)
 
-  it('answers 300 tasks/get of a 7 MB task that are never read: what does not fit the budget gets 503 fast, the rest is cut after the write timeout, RSS grows less than 192 MiB (130 MiB measured, with a 64 MiB budget), a reading client gets the task', async () => {
+  it('answers 300 tasks/get of a 7 MB task that are never read: what does not fit the budget gets 503 fast, the rest is cut after the write timeout, RSS grows less than 256 MiB (130–160 MiB measured with the 64 MiB budget, most of it the garbage of serialising the task for each request), a reading client gets the task', async () => {
     const server = await start({ A2A_WRITE_TIMEOUT_MS: '2000' })
     const TASK_CHARS = 7_000_000
     const created = resultOf((await call(server.port, rpcBody('message/send', message(`big:${TASK_CHARS}`)))).text)
@@ -93,7 +93,8 @@ describe.skipIf(!procfs)('backpressure on every response (an agent process, clie
     expect(after.cut).toBeGreaterThan(0)
     expect(after.cut).toBeLessThanOrEqual(held.length)
     expect(after.connections).toBe(0)
-    expect(peak - before).toBeLessThan(192 * MiB)
+    // Before this budget: +2 GiB and more (a whole copy of the task in Node's buffer for each client).
+    expect(peak - before).toBeLessThan(256 * MiB)
     // The budget is free again: a client that reads gets the whole task.
     const got = await call(server.port, rpcBody('tasks/get', { id: created.id }))
     expect(got.status).toBe(200)
