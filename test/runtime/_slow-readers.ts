@@ -162,9 +162,9 @@ export function readRest(client: StalledClient): Promise<string> {
 }
 
 /** A subscriber that reads the whole stream: its events' JSON, in order. */
-export function readingSubscriber(port: number, body: string): Promise<{ status: number; events: any[] }> {
+export function readingSubscriber(port: number, body: string, headers: Record<string, string> = {}): Promise<{ status: number; events: any[] }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/', agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/', agent: false, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
       let text = ''
       res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
       res.on('end', () => {

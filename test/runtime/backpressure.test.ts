@@ -122,6 +122,24 @@ describe.skipIf(!procfs)('backpressure on every response (an agent process, clie
     expect((await server.probe()).cut).toBe(1)
     busy!.socket.destroy()
   }, 60_000)
+
+  it('a dropped subscriber resumes with Last-Event-ID and gets every event it missed, once, then the end', async () => {
+    const server = await start({ A2A_SSE_MAX_BACKLOG_BYTES: String(64 * 1024) })
+    const ARTIFACTS = 300
+    const task = resultOf((await call(server.port, rpcBody('message/send', { ...message(`burst:${ARTIFACTS}:36000`), configuration: { blocking: false } }))).text)
+    const [stalled] = await stalledClients(server.port, rpcBody('tasks/resubscribe', { id: task.id }), 1)
+    // The stream opens with the task's status, numbered: where a resume starts from.
+    const lastId = /\bid: (\d+)\n/.exec(stalled!.head)?.[1]
+    expect(lastId).toBeDefined()
+    server.release()
+    await pollUntil(() => server.probe(), (probe) => probe.dropped >= 1, 15_000)
+    expect((await server.probe()).dropped).toBe(1)
+    const resumed = await readingSubscriber(server.port, rpcBody('tasks/resubscribe', { id: task.id }), { 'last-event-id': lastId! })
+    const parts = resumed.events.filter((event) => event.method === 'tasks/artifactUpdate').map((event) => Number(/^part (\d+) /.exec(event.params.artifact.parts[0].text)![1]))
+    expect(parts).toEqual(Array.from({ length: ARTIFACTS }, (_, i) => i + 1))
+    expect(resumed.events.at(-1).params).toMatchObject({ final: true, status: { state: 'completed' } })
+    stalled!.socket.destroy()
+  }, 60_000)
 })
 
 describe('the budgets of unread bytes as options', () => {
