@@ -8,6 +8,7 @@ import { ConfigurationError, ErrorCode } from '../errors.js'
 import { type A2AApp, createA2AApp } from '../http/app.js'
 import { type LogLevel, createConsoleLogger, logLevel } from '../_logger.js'
 import { createMemoryStore } from '../stores/memory.js'
+import { applyConnectionPolicy, readConnectionPolicy } from '../node/_connection-policy.js'
 import type { Agent } from '../agent.js'
 import { checkCard } from './_card-check.js'
 import { publishDevAddress } from './_dev-address.js'
@@ -50,6 +51,9 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   const env = createEnvReloader(cwd)
   env.reload()
   const logger = createConsoleLogger(logLevel(flags.logLevel, '--log-level') ?? logLevel(process.env.A2A_LOG_LEVEL, 'A2A_LOG_LEVEL') ?? 'info')
+  // The same slow-client timeouts and connection caps as `a2a start`, from the same variables (the .env's too);
+  // a bad one stops the start as it does there.
+  const connectionPolicy = readConnectionPolicy({})
   // Tasks live here, outside the reloaded module: a reload keeps them all.
   const store = createMemoryStore()
   // In development a webhook on this machine (a test receiver) is fine unless the .env says otherwise; the
@@ -113,6 +117,8 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
     isProd: false,
     autoClose: false,
   })
+  // listhen makes and starts its own server: bounded here, before the first client learns the address.
+  applyConnectionPolicy(listener.server, connectionPolicy)
   url = new URL(listener.url).href
   app?.setUrl(url)
   // listhen may have moved to the next free port: `a2a send` in this project finds the real one here.

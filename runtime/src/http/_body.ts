@@ -1,4 +1,5 @@
 import { A2AError, ErrorCode, InvalidRequestError, ParseError } from '../errors.js'
+import type { BodyBudget, BodyReservation } from './_body-budget.js'
 
 export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024
 
@@ -20,13 +21,22 @@ export function assertJsonContentType(request: Request): void {
 /**
  * Reads and parses the JSON body, refusing more than `limit` bytes: a declared length over the limit is
  * refused before reading, and a chunked body is counted as it arrives, so no more than the limit is buffered.
+ * With a `budget`, the body holds its declared length of it (or, chunked, what has arrived) until it is read or
+ * abandoned; one that does not fit is refused (503) before anything more of it is read.
  */
-export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
+export async function readJsonBody(request: Request, limit: number, budget?: BodyBudget): Promise<unknown> {
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit)
-  // Node's HTTP parser never delivers more than the declared length, so its requests take the fast buffered
-  // read; a Request from elsewhere (app.fetch) may understate its length, so it is counted.
-  const text = declared !== null && fromNodeParser(request) ? withoutBom(await request.text()) : await readCounted(request, limit)
+  const reservation = budget?.reserve(declared === null ? 0 : Number(declared))
+  if (budget && !reservation) throw budget.refusal()
+  let text: string
+  try {
+    // Node's HTTP parser never delivers more than the declared length, so its requests take the fast buffered
+    // read; a Request from elsewhere (app.fetch) may understate its length, so it is counted.
+    text = declared !== null && fromNodeParser(request) ? withoutBom(await request.text()) : await readCounted(request, limit, reservation)
+  } finally {
+    reservation?.release()
+  }
   try {
     return JSON.parse(text)
   } catch {
@@ -42,7 +52,7 @@ const withoutBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? te
 
 const fromNodeParser = (request: Request): boolean => (request as { runtime?: { node?: unknown } }).runtime?.node !== undefined
 
-async function readCounted(request: Request, limit: number): Promise<string> {
+async function readCounted(request: Request, limit: number, reservation?: BodyReservation): Promise<string> {
   if (!request.body) return ''
   const reader = request.body.getReader()
   const chunks: Uint8Array[] = []
@@ -54,6 +64,10 @@ async function readCounted(request: Request, limit: number): Promise<string> {
     if (size > limit) {
       await reader.cancel().catch(() => {})
       throw tooLarge(limit)
+    }
+    if (reservation && !reservation.cover(size)) {
+      await reader.cancel().catch(() => {})
+      throw reservation.refusal()
     }
     chunks.push(value)
   }

@@ -17,6 +17,7 @@ import { createMemoryStore } from '../stores/memory.js'
 import { storeFromSetting } from '../stores/from-setting.js'
 import { type AuthOptions, createAuthCheck } from './_auth.js'
 import { DEFAULT_MAX_BODY_SIZE, assertJsonContentType, readJsonBody } from './_body.js'
+import { readBodyBudget } from './_body-budget.js'
 import { type JsonRpcId, errorResponse, idOf, readCall, resultResponse } from './_jsonrpc.js'
 import { renderPush } from '../bindings/_push.js'
 import { type PushOptions, PushService } from '../push/_service.js'
@@ -38,6 +39,15 @@ export interface A2AAppOptions {
   publicUrl?: string
   /** Largest JSON-RPC body accepted, in bytes; larger ones get HTTP 413. Default 1 MiB. */
   maxBodySize?: number
+  /**
+   * Most bytes of request bodies being received at once, across the server. A request holds its declared
+   * `Content-Length` (a chunked one, what has arrived) from before its body is read until it has been read or
+   * abandoned; one that does not fit gets HTTP 503 with `Retry-After` and a JSON-RPC error, and its connection is
+   * closed without its body being read. Bodies over 64 KiB may fill only half of it, so ordinary messages keep
+   * being read while large ones stall. At least twice `maxBodySize`. Default: `A2A_MAX_BODY_BYTES_IN_FLIGHT`,
+   * else 67,108,864 (64 MiB), or twice `maxBodySize` if that is more.
+   */
+  maxBodyBytesInFlight?: number
   /** Credentials for the schemes the card declares. Default: from the environment. */
   auth?: AuthOptions
   /** Waits this long for running tasks on `close()` before failing them, in ms. Default 10,000. */
@@ -143,6 +153,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   const store = typeof storeSetting === 'string' ? storeFromSetting(storeSetting, { logger }) : (storeSetting ?? createMemoryStore())
   const maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY_SIZE
   if (!Number.isInteger(maxBodySize) || maxBodySize <= 0) throw new ConfigurationError(`maxBodySize must be a positive integer (got ${maxBodySize})`)
+  const bodyBudget = readBodyBudget(options.maxBodyBytesInFlight, maxBodySize)
   const maxRunningTasks = options.maxRunningTasks ?? DEFAULT_MAX_RUNNING_TASKS
   if (!Number.isInteger(maxRunningTasks) || maxRunningTasks <= 0) throw new ConfigurationError(`maxRunningTasks must be a positive integer (got ${maxRunningTasks})`)
   // Slash-named methods speak the platform dialect, or A2A v0.3 when the agent opts in (or the request says
@@ -226,7 +237,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
         if (denied) return errorResponse(null, denied, wwwAuthenticate)
       }
       assertJsonContentType(request)
-      const body = await readJsonBody(request, maxBodySize)
+      const body = await readJsonBody(request, maxBodySize, bodyBudget)
       id = idOf(body)
       const call = readCall(body)
       binding = bindingFor(call.method, request.headers.get('a2a-version'))

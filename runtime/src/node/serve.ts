@@ -5,17 +5,10 @@ import type { Agent } from '../agent.js'
 import { type A2AApp, type A2AAppOptions, SERVED_PATHS, createA2AApp } from '../http/app.js'
 import { ConfigurationError } from '../errors.js'
 import { type LogLevel, createConsoleLogger } from '../_logger.js'
+import { applyConnectionPolicy, readConnectionPolicy } from './_connection-policy.js'
 
 /** How long a shutdown waits for ended streams to flush before closing their connections. */
 const FLUSH_MS = 1000
-
-// Slow-client timeouts, in ms. Node's own defaults (headers 60 s, request 5 min, checked every 30 s) let a
-// slowloris client hold a connection for minutes; a JSON-RPC body is at most `maxBodySize` (1 MiB).
-const DEFAULT_HEADERS_TIMEOUT_MS = 15_000
-const DEFAULT_REQUEST_TIMEOUT_MS = 30_000
-const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000
-/** The longest delay Node's timers take; past it they fire after 1 ms instead. */
-const MAX_TIMER_MS = 2_147_483_647
 
 export interface ServeOptions extends A2AAppOptions {
   /** Default: `PORT`, else 3000. `0` picks a free port. */
@@ -50,6 +43,24 @@ export interface ServeOptions extends A2AAppOptions {
    */
   keepAliveTimeoutMs?: number
   /**
+   * Most connections open at once; Node closes a new connection past it as soon as it accepts it. Each holds a
+   * file descriptor and a few KiB: 4,096 fits the open-file limit a Node process gets (Node raises it to the
+   * system's hard limit when it starts: 4,096 on older systems, 524,288 or more on current ones), with room for
+   * the store and webhooks on the common ones. Default: `A2A_MAX_CONNECTIONS`, else 4,096.
+   */
+  maxConnections?: number
+  /**
+   * Most connections open at once from one client address; a new one past it gets a short
+   * `503 Service Unavailable` (with `Connection: close`) and is closed before any of its requests is read, while
+   * other addresses keep being served. 0 turns it off. Default: `A2A_MAX_CONNECTIONS_PER_ADDRESS`, else half of
+   * `maxConnections` (2,048), so one address never takes every connection.
+   *
+   * **Tip:** behind a reverse proxy or load balancer every client arrives from the proxy's address, so this caps
+   * the proxy as a whole: raise it above the proxy's own connection limit, or set 0 and cap per client at the
+   * proxy.
+   */
+  maxConnectionsPerAddress?: number
+  /**
    * Shut down gracefully on SIGTERM and SIGINT, then exit. Default `true`.
    *
    * **Tip:** a second signal exits at once.
@@ -77,7 +88,7 @@ export interface A2AServer {
  */
 export async function serveAgent(agent: Agent, options: ServeOptions = {}): Promise<A2AServer> {
   // Checked before the app exists, so a bad value opens no store.
-  const timeouts = slowClientTimeouts(options)
+  const connectionPolicy = readConnectionPolicy(options)
   const logger = options.logger ?? createConsoleLogger()
   const app = createA2AApp(agent, { ...options, logger })
   const port = options.port ?? (process.env.PORT ? Number(process.env.PORT) : 3000)
@@ -87,14 +98,6 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
   const handler = toNodeHandler(app.h3)
   const log = options.requestLogLevel && logger[options.requestLogLevel].bind(logger)
   const server = createServer(
-    {
-      headersTimeout: timeouts.headers,
-      requestTimeout: timeouts.request,
-      // Node enforces the two timeouts above only when it checks its connections, every 30 s by default, so a
-      // slow client would keep its connection up to 30 s past them. Check often enough to cut it within a
-      // quarter of the shorter timeout, and at least every second.
-      connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(Math.min(timeouts.headers, timeouts.request) / 4))),
-    },
     log
       ? (req, res) => {
           const started = performance.now()
@@ -103,7 +106,7 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
         }
       : handler,
   )
-  server.keepAliveTimeout = timeouts.keepAlive
+  applyConnectionPolicy(server, connectionPolicy)
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE') reject(new ConfigurationError(`Port ${port} on ${hostname} is already in use: stop the other server or choose another port (PORT)`))
@@ -168,34 +171,6 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
   }
 
   return { url, port: address.port, app, server, close }
-}
-
-interface Timeouts {
-  headers: number
-  request: number
-  keepAlive: number
-}
-
-/** The slow-client timeouts from the options, else the environment, else the defaults; a bad one names itself. */
-function slowClientTimeouts(options: ServeOptions): Timeouts {
-  const read = (name: 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs', env: string): number | undefined => {
-    const raw = process.env[env]
-    const value = options[name] ?? (raw === undefined || raw.trim() === '' ? undefined : Number(raw))
-    if (value === undefined) return undefined
-    if (!Number.isInteger(value) || value <= 0 || value > MAX_TIMER_MS) {
-      const got = options[name] ?? JSON.stringify(raw)
-      throw new ConfigurationError(`${name} (${env}) must be a whole number of ms from 1 to ${MAX_TIMER_MS} (got ${got})`)
-    }
-    return value
-  }
-  const request = read('requestTimeoutMs', 'A2A_REQUEST_TIMEOUT_MS') ?? DEFAULT_REQUEST_TIMEOUT_MS
-  const headers = read('headersTimeoutMs', 'A2A_HEADERS_TIMEOUT_MS')
-  // The headers are part of the request (Node refuses the opposite).
-  if (headers !== undefined && headers > request) {
-    throw new ConfigurationError(`headersTimeoutMs (${headers}) must not exceed requestTimeoutMs (${request}): the headers are part of the request`)
-  }
-  const keepAlive = read('keepAliveTimeoutMs', 'A2A_KEEP_ALIVE_TIMEOUT_MS') ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS
-  return { headers: headers ?? Math.min(DEFAULT_HEADERS_TIMEOUT_MS, request), request, keepAlive }
 }
 
 /**

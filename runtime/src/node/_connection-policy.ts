@@ -1,0 +1,23 @@
+import type { Server } from 'node:http'
+import { type ConnectionCapOptions, type ConnectionCaps, applyConnectionCaps, readConnectionCaps } from './_connection-caps.js'
+import { type SlowClientTimeoutOptions, type SlowClientTimeouts, applySlowClientTimeouts, readSlowClientTimeouts } from './_slow-client-timeouts.js'
+
+/**
+ * What bounds the connections of a Node HTTP server: slow-client timeouts and connection caps. `serveAgent`
+ * (`a2a start`) and `a2a dev` (served through listhen) read and apply them with these same two functions.
+ */
+export interface ConnectionPolicy {
+  timeouts: SlowClientTimeouts
+  caps: ConnectionCaps
+}
+
+/** From the options, else the `A2A_*` environment, else the defaults; a bad value is a ConfigurationError naming it. */
+export function readConnectionPolicy(options: SlowClientTimeoutOptions & ConnectionCapOptions): ConnectionPolicy {
+  return { timeouts: readSlowClientTimeouts(options), caps: readConnectionCaps(options) }
+}
+
+/** Applies the policy to a server, before it listens or (listhen's) after. */
+export function applyConnectionPolicy(server: Server, policy: ConnectionPolicy): void {
+  applySlowClientTimeouts(server, policy.timeouts)
+  applyConnectionCaps(server, policy.caps)
+}
