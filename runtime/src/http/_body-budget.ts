@@ -11,7 +11,7 @@ export const DEFAULT_MAX_BODY_BYTES_IN_FLIGHT = 64 * 1024 * 1024
 /**
  * An ordinary message's body is at most this large. Larger bodies may fill only half of the budget, so however
  * many large bodies stall, ordinary messages keep being read (stalled small bodies are bounded by the connection
- * caps: 256 per address).
+ * caps).
  */
 const SMALL_BODY_BYTES = 64 * 1024
 
