@@ -6,7 +6,8 @@ import type { Message, Task, TaskEvent } from '../types.js'
 import { isoNow } from './_clock.js'
 import { newId } from './_ids.js'
 import { isInterrupted, isSettled, isTerminal } from './_lifecycle.js'
-import { type EventSink, type TaskListener, TaskRun } from './_task-run.js'
+import { DEFAULT_MAX_RUNNING_BYTES, DEFAULT_MAX_TASK_BYTES, RunningBytes, TaskBytes, type TaskByteLimits, userMessageBytes } from './_task-bytes.js'
+import { type EventSink, type TaskLimits, type TaskListener, TaskRun } from './_task-run.js'
 
 /** A user message for the agent, already validated by a binding. */
 export interface SendRequest {
@@ -37,6 +38,11 @@ interface Execution {
   done: Promise<void>
 }
 
+/** What one send holds of the running bytes until its run takes it over (then 0). */
+interface Reservation {
+  bytes: number
+}
+
 /**
  * The core: creates and resumes tasks, runs the agent, holds the guarantees (every task ends terminal, a
  * terminal task never moves, cancel follows the agent's will) and knows nothing of HTTP or wire dialects.
@@ -51,6 +57,8 @@ export class TaskEngine {
   readonly #locks = new Map<string, Promise<void>>()
   readonly #cancellations = new Map<string, Promise<Task>>()
   readonly #sink: EventSink
+  readonly #runningBytes: RunningBytes
+  readonly #taskLimits: TaskLimits
 
   #closing = false
 
@@ -64,7 +72,14 @@ export class TaskEngine {
     readonly logger: Logger,
     /** New tasks past this many running ones are refused, so a flood cannot grow the process without bound. */
     readonly maxRunningTasks = DEFAULT_MAX_RUNNING_TASKS,
+    /** Bytes one task may hold, and the running tasks together (see `_task-bytes.ts`). */
+    readonly byteLimits: TaskByteLimits = { maxTaskBytes: DEFAULT_MAX_TASK_BYTES, maxRunningBytes: DEFAULT_MAX_RUNNING_BYTES },
   ) {
+    this.#runningBytes = new RunningBytes(byteLimits.maxRunningBytes)
+    this.#taskLimits = {
+      maxTaskBytes: byteLimits.maxTaskBytes,
+      passed: (run) => logger.warn(`Agent "${this.agent.card.name}": task ${run.id} passed maxTaskBytes (${byteLimits.maxTaskBytes} bytes); it is failed`),
+    }
     this.#sink = (task, event) => {
       if (event.kind === 'status-update' && event.status.state === 'completed' && task.artifacts.length === 0 && hasText(event.status.message)) {
         logger.warn(`Agent "${this.agent.card.name}" completed task ${task.id} with its answer only in the status message; clients such as the platform show only artifacts. Use task.artifact(answer) before task.complete().`)
@@ -96,6 +111,11 @@ export class TaskEngine {
     return this.#executions.size
   }
 
+  /** Bytes held by the running tasks (and the sends reserving room for theirs). */
+  get runningBytes(): number {
+    return this.#runningBytes.held
+  }
+
   /**
    * Creates a task (or resumes one waiting for input) and starts the agent. `listener` sees every event of
    * this turn, starting with the `working` status.
@@ -103,17 +123,23 @@ export class TaskEngine {
   async send(request: SendRequest, listener?: TaskListener): Promise<StartedTask> {
     this.#joinCluster()
     if (this.#closing) throw new ServerUnavailableError('The server is shutting down; send the message again shortly', 503)
+    const { maxTaskBytes } = this.byteLimits
+    const bytes = userMessageBytes(request.message)
+    if (bytes > maxTaskBytes) throw new InvalidParamsError(`message: a message of ${bytes} bytes is more than maxTaskBytes (${maxTaskBytes}), the most one task may hold`)
     if (this.#executions.size + this.#reserved >= this.maxRunningTasks) {
       throw new ServerUnavailableError(`The server is busy: ${this.maxRunningTasks} tasks are running; retry later`, 429)
     }
     // Reserved before any store I/O and released once the run is registered (or the send failed).
+    this.#runningBytes.reserve(bytes)
+    const reservation: Reservation = { bytes }
     this.#reserved++
     try {
-      if (request.taskId === undefined) return this.#start(await this.#create(request), request.message, listener, request.prepare)
+      if (request.taskId === undefined) return this.#start(await this.#create(request, bytes), reservation, request.message, listener, request.prepare)
       const taskId = request.taskId
-      return await this.#exclusive(taskId, async () => this.#start(await this.#resume(taskId, request), request.message, listener, request.prepare))
+      return await this.#exclusive(taskId, async () => this.#start(await this.#resume(taskId, request, reservation), reservation, request.message, listener, request.prepare))
     } finally {
       this.#reserved--
+      this.#runningBytes.release(reservation.bytes)
     }
   }
 
@@ -245,7 +271,10 @@ export class TaskEngine {
     }
   }
 
-  #start(run: TaskRun, message: Message, listener: TaskListener | undefined, prepare?: SendRequest['prepare']): StartedTask {
+  #start(run: TaskRun, reservation: Reservation, message: Message, listener: TaskListener | undefined, prepare?: SendRequest['prepare']): StartedTask {
+    // The run holds what the send reserved (its task's bytes) until it settles.
+    run.holdIn(this.#runningBytes)
+    reservation.bytes = 0
     const unsubscribe = listener ? run.subscribe(listener) : noop
     const settled = run.nextSettled()
     // Only a blocking send waits for it; a failed save must not become an unhandled rejection elsewhere.
@@ -272,13 +301,14 @@ export class TaskEngine {
     }
   }
 
-  async #create(request: SendRequest): Promise<TaskRun> {
+  async #create(request: SendRequest, bytes: number): Promise<TaskRun> {
     const { message } = request
     const id = newId()
     const contextId = request.contextId ?? message.contextId ?? newId()
     message.taskId = id
     message.contextId = contextId
     const task: Task = { kind: 'task', id, contextId, status: { state: 'submitted', timestamp: isoNow() }, artifacts: [], history: [message] }
+    TaskBytes.created(task, bytes)
     // Held before it exists, so no instance takes the new task for one whose instance died.
     const cluster = this.store.cluster
     if (cluster) await cluster.claim(id)
@@ -288,10 +318,10 @@ export class TaskEngine {
       if (cluster) await cluster.release(id)
       throw error
     }
-    return new TaskRun(task, this.#sink)
+    return new TaskRun(task, this.#sink, 0, this.#taskLimits)
   }
 
-  async #resume(taskId: string, request: SendRequest): Promise<TaskRun> {
+  async #resume(taskId: string, request: SendRequest, reservation: Reservation): Promise<TaskRun> {
     const running = this.#executions.get(taskId)
     // The agent may still be returning after asking for input; the follow-up waits for it.
     if (running && isInterrupted(running.run.state)) await running.done
@@ -299,23 +329,34 @@ export class TaskEngine {
     const cluster = this.store.cluster
     if (cluster && !(await cluster.claim(taskId))) throw new InvalidParamsError(`task ${taskId} is still working on another instance; send a follow-up when it asks for input`)
     try {
-      return await this.#resumeHeld(taskId, request)
+      return await this.#resumeHeld(taskId, request, reservation)
     } catch (error) {
       await cluster?.release(taskId)
       throw error
     }
   }
 
-  async #resumeHeld(taskId: string, request: SendRequest): Promise<TaskRun> {
+  async #resumeHeld(taskId: string, request: SendRequest, reservation: Reservation): Promise<TaskRun> {
     const run = await this.#idleRun(taskId)
     const { task } = run
     if (isTerminal(task.status.state)) throw new TaskEndedError(`task ${taskId} is ${task.status.state} and takes no more messages; start a new task`)
     if (request.contextId !== undefined && request.contextId !== task.contextId) {
       throw new InvalidParamsError(`contextId ${JSON.stringify(request.contextId)} does not match the context of task ${taskId}`)
     }
+    // Refused before anything changes: the task stays as it was, readable and open to a smaller message.
+    const held = run.bytes.total
+    const bytes = reservation.bytes
+    const { maxTaskBytes } = this.byteLimits
+    if (held + bytes > maxTaskBytes) {
+      throw new InvalidParamsError(`message: the task would hold ${held + bytes} bytes, more than maxTaskBytes (${maxTaskBytes}); start a new task`)
+    }
+    // The rest of the task is held while it runs, too.
+    this.#runningBytes.reserve(held)
+    reservation.bytes += held
     request.message.taskId = taskId
     request.message.contextId = task.contextId
     task.history.push(request.message)
+    run.bytes.total += bytes
     return run
   }
 
@@ -323,7 +364,7 @@ export class TaskEngine {
     const task = await this.store.get(taskId)
     if (!task) throw new TaskNotFoundError(taskId)
     const log = await this.store.events(taskId)
-    return new TaskRun(task, this.#sink, log?.at(-1)?.seq ?? 0)
+    return new TaskRun(task, this.#sink, log?.at(-1)?.seq ?? 0, this.#taskLimits)
   }
 
   async #execute(run: TaskRun, message: Message, prepare: SendRequest['prepare']): Promise<void> {

@@ -4,6 +4,7 @@ import type { Artifact, Message, Part, Task, TaskEvent, TaskState } from '../typ
 import { isoNow } from './_clock.js'
 import { newId } from './_ids.js'
 import { isSettled, isTerminal } from './_lifecycle.js'
+import { type RunningBytes, TaskBytes, jsonBytes } from './_task-bytes.js'
 
 /** Sees each event after it is applied to `task` (the live task: serialise it now, do not keep it). */
 export type TaskListener = (event: TaskEvent, task: Task) => void
@@ -14,6 +15,16 @@ export type TaskListener = (event: TaskEvent, task: Task) => void
  * client that waits is told the task was not saved).
  */
 export type EventSink = (task: Task, event: TaskEvent) => Promise<void> | undefined
+
+/** What an agent's output may add to its task. */
+export interface TaskLimits {
+  /** Most bytes of JSON the task may hold; an artifact or status message past it fails the task instead. */
+  readonly maxTaskBytes: number
+  /** Hears that a task was failed for passing `maxTaskBytes` (the log says so). */
+  readonly passed?: (run: TaskRun, reason: string) => void
+}
+
+const UNLIMITED: TaskLimits = { maxTaskBytes: Number.POSITIVE_INFINITY }
 
 /**
  * One task while the runtime holds it: applies the agent's operations to the task, numbers the events and
@@ -26,13 +37,31 @@ export class TaskRun implements TaskHandle {
   #abort: AbortController | undefined
   #seq: number
   #settleWaiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = []
+  // Looked up on first use: a task canceled at rest may never need it.
+  #bytes: TaskBytes | undefined
+  /** Holds this task's bytes from the start of its turn until it settles. */
+  #running: RunningBytes | undefined
 
   constructor(
     readonly task: Task,
     readonly sink: EventSink,
     lastSeq = 0,
+    readonly limits: TaskLimits = UNLIMITED,
   ) {
     this.#seq = lastSeq
+  }
+
+  /** The running count of the bytes the task holds. */
+  get bytes(): TaskBytes {
+    return (this.#bytes ??= TaskBytes.of(this.task))
+  }
+
+  /**
+   * `running` holds this task's bytes (reserved by the caller) until the task settles, and counts what the agent
+   * adds meanwhile.
+   */
+  holdIn(running: RunningBytes): void {
+    this.#running = running
   }
 
   get id(): string {
@@ -82,15 +111,15 @@ export class TaskRun implements TaskHandle {
   working(message?: MessageContent): void {
     if (!this.#guard('working')) return
     if (message === undefined && this.state === 'working') return
-    this.setStatus('working', message)
+    this.#move('working', message)
   }
 
   inputRequired(message: MessageContent): void {
-    if (this.#guard('inputRequired')) this.setStatus('input-required', message)
+    if (this.#guard('inputRequired')) this.#move('input-required', message)
   }
 
   authRequired(message: MessageContent): void {
-    if (this.#guard('authRequired')) this.setStatus('auth-required', message)
+    if (this.#guard('authRequired')) this.#move('auth-required', message)
   }
 
   artifact(content: ArtifactContent, options: ArtifactOptions = {}): string {
@@ -107,6 +136,10 @@ export class TaskRun implements TaskHandle {
     const artifacts = this.task.artifacts
     const index = artifacts.findIndex((a) => a.artifactId === artifactId)
     const existing = index === -1 ? undefined : artifacts[index]
+    // What the task grows by: the chunk's parts, or the chunk less the artifact it replaces.
+    const growth = append && existing ? jsonBytes(parts) : jsonBytes(chunk) - (existing ? jsonBytes(existing) : 0)
+    if (!this.#fits(growth, 'an artifact')) return artifactId
+    this.#grow(growth)
     if (append && existing) {
       existing.parts.push(...parts)
       existing.lastChunk = lastChunk
@@ -123,33 +156,56 @@ export class TaskRun implements TaskHandle {
   }
 
   complete(message?: MessageContent): void {
-    if (this.#guard('complete')) this.setStatus('completed', message)
+    if (this.#guard('complete')) this.#move('completed', message)
   }
 
   fail(reason?: MessageContent): void {
-    if (this.#guard('fail')) this.setStatus('failed', reason)
+    if (this.#guard('fail')) this.#move('failed', reason)
   }
 
   cancel(message?: MessageContent): void {
-    if (this.#guard('cancel')) this.setStatus('canceled', message)
+    if (this.#guard('cancel')) this.#move('canceled', message)
   }
 
   reject(reason?: MessageContent): void {
-    if (this.#guard('reject')) this.setStatus('rejected', reason)
+    if (this.#guard('reject')) this.#move('rejected', reason)
   }
 
   // --- internals -------------------------------------------------------------------------------------
 
   /** Moves the task and publishes the status event. Callers have checked the move is allowed. */
   setStatus(state: TaskState, content?: MessageContent): void {
+    const message = content === undefined ? undefined : this.agentMessage(content)
+    this.#setStatus(state, message, message ? jsonBytes(message) : 0)
+  }
+
+  /** An agent's move: as `setStatus`, unless its message would take the task past maxTaskBytes. */
+  #move(state: TaskState, content: MessageContent | undefined): void {
+    const message = content === undefined ? undefined : this.agentMessage(content)
+    const bytes = message ? jsonBytes(message) : 0
+    // The new message replaces the status message (a question joins the history, and the status keeps no share).
+    if (this.#fits(bytes - this.bytes.status, 'a status message')) this.#setStatus(state, message, bytes)
+  }
+
+  #setStatus(state: TaskState, message: Message | undefined, messageBytes: number): void {
     const status: Task['status'] = { state, timestamp: isoNow() }
-    if (content !== undefined) {
-      status.message = this.agentMessage(content)
+    const counted = this.bytes
+    this.#grow(messageBytes - counted.status)
+    counted.status = messageBytes
+    if (message) {
+      status.message = message
       // A question to the user belongs to the conversation the agent sees on the next turn.
-      if (state === 'input-required' || state === 'auth-required') this.task.history.push(status.message)
+      if (state === 'input-required' || state === 'auth-required') {
+        this.task.history.push(message)
+        counted.status = 0
+      }
     }
     this.task.status = status
     const final = isSettled(state)
+    if (final && this.#running) {
+      this.#running.release(counted.total)
+      this.#running = undefined
+    }
     const saved = this.#emit({ kind: 'status-update', seq: 0, taskId: this.id, contextId: this.contextId, status, final })
     if (final && this.#settleWaiters.length) {
       const waiters = this.#settleWaiters
@@ -164,6 +220,28 @@ export class TaskRun implements TaskHandle {
 
   agentMessage(content: MessageContent): Message {
     return { kind: 'message', messageId: newId(), role: 'agent', parts: toMessageParts(content), contextId: this.contextId, taskId: this.id }
+  }
+
+  /**
+   * Whether the task can grow by `bytes` within maxTaskBytes. When it cannot, the task is failed with the reason
+   * (as a deadline fails it: the signal fires, the agent's later moves are refused) and the move is dropped.
+   */
+  #fits(bytes: number, what: string): boolean {
+    const { maxTaskBytes } = this.limits
+    const total = this.bytes.total + bytes
+    if (bytes <= 0 || total <= maxTaskBytes) return true
+    const reason = Number.isFinite(bytes)
+      ? `The task passed maxTaskBytes (${maxTaskBytes}): ${what} of ${bytes} bytes would make it hold ${total} bytes`
+      : `The task was given ${what} that cannot be written as JSON (or is too large to be)`
+    this.abort(reason)
+    this.limits.passed?.(this, reason)
+    this.setStatus('failed', reason)
+    return false
+  }
+
+  #grow(bytes: number): void {
+    this.bytes.total += bytes
+    this.#running?.add(bytes)
   }
 
   #emit(event: TaskEvent): Promise<void> | undefined {

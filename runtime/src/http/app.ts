@@ -8,6 +8,7 @@ import { v03Binding } from '../bindings/_v03.js'
 import { v1Binding, withErrorInfo } from '../bindings/_v1.js'
 import { type CachedCard, cacheableCard, cardResponse } from './_card-response.js'
 import { DEFAULT_MAX_RUNNING_TASKS, TaskEngine } from '../core/_engine.js'
+import { readTaskByteLimits } from '../core/_task-bytes.js'
 import { A2AError, ConfigurationError, ErrorCode, MethodNotFoundError, ServerUnavailableError } from '../errors.js'
 import { SseStream } from './_sse.js'
 import { Outgoing, readOutgoingLimits } from './_outgoing.js'
@@ -63,6 +64,19 @@ export interface A2AAppOptions {
    * flood against a slow agent stays bounded. Default 1,000.
    */
   maxRunningTasks?: number
+  /**
+   * Most bytes of JSON one task may hold (its history, artifacts and status message), counted as it grows. A
+   * message that would take a task past it is refused with -32602 (the task unchanged); an agent's artifact or
+   * status message that would is not applied and the task is failed with the reason. Default:
+   * `A2A_MAX_TASK_BYTES`, else 8,388,608 (8 MiB).
+   */
+  maxTaskBytes?: number
+  /**
+   * Most bytes the running tasks hold together (each task's count from the start of a turn until it settles); a
+   * message that does not fit gets HTTP 429 and a JSON-RPC error, as past `maxRunningTasks`. At least
+   * `maxTaskBytes`. Default: `A2A_MAX_RUNNING_BYTES`, else 268,435,456 (256 MiB).
+   */
+  maxRunningBytes?: number
   /**
    * Number the events of platform-dialect streams (`id: <n>` before each `data:` line), so a client that
    * loses a stream can resume it with `Last-Event-ID`. The A2A dialects always number them; the platform
@@ -169,7 +183,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
     throw withErrorInfo(new A2AError(ErrorCode.VersionNotSupported, `A2A-Version ${JSON.stringify(requested.slice(0, 20))} is not supported; this agent speaks 1.0 and 0.3`))
   }
 
-  const engine = new TaskEngine(agent, store, logger, maxRunningTasks)
+  const engine = new TaskEngine(agent, store, logger, maxRunningTasks, readTaskByteLimits(options))
 
   // Made when a card first declares push notifications (a2a dev may turn them on in a reload).
   let pushService: PushService | undefined
