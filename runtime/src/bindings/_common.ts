@@ -2,7 +2,7 @@ import { isTerminal } from '../core/_lifecycle.js'
 import { A2AError, ErrorCode, InvalidParamsError, UnsupportedOperationError } from '../errors.js'
 import type { JsonRpcId } from '../http/_jsonrpc.js'
 import type { Task, TaskEvent } from '../types.js'
-import type { MethodHandler } from './_binding.js'
+import type { CallContext, MethodHandler } from './_binding.js'
 
 /** Handlers the A2A dialects (v0.3, v1.0) share; they differ only in how a task or an event is framed. */
 
@@ -47,7 +47,7 @@ interface Framing {
  * still keeps its events.
  */
 export function subscribeWith(framing: Framing): MethodHandler {
-  return async (params, { engine, streaming, id, headers, openStream }) => {
+  return async (params, { engine, streaming, id, headers, openStream, dialect }) => {
     if (!streaming) throw streamingOff()
     const taskId = framing.readTaskId(params)
     const lastEventId = readLastEventId(headers)
@@ -82,7 +82,7 @@ export function subscribeWith(framing: Framing): MethodHandler {
       } else {
         const last = seq()
         const missed = last === undefined ? undefined : lastEventId < last ? await engine.eventsAfter(taskId, lastEventId) : []
-        if (!missed) throw new UnsupportedOperationError(`The events of task ${taskId} after ${lastEventId} are no longer kept (it ended a while ago); get the task for its final state`)
+        if (!missed) throw notKept(taskId, lastEventId, dialect)
         if (lastEventId > last!) throw new InvalidParamsError(`Last-Event-ID ${lastEventId} is after the last event of task ${taskId} (${last})`)
         delivered = lastEventId
         for (const event of missed) deliver(event)
@@ -100,4 +100,15 @@ export function subscribeWith(framing: Framing): MethodHandler {
     sse.onCancel(unsubscribe)
     return sse.response
   }
+}
+
+/**
+ * A resume from events the store no longer keeps (older than a task's event-log window, or the whole log of a
+ * task that ended a while ago): the client is told to read the task instead, with the method of its dialect.
+ */
+function notKept(taskId: string, lastEventId: number, dialect: CallContext['dialect']): UnsupportedOperationError {
+  const [get, subscribe] = dialect === 'a2a-1.0' ? ['GetTask', 'SubscribeToTask'] : ['tasks/get', 'tasks/resubscribe']
+  return new UnsupportedOperationError(
+    `The events of task ${taskId} after ${lastEventId} are no longer kept (a task keeps only its newest events, and drops them a while after it ends); fetch the task with ${get} for its current state, then, if it is still running, ${subscribe} without Last-Event-ID for what comes next`,
+  )
 }

@@ -16,9 +16,13 @@ export interface TaskStore {
   append(task: Task, event: TaskEvent): MaybePromise<void>
   /**
    * The events after `afterSeq`, oldest first, while the store still has the log. `undefined` when the task
-   * is unknown or its log was compacted into the task (a store may do so once the task is terminal).
+   * is unknown or its log was compacted into the task (a store may do so once the task is terminal), or when
+   * some of the events after `afterSeq` were dropped (a store may keep only a task's newest events). Without
+   * `afterSeq`: the events it keeps.
    */
   events(taskId: string, afterSeq?: number): MaybePromise<TaskEvent[] | undefined>
+  /** The number of the task's last event while the store has its log, without reading the log. */
+  lastSeq?(taskId: string): MaybePromise<number | undefined>
   /** Tasks newest first (by status time), filtered, one page at a time. */
   list(query: TaskQuery): MaybePromise<TaskPage>
   /** Stops timers and releases connections. */

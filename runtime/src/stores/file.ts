@@ -22,6 +22,8 @@ interface TaskFile {
   v: 1
   task: Task
   events: TaskEvent[] | undefined
+  /** The events numbered up to this one were dropped from `events` (the log keeps the newest). Absent: 0. */
+  keptAfter?: number
   /** When the task last settled (ms since the epoch); 0 while it ran. */
   settledAt: number
 }
@@ -38,7 +40,8 @@ const noop = (): void => {}
 
 /**
  * The embedded durable store: every task in its own JSON file under `dir/tasks/`, with no server to run.
- * Tasks are served from memory (the same retention as the memory store); each file is written when the task
+ * Tasks are served from memory (the same retention as the memory store, by count, bytes and age: a task it
+ * lets go has its file deleted, so the directory holds what memory holds); each file is written when the task
  * is created and each time it settles (terminal, or waiting for input), through write-file-atomic (a temporary
  * file, fsync, rename), so a crash mid-write leaves the previous version of that file and never touches
  * another task's. A `message/send` that answers "completed" has its task on disk first.
@@ -87,11 +90,17 @@ export class FileTaskStore implements TaskStore {
   append(task: Task, event: TaskEvent): Promise<void> | undefined {
     this.#memory.append(task, event)
     if (event.kind !== 'status-update' || !event.final) return undefined
+    // Larger than the whole byte budget, it was let go as it settled (its file is being deleted): not saved.
+    if (!this.#memory.has(task.id)) return undefined
     return this.#save(task, Date.now())
   }
 
   events(taskId: string, afterSeq?: number): TaskEvent[] | undefined {
     return this.#memory.events(taskId, afterSeq)
+  }
+
+  lastSeq(taskId: string): number | undefined {
+    return this.#memory.lastSeq(taskId)
   }
 
   list(query: TaskQuery): TaskPage {
@@ -114,7 +123,9 @@ export class FileTaskStore implements TaskStore {
   }
 
   #save(task: Task, settledAt: number): Promise<void> {
-    const file: TaskFile = { v: FILE_VERSION, task, events: this.#memory.events(task.id), settledAt }
+    const events = this.#memory.events(task.id)
+    const keptAfter = this.#memory.keptAfter(task.id)
+    const file: TaskFile = { v: FILE_VERSION, task, events, ...(keptAfter && { keptAfter }), settledAt }
     // Serialised now: the task object goes on changing after this call. write-file-atomic queues writes
     // to one file in call order, so a task's file always ends with its latest state.
     return this.#write(task.id, JSON.stringify(file))
@@ -173,14 +184,14 @@ export class FileTaskStore implements TaskStore {
         rmSync(this.#path(file.task.id), { force: true })
         continue
       }
-      if (isSettled(file.task.status.state)) this.#memory.restore(file.task, file.events, file.settledAt)
+      if (isSettled(file.task.status.state)) this.#memory.restore(file.task, file.events, file.settledAt, file.keptAfter)
       else stopped.push(file)
     }
     // Settled now, so they go last: retention walks the oldest settled first.
     for (const file of stopped) {
       const was = file.task.status.state
-      const failed = failStopped(file.task, file.events)
-      this.#memory.restore(file.task, failed, now)
+      const failed = failStopped(file.task, file.events, file.keptAfter ?? 0)
+      this.#memory.restore(file.task, failed, now, file.keptAfter)
       logger?.warn(`Task store: task ${file.task.id} was ${was} when the server stopped; it is failed`)
       this.#write(file.task.id, JSON.stringify({ ...file, events: failed, settledAt: now })).catch((error: unknown) => {
         logger?.warn(`Task store: could not save the failure of task ${file.task.id}: ${(error as Error).message}`)
@@ -190,7 +201,7 @@ export class FileTaskStore implements TaskStore {
 }
 
 /** Ends a task whose process died: failed with a reason, its log closed by the final event. */
-function failStopped(task: Task, events: TaskEvent[] | undefined): TaskEvent[] | undefined {
+function failStopped(task: Task, events: TaskEvent[] | undefined, keptAfter: number): TaskEvent[] | undefined {
   const status: Task['status'] = {
     state: 'failed',
     timestamp: isoNow(),
@@ -200,7 +211,7 @@ function failStopped(task: Task, events: TaskEvent[] | undefined): TaskEvent[] |
   if (!events) return undefined
   // The file holds the events up to the task's last settling; the stopped process may have sent more. The
   // repair is numbered past any of those, so a client resuming from one still receives it.
-  const seq = (events.at(-1)?.seq ?? 0) + REPAIR_GAP
+  const seq = (events.at(-1)?.seq ?? keptAfter) + REPAIR_GAP
   events.push({ kind: 'status-update', seq, taskId: task.id, contextId: task.contextId, status, final: true })
   return events
 }

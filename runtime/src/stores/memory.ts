@@ -2,6 +2,9 @@ import type { Task, TaskEvent } from '../types.js'
 import { isTerminal } from '../core/_lifecycle.js'
 import type { TaskPage, TaskQuery, TaskStore } from './_store.js'
 import { pageOf } from './_paging.js'
+import { readByteBudget } from './_byte-budget.js'
+import { EventLog } from './_event-log.js'
+import { jsonBytes } from './_json-bytes.js'
 
 export interface MemoryStoreOptions {
   /**
@@ -9,6 +12,19 @@ export interface MemoryStoreOptions {
    * removed. Default `10000`.
    */
   maxTasks?: number
+  /**
+   * Most bytes kept: the tasks (as JSON) and their event logs together. Past it, the tasks that settled longest
+   * ago go first, as with `maxTasks`; a running task is never removed. A task larger than the whole budget is
+   * still answered to its sender, then not kept (`tasks/get` later: not found). Env `A2A_STORE_MAX_BYTES`;
+   * default 128 MiB.
+   */
+  maxBytes?: number
+  /**
+   * Most bytes of one task's event log (its newest events, as JSON) kept for clients that resume a broken
+   * stream with `Last-Event-ID`; a resume from before them is told to get the task. Env
+   * `A2A_EVENT_LOG_BYTES`; default 1 MiB.
+   */
+  eventLogBytes?: number
   /**
    * How long a settled task (terminal, or waiting for input) is kept after its last change, in ms.
    * Default one hour.
@@ -24,26 +40,43 @@ export interface MemoryStoreOptions {
 
 interface Entry {
   task: Task
-  /** The task's events; dropped some time after it ends (`endedLogs`), when the task says it all. */
-  log: TaskEvent[] | undefined
+  /** The task's newest events; dropped some time after it ends (`endedLogs`), when the task says it all. */
+  log: EventLog | undefined
   /** When the task last settled; 0 while it runs. */
   settledAt: number
+  /**
+   * The task's bytes as counted so far: its JSON at creation, then what each event added (a status replaces
+   * the previous one; an artifact chunk adds). Shared with the log's events, so an over-estimate, never under.
+   */
+  taskBytes: number
+  /** Bytes of the status counted in `taskBytes` (the next status replaces them). */
+  statusBytes: number
+  /** Messages of `task.history` counted (a follow-up joins the history outside any event). */
+  historyCounted: number
 }
 
 export const DEFAULT_MAX_TASKS = 10_000
 export const DEFAULT_TTL_MS = 60 * 60 * 1000
 export const DEFAULT_ENDED_LOGS = 1000
+export const DEFAULT_STORE_MAX_BYTES = 128 * 1024 * 1024
+export const DEFAULT_EVENT_LOG_BYTES = 1024 * 1024
 
 /**
- * The embedded default store: tasks in a Map, bounded by count and age so a flood of tasks cannot grow the
- * process without limit. It keeps the task objects the runtime hands it (no copies).
+ * The embedded default store: tasks in a Map, bounded by count, bytes and age so a flood of tasks cannot grow
+ * the process without limit. It keeps the task objects the runtime hands it (no copies) and counts their
+ * bytes as they grow, event by event (never the whole task again).
  */
 export class MemoryTaskStore implements TaskStore {
   readonly maxTasks: number
+  readonly maxBytes: number
+  readonly eventLogBytes: number
   readonly ttlMs: number
   readonly endedLogs: number
-  // Insertion order is the eviction order: a task moves to the end when it settles.
   readonly #entries = new Map<string, Entry>()
+  // The settled tasks in the order they settled, oldest first: retention walks it from the front, and every
+  // task it visits goes, so evicting costs O(1) per task however many tasks are running.
+  readonly #settled = new Map<string, Entry>()
+  #bytes = 0
   readonly #sweeper: ReturnType<typeof setInterval>
   // The last `endedLogs` tasks to end, a ring: the one overwritten loses its log.
   readonly #ended: Array<string | undefined>
@@ -55,6 +88,8 @@ export class MemoryTaskStore implements TaskStore {
   constructor(options: MemoryStoreOptions = {}, removed?: (taskId: string) => void) {
     this.#removed = removed
     this.maxTasks = positive(options.maxTasks, DEFAULT_MAX_TASKS, 'maxTasks')
+    this.maxBytes = readByteBudget(options.maxBytes, 'maxBytes', 'A2A_STORE_MAX_BYTES', DEFAULT_STORE_MAX_BYTES)
+    this.eventLogBytes = readByteBudget(options.eventLogBytes, 'eventLogBytes', 'A2A_EVENT_LOG_BYTES', DEFAULT_EVENT_LOG_BYTES)
     this.ttlMs = positive(options.ttlMs, DEFAULT_TTL_MS, 'ttlMs')
     this.endedLogs = options.endedLogs === 0 ? 0 : positive(options.endedLogs, DEFAULT_ENDED_LOGS, 'endedLogs')
     this.#ended = new Array(this.endedLogs)
@@ -66,51 +101,77 @@ export class MemoryTaskStore implements TaskStore {
     return this.#entries.size
   }
 
+  /** Bytes held now (tasks and event logs, as counted). */
+  get bytes(): number {
+    return this.#bytes
+  }
+
+  /** Whether the task is kept now (retention may have let it go). */
+  has(taskId: string): boolean {
+    return this.#entries.has(taskId)
+  }
+
   get(taskId: string): Task | undefined {
     const entry = this.#entries.get(taskId)
     if (!entry) return undefined
     if (entry.settledAt && Date.now() - entry.settledAt > this.ttlMs) {
-      this.#entries.delete(taskId)
-      this.#removed?.(taskId)
+      this.#drop(taskId, entry)
       return undefined
     }
     return entry.task
   }
 
   create(task: Task): void {
-    this.#entries.set(task.id, { task, log: [], settledAt: 0 })
-    if (this.#entries.size > this.maxTasks) this.#evictOverflow()
+    const taskBytes = jsonBytes(task)
+    const entry: Entry = { task, log: new EventLog(this.eventLogBytes), settledAt: 0, taskBytes, statusBytes: 0, historyCounted: task.history.length }
+    const replaced = this.#entries.get(task.id)
+    if (replaced) this.#drop(task.id, replaced, false)
+    this.#entries.set(task.id, entry)
+    this.#bytes += taskBytes
+    this.#keepWithinBudget()
   }
 
   append(task: Task, event: TaskEvent): void {
     const entry = this.#entries.get(task.id)
     if (!entry) return
     entry.task = task
-    if (event.kind === 'artifact-update') {
-      entry.log?.push(event)
-      return
+    const eventBytes = jsonBytes(event)
+    let added = this.#historyGrowth(entry, task)
+    if (event.kind === 'artifact-update') added += eventBytes
+    else {
+      added += eventBytes - entry.statusBytes
+      entry.statusBytes = eventBytes
     }
-    if (!event.final) {
+    entry.taskBytes += added
+    if (entry.log) added += entry.log.push(event, eventBytes)
+    this.#bytes += added
+    if (event.kind === 'status-update' && event.final) this.#settle(task.id, entry, isTerminal(event.status.state))
+    else if (entry.settledAt) {
+      // A follow-up resumed the task: it runs again, and retention leaves it alone until it settles.
       entry.settledAt = 0
-      entry.log?.push(event)
-      return
+      this.#settled.delete(task.id)
     }
-    entry.settledAt = Date.now()
-    entry.log?.push(event)
-    if (isTerminal(event.status.state) && entry.log) this.#keepEndedLog(task.id)
-    // Move to the end: eviction walks from the front, oldest settled first.
-    this.#entries.delete(task.id)
-    this.#entries.set(task.id, entry)
+    this.#keepWithinBudget()
   }
 
-  events(taskId: string, afterSeq = 0): TaskEvent[] | undefined {
+  /**
+   * Without `afterSeq`, the events kept (the newest `eventLogBytes` of them). With it, the events after it,
+   * or `undefined` when some of those are no longer kept (older than the window) or the log was dropped.
+   */
+  events(taskId: string, afterSeq?: number): TaskEvent[] | undefined {
     const log = this.#entries.get(taskId)?.log
     if (!log) return undefined
-    // Numbers are consecutive (1..n at indexes 0..n-1) unless a repair after a crash jumped past the ones a
-    // stopped process may have sent: then look the position up.
-    const from = Math.max(0, afterSeq)
-    if (from === 0 || log[from - 1]?.seq === from) return log.slice(from)
-    return log.filter((event) => event.seq > from)
+    return afterSeq === undefined ? log.all() : log.after(Math.max(0, afterSeq))
+  }
+
+  /** The number of the task's last event, while its log is kept (`undefined` once dropped): O(1). */
+  lastSeq(taskId: string): number | undefined {
+    return this.#entries.get(taskId)?.log?.lastSeq
+  }
+
+  /** Every event of the task after this number is in its log (0: none was dropped yet). */
+  keptAfter(taskId: string): number {
+    return this.#entries.get(taskId)?.log?.keptAfter ?? 0
   }
 
   list(query: TaskQuery): TaskPage {
@@ -122,12 +183,10 @@ export class MemoryTaskStore implements TaskStore {
 
   /** Removes settled tasks older than the time-to-live. Runs on a timer; callable for tests and tools. */
   sweep(now = Date.now()): void {
-    for (const [id, entry] of this.#entries) {
-      if (!entry.settledAt) continue
+    for (const [id, entry] of this.#settled) {
       // Settled entries sit in the order they settled, so the first young one ends the walk.
       if (now - entry.settledAt <= this.ttlMs) break
-      this.#entries.delete(id)
-      this.#removed?.(id)
+      this.#drop(id, entry)
     }
   }
 
@@ -135,46 +194,87 @@ export class MemoryTaskStore implements TaskStore {
    * Puts back a task read from elsewhere (a durable store's files at start): `settledAt` 0 for a running
    * task. Call in the order the tasks settled, oldest first, so retention drops the oldest first.
    */
-  restore(task: Task, log: TaskEvent[] | undefined, settledAt: number): void {
-    this.#entries.set(task.id, { task, log, settledAt })
-    if (log && isTerminal(task.status.state)) this.#keepEndedLog(task.id)
-    if (this.#entries.size > this.maxTasks) this.#evictOverflow()
-  }
-
-  #keepEndedLog(taskId: string): void {
-    if (this.endedLogs === 0) {
-      const entry = this.#entries.get(taskId)
-      if (entry) entry.log = undefined
-      return
-    }
-    const oldest = this.#ended[this.#endedNext]
-    if (oldest !== undefined) {
-      const entry = this.#entries.get(oldest)
-      if (entry) entry.log = undefined
-    }
-    this.#ended[this.#endedNext] = taskId
-    this.#endedNext = (this.#endedNext + 1) % this.endedLogs
+  restore(task: Task, events: TaskEvent[] | undefined, settledAt: number, keptAfter = 0): void {
+    const log = events && new EventLog(this.eventLogBytes, events, events.map(jsonBytes), keptAfter)
+    const entry: Entry = { task, log, settledAt, taskBytes: jsonBytes(task), statusBytes: 0, historyCounted: task.history.length }
+    this.#entries.set(task.id, entry)
+    this.#bytes += entry.taskBytes + (log?.bytes ?? 0)
+    if (settledAt) this.#settle(task.id, entry, Boolean(log) && isTerminal(task.status.state), settledAt)
+    this.#keepWithinBudget()
   }
 
   /** Drops a task at once (a durable store whose write of it failed). */
   forget(taskId: string): void {
-    this.#entries.delete(taskId)
+    const entry = this.#entries.get(taskId)
+    if (entry) this.#drop(taskId, entry, false)
   }
 
   close(): void {
     clearInterval(this.#sweeper)
   }
 
-  #evictOverflow(): void {
-    // Evict a little below the bound: each walk starts at the Map's front, where V8 leaves holes from
-    // earlier deletes, so one walk per task would cost more and more under a flood.
-    let excess = this.#entries.size - this.maxTasks + Math.floor(this.maxTasks / 64)
-    for (const [id, entry] of this.#entries) {
-      if (excess <= 0) return
-      if (!entry.settledAt) continue
-      this.#entries.delete(id)
-      this.#removed?.(id)
-      excess--
+  #historyGrowth(entry: Entry, task: Task): number {
+    const history = task.history
+    // Another part of the runtime may have shortened the history: count from where it is now.
+    if (entry.historyCounted > history.length) entry.historyCounted = history.length
+    let bytes = 0
+    while (entry.historyCounted < history.length) bytes += jsonBytes(history[entry.historyCounted++])
+    return bytes
+  }
+
+  #settle(taskId: string, entry: Entry, ended: boolean, at = Date.now()): void {
+    entry.settledAt = at
+    // To the end: retention walks from the front, oldest settled first.
+    this.#settled.delete(taskId)
+    this.#settled.set(taskId, entry)
+    if (ended && entry.log) this.#keepEndedLog(taskId)
+    // Too large to keep whatever else goes: its sender has had the answer; later reads find nothing.
+    if (entry.taskBytes + (entry.log?.bytes ?? 0) > this.maxBytes) this.#drop(taskId, entry)
+  }
+
+  #keepEndedLog(taskId: string): void {
+    if (this.endedLogs === 0) {
+      const entry = this.#entries.get(taskId)
+      if (entry) this.#dropLog(entry)
+      return
+    }
+    const oldest = this.#ended[this.#endedNext]
+    if (oldest !== undefined) {
+      const entry = this.#entries.get(oldest)
+      if (entry) this.#dropLog(entry)
+    }
+    this.#ended[this.#endedNext] = taskId
+    this.#endedNext = (this.#endedNext + 1) % this.endedLogs
+  }
+
+  #dropLog(entry: Entry): void {
+    if (!entry.log) return
+    this.#bytes -= entry.log.bytes
+    entry.log = undefined
+  }
+
+  #drop(taskId: string, entry: Entry, tell = true): void {
+    if (this.#entries.get(taskId) !== entry) return
+    this.#entries.delete(taskId)
+    this.#settled.delete(taskId)
+    this.#bytes -= entry.taskBytes + (entry.log?.bytes ?? 0)
+    if (tell) this.#removed?.(taskId)
+  }
+
+  /**
+   * Past either budget, drops the tasks that settled longest ago, a little below the budget: each walk
+   * starts at the Map's front, where V8 leaves holes from earlier deletes, so a walk per task would cost more
+   * and more under a flood. Running tasks are not in the walk: they never go.
+   */
+  #keepWithinBudget(): void {
+    const overCount = this.#entries.size > this.maxTasks
+    const overBytes = this.#bytes > this.maxBytes
+    if (!overCount && !overBytes) return
+    const countTarget = overCount ? this.maxTasks - Math.floor(this.maxTasks / 64) : this.maxTasks
+    const byteTarget = overBytes ? this.maxBytes - Math.floor(this.maxBytes / 16) : this.maxBytes
+    for (const [id, entry] of this.#settled) {
+      if (this.#entries.size <= countTarget && this.#bytes <= byteTarget) return
+      this.#drop(id, entry)
     }
   }
 }

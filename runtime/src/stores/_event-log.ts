@@ -1,0 +1,91 @@
+import type { TaskEvent } from '../types.js'
+
+/**
+ * The events of one task kept for clients that resume a broken stream (`Last-Event-ID`): the newest ones, at
+ * most `maxBytes` of them (counted as JSON); older ones are dropped as new ones arrive, and the log remembers
+ * up to which number it lost them, so a resume from before its window is told so instead of given a gap.
+ */
+export class EventLog {
+  readonly maxBytes: number
+  // Kept events start at `#head`: dropping the oldest moves it on, and the array is cut down once most of it
+  // is dropped ones, so each event costs O(1) however long the task runs.
+  #events: TaskEvent[]
+  #sizes: number[]
+  #head = 0
+  #bytes = 0
+  #lastSeq: number
+  #keptAfter: number
+
+  /** `events` (with their `sizes`) and `keptAfter`: a log read back from a file, which may have lost its oldest. */
+  constructor(maxBytes: number, events: TaskEvent[] = [], sizes: number[] = [], keptAfter = 0) {
+    this.maxBytes = maxBytes
+    this.#events = events
+    this.#sizes = sizes
+    for (const size of sizes) this.#bytes += size
+    this.#keptAfter = keptAfter
+    this.#lastSeq = events.at(-1)?.seq ?? keptAfter
+    this.#trim()
+  }
+
+  /** Bytes of the events kept. */
+  get bytes(): number {
+    return this.#bytes
+  }
+
+  /** The number of the last event, kept or not (0 before the first). */
+  get lastSeq(): number {
+    return this.#lastSeq
+  }
+
+  /** Every event numbered after this one is kept (0: none was dropped). */
+  get keptAfter(): number {
+    return this.#keptAfter
+  }
+
+  /** Adds the newest event (`size` its bytes); returns how the bytes kept changed (it may drop older ones). */
+  push(event: TaskEvent, size: number): number {
+    const before = this.#bytes
+    this.#events.push(event)
+    this.#sizes.push(size)
+    this.#bytes += size
+    this.#lastSeq = event.seq
+    this.#trim()
+    return this.#bytes - before
+  }
+
+  /** The events kept, oldest first. */
+  all(): TaskEvent[] {
+    return this.#events.slice(this.#head)
+  }
+
+  /** The events after `afterSeq`, oldest first; `undefined` when some of them were dropped. */
+  after(afterSeq: number): TaskEvent[] | undefined {
+    if (afterSeq < this.#keptAfter) return undefined
+    if (afterSeq >= this.#lastSeq) return []
+    const events = this.#events
+    const first = events[this.#head]
+    if (!first) return []
+    // Numbers are consecutive unless a repair after a crash jumped past the ones a stopped process may have
+    // sent: then look the position up.
+    const index = this.#head + (afterSeq + 1 - first.seq)
+    if (index >= this.#head && events[index]?.seq === afterSeq + 1) return events.slice(index)
+    return events.slice(this.#head).filter((event) => event.seq > afterSeq)
+  }
+
+  /** Drops the oldest events until the rest fit (the newest alone may not: then none is kept). */
+  #trim(): void {
+    const events = this.#events
+    const sizes = this.#sizes
+    while (this.#bytes > this.maxBytes && this.#head < events.length) {
+      this.#bytes -= sizes[this.#head]!
+      this.#keptAfter = events[this.#head]!.seq
+      events[this.#head] = undefined as unknown as TaskEvent // released now, not at the next cut
+      this.#head++
+    }
+    if (this.#head === events.length ? this.#head > 0 : this.#head > 32 && this.#head * 2 > events.length) {
+      this.#events = events.slice(this.#head)
+      this.#sizes = sizes.slice(this.#head)
+      this.#head = 0
+    }
+  }
+}
