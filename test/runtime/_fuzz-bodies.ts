@@ -362,8 +362,8 @@ function baseRequest(context: Context, method: string): Request {
 }
 
 function contentTypeValid(rng: Rng): Record<string, string> {
-  const type = rng.pick(['application/json', 'application/json', 'application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/vnd.a2a+json', ' application/json ', undefined])
-  return type === undefined ? {} : { 'content-type': type }
+  const type = rng.pick(['application/json', 'application/json', 'application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/vnd.a2a+json', ' application/json '])
+  return { 'content-type': type }
 }
 
 const INVALID_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/json', 'application/jsonp', 'json', '', '*/*', 'application/octet-stream', 'application/json-patch']
@@ -733,6 +733,10 @@ const ENVELOPE_BREAKERS: Breaker[] = [
     const type = rng.pick(INVALID_TYPES)
     request.headers['content-type'] = type
     return `break: Content-Type ${JSON.stringify(type)}`
+  },
+  (_context, request) => {
+    delete request.headers['content-type']
+    return 'break: no Content-Type'
   },
 ]
 

@@ -396,12 +396,14 @@ describe.each(transports)('bad input ($name)', (transport) => {
 
   describe('Content-Type', () => {
     it.each(['text/plain', 'application/x-www-form-urlencoded', 'text/plain; charset=utf-8', 'multipart/form-data; boundary=x'])(
-      'refuses %s with HTTP 415 and -32600 naming the content type',
+      'refuses %s with HTTP 415 and -32600 naming the content type, echoing the id, running nothing',
       async (type) => {
         const target = await transport.start(echoAgent)
         const response = await target.post(rpcBody('message/send', userMessage('typed'), 'typed'), { 'content-type': type })
-        const error = await expectRefusal(response, { code: -32600, id: null, status: 415 })
+        const error = await expectRefusal(response, { code: -32600, id: 'typed', status: 415 })
+        expect(error.message).toContain('Content-Type')
         expect(error.message).toContain(type.split(';')[0])
+        expect((await target.app.store.list({ limit: 10 })).total).toBe(0)
       },
     )
 
@@ -412,21 +414,35 @@ describe.each(transports)('bad input ($name)', (transport) => {
       expect(await response.json()).toMatchObject({ id: 'typed', result: { status: { state: 'completed' } } })
     })
 
-    it('accepts a body without any Content-Type', async () => {
+    it('refuses a body without any Content-Type (a browser sends one cross-site without a preflight) with 415', async () => {
       const target = await transport.start(echoAgent)
       const bytes = new TextEncoder().encode(rpcBody('message/send', userMessage('untyped'), 'untyped'))
       // The premise: a byte body gets no default content type.
       expect(new Request('http://x/', { method: 'POST', body: bytes }).headers.get('content-type')).toBeNull()
       const response = await target.fetch('/', { method: 'POST', body: bytes })
-      expect(response.status).toBe(200)
-      expect(await response.json()).toMatchObject({ id: 'untyped', result: { status: { state: 'completed' } } })
+      const error = await expectRefusal(response, { code: -32600, id: 'untyped', status: 415 })
+      expect(error.message).toBe('Invalid Request: Content-Type must be application/json (got none)')
+      expect((await target.app.store.list({ limit: 10 })).total).toBe(0)
+    })
+
+    it('refuses a v1.0 request without a JSON Content-Type with 415 and ContentTypeNotSupported (-32005)', async () => {
+      const target = await transport.start(echoAgent)
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 'v1', method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } } })
+      const response = await target.post(body, { 'content-type': 'text/plain' })
+      expect(response.status).toBe(415)
+      expect(await response.json()).toEqual({
+        jsonrpc: '2.0',
+        id: 'v1',
+        error: { code: -32005, message: 'Content-Type must be application/json (got "text/plain")', data: [expect.objectContaining({ reason: 'CONTENT_TYPE_NOT_SUPPORTED' })] },
+      })
+      expect((await target.app.store.list({ limit: 10 })).total).toBe(0)
     })
 
     it('applies the same rules at POST /jsonrpc', async () => {
       const target = await transport.start(echoAgent)
       const post = (body: string, type = 'application/json') => target.fetch('/jsonrpc', { method: 'POST', body, headers: { 'content-type': type } })
       await expectRefusal(await post('{oops'), { code: -32700, id: null })
-      await expectRefusal(await post(rpcBody('message/send', userMessage('x'), 'alias'), 'text/plain'), { code: -32600, id: null, status: 415 })
+      await expectRefusal(await post(rpcBody('message/send', userMessage('x'), 'alias'), 'text/plain'), { code: -32600, id: 'alias', status: 415 })
       await expectRefusal(await post(rpcBody('__proto__', {}, 'alias')), { code: -32601, id: 'alias' })
       await expectRefusal(await post(rpcBody('message/send', { message: { role: 'user', parts: [] } }, 'alias')), { code: -32602, id: 'alias' })
     })
@@ -478,7 +494,7 @@ describe.each(transports)('bad input ($name)', (transport) => {
         refuse(target.post(oversized, { 'content-length': String(limit + 1) }), { code: -32600, id: null, status: 413 })
         refuse(postStream(target, requestOfSize(8 * limit, 'oversized-stream')), { code: -32600, id: null, status: 413 })
         for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
-          refuse(target.post(rpcBody('message/send', followUp(waiting.id), 'typed'), { 'content-type': type }), { code: -32600, id: null, status: 415 })
+          refuse(target.post(rpcBody('message/send', followUp(waiting.id), 'typed'), { 'content-type': type }), { code: -32600, id: 'typed', status: 415 })
         }
         refuse(target.post(rpcBody('message/send', userMessage('explode'), 'boom')), { code: -32603, id: 'boom' })
       }

@@ -86,30 +86,36 @@ const isJsonType = (type: string) => {
 }
 
 /**
- * The envelope rules, in the order the server applies them: content type (415), size (413), UTF-8 JSON
- * (-32700), request object (-32600, echoing a usable id), A2A-Version (-32009), method (-32601). Written
- * out here rather than imported, so the test pins them.
+ * The envelope rules, in the order the server applies them: size (413), content type (415, JSON or none given;
+ * -32005 in v1.0, else -32600, with the id when the body has one), UTF-8 JSON (-32700), request object (-32600,
+ * echoing a usable id), A2A-Version (-32009), method (-32601). Written out here rather than imported, so the
+ * test pins them.
  */
 function expectedFor(body: FuzzBody): Expected {
   const headers = new Headers(body.headers)
   const type = headers.get('content-type')
-  if (type !== null && !isJsonType(type)) return { refused: true, status: 415, code: -32600, id: null }
+  const typed = type !== null && isJsonType(type)
+  const version = headers.get('a2a-version')?.trim()
+  const bindingOf = (method: string) => (!version ? (v1Binding.methods.has(method) ? v1Binding : platformBinding) : V1_VERSION.test(version) ? v1Binding : V03_VERSION.test(version) ? v03Binding : undefined)
+  const untyped = (method: string, id: string | number | null): Expected => ({ refused: true, status: 415, code: bindingOf(method) === v1Binding ? -32005 : -32600, id })
   if (body.bytes.byteLength > MAX_BODY) return { refused: true, status: 413, code: -32600, id: null }
   let value: unknown
   try {
     value = JSON.parse(new TextDecoder().decode(body.bytes))
   } catch {
-    return { refused: true, status: 200, code: -32700, id: null }
+    return typed ? { refused: true, status: 200, code: -32700, id: null } : untyped('', null)
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { refused: true, status: 200, code: -32600, id: null }
-  const request = value as Record<string, unknown>
+  const object = typeof value === 'object' && value !== null && !Array.isArray(value)
+  const request = (object ? value : {}) as Record<string, unknown>
   const id = typeof request.id === 'string' || (typeof request.id === 'number' && Number.isFinite(request.id)) ? request.id : null
+  const method = typeof request.method === 'string' ? request.method : ''
+  const binding = bindingOf(method)
+  if (!typed) return untyped(method, id)
+  if (!object) return { refused: true, status: 200, code: -32600, id: null }
   if (request.jsonrpc !== '2.0' || typeof request.method !== 'string' || request.method === '' || id === null) return { refused: true, status: 200, code: -32600, id }
-  const version = headers.get('a2a-version')?.trim()
-  const binding = !version ? (v1Binding.methods.has(request.method) ? v1Binding : platformBinding) : V1_VERSION.test(version) ? v1Binding : V03_VERSION.test(version) ? v03Binding : undefined
   if (!binding) return { refused: true, status: 200, code: ErrorCode.VersionNotSupported, id }
-  if (!binding.methods.has(request.method)) return { refused: true, status: 200, code: -32601, id }
-  return { refused: false, id, method: request.method }
+  if (!binding.methods.has(method)) return { refused: true, status: 200, code: -32601, id }
+  return { refused: false, id, method }
 }
 
 // --- Sending and checking one body -----------------------------------------------------------------------

@@ -169,7 +169,7 @@ describe('slow clients are cut by timeouts', () => {
     const idle = await rawClient(server.port)
     const trickling = await rawClient(server.port)
     const body = rpcBody('message/send', 'slow')
-    trickling.socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ${body.length}\r\n\r\n`)
+    trickling.socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`)
     void trickling.trickle(body, 20)
     await Promise.all([idle.closed, trickling.closed])
     await expectHealthy(server)

@@ -5,7 +5,8 @@ import { cardAt, normalizeCard } from '../core/_card.js'
 import { describeLoadFailure } from '../dev/_load-failure.js'
 import { watchProject } from '../dev/_watch.js'
 import { ConfigurationError, ErrorCode } from '../errors.js'
-import { type A2AApp, createA2AApp } from '../http/app.js'
+import { type A2AApp, RPC_PATHS, SERVED_PATHS, createA2AApp } from '../http/app.js'
+import { WebOriginGuard, readWebOrigin } from '../http/_web-origin.js'
 import { type LogLevel, createConsoleLogger, logLevel } from '../_logger.js'
 import { createMemoryStore } from '../stores/memory.js'
 import { applyConnectionPolicy, readConnectionPolicy } from '../node/_connection-policy.js'
@@ -54,6 +55,10 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   // The same slow-client timeouts and connection caps as `a2a start`, from the same variables (the .env's too);
   // a bad one stops the start as it does there.
   const connectionPolicy = readConnectionPolicy({})
+  // The app answers only this machine's names and the listed ones (A2A_ALLOWED_HOSTS), whatever interface it
+  // listens on: a dev server is what a web page on another site would go for. This guard covers the answers
+  // given while the agent does not load.
+  const webOrigin = new WebOriginGuard(readWebOrigin({}), { rpc: new Set(RPC_PATHS), served: SERVED_PATHS })
   // Tasks live here, outside the reloaded module: a reload keeps them all.
   const store = createMemoryStore()
   // In development a webhook on this machine (a test receiver) is fine unless the .env says otherwise; the
@@ -100,9 +105,10 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
     inFlight++
     res.once('close', () => inFlight--)
     if (serve && !failure) return serve(req, res)
-    const message = `The agent failed to load: ${failure ?? 'still loading'}`
-    res.writeHead(503, { 'content-type': 'application/json' })
-    res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.Internal, message } }))
+    const refused = webOrigin.refusal(req.headers.host ?? null, req.headers.origin ?? null)
+    const message = refused ? `Invalid Request: ${refused}` : `The agent failed to load: ${failure ?? 'still loading'}`
+    res.writeHead(refused ? 403 : 503, refused ? { 'content-type': 'application/json', connection: 'close' } : { 'content-type': 'application/json' })
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: refused ? ErrorCode.InvalidRequest : ErrorCode.Internal, message } }))
   }
 
   await load()
@@ -121,6 +127,7 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   applyConnectionPolicy(listener.server, connectionPolicy)
   url = new URL(listener.url).href
   app?.setUrl(url)
+  webOrigin.addUrl(url)
   // listhen may have moved to the next free port: `a2a send` in this project finds the real one here.
   const address = publishDevAddress(cwd, url)
   process.once('exit', () => address.remove())

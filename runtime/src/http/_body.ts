@@ -9,13 +9,27 @@ function tooLarge(limit: number): A2AError {
   return new A2AError(ErrorCode.InvalidRequest, `Invalid Request: the body exceeds the limit of ${limit} bytes`, 413)
 }
 
-/** A JSON content type (`application/json`, `application/*+json`), or none at all. */
-export function assertJsonContentType(request: Request): void {
-  const type = request.headers.get('content-type')
-  if (type === null || type === 'application/json') return
-  const mediaType = type.split(';', 1)[0]!.trim().toLowerCase()
-  if (mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'))) return
-  throw new InvalidRequestError(`Content-Type must be application/json (got ${JSON.stringify(mediaType.slice(0, 100))})`, 415)
+/**
+ * Whether a request's `Content-Type` is JSON (`application/json`, `application/*+json`, with parameters). A body
+ * with none is refused too: a browser page may send a typeless (or `text/plain`) body to any site without asking
+ * first (no CORS preflight), so only a JSON type proves the sender was allowed to send it.
+ */
+export function isJsonContentType(type: string | null): boolean {
+  if (type === 'application/json') return true
+  if (type === null) return false
+  const mediaType = mediaTypeOf(type)
+  return mediaType === 'application/json' || (mediaType.startsWith('application/') && mediaType.endsWith('+json'))
+}
+
+const mediaTypeOf = (type: string): string => type.split(';', 1)[0]!.trim().toLowerCase()
+
+/**
+ * The refusal of a body that is not typed as JSON: HTTP 415 with A2A v1.0's ContentTypeNotSupported (-32005) for
+ * a v1.0 request, and Invalid Request (-32600) in the dialects that have no such code.
+ */
+export function unsupportedContentType(type: string | null, v1: boolean): A2AError {
+  const message = `Content-Type must be application/json (got ${type === null ? 'none' : JSON.stringify(mediaTypeOf(type).slice(0, 100))})`
+  return v1 ? new A2AError(ErrorCode.ContentTypeNotSupported, message, 415) : new InvalidRequestError(message, 415)
 }
 
 /**

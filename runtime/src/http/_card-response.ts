@@ -18,7 +18,6 @@ export function cacheableCard(card: object, variesByVersion = false): CachedCard
   const etag = `W/"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`
   const headers: Array<[string, string]> = [
     ['content-type', 'application/json'],
-    ['access-control-allow-origin', '*'],
     // Cards change when the agent is redeployed; clients may keep one five minutes and revalidate by ETag.
     ['cache-control', 'public, max-age=300'],
     ['etag', etag],

@@ -9,7 +9,7 @@ import { v1Binding, withErrorInfo } from '../bindings/_v1.js'
 import { type CachedCard, cacheableCard, cardResponse } from './_card-response.js'
 import { DEFAULT_MAX_RUNNING_TASKS, TaskEngine } from '../core/_engine.js'
 import { readTaskByteLimits } from '../core/_task-bytes.js'
-import { A2AError, ConfigurationError, ErrorCode, MethodNotFoundError, ServerUnavailableError } from '../errors.js'
+import { A2AError, ConfigurationError, ErrorCode, MethodNotFoundError, ParseError, ServerUnavailableError } from '../errors.js'
 import { SseStream } from './_sse.js'
 import { Outgoing, readOutgoingLimits } from './_outgoing.js'
 import { createConsoleLogger, type Logger } from '../_logger.js'
@@ -17,11 +17,12 @@ import type { TaskStore } from '../stores/_store.js'
 import { createMemoryStore } from '../stores/memory.js'
 import { storeFromSetting } from '../stores/from-setting.js'
 import { type AuthOptions, createAuthCheck } from './_auth.js'
-import { DEFAULT_MAX_BODY_SIZE, assertJsonContentType, readJsonBody } from './_body.js'
+import { DEFAULT_MAX_BODY_SIZE, isJsonContentType, readJsonBody, unsupportedContentType } from './_body.js'
 import { readBodyBudget } from './_body-budget.js'
-import { type JsonRpcId, errorResponse, idOf, readCall, resultResponse } from './_jsonrpc.js'
+import { type JsonRpcId, errorResponse, idOf, isPlainObject, readCall, resultResponse } from './_jsonrpc.js'
 import { renderPush } from '../bindings/_push.js'
 import { type PushOptions, PushService } from '../push/_service.js'
+import { WebOriginGuard, readWebOrigin } from './_web-origin.js'
 
 export type SlashDialect = 'platform' | 'a2a-0.3'
 
@@ -117,6 +118,21 @@ export interface A2AAppOptions {
    * allowed), delivery timeout and retries.
    */
   push?: PushOptions
+  /**
+   * `Host` names the agent answers besides the ones always allowed (`localhost` and `*.localhost`, IP addresses,
+   * the host of `publicUrl` and of the listening address): `agent.example.com`, or `.example.com` for it and its
+   * subdomains; `true` answers any. A request naming another host gets 403, so a web page cannot reach the agent
+   * through a name of its own that resolves here (DNS rebinding). Behind a proxy, list the name the proxy forwards
+   * in `Host`. Default: `A2A_ALLOWED_HOSTS` (comma-separated, `*` for any), else only the ones always allowed
+   * (`serveAgent` listening on every interface with no `publicUrl` answers any host).
+   */
+  allowedHosts?: string[] | true
+  /**
+   * Web origins whose pages may call the agent from a browser (`https://app.example.com`), or `['*']` for any.
+   * Their requests get `Access-Control-Allow-Origin` and their preflights an answer; a request carrying any
+   * other `Origin` (except the agent's own) gets 403. Default: `A2A_CORS_ORIGINS` (comma-separated), else none.
+   */
+  corsOrigins?: string[]
 }
 
 export interface A2AApp {
@@ -126,7 +142,10 @@ export interface A2AApp {
   fetch(request: Request): Promise<Response>
   readonly agent: Agent
   readonly store: TaskStore
-  /** Sets the address the card advertises when no `publicUrl` is configured. */
+  /**
+   * Sets the address the card advertises when no `publicUrl` is configured; its host is answered (`allowedHosts`)
+   * and its origin is the agent's own.
+   */
   setUrl(url: string): void
   /**
    * Serves another version of the agent from now on (`a2a dev` reloads this way): new tasks and the card use
@@ -142,7 +161,7 @@ const DEFAULT_MAX_STREAMS = 10_000
 const PUSH_FLUSH_MS = 5000
 const CARD_PATH = '/.well-known/agent.json'
 const A2A_CARD_PATH = '/.well-known/agent-card.json'
-const RPC_PATHS = ['/', '/jsonrpc'] as const
+export const RPC_PATHS = ['/', '/jsonrpc'] as const
 /** Every path the app serves (the request log prints no other). */
 export const SERVED_PATHS: ReadonlySet<string> = new Set([CARD_PATH, A2A_CARD_PATH, ...RPC_PATHS])
 const V1_VERSION = /^1(\.0(\.\d+)?)?$/
@@ -168,6 +187,11 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   const maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY_SIZE
   if (!Number.isInteger(maxBodySize) || maxBodySize <= 0) throw new ConfigurationError(`maxBodySize must be a positive integer (got ${maxBodySize})`)
   const bodyBudget = readBodyBudget(options.maxBodyBytesInFlight, maxBodySize)
+  const webOrigin = new WebOriginGuard(readWebOrigin(options), { rpc: new Set(RPC_PATHS), served: SERVED_PATHS })
+  if (options.publicUrl) {
+    if (!URL.canParse(options.publicUrl) || !/^https?:$/.test(new URL(options.publicUrl).protocol)) throw new ConfigurationError(`publicUrl (A2A_PUBLIC_URL) must be an absolute http(s) URL (got ${JSON.stringify(options.publicUrl)})`)
+    webOrigin.addUrl(options.publicUrl)
+  }
   const maxRunningTasks = options.maxRunningTasks ?? DEFAULT_MAX_RUNNING_TASKS
   if (!Number.isInteger(maxRunningTasks) || maxRunningTasks <= 0) throw new ConfigurationError(`maxRunningTasks must be a positive integer (got ${maxRunningTasks})`)
   // Slash-named methods speak the platform dialect, or A2A v0.3 when the agent opts in (or the request says
@@ -181,6 +205,16 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
     if (V1_VERSION.test(requested)) return v1Binding
     if (V03_VERSION.test(requested)) return v03Binding
     throw withErrorInfo(new A2AError(ErrorCode.VersionNotSupported, `A2A-Version ${JSON.stringify(requested.slice(0, 20))} is not supported; this agent speaks 1.0 and 0.3`))
+  }
+
+  /** The binding a request would get, for an error sent before it is read as a call (never throws). */
+  const dialectOf = (body: unknown, version: string | null): Binding => {
+    const method = isPlainObject(body) && typeof body.method === 'string' ? body.method : ''
+    try {
+      return bindingFor(method, version)
+    } catch {
+      return legacyBinding
+    }
   }
 
   const engine = new TaskEngine(agent, store, logger, maxRunningTasks, readTaskByteLimits(options))
@@ -250,7 +284,14 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
         const denied = authCheck(request.headers)
         if (denied) return errorResponse(null, denied, wwwAuthenticate)
       }
-      assertJsonContentType(request)
+      const contentType = request.headers.get('content-type')
+      if (!isJsonContentType(contentType)) {
+        // Read (within the same limits) only to answer in the client's dialect with its id; nothing is run.
+        const body = await readJsonBody(request, maxBodySize, bodyBudget).catch((error) => (error instanceof ParseError ? undefined : Promise.reject(error)))
+        id = idOf(body)
+        binding = dialectOf(body, request.headers.get('a2a-version'))
+        throw unsupportedContentType(contentType, binding === v1Binding)
+      }
       const body = await readJsonBody(request, maxBodySize, bodyBudget)
       id = idOf(body)
       const call = readCall(body)
@@ -289,6 +330,8 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   }
 
   const h3 = new H3({ silent: true })
+  // Before every route: a foreign Host or Origin never reaches the agent.
+  h3.use(webOrigin.middleware)
   h3.get(CARD_PATH, (event) => cardResponse(event.req, cardFor('platform', cardUrl(event))))
   // A2A clients: v1.0 ones say so in A2A-Version; any other request gets the v0.3 shape.
   h3.get(A2A_CARD_PATH, (event) => cardResponse(event.req, cardFor(V1_VERSION.test(event.req.headers.get('a2a-version') ?? '') ? 'a2a-1.0' : 'a2a-0.3', cardUrl(event))))
@@ -303,6 +346,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
     store,
     setUrl(url) {
       listeningUrl = url
+      webOrigin.addUrl(url)
     },
     replaceAgent(next) {
       current = prepare(next)

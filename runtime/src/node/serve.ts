@@ -6,6 +6,7 @@ import { type A2AApp, type A2AAppOptions, SERVED_PATHS, createA2AApp } from '../
 import { ConfigurationError } from '../errors.js'
 import { type LogLevel, createConsoleLogger } from '../_logger.js'
 import { applyConnectionPolicy, readConnectionPolicy } from './_connection-policy.js'
+import { defaultAllowedHosts } from '../http/_allowed-hosts.js'
 
 /** How long a shutdown waits for ended streams to flush before closing their connections. */
 const FLUSH_MS = 1000
@@ -90,10 +91,11 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
   // Checked before the app exists, so a bad value opens no store.
   const connectionPolicy = readConnectionPolicy(options)
   const logger = options.logger ?? createConsoleLogger()
-  const app = createA2AApp(agent, { ...options, logger })
+  const hostname = options.hostname ?? process.env.HOST ?? '127.0.0.1'
+  const allowedHosts = options.allowedHosts ?? defaultAllowedHosts(hostname, options.publicUrl)
+  const app = createA2AApp(agent, { ...options, logger, ...(allowedHosts && { allowedHosts }) })
   const port = options.port ?? (process.env.PORT ? Number(process.env.PORT) : 3000)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigurationError(`The port must be an integer from 0 to 65535 (got ${options.port ?? process.env.PORT})`)
-  const hostname = options.hostname ?? process.env.HOST ?? '127.0.0.1'
 
   const handler = toNodeHandler(app.h3)
   const log = options.requestLogLevel && logger[options.requestLogLevel].bind(logger)

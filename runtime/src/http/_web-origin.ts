@@ -1,0 +1,118 @@
+import type { H3Event } from 'h3'
+import { FastResponse } from 'srvx/node'
+import { ErrorCode } from '../errors.js'
+import { ALLOWED_HOSTS_ENV, AllowedHosts, type AllowedHostsSetting, readAllowedHosts } from './_allowed-hosts.js'
+import { CORS_ORIGINS_ENV, type CorsOriginsSetting, VARY, corsHeaders, preflightHeaders, readCorsOrigins } from './_cors.js'
+
+/**
+ * Keeps web pages from driving the agent. Every request is checked before its route runs: a `Host` the agent
+ * is not known by (DNS rebinding) and an `Origin` that is neither the agent's own nor listed are refused with
+ * 403; a listed origin gets the CORS headers, and its preflight its answer. The sets are built once; a request
+ * without `Origin` costs two header reads and, for a `Host` seen before, one Set lookup.
+ */
+
+export interface WebOriginOptions {
+  allowedHosts?: AllowedHostsSetting
+  corsOrigins?: string[]
+}
+
+export interface WebOriginSettings {
+  hosts: AllowedHostsSetting
+  origins: CorsOriginsSetting
+}
+
+/** The settings from the options, else the environment; a bad value names itself and its variable. */
+export function readWebOrigin(options: WebOriginOptions, env: NodeJS.ProcessEnv = process.env): WebOriginSettings {
+  return { hosts: readAllowedHosts(options.allowedHosts, env), origins: readCorsOrigins(options.corsOrigins, env) }
+}
+
+/** Why the answer is refused: the message names the header and how to allow it. */
+export function hostRefused(host: string): string {
+  return `Host ${JSON.stringify(host.slice(0, 100))} is not allowed: this agent answers only the names it is known by (localhost, IP addresses, its public URL's and its listening address's host). To serve it under this name, add the name to ${ALLOWED_HOSTS_ENV} (the allowedHosts option)`
+}
+
+export function originRefused(origin: string): string {
+  return `Origin ${JSON.stringify(origin.slice(0, 100))} is not allowed: requests from other web origins (browser pages) are refused. To allow this one, add it to ${CORS_ORIGINS_ENV} (the corsOrigins option)`
+}
+
+const ALLOW = 'GET, POST, OPTIONS'
+const JSON_TYPE: [string, string] = ['content-type', 'application/json']
+
+export class WebOriginGuard {
+  readonly #hosts: AllowedHosts
+  readonly #anyOrigin: boolean
+  readonly #origins: ReadonlySet<string>
+  /** Origins the agent itself is reached at (its public URL, its listening address). */
+  readonly #own = new Set<string>()
+  readonly #rpcPaths: ReadonlySet<string>
+  readonly #servedPaths: ReadonlySet<string>
+
+  constructor(settings: WebOriginSettings, paths: { rpc: ReadonlySet<string>; served: ReadonlySet<string> }) {
+    this.#hosts = new AllowedHosts(settings.hosts)
+    this.#anyOrigin = settings.origins === true
+    this.#origins = new Set(settings.origins === true ? [] : settings.origins)
+    this.#rpcPaths = paths.rpc
+    this.#servedPaths = paths.served
+  }
+
+  /** The agent is reached at `url` (its public URL, its listening address): its host and origin are its own. */
+  addUrl(url: string): void {
+    this.#hosts.addUrl(url)
+    this.#own.add(new URL(url).origin)
+  }
+
+  /** Why a request with these headers is refused, or `undefined`. A `null` host is an in-process request. */
+  refusal(host: string | null, origin: string | null): string | undefined {
+    if (host !== null && !this.#hosts.allows(host)) return hostRefused(host)
+    if (origin !== null && !this.#sameOrigin(origin, host) && !this.#listed(origin)) return originRefused(origin)
+    return undefined
+  }
+
+  /** An h3 middleware: a refusal or a preflight answer, else `undefined` to go on to the route. */
+  readonly middleware = (event: H3Event): Response | undefined => {
+    const { req } = event
+    const host = req.headers.get('host')
+    if (host !== null && !this.#hosts.allows(host)) return this.#refuse(event, hostRefused(host))
+    const origin = req.headers.get('origin')
+    if (origin === null || this.#sameOrigin(origin, host)) {
+      if (req.method === 'OPTIONS') return this.#options(event)
+      // A cache must not hand a card fetched without Origin to a page of a listed origin (it lacks the CORS headers).
+      if (req.method === 'GET' && this.#corsListed) event.res.headers.set('vary', VARY)
+      return undefined
+    }
+    if (!this.#listed(origin)) return this.#refuse(event, originRefused(origin))
+    if (req.method === 'OPTIONS') return this.#options(event, origin)
+    const { res } = event
+    for (const [name, value] of corsHeaders(origin)) {
+      res.headers.set(name, value)
+      // h3 puts these on answers with a status of 400 and more (a refusal must be readable by the page too).
+      res.errHeaders.set(name, value)
+    }
+    return undefined
+  }
+
+  get #corsListed(): boolean {
+    return this.#anyOrigin || this.#origins.size > 0
+  }
+
+  #listed(origin: string): boolean {
+    return this.#anyOrigin || this.#origins.has(origin)
+  }
+
+  /** Browsers send `Origin` on same-origin POSTs too: the agent's own origin needs no listing. */
+  #sameOrigin(origin: string, host: string | null): boolean {
+    return (host !== null && (origin === `http://${host}` || origin === `https://${host}`)) || this.#own.has(origin)
+  }
+
+  #options(event: H3Event, origin?: string): Response | undefined {
+    if (!this.#servedPaths.has(event.url.pathname)) return undefined
+    return new FastResponse(null, { status: 204, headers: origin === undefined ? [['allow', ALLOW]] : preflightHeaders(origin) })
+  }
+
+  #refuse(event: H3Event, message: string): Response {
+    // A JSON-RPC client gets a JSON-RPC error; anything else a plain JSON object naming the problem.
+    const rpc = event.req.method === 'POST' && this.#rpcPaths.has(event.url.pathname)
+    const body = rpc ? { jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${message}` } } : { error: message }
+    return new FastResponse(JSON.stringify(body), { status: 403, headers: [JSON_TYPE, ['connection', 'close']] })
+  }
+}
