@@ -1,0 +1,150 @@
+import { ConfigurationError, createMemoryStore } from 'a2a-runtime'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { type FloodAgent, flood, rpc, startFloodAgent, userMessage } from './_flood.ts'
+import { procfs } from './_load-process.ts'
+import { MiB, mib, pollUntil, rssOf, sampleRss } from './_slow-readers.ts'
+
+// The memory store counted in bytes, against an agent process whose memory is read from /proc: a flood of large
+// messages past the store's byte budget (A2A_STORE_MAX_BYTES), a task larger than the whole budget, and one task's
+// event log past its window (A2A_EVENT_LOG_BYTES). The full-strength flood is test/soak/flood.soak.ts.
+// A2A_RUNTIME_ENTRY runs the same tests on another build (they fail on one without the budgets).
+
+const runtimeEntry: Record<string, string> = process.env.A2A_RUNTIME_ENTRY ? { A2A_RUNTIME_ENTRY: process.env.A2A_RUNTIME_ENTRY } : {}
+let server: FloodAgent | undefined
+afterEach(async () => {
+  await server?.kill()
+  server = undefined
+  vi.unstubAllEnvs()
+})
+const start = async (env: Record<string, string>) => (server = await startFloodAgent({ ...runtimeEntry, ...env }))
+
+const NOT_FOUND = { code: -32602, message: 'Task not found' }
+const TEXT_CHARS = 1_000_000 // a 1 MiB request body holds this text and its JSON-RPC envelope
+const V1 = { 'A2A-Version': '1.0' }
+
+/** A resubscription with Last-Event-ID: the events' JSON when it streams, else the JSON-RPC error. */
+async function resume(port: number, method: string, id: string, lastEventId: number, headers: Record<string, string> = {}): Promise<{ events?: any[]; ids?: number[]; error?: any }> {
+  const response = await fetch(`http://127.0.0.1:${port}/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'Last-Event-ID': String(lastEventId), ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { id } }),
+  })
+  const text = await response.text()
+  if (!response.headers.get('content-type')?.startsWith('text/event-stream')) return { error: JSON.parse(text).error }
+  const frames = text.split('\n\n').filter((frame) => frame.includes('data: '))
+  return {
+    ids: frames.map((frame) => Number(/^id: (\d+)$/m.exec(frame)?.[1])),
+    events: frames.map((frame) => JSON.parse(frame.slice(frame.indexOf('data: ') + 6))),
+  }
+}
+
+describe.skipIf(!procfs)('the memory store bounded in bytes (an agent process)', () => {
+  it('keeps at most A2A_STORE_MAX_BYTES (16 MiB) under a flood of 240 messages of 1 MiB, 4 at a time: every sender gets its whole answer, RSS stays under 320 MiB (190–220 MiB measured; 575 MiB and growing with the tasks without the budget), the newest tasks are readable, the oldest answer Task not found, running tasks are never evicted', async () => {
+    const agent = await start({ A2A_STORE_MAX_BYTES: String(16 * MiB) })
+    // Two tasks that run through the whole flood.
+    const running = await Promise.all([1, 2].map(async () => (await rpc(agent.port, 'message/send', { ...userMessage('hold'), configuration: { blocking: false } })).body.result.id as string))
+    const rss = sampleRss(agent.pid)
+    const result = await flood(agent.port, { count: 240, concurrency: 4, textChars: TEXT_CHARS })
+    const peak = rss.stop()
+    expect(agent.alive()).toBe(true)
+    const probe = await agent.probe({ gc: true })
+    console.info(
+      `240 messages of 1 MiB, 4 at a time, store budget 16 MiB: ${result.acknowledged.length} answered in ${(result.ms / 1000).toFixed(1)} s; RSS peak ${mib(peak)}, ${mib(rssOf(agent.pid)!.rss)} after; the store keeps ${probe.storeSize} tasks, ${mib(probe.storeBytes)}`,
+    )
+    expect(result.problems).toEqual([])
+    expect(result.acknowledged).toHaveLength(240)
+    expect(peak).toBeLessThan(320 * MiB)
+    expect(probe.storeBytes).toBeLessThanOrEqual(16 * MiB)
+    // Each echo task holds about 2 MB (the text and its echo): a handful fit, with the two running ones.
+    expect(probe.storeSize).toBeGreaterThanOrEqual(2 + 3)
+    expect(probe.storeSize).toBeLessThan(16)
+    for (const id of result.acknowledged.slice(-3)) {
+      const { body } = await rpc(agent.port, 'tasks/get', { id })
+      expect(body.result.status.state).toBe('completed')
+      expect(body.result.artifacts[0].parts[0].text).toHaveLength('Echo: '.length + TEXT_CHARS)
+    }
+    for (const id of result.acknowledged.slice(0, 10)) expect((await rpc(agent.port, 'tasks/get', { id })).body.error).toEqual(NOT_FOUND)
+    for (const id of running) expect((await rpc(agent.port, 'tasks/get', { id })).body.result.status.state).toBe('working')
+    agent.release()
+    for (const id of running) {
+      await expect.poll(async () => (await rpc(agent.port, 'tasks/get', { id })).body.result?.status.state, { timeout: 15_000 }).toBe('completed')
+    }
+    expect(probe.logged).toMatchObject({ warn: 0, error: 0 })
+  }, 180_000)
+
+  it('answers a task larger than the whole byte budget in full, then does not keep it: tasks/get answers Task not found, a small task is kept', async () => {
+    const agent = await start({ A2A_STORE_MAX_BYTES: String(MiB) })
+    // 600,000 characters and their echo: about 1.2 MB, more than the 1 MiB budget.
+    const text = 'y'.repeat(600_000)
+    const large = (await rpc(agent.port, 'message/send', userMessage(text))).body.result
+    expect(large.status.state).toBe('completed')
+    expect(large.artifacts[0].parts[0].text).toBe(`Echo: ${text}`)
+    const small = (await rpc(agent.port, 'message/send', userMessage('small'))).body.result
+    expect((await rpc(agent.port, 'tasks/get', { id: large.id })).body.error).toEqual(NOT_FOUND)
+    expect((await rpc(agent.port, 'tasks/get', { id: small.id })).body.result.artifacts[0].parts[0].text).toBe('Echo: small')
+    const probe = await agent.probe()
+    expect(probe.storeSize).toBe(1)
+    expect(probe.storeBytes).toBeLessThan(4096)
+  }, 60_000)
+
+  it('keeps the newest A2A_EVENT_LOG_BYTES of a task’s events: a resume inside the window gets the events after it, one from before is told to fetch the task, naming the method of its dialect', async () => {
+    const agent = await start({ A2A_EVENT_LOG_BYTES: '16384' })
+    // Event 1 is `working`, 2–41 the artifacts of about 1.2 KB each, 42 `completed`: the window holds the last dozen.
+    const task = (await rpc(agent.port, 'message/send', userMessage('stream:40:1024'))).body.result
+    expect(task.status.state).toBe('completed')
+    const inside = await resume(agent.port, 'tasks/resubscribe', task.id, 38)
+    expect(inside.ids).toEqual([39, 40, 41, 42])
+    expect(inside.events!.at(-1).result ?? inside.events!.at(-1).params).toMatchObject({ final: true, status: { state: 'completed' } })
+    const before = await resume(agent.port, 'tasks/resubscribe', task.id, 5)
+    expect(before.error.code).toBe(-32004)
+    expect(before.error.message).toMatch(/^The events of task \S+ after 5 are no longer kept .*; fetch the task with tasks\/get for its current state/)
+    const beforeV1 = await resume(agent.port, 'SubscribeToTask', task.id, 5, V1)
+    expect(beforeV1.error.code).toBe(-32004)
+    expect(beforeV1.error.message).toMatch(/fetch the task with GetTask for its current state, then, if it is still running, SubscribeToTask without Last-Event-ID/)
+    // The task itself is whole: every artifact is in it.
+    const got = (await rpc(agent.port, 'tasks/get', { id: task.id })).body.result
+    expect(got.artifacts).toHaveLength(40)
+  }, 60_000)
+
+  it('holds one task’s event log to its 1 MiB window by default: 50,000 progress updates of 1 KB (50 MB of events) keep under 8 MiB of heap after a collection and add under 48 MiB to RSS (under 2 MiB of heap and 27 MiB of RSS measured; 42 MiB of heap and 61 MiB of RSS without the window)', async () => {
+    const agent = await start({})
+    const before = await agent.probe({ gc: true })
+    const rssBefore = rssOf(agent.pid)!.rss
+    const task = (await rpc(agent.port, 'message/send', userMessage('progress:50000:1024'))).body.result
+    expect(task.status.state).toBe('completed')
+    const after = await agent.probe({ gc: true })
+    const rssAfter = rssOf(agent.pid)!.rss
+    const heapGrowth = after.memory.heapUsed - before.memory.heapUsed
+    console.info(`50,000 progress updates of 1 KB on one task: heap +${mib(heapGrowth)} after a collection, RSS ${mib(rssBefore)} → ${mib(rssAfter)} (+${mib(rssAfter - rssBefore)}); the store counts ${mib(after.storeBytes)}`)
+    expect(heapGrowth).toBeLessThan(8 * MiB)
+    expect(rssAfter - rssBefore).toBeLessThan(48 * MiB)
+    expect(after.storeBytes).toBeLessThan(MiB + 64 * 1024)
+    // The newest events are there to resume from; the first ones are not.
+    const last = 50_002
+    expect((await resume(agent.port, 'tasks/resubscribe', task.id, last - 2)).ids).toEqual([last - 1, last])
+    expect((await resume(agent.port, 'tasks/resubscribe', task.id, 1)).error.message).toMatch(/after 1 are no longer kept/)
+  }, 60_000)
+})
+
+describe('the byte budgets of the memory store (configuration)', () => {
+  it.each([
+    ['maxBytes', 'A2A_STORE_MAX_BYTES'],
+    ['eventLogBytes', 'A2A_EVENT_LOG_BYTES'],
+  ] as const)('refuses a bad %s from the option or %s with a ConfigurationError naming both and the value; the option wins over the variable', (option, env) => {
+    vi.stubEnv(env, 'lots')
+    expect(() => createMemoryStore()).toThrow(ConfigurationError)
+    expect(() => createMemoryStore()).toThrow(`${option} (${env}) must be a whole number of bytes from 1 to ${Number.MAX_SAFE_INTEGER} (got "lots")`)
+    expect(createMemoryStore({ [option]: 4096 })[option]).toBe(4096)
+    vi.stubEnv(env, '2048')
+    expect(createMemoryStore()[option]).toBe(2048)
+    expect(() => createMemoryStore({ [option]: 0.5 })).toThrow(`${option} (${env}) must be a whole number of bytes from 1 to ${Number.MAX_SAFE_INTEGER} (got 0.5)`)
+  })
+
+  it('defaults to 128 MiB for the store and 1 MiB for one task’s event log', () => {
+    vi.stubEnv('A2A_STORE_MAX_BYTES', '')
+    vi.stubEnv('A2A_EVENT_LOG_BYTES', '')
+    const store = createMemoryStore()
+    expect(store.maxBytes).toBe(134_217_728)
+    expect(store.eventLogBytes).toBe(1_048_576)
+  })
+})
