@@ -1,3 +1,6 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { ConfigurationError, createMemoryStore } from 'a2a-runtime'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { type FloodAgent, flood, rpc, startFloodAgent, userMessage } from './_flood.ts'
@@ -11,10 +14,12 @@ import { MiB, mib, pollUntil, rssOf, sampleRss } from './_slow-readers.ts'
 
 const runtimeEntry: Record<string, string> = process.env.A2A_RUNTIME_ENTRY ? { A2A_RUNTIME_ENTRY: process.env.A2A_RUNTIME_ENTRY } : {}
 let server: FloodAgent | undefined
+const dirs: string[] = []
 afterEach(async () => {
   await server?.kill()
   server = undefined
   vi.unstubAllEnvs()
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 const start = async (env: Record<string, string>) => (server = await startFloodAgent({ ...runtimeEntry, ...env }))
 
@@ -124,6 +129,30 @@ describe.skipIf(!procfs)('the memory store bounded in bytes (an agent process)',
     expect((await resume(agent.port, 'tasks/resubscribe', task.id, last - 2)).ids).toEqual([last - 1, last])
     expect((await resume(agent.port, 'tasks/resubscribe', task.id, 1)).error.message).toMatch(/after 1 are no longer kept/)
   }, 60_000)
+  it('bounds the file store the same way: past A2A_STORE_MAX_BYTES (16 MiB) the oldest settled tasks leave memory and disk, and a restart keeps the newest within the budget', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-store-bytes-'))
+    dirs.push(dir)
+    const env = { A2A_STORE: `file:${dir}`, A2A_STORE_MAX_BYTES: String(16 * MiB) }
+    let agent = await start(env)
+    const result = await flood(agent.port, { count: 40, concurrency: 4, textChars: TEXT_CHARS })
+    expect(result.problems).toEqual([])
+    const files = () => readdirSync(join(dir, 'tasks')).filter((name) => name.endsWith('.json')).length
+    const probe = await agent.probe()
+    expect(probe.storeBytes).toBeLessThanOrEqual(16 * MiB)
+    // Each task counts about 3 MB (the text, its echo, and the echo's event in the log): 4 or 5 fit.
+    expect(probe.storeSize).toBeGreaterThanOrEqual(4)
+    expect(probe.storeSize).toBeLessThan(8)
+    await expect.poll(files, { timeout: 10_000 }).toBe(probe.storeSize)
+    const newest = result.acknowledged.at(-1)!
+    expect((await rpc(agent.port, 'tasks/get', { id: result.acknowledged[0] })).body.error).toEqual(NOT_FOUND)
+    await agent.kill()
+    agent = await start(env)
+    const restarted = await agent.probe()
+    expect(restarted.storeSize).toBe(probe.storeSize)
+    expect(restarted.storeBytes).toBeLessThanOrEqual(16 * MiB)
+    expect((await rpc(agent.port, 'tasks/get', { id: newest })).body.result.artifacts[0].parts[0].text).toHaveLength('Echo: '.length + TEXT_CHARS)
+    expect(restarted.logged).toMatchObject({ warn: 0, error: 0 })
+  }, 120_000)
 })
 
 describe('the byte budgets of the memory store (configuration)', () => {

@@ -72,6 +72,11 @@ export class FileTaskStore implements TaskStore {
     return this.#memory.size
   }
 
+  /** Bytes its memory copy holds now (tasks and event logs, as counted against `maxBytes`). */
+  get bytes(): number {
+    return this.#memory.bytes
+  }
+
   get(taskId: string): Task | undefined {
     return this.#memory.get(taskId)
   }
