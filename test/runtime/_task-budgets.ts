@@ -13,6 +13,8 @@ const FIXTURE = fileURLToPath(new URL('../fixtures/task-budgets-agent.mjs', impo
 export interface BudgetsProbe {
   /** Moves the agent made after the runtime had failed its task (refused with TaskTerminalError). */
   lateMoves: number
+  /** `hold` tasks the agent has completed (they may have left the store since). */
+  completedHolds: number
   logged: { warn: number; error: number; last: string[] }
   memory: NodeJS.MemoryUsage
 }
