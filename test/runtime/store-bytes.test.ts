@@ -169,6 +169,32 @@ describe('the byte budgets of the memory store (configuration)', () => {
     expect(() => createMemoryStore({ [option]: 0.5 })).toThrow(`${option} (${env}) must be a whole number of bytes from 1 to ${Number.MAX_SAFE_INTEGER} (got 0.5)`)
   })
 
+  it('counts a task and its event log within 10% of their JSON size, event by event', () => {
+    const store = createMemoryStore({ maxBytes: 64 * MiB })
+    const ids = { taskId: 'a5f9c2de-5a43-4ad4-9e3f-0c1a3a9c3b11', contextId: '0f8e9f53-6b2f-4a7e-8d0c-2f0c2d2f8a10' }
+    const message = (role: 'user' | 'agent', text: string) => ({ kind: 'message' as const, messageId: crypto.randomUUID(), role, parts: [{ kind: 'text' as const, text }], ...ids })
+    const now = () => new Date().toISOString()
+    const task = { kind: 'task' as const, id: ids.taskId, contextId: ids.contextId, status: { state: 'submitted' as const, timestamp: now() }, artifacts: [] as any[], history: [message('user', 'é'.repeat(40_000))] }
+    store.create(task)
+    const events: any[] = []
+    const append = (event: any) => {
+      events.push(event)
+      store.append(task, event)
+    }
+    task.status = { state: 'working' as any, timestamp: now() }
+    append({ kind: 'status-update', seq: 1, ...ids, status: task.status, final: false })
+    for (let i = 0; i < 20; i++) {
+      const artifact = { artifactId: crypto.randomUUID(), parts: [{ kind: 'text', text: `part ${i} `.padEnd(3000, 'z') }], lastChunk: true }
+      task.artifacts.push(artifact)
+      append({ kind: 'artifact-update', seq: 2 + i, ...ids, artifact, append: false, lastChunk: true })
+    }
+    task.status = { state: 'completed' as any, timestamp: now(), message: message('agent', 'done') } as any
+    append({ kind: 'status-update', seq: 22, ...ids, status: task.status, final: true })
+    const json = Buffer.byteLength(JSON.stringify(task)) + events.reduce((sum, event) => sum + Buffer.byteLength(JSON.stringify(event)), 0)
+    expect(store.bytes).toBeGreaterThan(json * 0.9)
+    expect(store.bytes).toBeLessThan(json * 1.1)
+  })
+
   it('defaults to 128 MiB for the store and 1 MiB for one task’s event log', () => {
     vi.stubEnv('A2A_STORE_MAX_BYTES', '')
     vi.stubEnv('A2A_EVENT_LOG_BYTES', '')

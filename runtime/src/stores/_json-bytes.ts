@@ -1,10 +1,64 @@
+import type { Artifact, Message, Part, Task, TaskEvent } from '../types.js'
+
 /**
- * About how many bytes `value` takes as JSON (UTF-8), without building the JSON: strings by their UTF-8 length
- * plus quotes (escapes not counted), numbers as 8, the punctuation of objects and arrays. It walks the value
- * once, so a long text costs one length read, not a copy; stores use it to count what they hold in bytes.
+ * About how many bytes tasks and events take as JSON (UTF-8), without building the JSON: stores count what they
+ * hold with these, once per event. The fields of the data model with fixed sizes (ids, kinds, states, times)
+ * count as one constant per object; texts, file contents, data and metadata count as what they hold. Costs
+ * O(parts), a long text one length read, so the count stays a small part of handling an event.
  */
-export function jsonBytes(value: unknown): number {
-  return measure(value, 0)
+
+// What the fixed fields weigh as JSON, measured on real objects (UUID ids, ISO times), rounded up.
+const TASK_BYTES = 200
+const MESSAGE_BYTES = 180
+const PART_BYTES = 30
+const STATUS_EVENT_BYTES = 220
+const ARTIFACT_EVENT_BYTES = 250
+
+/** A task as a whole: read back from elsewhere, or at its creation. */
+export function taskBytes(task: Task): number {
+  let bytes = TASK_BYTES + objectBytes(task.metadata)
+  for (const message of task.history) bytes += messageBytes(message)
+  for (const artifact of task.artifacts) bytes += artifactBytes(artifact)
+  const status = task.status.message
+  // A question to the user is in the history too: the same object, counted there.
+  if (status && !task.history.includes(status)) bytes += messageBytes(status)
+  return bytes
+}
+
+export function eventBytes(event: TaskEvent): number {
+  if (event.kind === 'artifact-update') return ARTIFACT_EVENT_BYTES + artifactBytes(event.artifact)
+  const message = event.status.message
+  return STATUS_EVENT_BYTES + (message ? messageBytes(message) : 0)
+}
+
+export function messageBytes(message: Message): number {
+  return MESSAGE_BYTES + partsBytes(message.parts) + objectBytes(message.metadata)
+}
+
+function artifactBytes(artifact: Artifact): number {
+  return partsBytes(artifact.parts) + textBytes(artifact.name) + textBytes(artifact.description) + objectBytes(artifact.metadata)
+}
+
+function partsBytes(parts: Part[]): number {
+  let bytes = 0
+  for (const part of parts) {
+    bytes += PART_BYTES + objectBytes(part.metadata)
+    if (part.kind === 'text') bytes += textBytes(part.text)
+    else if (part.kind === 'file') bytes += textBytes(part.file.bytes) + textBytes(part.file.uri) + textBytes(part.file.name) + textBytes(part.file.mimeType)
+    else bytes += jsonBytes(part.data)
+  }
+  return bytes
+}
+
+function textBytes(text: string | undefined): number {
+  if (typeof text !== 'string') return 0
+  // UTF-8 for long texts (characters outside Latin-1 take two bytes each in memory); a short one is not worth
+  // the call: it counts its characters, at most a few hundred bytes short.
+  return text.length < 256 ? text.length : Buffer.byteLength(text, 'utf8')
+}
+
+function objectBytes(value: Record<string, unknown> | undefined): number {
+  return value === undefined ? 0 : jsonBytes(value)
 }
 
 // Wire input is at most 64 levels deep; an agent's own objects could be deeper (or cyclic): past this depth
@@ -12,10 +66,11 @@ export function jsonBytes(value: unknown): number {
 const MAX_DEPTH = 100
 const DEEP_VALUE_BYTES = 16
 
-function measure(value: unknown, depth: number): number {
+/** Any JSON value (data parts, metadata), walked once. */
+export function jsonBytes(value: unknown, depth = 0): number {
   switch (typeof value) {
     case 'string':
-      return stringBytes(value)
+      return textBytes(value) + 2
     case 'number':
     case 'bigint':
       return 8
@@ -30,17 +85,10 @@ function measure(value: unknown, depth: number): number {
   if (depth >= MAX_DEPTH) return DEEP_VALUE_BYTES
   let bytes = 2
   if (Array.isArray(value)) {
-    for (const item of value) bytes += measure(item, depth + 1) + 1
+    for (const item of value) bytes += jsonBytes(item, depth + 1) + 1
     return bytes
   }
-  for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue
-    bytes += stringBytes(key) + 2 + measure((value as Record<string, unknown>)[key], depth + 1)
-  }
+  const record = value as Record<string, unknown>
+  for (const key of Object.keys(record)) bytes += key.length + 4 + jsonBytes(record[key], depth + 1)
   return bytes
-}
-
-function stringBytes(text: string): number {
-  // UTF-8, not `length`: a text of characters outside Latin-1 takes two bytes each in memory.
-  return Buffer.byteLength(text, 'utf8') + 2
 }

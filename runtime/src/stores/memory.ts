@@ -4,7 +4,7 @@ import type { TaskPage, TaskQuery, TaskStore } from './_store.js'
 import { pageOf } from './_paging.js'
 import { readByteBudget } from './_byte-budget.js'
 import { EventLog } from './_event-log.js'
-import { jsonBytes } from './_json-bytes.js'
+import { eventBytes, messageBytes, taskBytes } from './_json-bytes.js'
 
 export interface MemoryStoreOptions {
   /**
@@ -122,12 +122,12 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   create(task: Task): void {
-    const taskBytes = jsonBytes(task)
-    const entry: Entry = { task, log: new EventLog(this.eventLogBytes), settledAt: 0, taskBytes, statusBytes: 0, historyCounted: task.history.length }
+    const bytes = taskBytes(task)
+    const entry: Entry = { task, log: new EventLog(this.eventLogBytes), settledAt: 0, taskBytes: bytes, statusBytes: 0, historyCounted: task.history.length }
     const replaced = this.#entries.get(task.id)
     if (replaced) this.#drop(task.id, replaced, false)
     this.#entries.set(task.id, entry)
-    this.#bytes += taskBytes
+    this.#bytes += bytes
     this.#keepWithinBudget()
   }
 
@@ -135,15 +135,15 @@ export class MemoryTaskStore implements TaskStore {
     const entry = this.#entries.get(task.id)
     if (!entry) return
     entry.task = task
-    const eventBytes = jsonBytes(event)
+    const size = eventBytes(event)
     let added = this.#historyGrowth(entry, task)
-    if (event.kind === 'artifact-update') added += eventBytes
+    if (event.kind === 'artifact-update') added += size
     else {
-      added += eventBytes - entry.statusBytes
-      entry.statusBytes = eventBytes
+      added += size - entry.statusBytes
+      entry.statusBytes = size
     }
     entry.taskBytes += added
-    if (entry.log) added += entry.log.push(event, eventBytes)
+    if (entry.log) added += entry.log.push(event, size)
     this.#bytes += added
     if (event.kind === 'status-update' && event.final) this.#settle(task.id, entry, isTerminal(event.status.state))
     else if (entry.settledAt) {
@@ -195,8 +195,8 @@ export class MemoryTaskStore implements TaskStore {
    * task. Call in the order the tasks settled, oldest first, so retention drops the oldest first.
    */
   restore(task: Task, events: TaskEvent[] | undefined, settledAt: number, keptAfter = 0): void {
-    const log = events && new EventLog(this.eventLogBytes, events, events.map(jsonBytes), keptAfter)
-    const entry: Entry = { task, log, settledAt, taskBytes: jsonBytes(task), statusBytes: 0, historyCounted: task.history.length }
+    const log = events && new EventLog(this.eventLogBytes, events, events.map((event) => eventBytes(event)), keptAfter)
+    const entry: Entry = { task, log, settledAt, taskBytes: taskBytes(task), statusBytes: 0, historyCounted: task.history.length }
     this.#entries.set(task.id, entry)
     this.#bytes += entry.taskBytes + (log?.bytes ?? 0)
     if (settledAt) this.#settle(task.id, entry, Boolean(log) && isTerminal(task.status.state), settledAt)
@@ -218,7 +218,7 @@ export class MemoryTaskStore implements TaskStore {
     // Another part of the runtime may have shortened the history: count from where it is now.
     if (entry.historyCounted > history.length) entry.historyCounted = history.length
     let bytes = 0
-    while (entry.historyCounted < history.length) bytes += jsonBytes(history[entry.historyCounted++])
+    while (entry.historyCounted < history.length) bytes += messageBytes(history[entry.historyCounted++]!)
     return bytes
   }
 
