@@ -5,7 +5,7 @@ import { ConfigurationError, createMemoryStore } from 'a2a-runtime'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { type FloodAgent, flood, rpc, startFloodAgent, userMessage } from './_flood.ts'
 import { procfs } from './_load-process.ts'
-import { MiB, mib, pollUntil, rssOf, sampleRss } from './_slow-readers.ts'
+import { MiB, mib, rssOf, sampleRss } from './_slow-readers.ts'
 
 // The memory store counted in bytes, against an agent process whose memory is read from /proc: a flood of large
 // messages past the store's byte budget (A2A_STORE_MAX_BYTES), a task larger than the whole budget, and one task's
