@@ -37,10 +37,10 @@ afterEach(async () => {
   devProject = undefined
 })
 
-async function start(env: Record<string, string> = {}): Promise<{ url: string; port: number }> {
+async function start(env: Record<string, string> = {}): Promise<{ url: string; port: number; output(): string }> {
   const server = await startA2a('a2a-web-origin-', AGENT, { A2A_ALLOWED_HOSTS: '', A2A_CORS_ORIGINS: '', A2A_PUBLIC_URL: '', ...env })
   started.push(server)
-  return { url: server.url, port: Number(new URL(server.url).port) }
+  return { url: server.url, port: Number(new URL(server.url).port), output: server.output }
 }
 
 interface Answer {
@@ -115,7 +115,7 @@ describe('a POST whose body is not typed as JSON (what a page may send anywhere 
 
 describe('a Host the agent is not known by (DNS rebinding)', () => {
   it('is refused with 403 on both cards and on JSON-RPC, so ListTasks is not readable; the names of this machine are served', async () => {
-    const { port } = await start()
+    const { port, output } = await start()
     const sent = await send(port, { method: 'POST', headers: { host: `localhost:${port}`, ...JSON_TYPE }, body: sendMessage('secret') })
     expect(sent.json().result.status.state).toBe('completed')
     // A page at http://evil.example:<port> whose name now resolves to 127.0.0.1: to the browser, same-origin.
@@ -139,6 +139,9 @@ describe('a Host the agent is not known by (DNS rebinding)', () => {
       expect(list.status, host).toBe(200)
       expect(list.json().result.totalSize, host).toBe(1)
     }
+    // The operator learns which name was refused and how to allow it: one line a minute, however many refusals.
+    await expect.poll(output).toContain(`Refused a request with 403: Host "evil.example:${port}" is not allowed`)
+    expect(output().match(/Refused a request/g)).toHaveLength(1)
     // Look-alikes are not this machine.
     for (const host of ['localhost.evil.example', 'evil-localhost', '127.0.0.1.evil.example', `localhost:${port}:1`, 'localhost:http', '[::1', '[evil.example]']) {
       const card = await send(port, { path: '/.well-known/agent.json', headers: { host } })

@@ -58,7 +58,7 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   // The app answers only this machine's names and the listed ones (A2A_ALLOWED_HOSTS), whatever interface it
   // listens on: a dev server is what a web page on another site would go for. This guard covers the answers
   // given while the agent does not load.
-  const webOrigin = new WebOriginGuard(readWebOrigin({}), { rpc: new Set(RPC_PATHS), served: SERVED_PATHS })
+  const webOrigin = new WebOriginGuard(readWebOrigin({}), { rpc: new Set(RPC_PATHS), served: SERVED_PATHS }, logger)
   // Tasks live here, outside the reloaded module: a reload keeps them all.
   const store = createMemoryStore()
   // In development a webhook on this machine (a test receiver) is fine unless the .env says otherwise; the

@@ -1,6 +1,7 @@
 import type { H3Event } from 'h3'
 import { FastResponse } from 'srvx/node'
 import { ErrorCode } from '../errors.js'
+import type { Logger } from '../_logger.js'
 import { ALLOWED_HOSTS_ENV, AllowedHosts, type AllowedHostsSetting, readAllowedHosts } from './_allowed-hosts.js'
 import { CORS_ORIGINS_ENV, type CorsOriginsSetting, VARY, corsHeaders, preflightHeaders, readCorsOrigins } from './_cors.js'
 
@@ -36,6 +37,8 @@ export function originRefused(origin: string): string {
 }
 
 const ALLOW = 'GET, POST, OPTIONS'
+/** Refusals are logged at most this often: an operator behind a proxy learns which Host to allow, a flood fills no log. */
+const LOG_EVERY_MS = 60_000
 const JSON_TYPE: [string, string] = ['content-type', 'application/json']
 
 export class WebOriginGuard {
@@ -46,8 +49,12 @@ export class WebOriginGuard {
   readonly #own = new Set<string>()
   readonly #rpcPaths: ReadonlySet<string>
   readonly #servedPaths: ReadonlySet<string>
+  readonly #logger: Pick<Logger, 'warn'> | undefined
+  #refusedSinceLog = 0
+  #loggedAt = -Infinity
 
-  constructor(settings: WebOriginSettings, paths: { rpc: ReadonlySet<string>; served: ReadonlySet<string> }) {
+  constructor(settings: WebOriginSettings, paths: { rpc: ReadonlySet<string>; served: ReadonlySet<string> }, logger?: Pick<Logger, 'warn'>) {
+    this.#logger = logger
     this.#hosts = new AllowedHosts(settings.hosts)
     this.#anyOrigin = settings.origins === true
     this.#origins = new Set(settings.origins === true ? [] : settings.origins)
@@ -63,9 +70,20 @@ export class WebOriginGuard {
 
   /** Why a request with these headers is refused, or `undefined`. A `null` host is an in-process request. */
   refusal(host: string | null, origin: string | null): string | undefined {
-    if (host !== null && !this.#hosts.allows(host)) return hostRefused(host)
-    if (origin !== null && !this.#sameOrigin(origin, host) && !this.#listed(origin)) return originRefused(origin)
-    return undefined
+    const refused =
+      host !== null && !this.#hosts.allows(host) ? hostRefused(host) : origin !== null && !this.#sameOrigin(origin, host) && !this.#listed(origin) ? originRefused(origin) : undefined
+    if (refused) this.#log(refused)
+    return refused
+  }
+
+  #log(message: string): void {
+    this.#refusedSinceLog++
+    const now = performance.now()
+    if (!this.#logger || now - this.#loggedAt < LOG_EVERY_MS) return
+    const more = this.#refusedSinceLog > 1 ? ` (${this.#refusedSinceLog - 1} more refused since the last such line)` : ''
+    this.#logger.warn(`Refused a request with 403: ${message}${more}`)
+    this.#loggedAt = now
+    this.#refusedSinceLog = 0
   }
 
   /** An h3 middleware: a refusal or a preflight answer, else `undefined` to go on to the route. */
@@ -110,6 +128,7 @@ export class WebOriginGuard {
   }
 
   #refuse(event: H3Event, message: string): Response {
+    this.#log(message)
     // A JSON-RPC client gets a JSON-RPC error; anything else a plain JSON object naming the problem.
     const rpc = event.req.method === 'POST' && this.#rpcPaths.has(event.url.pathname)
     const body = rpc ? { jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${message}` } } : { error: message }

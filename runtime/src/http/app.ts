@@ -187,7 +187,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   const maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY_SIZE
   if (!Number.isInteger(maxBodySize) || maxBodySize <= 0) throw new ConfigurationError(`maxBodySize must be a positive integer (got ${maxBodySize})`)
   const bodyBudget = readBodyBudget(options.maxBodyBytesInFlight, maxBodySize)
-  const webOrigin = new WebOriginGuard(readWebOrigin(options), { rpc: new Set(RPC_PATHS), served: SERVED_PATHS })
+  const webOrigin = new WebOriginGuard(readWebOrigin(options), { rpc: new Set(RPC_PATHS), served: SERVED_PATHS }, logger)
   if (options.publicUrl) {
     if (!URL.canParse(options.publicUrl) || !/^https?:$/.test(new URL(options.publicUrl).protocol)) throw new ConfigurationError(`publicUrl (A2A_PUBLIC_URL) must be an absolute http(s) URL (got ${JSON.stringify(options.publicUrl)})`)
     webOrigin.addUrl(options.publicUrl)
