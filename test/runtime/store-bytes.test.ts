@@ -195,6 +195,20 @@ describe('the byte budgets of the memory store (configuration)', () => {
     expect(store.bytes).toBeLessThan(json * 1.1)
   })
 
+  it('keeps the newest event even when it alone is larger than the event-log window, so the task’s next turn is numbered after it', () => {
+    const store = createMemoryStore({ eventLogBytes: 1024 })
+    const ids = { taskId: 't-large-question', contextId: 'c-1' }
+    const task = { kind: 'task' as const, id: ids.taskId, contextId: ids.contextId, status: { state: 'submitted' as const, timestamp: new Date().toISOString() }, artifacts: [], history: [] }
+    store.create(task)
+    store.append(task, { kind: 'status-update', seq: 1, ...ids, status: { state: 'working', timestamp: new Date().toISOString() }, final: false })
+    const question = { kind: 'message' as const, messageId: 'q', role: 'agent' as const, parts: [{ kind: 'text' as const, text: '?'.repeat(5000) }], ...ids }
+    store.append(task, { kind: 'status-update', seq: 2, ...ids, status: { state: 'input-required', timestamp: new Date().toISOString(), message: question }, final: true })
+    expect(store.events(ids.taskId)!.map((event) => event.seq)).toEqual([2])
+    expect(store.lastSeq(ids.taskId)).toBe(2)
+    expect(store.events(ids.taskId, 1)!.map((event) => event.seq)).toEqual([2])
+    expect(store.events(ids.taskId, 0)).toBeUndefined()
+  })
+
   it('defaults to 128 MiB for the store and 1 MiB for one task’s event log', () => {
     vi.stubEnv('A2A_STORE_MAX_BYTES', '')
     vi.stubEnv('A2A_EVENT_LOG_BYTES', '')

@@ -2,7 +2,7 @@ import type { TaskEvent } from '../types.js'
 
 /**
  * The events of one task kept for clients that resume a broken stream (`Last-Event-ID`): the newest ones, at
- * most `maxBytes` of them (counted as JSON); older ones are dropped as new ones arrive, and the log remembers
+ * most `maxBytes` of them (counted as JSON) or the newest alone when it is larger; older ones are dropped as new ones arrive, and the log remembers
  * up to which number it lost them, so a resume from before its window is told so instead of given a gap.
  */
 export class EventLog {
@@ -72,17 +72,20 @@ export class EventLog {
     return events.slice(this.#head).filter((event) => event.seq > afterSeq)
   }
 
-  /** Drops the oldest events until the rest fit (the newest alone may not: then none is kept). */
+  /**
+   * Drops the oldest events until the rest fit. The newest is kept even when it alone does not (it is part of the
+   * task anyway): the log always tells the number of the last event, which numbers the task's next turn.
+   */
   #trim(): void {
     const events = this.#events
     const sizes = this.#sizes
-    while (this.#bytes > this.maxBytes && this.#head < events.length) {
+    while (this.#bytes > this.maxBytes && this.#head < events.length - 1) {
       this.#bytes -= sizes[this.#head]!
       this.#keptAfter = events[this.#head]!.seq
       events[this.#head] = undefined as unknown as TaskEvent // released now, not at the next cut
       this.#head++
     }
-    if (this.#head === events.length ? this.#head > 0 : this.#head > 32 && this.#head * 2 > events.length) {
+    if (this.#head > 32 && this.#head * 2 > events.length) {
       this.#events = events.slice(this.#head)
       this.#sizes = sizes.slice(this.#head)
       this.#head = 0
