@@ -14,7 +14,7 @@ import { type StartedA2a, a2aBin, freePort, makeAgentProject, startA2a } from '.
 const AGENT = `import { defineAgent } from 'a2a-runtime'
 
 export default defineAgent({
-  card: { name: 'Origin Fixture', description: 'Echoes', skills: [{ id: 'echo', name: 'Echo', description: 'Echoes', tags: ['test'], examples: ['hi'] }] },
+  card: { name: 'Origin Fixture', description: 'Echoes', capabilities: { streaming: true }, skills: [{ id: 'echo', name: 'Echo', description: 'Echoes', tags: ['test'], examples: ['hi'] }] },
   execute(ctx, task) {
     task.artifact('echo ' + ctx.text)
     task.complete()
@@ -200,6 +200,11 @@ describe('CORS', () => {
     expect(sent.headers['access-control-allow-origin']).toBe(APP)
     expect(sent.headers.vary).toMatch(/\bOrigin\b/)
     expect(String(sent.headers['access-control-expose-headers'])).toContain('Retry-After')
+    const streamed = await send(port, { method: 'POST', headers: { host, origin: APP, ...JSON_TYPE }, body: sendMessage('streamed').replace('message/send', 'message/stream') })
+    expect(streamed.headers['content-type']).toMatch(/^text\/event-stream/)
+    expect(streamed.headers['access-control-allow-origin']).toBe(APP)
+    expect(streamed.text).toContain('echo streamed')
+    expect(streamed.text).toContain('"final":true')
     // A refusal is readable by the page too.
     const missing = await send(port, { method: 'POST', headers: { host, origin: APP, ...JSON_TYPE }, body: rpc('tasks/get', { id: 'nope' }) })
     expect(missing.json().error.code).toBe(-32602)
