@@ -28,7 +28,7 @@ export {
 } from './errors.js'
 
 // Storage
-export { DEFAULT_ENDED_LOGS, DEFAULT_MAX_TASKS, DEFAULT_TTL_MS, MemoryTaskStore, createMemoryStore } from './stores/memory.js'
+export { DEFAULT_ENDED_LOGS, DEFAULT_EVENT_LOG_BYTES, DEFAULT_MAX_TASKS, DEFAULT_STORE_MAX_BYTES, DEFAULT_TTL_MS, MemoryTaskStore, createMemoryStore } from './stores/memory.js'
 export type { MemoryStoreOptions } from './stores/memory.js'
 export { FileTaskStore, createFileStore } from './stores/file.js'
 export type { FileStoreOptions } from './stores/file.js'

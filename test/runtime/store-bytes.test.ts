@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ConfigurationError, createMemoryStore } from 'a2a-runtime'
+import { ConfigurationError, DEFAULT_EVENT_LOG_BYTES, DEFAULT_STORE_MAX_BYTES, createMemoryStore } from 'a2a-runtime'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { type FloodAgent, flood, rpc, startFloodAgent, userMessage } from './_flood.ts'
 import { procfs } from './_load-process.ts'
@@ -215,5 +215,6 @@ describe('the byte budgets of the memory store (configuration)', () => {
     const store = createMemoryStore()
     expect(store.maxBytes).toBe(134_217_728)
     expect(store.eventLogBytes).toBe(1_048_576)
+    expect([DEFAULT_STORE_MAX_BYTES, DEFAULT_EVENT_LOG_BYTES]).toEqual([134_217_728, 1_048_576])
   })
 })
