@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { request } from 'node:http'
-import { rmSync } from 'node:fs'
+import { Agent as HttpAgent, request } from 'node:http'
+import { readFileSync, rmSync } from 'node:fs'
 import { ConfigurationError, createA2AApp, defineAgent } from 'a2a-runtime'
 import { afterEach, describe, expect, it } from 'vitest'
 import { defaultAllowedHosts } from '../../runtime/src/http/_allowed-hosts.ts'
@@ -37,11 +37,14 @@ afterEach(async () => {
   devProject = undefined
 })
 
-async function start(env: Record<string, string> = {}): Promise<{ url: string; port: number; output(): string }> {
+async function start(env: Record<string, string> = {}): Promise<{ url: string; port: number; pid: number; output(): string }> {
   const server = await startA2a('a2a-web-origin-', AGENT, { A2A_ALLOWED_HOSTS: '', A2A_CORS_ORIGINS: '', A2A_PUBLIC_URL: '', ...env })
   started.push(server)
-  return { url: server.url, port: Number(new URL(server.url).port), output: server.output }
+  return { url: server.url, port: Number(new URL(server.url).port), pid: server.child.pid!, output: server.output }
 }
+
+/** The resident memory of a process, in MiB, from /proc. */
+const rssMiB = (pid: number): number => Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
 
 interface Answer {
   status: number
@@ -52,9 +55,9 @@ interface Answer {
 }
 
 /** One request over node:http, which sends the Host, Origin and Content-Type given (or none) as they are. */
-function send(port: number, init: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Uint8Array }): Promise<Answer> {
+function send(port: number, init: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Uint8Array; agent?: HttpAgent }): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: init.method ?? 'GET', path: init.path ?? '/', headers: init.headers, agent: false }, (res) => {
+    const req = request({ host: '127.0.0.1', port, method: init.method ?? 'GET', path: init.path ?? '/', headers: init.headers, agent: init.agent ?? false }, (res) => {
       let text = ''
       res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
       res.once('end', () => resolve({ status: res.statusCode!, headers: res.headers, text, json: () => JSON.parse(text) }))
@@ -160,6 +163,31 @@ describe('a Host the agent is not known by (DNS rebinding)', () => {
     expect(await status('evilcorp.example')).toBe(403)
     expect(await status('agent.example.evil')).toBe(403)
     expect(await status('evil.example')).toBe(403)
+  })
+
+  // Allowed names are remembered so a request pays one Set lookup; the memory is 64 names at most. 4,000 distinct
+  // 8 KiB names under a listed domain would hold 31 MiB if each were kept. Measured on a 2-core machine: RSS 98 MiB,
+  // +10 to 11 MiB after them (garbage not yet returned); with every name kept, +38 to 39 MiB.
+  it('remembers a bounded number of allowed names: 4,000 distinct 8 KiB Hosts under a listed domain add under 24 MiB of RSS', async () => {
+    const { port, pid } = await start({ A2A_ALLOWED_HOSTS: '.example.org' })
+    const agent = new HttpAgent({ keepAlive: true, maxSockets: 8 })
+    const label = 'a'.repeat(8 * 1024 - 40)
+    const burst = async (count: number, name: (i: number) => string) => {
+      for (let i = 0; i < count; i += 8) {
+        const answers = await Promise.all(Array.from({ length: 8 }, (_, j) => send(port, { path: '/.well-known/agent.json', headers: { host: name(i + j) }, agent })))
+        for (const answer of answers) expect(answer.status).toBe(200)
+      }
+    }
+    try {
+      // The same traffic first, so the heap has grown to what serving it takes.
+      await burst(1000, (i) => `${label}${i % 8}.example.org`)
+      const before = rssMiB(pid)
+      await burst(4000, (i) => `${label}${i}.example.org`)
+      const grown = rssMiB(pid) - before
+      expect(grown, `RSS ${before.toFixed(1)} MiB, then +${grown.toFixed(1)} MiB`).toBeLessThan(24)
+    } finally {
+      agent.destroy()
+    }
   })
 
   it('is served with A2A_ALLOWED_HOSTS=* (any host, as serveAgent answers on every interface without a public URL)', async () => {
