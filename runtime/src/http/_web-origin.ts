@@ -45,6 +45,8 @@ export class WebOriginGuard {
   readonly #hosts: AllowedHosts
   readonly #anyOrigin: boolean
   readonly #origins: ReadonlySet<string>
+  /** Some origin is let in: answers then vary by Origin. */
+  readonly #corsListed: boolean
   /** Origins the agent itself is reached at (its public URL, its listening address). */
   readonly #own = new Set<string>()
   readonly #rpcPaths: ReadonlySet<string>
@@ -58,6 +60,7 @@ export class WebOriginGuard {
     this.#hosts = new AllowedHosts(settings.hosts)
     this.#anyOrigin = settings.origins === true
     this.#origins = new Set(settings.origins === true ? [] : settings.origins)
+    this.#corsListed = this.#anyOrigin || this.#origins.size > 0
     this.#rpcPaths = paths.rpc
     this.#servedPaths = paths.served
   }
@@ -107,10 +110,6 @@ export class WebOriginGuard {
       res.errHeaders.set(name, value)
     }
     return undefined
-  }
-
-  get #corsListed(): boolean {
-    return this.#anyOrigin || this.#origins.size > 0
   }
 
   #listed(origin: string): boolean {
