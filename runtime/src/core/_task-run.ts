@@ -202,9 +202,10 @@ export class TaskRun implements TaskHandle {
     }
     this.task.status = status
     const final = isSettled(state)
-    if (final && this.#running) {
-      this.#running.release(counted.total)
+    if (final) {
+      this.#running?.release(counted.total)
       this.#running = undefined
+      if (isTerminal(state)) TaskBytes.ended(this.task)
     }
     const saved = this.#emit({ kind: 'status-update', seq: 0, taskId: this.id, contextId: this.contextId, status, final })
     if (final && this.#settleWaiters.length) {

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest'
+import { jsonBytes } from '../../runtime/src/core/_task-bytes.ts'
+
+/**
+ * maxTaskBytes counts each message and artifact by its JSON size without writing the JSON (the hot path measures
+ * every message): the count must be the very number of bytes `JSON.stringify` would write, in UTF-8.
+ */
+
+const written = (value: unknown) => {
+  const json = JSON.stringify(value)
+  return json === undefined ? 0 : Buffer.byteLength(json)
+}
+
+const CHARACTERS = ['a', '"', '\\', '\n', '\t', '\b', '\u0001', '\u001f', '\u007f', '\u0080', 'é', '\u07ff', '\u0800', '€', '\u2028', '😀', '\ud800', '\udc00', ' ']
+
+describe('jsonBytes', () => {
+  it('counts what JSON.stringify writes, in UTF-8: escapes, multi-byte and lone surrogates, numbers, left-out values, toJSON, long strings', () => {
+    const values: unknown[] = [
+      '',
+      CHARACTERS.join(''),
+      // Each character alone, and long strings of each (measured another way past 128 characters).
+      ...CHARACTERS,
+      ...CHARACTERS.map((character) => character.repeat(200)),
+      '😀'.repeat(64) + '\ud83d',
+      0,
+      -0,
+      1.5,
+      -3e-7,
+      1e21,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      true,
+      false,
+      null,
+      [],
+      {},
+      [undefined, () => 1, Symbol('s'), 1],
+      { a: undefined, b: () => 1, c: Symbol('s') },
+      { a: undefined, b: 1 },
+      { date: new Date(0), nested: { list: [1, 'two', { three: [null] }] } },
+      Object.assign(Object.create(null), { bare: 'prototype' }),
+      { toJSON: () => ({ replaced: true }) },
+      { kind: 'message', role: 'user', messageId: 'm-1', parts: [{ kind: 'text', text: 'hello "world"\n' }, { kind: 'data', data: { é: [1, 2, { x: '€' }] } }] },
+    ]
+    for (const value of values) expect(jsonBytes(value), JSON.stringify(value)).toBe(written(value))
+  })
+
+  it('counts a value JSON cannot hold as endless (no task can take it)', () => {
+    const cycle: Record<string, unknown> = {}
+    cycle.self = cycle
+    expect(jsonBytes(cycle)).toBe(Number.POSITIVE_INFINITY)
+    expect(jsonBytes({ big: 1n })).toBe(Number.POSITIVE_INFINITY)
+  })
+})
