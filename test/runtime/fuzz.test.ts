@@ -425,6 +425,8 @@ describe(`fuzzed JSON-RPC bodies (seed ${SEED}; replay with A2A_FUZZ_SEED=${SEED
         expect(mustRefuse).toBeGreaterThan(50)
         const seen = [...outcomes.keys()]
         for (const outcome of ['415 -32600', '413 -32600', '200 -32700', '200 -32600', '200 -32601', '200 -32602', '200 -32009', '200 result']) expect(seen, outcome).toContain(outcome)
+        // A v1.0 body without a JSON type gets v1.0's own code.
+        if (dialect === 'a2a-1.0') expect(seen).toContain('415 -32005')
         expect(seen).toContain('200 stream')
 
         await expectNormalService(target, tasks)
