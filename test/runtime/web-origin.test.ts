@@ -117,13 +117,13 @@ describe('a POST whose body is not typed as JSON (what a page may send anywhere 
 })
 
 describe('a Host the agent is not known by (DNS rebinding)', () => {
-  it('is refused with 403 on both cards and on JSON-RPC, so ListTasks is not readable; the names of this machine are served', async () => {
+  it('is refused with 403 on both cards, any other path and JSON-RPC, so ListTasks is not readable; the names of this machine are served', async () => {
     const { port, output } = await start()
     const sent = await send(port, { method: 'POST', headers: { host: `localhost:${port}`, ...JSON_TYPE }, body: sendMessage('secret') })
     expect(sent.json().result.status.state).toBe('completed')
     // A page at http://evil.example:<port> whose name now resolves to 127.0.0.1: to the browser, same-origin.
     const rebound = { host: `evil.example:${port}` }
-    for (const path of ['/.well-known/agent.json', '/.well-known/agent-card.json']) {
+    for (const path of ['/.well-known/agent.json', '/.well-known/agent-card.json', '/no-such-path']) {
       const card = await send(port, { path, headers: rebound })
       expect(card.status).toBe(403)
       expect(card.json()).toEqual({ error: expect.stringContaining(`Host "evil.example:${port}" is not allowed`) })
