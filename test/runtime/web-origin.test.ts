@@ -364,6 +364,13 @@ describe('settings', () => {
     expect(refusal({}, { A2A_CORS_ORIGINS: 'https://app.example/, http://localhost:5173, *' })).toBeUndefined()
   })
 
+  it('refuses a publicUrl that is not an absolute http(s) URL (its host would be allowed), naming it and A2A_PUBLIC_URL', () => {
+    for (const bad of ['agents.example.com', '/echo/', 'ftp://agents.example.com/']) {
+      expect(refusal({ publicUrl: bad })).toBe(`publicUrl (A2A_PUBLIC_URL) must be an absolute http(s) URL (got ${JSON.stringify(bad)})`)
+    }
+    expect(refusal({ publicUrl: 'https://agents.example.com/echo/' })).toBeUndefined()
+  })
+
   it('stops a2a start with one line naming A2A_ALLOWED_HOSTS when it is bad', async () => {
     await expect(startA2a('a2a-web-origin-', AGENT, { A2A_ALLOWED_HOSTS: 'https://agent.example' })).rejects.toThrow(/A2A_ALLOWED_HOSTS must list host names .*\(got "https:\/\/agent\.example"\)/)
   })
