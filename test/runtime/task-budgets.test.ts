@@ -1,6 +1,6 @@
 import { ConfigurationError, createA2AApp, defineAgent } from 'a2a-runtime'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { MiB, mib, pollUntil, readingSubscriber, rpcBody, rssOf, sampleRss } from './_slow-readers.ts'
+import { MiB, call, mib, pollUntil, readingSubscriber, rpcBody, rssOf, sampleRss } from './_slow-readers.ts'
 import { type BudgetsAgent, GET_TASK_DIALECTS, chatText, rpc, startBudgetsAgent, userText } from './_task-budgets.ts'
 
 /**
@@ -39,7 +39,7 @@ const wouldHold = (message: string) => Number(/the task would hold (\d+) bytes/.
 
 describe('maxTaskBytes: follow-ups on one task', () => {
   it(
-    'refuses the follow-up of about 1 MiB that would take a task past 8 MiB (the default) with -32602 naming maxTaskBytes and the sizes; the task is unchanged, answers tasks/get in every dialect and takes a smaller follow-up',
+    'refuses the follow-up of about 1 MiB that would take a task past 8 MiB (the default) with -32602 naming maxTaskBytes and the sizes (sent, streamed or in A2A v1.0); the task is unchanged, answers tasks/get in every dialect and takes a smaller follow-up',
     { timeout: 90_000 },
     async () => {
       agent = await startBudgetsAgent()
@@ -65,6 +65,15 @@ describe('maxTaskBytes: follow-ups on one task', () => {
       expect(refusal!.body.error!.code).toBe(-32602)
       expect(refusal!.body.error!.message).toMatch(/^Invalid params: message: the task would hold \d+ bytes, more than maxTaskBytes \(8388608\); start a new task$/)
       expect(wouldHold(refusal!.body.error!.message)).toBeGreaterThan(DEFAULT_MAX_TASK_BYTES)
+
+      // The same refusal when the follow-up comes as a stream, or from an A2A v1.0 client.
+      const streamed = await call(agent.port, rpcBody('message/stream', userText(text, taskId)))
+      expect(streamed.status).toBe(200)
+      expect(streamed.headers['content-type']).toMatch(/^application\/json/)
+      expect(JSON.parse(streamed.text).error).toMatchObject({ code: -32602, message: expect.stringMatching(/more than maxTaskBytes \(8388608\); start a new task$/) })
+      const v1 = await rpc(agent.port, 'SendMessage', { message: { messageId: 'v1-follow-up', role: 'ROLE_USER', taskId, parts: [{ text }] } }, { 'A2A-Version': '1.0' })
+      expect(v1.status).toBe(200)
+      expect(v1.body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/more than maxTaskBytes \(8388608\); start a new task$/) })
 
       // The largest task the limit allows answers in every dialect, whole, within the limit (and its wire slack).
       for (const { dialect, method, headers } of GET_TASK_DIALECTS) {
