@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { ConfigurationError, createA2AApp, defineAgent } from 'a2a-runtime'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { MiB, call, mib, pollUntil, readingSubscriber, rpcBody, rssOf, sampleRss } from './_slow-readers.ts'
@@ -137,6 +140,32 @@ describe('maxTaskBytes: follow-ups on one task', () => {
       expect((await agent.probe()).logged).toMatchObject({ warn: 0, error: 0 })
     },
   )
+})
+
+describe('maxTaskBytes on the file store', () => {
+  it('counts a task read back after a restart: the follow-up past the limit is still refused, a smaller one taken', { timeout: 90_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'task-budgets-'))
+    try {
+      const env = { A2A_STORE: `file:${dir}`, A2A_MAX_TASK_BYTES: String(2 * MiB) }
+      agent = await startBudgetsAgent(env)
+      const taskId: string = (await rpc(agent.port, 'message/send', userText('chat start'))).body.result.id
+      // Three of 600 KiB fit in 2 MiB, a fourth does not.
+      const text = chatText(600 * 1024)
+      for (let i = 0; i < 3; i++) expect((await rpc(agent.port, 'message/send', userText(text, taskId))).body.result?.status.state).toBe('input-required')
+      await agent.kill()
+      agent = await startBudgetsAgent(env)
+      const refused = await rpc(agent.port, 'message/send', userText(text, taskId))
+      expect(refused.body.error?.code).toBe(-32602)
+      expect(wouldHold(refused.body.error!.message)).toBeGreaterThan(2 * MiB)
+      const small = await rpc(agent.port, 'message/send', userText('chat a short one', taskId))
+      expect(small.body.result?.status.state).toBe('input-required')
+      expect(small.body.result.history).toHaveLength(2 + 2 * 4)
+    } finally {
+      await agent?.kill()
+      agent = undefined
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })
 
 describe('maxTaskBytes: an agent whose output passes it', () => {
