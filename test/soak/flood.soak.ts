@@ -7,8 +7,9 @@ import { MiB, mib, rssOf, sampleRss } from '../runtime/_slow-readers.ts'
  * memory store: 10,000 tasks, 128 MiB, one task's event log 1 MiB) against the echo template's agent in its own
  * process: message/send with texts of 1 MiB, 4 at a time, to 3× the task retention count (FLOOD_TASKS, default
  * 30,000). The agent stays alive, its RSS (sampled every 50 ms) stays under 768 MiB throughout, every sender gets
- * its whole answer, the newest tasks are readable and the oldest answer Task not found. Before the byte budget the
- * process died of "Reached heap limit" after about 2,000 tasks. The short form runs in `npm test`
+ * its whole answer, the newest tasks are readable and the oldest answer Task not found. Measured: 30,000 tasks in
+ * 26 minutes (19 tasks/s on a loaded 2-core machine), RSS peak 526 MiB, the store at 44 tasks and 126 of its 128 MiB.
+ * Before the byte budget the process died of "Reached heap limit" after about 2,000 tasks. The short form runs in `npm test`
  * (test/runtime/store-bytes.test.ts).
  */
 
