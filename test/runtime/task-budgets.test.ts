@@ -180,7 +180,7 @@ describe('maxTaskBytes: an agent whose output passes it', () => {
     const last = events.at(-1).params
     expect(last).toMatchObject({ final: true, status: { state: 'failed' } })
     const reason: string = last.status.message.parts[0].text
-    expect(reason).toMatch(/^The task passed maxTaskBytes \(2097152\): an artifact of \d+ bytes would make it hold \d+ bytes$/)
+    expect(reason).toMatch(/^The task passed maxTaskBytes \(2097152\): an artifact would add \d+ bytes and make it hold \d+$/)
 
     const got = await rpc(agent.port, 'tasks/get', { id: last.taskId })
     expect(got.body.result.status).toMatchObject({ state: 'failed', message: { parts: [{ kind: 'text', text: reason }] } })
@@ -200,12 +200,23 @@ describe('maxTaskBytes: an agent whose output passes it', () => {
     expect(answer.status).toBe(200)
     expect(answer.body.error).toBeUndefined()
     expect(answer.body.result.status.state).toBe('failed')
-    expect(answer.body.result.status.message.parts[0].text).toMatch(/^The task passed maxTaskBytes \(1048576\): a status message of \d+ bytes would make it hold \d+ bytes$/)
+    expect(answer.body.result.status.message.parts[0].text).toMatch(/^The task passed maxTaskBytes \(1048576\): a status message would add \d+ bytes and make it hold \d+$/)
     // The question was not kept: the task holds the user's message and the reason.
     expect(answer.body.result.history).toHaveLength(1)
     expect(answer.chars).toBeLessThan(WIRE_SLACK)
     const got = await rpc(agent.port, 'tasks/get', { id: answer.body.result.id })
     expect(got.body.result.status.state).toBe('failed')
+  })
+
+  it('fails the task whose agent sends an artifact JSON cannot hold (a cycle), with the reason, and answers it', { timeout: 30_000 }, async () => {
+    agent = await startBudgetsAgent()
+    const answer = await rpc(agent.port, 'message/send', userText('cycle'))
+    expect(answer.status).toBe(200)
+    expect(answer.body.result.status.state).toBe('failed')
+    expect(answer.body.result.status.message.parts[0].text).toBe('The agent sent an artifact that cannot be written as JSON (a cycle, a BigInt, or too large for one string)')
+    expect(answer.body.result.artifacts ?? []).toEqual([])
+    expect((await rpc(agent.port, 'tasks/get', { id: answer.body.result.id })).body.result.status.state).toBe('failed')
+    expect((await agent.probe()).lateMoves).toBe(1)
   })
 
   it('refuses a first message larger than the limit with -32602 before any task exists', { timeout: 30_000 }, async () => {

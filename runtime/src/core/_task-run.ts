@@ -232,8 +232,8 @@ export class TaskRun implements TaskHandle {
     const total = this.bytes.total + bytes
     if (bytes <= 0 || total <= maxTaskBytes) return true
     const reason = Number.isFinite(bytes)
-      ? `The task passed maxTaskBytes (${maxTaskBytes}): ${what} of ${bytes} bytes would make it hold ${total} bytes`
-      : `The task was given ${what} that cannot be written as JSON (or is too large to be)`
+      ? `The task passed maxTaskBytes (${maxTaskBytes}): ${what} would add ${bytes} bytes and make it hold ${total}`
+      : `The agent sent ${what} that cannot be written as JSON (a cycle, a BigInt, or too large for one string)`
     this.abort(reason)
     this.limits.passed?.(this, reason)
     this.setStatus('failed', reason)
