@@ -123,8 +123,11 @@ describe.skipIf(!procfs)('backpressure on every response (an agent process, clie
     busy!.socket.destroy()
   }, 60_000)
 
-  it('a dropped subscriber resumes with Last-Event-ID and gets every event it missed, once, then the end', async () => {
-    const server = await start({ A2A_SSE_MAX_BACKLOG_BYTES: String(64 * 1024) })
+  it('a dropped subscriber resumes with Last-Event-ID and gets every event it missed, once, then the end, while they are in the event-log window', async () => {
+    // The client's kernel buffers take megabytes before the backlog builds here, so the events it misses pass the
+    // default 1 MiB event-log window; a window that holds them all is what this resume needs (past it, the client
+    // is told to fetch the task: store-bytes.test.ts).
+    const server = await start({ A2A_SSE_MAX_BACKLOG_BYTES: String(64 * 1024), A2A_EVENT_LOG_BYTES: String(32 * 1024 * 1024) })
     const ARTIFACTS = 300
     const task = resultOf((await call(server.port, rpcBody('message/send', { ...message(`burst:${ARTIFACTS}:36000`), configuration: { blocking: false } }))).text)
     const [stalled] = await stalledClients(server.port, rpcBody('tasks/resubscribe', { id: task.id }), 1)

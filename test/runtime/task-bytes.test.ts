@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { jsonBytes } from '../../runtime/src/core/_task-bytes.ts'
+import { jsonBytes } from '../../runtime/src/_json-bytes.ts'
 
 /**
  * maxTaskBytes counts each message and artifact by its JSON size without writing the JSON (the hot path measures

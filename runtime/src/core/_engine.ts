@@ -192,7 +192,9 @@ export class TaskEngine {
     return { task, running: false, seq, unsubscribe: noop }
   }
 
+  /** The number of the task's last event, from the store's count when it keeps one (no copy of the log). */
   async #lastSeq(taskId: string): Promise<number | undefined> {
+    if (this.store.lastSeq) return this.store.lastSeq(taskId)
     const log = await this.store.events(taskId)
     return log ? (log.at(-1)?.seq ?? 0) : undefined
   }
@@ -363,8 +365,7 @@ export class TaskEngine {
   async #idleRun(taskId: string): Promise<TaskRun> {
     const task = await this.store.get(taskId)
     if (!task) throw new TaskNotFoundError(taskId)
-    const log = await this.store.events(taskId)
-    return new TaskRun(task, this.#sink, log?.at(-1)?.seq ?? 0, this.#taskLimits)
+    return new TaskRun(task, this.#sink, (await this.#lastSeq(taskId)) ?? 0, this.#taskLimits)
   }
 
   async #execute(run: TaskRun, message: Message, prepare: SendRequest['prepare']): Promise<void> {

@@ -4,7 +4,8 @@ import type { Artifact, Message, Part, Task, TaskEvent, TaskState } from '../typ
 import { isoNow } from './_clock.js'
 import { newId } from './_ids.js'
 import { isSettled, isTerminal } from './_lifecycle.js'
-import { type RunningBytes, TaskBytes, jsonBytes } from './_task-bytes.js'
+import { type RunningBytes, TaskBytes } from './_task-bytes.js'
+import { jsonBytes } from '../_json-bytes.js'
 
 /** Sees each event after it is applied to `task` (the live task: serialise it now, do not keep it). */
 export type TaskListener = (event: TaskEvent, task: Task) => void
