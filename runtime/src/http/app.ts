@@ -29,7 +29,7 @@ export type SlashDialect = 'platform' | 'a2a-0.3'
 export interface A2AAppOptions {
   /**
    * Where tasks live: a `TaskStore`, or a setting as in `A2A_STORE` (`memory`, `file:./.a2a`). Default:
-   * `A2A_STORE`, else `createMemoryStore()` (10,000 tasks, one hour after they settle).
+   * `A2A_STORE`, else `createMemoryStore()` (10,000 tasks or 128 MiB, one hour after they settle).
    */
   store?: TaskStore | string
   /** Default: the console, at `A2A_LOG_LEVEL` or `info`. */
