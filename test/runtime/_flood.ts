@@ -1,95 +1,21 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { Agent, request } from 'node:http'
-import { fileURLToPath } from 'node:url'
-import { assertRuntimeBuilt } from './_load-process.ts'
+import { type FixtureAgent, type FixtureProbe, startFixtureAgent } from './_fixture-process.ts'
 
 /**
  * Floods of large messages against test/fixtures/flood-agent.mjs as its own process (its memory read from
  * /proc), for test/runtime/store-bytes.test.ts and test/soak/flood.soak.ts.
  */
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/flood-agent.mjs', import.meta.url))
-
-export interface FloodProbe {
+export interface FloodProbe extends FixtureProbe {
   /** Tasks the store keeps and their bytes as it counts them. */
   storeSize: number
   storeBytes: number
-  logged: { warn: number; error: number; last: string[] }
-  memory: NodeJS.MemoryUsage
 }
 
-export interface FloodAgent {
-  pid: number
-  port: number
-  alive(): boolean
-  probe(options?: { gc?: boolean }): Promise<FloodProbe>
-  release(): void
-  kill(): Promise<void>
-}
+export type FloodAgent = FixtureAgent<FloodProbe>
 
 /** Starts the fixture with `env` (the store's A2A_* settings) and resolves once it listens. */
-export async function startFloodAgent(env: Record<string, string> = {}): Promise<FloodAgent> {
-  if (!env.A2A_RUNTIME_ENTRY) assertRuntimeBuilt()
-  const child: ChildProcess = spawn(process.execPath, ['--expose-gc', FIXTURE], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
-  let stderr = ''
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-16_384)))
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  const alive = () => child.exitCode === null && child.signalCode === null
-  const kill = async () => {
-    if (alive()) process.kill(child.pid!, 'SIGKILL')
-    await exited
-  }
-  let url: string
-  try {
-    url = await new Promise<string>((resolve, reject) => {
-      let out = ''
-      const timer = setTimeout(() => reject(new Error(`the agent process did not listen within 15 s: ${stderr.slice(-1000)}`)), 15_000)
-      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-        out += chunk
-        const match = /^url (\S+)$/m.exec(out)
-        if (match) {
-          clearTimeout(timer)
-          resolve(match[1]!)
-        }
-      })
-      child.once('exit', (code) => {
-        clearTimeout(timer)
-        reject(new Error(`the agent process exited (${code}) before listening: ${stderr.slice(-1000)}`))
-      })
-    })
-  } catch (error) {
-    await kill()
-    throw error
-  }
-  let nextId = 0
-  const waiting = new Map<number, (probe: FloodProbe) => void>()
-  child.on('message', (message: { type?: string; id?: number } & FloodProbe) => {
-    if (message?.type !== 'probe' || message.id === undefined) return
-    waiting.get(message.id)?.(message)
-    waiting.delete(message.id)
-  })
-  return {
-    pid: child.pid!,
-    port: Number(new URL(url).port),
-    alive,
-    probe(options = {}) {
-      const id = ++nextId
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiting.delete(id)
-          reject(new Error(`the agent process did not answer a probe within 10 s${alive() ? '' : ` (it exited: ${stderr.slice(-1000)})`}`))
-        }, 10_000)
-        waiting.set(id, (probe) => {
-          clearTimeout(timer)
-          resolve(probe)
-        })
-        child.send({ type: 'probe', id, gc: options.gc === true })
-      })
-    },
-    release: () => child.send({ type: 'release' }),
-    kill,
-  }
-}
+export const startFloodAgent = (env: Record<string, string> = {}) => startFixtureAgent<FloodProbe>('flood-agent.mjs', env)
 
 /** A JSON-RPC call on `agent` (keep-alive connections), its answer parsed. */
 export function rpc(port: number, method: string, params: unknown, options: { agent?: Agent; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any }> {

@@ -1,96 +1,24 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { request } from 'node:http'
 import { type Socket, connect } from 'node:net'
-import { fileURLToPath } from 'node:url'
-import { assertRuntimeBuilt, fdsOf, pollUntil, rssOf } from './_load-process.ts'
+import { type FixtureAgent, type FixtureProbe, startFixtureAgent } from './_fixture-process.ts'
+import { fdsOf, pollUntil, rssOf } from './_load-process.ts'
 
 /**
  * Clients that stop reading, against test/fixtures/slow-readers-agent.mjs as its own process (its memory read
  * from /proc), for test/runtime/backpressure.test.ts and test/soak/slow-readers.soak.ts.
  */
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/slow-readers-agent.mjs', import.meta.url))
-
-export interface SlowReadersProbe {
+export interface SlowReadersProbe extends FixtureProbe {
   /** SSE subscribers the runtime dropped (backlog or budget) and responses it cut (write timeout), from its log. */
   dropped: number
   cut: number
   connections: number
-  logged: { warn: number; error: number; last: string[] }
-  memory: NodeJS.MemoryUsage
 }
 
-export interface SlowReadersAgent {
-  pid: number
-  port: number
-  url: string
-  probe(options?: { gc?: boolean }): Promise<SlowReadersProbe>
-  release(): void
-  kill(): Promise<void>
-}
+export type SlowReadersAgent = FixtureAgent<SlowReadersProbe>
 
 /** Starts the fixture with `env` (the runtime's A2A_* budgets) and resolves once it listens. */
-export async function startSlowReadersAgent(env: Record<string, string> = {}): Promise<SlowReadersAgent> {
-  if (!env.A2A_RUNTIME_ENTRY) assertRuntimeBuilt()
-  const child: ChildProcess = spawn(process.execPath, ['--expose-gc', FIXTURE], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
-  let stderr = ''
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-16_384)))
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  const kill = async () => {
-    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
-    await exited
-  }
-  let url: string
-  try {
-    url = await new Promise<string>((resolve, reject) => {
-      let out = ''
-      const timer = setTimeout(() => reject(new Error(`the agent process did not listen within 15 s: ${stderr.slice(-1000)}`)), 15_000)
-      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-        out += chunk
-        const match = /^url (\S+)$/m.exec(out)
-        if (match) {
-          clearTimeout(timer)
-          resolve(match[1]!)
-        }
-      })
-      child.once('exit', (code) => {
-        clearTimeout(timer)
-        reject(new Error(`the agent process exited (${code}) before listening: ${stderr.slice(-1000)}`))
-      })
-    })
-  } catch (error) {
-    await kill()
-    throw error
-  }
-  let nextId = 0
-  const waiting = new Map<number, (probe: SlowReadersProbe) => void>()
-  child.on('message', (message: { type?: string; id?: number } & SlowReadersProbe) => {
-    if (message?.type !== 'probe' || message.id === undefined) return
-    waiting.get(message.id)?.(message)
-    waiting.delete(message.id)
-  })
-  return {
-    pid: child.pid!,
-    port: Number(new URL(url).port),
-    url,
-    probe(options = {}) {
-      const id = ++nextId
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiting.delete(id)
-          reject(new Error('the agent process did not answer a probe within 10 s'))
-        }, 10_000)
-        waiting.set(id, (probe) => {
-          clearTimeout(timer)
-          resolve(probe)
-        })
-        child.send({ type: 'probe', id, gc: options.gc === true })
-      })
-    },
-    release: () => child.send({ type: 'release' }),
-    kill,
-  }
-}
+export const startSlowReadersAgent = (env: Record<string, string> = {}) => startFixtureAgent<SlowReadersProbe>('slow-readers-agent.mjs', env)
 
 export const rpcBody = (method: string, params: unknown, id: string | number = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params })
 export const message = (text: string) => ({ message: { role: 'user', messageId: `m-${Math.random().toString(36).slice(2)}`, parts: [{ kind: 'text', text }] } })

@@ -1,7 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { type Socket, connect } from 'node:net'
-import { fileURLToPath } from 'node:url'
-import { assertRuntimeBuilt } from './_load-process.ts'
+import { type FixtureAgent, type FixtureProbe, startFixtureAgent } from './_fixture-process.ts'
 import { call, message, rpcBody } from './_slow-readers.ts'
 
 /**
@@ -9,85 +7,16 @@ import { call, message, rpcBody } from './_slow-readers.ts'
  * memory read from /proc), for test/runtime/connection-caps.test.ts and test/soak/stalled-bodies.soak.ts.
  */
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/caps-agent.mjs', import.meta.url))
-
-export interface CapsProbe {
+export interface CapsProbe extends FixtureProbe {
   /** Connections the HTTP server holds (server.getConnections). */
   connections: number
-  logged: { warn: number; error: number; last: string[] }
-  memory: NodeJS.MemoryUsage
 }
 
-export interface CapsAgent {
-  pid: number
-  port: number
-  url: string
-  probe(options?: { gc?: boolean }): Promise<CapsProbe>
-  /** SIGKILL by PID when it still runs; resolves once it has exited. */
-  kill(): Promise<void>
-}
+/** The caps fixture holds no tasks: there is nothing to release. */
+export type CapsAgent = Omit<FixtureAgent<CapsProbe>, 'release'>
 
 /** Starts the fixture with `env` (the runtime's A2A_* caps and timeouts) and resolves once it listens. */
-export async function startCapsAgent(env: Record<string, string> = {}): Promise<CapsAgent> {
-  if (!env.A2A_RUNTIME_ENTRY) assertRuntimeBuilt()
-  const child: ChildProcess = spawn(process.execPath, ['--expose-gc', FIXTURE], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
-  let stderr = ''
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-16_384)))
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  const kill = async () => {
-    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
-    await exited
-  }
-  let url: string
-  try {
-    url = await new Promise<string>((resolve, reject) => {
-      let out = ''
-      const timer = setTimeout(() => reject(new Error(`the agent process did not listen within 15 s: ${stderr.slice(-1000)}`)), 15_000)
-      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-        out += chunk
-        const match = /^url (\S+)$/m.exec(out)
-        if (match) {
-          clearTimeout(timer)
-          resolve(match[1]!)
-        }
-      })
-      child.once('exit', (code) => {
-        clearTimeout(timer)
-        reject(new Error(`the agent process exited (${code}) before listening: ${stderr.slice(-1000)}`))
-      })
-    })
-  } catch (error) {
-    await kill()
-    throw error
-  }
-  let nextId = 0
-  const waiting = new Map<number, (probe: CapsProbe) => void>()
-  child.on('message', (reply: { type?: string; id?: number } & CapsProbe) => {
-    if (reply?.type !== 'probe' || reply.id === undefined) return
-    waiting.get(reply.id)?.(reply)
-    waiting.delete(reply.id)
-  })
-  return {
-    pid: child.pid!,
-    port: Number(new URL(url).port),
-    url,
-    probe(options = {}) {
-      const id = ++nextId
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiting.delete(id)
-          reject(new Error('the agent process did not answer a probe within 10 s'))
-        }, 10_000)
-        waiting.set(id, (probe) => {
-          clearTimeout(timer)
-          resolve(probe)
-        })
-        child.send({ type: 'probe', id, gc: options.gc === true })
-      })
-    },
-    kill,
-  }
-}
+export const startCapsAgent = (env: Record<string, string> = {}): Promise<CapsAgent> => startFixtureAgent<CapsProbe>('caps-agent.mjs', env)
 
 /** A TCP client whose every byte the test writes; it reads what the server answers and notes when it closes. */
 export interface RawConnection {

@@ -1,6 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
-import { assertRuntimeBuilt } from './_load-process.ts'
+import { type FixtureAgent, type FixtureProbe, startFixtureAgent } from './_fixture-process.ts'
 import { call, rpcBody } from './_slow-readers.ts'
 
 /**
@@ -8,87 +6,18 @@ import { call, rpcBody } from './_slow-readers.ts'
  * test/runtime/task-budgets.test.ts and test/soak/follow-ups.soak.ts.
  */
 
-const FIXTURE = fileURLToPath(new URL('../fixtures/task-budgets-agent.mjs', import.meta.url))
-
-export interface BudgetsProbe {
+export interface BudgetsProbe extends FixtureProbe {
   /** Moves the agent made after the runtime had failed its task (refused with TaskTerminalError). */
   lateMoves: number
   /** `hold` tasks the agent has completed (they may have left the store since). */
   completedHolds: number
-  logged: { warn: number; error: number; last: string[] }
-  memory: NodeJS.MemoryUsage
 }
 
-export interface BudgetsAgent {
-  pid: number
-  port: number
-  probe(options?: { gc?: boolean }): Promise<BudgetsProbe>
-  /** Lets every held task complete. */
-  release(): void
-  kill(): Promise<void>
-}
+/** `release()` lets every held task complete. */
+export type BudgetsAgent = FixtureAgent<BudgetsProbe>
 
 /** Starts the fixture with `env` (the runtime's A2A_* budgets) and resolves once it listens. */
-export async function startBudgetsAgent(env: Record<string, string> = {}): Promise<BudgetsAgent> {
-  if (!env.A2A_RUNTIME_ENTRY) assertRuntimeBuilt()
-  const child: ChildProcess = spawn(process.execPath, ['--expose-gc', FIXTURE], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
-  let stderr = ''
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-16_384)))
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  const kill = async () => {
-    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
-    await exited
-  }
-  let url: string
-  try {
-    url = await new Promise<string>((resolve, reject) => {
-      let out = ''
-      const timer = setTimeout(() => reject(new Error(`the agent process did not listen within 15 s: ${stderr.slice(-1000)}`)), 15_000)
-      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-        out += chunk
-        const match = /^url (\S+)$/m.exec(out)
-        if (match) {
-          clearTimeout(timer)
-          resolve(match[1]!)
-        }
-      })
-      child.once('exit', (code) => {
-        clearTimeout(timer)
-        reject(new Error(`the agent process exited (${code}) before listening: ${stderr.slice(-1000)}`))
-      })
-    })
-  } catch (error) {
-    await kill()
-    throw error
-  }
-  let nextId = 0
-  const waiting = new Map<number, (probe: BudgetsProbe) => void>()
-  child.on('message', (message: { type?: string; id?: number } & BudgetsProbe) => {
-    if (message?.type !== 'probe' || message.id === undefined) return
-    waiting.get(message.id)?.(message)
-    waiting.delete(message.id)
-  })
-  return {
-    pid: child.pid!,
-    port: Number(new URL(url).port),
-    probe(options = {}) {
-      const id = ++nextId
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiting.delete(id)
-          reject(new Error('the agent process did not answer a probe within 10 s'))
-        }, 10_000)
-        waiting.set(id, (probe) => {
-          clearTimeout(timer)
-          resolve(probe)
-        })
-        child.send({ type: 'probe', id, gc: options.gc === true })
-      })
-    },
-    release: () => child.send({ type: 'release' }),
-    kill,
-  }
-}
+export const startBudgetsAgent = (env: Record<string, string> = {}) => startFixtureAgent<BudgetsProbe>('task-budgets-agent.mjs', env)
 
 export interface RpcAnswer {
   status: number
