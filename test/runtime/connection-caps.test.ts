@@ -120,7 +120,9 @@ describe('per-address connection cap (maxConnectionsPerAddress)', () => {
     expect((await send(agent.port)).status).toBe(200)
     // The idle ones are still open and usable: one of them is served.
     const answered = idle[0]!
-    answered.socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${rpcBody('message/send', message('hi')).length}\r\n\r\n${rpcBody('message/send', message('hi'))}`)
+    // One body, declared and sent: each build draws a new messageId.
+    const body = rpcBody('message/send', message('hi'))
+    answered.socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
     await answered.closed
     expect(answered.status()).toBe(200)
     // Its place is free again: the next connection from 127.0.0.2 is served.
