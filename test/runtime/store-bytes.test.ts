@@ -195,6 +195,16 @@ describe('the byte budgets of the memory store (configuration)', () => {
     expect(store.bytes).toBeLessThan(json * 1.1)
   })
 
+  it('counts the ids a client chooses by their length: a message with a 512 KiB messageId and contextId weighs over 1 MiB', () => {
+    const store = createMemoryStore({ maxBytes: 64 * MiB })
+    const long = 'x'.repeat(512 * 1024)
+    const message = { kind: 'message' as const, messageId: long, role: 'user' as const, parts: [{ kind: 'text' as const, text: 'hi' }], taskId: 't-long-ids', contextId: long }
+    const task = { kind: 'task' as const, id: 't-long-ids', contextId: long, status: { state: 'submitted' as const, timestamp: new Date().toISOString() }, artifacts: [], history: [message] }
+    store.create(task)
+    expect(store.bytes).toBeGreaterThan(3 * 512 * 1024)
+    expect(store.bytes).toBeLessThan(Buffer.byteLength(JSON.stringify(task)) * 1.1)
+  })
+
   it('keeps the newest event even when it alone is larger than the event-log window, so the task’s next turn is numbered after it', () => {
     const store = createMemoryStore({ eventLogBytes: 1024 })
     const ids = { taskId: 't-large-question', contextId: 'c-1' }

@@ -9,16 +9,18 @@ import { jsonBytes as exactJsonBytes } from '../_json-bytes.js'
  * counts them for maxTaskBytes. Costs O(parts), so the count stays a small part of handling an event.
  */
 
-// What the fixed fields weigh as JSON, measured on real objects (UUID ids, ISO times), rounded up.
-const TASK_BYTES = 200
-const MESSAGE_BYTES = 180
+// What the fixed fields weigh as JSON, measured on real objects (UUID ids, ISO times), rounded up. Strings a
+// client chooses (a message's ids, a context id) are counted by their length on top: a megabyte-long messageId
+// must not pass as a constant.
+const TASK_BYTES = 160
+const MESSAGE_BYTES = 70
 const PART_BYTES = 30
 const STATUS_EVENT_BYTES = 220
 const ARTIFACT_EVENT_BYTES = 250
 
 /** A task as a whole: read back from elsewhere, or at its creation. */
 export function taskBytes(task: Task): number {
-  let bytes = TASK_BYTES + jsonBytes(task.metadata)
+  let bytes = TASK_BYTES + textBytes(task.contextId) + jsonBytes(task.metadata)
   for (const message of task.history) bytes += messageBytes(message)
   for (const artifact of task.artifacts) bytes += artifactBytes(artifact)
   const status = task.status.message
@@ -34,7 +36,8 @@ export function eventBytes(event: TaskEvent): number {
 }
 
 export function messageBytes(message: Message): number {
-  return MESSAGE_BYTES + partsBytes(message.parts) + (message.metadata === undefined ? 0 : jsonBytes(message.metadata))
+  const ids = textBytes(message.messageId) + textBytes(message.taskId) + textBytes(message.contextId)
+  return MESSAGE_BYTES + ids + partsBytes(message.parts) + (message.metadata === undefined ? 0 : jsonBytes(message.metadata))
 }
 
 function artifactBytes(artifact: Artifact): number {
