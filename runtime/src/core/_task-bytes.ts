@@ -1,4 +1,5 @@
 import { ConfigurationError, ServerUnavailableError } from '../errors.js'
+import { givenSetting, numberSetting } from '../_number-setting.js'
 import type { Message, Task } from '../types.js'
 import { jsonBytes } from '../_json-bytes.js'
 
@@ -23,10 +24,9 @@ export interface TaskByteLimits {
 /** The limits from the options, else the environment, else the defaults; a bad one names itself and its value. */
 export function readTaskByteLimits(options: Partial<TaskByteLimits>): TaskByteLimits {
   const read = (name: keyof TaskByteLimits, env: string, fallback: number, min = 1): number => {
-    const raw = process.env[env]
-    const value = options[name] ?? (raw === undefined || raw.trim() === '' ? fallback : Number(raw))
+    const value = numberSetting(options[name], env) ?? fallback
     if (!Number.isSafeInteger(value) || value < min) {
-      throw new ConfigurationError(`${name} (${env}) must be a whole number of bytes, at least ${min} (got ${options[name] ?? JSON.stringify(raw)})`)
+      throw new ConfigurationError(`${name} (${env}) must be a whole number of bytes, at least ${min} (got ${givenSetting(options[name], env)})`)
     }
     return value
   }

@@ -1,4 +1,5 @@
 import { ConfigurationError, ServerUnavailableError } from '../errors.js'
+import { givenSetting, numberSetting } from '../_number-setting.js'
 
 /**
  * Request bodies being received, across the server, in bytes. A body is buffered whole before it is parsed, so
@@ -85,11 +86,11 @@ export class BodyReservation {
  * is more). It must hold two of the largest bodies: large bodies may take only half of it.
  */
 export function readBodyBudget(option: number | undefined, maxBodySize: number): BodyBudget {
-  const raw = process.env.A2A_MAX_BODY_BYTES_IN_FLIGHT
-  const value = option ?? (raw === undefined || raw.trim() === '' ? Math.max(DEFAULT_MAX_BODY_BYTES_IN_FLIGHT, 2 * maxBodySize) : Number(raw))
+  const env = 'A2A_MAX_BODY_BYTES_IN_FLIGHT'
+  const value = numberSetting(option, env) ?? Math.max(DEFAULT_MAX_BODY_BYTES_IN_FLIGHT, 2 * maxBodySize)
   if (!Number.isSafeInteger(value) || value < 2 * maxBodySize) {
     throw new ConfigurationError(
-      `maxBodyBytesInFlight (A2A_MAX_BODY_BYTES_IN_FLIGHT) must be a whole number of bytes, at least twice maxBodySize (${2 * maxBodySize}), so the largest body fits (got ${option ?? JSON.stringify(raw)})`,
+      `maxBodyBytesInFlight (A2A_MAX_BODY_BYTES_IN_FLIGHT) must be a whole number of bytes, at least twice maxBodySize (${2 * maxBodySize}), so the largest body fits (got ${givenSetting(option, env)})`,
     )
   }
   return new BodyBudget(value)

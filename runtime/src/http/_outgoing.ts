@@ -1,4 +1,5 @@
 import { ConfigurationError, ServerUnavailableError } from '../errors.js'
+import { givenSetting, numberSetting } from '../_number-setting.js'
 import type { Logger } from '../_logger.js'
 
 /**
@@ -28,10 +29,9 @@ export interface OutgoingLimits {
 /** The limits from the options, else the environment, else the defaults; a bad one names itself and its value. */
 export function readOutgoingLimits(options: Partial<OutgoingLimits>): OutgoingLimits {
   const read = (name: keyof OutgoingLimits, env: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number => {
-    const raw = process.env[env]
-    const value = options[name] ?? (raw === undefined || raw.trim() === '' ? fallback : Number(raw))
+    const value = numberSetting(options[name], env) ?? fallback
     if (!Number.isInteger(value) || value <= 0 || value > max) {
-      throw new ConfigurationError(`${name} (${env}) must be a whole number from 1 to ${max} (got ${options[name] ?? JSON.stringify(raw)})`)
+      throw new ConfigurationError(`${name} (${env}) must be a whole number from 1 to ${max} (got ${givenSetting(options[name], env)})`)
     }
     return value
   }

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http'
+import { givenSetting, numberSetting } from '../_number-setting.js'
 import type { Socket } from 'node:net'
 import { ConfigurationError } from '../errors.js'
 
@@ -34,10 +35,9 @@ export interface ConnectionCaps {
 /** The caps from the options, else the environment, else the defaults; a bad one names itself and its value. */
 export function readConnectionCaps(options: ConnectionCapOptions): ConnectionCaps {
   const read = (name: keyof ConnectionCapOptions, env: string, fallback: number, min: number): number => {
-    const raw = process.env[env]
-    const value = options[name] ?? (raw === undefined || raw.trim() === '' ? fallback : Number(raw))
+    const value = numberSetting(options[name], env) ?? fallback
     if (!Number.isSafeInteger(value) || value < min) {
-      throw new ConfigurationError(`${name} (${env}) must be a whole number from ${min}${min === 0 ? ' (0: no cap)' : ''} (got ${options[name] ?? JSON.stringify(raw)})`)
+      throw new ConfigurationError(`${name} (${env}) must be a whole number from ${min}${min === 0 ? ' (0: no cap)' : ''} (got ${givenSetting(options[name], env)})`)
     }
     return value
   }

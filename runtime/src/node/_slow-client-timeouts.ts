@@ -1,4 +1,5 @@
 import type { Server } from 'node:http'
+import { givenSetting, numberSetting } from '../_number-setting.js'
 import { ConfigurationError } from '../errors.js'
 
 // Slow-client timeouts, in ms. Node's own defaults (headers 60 s, request 5 min, checked every 30 s) let a
@@ -24,12 +25,10 @@ export interface SlowClientTimeouts {
 /** The slow-client timeouts from the options, else the environment, else the defaults; a bad one names itself. */
 export function readSlowClientTimeouts(options: SlowClientTimeoutOptions): SlowClientTimeouts {
   const read = (name: keyof SlowClientTimeoutOptions, env: string): number | undefined => {
-    const raw = process.env[env]
-    const value = options[name] ?? (raw === undefined || raw.trim() === '' ? undefined : Number(raw))
+    const value = numberSetting(options[name], env)
     if (value === undefined) return undefined
     if (!Number.isInteger(value) || value <= 0 || value > MAX_TIMER_MS) {
-      const got = options[name] ?? JSON.stringify(raw)
-      throw new ConfigurationError(`${name} (${env}) must be a whole number of ms from 1 to ${MAX_TIMER_MS} (got ${got})`)
+      throw new ConfigurationError(`${name} (${env}) must be a whole number of ms from 1 to ${MAX_TIMER_MS} (got ${givenSetting(options[name], env)})`)
     }
     return value
   }
