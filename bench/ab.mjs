@@ -1,60 +1,99 @@
 // A/B of two builds of the runtime on the same echo agent: what a change costs the hot path, apart from the
 // machine's drift. Both servers run on CPU 0 and autocannon on CPU 1 (when taskset can pin); each workload runs
 // in rounds that take the two servers in turn, alternating the order, and reports the median of the paired
-// ratios (B / A): drift shifts both members of a pair alike.
+// ratios (B / A): drift shifts both members of a pair alike. On Linux it also reports each server's CPU time per
+// request (from /proc), B's over A's: a direct measure of the cost a change adds, whether or not the client
+// could keep the server busy.
 //
-//   node bench/ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--rounds 8] [--duration 3]
+//   node bench/ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--rounds 8] [--duration 3] [--only <name part>]
 //
 // B defaults to this clone's build (npm run build first). An older build: `git worktree add /tmp/a <ref>`,
 // then `npx tsc -p runtime/tsconfig.build.json` in it with this clone's node_modules linked.
+import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import { freePort, killAll, pinPrefix, pinningSupport, start, waitForCard } from './_processes.mjs'
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: 'string', default: '8' }, duration: { type: 'string', default: '3' } } })
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: 'string', default: '8' }, duration: { type: 'string', default: '3' }, only: { type: 'string' } } })
 if (positionals.length < 1) {
-  console.error('usage: node bench/ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--rounds 8] [--duration 3]')
+  console.error('usage: node bench/ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--rounds 8] [--duration 3] [--only <name part>]')
   process.exit(2)
 }
 const entries = { A: resolve(positionals[0]), B: resolve(positionals[1] ?? new URL('../runtime/dist/index.js', import.meta.url).pathname) }
 const rounds = Number(values.rounds)
 const duration = Number(values.duration)
 const pinning = pinningSupport()
+// autocannon runs in this process: on CPU 1, every thread, apart from the servers.
+if (pinning.pinned) spawnSync(pinning.taskset, ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
 const server = new URL('./servers/echo-runtime.mjs', import.meta.url).pathname
 
 const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }] } } })
 const post = { method: 'POST', headers: { 'content-type': 'application/json' }, body }
-const workloads = [
+const allWorkloads = [
   { name: 'message/send c=16', path: '/', options: { ...post, connections: 16 } },
   { name: 'message/send c=1', path: '/', options: { ...post, connections: 1 } },
   { name: 'card GET c=16', path: '/.well-known/agent.json', options: { connections: 16 } },
 ]
+// --only "c=16" runs the workloads whose name contains it.
+const workloads = values.only ? allWorkloads.filter((workload) => workload.name.includes(values.only)) : allWorkloads
+if (workloads.length === 0) {
+  console.error(`no workload is named like ${JSON.stringify(values.only)}: ${allWorkloads.map((workload) => workload.name).join(', ')}`)
+  process.exit(2)
+}
+
+/** The CPU time a process has used (user and system, every thread), in clock ticks; undefined off Linux. */
+function cpuTicks(pid) {
+  try {
+    // Fields after the command name (which may hold spaces) start at its closing parenthesis: utime, stime are 14, 15.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+    return Number(fields[11]) + Number(fields[12])
+  } catch {
+    return undefined
+  }
+}
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
+// The order alternates, so what one position gains the other loses: the geometric mean of the ratios cancels it.
+const geomean = (values) => Math.exp(values.reduce((sum, value) => sum + Math.log(value), 0) / values.length)
 
 try {
   const urls = {}
+  const pids = {}
   for (const [name, entry] of Object.entries(entries)) {
     const port = await freePort()
     const [command, ...args] = [...pinPrefix(pinning, 0), process.execPath, server]
     const handle = start(command, args, { env: { ...process.env, A2A_RUNTIME_ENTRY: entry, PORT: String(port) }, name })
     urls[name] = `http://127.0.0.1:${port}`
+    pids[name] = handle.child.pid
     await waitForCard(handle, `${urls[name]}/.well-known/agent.json`)
   }
   console.log(`A ${entries.A}\nB ${entries.B}\n${rounds} rounds of ${duration} s per server${pinning.pinned ? ', servers on CPU 0' : ` (not pinned: ${pinning.why})`}\n`)
   for (const workload of workloads) {
     const rates = { A: [], B: [] }
+    const cpuPerRequest = { A: [], B: [] }
+    // Not counted: the first seconds warm the JIT and fill the store to its retention limit, where it then stays.
+    for (const name of ['A', 'B']) await autocannon({ url: urls[name] + workload.path, ...workload.options, duration: 2 * duration })
     for (let round = 0; round < rounds; round++) {
       for (const name of round % 2 ? ['B', 'A'] : ['A', 'B']) {
+        // The other server's tail (closing connections, a collection) would otherwise run on the same core.
+        await new Promise((done) => setTimeout(done, 1000))
+        const cpuBefore = cpuTicks(pids[name])
         const result = await autocannon({ url: urls[name] + workload.path, ...workload.options, duration })
+        const cpuAfter = cpuTicks(pids[name])
         // A fast error is not throughput.
         if (result.non2xx || result.errors) throw new Error(`${workload.name} on ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
         rates[name].push(result.requests.average)
+        if (cpuBefore !== undefined && cpuAfter !== undefined) cpuPerRequest[name].push((cpuAfter - cpuBefore) / result.requests.total)
       }
     }
     const ratios = rates.B.map((rate, i) => rate / rates.A[i])
-    console.log(`${workload.name}: A ${Math.round(median(rates.A))} req/s, B ${Math.round(median(rates.B))} req/s; B/A paired ${ratios.map((r) => r.toFixed(2)).join(' ')}, median ${median(ratios).toFixed(3)}`)
+    console.log(`${workload.name}: A ${Math.round(median(rates.A))} req/s, B ${Math.round(median(rates.B))} req/s; B/A paired ${ratios.map((r) => r.toFixed(2)).join(' ')}, median ${median(ratios).toFixed(3)}, geometric mean ${geomean(ratios).toFixed(3)}`)
+    if (cpuPerRequest.B.length === rounds) {
+      const costs = cpuPerRequest.B.map((cost, i) => cost / cpuPerRequest.A[i])
+      console.log(`  CPU per request, B/A paired ${costs.map((r) => r.toFixed(2)).join(' ')}, median ${median(costs).toFixed(3)}, geometric mean ${geomean(costs).toFixed(3)}`)
+    }
   }
 } finally {
   killAll()

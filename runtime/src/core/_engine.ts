@@ -310,7 +310,6 @@ export class TaskEngine {
     message.taskId = id
     message.contextId = contextId
     const task: Task = { kind: 'task', id, contextId, status: { state: 'submitted', timestamp: isoNow() }, artifacts: [], history: [message] }
-    TaskBytes.created(task, bytes)
     // Held before it exists, so no instance takes the new task for one whose instance died.
     const cluster = this.store.cluster
     if (cluster) await cluster.claim(id)
@@ -320,7 +319,7 @@ export class TaskEngine {
       if (cluster) await cluster.release(id)
       throw error
     }
-    return new TaskRun(task, this.#sink, 0, this.#taskLimits)
+    return new TaskRun(task, this.#sink, 0, this.#taskLimits, TaskBytes.created(bytes))
   }
 
   async #resume(taskId: string, request: SendRequest, reservation: Reservation): Promise<TaskRun> {

@@ -45,16 +45,19 @@ export function userMessageBytes(message: Message): number {
   return jsonBytes(message) + (message.taskId === undefined ? TASK_ID_FIELD_BYTES : 0) + (message.contextId === undefined ? CONTEXT_ID_FIELD_BYTES : 0)
 }
 
-// Only tasks that are running or waiting for the client keep their count: a task that has ended takes no more
-// messages, so the many retained ended tasks carry nothing extra.
-const known = new WeakMap<Task, TaskBytes>()
+// The counts of the tasks waiting for the client, for their next turn. A running task's count lives in its run;
+// a task that has ended takes no more messages, so the many retained ended tasks carry nothing extra (and a task
+// answered in one turn never enters the map: a WeakMap entry costs the collector on every cycle).
+const waiting = new WeakMap<Task, TaskBytes>()
 
-/** The running count of one task's bytes, kept with the task object while the task can still grow. */
+/** The running count of one task's bytes, held by its run and, while it waits for the client, with the task. */
 export class TaskBytes {
   /** History, artifacts and the status message (when it is not also in the history). */
   total: number
   /** The status message's share of `total`: replaced, not added to, when the status moves on. */
   status: number
+  /** Whether the count is in `waiting`, so an ending looks there only then. */
+  #kept = false
 
   private constructor(total: number, status: number) {
     this.total = total
@@ -62,28 +65,27 @@ export class TaskBytes {
   }
 
   /** A new task holding only its first message, of `bytes` (as measured by `userMessageBytes`). */
-  static created(task: Task, bytes: number): TaskBytes {
-    const counted = new TaskBytes(bytes, 0)
-    known.set(task, counted)
-    return counted
+  static created(bytes: number): TaskBytes {
+    return new TaskBytes(bytes, 0)
   }
 
   /**
-   * The count of `task`: the one kept with it, or measured once when the task was read back from a store that
-   * copies (a file or Redis store, which has just parsed the whole task anyway).
+   * The count of a task at rest: the one kept while it waited for the client, or measured once when the task
+   * was read back from a store that copies (a file or Redis store, which has just parsed the whole task anyway).
    */
   static of(task: Task): TaskBytes {
-    let counted = known.get(task)
-    if (!counted) {
-      counted = TaskBytes.#measure(task)
-      known.set(task, counted)
-    }
-    return counted
+    return waiting.get(task) ?? TaskBytes.#measure(task)
   }
 
-  /** A task has ended: it takes no more messages, so its count goes (one waiting for the client keeps it). */
-  static ended(task: Task): void {
-    known.delete(task)
+  /** A turn has settled: a task waiting for the client keeps its count for the next; an ended one lets it go. */
+  static settled(task: Task, counted: TaskBytes, ended: boolean): void {
+    if (!ended) {
+      waiting.set(task, counted)
+      counted.#kept = true
+    } else if (counted.#kept) {
+      waiting.delete(task)
+      counted.#kept = false
+    }
   }
 
   static #measure(task: Task): TaskBytes {

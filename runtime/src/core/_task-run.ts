@@ -38,7 +38,7 @@ export class TaskRun implements TaskHandle {
   #abort: AbortController | undefined
   #seq: number
   #settleWaiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = []
-  // Looked up on first use: a task canceled at rest may never need it.
+  // Given for a new task; looked up on first use for one at rest (a task canceled at rest may never need it).
   #bytes: TaskBytes | undefined
   /** Holds this task's bytes from the start of its turn until it settles. */
   #running: RunningBytes | undefined
@@ -48,8 +48,10 @@ export class TaskRun implements TaskHandle {
     readonly sink: EventSink,
     lastSeq = 0,
     readonly limits: TaskLimits = UNLIMITED,
+    bytes?: TaskBytes,
   ) {
     this.#seq = lastSeq
+    this.#bytes = bytes
   }
 
   /** The running count of the bytes the task holds. */
@@ -206,7 +208,7 @@ export class TaskRun implements TaskHandle {
     if (final) {
       this.#running?.release(counted.total)
       this.#running = undefined
-      if (isTerminal(state)) TaskBytes.ended(this.task)
+      TaskBytes.settled(this.task, counted, isTerminal(state))
     }
     const saved = this.#emit({ kind: 'status-update', seq: 0, taskId: this.id, contextId: this.contextId, status, final })
     if (final && this.#settleWaiters.length) {

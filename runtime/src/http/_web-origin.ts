@@ -89,8 +89,12 @@ export class WebOriginGuard {
     this.#refusedSinceLog = 0
   }
 
-  /** An h3 middleware: a refusal or a preflight answer, else `undefined` to go on to the route. */
-  readonly middleware = (event: H3Event): Response | undefined => {
+  /**
+   * A refusal or a preflight answer, else `undefined` to go on. Each route calls it first (an h3 middleware
+   * layer cost message/send about 1.5% more than the check itself), and a catch-all route for every other
+   * path and method.
+   */
+  readonly check = (event: H3Event): Response | undefined => {
     const { req } = event
     const host = req.headers.get('host')
     if (host !== null && !this.#hosts.allows(host)) return this.#refuse(event, hostRefused(host))

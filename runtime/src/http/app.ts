@@ -1,4 +1,4 @@
-import { H3, type H3Event } from 'h3'
+import { H3, type H3Event, HTTPError } from 'h3'
 import type { Agent } from '../agent.js'
 import type { Binding } from '../bindings/_binding.js'
 import { platformBinding } from '../bindings/_platform.js'
@@ -330,12 +330,29 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   }
 
   const h3 = new H3({ silent: true })
-  // Before every route: a foreign Host or Origin never reaches the agent.
-  h3.use(webOrigin.middleware)
-  h3.get(CARD_PATH, (event) => cardResponse(event.req, cardFor('platform', cardUrl(event))))
+  // A foreign Host or Origin never reaches the agent: every route checks first.
+  const checked =
+    (route: (event: H3Event) => Response | Promise<Response>) =>
+    (event: H3Event): Response | Promise<Response> =>
+      webOrigin.check(event) ?? route(event)
+  h3.get(
+    CARD_PATH,
+    checked((event) => cardResponse(event.req, cardFor('platform', cardUrl(event)))),
+  )
   // A2A clients: v1.0 ones say so in A2A-Version; any other request gets the v0.3 shape.
-  h3.get(A2A_CARD_PATH, (event) => cardResponse(event.req, cardFor(V1_VERSION.test(event.req.headers.get('a2a-version') ?? '') ? 'a2a-1.0' : 'a2a-0.3', cardUrl(event))))
-  for (const path of RPC_PATHS) h3.post(path, (event) => rpc(event.req as Request))
+  h3.get(
+    A2A_CARD_PATH,
+    checked((event) => cardResponse(event.req, cardFor(V1_VERSION.test(event.req.headers.get('a2a-version') ?? '') ? 'a2a-1.0' : 'a2a-0.3', cardUrl(event)))),
+  )
+  const rpcRoute = checked((event) => rpc(event.req as Request))
+  for (const path of RPC_PATHS) h3.post(path, rpcRoute)
+  // Any other path or method: refused as the routes are, a preflight answered, anything else not found.
+  h3.all(
+    '/**',
+    checked(() => {
+      throw new HTTPError({ status: 404, statusText: 'Not Found' })
+    }),
+  )
 
   return {
     h3,
