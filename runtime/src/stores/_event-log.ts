@@ -2,29 +2,34 @@ import type { TaskEvent } from '../types.js'
 
 /**
  * The events of one task kept for clients that resume a broken stream (`Last-Event-ID`): the newest ones, at
- * most `maxBytes` of them (counted as JSON) or the newest alone when it is larger; older ones are dropped as new ones arrive, and the log remembers
- * up to which number it lost them, so a resume from before its window is told so instead of given a gap.
+ * most `maxBytes` of them (counted as JSON by `sizeOf`) or the newest alone when it is larger; older ones are
+ * dropped as new ones arrive, and the log remembers up to which number it lost them, so a resume from before its
+ * window is told so instead of given a gap.
  */
 export class EventLog {
   readonly maxBytes: number
+  readonly #sizeOf: (event: TaskEvent) => number
   // Kept events start at `#head`: dropping the oldest moves it on, and the array is cut down once most of it
-  // is dropped ones, so each event costs O(1) however long the task runs.
+  // is dropped ones, so each event costs O(1) however long the task runs. Sizes are not kept per event: the
+  // oldest is measured again when it is dropped (events do not change once published), which spares every
+  // task a second array when most never fill their window.
   #events: TaskEvent[]
-  #sizes: number[]
   #head = 0
   #bytes = 0
   #lastSeq: number
   #keptAfter: number
 
-  /** `events` (with their `sizes`) and `keptAfter`: a log read back from a file, which may have lost its oldest. */
-  constructor(maxBytes: number, events: TaskEvent[] = [], sizes: number[] = [], keptAfter = 0) {
+  /** `events` and `keptAfter`: a log read back from a file, which may have lost its oldest. */
+  constructor(maxBytes: number, sizeOf: (event: TaskEvent) => number, events: TaskEvent[] = [], keptAfter = 0) {
     this.maxBytes = maxBytes
+    this.#sizeOf = sizeOf
     this.#events = events
-    this.#sizes = sizes
-    for (const size of sizes) this.#bytes += size
     this.#keptAfter = keptAfter
-    this.#lastSeq = events.at(-1)?.seq ?? keptAfter
-    this.#trim()
+    this.#lastSeq = events.length > 0 ? events[events.length - 1]!.seq : keptAfter
+    if (events.length > 0) {
+      for (const event of events) this.#bytes += sizeOf(event)
+      this.#trim()
+    }
   }
 
   /** Bytes of the events kept. */
@@ -42,14 +47,13 @@ export class EventLog {
     return this.#keptAfter
   }
 
-  /** Adds the newest event (`size` its bytes); returns how the bytes kept changed (it may drop older ones). */
+  /** Adds the newest event (`size` its bytes, as `sizeOf` counts it); returns how the bytes kept changed (it may drop older ones). */
   push(event: TaskEvent, size: number): number {
     const before = this.#bytes
     this.#events.push(event)
-    this.#sizes.push(size)
     this.#bytes += size
     this.#lastSeq = event.seq
-    this.#trim()
+    if (this.#bytes > this.maxBytes) this.#trim()
     return this.#bytes - before
   }
 
@@ -78,16 +82,16 @@ export class EventLog {
    */
   #trim(): void {
     const events = this.#events
-    const sizes = this.#sizes
     while (this.#bytes > this.maxBytes && this.#head < events.length - 1) {
-      this.#bytes -= sizes[this.#head]!
-      this.#keptAfter = events[this.#head]!.seq
+      const oldest = events[this.#head]!
+      // Never below zero, whatever an agent did to an event's objects after publishing it.
+      this.#bytes = Math.max(0, this.#bytes - this.#sizeOf(oldest))
+      this.#keptAfter = oldest.seq
       events[this.#head] = undefined as unknown as TaskEvent // released now, not at the next cut
       this.#head++
     }
     if (this.#head > 32 && this.#head * 2 > events.length) {
       this.#events = events.slice(this.#head)
-      this.#sizes = sizes.slice(this.#head)
       this.#head = 0
     }
   }

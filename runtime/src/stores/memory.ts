@@ -123,7 +123,7 @@ export class MemoryTaskStore implements TaskStore {
 
   create(task: Task): void {
     const bytes = taskBytes(task)
-    const entry: Entry = { task, log: new EventLog(this.eventLogBytes), settledAt: 0, taskBytes: bytes, statusBytes: 0, historyCounted: task.history.length }
+    const entry: Entry = { task, log: new EventLog(this.eventLogBytes, eventBytes), settledAt: 0, taskBytes: bytes, statusBytes: 0, historyCounted: task.history.length }
     const replaced = this.#entries.get(task.id)
     if (replaced) this.#drop(task.id, replaced, false)
     this.#entries.set(task.id, entry)
@@ -195,7 +195,7 @@ export class MemoryTaskStore implements TaskStore {
    * task. Call in the order the tasks settled, oldest first, so retention drops the oldest first.
    */
   restore(task: Task, events: TaskEvent[] | undefined, settledAt: number, keptAfter = 0): void {
-    const log = events && new EventLog(this.eventLogBytes, events, events.map((event) => eventBytes(event)), keptAfter)
+    const log = events && new EventLog(this.eventLogBytes, eventBytes, events, keptAfter)
     const entry: Entry = { task, log, settledAt, taskBytes: taskBytes(task), statusBytes: 0, historyCounted: task.history.length }
     this.#entries.set(task.id, entry)
     this.#bytes += entry.taskBytes + (log?.bytes ?? 0)
@@ -223,9 +223,9 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   #settle(taskId: string, entry: Entry, ended: boolean, at = Date.now()): void {
+    // To the end: retention walks from the front, oldest settled first. A running task is not in the walk.
+    if (entry.settledAt !== 0) this.#settled.delete(taskId)
     entry.settledAt = at
-    // To the end: retention walks from the front, oldest settled first.
-    this.#settled.delete(taskId)
     this.#settled.set(taskId, entry)
     if (ended && entry.log) this.#keepEndedLog(taskId)
     // Too large to keep whatever else goes: its sender has had the answer; later reads find nothing.
