@@ -55,15 +55,51 @@ function objectBytes(value: Record<string, unknown>, depth: number): number {
       if (key === 'toJSON' && typeof value[key] === 'function') return written(value)
       continue
     }
-    bytes += stringBytes(key) + 1 + item
+    bytes += keyBytes(key) + 1 + item
     fields++
   }
   return fields === 0 ? bytes : bytes + fields - 1
 }
 
+/**
+ * The keys of the data model (messages, parts, artifacts) as JSON: every message and artifact has them, so they
+ * are not counted character by character (a comparison of interned strings is a pointer comparison).
+ */
+function keyBytes(key: string): number {
+  switch (key) {
+    case 'kind':
+    case 'text':
+    case 'role':
+    case 'data':
+    case 'file':
+    case 'name':
+      return 6
+    case 'parts':
+      return 7
+    case 'taskId':
+      return 8
+    case 'metadata':
+    case 'mimeType':
+      return 10
+    case 'messageId':
+    case 'contextId':
+    case 'lastChunk':
+      return 11
+    case 'artifactId':
+      return 12
+    default:
+      return stringBytes(key)
+  }
+}
+
+/** A string of these characters is written as it is: one byte each, between its quotes. */
+const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/
+
 function stringBytes(text: string): number {
   const length = text.length
   if (length > SHORT_STRING) return written(text)
+  // Ids and the like: one native scan beats the loop below from a few dozen characters.
+  if (length >= 24 && PLAIN_ASCII.test(text)) return length + 2
   let bytes = 2
   for (let i = 0; i < length; i++) {
     const code = text.charCodeAt(i)

@@ -21,6 +21,12 @@ describe('jsonBytes', () => {
       // Each character alone, and long strings of each (measured another way past 128 characters).
       ...CHARACTERS,
       ...CHARACTERS.map((character) => character.repeat(200)),
+      // Past 24 characters an id-like string is first scanned for plain ASCII: each character at its end, and alone.
+      ...CHARACTERS.map((character) => `${'x'.repeat(36)}${character}`),
+      ...CHARACTERS.map((character) => character.repeat(30)),
+      'x'.repeat(23),
+      'x'.repeat(24),
+      'x'.repeat(128),
       '😀'.repeat(64) + '\ud83d',
       0,
       -0,
@@ -41,6 +47,23 @@ describe('jsonBytes', () => {
       Object.assign(Object.create(null), { bare: 'prototype' }),
       { toJSON: () => ({ replaced: true }) },
       { kind: 'message', role: 'user', messageId: 'm-1', parts: [{ kind: 'text', text: 'hello "world"\n' }, { kind: 'data', data: { é: [1, 2, { x: '€' }] } }] },
+      // The keys of the data model are counted as constants, whatever their values.
+      {
+        kind: 'é',
+        text: '"',
+        role: 1,
+        data: null,
+        file: { name: '\n', mimeType: '€', bytes: 'a'.repeat(24) },
+        name: undefined,
+        parts: [],
+        taskId: '😀'.repeat(20),
+        metadata: { kind: { kind: 'kind' } },
+        messageId: '\ud800'.repeat(13),
+        contextId: -0,
+        lastChunk: false,
+        artifactId: { toJSON: () => 'replaced' },
+        Kind: 'a key like one of them, but not one',
+      },
     ]
     for (const value of values) expect(jsonBytes(value), JSON.stringify(value)).toBe(written(value))
   })
