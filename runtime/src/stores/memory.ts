@@ -4,6 +4,7 @@ import type { TaskPage, TaskQuery, TaskStore } from './_store.js'
 import { pageOf } from './_paging.js'
 import { readByteBudget } from './_byte-budget.js'
 import { EventLog } from './_event-log.js'
+import { SettledOrder } from './_settled-order.js'
 import { eventBytes, messageBytes, taskBytes } from './_json-bytes.js'
 
 export interface MemoryStoreOptions {
@@ -44,6 +45,8 @@ interface Entry {
   log: EventLog | undefined
   /** When the task last settled; 0 while it runs. */
   settledAt: number
+  /** Its place in the settled order (-1 while it runs). */
+  place: number
   /**
    * The task's bytes as counted so far: its JSON at creation, then what each event added (a status replaces
    * the previous one; an artifact chunk adds). Shared with the log's events, so an over-estimate, never under.
@@ -75,7 +78,7 @@ export class MemoryTaskStore implements TaskStore {
   readonly #entries = new Map<string, Entry>()
   // The settled tasks in the order they settled, oldest first: retention walks it from the front, and every
   // task it visits goes, so evicting costs O(1) per task however many tasks are running.
-  readonly #settled = new Map<string, Entry>()
+  readonly #settled = new SettledOrder<Entry>()
   #bytes = 0
   readonly #sweeper: ReturnType<typeof setInterval>
   // The last `endedLogs` tasks to end, a ring: the one overwritten loses its log.
@@ -123,7 +126,7 @@ export class MemoryTaskStore implements TaskStore {
 
   create(task: Task): void {
     const bytes = taskBytes(task)
-    const entry: Entry = { task, log: new EventLog(this.eventLogBytes, eventBytes), settledAt: 0, taskBytes: bytes, statusBytes: 0, historyCounted: task.history.length }
+    const entry: Entry = { task, log: new EventLog(this.eventLogBytes, eventBytes), settledAt: 0, place: -1, taskBytes: bytes, statusBytes: 0, historyCounted: task.history.length }
     const replaced = this.#entries.get(task.id)
     if (replaced) this.#drop(task.id, replaced, false)
     this.#entries.set(task.id, entry)
@@ -149,7 +152,7 @@ export class MemoryTaskStore implements TaskStore {
     else if (entry.settledAt) {
       // A follow-up resumed the task: it runs again, and retention leaves it alone until it settles.
       entry.settledAt = 0
-      this.#settled.delete(task.id)
+      this.#settled.remove(entry)
     }
     this.#keepWithinBudget()
   }
@@ -183,11 +186,8 @@ export class MemoryTaskStore implements TaskStore {
 
   /** Removes settled tasks older than the time-to-live. Runs on a timer; callable for tests and tools. */
   sweep(now = Date.now()): void {
-    for (const [id, entry] of this.#settled) {
-      // Settled entries sit in the order they settled, so the first young one ends the walk.
-      if (now - entry.settledAt <= this.ttlMs) break
-      this.#drop(id, entry)
-    }
+    // Settled entries sit in the order they settled, so the first young one ends the walk.
+    for (let entry = this.#settled.first(); entry && now - entry.settledAt > this.ttlMs; entry = this.#settled.first()) this.#evict(entry)
   }
 
   /**
@@ -196,7 +196,7 @@ export class MemoryTaskStore implements TaskStore {
    */
   restore(task: Task, events: TaskEvent[] | undefined, settledAt: number, keptAfter = 0): void {
     const log = events && new EventLog(this.eventLogBytes, eventBytes, events, keptAfter)
-    const entry: Entry = { task, log, settledAt, taskBytes: taskBytes(task), statusBytes: 0, historyCounted: task.history.length }
+    const entry: Entry = { task, log, settledAt, place: -1, taskBytes: taskBytes(task), statusBytes: 0, historyCounted: task.history.length }
     this.#entries.set(task.id, entry)
     this.#bytes += entry.taskBytes + (log?.bytes ?? 0)
     if (settledAt) this.#settle(task.id, entry, Boolean(log) && isTerminal(task.status.state), settledAt)
@@ -224,9 +224,8 @@ export class MemoryTaskStore implements TaskStore {
 
   #settle(taskId: string, entry: Entry, ended: boolean, at = Date.now()): void {
     // To the end: retention walks from the front, oldest settled first. A running task is not in the walk.
-    if (entry.settledAt !== 0) this.#settled.delete(taskId)
     entry.settledAt = at
-    this.#settled.set(taskId, entry)
+    this.#settled.push(entry)
     if (ended && entry.log) this.#keepEndedLog(taskId)
     // Too large to keep whatever else goes: its sender has had the answer; later reads find nothing.
     if (entry.taskBytes + (entry.log?.bytes ?? 0) > this.maxBytes) this.#drop(taskId, entry)
@@ -255,16 +254,24 @@ export class MemoryTaskStore implements TaskStore {
 
   #drop(taskId: string, entry: Entry, tell = true): void {
     if (this.#entries.get(taskId) !== entry) return
+    this.#remove(taskId, entry, tell)
+  }
+
+  /** Drops the entry retention visits: the one at the front of the settled order, known to be kept. */
+  #evict(entry: Entry): void {
+    this.#remove(entry.task.id, entry, true)
+  }
+
+  #remove(taskId: string, entry: Entry, tell: boolean): void {
     this.#entries.delete(taskId)
-    this.#settled.delete(taskId)
+    this.#settled.remove(entry)
     this.#bytes -= entry.taskBytes + (entry.log?.bytes ?? 0)
     if (tell) this.#removed?.(taskId)
   }
 
   /**
-   * Past either budget, drops the tasks that settled longest ago, a little below the budget: each walk
-   * starts at the Map's front, where V8 leaves holes from earlier deletes, so a walk per task would cost more
-   * and more under a flood. Running tasks are not in the walk: they never go.
+   * Past either budget, drops the tasks that settled longest ago, a little below the budget, so a flood pays
+   * one walk per batch rather than per task. Running tasks are not in the walk: they never go.
    */
   #keepWithinBudget(): void {
     const overCount = this.#entries.size > this.maxTasks
@@ -272,9 +279,9 @@ export class MemoryTaskStore implements TaskStore {
     if (!overCount && !overBytes) return
     const countTarget = overCount ? this.maxTasks - Math.floor(this.maxTasks / 64) : this.maxTasks
     const byteTarget = overBytes ? this.maxBytes - Math.floor(this.maxBytes / 16) : this.maxBytes
-    for (const [id, entry] of this.#settled) {
+    for (let entry = this.#settled.first(); entry; entry = this.#settled.first()) {
       if (this.#entries.size <= countTarget && this.#bytes <= byteTarget) return
-      this.#drop(id, entry)
+      this.#evict(entry)
     }
   }
 }
