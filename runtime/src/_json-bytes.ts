@@ -7,6 +7,21 @@ export function jsonBytes(value: unknown): number {
   return valueBytes(value, 0) ?? 0
 }
 
+// The text artifacts the runtime builds from a string (`task.artifact('…')`) have a known shape: counted without
+// a walk, as the fixed JSON around their id and text.
+const TEXT_PARTS_FIXED = '[{"kind":"text","text":}]'.length
+const TEXT_CHUNK_FIXED = '{"artifactId":,"parts":,"lastChunk":}'.length
+
+/** The bytes of `[{"kind":"text","text":<text>}]`, as `jsonBytes` counts them. */
+export function textPartsBytes(text: string): number {
+  return TEXT_PARTS_FIXED + stringBytes(text)
+}
+
+/** The bytes of `{"artifactId":<id>,"parts":[{"kind":"text","text":<text>}],"lastChunk":<bool>}`, as `jsonBytes` counts them. */
+export function textChunkBytes(artifactId: string, text: string, lastChunk: boolean): number {
+  return TEXT_CHUNK_FIXED + stringBytes(artifactId) + textPartsBytes(text) + (lastChunk ? 4 : 5)
+}
+
 /** Deeper than the 64 levels a wire message may have (and than any cycle can hide). */
 const MAX_DEPTH = 100
 /** Longer strings are measured by the engine's own JSON writer, faster per character than a loop here. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { jsonBytes } from '../../runtime/src/_json-bytes.ts'
+import { jsonBytes, textChunkBytes, textPartsBytes } from '../../runtime/src/_json-bytes.ts'
 
 /**
  * maxTaskBytes counts each message and artifact by its JSON size without writing the JSON (the hot path measures
@@ -66,6 +66,18 @@ describe('jsonBytes', () => {
       },
     ]
     for (const value of values) expect(jsonBytes(value), JSON.stringify(value)).toBe(written(value))
+  })
+
+  it('counts a text artifact the runtime builds from a string as a walk over it would, without one', () => {
+    const texts = ['', 'Echo: hi', ...CHARACTERS, CHARACTERS.join(''), 'x'.repeat(40), 'é'.repeat(300)]
+    for (const text of texts) {
+      expect(textPartsBytes(text), JSON.stringify(text)).toBe(written([{ kind: 'text', text }]))
+      for (const lastChunk of [true, false]) {
+        for (const artifactId of ['4f6c3c1e-2b1a-4d7e-9a55-1c2d3e4f5a6b', 'my "id"', '']) {
+          expect(textChunkBytes(artifactId, text, lastChunk), JSON.stringify(text)).toBe(written({ artifactId, parts: [{ kind: 'text', text }], lastChunk }))
+        }
+      }
+    }
   })
 
   it('counts a value JSON cannot hold as endless (no task can take it)', () => {

@@ -5,7 +5,7 @@ import { isoNow } from './_clock.js'
 import { newId } from './_ids.js'
 import { isSettled, isTerminal } from './_lifecycle.js'
 import { type RunningBytes, TaskBytes } from './_task-bytes.js'
-import { jsonBytes } from '../_json-bytes.js'
+import { jsonBytes, textChunkBytes, textPartsBytes } from '../_json-bytes.js'
 
 /** Sees each event after it is applied to `task` (the live task: serialise it now, do not keep it). */
 export type TaskListener = (event: TaskEvent, task: Task) => void
@@ -139,8 +139,16 @@ export class TaskRun implements TaskHandle {
     const artifacts = this.task.artifacts
     const index = artifacts.findIndex((a) => a.artifactId === artifactId)
     const existing = index === -1 ? undefined : artifacts[index]
-    // What the task grows by: the chunk's parts, or the chunk less the artifact it replaces.
-    const growth = append && existing ? jsonBytes(parts) : jsonBytes(chunk) - (existing ? jsonBytes(existing) : 0)
+    // What the task grows by: the chunk's parts, or the chunk less the artifact it replaces. A plain text chunk
+    // (the common case, streamed word by word too) has a known shape: counted without a walk.
+    const text = typeof content === 'string' ? content : undefined
+    const plainText = text !== undefined && options.name === undefined && options.description === undefined && options.metadata === undefined
+    const growth =
+      append && existing
+        ? text !== undefined
+          ? textPartsBytes(text)
+          : jsonBytes(parts)
+        : (plainText ? textChunkBytes(artifactId, text, lastChunk) : jsonBytes(chunk)) - (existing ? jsonBytes(existing) : 0)
     if (!this.#fits(growth, 'an artifact')) return artifactId
     this.#grow(growth)
     if (append && existing) {
