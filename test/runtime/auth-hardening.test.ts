@@ -238,6 +238,10 @@ describe('credentials never reach the logs', () => {
     await expectStatus(post(`/jsonrpc?access_token=${token}`, {}), 401)
     await expectStatus(fetch(new URL(`/.well-known/agent.json?token=${token}`, server.url)), 200)
     await expectStatus(fetch(new URL(`/no-such-path?key=${key}`, server.url)), 404)
+    // Nor does the answer to a path the agent does not serve echo the URL it was asked for.
+    const notFound = await fetch(new URL(`/no-such-path?key=${key}`, server.url))
+    expect(notFound.status).toBe(404)
+    expect(await notFound.text()).not.toContain(key)
     // Path segments: a secret in the path itself (`/;token=…`, `/<key>`) is not a route, and is not printed.
     await expectStatus(post(`/;token=${token}`, {}), 404)
     await expectStatus(fetch(new URL(`/${key}`, server.url)), 404)
