@@ -60,6 +60,8 @@ function partsBytes(parts: Part[]): number {
  * endless there); here such a value must not turn the store's total into Infinity or NaN.
  */
 function jsonBytes(value: unknown): number {
+  // Most parts, artifacts and tasks have no metadata: nothing to count.
+  if (value === undefined) return 0
   const bytes = exactJsonBytes(value)
   return Number.isFinite(bytes) ? bytes : 0
 }
