@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { jsonBytes, textChunkBytes, textPartsBytes } from '../../runtime/src/_json-bytes.ts'
+import { jsonBytes, messageBytes, textChunkBytes, textPartsBytes } from '../../runtime/src/_json-bytes.ts'
+import { readSendParams } from '../../runtime/src/bindings/_platform-params.ts'
+import { readSendParamsV1 } from '../../runtime/src/bindings/_v1-params.ts'
+import type { Message } from '../../runtime/src/types.ts'
 
 /**
  * maxTaskBytes counts each message and artifact by its JSON size without writing the JSON (the hot path measures
@@ -85,5 +88,36 @@ describe('jsonBytes', () => {
     cycle.self = cycle
     expect(jsonBytes(cycle)).toBe(Number.POSITIVE_INFINITY)
     expect(jsonBytes({ big: 1n })).toBe(Number.POSITIVE_INFINITY)
+  })
+
+  it('counts a message field by field as a walk over it would, for every optional field and kind of part', () => {
+    const texts = ['', 'hi', CHARACTERS.join(''), 'x'.repeat(40), 'é'.repeat(300)]
+    const metadatas = [undefined, {}, { trace: 'é"', n: [1, null, { deep: true }] }]
+    for (const text of texts) {
+      for (const metadata of metadatas) {
+        const parts: Message['parts'] = [{ kind: 'text', text }, { kind: 'data', data: { text, list: [1, 2] } }, { kind: 'file', file: { name: text, uri: 'https://example.org/f' } }]
+        const message: Message = { kind: 'message', messageId: text || 'm-1', role: 'user', parts }
+        const variants: Message[] = [
+          message,
+          { ...message, parts: [{ kind: 'text', text, ...(metadata && { metadata }) }] },
+          { ...message, parts: [] },
+          { ...message, role: 'agent', contextId: `ctx-${text}`, taskId: '4f6c3c1e-2b1a-4d7e-9a55-1c2d3e4f5a6b', ...(metadata && { metadata }) },
+          { ...message, contextId: undefined, taskId: undefined, metadata: undefined },
+        ]
+        for (const variant of variants) expect(messageBytes(variant), JSON.stringify(variant)).toBe(written(variant))
+      }
+    }
+  })
+
+  it('counts exactly the user messages both bindings build from the wire, whatever else the client sent', () => {
+    const extra = { extensions: ['x'], referenceTaskIds: ['t'], unknown: { a: 1 } }
+    const platform = readSendParams({
+      message: { ...extra, role: 'user', messageId: 'm-"1"', contextId: 'c', parts: [{ kind: 'text', text: 'é\n', extra: 1, metadata: { k: 'v' } }, { kind: 'data', data: { a: [1] } }, { kind: 'file', file: { uri: 'https://example.org', name: 'n', other: 2 } }], metadata: { m: 1 } },
+    }).message
+    const v1 = readSendParamsV1({
+      message: { ...extra, role: 'ROLE_USER', messageId: 'm-2', taskId: 't-1', parts: [{ text: 'hello', extra: true }, { data: { b: 2 } }, { url: 'https://example.org/x', mediaType: 'text/plain', filename: 'x.txt' }, { raw: 'aGk=' }] },
+    }).message
+    const v1InV03Shape = readSendParamsV1({ message: { ...extra, role: 'ROLE_USER', messageId: 'm-3', parts: [{ kind: 'text', text: 'old shape', extra: 1 }] } }).message
+    for (const message of [platform, v1, v1InV03Shape]) expect(messageBytes(message), JSON.stringify(message)).toBe(written(message))
   })
 })

@@ -1,7 +1,7 @@
 import { ConfigurationError, ServerUnavailableError } from '../errors.js'
 import { givenSetting, numberSetting } from '../_number-setting.js'
 import type { Message, Task } from '../types.js'
-import { jsonBytes } from '../_json-bytes.js'
+import { jsonBytes, messageBytes } from '../_json-bytes.js'
 
 /**
  * Tasks counted in bytes. One task must not grow past what the server can still serialise and send (a task of
@@ -40,9 +40,9 @@ export function readTaskByteLimits(options: Partial<TaskByteLimits>): TaskByteLi
 const TASK_ID_FIELD_BYTES = 48
 const CONTEXT_ID_FIELD_BYTES = 51
 
-/** A user message's size once it belongs to a task (with the ids the server fills in). */
+/** A user message's size once it belongs to a task (with the ids the server fills in), as the bindings build it. */
 export function userMessageBytes(message: Message): number {
-  return jsonBytes(message) + (message.taskId === undefined ? TASK_ID_FIELD_BYTES : 0) + (message.contextId === undefined ? CONTEXT_ID_FIELD_BYTES : 0)
+  return messageBytes(message) + (message.taskId === undefined ? TASK_ID_FIELD_BYTES : 0) + (message.contextId === undefined ? CONTEXT_ID_FIELD_BYTES : 0)
 }
 
 // The counts of the tasks waiting for the client, for their next turn. A running task's count lives in its run;
