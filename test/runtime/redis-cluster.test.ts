@@ -247,7 +247,7 @@ describe('two instances sharing one Redis (A2A_STORE=redis://…)', () => {
     // As if A had stalled past its lease: the lease is gone from Redis.
     const raw = new Redis(redis.url)
     cleanups.push(() => raw.disconnect())
-    expect(await raw.del(`${prefix}lease:${sent.id}`)).toBe(1)
+    expect(await raw.del(`${prefix}{${sent.id}}:lease`)).toBe(1)
     await stepped.aborted
     await expect.poll(async () => (await rpc(a, 'tasks/get', { id: sent.id })).body.result.status, { timeout: 10 * LEASE_MS, interval: 100 }).toMatchObject({
       state: 'failed',

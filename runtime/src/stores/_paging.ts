@@ -25,17 +25,17 @@ export function pageOf(tasks: Task[], query: TaskQuery): TaskPage {
   return { tasks: page, total: matching.length, ...(more && last && { nextCursor: encodeCursor(last) }) }
 }
 
-/** Newest status first; ties by id, so the order is total. */
+/** Newest status first; ties by id, descending (as Redis orders a sorted set read in reverse), so the order is total. */
 function newestFirst(a: Pick<Task, 'id' | 'status'>, b: Pick<Task, 'id' | 'status'>): number {
   if (a.status.timestamp !== b.status.timestamp) return a.status.timestamp < b.status.timestamp ? 1 : -1
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0
 }
 
-function encodeCursor(task: Task): string {
+export function encodeCursor(task: Pick<Task, 'id' | 'status'>): string {
   return Buffer.from(`${task.status.timestamp}|${task.id}`).toString('base64url')
 }
 
-function decodeCursor(cursor: string): Pick<Task, 'id' | 'status'> | undefined {
+export function decodeCursor(cursor: string): Pick<Task, 'id' | 'status'> | undefined {
   const [timestamp, id] = Buffer.from(cursor, 'base64url').toString().split('|')
   return timestamp && id && !Number.isNaN(Date.parse(timestamp)) ? { id, status: { state: 'completed', timestamp } } : undefined
 }

@@ -3,18 +3,21 @@ import type { Redis, RedisOptions } from 'ioredis'
 import { isoNow } from '../core/_clock.js'
 import { newId } from '../core/_ids.js'
 import { isSettled, isTerminal } from '../core/_lifecycle.js'
-import { A2AError, ServerUnavailableError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
+import { A2AError, InvalidParamsError, ServerUnavailableError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
 import type { Logger } from '../_logger.js'
-import type { Task, TaskEvent } from '../types.js'
+import type { Message, Task, TaskEvent } from '../types.js'
 import type { PushConfig, PushConfigStore } from '../push/_configs.js'
 import type { ClusterLink, TaskPage, TaskQuery, TaskStore } from './_store.js'
-import { pageOf } from './_paging.js'
+import { decodeCursor, encodeCursor } from './_paging.js'
+import { type TaskEntry, foldEntries } from './_fold.js'
+import { RedisKeys } from './_redis-keys.js'
+import { APPEND, INDEX, LAST_SEQ, PAGE, READ, RELEASE, RENEW, SAVE_PUSH, UNINDEX } from './_redis-scripts.js'
 import { DEFAULT_MAX_TASKS, DEFAULT_TTL_MS } from './memory.js'
 
 export interface RedisStoreOptions {
   /** `redis://[user:password@]host:port/db`. */
   url: string
-  /** Prefix of every key and channel, so several agents can share one Redis. Default `a2a:`. */
+  /** Prefix of every key and channel, so several agents can share one Redis (no `{` or `}`). Default `a2a:`. */
   prefix?: string
   /** Most tasks kept; past it the oldest settled ones go. Default 10,000. */
   maxTasks?: number
@@ -41,42 +44,10 @@ function connect(url: string, options: RedisOptions): Redis {
   return new Client(url, options)
 }
 export const LOST_REASON = 'The instance running the task stopped before it finished'
-
-// Compare-and-renew / compare-and-delete of a lease: only the instance that holds it may touch it.
-const RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
-const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
-// One event, all or nothing, and never over a task that has ended (an instance whose lease ran out may still
-// be running it): the event in the log, the task, the live channel, the index, the running set and the TTLs.
-const APPEND = `
-local current = redis.call('get', KEYS[1])
-if current then
-  local state = cjson.decode(current)['status']['state']
-  if state == 'completed' or state == 'failed' or state == 'canceled' or state == 'rejected' then return 0 end
-end
-redis.call('xadd', KEYS[2], '*', 'e', ARGV[2])
-redis.call('set', KEYS[1], ARGV[1])
-redis.call('publish', ARGV[3], ARGV[2])
-redis.call('zadd', KEYS[4], ARGV[4], ARGV[7])
-if ARGV[5] == '1' then
-  redis.call('srem', KEYS[3], ARGV[7])
-  redis.call('pexpire', KEYS[1], ARGV[6])
-  redis.call('pexpire', KEYS[2], ARGV[6])
-  redis.call('pexpire', KEYS[5], ARGV[6])
-else
-  redis.call('sadd', KEYS[3], ARGV[7])
-  redis.call('persist', KEYS[1])
-  redis.call('persist', KEYS[2])
-  redis.call('persist', KEYS[5])
-end
-return 1`
-
-/** Saves a webhook of a task that exists, expiring with the task when it has settled. */
-const SAVE_PUSH = `
-local ttl = redis.call('pttl', KEYS[1])
-if ttl == -2 then return 0 end
-redis.call('hset', KEYS[2], ARGV[1], ARGV[2])
-if ttl > 0 then redis.call('pexpire', KEYS[2], ttl) end
-return 1`
+/** Follow-up counts kept per task, so an event is written alone; past it the oldest go (their next write is whole). */
+const MAX_WRITTEN = 10_000
+/** Index entries looked at per sweep step. */
+const SWEEP_BATCH = 500
 
 interface CancelRequest {
   requestId: string
@@ -102,6 +73,7 @@ export class RedisTaskStore implements TaskStore {
   readonly cluster: ClusterLink
   readonly instanceId = newId()
   readonly prefix: string
+  readonly keys: RedisKeys
   readonly maxTasks: number
   readonly ttlMs: number
   readonly leaseMs: number
@@ -118,11 +90,18 @@ export class RedisTaskStore implements TaskStore {
   #lostHandler: ((taskId: string) => void) | undefined
   readonly #connected: Promise<void>
   #readyOnce = false
+  /**
+   * What this instance has written of each task it runs: how much of its history, and how large its json is
+   * against the entries added since, so an event is written alone and the json only when worth folding in.
+   */
+  readonly #written = new Map<string, Written>()
   #settledSinceTrim = 0
+  #sweeping = false
   #closed = false
 
   constructor(options: RedisStoreOptions) {
     this.prefix = options.prefix ?? 'a2a:'
+    this.keys = new RedisKeys(this.prefix)
     this.maxTasks = options.maxTasks ?? DEFAULT_MAX_TASKS
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
@@ -149,13 +128,14 @@ export class RedisTaskStore implements TaskStore {
     this.#subscriber.on('ready', () => {
       for (const resync of this.#resyncs) resync()
     })
-    void this.#listen(`${this.prefix}cancel`, (message) => void this.#serveCancel(JSON.parse(message) as CancelRequest))
-    this.#listen(`${this.prefix}reply:${this.instanceId}`, (message) => {
+    void this.#listen(this.keys.cancel, (message) => void this.#serveCancel(JSON.parse(message) as CancelRequest))
+    this.#listen(this.keys.reply(this.instanceId), (message) => {
       const reply = JSON.parse(message) as CancelReply
       this.#replies.get(reply.requestId)?.(reply)
     })
     this.#timers.push(setInterval(() => void this.#renewLeases(), Math.max(50, Math.floor(this.leaseMs / 3))))
     this.#timers.push(setInterval(() => void this.#failLostTasks(), this.leaseMs))
+    this.#timers.push(setInterval(() => void this.sweep().catch(noop), Math.min(60_000, Math.max(1000, Math.floor(this.ttlMs / 4)))))
     for (const timer of this.#timers) timer.unref()
     void this.#connected.then(() => this.#failLostTasks())
     this.cluster = {
@@ -173,30 +153,48 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async get(taskId: string): Promise<Task | undefined> {
-    const json = await this.#run((redis) => redis.get(this.#taskKey(taskId)))
-    return json === null ? undefined : (JSON.parse(json) as Task)
+    return (await this.#read(taskId))?.task
   }
 
   async create(task: Task): Promise<void> {
-    await this.#run((redis) =>
-      redis
-        .multi()
-        .set(this.#taskKey(task.id), JSON.stringify(task))
-        .zadd(`${this.prefix}index`, Date.now(), task.id)
-        .sadd(`${this.prefix}running`, task.id)
-        .exec(),
-    )
+    const json = JSON.stringify(task)
+    const [taskKey, entriesKey] = this.keys.taskKeys(task.id)
+    this.#remember(task.id, { history: task.history.length, json: json.length, added: 0 })
+    try {
+      await this.#run(async (redis) => {
+        // A task id is new: nothing of an older task with it can be left, but its entries are cleared anyway.
+        await redis.multi().del(entriesKey).hset(taskKey, 'json', json, 'seq', 0, 'state', task.status.state).exec()
+        await this.#index(redis, task)
+      })
+    } catch (error) {
+      this.#written.delete(task.id)
+      throw error
+    }
   }
 
   async append(task: Task, event: TaskEvent): Promise<void> {
-    const json = JSON.stringify(event)
+    const eventJson = JSON.stringify(event)
     const settles = event.kind === 'status-update' && event.final
-    const keys = [this.#taskKey(task.id), this.#eventsKey(task.id), `${this.prefix}running`, `${this.prefix}index`, this.#pushKey(task.id)]
-    const written = await this.#run((redis) =>
-      redis.eval(APPEND, keys.length, ...keys, JSON.stringify(task), json, this.#eventsChannel(task.id), Date.now(), settles ? 1 : 0, this.ttlMs, task.id),
-    )
+    const ends = settles && isTerminal(task.status.state)
+    const args = this.#appendArgs(task, event, eventJson, settles, ends)
+    const [taskKey, entriesKey, pushKey] = this.keys.taskKeys(task.id)
+    let written: unknown
+    try {
+      written = await this.#run(async (redis) => {
+        const done = await redis.eval(APPEND, 3, taskKey, entriesKey, pushKey, event.seq, eventJson, task.status.state, this.keys.live(task.id), settles ? 1 : 0, this.ttlMs, ...args)
+        // The status moved: the task moves in the indexes too (another slot on a cluster, so another call).
+        if (done === 1 && event.kind === 'status-update') await this.#index(redis, task)
+        return done
+      })
+    } catch (error) {
+      // What was sent may not have landed: the next write of this task is whole.
+      this.#written.delete(task.id)
+      throw error
+    }
+    if (ends) this.#written.delete(task.id)
     // Another instance ended the task (it took this one for dead when its lease ran out): nothing is overwritten.
     if (written === 0) throw new ServerUnavailableError(`Task ${task.id} was ended by another instance while this one ran it (its lease ran out)`, 503)
+    if (written === -1) throw new ServerUnavailableError(`Task ${task.id} is no longer in the store (it expired or was trimmed)`, 503)
     // Counting the index costs a round trip: check it every TRIM_EVERY settlings (trim removes a margin more).
     if (settles && ++this.#settledSinceTrim >= TRIM_EVERY) {
       this.#settledSinceTrim = 0
@@ -204,51 +202,164 @@ export class RedisTaskStore implements TaskStore {
     }
   }
 
+  /**
+   * The end of APPEND's arguments: the whole task when its json is to be rewritten (at the end, when the
+   * entries added since outweigh half of it, or when this instance has not written the task before), else ''
+   * and the follow-up messages that joined the history since this instance last wrote it.
+   */
+  #appendArgs(task: Task, event: TaskEvent, eventJson: string, settles: boolean, ends: boolean): string[] {
+    const written = this.#written.get(task.id)
+    const history = task.history
+    if (written && written.history <= history.length) {
+      const messages: string[] = []
+      let added = eventJson.length
+      for (let i = written.history; i < history.length; i++) {
+        const message = history[i]!
+        // The agent's question joins the history with its status event, which carries it.
+        if (event.kind === 'status-update' && event.status.message === message) continue
+        const json = JSON.stringify(message)
+        messages.push(json)
+        added += json.length
+      }
+      written.history = history.length
+      written.added += added
+      if (!ends && !(settles && written.added * 2 >= written.json)) return ['', String(messages.length), ...messages]
+    }
+    const json = JSON.stringify(task)
+    if (!ends) this.#remember(task.id, { history: history.length, json: json.length, added: 0 })
+    return [json]
+  }
+
+  #remember(taskId: string, written: Written): void {
+    if (this.#written.size >= MAX_WRITTEN && !this.#written.has(taskId)) this.#written.delete(this.#written.keys().next().value!)
+    this.#written.set(taskId, written)
+  }
+
+  /** The task as written, with what was added since folded in, and the number of its last event. */
+  async #read(taskId: string): Promise<{ task: Task; seq: number } | undefined> {
+    const found = (await this.#run((redis) => redis.eval(READ, 2, this.keys.task(taskId), this.keys.entries(taskId)))) as [string, string, StreamEntry[]] | null
+    if (!found) return undefined
+    const [json, seq, entries] = found
+    const task = JSON.parse(json) as Task
+    return { task: foldEntries(task, entries.map(toEntry)), seq: entries.length ? seqOf(entries.at(-1)![0]) : Number(seq) }
+  }
+
   async events(taskId: string, afterSeq = 0): Promise<TaskEvent[] | undefined> {
     const [exists, entries] = await this.#run(async (redis) => {
-      const results = await redis.multi().exists(this.#taskKey(taskId)).xrange(this.#eventsKey(taskId), '-', '+').exec()
-      return [results![0]![1] as number, results![1]![1] as Array<[string, string[]]>] as const
+      const results = await redis
+        .multi()
+        .exists(this.keys.task(taskId))
+        .xrange(this.keys.entries(taskId), `${Math.max(0, Math.floor(afterSeq)) + 1}-0`, '+')
+        .exec()
+      return [results![0]![1] as number, results![1]![1] as StreamEntry[]] as const
     })
     if (!exists) return undefined
-    return entries.map(([, fields]) => JSON.parse(fields[1]!) as TaskEvent).filter((event) => event.seq > afterSeq)
+    const events: TaskEvent[] = []
+    for (const [, fields] of entries) if (fields[0] === 'e') events.push(JSON.parse(fields[1]!) as TaskEvent)
+    return events
   }
 
-  async snapshot(taskId: string): Promise<{ task: Task; seq: number } | undefined> {
-    const results = await this.#run((redis) => redis.multi().get(this.#taskKey(taskId)).xrevrange(this.#eventsKey(taskId), '+', '-', 'COUNT', 1).exec())
-    const json = results?.[0]?.[1] as string | null
-    if (!json) return undefined
-    const last = (results?.[1]?.[1] as Array<[string, string[]]> | undefined)?.[0]
-    return { task: JSON.parse(json) as Task, seq: last ? (JSON.parse(last[1][1]!) as TaskEvent).seq : 0 }
+  async lastSeq(taskId: string): Promise<number | undefined> {
+    const seq = await this.#run((redis) => redis.eval(LAST_SEQ, 2, this.keys.task(taskId), this.keys.entries(taskId)))
+    return seq === null ? undefined : Number(seq)
   }
 
+  snapshot(taskId: string): Promise<{ task: Task; seq: number } | undefined> {
+    return this.#read(taskId)
+  }
+
+  /** A page from the index the filters pick: costs the page, not the number of tasks. */
   async list(query: TaskQuery): Promise<TaskPage> {
-    const tasks = await this.#run(async (redis) => {
-      const ids = await redis.zrange(`${this.prefix}index`, 0, -1)
-      const found: Task[] = []
-      const gone: string[] = []
-      for (let i = 0; i < ids.length; i += 500) {
-        const chunk = ids.slice(i, i + 500)
-        const values = chunk.length ? await redis.mget(chunk.map((id) => this.#taskKey(id))) : []
-        values.forEach((json, at) => (json === null ? gone.push(chunk[at]!) : found.push(JSON.parse(json) as Task)))
+    const { contextId, state } = query
+    const index = contextId !== undefined ? (state !== undefined ? this.keys.byContextState(contextId, state) : this.keys.byContext(contextId)) : state !== undefined ? this.keys.byState(state) : this.keys.all
+    const min = query.updatedAfter === undefined ? '-inf' : String(Date.parse(query.updatedAfter))
+    let cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+    if (query.cursor !== undefined && !cursor) throw new InvalidParamsError('the page token is not one from a previous page')
+    return this.#run(async (redis) => {
+      const tasks: Task[] = []
+      let total = 0
+      let more = false
+      // Tasks that expired leave their ids in the indexes until a sweep: skipped (and tidied), the page refilled.
+      for (let round = 0; round < 8 && tasks.length < query.limit; round++) {
+        const wanted = query.limit - tasks.length
+        const reply = (await redis.eval(PAGE, 1, index, wanted, min, cursor ? String(Date.parse(cursor.status.timestamp)) : '', cursor?.id ?? '')) as string[]
+        total = Number(reply[0])
+        const ids: string[] = []
+        const scores: string[] = []
+        for (let i = 1; i < reply.length; i += 2) {
+          ids.push(reply[i]!)
+          scores.push(reply[i + 1]!)
+        }
+        more = ids.length > wanted
+        const page = ids.slice(0, wanted)
+        const read = await Promise.all(page.map((id) => this.#read(id)))
+        const gone = page.filter((_, at) => !read[at])
+        for (const found of read) if (found) tasks.push(found.task)
+        if (page.length) cursor = { id: page.at(-1)!, status: { state: 'completed', timestamp: new Date(Number(scores[page.length - 1])).toISOString() } }
+        if (!gone.length) break
+        await this.#unindex(redis, gone)
+        total -= gone.length
+        if (!more) break
       }
-      // Expired tasks leave their id in the index: tidy it.
-      if (gone.length) void redis.zrem(`${this.prefix}index`, ...gone).catch(() => {})
-      return found
+      // The position in the index, not the task's status now (it may have moved since the index was read).
+      return { tasks, total, ...(more && cursor && { nextCursor: encodeCursor(cursor) }) }
     })
-    return pageOf(tasks, query)
+  }
+
+  /** Files the task in the indexes under its status now. */
+  async #index(redis: Redis, task: Task): Promise<void> {
+    const { id, contextId } = task
+    const { state, timestamp } = task.status
+    const keys = this.keys
+    await redis.eval(INDEX, 6, keys.all, keys.indexed, keys.running, keys.byState(state), keys.byContext(contextId), keys.byContextState(contextId, state), id, state, contextId, Date.parse(timestamp), isSettled(state) ? 1 : 0, keys.index)
+  }
+
+  async #unindex(redis: Redis, taskIds: string[]): Promise<void> {
+    const keys = this.keys
+    await redis.eval(UNINDEX, 3, keys.all, keys.indexed, keys.running, keys.index, ...taskIds)
+  }
+
+  /**
+   * Takes the tasks that expired out of the indexes, oldest status first; runs on a timer, never twice at
+   * once (a lock in Redis keeps other instances' sweeps apart too). Callable for tests and tools.
+   */
+  async sweep(now = Date.now()): Promise<void> {
+    if (this.#sweeping || this.#redis.status !== 'ready') return
+    this.#sweeping = true
+    const token = newId()
+    const lockMs = Math.max(this.#timeoutMs * 4, 10_000)
+    try {
+      if ((await this.#redis.set(this.keys.sweepLock, token, 'PX', lockMs, 'NX')) !== 'OK') return
+      try {
+        for (let start = 0; ; ) {
+          const ids = await this.#redis.zrangebyscore(this.keys.all, '-inf', now - this.ttlMs, 'LIMIT', start, SWEEP_BATCH)
+          if (!ids.length) return
+          const present = await Promise.all(ids.map((id) => this.#redis.exists(this.keys.task(id))))
+          const gone = ids.filter((_, at) => present[at] === 0)
+          if (gone.length) await this.#unindex(this.#redis, gone)
+          if (ids.length < SWEEP_BATCH) return
+          start += ids.length - gone.length
+          await this.#redis.eval(RENEW, 1, this.keys.sweepLock, token, lockMs)
+        }
+      } finally {
+        await this.#redis.eval(RELEASE, 1, this.keys.sweepLock, token).catch(noop)
+      }
+    } finally {
+      this.#sweeping = false
+    }
   }
 
   /** Webhooks in a hash per task, shared by the instances; they expire with their task. */
   readonly pushConfigs: PushConfigStore = {
     save: async (config) => {
-      const saved = await this.#run((redis) => redis.eval(SAVE_PUSH, 2, this.#taskKey(config.taskId), this.#pushKey(config.taskId), config.id, JSON.stringify(config)))
+      const saved = await this.#run((redis) => redis.eval(SAVE_PUSH, 2, this.keys.task(config.taskId), this.keys.push(config.taskId), config.id, JSON.stringify(config)))
       if (saved === 0) throw new TaskNotFoundError(config.taskId)
     },
     list: async (taskId) => {
-      const entries = await this.#run((redis) => redis.hvals(this.#pushKey(taskId)))
+      const entries = await this.#run((redis) => redis.hvals(this.keys.push(taskId)))
       return entries.map((json) => JSON.parse(json) as PushConfig)
     },
-    delete: async (taskId, id) => (await this.#run((redis) => redis.hdel(this.#pushKey(taskId), id))) > 0,
+    delete: async (taskId, id) => (await this.#run((redis) => redis.hdel(this.keys.push(taskId), id))) > 0,
   }
 
   async close(): Promise<void> {
@@ -260,12 +371,6 @@ export class RedisTaskStore implements TaskStore {
   }
 
   // --- keys and the connection -------------------------------------------------------------------------
-
-  #taskKey = (taskId: string) => `${this.prefix}task:${taskId}`
-  #pushKey = (taskId: string) => `${this.prefix}push:${taskId}`
-  #eventsKey = (taskId: string) => `${this.prefix}events:${taskId}`
-  #eventsChannel = (taskId: string) => `${this.prefix}live:${taskId}`
-  #leaseKey = (taskId: string) => `${this.prefix}lease:${taskId}`
 
   /** Runs commands; a Redis that is unreachable becomes a clear 503 for the client. */
   async #run<T>(work: (redis: Redis) => Promise<T>): Promise<T> {
@@ -319,21 +424,21 @@ export class RedisTaskStore implements TaskStore {
   // --- the cluster link ----------------------------------------------------------------------------------
 
   async #claim(taskId: string): Promise<boolean> {
-    const taken = await this.#run((redis) => redis.set(this.#leaseKey(taskId), this.instanceId, 'PX', this.leaseMs, 'NX'))
+    const taken = await this.#run((redis) => redis.set(this.keys.lease(taskId), this.instanceId, 'PX', this.leaseMs, 'NX'))
     if (taken === 'OK') this.#held.add(taskId)
     return taken === 'OK'
   }
 
   async #release(taskId: string): Promise<void> {
     this.#held.delete(taskId)
-    await this.#run((redis) => redis.eval(RELEASE, 1, this.#leaseKey(taskId), this.instanceId)).catch(() => {})
+    await this.#run((redis) => redis.eval(RELEASE, 1, this.keys.lease(taskId), this.instanceId)).catch(() => {})
   }
 
   async #renewLeases(): Promise<void> {
     if (this.#redis.status !== 'ready' || this.#held.size === 0) return
     const held = [...this.#held]
     const batch = this.#redis.pipeline()
-    for (const taskId of held) batch.eval(RENEW, 1, this.#leaseKey(taskId), this.instanceId, this.leaseMs)
+    for (const taskId of held) batch.eval(RENEW, 1, this.keys.lease(taskId), this.instanceId, this.leaseMs)
     const results = await batch.exec().catch(() => null)
     // A lease that could not be renewed has run out (this instance stalled past it): another instance may
     // have failed the task already. Stop running it here.
@@ -349,13 +454,13 @@ export class RedisTaskStore implements TaskStore {
   async #failLostTasks(): Promise<void> {
     if (this.#redis.status !== 'ready') return
     try {
-      const running = await this.#redis.smembers(`${this.prefix}running`)
+      const running = await this.#redis.smembers(this.keys.running)
       for (const taskId of running) {
         if (this.#held.has(taskId)) continue
-        if (await this.#redis.exists(this.#leaseKey(taskId))) continue
+        if (await this.#redis.exists(this.keys.lease(taskId))) continue
         const seen = await this.get(taskId)
         if (!seen) {
-          await this.#redis.srem(`${this.prefix}running`, taskId)
+          await this.#unindex(this.#redis, [taskId])
           continue
         }
         // A task that has just been created or resumed may not have its lease yet: give it one lease.
@@ -365,14 +470,13 @@ export class RedisTaskStore implements TaskStore {
           // Read again now that it is held here: it may have moved on before the claim.
           const task = await this.get(taskId)
           if (!task || isSettled(task.status.state)) continue
-          const events = (await this.events(taskId)) ?? []
           const status: Task['status'] = {
             state: 'failed',
             timestamp: isoNow(),
             message: { kind: 'message', messageId: newId(), role: 'agent', parts: [{ kind: 'text', text: LOST_REASON }], contextId: task.contextId, taskId },
           }
           task.status = status
-          const seq = (events.at(-1)?.seq ?? 0) + 1
+          const seq = ((await this.lastSeq(taskId)) ?? 0) + 1
           await this.append(task, { kind: 'status-update', seq, taskId, contextId: task.contextId, status, final: true })
           this.#logger?.warn(`Task ${taskId} lost the instance that ran it (no lease for ${this.leaseMs} ms); it is failed`)
         } finally {
@@ -395,7 +499,7 @@ export class RedisTaskStore implements TaskStore {
       onEvent(event)
       if (event.kind === 'status-update' && event.final) stop()
     }
-    const channel = this.#listen(this.#eventsChannel(taskId), (message) => {
+    const channel = this.#listen(this.keys.live(taskId), (message) => {
       const event = JSON.parse(message) as TaskEvent
       if (waiting) waiting.push(event)
       else deliver(event)
@@ -433,7 +537,7 @@ export class RedisTaskStore implements TaskStore {
     const requestId = newId()
     const answered = new Promise<CancelReply>((resolve) => this.#replies.set(requestId, resolve))
     try {
-      await this.#run((redis) => redis.publish(`${this.prefix}cancel`, JSON.stringify({ requestId, taskId, replyTo: this.instanceId } satisfies CancelRequest)))
+      await this.#run((redis) => redis.publish(this.keys.cancel, JSON.stringify({ requestId, taskId, replyTo: this.instanceId } satisfies CancelRequest)))
       // The task may end on its own before its instance sees the request; then the store has the answer.
       const deadline = Date.now() + this.#timeoutMs
       for (;;) {
@@ -447,7 +551,7 @@ export class RedisTaskStore implements TaskStore {
           throw new TaskNotCancelableError(`Task cannot be canceled: it is already ${task.status.state}`)
         }
         // At rest (waiting for input) and held by no one: the caller cancels it itself.
-        if (isSettled(task.status.state) && !(await this.#run((redis) => redis.exists(this.#leaseKey(taskId))))) return undefined
+        if (isSettled(task.status.state) && !(await this.#run((redis) => redis.exists(this.keys.lease(taskId))))) return undefined
         if (Date.now() > deadline) throw new ServerUnavailableError(`The instance running task ${taskId} did not answer the cancel; retry shortly`, 503)
       }
     } finally {
@@ -467,24 +571,40 @@ export class RedisTaskStore implements TaskStore {
         error: error instanceof A2AError ? { code: error.code, message: error.message, httpStatus: error.httpStatus, data: error.data } : { code: -32603, message: 'Internal error', httpStatus: 200 },
       }
     }
-    await this.#redis.publish(`${this.prefix}reply:${request.replyTo}`, JSON.stringify(reply)).catch(() => {})
+    await this.#redis.publish(this.keys.reply(request.replyTo), JSON.stringify(reply)).catch(() => {})
   }
 
   /** Past `maxTasks`, removes the oldest settled tasks. */
   async #trim(): Promise<void> {
-    const excess = (await this.#redis.zcard(`${this.prefix}index`)) - this.maxTasks
+    const keys = this.keys
+    const excess = (await this.#redis.zcard(keys.all)) - this.maxTasks
     if (excess <= 0) return
-    const oldest = await this.#redis.zrange(`${this.prefix}index`, 0, excess + Math.floor(this.maxTasks / 64))
-    const running = new Set(await this.#redis.smembers(`${this.prefix}running`))
-    const settled = oldest.filter((taskId) => !running.has(taskId))
+    const oldest = await this.#redis.zrange(keys.all, 0, excess + Math.floor(this.maxTasks / 64))
+    const running = await this.#redis.smismember(keys.running, ...oldest)
+    const settled = oldest.filter((_, at) => running[at] === 0)
     if (!settled.length) return
-    await this.#redis
-      .multi()
-      .zrem(`${this.prefix}index`, ...settled)
-      .del(...settled.flatMap((taskId) => [this.#taskKey(taskId), this.#eventsKey(taskId), this.#pushKey(taskId)]))
-      .exec()
+    await this.#unindex(this.#redis, settled)
+    // Each task's keys share a slot: one DEL per task.
+    await Promise.all(settled.map((taskId) => this.#redis.del(...keys.taskKeys(taskId))))
   }
 }
+
+/** What an instance has written of a task (see `#written`). */
+interface Written {
+  /** Messages of the history already in Redis. */
+  history: number
+  /** Characters of the task's json as last written. */
+  json: number
+  /** Characters of the entries added since. */
+  added: number
+}
+
+/** A stream entry as Redis returns it: its id (`<seq>-<n>`) and one field, `e` (an event) or `m` (a message). */
+type StreamEntry = [string, string[]]
+
+const toEntry = ([, fields]: StreamEntry): TaskEntry => (fields[0] === 'e' ? { event: JSON.parse(fields[1]!) as TaskEvent } : { message: JSON.parse(fields[1]!) as Message })
+
+const seqOf = (entryId: string): number => Number(entryId.slice(0, entryId.indexOf('-')))
 
 /** Tasks in Redis for several instances of one agent; see `RedisTaskStore`. */
 export function createRedisStore(options: RedisStoreOptions): RedisTaskStore {

@@ -1,0 +1,86 @@
+import { ConfigurationError } from '../errors.js'
+
+/**
+ * The keys and channels of the Redis store. A task's keys share the hash tag `{<task id>}`, and the list
+ * indexes share `{index}`, so each Lua script and MULTI touches one slot: the store runs on Redis Cluster as on
+ * a single Redis. (Redis hashes only what is inside the first `{…}` of a key, so the prefix must not hold one.)
+ */
+export class RedisKeys {
+  constructor(readonly prefix: string) {
+    if (prefix.includes('{') || prefix.includes('}')) {
+      throw new ConfigurationError(`The Redis store's prefix must not contain "{" or "}" (got ${JSON.stringify(prefix)}): the store puts its own hash tags in the keys`)
+    }
+  }
+
+  /** A hash: `json` (the task as of `seq`), `seq`, `state` (now). */
+  task(taskId: string): string {
+    return `${this.prefix}{${taskId}}:task`
+  }
+
+  /** A stream: what was added to the task after its `json` was written (events, and follow-up messages). */
+  entries(taskId: string): string {
+    return `${this.prefix}{${taskId}}:entries`
+  }
+
+  push(taskId: string): string {
+    return `${this.prefix}{${taskId}}:push`
+  }
+
+  lease(taskId: string): string {
+    return `${this.prefix}{${taskId}}:lease`
+  }
+
+  /** The three keys that live and expire together. */
+  taskKeys(taskId: string): [string, string, string] {
+    return [this.task(taskId), this.entries(taskId), this.push(taskId)]
+  }
+
+  /** Where the index keys start: each script builds the names of the per-state and per-context sets from it. */
+  get index(): string {
+    return `${this.prefix}{index}:`
+  }
+
+  /** Sorted set of every task by the time of its status. */
+  get all(): string {
+    return `${this.index}all`
+  }
+
+  /** Hash: task id → `<state> <context id>`, what the task is indexed under now. */
+  get indexed(): string {
+    return `${this.index}indexed`
+  }
+
+  /** Set of the tasks that have not settled (checked for a lost instance). */
+  get running(): string {
+    return `${this.index}running`
+  }
+
+  /** The lock that keeps sweeps from overlapping, across instances. */
+  get sweepLock(): string {
+    return `${this.index}sweep`
+  }
+
+  byState(state: string): string {
+    return `${this.index}state:${state}`
+  }
+
+  byContext(contextId: string): string {
+    return `${this.index}ctx:${contextId}`
+  }
+
+  byContextState(contextId: string, state: string): string {
+    return `${this.index}ctx-state:${state}:${contextId}`
+  }
+
+  live(taskId: string): string {
+    return `${this.prefix}live:${taskId}`
+  }
+
+  get cancel(): string {
+    return `${this.prefix}cancel`
+  }
+
+  reply(instanceId: string): string {
+    return `${this.prefix}reply:${instanceId}`
+  }
+}
