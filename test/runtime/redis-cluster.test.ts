@@ -134,6 +134,36 @@ describe('two instances sharing one Redis (A2A_STORE=redis://…)', () => {
     expect((await rpc(b, 'tasks/cancel', { id: sent.id })).body.error.code).toBe(-32002)
   })
 
+  it("waits, on B, with a follow-up sent while A's agent is still returning from the turn that asked for it, then runs it", async () => {
+    const prefix = freshPrefix()
+    const lingering = deferred()
+    const asking = agent(async (ctx, task) => {
+      if (ctx.history.length === 1) {
+        task.inputRequired('Which one?')
+        // The agent goes on after asking (cleaning up, logging): A holds the task until it returns.
+        await lingering.promise
+        return
+      }
+      task.artifact(`Took ${ctx.text}`)
+      task.complete()
+    })
+    const [a, b] = [await instance(asking, prefix), await instance(asking, prefix)]
+    const asked = (await rpc(a, 'message/send', platformMessage('start'))).body.result
+    expect(asked.status.state).toBe('input-required')
+
+    const followUp = rpc(b, 'message/send', { message: { ...platformMessage('the blue one').message, taskId: asked.id } })
+    let answered = false
+    void followUp.then(() => (answered = true))
+    // Not refused while A's agent lingers: B waits for A to let go of the task.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(answered).toBe(false)
+    lingering.resolve()
+    const done = (await followUp).body
+    expect(done.error).toBeUndefined()
+    expect(done.result.status.state).toBe('completed')
+    expect(done.result.artifacts[0].parts[0].text).toBe('Took the blue one')
+  })
+
   it('resumes on B, with Last-Event-ID, a stream that broke on A: the rest of the events, none twice', async () => {
     const prefix = freshPrefix()
     const trickle = agent(async (_ctx, task) => {

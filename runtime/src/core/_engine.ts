@@ -1,7 +1,7 @@
 import type { Agent, ExecutionContext } from '../agent.js'
 import { A2AError, InvalidParamsError, TaskEndedError, ServerUnavailableError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
 import type { Logger } from '../_logger.js'
-import type { TaskStore } from '../stores/_store.js'
+import type { ClusterLink, TaskStore } from '../stores/_store.js'
 import type { Message, Task, TaskEvent } from '../types.js'
 import { isoNow } from './_clock.js'
 import { newId } from './_ids.js'
@@ -32,6 +32,8 @@ export interface StartedTask {
 }
 
 export const DEFAULT_MAX_RUNNING_TASKS = 1000
+/** Longest a follow-up waits for another instance's agent to return from the turn that asked for it. */
+const FOLLOW_UP_WAIT_MS = 30_000
 
 interface Execution {
   run: TaskRun
@@ -328,13 +330,30 @@ export class TaskEngine {
     if (running && isInterrupted(running.run.state)) await running.done
     if (this.#executions.has(taskId)) throw new InvalidParamsError(`task ${taskId} is still working; send a follow-up when it asks for input`)
     const cluster = this.store.cluster
-    if (cluster && !(await cluster.claim(taskId))) throw new InvalidParamsError(`task ${taskId} is still working on another instance; send a follow-up when it asks for input`)
+    if (cluster && !(await this.#claimForFollowUp(cluster, taskId))) throw new InvalidParamsError(`task ${taskId} is still working on another instance; send a follow-up when it asks for input`)
     try {
       return await this.#resumeHeld(taskId, request, reservation)
     } catch (error) {
       await cluster?.release(taskId)
       throw error
     }
+  }
+
+  /**
+   * Takes the lease of a task for its follow-up. When another instance holds it and the task already waits for
+   * input, that instance's agent is returning from the turn: the follow-up waits for its lease, as it waits for a
+   * local run (bounded: an instance that died holding it loses it after its lease time).
+   */
+  async #claimForFollowUp(cluster: ClusterLink, taskId: string): Promise<boolean> {
+    if (await cluster.claim(taskId)) return true
+    const task = await this.store.get(taskId)
+    if (!task || !isInterrupted(task.status.state)) return false
+    const deadline = Date.now() + FOLLOW_UP_WAIT_MS
+    for (let delay = 10; Date.now() < deadline && !this.#closing; delay = Math.min(delay * 2, 250)) {
+      await new Promise((resolve) => setTimeout(resolve, delay))
+      if (await cluster.claim(taskId)) return true
+    }
+    return false
   }
 
   async #resumeHeld(taskId: string, request: SendRequest, reservation: Reservation): Promise<TaskRun> {

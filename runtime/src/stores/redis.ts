@@ -97,6 +97,7 @@ export class RedisTaskStore implements TaskStore {
   readonly #written = new Map<string, Written>()
   #settledSinceTrim = 0
   #sweeping = false
+  #checkingLost = false
   #closed = false
 
   constructor(options: RedisStoreOptions) {
@@ -452,7 +453,9 @@ export class RedisTaskStore implements TaskStore {
 
   /** Fails the tasks whose instance died: still running in Redis, with no live lease, for a whole lease. */
   async #failLostTasks(): Promise<void> {
-    if (this.#redis.status !== 'ready') return
+    // One check at a time: a slow one (many running tasks, a slow Redis) must not be joined by the next.
+    if (this.#redis.status !== 'ready' || this.#checkingLost) return
+    this.#checkingLost = true
     try {
       const running = await this.#redis.smembers(this.keys.running)
       for (const taskId of running) {
@@ -485,6 +488,8 @@ export class RedisTaskStore implements TaskStore {
       }
     } catch (error) {
       this.#logger?.error('Could not check for tasks whose instance stopped', error)
+    } finally {
+      this.#checkingLost = false
     }
   }
 
