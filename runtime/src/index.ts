@@ -37,6 +37,9 @@ export { DEFAULT_LEASE_MS, RedisTaskStore, createRedisStore } from './stores/red
 export type { RedisStoreOptions } from './stores/redis.js'
 export type { ClusterLink } from './stores/_store.js'
 export type { MaybePromise, TaskStore } from './stores/_store.js'
+export type { TaskPage, TaskQuery } from './stores/_store.js'
+export { taskStoreContract } from './stores/contract/task-store-contract.js'
+export type { StoreCheck, StoreContractOptions } from './stores/contract/task-store-contract.js'
 export type { PushOptions } from './push/_service.js'
 export type { PushConfig, PushConfigStore, PushDialect } from './push/_configs.js'
 

@@ -1,0 +1,35 @@
+import type { TaskStore } from '../_store.js'
+import type { StoreContractOptions } from './task-store-contract.js'
+
+/** The store a check works on, and the same data opened again when the suite was told how. */
+export interface StoreSession {
+  readonly store: TaskStore
+  /** Opens the data again (`reopen`), which takes over the current store; `store` is the new one from then on. */
+  reopen(): Promise<TaskStore>
+}
+
+/** One behaviour, checked on a session of its own. */
+export interface SessionCheck {
+  name: string
+  check(session: StoreSession): Promise<void>
+}
+
+/** Runs a check on a fresh store and closes the store it ends with, whether the check passed or not. */
+export async function withStore(options: StoreContractOptions, check: (session: StoreSession) => Promise<void>): Promise<void> {
+  let store = await options.open()
+  const session: StoreSession = {
+    get store() {
+      return store
+    },
+    async reopen() {
+      if (!options.reopen) throw new Error('this check needs the `reopen` option')
+      store = await options.reopen(store)
+      return store
+    },
+  }
+  try {
+    await check(session)
+  } finally {
+    await store.close?.()
+  }
+}

@@ -1,0 +1,61 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type TaskStore, createFileStore, createMemoryStore, createRedisStore, taskStoreContract } from 'a2a-runtime'
+import { afterAll, beforeAll, describe, it } from 'vitest'
+import { type RedisServer, startRedis } from './_redis.ts'
+
+// The checks that load a store (hundreds of writes) get room on a loaded machine; none waits on the clock.
+const CHECK_TIMEOUT_MS = 60_000
+
+describe('the memory store keeps the TaskStore contract', () => {
+  for (const check of taskStoreContract({ open: () => createMemoryStore() })) it(check.name, check.run, CHECK_TIMEOUT_MS)
+})
+
+describe('the file store keeps the TaskStore contract', () => {
+  const dirs: string[] = []
+  const dirOf = new WeakMap<TaskStore, string>()
+  const openAt = (dir: string) => {
+    const store = createFileStore({ dir })
+    dirOf.set(store, dir)
+    return store
+  }
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+  })
+  const open = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-store-contract-'))
+    dirs.push(dir)
+    return openAt(dir)
+  }
+  // A restart: one process per directory, so the first store closes before the second reads the files.
+  const reopen = async (store: TaskStore) => {
+    await store.close?.()
+    return openAt(dirOf.get(store)!)
+  }
+  for (const check of taskStoreContract({ open, reopen })) it(check.name, check.run, CHECK_TIMEOUT_MS)
+})
+
+describe('the Redis store keeps the TaskStore contract', () => {
+  let redis: RedisServer
+  beforeAll(async () => {
+    redis = await startRedis()
+  })
+  afterAll(async () => {
+    await redis?.stop()
+  })
+  const prefixOf = new WeakMap<TaskStore, string>()
+  const openAt = (prefix: string) => {
+    const store = createRedisStore({ url: redis.url, prefix })
+    prefixOf.set(store, prefix)
+    return store
+  }
+  // Each check on keys of its own, in the one server.
+  const open = () => openAt(`contract-${Math.random().toString(36).slice(2, 10)}:`)
+  // An instance restarting: it stops, and a new one reads the same keys.
+  const reopen = async (store: TaskStore) => {
+    await store.close?.()
+    return openAt(prefixOf.get(store)!)
+  }
+  for (const check of taskStoreContract({ open, reopen })) it(check.name, check.run, CHECK_TIMEOUT_MS)
+})
