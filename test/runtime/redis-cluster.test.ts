@@ -229,6 +229,46 @@ describe('two instances sharing one Redis (A2A_STORE=redis://…)', () => {
     expect((await rpc(a, 'message/send', platformMessage('after'))).body.result.status.state).toBe('completed')
   })
 
+  it('leaves no gap in the log of a task whose event could not be written while Redis was down: the task completes whole or fails with the reason', { timeout: 60_000 }, async () => {
+    const prefix = freshPrefix()
+    const progressed = deferred()
+    const trickle = agent(async (_ctx, task) => {
+      for (let i = 0; i < 60; i++) {
+        task.artifact(`part ${i}`)
+        if (i === 10) progressed.resolve()
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        if (_ctx.signal.aborted) return
+      }
+      task.complete()
+    })
+    const a = await instance(trickle, prefix)
+    const sent = (await rpc(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body.result
+    await progressed.promise
+    await redis.kill()
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    await redis.restart()
+    // Settled in Redis, whichever way (the instance's own failure, or the lost-task check once its lease ran out).
+    const reader = createRedisStore({ url: redis.url, prefix, leaseMs: LEASE_MS, timeoutMs: 1000 })
+    cleanups.push(() => reader.close())
+    await expect.poll(async () => (await reader.get(sent.id).catch(() => undefined))?.status.state, { timeout: 30_000, interval: 100 }).toMatch(/^(completed|failed)$/)
+    const task = (await reader.get(sent.id))!
+    const kept = (await reader.events(sent.id))!
+    const last = kept.at(-1)!
+    expect(last).toMatchObject({ kind: 'status-update', final: true, status: { state: task.status.state } })
+    // Every event a resume asks for is there, in order, or the resume is told they are not (undefined):
+    // never a list with a hole in it.
+    const served: number[] = []
+    for (let after = 0; after < last.seq; after++) {
+      const events = await reader.events(sent.id, after)
+      if (!events) continue
+      served.push(after)
+      expect(events.map((event) => event.seq)).toEqual(Array.from({ length: last.seq - after }, (_, i) => after + i + 1))
+    }
+    console.info(`a task whose Redis went down mid-run: ${task.status.state} at event ${last.seq}; resumable after ${served[0]} and on`)
+    if (task.status.state === 'completed') expect(task.artifacts).toHaveLength(60)
+    else expect(task.status.message?.parts[0]).toMatchObject({ text: expect.stringMatching(/could not save an event|stopped before it finished/) })
+  })
+
   it('keeps every acknowledged task when Redis is killed in the middle of a flood, and no request hangs', { timeout: 30_000 }, async () => {
     const prefix = freshPrefix()
     const [a, b] = [await instance(echoAgent, prefix), await instance(echoAgent, prefix)]

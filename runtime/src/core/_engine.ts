@@ -88,7 +88,12 @@ export class TaskEngine {
       }
       // A failing store must not take the task (or the process) down with it: the live task and its
       // listeners still get the event; the log says what was not stored.
-      const storeFailed = (error: unknown) => logger.error(`The task store could not save an event of task ${task.id}`, error)
+      const storeFailed = (error: unknown) => {
+        logger.error(`The task store could not save an event of task ${task.id}`, error)
+        // An event missing from the store's log is a gap a client resuming the stream would never see: the task
+        // ends here, with the reason (a failed final event is the settling's own error, answered to the client).
+        if (event.kind === 'artifact-update' || !event.final) this.#failUnsaved(task.id)
+      }
       let saved: ReturnType<TaskStore['append']> | undefined
       try {
         saved = store.append(task, event)
@@ -107,6 +112,14 @@ export class TaskEngine {
   }
 
   #clusterJoined = false
+
+  /** Ends a running task whose event the store could not save (see the sink). */
+  #failUnsaved(taskId: string): void {
+    const run = this.#executions.get(taskId)?.run
+    if (!run || isSettled(run.state)) return
+    run.abort(UNSAVED_REASON)
+    run.setStatus('failed', UNSAVED_REASON)
+  }
 
   /** Tasks whose agent code is running now. */
   get runningCount(): number {
@@ -463,6 +476,7 @@ class RunContext implements ExecutionContext {
 }
 
 const noop = (): void => {}
+const UNSAVED_REASON = 'The task store could not save an event of this task; the task is failed so that no client misses one'
 const LEASE_LOST_REASON = 'The instance running the task stalled past its lease; the task is failed'
 
 function joinText(message: Message | undefined): string {

@@ -11,8 +11,12 @@ const ENDED = "state == 'completed' or state == 'failed' or state == 'canceled' 
  * it; the task's `json` is rewritten only when the caller sends it (at creation and when the entries are worth
  * folding in), so an event costs its own size, not the task's.
  *
+ * With `kept after` past 0, the log is marked as holding every event only after that number (some before it
+ * could not be written, or an instance that died may have sent events it never wrote): a client resuming from
+ * before is told so instead of missing events silently.
+ *
  * KEYS: task, entries, push. ARGV: seq, event JSON, state after it, live channel, settles ('1'/'0'), ttl ms,
- * task JSON or '' (then the number of messages and the messages).
+ * kept after (0: no mark), task JSON or '' (then the number of messages and the messages).
  * Returns 1, 0 when the task has ended, -1 when it is gone.
  */
 export const APPEND = `
@@ -20,12 +24,13 @@ local state = redis.call('hget', KEYS[1], 'state')
 if not state then return -1 end
 if ${ENDED} then return 0 end
 local seq = ARGV[1]
-local json = ARGV[7]
+local json = ARGV[8]
 local count = 0
 if json == '' then
-  count = tonumber(ARGV[8])
-  for i = 1, count do redis.call('xadd', KEYS[2], seq .. '-' .. (i - 1), 'm', ARGV[8 + i]) end
+  count = tonumber(ARGV[9])
+  for i = 1, count do redis.call('xadd', KEYS[2], seq .. '-' .. (i - 1), 'm', ARGV[9 + i]) end
 end
+if tonumber(ARGV[7]) > tonumber(redis.call('hget', KEYS[1], 'kept') or '0') then redis.call('hset', KEYS[1], 'kept', ARGV[7]) end
 redis.call('xadd', KEYS[2], seq .. '-' .. count, 'e', ARGV[2])
 if json == '' then
   redis.call('hset', KEYS[1], 'state', ARGV[3])

@@ -46,6 +46,8 @@ function connect(url: string, options: RedisOptions): Redis {
 export const LOST_REASON = 'The instance running the task stopped before it finished'
 /** Follow-up counts kept per task, so an event is written alone; past it the oldest go (their next write is whole). */
 const MAX_WRITTEN = 10_000
+/** The pauses before each retry of an event's write, in ms. */
+const APPEND_RETRIES = [50, 250, 1000]
 /** Index entries looked at per sweep step. */
 const SWEEP_BATCH = 500
 
@@ -95,6 +97,8 @@ export class RedisTaskStore implements TaskStore {
    * against the entries added since, so an event is written alone and the json only when worth folding in.
    */
   readonly #written = new Map<string, Written>()
+  /** The turns of tasks running here with events in flight (see `#append`). */
+  readonly #turns = new Map<string, Turn>()
   #settledSinceTrim = 0
   #sweeping = false
   #checkingLost = false
@@ -173,20 +177,42 @@ export class RedisTaskStore implements TaskStore {
     }
   }
 
-  async append(task: Task, event: TaskEvent): Promise<void> {
+  append(task: Task, event: TaskEvent): Promise<void> {
+    return this.#append(task, event, 0)
+  }
+
+  /**
+   * Writes one event. Events of a turn are sent without waiting for each other (they keep their order on the
+   * connection); the event that settles the turn waits for them, so it knows which could not be written and
+   * marks the log as kept only after those (`keptAfter`), with the settling itself: a client resuming from
+   * before a missing event is told so, never handed a log with a hole in it.
+   */
+  async #append(task: Task, event: TaskEvent, keptAfter: number): Promise<void> {
     const eventJson = JSON.stringify(event)
     const settles = event.kind === 'status-update' && event.final
     const ends = settles && isTerminal(task.status.state)
     const args = this.#appendArgs(task, event, eventJson, settles, ends)
     const [taskKey, entriesKey, pushKey] = this.keys.taskKeys(task.id)
+    const turn = this.#turn(task.id)
+    let write: Promise<unknown>
+    if (settles) {
+      this.#turns.delete(task.id)
+      write = Promise.allSettled(turn.writes).then(() =>
+        this.#write(task, event, eventJson, settles, Math.max(keptAfter, turn.unwritten), args, [taskKey, entriesKey, pushKey]),
+      )
+    } else {
+      write = this.#write(task, event, eventJson, settles, keptAfter, args, [taskKey, entriesKey, pushKey])
+      turn.writes.add(write)
+      const done = () => turn.writes.delete(write)
+      write.then(done, (error: unknown) => {
+        done()
+        turn.unwritten = Math.max(turn.unwritten, event.seq)
+        return error
+      })
+    }
     let written: unknown
     try {
-      written = await this.#run(async (redis) => {
-        const done = await redis.eval(APPEND, 3, taskKey, entriesKey, pushKey, event.seq, eventJson, task.status.state, this.keys.live(task.id), settles ? 1 : 0, this.ttlMs, ...args)
-        // The status moved: the task moves in the indexes too (another slot on a cluster, so another call).
-        if (done === 1 && event.kind === 'status-update') await this.#index(redis, task)
-        return done
-      })
+      written = await write
     } catch (error) {
       // What was sent may not have landed: the next write of this task is whole.
       this.#written.delete(task.id)
@@ -200,6 +226,42 @@ export class RedisTaskStore implements TaskStore {
     if (settles && ++this.#settledSinceTrim >= TRIM_EVERY) {
       this.#settledSinceTrim = 0
       void this.#trim().catch(noop)
+    }
+  }
+
+  /** The writes of the task's turn still in flight, and the last event of it that could not be written. */
+  #turn(taskId: string): Turn {
+    let turn = this.#turns.get(taskId)
+    if (!turn) {
+      turn = { writes: new Set(), unwritten: 0 }
+      this.#turns.set(taskId, turn)
+    }
+    return turn
+  }
+
+  #write(task: Task, event: TaskEvent, eventJson: string, settles: boolean, keptAfter: number, args: string[], keys: [string, string, string]): Promise<unknown> {
+    return this.#retried(() =>
+      this.#run(async (redis) => {
+        const done = await redis.eval(APPEND, 3, ...keys, event.seq, eventJson, task.status.state, this.keys.live(task.id), settles ? 1 : 0, this.ttlMs, keptAfter, ...args)
+        // The status moved: the task moves in the indexes too (another slot on a cluster, so another call).
+        if (done === 1 && event.kind === 'status-update') await this.#index(redis, task)
+        return done
+      }),
+    )
+  }
+
+  /**
+   * An event is tried again over a short outage (a reconnect, a failover) before its task is failed for it. Its
+   * entry id is its number, so a retry can never land twice, nor after a later event of the same task.
+   */
+  async #retried<T>(write: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await write()
+      } catch (error) {
+        if (attempt >= APPEND_RETRIES.length || this.#closed) throw error
+        await new Promise((resolve) => setTimeout(resolve, APPEND_RETRIES[attempt]))
+      }
     }
   }
 
@@ -245,18 +307,21 @@ export class RedisTaskStore implements TaskStore {
     return { task: foldEntries(task, entries.map(toEntry)), seq: entries.length ? seqOf(entries.at(-1)![0]) : Number(seq) }
   }
 
-  async events(taskId: string, afterSeq = 0): Promise<TaskEvent[] | undefined> {
-    const [exists, entries] = await this.#run(async (redis) => {
+  async events(taskId: string, afterSeq?: number): Promise<TaskEvent[] | undefined> {
+    const [state, kept, entries] = await this.#run(async (redis) => {
       const results = await redis
         .multi()
-        .exists(this.keys.task(taskId))
-        .xrange(this.keys.entries(taskId), `${Math.max(0, Math.floor(afterSeq)) + 1}-0`, '+')
+        .hmget(this.keys.task(taskId), 'state', 'kept')
+        .xrange(this.keys.entries(taskId), `${Math.max(0, Math.floor(afterSeq ?? 0)) + 1}-0`, '+')
         .exec()
-      return [results![0]![1] as number, results![1]![1] as StreamEntry[]] as const
+      const [state, kept] = results![0]![1] as Array<string | null>
+      return [state, Number(kept ?? 0), results![1]![1] as StreamEntry[]] as const
     })
-    if (!exists) return undefined
+    if (state === null) return undefined
+    // Events up to `kept` may be missing (one could not be written): a resume from before them is refused.
+    if (afterSeq !== undefined && afterSeq < kept) return undefined
     const events: TaskEvent[] = []
-    for (const [, fields] of entries) if (fields[0] === 'e') events.push(JSON.parse(fields[1]!) as TaskEvent)
+    for (const [id, fields] of entries) if (fields[0] === 'e' && seqOf(id) > kept) events.push(JSON.parse(fields[1]!) as TaskEvent)
     return events
   }
 
@@ -480,7 +545,8 @@ export class RedisTaskStore implements TaskStore {
           }
           task.status = status
           const seq = ((await this.lastSeq(taskId)) ?? 0) + 1
-          await this.append(task, { kind: 'status-update', seq, taskId, contextId: task.contextId, status, final: true })
+          // The instance that died may have sent events it never wrote: the log is kept only from this one.
+          await this.#append(task, { kind: 'status-update', seq, taskId, contextId: task.contextId, status, final: true }, seq - 1)
           this.#logger?.warn(`Task ${taskId} lost the instance that ran it (no lease for ${this.leaseMs} ms); it is failed`)
         } finally {
           await this.#release(taskId)
@@ -592,6 +658,12 @@ export class RedisTaskStore implements TaskStore {
     // Each task's keys share a slot: one DEL per task.
     await Promise.all(settled.map((taskId) => this.#redis.del(...keys.taskKeys(taskId))))
   }
+}
+
+interface Turn {
+  writes: Set<Promise<unknown>>
+  /** The number of the last event of the turn that could not be written (0: none). */
+  unwritten: number
 }
 
 /** What an instance has written of a task (see `#written`). */
