@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { type TaskStore, createFileStore, createMemoryStore, createRedisStore, taskStoreContract } from 'a2a-runtime'
 import { afterAll, beforeAll, describe, it } from 'vitest'
 import { type RedisServer, startRedis } from './_redis.ts'
+import { type RedisCluster, startRedisCluster } from './_redis-cluster.ts'
 
 // The checks that load a store (hundreds of writes) get room on a loaded machine; none waits on the clock.
 const CHECK_TIMEOUT_MS = 60_000
@@ -36,17 +37,20 @@ describe('the file store keeps the TaskStore contract', () => {
   for (const check of taskStoreContract({ open, reopen })) it(check.name, check.run, CHECK_TIMEOUT_MS)
 })
 
-describe('the Redis store keeps the TaskStore contract', () => {
-  let redis: RedisServer
+describe.each([
+  { target: 'a single Redis', cluster: false },
+  { target: 'a Redis Cluster of 3 masters', cluster: true },
+])('the Redis store on $target keeps the TaskStore contract', ({ cluster }) => {
+  let redis: RedisServer | RedisCluster
   beforeAll(async () => {
-    redis = await startRedis()
-  })
+    redis = cluster ? await startRedisCluster() : await startRedis()
+  }, 120_000)
   afterAll(async () => {
     await redis?.stop()
   })
   const prefixOf = new WeakMap<TaskStore, string>()
   const openAt = (prefix: string) => {
-    const store = createRedisStore({ url: redis.url, prefix })
+    const store = createRedisStore({ url: redis.url, prefix, cluster })
     prefixOf.set(store, prefix)
     return store
   }

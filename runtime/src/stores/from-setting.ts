@@ -24,7 +24,7 @@ export function storeFromSetting(setting: string, options: { cwd?: string; logge
   throw new ConfigurationError(`A2A_STORE must be ${STORE_SETTING_FORMS} (got ${JSON.stringify(value.slice(0, 80))})`)
 }
 
-/** `redis://host:port/db?prefix=…&leaseMs=…&ttlMs=…&maxTasks=…`: the query sets the store's options. */
+/** `redis://host:port/db?prefix=…&leaseMs=…&ttlMs=…&maxTasks=…&cluster=true`: the query sets the store's options. */
 function redisFromUrl(value: string, logger: Pick<Logger, 'warn' | 'error'> | undefined): TaskStore {
   let url: URL
   try {
@@ -34,14 +34,18 @@ function redisFromUrl(value: string, logger: Pick<Logger, 'warn' | 'error'> | un
   }
   const numbers: Record<string, number> = {}
   let prefix: string | undefined
+  let cluster = false
   for (const [key, raw] of url.searchParams) {
     if (key === 'prefix') prefix = raw
-    else if (key === 'leaseMs' || key === 'ttlMs' || key === 'maxTasks') {
+    else if (key === 'cluster') {
+      if (raw !== 'true' && raw !== 'false') throw new ConfigurationError(`A2A_STORE: cluster must be true or false (got ${JSON.stringify(raw)})`)
+      cluster = raw === 'true'
+    }    else if (key === 'leaseMs' || key === 'ttlMs' || key === 'maxTasks') {
       const number = Number(raw)
       if (!Number.isInteger(number) || number <= 0) throw new ConfigurationError(`A2A_STORE: ${key} must be a positive integer (got ${JSON.stringify(raw)})`)
       numbers[key] = number
-    } else throw new ConfigurationError(`A2A_STORE: unknown option ${JSON.stringify(key)} (prefix, leaseMs, ttlMs, maxTasks)`)
+    } else throw new ConfigurationError(`A2A_STORE: unknown option ${JSON.stringify(key)} (prefix, leaseMs, ttlMs, maxTasks, cluster)`)
   }
   url.search = ''
-  return createRedisStore({ url: url.href, ...numbers, ...(prefix !== undefined && { prefix }), ...(logger && { logger }) })
+  return createRedisStore({ url: url.href, ...numbers, ...(prefix !== undefined && { prefix }), ...(cluster && { cluster }), ...(logger && { logger }) })
 }

@@ -1,9 +1,9 @@
 import { createRequire } from 'node:module'
-import type { Redis, RedisOptions } from 'ioredis'
+import type { Cluster, Redis, RedisOptions } from 'ioredis'
 import { isoNow } from '../core/_clock.js'
 import { newId } from '../core/_ids.js'
 import { isSettled, isTerminal } from '../core/_lifecycle.js'
-import { A2AError, InvalidParamsError, ServerUnavailableError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
+import { A2AError, ConfigurationError, InvalidParamsError, ServerUnavailableError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
 import type { Logger } from '../_logger.js'
 import type { Message, Task, TaskEvent } from '../types.js'
 import type { PushConfig, PushConfigStore } from '../push/_configs.js'
@@ -15,8 +15,13 @@ import { APPEND, INDEX, LAST_SEQ, PAGE, READ, RELEASE, RENEW, SAVE_PUSH, UNINDEX
 import { DEFAULT_MAX_TASKS, DEFAULT_TTL_MS } from './memory.js'
 
 export interface RedisStoreOptions {
-  /** `redis://[user:password@]host:port/db`. */
+  /** `redis://[user:password@]host:port/db` (`rediss://` for TLS); with `cluster`, any node of the cluster. */
   url: string
+  /**
+   * Redis Cluster: `url` names one node, the others are found from it (the database number must be 0). Each
+   * task's keys share a hash tag, so every script runs on one node. Default `false`: a single Redis.
+   */
+  cluster?: boolean
   /** Prefix of every key and channel, so several agents can share one Redis (no `{` or `}`). Default `a2a:`. */
   prefix?: string
   /** Most tasks kept; past it the oldest settled ones go. Default 10,000. */
@@ -39,10 +44,21 @@ const TRIM_EVERY = 64
 
 // Loaded when a Redis store is made, by require: every `a2a start` would otherwise pay for ioredis.
 const require = createRequire(import.meta.url)
-function connect(url: string, options: RedisOptions): Redis {
-  const { Redis: Client } = require('ioredis') as typeof import('ioredis')
-  return new Client(url, options)
+function connect(url: string, cluster: boolean, options: RedisOptions): RedisClient {
+  const ioredis = require('ioredis') as typeof import('ioredis')
+  if (!cluster) return new ioredis.Redis(url, options)
+  const { protocol, hostname, port, username, password, pathname } = new URL(url)
+  if (pathname.length > 1 && pathname !== '/0') throw new ConfigurationError(`A Redis Cluster has only database 0 (got ${JSON.stringify(pathname.slice(1))} in the store's URL)`)
+  const credentials = { ...(username && { username: decodeURIComponent(username) }), ...(password && { password: decodeURIComponent(password) }) }
+  return new ioredis.Cluster([{ host: hostname, port: Number(port) || 6379 }], {
+    redisOptions: { ...options, ...credentials, ...(protocol === 'rediss:' && { tls: {} }) },
+    enableOfflineQueue: options.enableOfflineQueue ?? true,
+    clusterRetryStrategy: options.retryStrategy ?? null,
+  })
 }
+
+/** A single Redis, or a Redis Cluster: the commands the store sends are the same. */
+type RedisClient = Redis | Cluster
 export const LOST_REASON = 'The instance running the task stopped before it finished'
 /** Follow-up counts kept per task, so an event is written alone; past it the oldest go (their next write is whole). */
 const MAX_WRITTEN = 10_000
@@ -80,8 +96,8 @@ export class RedisTaskStore implements TaskStore {
   readonly ttlMs: number
   readonly leaseMs: number
   readonly #timeoutMs: number
-  readonly #redis: Redis
-  readonly #subscriber: Redis
+  readonly #redis: RedisClient
+  readonly #subscriber: RedisClient
   readonly #logger: RedisStoreOptions['logger']
   readonly #held = new Set<string>()
   readonly #channels = new Map<string, { handlers: Set<(message: string) => void>; ready: Promise<void> }>()
@@ -121,8 +137,9 @@ export class RedisTaskStore implements TaskStore {
       // A Redis that stalls (a partition, a stopped process) fails requests after this long, not never.
       commandTimeout: this.#timeoutMs,
     }
-    this.#redis = connect(options.url, connection)
-    this.#subscriber = connect(options.url, { ...connection, enableOfflineQueue: true, maxRetriesPerRequest: null })
+    const cluster = options.cluster === true
+    this.#redis = connect(options.url, cluster, connection)
+    this.#subscriber = connect(options.url, cluster, { ...connection, enableOfflineQueue: true, maxRetriesPerRequest: null })
     for (const client of [this.#redis, this.#subscriber]) client.on('error', () => {}) // reported per request
     this.#connected = new Promise((resolve) => this.#redis.once('ready', () => resolve()))
     this.#redis.on('ready', () => (this.#readyOnce = true))
@@ -373,14 +390,14 @@ export class RedisTaskStore implements TaskStore {
   }
 
   /** Files the task in the indexes under its status now. */
-  async #index(redis: Redis, task: Task): Promise<void> {
+  async #index(redis: RedisClient, task: Task): Promise<void> {
     const { id, contextId } = task
     const { state, timestamp } = task.status
     const keys = this.keys
     await redis.eval(INDEX, 6, keys.all, keys.indexed, keys.running, keys.byState(state), keys.byContext(contextId), keys.byContextState(contextId, state), id, state, contextId, Date.parse(timestamp), isSettled(state) ? 1 : 0, keys.index)
   }
 
-  async #unindex(redis: Redis, taskIds: string[]): Promise<void> {
+  async #unindex(redis: RedisClient, taskIds: string[]): Promise<void> {
     const keys = this.keys
     await redis.eval(UNINDEX, 3, keys.all, keys.indexed, keys.running, keys.index, ...taskIds)
   }
@@ -439,7 +456,7 @@ export class RedisTaskStore implements TaskStore {
   // --- keys and the connection -------------------------------------------------------------------------
 
   /** Runs commands; a Redis that is unreachable becomes a clear 503 for the client. */
-  async #run<T>(work: (redis: Redis) => Promise<T>): Promise<T> {
+  async #run<T>(work: (redis: RedisClient) => Promise<T>): Promise<T> {
     if (this.#redis.status !== 'ready') await this.#waitForConnection()
     try {
       return await work(this.#redis)
@@ -503,14 +520,13 @@ export class RedisTaskStore implements TaskStore {
   async #renewLeases(): Promise<void> {
     if (this.#redis.status !== 'ready' || this.#held.size === 0) return
     const held = [...this.#held]
-    const batch = this.#redis.pipeline()
-    for (const taskId of held) batch.eval(RENEW, 1, this.keys.lease(taskId), this.instanceId, this.leaseMs)
-    const results = await batch.exec().catch(() => null)
+    // Sent together, each on the node of its task (a pipeline must stay on one node of a cluster).
+    const renewed = await Promise.all(held.map((taskId) => this.#redis.eval(RENEW, 1, this.keys.lease(taskId), this.instanceId, this.leaseMs).catch(() => undefined)))
     // A lease that could not be renewed has run out (this instance stalled past it): another instance may
     // have failed the task already. Stop running it here.
-    results?.forEach(([error, renewed], at) => {
+    renewed.forEach((result, at) => {
       const taskId = held[at]!
-      if (error || renewed !== 0 || !this.#held.has(taskId)) return
+      if (result !== 0 || !this.#held.has(taskId)) return
       this.#held.delete(taskId)
       this.#lostHandler?.(taskId)
     })
