@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type A2AAppOptions, type A2AServer, type Agent, createRedisStore, serveAgent } from 'a2a-runtime'
-import { Redis } from 'ioredis'
+import { Cluster, Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { agent, deferred, echoAgent } from './_agents.ts'
 import { startServeFixture } from './_fixture-process.ts'
 import { captureLogger } from './_logger.ts'
 import { type RedisServer, startRedis } from './_redis.ts'
+import { type RedisCluster, startRedisCluster } from './_redis-cluster.ts'
 import { eventReader, readEvents } from './_sse.ts'
 import { startReceiver } from './_webhook.ts'
 
@@ -16,6 +17,9 @@ const LEASE_MS = 400
 
 let redis: RedisServer
 let redisDir: string
+let cluster: RedisCluster | undefined
+/** Where the instances of the running describe keep their tasks: the single Redis, or the cluster. */
+let shared: { url: string; cluster: boolean } = { url: '', cluster: false }
 const cleanups: Array<() => unknown> = []
 
 beforeAll(async () => {
@@ -24,6 +28,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await redis?.stop()
+  await cluster?.stop()
   rmSync(redisDir, { recursive: true, force: true })
 })
 afterEach(async () => {
@@ -32,7 +37,7 @@ afterEach(async () => {
 
 /** One instance of an agent, its tasks in the shared Redis under `prefix`. */
 async function instance(served: Agent, prefix: string, options: A2AAppOptions = {}): Promise<A2AServer> {
-  const store = createRedisStore({ url: redis.url, prefix, leaseMs: LEASE_MS, timeoutMs: 1000 })
+  const store = createRedisStore({ url: shared.url, cluster: shared.cluster, prefix, leaseMs: LEASE_MS, timeoutMs: 1000 })
   const server = await serveAgent(served, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger: captureLogger(), store, shutdownTimeoutMs: 500, ...options })
   cleanups.push(() => server.close())
   return server
@@ -76,7 +81,8 @@ async function runningOnA() {
   return { a, b, stepped, sent, prefix }
 }
 
-describe('two instances sharing one Redis (A2A_STORE=redis://…)', () => {
+/** What two instances sharing a store do, whichever Redis holds it. */
+function crossInstanceBehaviour(): void {
   it('delivers push notifications once, from the instance that runs the task, to a webhook configured on the other', async () => {
     const prefix = freshPrefix()
     const gate = deferred()
@@ -208,6 +214,58 @@ describe('two instances sharing one Redis (A2A_STORE=redis://…)', () => {
     expect(listed.body.result.totalSize).toBe(1000)
   })
 
+  it("stops the run of an instance that lost its lease (the agent's signal fires) and fails the task, with the reason", { timeout: 15_000 }, async () => {
+    const prefix = freshPrefix()
+    const stepped = steppedAgent()
+    const a = await instance(stepped.agent, prefix)
+    const sent = (await rpc(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body.result
+    await stepped.started
+    // As if A had stalled past its lease: the lease is gone from Redis.
+    const raw = shared.cluster ? new Cluster([cluster!.nodes[0]!]) : new Redis(shared.url)
+    cleanups.push(() => raw.disconnect())
+    expect(await raw.del(`${prefix}{${sent.id}}:lease`)).toBe(1)
+    await stepped.aborted
+    await expect.poll(async () => (await rpc(a, 'tasks/get', { id: sent.id })).body.result.status, { timeout: 10 * LEASE_MS, interval: 100 }).toMatchObject({
+      state: 'failed',
+      message: { parts: [{ kind: 'text', text: 'The instance running the task stalled past its lease; the task is failed' }] },
+    })
+  })
+
+  it('fails, on B, a task whose instance A was killed mid-task, once its lease has run out', { timeout: 30_000 }, async () => {
+    const prefix = freshPrefix()
+    const b = await instance(echoAgent, prefix)
+    const { child, url: aUrl } = await startServeFixture({ A2A_STORE: `${shared.url}?prefix=${encodeURIComponent(prefix)}&leaseMs=${LEASE_MS}&cluster=${shared.cluster}` })
+    cleanups.push(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'))
+    const sent = (await rpc({ url: aUrl }, 'message/send', { ...platformMessage('never'), configuration: { blocking: false } })).body.result
+    expect((await rpc(b, 'tasks/get', { id: sent.id })).body.result.status.state).toBe('working')
+
+    child.kill('SIGKILL')
+    await expect.poll(async () => (await rpc(b, 'tasks/get', { id: sent.id })).body.result.status, { timeout: 10 * LEASE_MS, interval: 100 }).toMatchObject({
+      state: 'failed',
+      message: { parts: [{ kind: 'text', text: 'The instance running the task stopped before it finished' }] },
+    })
+  })
+}
+
+describe('two instances sharing one Redis (A2A_STORE=redis://…)', () => {
+  beforeAll(() => {
+    shared = { url: redis.url, cluster: false }
+  })
+  crossInstanceBehaviour()
+})
+
+describe('two instances sharing a Redis Cluster of 3 masters (A2A_STORE=redis://…?cluster=true)', () => {
+  beforeAll(async () => {
+    cluster = await startRedisCluster()
+    shared = { url: cluster.url, cluster: true }
+  }, 120_000)
+  crossInstanceBehaviour()
+})
+
+describe('one Redis going down under two instances', () => {
+  beforeAll(() => {
+    shared = { url: redis.url, cluster: false }
+  })
   it('answers a clear JSON-RPC error at once while Redis is down, and serves again, with nothing acknowledged lost, once it is back', { timeout: 30_000 }, async () => {
     const prefix = freshPrefix()
     const a = await instance(echoAgent, prefix)
@@ -308,35 +366,4 @@ describe('two instances sharing one Redis (A2A_STORE=redis://…)', () => {
     expect(lost.slice(0, 3), `${lost.length} of ${acknowledged.length} acknowledged tasks are not completed after the restart`).toEqual([])
   })
 
-  it("stops the run of an instance that lost its lease (the agent's signal fires) and fails the task, with the reason", { timeout: 15_000 }, async () => {
-    const prefix = freshPrefix()
-    const stepped = steppedAgent()
-    const a = await instance(stepped.agent, prefix)
-    const sent = (await rpc(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body.result
-    await stepped.started
-    // As if A had stalled past its lease: the lease is gone from Redis.
-    const raw = new Redis(redis.url)
-    cleanups.push(() => raw.disconnect())
-    expect(await raw.del(`${prefix}{${sent.id}}:lease`)).toBe(1)
-    await stepped.aborted
-    await expect.poll(async () => (await rpc(a, 'tasks/get', { id: sent.id })).body.result.status, { timeout: 10 * LEASE_MS, interval: 100 }).toMatchObject({
-      state: 'failed',
-      message: { parts: [{ kind: 'text', text: 'The instance running the task stalled past its lease; the task is failed' }] },
-    })
-  })
-
-  it('fails, on B, a task whose instance A was killed mid-task, once its lease has run out', { timeout: 30_000 }, async () => {
-    const prefix = freshPrefix()
-    const b = await instance(echoAgent, prefix)
-    const { child, url: aUrl } = await startServeFixture({ A2A_STORE: `${redis.url}?prefix=${encodeURIComponent(prefix)}&leaseMs=${LEASE_MS}` })
-    cleanups.push(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'))
-    const sent = (await rpc({ url: aUrl }, 'message/send', { ...platformMessage('never'), configuration: { blocking: false } })).body.result
-    expect((await rpc(b, 'tasks/get', { id: sent.id })).body.result.status.state).toBe('working')
-
-    child.kill('SIGKILL')
-    await expect.poll(async () => (await rpc(b, 'tasks/get', { id: sent.id })).body.result.status, { timeout: 10 * LEASE_MS, interval: 100 }).toMatchObject({
-      state: 'failed',
-      message: { parts: [{ kind: 'text', text: 'The instance running the task stopped before it finished' }] },
-    })
-  })
 })
