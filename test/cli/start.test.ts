@@ -132,6 +132,17 @@ describe('a2a start', () => {
     expect(run.output()).not.toMatch(/\n\s+at /)
   })
 
+  it('refuses, in one line naming it and the process that holds it, a second start on the same file store directory', async () => {
+    writeFileSync(join(project, '.env'), 'A2A_STORE=file:./.a2a\n')
+    await start().url
+    const first = child!
+    const second = start()
+    expect(await second.exited).toBe(1)
+    expect(second.output()).toMatch(new RegExp(`^a2a: Task store: \\S*\\.a2a is in use by another server process \\(pid ${first.pid}\\)`, 'm'))
+    expect(second.output()).not.toMatch(/\n\s+at /)
+    first.kill('SIGKILL')
+  })
+
   it('names the busy port instead of crashing', async () => {
     const first = await start().url
     const port = new URL(first).port

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import type { Task, TaskEvent } from '../types.js'
 import { type JournalEntry, journalLines } from './_journal-format.js'
-import { eventBytes, messageBytes } from './_json-bytes.js'
+import { eventBytes } from './_json-bytes.js'
 import { journalName, snapshotName } from './_task-files.js'
 
 // Required when a file store writes its first snapshot: importing it would cost every `a2a start` ~20 ms, store or not.
@@ -13,11 +13,13 @@ let writeFileAtomic: WriteFileAtomic | undefined
 const noop = (): void => {}
 
 /**
- * Entries of a running task not written yet, past this many bytes (as the stores count them), are appended to
- * its journal before it settles (without an fsync: the settle's covers them), so a long turn holds no more than
- * this of its events twice in memory.
+ * Entries of a running task not written yet are appended to its journal before it settles (without an fsync:
+ * the settle's covers them) once they keep this many bytes alive that the task itself does not hold (see
+ * `heldByEntry`): a long turn costs no more memory than that on top of the task.
  */
 export const FLUSH_BYTES = 1024 * 1024
+// An appended chunk's event, less its parts (the task's artifact holds the same part objects).
+const CHUNK_EVENT_BYTES = 256
 
 /** A task's files as they were read back at start. */
 export interface FilesOnDisk {
@@ -74,7 +76,7 @@ export class TaskJournal {
     this.#historyWritten = onDisk?.historyLength ?? 0
   }
 
-  /** Bytes recorded and not written yet. */
+  /** Bytes the recorded entries not written yet keep alive (see `heldByEntry`). */
   get pendingBytes(): number {
     return this.#pendingBytes
   }
@@ -92,14 +94,11 @@ export class TaskJournal {
       this.#rewriteNext()
       return
     }
-    while (this.#historyWritten < joined) {
-      const message = history[this.#historyWritten++]!
-      this.#pending.push({ message })
-      this.#pendingBytes += messageBytes(message)
-    }
+    // A message that joined the history is held by the task: it costs the entry nothing.
+    while (this.#historyWritten < joined) this.#pending.push({ message: history[this.#historyWritten++]! })
     this.#historyWritten = history.length
     this.#pending.push({ event })
-    this.#pendingBytes += eventBytes(event)
+    this.#pendingBytes += heldByEntry(event)
   }
 
   /** Appends what was recorded, without an fsync (a running task's turn has outgrown FLUSH_BYTES). */
@@ -211,6 +210,15 @@ export class TaskJournal {
   #path(name: string): string {
     return join(this.#dir, name)
   }
+}
+
+/**
+ * The bytes an event keeps alive while it waits to be written that the task does not hold: all of a status (a
+ * later one replaces it in the task) or of a whole artifact (a later one of the same id replaces it); only the
+ * event itself for an appended chunk, whose parts are the task's artifact's too.
+ */
+function heldByEntry(event: TaskEvent): number {
+  return event.kind === 'artifact-update' && event.append ? CHUNK_EVENT_BYTES : eventBytes(event)
 }
 
 /**

@@ -1,0 +1,331 @@
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type Agent, createFileStore, serveAgent } from 'a2a-runtime'
+import { afterEach, describe, expect, it } from 'vitest'
+import { agent, deferred } from './_agents.ts'
+import { type FixtureAgent, startFixtureAgent } from './_fixture-process.ts'
+import { captureLogger } from './_logger.ts'
+
+// The file store's journal: a settle appends what the task gained instead of rewriting the task, and a restart
+// folds the journal back into the snapshot. The byte counts are the agent process's own (`wchar` of
+// /proc/<pid>/io: every byte it handed to write(), disk and sockets), less the bytes of the answers it sent.
+
+const KiB = 1024
+const MiB = 1024 * KiB
+
+const cleanups: Array<() => unknown> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-file-journal-test-'))
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
+  message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra },
+})
+
+/** A JSON-RPC call; `bytes`: the answer's body as sent. */
+async function call(url: string, method: string, params: unknown): Promise<{ body: any; bytes: number }> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  const text = await response.text()
+  return { body: JSON.parse(text), bytes: Buffer.byteLength(text) }
+}
+
+async function startAgentProcess(dir: string): Promise<FixtureAgent<unknown>> {
+  const process = await startFixtureAgent<unknown>('file-store-agent.mjs', { A2A_STORE: `file:${dir}` })
+  cleanups.push(() => process.kill())
+  return process
+}
+
+/** Bytes the process has handed to write() so far. */
+function bytesWritten(pid: number): number {
+  return Number(/^wchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))![1])
+}
+
+async function serve(agentToServe: Agent, dir: string) {
+  const logger = captureLogger()
+  const store = createFileStore({ dir, logger })
+  const server = await serveAgent(agentToServe, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger, store })
+  let closed = false
+  const close = async () => {
+    if (!closed) await server.close()
+    closed = true
+  }
+  cleanups.push(close)
+  const rpc = async (method: string, params: unknown) => (await call(server.url, method, params)).body
+  return { store, rpc, close, logger }
+}
+
+/** Opens the directory as the next start does, and closes that store after the test. */
+function reopen(dir: string) {
+  const logger = captureLogger()
+  const store = createFileStore({ dir, logger })
+  cleanups.push(() => store.close())
+  return { store, logger }
+}
+
+const asJson = (value: unknown) => JSON.parse(JSON.stringify(value))
+const journalsOf = (dir: string, taskId: string) => readdirSync(join(dir, 'tasks')).filter((name) => name.startsWith(`${taskId}.`) && name.endsWith('.jsonl'))
+
+/** A conversation that grows one artifact in chunks over several turns, with questions between. */
+const storyteller = agent((ctx, task) => {
+  const turn = ctx.history.filter((message) => message.role === 'user').length
+  if (turn === 1) {
+    task.artifact('Once ', { artifactId: 'story', lastChunk: false })
+    task.artifact('upon ', { artifactId: 'story', append: true, lastChunk: false })
+    task.artifact('a time', { artifactId: 'story', append: true, lastChunk: false })
+    return task.inputRequired('Which kingdom?')
+  }
+  if (turn === 2) {
+    task.working('Looking it up')
+    task.artifact(` in ${ctx.text.slice(0, 20)}`, { artifactId: 'story', append: true, lastChunk: false })
+    task.artifact({ kingdom: ctx.text.slice(0, 20) }, { name: 'facts', metadata: { turn } })
+    return task.authRequired('Sign in to hear the rest')
+  }
+  if (turn === 3) {
+    task.artifact(', there lived', { artifactId: 'story', append: true, lastChunk: false })
+    return task.inputRequired('Who lived there?')
+  }
+  task.artifact(` ${ctx.text}. The end.`, { artifactId: 'story', append: true, lastChunk: true })
+  task.complete('Told')
+})
+
+describe('the file store journal (A2A_STORE=file:<dir>)', () => {
+  it.skipIf(!existsSync('/proc/self/io'))(
+    'writes in proportion to what a conversation adds, not to the size of the task: 28 messages of 256 KiB on one task (7.3 MB) write under 4× those bytes (17.1 MB measured, 2.3×; rewriting the whole task at every settle wrote 107 MB, 14.6×)',
+    async () => {
+      const dir = tempDir()
+      const agentProcess = await startAgentProcess(dir)
+      const messages = 28
+      const text = (i: number) => `chat ${i} `.padEnd(256 * KiB, 'y')
+      // The answers carry no history, so they weigh a few hundred bytes: the count is the store's writes.
+      const configuration = { historyLength: 0 }
+      const before = bytesWritten(agentProcess.pid)
+      let answered = 0
+      const first = await call(agentProcess.url, 'message/send', { ...userMessage(text(0)), configuration })
+      answered += first.bytes
+      const taskId = first.body.result.id
+      for (let i = 1; i < messages; i++) {
+        const next = await call(agentProcess.url, 'message/send', { ...userMessage(text(i), { taskId }), configuration })
+        expect(next.body.result?.status.state).toBe('input-required')
+        answered += next.bytes
+      }
+      const written = bytesWritten(agentProcess.pid) - before - answered
+      const added = messages * 256 * KiB
+      expect(written).toBeLessThan(4 * added)
+      expect(((await agentProcess.probe()) as any).logged.warn).toBe(0)
+    },
+    120_000,
+  )
+
+  it.skipIf(!existsSync('/proc/self/io'))(
+    'writes a message of ~1 MiB answered in 1,000 streamed chunks of 1 KiB in under 4× the bytes of message and answer (4.2 MB for 2.1 MB measured, 2.0×: a snapshot at creation and one at the end, nothing per chunk)',
+    async () => {
+      const dir = tempDir()
+      const agentProcess = await startAgentProcess(dir)
+      // As long as a request may be (1 MiB) with its envelope.
+      const message = 'stream:1000:1024 '.padEnd(MiB - KiB, 'y')
+      const before = bytesWritten(agentProcess.pid)
+      const done = await call(agentProcess.url, 'message/send', { ...userMessage(message), configuration: { historyLength: 0 } })
+      expect(done.body.result.status.state).toBe('completed')
+      expect(done.body.result.artifacts[0].parts).toHaveLength(1000)
+      const written = bytesWritten(agentProcess.pid) - before - done.bytes
+      expect(written).toBeLessThan(4 * (message.length + 1000 * KiB))
+      // Ended, the task is one file.
+      expect(readdirSync(join(dir, 'tasks'))).toEqual([`${done.body.result.id}.json`])
+    },
+    120_000,
+  )
+
+  it('reads a task back from its snapshot and journal equal to what it served before the restart: artifacts appended in chunks, questions and follow-ups, its event log', async () => {
+    const dir = tempDir()
+    const first = await serve(storyteller, dir)
+    // A long first message makes a large snapshot, so the next turns go to the journal.
+    const opened = (await first.rpc('message/send', userMessage(`Tell me a story ${'please '.repeat(1200)}`))).result
+    expect(opened.status.state).toBe('input-required')
+    // A follow-up larger than the snapshot so far: the store writes a new one, and the journal starts again.
+    await first.rpc('message/send', userMessage(`Far ${'far '.repeat(3000)}away`, { taskId: opened.id }))
+    const waiting = (await first.rpc('message/send', userMessage('signed in', { taskId: opened.id }))).result
+    expect(waiting.status.state).toBe('input-required')
+    // The snapshot holds the large follow-up; the journal, the turn after it.
+    expect(readFileSync(join(dir, 'tasks', `${opened.id}.json`), 'utf8')).toContain('Far far')
+    const [journal] = journalsOf(dir, opened.id)
+    expect(readFileSync(join(dir, 'tasks', journal!), 'utf8')).toContain('signed in')
+    const served = (await first.rpc('tasks/get', { id: opened.id })).result
+    const log = asJson(first.store.events(opened.id))
+    expect(log.length).toBeGreaterThan(10)
+    await first.close()
+
+    const { store, logger } = reopen(dir)
+    expect(asJson(store.get(opened.id))).toEqual(asJson(first.store.get(opened.id)))
+    expect(asJson(store.events(opened.id))).toEqual(log)
+    expect(logger.text('warn')).toBe('')
+    await store.close()
+
+    const second = await serve(storyteller, dir)
+    expect((await second.rpc('tasks/get', { id: opened.id })).result).toEqual(served)
+    const ended = (await second.rpc('message/send', userMessage('a dragon', { taskId: opened.id }))).result
+    expect(ended.status.state).toBe('completed')
+    expect(ended.artifacts[0].parts.map((part: any) => part.text).join('')).toMatch(/^Once upon a time in Far far .*, there lived a dragon\. The end\.$/)
+    await second.close()
+    // Ended, the task is one file; read back, it is what was served.
+    expect(readdirSync(join(dir, 'tasks')).filter((name) => name.startsWith(opened.id))).toEqual([`${opened.id}.json`])
+    const third = await serve(storyteller, dir)
+    expect((await third.rpc('tasks/get', { id: opened.id })).result).toEqual(ended)
+  })
+
+  it('ignores a torn last line of a journal (a crash mid-append), cuts it off before the next append, and keeps reading the task after', async () => {
+    const dir = tempDir()
+    const first = await serve(storyteller, dir)
+    const opened = (await first.rpc('message/send', userMessage(`Tell me a story ${'please '.repeat(1200)}`))).result
+    await first.rpc('message/send', userMessage('Farland', { taskId: opened.id }))
+    const served = (await first.rpc('tasks/get', { id: opened.id })).result
+    await first.close()
+    const [journal] = journalsOf(dir, opened.id)
+    const path = join(dir, 'tasks', journal!)
+    const whole = statSync(path).size
+    appendFileSync(path, '{"event":{"kind":"status-update","seq":12,"taskId":"')
+
+    const second = await serve(storyteller, dir)
+    expect((await second.rpc('tasks/get', { id: opened.id })).result).toEqual(served)
+    expect(statSync(path).size).toBe(whole)
+    const waiting = (await second.rpc('message/send', userMessage('signed in', { taskId: opened.id }))).result
+    expect(waiting.status.state).toBe('input-required')
+    await second.close()
+    expect(second.logger.text('warn')).toBe('')
+
+    const { store, logger } = reopen(dir)
+    expect(asJson(store.get(opened.id))).toEqual(waiting)
+    expect(logger.text('warn')).toBe('')
+  })
+
+  it('never applies twice the journal a new snapshot replaced (a crash between the snapshot\'s rename and the journal\'s deletion): it is deleted at start', async () => {
+    const dir = tempDir()
+    const first = await serve(storyteller, dir)
+    const opened = (await first.rpc('message/send', userMessage(`Tell me a story ${'please '.repeat(1200)}`))).result
+    await first.rpc('message/send', userMessage('Farland', { taskId: opened.id }))
+    const [replaced] = journalsOf(dir, opened.id)
+    const entries = readFileSync(join(dir, 'tasks', replaced!))
+    // Larger than the snapshot so far: the store writes a new one, and deletes this journal.
+    await first.rpc('message/send', userMessage(`signed in ${'as me '.repeat(3000)}`, { taskId: opened.id }))
+    const served = (await first.rpc('tasks/get', { id: opened.id })).result
+    await first.close()
+    expect(journalsOf(dir, opened.id)).not.toContain(replaced)
+    writeFileSync(join(dir, 'tasks', replaced!), entries)
+
+    const { store, logger } = reopen(dir)
+    expect(asJson(store.get(opened.id))).toEqual(served)
+    expect(journalsOf(dir, opened.id)).not.toContain(replaced)
+    expect(logger.text('warn')).toBe('')
+  })
+
+  it('skips, with a warning naming it, a task whose journal is damaged before its end, and leaves its files', async () => {
+    const dir = tempDir()
+    const first = await serve(storyteller, dir)
+    const opened = (await first.rpc('message/send', userMessage(`Tell me a story ${'please '.repeat(1200)}`))).result
+    await first.rpc('message/send', userMessage('Farland', { taskId: opened.id }))
+    await first.close()
+    const [journal] = journalsOf(dir, opened.id)
+    const path = join(dir, 'tasks', journal!)
+    const lines = readFileSync(path, 'utf8').split('\n')
+    writeFileSync(path, [lines[0], '{"event":{"ki', ...lines.slice(1)].join('\n'))
+
+    const { store, logger } = reopen(dir)
+    expect(store.get(opened.id)).toBeUndefined()
+    expect(logger.text('warn')).toMatch(new RegExp(`skipping .*${opened.id}\\.json: its journal ${journal!.replaceAll('.', '\\.')} is damaged at line 2`))
+    expect(existsSync(path)).toBe(true)
+  })
+
+  it('writes a long turn to the journal before it settles (progress of 1.5 MiB), and a restart in the middle of it fails the task past the events written', async () => {
+    const dir = tempDir()
+    const gate = deferred()
+    const progress = 'p'.repeat(64 * KiB)
+    const worker = agent(async (_ctx, task) => {
+      for (let i = 0; i < 24; i++) task.working(`${i} ${progress}`)
+      await gate.promise
+      task.inputRequired('Done; anything else?')
+    })
+    const first = await serve(worker, dir)
+    cleanups.push(() => gate.resolve())
+    const sent = (await first.rpc('message/send', { ...userMessage('work'), configuration: { blocking: false } })).result
+    const journal = () => journalsOf(dir, sent.id).map((name) => statSync(join(dir, 'tasks', name)).size)
+    await expect.poll(() => journal()[0] ?? 0).toBeGreaterThan(MiB)
+
+    // The process dies here: the next start reads the turn so far, and fails the task.
+    const { store, logger } = reopen(dir)
+    const failed = store.get(sent.id)!
+    expect(failed.status.state).toBe('failed')
+    expect(logger.text('warn')).toMatch(new RegExp(`task ${sent.id} was working when the server stopped`))
+    const events = store.events(sent.id)!
+    expect(events.at(-2)).toMatchObject({ kind: 'status-update', status: { state: 'working' } })
+    expect(events.at(-1)!.seq).toBeGreaterThan(events.at(-2)!.seq)
+    await store.close()
+  })
+
+  it('survives SIGKILL in the middle of conversations: every answer a client had is there after the restart, no file is damaged', async () => {
+    const dir = tempDir()
+    const agentProcess = await startAgentProcess(dir)
+    // Per task, the history of the last answer its client had.
+    const answered = new Map<string, unknown[]>()
+    let followUps = 0
+    let killed = false
+    const conversation = async () => {
+      try {
+        let task = (await call(agentProcess.url, 'message/send', userMessage(`chat ${'x'.repeat(8 * KiB)}`))).body.result
+        answered.set(task.id, task.history)
+        while (!killed) {
+          task = (await call(agentProcess.url, 'message/send', userMessage(`chat ${'z'.repeat(2 * KiB)}`, { taskId: task.id }))).body.result
+          if (task?.status.state !== 'input-required') return
+          answered.set(task.id, task.history)
+          followUps++
+        }
+      } catch {
+        // The process is gone.
+      }
+    }
+    const conversations = Array.from({ length: 8 }, conversation)
+    await expect.poll(() => followUps, { timeout: 60_000 }).toBeGreaterThan(300)
+    killed = true
+    await agentProcess.kill()
+    await Promise.all(conversations)
+    expect(readdirSync(join(dir, 'tasks')).some((name) => name.endsWith('.jsonl'))).toBe(true)
+
+    const { store, logger } = reopen(dir)
+    for (const [taskId, history] of answered) {
+      const task = store.get(taskId)
+      expect(task?.history.slice(0, history.length)).toEqual(history)
+      // Waiting for the next message, or failed: the process died in the middle of a turn.
+      expect(['input-required', 'failed']).toContain(task?.status.state)
+    }
+    expect(logger.text('warn')).not.toMatch(/skipping/)
+  }, 120_000)
+
+  it('reads the task files of the previous format (version 1), and continues them with a journal', async () => {
+    const dir = tempDir()
+    const first = await serve(storyteller, dir)
+    const opened = (await first.rpc('message/send', userMessage(`Tell me a story ${'please '.repeat(1200)}`))).result
+    const events = asJson(first.store.events(opened.id))
+    await first.close()
+    const path = join(dir, 'tasks', `${opened.id}.json`)
+    const settledAt = Date.now()
+    writeFileSync(path, JSON.stringify({ v: 1, task: opened, events, settledAt }))
+    for (const name of journalsOf(dir, opened.id)) rmSync(join(dir, 'tasks', name))
+
+    const second = await serve(storyteller, dir)
+    expect((await second.rpc('tasks/get', { id: opened.id })).result).toEqual(opened)
+    expect(asJson(second.store.events(opened.id))).toEqual(events)
+    const waiting = (await second.rpc('message/send', userMessage('Farland', { taskId: opened.id }))).result
+    expect(waiting.status.state).toBe('auth-required')
+    expect(journalsOf(dir, opened.id)).toEqual([`${opened.id}.0.jsonl`])
+    await second.close()
+
+    const { store, logger } = reopen(dir)
+    expect(asJson(store.get(opened.id))).toEqual(waiting)
+    expect(logger.text('warn')).toBe('')
+  })
+})
