@@ -30,11 +30,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
-async function serve(served: Agent): Promise<A2AServer> {
+async function serve(served: Agent): Promise<A2AServer & { prefix: string }> {
   const prefix = `scale-${Math.random().toString(36).slice(2, 10)}:`
   const server = await serveAgent(served, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger: captureLogger(), store: createRedisStore({ url: redis.url, prefix }) })
   cleanups.push(() => server.close())
-  return server
+  return Object.assign(server, { prefix })
 }
 
 async function rpc(server: { url: string }, method: string, params: unknown) {
@@ -93,5 +93,33 @@ describe('the Redis store at scale', () => {
     // The message and the answer: ~2 MiB. Rewriting the task at every chunk would write ~1.5 GiB (1 MiB and a growing answer, 1,000 times).
     console.info(`a 1000 KiB message answered in ${chunks} chunks: ${mib(written)} written to Redis`)
     expect(written).toBeLessThan(4 * 2 * 1000 * KiB)
+  })
+
+  it("keeps a task's event log within its bytes (1 MiB) in Redis however many events its agent sends; a resume from before the window is told so", { timeout: 120_000 }, async () => {
+    const updates = 20_000
+    const chatty = agent((_ctx, task) => {
+      for (let i = 0; i < updates; i++) task.working(`step ${i} ${'z'.repeat(200)}`)
+      task.artifact('done')
+      task.complete()
+    })
+    const server = await serve(chatty)
+    const sent = await rpc(server, 'SendMessage', message('go'))
+    expect(sent.result.task.status.state).toBe('TASK_STATE_COMPLETED')
+    const id = sent.result.task.id
+    const entries = `${server.prefix}{${id}}:entries`
+    const held = Number(await raw.memory('USAGE', entries))
+    const count = await raw.xlen(entries)
+    // ~20,000 events of ~500 bytes: ~10 MB if every one were kept.
+    console.info(`${updates} status updates on one task: ${count} entries kept in Redis, ${mib(held)}`)
+    expect(held).toBeLessThan(1.5 * MiB)
+    const store = createRedisStore({ url: redis.url, prefix: server.prefix })
+    cleanups.push(() => store.close())
+    const last = (await store.lastSeq(id))!
+    expect(last).toBe(updates + 3)
+    expect(await store.events(id, 0)).toBeUndefined()
+    expect((await store.events(id, last - 3))!.map((event) => event.seq)).toEqual([last - 2, last - 1, last])
+    const task = (await store.get(id))!
+    expect(task.status.state).toBe('completed')
+    expect(task.artifacts[0]!.parts[0]).toEqual({ kind: 'text', text: 'done' })
   })
 })

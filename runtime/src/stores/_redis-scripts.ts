@@ -1,7 +1,25 @@
 /**
  * The Redis store's Lua scripts. Each touches the keys of one task, or the index keys, never both: on Redis
- * Cluster those live in different slots (see `_redis-keys.ts`).
+ * Cluster those live in different slots (see `_redis-keys.ts`). They are sent once and then called by their
+ * hash (`defineScripts`): an event's write must not carry the script's text along.
  */
+
+/** A client the scripts are defined on: each becomes a command taking the number of keys, the keys, the arguments. */
+export interface ScriptClient {
+  defineCommand(name: string, definition: { lua: string }): void
+}
+
+export type ScriptName = keyof typeof SCRIPTS
+
+/** Defines every script as a command of `client` (ioredis sends EVALSHA, and the script itself only when Redis lacks it). */
+export function defineScripts(client: ScriptClient): void {
+  for (const [name, lua] of Object.entries(SCRIPTS)) client.defineCommand(name, { lua })
+}
+
+/** Calls a script defined by `defineScripts`. */
+export function runScript(client: ScriptClient, name: ScriptName, keys: number, ...args: Array<string | number>): Promise<unknown> {
+  return (client as unknown as Record<ScriptName, (...args: Array<string | number>) => Promise<unknown>>)[name](keys, ...args)
+}
 
 const ENDED = "state == 'completed' or state == 'failed' or state == 'canceled' or state == 'rejected'"
 
@@ -11,31 +29,52 @@ const ENDED = "state == 'completed' or state == 'failed' or state == 'canceled' 
  * it; the task's `json` is rewritten only when the caller sends it (at creation and when the entries are worth
  * folding in), so an event costs its own size, not the task's.
  *
- * With `kept after` past 0, the log is marked as holding every event only after that number (some before it
- * could not be written, or an instance that died may have sent events it never wrote): a client resuming from
- * before is told so instead of missing events silently.
+ * The entries are kept within `log bytes` (the event log a stream resumes from): past it the oldest entries
+ * already folded into `json` go, the newest event always stays, and `kept` says which events the log still
+ * holds all of. A `kept after` past 0 marks the log the same way (some events before could not be written, or
+ * an instance that died may have sent events it never wrote): a client resuming from before is told so
+ * instead of missing events silently.
  *
  * KEYS: task, entries, push. ARGV: seq, event JSON, state after it, live channel, settles ('1'/'0'), ttl ms,
- * kept after (0: no mark), task JSON or '' (then the number of messages and the messages).
+ * kept after (0: no mark), log bytes, task JSON or '' (then the number of messages and the messages).
  * Returns 1, 0 when the task has ended, -1 when it is gone.
  */
-export const APPEND = `
-local state = redis.call('hget', KEYS[1], 'state')
+const APPEND = `
+local fields = redis.call('hmget', KEYS[1], 'state', 'seq', 'kept', 'logBytes')
+local state = fields[1]
 if not state then return -1 end
 if ${ENDED} then return 0 end
 local seq = ARGV[1]
-local json = ARGV[8]
+local json = ARGV[9]
 local count = 0
+local added = #ARGV[2]
 if json == '' then
-  count = tonumber(ARGV[9])
-  for i = 1, count do redis.call('xadd', KEYS[2], seq .. '-' .. (i - 1), 'm', ARGV[9 + i]) end
+  count = tonumber(ARGV[10])
+  for i = 1, count do
+    redis.call('xadd', KEYS[2], seq .. '-' .. (i - 1), 'm', ARGV[10 + i])
+    added = added + #ARGV[10 + i]
+  end
 end
-if tonumber(ARGV[7]) > tonumber(redis.call('hget', KEYS[1], 'kept') or '0') then redis.call('hset', KEYS[1], 'kept', ARGV[7]) end
-redis.call('xadd', KEYS[2], seq .. '-' .. count, 'e', ARGV[2])
+local id = seq .. '-' .. count
+redis.call('xadd', KEYS[2], id, 'e', ARGV[2])
+local folded = tonumber(fields[2])
+if json ~= '' then folded = tonumber(seq) end
+local kept = math.max(tonumber(fields[3] or '0'), tonumber(ARGV[7]))
+local bytes = tonumber(fields[4] or '0') + added
+local limit = tonumber(ARGV[8])
+while bytes > limit do
+  local oldest = redis.call('xrange', KEYS[2], '-', '+', 'COUNT', 1)[1]
+  if not oldest or oldest[1] == id then break end
+  local oldestSeq = tonumber(string.match(oldest[1], '^(%d+)'))
+  if oldestSeq > folded then break end
+  redis.call('xdel', KEYS[2], oldest[1])
+  bytes = bytes - #oldest[2][2]
+  if oldest[2][1] == 'e' and oldestSeq > kept then kept = oldestSeq end
+end
 if json == '' then
-  redis.call('hset', KEYS[1], 'state', ARGV[3])
+  redis.call('hset', KEYS[1], 'state', ARGV[3], 'kept', kept, 'logBytes', bytes)
 else
-  redis.call('hset', KEYS[1], 'json', json, 'seq', seq, 'state', ARGV[3])
+  redis.call('hset', KEYS[1], 'json', json, 'seq', seq, 'state', ARGV[3], 'kept', kept, 'logBytes', bytes)
 end
 redis.call('publish', ARGV[4], ARGV[2])
 if ARGV[5] == '1' then
@@ -49,7 +88,7 @@ return 1`
  * The task as written and what was added since, read together. KEYS: task, entries.
  * Returns nil, or { json, seq, entries after seq }.
  */
-export const READ = `
+const READ = `
 local doc = redis.call('hmget', KEYS[1], 'json', 'seq')
 if not doc[1] then return false end
 return { doc[1], doc[2], redis.call('xrange', KEYS[2], (tonumber(doc[2]) + 1) .. '-0', '+') }`
@@ -58,7 +97,7 @@ return { doc[1], doc[2], redis.call('xrange', KEYS[2], (tonumber(doc[2]) + 1) ..
  * The number of the task's last event: its newest entry's, else the one its json was written at.
  * KEYS: task, entries. Returns nil for an unknown task.
  */
-export const LAST_SEQ = `
+const LAST_SEQ = `
 local seq = redis.call('hget', KEYS[1], 'seq')
 if not seq then return false end
 local last = redis.call('xrevrange', KEYS[2], '+', '-', 'COUNT', 1)[1]
@@ -70,7 +109,7 @@ return tonumber(seq)`
  * leaving the sets it was in before. KEYS: all, indexed, running, by state, by context, by context and state.
  * ARGV: task id, state, context id, score, settled ('1'/'0'), index prefix.
  */
-export const INDEX = `
+const INDEX = `
 local id, state, ctx, score, prefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[6]
 local was = redis.call('hget', KEYS[2], id)
 if was then
@@ -92,7 +131,7 @@ return 1`
  * Takes tasks out of every index (they expired or were trimmed). KEYS: all, indexed, running.
  * ARGV: index prefix, then the task ids.
  */
-export const UNINDEX = `
+const UNINDEX = `
 local prefix = ARGV[1]
 for i = 2, #ARGV do
   local id = ARGV[i]
@@ -115,7 +154,7 @@ return 1`
  * ARGV: page size, min score ('-inf' or a number), cursor score ('' for the first page), cursor id.
  * Returns { total, id1, score1, id2, score2, … } (at most page size + 1 tasks: one more tells there is a next page).
  */
-export const PAGE = `
+const PAGE = `
 local limit, min, cursorScore, cursorId = tonumber(ARGV[1]) + 1, ARGV[2], ARGV[3], ARGV[4]
 local out = { redis.call('zcount', KEYS[1], min, '+inf') }
 local max = '+inf'
@@ -138,7 +177,7 @@ end
 return out`
 
 /** Saves a webhook of a task that exists, expiring with the task when it has settled. KEYS: task, push. */
-export const SAVE_PUSH = `
+const SAVE_PUSH = `
 local ttl = redis.call('pttl', KEYS[1])
 if ttl == -2 then return 0 end
 redis.call('hset', KEYS[2], ARGV[1], ARGV[2])
@@ -146,5 +185,17 @@ if ttl > 0 then redis.call('pexpire', KEYS[2], ttl) end
 return 1`
 
 // Compare-and-renew / compare-and-delete of a lease: only the instance that holds it may touch it.
-export const RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
-export const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
+const RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
+const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
+
+const SCRIPTS = {
+  a2aAppend: APPEND,
+  a2aRead: READ,
+  a2aLastSeq: LAST_SEQ,
+  a2aIndex: INDEX,
+  a2aUnindex: UNINDEX,
+  a2aPage: PAGE,
+  a2aSavePush: SAVE_PUSH,
+  a2aRenew: RENEW,
+  a2aRelease: RELEASE,
+}

@@ -11,8 +11,9 @@ import type { ClusterLink, TaskPage, TaskQuery, TaskStore } from './_store.js'
 import { decodeCursor, encodeCursor } from './_paging.js'
 import { type TaskEntry, foldEntries } from './_fold.js'
 import { RedisKeys } from './_redis-keys.js'
-import { APPEND, INDEX, LAST_SEQ, PAGE, READ, RELEASE, RENEW, SAVE_PUSH, UNINDEX } from './_redis-scripts.js'
-import { DEFAULT_MAX_TASKS, DEFAULT_TTL_MS } from './memory.js'
+import { defineScripts, runScript } from './_redis-scripts.js'
+import { DEFAULT_EVENT_LOG_BYTES, DEFAULT_MAX_TASKS, DEFAULT_TTL_MS } from './memory.js'
+import { readByteBudget } from './_byte-budget.js'
 
 export interface RedisStoreOptions {
   /** `redis://[user:password@]host:port/db` (`rediss://` for TLS); with `cluster`, any node of the cluster. */
@@ -33,6 +34,11 @@ export interface RedisStoreOptions {
    * is failed by another instance once its lease has run out. Renewed every third of it. Default 10,000.
    */
   leaseMs?: number
+  /**
+   * Most bytes of one task's event log kept for clients that resume a broken stream with `Last-Event-ID` (its
+   * newest events); a resume from before them is told to get the task. Env `A2A_EVENT_LOG_BYTES`; default 1 MiB.
+   */
+  eventLogBytes?: number
   /** How long a request waits for Redis to connect at first, and for another instance to answer a cancel. */
   timeoutMs?: number
   logger?: Pick<Logger, 'warn' | 'error'>
@@ -95,6 +101,7 @@ export class RedisTaskStore implements TaskStore {
   readonly maxTasks: number
   readonly ttlMs: number
   readonly leaseMs: number
+  readonly eventLogBytes: number
   readonly #timeoutMs: number
   readonly #redis: RedisClient
   readonly #subscriber: RedisClient
@@ -126,6 +133,7 @@ export class RedisTaskStore implements TaskStore {
     this.maxTasks = options.maxTasks ?? DEFAULT_MAX_TASKS
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
+    this.eventLogBytes = readByteBudget(options.eventLogBytes, 'eventLogBytes', 'A2A_EVENT_LOG_BYTES', DEFAULT_EVENT_LOG_BYTES)
     this.#timeoutMs = options.timeoutMs ?? 5000
     this.#logger = options.logger
     const connection: RedisOptions = {
@@ -140,6 +148,7 @@ export class RedisTaskStore implements TaskStore {
     const cluster = options.cluster === true
     this.#redis = connect(options.url, cluster, connection)
     this.#subscriber = connect(options.url, cluster, { ...connection, enableOfflineQueue: true, maxRetriesPerRequest: null })
+    defineScripts(this.#redis)
     for (const client of [this.#redis, this.#subscriber]) client.on('error', () => {}) // reported per request
     this.#connected = new Promise((resolve) => this.#redis.once('ready', () => resolve()))
     this.#redis.on('ready', () => (this.#readyOnce = true))
@@ -208,7 +217,7 @@ export class RedisTaskStore implements TaskStore {
     const eventJson = JSON.stringify(event)
     const settles = event.kind === 'status-update' && event.final
     const ends = settles && isTerminal(task.status.state)
-    const args = this.#appendArgs(task, event, eventJson, settles, ends)
+    const args = this.#appendArgs(task, event, eventJson, settles)
     const [taskKey, entriesKey, pushKey] = this.keys.taskKeys(task.id)
     const turn = this.#turn(task.id)
     let write: Promise<unknown>
@@ -259,7 +268,7 @@ export class RedisTaskStore implements TaskStore {
   #write(task: Task, event: TaskEvent, eventJson: string, settles: boolean, keptAfter: number, args: string[], keys: [string, string, string]): Promise<unknown> {
     return this.#retried(() =>
       this.#run(async (redis) => {
-        const done = await redis.eval(APPEND, 3, ...keys, event.seq, eventJson, task.status.state, this.keys.live(task.id), settles ? 1 : 0, this.ttlMs, keptAfter, ...args)
+        const done = await runScript(redis, 'a2aAppend', 3, ...keys, event.seq, eventJson, task.status.state, this.keys.live(task.id), settles ? 1 : 0, this.ttlMs, keptAfter, this.eventLogBytes, ...args)
         // The status moved: the task moves in the indexes too (another slot on a cluster, so another call).
         if (done === 1 && event.kind === 'status-update') await this.#index(redis, task)
         return done
@@ -283,11 +292,11 @@ export class RedisTaskStore implements TaskStore {
   }
 
   /**
-   * The end of APPEND's arguments: the whole task when its json is to be rewritten (at the end, when the
-   * entries added since outweigh half of it, or when this instance has not written the task before), else ''
-   * and the follow-up messages that joined the history since this instance last wrote it.
+   * The end of APPEND's arguments: the whole task when its json is to be rewritten (the entries added since
+   * outweigh it, see below, or this instance has not written the task before), else '' and the follow-up
+   * messages that joined the history since this instance last wrote it.
    */
-  #appendArgs(task: Task, event: TaskEvent, eventJson: string, settles: boolean, ends: boolean): string[] {
+  #appendArgs(task: Task, event: TaskEvent, eventJson: string, settles: boolean): string[] {
     const written = this.#written.get(task.id)
     const history = task.history
     if (written && written.history <= history.length) {
@@ -303,10 +312,14 @@ export class RedisTaskStore implements TaskStore {
       }
       written.history = history.length
       written.added += added
-      if (!ends && !(settles && written.added * 2 >= written.json)) return ['', String(messages.length), ...messages]
+      // Folded in when a turn settles with the entries outweighing half the json (amortised: the bytes written
+      // stay a small multiple of the bytes added), or mid-turn once they pass both twice the json and the event
+      // log's budget (only entries folded in may leave the log: it stays within a few times its bytes).
+      const fold = settles ? written.added * 2 >= written.json : written.added > Math.max(2 * written.json, this.eventLogBytes)
+      if (!fold) return ['', String(messages.length), ...messages]
     }
     const json = JSON.stringify(task)
-    if (!ends) this.#remember(task.id, { history: history.length, json: json.length, added: 0 })
+    this.#remember(task.id, { history: history.length, json: json.length, added: 0 })
     return [json]
   }
 
@@ -317,7 +330,7 @@ export class RedisTaskStore implements TaskStore {
 
   /** The task as written, with what was added since folded in, and the number of its last event. */
   async #read(taskId: string): Promise<{ task: Task; seq: number } | undefined> {
-    const found = (await this.#run((redis) => redis.eval(READ, 2, this.keys.task(taskId), this.keys.entries(taskId)))) as [string, string, StreamEntry[]] | null
+    const found = (await this.#run((redis) => runScript(redis, 'a2aRead', 2, this.keys.task(taskId), this.keys.entries(taskId)))) as [string, string, StreamEntry[]] | null
     if (!found) return undefined
     const [json, seq, entries] = found
     const task = JSON.parse(json) as Task
@@ -343,7 +356,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async lastSeq(taskId: string): Promise<number | undefined> {
-    const seq = await this.#run((redis) => redis.eval(LAST_SEQ, 2, this.keys.task(taskId), this.keys.entries(taskId)))
+    const seq = await this.#run((redis) => runScript(redis, 'a2aLastSeq', 2, this.keys.task(taskId), this.keys.entries(taskId)))
     return seq === null ? undefined : Number(seq)
   }
 
@@ -365,7 +378,7 @@ export class RedisTaskStore implements TaskStore {
       // Tasks that expired leave their ids in the indexes until a sweep: skipped (and tidied), the page refilled.
       for (let round = 0; round < 8 && tasks.length < query.limit; round++) {
         const wanted = query.limit - tasks.length
-        const reply = (await redis.eval(PAGE, 1, index, wanted, min, cursor ? String(Date.parse(cursor.status.timestamp)) : '', cursor?.id ?? '')) as string[]
+        const reply = (await runScript(redis, 'a2aPage', 1, index, wanted, min, cursor ? String(Date.parse(cursor.status.timestamp)) : '', cursor?.id ?? '')) as string[]
         total = Number(reply[0])
         const ids: string[] = []
         const scores: string[] = []
@@ -394,12 +407,12 @@ export class RedisTaskStore implements TaskStore {
     const { id, contextId } = task
     const { state, timestamp } = task.status
     const keys = this.keys
-    await redis.eval(INDEX, 6, keys.all, keys.indexed, keys.running, keys.byState(state), keys.byContext(contextId), keys.byContextState(contextId, state), id, state, contextId, Date.parse(timestamp), isSettled(state) ? 1 : 0, keys.index)
+    await runScript(redis, 'a2aIndex', 6, keys.all, keys.indexed, keys.running, keys.byState(state), keys.byContext(contextId), keys.byContextState(contextId, state), id, state, contextId, Date.parse(timestamp), isSettled(state) ? 1 : 0, keys.index)
   }
 
   async #unindex(redis: RedisClient, taskIds: string[]): Promise<void> {
     const keys = this.keys
-    await redis.eval(UNINDEX, 3, keys.all, keys.indexed, keys.running, keys.index, ...taskIds)
+    await runScript(redis, 'a2aUnindex', 3, keys.all, keys.indexed, keys.running, keys.index, ...taskIds)
   }
 
   /**
@@ -422,10 +435,10 @@ export class RedisTaskStore implements TaskStore {
           if (gone.length) await this.#unindex(this.#redis, gone)
           if (ids.length < SWEEP_BATCH) return
           start += ids.length - gone.length
-          await this.#redis.eval(RENEW, 1, this.keys.sweepLock, token, lockMs)
+          await runScript(this.#redis, 'a2aRenew', 1, this.keys.sweepLock, token, lockMs)
         }
       } finally {
-        await this.#redis.eval(RELEASE, 1, this.keys.sweepLock, token).catch(noop)
+        await runScript(this.#redis, 'a2aRelease', 1, this.keys.sweepLock, token).catch(noop)
       }
     } finally {
       this.#sweeping = false
@@ -435,7 +448,7 @@ export class RedisTaskStore implements TaskStore {
   /** Webhooks in a hash per task, shared by the instances; they expire with their task. */
   readonly pushConfigs: PushConfigStore = {
     save: async (config) => {
-      const saved = await this.#run((redis) => redis.eval(SAVE_PUSH, 2, this.keys.task(config.taskId), this.keys.push(config.taskId), config.id, JSON.stringify(config)))
+      const saved = await this.#run((redis) => runScript(redis, 'a2aSavePush', 2, this.keys.task(config.taskId), this.keys.push(config.taskId), config.id, JSON.stringify(config)))
       if (saved === 0) throw new TaskNotFoundError(config.taskId)
     },
     list: async (taskId) => {
@@ -514,14 +527,14 @@ export class RedisTaskStore implements TaskStore {
 
   async #release(taskId: string): Promise<void> {
     this.#held.delete(taskId)
-    await this.#run((redis) => redis.eval(RELEASE, 1, this.keys.lease(taskId), this.instanceId)).catch(() => {})
+    await this.#run((redis) => runScript(redis, 'a2aRelease', 1, this.keys.lease(taskId), this.instanceId)).catch(() => {})
   }
 
   async #renewLeases(): Promise<void> {
     if (this.#redis.status !== 'ready' || this.#held.size === 0) return
     const held = [...this.#held]
     // Sent together, each on the node of its task (a pipeline must stay on one node of a cluster).
-    const renewed = await Promise.all(held.map((taskId) => this.#redis.eval(RENEW, 1, this.keys.lease(taskId), this.instanceId, this.leaseMs).catch(() => undefined)))
+    const renewed = await Promise.all(held.map((taskId) => runScript(this.#redis, 'a2aRenew', 1, this.keys.lease(taskId), this.instanceId, this.leaseMs).catch(() => undefined)))
     // A lease that could not be renewed has run out (this instance stalled past it): another instance may
     // have failed the task already. Stop running it here.
     renewed.forEach((result, at) => {
