@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Agent, createFileStore, serveAgent } from 'a2a-runtime'
@@ -221,6 +221,28 @@ describe('the file store journal (A2A_STORE=file:<dir>)', () => {
     const { store, logger } = reopen(dir)
     expect(asJson(store.get(opened.id))).toEqual(served)
     expect(journalsOf(dir, opened.id)).not.toContain(replaced)
+    expect(logger.text('warn')).toBe('')
+  })
+
+  it('answers a follow-up whose journal append failed with the error, and writes the whole task at its next settle: a restart reads back what was served', async () => {
+    const dir = tempDir()
+    const first = await serve(storyteller, dir)
+    const opened = (await first.rpc('message/send', userMessage(`Tell me a story ${'please '.repeat(1200)}`))).result
+    const [journal] = journalsOf(dir, opened.id)
+    // The disk fails under the task: its journal's path is now a directory, so the append cannot open it.
+    const path = join(dir, 'tasks', journal!)
+    rmSync(path)
+    mkdirSync(path)
+    const refused = await first.rpc('message/send', userMessage('Farland', { taskId: opened.id }))
+    expect(refused.error).toEqual({ code: -32603, message: 'Internal error' })
+    expect(first.logger.text('error')).toMatch(new RegExp(`The task store could not save an event of task ${opened.id}`))
+    const waiting = (await first.rpc('message/send', userMessage('signed in', { taskId: opened.id }))).result
+    expect(waiting.status.state).toBe('input-required')
+    const served = (await first.rpc('tasks/get', { id: opened.id })).result
+    await first.close()
+
+    const { store, logger } = reopen(dir)
+    expect(asJson(store.get(opened.id))).toEqual(served)
     expect(logger.text('warn')).toBe('')
   })
 

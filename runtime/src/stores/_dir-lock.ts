@@ -42,8 +42,13 @@ export class DirectoryLock {
 
   /** Lets the directory go, unless another store of this process has taken it over since. */
   release(): void {
-    const found = read(this.path)
-    if (found !== undefined && parseHolder(found)?.token === this.#token) unlinkSync(this.path)
+    try {
+      const found = read(this.path)
+      if (found !== undefined && parseHolder(found)?.token === this.#token) unlinkSync(this.path)
+    } catch {
+      // The directory is gone or unreadable: a lock left behind names a process that will have ended, and the
+      // next start takes it over.
+    }
   }
 }
 

@@ -40,10 +40,11 @@ export interface FilesOnDisk {
  * goes on changing), and sizes and generations are counted as the queued writes will leave the files.
  *
  * The order that keeps a crash harmless: a snapshot is written to a temporary file, fsynced and renamed over the
- * old one (write-file-atomic), naming a generation its journal never had; only then is the old journal deleted.
- * A crash before the rename leaves the old snapshot and its journal; after it, the new snapshot, which reads no
- * entry of the old journal (left over, it is deleted at the next start): no entry is ever applied twice, or lost.
- * An append that a crash cuts short leaves a torn last line, read as not written (its settle was not confirmed).
+ * old one (write-file-atomic), naming a new journal generation, one no file has yet; only then is the old journal
+ * deleted. A crash before the rename leaves the old snapshot and its journal; after it, the new snapshot, which
+ * reads no entry of the old journal (left over, it is deleted at the next start): no entry is ever applied twice,
+ * or lost. An append that a crash cuts short leaves a torn last line, read as not written (its settle was not
+ * confirmed).
  */
 export class TaskJournal {
   readonly #dir: string
@@ -74,6 +75,8 @@ export class TaskJournal {
     this.#snapshotBytes = onDisk?.snapshotBytes ?? 0
     this.#journalBytes = onDisk?.journalBytes ?? 0
     this.#historyWritten = onDisk?.historyLength ?? 0
+    // Nothing on disk yet: the first write must be a snapshot.
+    this.#snapshotNext = onDisk === undefined
   }
 
   /** Bytes the recorded entries not written yet keep alive (see `heldByEntry`). */
@@ -104,7 +107,7 @@ export class TaskJournal {
   /** Appends what was recorded, without an fsync (a running task's turn has outgrown FLUSH_BYTES). */
   flush(): Promise<void> | undefined {
     if (this.#snapshotNext || this.#pending.length === 0) return undefined
-    const lines = journalLines(this.#take())
+    const lines = this.#serialise(this.#take())
     return this.#append(lines, Buffer.byteLength(lines), false)
   }
 
@@ -117,7 +120,7 @@ export class TaskJournal {
     if (!ended && !this.#snapshotNext) {
       const entries = this.#take()
       entries.push({ settledAt })
-      const lines = journalLines(entries)
+      const lines = this.#serialise(entries)
       const bytes = Buffer.byteLength(lines)
       if (this.#journalBytes + bytes <= this.#snapshotBytes) return this.#append(lines, bytes, true)
     }
@@ -126,8 +129,15 @@ export class TaskJournal {
 
   /** Writes a new snapshot of `task` (serialised now by `snapshot`), then deletes the journal it replaces. */
   compact(task: Task, snapshot: (generation: number) => string): Promise<void> {
-    const generation = ++this.#generation
-    const json = snapshot(generation)
+    const generation = this.#generation + 1
+    let json: string
+    try {
+      json = snapshot(generation)
+    } catch (error) {
+      this.#rewriteNext()
+      throw error
+    }
+    this.#generation = generation
     this.#take()
     this.#snapshotNext = false
     this.#historyWritten = task.history.length
@@ -182,6 +192,16 @@ export class TaskJournal {
         throw error
       }
     })
+  }
+
+  /** The entries' lines; entries that cannot be written leave the files behind the task, for a snapshot to catch up. */
+  #serialise(entries: JournalEntry[]): string {
+    try {
+      return journalLines(entries)
+    } catch (error) {
+      this.#rewriteNext()
+      throw error
+    }
   }
 
   #take(): JournalEntry[] {

@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync, rmSync, truncateSync } from 'node:fs'
 import { join } from 'node:path'
+import { isSettled } from '../core/_lifecycle.js'
 import type { Logger } from '../_logger.js'
 import type { Task, TaskEvent } from '../types.js'
 import { type TaskEntry, foldEntries } from './_fold.js'
@@ -95,6 +96,8 @@ function restoreTask(tasksDir: string, taskId: string, journalGenerations: numbe
     if ('event' in entry) restored.events?.push(entry.event)
   }
   foldEntries(restored.task, added)
+  // Settled, but the time it settled was on the line a crash cut short: its status says when, near enough.
+  if (!restored.settledAt && isSettled(restored.task.status.state)) restored.settledAt = Date.parse(restored.task.status.timestamp) || Date.now()
   if (journal.tornBytes > 0) truncateSync(journalPath, journal.bytes)
   restored.journalBytes = journal.bytes
   return restored

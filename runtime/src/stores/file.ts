@@ -57,13 +57,14 @@ export class FileTaskStore implements TaskStore {
     this.#tasksDir = join(options.dir, 'tasks')
     this.#logger = options.logger
     this.#memory = new MemoryTaskStore(options, (taskId) => void this.#remove(taskId))
-    mkdirSync(this.#tasksDir, { recursive: true })
-    this.#lock = DirectoryLock.take(options.dir)
+    let lock: DirectoryLock | undefined
     try {
+      mkdirSync(this.#tasksDir, { recursive: true })
+      this.#lock = lock = DirectoryLock.take(options.dir)
       this.#load()
     } catch (error) {
       this.#memory.close()
-      this.#lock.release()
+      lock?.release()
       throw error
     }
   }
