@@ -31,16 +31,17 @@ const ENDED = "state == 'completed' or state == 'failed' or state == 'canceled' 
  *
  * The entries are kept within `log bytes` (the event log a stream resumes from): past it the oldest entries
  * already folded into `json` go, the newest event always stays, and `kept` says which events the log still
- * holds all of. A `kept after` past 0 marks the log the same way (some events before could not be written, or
- * an instance that died may have sent events it never wrote): a client resuming from before is told so
- * instead of missing events silently.
+ * holds all of. An event that does not follow the last one written (those between could not be written: their
+ * retries, coming after it, are refused by the stream's order) marks the log the same way, as does a `kept
+ * after` past 0 (an instance that died may have sent events it never wrote): a client resuming from before is
+ * told so instead of missing events silently.
  *
  * KEYS: task, entries, push. ARGV: seq, event JSON, state after it, live channel, settles ('1'/'0'), ttl ms,
  * kept after (0: no mark), log bytes, task JSON or '' (then the number of messages and the messages).
  * Returns 1, 0 when the task has ended, -1 when it is gone.
  */
 const APPEND = `
-local fields = redis.call('hmget', KEYS[1], 'state', 'seq', 'kept', 'logBytes')
+local fields = redis.call('hmget', KEYS[1], 'state', 'seq', 'kept', 'logBytes', 'last')
 local state = fields[1]
 if not state then return -1 end
 if ${ENDED} then return 0 end
@@ -60,6 +61,7 @@ redis.call('xadd', KEYS[2], id, 'e', ARGV[2])
 local folded = tonumber(fields[2])
 if json ~= '' then folded = tonumber(seq) end
 local kept = math.max(tonumber(fields[3] or '0'), tonumber(ARGV[7]))
+if tonumber(seq) > tonumber(fields[5] or fields[2]) + 1 then kept = math.max(kept, tonumber(seq) - 1) end
 local bytes = tonumber(fields[4] or '0') + added
 local limit = tonumber(ARGV[8])
 while bytes > limit do
@@ -72,9 +74,9 @@ while bytes > limit do
   if oldest[2][1] == 'e' and oldestSeq > kept then kept = oldestSeq end
 end
 if json == '' then
-  redis.call('hset', KEYS[1], 'state', ARGV[3], 'kept', kept, 'logBytes', bytes)
+  redis.call('hset', KEYS[1], 'state', ARGV[3], 'kept', kept, 'logBytes', bytes, 'last', seq)
 else
-  redis.call('hset', KEYS[1], 'json', json, 'seq', seq, 'state', ARGV[3], 'kept', kept, 'logBytes', bytes)
+  redis.call('hset', KEYS[1], 'json', json, 'seq', seq, 'state', ARGV[3], 'kept', kept, 'logBytes', bytes, 'last', seq)
 end
 redis.call('publish', ARGV[4], ARGV[2])
 if ARGV[5] == '1' then

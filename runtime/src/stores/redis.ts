@@ -120,8 +120,6 @@ export class RedisTaskStore implements TaskStore {
    * against the entries added since, so an event is written alone and the json only when worth folding in.
    */
   readonly #written = new Map<string, Written>()
-  /** The turns of tasks running here with events in flight (see `#append`). */
-  readonly #turns = new Map<string, Turn>()
   #settledSinceTrim = 0
   #sweeping = false
   #checkingLost = false
@@ -208,43 +206,22 @@ export class RedisTaskStore implements TaskStore {
   }
 
   /**
-   * Writes one event. Events of a turn are sent without waiting for each other (they keep their order on the
-   * connection); the event that settles the turn waits for them, so it knows which could not be written and
-   * marks the log as kept only after those (`keptAfter`), with the settling itself: a client resuming from
-   * before a missing event is told so, never handed a log with a hole in it.
+   * Writes one event, at once: the events of a turn keep their order on the connection, so a read sent after
+   * an event sees it. `keptAfter` past 0 marks the log as holding every event only after it (see APPEND).
    */
   async #append(task: Task, event: TaskEvent, keptAfter: number): Promise<void> {
     const eventJson = JSON.stringify(event)
     const settles = event.kind === 'status-update' && event.final
-    const ends = settles && isTerminal(task.status.state)
     const args = this.#appendArgs(task, event, eventJson, settles)
-    const [taskKey, entriesKey, pushKey] = this.keys.taskKeys(task.id)
-    const turn = this.#turn(task.id)
-    let write: Promise<unknown>
-    if (settles) {
-      this.#turns.delete(task.id)
-      write = Promise.allSettled(turn.writes).then(() =>
-        this.#write(task, event, eventJson, settles, Math.max(keptAfter, turn.unwritten), args, [taskKey, entriesKey, pushKey]),
-      )
-    } else {
-      write = this.#write(task, event, eventJson, settles, keptAfter, args, [taskKey, entriesKey, pushKey])
-      turn.writes.add(write)
-      const done = () => turn.writes.delete(write)
-      write.then(done, (error: unknown) => {
-        done()
-        turn.unwritten = Math.max(turn.unwritten, event.seq)
-        return error
-      })
-    }
     let written: unknown
     try {
-      written = await write
+      written = await this.#write(task, event, eventJson, settles, keptAfter, args, this.keys.taskKeys(task.id))
     } catch (error) {
       // What was sent may not have landed: the next write of this task is whole.
       this.#written.delete(task.id)
       throw error
     }
-    if (ends) this.#written.delete(task.id)
+    if (settles && isTerminal(task.status.state)) this.#written.delete(task.id)
     // Another instance ended the task (it took this one for dead when its lease ran out): nothing is overwritten.
     if (written === 0) throw new ServerUnavailableError(`Task ${task.id} was ended by another instance while this one ran it (its lease ran out)`, 503)
     if (written === -1) throw new ServerUnavailableError(`Task ${task.id} is no longer in the store (it expired or was trimmed)`, 503)
@@ -253,16 +230,6 @@ export class RedisTaskStore implements TaskStore {
       this.#settledSinceTrim = 0
       void this.#trim().catch(noop)
     }
-  }
-
-  /** The writes of the task's turn still in flight, and the last event of it that could not be written. */
-  #turn(taskId: string): Turn {
-    let turn = this.#turns.get(taskId)
-    if (!turn) {
-      turn = { writes: new Set(), unwritten: 0 }
-      this.#turns.set(taskId, turn)
-    }
-    return turn
   }
 
   #write(task: Task, event: TaskEvent, eventJson: string, settles: boolean, keptAfter: number, args: string[], keys: [string, string, string]): Promise<unknown> {
@@ -687,12 +654,6 @@ export class RedisTaskStore implements TaskStore {
     // Each task's keys share a slot: one DEL per task.
     await Promise.all(settled.map((taskId) => this.#redis.del(...keys.taskKeys(taskId))))
   }
-}
-
-interface Turn {
-  writes: Set<Promise<unknown>>
-  /** The number of the last event of the turn that could not be written (0: none). */
-  unwritten: number
 }
 
 /** What an instance has written of a task (see `#written`). */
