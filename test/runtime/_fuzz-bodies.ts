@@ -722,8 +722,8 @@ const ENVELOPE_BREAKERS: Breaker[] = [
   breakValue(['jsonrpc'], ['2', '1.0', ' 2.0', '2.0 ', '2.00', null, new Raw('2', 'number'), new Raw('2.0', 'number')]),
   breakDrop(['jsonrpc']),
   (context, request) => breakValue(['method'], ['', ' ', 'message/sendx', '__proto__', 'constructor', 'toString', 'hasOwnProperty', `${request.method} `, request.method.toUpperCase(), null, 1, [], {}])(context, request),
-  breakValue(['id'], [null, true, {}, [], new Raw('1e999', 'number'), new Raw('-1e999', 'number')]),
-  breakDrop(['id']),
+  // A missing or null id is no break: such a request is answered with id null.
+  breakValue(['id'], [true, {}, [], new Raw('1e999', 'number'), new Raw('-1e999', 'number')]),
   ({ rng }, request) => {
     const version = rng.pick(JUNK_VERSIONS)
     request.headers['a2a-version'] = version

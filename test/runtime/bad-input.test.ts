@@ -137,11 +137,9 @@ const invalidRequests: RawCase[] = [
   { name: 'a numeric method (id 0 echoed)', body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 42, params: userMessage('x') }), refusal: { code: -32600, id: 0 } },
   { name: 'a method that is an object', body: JSON.stringify({ jsonrpc: '2.0', id: 'obj-method', method: { name: 'message/send' } }), refusal: { code: -32600, id: 'obj-method' } },
   { name: 'an empty method', body: JSON.stringify({ jsonrpc: '2.0', id: -3, method: '', params: userMessage('x') }), refusal: { code: -32600, id: -3 } },
-  { name: 'no id (a notification)', body: JSON.stringify({ jsonrpc: '2.0', method: 'message/send', params: userMessage('x') }), refusal: { code: -32600, id: null } },
   { name: 'an object id', body: JSON.stringify({ jsonrpc: '2.0', id: { n: 1 }, method: 'message/send', params: userMessage('x') }), refusal: { code: -32600, id: null } },
   { name: 'an array id', body: JSON.stringify({ jsonrpc: '2.0', id: [1], method: 'message/send', params: userMessage('x') }), refusal: { code: -32600, id: null } },
   { name: 'a boolean id', body: JSON.stringify({ jsonrpc: '2.0', id: true, method: 'message/send', params: userMessage('x') }), refusal: { code: -32600, id: null } },
-  { name: 'a null id', body: JSON.stringify({ jsonrpc: '2.0', id: null, method: 'message/send', params: userMessage('x') }), refusal: { code: -32600, id: null } },
 ]
 
 const unknownMethods = ['tasks/list', 'message/sendx', 'Message/Send', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__']
@@ -225,6 +223,34 @@ describe.each(transports)('bad input ($name)', (transport) => {
       await expectRefusal(await target.post(body), refusal)
       // None of these reached the agent.
       expect(target.logger.text('error')).toBe('')
+    })
+  })
+
+  describe('a request without an id, or with a null one: answered with id null, as any request', () => {
+    const withoutId = (method: string, params: unknown, id?: null) => JSON.stringify({ jsonrpc: '2.0', method, params, ...(id === null && { id }) })
+    it.each([{ given: 'no id' }, { given: 'id null', id: null }] as const)('with $given, answers its result', async ({ id }) => {
+      const target = await transport.start(echoAgent)
+      const response = await target.post(withoutId('message/send', userMessage('no id'), id))
+      expect(response.status).toBe(200)
+      const body = (await response.json()) as any
+      expect(body).toMatchObject({ jsonrpc: '2.0', id: null, result: { status: { state: 'completed' }, artifacts: [{ parts: [{ kind: 'text', text: 'Echo: no id' }] }] } })
+    })
+
+    it('answers an unknown method with -32601 and bad params with -32602 naming the field, both with id null', async () => {
+      const target = await transport.start(echoAgent)
+      const unknown = await expectRefusal(await target.post(withoutId('tasks/unknown', {})), { code: -32601, id: null })
+      expect(unknown.message).toContain('tasks/unknown')
+      const bad = await expectRefusal(await target.post(withoutId('message/send', { message: { role: 'user', parts: 'none' } })), { code: -32602, id: null })
+      expect(namesField(bad.message, 'params.message.parts')).toBe(true)
+    })
+
+    it('answers the A2A v1.0 dialect the same way (SendMessage, and an unknown method)', async () => {
+      const target = await transport.start(echoAgent)
+      const headers = { 'A2A-Version': '1.0' }
+      const sent = (await (await target.post(withoutId('SendMessage', { message: { role: 'ROLE_USER', messageId: 'v1-no-id', parts: [{ text: 'hi' }] } }), headers)).json()) as any
+      expect(sent).toMatchObject({ jsonrpc: '2.0', id: null, result: { task: { status: { state: 'TASK_STATE_COMPLETED' } } } })
+      const unknown = (await (await target.post(withoutId('NoSuchMethod', {}), headers)).json()) as any
+      expect(unknown).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32601 } })
     })
   })
 

@@ -112,7 +112,9 @@ function expectedFor(body: FuzzBody): Expected {
   const binding = bindingOf(method)
   if (!typed) return untyped(method, id)
   if (!object) return { refused: true, status: 200, code: -32600, id: null }
-  if (request.jsonrpc !== '2.0' || typeof request.method !== 'string' || request.method === '' || id === null) return { refused: true, status: 200, code: -32600, id }
+  // No id, or a null one, is answered as a request with id null; any other id that is not a string or a finite number is refused.
+  const badId = id === null && request.id !== undefined && request.id !== null
+  if (request.jsonrpc !== '2.0' || typeof request.method !== 'string' || request.method === '' || badId) return { refused: true, status: 200, code: -32600, id }
   if (!binding) return { refused: true, status: 200, code: ErrorCode.VersionNotSupported, id }
   if (!binding.methods.has(method)) return { refused: true, status: 200, code: -32601, id }
   return { refused: false, id, method }

@@ -6,7 +6,8 @@ import type { Outgoing } from './_outgoing.js'
 export type JsonRpcId = string | number | null
 
 export interface JsonRpcCall {
-  id: string | number
+  /** `null` for a request that gave none (see `readCall`). */
+  id: JsonRpcId
   method: string
   params: unknown
 }
@@ -32,7 +33,9 @@ export function readCall(body: unknown): JsonRpcCall {
   if (body.jsonrpc !== '2.0') throw new InvalidRequestError('`jsonrpc` must be "2.0"')
   if (typeof body.method !== 'string' || body.method === '') throw new InvalidRequestError('`method` must be a non-empty string')
   const id = idOf(body)
-  if (id === null) throw new InvalidRequestError('`id` must be a string or a number (notifications are not supported)')
+  // A request without an id is a notification to JSON-RPC, but over HTTP its sender waits for an answer: it gets
+  // one, with `id: null`, its result or the error it deserves (an unknown method, bad params) as any request.
+  if (id === null && body.id !== undefined && body.id !== null) throw new InvalidRequestError('`id` must be a string, a number or null')
   return { id, method: body.method, params: body.params }
 }
 
