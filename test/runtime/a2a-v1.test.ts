@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { agent, chunkedAgent, deferred, echoAgent, progressAgent } from './_agents.ts'
 import { eventReader, readEvents } from './_sse.ts'
 import { type Target, type Transport, transports } from './_transports.ts'
+import { startReceiver } from './_webhook.ts'
 
 /** What both card shapes say about the test agent of `_agents.ts`. */
 const TEST_CARD_FIELDS = {
@@ -308,6 +309,22 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       expectError(await call(target, 'NoSuchMethod', {}, { id: 'nope' }), 'nope', -32601)
       expectError(await call(target, 'sendMessage', sendParams('x'), { id: 7 }), 7, -32601)
     })
+    it.each([
+      ['messageId', 'params.message.messageId'],
+      ['role', 'params.message.role'],
+      ['parts', 'params.message.parts'],
+    ])('SendMessage without message.%s MUST answer -32602 naming it, and start no task', async (left, field) => {
+      const script = await startScripted(transport)
+      for (const parts of [[{ text: 'hi' }], [{ kind: 'text', text: 'hi' }]]) {
+        const message: Record<string, unknown> = { ...userMessage('hi'), parts }
+        delete message[left]
+        const reply = await call(script.target, 'SendMessage', { message }, { id: 'required' })
+        expectError(reply, 'required', -32602)
+        expect(reply.body.error.message).toContain(`\`${field}\``)
+      }
+      expect(script.counts.runs).toBe(0)
+      expect(await totalTasks(script.target)).toBe(0)
+    })
   })
 
   describe('shapes (ProtoJSON)', () => {
@@ -358,6 +375,38 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       expect(asked.status.message).toMatchObject({ role: 'ROLE_AGENT', parts: [{ text: 'What is your name?' }] })
     })
 
+    it("A part of a media type the card's defaultInputModes and skills' inputModes do not name MUST be refused with -32005 ContentTypeNotSupported naming the types taken, and run nothing", async () => {
+      let ran = false
+      const textOnly = agent((_ctx, task) => {
+        ran = true
+        task.complete()
+      })
+      const target = await transport.start(textOnly)
+      const image = { raw: 'aGVsbG8=', mediaType: 'image/png', filename: 'a.png' }
+      const reply = await call(target, 'SendMessage', sendParams('x', { message: { parts: [{ text: 'look' }, image] } }), { id: 'modes' })
+      expectError(reply, 'modes', -32005, 'CONTENT_TYPE_NOT_SUPPORTED')
+      expect(reply.body.error.message).toMatch(/params\.message\.parts\[1\]. is image\/png.*takes text\/plain/)
+      const data = await call(target, 'SendMessage', sendParams('x', { message: { parts: [{ data: { a: 1 } }] } }), { id: 'data' })
+      expectError(data, 'data', -32005, 'CONTENT_TYPE_NOT_SUPPORTED')
+      const streamed = await call(target, 'SendStreamingMessage', sendParams('x', { message: { parts: [image] } }), { id: 'stream' })
+      expectError(streamed, 'stream', -32005, 'CONTENT_TYPE_NOT_SUPPORTED')
+      expect(ran).toBe(false)
+      // A text part with no media type is text/plain: a text/plain card takes it.
+      expect((await sendTask(target, 'plain')).status.state).toBe('TASK_STATE_COMPLETED')
+    })
+
+    it("A part of a type a skill's inputModes name (image/*), or any type on a card taking */*, MUST be accepted", async () => {
+      const image = { raw: 'aGVsbG8=', mediaType: 'image/png' }
+      const skilled = agent((_ctx, task) => task.complete(), { card: { skills: [{ id: 'see', name: 'See', description: 'Looks at images', tags: [], inputModes: ['image/*'] }] } })
+      const anything = agent((_ctx, task) => task.complete(), { card: { defaultInputModes: ['*/*'] } })
+      for (const taking of [skilled, anything]) {
+        const target = await transport.start(taking)
+        expect((await sendTask(target, 'x', { message: { parts: [{ text: 'look' }, image] } })).status.state).toBe('TASK_STATE_COMPLETED')
+      }
+      const target = await transport.start(skilled)
+      expectError(await call(target, 'SendMessage', sendParams('x', { message: { parts: [{ raw: 'eA==', mediaType: 'audio/wav' }] } }), { id: 'audio' }), 'audio', -32005, 'CONTENT_TYPE_NOT_SUPPORTED')
+    })
+
     it('Text, data and file parts ({text}, {data}, {url, mediaType, filename}, {raw, mediaType}) MUST be accepted and echoed in history', async () => {
       const parts = [
         { text: 'look at these' },
@@ -366,11 +415,14 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
         { raw: 'aGVsbG8gd29ybGQ=', mediaType: 'text/plain' },
       ]
       let seenByAgent: unknown
-      const mirror = agent((ctx, task) => {
-        seenByAgent = ctx.parts
-        task.artifact(ctx.parts)
-        task.complete()
-      })
+      const mirror = agent(
+        (ctx, task) => {
+          seenByAgent = ctx.parts
+          task.artifact(ctx.parts)
+          task.complete()
+        },
+        { card: { defaultInputModes: ['text/plain', 'application/json', 'application/pdf'] } },
+      )
       const target = await transport.start(mirror)
       const task = await sendTask(target, 'ignored', { message: { parts } })
       expect(task.history).toHaveLength(1)
@@ -811,6 +863,179 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
         expectError(await call(target, 'ListTasks', { pageToken }, { id: 'token' }), 'token', -32602)
       },
     )
+  })
+
+  describe('ProtoJSON field names', () => {
+    /** A v1.0 user message written with the .proto field names. */
+    const snakeMessage = (text: string, extra: Record<string, unknown> = {}) => ({
+      message_id: `v1-snake-${++messageCount}-${Math.random().toString(36).slice(2)}`,
+      role: 'ROLE_USER',
+      parts: [{ text }],
+      ...extra,
+    })
+
+    it('SendMessage MUST accept message_id, context_id, task_id, history_length, return_immediately and accepted_output_modes as their lowerCamelCase names', async () => {
+      const script = await startScripted(transport)
+      const { target } = script
+      const asked = await resultOf(target, 'SendMessage', { message: snakeMessage('ask', { context_id: 'ctx-snake' }), configuration: { history_length: 1 } })
+      expect(asked.task.contextId).toBe('ctx-snake')
+      expect(asked.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED')
+      expect(asked.task.history.map((m: any) => m.role)).toEqual(['ROLE_AGENT'])
+
+      const resumed = await resultOf(target, 'SendMessage', { message: snakeMessage('Ada', { task_id: asked.task.id }), configuration: { history_length: 0 } })
+      expect(resumed.task.id).toBe(asked.task.id)
+      expect(resumed.task.status.state).toBe('TASK_STATE_COMPLETED')
+      expect(resumed.task.history ?? []).toEqual([])
+      const full = await resultOf(target, 'GetTask', { id: asked.task.id })
+      expect(full.history.map((m: any) => [m.role, m.parts[0].text, m.contextId])).toEqual([
+        ['ROLE_USER', 'ask', 'ctx-snake'],
+        ['ROLE_AGENT', 'What is your name?', 'ctx-snake'],
+        ['ROLE_USER', 'Ada', 'ctx-snake'],
+      ])
+      expect(full.history[0].messageId).toMatch(/^v1-snake-/)
+
+      const immediate = await within(call(target, 'SendMessage', { message: snakeMessage('wait'), configuration: { return_immediately: true } }), 'the immediate answer', 2000)
+      expect(immediate.body.result.task.status.state).toBe('TASK_STATE_WORKING')
+      expect(await within(script.started, 'the agent starting')).toBe(immediate.body.result.task.id)
+      script.release()
+
+      const refused = await call(target, 'SendMessage', { message: snakeMessage('x'), configuration: { accepted_output_modes: ['image/png'] } }, { id: 'modes' })
+      expectError(refused, 'modes', -32005, 'CONTENT_TYPE_NOT_SUPPORTED')
+    })
+
+    it('SendMessage MUST read media_type on file parts as mediaType', async () => {
+      const mirror = agent(
+        (ctx, task) => {
+          task.artifact(ctx.parts)
+          task.complete()
+        },
+        { card: { defaultInputModes: ['*/*'] } },
+      )
+      const target = await transport.start(mirror)
+      const parts = [
+        { url: 'https://files.example.com/report.pdf', media_type: 'application/pdf', filename: 'report.pdf' },
+        { raw: 'aGVsbG8=', media_type: 'text/plain' },
+      ]
+      const task = (await resultOf(target, 'SendMessage', { message: snakeMessage('x', { parts }) })).task
+      expect(task.history[0].parts).toEqual([
+        { url: 'https://files.example.com/report.pdf', mediaType: 'application/pdf', filename: 'report.pdf' },
+        { raw: 'aGVsbG8=', mediaType: 'text/plain' },
+      ])
+    })
+
+    it('GetTask MUST accept history_length as historyLength', async () => {
+      const { target } = await startScripted(transport)
+      const asked = await sendTask(target, 'ask')
+      expect((await resultOf(target, 'GetTask', { id: asked.id, history_length: 1 })).history.map((m: any) => m.role)).toEqual(['ROLE_AGENT'])
+      expect((await resultOf(target, 'GetTask', { id: asked.id, history_length: 0 })).history ?? []).toEqual([])
+    })
+
+    it('ListTasks MUST accept page_size, page_token, context_id, status_timestamp_after, include_artifacts and history_length', async () => {
+      const target = await transport.start(echoAgent)
+      const before = new Date(Date.now() - 1000).toISOString()
+      const created = [
+        await sendTask(target, 'a1', { message: { contextId: 'ctx-list' } }),
+        await sendTask(target, 'a2', { message: { contextId: 'ctx-list' } }),
+        await sendTask(target, 'a3', { message: { contextId: 'ctx-list' } }),
+      ]
+      await sendTask(target, 'elsewhere', { message: { contextId: 'ctx-other' } })
+      const first = await resultOf(target, 'ListTasks', { context_id: 'ctx-list', page_size: 2, include_artifacts: true, history_length: 0, status_timestamp_after: before })
+      expect(first.pageSize).toBe(2)
+      expect(first.totalSize).toBe(3)
+      expect(first.tasks).toHaveLength(2)
+      for (const task of first.tasks) {
+        expect(task.contextId).toBe('ctx-list')
+        expect(task.artifacts).toHaveLength(1)
+        expect(task.history ?? []).toEqual([])
+      }
+      const second = await resultOf(target, 'ListTasks', { context_id: 'ctx-list', page_size: 2, page_token: first.nextPageToken })
+      expect(second.tasks).toHaveLength(1)
+      expect(second.nextPageToken).toBe('')
+      expect([...first.tasks, ...second.tasks].map((t: any) => t.id).sort()).toEqual(created.map((t) => t.id).sort())
+      const later = await resultOf(target, 'ListTasks', { status_timestamp_after: new Date(Date.now() + 60_000).toISOString() })
+      expect(later.tasks).toEqual([])
+    })
+
+    it('The push config methods MUST accept task_id, and SendMessage task_push_notification_config', async () => {
+      const receiver = await startReceiver()
+      const pushing = agent(
+        (ctx, task) => {
+          task.artifact(`Echo: ${ctx.text}`)
+          task.complete()
+        },
+        { card: { capabilities: { pushNotifications: true } } },
+      )
+      const target = await transport.start(pushing, { push: { allow: ['127.0.0.1'], allowHttp: true } })
+      const sent = await resultOf(target, 'SendMessage', { message: snakeMessage('hooked'), configuration: { task_push_notification_config: { url: receiver.url, token: 'snake-token' } } })
+      const taskId = sent.task.id
+      await expect.poll(() => receiver.delivered.some((d) => d.body.statusUpdate?.status.state === 'TASK_STATE_COMPLETED')).toBe(true)
+      expect(receiver.delivered[0]!.headers['x-a2a-notification-token']).toBe('snake-token')
+
+      const created = await resultOf(target, 'CreateTaskPushNotificationConfig', { task_id: taskId, id: 'snake-config', url: receiver.url })
+      expect(created).toMatchObject({ id: 'snake-config', taskId, url: receiver.url })
+      const nested = await resultOf(target, 'CreateTaskPushNotificationConfig', { task_id: taskId, push_notification_config: { id: 'nested-config', url: receiver.url } })
+      expect(nested).toMatchObject({ id: 'nested-config', taskId })
+      expect(await resultOf(target, 'GetTaskPushNotificationConfig', { task_id: taskId, id: 'snake-config' })).toMatchObject({ id: 'snake-config', taskId })
+      const listed = await resultOf(target, 'ListTaskPushNotificationConfigs', { task_id: taskId })
+      expect(listed.configs.map((c: any) => c.id)).toEqual(expect.arrayContaining(['snake-config', 'nested-config']))
+      await resultOf(target, 'DeleteTaskPushNotificationConfig', { task_id: taskId, id: 'snake-config' })
+      expect((await resultOf(target, 'ListTaskPushNotificationConfigs', { taskId })).configs.map((c: any) => c.id)).not.toContain('snake-config')
+    })
+
+    it('A field given under both names with the same value MUST be accepted', async () => {
+      const target = await transport.start(echoAgent)
+      const message = snakeMessage('twice')
+      const task = (await resultOf(target, 'SendMessage', { message: { ...message, messageId: message.message_id, contextId: 'ctx-2', context_id: 'ctx-2' }, configuration: { historyLength: 1, history_length: 1, acceptedOutputModes: ['text/plain'], accepted_output_modes: ['text/plain'] } })).task
+      expect(task.contextId).toBe('ctx-2')
+      expect(task.history).toHaveLength(1)
+      expect(task.history[0].messageId).toBe(message.message_id)
+    })
+
+    it.each([
+      ['message.messageId', (m: any) => ({ message: { ...m, messageId: 'one', message_id: 'two' } }), 'params.message.messageId', 'params.message.message_id'],
+      ['message.contextId', (m: any) => ({ message: { ...m, contextId: 'one', context_id: 'two' } }), 'params.message.contextId', 'params.message.context_id'],
+      ['configuration.historyLength', (m: any) => ({ message: m, configuration: { historyLength: 1, history_length: 2 } }), 'params.configuration.historyLength', 'params.configuration.history_length'],
+      [
+        'configuration.acceptedOutputModes',
+        (m: any) => ({ message: m, configuration: { acceptedOutputModes: ['text/plain'], accepted_output_modes: ['text/plain', 'text/html'] } }),
+        'params.configuration.acceptedOutputModes',
+        'params.configuration.accepted_output_modes',
+      ],
+    ])('SendMessage giving %s under both names with different values MUST answer -32602 naming both, and start no task', async (_field, params, camel, snake) => {
+      const script = await startScripted(transport)
+      const reply = await call(script.target, 'SendMessage', params(userMessage('twice')), { id: 'both' })
+      expectError(reply, 'both', -32602)
+      expect(reply.body.error.message).toContain(`\`${camel}\``)
+      expect(reply.body.error.message).toContain(`\`${snake}\``)
+      expect(script.counts.runs).toBe(0)
+      expect(await totalTasks(script.target)).toBe(0)
+    })
+
+    it('GetTask and ListTasks giving a field under both names with different values MUST answer -32602 naming both', async () => {
+      const target = await transport.start(echoAgent)
+      const task = await sendTask(target, 'x')
+      const get = await call(target, 'GetTask', { id: task.id, historyLength: 0, history_length: 1 }, { id: 'get-both' })
+      expectError(get, 'get-both', -32602)
+      expect(get.body.error.message).toContain('`params.history_length`')
+      const list = await call(target, 'ListTasks', { pageSize: 1, page_size: 2 }, { id: 'list-both' })
+      expectError(list, 'list-both', -32602)
+      expect(list.body.error.message).toContain('`params.pageSize`')
+      expect(list.body.error.message).toContain('`params.page_size`')
+    })
+
+    it('A wrong value under a .proto name MUST be refused with -32602 naming the field as the client wrote it', async () => {
+      const target = await transport.start(echoAgent)
+      const history = await call(target, 'SendMessage', { message: userMessage('x'), configuration: { history_length: -1 } }, { id: 'bad-history' })
+      expectError(history, 'bad-history', -32602)
+      expect(history.body.error.message).toContain('`params.configuration.history_length`')
+      const context = await call(target, 'SendMessage', { message: { ...userMessage('x'), context_id: 7 } }, { id: 'bad-context' })
+      expectError(context, 'bad-context', -32602)
+      expect(context.body.error.message).toContain('`params.message.context_id`')
+      const size = await call(target, 'ListTasks', { page_size: 0 }, { id: 'bad-size' })
+      expectError(size, 'bad-size', -32602)
+      expect(size.body.error.message).toContain('`params.page_size`')
+      expect(await totalTasks(target)).toBe(0)
+    })
   })
 
   describe('errors', () => {

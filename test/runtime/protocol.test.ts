@@ -77,8 +77,30 @@ describe.each(transports)('platform protocol ($name)', (transport) => {
       expect(fromMessage.body.result.contextId).toBe('ctx-message')
     })
 
+    it("refuses, with -32602 naming the part and the types taken, a part of a media type the card does not take (message/send and message/stream), and runs nothing", async () => {
+      let ran = false
+      const target = await transport.start(
+        agent((_ctx, task) => {
+          ran = true
+          task.complete()
+        }),
+      )
+      const image = { kind: 'file', file: { bytes: 'aGVsbG8=', mimeType: 'image/png', name: 'a.png' } }
+      for (const method of ['message/send', 'message/stream']) {
+        const reply = await target.rpc(method, { message: { role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'look' }, image] } })
+        expect(reply.body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/params\.message\.parts\[1\]. is image\/png.*takes text\/plain/) })
+      }
+      const data = await target.rpc('message/send', { message: { role: 'user', messageId: 'm', parts: [{ kind: 'data', data: { a: 1 } }] } })
+      expect(data.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('application/json') })
+      expect(ran).toBe(false)
+    })
+
     it("joins the message's text parts in order as the user's text", async () => {
-      const target = await transport.start(echoAgent)
+      const echoTakingData = agent((ctx, task) => {
+        task.artifact(`Echo: ${ctx.text}`)
+        task.complete()
+      }, { card: { defaultInputModes: ['text/plain', 'application/json'] } })
+      const target = await transport.start(echoTakingData)
       const reply = await target.rpc('message/send', {
         message: {
           role: 'user',

@@ -162,10 +162,13 @@ describe.each(transports)('races and limits ($name)', (transport) => {
   it('refuses JSON nested deeper than 64 levels in data and metadata, naming the field, without running the agent', async () => {
     let ran = false
     const target = await transport.start(
-      agent((_ctx, task) => {
-        ran = true
-        task.complete()
-      }),
+      agent(
+        (_ctx, task) => {
+          ran = true
+          task.complete()
+        },
+        { card: { defaultInputModes: ['text/plain', 'application/json'] } },
+      ),
     )
     let deep: Record<string, unknown> = {}
     for (let i = 0; i < 1000; i++) deep = { deep }

@@ -4,6 +4,7 @@ import type { A2AError } from '../errors.js'
 import type { JsonRpcId } from '../http/_jsonrpc.js'
 import type { PushDialect } from '../push/_configs.js'
 import type { PushService } from '../push/_service.js'
+import type { InputModes } from './_input-modes.js'
 
 export interface CallContext {
   /** The request id, which some dialects repeat on every stream event. */
@@ -13,6 +14,8 @@ export interface CallContext {
   streaming: boolean
   /** The card's `defaultOutputModes`. */
   outputModes: string[]
+  /** The media types the card takes in a message (its `defaultInputModes` and its skills' `inputModes`). */
+  inputModes: InputModes
   /** The request's headers (`Last-Event-ID` is read by the methods that stream). */
   headers: Headers
   /** Streams carry `id:` lines on the platform dialect too (the A2A dialects always send them). */

@@ -38,8 +38,9 @@ export function withHistoryLength(task: Task, historyLength: number | undefined)
 
 export const send: MethodHandler = async (params, call) => {
   const { engine, outputModes } = call
-  const request = readSendParams(params)
+  const request = readSendParams(params, call.dialect)
   assertOutputModes(request.acceptedOutputModes, outputModes)
+  call.inputModes.check(request.message, false)
   await attachWebhook(request, call, WEBHOOK_FIELD)
   const { run, settled } = await engine.send(request)
   if (request.blocking) await settled
@@ -58,8 +59,9 @@ export function streamWith(frames: EventFrames, alwaysNumbered = false): MethodH
     const { engine, streaming, id, outputModes, eventIds, headers, openStream } = call
     const numbered = numberingAsked(headers) || alwaysNumbered || eventIds
     if (!streaming) throw new UnsupportedOperationError('Streaming is not supported: the agent card sets capabilities.streaming to false; use message/send')
-    const request = readSendParams(params)
+    const request = readSendParams(params, call.dialect)
     assertOutputModes(request.acceptedOutputModes, outputModes)
+    call.inputModes.check(request.message, false)
     await attachWebhook(request, call, WEBHOOK_FIELD)
     const sse = openStream()
     let first = true

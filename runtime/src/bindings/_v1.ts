@@ -53,6 +53,7 @@ const sendMessage: MethodHandler = async (params, call) => {
   const { engine, outputModes } = call
   const request = readSendParamsV1(params)
   assertOutputModes(request.acceptedOutputModes, outputModes)
+  call.inputModes.check(request.message, true)
   await attachWebhook(request, call, 'params.configuration.taskPushNotificationConfig')
   const { run, settled } = await engine.send(request)
   if (!request.returnImmediately) await settled
@@ -65,6 +66,7 @@ const sendStreamingMessage: MethodHandler = async (params, call) => {
   numberingAsked(headers)
   const request = readSendParamsV1(params)
   assertOutputModes(request.acceptedOutputModes, outputModes)
+  call.inputModes.check(request.message, true)
   await attachWebhook(request, call, 'params.configuration.taskPushNotificationConfig')
   const stream = taskStream(id, openStream())
   try {

@@ -6,6 +6,7 @@ import { normalizeCard } from '../core/_card.js'
 import { type CardDialect, renderCard } from '../bindings/_cards.js'
 import { v03Binding } from '../bindings/_v03.js'
 import { v1Binding, withErrorInfo } from '../bindings/_v1.js'
+import { InputModes } from '../bindings/_input-modes.js'
 import { type CachedCard, cacheableCard, cardResponse } from './_card-response.js'
 import { DEFAULT_MAX_RUNNING_TASKS, TaskEngine } from '../core/_engine.js'
 import { readTaskByteLimits } from '../core/_task-bytes.js'
@@ -239,6 +240,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
       push: pushFor(template.capabilities.pushNotifications),
       agent: next,
       template,
+      inputModes: InputModes.of(template),
       authCheck: createAuthCheck(template.authentication?.schemes, options.auth, logger),
       streaming: template.capabilities.streaming,
       wwwAuthenticate: template.authentication?.schemes.includes('bearer') ? { 'www-authenticate': 'Bearer' } : undefined,
@@ -303,6 +305,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
         engine,
         streaming,
         outputModes: current.template.defaultOutputModes,
+        inputModes: current.inputModes,
         headers: request.headers,
         eventIds,
         openStream,
