@@ -356,9 +356,27 @@ function baseRequest(context: Context, method: string): Request {
       aim = 'none'
       params = rng.chance(0.5) ? {} : undefined
   }
+  // The v1.0 binding reads every field under its .proto name too (`history_length`): some bodies spell them so.
+  if (dialect === 'a2a-1.0' && rng.chance(0.3)) protoSpell(rng, params)
   const root: Json = { jsonrpc: '2.0', id: rng.pick<string | number>([`req-${context.index}`, context.index, 0, -1, 'é😀', '']), method }
   if (params !== undefined) root.params = params
   return { method, root, aim, headers: { ...contentTypeValid(rng), ...versionValid(rng, dialect) } }
+}
+
+/** The .proto name of a v1.0 field: `historyLength` → `history_length`. */
+const protoName = (name: string): string => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
+
+/** Renames the fields of `value`, at any depth, to their .proto names, each at a coin toss. */
+function protoSpell(rng: Rng, value: unknown): void {
+  if (Array.isArray(value)) for (const item of value) protoSpell(rng, item)
+  if (!isObject(value)) return
+  for (const key of Object.keys(value)) {
+    protoSpell(rng, value[key])
+    const renamed = protoName(key)
+    if (renamed === key || !rng.chance(0.5)) continue
+    put(value, renamed, value[key])
+    delete value[key]
+  }
 }
 
 function contentTypeValid(rng: Rng): Record<string, string> {
@@ -525,13 +543,39 @@ function breakValue(path: Path, values: unknown[]): Breaker {
   }
 }
 
+/** Drops the field at `path`, under its .proto name too (a v1.0 body may spell it either way). */
 function breakDrop(path: Path): Breaker {
   return (_context, { root }) => {
-    if (!own(getAt(root, path.slice(0, -1)), path.at(-1)!)) return undefined
-    deleteAt(root, path)
+    const parent = getAt(root, path.slice(0, -1))
+    const names = [String(path.at(-1)), protoName(String(path.at(-1)))]
+    if (!isObject(parent) || !names.some((name) => own(parent, name))) return undefined
+    for (const name of names) delete parent[name]
     return `break: drop ${showPath(path)}`
   }
 }
+
+/**
+ * Gives the v1.0 field at `path` under its other name too, with another value: a request that contradicts
+ * itself, whichever value is valid.
+ */
+function breakBothNames(path: Path): Breaker {
+  return (_context, { root }) => {
+    const parent = getAt(root, path.slice(0, -1))
+    const [camel, snake] = [String(path.at(-1)), protoName(String(path.at(-1)))]
+    if (!isObject(parent)) return undefined
+    const [given, other] = own(parent, camel) ? [camel, snake] : own(parent, snake) ? [snake, camel] : []
+    if (given === undefined || other === undefined) return undefined
+    const value = parent[given]
+    put(parent, other, typeof value === 'string' ? `${value}-other` : 'other')
+    return `break: ${showPath(path)} under both names, different values`
+  }
+}
+
+/** A breaker for the A2A v0.3 dialect only, whose rules are stricter than the platform's on the same methods. */
+const v03Only =
+  (breaker: Breaker): Breaker =>
+  (context, request) =>
+    context.dialect === 'a2a-0.3' ? breaker(context, request) : undefined
 
 /** Nesting past the 64 levels free-form JSON may have. */
 function breakDepth(path: Path): Breaker {
@@ -622,6 +666,10 @@ const PLATFORM_SEND_BREAKERS: Breaker[] = [
   onPart((_, __, path) => breakType([...path, 'metadata'], NON_OBJECT)),
   breakValue(['params', 'message', 'role'], ['agent', 'ROLE_USER', 'User', '', null, 1, [], {}, ['user']]),
   breakType(['params', 'message', 'messageId'], NON_STRING),
+  // A2A v0.3 requires a message's id and role; the platform dialect makes up the one and takes the other as user.
+  v03Only(breakDrop(['params', 'message', 'messageId'])),
+  v03Only(breakValue(['params', 'message', 'messageId'], [''])),
+  v03Only(breakDrop(['params', 'message', 'role'])),
   breakType(['params', 'message', 'taskId'], NON_STRING),
   wrappedWaitingId(['params', 'message', 'taskId']),
   breakType(['params', 'message', 'contextId'], NON_STRING),
@@ -656,6 +704,12 @@ const hasOnly = (part: Json, key: string) => !['text', 'data', 'url', 'raw'].som
 const V1_SEND_BREAKERS: Breaker[] = [
   breakType(['params'], NON_OBJECT),
   breakType(['params', 'message'], NON_OBJECT),
+  // The role is checked before the shape of the parts.
+  breakValue(['params', 'message', 'role'], ['agent', 'ROLE_AGENT', 'ROLE_UNSPECIFIED', 'User', '', null, 1, [], {}, ['ROLE_USER']]),
+  breakDrop(['params', 'message', 'role']),
+  // Ids are read under both names in either shape of message.
+  ...['messageId', 'taskId', 'contextId'].map((name) => breakBothNames(['params', 'message', name])),
+  ...['historyLength', 'returnImmediately', 'acceptedOutputModes'].map((name) => breakBothNames(['params', 'configuration', name])),
   breakType(['params', 'message', 'parts'], ['array']),
   breakValue(['params', 'message', 'parts'], [[]]),
   ...[
@@ -666,7 +720,6 @@ const V1_SEND_BREAKERS: Breaker[] = [
     onPart((_, __, path, part) => (typeof part.url === 'string' && hasOnly(part, 'url') ? breakType([...path, 'url'], NON_STRING) : undefined)),
     onPart((_, __, path, part) => (typeof part.raw === 'string' && hasOnly(part, 'raw') ? breakType([...path, 'raw'], NON_STRING) : undefined)),
     onPart((_, __, path) => breakType([...path, 'metadata'], NON_OBJECT)),
-    breakValue(['params', 'message', 'role'], ['agent', 'ROLE_AGENT', 'ROLE_UNSPECIFIED', 'User', '', null, 1, [], {}, ['ROLE_USER']]),
     breakDrop(['params', 'message', 'messageId']),
     breakValue(['params', 'message', 'messageId'], ['', null, 7, [], {}, false]),
     breakType(['params', 'message', 'taskId'], NON_STRING),
@@ -705,11 +758,13 @@ const PUSH_SET_BREAKERS: Breaker[] = [breakType(['params'], NON_OBJECT), ...brea
 const PUSH_CREATE_BREAKERS: Breaker[] = [
   breakType(['params'], NON_OBJECT),
   ...breakTaskIdAt(['params', 'taskId']),
+  breakBothNames(['params', 'taskId']),
   (context, request) => {
     // The webhook is read from `config`, else `pushNotificationConfig`, else from params itself.
     const params = getAt(request.root, ['params'])
     if (!isObject(params)) return undefined
-    const nested = params.config !== undefined && params.config !== null ? 'config' : params.pushNotificationConfig !== undefined && params.pushNotificationConfig !== null ? 'pushNotificationConfig' : undefined
+    const given = (name: string) => params[name] !== undefined && params[name] !== null
+    const nested = ['config', 'pushNotificationConfig', 'push_notification_config'].find(given)
     // A null `config` would let the method read the next place instead, so a replacement is never null.
     return breakWebhookAt(nested ? ['params', nested] : ['params'], false)(context, request)
   },

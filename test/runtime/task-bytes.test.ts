@@ -113,7 +113,7 @@ describe('jsonBytes', () => {
     const extra = { extensions: ['x'], referenceTaskIds: ['t'], unknown: { a: 1 } }
     const platform = readSendParams({
       message: { ...extra, role: 'user', messageId: 'm-"1"', contextId: 'c', parts: [{ kind: 'text', text: 'é\n', extra: 1, metadata: { k: 'v' } }, { kind: 'data', data: { a: [1] } }, { kind: 'file', file: { uri: 'https://example.org', name: 'n', other: 2 } }], metadata: { m: 1 } },
-    }).message
+    }, 'platform').message
     const v1 = readSendParamsV1({
       message: { ...extra, role: 'ROLE_USER', messageId: 'm-2', taskId: 't-1', parts: [{ text: 'hello', extra: true }, { data: { b: 2 } }, { url: 'https://example.org/x', mediaType: 'text/plain', filename: 'x.txt' }, { raw: 'aGk=' }] },
     }).message

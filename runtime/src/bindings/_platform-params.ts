@@ -2,6 +2,7 @@ import type { SendRequest } from '../core/_engine.js'
 import { newId } from '../core/_ids.js'
 import { A2AError, ErrorCode, InvalidParamsError } from '../errors.js'
 import { isPlainObject } from '../http/_jsonrpc.js'
+import type { PushDialect } from '../push/_configs.js'
 import { type WebhookInput, readWebhook } from './_push.js'
 import type { Message, Part } from '../types.js'
 
@@ -62,13 +63,19 @@ export function readTaskId(params: unknown): string {
   return id
 }
 
+/** `params.historyLength` (tasks/get). */
 export function readHistoryLength(params: Json): number | undefined {
-  const { historyLength } = params
-  if (historyLength === undefined || historyLength === null) return undefined
-  if (typeof historyLength !== 'number' || !Number.isInteger(historyLength) || historyLength < 0) {
-    throw new InvalidParamsError('`params.historyLength` must be a non-negative integer')
-  }
-  return historyLength
+  return historyLengthOf(params.historyLength, 'params', 'historyLength')
+}
+
+/**
+ * A `historyLength` as given (absent, null, or a non-negative integer); an error names it `path.name` (built only
+ * then: a request reads it every time).
+ */
+export function historyLengthOf(value: unknown, path: string, name: string): number | undefined {
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new InvalidParamsError(`\`${path}.${name}\` must be a non-negative integer`)
+  return value
 }
 
 function readPart(value: unknown, field: string): Part {
@@ -114,13 +121,21 @@ function shown(value: unknown): string {
   return String(value ?? null)
 }
 
-export function readMessage(value: unknown, field: string): Message {
+/**
+ * A user message in the v0.3 shape. A2A requires its `messageId` and `role` (`required`: -32602 naming the one
+ * left out, as A2A v0.3 says and the conformance kit checks); the platform contract lets a client leave them out,
+ * so in the platform dialect a missing id is made up and the role is taken as `user`.
+ */
+export function readMessage(value: unknown, field: string, required: boolean): Message {
   if (!isPlainObject(value)) throw new InvalidParamsError(`\`${field}\` must be an object`)
   if (value.role !== undefined && value.role !== 'user') throw new InvalidParamsError(`\`${field}.role\` must be "user"`)
+  if (value.role === undefined && required) throw new InvalidParamsError(`\`${field}.role\` is required ("user")`)
   if (!Array.isArray(value.parts)) throw new InvalidParamsError(`\`${field}.parts\` must be an array`)
   if (value.parts.length === 0) throw new InvalidParamsError(`\`${field}.parts\` must hold at least one part`)
   const parts = value.parts.map((part, i) => readPart(part, `${field}.parts[${i}]`))
-  const message: Message = { kind: 'message', messageId: optionalString(value.messageId, `${field}.messageId`) ?? newId(), role: 'user', parts }
+  const messageId = optionalString(value.messageId, `${field}.messageId`)
+  if (required && !messageId) throw new InvalidParamsError(`\`${field}.messageId\` is required (a non-empty string)`)
+  const message: Message = { kind: 'message', messageId: messageId ?? newId(), role: 'user', parts }
   const contextId = optionalString(value.contextId, `${field}.contextId`)
   const taskId = optionalString(value.taskId, `${field}.taskId`)
   const metadata = optionalJson(value.metadata, `${field}.metadata`)
@@ -130,10 +145,10 @@ export function readMessage(value: unknown, field: string): Message {
   return message
 }
 
-/** `message/send` and `message/stream`. */
-export function readSendParams(params: unknown): SendParams {
+/** `message/send` and `message/stream`, in the platform dialect or A2A v0.3 (which requires a message's id and role). */
+export function readSendParams(params: unknown, dialect: PushDialect): SendParams {
   const p = readParamsObject(params)
-  const message = readMessage(p.message, 'params.message')
+  const message = readMessage(p.message, 'params.message', dialect !== 'platform')
   const metadata = optionalJson(p.metadata, 'params.metadata')
   const configuration = optionalObject(p.configuration, 'params.configuration')
 
@@ -147,7 +162,12 @@ export function readSendParams(params: unknown): SendParams {
   const blocking = configuration?.blocking
   if (blocking !== undefined && typeof blocking !== 'boolean') throw new InvalidParamsError('`params.configuration.blocking` must be a boolean')
 
-  const request: SendParams = { message, blocking: blocking ?? true, historyLength: readHistoryLength(configuration ?? {}), acceptedOutputModes: readOutputModes(configuration ?? {}) }
+  const request: SendParams = {
+    message,
+    blocking: blocking ?? true,
+    historyLength: historyLengthOf(configuration?.historyLength, 'params.configuration', 'historyLength'),
+    acceptedOutputModes: outputModesOf(configuration?.acceptedOutputModes, 'params.configuration', 'acceptedOutputModes'),
+  }
   const taskId = message.taskId ?? taskIdParam
   const contextId = metadataContextId ?? message.contextId
   if (taskId !== undefined) request.taskId = taskId
@@ -156,11 +176,10 @@ export function readSendParams(params: unknown): SendParams {
   return request
 }
 
-/** `configuration.acceptedOutputModes`, an array of media types when given. */
-export function readOutputModes(configuration: Json): string[] | undefined {
-  const modes = configuration.acceptedOutputModes
+/** `acceptedOutputModes` as given: an array of media types, or absent (or null, or empty: no preference). */
+export function outputModesOf(modes: unknown, path: string, name: string): string[] | undefined {
   if (modes === undefined || modes === null) return undefined
-  if (!Array.isArray(modes) || !modes.every((mode) => typeof mode === 'string')) throw new InvalidParamsError('`params.configuration.acceptedOutputModes` must be an array of media types')
+  if (!Array.isArray(modes) || !modes.every((mode) => typeof mode === 'string')) throw new InvalidParamsError(`\`${path}.${name}\` must be an array of media types`)
   return modes.length ? modes : undefined
 }
 

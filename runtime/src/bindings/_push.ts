@@ -8,6 +8,7 @@ import type { Task, TaskEvent } from '../types.js'
 import type { CallContext, MethodHandler } from './_binding.js'
 import type { SendRequest } from '../core/_engine.js'
 import { readParamsObject } from './_platform-params.js'
+import { field, givenName } from './_proto-json.js'
 import { eventToV1 } from './_v1-shapes.js'
 
 /**
@@ -159,6 +160,9 @@ async function remove(push: PushService, call: CallContext, taskId: string, id: 
 
 const readTaskIdField = (p: Json, key: string): string => readString(p[key], `params.${key}`, 256)
 
+/** A v1.0 method's `taskId`, also as `task_id` (ProtoJSON: see `field`). */
+const readV1TaskId = (p: Json): string => readString(field(p, 'taskId', 'params'), `params.${givenName(p, 'taskId')}`, 256)
+
 // --- A2A v1.0 ----------------------------------------------------------------------------------------------
 
 /**
@@ -177,21 +181,21 @@ export const v1PushMethods: Array<[string, MethodHandler]> = [
     'CreateTaskPushNotificationConfig',
     pushMethod(async (p, push, call) => {
       // The config's fields sit beside taskId; some clients nest them in `config` or `pushNotificationConfig`.
-      const nested = p.config ?? p.pushNotificationConfig
-      const field = nested === undefined ? 'params' : p.config !== undefined ? 'params.config' : 'params.pushNotificationConfig'
-      return configToV1(await create(push, call, readTaskIdField(p, 'taskId'), readWebhook(nested ?? p, field), field))
+      const nested = p.config ?? field(p, 'pushNotificationConfig', 'params')
+      const where = nested === undefined ? 'params' : p.config !== undefined ? 'params.config' : `params.${givenName(p, 'pushNotificationConfig')}`
+      return configToV1(await create(push, call, readV1TaskId(p), readWebhook(nested ?? p, where), where))
     }),
   ],
-  ['GetTaskPushNotificationConfig', pushMethod(async (p, push, call) => configToV1(await find(push, call, readTaskIdField(p, 'taskId'), readString(p.id, 'params.id', 128))))],
+  ['GetTaskPushNotificationConfig', pushMethod(async (p, push, call) => configToV1(await find(push, call, readV1TaskId(p), readString(p.id, 'params.id', 128))))],
   [
     'ListTaskPushNotificationConfigs',
     // At most `maxConfigsPerTask` per task: one page holds them all.
-    pushMethod(async (p, push, call) => ({ configs: (await listOf(push, call, readTaskIdField(p, 'taskId'))).map(configToV1), nextPageToken: '' })),
+    pushMethod(async (p, push, call) => ({ configs: (await listOf(push, call, readV1TaskId(p))).map(configToV1), nextPageToken: '' })),
   ],
   [
     'DeleteTaskPushNotificationConfig',
     pushMethod(async (p, push, call) => {
-      await remove(push, call, readTaskIdField(p, 'taskId'), readString(p.id, 'params.id', 128))
+      await remove(push, call, readV1TaskId(p), readString(p.id, 'params.id', 128))
       return {}
     }),
   ],
@@ -214,8 +218,8 @@ export const v03PushMethods: Array<[string, MethodHandler]> = [
   [
     'tasks/pushNotificationConfig/set',
     pushMethod(async (p, push, call) => {
-      const field = 'params.pushNotificationConfig'
-      return configToV03(await create(push, call, readTaskIdField(p, 'taskId'), readWebhook(p.pushNotificationConfig, field), field))
+      const where = 'params.pushNotificationConfig'
+      return configToV03(await create(push, call, readTaskIdField(p, 'taskId'), readWebhook(p.pushNotificationConfig, where), where))
     }),
   ],
   [

@@ -3,61 +3,78 @@ import { InvalidParamsError } from '../errors.js'
 import { isPlainObject } from '../http/_jsonrpc.js'
 import type { TaskQuery } from '../stores/_store.js'
 import type { Message, Part, TaskState } from '../types.js'
-import { assertDepth, readMessage as readPlatformMessage, readHistoryLength, readOutputModes, readParamsObject } from './_platform-params.js'
+import { assertDepth, historyLengthOf, outputModesOf, readMessage as readPlatformMessage, readParamsObject } from './_platform-params.js'
+import { field, givenName } from './_proto-json.js'
 import { type WebhookInput, readWebhook } from './_push.js'
 import { stateFromV1 } from './_v1-shapes.js'
 
 /**
  * Validation of A2A v1.0 params (ProtoJSON). Parts are told apart by their key; a part that still carries a
- * v0.3 `kind` is read the v0.3 way, so clients between versions get through.
+ * v0.3 `kind` is read the v0.3 way, so clients between versions get through. A field with a name of more than
+ * one word is read under either spelling, `historyLength` or `history_length` (`field`).
  */
 
 type Json = Record<string, unknown>
 
-const optionalString = (value: unknown, field: string): string | undefined => {
+const NOTHING: Json = Object.freeze({})
+
+/** A string, or undefined for none or '' (ProtoJSON leaves default values out); an error names `path.name`. */
+function optionalString(value: unknown, path: string, name: string): string | undefined {
   if (value === undefined || value === '') return undefined
-  if (typeof value !== 'string') throw new InvalidParamsError(`\`${field}\` must be a string`)
+  if (typeof value !== 'string') throw new InvalidParamsError(`\`${path}.${name}\` must be a string`)
   return value
 }
 
-function readPartV1(value: unknown, field: string): Part {
-  if (!isPlainObject(value)) throw new InvalidParamsError(`\`${field}\` must be an object`)
-  const mediaType = optionalString(value.mediaType, `${field}.mediaType`)
-  const filename = optionalString(value.filename, `${field}.filename`)
+/** The string field `name` of `object` (at `path`), under either spelling. */
+const stringField = (object: Json, name: string, path: string): string | undefined => optionalString(field(object, name, path), path, givenName(object, name))
+
+const historyLengthField = (object: Json, path: string): number | undefined => historyLengthOf(field(object, 'historyLength', path), path, givenName(object, 'historyLength'))
+
+function readPartV1(value: unknown, path: string): Part {
+  if (!isPlainObject(value)) throw new InvalidParamsError(`\`${path}\` must be an object`)
+  const mediaType = stringField(value, 'mediaType', path)
+  const filename = optionalString(value.filename, path, 'filename')
   const metadata = value.metadata
-  if (metadata !== undefined && !isPlainObject(metadata)) throw new InvalidParamsError(`\`${field}.metadata\` must be an object`)
-  assertDepth(metadata, `${field}.metadata`)
+  if (metadata !== undefined) {
+    if (!isPlainObject(metadata)) throw new InvalidParamsError(`\`${path}.metadata\` must be an object`)
+    assertDepth(metadata, `${path}.metadata`)
+  }
   let part: Part
   if (typeof value.text === 'string') part = { kind: 'text', text: value.text }
   else if (value.data !== undefined) {
-    if (!isPlainObject(value.data)) throw new InvalidParamsError(`\`${field}.data\` must be a JSON object`)
-    assertDepth(value.data, `${field}.data`)
+    if (!isPlainObject(value.data)) throw new InvalidParamsError(`\`${path}.data\` must be a JSON object`)
+    assertDepth(value.data, `${path}.data`)
     part = { kind: 'data', data: value.data }
   } else if (typeof value.url === 'string' || typeof value.raw === 'string') {
     const file = typeof value.url === 'string' ? { uri: value.url } : { bytes: value.raw as string }
     part = { kind: 'file', file: { ...file, ...(mediaType && { mimeType: mediaType }), ...(filename && { name: filename }) } }
-  } else throw new InvalidParamsError(`\`${field}\` needs one of \`text\` (string), \`data\`, \`url\` or \`raw\``)
+  } else throw new InvalidParamsError(`\`${path}\` needs one of \`text\` (string), \`data\`, \`url\` or \`raw\``)
   if (metadata) part.metadata = metadata as Json
   return part
 }
 
-function readMessageV1(value: unknown, field: string): Message {
-  if (!isPlainObject(value)) throw new InvalidParamsError(`\`${field}\` must be an object`)
+function readMessageV1(value: unknown, path: string): Message {
+  if (!isPlainObject(value)) throw new InvalidParamsError(`\`${path}\` must be an object`)
   const parts = value.parts
-  if (value.role !== undefined && value.role !== 'ROLE_USER' && value.role !== 'user') throw new InvalidParamsError(`\`${field}.role\` must be "ROLE_USER"`)
-  // A message in the v0.3 shape (parts with `kind`) is read the v0.3 way.
-  if (Array.isArray(parts) && parts.some((part) => isPlainObject(part) && 'kind' in part)) return readPlatformMessage({ ...value, role: 'user' }, field)
-  if (!Array.isArray(parts) || parts.length === 0) throw new InvalidParamsError(`\`${field}.parts\` must be a non-empty array`)
-  const messageId = optionalString(value.messageId, `${field}.messageId`)
-  if (messageId === undefined) throw new InvalidParamsError(`\`${field}.messageId\` is required`)
-  const message: Message = { kind: 'message', messageId, role: 'user', parts: parts.map((part, i) => readPartV1(part, `${field}.parts[${i}]`)) }
-  const contextId = optionalString(value.contextId, `${field}.contextId`)
-  const taskId = optionalString(value.taskId, `${field}.taskId`)
+  if (value.role !== 'ROLE_USER' && value.role !== 'user') {
+    throw new InvalidParamsError(value.role === undefined ? `\`${path}.role\` is required ("ROLE_USER")` : `\`${path}.role\` must be "ROLE_USER"`)
+  }
+  // A message in the v0.3 shape (parts with `kind`) is read the v0.3 way, its ids under either spelling.
+  if (Array.isArray(parts) && parts.some((part) => isPlainObject(part) && 'kind' in part)) {
+    const ids = { messageId: field(value, 'messageId', path), contextId: field(value, 'contextId', path), taskId: field(value, 'taskId', path) }
+    return readPlatformMessage({ ...value, ...ids, role: 'user' }, path, true)
+  }
+  if (!Array.isArray(parts) || parts.length === 0) throw new InvalidParamsError(`\`${path}.parts\` must be a non-empty array`)
+  const messageId = stringField(value, 'messageId', path)
+  if (messageId === undefined) throw new InvalidParamsError(`\`${path}.${givenName(value, 'messageId')}\` is required`)
+  const message: Message = { kind: 'message', messageId, role: 'user', parts: parts.map((part, i) => readPartV1(part, `${path}.parts[${i}]`)) }
+  const contextId = stringField(value, 'contextId', path)
+  const taskId = stringField(value, 'taskId', path)
   if (contextId !== undefined) message.contextId = contextId
   if (taskId !== undefined) message.taskId = taskId
   if (value.metadata !== undefined) {
-    if (!isPlainObject(value.metadata)) throw new InvalidParamsError(`\`${field}.metadata\` must be an object`)
-    assertDepth(value.metadata, `${field}.metadata`)
+    if (!isPlainObject(value.metadata)) throw new InvalidParamsError(`\`${path}.metadata\` must be an object`)
+    assertDepth(value.metadata, `${path}.metadata`)
     message.metadata = value.metadata
   }
   return message
@@ -70,28 +87,38 @@ export interface SendParamsV1 extends SendRequest {
   acceptedOutputModes: string[] | undefined
 }
 
+const MESSAGE = 'params.message'
+const CONFIGURATION = 'params.configuration'
+
 export function readSendParamsV1(params: unknown): SendParamsV1 {
   const p = readParamsObject(params)
-  const message = readMessageV1(p.message, 'params.message')
+  const message = readMessageV1(p.message, MESSAGE)
   const configuration = p.configuration
-  if (configuration !== undefined && !isPlainObject(configuration)) throw new InvalidParamsError('`params.configuration` must be an object')
-  const config = (configuration ?? {}) as Json
-  const returnImmediately = config.returnImmediately ?? (config.blocking === false ? true : false)
-  if (typeof returnImmediately !== 'boolean') throw new InvalidParamsError('`params.configuration.returnImmediately` must be a boolean')
-  const request: SendParamsV1 = { message, returnImmediately, historyLength: readHistoryLength(config), acceptedOutputModes: readOutputModes(config) }
+  if (configuration !== undefined && !isPlainObject(configuration)) throw new InvalidParamsError(`\`${CONFIGURATION}\` must be an object`)
+  const config = isPlainObject(configuration) ? configuration : NOTHING
+  const returnImmediately = field(config, 'returnImmediately', CONFIGURATION) ?? config.blocking === false
+  if (typeof returnImmediately !== 'boolean') throw new InvalidParamsError(`\`${CONFIGURATION}.${givenName(config, 'returnImmediately')}\` must be a boolean`)
+  const request: SendParamsV1 = {
+    message,
+    returnImmediately,
+    historyLength: historyLengthField(config, CONFIGURATION),
+    acceptedOutputModes: outputModesOf(field(config, 'acceptedOutputModes', CONFIGURATION), CONFIGURATION, givenName(config, 'acceptedOutputModes')),
+  }
   if (message.taskId !== undefined) request.taskId = message.taskId
   if (message.contextId !== undefined) request.contextId = message.contextId
   // v1.0 names it taskPushNotificationConfig; clients between versions send the v0.3 name.
-  const webhookField = config.taskPushNotificationConfig !== undefined ? 'taskPushNotificationConfig' : 'pushNotificationConfig'
-  if (config[webhookField] !== undefined) request.webhook = readWebhook(config[webhookField], `params.configuration.${webhookField}`)
+  const webhookName = field(config, 'taskPushNotificationConfig', CONFIGURATION) !== undefined ? 'taskPushNotificationConfig' : 'pushNotificationConfig'
+  const webhook = field(config, webhookName, CONFIGURATION)
+  if (webhook !== undefined) request.webhook = readWebhook(webhook, `${CONFIGURATION}.${givenName(config, webhookName)}`)
   return request
 }
 
+/** GetTask, CancelTask and SubscribeToTask: the task's `id`, and how much history to answer with. */
 export function readTaskIdV1(params: unknown): { id: string; historyLength: number | undefined } {
   const p = readParamsObject(params)
-  const id = optionalString(p.id, 'params.id')
+  const id = optionalString(p.id, 'params', 'id')
   if (id === undefined) throw new InvalidParamsError('`params.id` must be a non-empty string (the task id)')
-  return { id, historyLength: readHistoryLength(p) }
+  return { id, historyLength: historyLengthField(p, 'params') }
 }
 
 export interface ListParamsV1 {
@@ -101,26 +128,27 @@ export interface ListParamsV1 {
 }
 
 export function readListParamsV1(params: unknown): ListParamsV1 {
-  const p = params === undefined ? {} : readParamsObject(params)
-  const pageSize = p.pageSize ?? 50
+  const p = params === undefined ? NOTHING : readParamsObject(params)
+  const pageSize = field(p, 'pageSize', 'params') ?? 50
   if (typeof pageSize !== 'number' || !Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
-    throw new InvalidParamsError('`params.pageSize` must be an integer from 1 to 100')
+    throw new InvalidParamsError(`\`params.${givenName(p, 'pageSize')}\` must be an integer from 1 to 100`)
   }
-  const status = optionalString(p.status, 'params.status')
+  const status = optionalString(p.status, 'params', 'status')
   let state: TaskState | undefined
   if (status !== undefined && status !== 'TASK_STATE_UNSPECIFIED') {
     state = stateFromV1(status)
     if (!state) throw new InvalidParamsError(`\`params.status\` must be a task state such as "TASK_STATE_WORKING" (got ${JSON.stringify(status).slice(0, 60)})`)
   }
-  const after = optionalString(p.statusTimestampAfter, 'params.statusTimestampAfter')
-  if (after !== undefined && Number.isNaN(Date.parse(after))) throw new InvalidParamsError('`params.statusTimestampAfter` must be an ISO 8601 time')
-  if (p.includeArtifacts !== undefined && typeof p.includeArtifacts !== 'boolean') throw new InvalidParamsError('`params.includeArtifacts` must be a boolean')
+  const after = stringField(p, 'statusTimestampAfter', 'params')
+  if (after !== undefined && Number.isNaN(Date.parse(after))) throw new InvalidParamsError(`\`params.${givenName(p, 'statusTimestampAfter')}\` must be an ISO 8601 time`)
+  const includeArtifacts = field(p, 'includeArtifacts', 'params')
+  if (includeArtifacts !== undefined && typeof includeArtifacts !== 'boolean') throw new InvalidParamsError(`\`params.${givenName(p, 'includeArtifacts')}\` must be a boolean`)
   const query: TaskQuery = { limit: pageSize }
-  const contextId = optionalString(p.contextId, 'params.contextId')
-  const cursor = optionalString(p.pageToken, 'params.pageToken')
+  const contextId = stringField(p, 'contextId', 'params')
+  const cursor = stringField(p, 'pageToken', 'params')
   if (contextId !== undefined) query.contextId = contextId
   if (state !== undefined) query.state = state
   if (after !== undefined) query.updatedAfter = new Date(after).toISOString()
   if (cursor !== undefined) query.cursor = cursor
-  return { query, historyLength: readHistoryLength(p), includeArtifacts: p.includeArtifacts === true }
+  return { query, historyLength: historyLengthField(p, 'params'), includeArtifacts: includeArtifacts === true }
 }
