@@ -125,6 +125,31 @@ describe('@a2a-js/sdk 1.x (A2A v1.0)', () => {
     expect(events.at(-1).payload.value.status.state).toBe(TaskState.TASK_STATE_CANCELED)
   })
 
+  it('resubscribes to an input-required task and follows it through the follow-up another client sends, to completion', async () => {
+    const target = await start()
+    const client = await v1Client(target.url)
+    const question: any = await client.sendMessage(v1Message('ask'))
+    expect(question.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED)
+    const events: any[] = []
+    const following = (async () => {
+      for await (const event of client.resubscribeTask({ tenant: '', id: question.id })) events.push(event)
+    })()
+    await expect.poll(() => events.length).toBeGreaterThan(0)
+    const answer: any = await (await v1Client(target.url)).sendMessage(v1Message('Oslo', question.id))
+    expect(answer.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    await following
+    const seen = events.map(({ payload }) => (payload.$case === 'artifactUpdate' ? 'artifact' : `${payload.$case}:${payload.value.status.state}`))
+    expect(seen).toEqual([
+      `task:${TaskState.TASK_STATE_INPUT_REQUIRED}`,
+      `statusUpdate:${TaskState.TASK_STATE_WORKING}`,
+      `statusUpdate:${TaskState.TASK_STATE_WORKING}`,
+      'artifact',
+      'artifact',
+      `statusUpdate:${TaskState.TASK_STATE_COMPLETED}`,
+    ])
+    expect(events.filter(({ payload }) => payload.$case === 'artifactUpdate').map(({ payload }) => payload.value.artifact.parts[0].content.value).join('')).toBe('Echo: Oslo')
+  })
+
   it('sends the bearer token it is given, and is refused without it', async () => {
     const target = await start({ auth: { bearerTokens: ['interop-token'] } }, { authentication: { schemes: ['bearer'] } })
     const client = await v1Client(target.url)
@@ -189,6 +214,30 @@ describe.each([
     const allowed = await A2AClientV03.fromCardUrl(`${target.url}.well-known/agent-card.json`, { fetchImpl: withToken })
     const sent: any = await allowed.sendMessage(v03Message('hi'))
     expect(sent.result.status.state).toBe('completed')
+  })
+
+  it('resubscribes to an input-required task and follows it through the follow-up another client sends, to completion', async () => {
+    const target = await start(options)
+    const a2a = await client(target.url)
+    const question: any = await a2a.sendMessage(v03Message('ask'))
+    expect(question.result.status.state).toBe('input-required')
+    const followed: any[] = []
+    const following = (async () => {
+      for await (const event of a2a.resubscribeTask({ id: question.result.id })) followed.push(event)
+    })()
+    await expect.poll(() => followed.length).toBeGreaterThan(0)
+    const answer: any = await (await client(target.url)).sendMessage(v03Message('Lima', question.result.id))
+    expect(answer.result.status.state).toBe('completed')
+    await following
+    expect(followed.map((event) => (event.kind === 'artifact-update' ? 'artifact' : `${event.kind}:${event.status.state}`))).toEqual([
+      'task:input-required',
+      'status-update:working',
+      'status-update:working',
+      'artifact',
+      'artifact',
+      'status-update:completed',
+    ])
+    expect(followed.at(-1)).toMatchObject({ final: true })
   })
 
   it('resumes an input-required task through message.taskId', async () => {

@@ -21,19 +21,27 @@ export async function readEvents(response: Response, framing: Framing = 'data-on
   return { raw, events, ids }
 }
 
-/** Reads SSE events one at a time from a live body; `lastId` is the `id:` of the last event read. */
+/**
+ * Reads SSE events one at a time from a live body; `lastId` is the `id:` of the last event read, `heartbeats`
+ * the keep-alive comments passed over so far (counted while `next()` waits).
+ */
 export function eventReader(response: Response) {
   const reader = response.body!.getReader()
   const decoder = new TextDecoder()
   let buffer = ''
   const state = {
     lastId: undefined as number | undefined,
+    heartbeats: 0,
     async next(): Promise<any | undefined> {
       for (;;) {
         const end = buffer.indexOf('\n\n')
         if (end !== -1) {
           const frame = buffer.slice(0, end)
           buffer = buffer.slice(end + 2)
+          if (frame === ': keep-alive') {
+            state.heartbeats++
+            continue
+          }
           const id = /^id: (\d+)\n/.exec(frame)
           if (id) state.lastId = Number(id[1])
           return JSON.parse(frame.slice(frame.indexOf('data: ') + 'data: '.length))

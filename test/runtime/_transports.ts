@@ -16,6 +16,8 @@ export interface Target {
   rpc(method: string, params?: unknown, options?: { id?: string | number; headers?: Record<string, string>; path?: string }): Promise<RpcReply>
   /** POSTs a raw body to `/` with a JSON content type unless `headers` says otherwise. */
   post(body: BodyInit, headers?: Record<string, string>): Promise<Response>
+  /** Shuts the target down as its host would (`app.close()`, or the server's `close()`); once, however often called. */
+  close(): Promise<void>
 }
 
 export interface RpcReply {
@@ -38,7 +40,15 @@ afterEach(async () => {
   for (const close of started.splice(0).reverse()) await close()
 })
 
-function makeTarget(url: string, app: A2AApp, logger: CapturedLogger, send: (path: string, init?: RequestInit) => Promise<Response>): Target {
+/** `close`, run at most once: by the test, or after it. */
+function closeOnce(close: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined
+  const once = () => (closing ??= close())
+  started.push(once)
+  return once
+}
+
+function makeTarget(url: string, app: A2AApp, logger: CapturedLogger, close: () => Promise<void>, send: (path: string, init?: RequestInit) => Promise<Response>): Target {
   const post = (body: BodyInit, headers: Record<string, string> = {}) =>
     send('/', { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } })
   return {
@@ -47,6 +57,7 @@ function makeTarget(url: string, app: A2AApp, logger: CapturedLogger, send: (pat
     logger,
     fetch: send,
     post,
+    close,
     async rpc(method, params, options = {}) {
       const request = { jsonrpc: '2.0', id: options.id ?? `req-${Math.random().toString(36).slice(2)}`, method, params }
       const response = await send(options.path ?? '/', {
@@ -65,9 +76,8 @@ export const inProcess: Transport = {
   async start(agent, options = {}) {
     const logger = captureLogger()
     const app = createA2AApp(agent, { logger, ...options })
-    started.push(() => app.close())
     const origin = 'http://agent.test'
-    return makeTarget(`${origin}/`, app, logger, (path, init) => app.fetch(new Request(new URL(path, origin), init)))
+    return makeTarget(`${origin}/`, app, logger, closeOnce(() => app.close()), (path, init) => app.fetch(new Request(new URL(path, origin), init)))
   },
 }
 
@@ -76,8 +86,7 @@ export const nodeServer: Transport = {
   async start(agent, options = {}) {
     const logger = captureLogger()
     const server = await serveAgent(agent, { logger, ...options, port: 0, hostname: '127.0.0.1', handleSignals: false })
-    started.push(() => server.close())
-    return makeTarget(server.url, server.app, logger, (path, init) => fetch(new URL(path, server.url), init))
+    return makeTarget(server.url, server.app, logger, closeOnce(() => server.close()), (path, init) => fetch(new URL(path, server.url), init))
   },
 }
 

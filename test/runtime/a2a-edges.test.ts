@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { agent, deferred } from './_agents.ts'
-import { readEvents } from './_sse.ts'
+import { eventReader } from './_sse.ts'
 import { transports } from './_transports.ts'
 
 const V1 = { 'A2A-Version': '1.0' }
@@ -17,10 +17,14 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
 }
 
 describe.each(transports)('A2A dialect edges ($name)', (transport) => {
-  it('a subscription to a task that asked for input while its agent is still returning gets the Task and ends', async () => {
-    // The agent returns only when the test lets it: both subscriptions must end before that.
+  it('a subscription to a task that asked for input while its agent is still returning gets the Task at once, then the turn the follow-up starts once the agent has returned', async () => {
+    // The first turn's agent returns only when the test lets it: the subscriptions must answer before that.
     const returning = deferred()
-    const lingering = agent(async (_ctx, task) => {
+    const lingering = agent(async (ctx, task) => {
+      if (ctx.history.length > 1) {
+        task.artifact(`took ${ctx.text}`)
+        return task.complete()
+      }
       task.inputRequired('which?')
       await returning.promise
     })
@@ -29,10 +33,21 @@ describe.each(transports)('A2A dialect edges ($name)', (transport) => {
       const sent = await target.rpc('SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] }, configuration: { returnImmediately: true } }, { headers: V1 })
       const id = sent.body.result.task.id
       await expect.poll(async () => (await target.rpc('GetTask', { id }, { headers: V1 })).body.result.status.state).toBe('TASK_STATE_INPUT_REQUIRED')
+      const readers = []
       for (const [method, headers] of [['SubscribeToTask', V1], ['tasks/resubscribe', { 'A2A-Version': '0.3' }]] as const) {
-        const response = await target.post(JSON.stringify({ jsonrpc: '2.0', id: 's', method, params: { id } }), headers)
-        const { events } = await within(readEvents(response, 'numbered'), 8_000, `${method} to end while the agent is still returning`)
-        expect(events).toHaveLength(1)
+        const reader = eventReader(await target.post(JSON.stringify({ jsonrpc: '2.0', id: 's', method, params: { id } }), headers))
+        const first = await within(reader.next(), 8_000, `${method} to answer while the agent is still returning`)
+        expect(first.result.task?.status.state ?? first.result.status.state).toMatch(/^(TASK_STATE_INPUT_REQUIRED|input-required)$/)
+        readers.push(reader)
+      }
+      // The follow-up waits for the agent to return, then runs: both subscriptions carry its turn to the end.
+      const followUp = target.rpc('SendMessage', { message: { messageId: 'f', role: 'ROLE_USER', parts: [{ text: 'that one' }], taskId: id } }, { headers: V1 })
+      returning.resolve()
+      expect((await followUp).body.result.task.status.state).toBe('TASK_STATE_COMPLETED')
+      for (const reader of readers) {
+        const ids: number[] = []
+        for (let event = await reader.next(); event !== undefined; event = await reader.next()) ids.push(reader.lastId!)
+        expect(ids).toEqual([3, 4, 5])
       }
     } finally {
       returning.resolve()

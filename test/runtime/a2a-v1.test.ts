@@ -724,6 +724,22 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       expect(script.target.logger.text('error')).toBe('')
     })
 
+    it('SubscribeToTask on a TASK_STATE_INPUT_REQUIRED task MUST keep the stream open (heartbeats flow) and deliver the next turn, which a follow-up from another client starts, until the terminal state', async () => {
+      const target = await transport.start(scriptedAgent().agent, { sseHeartbeatMs: 50 })
+      const asked = await sendTask(target, 'ask')
+      expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED')
+      const sub = await subscribe(transport, target, asked.id, 'sub-turns')
+      const first = streamResult(await within(sub.reader.next(), 'the first event'), 'sub-turns')
+      expect(first.task).toMatchObject({ id: asked.id, status: { state: 'TASK_STATE_INPUT_REQUIRED' } })
+      const next = sub.reader.next()
+      await expect.poll(() => sub.reader.heartbeats).toBeGreaterThan(0)
+      const answered = await sendTask(target, 'Ada', { message: { taskId: asked.id } })
+      expect(answered.status.state).toBe('TASK_STATE_COMPLETED')
+      const rest = [streamResult(await within(next, 'the first event of the next turn'), 'sub-turns'), ...(await drain(sub.reader, 'sub-turns'))]
+      expect(rest.map(summary)).toEqual(['status:TASK_STATE_WORKING', expect.stringMatching(/^artifact:/), 'artifact:Hello, Ada', 'status:TASK_STATE_COMPLETED'])
+      expect(rest[1].artifactUpdate.artifact.parts[0].data).toEqual({ saw: ['user: ask', 'agent: What is your name?', 'user: Ada'] })
+    })
+
     it('SubscribeToTask on a terminal task MUST answer -32004 UnsupportedOperation', async () => {
       const target = await transport.start(echoAgent)
       const task = await sendTask(target, 'done')

@@ -24,6 +24,12 @@ const MAX_BODY = 64 * 1024
 /** A stream longer than this, or open longer than STREAM_TIMEOUT_MS, counts as a hang. */
 const STREAM_LIMIT = 4 * 1024 * 1024
 const STREAM_TIMEOUT_MS = 5_000
+/**
+ * A subscription to the waiting task stays open for its next turn, which no body starts: it is read up to its
+ * first frame (the Task, a missed event, or a keep-alive, which come this often), then left.
+ */
+const SUBSCRIBING: ReadonlySet<string> = new Set(['tasks/resubscribe', 'SubscribeToTask'])
+const HEARTBEAT_MS = 100
 
 const BINDINGS: Record<Dialect, Binding> = { platform: platformBinding, 'a2a-0.3': v03Binding, 'a2a-1.0': v1Binding }
 const KNOWN_CODES: ReadonlySet<number> = new Set(Object.values(ErrorCode))
@@ -138,8 +144,11 @@ async function send(target: Target, body: FuzzBody): Promise<Response> {
   return target.fetch(body.path, init)
 }
 
-/** Reads a stream to its end, or until it passes STREAM_LIMIT or STREAM_TIMEOUT_MS (then cancels it). */
-async function readStream(response: Response): Promise<{ text: string; ended: boolean }> {
+/**
+ * Reads a stream to its end, or until it passes STREAM_LIMIT or STREAM_TIMEOUT_MS (then cancels it); with
+ * `firstFrame`, only until a whole frame has come (then leaves it, which counts as an end).
+ */
+async function readStream(response: Response, firstFrame = false): Promise<{ text: string; ended: boolean }> {
   const reader = response.body!.getReader()
   const decoder = new TextDecoder()
   let text = ''
@@ -155,6 +164,10 @@ async function readStream(response: Response): Promise<{ text: string; ended: bo
     }
     if (read.done) return { text, ended: true }
     text += decoder.decode(read.value, { stream: true })
+    if (firstFrame && text.includes('\n\n')) {
+      await reader.cancel().catch(() => {})
+      return { text: text.slice(0, text.lastIndexOf('\n\n') + 2), ended: true }
+    }
   }
 }
 
@@ -229,7 +242,7 @@ async function check(target: Target, body: FuzzBody): Promise<Verdict> {
   if (response.status >= 500) problems.push(`HTTP ${response.status}`)
   const type = response.headers.get('content-type') ?? ''
   if (type.startsWith('text/event-stream')) {
-    const { text, ended } = await readStream(response)
+    const { text, ended } = await readStream(response, !expected.refused && SUBSCRIBING.has(expected.method))
     if (!ended) problems.push(`the stream did not end within ${STREAM_TIMEOUT_MS} ms / ${STREAM_LIMIT} bytes`)
     if (expected.refused) problems.push(`a stream where ${expected.status} ${expected.code} was expected`)
     else if (!STREAMING_METHODS.has(expected.method)) problems.push(`${expected.method} answered with a stream`)
@@ -387,7 +400,7 @@ describe(`fuzzed JSON-RPC bodies (seed ${SEED}; replay with A2A_FUZZ_SEED=${SEED
       async () => {
         const receiver = await startReceiver()
         // The slash-named methods speak the platform dialect whatever A2A_DIALECT says: expectedFor assumes it.
-        const target = await nodeServer.start(fuzzAgent, { maxBodySize: MAX_BODY, push: PUSH_OPTIONS, dialect: 'platform' })
+        const target = await nodeServer.start(fuzzAgent, { maxBodySize: MAX_BODY, push: PUSH_OPTIONS, dialect: 'platform', sseHeartbeatMs: HEARTBEAT_MS })
         const tasks = await fuzzTasks(target, receiver.url)
         const before = await snapshots(target, tasks)
         const prototypes = prototypeState()

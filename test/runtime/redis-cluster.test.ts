@@ -130,6 +130,54 @@ function crossInstanceBehaviour(): void {
     expect((await rpc(b, 'tasks/get', { id: sent.id })).body.result.status.state).toBe('completed')
   })
 
+  it('follows a task through its turns that wait for input, whichever instance each follow-up reaches: subscribers on A (where it began) and on B get every event once, in order, until it ends', { timeout: 30_000 }, async () => {
+    const prefix = freshPrefix()
+    const started = deferred<string>()
+    const firstTurn = deferred()
+    const turns = agent(async (ctx, task) => {
+      if (ctx.history.length === 1) {
+        task.working('looking')
+        started.resolve(ctx.taskId)
+        await firstTurn.promise
+        return task.inputRequired('Which city?')
+      }
+      if (ctx.text === 'ask again') return task.inputRequired('Which day?')
+      task.artifact(`Weather in ${ctx.text}`)
+      task.complete()
+    })
+    const [a, b] = [await instance(turns, prefix), await instance(turns, prefix)]
+    await rpc(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })
+    const taskId = await started.promise
+    // On A while its first turn runs there; on B, which follows it through Redis.
+    const subscribers = []
+    for (const server of [a, b]) {
+      const reader = eventReader(await fetch(server.url, { method: 'POST', headers: V1, body: JSON.stringify({ jsonrpc: '2.0', id: 's', method: 'SubscribeToTask', params: { id: taskId } }) }))
+      expect((await reader.next()).result.task.id).toBe(taskId)
+      subscribers.push({ reader, opened: reader.lastId! })
+    }
+    firstTurn.resolve()
+    await expect.poll(async () => (await rpc(b, 'tasks/get', { id: taskId })).body.result.status.state).toBe('input-required')
+    const followUp = async (server: A2AServer, text: string) => (await rpc(server, 'message/send', { message: { ...platformMessage(text).message, taskId } })).body.result.status.state
+    expect(await followUp(b, 'ask again')).toBe('input-required')
+    expect(await followUp(a, 'Oslo')).toBe('completed')
+    for (const { reader, opened } of subscribers) {
+      const seen: Array<[number, string]> = []
+      for (let event = await reader.next(); event; event = await reader.next()) {
+        const { statusUpdate, artifactUpdate } = event.result
+        seen.push([reader.lastId!, statusUpdate ? statusUpdate.status.state : `artifact ${artifactUpdate.artifact.parts[0].text}`])
+      }
+      expect(seen.map(([id]) => id)).toEqual(Array.from({ length: 8 - opened }, (_, i) => opened + 1 + i))
+      expect(seen.filter(([id]) => id >= 3).map(([, what]) => what)).toEqual([
+        'TASK_STATE_INPUT_REQUIRED',
+        'TASK_STATE_WORKING',
+        'TASK_STATE_INPUT_REQUIRED',
+        'TASK_STATE_WORKING',
+        'artifact Weather in Oslo',
+        'TASK_STATE_COMPLETED',
+      ])
+    }
+  })
+
   it('cancel on B reaches the agent running on A: its signal fires and both instances see the task canceled', async () => {
     const { a, b, stepped, sent } = await runningOnA()
     const canceled = (await rpc(b, 'tasks/cancel', { id: sent.id })).body

@@ -40,7 +40,9 @@ interface Framing {
 
 /**
  * Follows a task (SubscribeToTask, tasks/resubscribe): the Task as it stands, then its live events until it
- * settles. A finished task is an error; a task at rest (waiting for input) sends the Task and closes.
+ * ends. A finished task is an error. A task waiting for input keeps its subscriber: the stream stays open
+ * (heartbeats flow when they are on) and carries the next turn, which a follow-up from any client starts, until
+ * a terminal state (A2A v1.0 §3.1.6). A send stream, by contrast, ends with its turn (`streamWith`, `_v1.ts`).
  *
  * With `Last-Event-ID: n` (a client whose stream broke) it sends instead the events after n, then the live
  * ones: each event once, in order, none missing, also for a task that has ended meanwhile, while the store
@@ -57,30 +59,33 @@ export function subscribeWith(framing: Framing): MethodHandler {
       if (event.seq <= delivered) return
       delivered = event.seq
       sse.send(framing.event(event, id), event.seq)
-      if (event.kind === 'status-update' && event.final) sse.close()
+      if (event.kind === 'status-update' && isTerminal(event.status.state)) sse.close()
     }
-    // Live events that arrive while the Task or the missed events are being read wait for them.
+    // Live events that arrive while the Task or the missed events are being read wait for them; so does the
+    // end of the subscription by a shutdown, which closes the stream after them.
     let early: TaskEvent[] | undefined = []
+    let endedEarly = false
+    const ended = () => (early ? (endedEarly = true) : sse.close())
     let subscribed: Awaited<ReturnType<typeof engine.subscribe>>
     try {
-      subscribed = await engine.subscribe(taskId, (event) => (early ? early.push(event) : deliver(event)))
+      subscribed = await engine.subscribe(taskId, (event) => (early ? early.push(event) : deliver(event)), ended)
     } catch (error) {
       sse.close() // never sent: it must not count as open
       throw error
     }
-    const { task, running, seq, unsubscribe } = subscribed
+    const { following, current, unsubscribe } = subscribed
     try {
       if (lastEventId === undefined) {
-        if (!running && isTerminal(task.status.state)) {
+        // The Task and the number of the last event it reflects, read as the Task is written: events that changed
+        // it since the subscription began are in it, and are not sent again.
+        const { task, seq: reflected } = current()
+        if (!following && isTerminal(task.status.state)) {
           throw new UnsupportedOperationError(`Task ${taskId} is ${task.status.state}: a finished task has no more events to subscribe to`)
         }
-        // The number of the last event the Task reflects, read as the Task is written: events that changed
-        // it since the subscription began are in it, and are not sent again.
-        const reflected = seq()
         sse.send(framing.task(task, id), reflected)
         delivered = reflected ?? 0
       } else {
-        const last = seq()
+        const last = current().seq
         const missed = last === undefined ? undefined : lastEventId < last ? await engine.eventsAfter(taskId, lastEventId) : []
         if (!missed) throw notKept(taskId, lastEventId, dialect)
         if (lastEventId > last!) throw new InvalidParamsError(`Last-Event-ID ${lastEventId} is after the last event of task ${taskId} (${last})`)
@@ -95,8 +100,9 @@ export function subscribeWith(framing: Framing): MethodHandler {
     const waiting = early
     early = undefined
     for (const event of waiting) deliver(event)
-    // A task at rest or finished sends nothing more: the stream ends with what it had.
-    if (!running) sse.close()
+    // Nothing more to send: the task had ended (a resume from Last-Event-ID), or ended while the Task was being
+    // answered (the Task reflects its last event, which is not sent again), or the server no longer follows it.
+    if (!following || endedEarly || isTerminal(current().task.status.state)) sse.close()
     sse.onCancel(unsubscribe)
     return sse.response
   }

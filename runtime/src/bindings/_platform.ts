@@ -69,6 +69,8 @@ export function streamWith(frames: EventFrames, alwaysNumbered = false): MethodH
       const { unsubscribe } = await engine.send(request, (event, task) => {
         for (const frame of frames(event, task, id, first)) sse.send(frame, numbered ? event.seq : undefined)
         first = false
+        // The stream ends after the turn's final status event (the platform spec), input-required included: the
+        // follow-up opens the next one. tasks/resubscribe follows the task across turns (`subscribeWith`).
         if (event.kind === 'status-update' && event.final) sse.close()
       })
       // A client that leaves stops receiving; the task runs on and stays retrievable.
@@ -92,7 +94,8 @@ export const cancel: MethodHandler = async (params, { engine }) => engine.cancel
 /**
  * `tasks/resubscribe` on the platform dialect (an addition to the platform's four methods, for clients that
  * resume a broken stream with `Last-Event-ID`): the same notifications as `message/stream`, numbered. Without
- * `Last-Event-ID` it opens with the task's current status as a `tasks/statusUpdate`.
+ * `Last-Event-ID` it opens with the task's current status as a `tasks/statusUpdate`. Unlike `message/stream` it
+ * follows the task until it ends: a `final: true` at input-required closes the turn, not the stream.
  */
 const resubscribe = subscribeWith({
   readTaskId,

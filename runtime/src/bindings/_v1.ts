@@ -44,6 +44,8 @@ function taskStream(id: JsonRpcId, sse: SseStream) {
   const listener = (event: TaskEvent, task: Task) => {
     sendTask(task, event.seq)
     send(eventToV1(event), event.seq)
+    // A send's stream is its turn's: it ends when the task ends or waits for input (the follow-up opens the next
+    // one). SubscribeToTask follows the task across turns (`subscribeWith`).
     if (event.kind === 'status-update' && event.final) sse.close()
   }
   return { sse, sendTask, listener }

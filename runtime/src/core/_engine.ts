@@ -6,6 +6,7 @@ import type { Message, Task, TaskEvent } from '../types.js'
 import { isoNow } from './_clock.js'
 import { newId } from './_ids.js'
 import { isInterrupted, isSettled, isTerminal } from './_lifecycle.js'
+import { Followers, TaskFollower } from './_followers.js'
 import { DEFAULT_MAX_RUNNING_BYTES, DEFAULT_MAX_TASK_BYTES, RunningBytes, TaskBytes, type TaskByteLimits, userMessageBytes } from './_task-bytes.js'
 import { type EventSink, type TaskLimits, type TaskListener, TaskRun } from './_task-run.js'
 
@@ -28,6 +29,15 @@ export interface StartedTask {
   /** Resolves when the task settles: terminal, or waiting for the client. */
   settled: Promise<void>
   /** Detaches the listener given to `send` (a client went away); the task goes on. */
+  unsubscribe: () => void
+}
+
+/** A subscription to a task (see `TaskEngine.subscribe`). */
+export interface Subscription {
+  /** Whether more events may come: false once the task has ended, or for a task at rest during a shutdown. */
+  following: boolean
+  /** The task as it stands and the number of the last event it reflects, read together. */
+  current: () => { task: Task; seq: number | undefined }
   unsubscribe: () => void
 }
 
@@ -61,6 +71,7 @@ export class TaskEngine {
   readonly #sink: EventSink
   readonly #runningBytes: RunningBytes
   readonly #taskLimits: TaskLimits
+  readonly #followers = new Followers()
 
   #closing = false
 
@@ -101,6 +112,7 @@ export class TaskEngine {
         storeFailed(error)
       }
       this.onEvent?.(task, event)
+      this.#followers.publish(task, event)
       // A durable store's write: the task's settling waits for it (a client told "completed" can count on
       // the task surviving a restart); a failure is logged and the task goes on.
       if (saved instanceof Promise) {
@@ -182,29 +194,63 @@ export class TaskEngine {
   }
 
   /**
-   * Follows a task: `listener` sees its events from now on while its agent runs. Returns the task as it
-   * stands and whether it is running (a task at rest sends no events until a follow-up resumes it).
+   * Follows a task until it ends: `listener` sees its events from now on, of this turn and of the turns that
+   * follow-ups start (from any client, on any instance that shares the store), each once, in order. A task
+   * waiting for input is followed too: its subscriber waits for the next turn. `following` is false for a task
+   * that has ended, or one at rest while the server shuts down: nothing more will come. `onEnd` hears that the
+   * server ended the subscription (a shutdown).
+   *
+   * `current()` is the task as it stands and the number of the last event it reflects, read together (a task
+   * moves on while the caller awaits); the number is `undefined` when the store no longer keeps the log of a
+   * task at rest (it ended a while ago).
    */
-  /**
-   * `seq()` is the number of the last event the task reflects now (a running task moves on while the caller
-   * awaits); `undefined` when the store no longer keeps the log of a task at rest (it ended a while ago).
-   */
-  async subscribe(taskId: string, listener: TaskListener): Promise<{ task: Task; running: boolean; seq: () => number | undefined; unsubscribe: () => void }> {
+  async subscribe(taskId: string, listener: TaskListener, onEnd: () => void = noop): Promise<Subscription> {
+    const follower = new TaskFollower(taskId, listener, onEnd, this.#followers)
+    const cluster = this.store.cluster
+    // Registered before anything is read: no event published from here on can slip past it.
+    if (!cluster) this.#followers.hearLocalRuns(follower)
     const run = this.#executions.get(taskId)?.run
     // A task that has settled (waiting for input) sends nothing more from this run, even while its agent is
-    // still returning: a subscriber would wait forever.
-    if (run && !isSettled(run.state)) return { task: run.task, running: true, seq: () => run.seq, unsubscribe: run.subscribe(listener) }
-    const snapshot = this.store.snapshot ? await this.store.snapshot(taskId) : undefined
-    if (this.store.snapshot && !snapshot) throw new TaskNotFoundError(taskId)
-    const task = snapshot?.task ?? (await this.get(taskId))
-    const last = snapshot ? snapshot.seq : await this.#lastSeq(taskId)
-    const seq = () => last
-    // Running on another instance that shares the store: follow its events there.
-    const cluster = this.store.cluster
-    if (cluster && !isSettled(task.status.state)) {
-      return { task, running: true, seq, unsubscribe: cluster.follow(taskId, last ?? 0, (event) => listener(event, task)) }
+    // still returning: its next turn is another run.
+    if (run && !isSettled(run.state)) {
+      if (cluster) follower.listenTo(this.#followRunThenCluster(follower, run, cluster))
+      return { following: true, current: () => ({ task: run.task, seq: run.seq }), unsubscribe: follower.stop }
     }
-    return { task, running: false, seq, unsubscribe: noop }
+    let read: { task: Task; seq: number | undefined }
+    try {
+      const snapshot = this.store.snapshot ? await this.store.snapshot(taskId) : undefined
+      if (this.store.snapshot && !snapshot) throw new TaskNotFoundError(taskId)
+      read = snapshot ?? { task: await this.get(taskId), seq: await this.#lastSeq(taskId) }
+    } catch (error) {
+      follower.stop()
+      throw error
+    }
+    // A follow-up may have started the next turn here since the subscription began (even ended it): the task of
+    // its run, live, is then the current one, and what was heard goes out after it.
+    const heard = !cluster && follower.lastHeard !== undefined
+    // Otherwise nothing more to hear: the task has ended, or no follow-up can start it here any more.
+    if (!heard && (isTerminal(read.task.status.state) || this.#closing)) {
+      follower.stop()
+      return { following: false, current: () => read, unsubscribe: noop }
+    }
+    if (!cluster) return { following: true, current: () => follower.lastHeard ?? read, unsubscribe: follower.stop }
+    // At rest, or running on another instance that shares the store: the store's feed carries the events of
+    // every instance, in order, this turn's and the next ones'.
+    follower.listenTo(cluster.follow(taskId, read.seq ?? 0, (event) => follower.hear(event, read.task)))
+    return { following: true, current: () => read, unsubscribe: follower.stop }
+  }
+
+  /**
+   * With a shared store: the events of the run here while it runs (as it publishes them), then, once it waits
+   * for input, the store's feed, as the follow-up that starts the next turn may reach any instance.
+   */
+  #followRunThenCluster(follower: TaskFollower, run: TaskRun, cluster: ClusterLink): () => void {
+    return run.subscribe((event, task) => {
+      follower.hear(event, task)
+      if (event.kind === 'status-update' && isInterrupted(event.status.state)) {
+        follower.listenTo(cluster.follow(run.id, event.seq, (next) => follower.hear(next, run.task)))
+      }
+    })
   }
 
   /** The number of the task's last event, from the store's count when it keeps one (no copy of the log). */
@@ -277,6 +323,12 @@ export class TaskEngine {
    */
   async drain(graceMs: number): Promise<void> {
     this.#closing = true
+    // Subscriptions that only a follow-up (refused here from now on) or another instance could move end now;
+    // those of a task running here hear it end, or end after the wait.
+    this.#followers.end((follower) => {
+      const run = this.#executions.get(follower.taskId)?.run
+      return !run || isSettled(run.state)
+    })
     if (this.#executions.size === 0) return
     let timer: ReturnType<typeof setTimeout> | undefined
     const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)))
@@ -286,6 +338,7 @@ export class TaskEngine {
       run.abort('Server shutting down')
       if (!isSettled(run.state)) run.setStatus('failed', 'The server shut down before the task finished')
     }
+    this.#followers.end()
   }
 
   #start(run: TaskRun, reservation: Reservation, message: Message, listener: TaskListener | undefined, prepare?: SendRequest['prepare']): StartedTask {

@@ -47,7 +47,10 @@ export interface ClusterLink {
   claim(taskId: string): Promise<boolean>
   /** Gives the lease back once this instance's run of the task has ended. */
   release(taskId: string): Promise<void>
-  /** Follows the events after `afterSeq` of a task that runs on another instance, in order, each once. */
+  /**
+   * Follows the events after `afterSeq` of a task, whichever instance publishes them, in order, each once, until
+   * it ends (through the turns that follow-ups start) or the returned function is called.
+   */
   follow(taskId: string, afterSeq: number, onEvent: (event: TaskEvent) => void): () => void
   /**
    * Asks the instance that runs the task to cancel it; resolves with the task as that instance answers, or

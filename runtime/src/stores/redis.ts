@@ -564,7 +564,8 @@ export class RedisTaskStore implements TaskStore {
       if (ended || event.seq <= delivered) return
       delivered = event.seq
       onEvent(event)
-      if (event.kind === 'status-update' && event.final) stop()
+      // A turn that waits for input is not the end: a follow-up (sent to any instance) starts the next one.
+      if (event.kind === 'status-update' && isTerminal(event.status.state)) stop()
     }
     const channel = this.#listen(this.keys.live(taskId), (message) => {
       const event = JSON.parse(message) as TaskEvent
