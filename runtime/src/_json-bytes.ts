@@ -31,6 +31,7 @@ const MESSAGE_FIXED = '{"kind":"message","messageId":,"role":,"parts":}'.length
 const CONTEXT_ID_FIELD = ',"contextId":'.length
 const TASK_ID_FIELD = ',"taskId":'.length
 const METADATA_FIELD = ',"metadata":'.length
+const MEDIA_TYPE_FIELD = ',"mediaType":'.length
 const TEXT_PART_FIXED = '{"kind":"text","text":}'.length
 
 /** The bytes of a message with only the fields of `Message` (and text parts with only theirs), as `jsonBytes` counts them. */
@@ -47,7 +48,11 @@ function partsBytes(parts: Part[]): number {
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!
     if (part.kind !== 'text') bytes += jsonBytes(part)
-    else bytes += TEXT_PART_FIXED + stringBytes(part.text) + (part.metadata === undefined ? 0 : METADATA_FIELD + jsonBytes(part.metadata))
+    else {
+      bytes += TEXT_PART_FIXED + stringBytes(part.text)
+      if (part.mediaType !== undefined) bytes += MEDIA_TYPE_FIELD + stringBytes(part.mediaType)
+      if (part.metadata !== undefined) bytes += METADATA_FIELD + jsonBytes(part.metadata)
+    }
   }
   return bytes
 }
@@ -129,6 +134,7 @@ function keyBytes(key: string): number {
     case 'messageId':
     case 'contextId':
     case 'lastChunk':
+    case 'mediaType':
       return 11
     case 'artifactId':
       return 12

@@ -18,12 +18,20 @@ export type Role = 'user' | 'agent'
 export interface TextPart {
   kind: 'text'
   text: string
+  /** The text's media type (`text/markdown`), when it is not plain text. A2A v1.0; v0.3 clients do not see it. */
+  mediaType?: string
   metadata?: Record<string, unknown>
 }
 
 export interface DataPart {
   kind: 'data'
-  data: Record<string, unknown>
+  /**
+   * Structured content. An object in the platform dialect and A2A v0.3; any JSON value in A2A v1.0 (an array, a
+   * string, a number, a boolean or null too), which v0.3 clients receive wrapped as `{ "value": … }`.
+   */
+  data: unknown
+  /** The data's media type (`application/vnd.example+json`). A2A v1.0; v0.3 clients do not see it. */
+  mediaType?: string
   metadata?: Record<string, unknown>
 }
 

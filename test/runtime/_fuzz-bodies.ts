@@ -248,6 +248,9 @@ function v1Part(rng: Rng): Json {
   return rng.pick<() => Json>([
     () => ({ text: rng.pick(['hello', 'blue', 'e\u0301 😀']) }),
     () => ({ data: { answer: 42, nested: { list: [1, 'two', null] } }, metadata: { source: 'fuzz' } }),
+    // A2A v1.0 data is any JSON value, and text and data parts may name their media type.
+    () => ({ data: rng.pick<unknown>([[1, 'two', null], 'a string', 42, true, null]), ...(rng.chance(0.5) && { mediaType: 'application/json' }) }),
+    () => ({ text: '# hello', mediaType: 'text/markdown' }),
     () => ({ url: 'https://example.test/a.txt', mediaType: 'text/plain', filename: 'a.txt' }),
     () => ({ raw: 'aGVsbG8=', mediaType: 'text/plain' }),
   ])()
@@ -715,11 +718,12 @@ const V1_SEND_BREAKERS: Breaker[] = [
   ...[
     onPart((_, __, path) => breakType(path, NON_OBJECT)),
     onPart((_, __, path, part) => (typeof part.text === 'string' && hasOnly(part, 'text') ? breakType([...path, 'text'], NON_STRING) : undefined)),
-    onPart((_, __, path, part) => (own(part, 'data') && hasOnly(part, 'data') && typeof part.text !== 'string' ? breakType([...path, 'data'], NON_OBJECT) : undefined)),
+    // A data part may hold any JSON value: only one nested too deep is refused.
     onPart((_, __, path, part) => (own(part, 'data') && typeof part.text !== 'string' ? breakDepth([...path, 'data', 'deep']) : undefined)),
     onPart((_, __, path, part) => (typeof part.url === 'string' && hasOnly(part, 'url') ? breakType([...path, 'url'], NON_STRING) : undefined)),
     onPart((_, __, path, part) => (typeof part.raw === 'string' && hasOnly(part, 'raw') ? breakType([...path, 'raw'], NON_STRING) : undefined)),
     onPart((_, __, path) => breakType([...path, 'metadata'], NON_OBJECT)),
+    onPart((_, __, path) => breakType([...path, 'mediaType'], NON_STRING)),
     breakDrop(['params', 'message', 'messageId']),
     breakValue(['params', 'message', 'messageId'], ['', null, 7, [], {}, false]),
     breakType(['params', 'message', 'taskId'], NON_STRING),

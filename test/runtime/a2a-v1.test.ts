@@ -437,6 +437,67 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       expect((await resultOf(target, 'GetTask', { id: task.id })).history[0].parts).toEqual(parts)
     })
 
+    it('Data parts MUST take any JSON value (object, array, string, number, boolean, null) and serve it back as sent: history, artifacts, GetTask and the stream', async () => {
+      const values = [{ city: 'Paris' }, [1, 'two', null, { three: 3 }], 'a string', 42.5, false, null, [], {}]
+      let seenByAgent: unknown
+      const mirror = agent(
+        (ctx, task) => {
+          seenByAgent = ctx.parts
+          task.artifact(ctx.parts)
+          task.complete()
+        },
+        { card: { defaultInputModes: ['application/json'] } },
+      )
+      const target = await transport.start(mirror)
+      const parts = values.map((data) => ({ data }))
+      const task = await sendTask(target, 'ignored', { message: { parts } })
+      expect(seenByAgent).toEqual(values.map((data) => ({ kind: 'data', data })))
+      expect(task.history[0].parts).toEqual(parts)
+      expect(task.artifacts[0].parts).toEqual(parts)
+      const got = await resultOf(target, 'GetTask', { id: task.id })
+      expect(got.history[0].parts).toEqual(parts)
+      expect(got.artifacts[0].parts).toEqual(parts)
+      const streamed = await readStream(await post(target, 'SendStreamingMessage', sendParams('x', { message: { parts } }), { id: 'data' }), 'data')
+      expect(streamed.find((r) => r.artifactUpdate).artifactUpdate.artifact.parts).toEqual(parts)
+    })
+
+    it('A mediaType on text and data parts MUST be kept and served back, from the client and from the agent', async () => {
+      let seenByAgent: unknown
+      const typed = agent(
+        (ctx, task) => {
+          seenByAgent = ctx.parts
+          task.artifact([
+            { kind: 'text', text: '# Answer', mediaType: 'text/markdown' },
+            { kind: 'data', data: ['a', 'b'], mediaType: 'application/vnd.example+json' },
+          ])
+          task.complete([{ kind: 'text', text: '*done*', mediaType: 'text/markdown' }])
+        },
+        { card: { defaultInputModes: ['*/*'] } },
+      )
+      const target = await transport.start(typed)
+      const parts = [
+        { text: '<p>hi</p>', mediaType: 'text/html' },
+        { data: { q: 1 }, mediaType: 'application/vnd.example+json' },
+      ]
+      const task = await sendTask(target, 'ignored', { message: { parts } })
+      expect(seenByAgent).toEqual([
+        { kind: 'text', text: '<p>hi</p>', mediaType: 'text/html' },
+        { kind: 'data', data: { q: 1 }, mediaType: 'application/vnd.example+json' },
+      ])
+      const answer = [
+        { text: '# Answer', mediaType: 'text/markdown' },
+        { data: ['a', 'b'], mediaType: 'application/vnd.example+json' },
+      ]
+      for (const served of [task, await resultOf(target, 'GetTask', { id: task.id })]) {
+        expect(served.history[0].parts).toEqual(parts)
+        expect(served.artifacts[0].parts).toEqual(answer)
+        expect(served.status.message.parts).toEqual([{ text: '*done*', mediaType: 'text/markdown' }])
+      }
+      const streamed = await readStream(await post(target, 'SendStreamingMessage', sendParams('x', { message: { parts } }), { id: 'typed' }), 'typed')
+      expect(streamed.find((r) => r.artifactUpdate).artifactUpdate.artifact.parts).toEqual(answer)
+      expect(streamed.at(-1).statusUpdate.status.message.parts).toEqual([{ text: '*done*', mediaType: 'text/markdown' }])
+    })
+
     it('Artifacts MUST carry an artifactId and parts in the v1.0 part shapes', async () => {
       const producer = agent((_ctx, task) => {
         task.artifact(

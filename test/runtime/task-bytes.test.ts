@@ -62,6 +62,7 @@ describe('jsonBytes', () => {
         taskId: '😀'.repeat(20),
         metadata: { kind: { kind: 'kind' } },
         messageId: '\ud800'.repeat(13),
+        mediaType: 'é"',
         contextId: -0,
         lastChunk: false,
         artifactId: { toJSON: () => 'replaced' },
@@ -100,6 +101,9 @@ describe('jsonBytes', () => {
         const variants: Message[] = [
           message,
           { ...message, parts: [{ kind: 'text', text, ...(metadata && { metadata }) }] },
+          // A2A v1.0 parts: a media type on text and data, data that is not an object.
+          { ...message, parts: [{ kind: 'text', text, mediaType: `text/${text}`, ...(metadata && { metadata }) }, { kind: 'text', text, mediaType: 'text/markdown' }] },
+          { ...message, parts: [{ kind: 'data', data: [text, 1, null], mediaType: 'application/json' }, { kind: 'data', data: text }, { kind: 'data', data: null }, { kind: 'data', data: -1.5 }] },
           { ...message, parts: [] },
           { ...message, role: 'agent', contextId: `ctx-${text}`, taskId: '4f6c3c1e-2b1a-4d7e-9a55-1c2d3e4f5a6b', ...(metadata && { metadata }) },
           { ...message, contextId: undefined, taskId: undefined, metadata: undefined },
@@ -117,7 +121,15 @@ describe('jsonBytes', () => {
     const v1 = readSendParamsV1({
       message: { ...extra, role: 'ROLE_USER', messageId: 'm-2', taskId: 't-1', parts: [{ text: 'hello', extra: true }, { data: { b: 2 } }, { url: 'https://example.org/x', mediaType: 'text/plain', filename: 'x.txt' }, { raw: 'aGk=' }] },
     }).message
+    const v1Values = readSendParamsV1({
+      message: {
+        role: 'ROLE_USER',
+        message_id: 'm-4',
+        context_id: 'c-"4"',
+        parts: [{ text: '# é', mediaType: 'text/markdown', filename: 'ignored.md' }, { text: 'x', media_type: 'text/x-é', metadata: { a: 1 } }, { data: [1, 'two'], mediaType: 'application/json' }, { data: 'a string' }, { data: null }, { data: 7 }, { data: false }],
+      },
+    }).message
     const v1InV03Shape = readSendParamsV1({ message: { ...extra, role: 'ROLE_USER', messageId: 'm-3', parts: [{ kind: 'text', text: 'old shape', extra: 1 }] } }).message
-    for (const message of [platform, v1, v1InV03Shape]) expect(messageBytes(message), JSON.stringify(message)).toBe(written(message))
+    for (const message of [platform, v1, v1Values, v1InV03Shape]) expect(messageBytes(message), JSON.stringify(message)).toBe(written(message))
   })
 })

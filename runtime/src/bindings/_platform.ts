@@ -6,6 +6,7 @@ import type { Binding, MethodHandler } from './_binding.js'
 import { numberingAsked, subscribeWith } from './_common.js'
 import { attachWebhook, v03PushMethods } from './_push.js'
 import { assertOutputModes, readHistoryLength, readParamsObject, readSendParams, readTaskId } from './_platform-params.js'
+import { artifactToV03, statusToV03, taskToV03 } from './_v03-shapes.js'
 
 const WEBHOOK_FIELD = 'params.configuration.pushNotificationConfig'
 
@@ -25,9 +26,9 @@ function notification(event: TaskEvent): string {
 
 function serialiseNotification(event: TaskEvent): string {
   if (event.kind === 'status-update') {
-    return JSON.stringify({ jsonrpc: '2.0', method: 'tasks/statusUpdate', params: { taskId: event.taskId, contextId: event.contextId, status: event.status, final: event.final } })
+    return JSON.stringify({ jsonrpc: '2.0', method: 'tasks/statusUpdate', params: { taskId: event.taskId, contextId: event.contextId, status: statusToV03(event.status), final: event.final } })
   }
-  const params = { taskId: event.taskId, contextId: event.contextId, artifact: event.artifact, ...(event.append && { append: true }) }
+  const params = { taskId: event.taskId, contextId: event.contextId, artifact: artifactToV03(event.artifact), ...(event.append && { append: true }) }
   return JSON.stringify({ jsonrpc: '2.0', method: 'tasks/artifactUpdate', params })
 }
 
@@ -44,7 +45,7 @@ export const send: MethodHandler = async (params, call) => {
   await attachWebhook(request, call, WEBHOOK_FIELD)
   const { run, settled } = await engine.send(request)
   if (request.blocking) await settled
-  return withHistoryLength(run.task, request.historyLength)
+  return taskToV03(withHistoryLength(run.task, request.historyLength))
 }
 
 /** The SSE data lines one event becomes in a dialect; `first` is true for the first event of the stream. */
@@ -86,10 +87,10 @@ export function streamWith(frames: EventFrames, alwaysNumbered = false): MethodH
 export const get: MethodHandler = async (params, { engine }) => {
   const id = readTaskId(params)
   const historyLength = readHistoryLength(readParamsObject(params))
-  return withHistoryLength(await engine.get(id), historyLength)
+  return taskToV03(withHistoryLength(await engine.get(id), historyLength))
 }
 
-export const cancel: MethodHandler = async (params, { engine }) => engine.cancel(readTaskId(params))
+export const cancel: MethodHandler = async (params, { engine }) => taskToV03(await engine.cancel(readTaskId(params)))
 
 /**
  * `tasks/resubscribe` on the platform dialect (an addition to the platform's four methods, for clients that

@@ -9,6 +9,7 @@ import type { CallContext, MethodHandler } from './_binding.js'
 import type { SendRequest } from '../core/_engine.js'
 import { readParamsObject } from './_platform-params.js'
 import { field, givenName } from './_proto-json.js'
+import { taskToV03 } from './_v03-shapes.js'
 import { eventToV1 } from './_v1-shapes.js'
 
 /**
@@ -250,5 +251,5 @@ const A2A_JSON = 'application/a2a+json'
  */
 export function renderPush(config: PushConfig, task: Task, event: TaskEvent): PushPayload {
   if (config.dialect === 'a2a-1.0') return { body: JSON.stringify(eventToV1(event)), contentType: A2A_JSON }
-  return { body: JSON.stringify(task), contentType: 'application/json' }
+  return { body: JSON.stringify(taskToV03(task)), contentType: 'application/json' }
 }

@@ -4,6 +4,7 @@ import { extendedCardNotConfigured, subscribeWith } from './_common.js'
 import { v03PushMethods } from './_push.js'
 import { cancel, get, send, streamWith } from './_platform.js'
 import { readTaskId } from './_platform-params.js'
+import { artifactToV03, statusToV03, taskToV03 } from './_v03-shapes.js'
 
 /**
  * The official A2A v0.3 dialect on the slash-named methods: each stream event is a JSON-RPC response to the
@@ -11,18 +12,18 @@ import { readTaskId } from './_platform-params.js'
  */
 
 function result(event: TaskEvent): object {
-  if (event.kind === 'status-update') return { kind: 'status-update', taskId: event.taskId, contextId: event.contextId, status: event.status, final: event.final }
-  return { kind: 'artifact-update', taskId: event.taskId, contextId: event.contextId, artifact: event.artifact, ...(event.append && { append: true }), lastChunk: event.lastChunk }
+  if (event.kind === 'status-update') return { kind: 'status-update', taskId: event.taskId, contextId: event.contextId, status: statusToV03(event.status), final: event.final }
+  return { kind: 'artifact-update', taskId: event.taskId, contextId: event.contextId, artifact: artifactToV03(event.artifact), ...(event.append && { append: true }), lastChunk: event.lastChunk }
 }
 
 const respond = (id: unknown, value: object) => JSON.stringify({ jsonrpc: '2.0', id, result: value })
 
 /** The stream opens with the Task, as v0.3 servers do, then its updates. */
-const frames = (event: TaskEvent, task: Task, id: unknown, first: boolean) => (first ? [respond(id, task), respond(id, result(event))] : [respond(id, result(event))])
+const frames = (event: TaskEvent, task: Task, id: unknown, first: boolean) => (first ? [respond(id, taskToV03(task)), respond(id, result(event))] : [respond(id, result(event))])
 
 const resubscribe = subscribeWith({
   readTaskId,
-  task: (task, id) => respond(id, task),
+  task: (task, id) => respond(id, taskToV03(task)),
   event: (event, id) => respond(id, result(event)),
 })
 

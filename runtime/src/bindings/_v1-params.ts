@@ -42,13 +42,15 @@ function readPartV1(value: unknown, path: string): Part {
   let part: Part
   if (typeof value.text === 'string') part = { kind: 'text', text: value.text }
   else if (value.data !== undefined) {
-    if (!isPlainObject(value.data)) throw new InvalidParamsError(`\`${path}.data\` must be a JSON object`)
+    // A google.protobuf.Value: any JSON value (an object, an array, a string, a number, a boolean or null).
     assertDepth(value.data, `${path}.data`)
     part = { kind: 'data', data: value.data }
   } else if (typeof value.url === 'string' || typeof value.raw === 'string') {
     const file = typeof value.url === 'string' ? { uri: value.url } : { bytes: value.raw as string }
     part = { kind: 'file', file: { ...file, ...(mediaType && { mimeType: mediaType }), ...(filename && { name: filename }) } }
   } else throw new InvalidParamsError(`\`${path}\` needs one of \`text\` (string), \`data\`, \`url\` or \`raw\``)
+  // A file part keeps its media type in the file, as v0.3 has it; a text or data part beside its content.
+  if (mediaType !== undefined && part.kind !== 'file') part.mediaType = mediaType
   if (metadata) part.metadata = metadata as Json
   return part
 }

@@ -35,7 +35,7 @@ export function partToV1(part: Part): Json {
   if (part.kind === 'file') {
     if (part.file.mimeType) out.mediaType = part.file.mimeType
     if (part.file.name) out.filename = part.file.name
-  }
+  } else if (part.mediaType) out.mediaType = part.mediaType
   if (part.metadata) out.metadata = part.metadata
   return out
 }
