@@ -81,7 +81,7 @@ type Expected =
   /** Refused before any method runs: exactly this status, code and id. */
   | { refused: true; status: number; code: number; id: JsonRpcId }
   /** Reaches a method: HTTP 200, the request's id, a result, an error or (streaming methods) a stream. */
-  | { refused: false; id: string | number; method: string }
+  | { refused: false; id: JsonRpcId; method: string }
 
 const V1_VERSION = /^1(\.0(\.\d+)?)?$/
 const V03_VERSION = /^0\.3(\.\d+)?$/
