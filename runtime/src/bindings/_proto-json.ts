@@ -1,15 +1,16 @@
 import { InvalidParamsError } from '../errors.js'
 
+type Json = Record<string, unknown>
+
 /**
  * Field names in A2A v1.0 params. ProtoJSON writes a field in lowerCamelCase (`historyLength`), and its parsers
  * must also accept the field's name in the .proto file (`history_length`): the official SDK servers do, and the
- * conformance kit and some clients send those. The binding reads a field by its JSON name through `field`, which
- * looks at both spellings in place: params are read once per request, so nothing is copied or renamed.
+ * conformance kit and some clients send those. The binding reads both spellings in place, nothing is copied or
+ * renamed; the caller reads the two properties by name (`field(config.historyLength, config.history_length, …)`),
+ * as a read by a computed name costs a lookup each (a few hundred ns per message/send), a named read next to nothing.
  */
 
-type Json = Record<string, unknown>
-
-// Computed once per field name: a request reads the same few names again and again.
+// Computed once per field name (for errors, and the name a client gave a field under).
 const protoNames = new Map<string, string>()
 
 /** The .proto name of a lowerCamelCase JSON name: `historyLength` → `history_length`. */
@@ -23,22 +24,18 @@ export function protoName(jsonName: string): string {
 }
 
 /**
- * The value of the field `jsonName` of `object`, given under either name (undefined when under neither). Both
- * names with different values is a request that contradicts itself: -32602 naming both (`path` is where
- * `object` sits, such as `params.configuration`).
+ * The value of the field `jsonName` (at `path`, such as `params.configuration`), given as `value` under that name
+ * and as `protoValue` under its .proto name; undefined when under neither. Both with different values is a
+ * request that contradicts itself: -32602 naming both.
  */
-export function field(object: Json, jsonName: string, path: string): unknown {
-  const value = object[jsonName]
-  const other = object[protoName(jsonName)]
-  if (other === undefined) return value
-  if (value === undefined || sameJson(value, other, 0)) return other
+export function field(value: unknown, protoValue: unknown, path: string, jsonName: string): unknown {
+  if (protoValue === undefined) return value
+  if (value === undefined || sameJson(value, protoValue, 0)) return protoValue
   throw new InvalidParamsError(`\`${path}.${jsonName}\` and \`${path}.${protoName(jsonName)}\` are the same field with different values; give it once`)
 }
 
-/** The name the client gave the field under, for an error about its value: the JSON name unless only the .proto one is there. */
-export function givenName(object: Json, jsonName: string): string {
-  return object[jsonName] === undefined && object[protoName(jsonName)] !== undefined ? protoName(jsonName) : jsonName
-}
+/** The name a field that `field` found was given under, for an error about its value: `value` is the one under `jsonName`. */
+export const givenName = (value: unknown, jsonName: string): string => (value === undefined ? protoName(jsonName) : jsonName)
 
 /** Deeper than any value the binding accepts (64 levels): two values this deep count as different, and are refused. */
 const MAX_DEPTH = 64

@@ -162,7 +162,7 @@ async function remove(push: PushService, call: CallContext, taskId: string, id: 
 const readTaskIdField = (p: Json, key: string): string => readString(p[key], `params.${key}`, 256)
 
 /** A v1.0 method's `taskId`, also as `task_id` (ProtoJSON: see `field`). */
-const readV1TaskId = (p: Json): string => readString(field(p, 'taskId', 'params'), `params.${givenName(p, 'taskId')}`, 256)
+const readV1TaskId = (p: Json): string => readString(field(p.taskId, p.task_id, 'params', 'taskId'), `params.${givenName(p.taskId, 'taskId')}`, 256)
 
 // --- A2A v1.0 ----------------------------------------------------------------------------------------------
 
@@ -182,8 +182,8 @@ export const v1PushMethods: Array<[string, MethodHandler]> = [
     'CreateTaskPushNotificationConfig',
     pushMethod(async (p, push, call) => {
       // The config's fields sit beside taskId; some clients nest them in `config` or `pushNotificationConfig`.
-      const nested = p.config ?? field(p, 'pushNotificationConfig', 'params')
-      const where = nested === undefined ? 'params' : p.config !== undefined ? 'params.config' : `params.${givenName(p, 'pushNotificationConfig')}`
+      const nested = p.config ?? field(p.pushNotificationConfig, p.push_notification_config, 'params', 'pushNotificationConfig')
+      const where = nested === undefined ? 'params' : p.config !== undefined ? 'params.config' : `params.${givenName(p.pushNotificationConfig, 'pushNotificationConfig')}`
       return configToV1(await create(push, call, readV1TaskId(p), readWebhook(nested ?? p, where), where))
     }),
   ],

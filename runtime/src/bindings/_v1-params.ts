@@ -25,14 +25,29 @@ function optionalString(value: unknown, path: string, name: string): string | un
   return value
 }
 
-/** The string field `name` of `object` (at `path`), under either spelling. */
-const stringField = (object: Json, name: string, path: string): string | undefined => optionalString(field(object, name, path), path, givenName(object, name))
+// Readers of a field under either of its names (see `field`): the value under the JSON name, the one under the
+// .proto name, where the object sits, the JSON name.
 
-const historyLengthField = (object: Json, path: string): number | undefined => historyLengthOf(field(object, 'historyLength', path), path, givenName(object, 'historyLength'))
+function stringField(value: unknown, protoValue: unknown, path: string, name: string): string | undefined {
+  const given = field(value, protoValue, path, name)
+  if (given === undefined || given === '') return undefined
+  if (typeof given !== 'string') throw new InvalidParamsError(`\`${path}.${givenName(value, name)}\` must be a string`)
+  return given
+}
+
+function historyLengthField(value: unknown, protoValue: unknown, path: string): number | undefined {
+  const given = field(value, protoValue, path, 'historyLength')
+  return given === undefined ? undefined : historyLengthOf(given, path, givenName(value, 'historyLength'))
+}
+
+function outputModesField(value: unknown, protoValue: unknown, path: string): string[] | undefined {
+  const given = field(value, protoValue, path, 'acceptedOutputModes')
+  return given === undefined ? undefined : outputModesOf(given, path, givenName(value, 'acceptedOutputModes'))
+}
 
 function readPartV1(value: unknown, path: string): Part {
   if (!isPlainObject(value)) throw new InvalidParamsError(`\`${path}\` must be an object`)
-  const mediaType = stringField(value, 'mediaType', path)
+  const mediaType = stringField(value.mediaType, value.media_type, path, 'mediaType')
   const filename = optionalString(value.filename, path, 'filename')
   const metadata = value.metadata
   if (metadata !== undefined) {
@@ -63,15 +78,15 @@ function readMessageV1(value: unknown, path: string): Message {
   }
   // A message in the v0.3 shape (parts with `kind`) is read the v0.3 way, its ids under either spelling.
   if (Array.isArray(parts) && parts.some((part) => isPlainObject(part) && 'kind' in part)) {
-    const ids = { messageId: field(value, 'messageId', path), contextId: field(value, 'contextId', path), taskId: field(value, 'taskId', path) }
+    const ids = { messageId: field(value.messageId, value.message_id, path, 'messageId'), contextId: field(value.contextId, value.context_id, path, 'contextId'), taskId: field(value.taskId, value.task_id, path, 'taskId') }
     return readPlatformMessage({ ...value, ...ids, role: 'user' }, path, true)
   }
   if (!Array.isArray(parts) || parts.length === 0) throw new InvalidParamsError(`\`${path}.parts\` must be a non-empty array`)
-  const messageId = stringField(value, 'messageId', path)
-  if (messageId === undefined) throw new InvalidParamsError(`\`${path}.${givenName(value, 'messageId')}\` is required`)
+  const messageId = stringField(value.messageId, value.message_id, path, 'messageId')
+  if (messageId === undefined) throw new InvalidParamsError(`\`${path}.messageId\` is required`)
   const message: Message = { kind: 'message', messageId, role: 'user', parts: parts.map((part, i) => readPartV1(part, `${path}.parts[${i}]`)) }
-  const contextId = stringField(value, 'contextId', path)
-  const taskId = stringField(value, 'taskId', path)
+  const contextId = stringField(value.contextId, value.context_id, path, 'contextId')
+  const taskId = stringField(value.taskId, value.task_id, path, 'taskId')
   if (contextId !== undefined) message.contextId = contextId
   if (taskId !== undefined) message.taskId = taskId
   if (value.metadata !== undefined) {
@@ -98,20 +113,23 @@ export function readSendParamsV1(params: unknown): SendParamsV1 {
   const configuration = p.configuration
   if (configuration !== undefined && !isPlainObject(configuration)) throw new InvalidParamsError(`\`${CONFIGURATION}\` must be an object`)
   const config = isPlainObject(configuration) ? configuration : NOTHING
-  const returnImmediately = field(config, 'returnImmediately', CONFIGURATION) ?? config.blocking === false
-  if (typeof returnImmediately !== 'boolean') throw new InvalidParamsError(`\`${CONFIGURATION}.${givenName(config, 'returnImmediately')}\` must be a boolean`)
+  const returnImmediately = field(config.returnImmediately, config.return_immediately, CONFIGURATION, 'returnImmediately') ?? config.blocking === false
+  if (typeof returnImmediately !== 'boolean') throw new InvalidParamsError(`\`${CONFIGURATION}.${givenName(config.returnImmediately, 'returnImmediately')}\` must be a boolean`)
   const request: SendParamsV1 = {
     message,
     returnImmediately,
-    historyLength: historyLengthField(config, CONFIGURATION),
-    acceptedOutputModes: outputModesOf(field(config, 'acceptedOutputModes', CONFIGURATION), CONFIGURATION, givenName(config, 'acceptedOutputModes')),
+    historyLength: historyLengthField(config.historyLength, config.history_length, CONFIGURATION),
+    acceptedOutputModes: outputModesField(config.acceptedOutputModes, config.accepted_output_modes, CONFIGURATION),
   }
   if (message.taskId !== undefined) request.taskId = message.taskId
   if (message.contextId !== undefined) request.contextId = message.contextId
   // v1.0 names it taskPushNotificationConfig; clients between versions send the v0.3 name.
-  const webhookName = field(config, 'taskPushNotificationConfig', CONFIGURATION) !== undefined ? 'taskPushNotificationConfig' : 'pushNotificationConfig'
-  const webhook = field(config, webhookName, CONFIGURATION)
-  if (webhook !== undefined) request.webhook = readWebhook(webhook, `${CONFIGURATION}.${givenName(config, webhookName)}`)
+  const v1Webhook = field(config.taskPushNotificationConfig, config.task_push_notification_config, CONFIGURATION, 'taskPushNotificationConfig')
+  if (v1Webhook !== undefined) request.webhook = readWebhook(v1Webhook, `${CONFIGURATION}.${givenName(config.taskPushNotificationConfig, 'taskPushNotificationConfig')}`)
+  else {
+    const v03Webhook = field(config.pushNotificationConfig, config.push_notification_config, CONFIGURATION, 'pushNotificationConfig')
+    if (v03Webhook !== undefined) request.webhook = readWebhook(v03Webhook, `${CONFIGURATION}.${givenName(config.pushNotificationConfig, 'pushNotificationConfig')}`)
+  }
   return request
 }
 
@@ -120,7 +138,7 @@ export function readTaskIdV1(params: unknown): { id: string; historyLength: numb
   const p = readParamsObject(params)
   const id = optionalString(p.id, 'params', 'id')
   if (id === undefined) throw new InvalidParamsError('`params.id` must be a non-empty string (the task id)')
-  return { id, historyLength: historyLengthField(p, 'params') }
+  return { id, historyLength: historyLengthField(p.historyLength, p.history_length, 'params') }
 }
 
 export interface ListParamsV1 {
@@ -131,9 +149,9 @@ export interface ListParamsV1 {
 
 export function readListParamsV1(params: unknown): ListParamsV1 {
   const p = params === undefined ? NOTHING : readParamsObject(params)
-  const pageSize = field(p, 'pageSize', 'params') ?? 50
+  const pageSize = field(p.pageSize, p.page_size, 'params', 'pageSize') ?? 50
   if (typeof pageSize !== 'number' || !Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
-    throw new InvalidParamsError(`\`params.${givenName(p, 'pageSize')}\` must be an integer from 1 to 100`)
+    throw new InvalidParamsError(`\`params.${givenName(p.pageSize, 'pageSize')}\` must be an integer from 1 to 100`)
   }
   const status = optionalString(p.status, 'params', 'status')
   let state: TaskState | undefined
@@ -141,16 +159,16 @@ export function readListParamsV1(params: unknown): ListParamsV1 {
     state = stateFromV1(status)
     if (!state) throw new InvalidParamsError(`\`params.status\` must be a task state such as "TASK_STATE_WORKING" (got ${JSON.stringify(status).slice(0, 60)})`)
   }
-  const after = stringField(p, 'statusTimestampAfter', 'params')
-  if (after !== undefined && Number.isNaN(Date.parse(after))) throw new InvalidParamsError(`\`params.${givenName(p, 'statusTimestampAfter')}\` must be an ISO 8601 time`)
-  const includeArtifacts = field(p, 'includeArtifacts', 'params')
-  if (includeArtifacts !== undefined && typeof includeArtifacts !== 'boolean') throw new InvalidParamsError(`\`params.${givenName(p, 'includeArtifacts')}\` must be a boolean`)
+  const after = stringField(p.statusTimestampAfter, p.status_timestamp_after, 'params', 'statusTimestampAfter')
+  if (after !== undefined && Number.isNaN(Date.parse(after))) throw new InvalidParamsError(`\`params.${givenName(p.statusTimestampAfter, 'statusTimestampAfter')}\` must be an ISO 8601 time`)
+  const includeArtifacts = field(p.includeArtifacts, p.include_artifacts, 'params', 'includeArtifacts')
+  if (includeArtifacts !== undefined && typeof includeArtifacts !== 'boolean') throw new InvalidParamsError(`\`params.${givenName(p.includeArtifacts, 'includeArtifacts')}\` must be a boolean`)
   const query: TaskQuery = { limit: pageSize }
-  const contextId = stringField(p, 'contextId', 'params')
-  const cursor = stringField(p, 'pageToken', 'params')
+  const contextId = stringField(p.contextId, p.context_id, 'params', 'contextId')
+  const cursor = stringField(p.pageToken, p.page_token, 'params', 'pageToken')
   if (contextId !== undefined) query.contextId = contextId
   if (state !== undefined) query.state = state
   if (after !== undefined) query.updatedAfter = new Date(after).toISOString()
   if (cursor !== undefined) query.cursor = cursor
-  return { query, historyLength: historyLengthField(p, 'params'), includeArtifacts: includeArtifacts === true }
+  return { query, historyLength: historyLengthField(p.historyLength, p.history_length, 'params'), includeArtifacts: includeArtifacts === true }
 }
