@@ -162,7 +162,10 @@ async function remove(push: PushService, call: CallContext, taskId: string, id: 
 const readTaskIdField = (p: Json, key: string): string => readString(p[key], `params.${key}`, 256)
 
 /** A v1.0 method's `taskId`, also as `task_id` (ProtoJSON: see `field`). */
-const readV1TaskId = (p: Json): string => readString(field(p.taskId, p.task_id, 'params', 'taskId'), `params.${givenName(p.taskId, 'taskId')}`, 256)
+function readV1TaskId(p: Json): string {
+  const taskId = field(p.taskId, p.task_id, 'params', 'taskId')
+  return readString(taskId, taskId === undefined ? 'params.taskId' : `params.${givenName(p.taskId, 'taskId')}`, 256)
+}
 
 // --- A2A v1.0 ----------------------------------------------------------------------------------------------
 
