@@ -83,6 +83,41 @@ async function runningOnA() {
 
 /** What two instances sharing a store do, whichever Redis holds it. */
 function crossInstanceBehaviour(): void {
+  it('keeps a conversation whose turns go to A, B, A and B whole: every message once, in order, read from either', async () => {
+    const prefix = freshPrefix()
+    const asking = agent((ctx, task) => {
+      if (ctx.text === 'done') {
+        task.artifact(`Heard ${ctx.history.length} messages`, { artifactId: 'heard' })
+        task.complete()
+        return
+      }
+      // A large task next to what each turn adds: the turns are written as entries, not whole.
+      if (ctx.text === 'one') task.artifact('x'.repeat(100_000), { artifactId: 'large' })
+      task.inputRequired(`And after ${ctx.text}?`)
+    })
+    const [a, b] = [await instance(asking, prefix), await instance(asking, prefix)]
+    const first = (await rpc(a, 'message/send', platformMessage('one'))).body.result
+    expect(first.status.state).toBe('input-required')
+    const turns: Array<[A2AServer, string]> = [
+      [b, 'two'],
+      [a, 'three'],
+      [b, 'four'],
+      [a, 'done'],
+    ]
+    for (const [server, text] of turns) {
+      const reply = (await rpc(server, 'message/send', { message: { ...platformMessage(text).message, taskId: first.id } })).body
+      expect(reply.error).toBeUndefined()
+    }
+    const expected = ['one', 'And after one?', 'two', 'And after two?', 'three', 'And after three?', 'four', 'And after four?', 'done']
+    for (const server of [a, b]) {
+      const task = (await rpc(server, 'tasks/get', { id: first.id })).body.result
+      expect(task.status.state).toBe('completed')
+      expect(task.history.map((message: any) => message.parts[0].text)).toEqual(expected)
+      expect(task.artifacts.map((artifact: any) => artifact.artifactId)).toEqual(['large', 'heard'])
+      expect(task.artifacts[1].parts[0].text).toBe('Heard 9 messages')
+    }
+  })
+
   it('delivers push notifications once, from the instance that runs the task, to a webhook configured on the other', async () => {
     const prefix = freshPrefix()
     const gate = deferred()

@@ -36,17 +36,31 @@ const ENDED = "state == 'completed' or state == 'failed' or state == 'canceled' 
  * after` past 0 (an instance that died may have sent events it never wrote): a client resuming from before is
  * told so instead of missing events silently.
  *
+ * Only the event after the last one written is written alone: otherwise (another instance wrote the task since,
+ * or an earlier event did not land) the caller sends the whole task. A retry of an event already written is
+ * told so, not written twice.
+ *
  * KEYS: task, entries, push. ARGV: seq, event JSON, state after it, live channel, settles ('1'/'0'), ttl ms,
- * kept after (0: no mark), log bytes, task JSON or '' (then the number of messages and the messages).
- * Returns 1, 0 when the task has ended, -1 when it is gone.
+ * kept after (0: no mark), log bytes, then either '' with the number of messages and the messages, or the task
+ * JSON with the number of the last event it holds.
+ * Returns 1 when written, 2 when it already was, 0 when the task has ended, -1 when it is gone, -2 when the
+ * event does not follow the last one written (nothing written: send the whole task), -3 when later events
+ * were written before it.
  */
 const APPEND = `
 local fields = redis.call('hmget', KEYS[1], 'state', 'seq', 'kept', 'logBytes', 'last')
 local state = fields[1]
 if not state then return -1 end
-if ${ENDED} then return 0 end
 local seq = ARGV[1]
+local last = tonumber(fields[5] or fields[2])
+if tonumber(seq) <= last then
+  -- A retry of an event that landed (its answer was lost), or an event later ones overtook.
+  if #redis.call('xrange', KEYS[2], seq .. '-0', seq .. '-18446744073709551615', 'COUNT', 1) > 0 then return 2 end
+  return -3
+end
+if ${ENDED} then return 0 end
 local json = ARGV[9]
+if json == '' and tonumber(seq) ~= last + 1 then return -2 end
 local count = 0
 local added = #ARGV[2]
 if json == '' then
@@ -59,9 +73,9 @@ end
 local id = seq .. '-' .. count
 redis.call('xadd', KEYS[2], id, 'e', ARGV[2])
 local folded = tonumber(fields[2])
-if json ~= '' then folded = tonumber(seq) end
+if json ~= '' then folded = tonumber(ARGV[10]) end
 local kept = math.max(tonumber(fields[3] or '0'), tonumber(ARGV[7]))
-if tonumber(seq) > tonumber(fields[5] or fields[2]) + 1 then kept = math.max(kept, tonumber(seq) - 1) end
+if tonumber(seq) > last + 1 then kept = math.max(kept, tonumber(seq) - 1) end
 local bytes = tonumber(fields[4] or '0') + added
 local limit = tonumber(ARGV[8])
 while bytes > limit do
@@ -76,7 +90,7 @@ end
 if json == '' then
   redis.call('hset', KEYS[1], 'state', ARGV[3], 'kept', kept, 'logBytes', bytes, 'last', seq)
 else
-  redis.call('hset', KEYS[1], 'json', json, 'seq', seq, 'state', ARGV[3], 'kept', kept, 'logBytes', bytes, 'last', seq)
+  redis.call('hset', KEYS[1], 'json', json, 'seq', ARGV[10], 'state', ARGV[3], 'kept', kept, 'logBytes', bytes, 'last', seq)
 end
 redis.call('publish', ARGV[4], ARGV[2])
 if ARGV[5] == '1' then

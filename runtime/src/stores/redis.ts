@@ -68,6 +68,13 @@ type RedisClient = Redis | Cluster
 export const LOST_REASON = 'The instance running the task stopped before it finished'
 /** Follow-up counts kept per task, so an event is written alone; past it the oldest go (their next write is whole). */
 const MAX_WRITTEN = 10_000
+// What APPEND answers (see _redis-scripts.ts).
+const WRITTEN = 1
+const ALREADY_WRITTEN = 2
+const ENDED = 0
+const GONE = -1
+const NOT_NEXT = -2
+const OVERTAKEN = -3
 /** The pauses before each retry of an event's write, in ms. */
 const APPEND_RETRIES = [50, 250, 1000]
 /** Index entries looked at per sweep step. */
@@ -188,7 +195,7 @@ export class RedisTaskStore implements TaskStore {
   async create(task: Task): Promise<void> {
     const json = JSON.stringify(task)
     const [taskKey, entriesKey] = this.keys.taskKeys(task.id)
-    this.#remember(task.id, { history: task.history.length, json: json.length, added: 0 })
+    this.#remember(task.id, { history: task.history.length, json: json.length, added: 0, seq: 0, whole: false })
     try {
       await this.#run(async (redis) => {
         // A task id is new: nothing of an older task with it can be left, but its entries are cleared anyway.
@@ -212,35 +219,36 @@ export class RedisTaskStore implements TaskStore {
   async #append(task: Task, event: TaskEvent, keptAfter: number): Promise<void> {
     const eventJson = JSON.stringify(event)
     const settles = event.kind === 'status-update' && event.final
-    const args = this.#appendArgs(task, event, eventJson, settles)
+    const keys = this.keys.taskKeys(task.id)
+    const write = (args: string[]) =>
+      this.#retried(() =>
+        this.#run((redis) => runScript(redis, 'a2aAppend', 3, ...keys, event.seq, eventJson, task.status.state, this.keys.live(task.id), settles ? 1 : 0, this.ttlMs, keptAfter, this.eventLogBytes, ...args)),
+      )
     let written: unknown
     try {
-      written = await this.#write(task, event, eventJson, settles, keptAfter, args, this.keys.taskKeys(task.id))
+      written = await write(this.#appendArgs(task, event, eventJson, settles))
+      // The task's log does not end with the event before this one (another instance wrote it since, or an
+      // earlier event of this task did not land): the whole task as it is now, with every event handed so far.
+      if (written === NOT_NEXT) written = await write(this.#wholeArgs(task, Math.max(event.seq, this.#written.get(task.id)?.seq ?? 0)))
+      // The status moved: the task moves in the indexes too (another slot on a cluster, so another call). An
+      // event that had landed before a retry still files its task there.
+      if ((written === WRITTEN || written === ALREADY_WRITTEN) && event.kind === 'status-update') await this.#retried(() => this.#run((redis) => this.#index(redis, task)))
     } catch (error) {
       // What was sent may not have landed: the next write of this task is whole.
-      this.#written.delete(task.id)
+      const known = this.#written.get(task.id)
+      if (known) known.whole = true
       throw error
     }
     if (settles && isTerminal(task.status.state)) this.#written.delete(task.id)
     // Another instance ended the task (it took this one for dead when its lease ran out): nothing is overwritten.
-    if (written === 0) throw new ServerUnavailableError(`Task ${task.id} was ended by another instance while this one ran it (its lease ran out)`, 503)
-    if (written === -1) throw new ServerUnavailableError(`Task ${task.id} is no longer in the store (it expired or was trimmed)`, 503)
+    if (written === ENDED) throw new ServerUnavailableError(`Task ${task.id} was ended by another instance while this one ran it (its lease ran out)`, 503)
+    if (written === GONE) throw new ServerUnavailableError(`Task ${task.id} is no longer in the store (it expired or was trimmed)`, 503)
+    if (written === OVERTAKEN) throw new ServerUnavailableError(`Event ${event.seq} of task ${task.id} could not be written before later ones were`, 503)
     // Counting the index costs a round trip: check it every TRIM_EVERY settlings (trim removes a margin more).
     if (settles && ++this.#settledSinceTrim >= TRIM_EVERY) {
       this.#settledSinceTrim = 0
       void this.#trim().catch(noop)
     }
-  }
-
-  #write(task: Task, event: TaskEvent, eventJson: string, settles: boolean, keptAfter: number, args: string[], keys: [string, string, string]): Promise<unknown> {
-    return this.#retried(() =>
-      this.#run(async (redis) => {
-        const done = await runScript(redis, 'a2aAppend', 3, ...keys, event.seq, eventJson, task.status.state, this.keys.live(task.id), settles ? 1 : 0, this.ttlMs, keptAfter, this.eventLogBytes, ...args)
-        // The status moved: the task moves in the indexes too (another slot on a cluster, so another call).
-        if (done === 1 && event.kind === 'status-update') await this.#index(redis, task)
-        return done
-      }),
-    )
   }
 
   /**
@@ -259,14 +267,14 @@ export class RedisTaskStore implements TaskStore {
   }
 
   /**
-   * The end of APPEND's arguments: the whole task when its json is to be rewritten (the entries added since
-   * outweigh it, see below, or this instance has not written the task before), else '' and the follow-up
-   * messages that joined the history since this instance last wrote it.
+   * The end of APPEND's arguments: '' and the follow-up messages that joined the history since this instance
+   * wrote the event before this one, or the whole task (see `#wholeArgs`) when the entries since its json
+   * outweigh it, or this instance did not write the event before (another did, or it did not land).
    */
   #appendArgs(task: Task, event: TaskEvent, eventJson: string, settles: boolean): string[] {
     const written = this.#written.get(task.id)
     const history = task.history
-    if (written && written.history <= history.length) {
+    if (written && !written.whole && written.seq === event.seq - 1 && written.history <= history.length) {
       const messages: string[] = []
       let added = eventJson.length
       for (let i = written.history; i < history.length; i++) {
@@ -279,15 +287,24 @@ export class RedisTaskStore implements TaskStore {
       }
       written.history = history.length
       written.added += added
+      written.seq = event.seq
       // Folded in when a turn settles with the entries outweighing half the json (amortised: the bytes written
       // stay a small multiple of the bytes added), or mid-turn once they pass both twice the json and the event
       // log's budget (only entries folded in may leave the log: it stays within a few times its bytes).
       const fold = settles ? written.added * 2 >= written.json : written.added > Math.max(2 * written.json, this.eventLogBytes)
       if (!fold) return ['', String(messages.length), ...messages]
     }
+    return this.#wholeArgs(task, event.seq)
+  }
+
+  /**
+   * The whole task as it is now, which holds every event handed to the store so far (the run applies an event,
+   * then hands it over, in one go): written as of `seq`, the last of them.
+   */
+  #wholeArgs(task: Task, seq: number): string[] {
     const json = JSON.stringify(task)
-    this.#remember(task.id, { history: history.length, json: json.length, added: 0 })
-    return [json]
+    this.#remember(task.id, { history: task.history.length, json: json.length, added: 0, seq, whole: false })
+    return [json, String(seq)]
   }
 
   #remember(taskId: string, written: Written): void {
@@ -665,6 +682,10 @@ interface Written {
   json: number
   /** Characters of the entries added since. */
   added: number
+  /** The last event handed to the store for this task. */
+  seq: number
+  /** A write did not land: the next one is whole. */
+  whole: boolean
 }
 
 /** A stream entry as Redis returns it: its id (`<seq>-<n>`) and one field, `e` (an event) or `m` (a message). */
