@@ -198,8 +198,10 @@ export class RedisTaskStore implements TaskStore {
     this.#remember(task.id, { history: task.history.length, json: json.length, added: 0, seq: 0, whole: false })
     try {
       await this.#run(async (redis) => {
-        // A task id is new: nothing of an older task with it can be left, but its entries are cleared anyway.
-        await redis.multi().del(entriesKey).hset(taskKey, 'json', json, 'seq', 0, 'state', task.status.state).exec()
+        // A task id is new: nothing of an older task with it can be left, but its entries are cleared anyway. It
+        // expires as a settled task would until its first event (which keeps it): a create whose indexing never
+        // happened (the process died, the index node was down) leaves nothing behind for good.
+        await redis.multi().del(entriesKey).hset(taskKey, 'json', json, 'seq', 0, 'state', task.status.state).pexpire(taskKey, this.ttlMs).exec()
         await this.#index(redis, task)
       })
     } catch (error) {
