@@ -22,6 +22,7 @@ function partToV03(part: Part): Part {
 }
 
 const partsFit = (parts: Part[]): boolean => parts.every(fitsV03)
+const messageFits = (message: Message | undefined): boolean => !message || partsFit(message.parts)
 
 export function messageToV03(message: Message): Message {
   return partsFit(message.parts) ? message : { ...message, parts: message.parts.map(partToV03) }
@@ -32,12 +33,10 @@ export function artifactToV03(artifact: Artifact): Artifact {
 }
 
 export function statusToV03(status: TaskStatus): TaskStatus {
-  return !status.message || partsFit(status.message.parts) ? status : { ...status, message: messageToV03(status.message) }
+  return messageFits(status.message) ? status : { ...status, message: messageToV03(status.message!) }
 }
 
 export function taskToV03(task: Task): Task {
-  const fits =
-    statusToV03(task.status) === task.status && task.history.every((message) => partsFit(message.parts)) && task.artifacts.every((artifact) => partsFit(artifact.parts))
-  if (fits) return task
+  if (messageFits(task.status.message) && task.history.every(messageFits) && task.artifacts.every((artifact) => partsFit(artifact.parts))) return task
   return { ...task, status: statusToV03(task.status), history: task.history.map(messageToV03), artifacts: task.artifacts.map(artifactToV03) }
 }
