@@ -4,6 +4,7 @@ import { A2AClient as A2AClientV03 } from 'a2a-sdk-v03/client'
 import { type A2AAppOptions, type Agent, defineAgent } from 'a2a-runtime'
 import { describe, expect, it } from 'vitest'
 import { nodeServer } from '../runtime/_transports.ts'
+import { startReceiver } from '../runtime/_webhook.ts'
 
 /**
  * The official @a2a-js/sdk clients (1.x speaking A2A v1.0, 0.3.x speaking v0.3) against the runtime over real
@@ -82,6 +83,22 @@ describe('@a2a-js/sdk 1.x (A2A v1.0)', () => {
     const canceled: any = await client.cancelTask({ tenant: '', id: running.id, metadata: {} })
     expect(canceled.status.state).toBe(TaskState.TASK_STATE_CANCELED)
     await expect(client.cancelTask({ tenant: '', id: running.id, metadata: {} })).rejects.toThrow(/cannot be canceled/)
+  })
+
+  it('sets a push config with authentication, and the webhook gets each update with its Authorization and token', async () => {
+    // Closed after the test by the receiver's own hook.
+    const receiver = await startReceiver()
+    const target = await start({ push: { allow: ['127.0.0.1'], allowHttp: true } }, { capabilities: { streaming: true, pushNotifications: true } })
+    const client = await v1Client(target.url)
+    const running: any = await client.sendMessage({ ...v1Message('wait'), configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately: true, taskPushNotificationConfig: undefined } as any })
+    const config = await client.createTaskPushNotificationConfig({ tenant: '', id: 'sdk-hook', taskId: running.id, url: receiver.url, token: 'sdk-token', authentication: { scheme: 'Bearer', credentials: 'sdk-secret' } })
+    expect(config).toMatchObject({ id: 'sdk-hook', taskId: running.id, url: receiver.url })
+    await client.cancelTask({ tenant: '', id: running.id, metadata: {} })
+    await expect.poll(() => receiver.delivered.some((delivery) => JSON.stringify(delivery.body).includes('TASK_STATE_CANCELED')), { timeout: 10_000 }).toBe(true)
+    for (const delivery of receiver.delivered) {
+      expect(delivery.headers.authorization).toBe('Bearer sdk-secret')
+      expect(delivery.headers['x-a2a-notification-token']).toBe('sdk-token')
+    }
   })
 
   it('gets TaskNotCancelable from an agent without cancel, and the task runs on', async () => {
