@@ -1,0 +1,296 @@
+// `npm run stores` (in bench/, after a build) / `node bench/stores.mjs [--quick] [--runtime <dist/index.js>] [--label <text>] [--dir <parent>] [--out <dir>] [--no-pin]`
+//
+// The task stores at scale (memory, file, Redis), each measure against a fresh store and fresh server processes:
+//   1. ListTasks latency with 10,000 and 100,000 tasks in the store;
+//   2. bytes a store writes for a 1 MiB message answered in 1,000 streamed chunks (Redis, file);
+//   3. message/send c=16 throughput on the file store and on Redis as a ratio to the memory store, and spread
+//      over two instances on one Redis;
+//   4. how long an event takes to reach a client that follows the task on another instance.
+// Writes a Markdown report (and the raw numbers as JSON) to bench/results/<stamp>-stores.md and prints it.
+// --quick: every part, small, in well under a minute, report in a temporary directory. Exits non-zero when a
+// server answers wrongly or a goal has no figure.
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { parseArgs } from 'node:util'
+import { watchForeignLoad } from './_foreign-load.mjs'
+import { backgroundLoad, describeMachine } from './_machine.mjs'
+import { killAll, pinningSupport } from './_processes.mjs'
+import { repoRoot } from './_project.mjs'
+import { startRedis, redisVersion } from './_redis.mjs'
+import { verify } from './_server.mjs'
+import { median } from './_stats.mjs'
+import { bigText, fileBytes, redisBytes } from './_store-bytes.mjs'
+import { followLatency } from './_store-follow.mjs'
+import { listLatency } from './_store-list.mjs'
+import { STORES, evaluateStoreGoals, renderStoreReport } from './_store-report.mjs'
+import { fillStore, launchStoreAgent } from './_store-servers.mjs'
+import { sendLoad } from './_store-throughput.mjs'
+import { targets } from './_targets.mjs'
+
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    runtime: { type: 'string' },
+    label: { type: 'string' },
+    dir: { type: 'string' },
+    out: { type: 'string' },
+    'no-pin': { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+})
+if (flags.help) {
+  console.log('node bench/stores.mjs [--quick] [--runtime <runtime/dist/index.js>] [--label <what the report calls that build>] [--dir <parent of the file stores>] [--out <report dir>] [--no-pin]')
+  process.exit(0)
+}
+
+// A full run on 2 cores: filling is most of it (the file store writes and fsyncs each task as it is created
+// and as it ends: 400-odd tasks a second here), then 3 x 220 ListTasks calls per store and size, 3 rounds of 4
+// throughput runs, two byte measures and 100 followed tasks: about 10 minutes.
+const profile = flags.quick
+  ? { listSizes: [200, 1_000], listWarmup: 2, listCalls: 10, bytesText: 1024 * 1024, bytesChunks: 1000, rounds: 1, durationSec: 1, warmupSec: 0.3, connections: 16, maxRequests: 1_000_000, followSamples: 5 }
+  : { listSizes: [10_000, 100_000], listWarmup: 20, listCalls: 200, bytesText: 1024 * 1024, bytesChunks: 1000, rounds: 3, durationSec: 4, warmupSec: 2, connections: 16, maxRequests: 5_000_000, followSamples: 100 }
+// Above the largest fill, so neither the count nor the bytes evict a task while the measure runs.
+const maxTasks = profile.listSizes.at(-1) * 2
+const failedIn = (count) => Math.floor(count / 10) // the fill asks every tenth task to fail
+const runtimeEntry = flags.runtime && resolve(flags.runtime)
+if (runtimeEntry && !existsSync(runtimeEntry)) throw new Error(`--runtime: no such file: ${flags.runtime}`)
+if (!runtimeEntry && !existsSync(join(repoRoot, 'runtime/dist/index.js'))) throw new Error('runtime/dist/index.js is missing: build the runtime first (npm run build)')
+
+const began = performance.now()
+const log = (line) => process.stderr.write(`[stores ${Math.round((performance.now() - began) / 1000)} s] ${line}\n`)
+const cleanups = []
+const echo = { name: 'store agent', dialect: targets.ours.dialect }
+
+async function cleanup() {
+  killAll('SIGKILL')
+  while (cleanups.length) {
+    try {
+      await cleanups.pop()()
+    } catch {}
+  }
+}
+let stopping = false
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    if (stopping) return
+    stopping = true
+    log(`${signal}: stopping the servers`)
+    cleanup().finally(() => process.exit(130))
+  })
+}
+process.once('exit', () => killAll('SIGKILL'))
+
+function stamp(date) {
+  const p = (n) => String(n).padStart(2, '0')
+  return `${date.getFullYear()}-${p(date.getMonth() + 1)}-${p(date.getDate())}-${p(date.getHours())}${p(date.getMinutes())}`
+}
+
+function fileSystemOf(dir) {
+  return spawnSync('df', ['--output=fstype', dir], { encoding: 'utf8' }).stdout?.trim().split('\n').at(-1) || 'unknown file system'
+}
+
+/** A directory of its own for one file store, deleted at the end. */
+function freshDir(parent, name) {
+  const dir = mkdtempSync(join(parent, `a2a-stores-${name}-`))
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+/** Starts the agent and checks it answers a send and a stream correctly before anything is measured. */
+async function agentOn(name, options, context) {
+  const server = await launchStoreAgent(name, { ...options, runtimeEntry }, context)
+  await verify({ ...echo, name }, server)
+  return server
+}
+
+/** Part 1, one store: the list measures at each size, the store growing from one size to the next. */
+async function listRun(store, { pinning, parent }) {
+  const rows = {}
+  let redis
+  let setting
+  if (store === 'memory') setting = 'memory'
+  else if (store === 'file') setting = `file:${freshDir(parent, 'list')}`
+  else {
+    redis = await startRedis({ pinning, core: 1 })
+    setting = redis.url
+  }
+  try {
+    let filled = 0
+    for (const size of profile.listSizes) {
+      const step = store === 'memory' ? size : size - filled
+      log(`list: ${store}, filling ${size.toLocaleString('en-US')} tasks`)
+      const fillStarted = performance.now()
+      let fill
+      if (store !== 'memory') fill = await fillStore({ store: setting, maxTasks, runtimeEntry }, step)
+      const started = performance.now()
+      // Not verified with a send: it would add a task to the count the pages are checked against.
+      const server = await launchStoreAgent(store, { store: setting, maxTasks, runtimeEntry, ...(store === 'memory' && { fill: size }) }, { pinning, readyTimeoutMs: 1_800_000 })
+      const readySec = (performance.now() - started) / 1000
+      fill ??= server.fill
+      filled = store === 'memory' ? size : filled + step
+      try {
+        const latency = await listLatency(server.url, { total: filled, failed: failedIn(store === 'memory' ? size : filled), warmup: profile.listWarmup, calls: profile.listCalls })
+        rows[size] = { latency, fillSec: fill.fillSec, fillRate: step / fill.fillSec, fillWallSec: (started - fillStarted) / 1000, readySec }
+        log(`list: ${store} at ${size.toLocaleString('en-US')}: first page p50 ${latency.first.p50.toFixed(2)} ms, filter ${latency.filtered.p50.toFixed(2)} ms, second page ${latency.next.p50.toFixed(2)} ms`)
+      } finally {
+        await server.stop()
+      }
+    }
+  } finally {
+    await redis?.stop()
+  }
+  return rows
+}
+
+/** Part 2: Redis and file, each a fresh store and server. */
+async function bytesRun({ pinning, parent }) {
+  log('bytes: one large streamed answer on Redis, then on a file store')
+  const text = bigText(profile.bytesText)
+  const warm = { text: bigText(64 * 1024), chunks: profile.bytesChunks }
+  const measure = { text, chunks: profile.bytesChunks }
+  const base = 2 * Buffer.byteLength(text)
+  const out = {}
+  const redis = await startRedis({ pinning, core: 1 })
+  try {
+    // Checked by the warm-up send instead of a "hi" (this agent echoes in chunks): the whole echo, and GetTask.
+    const server = await launchStoreAgent('redis bytes', { store: redis.url, chunks: profile.bytesChunks, runtimeEntry }, { pinning })
+    try {
+      await redisBytes(server, redis, warm)
+      const r = await redisBytes(server, redis, measure)
+      out.redis = { ...r, base, ratio: r.written / base }
+    } finally {
+      await server.stop()
+    }
+  } finally {
+    await redis.stop()
+  }
+  const dir = freshDir(parent, 'bytes')
+  const server = await launchStoreAgent('file bytes', { store: `file:${dir}`, chunks: profile.bytesChunks, runtimeEntry }, { pinning })
+  try {
+    await fileBytes(server, dir, warm)
+    const r = await fileBytes(server, dir, measure)
+    out.file = { ...r, base, ratio: r.written / base }
+  } finally {
+    await server.stop()
+  }
+  log(`bytes: redis ${(out.redis.ratio).toFixed(2)}x, file ${(out.file.ratio).toFixed(2)}x of message + answer`)
+  return out
+}
+
+/** Part 3 (and part 4's throughput): rounds over memory, file, Redis and two instances on one Redis. */
+async function throughputRun({ pinning, parent }) {
+  log('send: starting the servers')
+  const redisOne = await startRedis({ pinning, core: 1, name: 'redis (one instance)' })
+  const redisTwo = await startRedis({ pinning, core: 1, name: 'redis (two instances)' })
+  const servers = []
+  try {
+    const start = async (name, store) => {
+      const server = await agentOn(name, { store }, { pinning })
+      servers.push(server)
+      return server
+    }
+    const groups = {
+      memory: { servers: [await start('memory', 'memory')] },
+      file: { servers: [await start('file', `file:${freshDir(parent, 'send')}`)] },
+      redis: { servers: [await start('redis', redisOne.url)], redis: redisOne },
+      'two instances': { servers: [await start('redis A', redisTwo.url), await start('redis B', redisTwo.url)], redis: redisTwo },
+    }
+    const names = Object.keys(groups)
+    const rounds = Object.fromEntries(names.map((name) => [name, []]))
+    for (let round = 0; round < profile.rounds; round++) {
+      for (const name of round % 2 ? [...names].reverse() : names) {
+        const { servers: group, redis } = groups[name]
+        rounds[name].push(await sendLoad(group, { redis, connections: profile.connections, durationSec: profile.durationSec, warmupSec: round === 0 ? profile.warmupSec : 0, maxRequests: profile.maxRequests, pinning }))
+      }
+      log(`send c=${profile.connections}, round ${round + 1}: ${names.map((name) => `${name} ${Math.round(rounds[name][round].rps)}`).join(', ')} /s`)
+    }
+    const rows = {}
+    for (const name of names) {
+      const sorted = [...rounds[name]].sort((a, b) => a.rps - b.rps)
+      const failed = rounds[name].find((r) => r.failed)?.failed
+      rows[name] = { ...sorted[(sorted.length - 1) >> 1], rounds: rounds[name].map((r) => r.rps), ...(failed && { failed }) }
+    }
+    const ratios = Object.fromEntries(names.filter((n) => n !== 'memory').map((name) => [name, rows[name].rps / rows.memory.rps]))
+    const paired = Object.fromEntries(names.filter((n) => n !== 'memory').map((name) => [name, rounds[name].map((r, i) => r.rps / rounds.memory[i].rps)]))
+    return { rows, ratios, paired, medianPaired: Object.fromEntries(Object.entries(paired).map(([name, values]) => [name, median(values)])) }
+  } finally {
+    for (const server of servers) await server.stop()
+    await redisOne.stop()
+    await redisTwo.stop()
+  }
+}
+
+/** Part 4: a fresh pair of instances on a fresh Redis. */
+async function followRun({ pinning }) {
+  log(`follow: ${profile.followSamples} tasks run on A and followed on B`)
+  const redis = await startRedis({ pinning, core: 1 })
+  const pair = []
+  try {
+    pair.push(await agentOn('A', { store: redis.url }, { pinning }))
+    pair.push(await agentOn('B', { store: redis.url }, { pinning }))
+    const result = await followLatency(pair[0], pair[1], { samples: profile.followSamples })
+    log(`follow: B − A p50 ${result.crossMinusLocal.p50.toFixed(2)} ms, emit → B p50 ${result.emitToB.p50.toFixed(2)} ms`)
+    return result
+  } finally {
+    for (const server of pair) await server.stop()
+    await redis.stop()
+  }
+}
+
+async function main() {
+  const pinning = flags['no-pin'] ? { pinned: false, why: '--no-pin' } : pinningSupport()
+  const parent = flags.dir ? resolve(flags.dir) : tmpdir()
+  const machine = describeMachine(repoRoot)
+  const runtimeLabel =
+    flags.label ?? (runtimeEntry ? 'a build given with --runtime' : `a2a-runtime ${machine.runtimeVersion}, this clone's build at ${machine.commit}${machine.runtimeDirty ? ' (runtime/ has uncommitted changes)' : ''}`)
+  const meta = { ...machine, runtimeLabel, redisVersion: redisVersion(), fileSystem: fileSystemOf(parent), pinning: { pinned: pinning.pinned, why: pinning.why }, quick: flags.quick, profile }
+  log(pinning.pinned ? 'pinning: agent servers on CPU 0; load, Redis and the bench on CPU 1' : `no pinning: ${pinning.why}`)
+  if (pinning.pinned) spawnSync(pinning.taskset, ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
+  meta.backgroundBefore = await backgroundLoad()
+  if (meta.backgroundBefore.busy > 0.1) log(`warning: the machine is already ${Math.round(meta.backgroundBefore.busy * 100)}% busy; the figures will be noisy`)
+
+  const results = { meta, list: {}, bytes: {}, throughput: {}, follow: undefined, goals: [], problems: [] }
+  const context = { pinning, parent }
+  const foreign = watchForeignLoad()
+  foreign.part('send')
+  results.throughput = await throughputRun(context)
+  foreign.part('bytes')
+  results.bytes = await bytesRun(context)
+  foreign.part('follow')
+  results.follow = await followRun(context)
+  for (const store of STORES) {
+    foreign.part(`list ${store}`)
+    results.list[store] = await listRun(store, context)
+  }
+  meta.foreign = foreign.stop()
+
+  for (const [name, row] of Object.entries(results.throughput.rows)) if (row.failed) results.problems.push(`send ${name}: ${row.failed}`)
+  if (results.follow.counted === 0) results.problems.push('no followed event was counted')
+  results.goals = evaluateStoreGoals(results)
+  for (const goal of results.goals) if (goal.met === undefined) results.problems.push(`no figure for: ${goal.goal}`)
+  meta.backgroundAfter = await backgroundLoad()
+  meta.elapsedSec = (performance.now() - began) / 1000
+
+  const report = renderStoreReport(results)
+  const outDir = flags.out ?? (flags.quick ? mkdtempSync(join(tmpdir(), 'a2a-stores-quick-')) : join(repoRoot, 'bench/results'))
+  mkdirSync(outDir, { recursive: true })
+  const base = join(outDir, `${stamp(new Date())}-stores`)
+  writeFileSync(`${base}.md`, report)
+  writeFileSync(`${base}.json`, `${JSON.stringify(results, null, 2)}\n`)
+  process.stdout.write(report)
+  process.stdout.write(`\nReport: ${base}.md\nRaw numbers: ${base}.json\n`)
+  return results.problems.length ? 1 : 0
+}
+
+let code = 1
+try {
+  code = await main()
+} catch (error) {
+  log(`failed: ${error.stack ?? error}`)
+} finally {
+  await cleanup()
+}
+process.exit(code)
