@@ -8,12 +8,13 @@
 // --smoke: every part of the harness in well under a minute, report in a temporary directory; exits
 // non-zero when a server answers wrongly or any figure is missing.
 import { spawnSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { backgroundLoad, describeMachine } from './_machine.mjs'
+import { publishReport, runAndExit, stamp } from './_publish.mjs'
 import { killAll, pinningSupport } from './_processes.mjs'
 import { prepareProject, repoRoot, startCommand } from './_project.mjs'
 import { evaluateTargets, missingFigures, renderReport } from './_report.mjs'
@@ -79,11 +80,6 @@ function medianRound(rounds, rate) {
   const sorted = [...rounds].sort((a, b) => (a[rate] ?? 0) - (b[rate] ?? 0))
   const failed = rounds.find((round) => round.failed)
   return { ...sorted[(sorted.length - 1) >> 1], ...(failed && { failed: failed.failed }), rounds: rounds.map((round) => round[rate]) }
-}
-
-function stamp(date) {
-  const p = (n) => String(n).padStart(2, '0')
-  return `${date.getFullYear()}-${p(date.getMonth() + 1)}-${p(date.getDate())}-${p(date.getHours())}${p(date.getMinutes())}`
 }
 
 async function main() {
@@ -160,21 +156,7 @@ async function main() {
 
   const report = renderReport(results)
   const outDir = flags.out ?? (flags.smoke ? mkdtempSync(join(tmpdir(), 'a2a-bench-smoke-')) : join(repoRoot, 'bench/results'))
-  mkdirSync(outDir, { recursive: true })
-  const base = join(outDir, stamp(new Date()))
-  writeFileSync(`${base}.md`, report)
-  writeFileSync(`${base}.json`, `${JSON.stringify(results, null, 2)}\n`)
-  process.stdout.write(report)
-  process.stdout.write(`\nReport: ${base}.md\nRaw numbers: ${base}.json\n`)
-  return results.problems.length ? 1 : 0
+  return publishReport(outDir, stamp(new Date()), report, results)
 }
 
-let code = 1
-try {
-  code = await main()
-} catch (error) {
-  log(`failed: ${error.stack ?? error}`)
-} finally {
-  await cleanup()
-}
-process.exit(code)
+await runAndExit(main, cleanup, log)

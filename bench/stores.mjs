@@ -10,13 +10,14 @@
 // --quick: every part, small, in well under a minute, report in a temporary directory. Exits non-zero when a
 // server answers wrongly or a goal has no figure.
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { watchForeignLoad } from './_foreign-load.mjs'
 import { backgroundLoad, describeMachine } from './_machine.mjs'
+import { publishReport, runAndExit, stamp } from './_publish.mjs'
 import { killAll, pinningSupport } from './_processes.mjs'
 import { repoRoot } from './_project.mjs'
 import { startRedis, redisVersion } from './_redis.mjs'
@@ -82,11 +83,6 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   })
 }
 process.once('exit', () => killAll('SIGKILL'))
-
-function stamp(date) {
-  const p = (n) => String(n).padStart(2, '0')
-  return `${date.getFullYear()}-${p(date.getMonth() + 1)}-${p(date.getDate())}-${p(date.getHours())}${p(date.getMinutes())}`
-}
 
 function fileSystemOf(dir) {
   return spawnSync('df', ['--output=fstype', dir], { encoding: 'utf8' }).stdout?.trim().split('\n').at(-1) || 'unknown file system'
@@ -276,21 +272,7 @@ async function main() {
 
   const report = renderStoreReport(results)
   const outDir = flags.out ?? (flags.quick ? mkdtempSync(join(tmpdir(), 'a2a-stores-quick-')) : join(repoRoot, 'bench/results'))
-  mkdirSync(outDir, { recursive: true })
-  const base = join(outDir, `${stamp(new Date())}-stores`)
-  writeFileSync(`${base}.md`, report)
-  writeFileSync(`${base}.json`, `${JSON.stringify(results, null, 2)}\n`)
-  process.stdout.write(report)
-  process.stdout.write(`\nReport: ${base}.md\nRaw numbers: ${base}.json\n`)
-  return results.problems.length ? 1 : 0
+  return publishReport(outDir, `${stamp(new Date())}-stores`, report, results)
 }
 
-let code = 1
-try {
-  code = await main()
-} catch (error) {
-  log(`failed: ${error.stack ?? error}`)
-} finally {
-  await cleanup()
-}
-process.exit(code)
+await runAndExit(main, cleanup, log)
