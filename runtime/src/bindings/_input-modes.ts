@@ -46,7 +46,7 @@ export class InputModes {
     const parts = message.parts
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i]!
-      if (part.kind === 'text' && this.#plainText && (part as { mediaType?: string }).mediaType === undefined) continue
+      if (part.kind === 'text' && this.#plainText && part.mediaType === undefined) continue
       const type = typeOf(part)
       if (type === undefined || this.#takes(type)) continue
       const problem = `\`${field}.parts[${i}]\` is ${type}, which this agent does not take (it takes ${this.#named})`
@@ -68,9 +68,7 @@ function essence(mode: string): string {
 }
 
 function typeOf(part: Part): string | undefined {
-  const given = (part as { mediaType?: unknown }).mediaType
-  if (typeof given === 'string' && given !== '') return essence(given)
-  if (part.kind === 'text') return 'text/plain'
-  if (part.kind === 'data') return 'application/json'
-  return part.file.mimeType ? essence(part.file.mimeType) : undefined
+  if (part.kind === 'file') return part.file.mimeType ? essence(part.file.mimeType) : undefined
+  if (part.mediaType) return essence(part.mediaType)
+  return part.kind === 'text' ? 'text/plain' : 'application/json'
 }
