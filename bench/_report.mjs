@@ -14,7 +14,8 @@ function ratios(rows, key) {
   return `${x(ours / rows.sdk?.[key])} SDK · ${x(ours / rows.ceiling?.[key])} ceiling`
 }
 
-function table(head, rows) {
+/** A Markdown table. */
+export function table(head, rows) {
   return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n')
 }
 

@@ -1,5 +1,6 @@
 // The stores report: the machine and settings, one table per measure, the issue's goals judged from the
 // numbers. Figures of a --quick run are printed the same way but mean nothing (tiny stores, one short round).
+import { table } from './_report.mjs'
 
 const int = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a')
 const ms = (n) => (Number.isFinite(n) ? (n < 10 ? n.toFixed(2) : n.toFixed(1)) : 'n/a')
@@ -7,10 +8,6 @@ const mib = (n) => (Number.isFinite(n) ? `${(n / 1048576).toFixed(2)} MiB` : 'n/
 const pct = (n) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : 'n/a')
 const x = (n) => (Number.isFinite(n) ? `${n.toFixed(2)}x` : 'n/a')
 const sec = (n) => (Number.isFinite(n) ? `${n.toFixed(1)} s` : 'n/a')
-
-function table(head, rows) {
-  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n')
-}
 
 export const STORES = ['memory', 'file', 'redis']
 const LIST_CALLS = { first: 'first page', filtered: 'status filter', next: 'second page (nextPageToken)' }

@@ -14,8 +14,8 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { backgroundLoad, describeMachine } from './_machine.mjs'
-import { publishReport, runAndExit, stamp } from './_publish.mjs'
-import { killAll, pinningSupport } from './_processes.mjs'
+import { publishReport, runAndExit, runCleanups, stamp } from './_publish.mjs'
+import { pinningSupport } from './_processes.mjs'
 import { prepareProject, repoRoot, startCommand } from './_project.mjs'
 import { evaluateTargets, missingFigures, renderReport } from './_report.mjs'
 import { launch, verify } from './_server.mjs'
@@ -52,28 +52,7 @@ if (flags.duration !== undefined) {
 
 const log = (line) => process.stderr.write(`[bench] ${line}\n`)
 const began = performance.now()
-const cleanups = []
-
-async function cleanup() {
-  killAll('SIGKILL')
-  while (cleanups.length) {
-    try {
-      await cleanups.pop()()
-    } catch {}
-  }
-}
-// The children run in their own process groups (so a terminal's Ctrl-C reaches only the bench): end them here.
-// Kept on for repeated signals, so a second Ctrl-C cannot kill the bench before its children.
-let stopping = false
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    if (stopping) return
-    stopping = true
-    log(`${signal}: stopping the servers and load generators`)
-    cleanup().finally(() => process.exit(130))
-  })
-}
-process.once('exit', () => killAll('SIGKILL'))
+const { add: afterRun, cleanup } = runCleanups(log)
 
 /** The round whose rate is the median (the lower middle for an even count), with every round's rate beside it. */
 function medianRound(rounds, rate) {
@@ -89,10 +68,10 @@ async function main() {
   meta.backgroundBefore = await backgroundLoad()
   if (meta.backgroundBefore.busy > 0.1) log(`warning: the machine is already ${Math.round(meta.backgroundBefore.busy * 100)}% busy; the figures will be noisy`)
   const tmp = mkdtempSync(join(tmpdir(), 'a2a-bench-run-'))
-  cleanups.push(() => rmSync(tmp, { recursive: true, force: true }))
+  afterRun(() => rmSync(tmp, { recursive: true, force: true }))
 
   const project = await prepareProject(flags.project, log)
-  cleanups.push(() => project.dispose())
+  afterRun(() => project.dispose())
   const ours = startCommand(project.dir)
   targets.ours.command = () => ours
   meta.projectReused = project.reused

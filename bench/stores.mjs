@@ -17,8 +17,8 @@ import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { watchForeignLoad } from './_foreign-load.mjs'
 import { backgroundLoad, describeMachine } from './_machine.mjs'
-import { publishReport, runAndExit, stamp } from './_publish.mjs'
-import { killAll, pinningSupport } from './_processes.mjs'
+import { publishReport, runAndExit, runCleanups, stamp } from './_publish.mjs'
+import { pinningSupport } from './_processes.mjs'
 import { repoRoot } from './_project.mjs'
 import { startRedis, redisVersion } from './_redis.mjs'
 import { verify } from './_server.mjs'
@@ -62,27 +62,8 @@ if (!runtimeEntry && !existsSync(join(repoRoot, 'runtime/dist/index.js'))) throw
 
 const began = performance.now()
 const log = (line) => process.stderr.write(`[stores ${Math.round((performance.now() - began) / 1000)} s] ${line}\n`)
-const cleanups = []
+const { add: afterRun, cleanup } = runCleanups(log)
 const echo = { name: 'store agent', dialect: targets.ours.dialect }
-
-async function cleanup() {
-  killAll('SIGKILL')
-  while (cleanups.length) {
-    try {
-      await cleanups.pop()()
-    } catch {}
-  }
-}
-let stopping = false
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => {
-    if (stopping) return
-    stopping = true
-    log(`${signal}: stopping the servers`)
-    cleanup().finally(() => process.exit(130))
-  })
-}
-process.once('exit', () => killAll('SIGKILL'))
 
 function fileSystemOf(dir) {
   return spawnSync('df', ['--output=fstype', dir], { encoding: 'utf8' }).stdout?.trim().split('\n').at(-1) || 'unknown file system'
@@ -91,7 +72,7 @@ function fileSystemOf(dir) {
 /** A directory of its own for one file store, deleted at the end. */
 function freshDir(parent, name) {
   const dir = mkdtempSync(join(parent, `a2a-stores-${name}-`))
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+  afterRun(() => rmSync(dir, { recursive: true, force: true }))
   return dir
 }
 
