@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -118,7 +118,8 @@ describe('a2a start', () => {
     expect(task.status.state).toBe('completed')
     child!.kill('SIGTERM')
     expect(await first.exited).toBe(0)
-    expect(existsSync(join(project, '.a2a', 'tasks', `${task.id}.json`))).toBe(true)
+    const segments = readdirSync(join(project, '.a2a', 'log')).map((name) => readFileSync(join(project, '.a2a', 'log', name), 'utf8'))
+    expect(segments.join('')).toContain(`{"t":"${task.id}"`)
 
     const url = await start().url
     const get = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: task.id } }) })

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createFileStore, serveAgent } from 'a2a-runtime'
@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { agent, deferred, echoAgent } from './_agents.ts'
 import { startServeFixture } from './_fixture-process.ts'
 import { captureLogger } from './_logger.ts'
+import { breakTheLog, logBytes, recordsOf, segmentsOf } from './_task-log-files.ts'
 import { readEvents } from './_sse.ts'
 
 const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
@@ -119,10 +120,12 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
 
   it('keeps no trace of a task whose creation could not be written: the client gets an error, the store stays empty', async () => {
     const dir = tempDir()
-    const store = createFileStore({ dir })
+    // A segment per write, so each write begins one.
+    const store = createFileStore({ dir, segmentBytes: 1 })
     const server = await serveAgent(echoAgent, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger: captureLogger(), store })
     cleanups.push(() => server.close())
-    rmSync(join(dir, 'tasks'), { recursive: true, force: true })
+    const repair = breakTheLog(dir)
+    cleanups.push(repair)
     const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: userMessage('x') }) })
     expect(((await response.json()) as any).error.code).toBe(-32603)
     expect(store.size).toBe(0)
@@ -141,15 +144,18 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
       task.artifact('done')
       task.complete()
     })
-    const { rpc, close, logger } = await serve(gated, dir)
+    const logger = captureLogger()
+    const store = createFileStore({ dir, segmentBytes: 1 })
+    const server = await serveAgent(gated, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger, store })
+    cleanups.push(() => server.close())
+    const rpc = async (method: string, params: unknown) => {
+      const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+      return (await response.json()) as any
+    }
     const answer = rpc('message/send', userMessage('held'))
     const taskId = await started.promise
-    // The disk fails under the running task: its file's path is now a directory, so the write's final
-    // rename fails (for root too, which file modes would not stop).
-    const file = join(dir, 'tasks', `${taskId}.json`)
-    expect(existsSync(file)).toBe(true)
-    rmSync(file)
-    mkdirSync(join(file, 'in-the-way'), { recursive: true })
+    // The disk fails under the running task.
+    const repair = breakTheLog(dir)
     gate.resolve()
     const reply = await answer
     expect(reply.result).toBeUndefined()
@@ -157,14 +163,17 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
     expect(logger.text('error')).toMatch(new RegExp(`The task store could not save an event of task ${taskId}`))
     // Nothing is stuck: the task ended here (its agent ran to the end), and other tasks are saved as before.
     expect((await rpc('tasks/get', { id: taskId })).result.status.state).toBe('completed')
+    repair()
     const next = (await rpc('message/send', userMessage('quick'))).result
     expect(next.status.state).toBe('completed')
-    expect(JSON.parse(readFileSync(join(dir, 'tasks', `${next.id}.json`), 'utf8')).task.status.state).toBe('completed')
     // No write is left hanging: the server closes (it waits for the writes in flight).
-    await close()
+    await server.close()
+    const reopened = createFileStore({ dir })
+    cleanups.push(() => reopened.close())
+    expect(reopened.get(next.id)?.status.state).toBe('completed')
   })
 
-  it('never brings back the file of a task that retention dropped while its write was in flight', async () => {
+  it('reads back, after tasks came and went faster than their writes, the tasks retention kept and no other', async () => {
     const dir = tempDir()
     const store = createFileStore({ dir, maxTasks: 1 })
     const server = await serveAgent(echoAgent, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger: captureLogger(), store })
@@ -174,8 +183,11 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
         fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'message/send', params: userMessage(`t${i}`) }) }),
       ),
     )
+    const kept = store.list({ limit: 100 }).tasks.map((task) => task.id)
     await server.close()
-    expect(readdirSync(join(dir, 'tasks')).length).toBe(store.size)
+    const reopened = createFileStore({ dir, maxTasks: 1 })
+    cleanups.push(() => reopened.close())
+    expect(reopened.list({ limit: 100 }).tasks.map((task) => task.id)).toEqual(kept)
   })
 
   it('puts the tasks it fails at start after the older settled ones, so their time-to-live still runs out', async () => {
@@ -230,38 +242,47 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
     cleanups.push(() => store.close())
     const missing = acknowledged.filter((id) => store.get(id)?.status.state !== 'completed')
     expect(missing).toEqual([])
-    expect(logger.text('warn')).not.toMatch(/skipping/)
-    // Nothing half-written is left behind: only task files remain.
-    expect(readdirSync(join(dir, 'tasks')).every((name) => /^[\w-]+\.json$/.test(name))).toBe(true)
+    expect(logger.text('warn')).not.toMatch(/skipping|damaged|missing/)
   })
 
-  it('drops the temporary file of an interrupted write and skips (with a warning) a file that is not a task', async () => {
+  it('keeps the log within twice the bytes a restart reads back, and two segments: 600 tasks (1.7 MB of records) through maxTasks 64 and 16 KiB segments peaked at 274 KB, for 181 KB read back; a task running all along is moved out of the segments deleted, and read back', async () => {
     const dir = tempDir()
-    const first = await serve(echoAgent, dir)
-    const done = (await first.rpc('message/send', userMessage('kept'))).result
-    await first.close()
-    writeFileSync(join(dir, 'tasks', `${done.id}.json.12345`), '{"v":1,"task":')
-    writeFileSync(join(dir, 'tasks', 'broken.json'), 'not json')
-
-    const logger = captureLogger()
-    const store = createFileStore({ dir, logger })
-    cleanups.push(() => store.close())
-    expect(store.get(done.id)?.status.state).toBe('completed')
-    expect(readdirSync(join(dir, 'tasks'))).not.toContain(`${done.id}.json.12345`)
-    expect(logger.text('warn')).toMatch(/skipping .*broken\.json/)
-  })
-
-  it('keeps the retention policy on disk: past maxTasks the oldest settled tasks lose their files too', async () => {
-    const dir = tempDir()
-    const store = createFileStore({ dir, maxTasks: 64 })
-    const logger = captureLogger()
-    const server = await serveAgent(echoAgent, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger, store })
+    const gate = deferred()
+    cleanups.push(() => gate.resolve())
+    const asker = agent(async (ctx, task) => {
+      if (ctx.text === 'hold') await gate.promise
+      task.complete(`Echo: ${ctx.text}`)
+    })
+    const store = createFileStore({ dir, maxTasks: 64, segmentBytes: 16 * 1024 })
+    const server = await serveAgent(asker, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger: captureLogger(), store })
     cleanups.push(() => server.close())
-    for (let i = 0; i < 100; i++) {
-      await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'message/send', params: userMessage(`t${i}`) }) })
+    const rpc = async (method: string, params: unknown) => {
+      const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+      return ((await response.json()) as any).result
     }
+    const send = (text: string) => rpc('message/send', userMessage(text))
+    const held = await rpc('message/send', { ...userMessage('hold'), configuration: { blocking: false } })
+    const firstSegment = segmentsOf(dir)[0]
+    let largest = 0
+    let last: any
+    for (let i = 0; i < 600; i++) {
+      last = await send(`task ${i} ${'x'.repeat(200)}`)
+      largest = Math.max(largest, logBytes(dir))
+    }
+    gate.resolve()
+    await expect.poll(async () => (await rpc('tasks/get', { id: held.id })).status.state).toBe('completed')
     await server.close()
     expect(store.size).toBeLessThanOrEqual(64)
-    expect(readdirSync(join(dir, 'tasks')).length).toBe(store.size)
+    expect(segmentsOf(dir)).not.toContain(firstSegment)
+    // What a restart would read: the records since each kept task's last snapshot. About 1 KiB a task here.
+    const reopened = createFileStore({ dir, maxTasks: 64 })
+    cleanups.push(() => reopened.close())
+    expect(reopened.get(held.id)?.status).toMatchObject({ state: 'completed', message: { parts: [{ text: 'Echo: hold' }] } })
+    expect(reopened.size).toBe(store.size)
+    // What a restart reads back at most: 65 tasks (64 kept, the one held) of the size of the last one's records.
+    const perTask = recordsOf(dir, last.id).reduce((sum, record) => sum + Buffer.byteLength(record.text) + 1, 0)
+    const live = 65 * perTask
+    // Twice that, the segment being written and the one being compacted.
+    expect(largest).toBeLessThan(2 * live + 2 * 16 * 1024)
   })
 })

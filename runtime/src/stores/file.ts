@@ -1,15 +1,18 @@
-import { mkdirSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { isSettled, isTerminal } from '../core/_lifecycle.js'
+import { isSettled } from '../core/_lifecycle.js'
 import { isoNow } from '../core/_clock.js'
 import { newId } from '../core/_ids.js'
 import type { Logger } from '../_logger.js'
 import type { Task, TaskEvent } from '../types.js'
 import type { TaskPage, TaskQuery, TaskStore } from './_store.js'
+import { readByteBudget } from './_byte-budget.js'
 import { DirectoryLock } from './_dir-lock.js'
-import { FLUSH_BYTES, TaskJournal } from './_journal.js'
-import { journalName, snapshotJson, snapshotName } from './_task-files.js'
-import { type RestoredTask, restoreTasks } from './_task-restore.js'
+import type { TaskSnapshot } from './_log-records.js'
+import { type RestoredTask, restoreLog } from './_log-restore.js'
+import { SegmentWriter } from './_segment-writer.js'
+import { listSegments } from './_segments.js'
+import { FLUSH_BYTES, type LiveBytes, TaskLog } from './_task-log.js'
 import { MemoryTaskStore, type MemoryStoreOptions } from './memory.js'
 
 export interface FileStoreOptions extends MemoryStoreOptions {
@@ -18,50 +21,81 @@ export interface FileStoreOptions extends MemoryStoreOptions {
    * refuses to start (a `ConfigurationError` naming the process that holds it).
    */
   dir: string
+  /** The size past which the log begins a new segment file, in bytes (`A2A_STORE_SEGMENT_BYTES`). Default: 8 MiB. */
+  segmentBytes?: number
   /** Where start-up repairs are reported. Default: silent. */
   logger?: Pick<Logger, 'warn'>
 }
 
 export const STOPPED_REASON = 'The server stopped before the task finished'
+export const DEFAULT_SEGMENT_BYTES = 8 * 1024 * 1024
 const REPAIR_GAP = 2 ** 20
 const noop = (): void => {}
 
 /**
- * The embedded durable store: every task in files under `dir/tasks/`, with no server to run. Tasks are served
- * from memory (the same retention as the memory store, by count, bytes and age: a task it lets go has its files
- * deleted, so the directory holds what memory holds).
+ * The embedded durable store: every task in a log under `dir/log/`, with no server to run. Tasks are served
+ * from memory (the same retention as the memory store, by count, bytes and age).
  *
- * A task is written when it is created and each time it settles (terminal, or waiting for input): a settle
- * appends what the task gained since its last write (the turn's events, a follow-up message) to the task's
- * journal and fsyncs it; the whole task is written again as a snapshot (atomically: temporary file, fsync,
- * rename) only once the journal outweighs the last snapshot, and when the task ends, so an ended task is one
- * file and the bytes written stay proportional to the bytes added (see `TaskJournal`). A crash mid-write leaves
- * what was confirmed before it and never touches another task's files. A `message/send` that answers
- * "completed" has its task on disk first.
+ * The log is a series of segment files of JSON lines, appended to by one writer with group commit: a task is
+ * written when it is created (a snapshot: the whole task) and each time it settles (terminal, or waiting for
+ * input: what it gained since, its events and follow-up messages, or a new snapshot once those would outweigh
+ * the last one), and whatever tasks ask for while one write is under way goes in the next, with one fsync for
+ * all of them. A `message/send` that answers "completed" has its task on disk first. A crash mid-write leaves
+ * what was confirmed before it (a line it cut short is read as not written).
  *
- * At start it reads every task back (snapshot, then journal); a task the previous process left running is
- * failed with a reason (the agent code that ran it is gone), so no task stays `working` forever.
+ * Segments are deleted oldest first, once their records are all superseded (by a newer snapshot of their
+ * task) or of tasks retention let go (a dropped record says so); once the log holds more than twice the bytes a
+ * restart would read back, the oldest segment's tasks are written again as snapshots and it is deleted, so the
+ * log stays within about twice the live bytes and the bytes written a small multiple of the bytes added.
+ *
+ * At start it reads every segment back; a task the previous process left running is failed with a reason (the
+ * agent code that ran it is gone), so no task stays `working`.
  */
 export class FileTaskStore implements TaskStore {
   readonly dir: string
   readonly #memory: MemoryTaskStore
-  readonly #tasksDir: string
+  readonly #logDir: string
   readonly #lock: DirectoryLock
-  // Every task the store holds has one: what its files hold, and its writes in order.
-  readonly #journals = new Map<string, TaskJournal>()
+  readonly #segmentBytes: number
+  // Every segment in the log, with its size; and the bytes of live records in each.
+  readonly #segments: Map<number, number>
+  readonly #live = new Map<number, number>()
+  #liveBytes = 0
+  readonly #unreadable: Set<number>
+  #compacting: number | undefined
+  readonly #writer: SegmentWriter
+  // Every task the store holds has one.
+  readonly #logs = new Map<string, TaskLog>()
   readonly #pending = new Set<Promise<void>>()
   readonly #logger: FileStoreOptions['logger']
+  readonly #liveBytesCounter: LiveBytes = {
+    add: (segment, bytes) => {
+      this.#live.set(segment, (this.#live.get(segment) ?? 0) + bytes)
+      this.#liveBytes += bytes
+    },
+    remove: (segment, bytes) => {
+      this.#live.set(segment, (this.#live.get(segment) ?? 0) - bytes)
+      this.#liveBytes -= bytes
+    },
+  }
 
   constructor(options: FileStoreOptions) {
     this.dir = options.dir
-    this.#tasksDir = join(options.dir, 'tasks')
+    this.#logDir = join(options.dir, 'log')
     this.#logger = options.logger
-    this.#memory = new MemoryTaskStore(options, (taskId) => void this.#remove(taskId))
+    this.#segmentBytes = readByteBudget(options.segmentBytes, 'segmentBytes', 'A2A_STORE_SEGMENT_BYTES', DEFAULT_SEGMENT_BYTES)
+    this.#memory = new MemoryTaskStore(options, (taskId) => this.#remove(taskId))
     let lock: DirectoryLock | undefined
     try {
-      mkdirSync(this.#tasksDir, { recursive: true })
+      mkdirSync(this.#logDir, { recursive: true })
       this.#lock = lock = DirectoryLock.take(options.dir)
-      this.#load()
+      this.#warnOfEarlierLayout()
+      this.#segments = listSegments(this.#logDir)
+      this.#writer = new SegmentWriter(this.#logDir, this.#segments, this.#segmentBytes, () => this.#collect())
+      const read = restoreLog(this.#logDir, [...this.#segments.keys()], this.#logger)
+      this.#unreadable = read.unreadable
+      this.#load(read.tasks)
+      this.#collect()
     } catch (error) {
       this.#memory.close()
       lock?.release()
@@ -78,37 +112,45 @@ export class FileTaskStore implements TaskStore {
     return this.#memory.bytes
   }
 
+  /** Bytes of the log's segments on disk (with what is being written). */
+  get logBytes(): number {
+    let bytes = 0
+    for (const size of this.#segments.values()) bytes += size
+    return bytes
+  }
+
   get(taskId: string): Task | undefined {
     return this.#memory.get(taskId)
   }
 
   async create(task: Task): Promise<void> {
     this.#memory.create(task)
-    const journal = new TaskJournal(this.#tasksDir, task.id)
-    this.#journals.set(task.id, journal)
+    const log = new TaskLog(task.id, this.#writer, this.#liveBytesCounter)
+    this.#logs.set(task.id, log)
     try {
-      await this.#track(journal.compact(task, (generation) => snapshotJson(task, this.#memory.events(task.id), 0, 0, generation)))
+      // Written before the task is answered, fsynced with its batch without waiting: a client is told of a task
+      // only once a crash of the process would not lose it, and a send is not held up by two fsyncs.
+      await this.#track(log.compact(task, () => this.#snapshotOf(task), false))
     } catch (error) {
       // Not on disk, so not created: the client gets an error and no task stays behind, forever "submitted".
       this.#memory.forget(task.id)
-      this.#journals.delete(task.id)
+      log.remove()
+      this.#logs.delete(task.id)
       throw error
     }
   }
 
   append(task: Task, event: TaskEvent): Promise<void> | undefined {
     this.#memory.append(task, event)
-    // Larger than the whole byte budget, it was let go as it settled (its files are being deleted): not saved.
+    // Larger than the whole byte budget, it was let go as it settled: not saved.
     if (!this.#memory.has(task.id)) return undefined
-    const journal = this.#journalOf(task.id)
-    journal.record(task, event)
+    const log = this.#logOf(task.id)
+    log.record(task, event)
     if (event.kind === 'status-update' && event.final) {
-      const settledAt = Date.now()
-      const snapshot = (generation: number) => snapshotJson(task, this.#memory.events(task.id), this.#memory.keptAfter(task.id), settledAt, generation)
-      return this.#track(journal.settle(task, settledAt, isTerminal(event.status.state), snapshot))
+      return this.#track(log.settle(task, this.#memory.settledAt(task.id), () => this.#snapshotOf(task)))
     }
-    if (journal.pendingBytes >= FLUSH_BYTES) {
-      const flushed = journal.flush()
+    if (log.pendingBytes >= FLUSH_BYTES) {
+      const flushed = log.flush()
       // A failed flush is not reported: the task's next write is then a whole snapshot, and that one is.
       if (flushed) this.#track(flushed).catch(noop)
     }
@@ -127,7 +169,7 @@ export class FileTaskStore implements TaskStore {
     return this.#memory.list(query)
   }
 
-  /** Removes settled tasks older than the time-to-live, from memory and disk. */
+  /** Removes settled tasks older than the time-to-live. */
   sweep(now?: number): void {
     this.#memory.sweep(now)
   }
@@ -136,24 +178,31 @@ export class FileTaskStore implements TaskStore {
   async close(): Promise<void> {
     this.#memory.close()
     while (this.#pending.size) await Promise.allSettled(this.#pending)
-    this.#lock.release()
-  }
-
-  #journalOf(taskId: string): TaskJournal {
-    let journal = this.#journals.get(taskId)
-    if (!journal) {
-      // Unreachable while every held task has one; should it happen, a first snapshot brings the files level.
-      journal = new TaskJournal(this.#tasksDir, taskId)
-      this.#journals.set(taskId, journal)
+    try {
+      await this.#writer.close()
+    } finally {
+      this.#lock.release()
     }
-    return journal
   }
 
-  /** Deletes a task's files once its writes in flight have landed (a write after would bring them back). */
-  #remove(taskId: string): Promise<void> {
-    const journal = this.#journals.get(taskId)
-    this.#journals.delete(taskId)
-    return journal ? this.#track(journal.remove()) : Promise.resolve()
+  #snapshotOf(task: Task): TaskSnapshot {
+    const taskId = task.id
+    return { task, events: this.#memory.events(taskId) ?? null, keptAfter: this.#memory.keptAfter(taskId), settledAt: this.#memory.settledAt(taskId) }
+  }
+
+  #logOf(taskId: string): TaskLog {
+    let log = this.#logs.get(taskId)
+    if (!log) {
+      // Unreachable while every held task has one; should it happen, a first snapshot brings the log level.
+      log = new TaskLog(taskId, this.#writer, this.#liveBytesCounter)
+      this.#logs.set(taskId, log)
+    }
+    return log
+  }
+
+  #remove(taskId: string): void {
+    this.#logs.get(taskId)?.remove()
+    this.#logs.delete(taskId)
   }
 
   #track(work: Promise<void>): Promise<void> {
@@ -163,21 +212,50 @@ export class FileTaskStore implements TaskStore {
     return work
   }
 
-  /** Reads the tasks back, oldest settled first; fails what was left running. */
-  #load(): void {
-    const restored = restoreTasks(this.#tasksDir, this.#logger)
-    restored.sort((a, b) => a.settledAt - b.settledAt)
-    const now = Date.now()
-    const stopped: RestoredTask[] = []
-    for (const file of restored) {
-      const { task } = file
-      if (file.settledAt && now - file.settledAt > this.#memory.ttlMs) {
-        rmSync(join(this.#tasksDir, snapshotName(task.id)), { force: true })
-        rmSync(join(this.#tasksDir, journalName(task.id, file.generation)), { force: true })
+  /**
+   * After each write: deletes the oldest sealed segments while no live record is in them, and once the log
+   * outweighs twice its live bytes (and a segment more), moves the tasks of the oldest segment out of it with
+   * new snapshots, so it is deleted in turn.
+   */
+  #collect(): void {
+    const current = this.#writer.current
+    let oldest: number | undefined
+    let logBytes = 0
+    for (const [segment, size] of this.#segments) {
+      if (this.#unreadable.has(segment)) continue
+      logBytes += size
+      if (oldest !== undefined || segment === current) continue
+      if ((this.#live.get(segment) ?? 0) > 0) {
+        oldest = segment
         continue
       }
-      // Before the restore: retention may let the task go at once, and its files with it.
-      this.#journals.set(task.id, new TaskJournal(this.#tasksDir, task.id, { ...file, historyLength: task.history.length }))
+      // Oldest first, so a dropped record outlives the records it cancels.
+      logBytes -= size
+      this.#live.delete(segment)
+      this.#track(this.#writer.drop(segment)).catch(noop)
+    }
+    if (oldest === undefined || this.#compacting !== undefined || logBytes <= 2 * this.#liveBytes + this.#segmentBytes) return
+    this.#compacting = oldest
+    const moves: Promise<void>[] = []
+    for (const [taskId, log] of this.#logs) {
+      const task = log.isIn(oldest) ? this.#memory.get(taskId) : undefined
+      if (task) moves.push(this.#track(log.compact(task, () => this.#snapshotOf(task))))
+    }
+    void Promise.allSettled(moves).then(() => {
+      this.#compacting = undefined
+    })
+  }
+
+  /** Puts the tasks read back into memory, oldest settled first; fails what was left running. */
+  #load(restored: Map<string, RestoredTask>): void {
+    const now = Date.now()
+    const stopped: RestoredTask[] = []
+    for (const file of [...restored.values()].sort((a, b) => a.settledAt - b.settledAt || a.position - b.position)) {
+      const { task } = file
+      if (file.settledAt && now - file.settledAt > this.#memory.ttlMs) continue
+      for (const [segment, bytes] of file.records) this.#liveBytesCounter.add(segment, bytes)
+      // Before the restore: retention may let the task go at once, and its records with it.
+      this.#logs.set(task.id, new TaskLog(task.id, this.#writer, this.#liveBytesCounter, { ...file, historyLength: task.history.length }))
       if (isSettled(task.status.state)) this.#memory.restore(task, file.events, file.settledAt, file.keptAfter)
       else stopped.push(file)
     }
@@ -188,11 +266,19 @@ export class FileTaskStore implements TaskStore {
       const failed = failStopped(task, file.events, keptAfter)
       this.#memory.restore(task, failed, now, keptAfter)
       this.#logger?.warn(`Task store: task ${task.id} was ${was} when the server stopped; it is failed`)
-      const journal = this.#journals.get(task.id)
-      if (!journal) continue
-      this.#track(journal.compact(task, (generation) => snapshotJson(task, failed, keptAfter, now, generation))).catch((error: unknown) => {
+      const log = this.#logs.get(task.id)
+      if (!log) continue
+      this.#track(log.compact(task, () => this.#snapshotOf(task))).catch((error: unknown) => {
         this.#logger?.warn(`Task store: could not save the failure of task ${task.id}: ${(error as Error).message}`)
       })
+    }
+  }
+
+  /** The files of the store's first releases (`<dir>/tasks/`) are not read: say so rather than lose them quietly. */
+  #warnOfEarlierLayout(): void {
+    const earlier = join(this.dir, 'tasks')
+    if (existsSync(earlier) && readdirSync(earlier).length > 0) {
+      this.#logger?.warn(`Task store: ${earlier} holds task files of an earlier release of the store, which this one does not read`)
     }
   }
 }

@@ -177,6 +177,11 @@ export class MemoryTaskStore implements TaskStore {
     return this.#entries.get(taskId)?.log?.keptAfter ?? 0
   }
 
+  /** When the task last settled (ms since the epoch); 0 while it runs or once it is not kept. */
+  settledAt(taskId: string): number {
+    return this.#entries.get(taskId)?.settledAt ?? 0
+  }
+
   list(query: TaskQuery): TaskPage {
     return pageOf(
       Array.from(this.#entries.values(), (entry) => entry.task),

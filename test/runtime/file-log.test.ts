@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Agent, createFileStore, serveAgent } from 'a2a-runtime'
@@ -6,9 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { agent, deferred } from './_agents.ts'
 import { type FixtureAgent, startFixtureAgent } from './_fixture-process.ts'
 import { captureLogger } from './_logger.ts'
+import { breakTheLog, logBytes, logDir, recordsOf, segmentsOf } from './_task-log-files.ts'
 
-// The file store's journal: a settle appends what the task gained instead of rewriting the task, and a restart
-// folds the journal back into the snapshot. The byte counts are the agent process's own (`wchar` of
+// The file store's log: a settle appends what the task gained instead of rewriting the task, and a restart
+// folds those records back into the task's snapshot. The byte counts are the agent process's own (`wchar` of
 // /proc/<pid>/io: every byte it handed to write(), disk and sockets), less the bytes of the answers it sent.
 
 const KiB = 1024
@@ -47,9 +48,9 @@ function bytesWritten(pid: number): number {
   return Number(/^wchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))![1])
 }
 
-async function serve(agentToServe: Agent, dir: string) {
+async function serve(agentToServe: Agent, dir: string, options: { segmentBytes?: number } = {}) {
   const logger = captureLogger()
-  const store = createFileStore({ dir, logger })
+  const store = createFileStore({ dir, logger, ...options })
   const server = await serveAgent(agentToServe, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger, store })
   let closed = false
   const close = async () => {
@@ -70,7 +71,6 @@ function reopen(dir: string) {
 }
 
 const asJson = (value: unknown) => JSON.parse(JSON.stringify(value))
-const journalsOf = (dir: string, taskId: string) => readdirSync(join(dir, 'tasks')).filter((name) => name.startsWith(`${taskId}.`) && name.endsWith('.jsonl'))
 
 /** A conversation that grows one artifact in chunks over several turns, with questions between. */
 const storyteller = agent((ctx, task) => {
@@ -95,7 +95,7 @@ const storyteller = agent((ctx, task) => {
   task.complete('Told')
 })
 
-describe('the file store journal (A2A_STORE=file:<dir>)', () => {
+describe('the file store log (A2A_STORE=file:<dir>)', () => {
   it.skipIf(!existsSync('/proc/self/io'))(
     'writes in proportion to what a conversation adds, not to the size of the task: 28 messages of 256 KiB on one task (7.3 MB) write under 4× those bytes (17.1 MB measured, 2.3×; rewriting the whole task at every settle wrote 107 MB, 14.6×)',
     async () => {
@@ -124,7 +124,7 @@ describe('the file store journal (A2A_STORE=file:<dir>)', () => {
   )
 
   it.skipIf(!existsSync('/proc/self/io'))(
-    'writes a message of ~1 MiB answered in 1,000 streamed chunks of 1 KiB in under 4× the bytes of message and answer (4.2 MB for 2.1 MB measured, 2.0×: a snapshot at creation and one at the end, nothing per chunk)',
+    'writes a message of ~1 MiB answered in 1,000 streamed chunks of 1 KiB in under 4× the bytes of message and answer (4.2 MB for 2.1 MB measured, 2.0×: a snapshot at creation and one as the turn ends, nothing per chunk)',
     async () => {
       const dir = tempDir()
       const agentProcess = await startAgentProcess(dir)
@@ -136,26 +136,31 @@ describe('the file store journal (A2A_STORE=file:<dir>)', () => {
       expect(done.body.result.artifacts[0].parts).toHaveLength(1000)
       const written = bytesWritten(agentProcess.pid) - before - done.bytes
       expect(written).toBeLessThan(4 * (message.length + 1000 * KiB))
-      // Ended, the task is one file.
-      expect(readdirSync(join(dir, 'tasks'))).toEqual([`${done.body.result.id}.json`])
+      // Nothing per chunk: the snapshot at creation, and the turn written once as it ended.
+      expect(recordsOf(dir, done.body.result.id)).toHaveLength(2)
     },
     120_000,
   )
 
-  it('reads a task back from its snapshot and journal equal to what it served before the restart: artifacts appended in chunks, questions and follow-ups, its event log', async () => {
+  it('reads a task back from its records equal to what it served before the restart: artifacts appended in chunks, questions and follow-ups, its event log', async () => {
     const dir = tempDir()
     const first = await serve(storyteller, dir)
-    // A long first message makes a large snapshot, so the next turns go to the journal.
+    // A long first message makes a large snapshot, so the next turns are written as entries.
     const opened = (await first.rpc('message/send', userMessage(`Tell me a story ${'please '.repeat(1200)}`))).result
     expect(opened.status.state).toBe('input-required')
-    // A follow-up larger than the snapshot so far: the store writes a new one, and the journal starts again.
+    // A follow-up larger than the snapshot so far: the store writes a new one.
     await first.rpc('message/send', userMessage(`Far ${'far '.repeat(3000)}away`, { taskId: opened.id }))
     const waiting = (await first.rpc('message/send', userMessage('signed in', { taskId: opened.id }))).result
     expect(waiting.status.state).toBe('input-required')
-    // The snapshot holds the large follow-up; the journal, the turn after it.
-    expect(readFileSync(join(dir, 'tasks', `${opened.id}.json`), 'utf8')).toContain('Far far')
-    const [journal] = journalsOf(dir, opened.id)
-    expect(readFileSync(join(dir, 'tasks', journal!), 'utf8')).toContain('signed in')
+    const records = recordsOf(dir, opened.id)
+    expect(records.map((record) => [record.kind, record.n])).toEqual([
+      ['snapshot', 1],
+      ['entries', 2],
+      ['snapshot', 3],
+      ['entries', 4],
+    ])
+    expect(records[2]!.text).toContain('Far far')
+    expect(records[3]!.text).toContain('signed in')
     const served = (await first.rpc('tasks/get', { id: opened.id })).result
     const log = asJson(first.store.events(opened.id))
     expect(log.length).toBeGreaterThan(10)
@@ -173,71 +178,77 @@ describe('the file store journal (A2A_STORE=file:<dir>)', () => {
     expect(ended.status.state).toBe('completed')
     expect(ended.artifacts[0].parts.map((part: any) => part.text).join('')).toMatch(/^Once upon a time in Far far .*, there lived a dragon\. The end\.$/)
     await second.close()
-    // Ended, the task is one file; read back, it is what was served.
-    expect(readdirSync(join(dir, 'tasks')).filter((name) => name.startsWith(opened.id))).toEqual([`${opened.id}.json`])
+    // The second process went on numbering the task's records where the first stopped.
+    expect(recordsOf(dir, opened.id).at(-1)!.n).toBe(5)
     const third = await serve(storyteller, dir)
     expect((await third.rpc('tasks/get', { id: opened.id })).result).toEqual(ended)
   })
 
-  it('ignores a torn last line of a journal (a crash mid-append), cuts it off before the next append, and keeps reading the task after', async () => {
+  it('ignores a torn last line (a crash mid-write): the task is read back as confirmed, and the next process writes a segment of its own', async () => {
     const dir = tempDir()
     const first = await serve(storyteller, dir)
     const opened = (await first.rpc('message/send', userMessage(`Tell me a story ${'please '.repeat(1200)}`))).result
     await first.rpc('message/send', userMessage('Farland', { taskId: opened.id }))
     const served = (await first.rpc('tasks/get', { id: opened.id })).result
     await first.close()
-    const [journal] = journalsOf(dir, opened.id)
-    const path = join(dir, 'tasks', journal!)
-    const whole = statSync(path).size
-    appendFileSync(path, '{"event":{"kind":"status-update","seq":12,"taskId":"')
+    const [segment] = segmentsOf(dir)
+    appendFileSync(segment!, `{"t":"${opened.id}","n":4,"entries":[{"event":{"kind":"status-upd`)
 
     const second = await serve(storyteller, dir)
     expect((await second.rpc('tasks/get', { id: opened.id })).result).toEqual(served)
-    expect(statSync(path).size).toBe(whole)
     const waiting = (await second.rpc('message/send', userMessage('signed in', { taskId: opened.id }))).result
     expect(waiting.status.state).toBe('input-required')
     await second.close()
     expect(second.logger.text('warn')).toBe('')
+    expect(segmentsOf(dir)).toHaveLength(2)
 
     const { store, logger } = reopen(dir)
     expect(asJson(store.get(opened.id))).toEqual(waiting)
     expect(logger.text('warn')).toBe('')
   })
 
-  it('never applies twice the journal a new snapshot replaced (a crash between the snapshot\'s rename and the journal\'s deletion): it is deleted at start', async () => {
+  it('reads a task whose record is damaged back as it was before that record, with warnings naming the line and the task, and goes on with it', async () => {
     const dir = tempDir()
     const first = await serve(storyteller, dir)
     const opened = (await first.rpc('message/send', userMessage(`Tell me a story ${'please '.repeat(1200)}`))).result
+    const asked = (await first.rpc('tasks/get', { id: opened.id })).result
     await first.rpc('message/send', userMessage('Farland', { taskId: opened.id }))
-    const [replaced] = journalsOf(dir, opened.id)
-    const entries = readFileSync(join(dir, 'tasks', replaced!))
-    // Larger than the snapshot so far: the store writes a new one, and deletes this journal.
-    await first.rpc('message/send', userMessage(`signed in ${'as me '.repeat(3000)}`, { taskId: opened.id }))
-    const served = (await first.rpc('tasks/get', { id: opened.id })).result
+    await first.rpc('message/send', userMessage('signed in', { taskId: opened.id }))
     await first.close()
-    expect(journalsOf(dir, opened.id)).not.toContain(replaced)
-    writeFileSync(join(dir, 'tasks', replaced!), entries)
+    // Record 3 (the second turn) is damaged in place; record 4 after it is whole.
+    const [segment] = segmentsOf(dir)
+    const lines = readFileSync(segment!, 'utf8').split('\n')
+    const damaged = lines.findIndex((line) => line.startsWith(`{"t":"${opened.id}","n":3,`))
+    lines[damaged] = `{"t":"${opened.id}","n":3,"entries":[{"ev\u0000\u0000`
+    writeFileSync(segment!, lines.join('\n'))
 
-    const { store, logger } = reopen(dir)
-    expect(asJson(store.get(opened.id))).toEqual(served)
-    expect(journalsOf(dir, opened.id)).not.toContain(replaced)
-    expect(logger.text('warn')).toBe('')
+    const second = await serve(storyteller, dir)
+    expect((await second.rpc('tasks/get', { id: opened.id })).result).toEqual(asked)
+    const warnings = second.logger.text('warn')
+    expect(warnings).toContain(`${segment} is damaged at line ${damaged + 1} (a record of task ${opened.id})`)
+    expect(warnings).toContain(`task ${opened.id} is read back as it was at its record 2: record 3 of it is missing or damaged`)
+    // The task goes on from there, and its next write is a whole snapshot.
+    const again = (await second.rpc('message/send', userMessage('Farland', { taskId: opened.id }))).result
+    expect(again.status.state).toBe('auth-required')
+    expect(recordsOf(dir, opened.id).at(-1)).toMatchObject({ kind: 'snapshot', n: 5 })
+    await second.close()
+    const { store } = reopen(dir)
+    expect(asJson(store.get(opened.id))).toEqual(again)
   })
 
-  it('answers a follow-up whose journal append failed with the error, and writes the whole task at its next settle: a restart reads back what was served', async () => {
+  it('answers a follow-up whose write failed with the error, and writes the whole task at its next settle: a restart reads back what was served', async () => {
     const dir = tempDir()
-    const first = await serve(storyteller, dir)
+    // A segment per write, so each write begins one.
+    const first = await serve(storyteller, dir, { segmentBytes: 1 })
     const opened = (await first.rpc('message/send', userMessage(`Tell me a story ${'please '.repeat(1200)}`))).result
-    const [journal] = journalsOf(dir, opened.id)
-    // The disk fails under the task: its journal's path is now a directory, so the append cannot open it.
-    const path = join(dir, 'tasks', journal!)
-    rmSync(path)
-    mkdirSync(path)
+    const repair = breakTheLog(dir)
     const refused = await first.rpc('message/send', userMessage('Farland', { taskId: opened.id }))
     expect(refused.error).toEqual({ code: -32603, message: 'Internal error' })
     expect(first.logger.text('error')).toMatch(new RegExp(`The task store could not save an event of task ${opened.id}`))
+    repair()
     const waiting = (await first.rpc('message/send', userMessage('signed in', { taskId: opened.id }))).result
     expect(waiting.status.state).toBe('input-required')
+    expect(recordsOf(dir, opened.id).at(-1)!.kind).toBe('snapshot')
     const served = (await first.rpc('tasks/get', { id: opened.id })).result
     await first.close()
 
@@ -246,24 +257,22 @@ describe('the file store journal (A2A_STORE=file:<dir>)', () => {
     expect(logger.text('warn')).toBe('')
   })
 
-  it('skips, with a warning naming it, a task whose journal is damaged before its end, and leaves its files', async () => {
+  it('skips, with a warning naming it, a file in the log that is not a segment, and leaves it', async () => {
     const dir = tempDir()
     const first = await serve(storyteller, dir)
-    const opened = (await first.rpc('message/send', userMessage(`Tell me a story ${'please '.repeat(1200)}`))).result
-    await first.rpc('message/send', userMessage('Farland', { taskId: opened.id }))
+    const opened = (await first.rpc('message/send', userMessage('Tell me a story'))).result
     await first.close()
-    const [journal] = journalsOf(dir, opened.id)
-    const path = join(dir, 'tasks', journal!)
-    const lines = readFileSync(path, 'utf8').split('\n')
-    writeFileSync(path, [lines[0], '{"event":{"ki', ...lines.slice(1)].join('\n'))
+    const stranger = join(logDir(dir), '000000000099.jsonl')
+    writeFileSync(stranger, 'not a segment\n')
 
     const { store, logger } = reopen(dir)
-    expect(store.get(opened.id)).toBeUndefined()
-    expect(logger.text('warn')).toMatch(new RegExp(`skipping .*${opened.id}\\.json: its journal ${journal!.replaceAll('.', '\\.')} is damaged at line 2`))
-    expect(existsSync(path)).toBe(true)
+    expect(store.get(opened.id)?.status.state).toBe('input-required')
+    expect(logger.text('warn')).toMatch(`skipping ${stranger}: it is not a segment of this version of the task log`)
+    await store.close()
+    expect(existsSync(stranger)).toBe(true)
   })
 
-  it('writes a long turn to the journal before it settles (progress of 1.5 MiB), and a restart in the middle of it fails the task past the events written', async () => {
+  it('writes a long turn to the log before it settles (progress of 1.5 MiB), and a restart in the middle of it fails the task past the events written', async () => {
     const dir = tempDir()
     const gate = deferred()
     const progress = 'p'.repeat(64 * KiB)
@@ -275,8 +284,8 @@ describe('the file store journal (A2A_STORE=file:<dir>)', () => {
     const first = await serve(worker, dir)
     cleanups.push(() => gate.resolve())
     const sent = (await first.rpc('message/send', { ...userMessage('work'), configuration: { blocking: false } })).result
-    const journal = () => journalsOf(dir, sent.id).map((name) => statSync(join(dir, 'tasks', name)).size)
-    await expect.poll(() => journal()[0] ?? 0).toBeGreaterThan(MiB / 2)
+    await expect.poll(() => recordsOf(dir, sent.id).filter((record) => record.kind === 'entries').length).toBeGreaterThan(0)
+    expect(logBytes(dir)).toBeGreaterThan(MiB / 2)
 
     // The process dies here: the next start reads the turn so far, and fails the task.
     const { store, logger } = reopen(dir)
@@ -289,7 +298,7 @@ describe('the file store journal (A2A_STORE=file:<dir>)', () => {
     await store.close()
   })
 
-  it('survives SIGKILL in the middle of conversations: every answer a client had is there after the restart, no file is damaged', async () => {
+  it('survives SIGKILL in the middle of conversations: every answer a client had is there after the restart, nothing read back is damaged', async () => {
     const dir = tempDir()
     const agentProcess = await startAgentProcess(dir)
     // Per task, the history of the last answer its client had.
@@ -315,7 +324,7 @@ describe('the file store journal (A2A_STORE=file:<dir>)', () => {
     killed = true
     await agentProcess.kill()
     await Promise.all(conversations)
-    expect(readdirSync(join(dir, 'tasks')).some((name) => name.endsWith('.jsonl'))).toBe(true)
+    expect(recordsOf(dir).some((record) => record.kind === 'entries')).toBe(true)
 
     const { store, logger } = reopen(dir)
     for (const [taskId, history] of answered) {
@@ -324,30 +333,15 @@ describe('the file store journal (A2A_STORE=file:<dir>)', () => {
       // Waiting for the next message, or failed: the process died in the middle of a turn.
       expect(['input-required', 'failed']).toContain(task?.status.state)
     }
-    expect(logger.text('warn')).not.toMatch(/skipping/)
+    expect(logger.text('warn')).not.toMatch(/skipping|damaged|missing/)
   }, 120_000)
 
-  it('reads the task files of the previous format (version 1), and continues them with a journal', async () => {
+  it('says so, and reads nothing of it, when the directory holds the task files of an earlier release (<dir>/tasks/)', async () => {
     const dir = tempDir()
-    const first = await serve(storyteller, dir)
-    const opened = (await first.rpc('message/send', userMessage(`Tell me a story ${'please '.repeat(1200)}`))).result
-    const events = asJson(first.store.events(opened.id))
-    await first.close()
-    const path = join(dir, 'tasks', `${opened.id}.json`)
-    const settledAt = Date.now()
-    writeFileSync(path, JSON.stringify({ v: 1, task: opened, events, settledAt }))
-    for (const name of journalsOf(dir, opened.id)) rmSync(join(dir, 'tasks', name))
-
-    const second = await serve(storyteller, dir)
-    expect((await second.rpc('tasks/get', { id: opened.id })).result).toEqual(opened)
-    expect(asJson(second.store.events(opened.id))).toEqual(events)
-    const waiting = (await second.rpc('message/send', userMessage('Farland', { taskId: opened.id }))).result
-    expect(waiting.status.state).toBe('auth-required')
-    expect(journalsOf(dir, opened.id)).toEqual([`${opened.id}.0.jsonl`])
-    await second.close()
-
+    mkdirSync(join(dir, 'tasks'))
+    writeFileSync(join(dir, 'tasks', 'some-task.json'), '{"v":2}')
     const { store, logger } = reopen(dir)
-    expect(asJson(store.get(opened.id))).toEqual(waiting)
-    expect(logger.text('warn')).toBe('')
+    expect(store.size).toBe(0)
+    expect(logger.text('warn')).toContain(`${join(dir, 'tasks')} holds task files of an earlier release of the store, which this one does not read`)
   })
 })

@@ -1,0 +1,234 @@
+import { type FileHandle, open, unlink } from 'node:fs/promises'
+import { SEGMENT_HEADER } from './_log-records.js'
+import { segmentPath } from './_segments.js'
+
+/** A line to append, and what to do once it is written (or not). */
+export interface Appending {
+  text: string
+  bytes: number
+  /**
+   * Wait for the fsync before `done` (a settle a client is told of). Every batch is fsynced; a line that need not
+   * wait is done once the kernel has it (a crash of the process no longer loses it), its fsync a moment later.
+   */
+  durable: boolean
+  /** Asked just before the line is written: an error refuses it (the line it follows failed). */
+  admit(): unknown
+  /** Called once: the line is written to `segment` (and fsynced when durable), or `error` says why not. */
+  done(error: unknown, segment: number): void
+}
+
+// Lines of one batch are handed to the kernel in writes of at most this many bytes (one string each).
+const WRITE_BYTES = 1024 * 1024
+// fsyncs under way at once: each holds a thread of libuv's pool (four by default), which other I/O needs too.
+const MAX_SYNCS = 2
+const SYNC_SOON_MS = 50
+const noop = (): void => {}
+
+/**
+ * Appends the store's lines to the log, one batch at a time, with group commit: whatever was asked for while
+ * a batch was being written goes in the next batch, in one write and one fsync for all of them, so a busy store
+ * pays one fsync per batch rather than per task; the next batch is written while the last one's fsync runs.
+ *
+ * The log is a series of numbered segments; lines go to the newest, and a new one is begun once it passes
+ * `segmentBytes` (and after a failed write, so a line cut short is the end of its segment and no later line is
+ * glued to it). A segment is fsynced before the next one begins: a line is never durable while one before it
+ * may still be lost. Each process begins a segment of its own.
+ */
+export class SegmentWriter {
+  readonly #dir: string
+  readonly #segmentBytes: number
+  readonly #sizes: Map<number, number>
+  readonly #afterBatch: () => void
+  #current: number
+  #file: FileHandle | undefined
+  #queue: Appending[] = []
+  #running: Promise<void> | undefined
+  #rollNext = true
+  // Settles once every batch written so far is confirmed; rejects while one that failed is in the open segment.
+  #confirmed: Promise<unknown> = Promise.resolve()
+  readonly #syncs = new Set<Promise<void>>()
+  #soon: ReturnType<typeof setTimeout> | undefined
+
+  /** `sizes`: the segments already in `dir` and their sizes, kept up to date here. */
+  constructor(dir: string, sizes: Map<number, number>, segmentBytes: number, afterBatch: () => void) {
+    this.#dir = dir
+    this.#sizes = sizes
+    this.#segmentBytes = segmentBytes
+    this.#afterBatch = afterBatch
+    this.#current = Math.max(0, ...sizes.keys())
+  }
+
+  /** The segment lines go to now; the others are sealed (never written again). */
+  get current(): number {
+    return this.#current
+  }
+
+  append(line: Appending): void {
+    this.#queue.push(line)
+    this.#running ??= this.#run()
+  }
+
+  /** Deletes a sealed segment. */
+  async drop(segment: number): Promise<void> {
+    if (segment === this.#current && this.#file) throw new Error(`segment ${segment} is being written`)
+    this.#sizes.delete(segment)
+    await unlink(segmentPath(this.#dir, segment)).catch(noop)
+  }
+
+  /** Waits for the lines asked for, then closes the segment (fsynced). */
+  async close(): Promise<void> {
+    while (this.#running) await this.#running
+    await this.#confirmed.catch(noop)
+    const file = this.#file
+    this.#file = undefined
+    if (!file) return
+    try {
+      await file.datasync()
+    } finally {
+      await file.close()
+    }
+  }
+
+  async #run(): Promise<void> {
+    try {
+      while (this.#queue.length) await this.#writeBatch()
+    } finally {
+      this.#running = undefined
+    }
+  }
+
+  async #writeBatch(): Promise<void> {
+    const queued = this.#queue
+    this.#queue = []
+    const batch: Appending[] = []
+    for (const line of queued) {
+      const refused = line.admit()
+      if (refused) line.done(refused, -1)
+      else batch.push(line)
+    }
+    if (batch.length === 0) return
+    let segment = -1
+    let synced: Promise<unknown>
+    let written = false
+    try {
+      const file = await this.#fileToWrite()
+      segment = this.#current
+      let chunk = ''
+      for (const line of batch) {
+        if (chunk.length > 0 && chunk.length + line.text.length > WRITE_BYTES) {
+          await this.#write(file, segment, chunk)
+          chunk = ''
+        }
+        chunk += line.text
+      }
+      await this.#write(file, segment, chunk)
+      written = true
+      const durable = batch.some((line) => line.durable)
+      synced = durable ? this.#sync(file) : Promise.resolve()
+      if (!durable) this.#syncSoon(file)
+    } catch (error) {
+      synced = Promise.reject(error)
+    }
+    // Confirmed once its own fsync and every earlier batch's are: one that failed fails the batches after it
+    // in its segment too (their records may follow on its own).
+    const confirmed = Promise.all([this.#confirmed, synced])
+    this.#confirmed = confirmed
+    const waiting = written ? batch.filter((line) => line.durable) : batch
+    if (written) for (const line of batch) if (!line.durable) line.done(undefined, segment)
+    confirmed.then(
+      () => {
+        for (const line of waiting) line.done(undefined, segment)
+        this.#afterBatch()
+      },
+      (error: unknown) => {
+        this.#rollNext = true
+        for (const line of waiting) line.done(error, segment)
+      },
+    )
+    // The next batch is written while this one's fsync runs; no more than MAX_SYNCS of those at once.
+    if (this.#syncs.size >= MAX_SYNCS) await Promise.race(this.#syncs)
+  }
+
+  // A batch no line waits for is fsynced with the next one that one does, or after SYNC_SOON_MS at the latest.
+  #syncSoon(file: FileHandle): void {
+    if (this.#soon) return
+    this.#soon = setTimeout(() => {
+      this.#soon = undefined
+      if (this.#file === file) void this.#sync(file).catch(noop)
+    }, SYNC_SOON_MS)
+    this.#soon.unref()
+  }
+
+  #sync(file: FileHandle): Promise<void> {
+    const sync = file.datasync()
+    const settled = sync.then(noop, noop)
+    this.#syncs.add(settled)
+    void settled.then(() => this.#syncs.delete(settled))
+    return sync
+  }
+
+  async #write(file: FileHandle, segment: number, text: string): Promise<void> {
+    // Counted before the write: one that fails part way leaves some of it on disk.
+    this.#sizes.set(segment, (this.#sizes.get(segment) ?? 0) + Buffer.byteLength(text))
+    await file.writeFile(text)
+  }
+
+  /** The open segment, or a new one once it is full (or a write to it failed, or none is open yet). */
+  async #fileToWrite(): Promise<FileHandle> {
+    if (this.#file && !this.#rollNext && (this.#sizes.get(this.#current) ?? 0) < this.#segmentBytes) return this.#file
+    const sealed = this.#file
+    this.#file = undefined
+    // No fsync of the sealed segment may be under way as it closes, and the new one starts with a clean slate.
+    await this.#confirmed.catch(noop)
+    this.#confirmed = Promise.resolve()
+    if (sealed) {
+      try {
+        await sealed.datasync()
+      } finally {
+        await sealed.close().catch(noop)
+      }
+    }
+    const { file, segment } = await this.#createSegment()
+    try {
+      this.#current = segment
+      this.#sizes.set(segment, 0)
+      await this.#write(file, segment, SEGMENT_HEADER)
+      // The new file's name is durable once its directory is: a line fsynced in it is then found at start.
+      await syncDirectory(this.#dir)
+    } catch (error) {
+      await file.close().catch(noop)
+      throw error
+    }
+    this.#file = file
+    this.#rollNext = false
+    return file
+  }
+
+  /** A segment numbered past every one this store knows (past one that another process made, if need be). */
+  async #createSegment(): Promise<{ file: FileHandle; segment: number }> {
+    for (let segment = this.#current + 1; ; segment++) {
+      try {
+        return { file: await open(segmentPath(this.#dir, segment), 'wx'), segment }
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || segment > this.#current + 1000) throw error
+      }
+    }
+  }
+}
+
+/**
+ * Makes a new file's name durable: its data is fsynced, but the directory entry lives in the directory. Best
+ * effort (some systems cannot open a directory); a crash of the process alone never needs it.
+ */
+async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, 'r')
+    try {
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+  } catch {
+    // Not supported here.
+  }
+}

@@ -1,0 +1,48 @@
+import { readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+// The file store's log as the tests look at it from outside: the segments under `<dir>/log/`, one JSON record
+// a line after a header line.
+
+export const logDir = (dir: string): string => join(dir, 'log')
+
+/** The segment files, oldest first. */
+export function segmentsOf(dir: string): string[] {
+  return readdirSync(logDir(dir))
+    .filter((name) => /^\d+\.jsonl$/.test(name))
+    .sort()
+    .map((name) => join(logDir(dir), name))
+}
+
+/** Bytes of all the segments. */
+export function logBytes(dir: string): number {
+  return segmentsOf(dir).reduce((sum, path) => sum + statSync(path).size, 0)
+}
+
+/** The records of every segment in order (of one task, when `taskId` is given), with the segment each is in. */
+export function recordsOf(dir: string, taskId?: string): Array<{ segment: string; kind: 'snapshot' | 'entries'; n: number; text: string }> {
+  const records = []
+  for (const segment of segmentsOf(dir)) {
+    for (const text of readFileSync(segment, 'utf8').split('\n').slice(1)) {
+      if (!text) continue
+      const record = JSON.parse(text)
+      if (taskId && record.t !== taskId) continue
+      records.push({ segment, kind: 'snapshot' in record ? ('snapshot' as const) : ('entries' as const), n: record.n, text })
+    }
+  }
+  return records
+}
+
+/**
+ * The disk fails under the store: its log directory is now a file, so beginning a segment fails (for root too,
+ * which file modes would not stop). The function returned puts the directory back.
+ */
+export function breakTheLog(dir: string): () => void {
+  const away = `${logDir(dir)}.away`
+  renameSync(logDir(dir), away)
+  writeFileSync(logDir(dir), 'in the way')
+  return () => {
+    rmSync(logDir(dir))
+    renameSync(away, logDir(dir))
+  }
+}
