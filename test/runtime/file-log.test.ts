@@ -1,7 +1,8 @@
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Agent, createFileStore, serveAgent } from 'a2a-runtime'
+import { open } from 'node:fs/promises'
+import { type Agent, type Task, createFileStore, serveAgent } from 'a2a-runtime'
 import { afterEach, describe, expect, it } from 'vitest'
 import { agent, deferred } from './_agents.ts'
 import { type FixtureAgent, startFixtureAgent } from './_fixture-process.ts'
@@ -255,6 +256,44 @@ describe('the file store log (A2A_STORE=file:<dir>)', () => {
     const { store, logger } = reopen(dir)
     expect(asJson(store.get(opened.id))).toEqual(served)
     expect(logger.text('warn')).toBe('')
+  })
+
+  it('ends a segment at a write that failed part way (no space left): the write after it begins a new segment, and a restart reads back every task confirmed', async () => {
+    const dir = tempDir()
+    const first = createFileStore({ dir })
+    const newTask = (name: string): Task => ({ kind: 'task', id: `${name}-${Math.random()}`, contextId: 'ctx', status: { state: 'submitted', timestamp: new Date().toISOString() }, artifacts: [], history: [] })
+    const kept = newTask('kept')
+    await first.create(kept)
+    // The disk fills up: the next write to a file lands 10 bytes, then fails.
+    const probe = await open(join(dir, 'probe'), 'w')
+    const fileHandle = Object.getPrototypeOf(probe) as { writeFile(data: string): Promise<void> }
+    await probe.close()
+    const writeFile = fileHandle.writeFile
+    let failures = 1
+    fileHandle.writeFile = async function (this: unknown, data: string) {
+      if (failures-- <= 0) return writeFile.call(this, data)
+      await writeFile.call(this, data.slice(0, 10))
+      throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
+    }
+    const lost = newTask('lost')
+    const next = newTask('next')
+    try {
+      const refused = first.create(lost)
+      const queued = first.create(next)
+      await expect(refused).rejects.toThrow('no space left')
+      await queued
+    } finally {
+      fileHandle.writeFile = writeFile
+    }
+    await first.close()
+    expect(segmentsOf(dir)).toHaveLength(2)
+
+    // Read back whole (and failed: no process runs them any more), the refused one not at all, nothing damaged.
+    const { store, logger } = reopen(dir)
+    expect(store.get(kept.id)).toMatchObject({ id: kept.id, status: { state: 'failed' } })
+    expect(store.get(next.id)).toMatchObject({ id: next.id, status: { state: 'failed' } })
+    expect(store.get(lost.id)).toBeUndefined()
+    expect(logger.text('warn')).not.toMatch(/damaged|skipping|missing/)
   })
 
   it('skips, with a warning naming it, a file in the log that is not a segment, and leaves it', async () => {

@@ -378,9 +378,9 @@ export class TaskEngine {
     message.taskId = id
     message.contextId = contextId
     const task: Task = { kind: 'task', id, contextId, status: { state: 'submitted', timestamp: isoNow() }, artifacts: [], history: [message] }
-    // Held before it exists, so no instance takes the new task for one whose instance died.
+    // Held before it exists (or as it comes to exist), so no instance takes the new task for one whose instance died.
     const cluster = this.store.cluster
-    if (cluster) await cluster.claim(id)
+    if (cluster && !cluster.claimsOnCreate) await cluster.claim(id)
     try {
       await this.store.create(task)
     } catch (error) {

@@ -39,7 +39,7 @@ export function restoreLog(logDir: string, segments: Iterable<number>, logger: P
     try {
       read = readSegment(path)
     } catch (error) {
-      logger?.warn(`Task store: skipping ${path}: ${(error as Error).message}`)
+      logger?.warn(`Task store: skipping ${path}: ${(error as Error).message}; it is left for a look, and no segment after it is deleted until it is moved away`)
       unreadable.add(segment)
       continue
     }

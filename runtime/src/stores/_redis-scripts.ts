@@ -1,6 +1,7 @@
 /**
- * The Redis store's Lua scripts. Each touches the keys of one task, or the index keys, never both: on Redis
- * Cluster those live in different slots (see `_redis-keys.ts`). They are sent once and then called by their
+ * The Redis store's Lua scripts. On Redis Cluster each touches the keys of one task, or the index keys, never
+ * both: those live in different slots (see `_redis-keys.ts`); on a single Redis, CREATE and APPEND file the task
+ * in the indexes in the same call, saving a round trip per status. They are sent once and then called by their
  * hash (`defineScripts`): an event's write must not carry the script's text along.
  */
 
@@ -21,7 +22,29 @@ export function runScript(client: ScriptClient, name: ScriptName, keys: number, 
   return (client as unknown as Record<ScriptName, (...args: Array<string | number>) => Promise<unknown>>)[name](keys, ...args)
 }
 
-const ENDED = "state == 'completed' or state == 'failed' or state == 'canceled' or state == 'rejected'"
+const ended = (state: string): string => `${state} == 'completed' or ${state} == 'failed' or ${state} == 'canceled' or ${state} == 'rejected'`
+
+/**
+ * Files a task under its state, its context and both, newest status first (score: the status time in ms),
+ * leaving the sets it was in before; `key(i)` and `arg(i)` name INDEX's keys and arguments (see there) where
+ * the script that runs it has them.
+ */
+const indexLua = (key: (i: number) => string, arg: (i: number) => string): string => `
+local id, state, ctx, score, prefix = ${arg(1)}, ${arg(2)}, ${arg(3)}, ${arg(4)}, ${arg(6)}
+local was = redis.call('hget', ${key(2)}, id)
+if was then
+  local old = string.match(was, '^(%S+)')
+  if old ~= state then
+    redis.call('zrem', prefix .. 'state:' .. old, id)
+    redis.call('zrem', prefix .. 'ctx-state:' .. old .. ':' .. ctx, id)
+  end
+end
+redis.call('hset', ${key(2)}, id, state .. ' ' .. ctx)
+redis.call('zadd', ${key(1)}, score, id)
+redis.call('zadd', ${key(4)}, score, id)
+redis.call('zadd', ${key(5)}, score, id)
+redis.call('zadd', ${key(6)}, score, id)
+if ${arg(5)} == '1' then redis.call('srem', ${key(3)}, id) else redis.call('sadd', ${key(3)}, id) end`
 
 /**
  * One event of a task, all or nothing, and never over a task that has ended (an instance whose lease ran out
@@ -40,14 +63,25 @@ const ENDED = "state == 'completed' or state == 'failed' or state == 'canceled' 
  * or an earlier event did not land) the caller sends the whole task. A retry of an event already written is
  * told so, not written twice.
  *
- * KEYS: task, entries, push. ARGV: seq, event JSON, state after it, live channel, settles ('1'/'0'), ttl ms,
- * kept after (0: no mark), log bytes, then either '' with the number of messages and the messages, or the task
- * JSON with the number of the last event it holds.
+ * An event that ends the task gives its lease back (when this instance holds it): the run is over.
+ *
+ * On a single Redis, where one script may touch the index keys too, a status event also files the task under
+ * its new status (see INDEX) in the same call: the index keys follow the task's, and INDEX's arguments the rest.
+ *
+ * KEYS: task, entries, push, lease[, INDEX's six keys]. ARGV: seq, event JSON, state after it, live channel,
+ * settles ('1'/'0'), ttl ms, kept after (0: no mark), log bytes, this instance's id (the lease's holder), then
+ * either '' with the number of messages and the messages, or the task JSON with the number of the last event it
+ * holds[, then INDEX's six arguments].
  * Returns 1 when written, 2 when it already was, 0 when the task has ended, -1 when it is gone, -2 when the
  * event does not follow the last one written (nothing written: send the whole task), -3 when later events
  * were written before it.
  */
 const APPEND = `
+local function index()
+  if #KEYS < 10 then return end
+  local n = #ARGV
+  ${indexLua((i) => `KEYS[${4 + i}]`, (i) => `ARGV[n - ${6 - i}]`)}
+end
 local fields = redis.call('hmget', KEYS[1], 'state', 'seq', 'kept', 'logBytes', 'last')
 local state = fields[1]
 if not state then return -1 end
@@ -55,25 +89,28 @@ local seq = ARGV[1]
 local last = tonumber(fields[5] or fields[2])
 if tonumber(seq) <= last then
   -- A retry of an event that landed (its answer was lost), or an event later ones overtook.
-  if #redis.call('xrange', KEYS[2], seq .. '-0', seq .. '-18446744073709551615', 'COUNT', 1) > 0 then return 2 end
+  if #redis.call('xrange', KEYS[2], seq .. '-0', seq .. '-18446744073709551615', 'COUNT', 1) > 0 then
+    index()
+    return 2
+  end
   return -3
 end
-if ${ENDED} then return 0 end
-local json = ARGV[9]
+if ${ended('state')} then return 0 end
+local json = ARGV[10]
 if json == '' and tonumber(seq) ~= last + 1 then return -2 end
 local count = 0
 local added = #ARGV[2]
 if json == '' then
-  count = tonumber(ARGV[10])
+  count = tonumber(ARGV[11])
   for i = 1, count do
-    redis.call('xadd', KEYS[2], seq .. '-' .. (i - 1), 'm', ARGV[10 + i])
-    added = added + #ARGV[10 + i]
+    redis.call('xadd', KEYS[2], seq .. '-' .. (i - 1), 'm', ARGV[11 + i])
+    added = added + #ARGV[11 + i]
   end
 end
 local id = seq .. '-' .. count
 redis.call('xadd', KEYS[2], id, 'e', ARGV[2])
 local folded = tonumber(fields[2])
-if json ~= '' then folded = tonumber(ARGV[10]) end
+if json ~= '' then folded = tonumber(ARGV[11]) end
 local kept = math.max(tonumber(fields[3] or '0'), tonumber(ARGV[7]))
 if tonumber(seq) > last + 1 then kept = math.max(kept, tonumber(seq) - 1) end
 local bytes = tonumber(fields[4] or '0') + added
@@ -90,7 +127,7 @@ end
 if json == '' then
   redis.call('hset', KEYS[1], 'state', ARGV[3], 'kept', kept, 'logBytes', bytes, 'last', seq)
 else
-  redis.call('hset', KEYS[1], 'json', json, 'seq', ARGV[10], 'state', ARGV[3], 'kept', kept, 'logBytes', bytes, 'last', seq)
+  redis.call('hset', KEYS[1], 'json', json, 'seq', ARGV[11], 'state', ARGV[3], 'kept', kept, 'logBytes', bytes, 'last', seq)
 end
 redis.call('publish', ARGV[4], ARGV[2])
 if ARGV[5] == '1' then
@@ -98,6 +135,9 @@ if ARGV[5] == '1' then
 else
   for i = 1, 3 do redis.call('persist', KEYS[i]) end
 end
+local after = ARGV[3]
+if ARGV[5] == '1' and (${ended('after')}) and redis.call('get', KEYS[4]) == ARGV[9] then redis.call('del', KEYS[4]) end
+index()
 return 1`
 
 /**
@@ -125,22 +165,27 @@ return tonumber(seq)`
  * leaving the sets it was in before. KEYS: all, indexed, running, by state, by context, by context and state.
  * ARGV: task id, state, context id, score, settled ('1'/'0'), index prefix.
  */
-const INDEX = `
-local id, state, ctx, score, prefix = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[6]
-local was = redis.call('hget', KEYS[2], id)
-if was then
-  local old = string.match(was, '^(%S+)')
-  if old ~= state then
-    redis.call('zrem', prefix .. 'state:' .. old, id)
-    redis.call('zrem', prefix .. 'ctx-state:' .. old .. ':' .. ctx, id)
-  end
+const INDEX = `${indexLua((i) => `KEYS[${i}]`, (i) => `ARGV[${i}]`)}
+return 1`
+
+/**
+ * A new task, with its lease taken by the instance that runs it, so no instance takes it for one whose runner
+ * died. Its entries are cleared (nothing of an older task with its id can be left, but anyway); it expires as a
+ * settled task would until its first event (which keeps it): a create whose indexing never happened leaves
+ * nothing behind for good. On a single Redis it is indexed in the same call (as APPEND does).
+ * KEYS: task, entries, lease[, INDEX's six keys]. ARGV: task JSON, state, ttl ms, this instance's id, lease ms[,
+ * INDEX's six arguments]. Returns 1, or 0 when another instance holds the lease.
+ */
+const CREATE = `
+local holder = redis.call('get', KEYS[3])
+if holder and holder ~= ARGV[4] then return 0 end
+redis.call('set', KEYS[3], ARGV[4], 'PX', ARGV[5])
+redis.call('del', KEYS[2])
+redis.call('hset', KEYS[1], 'json', ARGV[1], 'seq', 0, 'state', ARGV[2])
+redis.call('pexpire', KEYS[1], ARGV[3])
+if #KEYS >= 9 then
+  ${indexLua((i) => `KEYS[${3 + i}]`, (i) => `ARGV[${5 + i}]`)}
 end
-redis.call('hset', KEYS[2], id, state .. ' ' .. ctx)
-redis.call('zadd', KEYS[1], score, id)
-redis.call('zadd', KEYS[4], score, id)
-redis.call('zadd', KEYS[5], score, id)
-redis.call('zadd', KEYS[6], score, id)
-if ARGV[5] == '1' then redis.call('srem', KEYS[3], id) else redis.call('sadd', KEYS[3], id) end
 return 1`
 
 /**
@@ -205,6 +250,7 @@ const RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
 
 const SCRIPTS = {
+  a2aCreate: CREATE,
   a2aAppend: APPEND,
   a2aRead: READ,
   a2aLastSeq: LAST_SEQ,

@@ -48,6 +48,7 @@ export class SegmentWriter {
   #confirmed: Promise<unknown> = Promise.resolve()
   readonly #syncs = new Set<Promise<void>>()
   #soon: ReturnType<typeof setTimeout> | undefined
+  #closing = false
 
   /** `sizes`: the segments already in `dir` and their sizes, kept up to date here. */
   constructor(dir: string, sizes: Map<number, number>, segmentBytes: number, afterBatch: () => void) {
@@ -64,6 +65,10 @@ export class SegmentWriter {
   }
 
   append(line: Appending): void {
+    if (this.#closing) {
+      line.done(new Error('The task store is closed'), -1)
+      return
+    }
     this.#queue.push(line)
     this.#running ??= this.#run()
   }
@@ -77,6 +82,8 @@ export class SegmentWriter {
 
   /** Waits for the lines asked for, then closes the segment (fsynced). */
   async close(): Promise<void> {
+    this.#closing = true
+    clearTimeout(this.#soon)
     while (this.#running) await this.#running
     await this.#confirmed.catch(noop)
     const file = this.#file
@@ -125,16 +132,20 @@ export class SegmentWriter {
       written = true
       const durable = batch.some((line) => line.durable)
       synced = durable ? this.#sync(file) : Promise.resolve()
-      if (!durable) this.#syncSoon(file)
+      if (!durable) this.#syncSoon()
     } catch (error) {
+      // At once: the batches queued behind this one must not follow a line it may have cut short.
+      this.#rollNext = true
       synced = Promise.reject(error)
     }
     // Confirmed once its own fsync and every earlier batch's are: one that failed fails the batches after it
     // in its segment too (their records may follow on its own).
     const confirmed = Promise.all([this.#confirmed, synced])
     this.#confirmed = confirmed
-    const waiting = written ? batch.filter((line) => line.durable) : batch
-    if (written) for (const line of batch) if (!line.durable) line.done(undefined, segment)
+    // A line that need not wait is done now, unless a write before it in its segment is known to have failed.
+    const early = written && !this.#rollNext
+    const waiting = early ? batch.filter((line) => line.durable) : batch
+    if (early) for (const line of batch) if (!line.durable) line.done(undefined, segment)
     confirmed.then(
       () => {
         for (const line of waiting) line.done(undefined, segment)
@@ -150,11 +161,12 @@ export class SegmentWriter {
   }
 
   // A batch no line waits for is fsynced with the next one that one does, or after SYNC_SOON_MS at the latest.
-  #syncSoon(file: FileHandle): void {
+  #syncSoon(): void {
     if (this.#soon) return
     this.#soon = setTimeout(() => {
       this.#soon = undefined
-      if (this.#file === file) void this.#sync(file).catch(noop)
+      // The open segment, whichever it is now: a segment sealed since was fsynced as it was sealed.
+      if (this.#file) void this.#sync(this.#file).catch(noop)
     }, SYNC_SOON_MS)
     this.#soon.unref()
   }

@@ -43,6 +43,8 @@ export interface TaskStore {
  * while the agent runs), others follow its events and forward cancels to it.
  */
 export interface ClusterLink {
+  /** The store's `create` takes the new task's lease in the same write: the engine need not claim it first. */
+  claimsOnCreate?: boolean
   /** Takes the lease to run the task here; `false` when another live instance holds it. */
   claim(taskId: string): Promise<boolean>
   /** Gives the lease back once this instance's run of the task has ended. */

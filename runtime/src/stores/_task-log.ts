@@ -51,14 +51,16 @@ export class TaskLog {
   // Of the records asked for: the newest snapshot's size, and the entries' bytes since.
   #snapshotBytes: number
   #entriesBytes: number
-  // Where its live records are: from its newest snapshot written on, bytes by segment.
-  #records: Map<number, number>
+  // Where its live records are: from its newest snapshot written on, each with its number (0: read at start).
+  #records: Array<{ record: number; segment: number; bytes: number }>
   #historyWritten: number
   #pending: LogEntry[] = []
   #pendingBytes = 0
   // The task changed in a way no entry says, or a write failed: only a snapshot brings the log level.
   #snapshotNext: boolean
   #failed: { record: number; error: unknown } | undefined
+  // The number of the newest snapshot asked for.
+  #snapshotAsked = 0
   #removed = false
 
   /** `read`: where the task was in the log at start; without it, a new task (its first record is a snapshot). */
@@ -69,7 +71,7 @@ export class TaskLog {
     this.#lastRecord = read?.lastRecord ?? 0
     this.#snapshotBytes = read?.snapshotBytes ?? 0
     this.#entriesBytes = read?.entriesBytes ?? 0
-    this.#records = read?.records ?? new Map()
+    this.#records = read ? Array.from(read.records, ([segment, bytes]) => ({ record: 0, segment, bytes })) : []
     this.#historyWritten = read?.historyLength ?? 0
     this.#snapshotNext = read === undefined || read.broken
   }
@@ -81,7 +83,7 @@ export class TaskLog {
 
   /** Whether a live record of the task is in `segment`. */
   isIn(segment: number): boolean {
-    return this.#records.has(segment)
+    return this.#records.some((held) => held.segment === segment)
   }
 
   /** Notes what `event` (already applied to `task`) and the messages that joined its history since add. */
@@ -135,6 +137,7 @@ export class TaskLog {
       return Promise.reject(error)
     }
     this.#lastRecord = record
+    this.#snapshotAsked = record
     this.#take()
     this.#snapshotNext = false
     this.#historyWritten = task.history.length
@@ -152,8 +155,8 @@ export class TaskLog {
     if (this.#removed) return
     this.#removed = true
     this.#rewriteNext()
-    for (const [segment, bytes] of this.#records) this.#live.remove(segment, bytes)
-    this.#records.clear()
+    for (const held of this.#records) this.#live.remove(held.segment, held.bytes)
+    this.#records = []
     const line = droppedLine(this.#taskId, ++this.#lastRecord)
     this.#writer.append({ text: line, bytes: Buffer.byteLength(line), durable: false, admit: () => undefined, done: noop })
   }
@@ -182,7 +185,7 @@ export class TaskLog {
         text,
         bytes,
         durable,
-        admit: () => (!isSnapshot && this.#failed && record > this.#failed.record ? this.#failed.error : undefined),
+        admit: () => (isSnapshot ? undefined : this.#refusal(record)),
         done: (error, segment) => {
           if (error) {
             this.#failed ??= { record, error }
@@ -192,17 +195,28 @@ export class TaskLog {
           }
           if (isSnapshot) {
             if (this.#failed && record > this.#failed.record) this.#failed = undefined
-            for (const [held, heldBytes] of this.#records) this.#live.remove(held, heldBytes)
-            this.#records.clear()
+            // What it supersedes: the records before it (a later one may be done already, confirmed unsynced).
+            for (const held of this.#records) if (held.record < record) this.#live.remove(held.segment, held.bytes)
+            this.#records = this.#records.filter((held) => held.record > record)
           }
           if (!this.#removed) {
-            this.#records.set(segment, (this.#records.get(segment) ?? 0) + bytes)
+            this.#records.push({ record, segment, bytes })
             this.#live.add(segment, bytes)
           }
           resolve()
         },
       })
     })
+  }
+
+  /**
+   * Why an entries record cannot be written now: a write of the task before it failed, and no snapshot asked
+   * for since comes before it (one that does brings the log level, or fails it in turn).
+   */
+  #refusal(record: number): unknown {
+    const failed = this.#failed
+    if (!failed || record <= failed.record) return undefined
+    return this.#snapshotAsked > failed.record && record > this.#snapshotAsked ? undefined : failed.error
   }
 
   #take(): LogEntry[] {

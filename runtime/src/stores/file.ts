@@ -63,6 +63,10 @@ export class FileTaskStore implements TaskStore {
   #liveBytes = 0
   readonly #unreadable: Set<number>
   #compacting: number | undefined
+  // A compaction that could not write all its tasks again (a failed write, a task that cannot be serialised):
+  // tried again only once the log has grown by a segment more.
+  #stuck: { segment: number; logBytes: number } | undefined
+  #closed = false
   readonly #writer: SegmentWriter
   // Every task the store holds has one.
   readonly #logs = new Map<string, TaskLog>()
@@ -178,8 +182,11 @@ export class FileTaskStore implements TaskStore {
   async close(): Promise<void> {
     this.#memory.close()
     while (this.#pending.size) await Promise.allSettled(this.#pending)
+    // No compaction or deletion starts from here on; the writer refuses what is asked of it after this.
+    this.#closed = true
     try {
       await this.#writer.close()
+      while (this.#pending.size) await Promise.allSettled(this.#pending)
     } finally {
       this.#lock.release()
     }
@@ -218,31 +225,36 @@ export class FileTaskStore implements TaskStore {
    * new snapshots, so it is deleted in turn.
    */
   #collect(): void {
+    if (this.#closed) return
     const current = this.#writer.current
     let oldest: number | undefined
     let logBytes = 0
     for (const [segment, size] of this.#segments) {
-      if (this.#unreadable.has(segment)) continue
       logBytes += size
+      // Oldest first, so a dropped record outlives the records it cancels; an unreadable segment stops it.
       if (oldest !== undefined || segment === current) continue
-      if ((this.#live.get(segment) ?? 0) > 0) {
+      if (this.#unreadable.has(segment) || (this.#live.get(segment) ?? 0) > 0) {
         oldest = segment
         continue
       }
-      // Oldest first, so a dropped record outlives the records it cancels.
       logBytes -= size
       this.#live.delete(segment)
       this.#track(this.#writer.drop(segment)).catch(noop)
     }
-    if (oldest === undefined || this.#compacting !== undefined || logBytes <= 2 * this.#liveBytes + this.#segmentBytes) return
-    this.#compacting = oldest
+    if (oldest === undefined || this.#unreadable.has(oldest) || this.#compacting !== undefined) return
+    if (logBytes <= 2 * this.#liveBytes + this.#segmentBytes) return
+    if (this.#stuck?.segment === oldest && logBytes < this.#stuck.logBytes + this.#segmentBytes) return
+    const compacting = oldest
+    this.#compacting = compacting
     const moves: Promise<void>[] = []
     for (const [taskId, log] of this.#logs) {
-      const task = log.isIn(oldest) ? this.#memory.get(taskId) : undefined
+      const task = log.isIn(compacting) ? this.#memory.get(taskId) : undefined
       if (task) moves.push(this.#track(log.compact(task, () => this.#snapshotOf(task))))
     }
-    void Promise.allSettled(moves).then(() => {
+    void Promise.allSettled(moves).then((results) => {
       this.#compacting = undefined
+      const failed = results.some((result) => result.status === 'rejected') && (this.#live.get(compacting) ?? 0) > 0
+      this.#stuck = failed ? { segment: compacting, logBytes } : undefined
     })
   }
 

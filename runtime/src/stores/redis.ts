@@ -114,6 +114,8 @@ export class RedisTaskStore implements TaskStore {
   readonly #subscriber: RedisClient
   readonly #logger: RedisStoreOptions['logger']
   readonly #held = new Set<string>()
+  // On Redis Cluster: the index keys are on another node than a task's, so no script touches both.
+  readonly #clustered: boolean
   readonly #channels = new Map<string, { handlers: Set<(message: string) => void>; ready: Promise<void> }>()
   readonly #replies = new Map<string, (reply: CancelReply) => void>()
   readonly #resyncs = new Set<() => void>()
@@ -151,6 +153,7 @@ export class RedisTaskStore implements TaskStore {
       commandTimeout: this.#timeoutMs,
     }
     const cluster = options.cluster === true
+    this.#clustered = cluster
     this.#redis = connect(options.url, cluster, connection)
     this.#subscriber = connect(options.url, cluster, { ...connection, enableOfflineQueue: true, maxRetriesPerRequest: null })
     defineScripts(this.#redis)
@@ -175,6 +178,7 @@ export class RedisTaskStore implements TaskStore {
     for (const timer of this.#timers) timer.unref()
     void this.#connected.then(() => this.#failLostTasks())
     this.cluster = {
+      claimsOnCreate: true,
       claim: (taskId) => this.#claim(taskId),
       release: (taskId) => this.#release(taskId),
       follow: (taskId, afterSeq, onEvent) => this.#follow(taskId, afterSeq, onEvent),
@@ -195,20 +199,27 @@ export class RedisTaskStore implements TaskStore {
   async create(task: Task): Promise<void> {
     const json = JSON.stringify(task)
     const [taskKey, entriesKey] = this.keys.taskKeys(task.id)
+    const taskArgs = [taskKey, entriesKey, this.keys.lease(task.id)]
+    const createArgs = [json, task.status.state, this.ttlMs, this.instanceId, this.leaseMs]
     this.#remember(task.id, { history: task.history.length, json: json.length, added: 0, seq: 0, whole: false })
+    let created: unknown
     try {
-      await this.#run(async (redis) => {
-        // A task id is new: nothing of an older task with it can be left, but its entries are cleared anyway. It
-        // expires as a settled task would until its first event (which keeps it): a create whose indexing never
-        // happened (the process died, the index node was down) leaves nothing behind for good.
-        // Sent together: one round trip. On one Redis the index follows the task on the connection; on a cluster a
-        // list that finds the id before the task skips it, until its first event (at once) files it again.
-        await Promise.all([redis.multi().del(entriesKey).hset(taskKey, 'json', json, 'seq', 0, 'state', task.status.state).pexpire(taskKey, this.ttlMs).exec(), this.#index(redis, task)])
+      created = await this.#run(async (redis) => {
+        // On one Redis, one call with its indexing. On a cluster the index is on another node: both sent at once,
+        // and a list that finds the id before the task skips it, until its first event (at once) files it again.
+        if (!this.#clustered) return runScript(redis, 'a2aCreate', 9, ...taskArgs, ...this.#indexKeys(task), ...createArgs, ...this.#indexArgs(task))
+        const [result] = await Promise.all([runScript(redis, 'a2aCreate', 3, ...taskArgs, ...createArgs), this.#index(redis, task)])
+        return result
       })
     } catch (error) {
       this.#written.delete(task.id)
       throw error
     }
+    if (created !== 1) {
+      this.#written.delete(task.id)
+      throw new ServerUnavailableError(`Task ${task.id} is held by another instance`, 503)
+    }
+    this.#held.add(task.id)
   }
 
   append(task: Task, event: TaskEvent): Promise<void> {
@@ -222,10 +233,15 @@ export class RedisTaskStore implements TaskStore {
   async #append(task: Task, event: TaskEvent, keptAfter: number): Promise<void> {
     const eventJson = JSON.stringify(event)
     const settles = event.kind === 'status-update' && event.final
-    const keys = this.keys.taskKeys(task.id)
+    // A status files the task under its new state too: in the same call on one Redis, in another on a cluster.
+    const indexHere = event.kind === 'status-update' && !this.#clustered
+    const keys = [...this.keys.taskKeys(task.id), this.keys.lease(task.id), ...(indexHere ? this.#indexKeys(task) : [])]
+    const indexArgs = indexHere ? this.#indexArgs(task) : []
     const write = (args: string[]) =>
       this.#retried(() =>
-        this.#run((redis) => runScript(redis, 'a2aAppend', 3, ...keys, event.seq, eventJson, task.status.state, this.keys.live(task.id), settles ? 1 : 0, this.ttlMs, keptAfter, this.eventLogBytes, ...args)),
+        this.#run((redis) =>
+          runScript(redis, 'a2aAppend', keys.length, ...keys, event.seq, eventJson, task.status.state, this.keys.live(task.id), settles ? 1 : 0, this.ttlMs, keptAfter, this.eventLogBytes, this.instanceId, ...args, ...indexArgs),
+        ),
       )
     let written: unknown
     try {
@@ -233,9 +249,12 @@ export class RedisTaskStore implements TaskStore {
       // The task's log does not end with the event before this one (another instance wrote it since, or an
       // earlier event of this task did not land): the whole task as it is now, with every event handed so far.
       if (written === NOT_NEXT) written = await write(this.#wholeArgs(task, Math.max(event.seq, this.#written.get(task.id)?.seq ?? 0)))
-      // The status moved: the task moves in the indexes too (another slot on a cluster, so another call). An
-      // event that had landed before a retry still files its task there.
-      if ((written === WRITTEN || written === ALREADY_WRITTEN) && event.kind === 'status-update') await this.#retried(() => this.#run((redis) => this.#index(redis, task)))
+      const landed = written === WRITTEN || written === ALREADY_WRITTEN
+      // The status moved: on a cluster the task moves in the indexes in another call (another slot). An event
+      // that had landed before a retry still files its task there.
+      if (landed && event.kind === 'status-update' && !indexHere) await this.#retried(() => this.#run((redis) => this.#index(redis, task)))
+      // The event that ended the task gave its lease back.
+      if (landed && settles && isTerminal(task.status.state)) this.#held.delete(task.id)
     } catch (error) {
       // What was sent may not have landed: the next write of this task is whole.
       const known = this.#written.get(task.id)
@@ -391,10 +410,21 @@ export class RedisTaskStore implements TaskStore {
 
   /** Files the task in the indexes under its status now. */
   async #index(redis: RedisClient, task: Task): Promise<void> {
-    const { id, contextId } = task
-    const { state, timestamp } = task.status
+    await runScript(redis, 'a2aIndex', 6, ...this.#indexKeys(task), ...this.#indexArgs(task))
+  }
+
+  /** INDEX's keys for the task under its status now. */
+  #indexKeys(task: Task): string[] {
+    const { contextId } = task
+    const { state } = task.status
     const keys = this.keys
-    await runScript(redis, 'a2aIndex', 6, keys.all, keys.indexed, keys.running, keys.byState(state), keys.byContext(contextId), keys.byContextState(contextId, state), id, state, contextId, Date.parse(timestamp), isSettled(state) ? 1 : 0, keys.index)
+    return [keys.all, keys.indexed, keys.running, keys.byState(state), keys.byContext(contextId), keys.byContextState(contextId, state)]
+  }
+
+  /** INDEX's arguments for the task under its status now. */
+  #indexArgs(task: Task): Array<string | number> {
+    const { state, timestamp } = task.status
+    return [task.id, state, task.contextId, Date.parse(timestamp), isSettled(state) ? 1 : 0, this.keys.index]
   }
 
   async #unindex(redis: RedisClient, taskIds: string[]): Promise<void> {
@@ -513,7 +543,8 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async #release(taskId: string): Promise<void> {
-    this.#held.delete(taskId)
+    // Not held: never taken, or given back by the event that ended the task.
+    if (!this.#held.delete(taskId)) return
     await this.#run((redis) => runScript(redis, 'a2aRelease', 1, this.keys.lease(taskId), this.instanceId)).catch(() => {})
   }
 
