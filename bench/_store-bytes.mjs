@@ -4,9 +4,9 @@
 //          writes, publishes to followers, lease renewals), less the bench's own INFO commands;
 //   file:  the server's `wchar` (/proc/<pid>/io: bytes passed to write calls) across the send, less the bytes of
 //          the answer on the socket (the client's count of what it received, headers and framing included),
-//          and the size of the task's files once it has ended.
+//          and the task's records in the store's log once it has ended.
 // The answer is checked: every chunk arrives, in order, and the completed task holds the whole text.
-import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { postJson } from './_http.mjs'
 import { openSse } from './_sse.mjs'
@@ -94,8 +94,20 @@ export async function fileBytes(server, dir, { text, chunks }) {
   const { taskId, bytesRead } = await sendAndCheck(server.url, text, chunks)
   const after = await settled(() => wchar(server.pid))
   await checkStored(server.url, taskId, text)
-  const tasksDir = join(dir, 'tasks')
-  const files = readdirSync(tasksDir).filter((name) => name.startsWith(`${taskId}.`))
-  const fileSizes = Object.fromEntries(files.map((name) => [name.slice(taskId.length), statSync(join(tasksDir, name)).size]))
-  return { written: after - before - bytesRead, answerBytes: bytesRead, wcharDelta: after - before, fileSizes, filesBytes: Object.values(fileSizes).reduce((a, b) => a + b, 0) }
+  const records = taskRecords(join(dir, 'log'), taskId)
+  return { written: after - before - bytesRead, answerBytes: bytesRead, wcharDelta: after - before, records: records.map((record) => record.kind), recordsBytes: records.reduce((sum, record) => sum + record.bytes, 0) }
+}
+
+/** The task's records in the file store's log (`<dir>/log/<n>.jsonl`, one JSON record a line): their kinds and sizes. */
+function taskRecords(logDir, taskId) {
+  const start = `{"t":${JSON.stringify(taskId)},`
+  const records = []
+  for (const name of readdirSync(logDir).filter((file) => file.endsWith('.jsonl')).sort()) {
+    for (const line of readFileSync(join(logDir, name), 'utf8').split('\n')) {
+      if (!line.startsWith(start)) continue
+      const record = JSON.parse(line)
+      records.push({ kind: 'snapshot' in record ? 'snapshot' : 'entries' in record ? 'entries' : 'dropped', bytes: Buffer.byteLength(line) + 1 })
+    }
+  }
+  return records
 }

@@ -98,17 +98,17 @@ export function renderStoreReport(results) {
   out.push(
     `One \`SendStreamingMessage\` of ${int(profile.bytesText)} ASCII characters; the agent echoes them back as one artifact in ${int(profile.bytesChunks)} \`task.artifact(chunk, { artifactId, append: i > 0, lastChunk })\` calls, then completes. ` +
       'Measured across the send, until the writes stop (300 ms without change), after a smaller warm-up send. Redis: `total_net_input_bytes` of the store\'s redis-server (every command the agent server sent it). ' +
-      'File: the server\'s `wchar` in `/proc/<pid>/io` (bytes passed to write calls) less the bytes of the answer on its socket; and the task\'s files afterwards. ' +
+      'File: the server\'s `wchar` in `/proc/<pid>/io` (bytes passed to write calls) less the bytes of the answer on its socket; and the task\'s records in the log afterwards. ' +
       'The base is the message plus the answer: 2 MiB of text.',
     '',
   )
   const byteRows = []
   for (const store of ['redis', 'file']) {
     const b = results.bytes[store]
-    const files = b?.fileSizes ? Object.entries(b.fileSizes).map(([name, size]) => `\`<id>${name}\` ${mib(size)}`).join(', ') : ''
+    const files = b?.records ? `${b.records.join(', ')}: ${mib(b.recordsBytes)}` : ''
     byteRows.push([store, mib(b?.written), x(b?.ratio), mib(b?.answerBytes), files])
   }
-  out.push(table(['store', 'written', 'vs message + answer', 'answer on the socket', 'task files afterwards'], byteRows))
+  out.push(table(['store', 'written', 'vs message + answer', 'answer on the socket', 'the task in the log afterwards'], byteRows))
 
   out.push('', '## 3. message/send c=16 throughput by store', '')
   const t = results.throughput

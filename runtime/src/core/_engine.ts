@@ -179,7 +179,8 @@ export class TaskEngine {
     cluster.onCancel((taskId) => (this.#executions.has(taskId) ? this.cancel(taskId) : undefined))
     cluster.onLost((taskId) => {
       const run = this.#executions.get(taskId)?.run
-      if (!run) return
+      // Ended here already: the store gave the lease back with the ending event; nothing was lost.
+      if (!run || isTerminal(run.state)) return
       this.logger.warn(`Task ${taskId} lost its lease (this instance stalled past it); its run here is stopped`)
       run.abort(LEASE_LOST_REASON)
       // Like a shutdown past its grace: ended here and now, so the agent's late moves change nothing.

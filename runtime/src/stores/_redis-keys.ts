@@ -2,8 +2,10 @@ import { ConfigurationError } from '../errors.js'
 
 /**
  * The keys and channels of the Redis store. A task's keys share the hash tag `{<task id>}`, and the list
- * indexes share `{index}`, so each Lua script and MULTI touches one slot: the store runs on Redis Cluster as on
- * a single Redis. (Redis hashes only what is inside the first `{…}` of a key, so the prefix must not hold one.)
+ * indexes share `{index}`: with `cluster: true` each Lua script touches one slot, so the store runs on Redis
+ * Cluster. On a single Redis (the default) the scripts that write a task also file it in the indexes, two slots
+ * in one call: a proxy that shards one address over several nodes needs `cluster: true` too. (Redis hashes
+ * only what is inside the first `{…}` of a key, so the prefix must not hold one.)
  */
 export class RedisKeys {
   constructor(readonly prefix: string) {

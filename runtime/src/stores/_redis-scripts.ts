@@ -67,6 +67,7 @@ if ${arg(5)} == '1' then redis.call('srem', ${key(3)}, id) else redis.call('sadd
  *
  * On a single Redis, where one script may touch the index keys too, a status event also files the task under
  * its new status (see INDEX) in the same call: the index keys follow the task's, and INDEX's arguments the rest.
+ * (A retry of an event that landed files nothing: it was filed as it landed, and a later status may have been.)
  *
  * KEYS: task, entries, push, lease[, INDEX's six keys]. ARGV: seq, event JSON, state after it, live channel,
  * settles ('1'/'0'), ttl ms, kept after (0: no mark), log bytes, this instance's id (the lease's holder), then
@@ -89,10 +90,7 @@ local seq = ARGV[1]
 local last = tonumber(fields[5] or fields[2])
 if tonumber(seq) <= last then
   -- A retry of an event that landed (its answer was lost), or an event later ones overtook.
-  if #redis.call('xrange', KEYS[2], seq .. '-0', seq .. '-18446744073709551615', 'COUNT', 1) > 0 then
-    index()
-    return 2
-  end
+  if #redis.call('xrange', KEYS[2], seq .. '-0', seq .. '-18446744073709551615', 'COUNT', 1) > 0 then return 2 end
   return -3
 end
 if ${ended('state')} then return 0 end

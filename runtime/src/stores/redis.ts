@@ -213,6 +213,8 @@ export class RedisTaskStore implements TaskStore {
       })
     } catch (error) {
       this.#written.delete(task.id)
+      // It may have landed with its lease (the answer was lost): give that back rather than wait for it to run out.
+      void this.#run((redis) => runScript(redis, 'a2aRelease', 1, this.keys.lease(task.id), this.instanceId)).catch(noop)
       throw error
     }
     if (created !== 1) {
@@ -233,6 +235,8 @@ export class RedisTaskStore implements TaskStore {
   async #append(task: Task, event: TaskEvent, keptAfter: number): Promise<void> {
     const eventJson = JSON.stringify(event)
     const settles = event.kind === 'status-update' && event.final
+    // Read now: the run may move on (even end) while the write is under way.
+    const ends = settles && isTerminal(task.status.state)
     // A status files the task under its new state too: in the same call on one Redis, in another on a cluster.
     const indexHere = event.kind === 'status-update' && !this.#clustered
     const keys = [...this.keys.taskKeys(task.id), this.keys.lease(task.id), ...(indexHere ? this.#indexKeys(task) : [])]
@@ -250,11 +254,11 @@ export class RedisTaskStore implements TaskStore {
       // earlier event of this task did not land): the whole task as it is now, with every event handed so far.
       if (written === NOT_NEXT) written = await write(this.#wholeArgs(task, Math.max(event.seq, this.#written.get(task.id)?.seq ?? 0)))
       const landed = written === WRITTEN || written === ALREADY_WRITTEN
+      // The event that ended the task gave its lease back: no renewal may take it for lost from here on.
+      if (landed && ends) this.#held.delete(task.id)
       // The status moved: on a cluster the task moves in the indexes in another call (another slot). An event
       // that had landed before a retry still files its task there.
       if (landed && event.kind === 'status-update' && !indexHere) await this.#retried(() => this.#run((redis) => this.#index(redis, task)))
-      // The event that ended the task gave its lease back.
-      if (landed && settles && isTerminal(task.status.state)) this.#held.delete(task.id)
     } catch (error) {
       // What was sent may not have landed: the next write of this task is whole.
       const known = this.#written.get(task.id)
