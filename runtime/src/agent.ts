@@ -61,6 +61,15 @@ export interface TaskHandle {
   cancel(message?: MessageContent): void
   /** Refuse the task before doing any work. */
   reject(reason?: MessageContent): void
+  /**
+   * Answer with a message instead of a task's result, as a stateless agent does: the A2A client gets a Message
+   * (v1.0 `result.message`, v0.3 `kind: "message"`; a stream sends it as its one event and closes); the platform
+   * dialect, whose contract answers with a Task, gets the task completed with the reply as its artifact. The
+   * task is kept like any other (completed, the reply its artifact). Needs `messageReplies: true` in
+   * `defineAgent`, and must be the agent's first move in a task's first turn: after another move, answer with
+   * `artifact()` and `complete()`.
+   */
+  reply(message: MessageContent): void
 }
 
 export interface AgentDefinition {
@@ -81,6 +90,12 @@ export interface AgentDefinition {
    * that asks for input is done with its turn. Default: no limit.
    */
   timeoutMs?: number
+  /**
+   * The agent may answer with `task.reply()`. A new task is then marked `working` at the agent's first move
+   * rather than before `execute` runs, so a streaming client has not been sent the task when a reply comes,
+   * and gets the reply as the one Message of its stream. Default: false.
+   */
+  messageReplies?: boolean
 }
 
 export interface Agent extends AgentDefinition {
@@ -109,6 +124,9 @@ export function defineAgent(definition: AgentDefinition): Agent {
   const { timeoutMs } = definition
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= 2 ** 31 - 1)) {
     throw new ConfigurationError(`defineAgent(): \`timeoutMs\` must be a whole number of milliseconds from 1 to ${2 ** 31 - 1} (got ${timeoutMs})`)
+  }
+  if (definition.messageReplies !== undefined && typeof definition.messageReplies !== 'boolean') {
+    throw new ConfigurationError(`defineAgent(): \`messageReplies\` must be true or false (got ${JSON.stringify(definition.messageReplies)})`)
   }
   return { ...definition, __a2aAgent: true }
 }

@@ -281,3 +281,37 @@ describe('one server, three dialects', () => {
     expect(notFound.body.error).toEqual({ code: -32602, message: 'Task not found' })
   })
 })
+
+describe('an agent that answers with a message (task.reply), to the official clients', () => {
+  const replier = defineAgent({
+    card: { name: 'Replier', description: 'Answers with a message', skills: [{ id: 'hi', name: 'Hi', description: 'Says hello', tags: ['hi'] }] },
+    messageReplies: true,
+    execute: (ctx, task) => task.reply(`Hello, ${ctx.text}`),
+  })
+
+  it('@a2a-js/sdk 1.x: sendMessage resolves to the Message, and sendMessageStream yields it as its one event', async () => {
+    const target = await nodeServer.start(replier)
+    const client = await v1Client(target.url)
+    const sent: any = await client.sendMessage(v1Message('Ada'))
+    expect(sent.role).toBe(Role.ROLE_AGENT)
+    expect(sent.parts.map((part: any) => part.content.value)).toEqual(['Hello, Ada'])
+    expect(sent.status).toBeUndefined()
+
+    const events: any[] = []
+    for await (const event of client.sendMessageStream(v1Message('Bo'))) events.push(event)
+    expect(events.map((event) => event.payload.$case)).toEqual(['message'])
+    expect(events[0].payload.value.parts[0].content.value).toBe('Hello, Bo')
+  })
+
+  it('@a2a-js/sdk 0.3.x: sendMessage answers with a message result, and sendMessageStream yields it as its one event', async () => {
+    const target = await nodeServer.start(replier, { dialect: 'a2a-0.3' })
+    const a2a = await A2AClientV03.fromCardUrl(`${target.url}.well-known/agent-card.json`)
+    const sent: any = await a2a.sendMessage(v03Message('Cy'))
+    expect(sent.result).toMatchObject({ kind: 'message', role: 'agent', parts: [{ kind: 'text', text: 'Hello, Cy' }] })
+
+    const events: any[] = []
+    for await (const event of a2a.sendMessageStream(v03Message('Di'))) events.push(event)
+    expect(events).toHaveLength(1)
+    expect(events[0]).toMatchObject({ kind: 'message', role: 'agent', parts: [{ kind: 'text', text: 'Hello, Di' }] })
+  })
+})

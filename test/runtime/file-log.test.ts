@@ -261,10 +261,18 @@ describe('the file store log (A2A_STORE=file:<dir>)', () => {
   it('ends a segment at a write that failed part way (no space left): the write after it begins a new segment, and a restart reads back every task confirmed', async () => {
     const dir = tempDir()
     const first = createFileStore({ dir })
-    const newTask = (name: string): Task => ({ kind: 'task', id: `${name}-${Math.random()}`, contextId: 'ctx', status: { state: 'submitted', timestamp: new Date().toISOString() }, artifacts: [], history: [] })
+    const newTask = (name: string, text = ''): Task => ({
+      kind: 'task',
+      id: `${name}-${Math.random()}`,
+      contextId: 'ctx',
+      status: { state: 'submitted', timestamp: new Date().toISOString() },
+      artifacts: [],
+      history: text ? [{ kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'text', text }] }] : [],
+    })
     const kept = newTask('kept')
     await first.create(kept)
-    // The disk fills up: the next write to a file lands 10 bytes, then fails.
+    // The disk fills up: the next write handed to libuv (a batch too large to copy on the main thread) lands 10
+    // bytes, then fails.
     const probe = await open(join(dir, 'probe'), 'w')
     const fileHandle = Object.getPrototypeOf(probe) as { writeFile(data: string): Promise<void> }
     await probe.close()
@@ -275,7 +283,7 @@ describe('the file store log (A2A_STORE=file:<dir>)', () => {
       await writeFile.call(this, data.slice(0, 10))
       throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
     }
-    const lost = newTask('lost')
+    const lost = newTask('lost', 'x'.repeat(100 * KiB))
     const next = newTask('next')
     try {
       const refused = first.create(lost)

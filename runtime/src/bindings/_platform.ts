@@ -1,12 +1,13 @@
 import { A2AError, ErrorCode, TaskNotFoundError, UnsupportedOperationError } from '../errors.js'
 import type { JsonRpcId } from '../http/_jsonrpc.js'
 import { isSettled } from '../core/_lifecycle.js'
-import type { Task, TaskEvent } from '../types.js'
+import type { Message, Task, TaskEvent } from '../types.js'
+import { replyOf } from '../core/_task-run.js'
 import type { Binding, MethodHandler } from './_binding.js'
 import { numberingAsked, subscribeWith } from './_common.js'
 import { attachWebhook, v03PushMethods } from './_push.js'
 import { assertOutputModes, readHistoryLength, readParamsObject, readSendParams, readTaskId } from './_platform-params.js'
-import { artifactToV03, statusToV03, taskToV03 } from './_v03-shapes.js'
+import { artifactToV03, messageToV03, statusToV03, taskToV03 } from './_v03-shapes.js'
 
 const WEBHOOK_FIELD = 'params.configuration.pushNotificationConfig'
 
@@ -45,6 +46,8 @@ export const send: MethodHandler = async (params, call) => {
   await attachWebhook(request, call, WEBHOOK_FIELD)
   const { run, settled } = await engine.send(request)
   if (request.blocking) await settled
+  // A2A v0.3 answers an agent's reply with the Message; the platform contract answers with the task.
+  if (run.replied && request.blocking && call.dialect === 'a2a-0.3') return messageToV03(run.replied)
   return taskToV03(withHistoryLength(run.task, request.historyLength))
 }
 
@@ -55,7 +58,7 @@ export type EventFrames = (event: TaskEvent, task: Task, id: JsonRpcId, first: b
  * `message/stream` for the slash-named dialects, which differ only in how an event is framed and whether
  * events are always numbered (`id:`); the platform dialect numbers them when asked (`CallContext.eventIds`).
  */
-export function streamWith(frames: EventFrames, alwaysNumbered = false): MethodHandler {
+export function streamWith(frames: EventFrames, alwaysNumbered = false, replyFrame?: (reply: Message, id: JsonRpcId) => string): MethodHandler {
   return async (params, call) => {
     const { engine, streaming, id, outputModes, eventIds, headers, openStream } = call
     const numbered = numberingAsked(headers) || alwaysNumbered || eventIds
@@ -66,8 +69,18 @@ export function streamWith(frames: EventFrames, alwaysNumbered = false): MethodH
     await attachWebhook(request, call, WEBHOOK_FIELD)
     const sse = openStream()
     let first = true
+    let replied = false
     try {
       const { unsubscribe } = await engine.send(request, (event, task) => {
+        if (replied) return
+        // An agent's reply (`reply()`) is the stream's one event where the dialect has Messages.
+        const reply = first && replyFrame ? replyOf(event) : undefined
+        if (reply) {
+          replied = true
+          sse.send(replyFrame!(reply, id), numbered ? event.seq : undefined)
+          sse.close()
+          return
+        }
         for (const frame of frames(event, task, id, first)) sse.send(frame, numbered ? event.seq : undefined)
         first = false
         // The stream ends after the turn's final status event (the platform spec), input-required included: the

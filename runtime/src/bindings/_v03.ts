@@ -4,7 +4,7 @@ import { extendedCardNotConfigured, subscribeWith } from './_common.js'
 import { v03PushMethods } from './_push.js'
 import { cancel, get, send, streamWith } from './_platform.js'
 import { readTaskId } from './_platform-params.js'
-import { artifactToV03, statusToV03, taskToV03 } from './_v03-shapes.js'
+import { artifactToV03, messageToV03, statusToV03, taskToV03 } from './_v03-shapes.js'
 
 /**
  * The official A2A v0.3 dialect on the slash-named methods: each stream event is a JSON-RPC response to the
@@ -31,7 +31,7 @@ export const v03Binding: Binding = {
   name: 'a2a-0.3',
   methods: new Map([
     ['message/send', send],
-    ['message/stream', streamWith(frames, true)],
+    ['message/stream', streamWith(frames, true, (reply, id) => respond(id, messageToV03(reply)))],
     ['tasks/get', get],
     ['tasks/cancel', cancel],
     ['tasks/resubscribe', resubscribe],

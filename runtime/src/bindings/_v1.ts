@@ -7,7 +7,8 @@ import { extendedCardNotConfigured, numberingAsked, streamingOff, subscribeWith 
 import { attachWebhook, v1PushMethods } from './_push.js'
 import { assertOutputModes } from './_platform-params.js'
 import { readListParamsV1, readSendParamsV1, readTaskIdV1 } from './_v1-params.js'
-import { eventToV1, taskToV1 } from './_v1-shapes.js'
+import { eventToV1, messageToV1, taskToV1 } from './_v1-shapes.js'
+import { replyOf } from '../core/_task-run.js'
 
 /**
  * The official A2A v1.0 JSON-RPC binding: PascalCase methods, ProtoJSON shapes, every stream event a JSON-RPC
@@ -31,17 +32,29 @@ export function withErrorInfo(error: A2AError): A2AError {
   return new A2AError(error.code, error.message, error.httpStatus, [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }])
 }
 
-/** An SSE body whose events are JSON-RPC responses to `id`; the first one always carries the Task. */
+/**
+ * An SSE body whose events are JSON-RPC responses to `id`; the first one carries the Task, or is the one Message
+ * an agent replied with (`reply()`), after which the stream ends.
+ */
 function taskStream(id: JsonRpcId, sse: SseStream) {
   // Numbered by the task's events; the Task frame carries the number of the event it already reflects.
   const send = (result: unknown, seq: number) => sse.send(JSON.stringify({ jsonrpc: '2.0', id, result }), seq)
   let sentTask = false
+  let replied = false
   const sendTask = (task: Task, seq: number) => {
     if (sentTask) return
     sentTask = true
     send({ task: taskToV1(task) }, seq)
   }
   const listener = (event: TaskEvent, task: Task) => {
+    if (replied) return
+    const reply = sentTask ? undefined : replyOf(event)
+    if (reply) {
+      replied = true
+      send({ message: messageToV1(reply) }, event.seq)
+      sse.close()
+      return
+    }
     sendTask(task, event.seq)
     send(eventToV1(event), event.seq)
     // A send's stream is its turn's: it ends when the task ends or waits for input (the follow-up opens the next
@@ -59,6 +72,8 @@ const sendMessage: MethodHandler = async (params, call) => {
   await attachWebhook(request, call, 'params.configuration.taskPushNotificationConfig')
   const { run, settled } = await engine.send(request)
   if (!request.returnImmediately) await settled
+  // An agent that replied with a message answers with it (a client told to return at once has the task already).
+  if (run.replied && !request.returnImmediately) return { message: messageToV1(run.replied) }
   return { task: taskToV1(run.task, { historyLength: request.historyLength }) }
 }
 

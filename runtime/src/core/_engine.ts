@@ -477,7 +477,9 @@ export class TaskEngine {
           return
         }
       }
-      run.setStatus('working')
+      // An agent that may reply with a message starts a new task at its first move (see `messageReplies`).
+      if (agent.messageReplies && run.task.history.length === 1) run.startOnFirstMove()
+      else run.setStatus('working')
       await agent.execute(this.#context(run, message), run)
     } catch (error) {
       if (!isTerminal(run.state)) {

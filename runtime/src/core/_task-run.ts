@@ -7,6 +7,17 @@ import { isSettled, isTerminal } from './_lifecycle.js'
 import { type RunningBytes, TaskBytes } from './_task-bytes.js'
 import { jsonBytes, textChunkBytes, textPartsBytes } from '../_json-bytes.js'
 
+// Marks the first event of a `reply()` with the reply, for the bindings that answer with a Message. A symbol:
+// stores and wire shapes never see it (JSON leaves symbol keys out).
+const REPLY = Symbol('a2a.reply')
+// An artifact id's length, for counting a reply's artifact before it has one.
+const REPLY_ARTIFACT_ID_SIZED = '00000000-0000-0000-0000-000000000000'
+
+/** The message an agent replied with, when `event` is the first event of its `reply()`. */
+export function replyOf(event: TaskEvent): Message | undefined {
+  return (event as { [REPLY]?: Message })[REPLY]
+}
+
 /** Sees each event after it is applied to `task` (the live task: serialise it now, do not keep it). */
 export type TaskListener = (event: TaskEvent, task: Task) => void
 
@@ -42,6 +53,11 @@ export class TaskRun implements TaskHandle {
   #bytes: TaskBytes | undefined
   /** Holds this task's bytes from the start of its turn until it settles. */
   #running: RunningBytes | undefined
+  // The turn starts (`working`) at the agent's first move, unless that move is a reply (see `startOnFirstMove`).
+  #startPending = false
+  #replying: Message | undefined
+  /** What the agent replied with (`reply()`), once the reply is the task's answer. */
+  replied: Message | undefined
 
   constructor(
     readonly task: Task,
@@ -98,6 +114,11 @@ export class TaskRun implements TaskHandle {
    */
   nextSettled(): Promise<void> {
     return new Promise((resolve, reject) => this.#settleWaiters.push({ resolve, reject }))
+  }
+
+  /** Marks the task `working` at the agent's first move instead of now; a `reply()` as that move skips it. */
+  startOnFirstMove(): void {
+    this.#startPending = true
   }
 
   abort(reason: string): void {
@@ -182,6 +203,30 @@ export class TaskRun implements TaskHandle {
     if (this.#guard('reject')) this.#move('rejected', reason)
   }
 
+  reply(content: MessageContent): void {
+    if (!this.#startPending) {
+      if (isTerminal(this.state)) return void this.#guard('reply')
+      throw new Error(
+        "task.reply() answers with a message: it needs `messageReplies: true` in defineAgent() and must be the first move of a task's first turn (after another move, answer with task.artifact() and task.complete())",
+      )
+    }
+    if (!this.#guard('reply')) return
+    const parts = toMessageParts(content)
+    // Too large for the task: failed with the reason before a client is told anything.
+    if (!this.#fits(jsonBytes({ artifactId: REPLY_ARTIFACT_ID_SIZED, parts, lastChunk: true }), 'a reply')) return
+    this.#startPending = false
+    // The client is never handed the task: the reply names its context only.
+    const reply: Message = { kind: 'message', messageId: newId(), role: 'agent', parts, contextId: this.contextId }
+    // The task itself goes the usual way (working, the reply as its artifact, completed); its first event carries
+    // the reply, for the bindings that answer with it.
+    this.#replying = reply
+    this.setStatus('working')
+    this.artifact(parts)
+    if (isTerminal(this.state)) return
+    this.replied = reply
+    this.complete()
+  }
+
   // --- internals -------------------------------------------------------------------------------------
 
   /** Moves the task and publishes the status event. Callers have checked the move is allowed. */
@@ -257,6 +302,10 @@ export class TaskRun implements TaskHandle {
   }
 
   #emit(event: TaskEvent): Promise<void> | undefined {
+    if (this.#replying) {
+      ;(event as { [REPLY]?: Message })[REPLY] = this.#replying
+      this.#replying = undefined
+    }
     event.seq = ++this.#seq
     const saved = this.sink(this.task, event)
     if (this.#listeners) for (const listener of this.#listeners) listener(event, this.task)
@@ -266,9 +315,16 @@ export class TaskRun implements TaskHandle {
   /** False when the move should be ignored (the task was canceled under a running agent). */
   #guard(operation: string): boolean {
     const state = this.state
-    if (!isTerminal(state)) return true
-    if (state === 'canceled') return false
-    throw new TaskTerminalError(this.id, state, operation)
+    if (isTerminal(state)) {
+      if (state === 'canceled') return false
+      throw new TaskTerminalError(this.id, state, operation)
+    }
+    // The first move starts the turn (a reply does not: it answers at once).
+    if (this.#startPending && operation !== 'reply' && operation !== 'submit') {
+      this.#startPending = false
+      this.setStatus('working')
+    }
+    return true
   }
 }
 

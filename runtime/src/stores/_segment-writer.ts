@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs'
 import { type FileHandle, open, unlink } from 'node:fs/promises'
 import { SEGMENT_HEADER } from './_log-records.js'
 import { segmentPath } from './_segments.js'
@@ -19,6 +20,8 @@ export interface Appending {
 
 // Lines of one batch are handed to the kernel in writes of at most this many bytes (one string each).
 const WRITE_BYTES = 1024 * 1024
+// Batches up to this size are written on the main thread (see `#write`).
+const SYNC_WRITE_BYTES = 64 * 1024
 // fsyncs under way at once: each holds a thread of libuv's pool (four by default), which other I/O needs too.
 const MAX_SYNCS = 2
 const SYNC_SOON_MS = 50
@@ -180,9 +183,13 @@ export class SegmentWriter {
   }
 
   async #write(file: FileHandle, segment: number, text: string): Promise<void> {
+    const bytes = Buffer.byteLength(text)
     // Counted before the write: one that fails part way leaves some of it on disk.
-    this.#sizes.set(segment, (this.#sizes.get(segment) ?? 0) + Buffer.byteLength(text))
-    await file.writeFile(text)
+    this.#sizes.set(segment, (this.#sizes.get(segment) ?? 0) + bytes)
+    if (bytes > SYNC_WRITE_BYTES) return file.writeFile(text)
+    // A small batch is copied into the page cache here: a trip through libuv's pool costs more than the copy.
+    const data = Buffer.from(text)
+    for (let written = 0; written < data.length; ) written += writeSync(file.fd, data, written)
   }
 
   /** The open segment, or a new one once it is full (or a write to it failed, or none is open yet). */
