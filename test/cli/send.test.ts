@@ -208,6 +208,27 @@ describe('a2a send', () => {
     expect(task.artifacts[0].parts.map((p: { text: string }) => p.text).join('')).toBe('Weather in Oslo: sunny')
   })
 
+  it('with --no-stream prints the reply of an agent that answers with a message (A2A v0.3 dialect: a Message, no task) and exits 0', async () => {
+    const replier = await startAgent(
+      `import { defineAgent } from 'a2a-runtime'
+export default defineAgent({
+  card: { name: 'Reply Fixture', description: 'Answers with a message' },
+  messageReplies: true,
+  execute: (ctx, task) => task.reply('Hello, ' + ctx.text),
+})
+`,
+      { A2A_DIALECT: 'a2a-0.3' },
+    )
+    try {
+      const { code, stdout, stderr } = await send(['Oslo', '--no-stream', '--url', replier.url])
+      expect(stdout).toBe('Hello, Oslo\n')
+      expect(stderr).toContain('✓ completed (a message, no task)')
+      expect(code).toBe(0)
+    } finally {
+      await stop(replier)
+    }
+  })
+
   it('with --json prints the raw stream events as JSON lines, ending with the completed status', async () => {
     const { code, stdout, stderr } = await send(['Oslo', '--json', '--url', open.url])
     expect(code).toBe(0)

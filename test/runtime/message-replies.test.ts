@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest'
+import { createRedisStore } from 'a2a-runtime'
+import { describe, expect, inject, it } from 'vitest'
 import { agent, deferred } from './_agents.ts'
 import { readEvents } from './_sse.ts'
-import { transports } from './_transports.ts'
+import { nodeServer, transports } from './_transports.ts'
 
 /**
  * An agent may answer with a Message instead of a task (A2A v1.0 §3.1.1 SendMessage: `Task` or `Message`; v0.3
@@ -126,6 +127,14 @@ describe.each(transports)('agents that answer with a message ($name)', (transpor
     expect(task.status.state).toBe('completed')
   })
 
+  it('ends a task whose first move refuses it straight from submitted: rejected, with no working before', async () => {
+    const refuser = agent((_ctx, task) => task.reject('Not today'), { messageReplies: true })
+    const target = await transport.start(refuser)
+    const response = await target.post(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'message/stream', params: slashParams('x') }))
+    const { events } = await readEvents(response)
+    expect(events.map((event) => event.params.status?.state)).toEqual(['rejected'])
+  })
+
   it('refuses task.reply() without messageReplies, or after another move, with an error that says how to answer instead', async () => {
     const errors: string[] = []
     const attempt = (task: { reply(message: string): void }) => {
@@ -158,5 +167,31 @@ describe.each(transports)('agents that answer with a message ($name)', (transpor
         "task.reply() answers with a message: it needs `messageReplies: true` in defineAgent() and must be the first move of a task's first turn (after another move, answer with task.artifact() and task.complete())",
       )
     }
+  })
+})
+
+describe('agents that answer with a message, on the Redis store', () => {
+  it('keeps a task whose agent has not moved yet past the store\'s ttlMs: its lease keeps it, as a first event would', async () => {
+    const url = inject('redisUrl')
+    if (!url) throw new Error('redis-server is not installed (Debian: apt-get install redis-server; .ci/run installs it)')
+    const gate = deferred()
+    const started = deferred<string>()
+    const slow = agent(
+      async (ctx, task) => {
+        started.resolve(ctx.taskId)
+        await gate.promise
+        task.reply('at last')
+      },
+      { messageReplies: true },
+    )
+    // A created task expires after ttlMs until its first event: here the agent takes longer than that to move.
+    const store = createRedisStore({ url, prefix: `reply-${Math.random().toString(36).slice(2, 8)}:`, ttlMs: 1500, leaseMs: 300 })
+    const target = await nodeServer.start(slow, { store })
+    const answer = target.rpc('message/send', slashParams('x'))
+    const taskId = await started.promise
+    await new Promise((resolve) => setTimeout(resolve, 2500))
+    expect((await target.rpc('tasks/get', { id: taskId })).body.result.status.state).toBe('submitted')
+    gate.resolve()
+    expect((await answer).body.result).toMatchObject({ status: { state: 'completed' }, artifacts: [{ parts: [{ kind: 'text', text: 'at last' }] }] })
   })
 })

@@ -67,8 +67,9 @@ export async function probeLive(base: URL, card: Record<string, any>, options: P
       findings.push(refused)
       return findings
     }
-    const reply = (await response.json()) as { result?: { status?: { state?: string } }; error?: { code: number; message: string } }
-    const state = reply.result?.status?.state
+    const reply = (await response.json()) as { result?: { kind?: string; status?: { state?: string } }; error?: { code: number; message: string } }
+    // A Message (an agent that replies, on the A2A v0.3 dialect) is an answer that ended its exchange.
+    const state = reply.result?.kind === 'message' ? 'completed' : reply.result?.status?.state
     if (reply.error) findings.push({ level: 'error', path: 'message/send', message: `answered error ${reply.error.code}: ${reply.error.message}`, hint: 'message/send must accept a plain text message' })
     else if (!state || !TERMINAL_OR_WAITING.has(state)) findings.push({ level: 'error', path: 'message/send', message: `the task came back ${state ?? 'without a state'}, not ended`, hint: 'end every path of the agent with complete, fail or cancel' })
   } catch (error) {

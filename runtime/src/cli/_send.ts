@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { createInterface } from 'node:readline/promises'
 import type { Command } from 'commander'
 import { isTerminal } from '../core/_lifecycle.js'
-import type { Part, Task, TaskStatus } from '../types.js'
+import type { Message, Part, Task, TaskStatus } from '../types.js'
 import { chooseAgent } from './_local-agent.js'
 import { type SendOutput, createSendOutput } from './_send-output.js'
 import { clientHeaders, isObject, readJson, redirectTarget, unreachable } from './_client.js'
@@ -20,7 +20,8 @@ interface SendFlags {
 }
 
 interface Turn {
-  taskId: string
+  /** Absent when the agent answered with a message rather than a task. */
+  taskId?: string
   contextId: string
   status: TaskStatus
 }
@@ -90,7 +91,7 @@ async function converse(firstText: string, flags: SendFlags, endpoint: string, h
       prompt.close()
       continue
     }
-    log(`${turn.status.state === 'completed' ? '✓' : '✗'} ${turn.status.state}${question ? `: ${question}` : ''} (task ${taskId})`)
+    log(`${turn.status.state === 'completed' ? '✓' : '✗'} ${turn.status.state}${question ? `: ${question}` : ''} (${taskId ? `task ${taskId}` : 'a message, no task'})`)
     process.exitCode = turn.status.state === 'completed' ? 0 : 1
     return
   }
@@ -132,10 +133,15 @@ async function rpc(endpoint: string, headers: Record<string, string>, method: st
 }
 
 async function sendTurn(endpoint: string, headers: Record<string, string>, params: unknown, json: boolean): Promise<Turn> {
-  const task = (await rpc(endpoint, headers, 'message/send', params)) as Task
-  if (json) process.stdout.write(`${JSON.stringify(task)}\n`)
-  else for (const artifact of task.artifacts) process.stdout.write(`${textOf(artifact.parts)}\n`)
-  return { taskId: task.id, contextId: task.contextId, status: task.status }
+  const answer = (await rpc(endpoint, headers, 'message/send', params)) as Task | Message
+  if (json) process.stdout.write(`${JSON.stringify(answer)}\n`)
+  // An agent on the A2A v0.3 dialect may answer with a message: the reply, and no task.
+  if (answer.kind === 'message') {
+    if (!json) process.stdout.write(`${textOf(answer.parts)}\n`)
+    return { contextId: answer.contextId ?? '', status: { state: 'completed', timestamp: new Date().toISOString() } }
+  }
+  if (!json) for (const artifact of answer.artifacts) process.stdout.write(`${textOf(artifact.parts)}\n`)
+  return { taskId: answer.id, contextId: answer.contextId, status: answer.status }
 }
 
 async function streamTurn(endpoint: string, headers: Record<string, string>, params: unknown, json: boolean, output: SendOutput): Promise<Turn> {

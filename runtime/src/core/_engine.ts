@@ -145,7 +145,7 @@ export class TaskEngine {
 
   /**
    * Creates a task (or resumes one waiting for input) and starts the agent. `listener` sees every event of
-   * this turn, starting with the `working` status.
+   * this turn, starting with the `working` status (for an agent with `messageReplies`, at its first move).
    */
   async send(request: SendRequest, listener?: TaskListener): Promise<StartedTask> {
     this.#joinCluster()

@@ -10,6 +10,8 @@ import { jsonBytes, textChunkBytes, textPartsBytes } from '../_json-bytes.js'
 // Marks the first event of a `reply()` with the reply, for the bindings that answer with a Message. A symbol:
 // stores and wire shapes never see it (JSON leaves symbol keys out).
 const REPLY = Symbol('a2a.reply')
+// The moves that start a turn when they come first (a reply, a refusal, a failure or a cancel end it at once).
+const STARTING_MOVES = new Set(['working', 'inputRequired', 'authRequired', 'artifact', 'complete'])
 // An artifact id's length, for counting a reply's artifact before it has one.
 const REPLY_ARTIFACT_ID_SIZED = '00000000-0000-0000-0000-000000000000'
 
@@ -319,8 +321,8 @@ export class TaskRun implements TaskHandle {
       if (state === 'canceled') return false
       throw new TaskTerminalError(this.id, state, operation)
     }
-    // The first move starts the turn (a reply does not: it answers at once).
-    if (this.#startPending && operation !== 'reply' && operation !== 'submit') {
+    // The first move starts the turn, unless it answers at once (a reply) or ends the task before any work.
+    if (this.#startPending && STARTING_MOVES.has(operation)) {
       this.#startPending = false
       this.setStatus('working')
     }

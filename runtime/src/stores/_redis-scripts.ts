@@ -247,6 +247,17 @@ return 1`
 const RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
 
+/**
+ * Renews the lease of a task this instance runs; a task not started yet (an agent with \`messageReplies\` starts
+ * it at its first move) keeps living with it, as its first event would keep it. KEYS: lease, task. ARGV: this
+ * instance's id, lease ms, ttl ms. Returns 0 when the lease is not this instance's.
+ */
+const RENEW_TASK = `
+if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('pexpire', KEYS[1], ARGV[2])
+if redis.call('hget', KEYS[2], 'state') == 'submitted' then redis.call('pexpire', KEYS[2], ARGV[3]) end
+return 1`
+
 const SCRIPTS = {
   a2aCreate: CREATE,
   a2aAppend: APPEND,
@@ -257,5 +268,6 @@ const SCRIPTS = {
   a2aPage: PAGE,
   a2aSavePush: SAVE_PUSH,
   a2aRenew: RENEW,
+  a2aRenewTask: RENEW_TASK,
   a2aRelease: RELEASE,
 }

@@ -556,7 +556,7 @@ export class RedisTaskStore implements TaskStore {
     if (this.#redis.status !== 'ready' || this.#held.size === 0) return
     const held = [...this.#held]
     // Sent together, each on the node of its task (a pipeline must stay on one node of a cluster).
-    const renewed = await Promise.all(held.map((taskId) => runScript(this.#redis, 'a2aRenew', 1, this.keys.lease(taskId), this.instanceId, this.leaseMs).catch(() => undefined)))
+    const renewed = await Promise.all(held.map((taskId) => runScript(this.#redis, 'a2aRenewTask', 2, this.keys.lease(taskId), this.keys.task(taskId), this.instanceId, this.leaseMs, this.ttlMs).catch(() => undefined)))
     // A lease that could not be renewed has run out (this instance stalled past it): another instance may
     // have failed the task already. Stop running it here.
     renewed.forEach((result, at) => {
