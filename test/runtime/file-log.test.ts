@@ -22,7 +22,7 @@ afterEach(async () => {
 })
 
 function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'a2a-file-journal-test-'))
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-file-log-test-'))
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
   return dir
 }

@@ -4,9 +4,9 @@ import { join } from 'node:path'
 import { ConfigurationError } from '../errors.js'
 
 /**
- * The file store's claim on its directory: a `lock` file naming the process that holds it. Two processes
- * writing one task's files would interleave their journals and snapshots, each trusting a state of the files
- * the other has changed, so a second process refuses to start. A lock left by a process that died is taken over.
+ * The file store's claim on its directory: a `lock` file naming the process that holds it. Two processes on one
+ * log would each delete segments the other still reads and number records the other does not know of, so a
+ * second process refuses to start. A lock left by a process that died is taken over.
  * It covers the processes of one machine (it asks the kernel whether the holder lives).
  */
 export class DirectoryLock {

@@ -3,7 +3,7 @@ import type { Message, Task, TaskEvent } from '../types.js'
 /**
  * Rebuilding a task from an older copy and what was added to it since, as the run that added it changed it
  * (`core/_task-run.ts`): how a store that appends events and messages instead of rewriting the whole task
- * (the file store's journal, Redis's stream) reads the task back. The store contract suite checks that a task
+ * (the file store's log, Redis's stream) reads the task back. The store contract suite checks that a task
  * read back equals the one the run holds, for every kind of event.
  */
 
