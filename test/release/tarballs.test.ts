@@ -1,0 +1,94 @@
+import { execFileSync } from 'node:child_process'
+import { readdirSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+
+// What each package would publish (`npm pack --dry-run --json`, after the build `npm test` runs first): the
+// files a release ships, their kinds, and a size budget, so a test, a benchmark or a stale build output never
+// reaches a user's node_modules and the install stays small.
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+
+interface Packed {
+  name: string
+  size: number
+  unpackedSize: number
+  files: Array<{ path: string; size: number }>
+}
+
+function pack(workspace?: string): Packed {
+  const args = ['pack', '--dry-run', '--json', '--ignore-scripts', ...(workspace ? ['--workspace', workspace] : [])]
+  const [packed] = JSON.parse(execFileSync('npm', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })) as Packed[]
+  return packed!
+}
+
+/** The modules a package's build makes from its sources: `src/x/y.ts` → `x/y`. */
+function modulesOf(srcDir: string): string[] {
+  const found: string[] = []
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) walk(path)
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) found.push(relative(srcDir, path).slice(0, -'.ts'.length))
+    }
+  }
+  walk(srcDir)
+  return found.sort()
+}
+
+const KiB = 1024
+
+describe.each([
+  {
+    name: 'a2a-runtime',
+    workspace: 'a2a-runtime',
+    dir: 'runtime',
+    others: ['LICENSE', 'README.md', 'package.json', 'bin/a2a.mjs'],
+    // Measured 2026-11-25: 181 KiB packed, 605 KiB unpacked, 190 files.
+    budget: { packed: 240 * KiB, unpacked: 800 * KiB },
+  },
+  {
+    name: 'create-a2a-agent',
+    workspace: undefined,
+    dir: '.',
+    others: ['LICENSE', 'README.md', 'package.json', 'bin/create-a2a-agent.mjs'],
+    // Measured 2026-11-25: 51 KiB packed, 150 KiB unpacked, 51 files (templates included).
+    budget: { packed: 80 * KiB, unpacked: 240 * KiB },
+  },
+])('the $name tarball', ({ name, workspace, dir, others, budget }) => {
+  const packed = pack(workspace)
+  const paths = packed.files.map((file) => file.path).sort()
+  const built = paths.filter((path) => path.startsWith('dist/'))
+  const templates = paths.filter((path) => path.startsWith('templates/'))
+
+  it('holds its license, README, manifest and bin, and otherwise only its build output (and the generator its templates)', () => {
+    expect(packed.name).toBe(name)
+    expect(paths.filter((path) => !path.startsWith('dist/') && !path.startsWith('templates/')).sort()).toEqual([...others].sort())
+    if (name === 'a2a-runtime') expect(templates).toEqual([])
+    else expect(templates.length).toBeGreaterThan(10)
+  })
+
+  it('ships each module of its sources as JavaScript with its types, no source maps, and nothing a deleted module left behind', () => {
+    const modules = modulesOf(join(root, dir, 'src'))
+    const shipped = (extension: string) =>
+      built
+        .filter((path) => path.endsWith(extension))
+        .map((path) => path.slice('dist/'.length, -extension.length))
+        .sort()
+    expect(shipped('.js')).toEqual(modules)
+    expect(shipped('.d.ts')).toEqual(modules)
+    expect(built.filter((path) => !path.endsWith('.js') && !path.endsWith('.d.ts'))).toEqual([])
+  })
+
+  it('ships no tests, benchmarks, fixtures or TypeScript sources (a template is a project\'s source to be)', () => {
+    const stray = paths.filter((path) => !path.startsWith('templates/') && (/(^|\/)(test|tests|bench|fixtures|src)\//.test(path) || /\.test\.|\.spec\./.test(path)))
+    expect(stray).toEqual([])
+  })
+
+  it(`stays within its size budget (${budget.packed / KiB} KiB packed, ${budget.unpacked / KiB} KiB unpacked)`, () => {
+    console.info(`${name}: ${(packed.size / KiB).toFixed(0)} KiB packed, ${(packed.unpackedSize / KiB).toFixed(0)} KiB unpacked, ${paths.length} files`)
+    expect(packed.size).toBeLessThan(budget.packed)
+    expect(packed.unpackedSize).toBeLessThan(budget.unpacked)
+  })
+})
