@@ -185,3 +185,6 @@ export interface AgentCard extends Required<Pick<AgentCardInput, 'name' | 'descr
   documentationUrl?: string
   iconUrl?: string
 }
+
+/** A value, or a promise of it: what a store's methods may return, in memory or over the network. */
+export type MaybePromise<T> = T | Promise<T>

@@ -3,6 +3,7 @@ import { newId } from '../core/_ids.js'
 import { A2AError, ErrorCode, InvalidParamsError } from '../errors.js'
 import { isPlainObject } from '../http/_jsonrpc.js'
 import type { PushDialect } from '../push/_configs.js'
+import { type Json, readParamsObject } from './_params.js'
 import { type WebhookInput, readWebhook } from './_push.js'
 import type { Message, Part } from '../types.js'
 
@@ -10,8 +11,6 @@ import type { Message, Part } from '../types.js'
  * Validation of the platform dialect's params. Each check names the field as the client wrote it, and the
  * result is built from the known fields only: nothing unexpected from the wire reaches the stored task.
  */
-
-type Json = Record<string, unknown>
 
 export interface SendParams extends SendRequest {
   /** `configuration.blocking: false` answers at once with the task as it stands. */
@@ -22,11 +21,6 @@ export interface SendParams extends SendRequest {
   acceptedOutputModes: string[] | undefined
   /** `configuration.pushNotificationConfig`: a webhook for the task's updates. */
   webhook?: WebhookInput
-}
-
-export function readParamsObject(params: unknown): Json {
-  if (!isPlainObject(params)) throw new InvalidParamsError('`params` must be an object')
-  return params
 }
 
 function optionalString(value: unknown, field: string): string | undefined {

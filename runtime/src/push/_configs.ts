@@ -1,4 +1,4 @@
-import type { MaybePromise } from '../stores/_store.js'
+import type { MaybePromise } from '../types.js'
 
 /** The wire dialect a webhook was configured in: it decides the shape of what is POSTed to it. */
 export type PushDialect = 'platform' | 'a2a-0.3' | 'a2a-1.0'

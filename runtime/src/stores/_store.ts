@@ -1,7 +1,7 @@
 import type { PushConfigStore } from '../push/_configs.js'
-import type { Task, TaskEvent, TaskState } from '../types.js'
+import type { MaybePromise, Task, TaskEvent, TaskState } from '../types.js'
 
-export type MaybePromise<T> = T | Promise<T>
+export type { MaybePromise } from '../types.js'
 
 /**
  * Where tasks and their ordered event logs live. The runtime calls `create` once per task and then

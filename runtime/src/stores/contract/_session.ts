@@ -1,5 +1,15 @@
+import type { MaybePromise } from '../../types.js'
 import type { TaskStore } from '../_store.js'
-import type { StoreContractOptions } from './task-store-contract.js'
+
+export interface StoreContractOptions {
+  /** A fresh, empty store; called once per check. */
+  open(): MaybePromise<TaskStore>
+  /**
+   * The same data opened again, as after a restart (a durable store): closes `store` if it must (one process
+   * per directory, say) and returns the new one. Without it, the checks of reopening are left out.
+   */
+  reopen?(store: TaskStore): MaybePromise<TaskStore>
+}
 
 /** The store a check works on, and the same data opened again when the suite was told how. */
 export interface StoreSession {

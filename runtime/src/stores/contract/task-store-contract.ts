@@ -1,19 +1,10 @@
-import type { MaybePromise, TaskStore } from '../_store.js'
 import { eventChecks } from './_events.js'
 import { listChecks } from './_list.js'
 import { loadChecks } from './_load.js'
-import { withStore } from './_session.js'
+import { type StoreContractOptions, withStore } from './_session.js'
 import { taskChecks } from './_tasks.js'
 
-export interface StoreContractOptions {
-  /** A fresh, empty store; called once per check. */
-  open(): MaybePromise<TaskStore>
-  /**
-   * The same data opened again, as after a restart (a durable store): closes `store` if it must (one process
-   * per directory, say) and returns the new one. Without it, the checks of reopening are left out.
-   */
-  reopen?(store: TaskStore): MaybePromise<TaskStore>
-}
+export type { StoreContractOptions } from './_session.js'
 
 /** One behaviour of the contract: run it in a test of its own. */
 export interface StoreCheck {
