@@ -13,7 +13,7 @@ export const segmentPath = (logDir: string, segment: number): string => join(log
 /** The segments in `logDir` and their sizes, by number. */
 export function listSegments(logDir: string): Map<number, number> {
   const sizes = new Map<number, number>()
-  for (const name of readdirSync(logDir).sort()) {
+  for (const name of readdirSync(logDir)) {
     const match = SEGMENT.exec(name)
     if (match) sizes.set(Number(match[1]), statSync(join(logDir, name)).size)
   }

@@ -116,13 +116,6 @@ export class FileTaskStore implements TaskStore {
     return this.#memory.bytes
   }
 
-  /** Bytes of the log's segments on disk (with what is being written). */
-  get logBytes(): number {
-    let bytes = 0
-    for (const size of this.#segments.values()) bytes += size
-    return bytes
-  }
-
   get(taskId: string): Task | undefined {
     return this.#memory.get(taskId)
   }
