@@ -11,6 +11,8 @@ import { A2AClient as A2AClientV03 } from 'a2a-sdk-v03/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type StandInLlm, startStandInLlm } from '../../templates/llm/test/llm-stand-in.ts'
 import { freePort } from '../_support.ts'
+import { OTHER_PACKAGE_MANAGERS, packageManagersOnPath } from '../_package-managers.ts'
+import { SLOW, answerText, send, startProject } from '../_served-project.ts'
 import { startReceiver } from '../runtime/_webhook.ts'
 import { buildLikeDocker, readDockerfile, startCmd } from './e2e-dockerfile.ts'
 import { readmeBlocks } from './e2e-readme.ts'
@@ -23,8 +25,6 @@ import { readmeBlocks } from './e2e-readme.ts'
 const bin = fileURLToPath(new URL('../../bin/create-a2a-agent.mjs', import.meta.url))
 const exec = promisify(execFile)
 const INSTALL_TIMEOUT = 180_000
-/** Waiting for a server or an event: generous, since a loaded 2-core machine slows everything many times over. */
-const SLOW = 60_000
 
 let workspace: string
 const running = new Set<ChildProcess>()
@@ -86,63 +86,6 @@ async function expectCommittedWithoutEnv(project: string, withCredential: boolea
 const npm = (project: string, script: string) => exec('npm', ['run', script], { cwd: project, timeout: INSTALL_TIMEOUT })
 
 
-/** `npm start` (or another command) in the project, resolved once the card answers; stopped by the caller. */
-async function start(
-  project: string,
-  env: Record<string, string> = {},
-  [command, ...args]: string[] = ['npm', 'start'],
-  baseEnv: NodeJS.ProcessEnv = process.env,
-): Promise<{ url: string; stop(): Promise<boolean> }> {
-  const port = await freePort()
-  const child = spawn(command!, args, { cwd: project, env: { ...baseEnv, PORT: String(port), HOST: '127.0.0.1', ...env }, detached: true })
-  running.add(child)
-  let output = ''
-  child.stdout!.on('data', (chunk) => (output += chunk))
-  child.stderr!.on('data', (chunk) => (output += chunk))
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const url = `http://127.0.0.1:${port}/`
-  const deadline = Date.now() + SLOW
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${[command, ...args].join(' ')} exited with ${child.exitCode}:\n${output}`)
-    if (Date.now() > deadline) throw new Error(`${[command, ...args].join(' ')} did not serve the card within ${SLOW / 1000} s:\n${output}`)
-    const ok = await fetch(`${url}.well-known/agent.json`).then(
-      (response) => response.ok,
-      () => false,
-    )
-    if (ok) break
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  return {
-    url,
-    /**
-     * SIGTERM to the group npm leads (npm itself dies by the signal; a2a shuts down); true once the port is
-     * closed, within 30 s (npm may exit before a2a has handled the signal on a busy machine).
-     */
-    async stop() {
-      process.kill(-child.pid!, 'SIGTERM')
-      await exited
-      running.delete(child)
-      for (const until = Date.now() + 30_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 50))) {
-        const open = await fetch(`${url}.well-known/agent.json`).then(
-          () => true,
-          () => false,
-        )
-        if (!open) return true
-      }
-      return false
-    },
-  }
-}
-
-async function send(url: string, text: string, headers: Record<string, string> = {}, skillId?: string) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 'e2e', method: 'message/send', params: { message: { role: 'user', messageId: 'm1', parts: [{ kind: 'text', text }], ...(skillId && { metadata: { skillId } }) } } }),
-  })
-  return { status: response.status, body: (await response.json()) as { result?: any; error?: { code: number; message: string } } }
-}
-
 /**
  * Every shell command of the project's README, run with bash as pasted: its server command (`npm run dev`)
  * on a free port, then each block in the project folder. The README says port 3000; here every command gets
@@ -153,7 +96,7 @@ async function runReadme(project: string, serverEnv: Record<string, string> = {}
   const blocks = readmeBlocks(readFileSync(join(project, 'README.md'), 'utf8'))
   const serverLine = blocks.flat().find((command) => command.kind === 'server')?.line
   expect(serverLine, 'the README says how to serve the agent').toBeDefined()
-  const server = await start(project, serverEnv, ['bash', '-c', serverLine!])
+  const server = await startProject(project, running, serverEnv, ['bash', '-c', serverLine!])
   const port = new URL(server.url).port
   const outputs: Array<{ script: string; stdout: string; stderr: string }> = []
   try {
@@ -212,7 +155,6 @@ function installScripts(nodeModules: string): string[] {
   return found
 }
 
-const answerText = (task: { artifacts: Array<{ parts: Array<{ text?: string }> }> }) => task.artifacts[0]!.parts.map((part) => part.text ?? '').join('')
 
 describe('generated projects', { timeout: 300_000 }, () => {
   let llm: StandInLlm
@@ -234,7 +176,7 @@ describe('generated projects', { timeout: 300_000 }, () => {
     const heartbeat = { A2A_SSE_HEARTBEAT_MS: '5' }
     const readme = await runReadme(project, { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: llm.apiKey, ...heartbeat }, heartbeat)
     expect(outputOf(readme, /^npx a2a send "Hello"$/)).toContain('Hello')
-    const server = await start(project, { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: llm.apiKey })
+    const server = await startProject(project, running, { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: llm.apiKey })
     const card = await (await fetch(`${server.url}.well-known/agent.json`)).json()
     expect(card.name).toBe(`Agent ${template[0]!.toUpperCase()}${template.slice(1)}`)
     expect(card.url).toBe(server.url)
@@ -327,21 +269,18 @@ describe('generated projects', { timeout: 300_000 }, () => {
   })
 
   it('installs, tests and serves with pnpm, yarn and bun too (no install scripts, no native watcher)', async () => {
-    // The package managers come from the npm registry into a private prefix, put first on PATH.
-    const tools = join(workspace, 'package-managers')
-    await exec('npm', ['install', '--prefix', tools, '--no-audit', '--no-fund', 'pnpm@10', 'yarn@1', 'bun@1'], { timeout: INSTALL_TIMEOUT })
-    const env = { ...process.env, PATH: `${join(tools, 'node_modules/.bin')}:${process.env.PATH}` }
-    for (const pm of ['pnpm', 'yarn', 'bun'] as const) {
+    const env = { ...process.env, PATH: `${packageManagersOnPath(join(workspace, 'package-managers'))}:${process.env.PATH}` }
+    for (const pm of OTHER_PACKAGE_MANAGERS) {
       const { stdout, stderr } = await exec(process.execPath, [bin, `agent-with-${pm}`, '--pm', pm, '--no-git', '--json', '--yes'], { cwd: workspace, timeout: INSTALL_TIMEOUT, env })
       const summary = JSON.parse(stdout.trim().split('\n').at(-1)!)
       expect(summary.installed).toBe(true)
-      // pnpm 10 skips dependencies' build scripts and says so; there must be none to skip.
+      // pnpm skips dependencies' build scripts and says so; there must be none to skip.
       expect(stderr).not.toMatch(/Ignored build scripts/i)
       expect(summary.commands.at(-1)).toBe(pm === 'pnpm' ? 'pnpm dev' : `${pm} dev`)
       const run = (script: string) => exec(pm, ['run', script], { cwd: summary.dir, env, timeout: INSTALL_TIMEOUT })
       await run('typecheck')
       await run('test')
-      const server = await start(summary.dir, {}, [pm, 'run', 'start'], env)
+      const server = await startProject(summary.dir, running, {}, [pm, 'run', 'start'], env)
       expect(answerText((await send(server.url, 'ping')).body.result)).toBe('Echo: ping')
       expect(await server.stop()).toBe(true)
     }
@@ -355,7 +294,7 @@ describe('generated projects', { timeout: 300_000 }, () => {
       configuration: undefined,
       message: { messageId: crypto.randomUUID(), role: Role.ROLE_USER, parts: [{ content: { $case: 'text' as const, value }, metadata: undefined, filename: '', mediaType: 'text/plain' }], taskId: '', contextId: '', extensions: [], metadata: {}, referenceTaskIds: [] },
     })
-    const server = await start(project)
+    const server = await startProject(project, running)
     const client = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] })).createFromUrl(server.url)
     const sent: any = await client.sendMessage(text('one'))
     expect(sent.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
@@ -370,7 +309,7 @@ describe('generated projects', { timeout: 300_000 }, () => {
     expect(await server.stop()).toBe(true)
 
     // The same project for v0.3 clients, which send no A2A-Version: the dialect setting of .env.example.
-    const v03Server = await start(project, { A2A_DIALECT: 'a2a-0.3' })
+    const v03Server = await startProject(project, running, { A2A_DIALECT: 'a2a-0.3' })
     const v03 = await A2AClientV03.fromCardUrl(`${v03Server.url}.well-known/agent-card.json`)
     const message = (value: string) => ({ message: { kind: 'message' as const, messageId: crypto.randomUUID(), role: 'user' as const, parts: [{ kind: 'text' as const, text: value }] } })
     const v03Sent: any = await v03.sendMessage(message('three'))
@@ -395,7 +334,7 @@ describe('generated projects', { timeout: 300_000 }, () => {
     expect(outputOf(readme, /"taskId":"'"\$TASK"'"/)).toMatch(/"state":"completed"/)
 
     const key = /^A2A_API_KEY=(.+)$/m.exec(readFileSync(join(project, '.env'), 'utf8'))![1]!
-    const server = await start(project)
+    const server = await startProject(project, running)
     const card = await (await fetch(`${server.url}.well-known/agent.json`)).json()
     expect(card.capabilities.streaming).toBe(false)
     expect((await send(server.url, 'Plan a weekend')).status).toBe(401)
@@ -423,15 +362,15 @@ describe('generated projects', { timeout: 300_000 }, () => {
 
   it('streaming: the official v1.0 client resubscribes to a running task and cancels it', async () => {
     const project = await sharedProject('agent-streaming', ['--yes', '--template', 'streaming'])
-    const server = await start(project)
+    const server = await startProject(project, running)
     const client = await v1Client(server.url)
-    const running: any = await client.sendMessage(v1Text(Array.from({ length: 60 }, (_, i) => `word${i}`).join(' '), '', true))
+    const task: any = await client.sendMessage(v1Text(Array.from({ length: 60 }, (_, i) => `word${i}`).join(' '), '', true))
     const events: any[] = []
     const following = (async () => {
-      for await (const event of client.resubscribeTask({ tenant: '', id: running.id })) events.push(event)
+      for await (const event of client.resubscribeTask({ tenant: '', id: task.id })) events.push(event)
     })()
     await expect.poll(() => events.filter((event) => event.payload.$case === 'artifactUpdate').length, { timeout: SLOW }).toBeGreaterThan(1)
-    const canceled: any = await client.cancelTask({ tenant: '', id: running.id, metadata: {} })
+    const canceled: any = await client.cancelTask({ tenant: '', id: task.id, metadata: {} })
     expect(canceled.status.state).toBe(TaskState.TASK_STATE_CANCELED)
     await following
     expect(events[0].payload.$case).toBe('task')
@@ -446,7 +385,7 @@ describe('generated projects', { timeout: 300_000 }, () => {
     const project = await generate('hostile', ['--yes', '--name', name, '--description', description, '--skill', skill])
     await npm(project, 'typecheck')
     await npm(project, 'test')
-    const server = await start(project)
+    const server = await startProject(project, running)
     const card = await (await fetch(`${server.url}.well-known/agent.json`)).json()
     expect(card.name).toBe(name)
     expect(card.description).toBe(description)
@@ -460,7 +399,7 @@ describe('generated projects', { timeout: 300_000 }, () => {
     await npm(project, 'test')
     const receiver = await startReceiver()
     // The guard stays on; only this machine's receiver is allowed, as .env.example shows.
-    const server = await start(project, { A2A_PUSH_ALLOW: '127.0.0.1', A2A_PUSH_ALLOW_HTTP: 'true' })
+    const server = await startProject(project, running, { A2A_PUSH_ALLOW: '127.0.0.1', A2A_PUSH_ALLOW_HTTP: 'true' })
     const card = await (await fetch(`${server.url}.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json()
     expect(card.capabilities.pushNotifications).toBe(true)
     const client = await v1Client(server.url)
@@ -487,7 +426,7 @@ describe('generated projects', { timeout: 300_000 }, () => {
     expect(outputOf(readme, /message\/send/)).toMatch(/"state":"completed"/)
     expect(outputOf(readme, /message\/stream/)).toMatch(/^data: /m)
     const token = /^A2A_BEARER_TOKEN=(.+)$/m.exec(readFileSync(join(project, '.env'), 'utf8'))![1]!
-    const server = await start(project)
+    const server = await startProject(project, running)
     const card = await (await fetch(`${server.url}.well-known/agent.json`)).json()
     expect(card.authentication).toEqual({ schemes: ['bearer'] })
     expect((await send(server.url, 'hi')).status).toBe(401)
