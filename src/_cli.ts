@@ -34,6 +34,9 @@ function defaultIo(): CliIo {
   }
 }
 
+/** The generator's npm page (its README): what `--help` points to. */
+const DOCS = 'https://www.npmjs.com/package/create-a2a-agent'
+
 function createProgram(): Command {
   return new Command('create-a2a-agent')
     .description('Create an A2A agent project')
@@ -57,6 +60,7 @@ function createProgram(): Command {
     .option('--force', 'write into a non-empty directory (nothing there is deleted or overwritten)')
     .option('--json', 'print a machine-readable summary on stdout')
     .option('-y, --yes', 'use defaults for everything not given; ask nothing')
+    .addHelpText('after', `\nDocumentation: ${DOCS}`)
     .exitOverride()
     .configureOutput({ writeErr: () => {}, writeOut: (text) => process.stdout.write(text) })
 }

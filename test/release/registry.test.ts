@@ -99,6 +99,20 @@ const CREATES = [
   { how: 'bun create a2a-agent', machine: 'bun', pm: 'bun', command: ['bun', 'create', 'a2a-agent', 'my-agent', '--yes'] },
 ] as const
 
+/**
+ * Every npm page `text` links to (`https://www.npmjs.com/package/<name>`) is one the release publishes, and what
+ * it shows, the package's README as the registry holds it, is that package's documentation.
+ */
+async function expectNpmPagesPublished(text: string) {
+  const names = [...text.matchAll(/https:\/\/www\.npmjs\.com\/package\/([a-z0-9-]+)/g)].map((match) => match[1]!)
+  expect(names.length).toBeGreaterThan(0)
+  for (const name of names) {
+    expect(published.has(name), `${name} is published by the release`).toBe(true)
+    const { readme } = (await (await fetch(`${registry.url}${name}`)).json()) as { readme?: string }
+    expect(readme).toMatch(new RegExp(`^# ${name}\n`))
+  }
+}
+
 /** The lockfile the package manager wrote in the project. */
 function lockfileOf(project: string): string {
   const found = readdirSync(project).filter((file) => ['package-lock.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lock'].includes(file))
@@ -110,6 +124,15 @@ describe('npm create a2a-agent, against a registry the packages were published t
   it('publishes the runtime and the generator with one version', () => {
     expect(published.get('a2a-runtime')?.version).toBe(published.get('create-a2a-agent')?.version)
   })
+
+  it("the generator's --help, run from the registry, points to its npm page, and the runtime's page is its full documentation", async () => {
+    const machine = userMachine('help')
+    await expectNpmPagesPublished((await exec('npx', ['create-a2a-agent@latest', '--help'], { cwd: machine.work, env: machine.env, timeout: STEP })).stdout)
+    const { readme } = (await (await fetch(`${registry.url}a2a-runtime`)).json()) as { readme: string }
+    for (const section of ['## Writing an agent', '## The `a2a` command', '## The wire (platform dialect)', '## Authentication', '## Options', '### Where tasks are kept', '## Security']) {
+      expect(readme).toContain(`\n${section}\n`)
+    }
+  }, 2 * STEP)
 
   it.each(CREATES)('$how: a project with the published runtime, which installs, passes its own tests and serves a request', async ({ machine: name, pm, command: [command, ...args] }) => {
     const machine = userMachine(name)
@@ -127,6 +150,12 @@ describe('npm create a2a-agent, against a registry the packages were published t
     expect(lockfileOf(project)).toContain(runtime.integrity)
     expect(JSON.parse(readFileSync(join(project, 'node_modules/a2a-runtime/package.json'), 'utf8')).version).toBe(runtime.version)
     expect(existsSync(join(project, 'vendor'))).toBe(false)
+
+    // The pages its README and `a2a --help` send a user to exist once published.
+    await expectNpmPagesPublished(readFileSync(join(project, 'README.md'), 'utf8'))
+    const installed = join(project, 'node_modules/a2a-runtime')
+    const a2a = join(installed, JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).bin.a2a)
+    await expectNpmPagesPublished((await exec(process.execPath, [a2a, '--help'], { env: machine.env, timeout: STEP })).stdout)
 
     const run = (script: string) => exec(pm, ['run', script], { cwd: project, env: machine.env, timeout: STEP })
     await run('typecheck')

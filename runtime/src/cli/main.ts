@@ -19,9 +19,16 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 
+/** The runtime's npm page (its README, which documents this command): what `--help` points to. */
+const DOCS = 'https://www.npmjs.com/package/a2a-runtime'
+
 /** The `a2a` command. Problems in the user's project print one clear line; anything else keeps its stack. */
 export async function main(argv = process.argv): Promise<void> {
-  const program = new Command('a2a').description('Run and check A2A agents').version(version).showHelpAfterError()
+  const program = new Command('a2a')
+    .description('Run and check A2A agents')
+    .version(version)
+    .showHelpAfterError()
+    .addHelpText('after', `\nDocumentation: ${DOCS}`)
   const requested = argv[2]
   const names = requested !== undefined && Object.hasOwn(COMMANDS, requested) ? [requested] : Object.keys(COMMANDS)
   for (const register of await Promise.all(names.map((name) => COMMANDS[name]!()))) register(program)
