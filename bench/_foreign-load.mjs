@@ -2,7 +2,7 @@
 // work; the before/after readings of _machine.mjs miss what came and went in between. Every second: the CPU
 // time all cores spent busy (/proc/stat), less what this process and its children used (its own times, its
 // waited-for children's, and those of its children still running), is what the rest of the machine took.
-import { readFileSync, readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 
 const TICKS = 100 // USER_HZ
 

@@ -14,7 +14,10 @@ const running = new Set()
 /** The taskset prefix for one core, or [] when pinning is unavailable (no taskset, one core, or refused). */
 export function pinningSupport() {
   if (process.platform !== 'linux' || availableParallelism() < 2) return { pinned: false, why: 'fewer than 2 cores' }
-  const taskset = (process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, 'taskset')).find((file) => existsSync(file))
+  const taskset = (process.env.PATH ?? '')
+    .split(delimiter)
+    .map((dir) => join(dir, 'taskset'))
+    .find((file) => existsSync(file))
   if (!taskset) return { pinned: false, why: 'taskset not found' }
   // A container may not own CPUs 0 and 1 even with two of them available: try both before relying on them.
   for (const core of ['0', '1']) {

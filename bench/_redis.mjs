@@ -17,7 +17,20 @@ export function redisVersion() {
 export async function startRedis({ pinning, core, name = 'redis' }) {
   if (!redisAvailable()) throw new Error('redis-server is not installed (Debian: apt-get install redis-server)')
   const port = await freePort()
-  const [exe, ...args] = [...pinPrefix(pinning, core), 'redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no']
+  const [exe, ...args] = [
+    ...pinPrefix(pinning, core),
+    'redis-server',
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--protected-mode',
+    'no',
+  ]
   const handle = start(exe, args, { env: process.env, name })
   const deadline = Date.now() + 5000
   while (!(await accepts(port))) {
@@ -44,7 +57,10 @@ export async function startRedis({ pinning, core, name = 'redis' }) {
 function accepts(port) {
   return new Promise((resolve) => {
     const socket = connect({ port, host: '127.0.0.1' })
-    socket.once('connect', () => (socket.destroy(), resolve(true)))
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
     socket.once('error', () => resolve(false))
   })
 }

@@ -34,17 +34,32 @@ export function renderReport(results) {
         ['Machine', `${meta.cpuModel}, ${meta.cores} cores, ${meta.memoryGb} GB`],
         ['Node', meta.node],
         ['Pinning', meta.pinning.pinned ? 'taskset: servers on CPU 0, load generators (and the bench) on CPU 1' : `none (${meta.pinning.why})`],
-        ['Runtime', `a2a-runtime ${meta.runtimeVersion} at ${meta.commit}${meta.runtimeDirty ? ' (runtime/ has uncommitted changes)' : ''}; project ${meta.projectReused ? 'reused' : 'generated'} (echo template, streaming on)`],
+        [
+          'Runtime',
+          `a2a-runtime ${meta.runtimeVersion} at ${meta.commit}${meta.runtimeDirty ? ' (runtime/ has uncommitted changes)' : ''}; project ${meta.projectReused ? 'reused' : 'generated'} (echo template, streaming on)`,
+        ],
         ['SDK', `@a2a-js/sdk ${meta.sdkVersion}, express ${meta.expressVersion}, autocannon ${meta.autocannonVersion}`],
-        ['Durations', `each load row: ${meta.profile.rounds} round(s) of ${meta.profile.durationSec} s per server, the servers taking turns (order alternating), the median round reported; ${meta.profile.warmupSec} s warm-up in the first round; memory: ${int(meta.profile.memoryTasks)} tasks at c=${meta.profile.memoryConcurrency} within ${meta.profile.memoryBudgetSec} s; startup: ${meta.profile.startupRuns} run(s)`],
-        ['Wire', 'ours and ceiling: platform dialect (`message/send`, `message/stream`); SDK: A2A v1.0 (`SendMessage`, `SendStreamingMessage`, header `A2A-Version: 1.0`), its native JSON-RPC path. Same message ("hi", one messageId for all requests), every response body checked'],
-        ['Background', `CPU ${pct(meta.backgroundBefore?.busy)} busy before the run, ${pct(meta.backgroundAfter?.busy)} after (1 s of /proc/stat each; load average ${meta.backgroundBefore?.loadavg?.toFixed(2)} → ${meta.backgroundAfter?.loadavg?.toFixed(2)})${meta.backgroundBefore?.busy > 0.1 || meta.backgroundAfter?.busy > 0.1 ? ' — **the machine was not idle: figures are noisy**' : ''}`],
+        [
+          'Durations',
+          `each load row: ${meta.profile.rounds} round(s) of ${meta.profile.durationSec} s per server, the servers taking turns (order alternating), the median round reported; ${meta.profile.warmupSec} s warm-up in the first round; memory: ${int(meta.profile.memoryTasks)} tasks at c=${meta.profile.memoryConcurrency} within ${meta.profile.memoryBudgetSec} s; startup: ${meta.profile.startupRuns} run(s)`,
+        ],
+        [
+          'Wire',
+          'ours and ceiling: platform dialect (`message/send`, `message/stream`); SDK: A2A v1.0 (`SendMessage`, `SendStreamingMessage`, header `A2A-Version: 1.0`), its native JSON-RPC path. Same message ("hi", one messageId for all requests), every response body checked',
+        ],
+        [
+          'Background',
+          `CPU ${pct(meta.backgroundBefore?.busy)} busy before the run, ${pct(meta.backgroundAfter?.busy)} after (1 s of /proc/stat each; load average ${meta.backgroundBefore?.loadavg?.toFixed(2)} → ${meta.backgroundAfter?.loadavg?.toFixed(2)})${meta.backgroundBefore?.busy > 0.1 || meta.backgroundAfter?.busy > 0.1 ? ' — **the machine was not idle: figures are noisy**' : ''}`,
+        ],
         ['Bench time', `${Math.round(meta.elapsedSec)} s`],
       ],
     ),
   )
 
-  out.push('', '"server CPU" is the server process\'s CPU time over the row (its core\'s kernel network work not included); "load CPU" the load generator\'s. A load CPU near 100% means the row measured the client, not the server.')
+  out.push(
+    '',
+    '"server CPU" is the server process\'s CPU time over the row (its core\'s kernel network work not included); "load CPU" the load generator\'s. A load CPU near 100% means the row measured the client, not the server.',
+  )
   out.push('', '## message/send', '')
   out.push('Blocking send of one message; the answer is the completed task with the echoed artifact.', '')
   const sendRows = []
@@ -52,7 +67,17 @@ export function renderReport(results) {
     const rows = results.send[c] ?? {}
     for (const name of SERVERS) {
       const r = rows[name]
-      sendRows.push([c, name, int(r?.rps), ms(r?.p50), ms(r?.p99), int(r?.requests), pct(r?.serverCpu), pct(r?.clientCpu), (name === 'ours' ? ratios(rows, 'rps') : '') + failedCell(r)])
+      sendRows.push([
+        c,
+        name,
+        int(r?.rps),
+        ms(r?.p50),
+        ms(r?.p99),
+        int(r?.requests),
+        pct(r?.serverCpu),
+        pct(r?.clientCpu),
+        (name === 'ours' ? ratios(rows, 'rps') : '') + failedCell(r),
+      ])
     }
   }
   out.push(table(['c', 'server', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'server CPU', 'load CPU', 'ours vs'], sendRows))
@@ -61,10 +86,34 @@ export function renderReport(results) {
   out.push('First event: until the first complete SSE event has arrived; stream: until the response has ended.', '')
   out.push(
     table(
-      ['server', 'streams/s', 'first event p50 ms', 'first event p99 ms', 'stream p50 ms', 'stream p99 ms', 'events/stream', 'streams', 'server CPU', 'load CPU', 'ours vs'],
+      [
+        'server',
+        'streams/s',
+        'first event p50 ms',
+        'first event p99 ms',
+        'stream p50 ms',
+        'stream p99 ms',
+        'events/stream',
+        'streams',
+        'server CPU',
+        'load CPU',
+        'ours vs',
+      ],
       SERVERS.map((name) => {
         const r = results.stream[name]
-        return [name, int(r?.streamsPerSec), ms(r?.firstEventP50), ms(r?.firstEventP99), ms(r?.totalP50), ms(r?.totalP99), r ? String(r.eventsPerStream) : 'NaN', int(r?.streams), pct(r?.serverCpu), pct(r?.clientCpu), (name === 'ours' ? ratios(results.stream, 'streamsPerSec') : '') + failedCell(r)]
+        return [
+          name,
+          int(r?.streamsPerSec),
+          ms(r?.firstEventP50),
+          ms(r?.firstEventP99),
+          ms(r?.totalP50),
+          ms(r?.totalP99),
+          r ? String(r.eventsPerStream) : 'NaN',
+          int(r?.streams),
+          pct(r?.serverCpu),
+          pct(r?.clientCpu),
+          (name === 'ours' ? ratios(results.stream, 'streamsPerSec') : '') + failedCell(r),
+        ]
       }),
     ),
   )
@@ -75,7 +124,16 @@ export function renderReport(results) {
       ['server', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'server CPU', 'load CPU', 'ours vs'],
       SERVERS.map((name) => {
         const r = results.card[name]
-        return [name, int(r?.rps), ms(r?.p50), ms(r?.p99), int(r?.requests), pct(r?.serverCpu), pct(r?.clientCpu), (name === 'ours' ? ratios(results.card, 'rps') : '') + failedCell(r)]
+        return [
+          name,
+          int(r?.rps),
+          ms(r?.p50),
+          ms(r?.p99),
+          int(r?.requests),
+          pct(r?.serverCpu),
+          pct(r?.clientCpu),
+          (name === 'ours' ? ratios(results.card, 'rps') : '') + failedCell(r),
+        ]
       }),
     ),
   )
@@ -90,10 +148,34 @@ export function renderReport(results) {
   )
   out.push(
     table(
-      ['server', 'messages sent', 'tasks held', 'heap at rest MB', `heap after ~${int(checkpoint)} MB`, 'heap after all MB', 'RSS at rest MB', 'RSS after MB', 'bytes per task', 'divided by', 'per extra task B'],
+      [
+        'server',
+        'messages sent',
+        'tasks held',
+        'heap at rest MB',
+        `heap after ~${int(checkpoint)} MB`,
+        'heap after all MB',
+        'RSS at rest MB',
+        'RSS after MB',
+        'bytes per task',
+        'divided by',
+        'per extra task B',
+      ],
       SERVERS.map((name) => {
         const r = results.memory[name]
-        return [name, int(r?.sent) + (r?.timeBounded ? ' (time-bounded)' : ''), int(r?.held), mb(r?.baseline?.heapUsed), mb(r?.checkpoint?.heapUsed), mb(r?.after?.heapUsed), mb(r?.baseline?.rss), mb(r?.after?.rss), int(r?.bytesPerTask), r?.divisor ? `${int(r.divisor.count)} ${r.divisor.what}` : 'n/a', int(r?.bytesPerExtraTask)]
+        return [
+          name,
+          int(r?.sent) + (r?.timeBounded ? ' (time-bounded)' : ''),
+          int(r?.held),
+          mb(r?.baseline?.heapUsed),
+          mb(r?.checkpoint?.heapUsed),
+          mb(r?.after?.heapUsed),
+          mb(r?.baseline?.rss),
+          mb(r?.after?.rss),
+          int(r?.bytesPerTask),
+          r?.divisor ? `${int(r.divisor.count)} ${r.divisor.what}` : 'n/a',
+          int(r?.bytesPerExtraTask),
+        ]
       }),
     ),
   )
@@ -110,19 +192,34 @@ export function renderReport(results) {
   }
 
   out.push('', '## Startup', '')
-  out.push('From spawn until the card answers 200 (polled every 5 ms). ours: `a2a start` in the generated project (what `npm start` runs, without npm), TypeScript loaded through jiti (its transpile cache warm: the project has been started before).', '')
+  out.push(
+    'From spawn until the card answers 200 (polled every 5 ms). ours: `a2a start` in the generated project (what `npm start` runs, without npm), TypeScript loaded through jiti (its transpile cache warm: the project has been started before).',
+    '',
+  )
   out.push(
     table(
       ['server', 'median ms', 'min ms', 'max ms', 'runs', 'ours vs'],
       SERVERS.map((name) => {
         const r = results.startup[name]
-        return [name, ms(r?.median), ms(r?.min), ms(r?.max), String(r?.runs?.length ?? 0), name === 'ours' ? `${x(results.startup.ours?.median / results.startup.sdk?.median)} SDK's time` : '']
+        return [
+          name,
+          ms(r?.median),
+          ms(r?.min),
+          ms(r?.max),
+          String(r?.runs?.length ?? 0),
+          name === 'ours' ? `${x(results.startup.ours?.median / results.startup.sdk?.median)} SDK's time` : '',
+        ]
       }),
     ),
   )
 
-  out.push('', `## Targets${meta.smoke ? ' (smoke: c=' + meta.profile.targetConcurrency + ', indicative only)' : ''}`, '')
-  out.push(table(['target', 'measured', 'met'], results.targets.map((t) => [t.name, t.measured, t.met ? 'yes' : '**no**'])))
+  out.push('', `## Targets${meta.smoke ? ` (smoke: c=${meta.profile.targetConcurrency}, indicative only)` : ''}`, '')
+  out.push(
+    table(
+      ['target', 'measured', 'met'],
+      results.targets.map((t) => [t.name, t.measured, t.met ? 'yes' : '**no**']),
+    ),
+  )
 
   if (results.problems.length) out.push('', '## Problems', '', ...results.problems.map((p) => `- ${p}`))
   return `${out.join('\n')}\n`
@@ -144,7 +241,12 @@ export function evaluateTargets(results) {
   add(`message/send c=${c} p99 ≤ 1/3 of SDK's`, p99, `${ms(send.ours?.p99)} ms vs ${ms(send.sdk?.p99)} ms (${x(p99)})`, p99 <= 1 / 3)
   const streamVsSdk = stream.ours?.streamsPerSec / stream.sdk?.streamsPerSec
   const sameEvents = stream.ours?.eventsPerStream === stream.sdk?.eventsPerStream
-  add(`message/stream c=${results.meta.profile.streamConcurrency} ≥ 2x SDK streams/s, same events per stream`, streamVsSdk, `${x(streamVsSdk)}, events ${stream.ours?.eventsPerStream} vs ${stream.sdk?.eventsPerStream}`, streamVsSdk >= 2 && sameEvents)
+  add(
+    `message/stream c=${results.meta.profile.streamConcurrency} ≥ 2x SDK streams/s, same events per stream`,
+    streamVsSdk,
+    `${x(streamVsSdk)}, events ${stream.ours?.eventsPerStream} vs ${stream.sdk?.eventsPerStream}`,
+    streamVsSdk >= 2 && sameEvents,
+  )
   const cardVsSdk = card.ours?.rps / card.sdk?.rps
   add('card GET ≥ 5x SDK req/s', cardVsSdk, x(cardVsSdk), cardVsSdk >= 5)
   const perTask = results.memory.ours?.bytesPerTask
@@ -164,7 +266,8 @@ export function missingFigures(results) {
     for (const name of SERVERS) for (const key of ['rps', 'p50', 'p99', 'requests']) need(`send c=${c} ${name}.${key}`, results.send[c]?.[name]?.[key])
   }
   for (const name of SERVERS) {
-    for (const key of ['streamsPerSec', 'firstEventP50', 'firstEventP99', 'totalP50', 'totalP99', 'eventsPerStream']) need(`stream ${name}.${key}`, results.stream[name]?.[key])
+    for (const key of ['streamsPerSec', 'firstEventP50', 'firstEventP99', 'totalP50', 'totalP99', 'eventsPerStream'])
+      need(`stream ${name}.${key}`, results.stream[name]?.[key])
     for (const key of ['rps', 'p50', 'p99']) need(`card ${name}.${key}`, results.card[name]?.[key])
     const m = results.memory[name]
     need(`memory ${name}.baseline.heapUsed`, m?.baseline?.heapUsed)

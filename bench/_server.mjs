@@ -2,8 +2,8 @@
 // made before any load: a wrong answer served fast is worth nothing, so a server that does not answer the
 // request with a completed task holding the echoed text stops the bench.
 import { readFileSync } from 'node:fs'
-import { freePort, pinPrefix, start, waitForCard } from './_processes.mjs'
 import { postJson, postStream } from './_http.mjs'
+import { freePort, pinPrefix, start, waitForCard } from './_processes.mjs'
 import { CARD_PATH } from './_targets.mjs'
 
 export const SERVER_CORE = 0

@@ -21,7 +21,12 @@ export function openSse(url, { headers, body }, timeoutMs = 30_000) {
     for (const waiter of waiters.splice(0)) waiter(undefined)
   }
   const payload = Buffer.from(body)
-  const req = request(url, { method: 'POST', agent: false, timeout: timeoutMs, headers: { ...headers, accept: 'text/event-stream', 'content-length': payload.length } })
+  const req = request(url, {
+    method: 'POST',
+    agent: false,
+    timeout: timeoutMs,
+    headers: { ...headers, accept: 'text/event-stream', 'content-length': payload.length },
+  })
   const ended = new Promise((resolve, reject) => {
     req.once('response', (res) => {
       const status = res.statusCode
@@ -57,7 +62,10 @@ export function openSse(url, { headers, body }, timeoutMs = 30_000) {
         finish()
         resolve({ status, bytesRead: socket.bytesRead })
       })
-      res.once('error', (error) => (finish(error), reject(error)))
+      res.once('error', (error) => {
+        finish(error)
+        reject(error)
+      })
     })
   })
   ended.catch(() => {})
@@ -68,9 +76,7 @@ export function openSse(url, { headers, body }, timeoutMs = 30_000) {
     next() {
       if (queue.length) return Promise.resolve(queue.shift())
       if (done) return failure ? Promise.reject(failure) : Promise.resolve(undefined)
-      return new Promise((resolve, reject) =>
-        waiters.push((item) => (item === undefined && failure ? reject(failure) : resolve(item))),
-      )
+      return new Promise((resolve, reject) => waiters.push((item) => (item === undefined && failure ? reject(failure) : resolve(item))))
     },
     ended,
     close: () => req.destroy(),

@@ -6,7 +6,7 @@
 //          the answer on the socket (the client's count of what it received, headers and framing included),
 //          and the task's records in the store's log once it has ended.
 // The answer is checked: every chunk arrives, in order, and the completed task holds the whole text.
-import { readFileSync, readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { postJson } from './_http.mjs'
 import { openSse } from './_sse.mjs'
@@ -45,7 +45,12 @@ export function bigText(bytes) {
 
 /** Sends the text and reads the whole answer; checks it; resolves with the task's id and the bytes received. */
 async function sendAndCheck(url, text, chunks) {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: { role: 'ROLE_USER', messageId: 'bytes-1', parts: [{ text }] } } })
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'SendStreamingMessage',
+    params: { message: { role: 'ROLE_USER', messageId: 'bytes-1', parts: [{ text }] } },
+  })
   const stream = openSse(url, { headers, body }, 120_000)
   let taskId
   let echoed = ''
@@ -63,22 +68,30 @@ async function sendAndCheck(url, text, chunks) {
   }
   const { bytesRead } = await stream.ended
   if (last?.statusUpdate?.status?.state !== 'TASK_STATE_COMPLETED') throw new Error(`the stream did not end completed: ${JSON.stringify(last).slice(0, 300)}`)
-  if (artifactEvents !== chunks || echoed !== text) throw new Error(`the echo came back wrong: ${artifactEvents} chunks of ${chunks}, ${echoed.length} characters of ${text.length}`)
+  if (artifactEvents !== chunks || echoed !== text)
+    throw new Error(`the echo came back wrong: ${artifactEvents} chunks of ${chunks}, ${echoed.length} characters of ${text.length}`)
   return { taskId, bytesRead }
 }
 
 /** Once measured: the store gives the task back completed, with the whole text. */
 async function checkStored(url, taskId, text) {
   const got = await postJson(url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: taskId } }) })
-  const stored = (got.result?.artifacts ?? []).flatMap((artifact) => artifact.parts).map((part) => part.text).join('')
-  if (got.result?.status?.state !== 'TASK_STATE_COMPLETED' || stored !== text) throw new Error(`GetTask after the stream: ${got.result?.status?.state}, ${stored.length} characters of ${text.length}`)
+  const stored = (got.result?.artifacts ?? [])
+    .flatMap((artifact) => artifact.parts)
+    .map((part) => part.text)
+    .join('')
+  if (got.result?.status?.state !== 'TASK_STATE_COMPLETED' || stored !== text)
+    throw new Error(`GetTask after the stream: ${got.result?.status?.state}, ${stored.length} characters of ${text.length}`)
 }
 
 /** The Redis measure: `redis` from _redis.mjs, `server` the agent on it. */
 export async function redisBytes(server, redis, { text, chunks }) {
   // Each INFO adds its own command to the count: known, and taken off.
   let reads = 0
-  const input = async () => (reads++, (await redis.info('stats')).total_net_input_bytes)
+  const input = async () => {
+    reads++
+    return (await redis.info('stats')).total_net_input_bytes
+  }
   const own = Buffer.byteLength(redis.infoCommand('stats'))
   const before = await settled(input, { own })
   const readsBefore = reads
@@ -95,14 +108,22 @@ export async function fileBytes(server, dir, { text, chunks }) {
   const after = await settled(() => wchar(server.pid))
   await checkStored(server.url, taskId, text)
   const records = taskRecords(join(dir, 'log'), taskId)
-  return { written: after - before - bytesRead, answerBytes: bytesRead, wcharDelta: after - before, records: records.map((record) => record.kind), recordsBytes: records.reduce((sum, record) => sum + record.bytes, 0) }
+  return {
+    written: after - before - bytesRead,
+    answerBytes: bytesRead,
+    wcharDelta: after - before,
+    records: records.map((record) => record.kind),
+    recordsBytes: records.reduce((sum, record) => sum + record.bytes, 0),
+  }
 }
 
 /** The task's records in the file store's log (`<dir>/log/<n>.jsonl`, one JSON record a line): their kinds and sizes. */
 function taskRecords(logDir, taskId) {
   const start = `{"t":${JSON.stringify(taskId)},`
   const records = []
-  for (const name of readdirSync(logDir).filter((file) => file.endsWith('.jsonl')).sort()) {
+  for (const name of readdirSync(logDir)
+    .filter((file) => file.endsWith('.jsonl'))
+    .sort()) {
     for (const line of readFileSync(join(logDir, name), 'utf8').split('\n')) {
       if (!line.startsWith(start)) continue
       const record = JSON.parse(line)

@@ -27,12 +27,16 @@ async function untilArtifact(stream, where) {
     last = result
   }
   if (!artifact) throw new Error(`${where}: the stream ended without the artifact: ${JSON.stringify(last).slice(0, 300)}`)
-  if (last?.statusUpdate?.status?.state !== 'TASK_STATE_COMPLETED') throw new Error(`${where}: the stream did not end completed: ${JSON.stringify(last).slice(0, 300)}`)
+  if (last?.statusUpdate?.status?.state !== 'TASK_STATE_COMPLETED')
+    throw new Error(`${where}: the stream did not end completed: ${JSON.stringify(last).slice(0, 300)}`)
   return artifact
 }
 
 async function sample(a, b, delayMs) {
-  const onA = openSse(a.url, { headers, body: rpc('SendStreamingMessage', { message: { role: 'ROLE_USER', messageId: 'follow', parts: [{ text: `follow ${delayMs}` }] } }) })
+  const onA = openSse(a.url, {
+    headers,
+    body: rpc('SendStreamingMessage', { message: { role: 'ROLE_USER', messageId: 'follow', parts: [{ text: `follow ${delayMs}` }] } }),
+  })
   const first = await onA.next()
   const taskId = first?.data?.result?.task?.id ?? first?.data?.result?.statusUpdate?.taskId
   if (!taskId) throw new Error(`A's stream named no task: ${JSON.stringify(first?.data).slice(0, 300)}`)

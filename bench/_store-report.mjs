@@ -23,17 +23,33 @@ export function evaluateStoreGoals(results) {
   const redis = results.list.redis ?? {}
   const medians = Object.keys(LIST_CALLS).flatMap((call) => [redis[small]?.latency?.[call]?.p50, redis[large]?.latency?.[call]?.p50])
   const slowest = Math.max(...medians)
-  goals.push({ goal: `Redis ListTasks under ${REDIS_LIST_MS} ms (median of each call, at ${int(small)} and ${int(large)} tasks)`, value: `slowest median ${ms(slowest)} ms`, met: medians.every(Number.isFinite) ? slowest < REDIS_LIST_MS : undefined })
+  goals.push({
+    goal: `Redis ListTasks under ${REDIS_LIST_MS} ms (median of each call, at ${int(small)} and ${int(large)} tasks)`,
+    value: `slowest median ${ms(slowest)} ms`,
+    met: medians.every(Number.isFinite) ? slowest < REDIS_LIST_MS : undefined,
+  })
   const growth = Object.keys(LIST_CALLS).map((call) => redis[large]?.latency?.[call]?.p50 / redis[small]?.latency?.[call]?.p50)
   const worst = Math.max(...growth)
-  goals.push({ goal: `Redis ListTasks about the same at ${int(large)} as at ${int(small)} tasks (each call's median within ${REDIS_SCALE}x)`, value: `largest ratio ${x(worst)}`, met: growth.every(Number.isFinite) ? worst <= REDIS_SCALE : undefined })
+  goals.push({
+    goal: `Redis ListTasks about the same at ${int(large)} as at ${int(small)} tasks (each call's median within ${REDIS_SCALE}x)`,
+    value: `largest ratio ${x(worst)}`,
+    met: growth.every(Number.isFinite) ? worst <= REDIS_SCALE : undefined,
+  })
   for (const store of ['redis', 'file']) {
     const ratio = results.bytes[store]?.ratio
-    goals.push({ goal: `${store}: bytes written for a 1 MiB message and its 1 MiB answer under ${BYTES_FACTOR}x their size`, value: x(ratio), met: Number.isFinite(ratio) ? ratio < BYTES_FACTOR : undefined })
+    goals.push({
+      goal: `${store}: bytes written for a 1 MiB message and its 1 MiB answer under ${BYTES_FACTOR}x their size`,
+      value: x(ratio),
+      met: Number.isFinite(ratio) ? ratio < BYTES_FACTOR : undefined,
+    })
   }
   for (const [store, floor] of Object.entries(THROUGHPUT_GOALS)) {
     const ratio = results.throughput.ratios?.[store]
-    goals.push({ goal: `${store}: message/send c=16 at least ${floor}x the memory store's`, value: x(ratio), met: Number.isFinite(ratio) ? ratio >= floor : undefined })
+    goals.push({
+      goal: `${store}: message/send c=16 at least ${floor}x the memory store's`,
+      value: x(ratio),
+      met: Number.isFinite(ratio) ? ratio >= floor : undefined,
+    })
   }
   return goals
 }
@@ -63,10 +79,21 @@ export function renderStoreReport(results) {
         ['Machine', `${meta.cpuModel}, ${meta.cores} cores, ${meta.memoryGb} GB`],
         ['Node', meta.node],
         ['Runtime', meta.runtimeLabel],
-        ['Redis', `redis-server ${meta.redisVersion}, a fresh one per measure, no persistence (\`--save ''\`, \`--appendonly no\`)${meta.pinning.pinned ? ', on CPU 1 (with the load generator): a deployment runs Redis apart from the agent' : ''}`],
+        [
+          'Redis',
+          `redis-server ${meta.redisVersion}, a fresh one per measure, no persistence (\`--save ''\`, \`--appendonly no\`)${meta.pinning.pinned ? ', on CPU 1 (with the load generator): a deployment runs Redis apart from the agent' : ''}`,
+        ],
         ['File store', `a fresh directory per measure on ${meta.fileSystem}`],
-        ['Pinning', meta.pinning.pinned ? 'taskset: agent servers on CPU 0; load generator, redis-server and the bench on CPU 1; the processes that fill a file or Redis store before a measure on either' : `none (${meta.pinning.why})`],
-        ['Background', `CPU ${pct(meta.backgroundBefore?.busy)} busy before the run, ${pct(meta.backgroundAfter?.busy)} after (1 s of /proc/stat each; load average ${meta.backgroundBefore?.loadavg?.toFixed(2)} → ${meta.backgroundAfter?.loadavg?.toFixed(2)})${meta.backgroundBefore?.busy > 0.1 || meta.backgroundAfter?.busy > 0.1 ? ' — **the machine was not idle: figures are noisy**' : ''}`],
+        [
+          'Pinning',
+          meta.pinning.pinned
+            ? 'taskset: agent servers on CPU 0; load generator, redis-server and the bench on CPU 1; the processes that fill a file or Redis store before a measure on either'
+            : `none (${meta.pinning.why})`,
+        ],
+        [
+          'Background',
+          `CPU ${pct(meta.backgroundBefore?.busy)} busy before the run, ${pct(meta.backgroundAfter?.busy)} after (1 s of /proc/stat each; load average ${meta.backgroundBefore?.loadavg?.toFixed(2)} → ${meta.backgroundAfter?.loadavg?.toFixed(2)})${meta.backgroundBefore?.busy > 0.1 || meta.backgroundAfter?.busy > 0.1 ? ' — **the machine was not idle: figures are noisy**' : ''}`,
+        ],
         ['Other work during the run', foreignLine(meta.foreign)],
         ['Bench time', `${Math.round(meta.elapsedSec)} s`],
       ],
@@ -76,9 +103,9 @@ export function renderStoreReport(results) {
   out.push('', '## 1. ListTasks latency', '')
   out.push(
     `A2A v1.0 \`ListTasks\` (\`pageSize: 50\`), one call at a time on one kept-alive connection from CPU 1: ${profile.listWarmup} calls of each kind not counted, then ${profile.listCalls} of each, the kinds interleaved; every page checked (size, order, totalSize, the filter, the second page after the first). ` +
-      'The stores were filled by `SendMessage` requests (A2A v1.0, 64 at a time) answered by the agent\'s own request handler in-process (`app.fetch`: the whole path of a request but the socket), one in ten asking the agent to fail (so the status filter, `TASK_STATE_FAILED`, matches a tenth). ' +
+      "The stores were filled by `SendMessage` requests (A2A v1.0, 64 at a time) answered by the agent's own request handler in-process (`app.fetch`: the whole path of a request but the socket), one in ten asking the agent to fail (so the status filter, `TASK_STATE_FAILED`, matches a tenth). " +
       `Memory: the server fills its own store before it listens (a fresh process per size). File and Redis: a fill process writes the tasks and exits, then a fresh server opens the store (the file store reads every task back at start); the ${int(profile.listSizes[1])}-task store is the ${int(profile.listSizes[0])}-task one with the rest added. ` +
-      'The task cap is raised above the fill (and the memory and file stores\' byte budget with it, to 4 GiB) so nothing is evicted.',
+      "The task cap is raised above the fill (and the memory and file stores' byte budget with it, to 4 GiB) so nothing is evicted.",
     '',
   )
   const listRows = []
@@ -87,7 +114,16 @@ export function renderStoreReport(results) {
       const row = results.list[store]?.[size]
       for (const [call, label] of Object.entries(LIST_CALLS)) {
         const latency = row?.latency?.[call]
-        listRows.push([store, int(size), label, ms(latency?.p50), ms(latency?.p99), ms(latency?.max), call === 'first' ? `${sec(row?.fillSec)} (${int(row?.fillRate)}/s)` : '', call === 'first' ? sec(row?.readySec) : ''])
+        listRows.push([
+          store,
+          int(size),
+          label,
+          ms(latency?.p50),
+          ms(latency?.p99),
+          ms(latency?.max),
+          call === 'first' ? `${sec(row?.fillSec)} (${int(row?.fillRate)}/s)` : '',
+          call === 'first' ? sec(row?.readySec) : '',
+        ])
       }
     }
   }
@@ -97,8 +133,8 @@ export function renderStoreReport(results) {
   out.push('', '## 2. Bytes written for a 1 MiB message answered in 1,000 chunks', '')
   out.push(
     `One \`SendStreamingMessage\` of ${int(profile.bytesText)} ASCII characters; the agent echoes them back as one artifact in ${int(profile.bytesChunks)} \`task.artifact(chunk, { artifactId, append: i > 0, lastChunk })\` calls, then completes. ` +
-      'Measured across the send, until the writes stop (300 ms without change), after a smaller warm-up send. Redis: `total_net_input_bytes` of the store\'s redis-server (every command the agent server sent it). ' +
-      'File: the server\'s `wchar` in `/proc/<pid>/io` (bytes passed to write calls) less the bytes of the answer on its socket; and the task\'s records in the log afterwards. ' +
+      "Measured across the send, until the writes stop (300 ms without change), after a smaller warm-up send. Redis: `total_net_input_bytes` of the store's redis-server (every command the agent server sent it). " +
+      "File: the server's `wchar` in `/proc/<pid>/io` (bytes passed to write calls) less the bytes of the answer on its socket; and the task's records in the log afterwards. " +
       'The base is the message plus the answer: 2 MiB of text.',
     '',
   )
@@ -135,7 +171,7 @@ export function renderStoreReport(results) {
   const f = results.follow
   out.push(
     `Two agent processes (A and B) on one fresh Redis, both on CPU 0. Per task (${int(f?.counted)} counted, one at a time, after 3 not counted): \`SendStreamingMessage\` on A; as soon as A's stream names the task, \`SubscribeToTask\` on B (its first event, the Task, confirms the subscription); ${f?.delayMs ?? '?'} ms after the task started, the agent (on A) emits one artifact carrying the time it emitted it. ` +
-      'A hands the event to its own stream as it is emitted (it does not wait for the store); B gets it from Redis (A\'s write and publish, B\'s subscription, B\'s stream). ' +
+      "A hands the event to its own stream as it is emitted (it does not wait for the store); B gets it from Redis (A's write and publish, B's subscription, B's stream). " +
       '"B − A" is the arrival on B\'s stream minus the arrival on A\'s, on the bench\'s clock: what following on another instance adds. "emit → B" and "emit → A" run from the agent\'s clock to the bench\'s (both the system clock).',
     '',
   )
@@ -148,10 +184,19 @@ export function renderStoreReport(results) {
   if (f?.late) out.push('', `${f.late} sample(s) not counted: B's subscription was confirmed after the emission.`)
   const pair = t.rows?.['two instances']
   const single = t.rows?.redis
-  if (pair && single) out.push('', `Sends spread over both instances: ${int(pair.rps)} req/s against ${int(single.rps)} on one instance on Redis (${x(pair.rps / single.rps)}; both instances share CPU 0, so this is the cost of two processes on one core, not the gain of a second machine).`)
+  if (pair && single)
+    out.push(
+      '',
+      `Sends spread over both instances: ${int(pair.rps)} req/s against ${int(single.rps)} on one instance on Redis (${x(pair.rps / single.rps)}; both instances share CPU 0, so this is the cost of two processes on one core, not the gain of a second machine).`,
+    )
 
   out.push('', '## Goals', '')
-  out.push(table(['goal', 'figure', 'met'], results.goals.map((g) => [g.goal, g.value, g.met === undefined ? 'no figure' : g.met ? 'yes' : '**no**'])))
+  out.push(
+    table(
+      ['goal', 'figure', 'met'],
+      results.goals.map((g) => [g.goal, g.value, g.met === undefined ? 'no figure' : g.met ? 'yes' : '**no**']),
+    ),
+  )
   if (results.problems.length) out.push('', '## Problems', '', ...results.problems.map((p) => `- ${p}`))
   out.push('')
   return out.join('\n')

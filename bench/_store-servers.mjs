@@ -3,8 +3,9 @@
 // a file or Redis store is filled by a process of its own (the same script and request path), and the server
 // measured is a fresh process that opens what the fill left: for a file store, reading every task back at
 // start, as after a restart.
-import { fileURLToPath } from 'node:url'
+
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { freePort, pinPrefix, runToEnd, start, waitForCard } from './_processes.mjs'
 import { SERVER_CORE } from './_server.mjs'
 import { CARD_PATH } from './_targets.mjs'

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { pinPrefix, runToEnd } from './_processes.mjs'
-import { LOAD_CORE, cpuSeconds } from './_server.mjs'
+import { cpuSeconds, LOAD_CORE } from './_server.mjs'
 import { targets } from './_targets.mjs'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
@@ -21,13 +21,29 @@ const { send, sendExpect } = targets.ours.dialect
  */
 export async function sendLoad(servers, { redis, connections, durationSec, warmupSec, maxRequests, pinning }) {
   const url = servers.length === 1 ? servers[0].url : servers.map((server) => server.url)
-  const config = { url, method: 'POST', path: '/', headers: send.headers, body: send.body, connections, durationSec, maxRequests, warmupSec, expect: sendExpect }
+  const config = {
+    url,
+    method: 'POST',
+    path: '/',
+    headers: send.headers,
+    body: send.body,
+    connections,
+    durationSec,
+    maxRequests,
+    warmupSec,
+    expect: sendExpect,
+  }
   const [exe, ...args] = [...pinPrefix(pinning, LOAD_CORE), process.execPath, join(here, 'load.mjs'), JSON.stringify(config)]
   const pids = servers.map((server) => server.pid)
   const cpuBefore = pids.map(cpuSeconds)
   const redisBefore = redis ? cpuSeconds(redis.pid) : NaN
   const started = performance.now()
-  const { code, stdout, output } = await runToEnd(exe, args, { cwd: here, env: { ...process.env, NODE_OPTIONS: '' }, name: 'load.mjs', timeoutMs: (warmupSec + durationSec) * 1000 + 60_000 })
+  const { code, stdout, output } = await runToEnd(exe, args, {
+    cwd: here,
+    env: { ...process.env, NODE_OPTIONS: '' },
+    name: 'load.mjs',
+    timeoutMs: (warmupSec + durationSec) * 1000 + 60_000,
+  })
   const elapsedSec = (performance.now() - started) / 1000
   const line = stdout.trim().split('\n').at(-1)
   if (code !== 0 || !line?.startsWith('{')) throw new Error(`load.mjs failed (${code}):\n${output.slice(-3000)}`)
@@ -37,7 +53,9 @@ export async function sendLoad(servers, { redis, connections, durationSec, warmu
   result.redisCpu = redis ? (cpuSeconds(redis.pid) - redisBefore) / elapsedSec : undefined
   for (const server of servers) if (!server.handle.alive) throw new Error(`${server.name} exited during the load:\n${server.handle.output.slice(-3000)}`)
   const bad = { 'non-2xx': result.non2xx, errors: result.errors, timeouts: result.timeouts, 'wrong bodies': result.mismatches }
-  const reasons = Object.entries(bad).filter(([, n]) => n > 0).map(([what, n]) => `${n} ${what}`)
+  const reasons = Object.entries(bad)
+    .filter(([, n]) => n > 0)
+    .map(([what, n]) => `${n} ${what}`)
   if (result.requests === 0) reasons.push('no successful request')
   if (reasons.length) result.failed = reasons.join(', ')
   await pause(1000) // the server's tail (closing sockets, a store's writes landing) stays out of the next run

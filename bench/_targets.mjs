@@ -59,7 +59,10 @@ const v1 = {
 }
 
 function artifactTexts(task, isText) {
-  return (task?.artifacts ?? []).flatMap((artifact) => artifact.parts ?? []).filter(isText).map((part) => part.text)
+  return (task?.artifacts ?? [])
+    .flatMap((artifact) => artifact.parts ?? [])
+    .filter(isText)
+    .map((part) => part.text)
 }
 
 function expectTask(ok, got, what) {

@@ -7,9 +7,9 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { postJson } from './_http.mjs'
 import { pinPrefix, runToEnd } from './_processes.mjs'
-import { LOAD_CORE, cpuSeconds, launch, verify } from './_server.mjs'
-import { CARD_PATH, listTasksRequest } from './_targets.mjs'
+import { cpuSeconds, LOAD_CORE, launch, verify } from './_server.mjs'
 import { median } from './_stats.mjs'
+import { CARD_PATH, listTasksRequest } from './_targets.mjs'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -34,7 +34,9 @@ async function runLoad(script, config, { pinning, server }) {
 
 function requestFailure(r) {
   const bad = { 'non-2xx': r.non2xx, errors: r.errors, timeouts: r.timeouts, 'wrong bodies': r.mismatches }
-  const reasons = Object.entries(bad).filter(([, n]) => n > 0).map(([what, n]) => `${n} ${what}`)
+  const reasons = Object.entries(bad)
+    .filter(([, n]) => n > 0)
+    .map(([what, n]) => `${n} ${what}`)
   if (r.requests === 0) reasons.push('no successful request')
   return reasons.length ? reasons.join(', ') : undefined
 }
@@ -42,14 +44,34 @@ function requestFailure(r) {
 /** message/send at `connections`: req/s and latency of completed tasks. */
 export async function sendRow(target, server, connections, { profile, pinning, warm }) {
   const { send, sendExpect } = target.dialect
-  const config = { url: server.url, method: 'POST', path: '/', headers: send.headers, body: send.body, connections, durationSec: profile.durationSec, maxRequests: profile.maxRequests, warmupSec: warm ? profile.warmupSec : 0, expect: sendExpect }
+  const config = {
+    url: server.url,
+    method: 'POST',
+    path: '/',
+    headers: send.headers,
+    body: send.body,
+    connections,
+    durationSec: profile.durationSec,
+    maxRequests: profile.maxRequests,
+    warmupSec: warm ? profile.warmupSec : 0,
+    expect: sendExpect,
+  }
   const result = await runLoad('load.mjs', config, { pinning, server })
   return { ...result, connections, failed: requestFailure(result) }
 }
 
 /** GET of the agent card: req/s and latency. */
-export async function cardRow(target, server, { profile, pinning, warm }) {
-  const config = { url: server.url, method: 'GET', path: CARD_PATH, connections: profile.cardConcurrency, durationSec: profile.durationSec, maxRequests: profile.maxRequests, warmupSec: warm ? profile.warmupSec : 0, expect: ['"name"'] }
+export async function cardRow(_target, server, { profile, pinning, warm }) {
+  const config = {
+    url: server.url,
+    method: 'GET',
+    path: CARD_PATH,
+    connections: profile.cardConcurrency,
+    durationSec: profile.durationSec,
+    maxRequests: profile.maxRequests,
+    warmupSec: warm ? profile.warmupSec : 0,
+    expect: ['"name"'],
+  }
   const result = await runLoad('load.mjs', config, { pinning, server })
   return { ...result, connections: profile.cardConcurrency, failed: requestFailure(result) }
 }
@@ -57,7 +79,17 @@ export async function cardRow(target, server, { profile, pinning, warm }) {
 /** message/stream: streams/s, time to first event, whole-stream latency, events per stream. */
 export async function streamRow(target, server, { profile, pinning, warm }) {
   const { stream, streamExpect } = target.dialect
-  const config = { url: server.url, path: '/', headers: stream.headers, body: stream.body, concurrency: profile.streamConcurrency, durationSec: profile.durationSec, maxStreams: profile.maxRequests, warmupSec: warm ? profile.warmupSec : 0, expect: streamExpect }
+  const config = {
+    url: server.url,
+    path: '/',
+    headers: stream.headers,
+    body: stream.body,
+    concurrency: profile.streamConcurrency,
+    durationSec: profile.durationSec,
+    maxStreams: profile.maxRequests,
+    warmupSec: warm ? profile.warmupSec : 0,
+    expect: streamExpect,
+  }
   const result = await runLoad('stream-load.mjs', config, { pinning, server })
   const reasons = []
   if (result.failed > 0) reasons.push(`${result.failed} bad streams (first: ${JSON.stringify(result.failures[0]).slice(0, 300)})`)
@@ -98,7 +130,18 @@ export async function memoryRun(target, { profile, pinning, tmp, env, checkpoint
     const { send, sendExpect } = target.dialect
     const leg = async (count) => {
       const durationSec = Math.max(1, (deadline - performance.now()) / 1000)
-      const config = { url: server.url, method: 'POST', path: '/', headers: send.headers, body: send.body, connections: profile.memoryConcurrency, durationSec, maxRequests: count, warmupSec: 0, expect: sendExpect }
+      const config = {
+        url: server.url,
+        method: 'POST',
+        path: '/',
+        headers: send.headers,
+        body: send.body,
+        connections: profile.memoryConcurrency,
+        durationSec,
+        maxRequests: count,
+        warmupSec: 0,
+        expect: sendExpect,
+      }
       const result = await runLoad('load.mjs', config, { pinning, server })
       const failed = requestFailure(result)
       if (failed) throw new Error(`${target.name}: memory load failed: ${failed}`)
@@ -114,7 +157,12 @@ export async function memoryRun(target, { profile, pinning, tmp, env, checkpoint
       after = await probeMemory(server, file, after.seq)
     }
     const held = await heldTasks(target, server)
-    const divisor = held === undefined ? { count: sent, what: 'sent (holds no task)' } : held < sent ? { count: held, what: 'held (ListTasks)' } : { count: sent, what: 'sent (all held)' }
+    const divisor =
+      held === undefined
+        ? { count: sent, what: 'sent (holds no task)' }
+        : held < sent
+          ? { count: held, what: 'held (ListTasks)' }
+          : { count: sent, what: 'sent (all held)' }
     const heapDelta = after.heapUsed - baseline.heapUsed
     const extra = sent - atCheckpoint.sent
     return {

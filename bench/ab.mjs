@@ -14,9 +14,12 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
-import { freePort, killAll, pinPrefix, pinningSupport, start, waitForCard } from './_processes.mjs'
+import { freePort, killAll, pinningSupport, pinPrefix, start, waitForCard } from './_processes.mjs'
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { rounds: { type: 'string', default: '8' }, duration: { type: 'string', default: '3' }, only: { type: 'string' } } })
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { rounds: { type: 'string', default: '8' }, duration: { type: 'string', default: '3' }, only: { type: 'string' } },
+})
 if (positionals.length < 1) {
   console.error('usage: node bench/ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--rounds 8] [--duration 3] [--only <name part>]')
   process.exit(2)
@@ -29,7 +32,12 @@ const pinning = pinningSupport()
 if (pinning.pinned) spawnSync(pinning.taskset, ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
 const server = new URL('./servers/echo-runtime.mjs', import.meta.url).pathname
 
-const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }] } } })
+const body = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'message/send',
+  params: { message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }] } },
+})
 const post = { method: 'POST', headers: { 'content-type': 'application/json' }, body }
 const allWorkloads = [
   { name: 'message/send c=16', path: '/', options: { ...post, connections: 16 } },
@@ -69,7 +77,9 @@ try {
     pids[name] = handle.child.pid
     await waitForCard(handle, `${urls[name]}/.well-known/agent.json`)
   }
-  console.log(`A ${entries.A}\nB ${entries.B}\n${rounds} rounds of ${duration} s per server${pinning.pinned ? ', servers on CPU 0' : ` (not pinned: ${pinning.why})`}\n`)
+  console.log(
+    `A ${entries.A}\nB ${entries.B}\n${rounds} rounds of ${duration} s per server${pinning.pinned ? ', servers on CPU 0' : ` (not pinned: ${pinning.why})`}\n`,
+  )
   for (const workload of workloads) {
     const rates = { A: [], B: [] }
     const cpuPerRequest = { A: [], B: [] }
@@ -89,10 +99,14 @@ try {
       }
     }
     const ratios = rates.B.map((rate, i) => rate / rates.A[i])
-    console.log(`${workload.name}: A ${Math.round(median(rates.A))} req/s, B ${Math.round(median(rates.B))} req/s; B/A paired ${ratios.map((r) => r.toFixed(2)).join(' ')}, median ${median(ratios).toFixed(3)}, geometric mean ${geomean(ratios).toFixed(3)}`)
+    console.log(
+      `${workload.name}: A ${Math.round(median(rates.A))} req/s, B ${Math.round(median(rates.B))} req/s; B/A paired ${ratios.map((r) => r.toFixed(2)).join(' ')}, median ${median(ratios).toFixed(3)}, geometric mean ${geomean(ratios).toFixed(3)}`,
+    )
     if (cpuPerRequest.B.length === rounds) {
       const costs = cpuPerRequest.B.map((cost, i) => cost / cpuPerRequest.A[i])
-      console.log(`  CPU per request, B/A paired ${costs.map((r) => r.toFixed(2)).join(' ')}, median ${median(costs).toFixed(3)}, geometric mean ${geomean(costs).toFixed(3)}`)
+      console.log(
+        `  CPU per request, B/A paired ${costs.map((r) => r.toFixed(2)).join(' ')}, median ${median(costs).toFixed(3)}, geometric mean ${geomean(costs).toFixed(3)}`,
+      )
     }
   }
 } finally {

@@ -8,8 +8,9 @@
 // Every response body must contain each `expect` substring: a fast stream of error replies must not pass as
 // throughput. Prints one JSON line: requests, req/s, latency p50/p99 (ms), failures, and the load process's
 // own CPU use (near 100% means the figure is bounded by the client, not the server).
-import autocannon from 'autocannon'
+
 import { performance } from 'node:perf_hooks'
+import autocannon from 'autocannon'
 import { Samples } from './_stats.mjs'
 
 const config = JSON.parse(process.argv[2])

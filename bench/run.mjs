@@ -14,9 +14,9 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { backgroundLoad, describeMachine } from './_machine.mjs'
-import { publishReport, runAndExit, runCleanups, stamp } from './_publish.mjs'
 import { pinningSupport } from './_processes.mjs'
 import { prepareProject, repoRoot, startCommand } from './_project.mjs'
+import { publishReport, runAndExit, runCleanups, stamp } from './_publish.mjs'
 import { evaluateTargets, missingFigures, renderReport } from './_report.mjs'
 import { launch, verify } from './_server.mjs'
 import { targets } from './_targets.mjs'
@@ -42,8 +42,36 @@ const OURS_MAX_TASKS = 10_000 // a2a-runtime's memory store default (maxTasks)
 // A full run: 5 rows x 3 servers x 3 rounds x 4 s (+ a warm-up in the first round) ≈ 3.5 min, memory ≤ 3 x 45 s,
 // startup 3 x 5 runs: about 6 minutes on a 2-core machine.
 const profile = flags.smoke
-  ? { rounds: 1, durationSec: 1, warmupSec: 0.3, sendConcurrency: [4], streamConcurrency: 4, cardConcurrency: 4, targetConcurrency: 4, maxRequests: 500_000, memoryTasks: 2_000, memoryCheckpoint: 1_000, memoryConcurrency: 4, memoryBudgetSec: 15, startupRuns: 1 }
-  : { rounds: 3, durationSec: 4, warmupSec: 2, sendConcurrency: [1, 16, 64], streamConcurrency: 16, cardConcurrency: 16, targetConcurrency: 16, maxRequests: 5_000_000, memoryTasks: 100_000, memoryCheckpoint: OURS_MAX_TASKS, memoryConcurrency: 64, memoryBudgetSec: 45, startupRuns: 5 }
+  ? {
+      rounds: 1,
+      durationSec: 1,
+      warmupSec: 0.3,
+      sendConcurrency: [4],
+      streamConcurrency: 4,
+      cardConcurrency: 4,
+      targetConcurrency: 4,
+      maxRequests: 500_000,
+      memoryTasks: 2_000,
+      memoryCheckpoint: 1_000,
+      memoryConcurrency: 4,
+      memoryBudgetSec: 15,
+      startupRuns: 1,
+    }
+  : {
+      rounds: 3,
+      durationSec: 4,
+      warmupSec: 2,
+      sendConcurrency: [1, 16, 64],
+      streamConcurrency: 16,
+      cardConcurrency: 16,
+      targetConcurrency: 16,
+      maxRequests: 5_000_000,
+      memoryTasks: 100_000,
+      memoryCheckpoint: OURS_MAX_TASKS,
+      memoryConcurrency: 64,
+      memoryBudgetSec: 45,
+      startupRuns: 5,
+    }
 if (flags.duration !== undefined) {
   const seconds = Number(flags.duration)
   if (!(seconds > 0)) throw new Error(`--duration must be a positive number of seconds, got ${flags.duration}`)
@@ -63,7 +91,13 @@ function medianRound(rounds, rate) {
 
 async function main() {
   const pinning = flags['no-pin'] ? { pinned: false, why: '--no-pin' } : pinningSupport()
-  const meta = { ...describeMachine(repoRoot), pinning: { pinned: pinning.pinned, why: pinning.why }, smoke: flags.smoke, profile, oursMaxTasks: OURS_MAX_TASKS }
+  const meta = {
+    ...describeMachine(repoRoot),
+    pinning: { pinned: pinning.pinned, why: pinning.why },
+    smoke: flags.smoke,
+    profile,
+    oursMaxTasks: OURS_MAX_TASKS,
+  }
   log(pinning.pinned ? 'pinning: servers on CPU 0, load on CPU 1' : `no pinning: ${pinning.why}`)
   meta.backgroundBefore = await backgroundLoad()
   if (meta.backgroundBefore.busy > 0.1) log(`warning: the machine is already ${Math.round(meta.backgroundBefore.busy * 100)}% busy; the figures will be noisy`)
@@ -97,9 +131,20 @@ async function main() {
       // The ceiling sends as many stream events as ours, so its stream row is comparable.
       if (target.name === 'ours') env.ceiling.BENCH_STREAM_EVENTS = String(results.verified.ours.eventsPerStream)
     }
+    for (const c of profile.sendConcurrency) results.send[c] = {}
     const rows = [
-      ...profile.sendConcurrency.map((c) => ({ label: `message/send c=${c}`, rate: 'rps', into: (results.send[c] = {}), run: (target, warm) => sendRow(target, servers[target.name], c, { profile, pinning, warm }) })),
-      { label: 'message/stream', rate: 'streamsPerSec', into: results.stream, run: (target, warm) => streamRow(target, servers[target.name], { profile, pinning, warm }) },
+      ...profile.sendConcurrency.map((c) => ({
+        label: `message/send c=${c}`,
+        rate: 'rps',
+        into: results.send[c],
+        run: (target, warm) => sendRow(target, servers[target.name], c, { profile, pinning, warm }),
+      })),
+      {
+        label: 'message/stream',
+        rate: 'streamsPerSec',
+        into: results.stream,
+        run: (target, warm) => streamRow(target, servers[target.name], { profile, pinning, warm }),
+      },
       { label: 'card', rate: 'rps', into: results.card, run: (target, warm) => cardRow(target, servers[target.name], { profile, pinning, warm }) },
     ]
     for (const row of rows) {
@@ -123,7 +168,11 @@ async function main() {
     results.startup[target.name] = await startupRuns(target, { profile, pinning, env: env[target.name] })
   }
 
-  for (const [workload, rows] of [['stream', results.stream], ['card', results.card], ...Object.entries(results.send).map(([c, rows]) => [`send c=${c}`, rows])]) {
+  for (const [workload, rows] of [
+    ['stream', results.stream],
+    ['card', results.card],
+    ...Object.entries(results.send).map(([c, rows]) => [`send c=${c}`, rows]),
+  ]) {
     for (const [name, row] of Object.entries(rows)) if (row.failed) results.problems.push(`${workload} ${name}: ${row.failed}`)
   }
   const events = new Set(Object.values(results.stream).map((row) => row.eventsPerStream))

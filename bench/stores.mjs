@@ -17,16 +17,16 @@ import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { watchForeignLoad } from './_foreign-load.mjs'
 import { backgroundLoad, describeMachine } from './_machine.mjs'
-import { publishReport, runAndExit, runCleanups, stamp } from './_publish.mjs'
 import { pinningSupport } from './_processes.mjs'
 import { repoRoot } from './_project.mjs'
-import { startRedis, redisVersion } from './_redis.mjs'
+import { publishReport, runAndExit, runCleanups, stamp } from './_publish.mjs'
+import { redisVersion, startRedis } from './_redis.mjs'
 import { verify } from './_server.mjs'
 import { median } from './_stats.mjs'
 import { bigText, fileBytes, redisBytes } from './_store-bytes.mjs'
 import { followLatency } from './_store-follow.mjs'
 import { listLatency } from './_store-list.mjs'
-import { STORES, evaluateStoreGoals, renderStoreReport } from './_store-report.mjs'
+import { evaluateStoreGoals, renderStoreReport, STORES } from './_store-report.mjs'
 import { fillStore, launchStoreAgent } from './_store-servers.mjs'
 import { sendLoad } from './_store-throughput.mjs'
 import { targets } from './_targets.mjs'
@@ -43,7 +43,9 @@ const { values: flags } = parseArgs({
   },
 })
 if (flags.help) {
-  console.log('node bench/stores.mjs [--quick] [--runtime <runtime/dist/index.js>] [--label <what the report calls that build>] [--dir <parent of the file stores>] [--out <report dir>] [--no-pin]')
+  console.log(
+    'node bench/stores.mjs [--quick] [--runtime <runtime/dist/index.js>] [--label <what the report calls that build>] [--dir <parent of the file stores>] [--out <report dir>] [--no-pin]',
+  )
   process.exit(0)
 }
 
@@ -51,14 +53,39 @@ if (flags.help) {
 // and as it ends: 400-odd tasks a second here), then 3 x 220 ListTasks calls per store and size, 3 rounds of 4
 // throughput runs, two byte measures and 100 followed tasks: about 10 minutes.
 const profile = flags.quick
-  ? { listSizes: [200, 1_000], listWarmup: 2, listCalls: 10, bytesText: 1024 * 1024, bytesChunks: 1000, rounds: 1, durationSec: 1, warmupSec: 0.3, connections: 16, maxRequests: 1_000_000, followSamples: 5 }
-  : { listSizes: [10_000, 100_000], listWarmup: 20, listCalls: 200, bytesText: 1024 * 1024, bytesChunks: 1000, rounds: 3, durationSec: 4, warmupSec: 2, connections: 16, maxRequests: 5_000_000, followSamples: 100 }
+  ? {
+      listSizes: [200, 1_000],
+      listWarmup: 2,
+      listCalls: 10,
+      bytesText: 1024 * 1024,
+      bytesChunks: 1000,
+      rounds: 1,
+      durationSec: 1,
+      warmupSec: 0.3,
+      connections: 16,
+      maxRequests: 1_000_000,
+      followSamples: 5,
+    }
+  : {
+      listSizes: [10_000, 100_000],
+      listWarmup: 20,
+      listCalls: 200,
+      bytesText: 1024 * 1024,
+      bytesChunks: 1000,
+      rounds: 3,
+      durationSec: 4,
+      warmupSec: 2,
+      connections: 16,
+      maxRequests: 5_000_000,
+      followSamples: 100,
+    }
 // Above the largest fill, so neither the count nor the bytes evict a task while the measure runs.
 const maxTasks = profile.listSizes.at(-1) * 2
 const failedIn = (count) => Math.floor(count / 10) // the fill asks every tenth task to fail
 const runtimeEntry = flags.runtime && resolve(flags.runtime)
 if (runtimeEntry && !existsSync(runtimeEntry)) throw new Error(`--runtime: no such file: ${flags.runtime}`)
-if (!runtimeEntry && !existsSync(join(repoRoot, 'runtime/dist/index.js'))) throw new Error('runtime/dist/index.js is missing: build the runtime first (npm run build)')
+if (!runtimeEntry && !existsSync(join(repoRoot, 'runtime/dist/index.js')))
+  throw new Error('runtime/dist/index.js is missing: build the runtime first (npm run build)')
 
 const began = performance.now()
 const log = (line) => process.stderr.write(`[stores ${Math.round((performance.now() - began) / 1000)} s] ${line}\n`)
@@ -104,14 +131,25 @@ async function listRun(store, { pinning, parent }) {
       if (store !== 'memory') fill = await fillStore({ store: setting, maxTasks, runtimeEntry }, step)
       const started = performance.now()
       // Not verified with a send: it would add a task to the count the pages are checked against.
-      const server = await launchStoreAgent(store, { store: setting, maxTasks, runtimeEntry, ...(store === 'memory' && { fill: size }) }, { pinning, readyTimeoutMs: 1_800_000 })
+      const server = await launchStoreAgent(
+        store,
+        { store: setting, maxTasks, runtimeEntry, ...(store === 'memory' && { fill: size }) },
+        { pinning, readyTimeoutMs: 1_800_000 },
+      )
       const readySec = (performance.now() - started) / 1000
       fill ??= server.fill
       filled = store === 'memory' ? size : filled + step
       try {
-        const latency = await listLatency(server.url, { total: filled, failed: failedIn(store === 'memory' ? size : filled), warmup: profile.listWarmup, calls: profile.listCalls })
+        const latency = await listLatency(server.url, {
+          total: filled,
+          failed: failedIn(store === 'memory' ? size : filled),
+          warmup: profile.listWarmup,
+          calls: profile.listCalls,
+        })
         rows[size] = { latency, fillSec: fill.fillSec, fillRate: step / fill.fillSec, fillWallSec: (started - fillStarted) / 1000, readySec }
-        log(`list: ${store} at ${size.toLocaleString('en-US')}: first page p50 ${latency.first.p50.toFixed(2)} ms, filter ${latency.filtered.p50.toFixed(2)} ms, second page ${latency.next.p50.toFixed(2)} ms`)
+        log(
+          `list: ${store} at ${size.toLocaleString('en-US')}: first page p50 ${latency.first.p50.toFixed(2)} ms, filter ${latency.filtered.p50.toFixed(2)} ms, second page ${latency.next.p50.toFixed(2)} ms`,
+        )
       } finally {
         await server.stop()
       }
@@ -180,7 +218,16 @@ async function throughputRun({ pinning, parent }) {
     for (let round = 0; round < profile.rounds; round++) {
       for (const name of round % 2 ? [...names].reverse() : names) {
         const { servers: group, redis } = groups[name]
-        rounds[name].push(await sendLoad(group, { redis, connections: profile.connections, durationSec: profile.durationSec, warmupSec: round === 0 ? profile.warmupSec : 0, maxRequests: profile.maxRequests, pinning }))
+        rounds[name].push(
+          await sendLoad(group, {
+            redis,
+            connections: profile.connections,
+            durationSec: profile.durationSec,
+            warmupSec: round === 0 ? profile.warmupSec : 0,
+            maxRequests: profile.maxRequests,
+            pinning,
+          }),
+        )
       }
       log(`send c=${profile.connections}, round ${round + 1}: ${names.map((name) => `${name} ${Math.round(rounds[name][round].rps)}`).join(', ')} /s`)
     }
@@ -222,8 +269,19 @@ async function main() {
   const parent = flags.dir ? resolve(flags.dir) : tmpdir()
   const machine = describeMachine(repoRoot)
   const runtimeLabel =
-    flags.label ?? (runtimeEntry ? 'a build given with --runtime' : `a2a-runtime ${machine.runtimeVersion}, this clone's build at ${machine.commit}${machine.runtimeDirty ? ' (runtime/ has uncommitted changes)' : ''}`)
-  const meta = { ...machine, runtimeLabel, redisVersion: redisVersion(), fileSystem: fileSystemOf(parent), pinning: { pinned: pinning.pinned, why: pinning.why }, quick: flags.quick, profile }
+    flags.label ??
+    (runtimeEntry
+      ? 'a build given with --runtime'
+      : `a2a-runtime ${machine.runtimeVersion}, this clone's build at ${machine.commit}${machine.runtimeDirty ? ' (runtime/ has uncommitted changes)' : ''}`)
+  const meta = {
+    ...machine,
+    runtimeLabel,
+    redisVersion: redisVersion(),
+    fileSystem: fileSystemOf(parent),
+    pinning: { pinned: pinning.pinned, why: pinning.why },
+    quick: flags.quick,
+    profile,
+  }
   log(pinning.pinned ? 'pinning: agent servers on CPU 0; load, Redis and the bench on CPU 1' : `no pinning: ${pinning.why}`)
   if (pinning.pinned) spawnSync(pinning.taskset, ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
   meta.backgroundBefore = await backgroundLoad()

@@ -48,7 +48,11 @@ async function leave(code, message) {
 
 // Ctrl-C, a SIGTERM or a closed terminal (SIGHUP): once the agent serves, that is how the demo ends; before, it is
 // cut short. Either way the agent's process group and the temporary folder go with it.
-for (const [signal, number] of [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]]) {
+for (const [signal, number] of [
+  ['SIGINT', 2],
+  ['SIGTERM', 15],
+  ['SIGHUP', 1],
+]) {
   process.on(signal, () => void leave(serving ? 0 : 128 + number, serving ? undefined : `\ndemo: stopped by ${signal}; cleaning up`))
 }
 
@@ -123,7 +127,8 @@ async function waitForOwnCard(url, server) {
       .then((response) => (response.ok ? response.json() : undefined))
       .catch(() => undefined)
     if (card?.name === name) return
-    if (server.exitCode !== null || server.signalCode !== null) throw new DemoError(`demo: the generated agent stopped before it served ${url} (its output is above)`)
+    if (server.exitCode !== null || server.signalCode !== null)
+      throw new DemoError(`demo: the generated agent stopped before it served ${url} (its output is above)`)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   throw new DemoError(`demo: the generated agent did not serve its card at ${url} within 120 s`)

@@ -5,14 +5,24 @@ import { Command, CommanderError, Option } from 'commander'
 import { EARLIER_SECRET, isEarlierRun } from './_earlier-run.js'
 import { shellWord } from './_escape.js'
 import { type GitOutcome, initGit } from './_git.js'
-import { LOCKFILES, install, installCommand, scriptCommand } from './_install.js'
-import { UsageError, packageNameFromDir } from './_names.js'
-import { type Answers, AUTH_MODES, DEFAULT_SKILLS, PACKAGE_MANAGERS, type ProjectOptions, TEMPLATES, missingAnswers, parseSkill, resolveOptions } from './_options.js'
+import { install, installCommand, LOCKFILES, scriptCommand } from './_install.js'
+import { packageNameFromDir, UsageError } from './_names.js'
+import {
+  type Answers,
+  AUTH_MODES,
+  DEFAULT_SKILLS,
+  missingAnswers,
+  PACKAGE_MANAGERS,
+  type ProjectOptions,
+  parseSkill,
+  resolveOptions,
+  TEMPLATES,
+} from './_options.js'
 import { askMissing } from './_prompts.js'
 import { renderProject } from './_render.js'
 import { planRuntimeDependency } from './_runtime-dependency.js'
 import { busyDirectoryError, busyEntries } from './_target-dir.js'
-import { KEPT_IF_PRESENT, WriteError, findObstacles, writeProject } from './_write.js'
+import { findObstacles, KEPT_IF_PRESENT, WriteError, writeProject } from './_write.js'
 
 export interface CliIo {
   cwd: string
@@ -38,31 +48,37 @@ function defaultIo(): CliIo {
 const DOCS = 'https://www.npmjs.com/package/create-a2a-agent'
 
 function createProgram(): Command {
-  return new Command('create-a2a-agent')
-    .description('Create an A2A agent project')
-    .version(version, '-v, --version', 'print the version')
-    .argument('[dir]', 'project directory (its name becomes the package name)')
-    .option('--package-name <name>', 'the npm package name (default: made from the directory name)')
-    .option('--name <name>', "the agent's display name, on its card")
-    .option('--description <text>', 'what the agent does')
-    // No default value: help would print it as "(default: [])".
-    .option('--skill <skill>', "a skill as \"id:Name:Description\" or a JSON object (repeatable; default: the template's example skill)", (value: string, all: string[] = []) => [...all, value])
-    .option('--streaming', 'serve message/stream (default)')
-    .option('--no-streaming', 'answer message/send only')
-    .option('--push-notifications', 'declare push notifications: clients may give a webhook for task updates')
-    .option('--no-push-notifications', 'no push notifications (default)')
-    // Defaults shown in the help; a default is not an answer, so the question is still asked (see `given`).
-    .addOption(new Option('--auth <mode>', 'authentication').choices(AUTH_MODES).default('none'))
-    .addOption(new Option('--template <name>', 'project template').choices(TEMPLATES).default('echo'))
-    .addOption(new Option('--pm <manager>', 'package manager (default: the one running this)').choices(PACKAGE_MANAGERS))
-    .option('--no-install', 'skip installing dependencies')
-    .option('--no-git', 'skip git init')
-    .option('--force', 'write into a non-empty directory (nothing there is deleted or overwritten)')
-    .option('--json', 'print a machine-readable summary on stdout')
-    .option('-y, --yes', 'use defaults for everything not given; ask nothing')
-    .addHelpText('after', `\nDocumentation: ${DOCS}`)
-    .exitOverride()
-    .configureOutput({ writeErr: () => {}, writeOut: (text) => process.stdout.write(text) })
+  return (
+    new Command('create-a2a-agent')
+      .description('Create an A2A agent project')
+      .version(version, '-v, --version', 'print the version')
+      .argument('[dir]', 'project directory (its name becomes the package name)')
+      .option('--package-name <name>', 'the npm package name (default: made from the directory name)')
+      .option('--name <name>', "the agent's display name, on its card")
+      .option('--description <text>', 'what the agent does')
+      // No default value: help would print it as "(default: [])".
+      .option(
+        '--skill <skill>',
+        'a skill as "id:Name:Description" or a JSON object (repeatable; default: the template\'s example skill)',
+        (value: string, all: string[] = []) => [...all, value],
+      )
+      .option('--streaming', 'serve message/stream (default)')
+      .option('--no-streaming', 'answer message/send only')
+      .option('--push-notifications', 'declare push notifications: clients may give a webhook for task updates')
+      .option('--no-push-notifications', 'no push notifications (default)')
+      // Defaults shown in the help; a default is not an answer, so the question is still asked (see `given`).
+      .addOption(new Option('--auth <mode>', 'authentication').choices(AUTH_MODES).default('none'))
+      .addOption(new Option('--template <name>', 'project template').choices(TEMPLATES).default('echo'))
+      .addOption(new Option('--pm <manager>', 'package manager (default: the one running this)').choices(PACKAGE_MANAGERS))
+      .option('--no-install', 'skip installing dependencies')
+      .option('--no-git', 'skip git init')
+      .option('--force', 'write into a non-empty directory (nothing there is deleted or overwritten)')
+      .option('--json', 'print a machine-readable summary on stdout')
+      .option('-y, --yes', 'use defaults for everything not given; ask nothing')
+      .addHelpText('after', `\nDocumentation: ${DOCS}`)
+      .exitOverride()
+      .configureOutput({ writeErr: () => {}, writeOut: (text) => process.stdout.write(text) })
+  )
 }
 
 /** Runs the generator; resolves to the exit code. */
@@ -95,7 +111,9 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
     const missing = missingAnswers(answers)
     const asked = !answers.yes && io.interactive
     if (missing.length && !answers.yes && !io.interactive) {
-      throw new UsageError(`Missing ${missing.join(', ')}: there is no terminal to ask, so pass them or use --yes for defaults.\n\n${program.helpInformation()}`)
+      throw new UsageError(
+        `Missing ${missing.join(', ')}: there is no terminal to ask, so pass them or use --yes for defaults.\n\n${program.helpInformation()}`,
+      )
     }
     // A busy directory is said as soon as it is named, not after every other question.
     const complete = asked ? await askMissing(answers, io.cwd) : answers
@@ -127,7 +145,10 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
     const keep = resumed ? new Set([...KEPT_IF_PRESENT, EARLIER_SECRET]) : KEPT_IF_PRESENT
     const obstacles = findObstacles(options.dir, files, keep)
     if (obstacles.length) {
-      throw new UsageError(`The project never writes over or through your files, and these are in the way:\n${obstacles.map((path) => `  ${path}`).join('\n')}\nMove them, or choose another directory.`, 1)
+      throw new UsageError(
+        `The project never writes over or through your files, and these are in the way:\n${obstacles.map((path) => `  ${path}`).join('\n')}\nMove them, or choose another directory.`,
+        1,
+      )
     }
     let written: string[]
     let kept: string[]
@@ -143,11 +164,16 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
       )
     }
     written.sort()
-    if (resumed) say(`Continuing in ${options.dir}: it holds this project from an earlier run (${unchanged.length} file(s) already in place, ${written.length} written).`)
+    if (resumed)
+      say(`Continuing in ${options.dir}: it holds this project from an earlier run (${unchanged.length} file(s) already in place, ${written.length} written).`)
     else say(`Created ${options.packageName} in ${options.dir} (${options.template} template)`)
     if (busy.length && !resumed) say(`Left ${busy.length} existing file(s) in place beside it (--force).`)
     for (const path of kept) {
-      say(path === EARLIER_SECRET && resumed ? `Kept the earlier run's ${path} (its credential).` : `Kept your ${path}${path === '.gitignore' ? ' (added the entries it lacked)' : ''}.`)
+      say(
+        path === EARLIER_SECRET && resumed
+          ? `Kept the earlier run's ${path} (its credential).`
+          : `Kept your ${path}${path === '.gitignore' ? ' (added the entries it lacked)' : ''}.`,
+      )
     }
 
     // 5. Install, in one call.
@@ -156,7 +182,10 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
       say(`Installing dependencies with ${options.pm}…`)
       const outcome = await install(options.dir, options.pm, options.json ? 'stderr' : 'inherit')
       installError = outcome.error
-      const finish = [`  cd ${shellWord(options.dirArgument)} && ${installCommand(options.pm).join(' ')}`, `or run the same command again${asked ? ` (${equivalentCommand(options)})` : ''}: it continues in that directory.`].join('\n')
+      const finish = [
+        `  cd ${shellWord(options.dirArgument)} && ${installCommand(options.pm).join(' ')}`,
+        `or run the same command again${asked ? ` (${equivalentCommand(options)})` : ''}: it continues in that directory.`,
+      ].join('\n')
       if (outcome.interrupted) {
         io.err(`\nInstalling was interrupted. The project is in place; to finish:\n${finish}`)
         return 130
@@ -220,7 +249,13 @@ export function equivalentCommand(options: ProjectOptions): string {
   for (const skill of templateDefault ? [] : options.skills) {
     // The short form trims and fills in; use it only when it reads back the same skill.
     const trimmed = (text: string) => text === text.trim() && text !== ''
-    const simple = trimmed(skill.name) && trimmed(skill.description) && !skill.name.includes(':') && skill.tags.length === 1 && skill.tags[0] === skill.id && skill.examples.length === 0
+    const simple =
+      trimmed(skill.name) &&
+      trimmed(skill.description) &&
+      !skill.name.includes(':') &&
+      skill.tags.length === 1 &&
+      skill.tags[0] === skill.id &&
+      skill.examples.length === 0
     words.push('--skill', simple ? `${skill.id}:${skill.name}:${skill.description}` : JSON.stringify(skill))
   }
   words.push('--template', options.template, '--auth', options.auth, '--pm', options.pm)

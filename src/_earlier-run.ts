@@ -1,7 +1,7 @@
-import { lstatSync, readFileSync, readdirSync } from 'node:fs'
+import { lstatSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { RenderedFile } from './_render.js'
 import { LOCKFILES } from './_install.js'
+import type { RenderedFile } from './_render.js'
 import { TOLERATED_FILES } from './_target-dir.js'
 import { sameContent } from './_write.js'
 

@@ -1,8 +1,6 @@
 import { execa } from 'execa'
 
-export type GitOutcome =
-  | { done: true; message: string }
-  | { done: false; reason: string }
+export type GitOutcome = { done: true; message: string } | { done: false; reason: string }
 
 const git = (cwd: string, args: string[]) => execa('git', args, { cwd, stdin: 'ignore' })
 
@@ -29,7 +27,10 @@ export async function initGit(dir: string, files: string[]): Promise<GitOutcome>
   try {
     await git(dir, ['commit', '--quiet', '--no-verify', '-m', 'Initial commit from create-a2a-agent'])
   } catch (error) {
-    return { done: false, reason: `initialised a git repository, but the first commit failed (${(error as { shortMessage?: string }).shortMessage ?? 'git commit'}); set user.name and user.email, then commit` }
+    return {
+      done: false,
+      reason: `initialised a git repository, but the first commit failed (${(error as { shortMessage?: string }).shortMessage ?? 'git commit'}); set user.name and user.email, then commit`,
+    }
   }
   return { done: true, message: 'Initialised a git repository with a first commit' }
 }

@@ -1,5 +1,5 @@
 import { basename, resolve } from 'node:path'
-import { UsageError, assertSkillId, packageNameFromDir, packageNameProblem, toDisplayName, toPackageName } from './_names.js'
+import { assertSkillId, packageNameFromDir, packageNameProblem, toDisplayName, toPackageName, UsageError } from './_names.js'
 
 export const TEMPLATES = ['echo', 'streaming', 'multi-turn', 'llm'] as const
 export type TemplateName = (typeof TEMPLATES)[number]
@@ -67,8 +67,20 @@ export const DEFAULT_DESCRIPTION = 'An A2A agent built with create-a2a-agent'
 export const DEFAULT_SKILLS: Record<TemplateName, Skill> = {
   echo: { id: 'echo', name: 'Echo', description: 'Repeats your message back', tags: ['echo'], examples: ['Hello there!'] },
   streaming: { id: 'stream', name: 'Stream', description: 'Streams its answer word by word', tags: ['streaming'], examples: ['Tell me a short story'] },
-  'multi-turn': { id: 'plan-trip', name: 'Plan a trip', description: 'Asks where you want to go, then plans it', tags: ['travel'], examples: ['Plan a weekend trip'] },
-  llm: { id: 'chat', name: 'Chat', description: 'Answers with a language model', tags: ['llm', 'chat'], examples: ['Explain the A2A protocol in one sentence'] },
+  'multi-turn': {
+    id: 'plan-trip',
+    name: 'Plan a trip',
+    description: 'Asks where you want to go, then plans it',
+    tags: ['travel'],
+    examples: ['Plan a weekend trip'],
+  },
+  llm: {
+    id: 'chat',
+    name: 'Chat',
+    description: 'Answers with a language model',
+    tags: ['llm', 'chat'],
+    examples: ['Explain the A2A protocol in one sentence'],
+  },
 }
 
 /**
@@ -195,5 +207,11 @@ export function parseSkill(value: string): Skill {
   }
   const [id = '', name, ...rest] = text.split(':')
   const description = rest.join(':').trim()
-  return { id: id.trim(), name: name?.trim() || toDisplayName(id.trim()), description: description || name?.trim() || toDisplayName(id.trim()), tags: [id.trim()], examples: [] }
+  return {
+    id: id.trim(),
+    name: name?.trim() || toDisplayName(id.trim()),
+    description: description || name?.trim() || toDisplayName(id.trim()),
+    tags: [id.trim()],
+    examples: [],
+  }
 }

@@ -1,8 +1,8 @@
 import { basename, resolve } from 'node:path'
 import prompts, { type PromptObject } from 'prompts'
 import { mayBeEarlierRun } from './_earlier-run.js'
-import { FALLBACK_PACKAGE_NAME, UsageError, assertSkillId, packageNameFromDir, toDisplayName } from './_names.js'
-import { ANSWER_RULES, type Answers, DEFAULT_DESCRIPTION, DEFAULT_DIR, type Skill, TEMPLATES, defaultDisplayName } from './_options.js'
+import { assertSkillId, FALLBACK_PACKAGE_NAME, packageNameFromDir, toDisplayName, UsageError } from './_names.js'
+import { ANSWER_RULES, type Answers, DEFAULT_DESCRIPTION, DEFAULT_DIR, defaultDisplayName, type Skill, TEMPLATES } from './_options.js'
 import { busyEntries } from './_target-dir.js'
 
 const TEMPLATE_HINTS: Record<(typeof TEMPLATES)[number], string> = {
@@ -92,14 +92,40 @@ export async function askMissing(given: Answers, cwd: string): Promise<Answers> 
   // As create-vite does: a directory name that makes no valid package name ("天气机器人") asks for one.
   const made = packageNameFromDir(basename(dir))
   if (answers.packageName === undefined && (made.fallback || made.problem)) {
-    more.push({ type: 'text', name: 'packageName', message: 'Package name (for npm)', initial: made.problem ? FALLBACK_PACKAGE_NAME : made.name, validate: validateWith(ANSWER_RULES.packageName), format: (v: string) => v.trim() })
+    more.push({
+      type: 'text',
+      name: 'packageName',
+      message: 'Package name (for npm)',
+      initial: made.problem ? FALLBACK_PACKAGE_NAME : made.name,
+      validate: validateWith(ANSWER_RULES.packageName),
+      format: (v: string) => v.trim(),
+    })
   }
-  if (answers.name === undefined) more.push({ type: 'text', name: 'name', message: 'Agent name (shown on its card)', initial: defaultDisplayName(dir), validate: validateWith(ANSWER_RULES.name, 'The name ') })
+  if (answers.name === undefined)
+    more.push({
+      type: 'text',
+      name: 'name',
+      message: 'Agent name (shown on its card)',
+      initial: defaultDisplayName(dir),
+      validate: validateWith(ANSWER_RULES.name, 'The name '),
+    })
   if (answers.description === undefined) {
-    more.push({ type: 'text', name: 'description', message: 'What does the agent do?', initial: DEFAULT_DESCRIPTION, validate: validateWith(ANSWER_RULES.description, 'The description ') })
+    more.push({
+      type: 'text',
+      name: 'description',
+      message: 'What does the agent do?',
+      initial: DEFAULT_DESCRIPTION,
+      validate: validateWith(ANSWER_RULES.description, 'The description '),
+    })
   }
   if (answers.template === undefined) {
-    more.push({ type: 'select', name: 'template', message: 'Template', choices: TEMPLATES.map((t) => ({ title: t, value: t, description: TEMPLATE_HINTS[t] })), initial: 0 })
+    more.push({
+      type: 'select',
+      name: 'template',
+      message: 'Template',
+      choices: TEMPLATES.map((t) => ({ title: t, value: t, description: TEMPLATE_HINTS[t] })),
+      initial: 0,
+    })
   }
   // `confirm` reads "(Y/n)" while asked and "yes" or "no" once answered: the choice shows without colour.
   if (answers.streaming === undefined) more.push({ type: 'confirm', name: 'streaming', message: 'Stream answers (message/stream)?', initial: true })
@@ -128,7 +154,15 @@ export async function askMissing(given: Answers, cwd: string): Promise<Answers> 
 async function askSkills(): Promise<Skill[] | undefined> {
   const skills: Skill[] = []
   for (;;) {
-    const { add } = await prompts({ type: 'confirm', name: 'add', message: skills.length ? 'Add another skill?' : "Declare the agent's skills now? (no: the template's example skill)", initial: false }, { onCancel })
+    const { add } = await prompts(
+      {
+        type: 'confirm',
+        name: 'add',
+        message: skills.length ? 'Add another skill?' : "Declare the agent's skills now? (no: the template's example skill)",
+        initial: false,
+      },
+      { onCancel },
+    )
     if (!add) return skills.length ? skills : undefined
     const taken = new Set(skills.map((skill) => skill.id))
     const skill = await prompts(

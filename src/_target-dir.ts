@@ -33,5 +33,8 @@ export function listEntries(entries: string[], limit = 20): string {
 
 /** The refusal of a busy directory: what is in it and the ways on. */
 export function busyDirectoryError(dir: string, busy: string[]): UsageError {
-  return new UsageError(`The directory ${dir} is not empty:\n${listEntries(busy)}\nChoose another directory, or pass --force to add the project beside these files (none of them is deleted).`, 1)
+  return new UsageError(
+    `The directory ${dir} is not empty:\n${listEntries(busy)}\nChoose another directory, or pass --force to add the project beside these files (none of them is deleted).`,
+    1,
+  )
 }

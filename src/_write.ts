@@ -61,7 +61,11 @@ export class WriteError extends Error {
  * Writes the files, never over an existing entry (exclusive create): the user's copy of a `kept` file stays
  * (a .gitignore gains the lines it lacks), and a file that already holds this content is left as it is.
  */
-export function writeProject(dir: string, files: RenderedFile[], keepIfPresent: ReadonlySet<string> = KEPT_IF_PRESENT): { written: string[]; kept: string[]; unchanged: string[] } {
+export function writeProject(
+  dir: string,
+  files: RenderedFile[],
+  keepIfPresent: ReadonlySet<string> = KEPT_IF_PRESENT,
+): { written: string[]; kept: string[]; unchanged: string[] } {
   const written: string[] = []
   const kept: string[] = []
   const unchanged: string[] = []
@@ -89,7 +93,11 @@ export function writeProject(dir: string, files: RenderedFile[], keepIfPresent: 
 }
 
 function appendMissingLines(path: string, content: string): void {
-  const present = new Set(readFileSync(path, 'utf8').split(/\r?\n/).map((line) => line.trim()))
+  const present = new Set(
+    readFileSync(path, 'utf8')
+      .split(/\r?\n/)
+      .map((line) => line.trim()),
+  )
   const missing = content.split('\n').filter((line) => line.trim() && !present.has(line.trim()))
   if (missing.length) appendFileSync(path, `\n# Added by create-a2a-agent\n${missing.join('\n')}\n`)
 }

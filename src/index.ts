@@ -1,3 +1,4 @@
+// biome-ignore-all assist/source/organizeImports: grouped by what a reader looks for, not by path
 // The command
 export { equivalentCommand, run } from './_cli.js'
 export type { CliIo } from './_cli.js'

@@ -69,7 +69,12 @@ export async function send(url: string, text: string, headers: Record<string, st
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 'e2e', method: 'message/send', params: { message: { role: 'user', messageId: 'm1', parts: [{ kind: 'text', text }], ...(skillId && { metadata: { skillId } }) } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'e2e',
+      method: 'message/send',
+      params: { message: { role: 'user', messageId: 'm1', parts: [{ kind: 'text', text }], ...(skillId && { metadata: { skillId } }) } },
+    }),
   })
   return { status: response.status, body: (await response.json()) as { result?: any; error?: { code: number; message: string } } }
 }

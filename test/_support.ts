@@ -81,7 +81,11 @@ export async function startA2a(prefix: string, agentSource: string, env: NodeJS.
   const distIndex = join(runtimeDir, 'dist/index.js')
   if (!existsSync(distIndex)) throw new Error(`${distIndex} is missing: run \`npm run build\` (npm test does) first.`)
   const project = makeAgentProject(prefix, agentSource)
-  const child = spawn(process.execPath, [a2aBin, 'start'], { cwd: project, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [a2aBin, 'start'], {
+    cwd: project,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
@@ -94,13 +98,13 @@ export async function startA2a(prefix: string, agentSource: string, env: NodeJS.
     rmSync(project, { recursive: true, force: true })
   }
   const until = Date.now() + 10_000
-  let url: string | undefined
-  while (!(url = /listening on (http:\/\/\S+\/)/.exec(output)?.[1])) {
+  const listeningAt = () => /listening on (http:\/\/\S+\/)/.exec(output)?.[1]
+  while (!listeningAt()) {
     if (child.exitCode !== null || Date.now() > until) {
       await dispose()
       throw new Error(`a2a start did not listen: ${output}`)
     }
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
-  return { child, url, output: () => output, exited, dispose }
+  return { child, url: listeningAt()!, output: () => output, exited, dispose }
 }

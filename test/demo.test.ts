@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, readdirSync, readlinkSync } from 'node:fs'
-import { type IncomingMessage, type ServerResponse, createServer } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { connect } from 'node:net'
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -45,7 +45,9 @@ function runDemo(args: string[], env: Record<string, string>): DemoRun {
     for (const listener of listeners) listener()
   })
   child.stderr!.on('data', (chunk) => (stderr += chunk))
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal })),
+  )
   const waitFor = (pattern: RegExp, ms: number) =>
     new Promise<RegExpMatchArray>((resolve, reject) => {
       const check = () => {
@@ -73,7 +75,13 @@ async function holdPort(answer: (req: IncomingMessage, res: ServerResponse) => v
     answer(req, res)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  holders.push(() => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))))
+  holders.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  )
   return { port: (server.address() as { port: number }).port, requests: () => requests }
 }
 
@@ -95,14 +103,21 @@ function processesIn(folder: string): string[] {
 const accepts = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = connect(port, '127.0.0.1')
-    socket.once('connect', () => (socket.destroy(), resolve(true)))
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
     socket.once('error', () => resolve(false))
   })
 
 const STACK_LINE = /^\s+at /m
 
-it("runs the README's main job on a port another agent holds: its own agent on a free port answers message/send and message/stream; the folder goes", { timeout: 240_000 }, async () => {
-  const otherAgent = await holdPort((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: 'Someone Else', url: 'http://127.0.0.1/' })))
+it("runs the README's main job on a port another agent holds: its own agent on a free port answers message/send and message/stream; the folder goes", {
+  timeout: 240_000,
+}, async () => {
+  const otherAgent = await holdPort((_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: 'Someone Else', url: 'http://127.0.0.1/' })),
+  )
   const run = runDemo(['--once'], { PORT: String(otherAgent.port) })
   const { code } = await run.exited
   const stdout = run.stdout()
@@ -130,7 +145,9 @@ it("runs the README's main job on a port another agent holds: its own agent on a
   expect(existsSync(workspaceOf(stdout))).toBe(false)
 })
 
-it('stopped with Ctrl-C once its agent serves, on a port a non-A2A server holds: no stack, the agent stopped, the folder gone', { timeout: 240_000 }, async () => {
+it('stopped with Ctrl-C once its agent serves, on a port a non-A2A server holds: no stack, the agent stopped, the folder gone', {
+  timeout: 240_000,
+}, async () => {
   const webServer = await holdPort((_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not here</h1>'))
   const run = runDemo([], { PORT: String(webServer.port) })
   const [, port] = await run.waitFor(/^GET http:\/\/127\.0\.0\.1:(\d+)\/\.well-known\/agent\.json$/m, 200_000)
@@ -147,7 +164,10 @@ it('stopped with Ctrl-C once its agent serves, on a port a non-A2A server holds:
   expect(await accepts(Number(port))).toBe(false)
 })
 
-for (const [signal, code] of [['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+for (const [signal, code] of [
+  ['SIGTERM', 143],
+  ['SIGHUP', 129],
+] as const) {
   it(`stopped by ${signal} while it installs the agent: the install is stopped and the folder gone`, { timeout: 60_000 }, async () => {
     const run = runDemo(['--once'], { PORT: '0' })
     await run.waitFor(/^Installing dependencies/m, 45_000)

@@ -9,10 +9,20 @@ import { createServer } from 'node:http'
 const port = Number(process.env.PORT ?? 3000)
 const host = process.env.HOST ?? '127.0.0.1'
 const streamEvents = Math.max(2, Number(process.env.BENCH_STREAM_EVENTS ?? 4))
-const card = JSON.stringify({ name: 'Ceiling', description: 'bare node:http', url: `http://${host}:${port}/`, version: '0.1.0', capabilities: { streaming: true }, skills: [] })
+const card = JSON.stringify({
+  name: 'Ceiling',
+  description: 'bare node:http',
+  url: `http://${host}:${port}/`,
+  version: '0.1.0',
+  capabilities: { streaming: true },
+  skills: [],
+})
 
 function textOf(message) {
-  return (message?.parts ?? []).map((part) => (part?.kind === 'text' ? part.text : '')).join('').trim()
+  return (message?.parts ?? [])
+    .map((part) => (part?.kind === 'text' ? part.text : ''))
+    .join('')
+    .trim()
 }
 
 function task(message, state) {

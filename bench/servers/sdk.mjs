@@ -3,9 +3,9 @@
 // what our echo template does: working (with a progress message), one text artifact "<skill>: <text>",
 // completed. Started by bench/run.mjs with PORT and HOST; nothing here is tuned beyond the README.
 import { randomUUID } from 'node:crypto'
-import express from 'express'
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server'
-import { UserBuilder, agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express'
+import { agentCardHandler, jsonRpcHandler, UserBuilder } from '@a2a-js/sdk/server/express'
+import express from 'express'
 
 const port = Number(process.env.PORT ?? 3000)
 const host = process.env.HOST ?? '127.0.0.1'
@@ -31,7 +31,18 @@ const card = {
   securityRequirements: [],
   defaultInputModes: ['text/plain'],
   defaultOutputModes: ['text/plain'],
-  skills: [{ id: 'echo', name: skillName, description: 'Repeats your message back', tags: ['echo'], examples: ['Hello there!'], inputModes: [], outputModes: [], securityRequirements: [] }],
+  skills: [
+    {
+      id: 'echo',
+      name: skillName,
+      description: 'Repeats your message back',
+      tags: ['echo'],
+      examples: ['Hello there!'],
+      inputModes: [],
+      outputModes: [],
+      securityRequirements: [],
+    },
+  ],
   signatures: [],
 }
 
@@ -45,15 +56,45 @@ class EchoExecutor {
       const status = { state: TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() }
       bus.publish(AgentEvent.task({ id: taskId, contextId, status, artifacts: [], history: [userMessage], metadata: undefined }))
     }
-    const progress = { messageId: randomUUID(), contextId, taskId, role: ROLE_AGENT, parts: [textPart(`${skillName} is on it…`)], metadata: undefined, extensions: [], referenceTaskIds: [] }
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TASK_STATE_WORKING, message: progress, timestamp: new Date().toISOString() }, metadata: undefined }))
+    const progress = {
+      messageId: randomUUID(),
+      contextId,
+      taskId,
+      role: ROLE_AGENT,
+      parts: [textPart(`${skillName} is on it…`)],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    }
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: { state: TASK_STATE_WORKING, message: progress, timestamp: new Date().toISOString() },
+        metadata: undefined,
+      }),
+    )
     const said = userMessage.parts
       .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
       .join('')
       .trim()
-    const artifact = { artifactId: randomUUID(), name: '', description: '', parts: [textPart(said ? `${skillName}: ${said}` : `${skillName}: you sent no text.`)], metadata: undefined, extensions: [] }
+    const artifact = {
+      artifactId: randomUUID(),
+      name: '',
+      description: '',
+      parts: [textPart(said ? `${skillName}: ${said}` : `${skillName}: you sent no text.`)],
+      metadata: undefined,
+      extensions: [],
+    }
     bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact, append: false, lastChunk: true, metadata: undefined }))
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TASK_STATE_COMPLETED, message: undefined, timestamp: new Date().toISOString() }, metadata: undefined }))
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: { state: TASK_STATE_COMPLETED, message: undefined, timestamp: new Date().toISOString() },
+        metadata: undefined,
+      }),
+    )
     // No bus.finished(): in 1.x the request handler settles the bus itself once execute() resolves.
   }
 

@@ -11,8 +11,9 @@
 // What a message asks for: "fail" fails the task (a share of the filled tasks, so a status filter selects
 // some); "follow <ms>" emits, after <ms>, one artifact carrying the time it was emitted (ms since the epoch,
 // fractional), waits a little and completes (the cross-instance latency measure); anything else is echoed.
-import { fileURLToPath } from 'node:url'
+
 import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
 
 const entry = process.env.A2A_RUNTIME_ENTRY ?? fileURLToPath(new URL('../../runtime/dist/index.js', import.meta.url))
 const { createA2AApp, createFileStore, createMemoryStore, createRedisStore, defineAgent, serveAgent } = await import(entry)
@@ -69,11 +70,19 @@ async function fill(count, concurrency = 64) {
     while (next < count) {
       const n = next++
       const text = n % 10 === 9 ? 'fail' : `task ${n}`
-      const body = JSON.stringify({ jsonrpc: '2.0', id: n, method: 'SendMessage', params: { message: { role: 'ROLE_USER', messageId: `fill-${n}`, parts: [{ text }] } } })
-      const response = await app.fetch(new Request('http://127.0.0.1/', { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0', host: '127.0.0.1' }, body }))
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: n,
+        method: 'SendMessage',
+        params: { message: { role: 'ROLE_USER', messageId: `fill-${n}`, parts: [{ text }] } },
+      })
+      const response = await app.fetch(
+        new Request('http://127.0.0.1/', { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0', host: '127.0.0.1' }, body }),
+      )
       const answer = await response.json()
       const state = answer?.result?.task?.status?.state
-      if (state !== (text === 'fail' ? 'TASK_STATE_FAILED' : 'TASK_STATE_COMPLETED')) throw new Error(`fill: task ${n} answered ${JSON.stringify(answer).slice(0, 300)}`)
+      if (state !== (text === 'fail' ? 'TASK_STATE_FAILED' : 'TASK_STATE_COMPLETED'))
+        throw new Error(`fill: task ${n} answered ${JSON.stringify(answer).slice(0, 300)}`)
     }
   }
   const started = performance.now()

@@ -1,3 +1,4 @@
+// biome-ignore-all assist/source/organizeImports: grouped by what a reader looks for, not by path
 // Agent
 export { defineAgent } from './agent.js'
 export type { Agent, AgentDefinition, ArtifactContent, ArtifactOptions, ExecutionContext, MessageContent, TaskHandle } from './agent.js'
@@ -28,7 +29,15 @@ export {
 } from './errors.js'
 
 // Storage
-export { DEFAULT_ENDED_LOGS, DEFAULT_EVENT_LOG_BYTES, DEFAULT_MAX_TASKS, DEFAULT_STORE_MAX_BYTES, DEFAULT_TTL_MS, MemoryTaskStore, createMemoryStore } from './stores/memory.js'
+export {
+  DEFAULT_ENDED_LOGS,
+  DEFAULT_EVENT_LOG_BYTES,
+  DEFAULT_MAX_TASKS,
+  DEFAULT_STORE_MAX_BYTES,
+  DEFAULT_TTL_MS,
+  MemoryTaskStore,
+  createMemoryStore,
+} from './stores/memory.js'
 export type { MemoryStoreOptions } from './stores/memory.js'
 export { FileTaskStore, createFileStore } from './stores/file.js'
 export type { FileStoreOptions } from './stores/file.js'

@@ -3,15 +3,7 @@
  * dialect (`kind` discriminators, kebab-case states), so a stored task serialises without copying.
  */
 
-export type TaskState =
-  | 'submitted'
-  | 'working'
-  | 'input-required'
-  | 'auth-required'
-  | 'completed'
-  | 'failed'
-  | 'canceled'
-  | 'rejected'
+export type TaskState = 'submitted' | 'working' | 'input-required' | 'auth-required' | 'completed' | 'failed' | 'canceled' | 'rejected'
 
 export type Role = 'user' | 'agent'
 

@@ -35,9 +35,14 @@ function tables(markdown: string): Table[] {
       current = undefined
       continue
     }
-    const cells = line.slice(1, -1).split('|').map((cell) => cell.trim())
-    if (!current) found.push((current = { heading, header: cells, rows: [] }))
-    else if (!cells.every((cell) => /^-+$/.test(cell))) current.rows.push(cells)
+    const cells = line
+      .slice(1, -1)
+      .split('|')
+      .map((cell) => cell.trim())
+    if (!current) {
+      current = { heading, header: cells, rows: [] }
+      found.push(current)
+    } else if (!cells.every((cell) => /^-+$/.test(cell))) current.rows.push(cells)
   }
   return found
 }

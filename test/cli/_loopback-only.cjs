@@ -8,7 +8,9 @@ loopback.addSubnet('127.0.0.0', 8, 'ipv4')
 loopback.addAddress('::1', 'ipv6')
 
 function isLoopback(host) {
-  const bare = String(host ?? 'localhost').replace(/^\[(.*)\]$/, '$1').toLowerCase()
+  const bare = String(host ?? 'localhost')
+    .replace(/^\[(.*)\]$/, '$1')
+    .toLowerCase()
   if (bare === 'localhost') return true
   const family = net.isIP(bare)
   return family !== 0 && loopback.check(bare, family === 4 ? 'ipv4' : 'ipv6')

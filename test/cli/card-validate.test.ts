@@ -1,6 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { closeSync, constants, createWriteStream, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer as createHttpServer, type Server } from 'node:http'
-import { closeSync, constants, createWriteStream, existsSync, openSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -105,7 +105,6 @@ function cardFile(content: unknown): string {
   writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content, null, 2))
   return path
 }
-
 
 /** A tiny card host on 127.0.0.1: `routes` maps a path to the JSON it serves; anything else is 404. */
 async function cardHost(routes: Record<string, unknown>): Promise<string> {
@@ -360,13 +359,19 @@ describe('a2a card validate', () => {
       huge.description = 'x'.repeat(2 * 1024 * 1024)
       const refused = await runWithInput(process.execPath, [a2aBin, 'card', 'validate', '/dev/stdin', '--json'], JSON.stringify(huge))
       noStack(refused.stderr)
-      expect(JSON.parse(refused.stdout).findings.map((f: Finding) => f.message)).toEqual([`the card is more than ${1024 * 1024} bytes, over the 1 MiB this check reads`])
+      expect(JSON.parse(refused.stdout).findings.map((f: Finding) => f.message)).toEqual([
+        `the card is more than ${1024 * 1024} bytes, over the 1 MiB this check reads`,
+      ])
       expect(refused.code).toBe(1)
     })
 
     it.skipIf(!existsSync('/bin/bash'))('reads a card piped to /dev/stdin by a shell (a pipe, not a socket)', async () => {
       const card = cardFile(goodCard())
-      const { code, stdout, stderr } = await runWithInput('/bin/bash', ['-c', 'cat "$2" | "$0" "$1" card validate /dev/stdin --json', process.execPath, a2aBin, card], '')
+      const { code, stdout, stderr } = await runWithInput(
+        '/bin/bash',
+        ['-c', 'cat "$2" | "$0" "$1" card validate /dev/stdin --json', process.execPath, a2aBin, card],
+        '',
+      )
       noStack(stderr)
       expect(JSON.parse(stdout)).toEqual({ source: '/dev/stdin', findings: [] })
       expect(code).toBe(0)
@@ -383,7 +388,11 @@ describe('a2a card validate', () => {
 
     it.skipIf(!existsSync('/bin/bash'))('reads a card from a process substitution, <(…)', async () => {
       const card = cardFile(goodCard())
-      const { code, stdout, stderr } = await runWithInput('/bin/bash', ['-c', 'exec "$0" "$1" card validate <(cat "$2") --json', process.execPath, a2aBin, card], '')
+      const { code, stdout, stderr } = await runWithInput(
+        '/bin/bash',
+        ['-c', 'exec "$0" "$1" card validate <(cat "$2") --json', process.execPath, a2aBin, card],
+        '',
+      )
       noStack(stderr)
       expect(JSON.parse(stdout).findings).toEqual([])
       expect(code).toBe(0)
@@ -403,7 +412,11 @@ describe('a2a card validate', () => {
   describe("a running agent's URL", () => {
     it('validates the card `a2a start` serves and exits 0', async () => {
       const port = await freePort()
-      const server = spawn(process.execPath, [a2aBin, 'start'], { cwd: goodProject, env: { ...cleanEnv, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+      const server = spawn(process.execPath, [a2aBin, 'start'], {
+        cwd: goodProject,
+        env: { ...cleanEnv, PORT: String(port), HOST: '127.0.0.1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
       children.add(server)
       let output = ''
       server.stdout!.on('data', (chunk) => (output += chunk))
@@ -443,7 +456,7 @@ describe('a2a card validate', () => {
     })
 
     it('reads at most 1 MiB of a served card: an endless one gets a finding, not a hang', async () => {
-      const server = createHttpServer((request, response) => {
+      const server = createHttpServer((_request, response) => {
         response.writeHead(200, { 'content-type': 'application/json' })
         response.write('{"name": "Endless", "description": "')
         const chunk = 'x'.repeat(64 * 1024)

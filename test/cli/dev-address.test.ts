@@ -49,12 +49,12 @@ async function startDev(dir: string, port: number, host = '127.0.0.1'): Promise<
   const server = { child, project: dir, url: '', output: () => output, exited }
   servers.push(server)
   const until = Date.now() + 10_000
-  let url: string | undefined
-  while (!(url = /Dev server at (\S+)/.exec(output)?.[1])) {
+  const devServerAt = () => /Dev server at (\S+)/.exec(output)?.[1]
+  while (!devServerAt()) {
     if (child.exitCode !== null || Date.now() > until) throw new Error(`a2a dev did not listen: ${output}`)
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
-  server.url = url
+  server.url = devServerAt()!
   return server
 }
 

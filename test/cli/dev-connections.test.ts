@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { rmSync } from 'node:fs'
-import { type Socket, connect } from 'node:net'
+import { connect, type Socket } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { a2aBin, freePort, makeAgentProject } from '../_support.ts'
 
@@ -85,7 +85,9 @@ describe('a2a dev bounds its connections like a2a start', () => {
       // Bounded: listhen's server alone (60 s headers timeout, checked every 30 s) would cut neither in time.
       const within = (closed: Promise<number>) => Promise.race([closed, new Promise<number>((resolve) => setTimeout(() => resolve(Infinity), 20_000))])
       const [silentMs, tricklingMs] = await Promise.all([within(silent.closed), within(trickling.closed)])
-      console.log(`a2a dev, headers timeout ${HEADERS_MS} ms: silent connection cut after ${silentMs.toFixed(0)} ms, slowloris after ${tricklingMs.toFixed(0)} ms (${sent} bytes sent)`)
+      console.log(
+        `a2a dev, headers timeout ${HEADERS_MS} ms: silent connection cut after ${silentMs.toFixed(0)} ms, slowloris after ${tricklingMs.toFixed(0)} ms (${sent} bytes sent)`,
+      )
       for (const elapsed of [silentMs, tricklingMs]) {
         expect(elapsed).toBeGreaterThanOrEqual(HEADERS_MS - 20)
         expect(elapsed).toBeLessThan(MIDDLE_MS)
@@ -124,7 +126,10 @@ describe('a2a dev bounds its connections like a2a start', () => {
 
   it('stops at start with the line a2a start prints for a bad cap', async () => {
     const port = await freePort()
-    child = spawn(process.execPath, [a2aBin, 'dev'], { cwd: project, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', A2A_MAX_CONNECTIONS: 'many' } })
+    child = spawn(process.execPath, [a2aBin, 'dev'], {
+      cwd: project,
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', A2A_MAX_CONNECTIONS: 'many' },
+    })
     let output = ''
     child.stdout!.on('data', (chunk) => (output += chunk))
     child.stderr!.on('data', (chunk) => (output += chunk))

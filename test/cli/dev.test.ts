@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { connect, createServer } from 'node:net'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -15,7 +15,14 @@ const a2aBin = join(runtimeDir, 'bin/a2a.mjs')
  * An agent whose answer, delay and card name the test rewrites between saves. With `gate`, a message "long"
  * runs until that file exists.
  */
-const agentSource = ({ answer = 'v1', delayMs = 0, name = 'Dev Fixture', broken = false, push = false, gate = '' } = {}) => `import { existsSync } from 'node:fs'
+const agentSource = ({
+  answer = 'v1',
+  delayMs = 0,
+  name = 'Dev Fixture',
+  broken = false,
+  push = false,
+  gate = '',
+} = {}) => `import { existsSync } from 'node:fs'
 import { defineAgent } from 'a2a-runtime'
 
 const prefix: string = process.env.PREFIX ?? ''
@@ -44,7 +51,6 @@ afterEach(() => {
   rmSync(project, { recursive: true, force: true })
 })
 
-
 async function startDev(env: Record<string, string> = {}) {
   const port = await freePort()
   child = spawn(process.execPath, [a2aBin, 'dev'], { cwd: project, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env } })
@@ -60,7 +66,12 @@ async function send(url: string, text = 'which?', extra: Record<string, unknown>
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { role: 'user', messageId: `m${Math.random()}`, parts: [{ kind: 'text', text }] }, ...extra } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'message/send',
+      params: { message: { role: 'user', messageId: `m${Math.random()}`, parts: [{ kind: 'text', text }] }, ...extra },
+    }),
   })
   return { status: response.status, body: (await response.json()) as { result?: any; error?: { code: number; message: string } } }
 }
@@ -118,13 +129,17 @@ describe('a2a dev', () => {
     project = makeAgentProject('a2a dev é-', agentSource())
     const { url } = await startDev()
     writeFileSync(join(project, 'src/agent.ts'), agentSource({ broken: true }))
-    await expect.poll(async () => (await send(url)).body.error?.message ?? '', { interval: 10, timeout: 8000 }).toMatch(/^The agent failed to load: src\/agent\.ts:\d+:\d+ .*Error/)
+    await expect
+      .poll(async () => (await send(url)).body.error?.message ?? '', { interval: 10, timeout: 8000 })
+      .toMatch(/^The agent failed to load: src\/agent\.ts:\d+:\d+ .*Error/)
   })
 
   it('keeps a module that throws at import from closing the port', async () => {
     const { url } = await startDev()
     writeFileSync(join(project, 'src/agent.ts'), "throw new Error('config missing at import')\n")
-    await expect.poll(async () => (await send(url)).body.error?.message ?? '', { interval: 10, timeout: 8000 }).toMatch(/src\/agent\.ts:1:\d+ Error: config missing at import/)
+    await expect
+      .poll(async () => (await send(url)).body.error?.message ?? '', { interval: 10, timeout: 8000 })
+      .toMatch(/src\/agent\.ts:1:\d+ Error: config missing at import/)
     writeFileSync(join(project, 'src/agent.ts'), agentSource({ answer: 'back' }))
     await expect.poll(() => answer(url), { interval: 10, timeout: 8000 }).toBe('back')
   })
@@ -144,7 +159,11 @@ describe('a2a dev', () => {
     const get = async (id: string) =>
       (
         (await (
-          await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id } }) })
+          await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id } }),
+          })
         ).json()) as { result: any }
       ).result
     expect((await get(finished.id)).artifacts[0].parts[0].text).toBe('slow-v1')
@@ -199,7 +218,12 @@ describe('a2a dev', () => {
   it('reloads helper modules the agent imports: TypeScript and JSON', async () => {
     writeFileSync(join(project, 'src/data.json'), '{"answer":"j1"}')
     writeFileSync(join(project, 'src/helper.ts'), "import data from './data.json'\nexport const answer = (): string => data.answer + '-t1'\n")
-    writeFileSync(join(project, 'src/agent.ts'), agentSource().replace("import { defineAgent } from 'a2a-runtime'", "import { defineAgent } from 'a2a-runtime'\nimport { answer } from './helper.ts'").replace('prefix + "v1"', 'answer()'))
+    writeFileSync(
+      join(project, 'src/agent.ts'),
+      agentSource()
+        .replace("import { defineAgent } from 'a2a-runtime'", "import { defineAgent } from 'a2a-runtime'\nimport { answer } from './helper.ts'")
+        .replace('prefix + "v1"', 'answer()'),
+    )
     const { url } = await startDev()
     expect(await answer(url)).toBe('j1-t1')
     writeFileSync(join(project, 'src/data.json'), '{"answer":"j2"}')
@@ -210,7 +234,10 @@ describe('a2a dev', () => {
 
   it('keeps serving when agent code leaves a promise rejected, naming where', async () => {
     const { url, output } = await startDev()
-    writeFileSync(join(project, 'src/agent.ts'), agentSource({ answer: 'after-rejection' }).replace("const prefix", "void Promise.reject(new Error('nobody awaited me'))\nconst prefix"))
+    writeFileSync(
+      join(project, 'src/agent.ts'),
+      agentSource({ answer: 'after-rejection' }).replace('const prefix', "void Promise.reject(new Error('nobody awaited me'))\nconst prefix"),
+    )
     await expect.poll(() => answer(url), { interval: 10, timeout: 8000 }).toBe('after-rejection')
     await expect.poll(() => output(), { timeout: 8000 }).toMatch(/Unhandled error in the agent's code: src\/agent\.ts:\d+:\d+ Error: nobody awaited me/)
     writeFileSync(join(project, 'src/agent.ts'), agentSource({ answer: 'still-here' }))
@@ -236,15 +263,23 @@ describe('a2a dev', () => {
     const stream = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: { message: { role: 'user', messageId: 'm-stream', parts: [{ kind: 'text', text: 'which?' }] } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/stream',
+        params: { message: { role: 'user', messageId: 'm-stream', parts: [{ kind: 'text', text: 'which?' }] } },
+      }),
     })
     const reader = stream.body!.getReader()
     await reader.read() // the task runs and the stream is open
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)))
     process.kill(child!.pid!, 'SIGINT')
-    await expect.poll(() => output(), { timeout: 10_000 }).toMatch(/Waiting up to 10 s for running tasks and 1 open request\(s\) to finish; press Ctrl-C again to stop now/)
+    await expect
+      .poll(() => output(), { timeout: 10_000 })
+      .toMatch(/Waiting up to 10 s for running tasks and 1 open request\(s\) to finish; press Ctrl-C again to stop now/)
     process.kill(child!.pid!, 'SIGINT')
-    const stoppedWithin = (ms: number) => Promise.race([exited, new Promise((_, reject) => setTimeout(() => reject(new Error(`still running ${ms} ms after the second Ctrl-C: ${output()}`)), ms))])
+    const stoppedWithin = (ms: number) =>
+      Promise.race([exited, new Promise((_, reject) => setTimeout(() => reject(new Error(`still running ${ms} ms after the second Ctrl-C: ${output()}`)), ms))])
     // The task would hold the exit for the 10 s grace; the second Ctrl-C must not wait for it.
     expect(await stoppedWithin(5000)).toBe(130)
     expect(existsSync(join(project, '.a2a/dev.json'))).toBe(false)
@@ -266,7 +301,10 @@ describe('a2a dev', () => {
       process.kill(child!.pid!, 'SIGINT')
       await expect.poll(() => output(), { timeout: 10_000 }).toMatch(/Waiting up to 10 s for running tasks and 1 open request\(s\) to finish/)
       // The promise is "up to 10 s"; the rest is slack for a loaded machine. Without the cut it waits for good.
-      const exitCode = await Promise.race([exited, new Promise((_, reject) => setTimeout(() => reject(new Error(`still running 30 s after one Ctrl-C: ${output()}`)), 30_000))])
+      const exitCode = await Promise.race([
+        exited,
+        new Promise((_, reject) => setTimeout(() => reject(new Error(`still running 30 s after one Ctrl-C: ${output()}`)), 30_000)),
+      ])
       expect(exitCode).toBe(0)
       expect(existsSync(join(project, '.a2a/dev.json'))).toBe(false)
     } finally {

@@ -1,6 +1,6 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
-import { createServer, type Server } from 'node:http'
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -58,13 +58,16 @@ async function brokenServer(defect: 'json-stream' | 'never-ends' | 'auth-not-enf
     for await (const chunk of req) body += chunk
     const { id, method } = JSON.parse(body)
     if (defect === 'auth-not-declared' && !req.headers.authorization) return void res.writeHead(401, { 'content-type': 'application/json' }).end('{}')
-    const json = (payload: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, ...payload as object }))
+    const json = (payload: unknown) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, ...(payload as object) }))
     const task = (state: string) => ({ result: { kind: 'task', id: 't', contextId: 'c', status: { state }, artifacts: [] } })
     if (method === 'message/send') return void json(task(defect === 'never-ends' ? 'working' : 'completed'))
     if (method === 'message/stream') {
       if (defect === 'json-stream') return void json(task('completed'))
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
-      return void res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'tasks/statusUpdate', params: { taskId: 't', contextId: 'c', status: { state: 'completed' } } })}\n\n`)
+      return void res.end(
+        `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'tasks/statusUpdate', params: { taskId: 't', contextId: 'c', status: { state: 'completed' } } })}\n\n`,
+      )
     }
     json({ error: { code: -32602, message: 'Task not found' } })
   })
@@ -89,7 +92,10 @@ export default defineAgent({
 })
 `,
     )
-    const child: ChildProcess = spawn(process.execPath, [a2aBin, 'start', '--request-log', 'info'], { cwd: project, env: { ...process.env, PORT: '0', HOST: '127.0.0.1' } })
+    const child: ChildProcess = spawn(process.execPath, [a2aBin, 'start', '--request-log', 'info'], {
+      cwd: project,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1' },
+    })
     cleanups.push(() => {
       if (child.exitCode === null) child.kill('SIGKILL')
       rmSync(project, { recursive: true, force: true })
@@ -138,7 +144,11 @@ export default defineAgent({
     const without = await cardValidate([agent.url, '--live'], elsewhere)
     expect(without.code).toBe(1)
     const errors = without.stdout.split('\n').filter((line) => line.startsWith('error'))
-    expect(errors).toEqual([expect.stringMatching(/^error {3}authentication: HTTP 401: the agent needs credentials, so nothing else was probed → pass --token <token> or --api-key <key>, or set A2A_BEARER_TOKEN \/ A2A_API_KEY in the project's \.env/)])
+    expect(errors).toEqual([
+      expect.stringMatching(
+        /^error {3}authentication: HTTP 401: the agent needs credentials, so nothing else was probed → pass --token <token> or --api-key <key>, or set A2A_BEARER_TOKEN \/ A2A_API_KEY in the project's \.env/,
+      ),
+    ])
     expect(without.stdout).not.toMatch(/plain text message|application\/json/)
 
     const wrong = await cardValidate([agent.url, '--live', '--token', 'not-the-token'], elsewhere)

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest'
 import { pathToFileURL } from 'node:url'
+import { describe, expect, it } from 'vitest'
 import { describeLoadFailure } from '../../runtime/src/dev/_load-failure.ts'
 
 /** The location of a load failure, for project paths that stacks print as they are and file URLs percent-encode. */
@@ -8,7 +8,9 @@ describe('describeLoadFailure', () => {
   const failure = (stack: string) => Object.assign(new Error('config missing'), { stack: `Error: config missing\n${stack}` })
 
   it('finds the place in a path with spaces and non-ASCII letters', () => {
-    expect(describeLoadFailure(failure(`    at ${root}/src/agent.ts:7:9\n    at async Function.import (/x/node_modules/jiti/dist/jiti.cjs:1:2)`), root)).toBe('src/agent.ts:7:9 Error: config missing')
+    expect(describeLoadFailure(failure(`    at ${root}/src/agent.ts:7:9\n    at async Function.import (/x/node_modules/jiti/dist/jiti.cjs:1:2)`), root)).toBe(
+      'src/agent.ts:7:9 Error: config missing',
+    )
   })
 
   it('finds the place in a percent-encoded file URL', () => {

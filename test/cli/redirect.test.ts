@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process'
-import { createServer, type IncomingMessage, type Server } from 'node:http'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -39,7 +39,16 @@ async function redirectingAgent(): Promise<{ url: string; elsewhere: string; rec
   })
   const url = await listen((req, res) => {
     if (req.method === 'GET') {
-      const card = { name: 'Redirecting', description: 'Sends its JSON-RPC requests elsewhere', url, version: '1.0.0', capabilities: { streaming: false }, defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'], skills: [{ id: 's', name: 'S', description: 'Does s', tags: ['t'], examples: ['e'] }] }
+      const card = {
+        name: 'Redirecting',
+        description: 'Sends its JSON-RPC requests elsewhere',
+        url,
+        version: '1.0.0',
+        capabilities: { streaming: false },
+        defaultInputModes: ['text/plain'],
+        defaultOutputModes: ['text/plain'],
+        skills: [{ id: 's', name: 'S', description: 'Does s', tags: ['t'], examples: ['e'] }],
+      }
       return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card))
     }
     req.resume()

@@ -85,12 +85,15 @@ function makeProject(source: string): string {
   return project
 }
 
-
 /** `a2a start` in a fixture project on a free port of 127.0.0.1; resolves once it listens. */
 async function startAgent(source: string, env: Record<string, string> = {}): Promise<Server> {
   const project = makeProject(source)
   const port = await freePort()
-  const child = spawn(process.execPath, [a2aBin, 'start'], { cwd: project, env: { ...cleanEnv, PORT: String(port), HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [a2aBin, 'start'], {
+    cwd: project,
+    env: { ...cleanEnv, PORT: String(port), HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   child.stdout!.on('data', (chunk) => (output += chunk))
   child.stderr!.on('data', (chunk) => (output += chunk))
@@ -180,7 +183,9 @@ describe('a2a send', () => {
     tmux('new-session', '-d', '-s', 'send', '-x', '100', '-y', '20', '-c', open.project, command)
     try {
       await expect.poll(() => tmux('capture-pane', '-p', '-t', 'send'), { timeout: 10_000 }).toMatch(/^exit \d+$/m)
-      const screen = tmux('capture-pane', '-p', '-t', 'send').split('\n').map((line) => line.trimEnd())
+      const screen = tmux('capture-pane', '-p', '-t', 'send')
+        .split('\n')
+        .map((line) => line.trimEnd())
       expect(screen).toContain('Once upon a time, the end.')
       expect(screen.join('\n')).not.toContain('Choosing')
       expect(screen).toContain('exit 0')

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -67,7 +67,12 @@ describe('a2a start', () => {
     const reply = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'Ada' }] } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/send',
+        params: { message: { role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'Ada' }] } },
+      }),
     })
     expect((await reply.json()).result.artifacts[0].parts[0].text).toBe('Bonjour, Ada')
     child!.kill('SIGTERM')
@@ -80,7 +85,12 @@ describe('a2a start', () => {
     const reply = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'Bo' }] } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/send',
+        params: { message: { role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'Bo' }] } },
+      }),
     })
     expect((await reply.json()).result.artifacts[0].parts[0].text).toBe('Hola, Bo')
   })
@@ -111,7 +121,12 @@ describe('a2a start', () => {
       fetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'Ada' }] } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'message/send',
+          params: { message: { role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'Ada' }] } },
+        }),
       })
     const first = start()
     const task = (await (await send(await first.url)).json()).result
@@ -122,7 +137,11 @@ describe('a2a start', () => {
     expect(segments.join('')).toContain(`{"t":"${task.id}"`)
 
     const url = await start().url
-    const get = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: task.id } }) })
+    const get = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tasks/get', params: { id: task.id } }),
+    })
     expect((await get.json()).result).toEqual(task)
   })
 

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
-import { type Server, createServer } from 'node:http'
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -65,8 +65,21 @@ describe('credentials', () => {
 describe('addresses with a path', () => {
   it('a2a send reads the card and posts under the path of --url', async () => {
     const card = JSON.stringify({ name: 'Pathy', capabilities: { streaming: false } })
-    const task = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { kind: 'task', id: 't', contextId: 'c', status: { state: 'completed' }, artifacts: [{ artifactId: 'a', parts: [{ kind: 'text', text: 'under a path' }] }], history: [] } })
-    const server = await recordingServer((path) => (path.endsWith('agent.json') ? { status: 200, type: 'application/json', body: card } : { status: 200, type: 'application/json', body: task }))
+    const task = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      result: {
+        kind: 'task',
+        id: 't',
+        contextId: 'c',
+        status: { state: 'completed' },
+        artifacts: [{ artifactId: 'a', parts: [{ kind: 'text', text: 'under a path' }] }],
+        history: [],
+      },
+    })
+    const server = await recordingServer((path) =>
+      path.endsWith('agent.json') ? { status: 200, type: 'application/json', body: card } : { status: 200, type: 'application/json', body: task },
+    )
     const { code, stdout } = await a2a(['send', 'hi', '--url', `${server.url}/agents/pathy`])
     expect(stdout).toBe('under a path\n')
     expect(code).toBe(0)
@@ -101,20 +114,26 @@ describe('one-line errors', () => {
   })
 
   // A project path with a space or a non-ASCII letter is printed as is in stacks and percent-encoded in file URLs.
-  it.each(['a2a-syntax-', 'a2a syntax é-'])('a2a start and a2a card validate name the file, line and cause of a syntax error (project in %j)', async (prefix) => {
-    const project = mkdtempSync(join(tmpdir(), prefix))
-    cleanups.push(() => rmSync(project, { recursive: true, force: true }))
-    mkdirSync(join(project, 'src'))
-    mkdirSync(join(project, 'node_modules'))
-    symlinkSync(runtimeDir, join(project, 'node_modules/a2a-runtime'), 'dir')
-    writeFileSync(join(project, 'src/agent.ts'), "import { defineAgent } from 'a2a-runtime'\nexport default defineAgent({\n  card: { name: 'x' description: 'y' },\n})\n")
-    for (const args of [['start'], ['card', 'validate']]) {
-      const { code, stderr } = await a2a(args, { cwd: project, env: { PORT: '0', HOST: '127.0.0.1' } })
-      expect(code).toBe(1)
-      expect(stderr).toMatch(/^a2a: src\/agent\.ts:3:\d+ .*Error/)
-      oneLine(stderr)
-    }
-  })
+  it.each(['a2a-syntax-', 'a2a syntax é-'])(
+    'a2a start and a2a card validate name the file, line and cause of a syntax error (project in %j)',
+    async (prefix) => {
+      const project = mkdtempSync(join(tmpdir(), prefix))
+      cleanups.push(() => rmSync(project, { recursive: true, force: true }))
+      mkdirSync(join(project, 'src'))
+      mkdirSync(join(project, 'node_modules'))
+      symlinkSync(runtimeDir, join(project, 'node_modules/a2a-runtime'), 'dir')
+      writeFileSync(
+        join(project, 'src/agent.ts'),
+        "import { defineAgent } from 'a2a-runtime'\nexport default defineAgent({\n  card: { name: 'x' description: 'y' },\n})\n",
+      )
+      for (const args of [['start'], ['card', 'validate']]) {
+        const { code, stderr } = await a2a(args, { cwd: project, env: { PORT: '0', HOST: '127.0.0.1' } })
+        expect(code).toBe(1)
+        expect(stderr).toMatch(/^a2a: src\/agent\.ts:3:\d+ .*Error/)
+        oneLine(stderr)
+      }
+    },
+  )
 
   it.each(['a2a-throws-', 'a2a throws é-'])('a2a start names the file and line of an error thrown at import (project in %j)', async (prefix) => {
     const project = mkdtempSync(join(tmpdir(), prefix))

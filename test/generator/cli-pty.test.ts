@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -51,6 +51,7 @@ afterEach(() => {
 })
 
 /** The screen's text without its control sequences (cursor moves, line clears, colours). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC is what these sequences start with
 const plain = (screen: string) => screen.replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b[78]/g, '')
 
 interface Terminal {
@@ -132,6 +133,7 @@ describe('at a terminal', () => {
     expect(screen).toContain('Stream answers (message/stream)? … yes')
     expect(screen).toContain('Push notifications (task updates POSTed to client webhooks)? … no')
     // No colour at all on a dumb terminal: the choices read by their words and marks alone.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts a colour sequence
     expect(terminal.screen()).not.toMatch(/\x1b\[[0-9;]*m/)
   })
 
@@ -148,7 +150,15 @@ describe('at a terminal', () => {
     terminal.type(ENTER)
     await terminal.waitFor('Project directory')
     terminal.type(`fresh${ENTER}`)
-    for (const question of ['Agent name', 'What does the agent do?', 'Template', 'Stream answers', 'Push notifications', 'Authentication', "Declare the agent's skills now?"]) {
+    for (const question of [
+      'Agent name',
+      'What does the agent do?',
+      'Template',
+      'Stream answers',
+      'Push notifications',
+      'Authentication',
+      "Declare the agent's skills now?",
+    ]) {
       await terminal.waitFor(question)
       terminal.type(ENTER)
     }

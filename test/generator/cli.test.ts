@@ -1,12 +1,25 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import prompts from 'prompts'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { type CliIo, type Skill, parseSkill, run, tsString } from '../../src/index.ts'
 import { tsValue } from '../../src/_render.ts'
+import { type CliIo, parseSkill, run, type Skill, tsString } from '../../src/index.ts'
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
 const bin = join(repoRoot, 'bin/create-a2a-agent.mjs')
@@ -73,7 +86,12 @@ afterEach(() => {
 
 /** Runs the command with stdin a closed pipe (not a terminal); kills it by PID if it outlives `timeoutMs`. */
 function create(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Outcome> {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: options.cwd ?? cwd, env: options.env ?? childEnv, stdio: ['pipe', 'pipe', 'pipe'], detached: true })
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: options.cwd ?? cwd,
+    env: options.env ?? childEnv,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  })
   running.add(child)
   child.stdin!.end()
   let stdout = ''
@@ -204,7 +222,18 @@ describe('--yes --json', () => {
       dir,
       packageName: 'my-agent',
       template: 'echo',
-      files: expect.arrayContaining(['package.json', 'src/agent.ts', 'test/agent.test.ts', 'tsconfig.json', '.gitignore', '.env.example', 'README.md', 'AGENTS.md', 'Dockerfile', tarball]),
+      files: expect.arrayContaining([
+        'package.json',
+        'src/agent.ts',
+        'test/agent.test.ts',
+        'tsconfig.json',
+        '.gitignore',
+        '.env.example',
+        'README.md',
+        'AGENTS.md',
+        'Dockerfile',
+        tarball,
+      ]),
       installed: false,
       git: 'skipped',
       commands: ['cd my-agent', 'npm install', 'npm run dev'],
@@ -226,7 +255,11 @@ describe('--yes --json', () => {
     const dir = join(cwd, 'secured')
     const token = /^A2A_BEARER_TOKEN=(.*)$/m.exec(read(dir, '.env'))?.[1]
     expect(token?.trim()).toMatch(/^\S{16,}$/)
-    expect(read(dir, '.gitignore').split('\n').map((line) => line.trim())).toContain('.env')
+    expect(
+      read(dir, '.gitignore')
+        .split('\n')
+        .map((line) => line.trim()),
+    ).toContain('.env')
     expect(read(dir, 'src/agent.ts')).toContain("authentication: { schemes: ['bearer'] }")
     expect((JSON.parse(result.stdout) as { files: string[] }).files).toContain('.env')
   })
@@ -349,7 +382,7 @@ describe('never outside the target, never half-written in silence', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1)
   })
 
-  it('with --force leaves the user\'s other files out of the first commit', async () => {
+  it("with --force leaves the user's other files out of the first commit", async () => {
     const dir = join(cwd, 'busy')
     mkdirSync(dir)
     writeFileSync(join(dir, 'notes.txt'), 'private\n')
@@ -409,7 +442,10 @@ describe('install', () => {
     // An npm whose install writes a lockfile and a dependency folder at once, so no registry is reached; the
     // real one packs the runtime.
     const realNpm = execFileSync('which', ['npm'], { env: childEnv, encoding: 'utf8', timeout: 5_000 }).trim()
-    const env = fakePackageManager('npm', `[ "$1" = install ] || exec '${realNpm}' "$@"\necho '{"lockfileVersion":3}' > package-lock.json && mkdir -p node_modules/x`)
+    const env = fakePackageManager(
+      'npm',
+      `[ "$1" = install ] || exec '${realNpm}' "$@"\necho '{"lockfileVersion":3}' > package-lock.json && mkdir -p node_modules/x`,
+    )
     const result = await create(['locked', '--yes', '--pm', 'npm'], { env })
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
@@ -452,7 +488,13 @@ describe('interactive', () => {
   it('asks for what is missing, writes the project from the answers, and prints the command that does it again', async () => {
     const name = 'Trip "Desk" <Ops>'
     const description = "Plans trips: flights & hotels, it's fast"
-    const skill: Skill = { id: 'find-flight', name: 'Find a flight', description: 'Searches flights: any airline', tags: ['travel', 'flights'], examples: ['Fly to Oslo', 'Cheapest to Rome'] }
+    const skill: Skill = {
+      id: 'find-flight',
+      name: 'Find a flight',
+      description: 'Searches flights: any airline',
+      tags: ['travel', 'flights'],
+      examples: ['Fly to Oslo', 'Cheapest to Rome'],
+    }
     prompts.inject([
       'trip-desk', // dir
       name,
@@ -498,7 +540,9 @@ describe('interactive', () => {
     expect(command.split(' ')).toContain('--yes')
 
     // The words the shell makes of it carry the same answers, the skill included.
-    const words = execFileSync('/bin/sh', ['-c', `npx() { printf '%s\\0' "$@"; }\n${command}`], { encoding: 'utf8', timeout: 5_000 }).split('\0').slice(0, -1)
+    const words = execFileSync('/bin/sh', ['-c', `npx() { printf '%s\\0' "$@"; }\n${command}`], { encoding: 'utf8', timeout: 5_000 })
+      .split('\0')
+      .slice(0, -1)
     const value = (flag: string) => words[words.indexOf(flag) + 1]
     expect(words.slice(0, 2)).toEqual(['create-a2a-agent', 'trip-desk'])
     expect(value('--name')).toBe(name)
@@ -604,7 +648,9 @@ function fakePackageManager(name: string, script: string): NodeJS.ProcessEnv {
 }
 
 describe('an earlier run with the same answers is continued, never written over', () => {
-  it('continues into the directory an earlier run left, with what installing left there: files already in place stay, git runs', { timeout: 60_000 }, async () => {
+  it('continues into the directory an earlier run left, with what installing left there: files already in place stay, git runs', {
+    timeout: 60_000,
+  }, async () => {
     const args = ['agent', '--yes', '--no-install', '--auth', 'bearer', '--no-git']
     expect((await create(args)).code).toBe(0)
     const dir = join(cwd, 'agent')
@@ -646,7 +692,7 @@ describe('an earlier run with the same answers is continued, never written over'
     expect(tree(cwd).map((path) => [path, path.endsWith('/') ? '' : read(cwd, path)])).toEqual(before)
   })
 
-  it('with --force, continues an earlier run written beside the user\'s files, keeping its credential and their files', { timeout: 60_000 }, async () => {
+  it("with --force, continues an earlier run written beside the user's files, keeping its credential and their files", { timeout: 60_000 }, async () => {
     const dir = join(cwd, 'agent')
     mkdirSync(dir)
     writeFileSync(join(dir, 'notes.txt'), 'mine\n')
@@ -682,7 +728,11 @@ describe('install interrupted', () => {
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
     const exited = new Promise<number | null>((resolve) => child.once('close', resolve))
-    await waitFor(() => stdout.includes('installing (fake)'), 30_000, () => `the install never started\nstdout: ${stdout}\nstderr: ${stderr}`)
+    await waitFor(
+      () => stdout.includes('installing (fake)'),
+      30_000,
+      () => `the install never started\nstdout: ${stdout}\nstderr: ${stderr}`,
+    )
     // Ctrl-C at a terminal signals the whole foreground group: the generator and the package manager.
     process.kill(-child.pid!, 'SIGINT')
     const code = await exited

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, posix, relative } from 'node:path'
 import { DockerfileParser, type Instruction, JSONInstruction, ModifiableInstruction } from 'dockerfile-ast'
 
@@ -39,7 +39,8 @@ export function readDockerfile(content: string): Stage[] {
 
 function toStep(instruction: Instruction): Step {
   const keyword = instruction.getKeyword()
-  const flags = instruction instanceof ModifiableInstruction ? Object.fromEntries(instruction.getFlags().map((flag) => [flag.getName(), flag.getValue() ?? ''])) : {}
+  const flags =
+    instruction instanceof ModifiableInstruction ? Object.fromEntries(instruction.getFlags().map((flag) => [flag.getName(), flag.getValue() ?? ''])) : {}
   const args = instruction.getArguments().map((argument) => argument.getValue())
   const step: Step = { keyword, args, flags }
   const exec = instruction instanceof JSONInstruction ? instruction.getJSONStrings().map((value) => value.getJSONValue()) : []
@@ -109,7 +110,12 @@ export interface Built {
  * Builds `context` into folders under `into` as Docker would, with a clean environment (PATH and HOME only,
  * plus each stage's ENV). `run` runs a RUN step's command line and rejects when it fails.
  */
-export async function buildLikeDocker(context: string, stages: Stage[], into: string, run: (command: string, cwd: string, env: Record<string, string>) => Promise<void>): Promise<Built> {
+export async function buildLikeDocker(
+  context: string,
+  stages: Stage[],
+  into: string,
+  run: (command: string, cwd: string, env: Record<string, string>) => Promise<void>,
+): Promise<Built> {
   const ignored = ignoredBy(context)
   const folders = new Map<string, { dir: string; workdir: string }>()
   let last: Built | undefined
@@ -139,7 +145,14 @@ export async function buildLikeDocker(context: string, stages: Stage[], into: st
           for (const name of matches) {
             const path = join(context, name)
             // A folder's contents go into the destination (`.` is the context folder itself); a file goes by name.
-            const target = source === '.' ? join(destination, name) : statSync(path).isDirectory() ? destination : intoFolder || wildcard ? join(destination, name) : destination
+            const target =
+              source === '.'
+                ? join(destination, name)
+                : statSync(path).isDirectory()
+                  ? destination
+                  : intoFolder || wildcard
+                    ? join(destination, name)
+                    : destination
             cpSync(path, target, { recursive: true, verbatimSymlinks: true, filter: (copied) => !ignored(relative(context, copied)) })
           }
         }

@@ -13,7 +13,11 @@ export interface ReadmeCommand {
 export function readmeBlocks(markdown: string): ReadmeCommand[][] {
   const blocks: ReadmeCommand[][] = []
   for (const [, body] of markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm)) {
-    const lines = body!.replace(/\\\n/g, ' ').split('\n').map((line) => line.trim()).filter((line) => line && !line.startsWith('#'))
+    const lines = body!
+      .replace(/\\\n/g, ' ')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line && !line.startsWith('#'))
     blocks.push(lines.map((line) => ({ line, kind: kindOf(line) })))
   }
   return blocks

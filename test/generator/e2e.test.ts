@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,9 +10,9 @@ import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a
 import { A2AClient as A2AClientV03 } from 'a2a-sdk-v03/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type StandInLlm, startStandInLlm } from '../../templates/llm/test/llm-stand-in.ts'
-import { freePort } from '../_support.ts'
 import { OTHER_PACKAGE_MANAGERS, packageManagersOnPath } from '../_package-managers.ts'
-import { SLOW, answerText, send, startProject } from '../_served-project.ts'
+import { answerText, SLOW, send, startProject } from '../_served-project.ts'
+import { freePort } from '../_support.ts'
 import { startReceiver } from '../runtime/_webhook.ts'
 import { buildLikeDocker, readDockerfile, startCmd } from './e2e-dockerfile.ts'
 import { readmeBlocks } from './e2e-readme.ts'
@@ -54,7 +54,14 @@ async function generate(dir: string, flags: string[], { git = false } = {}): Pro
   const { stdout } = await exec(process.execPath, [bin, dir, '--pm', 'npm', ...(git ? [] : ['--no-git']), '--json', ...flags], {
     cwd: workspace,
     timeout: INSTALL_TIMEOUT,
-    env: { ...process.env, ...gitEnv, GIT_CEILING_DIRECTORIES: workspace, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
+    env: {
+      ...process.env,
+      ...gitEnv,
+      GIT_CEILING_DIRECTORIES: workspace,
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      npm_config_update_notifier: 'false',
+    },
   })
   const summary = JSON.parse(stdout.trim().split('\n').at(-1)!)
   expect(summary.installed).toBe(true)
@@ -76,7 +83,9 @@ const sharedProject = (dir: string, flags: string[]) => {
 async function expectCommittedWithoutEnv(project: string, withCredential: boolean) {
   const git = async (...args: string[]) => (await exec('git', args, { cwd: project, env: { ...process.env, ...gitEnv } })).stdout
   const tracked = (await git('ls-files')).split('\n').filter(Boolean)
-  expect(tracked).toEqual(expect.arrayContaining(['.env.example', '.gitignore', 'Dockerfile', 'README.md', 'package.json', 'src/agent.ts', 'test/agent.test.ts']))
+  expect(tracked).toEqual(
+    expect.arrayContaining(['.env.example', '.gitignore', 'Dockerfile', 'README.md', 'package.json', 'src/agent.ts', 'test/agent.test.ts']),
+  )
   expect(tracked).not.toContain('.env')
   expect((await git('log', '--format=%s')).trim()).toBe('Initial commit from create-a2a-agent')
   expect(existsSync(join(project, '.env'))).toBe(withCredential)
@@ -85,14 +94,17 @@ async function expectCommittedWithoutEnv(project: string, withCredential: boolea
 
 const npm = (project: string, script: string) => exec('npm', ['run', script], { cwd: project, timeout: INSTALL_TIMEOUT })
 
-
 /**
  * Every shell command of the project's README, run with bash as pasted: its server command (`npm run dev`)
  * on a free port, then each block in the project folder. The README says port 3000; here every command gets
  * the free port instead (`localhost:3000` rewritten, `PORT` set as `a2a send` reads it). Docker commands need
  * an engine: template-readme.test.ts checks them without one. Returns each block's output.
  */
-async function runReadme(project: string, serverEnv: Record<string, string> = {}, commandEnv: Record<string, string> = {}): Promise<Array<{ script: string; stdout: string; stderr: string }>> {
+async function runReadme(
+  project: string,
+  serverEnv: Record<string, string> = {},
+  commandEnv: Record<string, string> = {},
+): Promise<Array<{ script: string; stdout: string; stderr: string }>> {
   const blocks = readmeBlocks(readFileSync(join(project, 'README.md'), 'utf8'))
   const serverLine = blocks.flat().find((command) => command.kind === 'server')?.line
   expect(serverLine, 'the README says how to serve the agent').toBeDefined()
@@ -106,7 +118,11 @@ async function runReadme(project: string, serverEnv: Record<string, string> = {}
         .map((command) => command.line.replaceAll('localhost:3000', `localhost:${port}`))
         .join('\n')
       if (!script) continue
-      const { stdout, stderr } = await exec('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd: project, env: { ...process.env, ...commandEnv, PORT: port }, timeout: INSTALL_TIMEOUT }).catch((error) => {
+      const { stdout, stderr } = await exec('bash', ['-e', '-o', 'pipefail', '-c', script], {
+        cwd: project,
+        env: { ...process.env, ...commandEnv, PORT: port },
+        timeout: INSTALL_TIMEOUT,
+      }).catch((error) => {
         throw new Error(`The README command failed:\n${script}\n${error.stdout ?? ''}${error.stderr ?? ''}`)
       })
       expect(stdout, script).not.toMatch(/"error"/)
@@ -122,14 +138,24 @@ async function runReadme(project: string, serverEnv: Record<string, string> = {}
 
 const outputOf = (outputs: Array<{ script: string; stdout: string }>, command: RegExp) => outputs.find((output) => command.test(output.script))?.stdout
 
-const v1Client = (url: string) => new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] })).createFromUrl(url)
+const v1Client = (url: string) =>
+  new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] })).createFromUrl(url)
 
 /** A SendMessageRequest as the v1.0 SDK builds it. */
 const v1Text = (value: string, taskId = '', returnImmediately = false) => ({
   tenant: '',
   metadata: {},
   configuration: returnImmediately ? ({ acceptedOutputModes: [], returnImmediately: true } as any) : undefined,
-  message: { messageId: crypto.randomUUID(), role: Role.ROLE_USER, parts: [{ content: { $case: 'text' as const, value }, metadata: undefined, filename: '', mediaType: 'text/plain' }], taskId, contextId: '', extensions: [], metadata: {}, referenceTaskIds: [] },
+  message: {
+    messageId: crypto.randomUUID(),
+    role: Role.ROLE_USER,
+    parts: [{ content: { $case: 'text' as const, value }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+    taskId,
+    contextId: '',
+    extensions: [],
+    metadata: {},
+    referenceTaskIds: [],
+  },
 })
 
 /** Installed packages that would run code at install time (preinstall, install, postinstall). */
@@ -154,7 +180,6 @@ function installScripts(nodeModules: string): string[] {
   visit(nodeModules)
   return found
 }
-
 
 describe('generated projects', { timeout: 300_000 }, () => {
   let llm: StandInLlm
@@ -184,19 +209,30 @@ describe('generated projects', { timeout: 300_000 }, () => {
     expect(reply.body.result.status.state).toBe('completed')
     expect(answerText(reply.body.result)).toBe(answer)
     // The official A2A v1.0 client finds and talks to the same generated agent.
-    const client = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] })).createFromUrl(server.url)
+    const client = await new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] }),
+    ).createFromUrl(server.url)
     const sdkReply: any = await client.sendMessage({
       tenant: '',
       metadata: {},
       configuration: undefined,
-      message: { messageId: 'sdk', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: 'ping' }, metadata: undefined, filename: '', mediaType: 'text/plain' }], taskId: '', contextId: '', extensions: [], metadata: {}, referenceTaskIds: [] },
+      message: {
+        messageId: 'sdk',
+        role: Role.ROLE_USER,
+        parts: [{ content: { $case: 'text', value: 'ping' }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+        taskId: '',
+        contextId: '',
+        extensions: [],
+        metadata: {},
+        referenceTaskIds: [],
+      },
     })
     expect(sdkReply.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
     expect(sdkReply.artifacts[0].parts.map((part: any) => part.content.value).join('')).toBe(answer)
     expect(await server.stop()).toBe(true)
   })
 
-  it("the Dockerfile, without a Docker engine: its stages run in folders (npm ci from the lockfile, production only), its CMD serves the card and its HEALTHCHECK passes, then fails once the agent is gone", async () => {
+  it('the Dockerfile, without a Docker engine: its stages run in folders (npm ci from the lockfile, production only), its CMD serves the card and its HEALTHCHECK passes, then fails once the agent is gone', async () => {
     const context = await sharedProject('agent-echo', ['--yes', '--template', 'echo'])
     const stages = readDockerfile(readFileSync(join(context, 'Dockerfile'), 'utf8'))
     const built = await buildLikeDocker(context, stages, join(workspace, 'image-agent-echo'), async (command, cwd, env) => {
@@ -223,7 +259,10 @@ describe('generated projects', { timeout: 300_000 }, () => {
       .poll(
         async () => {
           if (child.exitCode !== null) throw new Error(`The CMD exited with ${child.exitCode}: ${output}`)
-          return fetch(`${url}.well-known/agent.json`).then((response) => response.ok, () => false)
+          return fetch(`${url}.well-known/agent.json`).then(
+            (response) => response.ok,
+            () => false,
+          )
         },
         { timeout: SLOW, interval: 100 },
       )
@@ -240,7 +279,7 @@ describe('generated projects', { timeout: 300_000 }, () => {
     await expect(check()).rejects.toMatchObject({ code: 1 })
   })
 
-  it("echo: npm run dev reloads a save on the same port, npm run card validates, a2a send prints the answer, and nothing installed has an install script", async () => {
+  it('echo: npm run dev reloads a save on the same port, npm run card validates, a2a send prints the answer, and nothing installed has an install script', async () => {
     const project = await generate('agent-tools', ['--yes'])
     const withScripts = installScripts(join(project, 'node_modules'))
     expect(withScripts).toEqual([])
@@ -271,7 +310,11 @@ describe('generated projects', { timeout: 300_000 }, () => {
   it('installs, tests and serves with pnpm, yarn and bun too (no install scripts, no native watcher)', async () => {
     const env = { ...process.env, PATH: `${packageManagersOnPath(join(workspace, 'package-managers'))}:${process.env.PATH}` }
     for (const pm of OTHER_PACKAGE_MANAGERS) {
-      const { stdout, stderr } = await exec(process.execPath, [bin, `agent-with-${pm}`, '--pm', pm, '--no-git', '--json', '--yes'], { cwd: workspace, timeout: INSTALL_TIMEOUT, env })
+      const { stdout, stderr } = await exec(process.execPath, [bin, `agent-with-${pm}`, '--pm', pm, '--no-git', '--json', '--yes'], {
+        cwd: workspace,
+        timeout: INSTALL_TIMEOUT,
+        env,
+      })
       const summary = JSON.parse(stdout.trim().split('\n').at(-1)!)
       expect(summary.installed).toBe(true)
       // pnpm skips dependencies' build scripts and says so; there must be none to skip.
@@ -292,10 +335,21 @@ describe('generated projects', { timeout: 300_000 }, () => {
       tenant: '',
       metadata: {},
       configuration: undefined,
-      message: { messageId: crypto.randomUUID(), role: Role.ROLE_USER, parts: [{ content: { $case: 'text' as const, value }, metadata: undefined, filename: '', mediaType: 'text/plain' }], taskId: '', contextId: '', extensions: [], metadata: {}, referenceTaskIds: [] },
+      message: {
+        messageId: crypto.randomUUID(),
+        role: Role.ROLE_USER,
+        parts: [{ content: { $case: 'text' as const, value }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+        taskId: '',
+        contextId: '',
+        extensions: [],
+        metadata: {},
+        referenceTaskIds: [],
+      },
     })
     const server = await startProject(project, running)
-    const client = await new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] })).createFromUrl(server.url)
+    const client = await new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] }),
+    ).createFromUrl(server.url)
     const sent: any = await client.sendMessage(text('one'))
     expect(sent.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
     const events: any[] = []
@@ -311,7 +365,9 @@ describe('generated projects', { timeout: 300_000 }, () => {
     // The same project for v0.3 clients, which send no A2A-Version: the dialect setting of .env.example.
     const v03Server = await startProject(project, running, { A2A_DIALECT: 'a2a-0.3' })
     const v03 = await A2AClientV03.fromCardUrl(`${v03Server.url}.well-known/agent-card.json`)
-    const message = (value: string) => ({ message: { kind: 'message' as const, messageId: crypto.randomUUID(), role: 'user' as const, parts: [{ kind: 'text' as const, text: value }] } })
+    const message = (value: string) => ({
+      message: { kind: 'message' as const, messageId: crypto.randomUUID(), role: 'user' as const, parts: [{ kind: 'text' as const, text: value }] },
+    })
     const v03Sent: any = await v03.sendMessage(message('three'))
     expect(v03Sent.result).toMatchObject({ kind: 'task', status: { state: 'completed' } })
     const v03Events: any[] = []
@@ -343,7 +399,12 @@ describe('generated projects', { timeout: 300_000 }, () => {
     const response = await fetch(server.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': key },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'message/send', params: { message: { role: 'user', messageId: 'm2', taskId: question.id, parts: [{ kind: 'text', text: 'Porto' }] } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'message/send',
+        params: { message: { role: 'user', messageId: 'm2', taskId: question.id, parts: [{ kind: 'text', text: 'Porto' }] } },
+      }),
     })
     const answer = ((await response.json()) as { result: any }).result
     expect(answer.status.state).toBe('completed')
@@ -380,8 +441,14 @@ describe('generated projects', { timeout: 300_000 }, () => {
 
   it('keeps hostile names and descriptions exact: the project type-checks, its tests pass, and the card serves the strings', async () => {
     const name = 'Bot "Quote" \\ {{handlebars}} </script> `tick` ${x} 🚀'
-    const description = "Line one\nline two with 'single' and \"double\" quotes, \\n literal, </script>, {{#each}} and ✨"
-    const skill = JSON.stringify({ id: 'weird', name: 'Wëird: skill */ //', description: '<b>bold</b> {{x}} \\', tags: ['a"b', "c'd"], examples: ['Say "hi" \\ </script>'] })
+    const description = 'Line one\nline two with \'single\' and "double" quotes, \\n literal, </script>, {{#each}} and ✨'
+    const skill = JSON.stringify({
+      id: 'weird',
+      name: 'Wëird: skill */ //',
+      description: '<b>bold</b> {{x}} \\',
+      tags: ['a"b', "c'd"],
+      examples: ['Say "hi" \\ </script>'],
+    })
     const project = await generate('hostile', ['--yes', '--name', name, '--description', description, '--skill', skill])
     await npm(project, 'typecheck')
     await npm(project, 'test')
@@ -389,7 +456,13 @@ describe('generated projects', { timeout: 300_000 }, () => {
     const card = await (await fetch(`${server.url}.well-known/agent.json`)).json()
     expect(card.name).toBe(name)
     expect(card.description).toBe(description)
-    expect(card.skills[0]).toMatchObject({ id: 'weird', name: 'Wëird: skill */ //', description: '<b>bold</b> {{x}} \\', tags: ['a"b', "c'd"], examples: ['Say "hi" \\ </script>'] })
+    expect(card.skills[0]).toMatchObject({
+      id: 'weird',
+      name: 'Wëird: skill */ //',
+      description: '<b>bold</b> {{x}} \\',
+      tags: ['a"b', "c'd"],
+      examples: ['Say "hi" \\ </script>'],
+    })
     expect(JSON.parse(readFileSync(join(project, 'package.json'), 'utf8')).description).toBe(description)
     expect(await server.stop()).toBe(true)
   })
@@ -404,7 +477,10 @@ describe('generated projects', { timeout: 300_000 }, () => {
     expect(card.capabilities.pushNotifications).toBe(true)
     const client = await v1Client(server.url)
     const webhook = { tenant: '', id: '', taskId: '', url: receiver.url, token: 'webhook-token', authentication: undefined }
-    const sent: any = await client.sendMessage({ ...v1Text('ping'), configuration: { acceptedOutputModes: [], taskPushNotificationConfig: webhook, historyLength: undefined, returnImmediately: false } as any })
+    const sent: any = await client.sendMessage({
+      ...v1Text('ping'),
+      configuration: { acceptedOutputModes: [], taskPushNotificationConfig: webhook, historyLength: undefined, returnImmediately: false } as any,
+    })
     expect(sent.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
     await expect.poll(() => receiver.delivered.at(-1)?.body.statusUpdate?.status.state, { timeout: SLOW }).toBe('TASK_STATE_COMPLETED')
     expect(receiver.delivered.every((delivery) => delivery.headers['x-a2a-notification-token'] === 'webhook-token')).toBe(true)
@@ -413,7 +489,9 @@ describe('generated projects', { timeout: 300_000 }, () => {
     expect(created).toMatchObject({ id: 'second', taskId: sent.id, url: receiver.url })
     const listed: any = await client.listTaskPushNotificationConfig({ tenant: '', taskId: sent.id, pageSize: 0, pageToken: '' })
     expect(listed.configs.map((config: { id: string }) => config.id)).toContain('second')
-    await expect(client.createTaskPushNotificationConfig({ ...webhook, taskId: sent.id, url: 'http://169.254.169.254/latest/meta-data/' })).rejects.toThrow(/link-local/)
+    await expect(client.createTaskPushNotificationConfig({ ...webhook, taskId: sent.id, url: 'http://169.254.169.254/latest/meta-data/' })).rejects.toThrow(
+      /link-local/,
+    )
     expect(await server.stop()).toBe(true)
   })
 

@@ -3,25 +3,25 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { tsValue } from '../../src/_render.ts'
 import {
   type CliIo,
   DEFAULT_SKILLS,
-  type ProjectOptions,
-  type Skill,
-  TEMPLATES,
-  UsageError,
   detectPackageManager,
   equivalentCommand,
   markdown,
+  type ProjectOptions,
   parseSkill,
   renderProject,
   resolveOptions,
   run,
+  type Skill,
   shellWord,
+  TEMPLATES,
   toPackageName,
   tsString,
+  UsageError,
 } from '../../src/index.ts'
-import { tsValue } from '../../src/_render.ts'
 
 /**
  * `run` parses its flags with its own commander program and hands the answers to `resolveOptions`. To check
@@ -128,11 +128,14 @@ describe('package names npm refuses', () => {
     expect(error.message).toContain('pass --package-name <name>')
   })
 
-  it.each(['天气机器人', '!!!', 'Агент'])('names the package "agent" for the directory %j, of which no package name can be made, and keeps the name on the card', (dir) => {
-    const options = resolveOptions({ dir }, cwd)
-    expect(options.packageName).toBe('agent')
-    expect(options.name).toBe(dir)
-  })
+  it.each(['天气机器人', '!!!', 'Агент'])(
+    'names the package "agent" for the directory %j, of which no package name can be made, and keeps the name on the card',
+    (dir) => {
+      const options = resolveOptions({ dir }, cwd)
+      expect(options.packageName).toBe('agent')
+      expect(options.name).toBe(dir)
+    },
+  )
 
   it('takes --package-name over the directory name, and refuses one npm would refuse, naming the flag', () => {
     expect(resolveOptions({ dir: '天气机器人', packageName: ' @me/weather ' }, cwd).packageName).toBe('@me/weather')
@@ -166,7 +169,13 @@ describe('parseSkill', () => {
   })
 
   it('reads the JSON form with tags and examples', () => {
-    const skill = { id: 'weather', name: 'Weather: now', description: 'Says "sunny" or not', tags: ['weather', 'forecast'], examples: ['Rain in Oslo?', 'Wind: Paris'] }
+    const skill = {
+      id: 'weather',
+      name: 'Weather: now',
+      description: 'Says "sunny" or not',
+      tags: ['weather', 'forecast'],
+      examples: ['Rain in Oslo?', 'Wind: Paris'],
+    }
     expect(parseSkill(JSON.stringify(skill))).toEqual(skill)
     expect(parseSkill(`  ${JSON.stringify(skill)}  `)).toEqual(skill)
   })
@@ -307,15 +316,18 @@ describe('detectPackageManager', () => {
 describe('escaping', () => {
   const hostile = HOSTILE.map((value) => [value] as const)
 
-  it.each([...HOSTILE, 'lone \ud800 surrogate', 'nul \0 byte'])('tsString(%j) is a string literal that evaluates to exactly the input, with no raw <', (value) => {
-    const literal = tsString(value)
-    expect(literal).not.toContain('<')
-    expect(literal).not.toMatch(/[\n\r]/)
-    expect(literal).toMatch(/^".*"$/s)
-    expect(new Function(`return ${literal}`)()).toBe(value)
-    // Still one expression when something follows it on the line, as in `name: {{ts name}},`.
-    expect(new Function(`return [${literal}, 1]`)()).toEqual([value, 1])
-  })
+  it.each([...HOSTILE, 'lone \ud800 surrogate', 'nul \0 byte'])(
+    'tsString(%j) is a string literal that evaluates to exactly the input, with no raw <',
+    (value) => {
+      const literal = tsString(value)
+      expect(literal).not.toContain('<')
+      expect(literal).not.toMatch(/[\n\r]/)
+      expect(literal).toMatch(/^".*"$/s)
+      expect(new Function(`return ${literal}`)()).toBe(value)
+      // Still one expression when something follows it on the line, as in `name: {{ts name}},`.
+      expect(new Function(`return [${literal}, 1]`)()).toEqual([value, 1])
+    },
+  )
 
   it.each(hostile)('shellWord(%j) is read back by /bin/sh as exactly the input', (value) => {
     const word = shellWord(value)
@@ -328,11 +340,7 @@ describe('escaping', () => {
     expect(words).toBe('[a][][b]')
   })
 
-  const unescapeMarkdown = (text: string) =>
-    text
-      .replace(/&lt;/g, '<')
-      .replace(/&amp;/g, '&')
-      .replace(/\\(.)/gs, '$1')
+  const unescapeMarkdown = (text: string) => text.replace(/&lt;/g, '<').replace(/&amp;/g, '&').replace(/\\(.)/gs, '$1')
 
   it.each(hostile)('markdown(%j) is one line with no raw <, every markup character escaped, and nothing lost', (value) => {
     const text = markdown(value)
@@ -393,6 +401,8 @@ describe('tsValue', () => {
     const copy = evaluate(tsValue(value)) as Record<string, unknown>
     expect(Object.getPrototypeOf(copy)).toBe(Object.prototype)
     expect(Object.keys(copy).sort()).toEqual(['__proto__', 'a'])
+    // biome-ignore lint/complexity/useLiteralKeys: the own property named __proto__, not the prototype accessor
+    // biome-ignore lint/suspicious/noProto: the same own property
     expect(copy['__proto__']).toEqual({ polluted: true })
   })
 })
@@ -527,7 +537,10 @@ describe('equivalentCommand', () => {
   })
 
   it('carries every flag value through the shell unchanged', () => {
-    const options = resolveOptions({ dir: 'my agent', name: HOSTILE[0], description: HOSTILE.slice(1, 14).join(' '), skills: HOSTILE_SKILLS, auth: 'apikey', pm: 'bun' }, cwd)
+    const options = resolveOptions(
+      { dir: 'my agent', name: HOSTILE[0], description: HOSTILE.slice(1, 14).join(' '), skills: HOSTILE_SKILLS, auth: 'apikey', pm: 'bun' },
+      cwd,
+    )
     const words = shellSplit(equivalentCommand(options))
     const value = (flag: string) => words[words.indexOf(flag) + 1]
     expect(words[1]).toBe('my agent')

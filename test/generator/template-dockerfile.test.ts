@@ -1,7 +1,7 @@
 import { validate } from 'dockerfile-utils'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Stage, type Step, globToRegExp, readDockerfile, stageEnv } from './e2e-dockerfile.ts'
-import { type Workspace, assertBuilt, workspace } from './template-support.ts'
+import { globToRegExp, readDockerfile, type Stage, type Step, stageEnv } from './e2e-dockerfile.ts'
+import { assertBuilt, type Workspace, workspace } from './template-support.ts'
 
 /**
  * The generated Dockerfile, linted and read for what it promises. There is no Docker engine to build it here;
@@ -49,7 +49,10 @@ describe('the generated Dockerfile', () => {
     expect(install).toBeGreaterThan(-1)
     expect(stageEnv(deps!, install).NODE_ENV).toBe('production')
     expect(deps!.steps[install]!.shell).toMatch(/npm ci --omit=dev/)
-    const copiedBefore = deps!.steps.slice(0, install).filter((step) => step.keyword === 'COPY').flatMap((step) => step.args.slice(0, -1))
+    const copiedBefore = deps!.steps
+      .slice(0, install)
+      .filter((step) => step.keyword === 'COPY')
+      .flatMap((step) => step.args.slice(0, -1))
     // Only what the install needs, so the layer is reused until a dependency changes.
     expect(copiedBefore).not.toContain('.')
     const copies = (path: string) => copiedBefore.some((source) => globToRegExp(source).test(path))
@@ -88,7 +91,10 @@ describe('the generated Dockerfile', () => {
   })
 
   it('keeps node_modules and the credential in .env out of the build context', () => {
-    const ignored = space.read(project, '.dockerignore').split('\n').map((line) => line.trim())
+    const ignored = space
+      .read(project, '.dockerignore')
+      .split('\n')
+      .map((line) => line.trim())
     expect(ignored).toEqual(expect.arrayContaining(['node_modules', '.env', '.git']))
   })
 })

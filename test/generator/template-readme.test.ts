@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { parseEnv } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dockerProblems, readmeBlocks, variablesRead, variablesSet } from './e2e-readme.ts'
-import { type Workspace, assertBuilt, workspace } from './template-support.ts'
+import { assertBuilt, type Workspace, workspace } from './template-support.ts'
 
 /**
  * Generated READMEs and .env.example, read without an install, for every auth mode and the templates whose
@@ -46,7 +46,11 @@ describe.each(variants)('$dir project', ({ dir }) => {
         // A variable read must be set earlier in the block: a credential in .env is not in the shell.
         for (const name of variablesRead(line)) expect(assigned.has(name), `${line}\nreads $${name}, which nothing in its block sets`).toBe(true)
         for (const name of variablesSet(line)) assigned.add(name)
-        if (kind === 'docker') expect(dockerProblems(line, (path) => existsSync(join(project(), path))), line).toEqual([])
+        if (kind === 'docker')
+          expect(
+            dockerProblems(line, (path) => existsSync(join(project(), path))),
+            line,
+          ).toEqual([])
       }
     }
   })
@@ -56,7 +60,11 @@ describe.each(variants)('$dir project', ({ dir }) => {
     expect(text).toContain('## When the agent asks a question')
     expect(text).toMatch(/"taskId"/)
     expect(text).toMatch(/npx a2a send "<answer>" --task <id>/)
-    expect(readmeBlocks(text).flat().some(({ line }) => line.startsWith('npx a2a send '))).toBe(true)
+    expect(
+      readmeBlocks(text)
+        .flat()
+        .some(({ line }) => line.startsWith('npx a2a send ')),
+    ).toBe(true)
   })
 
   it('README and .env.example: adding the example to .env keeps the generated credential and leaves HOST to the container', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type StartedA2a, startA2a } from '../_support.ts'
-import { type Workspace, assertBuilt, workspace } from './template-support.ts'
+import { assertBuilt, type Workspace, workspace } from './template-support.ts'
 
 /** The streaming template's agent, rendered by the generator and served by `a2a start`. */
 
@@ -25,7 +25,12 @@ describe('streaming template', () => {
     const response = await fetch(server.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: words.join(' ') }] } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/send',
+        params: { message: { role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: words.join(' ') }] } },
+      }),
     })
     const { result } = (await response.json()) as { result: { status: { state: string }; artifacts: Array<{ parts: Array<{ text: string }> }> } }
     expect(result.status.state).toBe('completed')

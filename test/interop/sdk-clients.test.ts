@@ -1,7 +1,7 @@
 import { Role, TaskState } from '@a2a-js/sdk'
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client'
-import { A2AClient as A2AClientV03 } from 'a2a-sdk-v03/client'
 import { type A2AAppOptions, type Agent, defineAgent } from 'a2a-runtime'
+import { A2AClient as A2AClientV03 } from 'a2a-sdk-v03/client'
 import { describe, expect, it } from 'vitest'
 import { nodeServer } from '../runtime/_transports.ts'
 import { startReceiver } from '../runtime/_webhook.ts'
@@ -15,13 +15,25 @@ import { startReceiver } from '../runtime/_webhook.ts'
 const pause = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, ms)
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer)
+        resolve()
+      },
+      { once: true },
+    )
   })
 
 /** Like a generated agent: progress, an answer in chunks, a question on "ask", long work on "wait". */
 const agent = (card: Partial<Agent['card']> = {}): Agent =>
   defineAgent({
-    card: { name: 'Interop Agent', description: 'Talks to the official A2A SDK clients', skills: [{ id: 'echo', name: 'Echo', description: 'Echoes', tags: ['echo'] }], ...card },
+    card: {
+      name: 'Interop Agent',
+      description: 'Talks to the official A2A SDK clients',
+      skills: [{ id: 'echo', name: 'Echo', description: 'Echoes', tags: ['echo'] }],
+      ...card,
+    },
     async execute(ctx, task) {
       if (ctx.text === 'ask' && ctx.history.length === 1) return task.inputRequired('Which city?')
       task.working('On it')
@@ -48,10 +60,20 @@ const v1Message = (text: string, taskId = '') => ({
   tenant: '',
   metadata: {},
   configuration: undefined,
-  message: { messageId: crypto.randomUUID(), role: Role.ROLE_USER, parts: [{ content: { $case: 'text' as const, value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }], taskId, contextId: '', extensions: [], metadata: {}, referenceTaskIds: [] },
+  message: {
+    messageId: crypto.randomUUID(),
+    role: Role.ROLE_USER,
+    parts: [{ content: { $case: 'text' as const, value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+    taskId,
+    contextId: '',
+    extensions: [],
+    metadata: {},
+    referenceTaskIds: [],
+  },
 })
 
-const v1Client = (url: string) => new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] })).createFromUrl(url)
+const v1Client = (url: string) =>
+  new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] })).createFromUrl(url)
 
 const v1Text = (task: any) => task.artifacts.flatMap((artifact: any) => artifact.parts.map((part: any) => part.content.value)).join('')
 
@@ -72,14 +94,26 @@ describe('@a2a-js/sdk 1.x (A2A v1.0)', () => {
 
     const got: any = await client.getTask({ tenant: '', id: sent.id, historyLength: 5 })
     expect(got.id).toBe(sent.id)
-    const listed: any = await client.listTasks({ tenant: '', contextId: '', status: 0, pageSize: 10, pageToken: '', historyLength: 0, statusTimestampAfter: undefined, includeArtifacts: false } as any)
+    const listed: any = await client.listTasks({
+      tenant: '',
+      contextId: '',
+      status: 0,
+      pageSize: 10,
+      pageToken: '',
+      historyLength: 0,
+      statusTimestampAfter: undefined,
+      includeArtifacts: false,
+    } as any)
     expect(listed.tasks.map((task: any) => task.id)).toContain(sent.id)
   })
 
   it('cancels a running task, and gets TaskNotCancelable for a finished one', async () => {
     const target = await start()
     const client = await v1Client(target.url)
-    const running: any = await client.sendMessage({ ...v1Message('wait'), configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately: true, taskPushNotificationConfig: undefined } as any })
+    const running: any = await client.sendMessage({
+      ...v1Message('wait'),
+      configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately: true, taskPushNotificationConfig: undefined } as any,
+    })
     const canceled: any = await client.cancelTask({ tenant: '', id: running.id, metadata: {} })
     expect(canceled.status.state).toBe(TaskState.TASK_STATE_CANCELED)
     await expect(client.cancelTask({ tenant: '', id: running.id, metadata: {} })).rejects.toThrow(/cannot be canceled/)
@@ -90,11 +124,23 @@ describe('@a2a-js/sdk 1.x (A2A v1.0)', () => {
     const receiver = await startReceiver()
     const target = await start({ push: { allow: ['127.0.0.1'], allowHttp: true } }, { capabilities: { streaming: true, pushNotifications: true } })
     const client = await v1Client(target.url)
-    const running: any = await client.sendMessage({ ...v1Message('wait'), configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately: true, taskPushNotificationConfig: undefined } as any })
-    const config = await client.createTaskPushNotificationConfig({ tenant: '', id: 'sdk-hook', taskId: running.id, url: receiver.url, token: 'sdk-token', authentication: { scheme: 'Bearer', credentials: 'sdk-secret' } })
+    const running: any = await client.sendMessage({
+      ...v1Message('wait'),
+      configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately: true, taskPushNotificationConfig: undefined } as any,
+    })
+    const config = await client.createTaskPushNotificationConfig({
+      tenant: '',
+      id: 'sdk-hook',
+      taskId: running.id,
+      url: receiver.url,
+      token: 'sdk-token',
+      authentication: { scheme: 'Bearer', credentials: 'sdk-secret' },
+    })
     expect(config).toMatchObject({ id: 'sdk-hook', taskId: running.id, url: receiver.url })
     await client.cancelTask({ tenant: '', id: running.id, metadata: {} })
-    await expect.poll(() => receiver.delivered.some((delivery) => JSON.stringify(delivery.body).includes('TASK_STATE_CANCELED')), { timeout: 10_000 }).toBe(true)
+    await expect
+      .poll(() => receiver.delivered.some((delivery) => JSON.stringify(delivery.body).includes('TASK_STATE_CANCELED')), { timeout: 10_000 })
+      .toBe(true)
     for (const delivery of receiver.delivered) {
       expect(delivery.headers.authorization).toBe('Bearer sdk-secret')
       expect(delivery.headers['x-a2a-notification-token']).toBe('sdk-token')
@@ -164,7 +210,12 @@ describe('@a2a-js/sdk 1.x (A2A v1.0)', () => {
       'artifact',
       `statusUpdate:${TaskState.TASK_STATE_COMPLETED}`,
     ])
-    expect(events.filter(({ payload }) => payload.$case === 'artifactUpdate').map(({ payload }) => payload.value.artifact.parts[0].content.value).join('')).toBe('Echo: Oslo')
+    expect(
+      events
+        .filter(({ payload }) => payload.$case === 'artifactUpdate')
+        .map(({ payload }) => payload.value.artifact.parts[0].content.value)
+        .join(''),
+    ).toBe('Echo: Oslo')
   })
 
   it('sends the bearer token it is given, and is refused without it', async () => {
@@ -178,7 +229,15 @@ describe('@a2a-js/sdk 1.x (A2A v1.0)', () => {
 
 // --- A2A v0.3 (@a2a-js/sdk 0.3.x) -------------------------------------------------------------------------
 
-const v03Message = (text: string, taskId?: string) => ({ message: { kind: 'message' as const, messageId: crypto.randomUUID(), role: 'user' as const, parts: [{ kind: 'text' as const, text }], ...(taskId && { taskId }) } })
+const v03Message = (text: string, taskId?: string) => ({
+  message: {
+    kind: 'message' as const,
+    messageId: crypto.randomUUID(),
+    role: 'user' as const,
+    parts: [{ kind: 'text' as const, text }],
+    ...(taskId && { taskId }),
+  },
+})
 const v03Text = (task: any) => task.artifacts.flatMap((artifact: any) => artifact.parts.map((part: any) => part.text)).join('')
 
 /** A 0.3 client whose requests say A2A-Version: 0.3, as the server needs when its default dialect is the platform's. */
@@ -224,7 +283,8 @@ describe.each([
 
   it('sends a bearer token through its fetch, and is refused without it', async () => {
     const target = await start({ ...options, auth: { bearerTokens: ['v03-token'] } }, { authentication: { schemes: ['bearer'] } })
-    const withToken: typeof fetch = (input, init) => fetchImpl(input, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: 'Bearer v03-token' } })
+    const withToken: typeof fetch = (input, init) =>
+      fetchImpl(input, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: 'Bearer v03-token' } })
     const refused = await A2AClientV03.fromCardUrl(`${target.url}.well-known/agent-card.json`, { fetchImpl })
     const denied: any = await refused.sendMessage(v03Message('hi'))
     expect(denied.error).toMatchObject({ code: -32000, message: expect.stringMatching(/Unauthorized/) })
@@ -275,7 +335,9 @@ describe('one server, three dialects', () => {
     expect(platform.body.result).toMatchObject({ kind: 'task', status: { state: 'completed' } })
     const v1: any = await (await v1Client(target.url)).sendMessage(v1Message('v1'))
     expect(v1Text(v1)).toBe('Echo: v1')
-    const v03: any = await (await A2AClientV03.fromCardUrl(`${target.url}.well-known/agent-card.json`, { fetchImpl: declaringFetch })).sendMessage(v03Message('v03'))
+    const v03: any = await (await A2AClientV03.fromCardUrl(`${target.url}.well-known/agent-card.json`, { fetchImpl: declaringFetch })).sendMessage(
+      v03Message('v03'),
+    )
     expect(v03Text(v03.result)).toBe('Echo: v03')
     const notFound = await target.rpc('tasks/get', { id: 'nope' })
     expect(notFound.body.error).toEqual({ code: -32602, message: 'Task not found' })

@@ -49,7 +49,9 @@ export async function startRegistry(dir: string, ownPackages: string[]): Promise
   )
   const port = await freePort()
   const url = `http://127.0.0.1:${port}/`
-  const child: ChildProcess = spawn(process.execPath, [verdaccioBin, '--config', config, '--listen', `127.0.0.1:${port}`], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child: ChildProcess = spawn(process.execPath, [verdaccioBin, '--config', config, '--listen', `127.0.0.1:${port}`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   child.stdout!.on('data', (chunk) => (output += chunk))
   child.stderr!.on('data', (chunk) => (output += chunk))
@@ -62,7 +64,13 @@ export async function startRegistry(dir: string, ownPackages: string[]): Promise
     for (const deadline = Date.now() + SLOW; ; await new Promise((resolve) => setTimeout(resolve, 100))) {
       if (child.exitCode !== null) throw new Error(`Verdaccio exited with ${child.exitCode}:\n${output}`)
       if (Date.now() > deadline) throw new Error(`Verdaccio did not answer within ${SLOW / 1000} s:\n${output}`)
-      if (await fetch(`${url}-/ping`).then((response) => response.ok, () => false)) break
+      if (
+        await fetch(`${url}-/ping`).then(
+          (response) => response.ok,
+          () => false,
+        )
+      )
+        break
     }
     // The publisher: an account made through the registry's npm API, whose token goes in an npmrc of its own.
     const response = await fetch(`${url}-/user/org.couchdb.user:release`, {

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -44,7 +44,10 @@ beforeAll(async () => {
   for (const dir of [join(root, 'runtime'), root]) {
     const { stdout } = await exec('npm', ['pack', '--json', '--pack-destination', packed], { cwd: dir, timeout: STEP })
     const [{ name, version, filename, integrity }] = JSON.parse(stdout) as [Published & { filename: string }]
-    await exec('npm', ['publish', join(packed, filename), '--userconfig', registry.publisherNpmrc, '--registry', registry.url, '--provenance=false'], { cwd: packed, timeout: STEP })
+    await exec('npm', ['publish', join(packed, filename), '--userconfig', registry.publisherNpmrc, '--registry', registry.url, '--provenance=false'], {
+      cwd: packed,
+      timeout: STEP,
+    })
     published.set(name, { name, version, integrity })
   }
 }, 2 * STEP)
@@ -125,43 +128,59 @@ describe('npm create a2a-agent, against a registry the packages were published t
     expect(published.get('a2a-runtime')?.version).toBe(published.get('create-a2a-agent')?.version)
   })
 
-  it("the generator's --help, run from the registry, points to its npm page, and the runtime's page is its full documentation", async () => {
-    const machine = userMachine('help')
-    await expectNpmPagesPublished((await exec('npx', ['create-a2a-agent@latest', '--help'], { cwd: machine.work, env: machine.env, timeout: STEP })).stdout)
-    const { readme } = (await (await fetch(`${registry.url}a2a-runtime`)).json()) as { readme: string }
-    for (const section of ['## Writing an agent', '## The `a2a` command', '## The wire (platform dialect)', '## Authentication', '## Options', '### Where tasks are kept', '## Security']) {
-      expect(readme).toContain(`\n${section}\n`)
-    }
-  }, 2 * STEP)
+  it(
+    "the generator's --help, run from the registry, points to its npm page, and the runtime's page is its full documentation",
+    async () => {
+      const machine = userMachine('help')
+      await expectNpmPagesPublished((await exec('npx', ['create-a2a-agent@latest', '--help'], { cwd: machine.work, env: machine.env, timeout: STEP })).stdout)
+      const { readme } = (await (await fetch(`${registry.url}a2a-runtime`)).json()) as { readme: string }
+      for (const section of [
+        '## Writing an agent',
+        '## The `a2a` command',
+        '## The wire (platform dialect)',
+        '## Authentication',
+        '## Options',
+        '### Where tasks are kept',
+        '## Security',
+      ]) {
+        expect(readme).toContain(`\n${section}\n`)
+      }
+    },
+    2 * STEP,
+  )
 
-  it.each(CREATES)('$how: a project with the published runtime, which installs, passes its own tests and serves a request', async ({ machine: name, pm, command: [command, ...args] }) => {
-    const machine = userMachine(name)
-    const created = await exec(command!, args, { cwd: machine.work, env: machine.env, timeout: STEP })
-    const said = created.stdout + created.stderr
-    expect(said).toContain(`Installing dependencies with ${pm}`)
-    expect(said).toContain('Initialised a git repository with a first commit')
-    const project = join(machine.work, 'my-agent')
+  it.each(CREATES)(
+    '$how: a project with the published runtime, which installs, passes its own tests and serves a request',
+    async ({ machine: name, pm, command: [command, ...args] }) => {
+      const machine = userMachine(name)
+      const created = await exec(command!, args, { cwd: machine.work, env: machine.env, timeout: STEP })
+      const said = created.stdout + created.stderr
+      expect(said).toContain(`Installing dependencies with ${pm}`)
+      expect(said).toContain('Initialised a git repository with a first commit')
+      const project = join(machine.work, 'my-agent')
 
-    // The runtime came from the registry: the version the generator was published with, the tarball the
-    // registry holds (its integrity in the lockfile), and no copy of this clone's runtime in the project.
-    const runtime = published.get('a2a-runtime')!
-    const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'))
-    expect(manifest.dependencies['a2a-runtime']).toBe(`^${runtime.version}`)
-    expect(lockfileOf(project)).toContain(runtime.integrity)
-    expect(JSON.parse(readFileSync(join(project, 'node_modules/a2a-runtime/package.json'), 'utf8')).version).toBe(runtime.version)
-    expect(existsSync(join(project, 'vendor'))).toBe(false)
+      // The runtime came from the registry: the version the generator was published with, the tarball the
+      // registry holds (its integrity in the lockfile), and no copy of this clone's runtime in the project.
+      const runtime = published.get('a2a-runtime')!
+      const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'))
+      expect(manifest.dependencies['a2a-runtime']).toBe(`^${runtime.version}`)
+      expect(lockfileOf(project)).toContain(runtime.integrity)
+      expect(JSON.parse(readFileSync(join(project, 'node_modules/a2a-runtime/package.json'), 'utf8')).version).toBe(runtime.version)
+      expect(existsSync(join(project, 'vendor'))).toBe(false)
 
-    // The pages its README and `a2a --help` send a user to exist once published.
-    await expectNpmPagesPublished(readFileSync(join(project, 'README.md'), 'utf8'))
-    const installed = join(project, 'node_modules/a2a-runtime')
-    const a2a = join(installed, JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).bin.a2a)
-    await expectNpmPagesPublished((await exec(process.execPath, [a2a, '--help'], { env: machine.env, timeout: STEP })).stdout)
+      // The pages its README and `a2a --help` send a user to exist once published.
+      await expectNpmPagesPublished(readFileSync(join(project, 'README.md'), 'utf8'))
+      const installed = join(project, 'node_modules/a2a-runtime')
+      const a2a = join(installed, JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).bin.a2a)
+      await expectNpmPagesPublished((await exec(process.execPath, [a2a, '--help'], { env: machine.env, timeout: STEP })).stdout)
 
-    const run = (script: string) => exec(pm, ['run', script], { cwd: project, env: machine.env, timeout: STEP })
-    await run('typecheck')
-    await run('test')
-    const server = await startProject(project, running, {}, [pm, 'run', 'start'], machine.env)
-    expect(answerText((await send(server.url, 'ping')).body.result)).toBe('Echo: ping')
-    expect(await server.stop()).toBe(true)
-  }, 4 * STEP)
+      const run = (script: string) => exec(pm, ['run', script], { cwd: project, env: machine.env, timeout: STEP })
+      await run('typecheck')
+      await run('test')
+      const server = await startProject(project, running, {}, [pm, 'run', 'start'], machine.env)
+      expect(answerText((await send(server.url, 'ping')).body.result)).toBe('Echo: ping')
+      expect(await server.stop()).toBe(true)
+    },
+    4 * STEP,
+  )
 })

@@ -81,8 +81,10 @@ describe.each([
     expect(built.filter((path) => !path.endsWith('.js') && !path.endsWith('.d.ts'))).toEqual([])
   })
 
-  it('ships no tests, benchmarks, fixtures or TypeScript sources (a template is a project\'s source to be)', () => {
-    const stray = paths.filter((path) => !path.startsWith('templates/') && (/(^|\/)(test|tests|bench|fixtures|src)\//.test(path) || /\.test\.|\.spec\./.test(path)))
+  it("ships no tests, benchmarks, fixtures or TypeScript sources (a template is a project's source to be)", () => {
+    const stray = paths.filter(
+      (path) => !path.startsWith('templates/') && (/(^|\/)(test|tests|bench|fixtures|src)\//.test(path) || /\.test\.|\.spec\./.test(path)),
+    )
     expect(stray).toEqual([])
   })
 

@@ -8,8 +8,10 @@ const card = (overrides: Partial<AgentCardInput> = {}): AgentCardInput => ({
   ...overrides,
 })
 
-export const agent = (execute: AgentDefinition['execute'], overrides: Partial<Omit<AgentDefinition, 'card'>> & { card?: Partial<AgentCardInput> } = {}): Agent =>
-  defineAgent({ ...overrides, card: card(overrides.card), execute })
+export const agent = (
+  execute: AgentDefinition['execute'],
+  overrides: Partial<Omit<AgentDefinition, 'card'>> & { card?: Partial<AgentCardInput> } = {},
+): Agent => defineAgent({ ...overrides, card: card(overrides.card), execute })
 
 /** Answers at once: one artifact with the user's text. */
 export const echoAgent = agent((ctx, task) => {

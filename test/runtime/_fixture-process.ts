@@ -31,7 +31,10 @@ export function assertRuntimeBuilt(): void {
 function listeningUrl(child: ChildProcess, stderr: () => string, timeoutMs?: number): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     let out = ''
-    const timer = timeoutMs === undefined ? undefined : setTimeout(() => reject(new Error(`the agent process did not listen within ${timeoutMs / 1000} s: ${stderr().slice(-1000)}`)), timeoutMs)
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => reject(new Error(`the agent process did not listen within ${timeoutMs / 1000} s: ${stderr().slice(-1000)}`)), timeoutMs)
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk
       const match = /^url (\S+)$/m.exec(out)

@@ -1,5 +1,6 @@
 import { Agent, request } from 'node:http'
 import { type FixtureAgent, type FixtureProbe, startFixtureAgent } from './_fixture-process.ts'
+import { userMessage } from './_messages.ts'
 
 /**
  * Floods of large messages against test/fixtures/flood-agent.mjs as its own process (its memory read from
@@ -18,11 +19,23 @@ export type FloodAgent = FixtureAgent<FloodProbe>
 export const startFloodAgent = (env: Record<string, string> = {}) => startFixtureAgent<FloodProbe>('flood-agent.mjs', env)
 
 /** A JSON-RPC call on `agent` (keep-alive connections), its answer parsed. */
-export function rpc(port: number, method: string, params: unknown, options: { agent?: Agent; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any }> {
+export function rpc(
+  port: number,
+  method: string,
+  params: unknown,
+  options: { agent?: Agent; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: any }> {
   const payload = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, method: 'POST', path: '/', agent: options.agent ?? false, headers: { 'content-type': 'application/json', ...options.headers } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/',
+        agent: options.agent ?? false,
+        headers: { 'content-type': 'application/json', ...options.headers },
+      },
       (res) => {
         const chunks: Buffer[] = []
         res.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -42,8 +55,6 @@ export function rpc(port: number, method: string, params: unknown, options: { ag
   })
 }
 
-export const userMessage = (text: string) => ({ message: { kind: 'message', role: 'user', messageId: `m-${Math.random().toString(36).slice(2)}`, parts: [{ kind: 'text', text }] } })
-
 export interface FloodResult {
   /** Ids of the tasks answered `completed` with the whole echo, in the order their answers arrived. */
   acknowledged: string[]
@@ -57,7 +68,10 @@ export interface FloodResult {
  * `count` message/send of a text of `textChars` characters, `concurrency` at a time, each answer checked: the
  * task completed with the text echoed whole. `onProgress` hears the count answered so far.
  */
-export async function flood(port: number, options: { count: number; concurrency: number; textChars: number; onProgress?: (done: number) => void }): Promise<FloodResult> {
+export async function flood(
+  port: number,
+  options: { count: number; concurrency: number; textChars: number; onProgress?: (done: number) => void },
+): Promise<FloodResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency })
   const started = performance.now()
   const acknowledged: string[] = []

@@ -8,25 +8,25 @@
  */
 
 import {
-  type Bytes,
-  type Json,
-  type JsonType,
-  type Path,
-  Raw,
-  type Rng,
-  type Style,
   addDecoy,
+  type Bytes,
   createRng,
   deleteAt,
   encoder,
   getAt,
   isContainer,
   isObject,
+  type Json,
+  type JsonType,
   obj,
   own,
+  type Path,
   pathsOf,
   put,
+  Raw,
+  type Rng,
   rawMutation,
+  type Style,
   setAt,
   show,
   showPath,
@@ -37,8 +37,15 @@ export const DIALECTS = ['platform', 'a2a-0.3', 'a2a-1.0'] as const
 export type Dialect = (typeof DIALECTS)[number]
 
 const SLASH_METHODS = [
-  'message/send', 'message/stream', 'tasks/get', 'tasks/cancel', 'tasks/resubscribe',
-  'tasks/pushNotificationConfig/set', 'tasks/pushNotificationConfig/get', 'tasks/pushNotificationConfig/list', 'tasks/pushNotificationConfig/delete',
+  'message/send',
+  'message/stream',
+  'tasks/get',
+  'tasks/cancel',
+  'tasks/resubscribe',
+  'tasks/pushNotificationConfig/set',
+  'tasks/pushNotificationConfig/get',
+  'tasks/pushNotificationConfig/list',
+  'tasks/pushNotificationConfig/delete',
 ] as const
 
 /** The methods each dialect serves; the test checks them against the bindings, so a new method gets fuzzed. */
@@ -46,8 +53,17 @@ export const METHODS: Record<Dialect, readonly string[]> = {
   platform: SLASH_METHODS,
   'a2a-0.3': [...SLASH_METHODS, 'agent/getAuthenticatedExtendedCard'],
   'a2a-1.0': [
-    'SendMessage', 'SendStreamingMessage', 'GetTask', 'ListTasks', 'CancelTask', 'SubscribeToTask', 'GetExtendedAgentCard',
-    'CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs', 'DeleteTaskPushNotificationConfig',
+    'SendMessage',
+    'SendStreamingMessage',
+    'GetTask',
+    'ListTasks',
+    'CancelTask',
+    'SubscribeToTask',
+    'GetExtendedAgentCard',
+    'CreateTaskPushNotificationConfig',
+    'GetTaskPushNotificationConfig',
+    'ListTaskPushNotificationConfigs',
+    'DeleteTaskPushNotificationConfig',
   ],
 }
 
@@ -55,8 +71,14 @@ export const STREAMING_METHODS: ReadonlySet<string> = new Set(['message/stream',
 
 /** Methods that change the task they name (or its webhooks) when the request is valid. */
 const CHANGING_METHODS: ReadonlySet<string> = new Set([
-  'message/send', 'message/stream', 'tasks/cancel', 'tasks/pushNotificationConfig/set',
-  'SendMessage', 'SendStreamingMessage', 'CancelTask', 'CreateTaskPushNotificationConfig',
+  'message/send',
+  'message/stream',
+  'tasks/cancel',
+  'tasks/pushNotificationConfig/set',
+  'SendMessage',
+  'SendStreamingMessage',
+  'CancelTask',
+  'CreateTaskPushNotificationConfig',
 ])
 
 const ALL_METHODS = [...new Set(Object.values(METHODS).flat())]
@@ -124,9 +146,37 @@ interface Context {
 
 /** Strings that look like other types, prototype names, control and bidi characters, lone surrogates (written as `\ud800` escapes), injections. */
 const HOSTILE_STRINGS = [
-  '', ' ', 'NaN', 'Infinity', '-1', '1e999', 'null', 'undefined', 'true', '[object Object]', '__proto__', 'constructor', 'prototype',
-  '\u0000', '\ud800', '\udfff\ud800', 'a\u202eb', '\ufeff', '😀😀', 'e\u0301', '../../etc/passwd', '%00', '<script>alert(1)</script>',
-  "' OR 1=1 --", '${7*7}', 'TASK_STATE_COMPLETED', 'ROLE_AGENT', 'text/plain', '*/*', '1970-01-01T00:00:00Z', '+275760-09-13T00:00:00.000Z',
+  '',
+  ' ',
+  'NaN',
+  'Infinity',
+  '-1',
+  '1e999',
+  'null',
+  'undefined',
+  'true',
+  '[object Object]',
+  '__proto__',
+  'constructor',
+  'prototype',
+  '\u0000',
+  '\ud800',
+  '\udfff\ud800',
+  'a\u202eb',
+  '\ufeff',
+  '😀😀',
+  'e\u0301',
+  '../../etc/passwd',
+  '%00',
+  '<script>alert(1)</script>',
+  "' OR 1=1 --",
+  '${7*7}',
+  'TASK_STATE_COMPLETED',
+  'ROLE_AGENT',
+  'text/plain',
+  '*/*',
+  '1970-01-01T00:00:00Z',
+  '+275760-09-13T00:00:00.000Z',
   'not-a-date',
 ]
 
@@ -138,9 +188,20 @@ function nearMisses(id: string): string[] {
 
 function hugeString(rng: Rng): Hostile {
   // Sizes around the fuzz server's 64 KiB body limit, both sides, in characters that JSON writes 1 to 6 bytes each.
-  const [unit, bytes] = rng.pick([['x', 1], ['é', 2], ['😀', 4], ['"', 2], ['\u0000', 6], ['\ud800', 6]] as const)
+  const [unit, bytes] = rng.pick([
+    ['x', 1],
+    ['é', 2],
+    ['😀', 4],
+    ['"', 2],
+    ['\u0000', 6],
+    ['\ud800', 6],
+  ] as const)
   const size = rng.pick([1_000, 20_000, 60_000, 70_000])
-  return { value: unit.repeat(Math.max(1, Math.floor(size / bytes / unit.length))), type: 'string', label: `huge string (${size} B of ${JSON.stringify(unit)})` }
+  return {
+    value: unit.repeat(Math.max(1, Math.floor(size / bytes / unit.length))),
+    type: 'string',
+    label: `huge string (${size} B of ${JSON.stringify(unit)})`,
+  }
 }
 
 /**
@@ -148,9 +209,17 @@ function hugeString(rng: Rng): Hostile {
  * depth at which recursive code (JSON.stringify, a recursive walk) overflows the stack, and still fit in the
  * body limit.
  */
-function deep(rng: Rng, kind: 'array' | 'object' | 'proto' = rng.pick(['array', 'object', 'proto'] as const), depth = rng.pick(kind === 'array' ? [65, 70, 1_000, 12_000, 25_000] : [65, 70, 200, 1_000, 3_500])): Hostile {
+function deep(
+  rng: Rng,
+  kind: 'array' | 'object' | 'proto' = rng.pick(['array', 'object', 'proto'] as const),
+  depth = rng.pick(kind === 'array' ? [65, 70, 1_000, 12_000, 25_000] : [65, 70, 200, 1_000, 3_500]),
+): Hostile {
   const [open, close] = kind === 'array' ? ['[', ']'] : kind === 'object' ? ['{"a":', '}'] : ['{"__proto__":', '}']
-  return { value: new Raw(`${open.repeat(depth)}${kind === 'array' ? '' : '{}'}${close.repeat(depth)}`, kind === 'array' ? 'array' : 'object'), type: kind === 'array' ? 'array' : 'object', label: `${depth} levels of ${kind}` }
+  return {
+    value: new Raw(`${open.repeat(depth)}${kind === 'array' ? '' : '{}'}${close.repeat(depth)}`, kind === 'array' ? 'array' : 'object'),
+    type: kind === 'array' ? 'array' : 'object',
+    label: `${depth} levels of ${kind}`,
+  }
 }
 
 function pollutingObject(rng: Rng): Hostile {
@@ -159,8 +228,19 @@ function pollutingObject(rng: Rng): Hostile {
     () => obj([['__proto__', obj([[marker, 1]])]]),
     () => obj([['constructor', obj([['prototype', obj([[marker, true]])]])]]),
     () => obj([['__proto__', obj([['__proto__', obj([[marker, 'yes']])]])]]),
-    () => obj([['prototype', obj([[marker, 1]])], ['__proto__', null]]),
-    () => obj([['toString', 1], ['valueOf', 'x'], ['hasOwnProperty', null], ['toJSON', 'x'], ['__defineGetter__', []]]),
+    () =>
+      obj([
+        ['prototype', obj([[marker, 1]])],
+        ['__proto__', null],
+      ]),
+    () =>
+      obj([
+        ['toString', 1],
+        ['valueOf', 'x'],
+        ['hasOwnProperty', null],
+        ['toJSON', 'x'],
+        ['__defineGetter__', []],
+      ]),
     () => obj([['__proto__', []]]),
   ]
   return { value: rng.pick(choices)(), type: 'object', label: 'prototype keys' }
@@ -175,7 +255,23 @@ function hostile(context: Context): Hostile {
     case 1:
       return { value: rng.chance(0.5), type: 'boolean', label: 'boolean' }
     case 2: {
-      const text = rng.pick(['0', '-1', '1', '1.5', '-0', '1e308', '1e999', '-1e999', '1e-400', '9007199254740993', '0.1e1', '1E2', '100000000000000000000000', '2147483648', '-9007199254740992'])
+      const text = rng.pick([
+        '0',
+        '-1',
+        '1',
+        '1.5',
+        '-0',
+        '1e308',
+        '1e999',
+        '-1e999',
+        '1e-400',
+        '9007199254740993',
+        '0.1e1',
+        '1E2',
+        '100000000000000000000000',
+        '2147483648',
+        '-9007199254740992',
+      ])
       return { value: new Raw(text, 'number'), type: 'number', label: `number ${text}` }
     }
     case 3:
@@ -271,7 +367,9 @@ function sendParams(context: Context, aim: Aim): Json {
   const taskId = aimAt(context, aim)
   const v1 = dialect === 'a2a-1.0'
   const parts = [v1 ? v1Part(rng) : platformPart(rng), ...(rng.chance(0.3) ? [v1 ? { text: 'more' } : { kind: 'text', text: 'more' }] : [])]
-  const message: Json = v1 ? { messageId: `fuzz-${context.index}`, role: 'ROLE_USER', parts } : { kind: 'message', role: 'user', messageId: `fuzz-${context.index}`, parts }
+  const message: Json = v1
+    ? { messageId: `fuzz-${context.index}`, role: 'ROLE_USER', parts }
+    : { kind: 'message', role: 'user', messageId: `fuzz-${context.index}`, parts }
   if (taskId !== undefined && (v1 || rng.chance(0.7))) message.taskId = taskId
   if (rng.chance(0.3)) message.contextId = aim === 'waiting' || aim === 'new' ? tasks.waitingContext : `ctx-${context.index}`
   if (rng.chance(0.3)) message.metadata = { trace: 'fuzz', depth: { one: { two: [] } } }
@@ -284,7 +382,8 @@ function sendParams(context: Context, aim: Aim): Json {
       : { acceptedOutputModes: ['text/plain', 'application/json'], historyLength: rng.int(4), blocking: rng.chance(0.7) }
     // A webhook given with the message. Not with a follow-up: a follow-up the engine refuses (to a completed
     // task) still leaves its webhook on the task, a known bug outside this test's reach, kept out until fixed.
-    if ((aim === 'new' || aim === 'unknown') && rng.chance(0.3)) configuration[v1 && rng.chance(0.7) ? 'taskPushNotificationConfig' : 'pushNotificationConfig'] = webhook(context)
+    if ((aim === 'new' || aim === 'unknown') && rng.chance(0.3))
+      configuration[v1 && rng.chance(0.7) ? 'taskPushNotificationConfig' : 'pushNotificationConfig'] = webhook(context)
     params.configuration = configuration
   }
   if (!v1 && rng.chance(0.3)) params.metadata = { client: 'fuzz' }
@@ -332,7 +431,9 @@ function baseRequest(context: Context, method: string): Request {
     case 'CreateTaskPushNotificationConfig':
       aim = aimWebhook()
       // The webhook's fields beside taskId, or nested (as some clients send them).
-      params = rng.chance(0.5) ? { taskId: aimAt(context, aim), ...webhook(context) } : { taskId: aimAt(context, aim), [rng.pick(['config', 'pushNotificationConfig'])]: webhook(context) }
+      params = rng.chance(0.5)
+        ? { taskId: aimAt(context, aim), ...webhook(context) }
+        : { taskId: aimAt(context, aim), [rng.pick(['config', 'pushNotificationConfig'])]: webhook(context) }
       break
     case 'GetTaskPushNotificationConfig':
     case 'DeleteTaskPushNotificationConfig':
@@ -383,11 +484,30 @@ function protoSpell(rng: Rng, value: unknown): void {
 }
 
 function contentTypeValid(rng: Rng): Record<string, string> {
-  const type = rng.pick(['application/json', 'application/json', 'application/json', 'application/json; charset=utf-8', 'Application/JSON', 'application/vnd.a2a+json', ' application/json '])
+  const type = rng.pick([
+    'application/json',
+    'application/json',
+    'application/json',
+    'application/json; charset=utf-8',
+    'Application/JSON',
+    'application/vnd.a2a+json',
+    ' application/json ',
+  ])
   return { 'content-type': type }
 }
 
-const INVALID_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'text/json', 'application/jsonp', 'json', '', '*/*', 'application/octet-stream', 'application/json-patch']
+const INVALID_TYPES = [
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'text/json',
+  'application/jsonp',
+  'json',
+  '',
+  '*/*',
+  'application/octet-stream',
+  'application/json-patch',
+]
 
 /** An A2A-Version the dialect answers to (the platform dialect: none, or an empty one). */
 function versionValid(rng: Rng, dialect: Dialect): Record<string, string> {
@@ -405,7 +525,37 @@ const JUNK_VERSIONS = ['2.0', '0.2', '1.1', 'v1', '1.0.0.1', '0.3.1.4', 'latest'
 
 /** Keys that mean nothing to any validator: safe to add to a body that must stay broken. */
 const INERT_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__', 'polluted', 'x-junk', 'é😀', '']
-const FIELD_KEYS = ['kind', 'text', 'data', 'url', 'raw', 'file', 'uri', 'bytes', 'role', 'messageId', 'taskId', 'contextId', 'metadata', 'parts', 'message', 'configuration', 'blocking', 'returnImmediately', 'historyLength', 'acceptedOutputModes', 'taskPushNotificationConfig', 'id', 'jsonrpc', 'method', 'params', 'pageSize', 'pageToken', 'status', 'includeArtifacts']
+const FIELD_KEYS = [
+  'kind',
+  'text',
+  'data',
+  'url',
+  'raw',
+  'file',
+  'uri',
+  'bytes',
+  'role',
+  'messageId',
+  'taskId',
+  'contextId',
+  'metadata',
+  'parts',
+  'message',
+  'configuration',
+  'blocking',
+  'returnImmediately',
+  'historyLength',
+  'acceptedOutputModes',
+  'taskPushNotificationConfig',
+  'id',
+  'jsonrpc',
+  'method',
+  'params',
+  'pageSize',
+  'pageToken',
+  'status',
+  'includeArtifacts',
+]
 
 /**
  * One random change to the request. With `careful` (a body aimed at the waiting task) the change never makes
@@ -486,7 +636,11 @@ function noise(context: Context, request: Request, careful: boolean): string {
     case 9: {
       if (!Array.isArray(current) || current.length === 0) return noise(context, request, careful)
       const copies = rng.pick([50, 1_000])
-      setAt(root, path, Array.from({ length: copies }, () => current[0]))
+      setAt(
+        root,
+        path,
+        Array.from({ length: copies }, () => current[0]),
+      )
       return `${at} × ${copies}`
     }
     case 10: {
@@ -595,15 +749,38 @@ function breakDepth(path: Path): Breaker {
  * it, loopback other than the allowed 127.0.0.1, private, metadata, too long.
  */
 const BAD_URLS: unknown[] = [
-  '', 'not a url', 'ftp://127.0.0.1/hook', 'javascript:alert(1)', 'http://user:pw@127.0.0.1/hook', 'http://10.0.0.1/hook',
-  'https://169.254.169.254/latest/meta-data', 'http://[::1]/hook', 'http://metadata/', 'http://0.0.0.0/', `https://${'x'.repeat(2100)}.test/`,
-  null, 7, [], {},
+  '',
+  'not a url',
+  'ftp://127.0.0.1/hook',
+  'javascript:alert(1)',
+  'http://user:pw@127.0.0.1/hook',
+  'http://10.0.0.1/hook',
+  'https://169.254.169.254/latest/meta-data',
+  'http://[::1]/hook',
+  'http://metadata/',
+  'http://0.0.0.0/',
+  `https://${'x'.repeat(2100)}.test/`,
+  null,
+  7,
+  [],
+  {},
 ]
 
 const BAD_WEBHOOK_FIELDS: Record<'token' | 'id' | 'authentication', unknown[]> = {
   token: ['line\nbreak', 'é', ' leading space', 7, [], {}, false, 'x'.repeat(5000)],
   id: ['has space', 'x'.repeat(129), 'é', 5, [], {}, true],
-  authentication: ['Bearer', 1, [], {}, { scheme: 'Bad Scheme' }, { schemes: [] }, { schemes: Array(9).fill('Bearer') }, { scheme: 'Bearer', credentials: 'a\u0000b' }, { scheme: 5 }, { schemes: 'Bearer' }],
+  authentication: [
+    'Bearer',
+    1,
+    [],
+    {},
+    { scheme: 'Bad Scheme' },
+    { schemes: [] },
+    { schemes: Array(9).fill('Bearer') },
+    { scheme: 'Bearer', credentials: 'a\u0000b' },
+    { scheme: 5 },
+    { schemes: 'Bearer' },
+  ],
 }
 
 const BAD_WEBHOOKS: unknown[] = [null, 'x', 1, [], {}, { url: 'not a url' }, { url: 'http://10.0.0.1/hook' }, { url: 'http://metadata/' }]
@@ -661,7 +838,9 @@ const PLATFORM_SEND_BREAKERS: Breaker[] = [
   breakType(['params', 'message', 'parts'], ['array']),
   breakValue(['params', 'message', 'parts'], [[]]),
   onPart((_, __, path) => breakType(path, NON_OBJECT)),
-  onPart((_, __, path) => breakValue([...path, 'kind'], ['Text', 'image', '', null, 1, [], {}, ['text'], '__proto__', 'x'.repeat(60_000), deep(createRng(0), 'array', 20_000).value])),
+  onPart((_, __, path) =>
+    breakValue([...path, 'kind'], ['Text', 'image', '', null, 1, [], {}, ['text'], '__proto__', 'x'.repeat(60_000), deep(createRng(0), 'array', 20_000).value]),
+  ),
   onPart((_, __, path, part) => (part.kind === 'text' ? breakType([...path, 'text'], NON_STRING) : undefined)),
   onPart((_, __, path, part) => (part.kind === 'data' ? breakType([...path, 'data'], NON_OBJECT) : undefined)),
   onPart((_, __, path, part) => (part.kind === 'data' ? breakDepth([...path, 'data', 'deep']) : undefined)),
@@ -680,13 +859,21 @@ const PLATFORM_SEND_BREAKERS: Breaker[] = [
   breakDepth(['params', 'message', 'metadata']),
   breakType(['params', 'metadata'], NON_OBJECT),
   breakDepth(['params', 'metadata']),
-  (context, request) => (isObject(getAt(request.root, ['params', 'metadata'])) ? breakType(['params', 'metadata', 'contextId'], NON_STRING)(context, request) : undefined),
+  (context, request) =>
+    isObject(getAt(request.root, ['params', 'metadata'])) ? breakType(['params', 'metadata', 'contextId'], NON_STRING)(context, request) : undefined,
   breakType(['params', 'configuration'], NON_OBJECT),
-  (context, request) => (isObject(getAt(request.root, ['params', 'configuration'])) ? breakType(['params', 'configuration', 'blocking'], ['boolean'])(context, request) : undefined),
-  (context, request) => (isObject(getAt(request.root, ['params', 'configuration'])) ? breakValue(['params', 'configuration', 'blocking'], ['true', 1, [true]])(context, request) : undefined),
-  (_, request) => (isObject(getAt(request.root, ['params', 'configuration'])) ? breakValue(['params', 'configuration', 'historyLength'], BAD_HISTORY)(_, request) : undefined),
+  (context, request) =>
+    isObject(getAt(request.root, ['params', 'configuration'])) ? breakType(['params', 'configuration', 'blocking'], ['boolean'])(context, request) : undefined,
+  (context, request) =>
+    isObject(getAt(request.root, ['params', 'configuration']))
+      ? breakValue(['params', 'configuration', 'blocking'], ['true', 1, [true]])(context, request)
+      : undefined,
   (_, request) =>
-    isObject(getAt(request.root, ['params', 'configuration'])) ? breakValue(['params', 'configuration', 'acceptedOutputModes'], ['text/plain', 1, {}, true, [1], ['image/png'], [null]])(_, request) : undefined,
+    isObject(getAt(request.root, ['params', 'configuration'])) ? breakValue(['params', 'configuration', 'historyLength'], BAD_HISTORY)(_, request) : undefined,
+  (_, request) =>
+    isObject(getAt(request.root, ['params', 'configuration']))
+      ? breakValue(['params', 'configuration', 'acceptedOutputModes'], ['text/plain', 1, {}, true, [1], ['image/png'], [null]])(_, request)
+      : undefined,
   breakWebhookAt(['params', 'configuration', 'pushNotificationConfig'], true),
   breakType(['params', 'id'], NON_STRING),
   // Names the completed task beside the waiting one: refused as a mismatch (or as a completed task).
@@ -733,17 +920,26 @@ const V1_SEND_BREAKERS: Breaker[] = [
     breakDepth(['params', 'message', 'metadata']),
   ].map(v1Only),
   breakType(['params', 'configuration'], NON_OBJECT),
-  (context, request) => (isObject(getAt(request.root, ['params', 'configuration'])) ? breakType(['params', 'configuration', 'returnImmediately'], ['boolean', 'null'])(context, request) : undefined),
+  (context, request) =>
+    isObject(getAt(request.root, ['params', 'configuration']))
+      ? breakType(['params', 'configuration', 'returnImmediately'], ['boolean', 'null'])(context, request)
+      : undefined,
   (context, request) => {
     const configuration = getAt(request.root, ['params', 'configuration'])
     if (!isObject(configuration)) return undefined
     // taskPushNotificationConfig is read when present, else pushNotificationConfig.
-    const field = configuration.taskPushNotificationConfig === undefined && configuration.pushNotificationConfig !== undefined ? 'pushNotificationConfig' : 'taskPushNotificationConfig'
+    const field =
+      configuration.taskPushNotificationConfig === undefined && configuration.pushNotificationConfig !== undefined
+        ? 'pushNotificationConfig'
+        : 'taskPushNotificationConfig'
     return breakWebhookAt(['params', 'configuration', field], true)(context, request)
   },
-  (_, request) => (isObject(getAt(request.root, ['params', 'configuration'])) ? breakValue(['params', 'configuration', 'historyLength'], BAD_HISTORY)(_, request) : undefined),
   (_, request) =>
-    isObject(getAt(request.root, ['params', 'configuration'])) ? breakValue(['params', 'configuration', 'acceptedOutputModes'], ['text/plain', 1, {}, true, [1], ['image/png'], [null]])(_, request) : undefined,
+    isObject(getAt(request.root, ['params', 'configuration'])) ? breakValue(['params', 'configuration', 'historyLength'], BAD_HISTORY)(_, request) : undefined,
+  (_, request) =>
+    isObject(getAt(request.root, ['params', 'configuration']))
+      ? breakValue(['params', 'configuration', 'acceptedOutputModes'], ['text/plain', 1, {}, true, [1], ['image/png'], [null]])(_, request)
+      : undefined,
 ]
 
 /**
@@ -757,7 +953,12 @@ const breakTaskIdAt = (path: Path): Breaker[] => [
   (context, request) => breakValue(path, ['', 'x'.repeat(300), ...nearMisses(context.tasks.waiting)])(context, request),
 ]
 
-const PUSH_SET_BREAKERS: Breaker[] = [breakType(['params'], NON_OBJECT), ...breakTaskIdAt(['params', 'taskId']), breakDrop(['params', 'pushNotificationConfig']), breakWebhookAt(['params', 'pushNotificationConfig'], true)]
+const PUSH_SET_BREAKERS: Breaker[] = [
+  breakType(['params'], NON_OBJECT),
+  ...breakTaskIdAt(['params', 'taskId']),
+  breakDrop(['params', 'pushNotificationConfig']),
+  breakWebhookAt(['params', 'pushNotificationConfig'], true),
+]
 
 const PUSH_CREATE_BREAKERS: Breaker[] = [
   breakType(['params'], NON_OBJECT),
@@ -780,7 +981,11 @@ const CANCEL_BREAKERS: Breaker[] = [breakType(['params'], NON_OBJECT), ...breakT
 const ENVELOPE_BREAKERS: Breaker[] = [
   breakValue(['jsonrpc'], ['2', '1.0', ' 2.0', '2.0 ', '2.00', null, new Raw('2', 'number'), new Raw('2.0', 'number')]),
   breakDrop(['jsonrpc']),
-  (context, request) => breakValue(['method'], ['', ' ', 'message/sendx', '__proto__', 'constructor', 'toString', 'hasOwnProperty', `${request.method} `, request.method.toUpperCase(), null, 1, [], {}])(context, request),
+  (context, request) =>
+    breakValue(
+      ['method'],
+      ['', ' ', 'message/sendx', '__proto__', 'constructor', 'toString', 'hasOwnProperty', `${request.method} `, request.method.toUpperCase(), null, 1, [], {}],
+    )(context, request),
   // A missing or null id is no break: such a request is answered with id null.
   breakValue(['id'], [true, {}, [], new Raw('1e999', 'number'), new Raw('-1e999', 'number')]),
   ({ rng }, request) => {
@@ -873,7 +1078,12 @@ export function buildBody(seed: number, dialect: Dialect, index: number, tasks: 
     // A batch: refused whole, even when it holds a valid follow-up to the waiting task.
     const members = Array.from({ length: rng.int(3) }, () => baseRequest(context, rng.pick(methods)))
     mustRefuse = members.some((member) => member.aim === 'waiting' && CHANGING_METHODS.has(member.method))
-    bytes = encoder.encode(write(members.map((member) => member.root), style))
+    bytes = encoder.encode(
+      write(
+        members.map((member) => member.root),
+        style,
+      ),
+    )
     headers = { ...contentTypeValid(rng), ...versionValid(rng, dialect) }
     labels.push(`batch of ${members.length}: ${members.map((member) => `${member.method}→${member.aim}`).join(', ') || 'empty'}`)
   } else {

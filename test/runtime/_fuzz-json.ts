@@ -63,7 +63,7 @@ export function obj(entries: Array<[string, unknown]>): Json {
   return out
 }
 
-export const own = (value: unknown, key: string | number): boolean => isContainer(value) && Object.prototype.hasOwnProperty.call(value, key)
+export const own = (value: unknown, key: string | number): boolean => isContainer(value) && Object.hasOwn(value, key)
 
 export function getAt(root: unknown, path: Path): unknown {
   let node = root
@@ -102,14 +102,21 @@ export function pathsOf(value: unknown, prefix: Path = [], out: Path[] = []): Pa
   return out
 }
 
-export const showPath = (path: Path) => path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${key.length > 20 ? `${key.slice(0, 20)}…` : key}`)).join('').replace(/^\./, '') || '<root>'
+export const showPath = (path: Path) =>
+  path
+    .map((key) => (typeof key === 'number' ? `[${key}]` : `.${key.length > 20 ? `${key.slice(0, 20)}…` : key}`))
+    .join('')
+    .replace(/^\./, '') || '<root>'
 
 /** Decoys: values written before the real one under the same key, so the raw text has duplicated keys. */
 const decoys = new WeakMap<object, Map<string, unknown[]>>()
 
 export function addDecoy(target: Json, key: string, value: unknown): void {
   let byKey = decoys.get(target)
-  if (!byKey) decoys.set(target, (byKey = new Map()))
+  if (!byKey) {
+    byKey = new Map()
+    decoys.set(target, byKey)
+  }
   byKey.set(key, [...(byKey.get(key) ?? []), value])
 }
 

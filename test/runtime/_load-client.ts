@@ -6,15 +6,8 @@ import { performance } from 'node:perf_hooks'
  * request goes through an `Agent` the caller sizes (1,000+ sockets for the load test) and destroys at the end.
  */
 
-export const jsonRpc = (method: string, params: unknown, id: string | number = `r-${Math.random().toString(36).slice(2)}`) => JSON.stringify({ jsonrpc: '2.0', id, method, params })
-
-export const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
-  message: { kind: 'message', role: 'user', messageId: `m-${Math.random().toString(36).slice(2)}`, parts: [{ kind: 'text', text }], ...extra },
-})
-
-export const userMessageV1 = (text: string, extra: Record<string, unknown> = {}) => ({
-  message: { role: 'ROLE_USER', messageId: `m-${Math.random().toString(36).slice(2)}`, parts: [{ text }], ...extra },
-})
+export const jsonRpc = (method: string, params: unknown, id: string | number = `r-${Math.random().toString(36).slice(2)}`) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params })
 
 /** An agent for many requests at once: no cap on sockets. `keepAlive` reuses connections between requests. */
 export const httpAgent = (keepAlive: boolean) => new Agent({ keepAlive, maxSockets: Number.POSITIVE_INFINITY, maxFreeSockets: 256 })
@@ -38,15 +31,19 @@ export function post(url: string, body: string | Buffer, options: RequestOptions
   const started = performance.now()
   const payload = typeof body === 'string' ? Buffer.from(body) : body
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent: options.agent, headers: { 'content-type': 'application/json', 'content-length': payload.length, ...options.headers } }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (chunk: Buffer) => chunks.push(chunk))
-      res.once('end', () => {
-        clearTimeout(timer)
-        resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started })
-      })
-      res.once('error', fail)
-    })
+    const req = request(
+      url,
+      { method: 'POST', agent: options.agent, headers: { 'content-type': 'application/json', 'content-length': payload.length, ...options.headers } },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.once('end', () => {
+          clearTimeout(timer)
+          resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started })
+        })
+        res.once('error', fail)
+      },
+    )
     function fail(error: Error) {
       clearTimeout(timer)
       reject(error)
@@ -61,7 +58,6 @@ export function post(url: string, body: string | Buffer, options: RequestOptions
 }
 
 export interface RpcReply extends HttpReply {
-  // biome-ignore lint: arbitrary JSON
   body: any
 }
 
@@ -79,7 +75,6 @@ export async function rpc(url: string, method: string, params: unknown, options:
 
 export interface SseFrame {
   id?: number
-  // biome-ignore lint: arbitrary JSON
   data: any
 }
 
@@ -107,7 +102,11 @@ export interface OpenStream {
  * POSTs a streaming request and reads its SSE frames as they come; `onFrame` sees each one (and may destroy
  * the stream). `done` resolves when the body ends, breaks, is destroyed or times out; it never rejects.
  */
-export function openStream(url: string, body: string, options: RequestOptions & { onFrame?: (frame: SseFrame, index: number, stream: OpenStream) => void }): OpenStream {
+export function openStream(
+  url: string,
+  body: string,
+  options: RequestOptions & { onFrame?: (frame: SseFrame, index: number, stream: OpenStream) => void },
+): OpenStream {
   const started = performance.now()
   const payload = Buffer.from(body)
   const result: StreamResult = { status: 0, contentType: '', frames: [], text: '', ended: false, timedOut: false, firstMs: Number.NaN, ms: Number.NaN }
@@ -121,37 +120,41 @@ export function openStream(url: string, body: string, options: RequestOptions & 
     result.ms = performance.now() - started
     settle(result)
   }
-  const req = request(url, { method: 'POST', agent: options.agent, headers: { 'content-type': 'application/json', 'content-length': payload.length, ...options.headers } }, (res) => {
-    result.status = res.statusCode!
-    result.contentType = String(res.headers['content-type'] ?? '')
-    const sse = result.contentType.startsWith('text/event-stream')
-    res.setEncoding('utf8')
-    let buffer = ''
-    res.on('data', (chunk: string) => {
-      if (!sse) {
-        result.text += chunk
-        return
-      }
-      buffer += chunk
-      for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-        const block = buffer.slice(0, end)
-        buffer = buffer.slice(end + 2)
-        const frame = parseFrame(block)
-        if (!frame) continue
-        if (result.frames.length === 0) result.firstMs = performance.now() - started
-        result.frames.push(frame)
-        options.onFrame?.(frame, result.frames.length - 1, stream)
-        if (finished) return
-      }
-    })
-    res.once('end', () => {
-      result.ended = true
-      if (buffer.trim() !== '') result.text += buffer
-      finish()
-    })
-    res.once('close', finish)
-    res.once('error', finish)
-  })
+  const req = request(
+    url,
+    { method: 'POST', agent: options.agent, headers: { 'content-type': 'application/json', 'content-length': payload.length, ...options.headers } },
+    (res) => {
+      result.status = res.statusCode!
+      result.contentType = String(res.headers['content-type'] ?? '')
+      const sse = result.contentType.startsWith('text/event-stream')
+      res.setEncoding('utf8')
+      let buffer = ''
+      res.on('data', (chunk: string) => {
+        if (!sse) {
+          result.text += chunk
+          return
+        }
+        buffer += chunk
+        for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+          const block = buffer.slice(0, end)
+          buffer = buffer.slice(end + 2)
+          const frame = parseFrame(block)
+          if (!frame) continue
+          if (result.frames.length === 0) result.firstMs = performance.now() - started
+          result.frames.push(frame)
+          options.onFrame?.(frame, result.frames.length - 1, stream)
+          if (finished) return
+        }
+      })
+      res.once('end', () => {
+        result.ended = true
+        if (buffer.trim() !== '') result.text += buffer
+        finish()
+      })
+      res.once('close', finish)
+      res.once('error', finish)
+    },
+  )
   const timer = setTimeout(() => {
     result.timedOut = true
     req.destroy()
@@ -215,7 +218,11 @@ export function summarize(data: SseFrame['data']): string {
 }
 
 /** TASK_STATE_INPUT_REQUIRED → input-required. */
-export const v1State = (state: string) => state.replace(/^TASK_STATE_/, '').toLowerCase().replace('_', '-')
+export const v1State = (state: string) =>
+  state
+    .replace(/^TASK_STATE_/, '')
+    .toLowerCase()
+    .replace('_', '-')
 
 /** The task id a stream event is about, in either dialect. */
 export function taskIdOf(data: SseFrame['data']): string | undefined {

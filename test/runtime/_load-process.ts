@@ -1,5 +1,5 @@
-import { existsSync, readFileSync, readdirSync, readlinkSync } from 'node:fs'
-import { type FixtureAgent, type FixtureProbe, assertRuntimeBuilt, startFixtureAgent } from './_fixture-process.ts'
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { assertRuntimeBuilt, type FixtureAgent, type FixtureProbe, startFixtureAgent } from './_fixture-process.ts'
 
 /**
  * The load-test agent (test/fixtures/load-agent.mjs) as its own process, so a test can read its file

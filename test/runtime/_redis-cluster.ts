@@ -96,16 +96,26 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
       node.child = spawn(
         'redis-server',
         [
-          '--port', String(node.port),
-          '--bind', HOST,
-          '--cluster-enabled', 'yes',
-          '--cluster-port', String(node.busPort),
-          '--cluster-config-file', join(node.dir, `nodes-${node.port}.conf`),
-          '--cluster-node-timeout', String(nodeTimeoutMs),
-          '--save', '',
-          '--appendonly', 'no',
-          '--protected-mode', 'no',
-          '--dir', node.dir,
+          '--port',
+          String(node.port),
+          '--bind',
+          HOST,
+          '--cluster-enabled',
+          'yes',
+          '--cluster-port',
+          String(node.busPort),
+          '--cluster-config-file',
+          join(node.dir, `nodes-${node.port}.conf`),
+          '--cluster-node-timeout',
+          String(nodeTimeoutMs),
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--protected-mode',
+          'no',
+          '--dir',
+          node.dir,
         ],
         { stdio: ['ignore', 'pipe', 'pipe'] },
       )
@@ -187,14 +197,20 @@ async function createCluster(nodes: Node[], running: Set<ChildProcess>, deadline
  * its CLUSTER NODES shows the same owner for every slot as the others', with no node failing or in handshake.
  */
 async function settled(nodes: Node[], deadline: number): Promise<void> {
-  const clients = nodes.map((node) => new Redis({ host: node.host, port: node.port, maxRetriesPerRequest: 0, retryStrategy: () => 100, connectTimeout: 5000, commandTimeout: 5000 }))
+  const clients = nodes.map(
+    (node) => new Redis({ host: node.host, port: node.port, maxRetriesPerRequest: 0, retryStrategy: () => 100, connectTimeout: 5000, commandTimeout: 5000 }),
+  )
   for (const client of clients) client.on('error', () => {}) // the poll reads failures as "not yet"
   let last = 'nothing asked yet'
   try {
     for (;;) {
       try {
         const views = await Promise.all(
-          clients.map(async (client, i) => ({ port: nodes[i]!.port, info: String(await client.cluster('INFO')), nodes: String(await client.cluster('NODES')) })),
+          clients.map(async (client, i) => ({
+            port: nodes[i]!.port,
+            info: String(await client.cluster('INFO')),
+            nodes: String(await client.cluster('NODES')),
+          })),
         )
         const problem = disagreement(views, nodes.length)
         if (!problem) return
@@ -221,8 +237,7 @@ function disagreement(views: Array<{ port: number; info: string; nodes: string }
         .map((line) => line.split(':', 2) as [string, string]),
     )
     const wanted = { cluster_state: 'ok', cluster_slots_assigned: '16384', cluster_slots_ok: '16384', cluster_known_nodes: String(count) }
-    for (const [field, value] of Object.entries(wanted))
-      if (info[field] !== value) return `node ${view.port} reports ${field}:${info[field]}, not ${value}`
+    for (const [field, value] of Object.entries(wanted)) if (info[field] !== value) return `node ${view.port} reports ${field}:${info[field]}, not ${value}`
     const lines = view.nodes.trim().split('\n')
     // <id> <ip:port@bus> <flags> <master> <ping> <pong> <epoch> <link-state> <slot> ...
     const unwell = lines.find((line) => {
@@ -250,7 +265,10 @@ function logOf(node: Node): string {
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ port, host: HOST })
-    socket.once('connect', () => (socket.destroy(), resolve(true)))
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
     socket.once('error', () => resolve(false))
   })
 }

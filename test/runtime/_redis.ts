@@ -49,7 +49,10 @@ export async function startRedis(options: { durableDir?: string } = {}): Promise
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ port, host: '127.0.0.1' })
-    socket.once('connect', () => (socket.destroy(), resolve(true)))
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
     socket.once('error', () => resolve(false))
   })
 }

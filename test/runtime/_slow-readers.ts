@@ -1,5 +1,5 @@
 import { request } from 'node:http'
-import { type Socket, connect } from 'node:net'
+import { connect, type Socket } from 'node:net'
 import { type FixtureAgent, type FixtureProbe, startFixtureAgent } from './_fixture-process.ts'
 import { fdsOf, pollUntil, rssOf } from './_load-process.ts'
 
@@ -24,15 +24,22 @@ export const rpcBody = (method: string, params: unknown, id: string | number = 1
 export const message = (text: string) => ({ message: { role: 'user', messageId: `m-${Math.random().toString(36).slice(2)}`, parts: [{ kind: 'text', text }] } })
 
 /** A JSON-RPC call whose answer is read whole (a client that keeps up). */
-export function call(port: number, body: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; text: string; ms: number }> {
+export function call(
+  port: number,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, unknown>; text: string; ms: number }> {
   const started = performance.now()
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/', agent: false, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      let text = ''
-      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text, ms: performance.now() - started }))
-      res.on('error', reject)
-    })
+    const req = request(
+      { host: '127.0.0.1', port, method: 'POST', path: '/', agent: false, headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        let text = ''
+        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text, ms: performance.now() - started }))
+        res.on('error', reject)
+      },
+    )
     req.on('error', reject)
     req.end(body)
   })
@@ -64,7 +71,9 @@ export function stalledClient(port: number, body: string): Promise<StalledClient
       clearTimeout(timer)
       reject(error)
     })
-    socket.once('connect', () => socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`))
+    socket.once('connect', () =>
+      socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`),
+    )
     socket.once('data', (chunk: Buffer) => {
       clearTimeout(timer)
       socket.pause()
@@ -92,18 +101,21 @@ export function readRest(client: StalledClient): Promise<string> {
 /** A subscriber that reads the whole stream: its events' JSON, in order. */
 export function readingSubscriber(port: number, body: string, headers: Record<string, string> = {}): Promise<{ status: number; events: any[] }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/', agent: false, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      let text = ''
-      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
-      res.on('end', () => {
-        const events = text
-          .split('\n\n')
-          .filter((frame) => frame.includes('data: '))
-          .map((frame) => JSON.parse(frame.slice(frame.indexOf('data: ') + 6)))
-        resolve({ status: res.statusCode!, events })
-      })
-      res.on('error', reject)
-    })
+    const req = request(
+      { host: '127.0.0.1', port, method: 'POST', path: '/', agent: false, headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        let text = ''
+        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
+        res.on('end', () => {
+          const events = text
+            .split('\n\n')
+            .filter((frame) => frame.includes('data: '))
+            .map((frame) => JSON.parse(frame.slice(frame.indexOf('data: ') + 6)))
+          resolve({ status: res.statusCode!, events })
+        })
+        res.on('error', reject)
+      },
+    )
     req.on('error', reject)
     req.end(body)
   })

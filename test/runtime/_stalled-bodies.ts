@@ -1,4 +1,4 @@
-import { type Socket, connect } from 'node:net'
+import { connect, type Socket } from 'node:net'
 import { type FixtureAgent, type FixtureProbe, startFixtureAgent } from './_fixture-process.ts'
 import { call, message, rpcBody } from './_slow-readers.ts'
 
@@ -81,7 +81,11 @@ export async function stalledBody(port: number, options: { declared: number; loc
 }
 
 /** `count` stalled bodies from `localAddress`, at most `parallel` connecting at once. */
-export async function stalledBodies(port: number, count: number, options: { declared: number; localAddress: string; parallel?: number }): Promise<RawConnection[]> {
+export async function stalledBodies(
+  port: number,
+  count: number,
+  options: { declared: number; localAddress: string; parallel?: number },
+): Promise<RawConnection[]> {
   const parallel = options.parallel ?? 100
   const all: RawConnection[] = []
   for (let i = 0; i < count; i += parallel) {

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 // The file store's log as the tests look at it from outside: the segments under `<dir>/log/`, one JSON record
@@ -16,7 +16,17 @@ export function segmentsOf(dir: string): string[] {
 
 /** Bytes of all the segments. */
 export function logBytes(dir: string): number {
-  return segmentsOf(dir).reduce((sum, path) => sum + statSync(path).size, 0)
+  return segmentsOf(dir).reduce((sum, path) => sum + sizeOf(path), 0)
+}
+
+/** A segment's size; 0 once the store has deleted it (between the listing and the look, while it runs). */
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0
+    throw error
+  }
 }
 
 /** The records of every segment in order (of one task, when `taskId` is given), with the segment each is in. */

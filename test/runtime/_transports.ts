@@ -23,7 +23,6 @@ export interface Target {
 export interface RpcReply {
   status: number
   headers: Headers
-  // biome-ignore lint: the tests inspect arbitrary JSON
   body: any
 }
 
@@ -48,7 +47,13 @@ function closeOnce(close: () => Promise<void>): () => Promise<void> {
   return once
 }
 
-function makeTarget(url: string, app: A2AApp, logger: CapturedLogger, close: () => Promise<void>, send: (path: string, init?: RequestInit) => Promise<Response>): Target {
+function makeTarget(
+  url: string,
+  app: A2AApp,
+  logger: CapturedLogger,
+  close: () => Promise<void>,
+  send: (path: string, init?: RequestInit) => Promise<Response>,
+): Target {
   const post = (body: BodyInit, headers: Record<string, string> = {}) =>
     send('/', { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } })
   return {
@@ -77,7 +82,13 @@ export const inProcess: Transport = {
     const logger = captureLogger()
     const app = createA2AApp(agent, { logger, ...options })
     const origin = 'http://agent.test'
-    return makeTarget(`${origin}/`, app, logger, closeOnce(() => app.close()), (path, init) => app.fetch(new Request(new URL(path, origin), init)))
+    return makeTarget(
+      `${origin}/`,
+      app,
+      logger,
+      closeOnce(() => app.close()),
+      (path, init) => app.fetch(new Request(new URL(path, origin), init)),
+    )
   },
 }
 
@@ -86,7 +97,13 @@ export const nodeServer: Transport = {
   async start(agent, options = {}) {
     const logger = captureLogger()
     const server = await serveAgent(agent, { logger, ...options, port: 0, hostname: '127.0.0.1', handleSignals: false })
-    return makeTarget(server.url, server.app, logger, closeOnce(() => server.close()), (path, init) => fetch(new URL(path, server.url), init))
+    return makeTarget(
+      server.url,
+      server.app,
+      logger,
+      closeOnce(() => server.close()),
+      (path, init) => fetch(new URL(path, server.url), init),
+    )
   },
 }
 

@@ -1,4 +1,4 @@
-import { type IncomingHttpHeaders, createServer } from 'node:http'
+import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach } from 'vitest'
 
@@ -6,7 +6,6 @@ export interface Delivery {
   path: string
   headers: IncomingHttpHeaders
   raw: string
-  // biome-ignore lint: the tests inspect arbitrary JSON
   body: any
 }
 

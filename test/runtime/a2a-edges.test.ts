@@ -30,11 +30,18 @@ describe.each(transports)('A2A dialect edges ($name)', (transport) => {
     })
     const target = await transport.start(lingering)
     try {
-      const sent = await target.rpc('SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] }, configuration: { returnImmediately: true } }, { headers: V1 })
+      const sent = await target.rpc(
+        'SendMessage',
+        { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }] }, configuration: { returnImmediately: true } },
+        { headers: V1 },
+      )
       const id = sent.body.result.task.id
       await expect.poll(async () => (await target.rpc('GetTask', { id }, { headers: V1 })).body.result.status.state).toBe('TASK_STATE_INPUT_REQUIRED')
       const readers = []
-      for (const [method, headers] of [['SubscribeToTask', V1], ['tasks/resubscribe', { 'A2A-Version': '0.3' }]] as const) {
+      for (const [method, headers] of [
+        ['SubscribeToTask', V1],
+        ['tasks/resubscribe', { 'A2A-Version': '0.3' }],
+      ] as const) {
         const reader = eventReader(await target.post(JSON.stringify({ jsonrpc: '2.0', id: 's', method, params: { id } }), headers))
         const first = await within(reader.next(), 8_000, `${method} to answer while the agent is still returning`)
         expect(first.result.task?.status.state ?? first.result.status.state).toMatch(/^(TASK_STATE_INPUT_REQUIRED|input-required)$/)
@@ -56,12 +63,21 @@ describe.each(transports)('A2A dialect edges ($name)', (transport) => {
 
   it('v1.0 messages get the same 64-level depth limit on data and metadata as the other dialects', async () => {
     let ran = false
-    const target = await transport.start(agent((_ctx, task) => ((ran = true), task.complete())))
+    const target = await transport.start(
+      agent((_ctx, task) => {
+        ran = true
+        task.complete()
+      }),
+    )
     let deep: Record<string, unknown> = {}
     for (let i = 0; i < 500; i++) deep = { deep }
     const data = await target.rpc('SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ data: deep }] } }, { headers: V1 })
     expect(data.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('params.message.parts[0].data') })
-    const metadata = await target.rpc('SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: deep } }, { headers: V1 })
+    const metadata = await target.rpc(
+      'SendMessage',
+      { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: deep } },
+      { headers: V1 },
+    )
     expect(metadata.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('params.message.metadata') })
     expect(ran).toBe(false)
   })

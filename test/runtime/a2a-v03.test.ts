@@ -19,7 +19,12 @@ const WAYS = [
   { way: 'the a2a-0.3 dialect', options: { dialect: 'a2a-0.3' as const }, headers: {} },
 ]
 
-const textMessage = (text: string) => ({ kind: 'message', role: 'user', messageId: `v03-${Math.random().toString(36).slice(2)}`, parts: [{ kind: 'text', text }] })
+const textMessage = (text: string) => ({
+  kind: 'message',
+  role: 'user',
+  messageId: `v03-${Math.random().toString(36).slice(2)}`,
+  parts: [{ kind: 'text', text }],
+})
 
 /** Counts the runs of its agent, so a test can tell that a refused message started nothing. */
 function countingAgent() {

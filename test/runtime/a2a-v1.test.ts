@@ -7,13 +7,13 @@ import { startReceiver } from './_webhook.ts'
 
 /** What both card shapes say about the test agent of `_agents.ts`. */
 const TEST_CARD_FIELDS = {
-        name: 'Test Agent',
-        description: 'An agent for the protocol suite',
-        version: '1.2.3',
-        capabilities: { streaming: true },
-        defaultInputModes: ['text/plain'],
-        defaultOutputModes: ['text/plain'],
-        skills: [{ id: 'echo', name: 'Echo', description: 'Repeats the message', tags: ['test'] }],
+  name: 'Test Agent',
+  description: 'An agent for the protocol suite',
+  version: '1.2.3',
+  capabilities: { streaming: true },
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [{ id: 'echo', name: 'Echo', description: 'Repeats the message', tags: ['test'] }],
 }
 
 /**
@@ -84,7 +84,12 @@ function expectError(reply: { status: number; body: any }, id: string | number, 
 }
 
 /** POSTs a (streaming) v1.0 call and hands back the raw response. */
-const post = (target: Target, method: string, params: unknown, options: { id?: string | number; signal?: AbortSignal; headers?: Record<string, string> } = {}) =>
+const post = (
+  target: Target,
+  method: string,
+  params: unknown,
+  options: { id?: string | number; signal?: AbortSignal; headers?: Record<string, string> } = {},
+) =>
   target.fetch('/', {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...V1, ...options.headers },
@@ -242,7 +247,9 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       const task = reply.body.result.task
       expect(task.status.state).toBe('TASK_STATE_COMPLETED')
       expect(task.artifacts).toEqual([{ artifactId: expect.any(String), parts: [{ text: 'Echo: hello' }] }])
-      expect(task.history).toEqual([{ messageId: expect.any(String), role: 'ROLE_USER', parts: [{ text: 'hello' }], taskId: task.id, contextId: task.contextId }])
+      expect(task.history).toEqual([
+        { messageId: expect.any(String), role: 'ROLE_USER', parts: [{ text: 'hello' }], taskId: task.id, contextId: task.contextId },
+      ])
     })
 
     it('GetTask MUST return the Task itself (no wrapper) and honour historyLength', async () => {
@@ -397,14 +404,21 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
 
     it("A part of a type a skill's inputModes name (image/*), or any type on a card taking */*, MUST be accepted", async () => {
       const image = { raw: 'aGVsbG8=', mediaType: 'image/png' }
-      const skilled = agent((_ctx, task) => task.complete(), { card: { skills: [{ id: 'see', name: 'See', description: 'Looks at images', tags: [], inputModes: ['image/*'] }] } })
+      const skilled = agent((_ctx, task) => task.complete(), {
+        card: { skills: [{ id: 'see', name: 'See', description: 'Looks at images', tags: [], inputModes: ['image/*'] }] },
+      })
       const anything = agent((_ctx, task) => task.complete(), { card: { defaultInputModes: ['*/*'] } })
       for (const taking of [skilled, anything]) {
         const target = await transport.start(taking)
         expect((await sendTask(target, 'x', { message: { parts: [{ text: 'look' }, image] } })).status.state).toBe('TASK_STATE_COMPLETED')
       }
       const target = await transport.start(skilled)
-      expectError(await call(target, 'SendMessage', sendParams('x', { message: { parts: [{ raw: 'eA==', mediaType: 'audio/wav' }] } }), { id: 'audio' }), 'audio', -32005, 'CONTENT_TYPE_NOT_SUPPORTED')
+      expectError(
+        await call(target, 'SendMessage', sendParams('x', { message: { parts: [{ raw: 'eA==', mediaType: 'audio/wav' }] } }), { id: 'audio' }),
+        'audio',
+        -32005,
+        'CONTENT_TYPE_NOT_SUPPORTED',
+      )
     })
 
     it('Text, data and file parts ({text}, {data}, {url, mediaType, filename}, {raw, mediaType}) MUST be accepted and echoed in history', async () => {
@@ -535,7 +549,12 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       const got = await resultOf(target, 'GetTask', { id: task.id })
       const listed = await resultOf(target, 'ListTasks', {})
       const streamed = await readStream(await post(target, 'SendStreamingMessage', sendParams('time'), { id: 't' }), 't')
-      const stamps = [task.status.timestamp, got.status.timestamp, ...listed.tasks.map((t: any) => t.status.timestamp), ...streamed.filter((r) => r.statusUpdate).map((r) => r.statusUpdate.status.timestamp)]
+      const stamps = [
+        task.status.timestamp,
+        got.status.timestamp,
+        ...listed.tasks.map((t: any) => t.status.timestamp),
+        ...streamed.filter((r) => r.statusUpdate).map((r) => r.statusUpdate.status.timestamp),
+      ]
       expect(stamps.length).toBeGreaterThanOrEqual(6)
       const after = Date.now()
       for (const stamp of stamps) {
@@ -574,7 +593,11 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
 
     it('SendMessage with returnImmediately MUST return at once with a working task', async () => {
       const script = await startScripted(transport)
-      const reply = await within(call(script.target, 'SendMessage', sendParams('wait', { configuration: { returnImmediately: true } })), 'the immediate answer', 2000)
+      const reply = await within(
+        call(script.target, 'SendMessage', sendParams('wait', { configuration: { returnImmediately: true } })),
+        'the immediate answer',
+        2000,
+      )
       const task = reply.body.result.task
       expect(task.status.state).toBe('TASK_STATE_WORKING')
       expect(task.artifacts).toBeUndefined()
@@ -605,7 +628,10 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       expect(done.id).toBe(asked.id)
       expect(done.contextId).toBe(asked.contextId)
       expect(done.status.state).toBe('TASK_STATE_COMPLETED')
-      expect(done.artifacts.map((a: any) => a.parts)).toEqual([[{ data: { saw: ['user: ask', 'agent: What is your name?', 'user: Ada'] } }], [{ text: 'Hello, Ada' }]])
+      expect(done.artifacts.map((a: any) => a.parts)).toEqual([
+        [{ data: { saw: ['user: ask', 'agent: What is your name?', 'user: Ada'] } }],
+        [{ text: 'Hello, Ada' }],
+      ])
       expect(done.history.map((m: any) => [m.role, m.parts[0].text, m.taskId, m.contextId])).toEqual([
         ['ROLE_USER', 'ask', asked.id, asked.contextId],
         ['ROLE_AGENT', 'What is your name?', asked.id, asked.contextId],
@@ -617,7 +643,9 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
     it('A follow-up whose contextId does not match the task MUST answer -32602 and leave the task as it was', async () => {
       const script = await startScripted(transport)
       const asked = await sendTask(script.target, 'ask')
-      const reply = await call(script.target, 'SendMessage', sendParams('Ada', { message: { taskId: asked.id, contextId: 'some-other-context' } }), { id: 'ctx' })
+      const reply = await call(script.target, 'SendMessage', sendParams('Ada', { message: { taskId: asked.id, contextId: 'some-other-context' } }), {
+        id: 'ctx',
+      })
       expect(reply.body.id).toBe('ctx')
       expect(reply.body.error.code).toBe(-32602)
       expect(reply.body.result).toBeUndefined()
@@ -658,10 +686,18 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
     it("The first stream result MUST be the Task, then statusUpdate/artifactUpdate in the agent's order, with no final field", async () => {
       const target = await transport.start(progressAgent)
       const results = await readStream(await post(target, 'SendStreamingMessage', sendParams('order'), { id: 'order' }), 'order')
-      expect(results.map(summary)).toEqual(['task', 'status:TASK_STATE_WORKING', 'status:TASK_STATE_WORKING', 'artifact:Answer: order', 'status:TASK_STATE_COMPLETED'])
+      expect(results.map(summary)).toEqual([
+        'task',
+        'status:TASK_STATE_WORKING',
+        'status:TASK_STATE_WORKING',
+        'artifact:Answer: order',
+        'status:TASK_STATE_COMPLETED',
+      ])
       const task = results[0].task
       expect(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']).toContain(task.status.state)
-      expect(task.history).toEqual([{ messageId: expect.any(String), role: 'ROLE_USER', parts: [{ text: 'order' }], taskId: task.id, contextId: task.contextId }])
+      expect(task.history).toEqual([
+        { messageId: expect.any(String), role: 'ROLE_USER', parts: [{ text: 'order' }], taskId: task.id, contextId: task.contextId },
+      ])
       for (const result of results.slice(1)) {
         const update = result.statusUpdate ?? result.artifactUpdate
         expect(update.taskId).toBe(task.id)
@@ -733,7 +769,11 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       const task = await startGatedTask(script, 'steps')
       const sub = await subscribe(transport, script.target, task.id, 'sub-1')
       const first = streamResult(await within(sub.reader.next(), 'the first event'), 'sub-1')
-      expect(first.task).toMatchObject({ id: task.id, contextId: task.contextId, status: { state: 'TASK_STATE_WORKING', message: { role: 'ROLE_AGENT', parts: [{ text: 'started' }] } } })
+      expect(first.task).toMatchObject({
+        id: task.id,
+        contextId: task.contextId,
+        status: { state: 'TASK_STATE_WORKING', message: { role: 'ROLE_AGENT', parts: [{ text: 'started' }] } },
+      })
       script.release()
       const rest = await drain(sub.reader, 'sub-1')
       expect(rest.map(summary)).toEqual(['status:TASK_STATE_WORKING', 'artifact:a', 'artifact:b', 'status:TASK_STATE_COMPLETED'])
@@ -797,7 +837,12 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       const answered = await sendTask(target, 'Ada', { message: { taskId: asked.id } })
       expect(answered.status.state).toBe('TASK_STATE_COMPLETED')
       const rest = [streamResult(await within(next, 'the first event of the next turn'), 'sub-turns'), ...(await drain(sub.reader, 'sub-turns'))]
-      expect(rest.map(summary)).toEqual(['status:TASK_STATE_WORKING', expect.stringMatching(/^artifact:/), 'artifact:Hello, Ada', 'status:TASK_STATE_COMPLETED'])
+      expect(rest.map(summary)).toEqual([
+        'status:TASK_STATE_WORKING',
+        expect.stringMatching(/^artifact:/),
+        'artifact:Hello, Ada',
+        'status:TASK_STATE_COMPLETED',
+      ])
       expect(rest[1].artifactUpdate.artifact.parts[0].data).toEqual({ saw: ['user: ask', 'agent: What is your name?', 'user: Ada'] })
     })
 
@@ -932,14 +977,11 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       ['a dashed word', 'invalid-token'],
       ['characters outside base64url', '!!!'],
       ['base64url of "not-a-time|not-a-task"', Buffer.from('not-a-time|not-a-task').toString('base64url')],
-    ])(
-      'ListTasks MUST refuse a garbage pageToken (%s) with -32602',
-      async (_what, pageToken) => {
-        const target = await transport.start(echoAgent)
-        await sendTask(target, 'a')
-        expectError(await call(target, 'ListTasks', { pageToken }, { id: 'token' }), 'token', -32602)
-      },
-    )
+    ])('ListTasks MUST refuse a garbage pageToken (%s) with -32602', async (_what, pageToken) => {
+      const target = await transport.start(echoAgent)
+      await sendTask(target, 'a')
+      expectError(await call(target, 'ListTasks', { pageToken }, { id: 'token' }), 'token', -32602)
+    })
   })
 
   describe('ProtoJSON field names', () => {
@@ -971,12 +1013,21 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       ])
       expect(full.history[0].messageId).toMatch(/^v1-snake-/)
 
-      const immediate = await within(call(target, 'SendMessage', { message: snakeMessage('wait'), configuration: { return_immediately: true } }), 'the immediate answer', 2000)
+      const immediate = await within(
+        call(target, 'SendMessage', { message: snakeMessage('wait'), configuration: { return_immediately: true } }),
+        'the immediate answer',
+        2000,
+      )
       expect(immediate.body.result.task.status.state).toBe('TASK_STATE_WORKING')
       expect(await within(script.started, 'the agent starting')).toBe(immediate.body.result.task.id)
       script.release()
 
-      const refused = await call(target, 'SendMessage', { message: snakeMessage('x'), configuration: { accepted_output_modes: ['image/png'] } }, { id: 'modes' })
+      const refused = await call(
+        target,
+        'SendMessage',
+        { message: snakeMessage('x'), configuration: { accepted_output_modes: ['image/png'] } },
+        { id: 'modes' },
+      )
       expectError(refused, 'modes', -32005, 'CONTENT_TYPE_NOT_SUPPORTED')
     })
 
@@ -1016,7 +1067,13 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
         await sendTask(target, 'a3', { message: { contextId: 'ctx-list' } }),
       ]
       await sendTask(target, 'elsewhere', { message: { contextId: 'ctx-other' } })
-      const first = await resultOf(target, 'ListTasks', { context_id: 'ctx-list', page_size: 2, include_artifacts: true, history_length: 0, status_timestamp_after: before })
+      const first = await resultOf(target, 'ListTasks', {
+        context_id: 'ctx-list',
+        page_size: 2,
+        include_artifacts: true,
+        history_length: 0,
+        status_timestamp_after: before,
+      })
       expect(first.pageSize).toBe(2)
       expect(first.totalSize).toBe(3)
       expect(first.tasks).toHaveLength(2)
@@ -1043,14 +1100,20 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
         { card: { capabilities: { pushNotifications: true } } },
       )
       const target = await transport.start(pushing, { push: { allow: ['127.0.0.1'], allowHttp: true } })
-      const sent = await resultOf(target, 'SendMessage', { message: snakeMessage('hooked'), configuration: { task_push_notification_config: { url: receiver.url, token: 'snake-token' } } })
+      const sent = await resultOf(target, 'SendMessage', {
+        message: snakeMessage('hooked'),
+        configuration: { task_push_notification_config: { url: receiver.url, token: 'snake-token' } },
+      })
       const taskId = sent.task.id
       await expect.poll(() => receiver.delivered.some((d) => d.body.statusUpdate?.status.state === 'TASK_STATE_COMPLETED')).toBe(true)
       expect(receiver.delivered[0]!.headers['x-a2a-notification-token']).toBe('snake-token')
 
       const created = await resultOf(target, 'CreateTaskPushNotificationConfig', { task_id: taskId, id: 'snake-config', url: receiver.url })
       expect(created).toMatchObject({ id: 'snake-config', taskId, url: receiver.url })
-      const nested = await resultOf(target, 'CreateTaskPushNotificationConfig', { task_id: taskId, push_notification_config: { id: 'nested-config', url: receiver.url } })
+      const nested = await resultOf(target, 'CreateTaskPushNotificationConfig', {
+        task_id: taskId,
+        push_notification_config: { id: 'nested-config', url: receiver.url },
+      })
       expect(nested).toMatchObject({ id: 'nested-config', taskId })
       expect(await resultOf(target, 'GetTaskPushNotificationConfig', { task_id: taskId, id: 'snake-config' })).toMatchObject({ id: 'snake-config', taskId })
       const listed = await resultOf(target, 'ListTaskPushNotificationConfigs', { task_id: taskId })
@@ -1067,7 +1130,12 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
     it('A field given under both names with the same value MUST be accepted', async () => {
       const target = await transport.start(echoAgent)
       const message = snakeMessage('twice')
-      const task = (await resultOf(target, 'SendMessage', { message: { ...message, messageId: message.message_id, contextId: 'ctx-2', context_id: 'ctx-2' }, configuration: { historyLength: 1, history_length: 1, acceptedOutputModes: ['text/plain'], accepted_output_modes: ['text/plain'] } })).task
+      const task = (
+        await resultOf(target, 'SendMessage', {
+          message: { ...message, messageId: message.message_id, contextId: 'ctx-2', context_id: 'ctx-2' },
+          configuration: { historyLength: 1, history_length: 1, acceptedOutputModes: ['text/plain'], accepted_output_modes: ['text/plain'] },
+        })
+      ).task
       expect(task.contextId).toBe('ctx-2')
       expect(task.history).toHaveLength(1)
       expect(task.history[0].messageId).toBe(message.message_id)
@@ -1076,22 +1144,30 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
     it.each([
       ['message.messageId', (m: any) => ({ message: { ...m, messageId: 'one', message_id: 'two' } }), 'params.message.messageId', 'params.message.message_id'],
       ['message.contextId', (m: any) => ({ message: { ...m, contextId: 'one', context_id: 'two' } }), 'params.message.contextId', 'params.message.context_id'],
-      ['configuration.historyLength', (m: any) => ({ message: m, configuration: { historyLength: 1, history_length: 2 } }), 'params.configuration.historyLength', 'params.configuration.history_length'],
+      [
+        'configuration.historyLength',
+        (m: any) => ({ message: m, configuration: { historyLength: 1, history_length: 2 } }),
+        'params.configuration.historyLength',
+        'params.configuration.history_length',
+      ],
       [
         'configuration.acceptedOutputModes',
         (m: any) => ({ message: m, configuration: { acceptedOutputModes: ['text/plain'], accepted_output_modes: ['text/plain', 'text/html'] } }),
         'params.configuration.acceptedOutputModes',
         'params.configuration.accepted_output_modes',
       ],
-    ])('SendMessage giving %s under both names with different values MUST answer -32602 naming both, and start no task', async (_field, params, camel, snake) => {
-      const script = await startScripted(transport)
-      const reply = await call(script.target, 'SendMessage', params(userMessage('twice')), { id: 'both' })
-      expectError(reply, 'both', -32602)
-      expect(reply.body.error.message).toContain(`\`${camel}\``)
-      expect(reply.body.error.message).toContain(`\`${snake}\``)
-      expect(script.counts.runs).toBe(0)
-      expect(await totalTasks(script.target)).toBe(0)
-    })
+    ])(
+      'SendMessage giving %s under both names with different values MUST answer -32602 naming both, and start no task',
+      async (_field, params, camel, snake) => {
+        const script = await startScripted(transport)
+        const reply = await call(script.target, 'SendMessage', params(userMessage('twice')), { id: 'both' })
+        expectError(reply, 'both', -32602)
+        expect(reply.body.error.message).toContain(`\`${camel}\``)
+        expect(reply.body.error.message).toContain(`\`${snake}\``)
+        expect(script.counts.runs).toBe(0)
+        expect(await totalTasks(script.target)).toBe(0)
+      },
+    )
 
     it('GetTask and ListTasks giving a field under both names with different values MUST answer -32602 naming both', async () => {
       const target = await transport.start(echoAgent)
@@ -1131,7 +1207,11 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       expect(reply.body).toEqual({
         jsonrpc: '2.0',
         id: 'missing',
-        error: { code: -32001, message: expect.any(String), data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' }] },
+        error: {
+          code: -32001,
+          message: expect.any(String),
+          data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' }],
+        },
       })
     })
 

@@ -4,9 +4,9 @@ import { inspect } from 'node:util'
 import { type A2AServer, type AuthScheme, serveAgent } from 'a2a-runtime'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createAuthCheck, credentialMatcher } from '../../runtime/src/http/_auth.ts'
+import { type StartedA2a, startA2a } from '../_support.ts'
 import { agent } from './_agents.ts'
 import { type CapturedLogger, captureLogger } from './_logger.ts'
-import { type StartedA2a, startA2a } from '../_support.ts'
 
 // Tests of what auth.test.ts does not cover: timing, logs and brute force. (That suite already checks
 // that 401 bodies and headers never echo a presented or configured secret.)
@@ -24,7 +24,12 @@ const protectedAgent = (schemes: AuthScheme[]) =>
   )
 
 const rpcBody = (method: string, text: string, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ jsonrpc: '2.0', id: 'auth', method, params: { message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra } } })
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 'auth',
+    method,
+    params: { message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra } },
+  })
 
 const servers: A2AServer[] = []
 afterEach(async () => {
@@ -63,13 +68,21 @@ function timingRatio<T>(check: (candidate: T) => unknown, slowSuspect: T, fastSu
     return Number(process.hrtime.bigint() - start)
   }
   // Warm up, so the JIT has settled before anything is recorded.
-  for (let i = 0; i < 10; i++) time(slowSuspect), time(fastSuspect)
+  for (let i = 0; i < 10; i++) {
+    time(slowSuspect)
+    time(fastSuspect)
+  }
   const slow: number[] = []
   const fast: number[] = []
   for (let i = 0; i < samples; i++) {
     // Alternate which goes first, so neither always runs on a warmer cache.
-    if (i % 2) slow.push(time(slowSuspect)), fast.push(time(fastSuspect))
-    else fast.push(time(fastSuspect)), slow.push(time(slowSuspect))
+    if (i % 2) {
+      slow.push(time(slowSuspect))
+      fast.push(time(fastSuspect))
+    } else {
+      fast.push(time(fastSuspect))
+      slow.push(time(slowSuspect))
+    }
   }
   return fastFifth(slow) / Math.max(1, fastFifth(fast))
 }
@@ -153,7 +166,10 @@ describe('the credential check takes no longer or shorter for a right credential
     expect(matches(wrong)).toBe(false)
     // A copy, so no comparison can take the shortcut of two strings being one object.
     const right = accepted.split('').join('')
-    for (const [other, what] of [[wrong, 'against a wrong one'], [nearMiss, 'against a near miss']] as const) {
+    for (const [other, what] of [
+      [wrong, 'against a wrong one'],
+      [nearMiss, 'against a near miss'],
+    ] as const) {
       expectSteadyRatio(() => timingRatio(matches, right, other, 101, 4), RATIO_BOUNDS, what)
     }
   })
@@ -165,7 +181,11 @@ describe('the credential check takes no longer or shorter for a right credential
     const last = accepted.at(-1)!.split('').join('')
     const miss = randomBytes(24).toString('hex')
     expect([matches(first), matches(last), matches(miss)]).toEqual([true, true, false])
-    for (const [one, other] of [[first, miss], [last, miss], [first, last]] as const) {
+    for (const [one, other] of [
+      [first, miss],
+      [last, miss],
+      [first, last],
+    ] as const) {
       const what = `${one === first ? 'first' : 'last'} against ${other === miss ? 'a miss' : 'the last'}`
       expectSteadyRatio(() => timingRatio(matches, one, other, 101, 4), RATIO_BOUNDS, what)
     }
@@ -251,14 +271,25 @@ describe('credentials never reach the logs', () => {
     await expectStatus(post('/', { authorization: `Bearer ${token}` }, rpcBody('message/stream', key)), 200)
     await expectStatus(post('/', { 'x-api-key': key }, `{"jsonrpc":"2.0","id":"${token}","method":"${key}"}`), 200)
     // Absolute-form targets and fragments, which fetch never sends: the log must not show them either.
-    expect(await rawRequest(server.port, `GET http://user:${token}@127.0.0.1:${server.port}/.well-known/agent.json?key=${key} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 \d{3}/)
-    expect(await rawRequest(server.port, `GET /.well-known/agent.json#${token} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 \d{3}/)
+    expect(
+      await rawRequest(
+        server.port,
+        `GET http://user:${token}@127.0.0.1:${server.port}/.well-known/agent.json?key=${key} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+      ),
+    ).toMatch(/^HTTP\/1\.1 \d{3}/)
+    expect(await rawRequest(server.port, `GET /.well-known/agent.json#${token} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)).toMatch(
+      /^HTTP\/1\.1 \d{3}/,
+    )
 
     const requests = statuses.length + 2
     // A request's line is written when its response closes, just after the client has read it.
     await waitFor(() => server.logger.lines.filter((line) => / \d{3} [\d.]+ ms$/.test(line.message)).length >= requests, 10_000, 'a log line per request')
     const lines = logText(server.logger)
-    for (const value of secrets) expect(lines.filter((line) => line.includes(value)), value).toEqual([])
+    for (const value of secrets)
+      expect(
+        lines.filter((line) => line.includes(value)),
+        value,
+      ).toEqual([])
     // The lines are there, with the path and without the query string.
     expect(lines).toContainEqual(expect.stringMatching(/^debug POST \/ 401 [\d.]+ ms$/))
     expect(lines).toContainEqual(expect.stringMatching(/^debug POST \/ 200 [\d.]+ ms$/))
@@ -290,7 +321,11 @@ export default defineAgent({
       const { url, output, exited, child } = started
 
       const post = async (path: string, headers: Record<string, string>, text = 'hi') => {
-        const response = await fetch(new URL(path, url), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: rpcBody('message/send', text) })
+        const response = await fetch(new URL(path, url), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: rpcBody('message/send', text),
+        })
         await response.arrayBuffer()
         return response.status
       }
@@ -334,7 +369,11 @@ describe('many wrong credentials in a row', () => {
     const bodies = new Set<string>()
     const statuses = new Map<number, number>()
     for (let i = 0; i < 500; i++) {
-      const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', ...guesses(i) }, body: rpcBody('message/send', `attempt ${i}`) })
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...guesses(i) },
+        body: rpcBody('message/send', `attempt ${i}`),
+      })
       bodies.add(await response.text())
       statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1)
     }
@@ -342,7 +381,11 @@ describe('many wrong credentials in a row', () => {
     expect([...bodies]).toEqual(['{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Unauthorized: invalid credentials"}}'])
 
     for (const headers of [{ authorization: `Bearer ${token}` }, { 'x-api-key': key }] as Record<string, string>[]) {
-      const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: rpcBody('message/send', 'the right one') })
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: rpcBody('message/send', 'the right one'),
+      })
       expect(response.status).toBe(200)
       expect((await response.json()).result.status.state).toBe('completed')
     }

@@ -1,7 +1,8 @@
-import { request as httpRequest, Agent as HttpAgent, type ClientRequest } from 'node:http'
+import { type ClientRequest, Agent as HttpAgent, request as httpRequest } from 'node:http'
 import { createMemoryStore, type Task, type TaskStore } from 'a2a-runtime'
 import { describe, expect, it } from 'vitest'
 import { agent, echoAgent } from './_agents.ts'
+import { userMessage } from './_messages.ts'
 import { type Target, transports } from './_transports.ts'
 
 type Id = string | number | null
@@ -42,10 +43,6 @@ function namesField(message: string, field: string): boolean {
 }
 
 const rpcBody = (method: unknown, params: unknown, id: unknown = 'req-1') => JSON.stringify({ jsonrpc: '2.0', id, method, params })
-
-const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
-  message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra },
-})
 
 /** Asks a question when the text starts with "ask", otherwise answers: gives tests a task that still takes messages. */
 const askingAgent = agent((ctx, task) => {
@@ -130,16 +127,48 @@ const invalidRequests: RawCase[] = [
   { name: 'a string', body: '"message/send"', refusal: { code: -32600, id: null } },
   { name: 'null', body: 'null', refusal: { code: -32600, id: null } },
   { name: 'true', body: 'true', refusal: { code: -32600, id: null } },
-  { name: 'an object without jsonrpc', body: JSON.stringify({ id: 'no-version', method: 'message/send', params: userMessage('x') }), refusal: { code: -32600, id: 'no-version' } },
-  { name: 'jsonrpc "1.0"', body: JSON.stringify({ jsonrpc: '1.0', id: 7, method: 'message/send', params: userMessage('x') }), refusal: { code: -32600, id: 7 } },
-  { name: 'jsonrpc as the number 2', body: JSON.stringify({ jsonrpc: 2, id: 'numeric-version', method: 'message/send', params: userMessage('x') }), refusal: { code: -32600, id: 'numeric-version' } },
+  {
+    name: 'an object without jsonrpc',
+    body: JSON.stringify({ id: 'no-version', method: 'message/send', params: userMessage('x') }),
+    refusal: { code: -32600, id: 'no-version' },
+  },
+  {
+    name: 'jsonrpc "1.0"',
+    body: JSON.stringify({ jsonrpc: '1.0', id: 7, method: 'message/send', params: userMessage('x') }),
+    refusal: { code: -32600, id: 7 },
+  },
+  {
+    name: 'jsonrpc as the number 2',
+    body: JSON.stringify({ jsonrpc: 2, id: 'numeric-version', method: 'message/send', params: userMessage('x') }),
+    refusal: { code: -32600, id: 'numeric-version' },
+  },
   { name: 'no method', body: JSON.stringify({ jsonrpc: '2.0', id: 'no-method', params: userMessage('x') }), refusal: { code: -32600, id: 'no-method' } },
-  { name: 'a numeric method (id 0 echoed)', body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 42, params: userMessage('x') }), refusal: { code: -32600, id: 0 } },
-  { name: 'a method that is an object', body: JSON.stringify({ jsonrpc: '2.0', id: 'obj-method', method: { name: 'message/send' } }), refusal: { code: -32600, id: 'obj-method' } },
+  {
+    name: 'a numeric method (id 0 echoed)',
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 42, params: userMessage('x') }),
+    refusal: { code: -32600, id: 0 },
+  },
+  {
+    name: 'a method that is an object',
+    body: JSON.stringify({ jsonrpc: '2.0', id: 'obj-method', method: { name: 'message/send' } }),
+    refusal: { code: -32600, id: 'obj-method' },
+  },
   { name: 'an empty method', body: JSON.stringify({ jsonrpc: '2.0', id: -3, method: '', params: userMessage('x') }), refusal: { code: -32600, id: -3 } },
-  { name: 'an object id', body: JSON.stringify({ jsonrpc: '2.0', id: { n: 1 }, method: 'message/send', params: userMessage('x') }), refusal: { code: -32600, id: null } },
-  { name: 'an array id', body: JSON.stringify({ jsonrpc: '2.0', id: [1], method: 'message/send', params: userMessage('x') }), refusal: { code: -32600, id: null } },
-  { name: 'a boolean id', body: JSON.stringify({ jsonrpc: '2.0', id: true, method: 'message/send', params: userMessage('x') }), refusal: { code: -32600, id: null } },
+  {
+    name: 'an object id',
+    body: JSON.stringify({ jsonrpc: '2.0', id: { n: 1 }, method: 'message/send', params: userMessage('x') }),
+    refusal: { code: -32600, id: null },
+  },
+  {
+    name: 'an array id',
+    body: JSON.stringify({ jsonrpc: '2.0', id: [1], method: 'message/send', params: userMessage('x') }),
+    refusal: { code: -32600, id: null },
+  },
+  {
+    name: 'a boolean id',
+    body: JSON.stringify({ jsonrpc: '2.0', id: true, method: 'message/send', params: userMessage('x') }),
+    refusal: { code: -32600, id: null },
+  },
 ]
 
 const unknownMethods = ['tasks/list', 'message/sendx', 'Message/Send', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__']
@@ -168,11 +197,25 @@ const sendParamCases: ParamsCase[] = [
   { name: 'parts is missing', params: (t) => followUp(t, { parts: undefined }), field: 'params.message.parts' },
   { name: 'parts is empty', params: (t) => followUp(t, { parts: [] }), field: 'params.message.parts' },
   { name: 'a part has no kind', params: (t) => followUp(t, { parts: [{ text: 'blue' }] }), field: 'params.message.parts[0].kind' },
-  { name: 'a part has an unknown kind', params: (t) => followUp(t, { parts: [{ kind: 'text', text: 'ok' }, { kind: 'image', url: 'x' }] }), field: 'params.message.parts[1].kind' },
+  {
+    name: 'a part has an unknown kind',
+    params: (t) =>
+      followUp(t, {
+        parts: [
+          { kind: 'text', text: 'ok' },
+          { kind: 'image', url: 'x' },
+        ],
+      }),
+    field: 'params.message.parts[1].kind',
+  },
   { name: 'a part is not an object', params: (t) => followUp(t, { parts: ['blue'] }), field: 'params.message.parts[0]' },
   { name: 'a text part whose text is a number', params: (t) => followUp(t, { parts: [{ kind: 'text', text: 42 }] }), field: 'params.message.parts[0].text' },
   { name: 'a text part without text', params: (t) => followUp(t, { parts: [{ kind: 'text' }] }), field: 'params.message.parts[0].text' },
-  { name: 'a data part whose data is an array', params: (t) => followUp(t, { parts: [{ kind: 'data', data: [1, 2] }] }), field: 'params.message.parts[0].data' },
+  {
+    name: 'a data part whose data is an array',
+    params: (t) => followUp(t, { parts: [{ kind: 'data', data: [1, 2] }] }),
+    field: 'params.message.parts[0].data',
+  },
   { name: 'a data part whose data is null', params: (t) => followUp(t, { parts: [{ kind: 'data', data: null }] }), field: 'params.message.parts[0].data' },
   { name: 'a non-string messageId', params: (t) => followUp(t, { messageId: 7 }), field: 'params.message.messageId' },
   { name: 'a non-string message.taskId', params: (t) => followUp(t, { taskId: 42 }), field: 'params.message.taskId' },
@@ -181,7 +224,11 @@ const sendParamCases: ParamsCase[] = [
   { name: 'a non-string params.metadata.contextId', params: (t) => followUp(t, {}, { metadata: { contextId: 5 } }), field: 'params.metadata.contextId' },
   { name: 'params.metadata that is not an object', params: (t) => followUp(t, {}, { metadata: 'ctx' }), field: 'params.metadata' },
   { name: 'role "agent"', params: (t) => followUp(t, { role: 'agent' }), field: 'params.message.role' },
-  { name: 'a non-boolean configuration.blocking', params: (t) => followUp(t, {}, { configuration: { blocking: 'no' } }), field: 'params.configuration.blocking' },
+  {
+    name: 'a non-boolean configuration.blocking',
+    params: (t) => followUp(t, {}, { configuration: { blocking: 'no' } }),
+    field: 'params.configuration.blocking',
+  },
 ]
 
 const taskParamCases = (method: 'tasks/get' | 'tasks/cancel'): ParamsCase[] => [
@@ -233,7 +280,11 @@ describe.each(transports)('bad input ($name)', (transport) => {
       const response = await target.post(withoutId('message/send', userMessage('no id'), id))
       expect(response.status).toBe(200)
       const body = (await response.json()) as any
-      expect(body).toMatchObject({ jsonrpc: '2.0', id: null, result: { status: { state: 'completed' }, artifacts: [{ parts: [{ kind: 'text', text: 'Echo: no id' }] }] } })
+      expect(body).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        result: { status: { state: 'completed' }, artifacts: [{ parts: [{ kind: 'text', text: 'Echo: no id' }] }] },
+      })
     })
 
     it('answers an unknown method with -32601 and bad params with -32602 naming the field, both with id null', async () => {
@@ -247,7 +298,9 @@ describe.each(transports)('bad input ($name)', (transport) => {
     it('answers the A2A v1.0 dialect the same way (SendMessage, and an unknown method)', async () => {
       const target = await transport.start(echoAgent)
       const headers = { 'A2A-Version': '1.0' }
-      const sent = (await (await target.post(withoutId('SendMessage', { message: { role: 'ROLE_USER', messageId: 'v1-no-id', parts: [{ text: 'hi' }] } }), headers)).json()) as any
+      const sent = (await (
+        await target.post(withoutId('SendMessage', { message: { role: 'ROLE_USER', messageId: 'v1-no-id', parts: [{ text: 'hi' }] } }), headers)
+      ).json()) as any
       expect(sent).toMatchObject({ jsonrpc: '2.0', id: null, result: { task: { status: { state: 'TASK_STATE_COMPLETED' } } } })
       const unknown = (await (await target.post(withoutId('NoSuchMethod', {}), headers)).json()) as any
       expect(unknown).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32601 } })
@@ -299,18 +352,19 @@ describe.each(transports)('bad input ($name)', (transport) => {
       })
     })
 
-    it.each([...taskParamCases('tasks/get'), ...taskParamCases('tasks/cancel'), ...historyLengthCases.map((c) => ({ ...c, name: `tasks/get with ${c.name}` }))])(
-      'answers $name with -32602 naming $field',
-      async ({ name, params, field }) => {
-        const { target, waiting, before, snapshot } = await withWaitingTask()
-        const method = name.startsWith('tasks/cancel') ? 'tasks/cancel' : 'tasks/get'
-        const response = await target.post(rpcBody(method, params(waiting.id), 'task-params'))
-        const error = await expectRefusal(response, { code: -32602, id: 'task-params' })
-        expect(namesField(error.message, field), `"${error.message}" should name ${field}`).toBe(true)
-        expect(error.message).not.toMatch(/not found/i)
-        expect(await snapshot()).toEqual(before)
-      },
-    )
+    it.each([
+      ...taskParamCases('tasks/get'),
+      ...taskParamCases('tasks/cancel'),
+      ...historyLengthCases.map((c) => ({ ...c, name: `tasks/get with ${c.name}` })),
+    ])('answers $name with -32602 naming $field', async ({ name, params, field }) => {
+      const { target, waiting, before, snapshot } = await withWaitingTask()
+      const method = name.startsWith('tasks/cancel') ? 'tasks/cancel' : 'tasks/get'
+      const response = await target.post(rpcBody(method, params(waiting.id), 'task-params'))
+      const error = await expectRefusal(response, { code: -32602, id: 'task-params' })
+      expect(namesField(error.message, field), `"${error.message}" should name ${field}`).toBe(true)
+      expect(error.message).not.toMatch(/not found/i)
+      expect(await snapshot()).toEqual(before)
+    })
   })
 
   describe('body size limit → HTTP 413', () => {
@@ -376,20 +430,23 @@ describe.each(transports)('bad input ($name)', (transport) => {
       await expectRefusal(response, { code: -32600, id: null, status: 413 })
     })
 
-    it.runIf(transport.name === 'node-server')('refuses a chunked node:http upload as soon as it passes the limit, before it ends, and keeps answering', async () => {
-      const target = await transport.start(echoAgent, { maxBodySize: 1000 })
-      const upload = chunkedUpload(target.url)
-      // 30 chunks of 48 bytes: over the limit, and the request is not finished.
-      for (let i = 0; i < 30; i++) upload.request.write(CHUNK)
-      const answer = await upload.response
-      // Chunked, and still open when the answer came.
-      expect(upload.request.getHeader('content-length')).toBeUndefined()
-      expect(upload.request.writableEnded).toBe(false)
-      await expectRefusal(answer.response, { code: -32600, id: null, status: 413 })
-      upload.request.destroy()
-      const reply = await target.rpc('message/send', userMessage('still here'), { id: 'after-chunked' })
-      expect(reply.body).toMatchObject({ id: 'after-chunked', result: { status: { state: 'completed' } } })
-    })
+    it.runIf(transport.name === 'node-server')(
+      'refuses a chunked node:http upload as soon as it passes the limit, before it ends, and keeps answering',
+      async () => {
+        const target = await transport.start(echoAgent, { maxBodySize: 1000 })
+        const upload = chunkedUpload(target.url)
+        // 30 chunks of 48 bytes: over the limit, and the request is not finished.
+        for (let i = 0; i < 30; i++) upload.request.write(CHUNK)
+        const answer = await upload.response
+        // Chunked, and still open when the answer came.
+        expect(upload.request.getHeader('content-length')).toBeUndefined()
+        expect(upload.request.writableEnded).toBe(false)
+        await expectRefusal(answer.response, { code: -32600, id: null, status: 413 })
+        upload.request.destroy()
+        const reply = await target.rpc('message/send', userMessage('still here'), { id: 'after-chunked' })
+        expect(reply.body).toMatchObject({ id: 'after-chunked', result: { status: { state: 'completed' } } })
+      },
+    )
 
     it.runIf(transport.name === 'node-server').each(['chunked', 'content-length'] as const)(
       'does not leave a keep-alive connection stalled after refusing a %s upload mid-body',
@@ -453,13 +510,22 @@ describe.each(transports)('bad input ($name)', (transport) => {
 
     it('refuses a v1.0 request without a JSON Content-Type with 415 and ContentTypeNotSupported (-32005)', async () => {
       const target = await transport.start(echoAgent)
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 'v1', method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } } })
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'v1',
+        method: 'SendMessage',
+        params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } },
+      })
       const response = await target.post(body, { 'content-type': 'text/plain' })
       expect(response.status).toBe(415)
       expect(await response.json()).toEqual({
         jsonrpc: '2.0',
         id: 'v1',
-        error: { code: -32005, message: 'Content-Type must be application/json (got "text/plain")', data: [expect.objectContaining({ reason: 'CONTENT_TYPE_NOT_SUPPORTED' })] },
+        error: {
+          code: -32005,
+          message: 'Content-Type must be application/json (got "text/plain")',
+          data: [expect.objectContaining({ reason: 'CONTENT_TYPE_NOT_SUPPORTED' })],
+        },
       })
       expect((await target.app.store.list({ limit: 10 })).total).toBe(0)
     })
@@ -475,16 +541,19 @@ describe.each(transports)('bad input ($name)', (transport) => {
   })
 
   describe('unexpected errors → -32603', () => {
-    it.each(['message/send', 'message/stream'])('%s: a store that throws yields -32603 with a generic message; the detail is only in the log', async (method) => {
-      const target = await transport.start(echoAgent, { store: fragileStore() })
-      const response = await target.post(rpcBody(method, userMessage('x'), 'internal'))
-      const raw = await response.clone().text()
-      const error = await expectRefusal(response, { code: -32603, id: 'internal' })
-      expect(raw).not.toContain('SECRET')
-      expect(raw).not.toContain('disk on fire')
-      expect(error.message).toMatch(/internal error/i)
-      expect(target.logger.text('error')).toContain('disk on fire SECRET')
-    })
+    it.each(['message/send', 'message/stream'])(
+      '%s: a store that throws yields -32603 with a generic message; the detail is only in the log',
+      async (method) => {
+        const target = await transport.start(echoAgent, { store: fragileStore() })
+        const response = await target.post(rpcBody(method, userMessage('x'), 'internal'))
+        const raw = await response.clone().text()
+        const error = await expectRefusal(response, { code: -32603, id: 'internal' })
+        expect(raw).not.toContain('SECRET')
+        expect(raw).not.toContain('disk on fire')
+        expect(error.message).toMatch(/internal error/i)
+        expect(target.logger.text('error')).toContain('disk on fire SECRET')
+      },
+    )
   })
 
   describe('after a burst of bad input', () => {
@@ -510,7 +579,8 @@ describe.each(transports)('bad input ($name)', (transport) => {
           refuse(target.post(rpcBody(method, followUp(done.id, {}, { id: waiting.id }), 'mismatch')), { code: -32602, id: 'mismatch' })
         }
         for (const method of ['tasks/get', 'tasks/cancel']) {
-          for (const { params } of taskParamCases(method as 'tasks/get')) refuse(target.post(rpcBody(method, params(waiting.id), 't')), { code: -32602, id: 't' })
+          for (const { params } of taskParamCases(method as 'tasks/get'))
+            refuse(target.post(rpcBody(method, params(waiting.id), 't')), { code: -32602, id: 't' })
         }
         for (const { params } of historyLengthCases) {
           refuse(target.post(rpcBody('tasks/get', params(waiting.id), 'h')), { code: -32602, id: 'h' })
@@ -551,16 +621,19 @@ function chunkedUpload(url: string, httpAgent?: HttpAgent, headers: Record<strin
   const { hostname, port } = new URL(url)
   let request!: ClientRequest
   const response = new Promise<{ response: Response }>((resolve, reject) => {
-    request = httpRequest({ host: hostname, port, path: '/', method: 'POST', agent: httpAgent ?? false, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (chunk: Buffer) => chunks.push(chunk))
-      res.on('error', reject)
-      res.on('end', () => {
-        const fetchHeaders = new Headers()
-        for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') fetchHeaders.set(name, value)
-        resolve({ response: new Response(Buffer.concat(chunks), { status: res.statusCode ?? 0, headers: fetchHeaders }) })
-      })
-    })
+    request = httpRequest(
+      { host: hostname, port, path: '/', method: 'POST', agent: httpAgent ?? false, headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('error', reject)
+        res.on('end', () => {
+          const fetchHeaders = new Headers()
+          for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') fetchHeaders.set(name, value)
+          resolve({ response: new Response(Buffer.concat(chunks), { status: res.statusCode ?? 0, headers: fetchHeaders }) })
+        })
+      },
+    )
     request.on('error', reject)
   })
   // Errors after the answer (the server may reset an upload it refused) are not what these tests check.

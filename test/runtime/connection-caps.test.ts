@@ -1,9 +1,20 @@
-import { type A2AServer, ConfigurationError, type ServeOptions, createA2AApp, serveAgent } from 'a2a-runtime'
+import { type A2AServer, ConfigurationError, createA2AApp, type ServeOptions, serveAgent } from 'a2a-runtime'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { echoAgent } from './_agents.ts'
 import { captureLogger } from './_logger.ts'
-import { MiB, call, message, mib, pollUntil, rpcBody, rssOf, sampleRss } from './_slow-readers.ts'
-import { type CapsAgent, type RawConnection, normalClient, outcomes, percentile, rawConnection, send, stalledBodies, stalledBody, startCapsAgent } from './_stalled-bodies.ts'
+import { call, MiB, message, mib, pollUntil, rpcBody, rssOf, sampleRss } from './_slow-readers.ts'
+import {
+  type CapsAgent,
+  normalClient,
+  outcomes,
+  percentile,
+  type RawConnection,
+  rawConnection,
+  send,
+  stalledBodies,
+  stalledBody,
+  startCapsAgent,
+} from './_stalled-bodies.ts'
 
 /**
  * Connection caps (maxConnections, maxConnectionsPerAddress) and the budget of request bodies being received
@@ -50,51 +61,54 @@ const held = <T extends RawConnection | RawConnection[]>(opened: T): T => {
 }
 
 describe('1,500 stalled request bodies from another address', () => {
-  it(
-    `hold off while a normal client is served: each declares 1 MiB and stalls one byte short; refused (503) or cut (408), RSS + under ${STALLED_RSS_CEILING / MiB} MiB, every connection closed`,
-    { timeout: 90_000 },
-    async () => {
-      agent = await startCapsAgent({ A2A_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) })
-      expect((await send(agent.port)).status).toBe(200)
-      await agent.probe({ gc: true })
-      const before = rssOf(agent.pid)!.rss
-      const rss = sampleRss(agent.pid)
-      const normal = normalClient(agent.port, { maxMs: 60_000 })
-      const started = performance.now()
-      const stalled = held(await stalledBodies(agent.port, 1_500, { declared: MiB, localAddress: '127.0.0.2' }))
-      const opened = performance.now() - started
-      const allClosed = await pollUntil(() => stalled.every((connection) => connection.isClosed()), Boolean, REQUEST_TIMEOUT_MS + SLACK_MS + 10_000, 100)
-      const closedAfter = performance.now() - started
-      const traffic = await normal.stop()
-      const peak = rss.stop()
-      const ended = outcomes(stalled)
-      const settled = await pollUntil(() => agent!.probe(), (probe) => probe.connections === 0, 10_000, 100)
-      const p50 = percentile(traffic.ms, 50)
-      const p99 = percentile(traffic.ms, 99)
-      console.log(
-        [
-          `1,500 stalled bodies of 1 MiB from 127.0.0.2 (request timeout ${REQUEST_TIMEOUT_MS} ms, other caps default):`,
-          `  opened in ${(opened / 1000).toFixed(1)} s; ${ended.refused} refused 503, ${ended.cut} cut 408, ${ended.unanswered} closed unanswered, ${ended.other} other; all closed after ${(closedAfter / 1000).toFixed(1)} s`,
-          `  agent RSS ${mib(before)} before, peak ${mib(peak)} (+${mib(peak - before)}; ceiling +${mib(STALLED_RSS_CEILING)})`,
-          `  normal client on 127.0.0.1: ${traffic.ms.length} message/send, p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...traffic.ms).toFixed(1)} ms`,
-        ].join('\n'),
-      )
-      expect(stalled).toHaveLength(1_500)
-      expect(allClosed).toBe(true)
-      expect(ended.open + ended.other).toBe(0)
-      // Half of the default 64 MiB budget holds at most 32 bodies of 1 MiB: every other one is refused at once.
-      expect(ended.cut).toBeLessThanOrEqual(32)
-      expect(ended.refused + ended.unanswered).toBeGreaterThanOrEqual(1_500 - 32)
-      expect(closedAfter).toBeLessThan(REQUEST_TIMEOUT_MS + SLACK_MS + opened)
-      expect(peak - before).toBeLessThan(STALLED_RSS_CEILING)
-      expect(traffic.failures).toEqual([])
-      expect(traffic.statuses.every((status) => status === 200)).toBe(true)
-      expect(traffic.ms.length).toBeGreaterThan(10)
-      expect(p99).toBeLessThan(5_000)
-      expect(settled.connections).toBe(0)
-      expect(settled.logged).toMatchObject({ warn: 0, error: 0 })
-    },
-  )
+  it(`hold off while a normal client is served: each declares 1 MiB and stalls one byte short; refused (503) or cut (408), RSS + under ${STALLED_RSS_CEILING / MiB} MiB, every connection closed`, {
+    timeout: 90_000,
+  }, async () => {
+    agent = await startCapsAgent({ A2A_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) })
+    expect((await send(agent.port)).status).toBe(200)
+    await agent.probe({ gc: true })
+    const before = rssOf(agent.pid)!.rss
+    const rss = sampleRss(agent.pid)
+    const normal = normalClient(agent.port, { maxMs: 60_000 })
+    const started = performance.now()
+    const stalled = held(await stalledBodies(agent.port, 1_500, { declared: MiB, localAddress: '127.0.0.2' }))
+    const opened = performance.now() - started
+    const allClosed = await pollUntil(() => stalled.every((connection) => connection.isClosed()), Boolean, REQUEST_TIMEOUT_MS + SLACK_MS + 10_000, 100)
+    const closedAfter = performance.now() - started
+    const traffic = await normal.stop()
+    const peak = rss.stop()
+    const ended = outcomes(stalled)
+    const settled = await pollUntil(
+      () => agent!.probe(),
+      (probe) => probe.connections === 0,
+      10_000,
+      100,
+    )
+    const p50 = percentile(traffic.ms, 50)
+    const p99 = percentile(traffic.ms, 99)
+    console.log(
+      [
+        `1,500 stalled bodies of 1 MiB from 127.0.0.2 (request timeout ${REQUEST_TIMEOUT_MS} ms, other caps default):`,
+        `  opened in ${(opened / 1000).toFixed(1)} s; ${ended.refused} refused 503, ${ended.cut} cut 408, ${ended.unanswered} closed unanswered, ${ended.other} other; all closed after ${(closedAfter / 1000).toFixed(1)} s`,
+        `  agent RSS ${mib(before)} before, peak ${mib(peak)} (+${mib(peak - before)}; ceiling +${mib(STALLED_RSS_CEILING)})`,
+        `  normal client on 127.0.0.1: ${traffic.ms.length} message/send, p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...traffic.ms).toFixed(1)} ms`,
+      ].join('\n'),
+    )
+    expect(stalled).toHaveLength(1_500)
+    expect(allClosed).toBe(true)
+    expect(ended.open + ended.other).toBe(0)
+    // Half of the default 64 MiB budget holds at most 32 bodies of 1 MiB: every other one is refused at once.
+    expect(ended.cut).toBeLessThanOrEqual(32)
+    expect(ended.refused + ended.unanswered).toBeGreaterThanOrEqual(1_500 - 32)
+    expect(closedAfter).toBeLessThan(REQUEST_TIMEOUT_MS + SLACK_MS + opened)
+    expect(peak - before).toBeLessThan(STALLED_RSS_CEILING)
+    expect(traffic.failures).toEqual([])
+    expect(traffic.statuses.every((status) => status === 200)).toBe(true)
+    expect(traffic.ms.length).toBeGreaterThan(10)
+    expect(p99).toBeLessThan(5_000)
+    expect(settled.connections).toBe(0)
+    expect(settled.logged).toMatchObject({ warn: 0, error: 0 })
+  })
 })
 
 describe('per-address connection cap (maxConnectionsPerAddress)', () => {
@@ -102,7 +116,11 @@ describe('per-address connection cap (maxConnectionsPerAddress)', () => {
     agent = await startCapsAgent({ A2A_MAX_CONNECTIONS_PER_ADDRESS: '20' })
     // 20 idle connections from 127.0.0.2 fill its share.
     const idle = held(await Promise.all(Array.from({ length: 20 }, () => rawConnection(agent!.port, '127.0.0.2'))))
-    await pollUntil(() => agent!.probe(), (probe) => probe.connections >= 20, 10_000)
+    await pollUntil(
+      () => agent!.probe(),
+      (probe) => probe.connections >= 20,
+      10_000,
+    )
 
     const past = held(await rawConnection(agent.port, '127.0.0.2'))
     const started = performance.now()
@@ -122,7 +140,9 @@ describe('per-address connection cap (maxConnectionsPerAddress)', () => {
     const answered = idle[0]!
     // One body, declared and sent: each build draws a new messageId.
     const body = rpcBody('message/send', message('hi'))
-    answered.socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
+    answered.socket.write(
+      `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    )
     await answered.closed
     expect(answered.status()).toBe(200)
     // Its place is free again: the next connection from 127.0.0.2 is served.
@@ -143,7 +163,11 @@ describe('per-address connection cap (maxConnectionsPerAddress)', () => {
   it('defaults to half of maxConnections per address', async () => {
     agent = await startCapsAgent({ A2A_MAX_CONNECTIONS: '20' })
     held(await Promise.all(Array.from({ length: 10 }, () => rawConnection(agent!.port, '127.0.0.2'))))
-    await pollUntil(() => agent!.probe(), (probe) => probe.connections >= 10, 10_000)
+    await pollUntil(
+      () => agent!.probe(),
+      (probe) => probe.connections >= 10,
+      10_000,
+    )
     const past = held(await rawConnection(agent.port, '127.0.0.2'))
     await past.closed
     expect(past.status()).toBe(503)
@@ -153,7 +177,11 @@ describe('per-address connection cap (maxConnectionsPerAddress)', () => {
   it('with 0 has no per-address cap', async () => {
     agent = await startCapsAgent({ A2A_MAX_CONNECTIONS_PER_ADDRESS: '0', A2A_MAX_CONNECTIONS: '40' })
     held(await Promise.all(Array.from({ length: 30 }, () => rawConnection(agent!.port, '127.0.0.2'))))
-    await pollUntil(() => agent!.probe(), (probe) => probe.connections >= 30, 10_000)
+    await pollUntil(
+      () => agent!.probe(),
+      (probe) => probe.connections >= 30,
+      10_000,
+    )
     const more = held(await rawConnection(agent.port, '127.0.0.2'))
     more.socket.write(`GET /.well-known/agent.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)
     await more.closed
@@ -165,7 +193,11 @@ describe('most concurrent connections (maxConnections)', () => {
   it('closes a connection past maxConnections as soon as it is accepted, unanswered, and serves again once one closes', async () => {
     agent = await startCapsAgent({ A2A_MAX_CONNECTIONS: '10', A2A_MAX_CONNECTIONS_PER_ADDRESS: '0' })
     const idle = held(await Promise.all(Array.from({ length: 10 }, () => rawConnection(agent!.port))))
-    await pollUntil(() => agent!.probe(), (probe) => probe.connections >= 10, 10_000)
+    await pollUntil(
+      () => agent!.probe(),
+      (probe) => probe.connections >= 10,
+      10_000,
+    )
 
     const past = held(await rawConnection(agent.port))
     const started = performance.now()
@@ -196,13 +228,24 @@ describe('request bodies being received (maxBodyBytesInFlight)', () => {
     agent = await startCapsAgent({ A2A_MAX_BODY_BYTES_IN_FLIGHT: String(BUDGET) })
     const large = rpcBody('message/send', message(largeText))
     // One declared body and one chunked one (counted as it arrives), each stalled one byte short of 1 MiB.
-    const stalled = held([await stalledBody(agent.port, { declared: MiB, localAddress: '127.0.0.2' }), await stalledBody(agent.port, { declared: MiB - 1, localAddress: '127.0.0.2', chunked: true })])
+    const stalled = held([
+      await stalledBody(agent.port, { declared: MiB, localAddress: '127.0.0.2' }),
+      await stalledBody(agent.port, { declared: MiB - 1, localAddress: '127.0.0.2', chunked: true }),
+    ])
     // Once the server has taken both, a third large body does not fit.
-    const refused = await pollUntil(() => call(agent!.port, large), (reply) => reply.status === 503, 8_000, 50)
+    const refused = await pollUntil(
+      () => call(agent!.port, large),
+      (reply) => reply.status === 503,
+      8_000,
+      50,
+    )
     expect(refused.status).toBe(503)
     expect(refused.headers['retry-after']).toBe('1')
     expect(refused.headers.connection).toBe('close')
-    expect(JSON.parse(refused.text).error).toMatchObject({ code: -32603, message: `Too many request bodies being received at once (maxBodyBytesInFlight: ${BUDGET} bytes); retry shortly` })
+    expect(JSON.parse(refused.text).error).toMatchObject({
+      code: -32603,
+      message: `Too many request bodies being received at once (maxBodyBytesInFlight: ${BUDGET} bytes); retry shortly`,
+    })
     console.log(`maxBodyBytesInFlight ${BUDGET}: a third 1 MiB body refused in ${refused.ms.toFixed(1)} ms while two stall`)
     // An ordinary message is read and answered meanwhile.
     const small = await send(agent.port, 'small')
@@ -212,7 +255,12 @@ describe('request bodies being received (maxBodyBytesInFlight)', () => {
 
     // The stalled clients leave: their room is free again.
     for (const connection of stalled) connection.socket.destroy()
-    const accepted = await pollUntil(() => call(agent!.port, large), (reply) => reply.status === 200, 8_000, 50)
+    const accepted = await pollUntil(
+      () => call(agent!.port, large),
+      (reply) => reply.status === 200,
+      8_000,
+      50,
+    )
     expect(accepted.status).toBe(200)
     expect(JSON.parse(accepted.text).result.artifacts[0].parts[0].text).toBe(`echo ${largeText.length}`)
     expect((await agent.probe()).logged).toMatchObject({ warn: 0, error: 0 })
@@ -251,7 +299,10 @@ describe('cap settings', () => {
     [{ maxConnections: 0 }, 'maxConnections (A2A_MAX_CONNECTIONS) must be a whole number from 1 (got 0)'],
     [{ maxConnections: 1.5 }, 'maxConnections (A2A_MAX_CONNECTIONS) must be a whole number from 1 (got 1.5)'],
     [{ maxConnectionsPerAddress: -1 }, 'maxConnectionsPerAddress (A2A_MAX_CONNECTIONS_PER_ADDRESS) must be a whole number from 0 (0: no cap) (got -1)'],
-    [{ maxBodyBytesInFlight: MiB }, 'maxBodyBytesInFlight (A2A_MAX_BODY_BYTES_IN_FLIGHT) must be a whole number of bytes, at least twice maxBodySize (2097152), so the largest body fits (got 1048576)'],
+    [
+      { maxBodyBytesInFlight: MiB },
+      'maxBodyBytesInFlight (A2A_MAX_BODY_BYTES_IN_FLIGHT) must be a whole number of bytes, at least twice maxBodySize (2097152), so the largest body fits (got 1048576)',
+    ],
   ] as const)('refuses %o with a ConfigurationError naming the option, its variable and the value', async (options, expected) => {
     await expectRefused(options, expected)
   })
@@ -268,7 +319,9 @@ describe('cap settings', () => {
     await expectRefused({}, 'maxConnectionsPerAddress (A2A_MAX_CONNECTIONS_PER_ADDRESS) must be a whole number from 0 (0: no cap) (got "lots")')
     delete process.env.A2A_MAX_CONNECTIONS_PER_ADDRESS
     process.env.A2A_MAX_BODY_BYTES_IN_FLIGHT = '64MiB'
-    expect(() => createA2AApp(echoAgent, { logger: captureLogger() })).toThrow('maxBodyBytesInFlight (A2A_MAX_BODY_BYTES_IN_FLIGHT) must be a whole number of bytes, at least twice maxBodySize (2097152), so the largest body fits (got "64MiB")')
+    expect(() => createA2AApp(echoAgent, { logger: captureLogger() })).toThrow(
+      'maxBodyBytesInFlight (A2A_MAX_BODY_BYTES_IN_FLIGHT) must be a whole number of bytes, at least twice maxBodySize (2097152), so the largest body fits (got "64MiB")',
+    )
     // A larger maxBodySize raises the default so two of its bodies fit.
     process.env.A2A_MAX_BODY_BYTES_IN_FLIGHT = ''
     expect(() => createA2AApp(echoAgent, { logger: captureLogger(), maxBodySize: 40 * MiB })).not.toThrow()

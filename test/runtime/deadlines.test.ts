@@ -1,10 +1,9 @@
 import { defineAgent } from 'a2a-runtime'
 import { describe, expect, it } from 'vitest'
 import { agent } from './_agents.ts'
+import { userMessage } from './_messages.ts'
 import { readEvents } from './_sse.ts'
 import { transports } from './_transports.ts'
-
-const userMessage = (text: string) => ({ message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } })
 
 describe.each(transports)('task deadlines ($name)', (transport) => {
   it('fails a turn that runs past timeoutMs with the reason, fires ctx.signal, and refuses the late moves', async () => {
@@ -36,7 +35,10 @@ describe.each(transports)('task deadlines ($name)', (transport) => {
 
   it('ends the stream of a timed-out task with the failed status', async () => {
     // The agent never returns: the shutdown after the test need not wait the default grace for it.
-    const target = await transport.start(agent(() => new Promise(() => {}), { timeoutMs: 100 }), { shutdownTimeoutMs: 50 })
+    const target = await transport.start(
+      agent(() => new Promise(() => {}), { timeoutMs: 100 }),
+      { shutdownTimeoutMs: 50 },
+    )
     const response = await target.post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: userMessage('x') }))
     const { events } = await readEvents(response)
     expect(events.at(-1).params).toMatchObject({ final: true, status: { state: 'failed' } })
@@ -68,6 +70,8 @@ describe.each(transports)('task deadlines ($name)', (transport) => {
 
 describe('defineAgent timeoutMs', () => {
   it.each([0, -1, 1.5, Number.NaN, 2 ** 31, '100'])('refuses %j, naming the field', (timeoutMs) => {
-    expect(() => defineAgent({ card: { name: 'T', description: 'd' }, execute: () => {}, timeoutMs: timeoutMs as number })).toThrow(/`timeoutMs` must be a whole number of milliseconds/)
+    expect(() => defineAgent({ card: { name: 'T', description: 'd' }, execute: () => {}, timeoutMs: timeoutMs as number })).toThrow(
+      /`timeoutMs` must be a whole number of milliseconds/,
+    )
   })
 })

@@ -50,7 +50,12 @@ describe('the file store lock: one process per directory', () => {
     const response = await fetch(holder.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'hello' }] } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/send',
+        params: { message: { role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'hello' }] } },
+      }),
     })
     const task = ((await response.json()) as any).result
     await holder.kill()
@@ -61,13 +66,16 @@ describe('the file store lock: one process per directory', () => {
     expect(lockHolder(dir).pid).toBe(process.pid)
   })
 
-  it.skipIf(!existsSync('/proc/self/stat'))('takes over a lock whose pid now belongs to another process (a container restarted, a reboot): its start time differs', () => {
-    const dir = tempDir()
-    // A live process that is not this one, with another start time than the one the lock says.
-    writeFileSync(join(dir, 'lock'), JSON.stringify({ pid: process.ppid, started: '1', token: 'left-by-an-earlier-process' }))
-    open(dir)
-    expect(lockHolder(dir).pid).toBe(process.pid)
-  })
+  it.skipIf(!existsSync('/proc/self/stat'))(
+    'takes over a lock whose pid now belongs to another process (a container restarted, a reboot): its start time differs',
+    () => {
+      const dir = tempDir()
+      // A live process that is not this one, with another start time than the one the lock says.
+      writeFileSync(join(dir, 'lock'), JSON.stringify({ pid: process.ppid, started: '1', token: 'left-by-an-earlier-process' }))
+      open(dir)
+      expect(lockHolder(dir).pid).toBe(process.pid)
+    },
+  )
 
   it('refuses a lock file still being written, and takes over one left empty by a process that died before writing it', () => {
     const dir = tempDir()

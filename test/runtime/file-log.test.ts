@@ -1,12 +1,13 @@
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { open } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { open } from 'node:fs/promises'
-import { type Agent, type Task, createFileStore, serveAgent } from 'a2a-runtime'
+import { type Agent, createFileStore, serveAgent, type Task } from 'a2a-runtime'
 import { afterEach, describe, expect, it } from 'vitest'
 import { agent, deferred } from './_agents.ts'
 import { type FixtureAgent, startFixtureAgent } from './_fixture-process.ts'
 import { captureLogger } from './_logger.ts'
+import { userMessage } from './_messages.ts'
 import { breakTheLog, logBytes, logDir, recordsOf, segmentsOf } from './_task-log-files.ts'
 
 // The file store's log: a settle appends what the task gained instead of rewriting the task, and a restart
@@ -27,13 +28,13 @@ function tempDir(): string {
   return dir
 }
 
-const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
-  message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra },
-})
-
 /** A JSON-RPC call; `bytes`: the answer's body as sent. */
 async function call(url: string, method: string, params: unknown): Promise<{ body: any; bytes: number }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
   const text = await response.text()
   return { body: JSON.parse(text), bytes: Buffer.byteLength(text) }
 }

@@ -6,12 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { agent, deferred, echoAgent } from './_agents.ts'
 import { startServeFixture } from './_fixture-process.ts'
 import { captureLogger } from './_logger.ts'
-import { breakTheLog, logBytes, recordsOf, segmentsOf } from './_task-log-files.ts'
+import { userMessage } from './_messages.ts'
 import { readEvents } from './_sse.ts'
-
-const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
-  message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra },
-})
+import { breakTheLog, logBytes, recordsOf, segmentsOf } from './_task-log-files.ts'
 
 const cleanups: Array<() => unknown> = []
 afterEach(async () => {
@@ -34,7 +31,11 @@ async function serve(agentToServe: Parameters<typeof serveAgent>[0], dir: string
   }
   cleanups.push(close)
   const rpc = async (method: string, params: unknown) => {
-    const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    })
     return (await response.json()) as any
   }
   return { server, rpc, close, logger }
@@ -126,7 +127,11 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
     cleanups.push(() => server.close())
     const repair = breakTheLog(dir)
     cleanups.push(repair)
-    const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: userMessage('x') }) })
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: userMessage('x') }),
+    })
     expect(((await response.json()) as any).error.code).toBe(-32603)
     expect(store.size).toBe(0)
   })
@@ -149,7 +154,11 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
     const server = await serveAgent(gated, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger, store })
     cleanups.push(() => server.close())
     const rpc = async (method: string, params: unknown) => {
-      const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      })
       return (await response.json()) as any
     }
     const answer = rpc('message/send', userMessage('held'))
@@ -180,7 +189,11 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
     cleanups.push(() => server.close())
     await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
-        fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'message/send', params: userMessage(`t${i}`) }) }),
+        fetch(server.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'message/send', params: userMessage(`t${i}`) }),
+        }),
       ),
     )
     const kept = store.list({ limit: 100 }).tasks.map((task) => task.id)
@@ -222,7 +235,11 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
     const worker = async () => {
       while (!killed) {
         try {
-          const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: userMessage('x') }) })
+          const response = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: userMessage('x') }),
+          })
           const body = (await response.json()) as any
           if (body.result?.status?.state === 'completed') acknowledged.push(body.result.id)
         } catch {
@@ -257,7 +274,11 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
     const server = await serveAgent(asker, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger: captureLogger(), store })
     cleanups.push(() => server.close())
     const rpc = async (method: string, params: unknown) => {
-      const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+      const response = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      })
       return ((await response.json()) as any).result
     }
     const send = (text: string) => rpc('message/send', userMessage(text))

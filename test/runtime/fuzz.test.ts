@@ -1,14 +1,14 @@
-import { type Server, createServer } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { ErrorCode } from 'a2a-runtime'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import type { Binding } from '../../runtime/src/bindings/_binding.ts'
 import { platformBinding } from '../../runtime/src/bindings/_platform.ts'
-import { v03Binding } from '../../runtime/src/bindings/_v03.ts'
 import { v1Binding } from '../../runtime/src/bindings/_v1.ts'
+import { v03Binding } from '../../runtime/src/bindings/_v03.ts'
 import { agent } from './_agents.ts'
-import { DIALECTS, type Dialect, type FuzzBody, METHODS, POLLUTION_MARKERS, type FuzzTasks, STREAMING_METHODS, buildBody } from './_fuzz-bodies.ts'
-import { type Target, nodeServer } from './_transports.ts'
+import { buildBody, DIALECTS, type Dialect, type FuzzBody, type FuzzTasks, METHODS, POLLUTION_MARKERS, STREAMING_METHODS } from './_fuzz-bodies.ts'
+import { nodeServer, type Target } from './_transports.ts'
 
 /**
  * The JSON-RPC endpoint against thousands of generated hostile bodies, in each dialect, over a real socket.
@@ -102,8 +102,22 @@ function expectedFor(body: FuzzBody): Expected {
   const type = headers.get('content-type')
   const typed = type !== null && isJsonType(type)
   const version = headers.get('a2a-version')?.trim()
-  const bindingOf = (method: string) => (!version ? (v1Binding.methods.has(method) ? v1Binding : platformBinding) : V1_VERSION.test(version) ? v1Binding : V03_VERSION.test(version) ? v03Binding : undefined)
-  const untyped = (method: string, id: string | number | null): Expected => ({ refused: true, status: 415, code: bindingOf(method) === v1Binding ? -32005 : -32600, id })
+  const bindingOf = (method: string) =>
+    !version
+      ? v1Binding.methods.has(method)
+        ? v1Binding
+        : platformBinding
+      : V1_VERSION.test(version)
+        ? v1Binding
+        : V03_VERSION.test(version)
+          ? v03Binding
+          : undefined
+  const untyped = (method: string, id: string | number | null): Expected => ({
+    refused: true,
+    status: 415,
+    code: bindingOf(method) === v1Binding ? -32005 : -32600,
+    id,
+  })
   if (body.bytes.byteLength > MAX_BODY) return { refused: true, status: 413, code: -32600, id: null }
   let value: unknown
   try {
@@ -262,7 +276,8 @@ async function check(target: Target, body: FuzzBody): Promise<Verdict> {
   problems.push(...responseProblems(message, expected.id))
   const code: number | undefined = isObject(message) && isObject(message.error) ? message.error.code : undefined
   if (expected.refused) {
-    if (response.status !== expected.status || code !== expected.code) problems.push(`HTTP ${response.status} ${code ?? 'result'}, want HTTP ${expected.status} ${expected.code}`)
+    if (response.status !== expected.status || code !== expected.code)
+      problems.push(`HTTP ${response.status} ${code ?? 'result'}, want HTTP ${expected.status} ${expected.code}`)
   } else if (response.status !== 200) problems.push(`HTTP ${response.status} from ${expected.method}`)
   if (body.mustRefuse && code === undefined) problems.push('accepted (a result) though it must be refused')
   return { outcome: `${response.status} ${code ?? 'result'}`, reached: expected.refused ? undefined : expected.method, problems }
@@ -297,7 +312,14 @@ function watchProcess() {
   }
 }
 
-const PROTOTYPES: Record<string, object> = { Object: Object.prototype, Array: Array.prototype, Function: Function.prototype, String: String.prototype, Number: Number.prototype, Boolean: Boolean.prototype }
+const PROTOTYPES: Record<string, object> = {
+  Object: Object.prototype,
+  Array: Array.prototype,
+  Function: Function.prototype,
+  String: String.prototype,
+  Number: Number.prototype,
+  Boolean: Boolean.prototype,
+}
 
 /** Every own property of the built-in prototypes, by identity. */
 function prototypeState(): Map<string, PropertyDescriptor> {
@@ -320,7 +342,11 @@ function prototypeChanges(before: Map<string, PropertyDescriptor>): string[] {
 }
 
 const rpcText = async (target: Target, method: string, params: unknown, headers: Record<string, string> = {}) => {
-  const response = await target.fetch('/', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: 'snapshot', method, params }) })
+  const response = await target.fetch('/', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 'snapshot', method, params }),
+  })
   return response.text()
 }
 
@@ -334,20 +360,28 @@ async function snapshot(target: Target, id: string, webhooks = true): Promise<st
     await rpcText(target, 'tasks/get', { id }, { 'a2a-version': '0.3' }),
     await rpcText(target, 'GetTask', { id }, { 'a2a-version': '1.0' }),
     ...(webhooks
-      ? [await rpcText(target, 'tasks/pushNotificationConfig/list', { id }, { 'a2a-version': '0.3' }), await rpcText(target, 'ListTaskPushNotificationConfigs', { taskId: id }, { 'a2a-version': '1.0' })]
+      ? [
+          await rpcText(target, 'tasks/pushNotificationConfig/list', { id }, { 'a2a-version': '0.3' }),
+          await rpcText(target, 'ListTaskPushNotificationConfigs', { taskId: id }, { 'a2a-version': '1.0' }),
+        ]
       : []),
   ]
 }
 
 async function fuzzTasks(target: Target, webhook: string): Promise<FuzzTasks> {
-  const send = async (text: string) => (await target.rpc('message/send', { message: { kind: 'message', role: 'user', messageId: `setup-${text}`, parts: [{ kind: 'text', text }] } })).body.result
+  const send = async (text: string) =>
+    (await target.rpc('message/send', { message: { kind: 'message', role: 'user', messageId: `setup-${text}`, parts: [{ kind: 'text', text }] } })).body.result
   const done = await send('hello')
   const waiting = await send('ask me')
   const scratch = await send('scratch')
   expect(done.status.state).toBe('completed')
   expect(waiting.status.state).toBe('input-required')
   // Webhooks only the fuzz could change: it must not.
-  const set = await target.rpc('CreateTaskPushNotificationConfig', { taskId: waiting.id, id: 'kept', url: webhook, token: 'kept-token' }, { headers: { 'a2a-version': '1.0' } })
+  const set = await target.rpc(
+    'CreateTaskPushNotificationConfig',
+    { taskId: waiting.id, id: 'kept', url: webhook, token: 'kept-token' },
+    { headers: { 'a2a-version': '1.0' } },
+  )
   expect(set.body.result).toMatchObject({ id: 'kept', taskId: waiting.id })
   return { done: done.id, waiting: waiting.id, waitingContext: waiting.contextId, scratch: scratch.id, webhook }
 }
@@ -358,21 +392,38 @@ async function snapshots(target: Target, tasks: FuzzTasks) {
 
 /** The server answers ordinary requests in all three dialects, and the waiting task takes its follow-up. */
 async function expectNormalService(target: Target, tasks: FuzzTasks): Promise<void> {
-  const platform = await target.rpc('message/send', { message: { kind: 'message', role: 'user', messageId: 'after-1', parts: [{ kind: 'text', text: 'after' }] } }, { id: 'after-1' })
+  const platform = await target.rpc(
+    'message/send',
+    { message: { kind: 'message', role: 'user', messageId: 'after-1', parts: [{ kind: 'text', text: 'after' }] } },
+    { id: 'after-1' },
+  )
   expect(platform.status).toBe(200)
-  expect(platform.body).toMatchObject({ id: 'after-1', result: { status: { state: 'completed' }, artifacts: [{ parts: [{ kind: 'text', text: 'Answer: after' }] }] } })
+  expect(platform.body).toMatchObject({
+    id: 'after-1',
+    result: { status: { state: 'completed' }, artifacts: [{ parts: [{ kind: 'text', text: 'Answer: after' }] }] },
+  })
   const got = await target.rpc('tasks/get', { id: platform.body.result.id }, { id: 'after-2' })
   expect(got.body).toEqual({ jsonrpc: '2.0', id: 'after-2', result: platform.body.result })
 
-  const v03 = await target.rpc('message/send', { message: { kind: 'message', role: 'user', messageId: 'after-3', parts: [{ kind: 'text', text: 'after' }] } }, { id: 3, headers: { 'a2a-version': '0.3' } })
+  const v03 = await target.rpc(
+    'message/send',
+    { message: { kind: 'message', role: 'user', messageId: 'after-3', parts: [{ kind: 'text', text: 'after' }] } },
+    { id: 3, headers: { 'a2a-version': '0.3' } },
+  )
   expect(v03.body).toMatchObject({ id: 3, result: { kind: 'task', status: { state: 'completed' } } })
 
-  const v1 = await target.rpc('SendMessage', { message: { messageId: 'after-4', role: 'ROLE_USER', parts: [{ text: 'after' }] } }, { id: 'after-4', headers: { 'a2a-version': '1.0' } })
+  const v1 = await target.rpc(
+    'SendMessage',
+    { message: { messageId: 'after-4', role: 'ROLE_USER', parts: [{ text: 'after' }] } },
+    { id: 'after-4', headers: { 'a2a-version': '1.0' } },
+  )
   expect(v1.body).toMatchObject({ id: 'after-4', result: { task: { status: { state: 'TASK_STATE_COMPLETED' } } } })
   const v1Got = await target.rpc('GetTask', { id: v1.body.result.task.id }, { id: 'after-5', headers: { 'a2a-version': '1.0' } })
   expect(v1Got.body.result).toEqual(v1.body.result.task)
 
-  const followUp = await target.rpc('message/send', { message: { kind: 'message', role: 'user', messageId: 'after-6', taskId: tasks.waiting, parts: [{ kind: 'text', text: 'blue' }] } })
+  const followUp = await target.rpc('message/send', {
+    message: { kind: 'message', role: 'user', messageId: 'after-6', taskId: tasks.waiting, parts: [{ kind: 'text', text: 'blue' }] },
+  })
   expect(followUp.body.result).toMatchObject({ id: tasks.waiting, status: { state: 'completed' } })
 }
 
@@ -395,63 +446,69 @@ describe(`fuzzed JSON-RPC bodies (seed ${SEED}; replay with A2A_FUZZ_SEED=${SEED
   })
 
   describe.each(DIALECTS)('%s dialect', (dialect) => {
-    it(
-      `answers ${BODIES_PER_DIALECT} hostile bodies for every method with a JSON-RPC error or a valid answer: no 5xx, crash, hang, change to another task or polluted prototype, and serves normally afterwards`,
-      async () => {
-        const receiver = await startReceiver()
-        // The slash-named methods speak the platform dialect whatever A2A_DIALECT says: expectedFor assumes it.
-        const target = await nodeServer.start(fuzzAgent, { maxBodySize: MAX_BODY, push: PUSH_OPTIONS, dialect: 'platform', sseHeartbeatMs: HEARTBEAT_MS })
-        const tasks = await fuzzTasks(target, receiver.url)
-        const before = await snapshots(target, tasks)
-        const prototypes = prototypeState()
-        const faults = watchProcess()
-        const failures: string[] = []
-        const outcomes = new Map<string, number>()
-        const reached = new Map<string, number>()
-        let mustRefuse = 0
-        try {
-          await pool(BODIES_PER_DIALECT, CONCURRENCY, async (index) => {
-            const body = buildBody(SEED, dialect, index, tasks)
-            if (body.mustRefuse) mustRefuse++
-            const verdict = await check(target, body)
-            const { outcome, problems } = verdict
-            outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1)
-            if (verdict.reached) reached.set(verdict.reached, (reached.get(verdict.reached) ?? 0) + 1)
-            if (problems.length) {
-              failures.push(`seed ${SEED} ${dialect} #${index} [${body.label}] ${body.path} ${JSON.stringify(body.headers)} ${preview(body)}\n    → ${problems.join('\n    → ')}`)
-            }
-          })
-        } finally {
-          faults.stop()
-          // After the app (closed after the test) has had its deliveries: closing sooner would fail them.
-          onTestFinished(() => receiver.close())
-        }
-        expect(failures.slice(0, 15).join('\n'), `${failures.length} of ${BODIES_PER_DIALECT} bodies failed`).toBe('')
-        expect(faults.seen, 'uncaught exceptions or unhandled rejections').toEqual([])
-        expect(target.logger.text('error'), 'unexpected errors in the log').toBe('')
-        expect(prototypeChanges(prototypes)).toEqual([])
-        for (const marker of POLLUTION_MARKERS) expect(({} as Record<string, unknown>)[marker], marker).toBeUndefined()
+    it(`answers ${BODIES_PER_DIALECT} hostile bodies for every method with a JSON-RPC error or a valid answer: no 5xx, crash, hang, change to another task or polluted prototype, and serves normally afterwards`, async () => {
+      const receiver = await startReceiver()
+      // The slash-named methods speak the platform dialect whatever A2A_DIALECT says: expectedFor assumes it.
+      const target = await nodeServer.start(fuzzAgent, { maxBodySize: MAX_BODY, push: PUSH_OPTIONS, dialect: 'platform', sseHeartbeatMs: HEARTBEAT_MS })
+      const tasks = await fuzzTasks(target, receiver.url)
+      const before = await snapshots(target, tasks)
+      const prototypes = prototypeState()
+      const faults = watchProcess()
+      const failures: string[] = []
+      const outcomes = new Map<string, number>()
+      const reached = new Map<string, number>()
+      let mustRefuse = 0
+      try {
+        await pool(BODIES_PER_DIALECT, CONCURRENCY, async (index) => {
+          const body = buildBody(SEED, dialect, index, tasks)
+          if (body.mustRefuse) mustRefuse++
+          const verdict = await check(target, body)
+          const { outcome, problems } = verdict
+          outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1)
+          if (verdict.reached) reached.set(verdict.reached, (reached.get(verdict.reached) ?? 0) + 1)
+          if (problems.length) {
+            failures.push(
+              `seed ${SEED} ${dialect} #${index} [${body.label}] ${body.path} ${JSON.stringify(body.headers)} ${preview(body)}\n    → ${problems.join('\n    → ')}`,
+            )
+          }
+        })
+      } finally {
+        faults.stop()
+        // After the app (closed after the test) has had its deliveries: closing sooner would fail them.
+        onTestFinished(() => receiver.close())
+      }
+      expect(failures.slice(0, 15).join('\n'), `${failures.length} of ${BODIES_PER_DIALECT} bodies failed`).toBe('')
+      expect(faults.seen, 'uncaught exceptions or unhandled rejections').toEqual([])
+      expect(target.logger.text('error'), 'unexpected errors in the log').toBe('')
+      expect(prototypeChanges(prototypes)).toEqual([])
+      for (const marker of POLLUTION_MARKERS) expect(({} as Record<string, unknown>)[marker], marker).toBeUndefined()
 
-        // No task changed, byte for byte, in any dialect's view; nor did the webhooks of the protected ones.
-        expect(await snapshots(target, tasks)).toEqual(before)
+      // No task changed, byte for byte, in any dialect's view; nor did the webhooks of the protected ones.
+      expect(await snapshots(target, tasks)).toEqual(before)
 
-        // Past the envelope, the bodies reached every method's own validation; and every layer answered some.
-        for (const method of METHODS[dialect]) expect(reached.get(method) ?? 0, `bodies that reached ${method}`).toBeGreaterThanOrEqual(20)
-        expect(mustRefuse).toBeGreaterThan(50)
-        const seen = [...outcomes.keys()]
-        for (const outcome of ['415 -32600', '413 -32600', '200 -32700', '200 -32600', '200 -32601', '200 -32602', '200 -32009', '200 result']) expect(seen, outcome).toContain(outcome)
-        // A v1.0 body without a JSON type gets v1.0's own code.
-        if (dialect === 'a2a-1.0') expect(seen).toContain('415 -32005')
-        expect(seen).toContain('200 stream')
+      // Past the envelope, the bodies reached every method's own validation; and every layer answered some.
+      for (const method of METHODS[dialect]) expect(reached.get(method) ?? 0, `bodies that reached ${method}`).toBeGreaterThanOrEqual(20)
+      expect(mustRefuse).toBeGreaterThan(50)
+      const seen = [...outcomes.keys()]
+      for (const outcome of ['415 -32600', '413 -32600', '200 -32700', '200 -32600', '200 -32601', '200 -32602', '200 -32009', '200 result'])
+        expect(seen, outcome).toContain(outcome)
+      // A v1.0 body without a JSON type gets v1.0's own code.
+      if (dialect === 'a2a-1.0') expect(seen).toContain('415 -32005')
+      expect(seen).toContain('200 stream')
 
-        await expectNormalService(target, tasks)
-        // Webhooks still deliver: one given with a new message is called (after the answer, so polled).
-        const delivered = receiver.received()
-        const withWebhook = await target.rpc('SendMessage', { message: { messageId: 'after-7', role: 'ROLE_USER', parts: [{ text: 'hook' }] }, configuration: { taskPushNotificationConfig: { url: receiver.url } } }, { headers: { 'a2a-version': '1.0' } })
-        expect(withWebhook.body.result.task.status.state).toBe('TASK_STATE_COMPLETED')
-        await expect.poll(() => receiver.received(), { timeout: 5_000 }).toBeGreaterThan(delivered)
-      },
-      30_000,
-    )
+      await expectNormalService(target, tasks)
+      // Webhooks still deliver: one given with a new message is called (after the answer, so polled).
+      const delivered = receiver.received()
+      const withWebhook = await target.rpc(
+        'SendMessage',
+        {
+          message: { messageId: 'after-7', role: 'ROLE_USER', parts: [{ text: 'hook' }] },
+          configuration: { taskPushNotificationConfig: { url: receiver.url } },
+        },
+        { headers: { 'a2a-version': '1.0' } },
+      )
+      expect(withWebhook.body.result.task.status.state).toBe('TASK_STATE_COMPLETED')
+      await expect.poll(() => receiver.received(), { timeout: 5_000 }).toBeGreaterThan(delivered)
+    }, 30_000)
   })
 })

@@ -17,7 +17,7 @@ describe('task ids', () => {
 
   it('use every hex digit in every free position (no stuck bits)', () => {
     const digits = Array.from({ length: 36 }, () => new Set<string>())
-    for (let i = 0; i < 5000; i++) [...newId()].forEach((char, at) => digits[at]!.add(char))
+    for (let i = 0; i < 5000; i++) for (const [at, char] of [...newId()].entries()) digits[at]!.add(char)
     digits.forEach((set, at) => {
       if ([8, 13, 18, 23].includes(at)) expect([...set]).toEqual(['-'])
       else if (at === 14) expect([...set]).toEqual(['4'])

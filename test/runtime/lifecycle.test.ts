@@ -1,12 +1,9 @@
 import { TaskNotCancelableError, TaskTerminalError } from 'a2a-runtime'
 import { describe, expect, it } from 'vitest'
 import { agent, deferred, gatedAgent } from './_agents.ts'
+import { userMessage } from './_messages.ts'
 import { eventReader, readEvents } from './_sse.ts'
 import { transports } from './_transports.ts'
-
-const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
-  message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra },
-})
 
 const streamRequest = (params: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 'stream', method: 'message/stream', params })
 
@@ -85,13 +82,19 @@ describe.each(transports)('task lifecycle ($name)', (transport) => {
     it('accepts data and parts artifacts as well as text', async () => {
       const mixed = agent((_ctx, task) => {
         task.artifact({ temperature: 21 }, { name: 'weather' })
-        task.artifact([{ kind: 'text', text: 'a' }, { kind: 'data', data: { b: 1 } }])
+        task.artifact([
+          { kind: 'text', text: 'a' },
+          { kind: 'data', data: { b: 1 } },
+        ])
         task.complete()
       })
       const target = await transport.start(mixed)
       const task = (await target.rpc('message/send', userMessage('x'))).body.result
       expect(task.artifacts[0]).toMatchObject({ name: 'weather', parts: [{ kind: 'data', data: { temperature: 21 } }] })
-      expect(task.artifacts[1].parts).toEqual([{ kind: 'text', text: 'a' }, { kind: 'data', data: { b: 1 } }])
+      expect(task.artifacts[1].parts).toEqual([
+        { kind: 'text', text: 'a' },
+        { kind: 'data', data: { b: 1 } },
+      ])
     })
   })
 

@@ -1,8 +1,9 @@
 import type { Agent } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { afterAll, expect, it } from 'vitest'
-import { type OpenStream, type StreamResult, eachLimited, httpAgent, jsonRpc, openStream, rpc, summarize, taskIdOf, userMessage, userMessageV1 } from './_load-client.ts'
+import { eachLimited, httpAgent, jsonRpc, type OpenStream, openStream, rpc, type StreamResult, summarize, taskIdOf } from './_load-client.ts'
 import { type AgentProcess, fdsOf, pollUntil, procfs, rssOf, startAgentProcess } from './_load-process.ts'
+import { userMessage, userMessageV1 } from './_messages.ts'
 
 /**
  * The load item of the hardening issue, bounded and on loopback: 1,000 SSE streams open at once against an
@@ -19,7 +20,12 @@ const SECOND_WAVE = 50
 /** File descriptors the server may hold above its baseline after the clients have gone (none expected). */
 const FD_TOLERANCE = 3
 
-const EXPECTED_PLATFORM = ['status:working', 'status:working:held', ...Array.from({ length: ARTIFACTS }, (_, i) => `artifact:part ${i + 1}`), 'status:completed:final']
+const EXPECTED_PLATFORM = [
+  'status:working',
+  'status:working:held',
+  ...Array.from({ length: ARTIFACTS }, (_, i) => `artifact:part ${i + 1}`),
+  'status:completed:final',
+]
 // v1.0 streams open with the Task (already working), then the same events.
 const EXPECTED_V1 = ['task:working', ...EXPECTED_PLATFORM]
 
@@ -37,7 +43,10 @@ afterAll(async () => {
   await agentProcess?.kill()
 })
 
-const track = (agent: Agent) => (agents.push(agent), agent)
+const track = (agent: Agent) => {
+  agents.push(agent)
+  return agent
+}
 const mb = (bytes: number | undefined) => (bytes === undefined || Number.isNaN(bytes) ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(1)} MB`)
 
 /** The fd count once it stops moving (two equal readings 100 ms apart, at most 5 s). */
@@ -56,9 +65,12 @@ async function steadyFds(pid: number): Promise<number | undefined> {
   return stable.now
 }
 
-it(`holds ${STREAMS} SSE streams open at once, ends every task completed with all its events, leaves none working, and gives back its file descriptors`, { timeout: 90_000 }, async () => {
+it(`holds ${STREAMS} SSE streams open at once, ends every task completed with all its events, leaves none working, and gives back its file descriptors`, {
+  timeout: 90_000,
+}, async () => {
   const began = performance.now()
-  const agent = (agentProcess = await startAgentProcess({ MAX_STREAMS: String(STREAMS) }))
+  agentProcess = await startAgentProcess({ MAX_STREAMS: String(STREAMS) })
+  const agent = agentProcess
   const { url, pid } = agent
 
   // Warm up (first requests load code and allocate what the server keeps), then read the baseline with no
@@ -71,7 +83,11 @@ it(`holds ${STREAMS} SSE streams open at once, ends every task completed with al
   }
   warm.destroy()
   const warmTasks = 20
-  await pollUntil(() => agent.probe(), (probe) => probe.connections === 0, 5_000)
+  await pollUntil(
+    () => agent.probe(),
+    (probe) => probe.connections === 0,
+    5_000,
+  )
   const baselineFds = await steadyFds(pid)
   const baselineRss = rssOf(pid)?.rss
 
@@ -137,8 +153,17 @@ it(`holds ${STREAMS} SSE streams open at once, ends every task completed with al
     const ids = new Set(result.frames.map((frame) => taskIdOf(frame.data)))
     const id = [...ids][0]
     if (id) taskIds.add(id)
-    const ok = result.status === 200 && result.contentType.startsWith('text/event-stream') && result.ended && !result.timedOut && ids.size === 1 && JSON.stringify(summary) === JSON.stringify(expected)
-    if (!ok && problems.length < 5) problems.push(`stream ${i}: HTTP ${result.status}, ended ${result.ended}, timed out ${result.timedOut}, ${ids.size} task ids, events ${JSON.stringify(summary)} ${result.text.slice(0, 200)}`)
+    const ok =
+      result.status === 200 &&
+      result.contentType.startsWith('text/event-stream') &&
+      result.ended &&
+      !result.timedOut &&
+      ids.size === 1 &&
+      JSON.stringify(summary) === JSON.stringify(expected)
+    if (!ok && problems.length < 5)
+      problems.push(
+        `stream ${i}: HTTP ${result.status}, ended ${result.ended}, timed out ${result.timedOut}, ${ids.size} task ids, events ${JSON.stringify(summary)} ${result.text.slice(0, 200)}`,
+      )
   })
   expect(problems).toEqual([])
   expect(all.filter((result) => result.status >= 500)).toHaveLength(0)
@@ -154,7 +179,8 @@ it(`holds ${STREAMS} SSE streams open at once, ends every task completed with al
   await eachLimited([...taskIds], 50, async (id) => {
     const reply = await rpc(url, 'tasks/get', { id }, { agent: control })
     const task = reply.body?.result
-    if (reply.status !== 200 || task?.status.state !== 'completed' || task.artifacts.length !== ARTIFACTS) notCompleted.push(`${id}: HTTP ${reply.status} ${reply.text.slice(0, 200)}`)
+    if (reply.status !== 200 || task?.status.state !== 'completed' || task.artifacts.length !== ARTIFACTS)
+      notCompleted.push(`${id}: HTTP ${reply.status} ${reply.text.slice(0, 200)}`)
   })
   expect(notCompleted.slice(0, 5)).toEqual([])
   const total = async (status?: string) => (await rpc(url, 'ListTasks', { pageSize: 1, ...(status && { status }) }, { agent: control })).body.result.totalSize
@@ -165,18 +191,34 @@ it(`holds ${STREAMS} SSE streams open at once, ends every task completed with al
 
   // The stream and running-task counts came back down: with both caps at 1,000 a second wave is taken whole.
   const second = await Promise.all(
-    Array.from({ length: SECOND_WAVE }, (_, i) => openStream(url, jsonRpc(i % 2 ? 'SendStreamingMessage' : 'message/stream', i % 2 ? userMessageV1('stream:1:0') : userMessage('stream:1:0'), i), { agent: streamAgent }).done),
+    Array.from(
+      { length: SECOND_WAVE },
+      (_, i) =>
+        openStream(url, jsonRpc(i % 2 ? 'SendStreamingMessage' : 'message/stream', i % 2 ? userMessageV1('stream:1:0') : userMessage('stream:1:0'), i), {
+          agent: streamAgent,
+        }).done,
+    ),
   )
-  expect(second.map((result) => `${result.status} ${result.frames.map((frame) => summarize(frame.data)).at(-1)}`)).toEqual(Array(SECOND_WAVE).fill('200 status:completed:final'))
+  expect(second.map((result) => `${result.status} ${result.frames.map((frame) => summarize(frame.data)).at(-1)}`)).toEqual(
+    Array(SECOND_WAVE).fill('200 status:completed:final'),
+  )
 
   // The clients go; the server closes every connection and is back to its baseline of descriptors.
   control.destroy()
   streamAgent.destroy()
-  const closed = await pollUntil(() => agent.probe(), (probe) => probe.connections === 0, 10_000)
+  const closed = await pollUntil(
+    () => agent.probe(),
+    (probe) => probe.connections === 0,
+    10_000,
+  )
   expect(closed.connections).toBe(0)
   let afterFds: number | undefined
   if (procfs && baselineFds !== undefined) {
-    afterFds = (await pollUntil(() => fdsOf(pid)?.total ?? Number.POSITIVE_INFINITY, (fds) => fds <= baselineFds + FD_TOLERANCE, 10_000)) as number
+    afterFds = (await pollUntil(
+      () => fdsOf(pid)?.total ?? Number.POSITIVE_INFINITY,
+      (fds) => fds <= baselineFds + FD_TOLERANCE,
+      10_000,
+    )) as number
     expect(afterFds).toBeLessThanOrEqual(baselineFds + FD_TOLERANCE)
   }
   // Nothing went wrong on the server's side (it logs every unexpected error before answering -32603).

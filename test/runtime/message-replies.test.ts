@@ -171,7 +171,7 @@ describe.each(transports)('agents that answer with a message ($name)', (transpor
 })
 
 describe('agents that answer with a message, on the Redis store', () => {
-  it('keeps a task whose agent has not moved yet past the store\'s ttlMs: its lease keeps it, as a first event would', async () => {
+  it("keeps a task whose agent has not moved yet past the store's ttlMs: its lease keeps it, as a first event would", async () => {
     const url = inject('redisUrl')
     if (!url) throw new Error('redis-server is not installed (Debian: apt-get install redis-server; .ci/run installs it)')
     const gate = deferred()

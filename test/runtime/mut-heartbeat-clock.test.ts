@@ -7,7 +7,12 @@ import { inProcess, type Target } from './_transports.ts'
 // the period alone, never by how fast this machine is. Only the interval timer is faked (the heartbeat's);
 // the stream's own flushing (microtasks) and everything else run as usual.
 
-const streamBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: { message: { role: 'user', messageId: 'm-heartbeat', parts: [{ kind: 'text', text: 'x' }] } } })
+const streamBody = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'message/stream',
+  params: { message: { role: 'user', messageId: 'm-heartbeat', parts: [{ kind: 'text', text: 'x' }] } },
+})
 const HOUR_MS = 3_600_000
 const PERIOD_MS = 5_000
 

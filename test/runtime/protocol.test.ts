@@ -1,12 +1,9 @@
 import { request as httpRequest } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { agent, chunkedAgent, echoAgent, progressAgent } from './_agents.ts'
+import { userMessage } from './_messages.ts'
 import { eventReader, readEvents } from './_sse.ts'
 import { nodeServer, transports } from './_transports.ts'
-
-const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
-  message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra },
-})
 
 describe.each(transports)('platform protocol ($name)', (transport) => {
   describe('agent card', () => {
@@ -77,7 +74,7 @@ describe.each(transports)('platform protocol ($name)', (transport) => {
       expect(fromMessage.body.result.contextId).toBe('ctx-message')
     })
 
-    it("refuses, with -32602 naming the part and the types taken, a part of a media type the card does not take (message/send and message/stream), and runs nothing", async () => {
+    it('refuses, with -32602 naming the part and the types taken, a part of a media type the card does not take (message/send and message/stream), and runs nothing', async () => {
       let ran = false
       const target = await transport.start(
         agent((_ctx, task) => {
@@ -88,7 +85,10 @@ describe.each(transports)('platform protocol ($name)', (transport) => {
       const image = { kind: 'file', file: { bytes: 'aGVsbG8=', mimeType: 'image/png', name: 'a.png' } }
       for (const method of ['message/send', 'message/stream']) {
         const reply = await target.rpc(method, { message: { role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'look' }, image] } })
-        expect(reply.body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/params\.message\.parts\[1\]. is image\/png.*takes text\/plain/) })
+        expect(reply.body.error).toMatchObject({
+          code: -32602,
+          message: expect.stringMatching(/params\.message\.parts\[1\]. is image\/png.*takes text\/plain/),
+        })
       }
       const data = await target.rpc('message/send', { message: { role: 'user', messageId: 'm', parts: [{ kind: 'data', data: { a: 1 } }] } })
       expect(data.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('application/json') })
@@ -96,10 +96,13 @@ describe.each(transports)('platform protocol ($name)', (transport) => {
     })
 
     it("joins the message's text parts in order as the user's text", async () => {
-      const echoTakingData = agent((ctx, task) => {
-        task.artifact(`Echo: ${ctx.text}`)
-        task.complete()
-      }, { card: { defaultInputModes: ['text/plain', 'application/json'] } })
+      const echoTakingData = agent(
+        (ctx, task) => {
+          task.artifact(`Echo: ${ctx.text}`)
+          task.complete()
+        },
+        { card: { defaultInputModes: ['text/plain', 'application/json'] } },
+      )
       const target = await transport.start(echoTakingData)
       const reply = await target.rpc('message/send', {
         message: {
@@ -137,7 +140,12 @@ describe.each(transports)('platform protocol ($name)', (transport) => {
 
     it('refuses with -32005, without running the agent, when the client accepts none of the output modes', async () => {
       let ran = false
-      const target = await transport.start(agent((_ctx, task) => ((ran = true), task.complete())))
+      const target = await transport.start(
+        agent((_ctx, task) => {
+          ran = true
+          task.complete()
+        }),
+      )
       const refused = await target.rpc('message/send', { ...userMessage('x'), configuration: { acceptedOutputModes: ['image/png'] } })
       expect(refused.body.error.code).toBe(-32005)
       expect(refused.body.error.message).toContain('image/png')

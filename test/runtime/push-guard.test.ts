@@ -1,4 +1,4 @@
-import { type Server, createServer } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createA2AApp } from 'a2a-runtime'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -56,10 +56,13 @@ describe('the SSRF guard at configuration time', () => {
     expect((await target.rpc('ListTaskPushNotificationConfigs', { taskId }, { headers: V1 })).body.result.configs).toEqual([])
   })
 
-  it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:93.184.216.34', '172.32.0.1', '192.169.0.1'])('accepts a public address such as %s', async (address) => {
-    const resolve = async () => [{ address, family: address.includes(':') ? 6 : 4 }]
-    expect(await refusedWebhook(new URL('https://hooks.example.com/a2a'), addressPolicy([], false), resolve)).toBeUndefined()
-  })
+  it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:93.184.216.34', '172.32.0.1', '192.169.0.1'])(
+    'accepts a public address such as %s',
+    async (address) => {
+      const resolve = async () => [{ address, family: address.includes(':') ? 6 : 4 }]
+      expect(await refusedWebhook(new URL('https://hooks.example.com/a2a'), addressPolicy([], false), resolve)).toBeUndefined()
+    },
+  )
 
   // Every range of the guard, by an address inside it and its edges, so dropping or narrowing any one range
   // fails here. (The table above goes through the app; these go straight to the check, which is what it runs.)
@@ -79,7 +82,10 @@ describe('the SSRF guard at configuration time', () => {
     ['multicast 224.0.0.0/4', ['224.0.0.1', '239.255.255.255']],
     ['reserved and broadcast 240.0.0.0/4', ['240.0.0.1', '255.255.255.255']],
     ['IPv4-compatible ::/96 (the unspecified ::, loopback ::1), even of a public IPv4 address', ['::', '::1', '::127.0.0.1', '::8.8.8.8', '::ffff:ffff']],
-    ['SIIT IPv4-translated ::ffff:0:0:0/96, even of a public IPv4 address', ['::ffff:0:0.0.0.0', '::ffff:0:127.0.0.1', '::ffff:0:8.8.8.8', '::ffff:0:255.255.255.255']],
+    [
+      'SIIT IPv4-translated ::ffff:0:0:0/96, even of a public IPv4 address',
+      ['::ffff:0:0.0.0.0', '::ffff:0:127.0.0.1', '::ffff:0:8.8.8.8', '::ffff:0:255.255.255.255'],
+    ],
     ['IPv4-mapped IPv6 of a private address', ['::ffff:10.1.2.3', '::ffff:169.254.169.254']],
     ['NAT64 64:ff9b::/96, even of a public IPv4 address', ['64:ff9b::7f00:1', '64:ff9b::808:808', '64:ff9b::ffff:ffff']],
     ['local-use NAT64 64:ff9b:1::/48', ['64:ff9b:1::1', '64:ff9b:1:ffff:ffff:ffff:ffff:ffff']],
@@ -97,12 +103,42 @@ describe('the SSRF guard at configuration time', () => {
       const literal = new URL(address.includes(':') ? `https://[${address}]/hook` : `https://${address}/hook`)
       expect(await refusedWebhook(literal, policy), address).toMatch(/ is a loopback, private, link-local or reserved address$/)
       const resolve = async () => [{ address, family: address.includes(':') ? 6 : 4 }]
-      expect(await refusedWebhook(new URL('https://hooks.example.com/a2a'), policy, resolve), address).toBe('hooks.example.com resolves to a loopback, private, link-local or reserved address')
+      expect(await refusedWebhook(new URL('https://hooks.example.com/a2a'), policy, resolve), address).toBe(
+        'hooks.example.com resolves to a loopback, private, link-local or reserved address',
+      )
     }
   })
 
   // The public neighbours of the ranges above: a range written wider than it is would refuse them.
-  it.each(['9.255.255.255', '11.0.0.0', '100.63.255.255', '100.128.0.0', '126.255.255.255', '128.0.0.0', '169.253.255.255', '169.255.0.0', '172.15.255.255', '192.0.1.0', '192.0.3.0', '192.167.255.255', '198.17.255.255', '198.20.0.0', '198.51.99.255', '198.51.101.0', '203.0.112.255', '203.0.114.0', '223.255.255.255', '2001:4860:4860::8888', '2003:de::1', '64:ff9b:2::1', '2a00:1450:4001::1', '::1:0:0', '::ffff:8.8.8.8', '::fffe:ffff:ffff:ffff', '::ffff:1:0:0'])('accepts %s, just outside a refused range', async (address) => {
+  it.each([
+    '9.255.255.255',
+    '11.0.0.0',
+    '100.63.255.255',
+    '100.128.0.0',
+    '126.255.255.255',
+    '128.0.0.0',
+    '169.253.255.255',
+    '169.255.0.0',
+    '172.15.255.255',
+    '192.0.1.0',
+    '192.0.3.0',
+    '192.167.255.255',
+    '198.17.255.255',
+    '198.20.0.0',
+    '198.51.99.255',
+    '198.51.101.0',
+    '203.0.112.255',
+    '203.0.114.0',
+    '223.255.255.255',
+    '2001:4860:4860::8888',
+    '2003:de::1',
+    '64:ff9b:2::1',
+    '2a00:1450:4001::1',
+    '::1:0:0',
+    '::ffff:8.8.8.8',
+    '::fffe:ffff:ffff:ffff',
+    '::ffff:1:0:0',
+  ])('accepts %s, just outside a refused range', async (address) => {
     const resolve = async () => [{ address, family: address.includes(':') ? 6 : 4 }]
     expect(await refusedWebhook(new URL('https://hooks.example.com/a2a'), addressPolicy([], false), resolve)).toBeUndefined()
   })
@@ -117,7 +153,9 @@ describe('the SSRF guard at configuration time', () => {
 
     const httpsOnly = await inProcess.start(pushAgent, { push: { allow: ['127.0.0.1'] } })
     const taskId2 = (await httpsOnly.rpc('SendMessage', v1Message('x'), { headers: V1 })).body.result.task.id
-    expect((await httpsOnly.rpc('CreateTaskPushNotificationConfig', { taskId: taskId2, url: receiver.url }, { headers: V1 })).body.error.message).toMatch(/http: webhooks are refused/)
+    expect((await httpsOnly.rpc('CreateTaskPushNotificationConfig', { taskId: taskId2, url: receiver.url }, { headers: V1 })).body.error.message).toMatch(
+      /http: webhooks are refused/,
+    )
   })
 
   it('reads its allowances from A2A_PUSH_ALLOW and A2A_PUSH_ALLOW_HTTP', async () => {
@@ -135,7 +173,9 @@ describe('the SSRF guard at configuration time', () => {
   })
 
   it.each([['nonsense'], ['10.0.0.0/33'], ['::1/129'], ['300.1.1.1']])('stops start-up on a bad allowance %s, naming it', (entry) => {
-    expect(() => createA2AApp(pushAgent, { push: { allow: [entry] } })).toThrow(new RegExp(`push\\.allow: "${entry.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}" is not an IP address or CIDR range`))
+    expect(() => createA2AApp(pushAgent, { push: { allow: [entry] } })).toThrow(
+      new RegExp(`push\\.allow: "${entry.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}" is not an IP address or CIDR range`),
+    )
   })
 
   it('refuses header-breaking tokens and credentials without echoing them', async () => {
@@ -177,8 +217,20 @@ describe('the SSRF guard at connect time', () => {
     const configs = new MemoryPushConfigs()
     // Saved without the configuration-time check, as a webhook whose DNS answer changed afterwards would be.
     configs.save({ id: 'c', taskId: 't', url: `http://localhost:${port}/hook`, dialect: 'a2a-1.0' })
-    const delivery = new PushDelivery(configs, () => ({ body: '{}', contentType: 'application/json' }), { policy: addressPolicy([], true), timeoutMs: 1000, retries: 2, retryDelayMs: 1, maxConcurrent: 4, cacheMs: 0 }, logger)
-    const event: TaskEvent = { kind: 'status-update', seq: 1, taskId: 't', contextId: 'c', status: { state: 'completed', timestamp: new Date().toISOString() }, final: true }
+    const delivery = new PushDelivery(
+      configs,
+      () => ({ body: '{}', contentType: 'application/json' }),
+      { policy: addressPolicy([], true), timeoutMs: 1000, retries: 2, retryDelayMs: 1, maxConcurrent: 4, cacheMs: 0 },
+      logger,
+    )
+    const event: TaskEvent = {
+      kind: 'status-update',
+      seq: 1,
+      taskId: 't',
+      contextId: 'c',
+      status: { state: 'completed', timestamp: new Date().toISOString() },
+      final: true,
+    }
     delivery.event({ kind: 'task', id: 't', contextId: 'c', status: event.status, artifacts: [], history: [] }, event)
     await delivery.settle(2000)
     delivery.close()

@@ -1,5 +1,5 @@
-import { type AddressInfo, type Socket, createServer as createNetServer } from 'node:net'
-import { type PushConfig, type PushConfigStore, type PushOptions, type TaskStore, createA2AApp, createMemoryStore } from 'a2a-runtime'
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net'
+import { createA2AApp, createMemoryStore, type PushConfig, type PushConfigStore, type PushOptions, type TaskStore } from 'a2a-runtime'
 import { describe, expect, it } from 'vitest'
 import { agent, deferred, echoAgent } from './_agents.ts'
 import { captureLogger } from './_logger.ts'
@@ -70,7 +70,12 @@ describe.each(transports)('push notifications ($name)', (transport) => {
   it('posts platform-shaped tasks for a webhook given with a platform message/stream', async () => {
     const receiver = await startReceiver()
     const target = await transport.start(pushEcho, { push: LOOPBACK })
-    const body = { jsonrpc: '2.0', id: 1, method: 'message/stream', params: { ...slashMessage('hi'), configuration: { pushNotificationConfig: { url: receiver.url } } } }
+    const body = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'message/stream',
+      params: { ...slashMessage('hi'), configuration: { pushNotificationConfig: { url: receiver.url } } },
+    }
     const { events } = await readEvents(await target.post(JSON.stringify(body)))
     expect(events.at(-1).params.status.state).toBe('completed')
     await expect.poll(() => receiver.delivered.at(-1)?.body.status.state).toBe('completed')
@@ -82,7 +87,11 @@ describe.each(transports)('push notifications ($name)', (transport) => {
     const target = await transport.start(twoTurns, { push: LOOPBACK })
     const taskId = (await target.rpc('SendMessage', v1Message('start'), { headers: V1 })).body.result.task.id
     const created = (
-      await target.rpc('CreateTaskPushNotificationConfig', { taskId, url: receiver.url, token: 't', authentication: { scheme: 'Bearer', credentials: 'never-echoed' } }, { headers: V1 })
+      await target.rpc(
+        'CreateTaskPushNotificationConfig',
+        { taskId, url: receiver.url, token: 't', authentication: { scheme: 'Bearer', credentials: 'never-echoed' } },
+        { headers: V1 },
+      )
     ).body.result
     expect(created).toMatchObject({ taskId, url: receiver.url, token: 't', authentication: { scheme: 'Bearer' } })
     expect(typeof created.id).toBe('string')
@@ -110,8 +119,13 @@ describe.each(transports)('push notifications ($name)', (transport) => {
     const receiver = await startReceiver()
     const target = await transport.start(twoTurns, { push: LOOPBACK })
     const taskId = (await target.rpc('message/send', slashMessage('start'), { headers: V03 })).body.result.id
-    const set = (await target.rpc('tasks/pushNotificationConfig/set', { taskId, pushNotificationConfig: { url: receiver.url, authentication: { schemes: ['Bearer'], credentials: 'secret-0.3' } } }, { headers: V03 })).body
-      .result
+    const set = (
+      await target.rpc(
+        'tasks/pushNotificationConfig/set',
+        { taskId, pushNotificationConfig: { url: receiver.url, authentication: { schemes: ['Bearer'], credentials: 'secret-0.3' } } },
+        { headers: V03 },
+      )
+    ).body.result
     expect(set).toEqual({ taskId, pushNotificationConfig: { id: taskId, url: receiver.url, authentication: { schemes: ['Bearer'] } } })
     expect((await target.rpc('tasks/pushNotificationConfig/get', { id: taskId }, { headers: V03 })).body.result).toEqual(set)
     expect((await target.rpc('tasks/pushNotificationConfig/list', { id: taskId }, { headers: V03 })).body.result).toEqual([set])
@@ -135,7 +149,9 @@ describe.each(transports)('push notifications ($name)', (transport) => {
     const eleventh = await target.rpc('CreateTaskPushNotificationConfig', { taskId, id: 'c10', url: receiver.url }, { headers: V1 })
     expect(eleventh.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('10 push notification configs') })
     // Replacing one that exists is still fine.
-    expect((await target.rpc('CreateTaskPushNotificationConfig', { taskId, id: 'c3', url: `${receiver.url}?v=2` }, { headers: V1 })).body.result.url).toBe(`${receiver.url}?v=2`)
+    expect((await target.rpc('CreateTaskPushNotificationConfig', { taskId, id: 'c3', url: `${receiver.url}?v=2` }, { headers: V1 })).body.result.url).toBe(
+      `${receiver.url}?v=2`,
+    )
   })
 
   it('takes a webhook given with a follow-up before the task resumes; one too many is refused and the task waits on', async () => {
@@ -144,7 +160,10 @@ describe.each(transports)('push notifications ($name)', (transport) => {
     const first = { ...v1Message('start'), configuration: { taskPushNotificationConfig: { url: receiver.url, id: 'first' } } }
     const taskId = (await target.rpc('SendMessage', first, { headers: V1 })).body.result.task.id
     const tooMany = { ...v1Message('blue', { taskId }), configuration: { taskPushNotificationConfig: { url: receiver.url, id: 'second' } } }
-    expect((await target.rpc('SendMessage', tooMany, { headers: V1 })).body.error).toMatchObject({ code: -32602, message: expect.stringContaining('1 push notification configs') })
+    expect((await target.rpc('SendMessage', tooMany, { headers: V1 })).body.error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('1 push notification configs'),
+    })
     expect((await target.rpc('GetTask', { id: taskId }, { headers: V1 })).body.result.status.state).toBe('TASK_STATE_INPUT_REQUIRED')
     const replacing = { ...v1Message('blue', { taskId }), configuration: { taskPushNotificationConfig: { url: `${receiver.url}?turn=2`, id: 'first' } } }
     expect((await target.rpc('SendMessage', replacing, { headers: V1 })).body.result.task.status.state).toBe('TASK_STATE_COMPLETED')
@@ -179,7 +198,8 @@ describe.each(transports)('push notifications ($name)', (transport) => {
     expect(receiver.attempts.length).toBe(4)
     const warnings = target.logger.text('warn')
     expect(warnings).toMatch(/not delivered after 1 attempt: HTTP 400/)
-    for (const secret of ['secret-path-segment', 'query-secret', 'token-secret', 'credential-secret']) expect(JSON.stringify(target.logger.lines)).not.toContain(secret)
+    for (const secret of ['secret-path-segment', 'query-secret', 'token-secret', 'credential-secret'])
+      expect(JSON.stringify(target.logger.lines)).not.toContain(secret)
   })
 
   it('never lets a webhook that does not answer hold up its task or other tasks', async () => {
@@ -340,7 +360,9 @@ describe('push notifications with webhooks in a shared store', () => {
     try {
       const params = { ...slashMessage('hi'), configuration: { pushNotificationConfig: { url: receiver.url } } }
       const request = { jsonrpc: '2.0', id: 1, method: 'message/send', params }
-      const answer = await app.fetch(new Request('http://agent.test/', { method: 'POST', headers: { 'content-type': 'application/json', ...V03 }, body: JSON.stringify(request) }))
+      const answer = await app.fetch(
+        new Request('http://agent.test/', { method: 'POST', headers: { 'content-type': 'application/json', ...V03 }, body: JSON.stringify(request) }),
+      )
       expect((await answer.json()).result.status.state).toBe('completed')
       // The first update's read of the webhooks: by now the task has ended, so its Task post shows it completed.
       await expect.poll(() => configs.waiting.length).toBe(1)

@@ -1,11 +1,8 @@
-import { type TaskStore, createMemoryStore } from 'a2a-runtime'
+import { createMemoryStore, type TaskStore } from 'a2a-runtime'
 import { describe, expect, it } from 'vitest'
 import { agent, gatedAgent } from './_agents.ts'
+import { userMessage } from './_messages.ts'
 import { transports } from './_transports.ts'
-
-const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
-  message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra },
-})
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -181,6 +178,8 @@ describe.each(transports)('races and limits ($name)', (transport) => {
     expect(ran).toBe(false)
     let fine: Record<string, unknown> = { leaf: true }
     for (let i = 0; i < 30; i++) fine = { fine }
-    expect((await target.rpc('message/send', { message: { role: 'user', messageId: 'm', parts: [{ kind: 'data', data: fine }] } })).body.result.status.state).toBe('completed')
+    expect(
+      (await target.rpc('message/send', { message: { role: 'user', messageId: 'm', parts: [{ kind: 'data', data: fine }] } })).body.result.status.state,
+    ).toBe('completed')
   })
 })

@@ -38,7 +38,15 @@ afterEach(async () => {
 /** One instance of an agent, its tasks in the shared Redis under `prefix`. */
 async function instance(served: Agent, prefix: string, options: A2AAppOptions = {}): Promise<A2AServer> {
   const store = createRedisStore({ url: shared.url, cluster: shared.cluster, prefix, leaseMs: LEASE_MS, timeoutMs: 1000 })
-  const server = await serveAgent(served, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger: captureLogger(), store, shutdownTimeoutMs: 500, ...options })
+  const server = await serveAgent(served, {
+    port: 0,
+    hostname: '127.0.0.1',
+    handleSignals: false,
+    logger: captureLogger(),
+    store,
+    shutdownTimeoutMs: 500,
+    ...options,
+  })
   cleanups.push(() => server.close())
   return server
 }
@@ -154,7 +162,11 @@ function crossInstanceBehaviour(): void {
     expect(onB.status.state).toBe('working')
     expect(onB.status.message.parts[0].text).toBe('step one')
 
-    const stream = await fetch(b.url, { method: 'POST', headers: V1, body: JSON.stringify({ jsonrpc: '2.0', id: 's', method: 'SubscribeToTask', params: { id: sent.id } }) })
+    const stream = await fetch(b.url, {
+      method: 'POST',
+      headers: V1,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 's', method: 'SubscribeToTask', params: { id: sent.id } }),
+    })
     const reader = eventReader(stream)
     expect((await reader.next()).result.task.id).toBe(sent.id)
     stepped.release()
@@ -165,7 +177,9 @@ function crossInstanceBehaviour(): void {
     expect((await rpc(b, 'tasks/get', { id: sent.id })).body.result.status.state).toBe('completed')
   })
 
-  it('follows a task through its turns that wait for input, whichever instance each follow-up reaches: subscribers on A (where it began) and on B get every event once, in order, until it ends', { timeout: 30_000 }, async () => {
+  it('follows a task through its turns that wait for input, whichever instance each follow-up reaches: subscribers on A (where it began) and on B get every event once, in order, until it ends', {
+    timeout: 30_000,
+  }, async () => {
     const prefix = freshPrefix()
     const started = deferred<string>()
     const firstTurn = deferred()
@@ -186,13 +200,20 @@ function crossInstanceBehaviour(): void {
     // On A while its first turn runs there; on B, which follows it through Redis.
     const subscribers = []
     for (const server of [a, b]) {
-      const reader = eventReader(await fetch(server.url, { method: 'POST', headers: V1, body: JSON.stringify({ jsonrpc: '2.0', id: 's', method: 'SubscribeToTask', params: { id: taskId } }) }))
+      const reader = eventReader(
+        await fetch(server.url, {
+          method: 'POST',
+          headers: V1,
+          body: JSON.stringify({ jsonrpc: '2.0', id: 's', method: 'SubscribeToTask', params: { id: taskId } }),
+        }),
+      )
       expect((await reader.next()).result.task.id).toBe(taskId)
       subscribers.push({ reader, opened: reader.lastId! })
     }
     firstTurn.resolve()
     await expect.poll(async () => (await rpc(b, 'tasks/get', { id: taskId })).body.result.status.state).toBe('input-required')
-    const followUp = async (server: A2AServer, text: string) => (await rpc(server, 'message/send', { message: { ...platformMessage(text).message, taskId } })).body.result.status.state
+    const followUp = async (server: A2AServer, text: string) =>
+      (await rpc(server, 'message/send', { message: { ...platformMessage(text).message, taskId } })).body.result.status.state
     expect(await followUp(b, 'ask again')).toBe('input-required')
     expect(await followUp(a, 'Oslo')).toBe('completed')
     for (const { reader, opened } of subscribers) {
@@ -263,13 +284,26 @@ function crossInstanceBehaviour(): void {
       task.complete()
     })
     const [a, b] = [await instance(trickle, prefix), await instance(trickle, prefix)]
-    const first = await fetch(a.url, { method: 'POST', headers: V1, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: { role: 'ROLE_USER', messageId: 'm', parts: [{ text: 'go' }] } } }) })
+    const first = await fetch(a.url, {
+      method: 'POST',
+      headers: V1,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendStreamingMessage',
+        params: { message: { role: 'ROLE_USER', messageId: 'm', parts: [{ text: 'go' }] } },
+      }),
+    })
     const reader = eventReader(first)
     const taskId = (await reader.next()).result.task.id
     for (let i = 0; i < 3; i++) await reader.next()
     const lastId = reader.lastId!
     await reader.cancel()
-    const resumed = await fetch(b.url, { method: 'POST', headers: { ...V1, 'Last-Event-ID': String(lastId) }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'SubscribeToTask', params: { id: taskId } }) })
+    const resumed = await fetch(b.url, {
+      method: 'POST',
+      headers: { ...V1, 'Last-Event-ID': String(lastId) },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'SubscribeToTask', params: { id: taskId } }),
+    })
     const { ids } = await readEvents(resumed, 'numbered')
     expect([...Array.from({ length: lastId }, (_, i) => i + 1), ...ids]).toEqual(Array.from({ length: 10 }, (_, i) => i + 1))
   })
@@ -308,25 +342,31 @@ function crossInstanceBehaviour(): void {
     cleanups.push(() => raw.disconnect())
     expect(await raw.del(`${prefix}{${sent.id}}:lease`)).toBe(1)
     await stepped.aborted
-    await expect.poll(async () => (await rpc(a, 'tasks/get', { id: sent.id })).body.result.status, { timeout: 10 * LEASE_MS, interval: 100 }).toMatchObject({
-      state: 'failed',
-      message: { parts: [{ kind: 'text', text: 'The instance running the task stalled past its lease; the task is failed' }] },
-    })
+    await expect
+      .poll(async () => (await rpc(a, 'tasks/get', { id: sent.id })).body.result.status, { timeout: 10 * LEASE_MS, interval: 100 })
+      .toMatchObject({
+        state: 'failed',
+        message: { parts: [{ kind: 'text', text: 'The instance running the task stalled past its lease; the task is failed' }] },
+      })
   })
 
   it('fails, on B, a task whose instance A was killed mid-task, once its lease has run out', { timeout: 30_000 }, async () => {
     const prefix = freshPrefix()
     const b = await instance(echoAgent, prefix)
-    const { child, url: aUrl } = await startServeFixture({ A2A_STORE: `${shared.url}?prefix=${encodeURIComponent(prefix)}&leaseMs=${LEASE_MS}&cluster=${shared.cluster}` })
+    const { child, url: aUrl } = await startServeFixture({
+      A2A_STORE: `${shared.url}?prefix=${encodeURIComponent(prefix)}&leaseMs=${LEASE_MS}&cluster=${shared.cluster}`,
+    })
     cleanups.push(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'))
     const sent = (await rpc({ url: aUrl }, 'message/send', { ...platformMessage('never'), configuration: { blocking: false } })).body.result
     expect((await rpc(b, 'tasks/get', { id: sent.id })).body.result.status.state).toBe('working')
 
     child.kill('SIGKILL')
-    await expect.poll(async () => (await rpc(b, 'tasks/get', { id: sent.id })).body.result.status, { timeout: 10 * LEASE_MS, interval: 100 }).toMatchObject({
-      state: 'failed',
-      message: { parts: [{ kind: 'text', text: 'The instance running the task stopped before it finished' }] },
-    })
+    await expect
+      .poll(async () => (await rpc(b, 'tasks/get', { id: sent.id })).body.result.status, { timeout: 10 * LEASE_MS, interval: 100 })
+      .toMatchObject({
+        state: 'failed',
+        message: { parts: [{ kind: 'text', text: 'The instance running the task stopped before it finished' }] },
+      })
   })
 }
 
@@ -349,7 +389,9 @@ describe('one Redis going down under two instances', () => {
   beforeAll(() => {
     shared = { url: redis.url, cluster: false }
   })
-  it('answers a clear JSON-RPC error at once while Redis is down, and serves again, with nothing acknowledged lost, once it is back', { timeout: 30_000 }, async () => {
+  it('answers a clear JSON-RPC error at once while Redis is down, and serves again, with nothing acknowledged lost, once it is back', {
+    timeout: 30_000,
+  }, async () => {
     const prefix = freshPrefix()
     const a = await instance(echoAgent, prefix)
     const before = (await rpc(a, 'message/send', platformMessage('before'))).body.result
@@ -370,7 +412,9 @@ describe('one Redis going down under two instances', () => {
     expect((await rpc(a, 'message/send', platformMessage('after'))).body.result.status.state).toBe('completed')
   })
 
-  it('leaves no gap in the log of a task whose event could not be written while Redis was down: the task completes whole or fails with the reason', { timeout: 60_000 }, async () => {
+  it('leaves no gap in the log of a task whose event could not be written while Redis was down: the task completes whole or fails with the reason', {
+    timeout: 60_000,
+  }, async () => {
     const prefix = freshPrefix()
     const progressed = deferred()
     const trickle = agent(async (_ctx, task) => {
@@ -391,7 +435,9 @@ describe('one Redis going down under two instances', () => {
     // Settled in Redis, whichever way (the instance's own failure, or the lost-task check once its lease ran out).
     const reader = createRedisStore({ url: redis.url, prefix, leaseMs: LEASE_MS, timeoutMs: 1000 })
     cleanups.push(() => reader.close())
-    await expect.poll(async () => (await reader.get(sent.id).catch(() => undefined))?.status.state, { timeout: 30_000, interval: 100 }).toMatch(/^(completed|failed)$/)
+    await expect
+      .poll(async () => (await reader.get(sent.id).catch(() => undefined))?.status.state, { timeout: 30_000, interval: 100 })
+      .toMatch(/^(completed|failed)$/)
     const task = (await reader.get(sent.id))!
     const kept = (await reader.events(sent.id))!
     const last = kept.at(-1)!
@@ -407,7 +453,10 @@ describe('one Redis going down under two instances', () => {
     }
     console.info(`a task whose Redis went down mid-run: ${task.status.state} at event ${last.seq}; resumable after ${served[0]} and on`)
     if (task.status.state === 'completed') expect(task.artifacts).toHaveLength(60)
-    else expect(task.status.message?.parts[0]).toMatchObject({ text: expect.stringMatching(/could not save an event|stopped before it finished|stalled past its lease/) })
+    else
+      expect(task.status.message?.parts[0]).toMatchObject({
+        text: expect.stringMatching(/could not save an event|stopped before it finished|stalled past its lease/),
+      })
   })
 
   it('keeps every acknowledged task when Redis is killed in the middle of a flood, and no request hangs', { timeout: 30_000 }, async () => {
@@ -448,5 +497,4 @@ describe('one Redis going down under two instances', () => {
     }
     expect(lost.slice(0, 3), `${lost.length} of ${acknowledged.length} acknowledged tasks are not completed after the restart`).toEqual([])
   })
-
 })

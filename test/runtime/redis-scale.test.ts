@@ -32,7 +32,13 @@ afterEach(async () => {
 
 async function serve(served: Agent): Promise<A2AServer & { prefix: string }> {
   const prefix = `scale-${Math.random().toString(36).slice(2, 10)}:`
-  const server = await serveAgent(served, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger: captureLogger(), store: createRedisStore({ url: redis.url, prefix }) })
+  const server = await serveAgent(served, {
+    port: 0,
+    hostname: '127.0.0.1',
+    handleSignals: false,
+    logger: captureLogger(),
+    store: createRedisStore({ url: redis.url, prefix }),
+  })
   cleanups.push(() => server.close())
   return Object.assign(server, { prefix })
 }
@@ -58,7 +64,9 @@ describe('the Redis store at scale', () => {
     const server = await serve(echoAgent)
     const text = 'x'.repeat(64 * KiB)
     for (let sent = 0; sent < 200; sent += 10) {
-      await Promise.all(Array.from({ length: 10 }, async () => expect((await rpc(server, 'SendMessage', message(text))).result.task.status.state).toBe('TASK_STATE_COMPLETED')))
+      await Promise.all(
+        Array.from({ length: 10 }, async () => expect((await rpc(server, 'SendMessage', message(text))).result.task.status.state).toBe('TASK_STATE_COMPLETED')),
+      )
     }
     const before = await traffic()
     const page = await rpc(server, 'ListTasks', { pageSize: 1, includeArtifacts: true })
@@ -95,7 +103,9 @@ describe('the Redis store at scale', () => {
     expect(written).toBeLessThan(4 * 2 * 1000 * KiB)
   })
 
-  it("keeps a task's event log within its bytes (1 MiB) in Redis however many events its agent sends; a resume from before the window is told so", { timeout: 120_000 }, async () => {
+  it("keeps a task's event log within its bytes (1 MiB) in Redis however many events its agent sends; a resume from before the window is told so", {
+    timeout: 120_000,
+  }, async () => {
     const updates = 20_000
     const chatty = agent((_ctx, task) => {
       for (let i = 0; i < updates; i++) task.working(`step ${i} ${'z'.repeat(200)}`)

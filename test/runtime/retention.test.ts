@@ -1,11 +1,8 @@
-import { type MemoryTaskStore, type Task, type TaskEvent, createMemoryStore } from 'a2a-runtime'
+import { createMemoryStore, type MemoryTaskStore, type Task, type TaskEvent } from 'a2a-runtime'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { agent, deferred, echoAgent, gatedAgent } from './_agents.ts'
+import { userMessage } from './_messages.ts'
 import { type Target, transports } from './_transports.ts'
-
-const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
-  message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...extra },
-})
 
 const NOT_FOUND = { code: -32602, message: 'Task not found' }
 
@@ -314,7 +311,14 @@ describe('MemoryTaskStore', () => {
     return store
   }
 
-  const task = (id: string): Task => ({ kind: 'task', id, contextId: `ctx-${id}`, status: { state: 'submitted', timestamp: new Date().toISOString() }, artifacts: [], history: [] })
+  const task = (id: string): Task => ({
+    kind: 'task',
+    id,
+    contextId: `ctx-${id}`,
+    status: { state: 'submitted', timestamp: new Date().toISOString() },
+    artifacts: [],
+    history: [],
+  })
   let seq = 0
   const settle = (store: MemoryTaskStore, t: Task, state: 'completed' | 'input-required' = 'completed') => {
     t.status = { state, timestamp: new Date().toISOString() }

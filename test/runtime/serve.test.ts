@@ -5,10 +5,10 @@ import { connect } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { type A2AServer, serveAgent } from 'a2a-runtime'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../_support.ts'
 import { gatedAgent } from './_agents.ts'
 import { captureLogger } from './_logger.ts'
 import { eventReader } from './_sse.ts'
-import { freePort } from '../_support.ts'
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/serve-agent.mjs', import.meta.url))
 const DIST_INDEX = fileURLToPath(new URL('../../runtime/dist/index.js', import.meta.url))
@@ -56,12 +56,21 @@ function getWithHost(url: string, path: string, host: string): Promise<any> {
   })
 }
 
-
 const streamBody = (text: string) =>
-  JSON.stringify({ jsonrpc: '2.0', id: 'stream', method: 'message/stream', params: { message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } } })
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 'stream',
+    method: 'message/stream',
+    params: { message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } },
+  })
 
 const sendBody = (text: string) =>
-  JSON.stringify({ jsonrpc: '2.0', id: 'send', method: 'message/send', params: { message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } } })
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 'send',
+    method: 'message/send',
+    params: { message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } },
+  })
 
 const summary = (event: any): string =>
   event.method === 'tasks/statusUpdate' ? `status:${event.params.status.state}` : `artifact:${event.params.artifact.parts[0].text}`
@@ -132,13 +141,13 @@ async function startAgentProcess(env: Record<string, string> = {}): Promise<Agen
   void exited.then(() => (exitedEarly = true))
 
   const deadline = Date.now() + 8_000
-  let match: RegExpExecArray | null
-  while (!(match = /^url (\S+)$/m.exec(stdout))) {
+  const printedUrl = () => /^url (\S+)$/m.exec(stdout)
+  while (!printedUrl()) {
     if (exitedEarly) throw new Error(`The fixture exited before listening.\nstdout: ${stdout}\nstderr: ${stderr}`)
     if (Date.now() > deadline) throw new Error(`The fixture did not print its url within 8 s.\nstderr: ${stderr}`)
     await sleep(10)
   }
-  const url = match[1]!
+  const url = printedUrl()![1]!
   return {
     child,
     pid: child.pid!,
@@ -223,7 +232,12 @@ describe('serveAgent as a process', () => {
     expect(last.params).toMatchObject({ taskId, final: true, status: { state: 'failed' } })
     expect(last.params.status.message.parts[0].text).toMatch(/server shut down/i)
     // Nothing but progress came before the final status.
-    expect(rest.events.slice(0, -1).map(summary).every((s) => s === 'status:working')).toBe(true)
+    expect(
+      rest.events
+        .slice(0, -1)
+        .map(summary)
+        .every((s) => s === 'status:working'),
+    ).toBe(true)
 
     const exit = await within(agent.exited, 10_000, 'the process to exit after SIGTERM')
     expect(exit).toMatchObject({ code: 0, signal: null })
@@ -292,7 +306,9 @@ describe('serveAgent in process', () => {
 
   it('close() refuses new connections at once but resolves only after the running task has finished', async () => {
     const { server, started, release, seen } = await serveGated()
-    const sending = fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sendBody('hold') }).catch((error: unknown) => error)
+    const sending = fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sendBody('hold') }).catch(
+      (error: unknown) => error,
+    )
     const taskId = await within(started, 8_000, 'the agent to start')
 
     let closed = false

@@ -1,10 +1,10 @@
 import { connect, type Socket } from 'node:net'
 import { type A2AServer, ConfigurationError, type ServeOptions, serveAgent } from 'a2a-runtime'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { type StartedA2a, startA2a } from '../_support.ts'
 import { agent, echoAgent } from './_agents.ts'
 import { type CapturedLogger, captureLogger } from './_logger.ts'
 import { readEvents } from './_sse.ts'
-import { type StartedA2a, startA2a } from '../_support.ts'
 
 // Small timeouts so the suite runs in seconds; the server checks its connections every quarter of the
 // shorter one (75 ms here), so a slow client is cut at most that long after its timeout.
@@ -303,7 +303,10 @@ describe('timeout settings', () => {
 
   it('refuses a non-numeric A2A_KEEP_ALIVE_TIMEOUT_MS, naming the variable and echoing the value', async () => {
     process.env.A2A_KEEP_ALIVE_TIMEOUT_MS = '5s'
-    await expectRefused({ keepAliveTimeoutMs: undefined }, 'keepAliveTimeoutMs (A2A_KEEP_ALIVE_TIMEOUT_MS) must be a whole number of ms from 1 to 2147483647 (got "5s")')
+    await expectRefused(
+      { keepAliveTimeoutMs: undefined },
+      'keepAliveTimeoutMs (A2A_KEEP_ALIVE_TIMEOUT_MS) must be a whole number of ms from 1 to 2147483647 (got "5s")',
+    )
   })
 
   it('refuses a headersTimeoutMs longer than requestTimeoutMs, naming both', async () => {
@@ -322,7 +325,10 @@ describe('a2a start', () => {
     const source = `import { defineAgent } from 'a2a-runtime'
 export default defineAgent({ card: { name: 'Slow', description: 'Times out slow clients' }, execute(ctx, task) { task.complete() } })
 `
-    started = await startA2a('a2a-slow-', source, { A2A_HEADERS_TIMEOUT_MS: String(APART.headersTimeoutMs), A2A_REQUEST_TIMEOUT_MS: String(APART.requestTimeoutMs) })
+    started = await startA2a('a2a-slow-', source, {
+      A2A_HEADERS_TIMEOUT_MS: String(APART.headersTimeoutMs),
+      A2A_REQUEST_TIMEOUT_MS: String(APART.requestTimeoutMs),
+    })
     const port = Number(new URL(started.url).port)
     const client = await rawClient(port)
     const elapsed = await client.closed

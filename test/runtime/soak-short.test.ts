@@ -9,6 +9,15 @@ import { expectSoakHeld, runMixedSoak } from '../soak/_mixed.ts'
  * after retention and file descriptors back to baseline. The report is in the failure message.
  */
 it('runs a 5 s mixed soak: no task lost or stuck, no 5xx, memory back after retention, file descriptors back to baseline', { timeout: 90_000 }, async () => {
-  const result = await runMixedSoak({ seconds: 5, concurrency: 8, maxTasks: 500, ttlMs: 1_500, maxRunning: 32, maxStreams: 32, warmupMs: 500, patienceMs: 3_000 })
+  const result = await runMixedSoak({
+    seconds: 5,
+    concurrency: 8,
+    maxTasks: 500,
+    ttlMs: 1_500,
+    maxRunning: 32,
+    maxStreams: 32,
+    warmupMs: 500,
+    patienceMs: 3_000,
+  })
   expectSoakHeld(result)
 })

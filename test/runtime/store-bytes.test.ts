@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ConfigurationError, DEFAULT_EVENT_LOG_BYTES, DEFAULT_STORE_MAX_BYTES, createMemoryStore } from 'a2a-runtime'
+import { ConfigurationError, createMemoryStore, DEFAULT_EVENT_LOG_BYTES, DEFAULT_STORE_MAX_BYTES } from 'a2a-runtime'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { type FloodAgent, flood, rpc, startFloodAgent, userMessage } from './_flood.ts'
+import { type FloodAgent, flood, rpc, startFloodAgent } from './_flood.ts'
 import { procfs } from './_load-process.ts'
+import { userMessage } from './_messages.ts'
 import { MiB, mib, rssOf, sampleRss } from './_slow-readers.ts'
 import { logBytes } from './_task-log-files.ts'
 
@@ -29,7 +30,13 @@ const TEXT_CHARS = 1_000_000 // a 1 MiB request body holds this text and its JSO
 const V1 = { 'A2A-Version': '1.0' }
 
 /** A resubscription with Last-Event-ID: the events' JSON when it streams, else the JSON-RPC error. */
-async function resume(port: number, method: string, id: string, lastEventId: number, headers: Record<string, string> = {}): Promise<{ events?: any[]; ids?: number[]; error?: any }> {
+async function resume(
+  port: number,
+  method: string,
+  id: string,
+  lastEventId: number,
+  headers: Record<string, string> = {},
+): Promise<{ events?: any[]; ids?: number[]; error?: any }> {
   const response = await fetch(`http://127.0.0.1:${port}/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'Last-Event-ID': String(lastEventId), ...headers },
@@ -48,7 +55,9 @@ describe.skipIf(!procfs)('the memory store bounded in bytes (an agent process)',
   it('keeps at most A2A_STORE_MAX_BYTES (16 MiB) under a flood of 240 messages of 1 MiB, 4 at a time: every sender gets its whole answer, RSS stays under 320 MiB (190–220 MiB measured; 575 MiB and growing with the tasks without the budget), the newest tasks are readable, the oldest answer Task not found, running tasks are never evicted', async () => {
     const agent = await start({ A2A_STORE_MAX_BYTES: String(16 * MiB) })
     // Two tasks that run through the whole flood.
-    const running = await Promise.all([1, 2].map(async () => (await rpc(agent.port, 'message/send', { ...userMessage('hold'), configuration: { blocking: false } })).body.result.id as string))
+    const running = await Promise.all(
+      [1, 2].map(async () => (await rpc(agent.port, 'message/send', { ...userMessage('hold'), configuration: { blocking: false } })).body.result.id as string),
+    )
     const rss = sampleRss(agent.pid)
     const result = await flood(agent.port, { count: 240, concurrency: 4, textChars: TEXT_CHARS })
     const peak = rss.stop()
@@ -106,7 +115,9 @@ describe.skipIf(!procfs)('the memory store bounded in bytes (an agent process)',
     expect(before.error.message).toMatch(/^The events of task \S+ after 5 are no longer kept .*; fetch the task with tasks\/get for its current state/)
     const beforeV1 = await resume(agent.port, 'SubscribeToTask', task.id, 5, V1)
     expect(beforeV1.error.code).toBe(-32004)
-    expect(beforeV1.error.message).toMatch(/fetch the task with GetTask for its current state, then, if it is still running, SubscribeToTask without Last-Event-ID/)
+    expect(beforeV1.error.message).toMatch(
+      /fetch the task with GetTask for its current state, then, if it is still running, SubscribeToTask without Last-Event-ID/,
+    )
     // The task itself is whole: every artifact is in it.
     const got = (await rpc(agent.port, 'tasks/get', { id: task.id })).body.result
     expect(got.artifacts).toHaveLength(40)
@@ -121,7 +132,9 @@ describe.skipIf(!procfs)('the memory store bounded in bytes (an agent process)',
     const after = await agent.probe({ gc: true })
     const rssAfter = rssOf(agent.pid)!.rss
     const heapGrowth = after.memory.heapUsed - before.memory.heapUsed
-    console.info(`50,000 progress updates of 1 KB on one task: heap +${mib(heapGrowth)} after a collection, RSS ${mib(rssBefore)} → ${mib(rssAfter)} (+${mib(rssAfter - rssBefore)}); the store counts ${mib(after.storeBytes)}`)
+    console.info(
+      `50,000 progress updates of 1 KB on one task: heap +${mib(heapGrowth)} after a collection, RSS ${mib(rssBefore)} → ${mib(rssAfter)} (+${mib(rssAfter - rssBefore)}); the store counts ${mib(after.storeBytes)}`,
+    )
     expect(heapGrowth).toBeLessThan(8 * MiB)
     // RSS is stated, not asserted: it also carries garbage not yet returned, which a busy machine leaves longer.
     expect(after.storeBytes).toBeLessThan(MiB + 64 * 1024)
@@ -161,22 +174,40 @@ describe('the byte budgets of the memory store (configuration)', () => {
   it.each([
     ['maxBytes', 'A2A_STORE_MAX_BYTES'],
     ['eventLogBytes', 'A2A_EVENT_LOG_BYTES'],
-  ] as const)('refuses a bad %s from the option or %s with a ConfigurationError naming both and the value; the option wins over the variable', (option, env) => {
-    vi.stubEnv(env, 'lots')
-    expect(() => createMemoryStore()).toThrow(ConfigurationError)
-    expect(() => createMemoryStore()).toThrow(`${option} (${env}) must be a whole number of bytes from 1 to ${Number.MAX_SAFE_INTEGER} (got "lots")`)
-    expect(createMemoryStore({ [option]: 4096 })[option]).toBe(4096)
-    vi.stubEnv(env, '2048')
-    expect(createMemoryStore()[option]).toBe(2048)
-    expect(() => createMemoryStore({ [option]: 0.5 })).toThrow(`${option} (${env}) must be a whole number of bytes from 1 to ${Number.MAX_SAFE_INTEGER} (got 0.5)`)
-  })
+  ] as const)(
+    'refuses a bad %s from the option or %s with a ConfigurationError naming both and the value; the option wins over the variable',
+    (option, env) => {
+      vi.stubEnv(env, 'lots')
+      expect(() => createMemoryStore()).toThrow(ConfigurationError)
+      expect(() => createMemoryStore()).toThrow(`${option} (${env}) must be a whole number of bytes from 1 to ${Number.MAX_SAFE_INTEGER} (got "lots")`)
+      expect(createMemoryStore({ [option]: 4096 })[option]).toBe(4096)
+      vi.stubEnv(env, '2048')
+      expect(createMemoryStore()[option]).toBe(2048)
+      expect(() => createMemoryStore({ [option]: 0.5 })).toThrow(
+        `${option} (${env}) must be a whole number of bytes from 1 to ${Number.MAX_SAFE_INTEGER} (got 0.5)`,
+      )
+    },
+  )
 
   it('counts a task and its event log within 10% of their JSON size, event by event', () => {
     const store = createMemoryStore({ maxBytes: 64 * MiB })
     const ids = { taskId: 'a5f9c2de-5a43-4ad4-9e3f-0c1a3a9c3b11', contextId: '0f8e9f53-6b2f-4a7e-8d0c-2f0c2d2f8a10' }
-    const message = (role: 'user' | 'agent', text: string) => ({ kind: 'message' as const, messageId: crypto.randomUUID(), role, parts: [{ kind: 'text' as const, text }], ...ids })
+    const message = (role: 'user' | 'agent', text: string) => ({
+      kind: 'message' as const,
+      messageId: crypto.randomUUID(),
+      role,
+      parts: [{ kind: 'text' as const, text }],
+      ...ids,
+    })
     const now = () => new Date().toISOString()
-    const task = { kind: 'task' as const, id: ids.taskId, contextId: ids.contextId, status: { state: 'submitted' as const, timestamp: now() }, artifacts: [] as any[], history: [message('user', 'é'.repeat(40_000))] }
+    const task = {
+      kind: 'task' as const,
+      id: ids.taskId,
+      contextId: ids.contextId,
+      status: { state: 'submitted' as const, timestamp: now() },
+      artifacts: [] as any[],
+      history: [message('user', 'é'.repeat(40_000))],
+    }
     store.create(task)
     const events: any[] = []
     const append = (event: any) => {
@@ -200,8 +231,22 @@ describe('the byte budgets of the memory store (configuration)', () => {
   it('counts the ids a client chooses by their length: a message with a 512 KiB messageId and contextId weighs over 1 MiB', () => {
     const store = createMemoryStore({ maxBytes: 64 * MiB })
     const long = 'x'.repeat(512 * 1024)
-    const message = { kind: 'message' as const, messageId: long, role: 'user' as const, parts: [{ kind: 'text' as const, text: 'hi' }], taskId: 't-long-ids', contextId: long }
-    const task = { kind: 'task' as const, id: 't-long-ids', contextId: long, status: { state: 'submitted' as const, timestamp: new Date().toISOString() }, artifacts: [], history: [message] }
+    const message = {
+      kind: 'message' as const,
+      messageId: long,
+      role: 'user' as const,
+      parts: [{ kind: 'text' as const, text: 'hi' }],
+      taskId: 't-long-ids',
+      contextId: long,
+    }
+    const task = {
+      kind: 'task' as const,
+      id: 't-long-ids',
+      contextId: long,
+      status: { state: 'submitted' as const, timestamp: new Date().toISOString() },
+      artifacts: [],
+      history: [message],
+    }
     store.create(task)
     expect(store.bytes).toBeGreaterThan(3 * 512 * 1024)
     expect(store.bytes).toBeLessThan(Buffer.byteLength(JSON.stringify(task)) * 1.1)
@@ -210,11 +255,24 @@ describe('the byte budgets of the memory store (configuration)', () => {
   it('keeps the newest event even when it alone is larger than the event-log window, so the task’s next turn is numbered after it', () => {
     const store = createMemoryStore({ eventLogBytes: 1024 })
     const ids = { taskId: 't-large-question', contextId: 'c-1' }
-    const task = { kind: 'task' as const, id: ids.taskId, contextId: ids.contextId, status: { state: 'submitted' as const, timestamp: new Date().toISOString() }, artifacts: [], history: [] }
+    const task = {
+      kind: 'task' as const,
+      id: ids.taskId,
+      contextId: ids.contextId,
+      status: { state: 'submitted' as const, timestamp: new Date().toISOString() },
+      artifacts: [],
+      history: [],
+    }
     store.create(task)
     store.append(task, { kind: 'status-update', seq: 1, ...ids, status: { state: 'working', timestamp: new Date().toISOString() }, final: false })
     const question = { kind: 'message' as const, messageId: 'q', role: 'agent' as const, parts: [{ kind: 'text' as const, text: '?'.repeat(5000) }], ...ids }
-    store.append(task, { kind: 'status-update', seq: 2, ...ids, status: { state: 'input-required', timestamp: new Date().toISOString(), message: question }, final: true })
+    store.append(task, {
+      kind: 'status-update',
+      seq: 2,
+      ...ids,
+      status: { state: 'input-required', timestamp: new Date().toISOString(), message: question },
+      final: true,
+    })
     expect(store.events(ids.taskId)!.map((event) => event.seq)).toEqual([2])
     expect(store.lastSeq(ids.taskId)).toBe(2)
     expect(store.events(ids.taskId, 1)!.map((event) => event.seq)).toEqual([2])

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type TaskStore, createFileStore, createMemoryStore, createRedisStore, taskStoreContract } from 'a2a-runtime'
+import { createFileStore, createMemoryStore, createRedisStore, type TaskStore, taskStoreContract } from 'a2a-runtime'
 import { afterAll, beforeAll, describe, it } from 'vitest'
 import { type RedisServer, startRedis } from './_redis.ts'
 import { type RedisCluster, startRedisCluster } from './_redis-cluster.ts'

@@ -1,14 +1,28 @@
 import { describe, expect, it } from 'vitest'
-import { deferred, agent } from './_agents.ts'
+import { agent, deferred } from './_agents.ts'
 import { readEvents } from './_sse.ts'
 import { transports } from './_transports.ts'
 
-const streamBody = (text: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: { message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } } })
+const streamBody = (text: string) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'message/stream',
+    params: { message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } },
+  })
 
 /** Works until the test opens its gate. */
 function waitingAgent() {
   const gate = deferred()
-  return { agent: agent(async (_ctx, task) => (task.working('waiting'), await gate.promise, task.artifact('done'), task.complete())), open: gate.resolve }
+  return {
+    agent: agent(async (_ctx, task) => {
+      task.working('waiting')
+      await gate.promise
+      task.artifact('done')
+      task.complete()
+    }),
+    open: gate.resolve,
+  }
 }
 
 /** Reads a live body until its text matches `pattern` (failing past `ms`); then `rest()` reads it to its end. */

@@ -11,7 +11,9 @@ import { type Target, transports } from './_transports.ts'
 const V1 = { 'A2A-Version': '1.0' }
 const V03 = { 'A2A-Version': '0.3' }
 const rpcBody = (method: string, params: unknown, id: string | number = 's') => JSON.stringify({ jsonrpc: '2.0', id, method, params })
-const platformMessage = (text: string, taskId?: string) => ({ message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...(taskId && { taskId }) } })
+const platformMessage = (text: string, taskId?: string) => ({
+  message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...(taskId && { taskId }) },
+})
 
 /** "ask" and "ask again" ask for input; any other text is the answer: an artifact, then completed. */
 const askingAgent = agent(
@@ -25,21 +27,35 @@ const askingAgent = agent(
 )
 
 /** `working`, `input-required`… whichever way a dialect spells the state. */
-const state = (spelled: string) => spelled.replace(/^TASK_STATE_/, '').toLowerCase().replace(/_/g, '-')
+const state = (spelled: string) =>
+  spelled
+    .replace(/^TASK_STATE_/, '')
+    .toLowerCase()
+    .replace(/_/g, '-')
 
 /** Each dialect's subscription, and one line per event it sends: `task:<state>`, `status:<state>`, `artifact:<text>`. */
 const dialects = [
   {
     name: 'A2A v1.0 SubscribeToTask',
-    subscribe: (target: Target, taskId: string, headers: Record<string, string> = {}) => target.post(rpcBody('SubscribeToTask', { id: taskId }), { ...V1, ...headers }),
+    subscribe: (target: Target, taskId: string, headers: Record<string, string> = {}) =>
+      target.post(rpcBody('SubscribeToTask', { id: taskId }), { ...V1, ...headers }),
     summary: ({ result }: any) =>
-      result.task ? `task:${state(result.task.status.state)}` : result.statusUpdate ? `status:${state(result.statusUpdate.status.state)}` : `artifact:${result.artifactUpdate.artifact.parts[0].text}`,
+      result.task
+        ? `task:${state(result.task.status.state)}`
+        : result.statusUpdate
+          ? `status:${state(result.statusUpdate.status.state)}`
+          : `artifact:${result.artifactUpdate.artifact.parts[0].text}`,
   },
   {
     name: 'A2A v0.3 tasks/resubscribe',
-    subscribe: (target: Target, taskId: string, headers: Record<string, string> = {}) => target.post(rpcBody('tasks/resubscribe', { id: taskId }), { ...V03, ...headers }),
+    subscribe: (target: Target, taskId: string, headers: Record<string, string> = {}) =>
+      target.post(rpcBody('tasks/resubscribe', { id: taskId }), { ...V03, ...headers }),
     summary: ({ result }: any) =>
-      result.kind === 'task' ? `task:${result.status.state}` : result.kind === 'status-update' ? `status:${result.status.state}` : `artifact:${result.artifact.parts[0].text}`,
+      result.kind === 'task'
+        ? `task:${result.status.state}`
+        : result.kind === 'status-update'
+          ? `status:${result.status.state}`
+          : `artifact:${result.artifact.parts[0].text}`,
   },
   {
     name: 'platform tasks/resubscribe',

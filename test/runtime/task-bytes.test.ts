@@ -14,7 +14,27 @@ const written = (value: unknown) => {
   return json === undefined ? 0 : Buffer.byteLength(json)
 }
 
-const CHARACTERS = ['a', '"', '\\', '\n', '\t', '\b', '\u0001', '\u001f', '\u007f', '\u0080', 'é', '\u07ff', '\u0800', '€', '\u2028', '😀', '\ud800', '\udc00', ' ']
+const CHARACTERS = [
+  'a',
+  '"',
+  '\\',
+  '\n',
+  '\t',
+  '\b',
+  '\u0001',
+  '\u001f',
+  '\u007f',
+  '\u0080',
+  'é',
+  '\u07ff',
+  '\u0800',
+  '€',
+  '\u2028',
+  '😀',
+  '\ud800',
+  '\udc00',
+  ' ',
+]
 
 describe('jsonBytes', () => {
   it('counts what JSON.stringify writes, in UTF-8: escapes, multi-byte and lone surrogates, numbers, left-out values, toJSON, long strings', () => {
@@ -30,7 +50,7 @@ describe('jsonBytes', () => {
       'x'.repeat(23),
       'x'.repeat(24),
       'x'.repeat(128),
-      '😀'.repeat(64) + '\ud83d',
+      `${'😀'.repeat(64)}\ud83d`,
       0,
       -0,
       1.5,
@@ -49,7 +69,15 @@ describe('jsonBytes', () => {
       { date: new Date(0), nested: { list: [1, 'two', { three: [null] }] } },
       Object.assign(Object.create(null), { bare: 'prototype' }),
       { toJSON: () => ({ replaced: true }) },
-      { kind: 'message', role: 'user', messageId: 'm-1', parts: [{ kind: 'text', text: 'hello "world"\n' }, { kind: 'data', data: { é: [1, 2, { x: '€' }] } }] },
+      {
+        kind: 'message',
+        role: 'user',
+        messageId: 'm-1',
+        parts: [
+          { kind: 'text', text: 'hello "world"\n' },
+          { kind: 'data', data: { é: [1, 2, { x: '€' }] } },
+        ],
+      },
       // The keys of the data model are counted as constants, whatever their values.
       {
         kind: 'é',
@@ -96,14 +124,32 @@ describe('jsonBytes', () => {
     const metadatas = [undefined, {}, { trace: 'é"', n: [1, null, { deep: true }] }]
     for (const text of texts) {
       for (const metadata of metadatas) {
-        const parts: Message['parts'] = [{ kind: 'text', text }, { kind: 'data', data: { text, list: [1, 2] } }, { kind: 'file', file: { name: text, uri: 'https://example.org/f' } }]
+        const parts: Message['parts'] = [
+          { kind: 'text', text },
+          { kind: 'data', data: { text, list: [1, 2] } },
+          { kind: 'file', file: { name: text, uri: 'https://example.org/f' } },
+        ]
         const message: Message = { kind: 'message', messageId: text || 'm-1', role: 'user', parts }
         const variants: Message[] = [
           message,
           { ...message, parts: [{ kind: 'text', text, ...(metadata && { metadata }) }] },
           // A2A v1.0 parts: a media type on text and data, data that is not an object.
-          { ...message, parts: [{ kind: 'text', text, mediaType: `text/${text}`, ...(metadata && { metadata }) }, { kind: 'text', text, mediaType: 'text/markdown' }] },
-          { ...message, parts: [{ kind: 'data', data: [text, 1, null], mediaType: 'application/json' }, { kind: 'data', data: text }, { kind: 'data', data: null }, { kind: 'data', data: -1.5 }] },
+          {
+            ...message,
+            parts: [
+              { kind: 'text', text, mediaType: `text/${text}`, ...(metadata && { metadata }) },
+              { kind: 'text', text, mediaType: 'text/markdown' },
+            ],
+          },
+          {
+            ...message,
+            parts: [
+              { kind: 'data', data: [text, 1, null], mediaType: 'application/json' },
+              { kind: 'data', data: text },
+              { kind: 'data', data: null },
+              { kind: 'data', data: -1.5 },
+            ],
+          },
           { ...message, parts: [] },
           { ...message, role: 'agent', contextId: `ctx-${text}`, taskId: '4f6c3c1e-2b1a-4d7e-9a55-1c2d3e4f5a6b', ...(metadata && { metadata }) },
           { ...message, contextId: undefined, taskId: undefined, metadata: undefined },
@@ -115,21 +161,56 @@ describe('jsonBytes', () => {
 
   it('counts exactly the user messages both bindings build from the wire, whatever else the client sent', () => {
     const extra = { extensions: ['x'], referenceTaskIds: ['t'], unknown: { a: 1 } }
-    const platform = readSendParams({
-      message: { ...extra, role: 'user', messageId: 'm-"1"', contextId: 'c', parts: [{ kind: 'text', text: 'é\n', extra: 1, metadata: { k: 'v' } }, { kind: 'data', data: { a: [1] } }, { kind: 'file', file: { uri: 'https://example.org', name: 'n', other: 2 } }], metadata: { m: 1 } },
-    }, 'platform').message
+    const platform = readSendParams(
+      {
+        message: {
+          ...extra,
+          role: 'user',
+          messageId: 'm-"1"',
+          contextId: 'c',
+          parts: [
+            { kind: 'text', text: 'é\n', extra: 1, metadata: { k: 'v' } },
+            { kind: 'data', data: { a: [1] } },
+            { kind: 'file', file: { uri: 'https://example.org', name: 'n', other: 2 } },
+          ],
+          metadata: { m: 1 },
+        },
+      },
+      'platform',
+    ).message
     const v1 = readSendParamsV1({
-      message: { ...extra, role: 'ROLE_USER', messageId: 'm-2', taskId: 't-1', parts: [{ text: 'hello', extra: true }, { data: { b: 2 } }, { url: 'https://example.org/x', mediaType: 'text/plain', filename: 'x.txt' }, { raw: 'aGk=' }] },
+      message: {
+        ...extra,
+        role: 'ROLE_USER',
+        messageId: 'm-2',
+        taskId: 't-1',
+        parts: [
+          { text: 'hello', extra: true },
+          { data: { b: 2 } },
+          { url: 'https://example.org/x', mediaType: 'text/plain', filename: 'x.txt' },
+          { raw: 'aGk=' },
+        ],
+      },
     }).message
     const v1Values = readSendParamsV1({
       message: {
         role: 'ROLE_USER',
         message_id: 'm-4',
         context_id: 'c-"4"',
-        parts: [{ text: '# é', mediaType: 'text/markdown', filename: 'ignored.md' }, { text: 'x', media_type: 'text/x-é', metadata: { a: 1 } }, { data: [1, 'two'], mediaType: 'application/json' }, { data: 'a string' }, { data: null }, { data: 7 }, { data: false }],
+        parts: [
+          { text: '# é', mediaType: 'text/markdown', filename: 'ignored.md' },
+          { text: 'x', media_type: 'text/x-é', metadata: { a: 1 } },
+          { data: [1, 'two'], mediaType: 'application/json' },
+          { data: 'a string' },
+          { data: null },
+          { data: 7 },
+          { data: false },
+        ],
       },
     }).message
-    const v1InV03Shape = readSendParamsV1({ message: { ...extra, role: 'ROLE_USER', messageId: 'm-3', parts: [{ kind: 'text', text: 'old shape', extra: 1 }] } }).message
+    const v1InV03Shape = readSendParamsV1({
+      message: { ...extra, role: 'ROLE_USER', messageId: 'm-3', parts: [{ kind: 'text', text: 'old shape', extra: 1 }] },
+    }).message
     for (const message of [platform, v1, v1Values, v1InV03Shape]) expect(messageBytes(message), JSON.stringify(message)).toBe(written(message))
   })
 })

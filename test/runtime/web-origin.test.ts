@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { Agent as HttpAgent, request } from 'node:http'
 import { rmSync } from 'node:fs'
+import { Agent as HttpAgent, request } from 'node:http'
 import { ConfigurationError, createA2AApp, defineAgent } from 'a2a-runtime'
 import { afterEach, describe, expect, it } from 'vitest'
 import { defaultAllowedHosts } from '../../runtime/src/http/_allowed-hosts.ts'
-import { type StartedA2a, a2aBin, freePort, makeAgentProject, startA2a } from '../_support.ts'
+import { a2aBin, freePort, makeAgentProject, type StartedA2a, startA2a } from '../_support.ts'
 import { type FixtureProbe, startFixtureAgent } from './_fixture-process.ts'
 
 /**
@@ -44,23 +44,27 @@ async function start(env: Record<string, string> = {}): Promise<{ url: string; p
   return { url: server.url, port: Number(new URL(server.url).port), pid: server.child.pid!, output: server.output }
 }
 
-
 interface Answer {
   status: number
   headers: Record<string, string | string[] | undefined>
   text: string
-  // biome-ignore lint: the tests inspect arbitrary JSON
   json(): any
 }
 
 /** One request over node:http, which sends the Host, Origin and Content-Type given (or none) as they are. */
-function send(port: number, init: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Uint8Array; agent?: HttpAgent }): Promise<Answer> {
+function send(
+  port: number,
+  init: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Uint8Array; agent?: HttpAgent },
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: init.method ?? 'GET', path: init.path ?? '/', headers: init.headers, agent: init.agent ?? false }, (res) => {
-      let text = ''
-      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
-      res.once('end', () => resolve({ status: res.statusCode!, headers: res.headers, text, json: () => JSON.parse(text) }))
-    })
+    const req = request(
+      { host: '127.0.0.1', port, method: init.method ?? 'GET', path: init.path ?? '/', headers: init.headers, agent: init.agent ?? false },
+      (res) => {
+        let text = ''
+        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
+        res.once('end', () => resolve({ status: res.statusCode!, headers: res.headers, text, json: () => JSON.parse(text) }))
+      },
+    )
     req.once('error', reject)
     req.end(init.body)
   })
@@ -69,7 +73,8 @@ function send(port: number, init: { method?: string; path?: string; headers?: Re
 const JSON_TYPE = { 'content-type': 'application/json' }
 const V1 = { 'a2a-version': '1.0' }
 const rpc = (method: string, params: unknown, id: string | number = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params })
-const sendMessage = (text: string) => rpc('message/send', { message: { kind: 'message', role: 'user', messageId: `m-${text}`, parts: [{ kind: 'text', text }] } }, text)
+const sendMessage = (text: string) =>
+  rpc('message/send', { message: { kind: 'message', role: 'user', messageId: `m-${text}`, parts: [{ kind: 'text', text }] } }, text)
 const listTasks = rpc('ListTasks', {})
 
 /** The tasks the agent holds, read as an allowed client. */
@@ -87,14 +92,27 @@ describe('a POST whose body is not typed as JSON (what a page may send anywhere 
     // fetch(url, { method: 'POST', mode: 'no-cors', body: string }) sends text/plain; a Blob without type sends none.
     const plain = await send(port, { method: 'POST', headers: { ...browserShaped, 'content-type': 'text/plain;charset=UTF-8' }, body: sendMessage('plain') })
     expect(plain.status).toBe(415)
-    expect(plain.json()).toEqual({ jsonrpc: '2.0', id: 'plain', error: { code: -32600, message: 'Invalid Request: Content-Type must be application/json (got "text/plain")' } })
+    expect(plain.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 'plain',
+      error: { code: -32600, message: 'Invalid Request: Content-Type must be application/json (got "text/plain")' },
+    })
     const typeless = await send(port, { method: 'POST', headers: browserShaped, body: new TextEncoder().encode(sendMessage('typeless')) })
     expect(typeless.status).toBe(415)
     expect(typeless.json().error).toEqual({ code: -32600, message: 'Invalid Request: Content-Type must be application/json (got none)' })
-    const form = await send(port, { method: 'POST', path: '/jsonrpc', headers: { ...browserShaped, 'content-type': 'application/x-www-form-urlencoded' }, body: sendMessage('form') })
+    const form = await send(port, {
+      method: 'POST',
+      path: '/jsonrpc',
+      headers: { ...browserShaped, 'content-type': 'application/x-www-form-urlencoded' },
+      body: sendMessage('form'),
+    })
     expect(form.status).toBe(415)
     // A v1.0 request gets its binding's code.
-    const v1 = await send(port, { method: 'POST', headers: { ...browserShaped, ...V1 }, body: rpc('SendMessage', { message: { messageId: 'v', role: 'ROLE_USER', parts: [{ text: 'v1' }] } }, 'v1') })
+    const v1 = await send(port, {
+      method: 'POST',
+      headers: { ...browserShaped, ...V1 },
+      body: rpc('SendMessage', { message: { messageId: 'v', role: 'ROLE_USER', parts: [{ text: 'v1' }] } }, 'v1'),
+    })
     expect(v1.status).toBe(415)
     expect(v1.json().error).toMatchObject({ code: -32005, data: [{ reason: 'CONTENT_TYPE_NOT_SUPPORTED' }] })
     expect(await taskCount(port)).toBe(0)
@@ -106,10 +124,18 @@ describe('a POST whose body is not typed as JSON (what a page may send anywhere 
 
   it('from a foreign page (Origin: http://evil.example, no-cors shape) is refused with 403 before anything is read', async () => {
     const { port } = await start()
-    const answer = await send(port, { method: 'POST', headers: { host: `127.0.0.1:${port}`, origin: 'http://evil.example', 'content-type': 'text/plain' }, body: sendMessage('cross-site') })
+    const answer = await send(port, {
+      method: 'POST',
+      headers: { host: `127.0.0.1:${port}`, origin: 'http://evil.example', 'content-type': 'text/plain' },
+      body: sendMessage('cross-site'),
+    })
     expect(answer.status).toBe(403)
     expect(answer.headers['access-control-allow-origin']).toBeUndefined()
-    expect(answer.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('Origin "http://evil.example" is not allowed') } })
+    expect(answer.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: expect.stringContaining('Origin "http://evil.example" is not allowed') },
+    })
     expect(answer.json().error.message).toContain('A2A_CORS_ORIGINS')
     expect(await taskCount(port)).toBe(0)
   })
@@ -130,13 +156,26 @@ describe('a Host the agent is not known by (DNS rebinding)', () => {
       expect(card.text).not.toContain('Origin Fixture')
     }
     for (const path of ['/', '/jsonrpc']) {
-      const list = await send(port, { method: 'POST', path, headers: { ...rebound, origin: `http://evil.example:${port}`, ...JSON_TYPE, ...V1 }, body: listTasks })
+      const list = await send(port, {
+        method: 'POST',
+        path,
+        headers: { ...rebound, origin: `http://evil.example:${port}`, ...JSON_TYPE, ...V1 },
+        body: listTasks,
+      })
       expect(list.status).toBe(403)
       expect(list.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('Host "evil.example') } })
       expect(list.text).not.toContain('secret')
     }
     // The same requests under this machine's names and addresses are answered.
-    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, `app.localhost:${port}`, `LOCALHOST:${port}`, 'localhost', `10.1.2.3:${port}`]) {
+    for (const host of [
+      `localhost:${port}`,
+      `127.0.0.1:${port}`,
+      `[::1]:${port}`,
+      `app.localhost:${port}`,
+      `LOCALHOST:${port}`,
+      'localhost',
+      `10.1.2.3:${port}`,
+    ]) {
       const list = await send(port, { method: 'POST', headers: { host, ...JSON_TYPE, ...V1 }, body: listTasks })
       expect(list.status, host).toBe(200)
       expect(list.json().result.totalSize, host).toBe(1)
@@ -145,7 +184,15 @@ describe('a Host the agent is not known by (DNS rebinding)', () => {
     await expect.poll(output).toContain(`Refused a request with 403: Host "evil.example:${port}" is not allowed`)
     expect(output().match(/Refused a request/g)).toHaveLength(1)
     // Look-alikes are not this machine.
-    for (const host of ['localhost.evil.example', 'evil-localhost', '127.0.0.1.evil.example', `localhost:${port}:1`, 'localhost:http', '[::1', '[evil.example]']) {
+    for (const host of [
+      'localhost.evil.example',
+      'evil-localhost',
+      '127.0.0.1.evil.example',
+      `localhost:${port}:1`,
+      'localhost:http',
+      '[::1',
+      '[evil.example]',
+    ]) {
       const card = await send(port, { path: '/.well-known/agent.json', headers: { host } })
       expect(card.status, host).toBe(403)
     }
@@ -174,7 +221,9 @@ describe('a Host the agent is not known by (DNS rebinding)', () => {
     const label = 'a'.repeat(8 * 1024 - 40)
     const burst = async (count: number, name: (i: number) => string) => {
       for (let i = 0; i < count; i += 8) {
-        const answers = await Promise.all(Array.from({ length: 8 }, (_, j) => send(fixture.port, { path: '/.well-known/agent.json', headers: { host: name(i + j) }, agent })))
+        const answers = await Promise.all(
+          Array.from({ length: 8 }, (_, j) => send(fixture.port, { path: '/.well-known/agent.json', headers: { host: name(i + j) }, agent })),
+        )
         for (const answer of answers) expect(answer.status).toBe(200)
       }
     }
@@ -232,7 +281,11 @@ describe('CORS', () => {
     expect(sent.headers['access-control-allow-origin']).toBe(APP)
     expect(sent.headers.vary).toMatch(/\bOrigin\b/)
     expect(String(sent.headers['access-control-expose-headers'])).toContain('Retry-After')
-    const streamed = await send(port, { method: 'POST', headers: { host, origin: APP, ...JSON_TYPE }, body: sendMessage('streamed').replace('message/send', 'message/stream') })
+    const streamed = await send(port, {
+      method: 'POST',
+      headers: { host, origin: APP, ...JSON_TYPE },
+      body: sendMessage('streamed').replace('message/send', 'message/stream'),
+    })
     expect(streamed.headers['content-type']).toMatch(/^text\/event-stream/)
     expect(streamed.headers['access-control-allow-origin']).toBe(APP)
     expect(streamed.text).toContain('echo streamed')
@@ -277,7 +330,11 @@ describe('CORS', () => {
     const own = await send(port, { method: 'POST', headers: { host, origin: `http://${host}`, ...JSON_TYPE }, body: sendMessage('own') })
     expect(own.status).toBe(200)
     expect(own.headers['access-control-allow-origin']).toBeUndefined()
-    const viaLocalhost = await send(port, { method: 'POST', headers: { host: `localhost:${port}`, origin: `http://localhost:${port}`, ...JSON_TYPE }, body: sendMessage('own-localhost') })
+    const viaLocalhost = await send(port, {
+      method: 'POST',
+      headers: { host: `localhost:${port}`, origin: `http://localhost:${port}`, ...JSON_TYPE },
+      body: sendMessage('own-localhost'),
+    })
     expect(viaLocalhost.status).toBe(200)
     // OPTIONS without Origin is no preflight: the methods, nothing more.
     const options = await send(port, { method: 'OPTIONS', path: '/jsonrpc', headers: { host } })
@@ -291,7 +348,10 @@ describe('a2a dev', () => {
   async function startDev(source: string, env: Record<string, string> = {}) {
     devProject = makeAgentProject('a2a-dev-origin-', source)
     const port = await freePort()
-    devChild = spawn(process.execPath, [a2aBin, 'dev'], { cwd: devProject, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', A2A_ALLOWED_HOSTS: '', A2A_CORS_ORIGINS: '', ...env } })
+    devChild = spawn(process.execPath, [a2aBin, 'dev'], {
+      cwd: devProject,
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', A2A_ALLOWED_HOSTS: '', A2A_CORS_ORIGINS: '', ...env },
+    })
     let output = ''
     devChild.stdout!.on('data', (chunk) => (output += chunk))
     devChild.stderr!.on('data', (chunk) => (output += chunk))
@@ -306,7 +366,11 @@ describe('a2a dev', () => {
     const list = await send(port, { method: 'POST', headers: { ...rebound, ...JSON_TYPE, ...V1 }, body: listTasks })
     expect(list.status).toBe(403)
     expect(list.json().error.message).toContain('A2A_ALLOWED_HOSTS')
-    const posted = await send(port, { method: 'POST', headers: { host: `localhost:${port}`, origin: 'http://evil.example', ...JSON_TYPE }, body: sendMessage('x') })
+    const posted = await send(port, {
+      method: 'POST',
+      headers: { host: `localhost:${port}`, origin: 'http://evil.example', ...JSON_TYPE },
+      body: sendMessage('x'),
+    })
     expect(posted.status).toBe(403)
     expect((await send(port, { path: '/.well-known/agent.json', headers: { host: `localhost:${port}` } })).status).toBe(200)
     expect((await send(port, { path: '/.well-known/agent.json', headers: { host: `dev.example:${port}` } })).status).toBe(200)
@@ -376,6 +440,8 @@ describe('settings', () => {
   })
 
   it('stops a2a start with one line naming A2A_ALLOWED_HOSTS when it is bad', async () => {
-    await expect(startA2a('a2a-web-origin-', AGENT, { A2A_ALLOWED_HOSTS: 'https://agent.example' })).rejects.toThrow(/A2A_ALLOWED_HOSTS must list host names .*\(got "https:\/\/agent\.example"\)/)
+    await expect(startA2a('a2a-web-origin-', AGENT, { A2A_ALLOWED_HOSTS: 'https://agent.example' })).rejects.toThrow(
+      /A2A_ALLOWED_HOSTS must list host names .*\(got "https:\/\/agent\.example"\)/,
+    )
   })
 })

@@ -1,9 +1,23 @@
 import { type Agent, get as httpGet } from 'node:http'
 import { connect } from 'node:net'
 import { performance } from 'node:perf_hooks'
-import { type OpenStream, type RpcReply, type SseFrame, type StreamResult, httpAgent, jsonRpc, openStream, post, rpc, summarize, taskIdOf, userMessage, userMessageV1, v1State } from '../runtime/_load-client.ts'
-import { type AgentProcess, type Probe, fdsOf, pollUntil, rssOf, startAgentProcess } from '../runtime/_load-process.ts'
 import { expect } from 'vitest'
+import {
+  httpAgent,
+  jsonRpc,
+  type OpenStream,
+  openStream,
+  post,
+  type RpcReply,
+  rpc,
+  type SseFrame,
+  type StreamResult,
+  summarize,
+  taskIdOf,
+  v1State,
+} from '../runtime/_load-client.ts'
+import { type AgentProcess, fdsOf, type Probe, pollUntil, rssOf, startAgentProcess } from '../runtime/_load-process.ts'
+import { userMessage, userMessageV1 } from '../runtime/_messages.ts'
 
 /**
  * The mixed soak: for `seconds`, `concurrency` workers each run one operation after another against an agent
@@ -105,13 +119,22 @@ const MIX: Array<[string, number]> = [
 const MIX_TOTAL = MIX.reduce((sum, [, weight]) => sum + weight, 0)
 const pick = (): string => {
   let r = Math.random() * MIX_TOTAL
-  for (const [kind, weight] of MIX) if ((r -= weight) < 0) return kind
+  for (const [kind, weight] of MIX) {
+    r -= weight
+    if (r < 0) return kind
+  }
   return MIX[0]![0]
 }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const mb = (bytes: number) => (Number.isFinite(bytes) ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : 'n/a')
 const streamText = (events: number, gap: number) => `stream:${events}:${gap}`
-const expectedStream = (events: number, v1: boolean) => [...(v1 ? ['task:working'] : []), 'status:working', 'status:working:streaming', ...Array.from({ length: events }, (_, i) => `artifact:part ${i + 1}`), 'status:completed:final']
+const expectedStream = (events: number, v1: boolean) => [
+  ...(v1 ? ['task:working'] : []),
+  'status:working',
+  'status:working:streaming',
+  ...Array.from({ length: events }, (_, i) => `artifact:part ${i + 1}`),
+  'status:completed:final',
+]
 const summaries = (frames: SseFrame[]) => frames.map((frame) => summarize(frame.data))
 
 export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
@@ -127,7 +150,10 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
   const kinds = new Map<string, Kind>()
   const kind = (name: string) => {
     let k = kinds.get(name)
-    if (!k) kinds.set(name, (k = new Kind()))
+    if (!k) {
+      k = new Kind()
+      kinds.set(name, k)
+    }
     return k
   }
   let fiveHundreds = 0
@@ -172,7 +198,12 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
       if (reply.body?.error?.code === -32603) problem(`${name}: ${method} answered -32603 Internal error`)
       return reply
     }
-    const stream = (name: string, body: string, headers?: Record<string, string>, onFrame?: (frame: SseFrame, index: number, s: OpenStream) => void): Promise<StreamResult> => {
+    const stream = (
+      name: string,
+      body: string,
+      headers?: Record<string, string>,
+      onFrame?: (frame: SseFrame, index: number, s: OpenStream) => void,
+    ): Promise<StreamResult> => {
       const s = openStream(url, body, { agent, headers, timeoutMs: requestTimeout, onFrame })
       open.add(s)
       return s.done.then((result) => {
@@ -189,7 +220,8 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
       return { ...start, id }
     }
     const mayBeEvicted = (task: Tracked) =>
-      taskOps - task.opsAtStart + options.concurrency + 16 >= options.maxTasks - Math.floor(options.maxTasks / 64) || Date.now() - task.startedAt > options.ttlMs
+      taskOps - task.opsAtStart + options.concurrency + 16 >= options.maxTasks - Math.floor(options.maxTasks / 64) ||
+      Date.now() - task.startedAt > options.ttlMs
     const remember = (task: Tracked, state: string) => {
       ended.set(task.id, { state, at: performance.now() })
       if (ended.size > 50_000) ended.delete(ended.keys().next().value!)
@@ -241,7 +273,9 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
     const expectStream = (name: string, result: StreamResult, expected: string[]) => {
       const got = summaries(result.frames)
       if (result.status !== 200 || !result.ended || JSON.stringify(got) !== JSON.stringify(expected)) {
-        problem(`${name}: HTTP ${result.status}, ended ${result.ended}, events ${JSON.stringify(got)} (expected ${JSON.stringify(expected)}) ${result.text.slice(0, 200)}`)
+        problem(
+          `${name}: HTTP ${result.status}, ended ${result.ended}, events ${JSON.stringify(got)} (expected ${JSON.stringify(expected)}) ${result.text.slice(0, 200)}`,
+        )
         return false
       }
       return true
@@ -254,7 +288,8 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
         const result = reply.body?.result
         if (!result?.id) return problem(`send: ${reply.text.slice(0, 200)}`)
         const task = acknowledged(start, result.id)
-        if (result.status.state !== 'completed' || result.artifacts[0]?.parts[0]?.text !== 'echo hello') problem(`send ${task.id}: answered ${result.status.state}`)
+        if (result.status.state !== 'completed' || result.artifacts[0]?.parts[0]?.text !== 'echo hello')
+          problem(`send ${task.id}: answered ${result.status.state}`)
         await verify(task, ['completed'])
       },
       async 'send-v1'() {
@@ -312,13 +347,15 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
           artifacts = (reply.body?.result?.artifacts ?? []).map((a: any) => a.parts[0].text)
         } else {
           const streamed = await stream('stream', jsonRpc('message/stream', follow))
-          if (streamed.frames.length === 0 && JSON.parse(streamed.text || '{}').error?.message === NOT_FOUND) return missing(task, 'not found for its follow-up')
+          if (streamed.frames.length === 0 && JSON.parse(streamed.text || '{}').error?.message === NOT_FOUND)
+            return missing(task, 'not found for its follow-up')
           const got = summaries(streamed.frames)
           state = got.at(-1) === 'status:completed:final' ? 'completed' : got.at(-1)
           artifacts = ['draft', ...got.filter((s) => s.startsWith('artifact:')).map((s) => s.slice('artifact:'.length))]
         }
         Object.assign(task, { startedAt: resumed.startedAt, opsAtStart: resumed.opsAtStart })
-        if (state !== 'completed' || JSON.stringify(artifacts) !== JSON.stringify(['draft', 'chose B'])) problem(`multi-turn ${task.id}: the follow-up ended ${state} with ${JSON.stringify(artifacts)}`)
+        if (state !== 'completed' || JSON.stringify(artifacts) !== JSON.stringify(['draft', 'chose B']))
+          problem(`multi-turn ${task.id}: the follow-up ended ${state} with ${JSON.stringify(artifacts)}`)
         await verify(task, ['completed'])
       },
       async abandon() {
@@ -372,7 +409,8 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
         }
         for (const listed of pages.flatMap((p) => p.tasks)) {
           const was = ended.get(listed.id)
-          if (was !== undefined && was.at < sentAt && v1State(listed.status.state) !== was.state) problem(`list: task ${listed.id} ended ${was.state}, listed ${listed.status.state}`)
+          if (was !== undefined && was.at < sentAt && v1State(listed.status.state) !== was.state)
+            problem(`list: task ${listed.id} ended ${was.state}, listed ${listed.status.state}`)
         }
       },
       async resubscribe() {
@@ -390,7 +428,8 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
           else counts.lateResubscribes++
         } else {
           const got = summaries(result.frames)
-          if (result.status !== 200 || !result.ended || got.at(-1) !== 'status:completed:final' || !/^(task|status):working/.test(got[0] ?? '')) problem(`resubscribe ${id}: HTTP ${result.status}, events ${JSON.stringify(got)}`)
+          if (result.status !== 200 || !result.ended || got.at(-1) !== 'status:completed:final' || !/^(task|status):working/.test(got[0] ?? ''))
+            problem(`resubscribe ${id}: HTTP ${result.status}, events ${JSON.stringify(got)}`)
         }
         await verify(task, ['completed'])
       },
@@ -405,17 +444,22 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
         if (!id) return problem(`resume: no task (HTTP ${first.status}) ${first.text.slice(0, 200)}`)
         const task = acknowledged(start, id)
         const lastId = first.frames.at(-1)?.id
-        if (first.frames.length !== 3 || lastId === undefined) return problem(`resume ${id}: the first stream had ${JSON.stringify(summaries(first.frames))} ids ${first.frames.map((f) => f.id)}`)
-        const rest = await stream('resubscribe', v1 ? jsonRpc('SubscribeToTask', { id }) : jsonRpc('tasks/resubscribe', { id }), { 'last-event-id': String(lastId) })
+        if (first.frames.length !== 3 || lastId === undefined)
+          return problem(`resume ${id}: the first stream had ${JSON.stringify(summaries(first.frames))} ids ${first.frames.map((f) => f.id)}`)
+        const rest = await stream('resubscribe', v1 ? jsonRpc('SubscribeToTask', { id }) : jsonRpc('tasks/resubscribe', { id }), {
+          'last-event-id': String(lastId),
+        })
         if (rest.frames.length === 0) {
           const error = JSON.parse(rest.text || '{}').error
           // The store keeps the events of the last `endedLogs` (1,000) tasks to end.
-          if (!/no longer kept/.test(error?.message ?? '') || taskOps - task.opsAtStart < 500) problem(`resume ${id}: HTTP ${rest.status} ${rest.text.slice(0, 200)}`)
+          if (!/no longer kept/.test(error?.message ?? '') || taskOps - task.opsAtStart < 500)
+            problem(`resume ${id}: HTTP ${rest.status} ${rest.text.slice(0, 200)}`)
         } else {
           const all = [...first.frames, ...rest.frames]
           const ids = rest.frames.map((f) => f.id!)
           const consecutive = ids.every((n, i) => n === lastId + 1 + i)
-          if (!expectStream('resume', { ...rest, frames: all }, expectedStream(4, v1)) || !consecutive) problem(`resume ${id}: resumed after ${lastId} with ids ${JSON.stringify(ids)}`)
+          if (!expectStream('resume', { ...rest, frames: all }, expectedStream(4, v1)) || !consecutive)
+            problem(`resume ${id}: resumed after ${lastId} with ids ${JSON.stringify(ids)}`)
         }
         await verify(task, ['completed'], v1)
       },
@@ -459,7 +503,8 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
       async bad() {
         const which = Math.floor(Math.random() * 11)
         const expectError = (reply: RpcReply, code: number, status = 200) => {
-          if (reply.status !== status || reply.body?.error?.code !== code) problem(`bad #${which}: expected HTTP ${status} and ${code}, got HTTP ${reply.status} ${reply.text.slice(0, 200)}`)
+          if (reply.status !== status || reply.body?.error?.code !== code)
+            problem(`bad #${which}: expected HTTP ${status} and ${code}, got HTTP ${reply.status} ${reply.text.slice(0, 200)}`)
         }
         const raw = async (body: string, headers?: Record<string, string>) => {
           const reply = await post(url, body, { agent, headers, timeoutMs: requestTimeout })
@@ -520,8 +565,13 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
             const status = await new Promise<number | string>((resolve) => {
               const socket = connect({ host: '127.0.0.1', port: server!.port })
               let head = ''
-              const timer = setTimeout(() => (socket.destroy(), resolve('timeout')), requestTimeout)
-              socket.once('connect', () => socket.write('POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 2000000\r\n\r\n{"jsonrpc":'))
+              const timer = setTimeout(() => {
+                socket.destroy()
+                resolve('timeout')
+              }, requestTimeout)
+              socket.once('connect', () =>
+                socket.write('POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 2000000\r\n\r\n{"jsonrpc":'),
+              )
               socket.setEncoding('utf8').on('data', (chunk: string) => {
                 head += chunk
                 const match = /^HTTP\/1\.1 (\d{3})/.exec(head)
@@ -531,7 +581,10 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
                   resolve(Number(match[1]))
                 }
               })
-              socket.once('close', () => (clearTimeout(timer), resolve(head ? 'garbled' : 'closed')))
+              socket.once('close', () => {
+                clearTimeout(timer)
+                resolve(head ? 'garbled' : 'closed')
+              })
               socket.once('error', () => {})
             })
             record('bad', performance.now() - started, status)
@@ -565,7 +618,12 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
     requests = 0
     agent.destroy()
     agents.splice(agents.indexOf(agent), 1)
-    const rested = await pollUntil(() => server!.probe(), (p) => p.connections === 0 && (p.storeSize === 0 || problems.length > 0), retentionWait, 200)
+    const rested = await pollUntil(
+      () => server!.probe(),
+      (p) => p.connections === 0 && (p.storeSize === 0 || problems.length > 0),
+      retentionWait,
+      200,
+    )
     if (rested.storeSize !== 0) problem(`warm-up: ${rested.storeSize} tasks still held ${retentionWait} ms after it`)
     const baseline = await server.probe({ gc: true })
     const baselineFds = fdsOf(pid)?.total
@@ -598,7 +656,11 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
     clearInterval(probes)
 
     // Drain: no task left running or waiting to start once every worker has finished.
-    const idle = await pollUntil(() => server!.probe(), (p) => p.active === 0, patience)
+    const idle = await pollUntil(
+      () => server!.probe(),
+      (p) => p.active === 0,
+      patience,
+    )
     if (idle.active !== 0) {
       counts.stuck += idle.active
       problem(`STUCK: the agent still runs ${idle.active} tasks ${patience} ms after the last request`)
@@ -619,20 +681,34 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
     // The clients go: the server's descriptors come back to the baseline.
     for (const s of open) s.destroy()
     soakAgent.destroy()
-    const closed = await pollUntil(() => server!.probe(), (p) => p.connections === 0, patience)
+    const closed = await pollUntil(
+      () => server!.probe(),
+      (p) => p.connections === 0,
+      patience,
+    )
     if (closed.connections !== 0) problem(`the server still holds ${closed.connections} connections ${patience} ms after the clients left`)
     let afterFds: number | undefined
     if (baselineFds !== undefined) {
-      afterFds = (await pollUntil(() => fdsOf(pid)?.total ?? Number.POSITIVE_INFINITY, (n) => n <= baselineFds + 2, patience)) as number
+      afterFds = (await pollUntil(
+        () => fdsOf(pid)?.total ?? Number.POSITIVE_INFINITY,
+        (n) => n <= baselineFds + 2,
+        patience,
+      )) as number
     }
     // Retention empties the store (ttl), then memory is read after a collection. A stuck task is never
     // dropped (running tasks are kept), so after one there is no point in waiting.
-    const emptied = await pollUntil(() => server!.probe(), (p) => p.storeSize === 0, counts.stuck > 0 ? 0 : retentionWait, 200)
+    const emptied = await pollUntil(
+      () => server!.probe(),
+      (p) => p.storeSize === 0,
+      counts.stuck > 0 ? 0 : retentionWait,
+      200,
+    )
     if (emptied.storeSize !== 0) problem(`retention: ${emptied.storeSize} tasks still held ${retentionWait} ms after the soak`)
     const after = await server.probe({ gc: true })
     const afterRss = rssOf(pid)?.rss ?? after.memory.rss
     peakRss = Math.max(peakRss, rssOf(pid)?.peak ?? 0)
-    if (after.logged.error > 0 || after.logged.warn > 0) problem(`the server logged ${after.logged.error} errors and ${after.logged.warn} warnings: ${after.logged.last.join(' | ').slice(0, 2000)}`)
+    if (after.logged.error > 0 || after.logged.warn > 0)
+      problem(`the server logged ${after.logged.error} errors and ${after.logged.warn} warnings: ${after.logged.last.join(' | ').slice(0, 2000)}`)
     if (after.finished !== after.started) problem(`agent turns started ${after.started}, finished ${after.finished}`)
 
     const soakCounts = {
@@ -646,7 +722,22 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
     }
     const memory = { baselineHeap: baseline.memory.heapUsed, baselineRss, peakRss, afterHeap: after.memory.heapUsed, afterRss, storeAfter: emptied.storeSize }
     const fds = baselineFds === undefined ? undefined : { baseline: baselineFds, peak: peakFds, after: afterFds ?? Number.NaN }
-    const report = formatReport({ options, ranMs, kinds, opCounts, soakCounts, states, requests, fiveHundreds, memory, fds, peakActive, taskOps: taskOps - warmTaskOps, problems, after })
+    const report = formatReport({
+      options,
+      ranMs,
+      kinds,
+      opCounts,
+      soakCounts,
+      states,
+      requests,
+      fiveHundreds,
+      memory,
+      fds,
+      peakActive,
+      taskOps: taskOps - warmTaskOps,
+      problems,
+      after,
+    })
     print(report)
     return { problems, report, tasks: { ...soakCounts, states }, requests, fiveHundreds, memory, fds, peakActive }
   } finally {
@@ -683,7 +774,9 @@ function formatReport(r: {
   for (const [name, k] of [...r.kinds].sort((a, b) => b[1].ms.length - a[1].ms.length)) {
     total += k.ms.length
     const answers = [...k.statuses].map(([status, n]) => `${status}×${n}`).join(' ')
-    lines.push(`${name.padEnd(18)}${String(k.ms.length).padStart(10)}${(k.ms.length / seconds).toFixed(1).padStart(9)}${k.quantile(0.5).toFixed(1).padStart(9)}${k.quantile(0.99).toFixed(1).padStart(9)}  ${answers}`)
+    lines.push(
+      `${name.padEnd(18)}${String(k.ms.length).padStart(10)}${(k.ms.length / seconds).toFixed(1).padStart(9)}${k.quantile(0.5).toFixed(1).padStart(9)}${k.quantile(0.99).toFixed(1).padStart(9)}  ${answers}`,
+    )
   }
   lines.push(`${'all'.padEnd(18)}${String(total).padStart(10)}${(total / seconds).toFixed(1).padStart(9)}`)
   const c = r.soakCounts
@@ -694,9 +787,13 @@ function formatReport(r: {
       .sort((a, b) => b[1] - a[1])
       .map(([name, n]) => `${name} ${n}`)
       .join(', ')}`,
-    `tasks: ${c.started} acknowledged (${r.taskOps} requests that start or resume one); checked right after they ended: ${c.verified} (${Object.entries(r.states)
+    `tasks: ${c.started} acknowledged (${r.taskOps} requests that start or resume one); checked right after they ended: ${c.verified} (${Object.entries(
+      r.states,
+    )
       .map(([state, n]) => `${state} ${n}`)
-      .join(', ')}); evicted by retention before a check (accounted): ${c.evicted}; later gets that found a task evicted (accounted): ${c.evictedOnLaterGet}; resubscriptions that came after the end: ${c.lateResubscribes}; lost: ${c.lost}; stuck: ${c.stuck}`,
+      .join(
+        ', ',
+      )}); evicted by retention before a check (accounted): ${c.evicted}; later gets that found a task evicted (accounted): ${c.evictedOnLaterGet}; resubscriptions that came after the end: ${c.lateResubscribes}; lost: ${c.lost}; stuck: ${c.stuck}`,
     `5xx: ${r.fiveHundreds}; server errors logged: ${r.after.logged.error}, warnings: ${r.after.logged.warn} (apart: ${r.after.logged.expectedErrors} for the failing agent); agent turns ${r.after.started} started, ${r.after.finished} finished, at most ${r.peakActive} at once (sampled)`,
     `rss: baseline ${mb(r.memory.baselineRss)}, peak ${mb(r.memory.peakRss)}, after retention + GC ${mb(r.memory.afterRss)}`,
     `heap used: baseline ${mb(r.memory.baselineHeap)}, after retention + GC ${mb(r.memory.afterHeap)} (${heapPerTask.toFixed(0)} bytes per task); store ${r.memory.storeAfter} tasks`,

@@ -18,7 +18,9 @@ const TEXT_CHARS = 1_000_000 // a 1 MiB request body (the default maxBodySize) h
 const RSS_CEILING = 768 * MiB
 const NOT_FOUND = { code: -32602, message: 'Task not found' }
 
-it(`${TASKS} messages of 1 MiB, 4 at a time: the agent stays alive with RSS under 768 MiB throughout (default settings)`, { timeout: 120_000 + TASKS * 200 }, async () => {
+it(`${TASKS} messages of 1 MiB, 4 at a time: the agent stays alive with RSS under 768 MiB throughout (default settings)`, {
+  timeout: 120_000 + TASKS * 200,
+}, async () => {
   const server = await startFloodAgent()
   try {
     const rss = sampleRss(server.pid)
@@ -32,7 +34,9 @@ it(`${TASKS} messages of 1 MiB, 4 at a time: the agent stays alive with RSS unde
         if (done - reported < 1000) return
         reported = done
         const seconds = (performance.now() - started) / 1000
-        console.log(`  ${done} answered in ${seconds.toFixed(0)} s (${(done / seconds).toFixed(1)}/s); RSS now ${mib(rssOf(server.pid)?.rss ?? 0)}, peak ${mib(rss.peak())}`)
+        console.log(
+          `  ${done} answered in ${seconds.toFixed(0)} s (${(done / seconds).toFixed(1)}/s); RSS now ${mib(rssOf(server.pid)?.rss ?? 0)}, peak ${mib(rss.peak())}`,
+        )
       },
     })
     const peak = rss.stop()

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest'
 import { MiB, mib, rssOf, sampleRss } from '../runtime/_slow-readers.ts'
-import { GET_TASK_DIALECTS, chatText, rpc, startBudgetsAgent } from '../runtime/_task-budgets.ts'
+import { chatText, GET_TASK_DIALECTS, rpc, startBudgetsAgent } from '../runtime/_task-budgets.ts'
 
 /**
  * `npm run soak -- follow-ups`: the issue's "1,000+ large follow-ups on one task" with the runtime's DEFAULT
@@ -14,7 +14,9 @@ const FOLLOW_UPS = 1_000
 /** What the attack may add to the agent's RSS: one task of 8 MiB and the garbage of parsing 1 MiB bodies. */
 const RSS_CEILING = 192 * MiB
 
-it(`1,000 follow-ups of 1 MiB on one task (default settings): 8 accepted, the rest refused with -32602, RSS + under ${RSS_CEILING / MiB} MiB, tasks/get works at the end`, { timeout: 600_000 }, async () => {
+it(`1,000 follow-ups of 1 MiB on one task (default settings): 8 accepted, the rest refused with -32602, RSS + under ${RSS_CEILING / MiB} MiB, tasks/get works at the end`, {
+  timeout: 600_000,
+}, async () => {
   const agent = await startBudgetsAgent({ A2A_MAX_TASK_BYTES: '', A2A_MAX_RUNNING_BYTES: '' })
   try {
     const first = await rpc(agent.port, 'message/send', { message: { role: 'user', messageId: 'soak-0', parts: [{ kind: 'text', text: 'chat start' }] } })

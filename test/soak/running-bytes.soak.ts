@@ -19,7 +19,9 @@ const AT_ONCE = 24
  */
 const RSS_CEILING = 640 * MiB
 
-it(`800 running tasks of 1 MiB (default settings): 256 run, the rest get 429 naming maxRunningBytes, RSS + under ${RSS_CEILING / MiB} MiB; after they finish new sends run`, { timeout: 600_000 }, async () => {
+it(`800 running tasks of 1 MiB (default settings): 256 run, the rest get 429 naming maxRunningBytes, RSS + under ${RSS_CEILING / MiB} MiB; after they finish new sends run`, {
+  timeout: 600_000,
+}, async () => {
   const agent = await startBudgetsAgent({ A2A_MAX_TASK_BYTES: '', A2A_MAX_RUNNING_BYTES: '' })
   try {
     await agent.probe({ gc: true })
@@ -30,7 +32,9 @@ it(`800 running tasks of 1 MiB (default settings): 256 run, the rest get 429 nam
     const outcomes = { busy: 0, other: [] as string[] }
     const started = performance.now()
     for (let sent = 0; sent < SENDS; sent += AT_ONCE) {
-      const wave = await Promise.all(Array.from({ length: Math.min(AT_ONCE, SENDS - sent) }, () => rpc(agent.port, 'message/send', userText(hold, undefined, { blocking: false }))))
+      const wave = await Promise.all(
+        Array.from({ length: Math.min(AT_ONCE, SENDS - sent) }, () => rpc(agent.port, 'message/send', userText(hold, undefined, { blocking: false }))),
+      )
       for (const answer of wave) {
         if (answer.body.result?.status.state === 'working') running.push(answer.body.result.id)
         else if (answer.status === 429 && /would pass maxRunningBytes \(268435456\); retry later$/.test(answer.body.error?.message ?? '')) outcomes.busy++
@@ -41,7 +45,12 @@ it(`800 running tasks of 1 MiB (default settings): 256 run, the rest get 429 nam
     const peak = rss.stop()
     agent.release()
     // Counted by the agent: the store may not keep 256 MiB of ended tasks.
-    const { completedHolds } = await pollUntil(() => agent.probe(), (probe) => probe.completedHolds >= running.length, 60_000, 250)
+    const { completedHolds } = await pollUntil(
+      () => agent.probe(),
+      (probe) => probe.completedHolds >= running.length,
+      60_000,
+      250,
+    )
     const again = await Promise.all(Array.from({ length: AT_ONCE }, () => rpc(agent.port, 'message/send', userText(hold, undefined, { blocking: false }))))
     agent.release()
     console.log(

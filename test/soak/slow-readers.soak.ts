@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest'
 import {
-  MiB,
   call,
+  MiB,
   message,
   mib,
   pollUntil,
@@ -24,28 +24,45 @@ import {
 
 const DEADLINE_MS = 30_000 + 2_000
 
-it('500 non-reading subscribers and 300 non-reading large tasks/get add under 256 MiB to RSS and are cut within the documented timeouts (default settings)', { timeout: 180_000 }, async () => {
+it('500 non-reading subscribers and 300 non-reading large tasks/get add under 256 MiB to RSS and are cut within the documented timeouts (default settings)', {
+  timeout: 180_000,
+}, async () => {
   const server = await startSlowReadersAgent()
   try {
     const ARTIFACTS = 640
     const TASK_CHARS = 7_000_000
     const large = JSON.parse((await call(server.port, rpcBody('message/send', message(`big:${TASK_CHARS}`)))).text).result
-    const busy = JSON.parse((await call(server.port, rpcBody('message/send', { ...message(`burst:${ARTIFACTS}:16384`), configuration: { blocking: false } }))).text).result
+    const busy = JSON.parse(
+      (await call(server.port, rpcBody('message/send', { ...message(`burst:${ARTIFACTS}:16384`), configuration: { blocking: false } }))).text,
+    ).result
     await server.probe({ gc: true })
     const before = rssOf(server.pid)!.rss
     const rss = sampleRss(server.pid)
     const subscribers = await stalledClients(server.port, rpcBody('tasks/resubscribe', { id: busy.id }), 500)
     const reader = readingSubscriber(server.port, rpcBody('tasks/resubscribe', { id: busy.id }))
-    await pollUntil(() => server.probe(), (probe) => probe.connections >= 501, 10_000)
+    await pollUntil(
+      () => server.probe(),
+      (probe) => probe.connections >= 501,
+      10_000,
+    )
     server.release()
     const gets = stalledClients(server.port, rpcBody('tasks/get', { id: large.id }), 300)
     const attackStarted = performance.now()
     const [{ events }, getters] = await Promise.all([reader, gets])
     const held = getters.filter((client) => client.status === 200)
     const refused = getters.filter((client) => client.status === 503)
-    const dropped = await pollUntil(() => server.probe(), (probe) => probe.dropped >= 500, 15_000)
+    const dropped = await pollUntil(
+      () => server.probe(),
+      (probe) => probe.dropped >= 500,
+      15_000,
+    )
     const droppedAfter = performance.now() - attackStarted
-    const settled = await pollUntil(() => server.probe(), (probe) => probe.connections === 0, DEADLINE_MS + 10_000, 250)
+    const settled = await pollUntil(
+      () => server.probe(),
+      (probe) => probe.connections === 0,
+      DEADLINE_MS + 10_000,
+      250,
+    )
     const settledAfter = performance.now() - attackStarted
     const peak = rss.stop()
     const got = await call(server.port, rpcBody('tasks/get', { id: large.id }))

@@ -14,7 +14,9 @@ import { normalClient, outcomes, percentile, send, stalledBodies, startCapsAgent
 const REQUEST_TIMEOUT_MS = 30_000
 const RSS_CEILING = 256 * MiB
 
-it('1,500 stalled 1 MiB bodies from another address are held off while a normal client is served with p99 < 250 ms (default settings)', { timeout: 180_000 }, async () => {
+it('1,500 stalled 1 MiB bodies from another address are held off while a normal client is served with p99 < 250 ms (default settings)', {
+  timeout: 180_000,
+}, async () => {
   const server = await startCapsAgent()
   try {
     expect((await send(server.port)).status).toBe(200)
@@ -25,14 +27,24 @@ it('1,500 stalled 1 MiB bodies from another address are held off while a normal 
     const started = performance.now()
     const stalled = await stalledBodies(server.port, 1_500, { declared: MiB, localAddress: '127.0.0.2' })
     const opened = performance.now() - started
-    const refusedBy = await pollUntil(() => outcomes(stalled), (counts) => counts.refused + counts.unanswered >= 1_500 - 32, 10_000, 50)
+    const refusedBy = await pollUntil(
+      () => outcomes(stalled),
+      (counts) => counts.refused + counts.unanswered >= 1_500 - 32,
+      10_000,
+      50,
+    )
     const refusedAfter = performance.now() - started
     const allClosed = await pollUntil(() => stalled.every((connection) => connection.isClosed()), Boolean, REQUEST_TIMEOUT_MS + 30_000, 100)
     const closedAfter = performance.now() - started
     const traffic = await normal.stop()
     const peak = rss.stop()
     const ended = outcomes(stalled)
-    const settled = await pollUntil(() => server.probe(), (probe) => probe.connections === 0, 10_000, 100)
+    const settled = await pollUntil(
+      () => server.probe(),
+      (probe) => probe.connections === 0,
+      10_000,
+      100,
+    )
     const p50 = percentile(traffic.ms, 50)
     const p99 = percentile(traffic.ms, 99)
     console.log(

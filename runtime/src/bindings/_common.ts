@@ -18,7 +18,8 @@ const EVENT_NUMBER = /^\d{1,15}$/
 export function readLastEventId(headers: Headers): number | undefined {
   const value = headers.get('last-event-id')?.trim()
   if (!value) return undefined
-  if (!EVENT_NUMBER.test(value)) throw new InvalidParamsError(`Last-Event-ID must be the number of an event from a stream of this agent (got ${JSON.stringify(value.slice(0, 40))})`)
+  if (!EVENT_NUMBER.test(value))
+    throw new InvalidParamsError(`Last-Event-ID must be the number of an event from a stream of this agent (got ${JSON.stringify(value.slice(0, 40))})`)
   return Number(value)
 }
 
@@ -28,7 +29,10 @@ export function readLastEventId(headers: Headers): number | undefined {
  */
 export function numberingAsked(headers: Headers): boolean {
   const lastEventId = readLastEventId(headers)
-  if (lastEventId) throw new InvalidParamsError(`Last-Event-ID ${lastEventId} on a request that starts a task would start another one; resume a broken stream with tasks/resubscribe or SubscribeToTask and the task id`)
+  if (lastEventId)
+    throw new InvalidParamsError(
+      `Last-Event-ID ${lastEventId} on a request that starts a task would start another one; resume a broken stream with tasks/resubscribe or SubscribeToTask and the task id`,
+    )
   return lastEventId !== undefined
 }
 
@@ -65,7 +69,10 @@ export function subscribeWith(framing: Framing): MethodHandler {
     // end of the subscription by a shutdown, which closes the stream after them.
     let early: TaskEvent[] | undefined = []
     let endedEarly = false
-    const ended = () => (early ? (endedEarly = true) : sse.close())
+    const ended = () => {
+      if (early) endedEarly = true
+      else sse.close()
+    }
     let subscribed: Awaited<ReturnType<typeof engine.subscribe>>
     try {
       subscribed = await engine.subscribe(taskId, (event) => (early ? early.push(event) : deliver(event)), ended)

@@ -1,5 +1,5 @@
-import { A2AError, ErrorCode, InvalidParamsError } from '../errors.js'
 import type { CardTemplate } from '../core/_card.js'
+import { A2AError, ErrorCode, InvalidParamsError } from '../errors.js'
 import type { Message, Part } from '../types.js'
 
 /**

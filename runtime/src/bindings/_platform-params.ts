@@ -3,9 +3,9 @@ import { newId } from '../core/_ids.js'
 import { A2AError, ErrorCode, InvalidParamsError } from '../errors.js'
 import { isPlainObject } from '../http/_jsonrpc.js'
 import type { PushDialect } from '../push/_configs.js'
-import { type Json, readParamsObject } from './_params.js'
-import { type WebhookInput, readWebhook } from './_push.js'
 import type { Message, Part } from '../types.js'
+import { type Json, readParamsObject } from './_params.js'
+import { readWebhook, type WebhookInput } from './_push.js'
 
 /**
  * Validation of the platform dialect's params. Each check names the field as the client wrote it, and the
@@ -94,7 +94,10 @@ function readPart(value: unknown, field: string): Part {
       if (uri === undefined && bytes === undefined) throw new InvalidParamsError(`\`${field}.file\` needs \`uri\` or \`bytes\``)
       const name = optionalString(file.name, `${field}.file.name`)
       const mimeType = optionalString(file.mimeType, `${field}.file.mimeType`)
-      part = { kind: 'file', file: { ...(name !== undefined && { name }), ...(mimeType !== undefined && { mimeType }), ...(uri !== undefined ? { uri } : { bytes }) } }
+      part = {
+        kind: 'file',
+        file: { ...(name !== undefined && { name }), ...(mimeType !== undefined && { mimeType }), ...(uri !== undefined ? { uri } : { bytes }) },
+      }
       break
     }
     default:
@@ -166,14 +169,16 @@ export function readSendParams(params: unknown, dialect: PushDialect): SendParam
   const contextId = metadataContextId ?? message.contextId
   if (taskId !== undefined) request.taskId = taskId
   if (contextId !== undefined) request.contextId = contextId
-  if (configuration?.pushNotificationConfig !== undefined) request.webhook = readWebhook(configuration.pushNotificationConfig, 'params.configuration.pushNotificationConfig')
+  if (configuration?.pushNotificationConfig !== undefined)
+    request.webhook = readWebhook(configuration.pushNotificationConfig, 'params.configuration.pushNotificationConfig')
   return request
 }
 
 /** `acceptedOutputModes` as given: an array of media types, or absent (or null, or empty: no preference). */
 export function outputModesOf(modes: unknown, path: string, name: string): string[] | undefined {
   if (modes === undefined || modes === null) return undefined
-  if (!Array.isArray(modes) || !modes.every((mode) => typeof mode === 'string')) throw new InvalidParamsError(`\`${path}.${name}\` must be an array of media types`)
+  if (!Array.isArray(modes) || !modes.every((mode) => typeof mode === 'string'))
+    throw new InvalidParamsError(`\`${path}.${name}\` must be an array of media types`)
   return modes.length ? modes : undefined
 }
 
@@ -189,5 +194,8 @@ export function assertOutputModes(accepted: string[] | undefined, produced: stri
     return (wantType === '*' || wantType === haveType) && (wantSub === '*' || wantSub === haveSub)
   }
   if (accepted.some((want) => produced.some((have) => matches(want, have)))) return
-  throw new A2AError(ErrorCode.ContentTypeNotSupported, `None of the accepted output modes (${accepted.join(', ')}) is one this agent produces (${produced.join(', ')})`)
+  throw new A2AError(
+    ErrorCode.ContentTypeNotSupported,
+    `None of the accepted output modes (${accepted.join(', ')}) is one this agent produces (${produced.join(', ')})`,
+  )
 }

@@ -1,13 +1,13 @@
+import { isSettled } from '../core/_lifecycle.js'
+import { replyOf } from '../core/_task-run.js'
 import { A2AError, ErrorCode, TaskNotFoundError, UnsupportedOperationError } from '../errors.js'
 import type { JsonRpcId } from '../http/_jsonrpc.js'
-import { isSettled } from '../core/_lifecycle.js'
 import type { Message, Task, TaskEvent } from '../types.js'
-import { replyOf } from '../core/_task-run.js'
 import type { Binding, MethodHandler } from './_binding.js'
 import { numberingAsked, subscribeWith } from './_common.js'
-import { attachWebhook, v03PushMethods } from './_push.js'
 import { readParamsObject } from './_params.js'
 import { assertOutputModes, readHistoryLength, readSendParams, readTaskId } from './_platform-params.js'
+import { attachWebhook, v03PushMethods } from './_push.js'
 import { artifactToV03, messageToV03, statusToV03, taskToV03 } from './_v03-shapes.js'
 
 const WEBHOOK_FIELD = 'params.configuration.pushNotificationConfig'
@@ -28,7 +28,11 @@ function notification(event: TaskEvent): string {
 
 function serialiseNotification(event: TaskEvent): string {
   if (event.kind === 'status-update') {
-    return JSON.stringify({ jsonrpc: '2.0', method: 'tasks/statusUpdate', params: { taskId: event.taskId, contextId: event.contextId, status: statusToV03(event.status), final: event.final } })
+    return JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'tasks/statusUpdate',
+      params: { taskId: event.taskId, contextId: event.contextId, status: statusToV03(event.status), final: event.final },
+    })
   }
   const params = { taskId: event.taskId, contextId: event.contextId, artifact: artifactToV03(event.artifact), ...(event.append && { append: true }) }
   return JSON.stringify({ jsonrpc: '2.0', method: 'tasks/artifactUpdate', params })
@@ -114,7 +118,8 @@ export const cancel: MethodHandler = async (params, { engine }) => taskToV03(awa
  */
 const resubscribe = subscribeWith({
   readTaskId,
-  task: (task) => notification({ kind: 'status-update', seq: 0, taskId: task.id, contextId: task.contextId, status: task.status, final: isSettled(task.status.state) }),
+  task: (task) =>
+    notification({ kind: 'status-update', seq: 0, taskId: task.id, contextId: task.contextId, status: task.status, final: isSettled(task.status.state) }),
   event: (event) => notification(event),
 })
 

@@ -1,3 +1,4 @@
+import type { SendRequest } from '../core/_engine.js'
 import { newId } from '../core/_ids.js'
 import { A2AError, ErrorCode, InvalidParamsError } from '../errors.js'
 import { isPlainObject } from '../http/_jsonrpc.js'
@@ -6,11 +7,10 @@ import type { PushPayload } from '../push/_delivery.js'
 import type { PushService } from '../push/_service.js'
 import type { Task, TaskEvent } from '../types.js'
 import type { CallContext, MethodHandler } from './_binding.js'
-import type { SendRequest } from '../core/_engine.js'
 import { readParamsObject } from './_params.js'
 import { field, givenName } from './_proto-json.js'
-import { taskToV03 } from './_v03-shapes.js'
 import { eventToV1 } from './_v1-shapes.js'
+import { taskToV03 } from './_v03-shapes.js'
 
 /**
  * Push notifications on the wire: the config methods of A2A v1.0 (Create/Get/List/Delete
@@ -186,11 +186,15 @@ export const v1PushMethods: Array<[string, MethodHandler]> = [
     pushMethod(async (p, push, call) => {
       // The config's fields sit beside taskId; some clients nest them in `config` or `pushNotificationConfig`.
       const nested = p.config ?? field(p.pushNotificationConfig, p.push_notification_config, 'params', 'pushNotificationConfig')
-      const where = nested === undefined ? 'params' : p.config !== undefined ? 'params.config' : `params.${givenName(p.pushNotificationConfig, 'pushNotificationConfig')}`
+      const where =
+        nested === undefined ? 'params' : p.config !== undefined ? 'params.config' : `params.${givenName(p.pushNotificationConfig, 'pushNotificationConfig')}`
       return configToV1(await create(push, call, readV1TaskId(p), readWebhook(nested ?? p, where), where))
     }),
   ],
-  ['GetTaskPushNotificationConfig', pushMethod(async (p, push, call) => configToV1(await find(push, call, readV1TaskId(p), readString(p.id, 'params.id', 128))))],
+  [
+    'GetTaskPushNotificationConfig',
+    pushMethod(async (p, push, call) => configToV1(await find(push, call, readV1TaskId(p), readString(p.id, 'params.id', 128)))),
+  ],
   [
     'ListTaskPushNotificationConfigs',
     // At most `maxConfigsPerTask` per task: one page holds them all.

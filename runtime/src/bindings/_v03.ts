@@ -1,9 +1,9 @@
 import type { Task, TaskEvent } from '../types.js'
 import type { Binding } from './_binding.js'
 import { extendedCardNotConfigured, subscribeWith } from './_common.js'
-import { v03PushMethods } from './_push.js'
 import { cancel, get, send, streamWith } from './_platform.js'
 import { readTaskId } from './_platform-params.js'
+import { v03PushMethods } from './_push.js'
 import { artifactToV03, messageToV03, statusToV03, taskToV03 } from './_v03-shapes.js'
 
 /**
@@ -12,14 +12,23 @@ import { artifactToV03, messageToV03, statusToV03, taskToV03 } from './_v03-shap
  */
 
 function result(event: TaskEvent): object {
-  if (event.kind === 'status-update') return { kind: 'status-update', taskId: event.taskId, contextId: event.contextId, status: statusToV03(event.status), final: event.final }
-  return { kind: 'artifact-update', taskId: event.taskId, contextId: event.contextId, artifact: artifactToV03(event.artifact), ...(event.append && { append: true }), lastChunk: event.lastChunk }
+  if (event.kind === 'status-update')
+    return { kind: 'status-update', taskId: event.taskId, contextId: event.contextId, status: statusToV03(event.status), final: event.final }
+  return {
+    kind: 'artifact-update',
+    taskId: event.taskId,
+    contextId: event.contextId,
+    artifact: artifactToV03(event.artifact),
+    ...(event.append && { append: true }),
+    lastChunk: event.lastChunk,
+  }
 }
 
 const respond = (id: unknown, value: object) => JSON.stringify({ jsonrpc: '2.0', id, result: value })
 
 /** The stream opens with the Task, as v0.3 servers do, then its updates. */
-const frames = (event: TaskEvent, task: Task, id: unknown, first: boolean) => (first ? [respond(id, taskToV03(task)), respond(id, result(event))] : [respond(id, result(event))])
+const frames = (event: TaskEvent, task: Task, id: unknown, first: boolean) =>
+  first ? [respond(id, taskToV03(task)), respond(id, result(event))] : [respond(id, result(event))]
 
 const resubscribe = subscribeWith({
   readTaskId,

@@ -6,7 +6,7 @@ import type { Message, Part, TaskState } from '../types.js'
 import { readParamsObject } from './_params.js'
 import { assertDepth, historyLengthOf, outputModesOf, readMessage as readPlatformMessage } from './_platform-params.js'
 import { field, givenName } from './_proto-json.js'
-import { type WebhookInput, readWebhook } from './_push.js'
+import { readWebhook, type WebhookInput } from './_push.js'
 import { stateFromV1 } from './_v1-shapes.js'
 
 /**
@@ -79,7 +79,11 @@ function readMessageV1(value: unknown, path: string): Message {
   }
   // A message in the v0.3 shape (parts with `kind`) is read the v0.3 way, its ids under either spelling.
   if (Array.isArray(parts) && parts.some((part) => isPlainObject(part) && 'kind' in part)) {
-    const ids = { messageId: field(value.messageId, value.message_id, path, 'messageId'), contextId: field(value.contextId, value.context_id, path, 'contextId'), taskId: field(value.taskId, value.task_id, path, 'taskId') }
+    const ids = {
+      messageId: field(value.messageId, value.message_id, path, 'messageId'),
+      contextId: field(value.contextId, value.context_id, path, 'contextId'),
+      taskId: field(value.taskId, value.task_id, path, 'taskId'),
+    }
     return readPlatformMessage({ ...value, ...ids, role: 'user' }, path, true)
   }
   if (!Array.isArray(parts) || parts.length === 0) throw new InvalidParamsError(`\`${path}.parts\` must be a non-empty array`)
@@ -115,7 +119,8 @@ export function readSendParamsV1(params: unknown): SendParamsV1 {
   if (configuration !== undefined && !isPlainObject(configuration)) throw new InvalidParamsError(`\`${CONFIGURATION}\` must be an object`)
   const config = isPlainObject(configuration) ? configuration : NOTHING
   const returnImmediately = field(config.returnImmediately, config.return_immediately, CONFIGURATION, 'returnImmediately') ?? config.blocking === false
-  if (typeof returnImmediately !== 'boolean') throw new InvalidParamsError(`\`${CONFIGURATION}.${givenName(config.returnImmediately, 'returnImmediately')}\` must be a boolean`)
+  if (typeof returnImmediately !== 'boolean')
+    throw new InvalidParamsError(`\`${CONFIGURATION}.${givenName(config.returnImmediately, 'returnImmediately')}\` must be a boolean`)
   const request: SendParamsV1 = {
     message,
     returnImmediately,
@@ -126,10 +131,12 @@ export function readSendParamsV1(params: unknown): SendParamsV1 {
   if (message.contextId !== undefined) request.contextId = message.contextId
   // v1.0 names it taskPushNotificationConfig; clients between versions send the v0.3 name.
   const v1Webhook = field(config.taskPushNotificationConfig, config.task_push_notification_config, CONFIGURATION, 'taskPushNotificationConfig')
-  if (v1Webhook !== undefined) request.webhook = readWebhook(v1Webhook, `${CONFIGURATION}.${givenName(config.taskPushNotificationConfig, 'taskPushNotificationConfig')}`)
+  if (v1Webhook !== undefined)
+    request.webhook = readWebhook(v1Webhook, `${CONFIGURATION}.${givenName(config.taskPushNotificationConfig, 'taskPushNotificationConfig')}`)
   else {
     const v03Webhook = field(config.pushNotificationConfig, config.push_notification_config, CONFIGURATION, 'pushNotificationConfig')
-    if (v03Webhook !== undefined) request.webhook = readWebhook(v03Webhook, `${CONFIGURATION}.${givenName(config.pushNotificationConfig, 'pushNotificationConfig')}`)
+    if (v03Webhook !== undefined)
+      request.webhook = readWebhook(v03Webhook, `${CONFIGURATION}.${givenName(config.pushNotificationConfig, 'pushNotificationConfig')}`)
   }
   return request
 }
@@ -161,9 +168,11 @@ export function readListParamsV1(params: unknown): ListParamsV1 {
     if (!state) throw new InvalidParamsError(`\`params.status\` must be a task state such as "TASK_STATE_WORKING" (got ${JSON.stringify(status).slice(0, 60)})`)
   }
   const after = stringField(p.statusTimestampAfter, p.status_timestamp_after, 'params', 'statusTimestampAfter')
-  if (after !== undefined && Number.isNaN(Date.parse(after))) throw new InvalidParamsError(`\`params.${givenName(p.statusTimestampAfter, 'statusTimestampAfter')}\` must be an ISO 8601 time`)
+  if (after !== undefined && Number.isNaN(Date.parse(after)))
+    throw new InvalidParamsError(`\`params.${givenName(p.statusTimestampAfter, 'statusTimestampAfter')}\` must be an ISO 8601 time`)
   const includeArtifacts = field(p.includeArtifacts, p.include_artifacts, 'params', 'includeArtifacts')
-  if (includeArtifacts !== undefined && typeof includeArtifacts !== 'boolean') throw new InvalidParamsError(`\`params.${givenName(p.includeArtifacts, 'includeArtifacts')}\` must be a boolean`)
+  if (includeArtifacts !== undefined && typeof includeArtifacts !== 'boolean')
+    throw new InvalidParamsError(`\`params.${givenName(p.includeArtifacts, 'includeArtifacts')}\` must be a boolean`)
   const query: TaskQuery = { limit: pageSize }
   const contextId = stringField(p.contextId, p.context_id, 'params', 'contextId')
   const cursor = stringField(p.pageToken, p.page_token, 'params', 'pageToken')

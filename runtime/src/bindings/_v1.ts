@@ -1,14 +1,14 @@
+import { replyOf } from '../core/_task-run.js'
 import { A2AError, ErrorCode, TaskEndedError, UnsupportedOperationError } from '../errors.js'
 import type { JsonRpcId } from '../http/_jsonrpc.js'
 import type { SseStream } from '../http/_sse.js'
 import type { Task, TaskEvent } from '../types.js'
 import type { Binding, MethodHandler } from './_binding.js'
 import { extendedCardNotConfigured, numberingAsked, streamingOff, subscribeWith } from './_common.js'
-import { attachWebhook, v1PushMethods } from './_push.js'
 import { assertOutputModes } from './_platform-params.js'
+import { attachWebhook, v1PushMethods } from './_push.js'
 import { readListParamsV1, readSendParamsV1, readTaskIdV1 } from './_v1-params.js'
 import { eventToV1, messageToV1, taskToV1 } from './_v1-shapes.js'
-import { replyOf } from '../core/_task-run.js'
 
 /**
  * The official A2A v1.0 JSON-RPC binding: PascalCase methods, ProtoJSON shapes, every stream event a JSON-RPC
@@ -29,7 +29,9 @@ const REASONS: Record<number, string> = {
 export function withErrorInfo(error: A2AError): A2AError {
   const reason = REASONS[error.code]
   if (!reason || error.data !== undefined) return error
-  return new A2AError(error.code, error.message, error.httpStatus, [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }])
+  return new A2AError(error.code, error.message, error.httpStatus, [
+    { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' },
+  ])
 }
 
 /**

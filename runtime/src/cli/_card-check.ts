@@ -35,13 +35,16 @@ export function checkCard(card: unknown): Finding[] {
   }
 
   if (typeof card.url !== 'string') error('url', '`url` must be a string', 'the runtime fills it from the listening address; behind a proxy set A2A_PUBLIC_URL')
-  else if (!URL.canParse(card.url) || !/^https?:$/.test(new URL(card.url).protocol)) error('url', `\`url\` must be an absolute http(s) URL (got ${JSON.stringify(card.url)})`, 'set A2A_PUBLIC_URL (or publicUrl) to the address clients reach')
+  else if (!URL.canParse(card.url) || !/^https?:$/.test(new URL(card.url).protocol))
+    error('url', `\`url\` must be an absolute http(s) URL (got ${JSON.stringify(card.url)})`, 'set A2A_PUBLIC_URL (or publicUrl) to the address clients reach')
 
   if (card.supportedInterfaces !== undefined) {
-    if (!Array.isArray(card.supportedInterfaces)) error('supportedInterfaces', '`supportedInterfaces` must be an array', 'list { url, protocolBinding: "JSONRPC" } entries')
+    if (!Array.isArray(card.supportedInterfaces))
+      error('supportedInterfaces', '`supportedInterfaces` must be an array', 'list { url, protocolBinding: "JSONRPC" } entries')
     else
       card.supportedInterfaces.forEach((entry, i) => {
-        if (!isObject(entry) || typeof entry.url !== 'string') error(`supportedInterfaces[${i}]`, 'each interface needs a `url` string', 'give the interface its url')
+        if (!isObject(entry) || typeof entry.url !== 'string')
+          error(`supportedInterfaces[${i}]`, 'each interface needs a `url` string', 'give the interface its url')
       })
   }
 
@@ -53,7 +56,8 @@ export function checkCard(card: unknown): Finding[] {
   else
     for (const key of ['streaming', 'pushNotifications'] as const) {
       const value = card.capabilities[key]
-      if (value !== undefined && typeof value !== 'boolean') error(`capabilities.${key}`, `\`capabilities.${key}\` must be a boolean`, `set it to true or false`)
+      if (value !== undefined && typeof value !== 'boolean')
+        error(`capabilities.${key}`, `\`capabilities.${key}\` must be a boolean`, `set it to true or false`)
     }
 
   for (const field of ['defaultInputModes', 'defaultOutputModes'] as const) {
@@ -64,35 +68,44 @@ export function checkCard(card: unknown): Finding[] {
     }
     if (modes.length === 0) warning(field, `\`${field}\` is empty`, 'list at least one media type, e.g. "text/plain"')
     modes.forEach((mode, i) => {
-      if (typeof mode !== 'string' || !MEDIA_TYPE.test(mode)) error(`${field}[${i}]`, `${JSON.stringify(mode)} is not a media type`, 'use type/subtype, e.g. "text/plain" or "application/json"')
+      if (typeof mode !== 'string' || !MEDIA_TYPE.test(mode))
+        error(`${field}[${i}]`, `${JSON.stringify(mode)} is not a media type`, 'use type/subtype, e.g. "text/plain" or "application/json"')
     })
   }
 
-  if (!Array.isArray(card.skills)) error('skills', '`skills` must be an array', 'declare the agent\'s skills')
+  if (!Array.isArray(card.skills)) error('skills', '`skills` must be an array', "declare the agent's skills")
   else {
     if (card.skills.length === 0) warning('skills', 'the card declares no skills', 'add at least one skill so clients know what to ask')
     const seen = new Map<string, number>()
-    card.skills.forEach((skill, i) => {
+    for (const [i, skill] of card.skills.entries()) {
       const at = `skills[${i}]`
-      if (!isObject(skill)) return error(at, 'a skill must be an object', 'give it id, name, description, tags and examples')
+      if (!isObject(skill)) {
+        error(at, 'a skill must be an object', 'give it id, name, description, tags and examples')
+        continue
+      }
       if (typeof skill.id !== 'string' || !skill.id) error(`${at}.id`, 'the skill id must be a non-empty string', 'give the skill an id')
       else if (seen.has(skill.id)) error(`${at}.id`, `the id ${JSON.stringify(skill.id)} repeats skills[${seen.get(skill.id)}]`, 'give every skill its own id')
       else seen.set(skill.id, i)
       for (const field of ['name', 'description'] as const) {
-        if (typeof skill[field] !== 'string' || !(skill[field] as string).trim()) error(`${at}.${field}`, `the skill ${field} must be a non-empty string`, `set ${at}.${field}`)
+        if (typeof skill[field] !== 'string' || !(skill[field] as string).trim())
+          error(`${at}.${field}`, `the skill ${field} must be a non-empty string`, `set ${at}.${field}`)
       }
       for (const field of ['tags', 'examples'] as const) {
         const list = skill[field]
-        if (list === undefined && field === 'examples') warning(`${at}.examples`, 'the skill has no examples', 'add a request or two people would send, e.g. "Weather in Oslo?"')
-        else if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) error(`${at}.${field}`, `\`${field}\` must be an array of strings`, `set ${at}.${field}`)
-        else if (list.length === 0) warning(`${at}.${field}`, `the skill has no ${field}`, field === 'tags' ? 'add keywords clients can match' : 'add a request or two people would send')
+        if (list === undefined && field === 'examples')
+          warning(`${at}.examples`, 'the skill has no examples', 'add a request or two people would send, e.g. "Weather in Oslo?"')
+        else if (!Array.isArray(list) || !list.every((item) => typeof item === 'string'))
+          error(`${at}.${field}`, `\`${field}\` must be an array of strings`, `set ${at}.${field}`)
+        else if (list.length === 0)
+          warning(`${at}.${field}`, `the skill has no ${field}`, field === 'tags' ? 'add keywords clients can match' : 'add a request or two people would send')
       }
-    })
+    }
   }
 
   if (card.authentication !== undefined) {
     const schemes = isObject(card.authentication) ? card.authentication.schemes : undefined
-    if (!Array.isArray(schemes) || schemes.length === 0) error('authentication.schemes', '`authentication.schemes` must be a non-empty array', `use ${KNOWN_AUTH_SCHEMES.join(' or ')}`)
+    if (!Array.isArray(schemes) || schemes.length === 0)
+      error('authentication.schemes', '`authentication.schemes` must be a non-empty array', `use ${KNOWN_AUTH_SCHEMES.join(' or ')}`)
     else
       schemes.forEach((scheme, i) => {
         if (!(KNOWN_AUTH_SCHEMES as readonly unknown[]).includes(scheme)) {

@@ -12,7 +12,10 @@ export type CardText = { card: unknown } | { finding: Finding }
 const problem = (message: string, hint: string): { finding: Finding } => ({ finding: { level: 'error', path: '$', message, hint } })
 
 const tooLarge = (bytes: string) =>
-  problem(`the card is ${bytes}, over the ${CARD_BYTES_LIMIT / 1024 / 1024} MiB this check reads`, 'clients fetch the card to choose an agent: keep skills and descriptions short, link long documentation')
+  problem(
+    `the card is ${bytes}, over the ${CARD_BYTES_LIMIT / 1024 / 1024} MiB this check reads`,
+    'clients fetch the card to choose an agent: keep skills and descriptions short, link long documentation',
+  )
 
 const STDIN = '/dev/stdin'
 

@@ -2,13 +2,13 @@ import { existsSync } from 'node:fs'
 import type { Command } from 'commander'
 import { cardAt, normalizeCard } from '../core/_card.js'
 import { ConfigurationError } from '../errors.js'
-import { type Finding, checkCard } from './_card-check.js'
+import { checkCard, type Finding } from './_card-check.js'
 import { type CardText, readCardFile, readCardResponse } from './_card-source.js'
 import { agentBase, clientHeaders, isObject, unreachable } from './_client.js'
-import { probeLive } from './_live-probe.js'
 import { loadDotEnv } from './_env.js'
+import { probeLive } from './_live-probe.js'
+import { DEFAULT_ENTRY, loadAgent, ProjectError } from './_load-agent.js'
 import { chooseAgent } from './_local-agent.js'
-import { DEFAULT_ENTRY, ProjectError, loadAgent } from './_load-agent.js'
 
 interface ValidateFlags {
   json?: boolean
@@ -26,7 +26,7 @@ export function registerCard(program: Command): void {
   card
     .command('validate')
     .description("Check a card: the project's (no argument), a JSON file, or a running agent's URL")
-    .argument('[source]', "a card file, the URL of a running agent, or an agent module (as --entry)")
+    .argument('[source]', 'a card file, the URL of a running agent, or an agent module (as --entry)')
     .option('--entry <module>', "the project's agent module", DEFAULT_ENTRY)
     .option('--json', 'print the findings as JSON')
     .option('--live', "probe the running agent too (send, stream, authentication): at the URL given, else this project's a2a dev")
@@ -104,7 +104,10 @@ async function fetchFindings(source: string): Promise<Checked> {
     if ('finding' in read) return { label: url, findings: [read.finding] }
     return { label: url, findings: checkCard(read.card), ...(isObject(read.card) && { card: read.card }) }
   }
-  return { label: base.href, findings: [{ level: 'error', path: '$', message: `no card: ${failures.join('; ')}`, hint: 'serve the card at .well-known/agent.json' }] }
+  return {
+    label: base.href,
+    findings: [{ level: 'error', path: '$', message: `no card: ${failures.join('; ')}`, hint: 'serve the card at .well-known/agent.json' }],
+  }
 }
 
 function report(label: string, findings: Finding[], json: boolean): void {

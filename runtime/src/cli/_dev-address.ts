@@ -99,7 +99,8 @@ function readRecord(path: string): RecordRead | undefined {
     const buffer = Buffer.alloc(RECORD_BYTES_LIMIT)
     const length = readSync(fd, buffer, 0, buffer.length, null)
     const record = JSON.parse(buffer.subarray(0, length).toString('utf8')) as unknown
-    if (isObject(record) && typeof record.url === 'string' && URL.canParse(record.url) && Number.isInteger(record.pid)) return { record: record as unknown as DevAddress }
+    if (isObject(record) && typeof record.url === 'string' && URL.canParse(record.url) && Number.isInteger(record.pid))
+      return { record: record as unknown as DevAddress }
     return { ignored: 'it is not a dev server address ({"url": ..., "pid": ...})' }
   } catch {
     return { ignored: 'it is not a dev server address ({"url": ..., "pid": ...})' }

@@ -1,20 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Command } from 'commander'
 import { toNodeHandler } from 'h3/node'
+import { createConsoleLogger, type LogLevel, logLevel } from '../_logger.js'
+import type { Agent } from '../agent.js'
 import { cardAt, normalizeCard } from '../core/_card.js'
 import { describeLoadFailure } from '../dev/_load-failure.js'
 import { watchProject } from '../dev/_watch.js'
 import { ConfigurationError, ErrorCode } from '../errors.js'
-import { type A2AApp, RPC_PATHS, SERVED_PATHS, createA2AApp } from '../http/app.js'
-import { WebOriginGuard, readWebOrigin } from '../http/_web-origin.js'
-import { type LogLevel, createConsoleLogger, logLevel } from '../_logger.js'
-import { createMemoryStore } from '../stores/memory.js'
+import { readWebOrigin, WebOriginGuard } from '../http/_web-origin.js'
+import { type A2AApp, createA2AApp, RPC_PATHS, SERVED_PATHS } from '../http/app.js'
 import { applyConnectionPolicy, readConnectionPolicy } from '../node/_connection-policy.js'
-import type { Agent } from '../agent.js'
+import { createMemoryStore } from '../stores/memory.js'
 import { checkCard } from './_card-check.js'
 import { publishDevAddress } from './_dev-address.js'
 import { createEnvReloader } from './_env.js'
-import { DEFAULT_ENTRY, ProjectError, assertEntryExists, loadAgent } from './_load-agent.js'
+import { assertEntryExists, DEFAULT_ENTRY, loadAgent, ProjectError } from './_load-agent.js'
 
 interface DevFlags {
   port?: string
@@ -93,7 +93,8 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
       if (url) warnAboutCard(agent)
       logger.info(`Loaded ${entry} in ${Math.round(performance.now() - started)} ms`)
     } catch (error) {
-      failure = error instanceof ProjectError ? error.message : error instanceof ConfigurationError ? `${entry}: ${error.message}` : describeLoadFailure(error, cwd)
+      failure =
+        error instanceof ProjectError ? error.message : error instanceof ConfigurationError ? `${entry}: ${error.message}` : describeLoadFailure(error, cwd)
       logger.error(`The agent failed to load: ${failure}. Fix it and save; the server keeps running.`)
     }
   }
@@ -176,8 +177,11 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
     address.remove()
     // A stream open or a task running holds the exit for up to the grace period: never silently.
     const sayWaiting = () =>
-      logger.info(`Waiting up to ${SHUTDOWN_GRACE_MS / 1000} s for running tasks${inFlight ? ` and ${inFlight} open request(s)` : ''} to finish; press Ctrl-C again to stop now`)
-    const later = inFlight > 0 ? (sayWaiting(), undefined) : setTimeout(sayWaiting, SAY_WAITING_AFTER_MS)
+      logger.info(
+        `Waiting up to ${SHUTDOWN_GRACE_MS / 1000} s for running tasks${inFlight ? ` and ${inFlight} open request(s)` : ''} to finish; press Ctrl-C again to stop now`,
+      )
+    if (inFlight > 0) sayWaiting()
+    const later = inFlight > 0 ? undefined : setTimeout(sayWaiting, SAY_WAITING_AFTER_MS)
     // Both at once: the streams end as the drain settles their tasks, and only then can the listener close.
     const closed = listener.close()
     // The drain is bounded by the grace itself; the timer only keeps that promise should anything else hang.

@@ -3,10 +3,10 @@ import { createInterface } from 'node:readline/promises'
 import type { Command } from 'commander'
 import { isTerminal } from '../core/_lifecycle.js'
 import type { Message, Part, Task, TaskStatus } from '../types.js'
-import { chooseAgent } from './_local-agent.js'
-import { type SendOutput, createSendOutput } from './_send-output.js'
 import { clientHeaders, isObject, readJson, redirectTarget, unreachable } from './_client.js'
 import { ProjectError } from './_load-agent.js'
+import { chooseAgent } from './_local-agent.js'
+import { createSendOutput, type SendOutput } from './_send-output.js'
 
 interface SendFlags {
   url?: string
@@ -49,7 +49,8 @@ async function send(firstText: string, flags: SendFlags): Promise<void> {
 
   const card = await fetchCard(base)
   const streaming = flags.stream ?? card.capabilities?.streaming === true
-  if (flags.stream && card.capabilities?.streaming !== true) throw new ProjectError(`${card.name ?? 'The agent'} does not stream (capabilities.streaming is not true); drop --stream`)
+  if (flags.stream && card.capabilities?.streaming !== true)
+    throw new ProjectError(`${card.name ?? 'The agent'} does not stream (capabilities.streaming is not true); drop --stream`)
   const endpoint = base.href
   const output = createSendOutput()
   const log = (line: string) => !flags.json && output.note(line)
@@ -62,7 +63,15 @@ async function send(firstText: string, flags: SendFlags): Promise<void> {
   }
 }
 
-async function converse(firstText: string, flags: SendFlags, endpoint: string, headers: Record<string, string>, streaming: boolean, output: SendOutput, log: (line: string) => void): Promise<void> {
+async function converse(
+  firstText: string,
+  flags: SendFlags,
+  endpoint: string,
+  headers: Record<string, string>,
+  streaming: boolean,
+  output: SendOutput,
+  log: (line: string) => void,
+): Promise<void> {
   let text = firstText
   let taskId = flags.task
   let contextId = flags.context
@@ -76,7 +85,9 @@ async function converse(firstText: string, flags: SendFlags, endpoint: string, h
       ...(flags.skill && { metadata: { skillId: flags.skill } }),
     }
     const params = { message, ...(contextId && { metadata: { contextId } }) }
-    const turn = streaming ? await streamTurn(endpoint, headers, params, flags.json === true, output) : await sendTurn(endpoint, headers, params, flags.json === true)
+    const turn = streaming
+      ? await streamTurn(endpoint, headers, params, flags.json === true, output)
+      : await sendTurn(endpoint, headers, params, flags.json === true)
     taskId = turn.taskId
     contextId = turn.contextId
     const question = textOf(turn.status.message?.parts)
@@ -91,7 +102,9 @@ async function converse(firstText: string, flags: SendFlags, endpoint: string, h
       prompt.close()
       continue
     }
-    log(`${turn.status.state === 'completed' ? '✓' : '✗'} ${turn.status.state}${question ? `: ${question}` : ''} (${taskId ? `task ${taskId}` : 'a message, no task'})`)
+    log(
+      `${turn.status.state === 'completed' ? '✓' : '✗'} ${turn.status.state}${question ? `: ${question}` : ''} (${taskId ? `task ${taskId}` : 'a message, no task'})`,
+    )
     process.exitCode = turn.status.state === 'completed' ? 0 : 1
     return
   }
@@ -116,14 +129,21 @@ async function rpc(endpoint: string, headers: Record<string, string>, method: st
   let response: Response
   try {
     // Not followed: the credentials would go along to wherever the redirect points.
-    response = await fetch(endpoint, { method: 'POST', headers, redirect: 'manual', body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }) })
+    response = await fetch(endpoint, {
+      method: 'POST',
+      headers,
+      redirect: 'manual',
+      body: JSON.stringify({ jsonrpc: '2.0', id: randomUUID(), method, params }),
+    })
   } catch (error) {
     throw unreachable(endpoint, error, 'is the agent still running?')
   }
   const target = redirectTarget(response, endpoint)
   if (target) {
     await response.body?.cancel()
-    throw new ProjectError(`${endpoint} redirected ${method} to ${target} (HTTP ${response.status}); not followed, so no message or credentials went there: pass --url ${target} if that is the agent`)
+    throw new ProjectError(
+      `${endpoint} redirected ${method} to ${target} (HTTP ${response.status}); not followed, so no message or credentials went there: pass --url ${target} if that is the agent`,
+    )
   }
   if (response.headers.get('content-type')?.startsWith('text/event-stream')) return response
   const body = (await readJson(response, `The answer to ${method}`)) as { result?: unknown; error?: { code: number; message: string } }
@@ -152,12 +172,12 @@ async function streamTurn(endpoint: string, headers: Record<string, string>, par
   let turn: Turn | undefined
   for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
     buffer += decoder.decode(chunk, { stream: true })
-    let end: number
-    while ((end = buffer.indexOf('\n\n')) !== -1) {
+    for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
       const frame = buffer.slice(0, end)
       buffer = buffer.slice(end + 2)
       const data = frame.split('\n').find((line) => line.startsWith('data:'))
       if (!data) continue
+      // biome-ignore lint/suspicious/noExplicitAny: the agent's JSON, each field read where it is used
       const event = JSON.parse(data.slice(5).trim()) as { method?: string; params?: any; error?: { code: number; message: string } }
       if (json) process.stdout.write(`${JSON.stringify(event)}\n`)
       if (event.error) throw new ProjectError(`The agent answered error ${event.error.code}: ${event.error.message}`)

@@ -1,13 +1,13 @@
-import type { Agent, ExecutionContext } from '../agent.js'
-import { A2AError, InvalidParamsError, TaskEndedError, ServerUnavailableError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
 import type { Logger } from '../_logger.js'
+import type { Agent, ExecutionContext } from '../agent.js'
+import { A2AError, InvalidParamsError, ServerUnavailableError, TaskEndedError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
 import type { ClusterLink, TaskStore } from '../stores/_store.js'
 import type { Message, Task, TaskEvent } from '../types.js'
 import { isoNow } from './_clock.js'
+import { Followers, TaskFollower } from './_followers.js'
 import { newId } from './_ids.js'
 import { isInterrupted, isSettled, isTerminal } from './_lifecycle.js'
-import { Followers, TaskFollower } from './_followers.js'
-import { DEFAULT_MAX_RUNNING_BYTES, DEFAULT_MAX_TASK_BYTES, RunningBytes, TaskBytes, type TaskByteLimits, userMessageBytes } from './_task-bytes.js'
+import { DEFAULT_MAX_RUNNING_BYTES, DEFAULT_MAX_TASK_BYTES, RunningBytes, type TaskByteLimits, TaskBytes, userMessageBytes } from './_task-bytes.js'
 import { type EventSink, type TaskLimits, type TaskListener, TaskRun } from './_task-run.js'
 
 /** A user message for the agent, already validated by a binding. */
@@ -95,7 +95,9 @@ export class TaskEngine {
     }
     this.#sink = (task, event) => {
       if (event.kind === 'status-update' && event.status.state === 'completed' && task.artifacts.length === 0 && hasText(event.status.message)) {
-        logger.warn(`Agent "${this.agent.card.name}" completed task ${task.id} with its answer only in the status message; clients such as the platform show only artifacts. Use task.artifact(answer) before task.complete().`)
+        logger.warn(
+          `Agent "${this.agent.card.name}" completed task ${task.id} with its answer only in the status message; clients such as the platform show only artifacts. Use task.artifact(answer) before task.complete().`,
+        )
       }
       // A failing store must not take the task (or the process) down with it: the live task and its
       // listeners still get the event; the log says what was not stored.
@@ -152,7 +154,8 @@ export class TaskEngine {
     if (this.#closing) throw new ServerUnavailableError('The server is shutting down; send the message again shortly', 503)
     const { maxTaskBytes } = this.byteLimits
     const bytes = userMessageBytes(request.message)
-    if (bytes > maxTaskBytes) throw new InvalidParamsError(`message: a message of ${bytes} bytes is more than maxTaskBytes (${maxTaskBytes}), the most one task may hold`)
+    if (bytes > maxTaskBytes)
+      throw new InvalidParamsError(`message: a message of ${bytes} bytes is more than maxTaskBytes (${maxTaskBytes}), the most one task may hold`)
     if (this.#executions.size + this.#reserved >= this.maxRunningTasks) {
       throw new ServerUnavailableError(`The server is busy: ${this.maxRunningTasks} tasks are running; retry later`, 429)
     }
@@ -163,7 +166,9 @@ export class TaskEngine {
     try {
       if (request.taskId === undefined) return this.#start(await this.#create(request, bytes), reservation, request.message, listener, request.prepare)
       const taskId = request.taskId
-      return await this.#exclusive(taskId, async () => this.#start(await this.#resume(taskId, request, reservation), reservation, request.message, listener, request.prepare))
+      return await this.#exclusive(taskId, async () =>
+        this.#start(await this.#resume(taskId, request, reservation), reservation, request.message, listener, request.prepare),
+      )
     } finally {
       this.#reserved--
       this.#runningBytes.release(reservation.bytes)
@@ -397,7 +402,8 @@ export class TaskEngine {
     if (running && isInterrupted(running.run.state)) await running.done
     if (this.#executions.has(taskId)) throw new InvalidParamsError(`task ${taskId} is still working; send a follow-up when it asks for input`)
     const cluster = this.store.cluster
-    if (cluster && !(await this.#claimForFollowUp(cluster, taskId))) throw new InvalidParamsError(`task ${taskId} is still working on another instance; send a follow-up when it asks for input`)
+    if (cluster && !(await this.#claimForFollowUp(cluster, taskId)))
+      throw new InvalidParamsError(`task ${taskId} is still working on another instance; send a follow-up when it asks for input`)
     try {
       return await this.#resumeHeld(taskId, request, reservation)
     } catch (error) {
@@ -491,7 +497,9 @@ export class TaskEngine {
     } finally {
       clearTimeout(deadline)
       if (!isSettled(run.state)) {
-        this.logger.warn(`Agent "${name}" returned without ending task ${run.id}; the task is failed. End every path with task.complete(), task.fail(), task.cancel() or task.inputRequired().`)
+        this.logger.warn(
+          `Agent "${name}" returned without ending task ${run.id}; the task is failed. End every path with task.complete(), task.fail(), task.cancel() or task.inputRequired().`,
+        )
         run.setStatus('failed', 'The agent returned without completing the task')
       }
       if (this.#executions.get(run.id)?.run === run) this.#executions.delete(run.id)

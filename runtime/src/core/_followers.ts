@@ -89,7 +89,10 @@ export class Followers {
   hearLocalRuns(follower: TaskFollower): void {
     if (follower.stopped) return
     let ofTask = this.#byTask.get(follower.taskId)
-    if (!ofTask) this.#byTask.set(follower.taskId, (ofTask = new Set()))
+    if (!ofTask) {
+      ofTask = new Set()
+      this.#byTask.set(follower.taskId, ofTask)
+    }
     ofTask.add(follower)
   }
 

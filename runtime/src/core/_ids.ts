@@ -21,7 +21,8 @@ export function newId(): string {
   for (let i = 0; i < 16; i++) {
     if (i === 4 || i === 6 || i === 8 || i === 10) out[at++] = 0x2d // '-'
     let byte = pool[offset + i]!
-    if (i === 6) byte = (byte & 0x0f) | 0x40 // version 4
+    if (i === 6)
+      byte = (byte & 0x0f) | 0x40 // version 4
     else if (i === 8) byte = (byte & 0x3f) | 0x80 // RFC 4122 variant
     out[at++] = HEX[byte >> 4]!
     out[at++] = HEX[byte & 0x0f]!

@@ -1,7 +1,7 @@
-import { ConfigurationError, ServerUnavailableError } from '../errors.js'
-import { givenSetting, numberSetting } from '../_number-setting.js'
-import type { Message, Task } from '../types.js'
 import { jsonBytes, messageBytes } from '../_json-bytes.js'
+import { givenSetting, numberSetting } from '../_number-setting.js'
+import { ConfigurationError, ServerUnavailableError } from '../errors.js'
+import type { Message, Task } from '../types.js'
 
 /**
  * Tasks counted in bytes. One task must not grow past what the server can still serialise and send (a task of
@@ -116,7 +116,10 @@ export class RunningBytes {
   /** Reserves `bytes`, or throws the 429 maxRunningTasks also answers when they do not fit. */
   reserve(bytes: number): void {
     if (this.#held + bytes > this.max) {
-      throw new ServerUnavailableError(`The server is busy: running tasks hold ${this.#held} bytes and ${bytes} more would pass maxRunningBytes (${this.max}); retry later`, 429)
+      throw new ServerUnavailableError(
+        `The server is busy: running tasks hold ${this.#held} bytes and ${bytes} more would pass maxRunningBytes (${this.max}); retry later`,
+        429,
+      )
     }
     this.#held += bytes
   }

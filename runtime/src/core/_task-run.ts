@@ -1,3 +1,4 @@
+import { jsonBytes, textChunkBytes, textPartsBytes } from '../_json-bytes.js'
 import type { ArtifactContent, ArtifactOptions, MessageContent, TaskHandle } from '../agent.js'
 import { TaskTerminalError } from '../errors.js'
 import type { Artifact, Message, Part, Task, TaskEvent, TaskState } from '../types.js'
@@ -5,7 +6,6 @@ import { isoNow } from './_clock.js'
 import { newId } from './_ids.js'
 import { isSettled, isTerminal } from './_lifecycle.js'
 import { type RunningBytes, TaskBytes } from './_task-bytes.js'
-import { jsonBytes, textChunkBytes, textPartsBytes } from '../_json-bytes.js'
 
 // Marks the first event of a `reply()` with the reply, for the bindings that answer with a Message. A symbol:
 // stores and wire shapes never see it (JSON leaves symbol keys out).
@@ -74,7 +74,8 @@ export class TaskRun implements TaskHandle {
 
   /** The running count of the bytes the task holds. */
   get bytes(): TaskBytes {
-    return (this.#bytes ??= TaskBytes.of(this.task))
+    this.#bytes ??= TaskBytes.of(this.task)
+    return this.#bytes
   }
 
   /**
@@ -105,7 +106,8 @@ export class TaskRun implements TaskHandle {
 
   /** Listeners run synchronously in event order; they must not keep the event object past the call. */
   subscribe(listener: TaskListener): () => void {
-    const listeners = (this.#listeners ??= new Set())
+    this.#listeners ??= new Set()
+    const listeners = this.#listeners
     listeners.add(listener)
     return () => listeners.delete(listener)
   }
@@ -272,7 +274,10 @@ export class TaskRun implements TaskHandle {
       const wake = () => {
         for (const waiter of waiters) waiter.resolve()
       }
-      if (saved) void saved.then(wake, (error: unknown) => waiters.forEach((waiter) => waiter.reject(error)))
+      if (saved)
+        void saved.then(wake, (error: unknown) => {
+          for (const waiter of waiters) waiter.reject(error)
+        })
       else wake()
     }
   }

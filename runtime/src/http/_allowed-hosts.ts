@@ -22,7 +22,8 @@ export type AllowedHostsSetting = string[] | true
 export function readAllowedHosts(option: unknown, env: NodeJS.ProcessEnv = process.env): AllowedHostsSetting {
   if (option !== undefined) {
     if (option === true) return true
-    if (!Array.isArray(option)) throw new ConfigurationError(`allowedHosts must be an array of host names, or true for any host (got ${JSON.stringify(option)})`)
+    if (!Array.isArray(option))
+      throw new ConfigurationError(`allowedHosts must be an array of host names, or true for any host (got ${JSON.stringify(option)})`)
     return entries(option, 'allowedHosts')
   }
   const raw = env[ALLOWED_HOSTS_ENV]

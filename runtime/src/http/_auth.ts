@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { ConfigurationError, UnauthorizedError } from '../errors.js'
 import type { Logger } from '../_logger.js'
+import { ConfigurationError, UnauthorizedError } from '../errors.js'
 import type { AuthScheme } from '../types.js'
 
 export interface AuthOptions {
@@ -36,7 +36,10 @@ export function credentialMatcher(accepted: string[]): (candidate: string) => bo
 function fromEnv(name: string, env: NodeJS.ProcessEnv): string[] | undefined {
   const raw = env[name]
   if (raw === undefined) return undefined
-  const values = raw.split(',').map((v) => v.trim()).filter(Boolean)
+  const values = raw
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean)
   return values.length ? values : undefined
 }
 
@@ -53,10 +56,14 @@ export function createAuthCheck(schemes: AuthScheme[] | undefined, options: Auth
   const option: Record<AuthScheme, string> = { bearer: 'auth.bearerTokens', apiKey: 'auth.apiKeys' }
   for (const scheme of ['bearer', 'apiKey'] as const) {
     if (declared.has(scheme) && !given[scheme]?.length) {
-      throw new ConfigurationError(`The agent card declares the "${scheme}" authentication scheme but no credential is configured: set ${AUTH_ENV[scheme]} (or the ${option[scheme]} option)`)
+      throw new ConfigurationError(
+        `The agent card declares the "${scheme}" authentication scheme but no credential is configured: set ${AUTH_ENV[scheme]} (or the ${option[scheme]} option)`,
+      )
     }
     if (!declared.has(scheme) && (scheme === 'bearer' ? options.bearerTokens : options.apiKeys)?.length) {
-      throw new ConfigurationError(`The ${option[scheme]} option is set but the agent card does not declare the "${scheme}" scheme; add it to card.authentication.schemes`)
+      throw new ConfigurationError(
+        `The ${option[scheme]} option is set but the agent card does not declare the "${scheme}" scheme; add it to card.authentication.schemes`,
+      )
     }
     if (!declared.has(scheme) && given[scheme]) {
       logger.warn(`${AUTH_ENV[scheme]} is set but the agent card does not declare the "${scheme}" scheme, so it is not checked`)

@@ -1,5 +1,5 @@
-import { ConfigurationError, ServerUnavailableError } from '../errors.js'
 import { givenSetting, numberSetting } from '../_number-setting.js'
+import { ConfigurationError, ServerUnavailableError } from '../errors.js'
 
 /**
  * Request bodies being received, across the server, in bytes. A body is buffered whole before it is parsed, so

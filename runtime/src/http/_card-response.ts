@@ -29,7 +29,7 @@ export function cacheableCard(card: object, variesByVersion = false): CachedCard
 /** 200 with the card, or 304 when the client already holds this version. */
 export function cardResponse(request: Request, card: CachedCard): Response {
   const held = request.headers.get('if-none-match')
-  if (held && held.split(',').some((tag) => tag.trim() === card.etag || tag.trim() === '*')) {
+  if (held?.split(',').some((tag) => tag.trim() === card.etag || tag.trim() === '*')) {
     return new FastResponse(null, { status: 304, headers: card.headers as Array<[string, string]> })
   }
   return new FastResponse(card.body, { headers: card.headers as Array<[string, string]> })

@@ -14,7 +14,10 @@ export type CorsOriginsSetting = string[] | true
 /** The option, else `A2A_CORS_ORIGINS` (comma-separated, `*` for any), else none. */
 export function readCorsOrigins(option: unknown, env: NodeJS.ProcessEnv = process.env): CorsOriginsSetting {
   if (option !== undefined) {
-    if (!Array.isArray(option)) throw new ConfigurationError(`corsOrigins must be an array of origins such as "https://app.example.com", or ["*"] for any (got ${JSON.stringify(option)})`)
+    if (!Array.isArray(option))
+      throw new ConfigurationError(
+        `corsOrigins must be an array of origins such as "https://app.example.com", or ["*"] for any (got ${JSON.stringify(option)})`,
+      )
     return entries(option, 'corsOrigins')
   }
   const raw = env[CORS_ORIGINS_ENV]

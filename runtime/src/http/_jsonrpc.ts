@@ -1,5 +1,5 @@
 import { FastResponse } from 'srvx/node'
-import { A2AError, InvalidRequestError } from '../errors.js'
+import { type A2AError, InvalidRequestError } from '../errors.js'
 import { LARGE_ANSWER_CHARS, largeJsonResponse } from './_large-answer.js'
 import type { Outgoing } from './_outgoing.js'
 
@@ -16,8 +16,7 @@ const JSON_HEADERS = { 'content-type': 'application/json' } as const
 // As [name, value] pairs the response writer takes them as they are (an object is turned into pairs each time).
 const JSON_HEADER_PAIRS: Array<[string, string]> = [['content-type', 'application/json']]
 
-export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
+export const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** The request id when the body has a usable one, so even an invalid request gets its id echoed. */
 export function idOf(body: unknown): JsonRpcId {

@@ -1,6 +1,6 @@
-import { ConfigurationError, ServerUnavailableError } from '../errors.js'
-import { givenSetting, numberSetting } from '../_number-setting.js'
 import type { Logger } from '../_logger.js'
+import { givenSetting, numberSetting } from '../_number-setting.js'
+import { ConfigurationError, ServerUnavailableError } from '../errors.js'
 
 /**
  * What the server has written that its clients have not read yet. A client that stops reading must not make the
@@ -92,7 +92,10 @@ export class Outgoing {
   /** The error a response gets when its answer does not fit the budget. */
   busy(bytes: number): ServerUnavailableError {
     const { maxPendingResponseBytes } = this.limits
-    return new ServerUnavailableError(`Too many bytes waiting for slow clients to read (an answer of ${bytes} bytes would pass maxPendingResponseBytes, ${maxPendingResponseBytes}); retry shortly`, 503)
+    return new ServerUnavailableError(
+      `Too many bytes waiting for slow clients to read (an answer of ${bytes} bytes would pass maxPendingResponseBytes, ${maxPendingResponseBytes}); retry shortly`,
+      503,
+    )
   }
 
   watch(body: WatchedBody): void {

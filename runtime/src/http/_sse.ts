@@ -179,10 +179,12 @@ export class SseStream implements WatchedBody {
     }
     const { maxStreamBacklogBytes } = this.#outgoing.limits
     if (this.#queued > 0 && this.#queued - (this.#queue[0]!.length - this.#offset) + chunk.length > maxStreamBacklogBytes) {
-      return this.#drop(`its unread events would pass maxStreamBacklogBytes (${maxStreamBacklogBytes} bytes)`)
+      this.#drop(`its unread events would pass maxStreamBacklogBytes (${maxStreamBacklogBytes} bytes)`)
+      return
     }
     if (!this.#outgoing.reserve(chunk.length)) {
-      return this.#drop(`bytes waiting for slow clients would pass maxPendingResponseBytes (${this.#outgoing.limits.maxPendingResponseBytes} bytes)`)
+      this.#drop(`bytes waiting for slow clients would pass maxPendingResponseBytes (${this.#outgoing.limits.maxPendingResponseBytes} bytes)`)
+      return
     }
     this.#queue.push(chunk)
     this.#queued += chunk.length
@@ -193,7 +195,10 @@ export class SseStream implements WatchedBody {
   #pull(): void {
     this.reads++
     this.#handedOff = false
-    if (this.#queued > 0) return this.#handOff()
+    if (this.#queued > 0) {
+      this.#handOff()
+      return
+    }
     this.#wanted = true
     if (!this.#accepting) this.#endWhenTaken()
   }

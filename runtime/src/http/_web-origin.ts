@@ -1,9 +1,9 @@
 import type { H3Event } from 'h3'
 import { FastResponse } from 'srvx/node'
-import { ErrorCode } from '../errors.js'
 import type { Logger } from '../_logger.js'
+import { ErrorCode } from '../errors.js'
 import { ALLOWED_HOSTS_ENV, AllowedHosts, type AllowedHostsSetting, readAllowedHosts } from './_allowed-hosts.js'
-import { CORS_ORIGINS_ENV, type CorsOriginsSetting, VARY, corsHeaders, preflightHeaders, readCorsOrigins } from './_cors.js'
+import { CORS_ORIGINS_ENV, type CorsOriginsSetting, corsHeaders, preflightHeaders, readCorsOrigins, VARY } from './_cors.js'
 
 /**
  * Keeps web pages from driving the agent. Every request is checked before its route runs: a `Host` the agent
@@ -74,7 +74,11 @@ export class WebOriginGuard {
   /** Why a request with these headers is refused, or `undefined`. A `null` host is an in-process request. */
   refusal(host: string | null, origin: string | null): string | undefined {
     const refused =
-      host !== null && !this.#hosts.allows(host) ? hostRefused(host) : origin !== null && !this.#sameOrigin(origin, host) && !this.#listed(origin) ? originRefused(origin) : undefined
+      host !== null && !this.#hosts.allows(host)
+        ? hostRefused(host)
+        : origin !== null && !this.#sameOrigin(origin, host) && !this.#listed(origin)
+          ? originRefused(origin)
+          : undefined
     if (refused) this.#log(refused)
     return refused
   }

@@ -1,29 +1,29 @@
 import { H3, type H3Event, HTTPError } from 'h3'
+import { createConsoleLogger, type Logger } from '../_logger.js'
 import type { Agent } from '../agent.js'
 import type { Binding } from '../bindings/_binding.js'
-import { platformBinding } from '../bindings/_platform.js'
-import { normalizeCard } from '../core/_card.js'
 import { type CardDialect, renderCard } from '../bindings/_cards.js'
-import { v03Binding } from '../bindings/_v03.js'
-import { v1Binding, withErrorInfo } from '../bindings/_v1.js'
 import { InputModes } from '../bindings/_input-modes.js'
-import { type CachedCard, cacheableCard, cardResponse } from './_card-response.js'
+import { platformBinding } from '../bindings/_platform.js'
+import { renderPush } from '../bindings/_push.js'
+import { v1Binding, withErrorInfo } from '../bindings/_v1.js'
+import { v03Binding } from '../bindings/_v03.js'
+import { normalizeCard } from '../core/_card.js'
 import { DEFAULT_MAX_RUNNING_TASKS, TaskEngine } from '../core/_engine.js'
 import { readTaskByteLimits } from '../core/_task-bytes.js'
 import { A2AError, ConfigurationError, ErrorCode, MethodNotFoundError, ParseError, ServerUnavailableError } from '../errors.js'
-import { SseStream } from './_sse.js'
-import { Outgoing, readOutgoingLimits } from './_outgoing.js'
-import { createConsoleLogger, type Logger } from '../_logger.js'
+import { type PushOptions, PushService } from '../push/_service.js'
 import type { TaskStore } from '../stores/_store.js'
-import { createMemoryStore } from '../stores/memory.js'
 import { storeFromSetting } from '../stores/from-setting.js'
+import { createMemoryStore } from '../stores/memory.js'
 import { type AuthOptions, createAuthCheck } from './_auth.js'
 import { DEFAULT_MAX_BODY_SIZE, isJsonContentType, readJsonBody, unsupportedContentType } from './_body.js'
 import { readBodyBudget } from './_body-budget.js'
-import { type JsonRpcId, errorResponse, idOf, isPlainObject, readCall, resultResponse } from './_jsonrpc.js'
-import { renderPush } from '../bindings/_push.js'
-import { type PushOptions, PushService } from '../push/_service.js'
-import { WebOriginGuard, readWebOrigin } from './_web-origin.js'
+import { type CachedCard, cacheableCard, cardResponse } from './_card-response.js'
+import { errorResponse, idOf, isPlainObject, type JsonRpcId, readCall, resultResponse } from './_jsonrpc.js'
+import { Outgoing, readOutgoingLimits } from './_outgoing.js'
+import { SseStream } from './_sse.js'
+import { readWebOrigin, WebOriginGuard } from './_web-origin.js'
 
 export type SlashDialect = 'platform' | 'a2a-0.3'
 
@@ -190,22 +190,27 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   const bodyBudget = readBodyBudget(options.maxBodyBytesInFlight, maxBodySize)
   const webOrigin = new WebOriginGuard(readWebOrigin(options), { rpc: new Set(RPC_PATHS), served: SERVED_PATHS }, logger)
   if (options.publicUrl) {
-    if (!URL.canParse(options.publicUrl) || !/^https?:$/.test(new URL(options.publicUrl).protocol)) throw new ConfigurationError(`publicUrl (A2A_PUBLIC_URL) must be an absolute http(s) URL (got ${JSON.stringify(options.publicUrl)})`)
+    if (!URL.canParse(options.publicUrl) || !/^https?:$/.test(new URL(options.publicUrl).protocol))
+      throw new ConfigurationError(`publicUrl (A2A_PUBLIC_URL) must be an absolute http(s) URL (got ${JSON.stringify(options.publicUrl)})`)
     webOrigin.addUrl(options.publicUrl)
   }
   const maxRunningTasks = options.maxRunningTasks ?? DEFAULT_MAX_RUNNING_TASKS
-  if (!Number.isInteger(maxRunningTasks) || maxRunningTasks <= 0) throw new ConfigurationError(`maxRunningTasks must be a positive integer (got ${maxRunningTasks})`)
+  if (!Number.isInteger(maxRunningTasks) || maxRunningTasks <= 0)
+    throw new ConfigurationError(`maxRunningTasks must be a positive integer (got ${maxRunningTasks})`)
   // Slash-named methods speak the platform dialect, or A2A v0.3 when the agent opts in (or the request says
   // A2A-Version: 0.3); A2A v1.0 methods (and A2A-Version: 1.0) speak v1.0.
   const dialect = options.dialect ?? (process.env.A2A_DIALECT as SlashDialect | undefined) ?? 'platform'
-  if (dialect !== 'platform' && dialect !== 'a2a-0.3') throw new ConfigurationError(`dialect (A2A_DIALECT) must be "platform" or "a2a-0.3" (got ${JSON.stringify(dialect)})`)
+  if (dialect !== 'platform' && dialect !== 'a2a-0.3')
+    throw new ConfigurationError(`dialect (A2A_DIALECT) must be "platform" or "a2a-0.3" (got ${JSON.stringify(dialect)})`)
   const legacyBinding: Binding = dialect === 'a2a-0.3' ? v03Binding : platformBinding
   const bindingFor = (method: string, version: string | null): Binding => {
     const requested = version?.trim()
     if (!requested) return v1Binding.methods.has(method) ? v1Binding : legacyBinding
     if (V1_VERSION.test(requested)) return v1Binding
     if (V03_VERSION.test(requested)) return v03Binding
-    throw withErrorInfo(new A2AError(ErrorCode.VersionNotSupported, `A2A-Version ${JSON.stringify(requested.slice(0, 20))} is not supported; this agent speaks 1.0 and 0.3`))
+    throw withErrorInfo(
+      new A2AError(ErrorCode.VersionNotSupported, `A2A-Version ${JSON.stringify(requested.slice(0, 20))} is not supported; this agent speaks 1.0 and 0.3`),
+    )
   }
 
   /** The binding a request would get, for an error sent before it is read as a call (never throws). */
@@ -250,7 +255,8 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   let current = prepare(agent)
   const eventIds = options.eventIds ?? false
   const heartbeatMs = options.sseHeartbeatMs ?? (process.env.A2A_SSE_HEARTBEAT_MS ? Number(process.env.A2A_SSE_HEARTBEAT_MS) : 0)
-  if (!Number.isInteger(heartbeatMs) || heartbeatMs < 0) throw new ConfigurationError(`sseHeartbeatMs (A2A_SSE_HEARTBEAT_MS) must be a whole number of ms, 0 for none (got ${heartbeatMs})`)
+  if (!Number.isInteger(heartbeatMs) || heartbeatMs < 0)
+    throw new ConfigurationError(`sseHeartbeatMs (A2A_SSE_HEARTBEAT_MS) must be a whole number of ms, 0 for none (got ${heartbeatMs})`)
   const maxStreams = options.maxStreams ?? DEFAULT_MAX_STREAMS
   if (!Number.isInteger(maxStreams) || maxStreams <= 0) throw new ConfigurationError(`maxStreams must be a positive integer (got ${maxStreams})`)
   const outgoing = new Outgoing(readOutgoingLimits(options), logger)

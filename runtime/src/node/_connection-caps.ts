@@ -1,6 +1,6 @@
 import type { Server } from 'node:http'
-import { givenSetting, numberSetting } from '../_number-setting.js'
 import type { Socket } from 'node:net'
+import { givenSetting, numberSetting } from '../_number-setting.js'
 import { ConfigurationError } from '../errors.js'
 
 /**
@@ -37,7 +37,9 @@ export function readConnectionCaps(options: ConnectionCapOptions): ConnectionCap
   const read = (name: keyof ConnectionCapOptions, env: string, fallback: number, min: number): number => {
     const value = numberSetting(options[name], env) ?? fallback
     if (!Number.isSafeInteger(value) || value < min) {
-      throw new ConfigurationError(`${name} (${env}) must be a whole number from ${min}${min === 0 ? ' (0: no cap)' : ''} (got ${givenSetting(options[name], env)})`)
+      throw new ConfigurationError(
+        `${name} (${env}) must be a whole number from ${min}${min === 0 ? ' (0: no cap)' : ''} (got ${givenSetting(options[name], env)})`,
+      )
     }
     return value
   }

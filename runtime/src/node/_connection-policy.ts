@@ -1,6 +1,6 @@
 import type { Server } from 'node:http'
-import { type ConnectionCapOptions, type ConnectionCaps, applyConnectionCaps, readConnectionCaps } from './_connection-caps.js'
-import { type SlowClientTimeoutOptions, type SlowClientTimeouts, applySlowClientTimeouts, readSlowClientTimeouts } from './_slow-client-timeouts.js'
+import { applyConnectionCaps, type ConnectionCapOptions, type ConnectionCaps, readConnectionCaps } from './_connection-caps.js'
+import { applySlowClientTimeouts, readSlowClientTimeouts, type SlowClientTimeoutOptions, type SlowClientTimeouts } from './_slow-client-timeouts.js'
 
 /**
  * What bounds the connections of a Node HTTP server: slow-client timeouts and connection caps. `serveAgent`

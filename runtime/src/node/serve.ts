@@ -1,12 +1,12 @@
-import { type Server, createServer } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
+import { createConsoleLogger, type LogLevel } from '../_logger.js'
 import type { Agent } from '../agent.js'
-import { type A2AApp, type A2AAppOptions, SERVED_PATHS, createA2AApp } from '../http/app.js'
 import { ConfigurationError } from '../errors.js'
-import { type LogLevel, createConsoleLogger } from '../_logger.js'
-import { applyConnectionPolicy, readConnectionPolicy } from './_connection-policy.js'
 import { defaultAllowedHosts } from '../http/_allowed-hosts.js'
+import { type A2AApp, type A2AAppOptions, createA2AApp, SERVED_PATHS } from '../http/app.js'
+import { applyConnectionPolicy, readConnectionPolicy } from './_connection-policy.js'
 
 /** How long a shutdown waits for ended streams to flush before closing their connections. */
 const FLUSH_MS = 1000
@@ -95,7 +95,8 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
   const allowedHosts = options.allowedHosts ?? defaultAllowedHosts(hostname, options.publicUrl)
   const app = createA2AApp(agent, { ...options, logger, ...(allowedHosts && { allowedHosts }) })
   const port = options.port ?? (process.env.PORT ? Number(process.env.PORT) : 3000)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigurationError(`The port must be an integer from 0 to 65535 (got ${options.port ?? process.env.PORT})`)
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigurationError(`The port must be an integer from 0 to 65535 (got ${options.port ?? process.env.PORT})`)
 
   const handler = toNodeHandler(app.h3)
   const log = options.requestLogLevel && logger[options.requestLogLevel].bind(logger)
@@ -111,8 +112,10 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
   applyConnectionPolicy(server, connectionPolicy)
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') reject(new ConfigurationError(`Port ${port} on ${hostname} is already in use: stop the other server or choose another port (PORT)`))
-      else if (error.code === 'EACCES') reject(new ConfigurationError(`No permission to listen on port ${port} on ${hostname}: choose a port above 1023 (PORT)`))
+      if (error.code === 'EADDRINUSE')
+        reject(new ConfigurationError(`Port ${port} on ${hostname} is already in use: stop the other server or choose another port (PORT)`))
+      else if (error.code === 'EACCES')
+        reject(new ConfigurationError(`No permission to listen on port ${port} on ${hostname}: choose a port above 1023 (PORT)`))
       else reject(error)
     })
     server.listen(port, hostname, () => {

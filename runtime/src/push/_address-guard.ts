@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
-import { BlockList, type LookupFunction, isIP } from 'node:net'
+import { BlockList, isIP, type LookupFunction } from 'node:net'
 import { ConfigurationError } from '../errors.js'
 
 /**
@@ -91,7 +91,8 @@ export const bareHost = (hostname: string): string => (hostname.startsWith('[') 
  */
 export async function refusedWebhook(url: URL, policy: AddressPolicy, resolve = lookupAll): Promise<string | undefined> {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return `must be an https: URL (got ${url.protocol})`
-  if (url.protocol === 'http:' && !policy.allowHttp) return 'must be an https: URL (http: webhooks are refused unless the server allows them: A2A_PUSH_ALLOW_HTTP)'
+  if (url.protocol === 'http:' && !policy.allowHttp)
+    return 'must be an https: URL (http: webhooks are refused unless the server allows them: A2A_PUSH_ALLOW_HTTP)'
   if (url.username || url.password) return 'must not carry credentials; give them in `authentication` or `token`'
   const host = bareHost(url.hostname).toLowerCase()
   if (BLOCKED_NAMES.has(host.replace(/\.$/, ''))) return `${host} is a cloud metadata service`

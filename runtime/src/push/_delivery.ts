@@ -164,7 +164,8 @@ export class PushDelivery {
     // A webhook this far behind: drop the oldest update that is not the task's final one.
     const at = lane.items.findIndex((pending) => !isFinal(pending.event))
     lane.items.splice(at === -1 ? 0 : at, 1)
-    if (lane.items.length === MAX_QUEUED_PER_LANE) this.logger.warn(`Push notifications of task ${item.task.id} fall behind a webhook; older updates are dropped`)
+    if (lane.items.length === MAX_QUEUED_PER_LANE)
+      this.logger.warn(`Push notifications of task ${item.task.id} fall behind a webhook; older updates are dropped`)
   }
 
   #maybeIdle(): void {
@@ -274,7 +275,10 @@ export class PushDelivery {
   /** One attempt, holding a slot of all deliveries and one of the webhook's origin. */
   async #attempt(config: PushConfig, payload: PushPayload, origin: string): Promise<Outcome> {
     let perOrigin = this.#originSlots.get(origin)
-    if (!perOrigin) this.#originSlots.set(origin, (perOrigin = new Slots(MAX_PER_ORIGIN)))
+    if (!perOrigin) {
+      perOrigin = new Slots(MAX_PER_ORIGIN)
+      this.#originSlots.set(origin, perOrigin)
+    }
     if (!(await perOrigin.take())) return SHUTTING_DOWN
     try {
       if (!(await this.#slots.take())) return SHUTTING_DOWN
@@ -303,7 +307,11 @@ export class PushDelivery {
     const refused = isIP(host) ? refusedAddress(host, policy) : undefined
     if (refused) return Promise.resolve({ delivered: false, retry: false, reason: `refused: ${refused}` })
 
-    const headers: Record<string, string> = { 'content-type': payload.contentType, 'content-length': String(Buffer.byteLength(payload.body)), 'user-agent': 'a2a-runtime' }
+    const headers: Record<string, string> = {
+      'content-type': payload.contentType,
+      'content-length': String(Buffer.byteLength(payload.body)),
+      'user-agent': 'a2a-runtime',
+    }
     if (config.token) headers['x-a2a-notification-token'] = config.token
     const auth = config.authentication
     if (auth?.credentials && auth.schemes[0]) headers.authorization = `${auth.schemes[0]} ${auth.credentials}`

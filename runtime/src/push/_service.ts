@@ -1,5 +1,5 @@
-import { ConfigurationError, InvalidParamsError } from '../errors.js'
 import type { Logger } from '../_logger.js'
+import { ConfigurationError, InvalidParamsError } from '../errors.js'
 import type { TaskStore } from '../stores/_store.js'
 import { addressPolicy, refusedWebhook } from './_address-guard.js'
 import { MemoryPushConfigs, type PushConfig, type PushConfigStore } from './_configs.js'

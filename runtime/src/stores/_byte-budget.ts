@@ -1,5 +1,5 @@
-import { ConfigurationError } from '../errors.js'
 import { givenSetting, numberSetting } from '../_number-setting.js'
+import { ConfigurationError } from '../errors.js'
 
 /**
  * A budget in bytes: the option when given, else the environment variable, else the default. A value that is

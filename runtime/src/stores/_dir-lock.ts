@@ -30,7 +30,9 @@ export class DirectoryLock {
       if (found === undefined) continue
       const holder = parseHolder(found)
       if (holder && holds(holder)) {
-        throw new ConfigurationError(`Task store: ${dir} is in use by another server process (pid ${holder.pid}); one process per directory: stop that one, or give this one another directory (A2A_STORE=file:<directory>)`)
+        throw new ConfigurationError(
+          `Task store: ${dir} is in use by another server process (pid ${holder.pid}); one process per directory: stop that one, or give this one another directory (A2A_STORE=file:<directory>)`,
+        )
       }
       if (!holder && Date.now() - modifiedAt(path) < HALF_WRITTEN_GRACE_MS) {
         throw new ConfigurationError(`Task store: ${dir} is being opened by another server process (its lock is not written yet); one process per directory`)

@@ -1,5 +1,5 @@
-import type { Artifact, Message, Part, Task, TaskEvent } from '../types.js'
 import { jsonBytes as exactJsonBytes } from '../_json-bytes.js'
+import type { Artifact, Message, Part, Task, TaskEvent } from '../types.js'
 
 /**
  * About how many bytes tasks and events take as JSON (UTF-8), without building the JSON: stores count what they

@@ -20,7 +20,10 @@ export interface TaskSnapshot {
   settledAt: number
 }
 
-export type LogRecord = { t: string; n: number; snapshot: TaskSnapshot } | { t: string; n: number; entries: LogEntry[] } | { t: string; n: number; dropped: true }
+export type LogRecord =
+  | { t: string; n: number; snapshot: TaskSnapshot }
+  | { t: string; n: number; entries: LogEntry[] }
+  | { t: string; n: number; dropped: true }
 
 /** A segment's first line: what the file is, and the version of its records. */
 export const SEGMENT_HEADER = '{"log":"a2a-tasks","version":1}\n'

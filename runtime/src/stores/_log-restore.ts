@@ -1,8 +1,8 @@
-import { isSettled } from '../core/_lifecycle.js'
 import type { Logger } from '../_logger.js'
+import { isSettled } from '../core/_lifecycle.js'
 import type { Task, TaskEvent } from '../types.js'
 import { applyEvent } from './_fold.js'
-import { type SegmentRead, readSegment, segmentPath } from './_segments.js'
+import { readSegment, type SegmentRead, segmentPath } from './_segments.js'
 import type { TaskLogRead } from './_task-log.js'
 
 /** A task read back from the log: its newest snapshot with the entries records after it applied. */
@@ -39,7 +39,9 @@ export function restoreLog(logDir: string, segments: Iterable<number>, logger: P
     try {
       read = readSegment(path)
     } catch (error) {
-      logger?.warn(`Task store: skipping ${path}: ${(error as Error).message}; it is left for a look, and no segment after it is deleted until it is moved away`)
+      logger?.warn(
+        `Task store: skipping ${path}: ${(error as Error).message}; it is left for a look, and no segment after it is deleted until it is moved away`,
+      )
       unreadable.add(segment)
       continue
     }

@@ -10,7 +10,9 @@ import { ConfigurationError } from '../errors.js'
 export class RedisKeys {
   constructor(readonly prefix: string) {
     if (prefix.includes('{') || prefix.includes('}')) {
-      throw new ConfigurationError(`The Redis store's prefix must not contain "{" or "}" (got ${JSON.stringify(prefix)}): the store puts its own hash tags in the keys`)
+      throw new ConfigurationError(
+        `The Redis store's prefix must not contain "{" or "}" (got ${JSON.stringify(prefix)}): the store puts its own hash tags in the keys`,
+      )
     }
   }
 

@@ -81,7 +81,10 @@ const APPEND = `
 local function index()
   if #KEYS < 10 then return end
   local n = #ARGV
-  ${indexLua((i) => `KEYS[${4 + i}]`, (i) => `ARGV[n - ${6 - i}]`)}
+  ${indexLua(
+    (i) => `KEYS[${4 + i}]`,
+    (i) => `ARGV[n - ${6 - i}]`,
+  )}
 end
 local fields = redis.call('hmget', KEYS[1], 'state', 'seq', 'kept', 'logBytes', 'last')
 local state = fields[1]
@@ -163,7 +166,10 @@ return tonumber(seq)`
  * leaving the sets it was in before. KEYS: all, indexed, running, by state, by context, by context and state.
  * ARGV: task id, state, context id, score, settled ('1'/'0'), index prefix.
  */
-const INDEX = `${indexLua((i) => `KEYS[${i}]`, (i) => `ARGV[${i}]`)}
+const INDEX = `${indexLua(
+  (i) => `KEYS[${i}]`,
+  (i) => `ARGV[${i}]`,
+)}
 return 1`
 
 /**
@@ -182,7 +188,10 @@ redis.call('del', KEYS[2])
 redis.call('hset', KEYS[1], 'json', ARGV[1], 'seq', 0, 'state', ARGV[2])
 redis.call('pexpire', KEYS[1], ARGV[3])
 if #KEYS >= 9 then
-  ${indexLua((i) => `KEYS[${3 + i}]`, (i) => `ARGV[${5 + i}]`)}
+  ${indexLua(
+    (i) => `KEYS[${3 + i}]`,
+    (i) => `ARGV[${5 + i}]`,
+  )}
 end
 return 1`
 

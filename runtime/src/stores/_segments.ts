@@ -1,6 +1,6 @@
-import { readFileSync, readdirSync, statSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { type LogRecord, SEGMENT_HEADER, parseRecord, taskIdOfLine } from './_log-records.js'
+import { type LogRecord, parseRecord, SEGMENT_HEADER, taskIdOfLine } from './_log-records.js'
 
 /**
  * The file store's log: the segments `<dir>/log/<number>.jsonl`, numbered in the order they were begun. Each

@@ -1,6 +1,6 @@
 import type { Task, TaskEvent } from '../types.js'
-import { type LogEntry, type TaskSnapshot, droppedLine, entriesLine, snapshotLine } from './_log-records.js'
 import { eventBytes } from './_json-bytes.js'
+import { droppedLine, entriesLine, type LogEntry, snapshotLine, type TaskSnapshot } from './_log-records.js'
 import type { SegmentWriter } from './_segment-writer.js'
 
 /**

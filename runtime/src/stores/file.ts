@@ -1,19 +1,19 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { isSettled } from '../core/_lifecycle.js'
+import type { Logger } from '../_logger.js'
 import { isoNow } from '../core/_clock.js'
 import { newId } from '../core/_ids.js'
-import type { Logger } from '../_logger.js'
+import { isSettled } from '../core/_lifecycle.js'
 import type { Task, TaskEvent } from '../types.js'
-import type { TaskPage, TaskQuery, TaskStore } from './_store.js'
 import { readByteBudget } from './_byte-budget.js'
 import { DirectoryLock } from './_dir-lock.js'
 import type { TaskSnapshot } from './_log-records.js'
 import { type RestoredTask, restoreLog } from './_log-restore.js'
 import { SegmentWriter } from './_segment-writer.js'
 import { listSegments } from './_segments.js'
+import type { TaskPage, TaskQuery, TaskStore } from './_store.js'
 import { FLUSH_BYTES, type LiveBytes, TaskLog } from './_task-log.js'
-import { MemoryTaskStore, type MemoryStoreOptions } from './memory.js'
+import { type MemoryStoreOptions, MemoryTaskStore } from './memory.js'
 
 export interface FileStoreOptions extends MemoryStoreOptions {
   /**
@@ -293,7 +293,14 @@ function failStopped(task: Task, events: TaskEvent[] | undefined, keptAfter: num
   const status: Task['status'] = {
     state: 'failed',
     timestamp: isoNow(),
-    message: { kind: 'message', messageId: newId(), role: 'agent', parts: [{ kind: 'text', text: STOPPED_REASON }], contextId: task.contextId, taskId: task.id },
+    message: {
+      kind: 'message',
+      messageId: newId(),
+      role: 'agent',
+      parts: [{ kind: 'text', text: STOPPED_REASON }],
+      contextId: task.contextId,
+      taskId: task.id,
+    },
   }
   task.status = status
   if (!events) return undefined

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path'
-import { ConfigurationError } from '../errors.js'
 import type { Logger } from '../_logger.js'
+import { ConfigurationError } from '../errors.js'
 import type { TaskStore } from './_store.js'
 import { createFileStore } from './file.js'
 import { createMemoryStore } from './memory.js'
@@ -40,7 +40,7 @@ function redisFromUrl(value: string, logger: Pick<Logger, 'warn' | 'error'> | un
     else if (key === 'cluster') {
       if (raw !== 'true' && raw !== 'false') throw new ConfigurationError(`A2A_STORE: cluster must be true or false (got ${JSON.stringify(raw)})`)
       cluster = raw === 'true'
-    }    else if (key === 'leaseMs' || key === 'ttlMs' || key === 'maxTasks') {
+    } else if (key === 'leaseMs' || key === 'ttlMs' || key === 'maxTasks') {
       const number = Number(raw)
       if (!Number.isInteger(number) || number <= 0) throw new ConfigurationError(`A2A_STORE: ${key} must be a positive integer (got ${JSON.stringify(raw)})`)
       numbers[key] = number

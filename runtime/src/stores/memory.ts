@@ -1,11 +1,11 @@
-import type { Task, TaskEvent } from '../types.js'
 import { isTerminal } from '../core/_lifecycle.js'
-import type { TaskPage, TaskQuery, TaskStore } from './_store.js'
-import { pageOf } from './_paging.js'
+import type { Task, TaskEvent } from '../types.js'
 import { readByteBudget } from './_byte-budget.js'
 import { EventLog } from './_event-log.js'
-import { SettledOrder } from './_settled-order.js'
 import { eventBytes, messageBytes, taskBytes } from './_json-bytes.js'
+import { pageOf } from './_paging.js'
+import { SettledOrder } from './_settled-order.js'
+import type { TaskPage, TaskQuery, TaskStore } from './_store.js'
 
 export interface MemoryStoreOptions {
   /**
@@ -126,7 +126,15 @@ export class MemoryTaskStore implements TaskStore {
 
   create(task: Task): void {
     const bytes = taskBytes(task)
-    const entry: Entry = { task, log: new EventLog(this.eventLogBytes, eventBytes), settledAt: 0, place: -1, taskBytes: bytes, statusBytes: 0, historyCounted: task.history.length }
+    const entry: Entry = {
+      task,
+      log: new EventLog(this.eventLogBytes, eventBytes),
+      settledAt: 0,
+      place: -1,
+      taskBytes: bytes,
+      statusBytes: 0,
+      historyCounted: task.history.length,
+    }
     const replaced = this.#entries.get(task.id)
     if (replaced) this.#drop(task.id, replaced, false)
     this.#entries.set(task.id, entry)

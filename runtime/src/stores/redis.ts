@@ -1,19 +1,19 @@
 import { createRequire } from 'node:module'
 import type { Cluster, Redis, RedisOptions } from 'ioredis'
+import type { Logger } from '../_logger.js'
 import { isoNow } from '../core/_clock.js'
 import { newId } from '../core/_ids.js'
 import { isSettled, isTerminal } from '../core/_lifecycle.js'
 import { A2AError, ConfigurationError, InvalidParamsError, ServerUnavailableError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
-import type { Logger } from '../_logger.js'
-import type { Message, Task, TaskEvent } from '../types.js'
 import type { PushConfig, PushConfigStore } from '../push/_configs.js'
-import type { ClusterLink, TaskPage, TaskQuery, TaskStore } from './_store.js'
+import type { Message, Task, TaskEvent } from '../types.js'
+import { readByteBudget } from './_byte-budget.js'
+import { foldEntries, type TaskEntry } from './_fold.js'
 import { decodeCursor, encodeCursor } from './_paging.js'
-import { type TaskEntry, foldEntries } from './_fold.js'
 import { RedisKeys } from './_redis-keys.js'
 import { defineScripts, runScript } from './_redis-scripts.js'
+import type { ClusterLink, TaskPage, TaskQuery, TaskStore } from './_store.js'
 import { DEFAULT_EVENT_LOG_BYTES, DEFAULT_MAX_TASKS, DEFAULT_TTL_MS } from './memory.js'
-import { readByteBudget } from './_byte-budget.js'
 
 export interface RedisStoreOptions {
   /** `redis://[user:password@]host:port/db` (`rediss://` for TLS); with `cluster`, any node of the cluster. */
@@ -54,7 +54,8 @@ function connect(url: string, cluster: boolean, options: RedisOptions): RedisCli
   const ioredis = require('ioredis') as typeof import('ioredis')
   if (!cluster) return new ioredis.Redis(url, options)
   const { protocol, hostname, port, username, password, pathname } = new URL(url)
-  if (pathname.length > 1 && pathname !== '/0') throw new ConfigurationError(`A Redis Cluster has only database 0 (got ${JSON.stringify(pathname.slice(1))} in the store's URL)`)
+  if (pathname.length > 1 && pathname !== '/0')
+    throw new ConfigurationError(`A Redis Cluster has only database 0 (got ${JSON.stringify(pathname.slice(1))} in the store's URL)`)
   const credentials = { ...(username && { username: decodeURIComponent(username) }), ...(password && { password: decodeURIComponent(password) }) }
   return new ioredis.Cluster([{ host: hostname, port: Number(port) || 6379 }], {
     redisOptions: { ...options, ...credentials, ...(protocol === 'rediss:' && { tls: {} }) },
@@ -244,7 +245,23 @@ export class RedisTaskStore implements TaskStore {
     const write = (args: string[]) =>
       this.#retried(() =>
         this.#run((redis) =>
-          runScript(redis, 'a2aAppend', keys.length, ...keys, event.seq, eventJson, task.status.state, this.keys.live(task.id), settles ? 1 : 0, this.ttlMs, keptAfter, this.eventLogBytes, this.instanceId, ...args, ...indexArgs),
+          runScript(
+            redis,
+            'a2aAppend',
+            keys.length,
+            ...keys,
+            event.seq,
+            eventJson,
+            task.status.state,
+            this.keys.live(task.id),
+            settles ? 1 : 0,
+            this.ttlMs,
+            keptAfter,
+            this.eventLogBytes,
+            this.instanceId,
+            ...args,
+            ...indexArgs,
+          ),
         ),
       )
     let written: unknown
@@ -340,7 +357,9 @@ export class RedisTaskStore implements TaskStore {
 
   /** The task as written, with what was added since folded in, and the number of its last event. */
   async #read(taskId: string): Promise<{ task: Task; seq: number } | undefined> {
-    const found = (await this.#run((redis) => runScript(redis, 'a2aRead', 2, this.keys.task(taskId), this.keys.entries(taskId)))) as [string, string, StreamEntry[]] | null
+    const found = (await this.#run((redis) => runScript(redis, 'a2aRead', 2, this.keys.task(taskId), this.keys.entries(taskId)))) as
+      | [string, string, StreamEntry[]]
+      | null
     if (!found) return undefined
     const [json, seq, entries] = found
     const task = JSON.parse(json) as Task
@@ -377,7 +396,14 @@ export class RedisTaskStore implements TaskStore {
   /** A page from the index the filters pick: costs the page, not the number of tasks. */
   async list(query: TaskQuery): Promise<TaskPage> {
     const { contextId, state } = query
-    const index = contextId !== undefined ? (state !== undefined ? this.keys.byContextState(contextId, state) : this.keys.byContext(contextId)) : state !== undefined ? this.keys.byState(state) : this.keys.all
+    const index =
+      contextId !== undefined
+        ? state !== undefined
+          ? this.keys.byContextState(contextId, state)
+          : this.keys.byContext(contextId)
+        : state !== undefined
+          ? this.keys.byState(state)
+          : this.keys.all
     const min = query.updatedAfter === undefined ? '-inf' : String(Date.parse(query.updatedAfter))
     let cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
     if (query.cursor !== undefined && !cursor) throw new InvalidParamsError('the page token is not one from a previous page')
@@ -388,7 +414,16 @@ export class RedisTaskStore implements TaskStore {
       // Tasks that expired leave their ids in the indexes until a sweep: skipped (and tidied), the page refilled.
       for (let round = 0; round < 8 && tasks.length < query.limit; round++) {
         const wanted = query.limit - tasks.length
-        const reply = (await runScript(redis, 'a2aPage', 1, index, wanted, min, cursor ? String(Date.parse(cursor.status.timestamp)) : '', cursor?.id ?? '')) as string[]
+        const reply = (await runScript(
+          redis,
+          'a2aPage',
+          1,
+          index,
+          wanted,
+          min,
+          cursor ? String(Date.parse(cursor.status.timestamp)) : '',
+          cursor?.id ?? '',
+        )) as string[]
         total = Number(reply[0])
         const ids: string[] = []
         const scores: string[] = []
@@ -469,7 +504,9 @@ export class RedisTaskStore implements TaskStore {
   /** Webhooks in a hash per task, shared by the instances; they expire with their task. */
   readonly pushConfigs: PushConfigStore = {
     save: async (config) => {
-      const saved = await this.#run((redis) => runScript(redis, 'a2aSavePush', 2, this.keys.task(config.taskId), this.keys.push(config.taskId), config.id, JSON.stringify(config)))
+      const saved = await this.#run((redis) =>
+        runScript(redis, 'a2aSavePush', 2, this.keys.task(config.taskId), this.keys.push(config.taskId), config.id, JSON.stringify(config)),
+      )
       if (saved === 0) throw new TaskNotFoundError(config.taskId)
     },
     list: async (taskId) => {
@@ -556,7 +593,13 @@ export class RedisTaskStore implements TaskStore {
     if (this.#redis.status !== 'ready' || this.#held.size === 0) return
     const held = [...this.#held]
     // Sent together, each on the node of its task (a pipeline must stay on one node of a cluster).
-    const renewed = await Promise.all(held.map((taskId) => runScript(this.#redis, 'a2aRenewTask', 2, this.keys.lease(taskId), this.keys.task(taskId), this.instanceId, this.leaseMs, this.ttlMs).catch(() => undefined)))
+    const renewed = await Promise.all(
+      held.map((taskId) =>
+        runScript(this.#redis, 'a2aRenewTask', 2, this.keys.lease(taskId), this.keys.task(taskId), this.instanceId, this.leaseMs, this.ttlMs).catch(
+          () => undefined,
+        ),
+      ),
+    )
     // A lease that could not be renewed has run out (this instance stalled past it): another instance may
     // have failed the task already. Stop running it here.
     renewed.forEach((result, at) => {
@@ -691,7 +734,10 @@ export class RedisTaskStore implements TaskStore {
     } catch (error) {
       reply = {
         requestId: request.requestId,
-        error: error instanceof A2AError ? { code: error.code, message: error.message, httpStatus: error.httpStatus, data: error.data } : { code: -32603, message: 'Internal error', httpStatus: 200 },
+        error:
+          error instanceof A2AError
+            ? { code: error.code, message: error.message, httpStatus: error.httpStatus, data: error.data }
+            : { code: -32603, message: 'Internal error', httpStatus: 200 },
       }
     }
     await this.#redis.publish(this.keys.reply(request.replyTo), JSON.stringify(reply)).catch(() => {})
@@ -729,7 +775,8 @@ interface Written {
 /** A stream entry as Redis returns it: its id (`<seq>-<n>`) and one field, `e` (an event) or `m` (a message). */
 type StreamEntry = [string, string[]]
 
-const toEntry = ([, fields]: StreamEntry): TaskEntry => (fields[0] === 'e' ? { event: JSON.parse(fields[1]!) as TaskEvent } : { message: JSON.parse(fields[1]!) as Message })
+const toEntry = ([, fields]: StreamEntry): TaskEntry =>
+  fields[0] === 'e' ? { event: JSON.parse(fields[1]!) as TaskEvent } : { message: JSON.parse(fields[1]!) as Message }
 
 const seqOf = (entryId: string): number => Number(entryId.slice(0, entryId.indexOf('-')))
 

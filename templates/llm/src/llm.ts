@@ -29,7 +29,12 @@ export class LlmError extends Error {
  * Streams the completion's text, calling `onToken` for each piece as it arrives. Rejects with an LlmError
  * that says what went wrong, or with the abort reason when `signal` fires.
  */
-export async function streamChat(config: LlmConfig & { apiKey: string }, messages: ChatMessage[], signal: AbortSignal, onToken: (token: string) => void): Promise<void> {
+export async function streamChat(
+  config: LlmConfig & { apiKey: string },
+  messages: ChatMessage[],
+  signal: AbortSignal,
+  onToken: (token: string) => void,
+): Promise<void> {
   const url = `${config.baseUrl}/chat/completions`
   let response: Response
   try {
@@ -53,8 +58,7 @@ export async function streamChat(config: LlmConfig & { apiKey: string }, message
   let buffer = ''
   for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
     buffer += decoder.decode(chunk, { stream: true })
-    let newline: number
-    while ((newline = buffer.indexOf('\n')) !== -1) {
+    for (let newline = buffer.indexOf('\n'); newline !== -1; newline = buffer.indexOf('\n')) {
       const line = buffer.slice(0, newline).trim()
       buffer = buffer.slice(newline + 1)
       if (!line.startsWith('data:')) continue

@@ -1,4 +1,4 @@
-import { type Server, createServer } from 'node:http'
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 /**
@@ -20,7 +20,8 @@ export async function startStandInLlm(apiKey = 'stand-in-key'): Promise<StandInL
   const state = { delayMs: 1, abandoned: 0 }
   const server: Server = createServer(async (req, res) => {
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return void res.writeHead(404).end()
-    if (req.headers.authorization !== `Bearer ${apiKey}`) return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}')
+    if (req.headers.authorization !== `Bearer ${apiKey}`)
+      return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}')
     let body = ''
     for await (const chunk of req) body += chunk
     const { messages } = JSON.parse(body) as { messages: Array<{ role: string; content: string }> }

@@ -7,7 +7,10 @@ import type { SessionCheck, StoreSession } from './_session.js'
 /** Checks of the event log a client resumes a broken stream from, and of the numbers that go with it. */
 export function eventChecks(): SessionCheck[] {
   return [
-    { name: 'events gives the events in order, and exactly those after afterSeq (or undefined when some were dropped), while running and once ended', check: eventsInOrder },
+    {
+      name: 'events gives the events in order, and exactly those after afterSeq (or undefined when some were dropped), while running and once ended',
+      check: eventsInOrder,
+    },
     { name: 'events, lastSeq and snapshot give undefined for a task never created', check: unknownTask },
     { name: 'lastSeq and snapshot, when implemented, give the number of the last event, snapshot with the task as it stands', check: lastNumbers },
   ]

@@ -70,7 +70,11 @@ async function filters({ store }: StoreSession): Promise<void> {
   const expect = async (filter: Omit<TaskQuery, 'limit'>, names: Array<keyof typeof tasks>) => {
     const page = await store.list({ ...filter, limit: 100 })
     const what = `list(${JSON.stringify(filter)})`
-    assert.deepEqual(ids(page.tasks), names.map((name) => tasks[name].id), `${what}: not the matching tasks, newest first (expected ${names.join(', ')})`)
+    assert.deepEqual(
+      ids(page.tasks),
+      names.map((name) => tasks[name].id),
+      `${what}: not the matching tasks, newest first (expected ${names.join(', ')})`,
+    )
     assert.equal(page.total, names.length, `${what}: total`)
     assert.equal(page.nextCursor, undefined, `${what}: nextCursor on the only page`)
   }
@@ -144,7 +148,11 @@ async function statusMovesToFront({ store }: StoreSession): Promise<void> {
   for (const run of runs) await run.flush()
   oldest.artifact({ parts: [text('an artifact changes no status')] })
   await oldest.flush()
-  assert.deepEqual(ids((await store.list({ limit: 10 })).tasks), [newest.id, middle.id, oldest.id], 'an artifact moved a task in the list (the order is by status time)')
+  assert.deepEqual(
+    ids((await store.list({ limit: 10 })).tasks),
+    [newest.id, middle.id, oldest.id],
+    'an artifact moved a task in the list (the order is by status time)',
+  )
   const changed = clock.next()
   await oldest.complete()
   assert.deepEqual(ids((await store.list({ limit: 10 })).tasks), [oldest.id, newest.id, middle.id], 'a task whose status changed is not first')
@@ -181,7 +189,10 @@ async function pageThrough(store: TaskStore, query: Omit<TaskQuery, 'cursor'>): 
     assert.ok(page.nextCursor === undefined || page.tasks.length > 0, 'an empty page with a nextCursor')
     for (const task of page.tasks) {
       const before = tasks.at(-1)
-      assert.ok(!before || before.status.timestamp >= task.status.timestamp, `list(${JSON.stringify(query)}): a task of a newer status after an older one, on this page or across pages`)
+      assert.ok(
+        !before || before.status.timestamp >= task.status.timestamp,
+        `list(${JSON.stringify(query)}): a task of a newer status after an older one, on this page or across pages`,
+      )
       tasks.push(task)
     }
     cursor = page.nextCursor

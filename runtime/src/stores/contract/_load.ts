@@ -35,7 +35,7 @@ async function concurrentTasks({ store }: StoreSession): Promise<void> {
   const inOneContext = await store.list({ contextId: contexts[0]!, limit: 10 })
   assert.equal(inOneContext.total, CONCURRENT_TASKS / contexts.length, 'list total of one context')
   const read = await Promise.all(runs.map((run) => store.get(run.id)))
-  read.forEach((task, i) => assertSameTask(task, runs[i]!.task, `task ${i} of ${CONCURRENT_TASKS} run concurrently`))
+  for (const [i, task] of read.entries()) assertSameTask(task, runs[i]!.task, `task ${i} of ${CONCURRENT_TASKS} run concurrently`)
 }
 
 async function longStream({ store }: StoreSession): Promise<void> {
@@ -50,7 +50,7 @@ async function longStream({ store }: StoreSession): Promise<void> {
   assert.equal(task.artifacts.length, 1, 'one artifact')
   const parts = task.artifacts[0]!.parts.map((part) => (part.kind === 'text' ? part.text : part.kind))
   assert.equal(parts.length, CHUNKS, 'parts of the streamed artifact')
-  parts.forEach((part, i) => assert.equal(part, chunkText(i), `part ${i} of the streamed artifact`))
+  for (const [i, part] of parts.entries()) assert.equal(part, chunkText(i), `part ${i} of the streamed artifact`)
   assert.equal(task.artifacts[0]!.lastChunk, true, 'the artifact ends with its last chunk')
   assertSameTask(task, run.task, 'after a long stream')
 }

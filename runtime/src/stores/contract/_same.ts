@@ -47,7 +47,11 @@ export async function assertEventsKept(store: TaskStore, taskId: string, appende
       assert.ok(afterSeq < firstKept - 1, `${what} gave undefined though events(id) keeps every event after ${afterSeq}`)
       continue
     }
-    assertSameJson(after, appended.filter((event) => event.seq > afterSeq), `${what} is not exactly the events after ${afterSeq}, in order`)
+    assertSameJson(
+      after,
+      appended.filter((event) => event.seq > afterSeq),
+      `${what} is not exactly the events after ${afterSeq}, in order`,
+    )
   }
   if (store.lastSeq) {
     const lastSeq = await store.lastSeq(taskId)

@@ -196,7 +196,13 @@ export class ScriptedTask {
     this.events.push(event)
     const saved = this.#store.append(this.#task, event)
     // Kept as an outcome, so a write that fails before anyone waits for it is not an unhandled rejection.
-    if (saved instanceof Promise) this.#writes.push(saved.then(() => undefined, (error: unknown) => ({ error })))
+    if (saved instanceof Promise)
+      this.#writes.push(
+        saved.then(
+          () => undefined,
+          (error: unknown) => ({ error }),
+        ),
+      )
   }
 }
 

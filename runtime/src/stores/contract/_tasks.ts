@@ -9,10 +9,19 @@ export function taskChecks(canReopen: boolean): SessionCheck[] {
   const whenReopening = (check: SessionCheck): SessionCheck[] => (canReopen ? [check] : [])
   return [
     { name: 'get returns the task given to create, and undefined for an id never created', check: createThenGet },
-    { name: 'get returns the task as the runtime holds it after a run: status changes, chunks appended to an artifact, an artifact replaced, a second artifact, completion', check: (session) => fullRun(session, false) },
+    {
+      name: 'get returns the task as the runtime holds it after a run: status changes, chunks appended to an artifact, an artifact replaced, a second artifact, completion',
+      check: (session) => fullRun(session, false),
+    },
     ...whenReopening({ name: 'get returns the same finished task after the store is opened again', check: (session) => fullRun(session, true) }),
-    { name: 'questions and follow-ups join the history in order: user message, question, follow-up, each turn', check: (session) => conversation(session, false) },
-    ...whenReopening({ name: 'a conversation goes on after the store is opened again while the task waits for input, its events numbered on', check: (session) => conversation(session, true) }),
+    {
+      name: 'questions and follow-ups join the history in order: user message, question, follow-up, each turn',
+      check: (session) => conversation(session, false),
+    },
+    ...whenReopening({
+      name: 'a conversation goes on after the store is opened again while the task waits for input, its events numbered on',
+      check: (session) => conversation(session, true),
+    }),
     { name: 'a later get reflects what was appended after an earlier get', check: laterGet },
   ]
 }

@@ -1,0 +1,91 @@
+import { execFile } from 'node:child_process'
+import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { resolveOptions, TEMPLATES } from '../../src/_options.ts'
+import { renderProject } from '../../src/_render.ts'
+import { assertBuilt } from './template-support.ts'
+
+// Every project the generator can make — each template with each authentication, with and without streaming,
+// with and without push notifications (4 × 3 × 2 × 2 = 48) — type-checks as written: its agent, its tests and
+// its helpers against the runtime's published types. The install-and-run suites cover a few of these; this one
+// covers them all, without installing (the projects share this repository's typescript, @types/node, vitest and
+// built runtime).
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const tsc = join(root, 'node_modules/typescript/bin/tsc')
+const exec = promisify(execFile)
+const AUTH_MODES = ['none', 'bearer', 'apikey'] as const
+
+const combinations = TEMPLATES.flatMap((template) =>
+  AUTH_MODES.flatMap((auth) =>
+    [true, false].flatMap((streaming) => [true, false].map((pushNotifications) => ({ template, auth, streaming, pushNotifications }))),
+  ),
+)
+
+let workspace: string
+
+/** Renders the project for `combination` into the workspace (the generator's own rendering, no install); its path. */
+function generate(combination: (typeof combinations)[number], suffix = ''): string {
+  const { template, auth, streaming, pushNotifications } = combination
+  const dir = `${template}-${auth}-${streaming ? 'streaming' : 'send'}-${pushNotifications ? 'push' : 'nopush'}${suffix && `-${suffix}`}`
+  const options = resolveOptions({ dir, yes: true, install: false, git: false, pm: 'npm', ...combination }, workspace)
+  for (const file of renderProject(join(root, 'templates'), options, '*')) {
+    const path = join(options.dir, file.path)
+    mkdirSync(dirname(path), { recursive: true })
+    writeFileSync(path, file.content)
+  }
+  return options.dir
+}
+
+/** `tsc --noEmit` on the project's own tsconfig.json: its exit code and what it printed. */
+async function typecheck(project: string): Promise<{ code: number; output: string }> {
+  const result = await exec(process.execPath, [tsc, '--noEmit', '-p', project], { cwd: project, timeout: 120_000 }).then(
+    (done) => ({ code: 0, stdout: done.stdout, stderr: done.stderr }),
+    (failure) => ({ code: failure.code as number, stdout: failure.stdout as string, stderr: failure.stderr as string }),
+  )
+  return { code: result.code, output: `${result.stdout}${result.stderr}` }
+}
+
+beforeAll(() => {
+  assertBuilt()
+  workspace = mkdtempSync(join(realpathSync(tmpdir()), 'create-a2a-agent-combinations-'))
+  // One node_modules above every project, as an install would lay it out for what the projects import.
+  const modules = join(workspace, 'node_modules')
+  mkdirSync(join(modules, '@types'), { recursive: true })
+  symlinkSync(join(root, 'runtime'), join(modules, 'a2a-runtime'), 'dir')
+  for (const name of ['@types/node', 'vitest', 'typescript', '@vitest', 'vite']) {
+    symlinkSync(realpathSync(join(root, 'node_modules', name)), join(modules, name), 'dir')
+  }
+})
+
+afterAll(async () => {
+  await rm(workspace, { recursive: true, force: true, maxRetries: 3 })
+}, 120_000)
+
+describe('every combination of template, authentication, streaming and push notifications', () => {
+  it('counts 48 combinations', () => {
+    expect(combinations).toHaveLength(48)
+  })
+
+  it.each(combinations)(
+    '$template, auth $auth, streaming $streaming, push $pushNotifications: type-checks as generated',
+    async (combination) => {
+      const project = generate(combination)
+      expect(await typecheck(project)).toEqual({ code: 0, output: '' })
+    },
+    180_000,
+  )
+
+  it('reports a type error in a generated project (the check itself)', async () => {
+    const project = generate({ template: 'echo', auth: 'apikey', streaming: true, pushNotifications: false }, 'broken')
+    appendFileSync(join(project, 'src/agent.ts'), "\nexport const notANumber: number = 'text'\n")
+    const { code, output } = await typecheck(project)
+    expect(code).not.toBe(0)
+    expect(output).toMatch(/src\/agent\.ts.*error TS2322/)
+  }, 180_000)
+})
