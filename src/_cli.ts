@@ -3,10 +3,11 @@ import { basename, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Command, CommanderError, Option } from 'commander'
 import { EARLIER_SECRET, isEarlierRun } from './_earlier-run.js'
+import { UsageError, WriteError } from './_errors.js'
 import { shellWord } from './_escape.js'
 import { type GitOutcome, initGit } from './_git.js'
 import { install, installCommand, LOCKFILES, scriptCommand } from './_install.js'
-import { packageNameFromDir, UsageError } from './_names.js'
+import { packageNameFromDir } from './_names.js'
 import {
   type Answers,
   AUTH_MODES,
@@ -22,7 +23,7 @@ import { askMissing } from './_prompts.js'
 import { renderProject } from './_render.js'
 import { planRuntimeDependency } from './_runtime-dependency.js'
 import { busyDirectoryError, busyEntries } from './_target-dir.js'
-import { findObstacles, KEPT_IF_PRESENT, WriteError, writeProject } from './_write.js'
+import { findObstacles, KEPT_IF_PRESENT, writeProject } from './_write.js'
 
 export interface CliIo {
   cwd: string

@@ -1,16 +1,5 @@
 import validatePackageName from 'validate-npm-package-name'
-
-/** A usage problem the user can fix by changing what they typed; printed without a stack. */
-export class UsageError extends Error {
-  override name = 'UsageError'
-  constructor(
-    message: string,
-    /** 2 for a missing or malformed argument, 1 for a refusal (a busy directory). */
-    readonly exitCode = 2,
-  ) {
-    super(message)
-  }
-}
+import { UsageError } from './_errors.js'
 
 /** "Weather Bot!" → "weather-bot": what an npm package name made from a display name looks like. */
 export function toPackageName(input: string): string {

@@ -1,7 +1,8 @@
 import { basename, resolve } from 'node:path'
 import prompts, { type PromptObject } from 'prompts'
 import { mayBeEarlierRun } from './_earlier-run.js'
-import { assertSkillId, FALLBACK_PACKAGE_NAME, packageNameFromDir, toDisplayName, UsageError } from './_names.js'
+import { UsageError } from './_errors.js'
+import { assertSkillId, FALLBACK_PACKAGE_NAME, packageNameFromDir, toDisplayName } from './_names.js'
 import { ANSWER_RULES, type Answers, DEFAULT_DESCRIPTION, DEFAULT_DIR, defaultDisplayName, type Skill, TEMPLATES } from './_options.js'
 import { busyEntries } from './_target-dir.js'
 

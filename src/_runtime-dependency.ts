@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { execa } from 'execa'
-import { UsageError } from './_names.js'
+import { UsageError } from './_errors.js'
 import type { RenderedFile } from './_render.js'
 
 export interface RuntimeDependency {

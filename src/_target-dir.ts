@@ -1,5 +1,5 @@
 import { readdirSync, statSync } from 'node:fs'
-import { UsageError } from './_names.js'
+import { UsageError } from './_errors.js'
 import { KEPT_IF_PRESENT } from './_write.js'
 
 /** Files that may already be in the target: a fresh repository's usual contents. They are kept. */

@@ -1,5 +1,6 @@
 import { appendFileSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { WriteError } from './_errors.js'
 import type { RenderedFile } from './_render.js'
 
 /** Files a fresh repository may already hold: the user's copy is kept (a .gitignore gains missing lines). */
@@ -45,16 +46,6 @@ export function findObstacles(dir: string, files: RenderedFile[], kept: Readonly
     if (entry === 'folder' || entry === 'link' || (entry === 'file' && !harmless)) obstacles.add(file.path)
   }
   return [...obstacles].sort()
-}
-
-/** Thrown part-way through writing: says what is already on disk. */
-export class WriteError extends Error {
-  constructor(
-    readonly written: string[],
-    cause: unknown,
-  ) {
-    super(cause instanceof Error ? cause.message : String(cause), { cause })
-  }
 }
 
 /**

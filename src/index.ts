@@ -6,7 +6,8 @@ export type { CliIo } from './_cli.js'
 // Options and their rules
 export { DEFAULT_SKILLS, TEMPLATES, detectPackageManager, parseSkill, resolveOptions } from './_options.js'
 export type { Answers, AuthMode, PackageManager, ProjectOptions, Skill, TemplateName } from './_options.js'
-export { UsageError, toDisplayName, toPackageName } from './_names.js'
+export { UsageError } from './_errors.js'
+export { toDisplayName, toPackageName } from './_names.js'
 
 // Rendering
 export { markdown, shellWord, tsString } from './_escape.js'

@@ -32,7 +32,7 @@ import {
 const capture = vi.hoisted(() => ({ on: false, options: undefined as ProjectOptions | undefined }))
 vi.mock('../../src/_options.ts', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../src/_options.ts')>()
-  const { UsageError: StopError } = await import('../../src/_names.ts')
+  const { UsageError: StopError } = await import('../../src/_errors.ts')
   return {
     ...actual,
     resolveOptions: (...args: Parameters<typeof actual.resolveOptions>) => {

@@ -134,5 +134,5 @@ export const v1Binding: Binding = {
     ['GetExtendedAgentCard', extendedCardNotConfigured],
     ...v1PushMethods,
   ]),
-  wireError: (error) => withErrorInfo(error instanceof TaskEndedError ? new UnsupportedOperationError(error.message.replace(/^Invalid params: /, '')) : error),
+  wireError: (error) => withErrorInfo(error instanceof TaskEndedError ? new UnsupportedOperationError(error.detail) : error),
 }

@@ -6,8 +6,9 @@ import { checkCard, type Finding } from './_card-check.js'
 import { type CardText, readCardFile, readCardResponse } from './_card-source.js'
 import { agentBase, clientHeaders, isObject, unreachable } from './_client.js'
 import { loadDotEnv } from './_env.js'
+import { ProjectError } from './_errors.js'
 import { probeLive } from './_live-probe.js'
-import { DEFAULT_ENTRY, loadAgent, ProjectError } from './_load-agent.js'
+import { DEFAULT_ENTRY, loadAgent } from './_load-agent.js'
 import { chooseAgent } from './_local-agent.js'
 
 interface ValidateFlags {

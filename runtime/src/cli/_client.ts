@@ -1,4 +1,4 @@
-import { ProjectError } from './_load-agent.js'
+import { ProjectError } from './_errors.js'
 import { isLoopbackHost } from './_loopback.js'
 
 /** Shared by the commands that talk to a running agent (`a2a send`, `a2a card validate <url>`). */

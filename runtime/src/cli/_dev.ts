@@ -14,7 +14,8 @@ import { createMemoryStore } from '../stores/memory.js'
 import { checkCard } from './_card-check.js'
 import { publishDevAddress } from './_dev-address.js'
 import { createEnvReloader } from './_env.js'
-import { assertEntryExists, DEFAULT_ENTRY, loadAgent, ProjectError } from './_load-agent.js'
+import { ProjectError } from './_errors.js'
+import { assertEntryExists, DEFAULT_ENTRY, loadAgent } from './_load-agent.js'
 
 interface DevFlags {
   port?: string

@@ -4,6 +4,7 @@ import { resolve, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Agent } from '../agent.js'
 import { describeLoadFailure } from '../dev/_load-failure.js'
+import { ProjectError } from './_errors.js'
 
 const require = createRequire(import.meta.url)
 // jiti is CommonJS: imported from ESM, Node first scans its 190 KB for export names (about 50 ms of every
@@ -12,11 +13,6 @@ let jitiModule: typeof import('jiti') | undefined
 const loadJiti = (): typeof import('jiti') => (jitiModule ??= require('jiti') as typeof import('jiti'))
 
 export const DEFAULT_ENTRY = 'src/agent.ts'
-
-/** A problem the user can fix in their project; printed without a stack. */
-export class ProjectError extends Error {
-  override name = 'ProjectError'
-}
 
 /** How `a2a dev` and `a2a start` take another module; `a2a card validate` says `--entry` instead. */
 const HOW_TO_NAME_ENTRY = 'pass its path as an argument'

@@ -4,7 +4,7 @@ import type { Command } from 'commander'
 import { isTerminal } from '../core/_lifecycle.js'
 import type { Message, Part, Task, TaskStatus } from '../types.js'
 import { clientHeaders, isObject, readJson, redirectTarget, unreachable } from './_client.js'
-import { ProjectError } from './_load-agent.js'
+import { ProjectError } from './_errors.js'
 import { chooseAgent } from './_local-agent.js'
 import { createSendOutput, type SendOutput } from './_send-output.js'
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { Command as CommandType } from 'commander'
 import { ConfigurationError } from '../errors.js'
-import { ProjectError } from './_load-agent.js'
+import { ProjectError } from './_errors.js'
 
 // Required rather than imported: Node scans an imported CommonJS package for its export names first.
 const { Command, CommanderError } = createRequire(import.meta.url)('commander') as typeof import('commander')

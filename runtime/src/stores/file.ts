@@ -1,8 +1,7 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Logger } from '../_logger.js'
-import { isoNow } from '../core/_clock.js'
-import { newId } from '../core/_ids.js'
+import { failWithReason } from '../core/_failed.js'
 import { isSettled } from '../core/_lifecycle.js'
 import type { Task, TaskEvent } from '../types.js'
 import { readByteBudget } from './_byte-budget.js'
@@ -290,24 +289,11 @@ export class FileTaskStore implements TaskStore {
 
 /** Ends a task whose process died: failed with a reason, its log closed by the final event. */
 function failStopped(task: Task, events: TaskEvent[] | undefined, keptAfter: number): TaskEvent[] | undefined {
-  const status: Task['status'] = {
-    state: 'failed',
-    timestamp: isoNow(),
-    message: {
-      kind: 'message',
-      messageId: newId(),
-      role: 'agent',
-      parts: [{ kind: 'text', text: STOPPED_REASON }],
-      contextId: task.contextId,
-      taskId: task.id,
-    },
-  }
-  task.status = status
-  if (!events) return undefined
   // The files hold the events up to the task's last write; the stopped process may have sent more. The repair
   // is numbered past any of those, so a client resuming from one still receives it.
-  const seq = (events.at(-1)?.seq ?? keptAfter) + REPAIR_GAP
-  events.push({ kind: 'status-update', seq, taskId: task.id, contextId: task.contextId, status, final: true })
+  const failed = failWithReason(task, STOPPED_REASON, (events?.at(-1)?.seq ?? keptAfter) + REPAIR_GAP)
+  if (!events) return undefined
+  events.push(failed)
   return events
 }
 

@@ -4,7 +4,7 @@ import { ConfigurationError } from '../errors.js'
 import type { TaskStore } from './_store.js'
 import { createFileStore } from './file.js'
 import { createMemoryStore } from './memory.js'
-import { createRedisStore } from './redis.js'
+import { createRedisStore } from './redis/store.js'
 
 export const STORE_SETTING_FORMS = '"memory", "file:<directory>" or "redis://host:port/db"'
 

@@ -1,6 +1,6 @@
 /**
  * The Redis store's Lua scripts. On Redis Cluster each touches the keys of one task, or the index keys, never
- * both: those live in different slots (see `_redis-keys.ts`); on a single Redis, CREATE and APPEND file the task
+ * both: those live in different slots (see `_keys.ts`); on a single Redis, CREATE and APPEND file the task
  * in the indexes in the same call, saving a round trip per status. They are sent once and then called by their
  * hash (`defineScripts`): an event's write must not carry the script's text along.
  */

@@ -1,19 +1,21 @@
-import { createRequire } from 'node:module'
-import type { Cluster, Redis, RedisOptions } from 'ioredis'
-import type { Logger } from '../_logger.js'
-import { isoNow } from '../core/_clock.js'
-import { newId } from '../core/_ids.js'
-import { isSettled, isTerminal } from '../core/_lifecycle.js'
-import { A2AError, ConfigurationError, InvalidParamsError, ServerUnavailableError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
-import type { PushConfig, PushConfigStore } from '../push/_configs.js'
-import type { Message, Task, TaskEvent } from '../types.js'
-import { readByteBudget } from './_byte-budget.js'
-import { foldEntries, type TaskEntry } from './_fold.js'
-import { decodeCursor, encodeCursor } from './_paging.js'
-import { RedisKeys } from './_redis-keys.js'
-import { defineScripts, runScript } from './_redis-scripts.js'
-import type { ClusterLink, TaskPage, TaskQuery, TaskStore } from './_store.js'
-import { DEFAULT_EVENT_LOG_BYTES, DEFAULT_MAX_TASKS, DEFAULT_TTL_MS } from './memory.js'
+import type { Logger } from '../../_logger.js'
+import { failWithReason } from '../../core/_failed.js'
+import { newId } from '../../core/_ids.js'
+import { isSettled, isTerminal } from '../../core/_lifecycle.js'
+import { InvalidParamsError, ServerUnavailableError, TaskNotFoundError } from '../../errors.js'
+import type { PushConfig, PushConfigStore } from '../../push/_configs.js'
+import type { Message, Task, TaskEvent } from '../../types.js'
+import { readByteBudget } from '../_byte-budget.js'
+import { foldEntries, type TaskEntry } from '../_fold.js'
+import { decodeCursor, encodeCursor } from '../_paging.js'
+import type { ClusterLink, TaskPage, TaskQuery, TaskStore } from '../_store.js'
+import { DEFAULT_EVENT_LOG_BYTES, DEFAULT_MAX_TASKS, DEFAULT_TTL_MS } from '../memory.js'
+import { CancelForwarding } from './_cancels.js'
+import { noop, type RedisClient, RedisConnection } from './_connection.js'
+import { followTask } from './_follow.js'
+import { RedisKeys } from './_keys.js'
+import { Leases } from './_leases.js'
+import { runScript } from './_scripts.js'
 
 export interface RedisStoreOptions {
   /** `redis://[user:password@]host:port/db` (`rediss://` for TLS); with `cluster`, any node of the cluster. */
@@ -45,31 +47,12 @@ export interface RedisStoreOptions {
 }
 
 export const DEFAULT_LEASE_MS = 10_000
-const noop = (): void => {}
 const TRIM_EVERY = 64
 
-// Loaded when a Redis store is made, by require: every `a2a start` would otherwise pay for ioredis.
-const require = createRequire(import.meta.url)
-function connect(url: string, cluster: boolean, options: RedisOptions): RedisClient {
-  const ioredis = require('ioredis') as typeof import('ioredis')
-  if (!cluster) return new ioredis.Redis(url, options)
-  const { protocol, hostname, port, username, password, pathname } = new URL(url)
-  if (pathname.length > 1 && pathname !== '/0')
-    throw new ConfigurationError(`A Redis Cluster has only database 0 (got ${JSON.stringify(pathname.slice(1))} in the store's URL)`)
-  const credentials = { ...(username && { username: decodeURIComponent(username) }), ...(password && { password: decodeURIComponent(password) }) }
-  return new ioredis.Cluster([{ host: hostname, port: Number(port) || 6379 }], {
-    redisOptions: { ...options, ...credentials, ...(protocol === 'rediss:' && { tls: {} }) },
-    enableOfflineQueue: options.enableOfflineQueue ?? true,
-    clusterRetryStrategy: options.retryStrategy ?? null,
-  })
-}
-
-/** A single Redis, or a Redis Cluster: the commands the store sends are the same. */
-type RedisClient = Redis | Cluster
 export const LOST_REASON = 'The instance running the task stopped before it finished'
 /** Follow-up counts kept per task, so an event is written alone; past it the oldest go (their next write is whole). */
 const MAX_WRITTEN = 10_000
-// What APPEND answers (see _redis-scripts.ts).
+// What APPEND answers (see _scripts.ts).
 const WRITTEN = 1
 const ALREADY_WRITTEN = 2
 const ENDED = 0
@@ -80,17 +63,6 @@ const OVERTAKEN = -3
 const APPEND_RETRIES = [50, 250, 1000]
 /** Index entries looked at per sweep step. */
 const SWEEP_BATCH = 500
-
-interface CancelRequest {
-  requestId: string
-  taskId: string
-  replyTo: string
-}
-interface CancelReply {
-  requestId: string
-  task?: Task
-  error?: { code: number; message: string; httpStatus: number; data?: unknown }
-}
 
 /**
  * Tasks in Redis, shared by any number of instances of one agent: each task as JSON, its events in a Redis
@@ -111,20 +83,12 @@ export class RedisTaskStore implements TaskStore {
   readonly leaseMs: number
   readonly eventLogBytes: number
   readonly #timeoutMs: number
-  readonly #redis: RedisClient
-  readonly #subscriber: RedisClient
+  readonly #connection: RedisConnection
   readonly #logger: RedisStoreOptions['logger']
-  readonly #held = new Set<string>()
+  readonly #leases: Leases
   // On Redis Cluster: the index keys are on another node than a task's, so no script touches both.
   readonly #clustered: boolean
-  readonly #channels = new Map<string, { handlers: Set<(message: string) => void>; ready: Promise<void> }>()
-  readonly #replies = new Map<string, (reply: CancelReply) => void>()
-  readonly #resyncs = new Set<() => void>()
   readonly #timers: Array<ReturnType<typeof setInterval>> = []
-  #cancelHandler: ((taskId: string) => Promise<Task> | undefined) | undefined
-  #lostHandler: ((taskId: string) => void) | undefined
-  readonly #connected: Promise<void>
-  #readyOnce = false
   /**
    * What this instance has written of each task it runs: how much of its history, and how large its json is
    * against the entries added since, so an event is written alone and the json only when worth folding in.
@@ -133,7 +97,6 @@ export class RedisTaskStore implements TaskStore {
   #settledSinceTrim = 0
   #sweeping = false
   #checkingLost = false
-  #closed = false
 
   constructor(options: RedisStoreOptions) {
     this.prefix = options.prefix ?? 'a2a:'
@@ -144,52 +107,23 @@ export class RedisTaskStore implements TaskStore {
     this.eventLogBytes = readByteBudget(options.eventLogBytes, 'eventLogBytes', 'A2A_EVENT_LOG_BYTES', DEFAULT_EVENT_LOG_BYTES)
     this.#timeoutMs = options.timeoutMs ?? 5000
     this.#logger = options.logger
-    const connection: RedisOptions = {
-      // Fail a command at once while disconnected (the client gets an error, not a hang); keep reconnecting.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      retryStrategy: (attempt: number) => Math.min(50 * attempt, 1000),
-      connectTimeout: this.#timeoutMs,
-      // A Redis that stalls (a partition, a stopped process) fails requests after this long, not never.
-      commandTimeout: this.#timeoutMs,
-    }
-    const cluster = options.cluster === true
-    this.#clustered = cluster
-    this.#redis = connect(options.url, cluster, connection)
-    this.#subscriber = connect(options.url, cluster, { ...connection, enableOfflineQueue: true, maxRetriesPerRequest: null })
-    defineScripts(this.#redis)
-    for (const client of [this.#redis, this.#subscriber]) client.on('error', () => {}) // reported per request
-    this.#connected = new Promise((resolve) => this.#redis.once('ready', () => resolve()))
-    this.#redis.on('ready', () => (this.#readyOnce = true))
-    this.#subscriber.on('message', (channel: string, message: string) => {
-      for (const handler of this.#channels.get(channel)?.handlers ?? []) handler(message)
-    })
-    // After a reconnect the subscriptions are back, but what was published meanwhile is not: catch up.
-    this.#subscriber.on('ready', () => {
-      for (const resync of this.#resyncs) resync()
-    })
-    void this.#listen(this.keys.cancel, (message) => void this.#serveCancel(JSON.parse(message) as CancelRequest))
-    this.#listen(this.keys.reply(this.instanceId), (message) => {
-      const reply = JSON.parse(message) as CancelReply
-      this.#replies.get(reply.requestId)?.(reply)
-    })
-    this.#timers.push(setInterval(() => void this.#renewLeases(), Math.max(50, Math.floor(this.leaseMs / 3))))
+    this.#clustered = options.cluster === true
+    this.#connection = new RedisConnection(options.url, this.#clustered, this.#timeoutMs)
+    this.#leases = new Leases(this.#connection, this.keys, this.instanceId, this.leaseMs, this.ttlMs)
+    const cancels = new CancelForwarding(this.#connection, this.keys, this.instanceId, this.#timeoutMs, (taskId) => this.get(taskId))
+    this.#timers.push(setInterval(() => void this.#leases.renew(), Math.max(50, Math.floor(this.leaseMs / 3))))
     this.#timers.push(setInterval(() => void this.#failLostTasks(), this.leaseMs))
     this.#timers.push(setInterval(() => void this.sweep().catch(noop), Math.min(60_000, Math.max(1000, Math.floor(this.ttlMs / 4)))))
     for (const timer of this.#timers) timer.unref()
-    void this.#connected.then(() => this.#failLostTasks())
+    void this.#connection.connected.then(() => this.#failLostTasks())
     this.cluster = {
       claimsOnCreate: true,
-      claim: (taskId) => this.#claim(taskId),
-      release: (taskId) => this.#release(taskId),
-      follow: (taskId, afterSeq, onEvent) => this.#follow(taskId, afterSeq, onEvent),
-      cancel: (taskId) => this.#forwardCancel(taskId),
-      onCancel: (handler) => {
-        this.#cancelHandler = handler
-      },
-      onLost: (handler) => {
-        this.#lostHandler = handler
-      },
+      claim: (taskId) => this.#leases.claim(taskId),
+      release: (taskId) => this.#leases.release(taskId),
+      follow: (taskId, afterSeq, onEvent) => followTask(this.#connection, this.keys, (id, after) => this.events(id, after), taskId, afterSeq, onEvent),
+      cancel: (taskId) => cancels.forward(taskId),
+      onCancel: (handler) => cancels.onCancel(handler),
+      onLost: (handler) => this.#leases.onLost(handler),
     }
   }
 
@@ -205,7 +139,7 @@ export class RedisTaskStore implements TaskStore {
     this.#remember(task.id, { history: task.history.length, json: json.length, added: 0, seq: 0, whole: false })
     let created: unknown
     try {
-      created = await this.#run(async (redis) => {
+      created = await this.#connection.run(async (redis) => {
         // On one Redis, one call with its indexing. On a cluster the index is on another node: both sent at once,
         // and a list that finds the id before the task skips it, until its first event (at once) files it again.
         if (!this.#clustered) return runScript(redis, 'a2aCreate', 9, ...taskArgs, ...this.#indexKeys(task), ...createArgs, ...this.#indexArgs(task))
@@ -215,14 +149,14 @@ export class RedisTaskStore implements TaskStore {
     } catch (error) {
       this.#written.delete(task.id)
       // It may have landed with its lease (the answer was lost): give that back rather than wait for it to run out.
-      void this.#run((redis) => runScript(redis, 'a2aRelease', 1, this.keys.lease(task.id), this.instanceId)).catch(noop)
+      void this.#connection.run((redis) => runScript(redis, 'a2aRelease', 1, this.keys.lease(task.id), this.instanceId)).catch(noop)
       throw error
     }
     if (created !== 1) {
       this.#written.delete(task.id)
       throw new ServerUnavailableError(`Task ${task.id} is held by another instance`, 503)
     }
-    this.#held.add(task.id)
+    this.#leases.took(task.id)
   }
 
   append(task: Task, event: TaskEvent): Promise<void> {
@@ -244,7 +178,7 @@ export class RedisTaskStore implements TaskStore {
     const indexArgs = indexHere ? this.#indexArgs(task) : []
     const write = (args: string[]) =>
       this.#retried(() =>
-        this.#run((redis) =>
+        this.#connection.run((redis) =>
           runScript(
             redis,
             'a2aAppend',
@@ -272,10 +206,10 @@ export class RedisTaskStore implements TaskStore {
       if (written === NOT_NEXT) written = await write(this.#wholeArgs(task, Math.max(event.seq, this.#written.get(task.id)?.seq ?? 0)))
       const landed = written === WRITTEN || written === ALREADY_WRITTEN
       // The event that ended the task gave its lease back: no renewal may take it for lost from here on.
-      if (landed && ends) this.#held.delete(task.id)
+      if (landed && ends) this.#leases.gaveBack(task.id)
       // The status moved: on a cluster the task moves in the indexes in another call (another slot). An event
       // that had landed before a retry still files its task there.
-      if (landed && event.kind === 'status-update' && !indexHere) await this.#retried(() => this.#run((redis) => this.#index(redis, task)))
+      if (landed && event.kind === 'status-update' && !indexHere) await this.#retried(() => this.#connection.run((redis) => this.#index(redis, task)))
     } catch (error) {
       // What was sent may not have landed: the next write of this task is whole.
       const known = this.#written.get(task.id)
@@ -303,7 +237,7 @@ export class RedisTaskStore implements TaskStore {
       try {
         return await write()
       } catch (error) {
-        if (attempt >= APPEND_RETRIES.length || this.#closed) throw error
+        if (attempt >= APPEND_RETRIES.length || this.#connection.closed) throw error
         await new Promise((resolve) => setTimeout(resolve, APPEND_RETRIES[attempt]))
       }
     }
@@ -357,7 +291,7 @@ export class RedisTaskStore implements TaskStore {
 
   /** The task as written, with what was added since folded in, and the number of its last event. */
   async #read(taskId: string): Promise<{ task: Task; seq: number } | undefined> {
-    const found = (await this.#run((redis) => runScript(redis, 'a2aRead', 2, this.keys.task(taskId), this.keys.entries(taskId)))) as
+    const found = (await this.#connection.run((redis) => runScript(redis, 'a2aRead', 2, this.keys.task(taskId), this.keys.entries(taskId)))) as
       | [string, string, StreamEntry[]]
       | null
     if (!found) return undefined
@@ -367,7 +301,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async events(taskId: string, afterSeq?: number): Promise<TaskEvent[] | undefined> {
-    const [state, kept, entries] = await this.#run(async (redis) => {
+    const [state, kept, entries] = await this.#connection.run(async (redis) => {
       const results = await redis
         .multi()
         .hmget(this.keys.task(taskId), 'state', 'kept')
@@ -385,7 +319,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async lastSeq(taskId: string): Promise<number | undefined> {
-    const seq = await this.#run((redis) => runScript(redis, 'a2aLastSeq', 2, this.keys.task(taskId), this.keys.entries(taskId)))
+    const seq = await this.#connection.run((redis) => runScript(redis, 'a2aLastSeq', 2, this.keys.task(taskId), this.keys.entries(taskId)))
     return seq === null ? undefined : Number(seq)
   }
 
@@ -407,7 +341,7 @@ export class RedisTaskStore implements TaskStore {
     const min = query.updatedAfter === undefined ? '-inf' : String(Date.parse(query.updatedAfter))
     let cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
     if (query.cursor !== undefined && !cursor) throw new InvalidParamsError('the page token is not one from a previous page')
-    return this.#run(async (redis) => {
+    return this.#connection.run(async (redis) => {
       const tasks: Task[] = []
       let total = 0
       let more = false
@@ -476,25 +410,25 @@ export class RedisTaskStore implements TaskStore {
    * once (a lock in Redis keeps other instances' sweeps apart too). Callable for tests and tools.
    */
   async sweep(now = Date.now()): Promise<void> {
-    if (this.#sweeping || this.#redis.status !== 'ready') return
+    if (this.#sweeping || !this.#connection.ready) return
     this.#sweeping = true
     const token = newId()
     const lockMs = Math.max(this.#timeoutMs * 4, 10_000)
     try {
-      if ((await this.#redis.set(this.keys.sweepLock, token, 'PX', lockMs, 'NX')) !== 'OK') return
+      if ((await this.#connection.client.set(this.keys.sweepLock, token, 'PX', lockMs, 'NX')) !== 'OK') return
       try {
         for (let start = 0; ; ) {
-          const ids = await this.#redis.zrangebyscore(this.keys.all, '-inf', now - this.ttlMs, 'LIMIT', start, SWEEP_BATCH)
+          const ids = await this.#connection.client.zrangebyscore(this.keys.all, '-inf', now - this.ttlMs, 'LIMIT', start, SWEEP_BATCH)
           if (!ids.length) return
-          const present = await Promise.all(ids.map((id) => this.#redis.exists(this.keys.task(id))))
+          const present = await Promise.all(ids.map((id) => this.#connection.client.exists(this.keys.task(id))))
           const gone = ids.filter((_, at) => present[at] === 0)
-          if (gone.length) await this.#unindex(this.#redis, gone)
+          if (gone.length) await this.#unindex(this.#connection.client, gone)
           if (ids.length < SWEEP_BATCH) return
           start += ids.length - gone.length
-          await runScript(this.#redis, 'a2aRenew', 1, this.keys.sweepLock, token, lockMs)
+          await runScript(this.#connection.client, 'a2aRenew', 1, this.keys.sweepLock, token, lockMs)
         }
       } finally {
-        await runScript(this.#redis, 'a2aRelease', 1, this.keys.sweepLock, token).catch(noop)
+        await runScript(this.#connection.client, 'a2aRelease', 1, this.keys.sweepLock, token).catch(noop)
       }
     } finally {
       this.#sweeping = false
@@ -504,146 +438,56 @@ export class RedisTaskStore implements TaskStore {
   /** Webhooks in a hash per task, shared by the instances; they expire with their task. */
   readonly pushConfigs: PushConfigStore = {
     save: async (config) => {
-      const saved = await this.#run((redis) =>
+      const saved = await this.#connection.run((redis) =>
         runScript(redis, 'a2aSavePush', 2, this.keys.task(config.taskId), this.keys.push(config.taskId), config.id, JSON.stringify(config)),
       )
       if (saved === 0) throw new TaskNotFoundError(config.taskId)
     },
     list: async (taskId) => {
-      const entries = await this.#run((redis) => redis.hvals(this.keys.push(taskId)))
+      const entries = await this.#connection.run((redis) => redis.hvals(this.keys.push(taskId)))
       return entries.map((json) => JSON.parse(json) as PushConfig)
     },
-    delete: async (taskId, id) => (await this.#run((redis) => redis.hdel(this.keys.push(taskId), id))) > 0,
+    delete: async (taskId, id) => (await this.#connection.run((redis) => redis.hdel(this.keys.push(taskId), id))) > 0,
   }
 
   async close(): Promise<void> {
-    this.#closed = true
+    this.#connection.markClosed()
     for (const timer of this.#timers) clearInterval(timer)
-    await Promise.allSettled([...this.#held].map((taskId) => this.#release(taskId)))
-    this.#redis.disconnect()
-    this.#subscriber.disconnect()
+    await this.#leases.releaseAll()
+    this.#connection.disconnect()
   }
 
-  // --- keys and the connection -------------------------------------------------------------------------
-
-  /** Runs commands; a Redis that is unreachable becomes a clear 503 for the client. */
-  async #run<T>(work: (redis: RedisClient) => Promise<T>): Promise<T> {
-    if (this.#redis.status !== 'ready') await this.#waitForConnection()
-    try {
-      return await work(this.#redis)
-    } catch (error) {
-      throw this.#unavailable(error)
-    }
-  }
-
-  /** Before the first connection a request waits for it (up to `timeoutMs`); after, a lost one fails fast. */
-  async #waitForConnection(): Promise<void> {
-    if (this.#closed) throw this.#unavailable(new Error('the store is closed'))
-    if (this.#readyOnce) throw this.#unavailable(new Error(`connection ${this.#redis.status}`))
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(this.#unavailable(new Error('no connection'))), this.#timeoutMs)))
-    try {
-      await Promise.race([this.#connected, timeout])
-    } finally {
-      clearTimeout(timer)
-    }
-  }
-
-  #unavailable(error: unknown): A2AError {
-    if (error instanceof A2AError) return error
-    const detail = error instanceof Error ? error.message : String(error)
-    return new ServerUnavailableError(`The task store (Redis) is unreachable: ${detail.slice(0, 120)}; retry shortly`, 503)
-  }
-
-  /** Subscribes `handler` to a channel; `ready` resolves once Redis has confirmed the subscription. */
-  #listen(channel: string, handler: (message: string) => void): { ready: Promise<void>; stop: () => void } {
-    let entry = this.#channels.get(channel)
-    if (!entry) {
-      const handlers = new Set<(message: string) => void>()
-      entry = { handlers, ready: this.#subscriber.subscribe(channel).then(noop, noop) }
-      this.#channels.set(channel, entry)
-    }
-    const current = entry
-    current.handlers.add(handler)
-    const stop = () => {
-      current.handlers.delete(handler)
-      if (current.handlers.size === 0 && this.#channels.get(channel) === current) {
-        this.#channels.delete(channel)
-        void this.#subscriber.unsubscribe(channel).catch(noop)
-      }
-    }
-    return { ready: current.ready, stop }
-  }
-
-  // --- the cluster link ----------------------------------------------------------------------------------
-
-  async #claim(taskId: string): Promise<boolean> {
-    const taken = await this.#run((redis) => redis.set(this.keys.lease(taskId), this.instanceId, 'PX', this.leaseMs, 'NX'))
-    if (taken === 'OK') this.#held.add(taskId)
-    return taken === 'OK'
-  }
-
-  async #release(taskId: string): Promise<void> {
-    // Not held: never taken, or given back by the event that ended the task.
-    if (!this.#held.delete(taskId)) return
-    await this.#run((redis) => runScript(redis, 'a2aRelease', 1, this.keys.lease(taskId), this.instanceId)).catch(() => {})
-  }
-
-  async #renewLeases(): Promise<void> {
-    if (this.#redis.status !== 'ready' || this.#held.size === 0) return
-    const held = [...this.#held]
-    // Sent together, each on the node of its task (a pipeline must stay on one node of a cluster).
-    const renewed = await Promise.all(
-      held.map((taskId) =>
-        runScript(this.#redis, 'a2aRenewTask', 2, this.keys.lease(taskId), this.keys.task(taskId), this.instanceId, this.leaseMs, this.ttlMs).catch(
-          () => undefined,
-        ),
-      ),
-    )
-    // A lease that could not be renewed has run out (this instance stalled past it): another instance may
-    // have failed the task already. Stop running it here.
-    renewed.forEach((result, at) => {
-      const taskId = held[at]!
-      if (result !== 0 || !this.#held.has(taskId)) return
-      this.#held.delete(taskId)
-      this.#lostHandler?.(taskId)
-    })
-  }
+  // --- tasks whose instance stopped ------------------------------------------------------------------------
 
   /** Fails the tasks whose instance died: still running in Redis, with no live lease, for a whole lease. */
   async #failLostTasks(): Promise<void> {
     // One check at a time: a slow one (many running tasks, a slow Redis) must not be joined by the next.
-    if (this.#redis.status !== 'ready' || this.#checkingLost) return
+    if (!this.#connection.ready || this.#checkingLost) return
     this.#checkingLost = true
     try {
-      const running = await this.#redis.smembers(this.keys.running)
+      const running = await this.#connection.client.smembers(this.keys.running)
       for (const taskId of running) {
-        if (this.#held.has(taskId)) continue
-        if (await this.#redis.exists(this.keys.lease(taskId))) continue
+        if (this.#leases.holds(taskId)) continue
+        if (await this.#connection.client.exists(this.keys.lease(taskId))) continue
         const seen = await this.get(taskId)
         if (!seen) {
-          await this.#unindex(this.#redis, [taskId])
+          await this.#unindex(this.#connection.client, [taskId])
           continue
         }
         // A task that has just been created or resumed may not have its lease yet: give it one lease.
         if (isSettled(seen.status.state) || Date.now() - Date.parse(seen.status.timestamp) < this.leaseMs) continue
-        if (!(await this.#claim(taskId))) continue
+        if (!(await this.#leases.claim(taskId))) continue
         try {
           // Read again now that it is held here: it may have moved on before the claim.
           const task = await this.get(taskId)
           if (!task || isSettled(task.status.state)) continue
-          const status: Task['status'] = {
-            state: 'failed',
-            timestamp: isoNow(),
-            message: { kind: 'message', messageId: newId(), role: 'agent', parts: [{ kind: 'text', text: LOST_REASON }], contextId: task.contextId, taskId },
-          }
-          task.status = status
           const seq = ((await this.lastSeq(taskId)) ?? 0) + 1
+          const failed = failWithReason(task, LOST_REASON, seq)
           // The instance that died may have sent events it never wrote: the log is kept only from this one.
-          await this.#append(task, { kind: 'status-update', seq, taskId, contextId: task.contextId, status, final: true }, seq - 1)
+          await this.#append(task, failed, seq - 1)
           this.#logger?.warn(`Task ${taskId} lost the instance that ran it (no lease for ${this.leaseMs} ms); it is failed`)
         } finally {
-          await this.#release(taskId)
+          await this.#leases.release(taskId)
         }
       }
     } catch (error) {
@@ -653,108 +497,18 @@ export class RedisTaskStore implements TaskStore {
     }
   }
 
-  #follow(taskId: string, afterSeq: number, onEvent: (event: TaskEvent) => void): () => void {
-    let delivered = afterSeq
-    let ended = false
-    // Live events wait here while the log is being read, so they cannot overtake the ones it holds.
-    let waiting: TaskEvent[] | undefined = []
-    const deliver = (event: TaskEvent) => {
-      if (ended || event.seq <= delivered) return
-      delivered = event.seq
-      onEvent(event)
-      // A turn that waits for input is not the end: a follow-up (sent to any instance) starts the next one.
-      if (event.kind === 'status-update' && isTerminal(event.status.state)) stop()
-    }
-    const channel = this.#listen(this.keys.live(taskId), (message) => {
-      const event = JSON.parse(message) as TaskEvent
-      if (waiting) waiting.push(event)
-      else deliver(event)
-    })
-    // Reads the log after the subscription is confirmed (so nothing falls between the two), delivers it,
-    // then what arrived live meanwhile; `delivered` drops what both carry. Run again after a reconnect,
-    // and retried while Redis is unreachable.
-    let attempt = 0
-    const catchUp = async (): Promise<void> => {
-      waiting ??= []
-      try {
-        await channel.ready
-        for (const event of (await this.events(taskId, delivered)) ?? []) deliver(event)
-        attempt = 0
-      } catch {
-        if (!ended && !this.#closed) setTimeout(() => void catchUp(), Math.min(100 * ++attempt, 1000)).unref()
-        return
-      }
-      const held = waiting ?? []
-      waiting = undefined
-      for (const event of held) deliver(event)
-    }
-    const resync = () => void catchUp()
-    this.#resyncs.add(resync)
-    const stop = () => {
-      ended = true
-      channel.stop()
-      this.#resyncs.delete(resync)
-    }
-    void catchUp()
-    return stop
-  }
-
-  async #forwardCancel(taskId: string): Promise<Task | undefined> {
-    const requestId = newId()
-    const answered = new Promise<CancelReply>((resolve) => this.#replies.set(requestId, resolve))
-    try {
-      await this.#run((redis) => redis.publish(this.keys.cancel, JSON.stringify({ requestId, taskId, replyTo: this.instanceId } satisfies CancelRequest)))
-      // The task may end on its own before its instance sees the request; then the store has the answer.
-      const deadline = Date.now() + this.#timeoutMs
-      for (;;) {
-        const reply = await Promise.race([answered, new Promise<undefined>((resolve) => setTimeout(resolve, 100))])
-        if (reply?.error) throw new A2AError(reply.error.code, reply.error.message, reply.error.httpStatus, reply.error.data)
-        if (reply?.task) return reply.task
-        const task = await this.get(taskId)
-        if (!task) throw new TaskNotFoundError(taskId)
-        if (isTerminal(task.status.state)) {
-          if (task.status.state === 'canceled') return task
-          throw new TaskNotCancelableError(`Task cannot be canceled: it is already ${task.status.state}`)
-        }
-        // At rest (waiting for input) and held by no one: the caller cancels it itself.
-        if (isSettled(task.status.state) && !(await this.#run((redis) => redis.exists(this.keys.lease(taskId))))) return undefined
-        if (Date.now() > deadline) throw new ServerUnavailableError(`The instance running task ${taskId} did not answer the cancel; retry shortly`, 503)
-      }
-    } finally {
-      this.#replies.delete(requestId)
-    }
-  }
-
-  async #serveCancel(request: CancelRequest): Promise<void> {
-    const answer = this.#cancelHandler?.(request.taskId)
-    if (!answer) return // not running here
-    let reply: CancelReply
-    try {
-      reply = { requestId: request.requestId, task: await answer }
-    } catch (error) {
-      reply = {
-        requestId: request.requestId,
-        error:
-          error instanceof A2AError
-            ? { code: error.code, message: error.message, httpStatus: error.httpStatus, data: error.data }
-            : { code: -32603, message: 'Internal error', httpStatus: 200 },
-      }
-    }
-    await this.#redis.publish(this.keys.reply(request.replyTo), JSON.stringify(reply)).catch(() => {})
-  }
-
   /** Past `maxTasks`, removes the oldest settled tasks. */
   async #trim(): Promise<void> {
     const keys = this.keys
-    const excess = (await this.#redis.zcard(keys.all)) - this.maxTasks
+    const excess = (await this.#connection.client.zcard(keys.all)) - this.maxTasks
     if (excess <= 0) return
-    const oldest = await this.#redis.zrange(keys.all, 0, excess + Math.floor(this.maxTasks / 64))
-    const running = await this.#redis.smismember(keys.running, ...oldest)
+    const oldest = await this.#connection.client.zrange(keys.all, 0, excess + Math.floor(this.maxTasks / 64))
+    const running = await this.#connection.client.smismember(keys.running, ...oldest)
     const settled = oldest.filter((_, at) => running[at] === 0)
     if (!settled.length) return
-    await this.#unindex(this.#redis, settled)
+    await this.#unindex(this.#connection.client, settled)
     // Each task's keys share a slot: one DEL per task.
-    await Promise.all(settled.map((taskId) => this.#redis.del(...keys.taskKeys(taskId))))
+    await Promise.all(settled.map((taskId) => this.#connection.client.del(...keys.taskKeys(taskId))))
   }
 }
 

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors.js'
+import { ConfigurationError } from '../../errors.js'
 
 /**
  * The keys and channels of the Redis store. A task's keys share the hash tag `{<task id>}`, and the list

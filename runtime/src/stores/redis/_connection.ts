@@ -1,0 +1,154 @@
+import { createRequire } from 'node:module'
+import type { Cluster, Redis, RedisOptions } from 'ioredis'
+import { A2AError, ConfigurationError, ServerUnavailableError } from '../../errors.js'
+import { defineScripts } from './_scripts.js'
+
+/** A single Redis, or a Redis Cluster: the commands the store sends are the same. */
+export type RedisClient = Redis | Cluster
+
+export const noop = (): void => {}
+
+// Loaded when a Redis store is made, by require: every `a2a start` would otherwise pay for ioredis.
+const require = createRequire(import.meta.url)
+
+function connect(url: string, cluster: boolean, options: RedisOptions): RedisClient {
+  const ioredis = require('ioredis') as typeof import('ioredis')
+  if (!cluster) return new ioredis.Redis(url, options)
+  const { protocol, hostname, port, username, password, pathname } = new URL(url)
+  if (pathname.length > 1 && pathname !== '/0')
+    throw new ConfigurationError(`A Redis Cluster has only database 0 (got ${JSON.stringify(pathname.slice(1))} in the store's URL)`)
+  const credentials = { ...(username && { username: decodeURIComponent(username) }), ...(password && { password: decodeURIComponent(password) }) }
+  return new ioredis.Cluster([{ host: hostname, port: Number(port) || 6379 }], {
+    redisOptions: { ...options, ...credentials, ...(protocol === 'rediss:' && { tls: {} }) },
+    enableOfflineQueue: options.enableOfflineQueue ?? true,
+    clusterRetryStrategy: options.retryStrategy ?? null,
+  })
+}
+
+/** A Redis that cannot be reached, as the client hears of it: a JSON-RPC error in an HTTP 503, to retry. */
+export function unavailable(error: unknown): A2AError {
+  if (error instanceof A2AError) return error
+  const detail = error instanceof Error ? error.message : String(error)
+  return new ServerUnavailableError(`The task store (Redis) is unreachable: ${detail.slice(0, 120)}; retry shortly`, 503)
+}
+
+/**
+ * The store's two connections to Redis: one for commands (with the store's scripts), one for the channels it
+ * listens to. A command fails at once while Redis is unreachable (the client gets an error, not a hang), and
+ * the connections keep retrying in the background.
+ */
+export class RedisConnection {
+  /** The connection commands go through; `run` wraps it for requests. */
+  readonly client: RedisClient
+  readonly #subscriber: RedisClient
+  readonly #timeoutMs: number
+  readonly #channels = new Map<string, { handlers: Set<(message: string) => void>; ready: Promise<void> }>()
+  readonly #reconnects = new Set<() => void>()
+  readonly #connected: Promise<void>
+  #readyOnce = false
+  #closed = false
+
+  constructor(url: string, cluster: boolean, timeoutMs: number) {
+    this.#timeoutMs = timeoutMs
+    const options: RedisOptions = {
+      // Fail a command at once while disconnected (the client gets an error, not a hang); keep reconnecting.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: (attempt: number) => Math.min(50 * attempt, 1000),
+      connectTimeout: timeoutMs,
+      // A Redis that stalls (a partition, a stopped process) fails requests after this long, not never.
+      commandTimeout: timeoutMs,
+    }
+    this.client = connect(url, cluster, options)
+    this.#subscriber = connect(url, cluster, { ...options, enableOfflineQueue: true, maxRetriesPerRequest: null })
+    defineScripts(this.client)
+    for (const client of [this.client, this.#subscriber]) client.on('error', noop) // reported per request
+    this.#connected = new Promise((resolve) => this.client.once('ready', () => resolve()))
+    this.client.on('ready', () => {
+      this.#readyOnce = true
+    })
+    this.#subscriber.on('message', (channel: string, message: string) => {
+      for (const handler of this.#channels.get(channel)?.handlers ?? []) handler(message)
+    })
+    // After a reconnect the subscriptions are back, but what was published meanwhile is not: catch up.
+    this.#subscriber.on('ready', () => {
+      for (const reconnected of this.#reconnects) reconnected()
+    })
+  }
+
+  /** Connected now: background work (renewals, sweeps) skips a turn otherwise. */
+  get ready(): boolean {
+    return this.client.status === 'ready'
+  }
+
+  get closed(): boolean {
+    return this.#closed
+  }
+
+  /** Resolves once the command connection is up for the first time. */
+  get connected(): Promise<void> {
+    return this.#connected
+  }
+
+  /** Runs commands; a Redis that is unreachable becomes a clear 503 for the client. */
+  async run<T>(work: (redis: RedisClient) => Promise<T>): Promise<T> {
+    if (this.client.status !== 'ready') await this.#waitForConnection()
+    try {
+      return await work(this.client)
+    } catch (error) {
+      throw unavailable(error)
+    }
+  }
+
+  /** Before the first connection a request waits for it (up to `timeoutMs`); after, a lost one fails fast. */
+  async #waitForConnection(): Promise<void> {
+    if (this.#closed) throw unavailable(new Error('the store is closed'))
+    if (this.#readyOnce) throw unavailable(new Error(`connection ${this.client.status}`))
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(unavailable(new Error('no connection'))), this.#timeoutMs)
+    })
+    try {
+      await Promise.race([this.#connected, timeout])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  /** Subscribes `handler` to a channel; `ready` resolves once Redis has confirmed the subscription. */
+  listen(channel: string, handler: (message: string) => void): { ready: Promise<void>; stop: () => void } {
+    let entry = this.#channels.get(channel)
+    if (!entry) {
+      const handlers = new Set<(message: string) => void>()
+      entry = { handlers, ready: this.#subscriber.subscribe(channel).then(noop, noop) }
+      this.#channels.set(channel, entry)
+    }
+    const current = entry
+    current.handlers.add(handler)
+    const stop = () => {
+      current.handlers.delete(handler)
+      if (current.handlers.size === 0 && this.#channels.get(channel) === current) {
+        this.#channels.delete(channel)
+        void this.#subscriber.unsubscribe(channel).catch(noop)
+      }
+    }
+    return { ready: current.ready, stop }
+  }
+
+  /** Calls `reconnected` each time the listening connection is back; the function returned stops that. */
+  onReconnect(reconnected: () => void): () => void {
+    this.#reconnects.add(reconnected)
+    return () => this.#reconnects.delete(reconnected)
+  }
+
+  /** Requests fail from now on; both connections close. */
+  markClosed(): void {
+    this.#closed = true
+  }
+
+  disconnect(): void {
+    this.#closed = true
+    this.client.disconnect()
+    this.#subscriber.disconnect()
+  }
+}

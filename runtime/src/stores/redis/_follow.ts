@@ -1,0 +1,61 @@
+import { isTerminal } from '../../core/_lifecycle.js'
+import type { TaskEvent } from '../../types.js'
+import type { RedisConnection } from './_connection.js'
+import type { RedisKeys } from './_keys.js'
+
+/**
+ * Follows a task that runs on any instance: its live events from the task's channel, after the ones its log
+ * holds past `afterSeq`, each once and in order, until the task ends or the function returned is called.
+ * `events` reads the log (the store's `events`).
+ */
+export function followTask(
+  connection: RedisConnection,
+  keys: RedisKeys,
+  events: (taskId: string, afterSeq: number) => Promise<TaskEvent[] | undefined>,
+  taskId: string,
+  afterSeq: number,
+  onEvent: (event: TaskEvent) => void,
+): () => void {
+  let delivered = afterSeq
+  let ended = false
+  // Live events wait here while the log is being read, so they cannot overtake the ones it holds.
+  let waiting: TaskEvent[] | undefined = []
+  const deliver = (event: TaskEvent) => {
+    if (ended || event.seq <= delivered) return
+    delivered = event.seq
+    onEvent(event)
+    // A turn that waits for input is not the end: a follow-up (sent to any instance) starts the next one.
+    if (event.kind === 'status-update' && isTerminal(event.status.state)) stop()
+  }
+  const channel = connection.listen(keys.live(taskId), (message) => {
+    const event = JSON.parse(message) as TaskEvent
+    if (waiting) waiting.push(event)
+    else deliver(event)
+  })
+  // Reads the log after the subscription is confirmed (so nothing falls between the two), delivers it,
+  // then what arrived live meanwhile; `delivered` drops what both carry. Run again after a reconnect,
+  // and retried while Redis is unreachable.
+  let attempt = 0
+  const catchUp = async (): Promise<void> => {
+    waiting ??= []
+    try {
+      await channel.ready
+      for (const event of (await events(taskId, delivered)) ?? []) deliver(event)
+      attempt = 0
+    } catch {
+      if (!ended && !connection.closed) setTimeout(() => void catchUp(), Math.min(100 * ++attempt, 1000)).unref()
+      return
+    }
+    const held = waiting ?? []
+    waiting = undefined
+    for (const event of held) deliver(event)
+  }
+  const stopResyncing = connection.onReconnect(() => void catchUp())
+  const stop = () => {
+    ended = true
+    channel.stop()
+    stopResyncing()
+  }
+  void catchUp()
+  return stop
+}
