@@ -22,12 +22,6 @@ export function packageNameProblem(name: string): string | undefined {
   return `Invalid package name ${JSON.stringify(name)}: ${reasons.join('; ')}`
 }
 
-/** Throws a UsageError naming every reason npm would refuse `name`. */
-export function assertPackageName(name: string): void {
-  const problem = packageNameProblem(name)
-  if (problem) throw new UsageError(problem)
-}
-
 /** The package name when nothing of the directory's name can make one ("天气机器人", "!!!"). */
 export const FALLBACK_PACKAGE_NAME = 'agent'
 

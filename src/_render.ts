@@ -22,7 +22,7 @@ const PRIVATE_FILES = new Set(['.env'])
  * A string the user typed. Printing it bare in a template throws: it reaches a file only through an
  * escaping helper for that file's context (`json`, `ts`, `md`), so no template can forget to escape.
  */
-export class UserText {
+class UserText {
   constructor(readonly value: string) {}
   toString(): never {
     throw new Error('A template printed a user string without an escaping helper ({{ts x}}, {{json x}} or {{md x}})')
@@ -53,7 +53,7 @@ function createHandlebars(): typeof Handlebars {
 }
 
 /** The values templates see. Every user string is wrapped in UserText. */
-export function templateContext(options: ProjectOptions, runtimeDependency: string) {
+function templateContext(options: ProjectOptions, runtimeDependency: string) {
   return {
     packageName: options.packageName,
     name: new UserText(options.name),

@@ -25,7 +25,7 @@ export function busyEntries(dir: string): string[] {
 }
 
 /** At most `limit` entries, one a line, and how many more there are. */
-export function listEntries(entries: string[], limit = 20): string {
+function listEntries(entries: string[], limit = 20): string {
   const shown = entries.slice(0, limit).map((entry) => `  ${entry}`)
   if (entries.length > limit) shown.push(`  … and ${entries.length - limit} more`)
   return shown.join('\n')

@@ -15,7 +15,7 @@ export const extendedCardNotConfigured: MethodHandler = async () => {
 const EVENT_NUMBER = /^\d{1,15}$/
 
 /** `Last-Event-ID`: absent, or the number of an event this runtime sent. */
-export function readLastEventId(headers: Headers): number | undefined {
+function readLastEventId(headers: Headers): number | undefined {
   const value = headers.get('last-event-id')?.trim()
   if (!value) return undefined
   if (!EVENT_NUMBER.test(value))

@@ -38,7 +38,7 @@ function serialiseNotification(event: TaskEvent): string {
   return JSON.stringify({ jsonrpc: '2.0', method: 'tasks/artifactUpdate', params })
 }
 
-export function withHistoryLength(task: Task, historyLength: number | undefined): Task {
+function withHistoryLength(task: Task, historyLength: number | undefined): Task {
   if (historyLength === undefined || historyLength >= task.history.length) return task
   return { ...task, history: historyLength === 0 ? [] : task.history.slice(-historyLength) }
 }

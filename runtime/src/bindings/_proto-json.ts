@@ -14,7 +14,7 @@ type Json = Record<string, unknown>
 const protoNames = new Map<string, string>()
 
 /** The .proto name of a lowerCamelCase JSON name: `historyLength` → `history_length`. */
-export function protoName(jsonName: string): string {
+function protoName(jsonName: string): string {
   let name = protoNames.get(jsonName)
   if (name === undefined) {
     name = jsonName.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)

@@ -28,7 +28,7 @@ export interface WebhookInput {
   authentication?: { schemes: string[]; credentials?: string }
 }
 
-export const pushNotSupported = (): A2AError => new A2AError(ErrorCode.PushNotificationNotSupported, 'Push notifications are not supported by this agent')
+const pushNotSupported = (): A2AError => new A2AError(ErrorCode.PushNotificationNotSupported, 'Push notifications are not supported by this agent')
 
 const MAX_URL = 2048
 const MAX_SECRET = 4096

@@ -18,12 +18,12 @@ const STATE_V1: Record<TaskState, string> = {
 
 const STATE_FROM_V1 = new Map(Object.entries(STATE_V1).map(([state, v1]) => [v1, state as TaskState]))
 
-export const stateToV1 = (state: TaskState): string => STATE_V1[state]
+const stateToV1 = (state: TaskState): string => STATE_V1[state]
 export const stateFromV1 = (value: string): TaskState | undefined => STATE_FROM_V1.get(value)
 
 type Json = Record<string, unknown>
 
-export function partToV1(part: Part): Json {
+function partToV1(part: Part): Json {
   const out: Json =
     part.kind === 'text'
       ? { text: part.text }
@@ -48,13 +48,13 @@ export function messageToV1(message: Message): Json {
   return out
 }
 
-export function statusToV1(status: TaskStatus): Json {
+function statusToV1(status: TaskStatus): Json {
   const out: Json = { state: stateToV1(status.state), timestamp: status.timestamp }
   if (status.message) out.message = messageToV1(status.message)
   return out
 }
 
-export function artifactToV1(artifact: Artifact): Json {
+function artifactToV1(artifact: Artifact): Json {
   const out: Json = { artifactId: artifact.artifactId, parts: artifact.parts.map(partToV1) }
   if (artifact.name) out.name = artifact.name
   if (artifact.description) out.description = artifact.description

@@ -5,7 +5,7 @@ import type { Finding } from './_card-check.js'
  * Reads a card from a file or a response as at most CARD_BYTES_LIMIT bytes, into either the parsed JSON or
  * the one finding that says why there is nothing to check (empty, a folder, too large, not JSON).
  */
-export const CARD_BYTES_LIMIT = 1024 * 1024
+const CARD_BYTES_LIMIT = 1024 * 1024
 
 export type CardText = { card: unknown } | { finding: Finding }
 
@@ -81,7 +81,7 @@ export async function readCardResponse(response: Response): Promise<CardText> {
   return parseCard(Buffer.concat(chunks).toString('utf8'))
 }
 
-export function parseCard(raw: string): CardText {
+function parseCard(raw: string): CardText {
   const text = raw.replace(/^\uFEFF/, '')
   if (!text.trim()) return problem('the card is empty', 'write the card as a JSON object: { "name": ..., "description": ..., ... }')
   try {

@@ -2,14 +2,14 @@ import { type FSWatcher, readdirSync, statSync, watch } from 'node:fs'
 import { join, sep } from 'node:path'
 
 /** Never watched: dependencies, history, build output and caches. */
-export const IGNORED_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'coverage', '.cache', '.a2a', '.turbo'])
+const IGNORED_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'coverage', '.cache', '.a2a', '.turbo'])
 
 // What an agent is made of: code, data files a card or skill may be read from, and the environment.
 const RELEVANT_EXTENSIONS = /\.(?:[cm]?[jt]sx?|json|ya?ml)$/i
 const ENV_FILE = /^\.env(?:\..+)?$/
 
 /** A change worth a reload: not a log, an editor's swap file or anything else the agent cannot read. */
-export function isRelevant(file: string): boolean {
+function isRelevant(file: string): boolean {
   const name = file.split(/[\\/]/).pop() ?? file
   return ENV_FILE.test(name) || (RELEVANT_EXTENSIONS.test(name) && !name.startsWith('.#'))
 }

@@ -63,7 +63,7 @@ function entries(values: unknown[], source: string): AllowedHostsSetting {
  * The host name of a `Host` header value (`name`, `name:port`, `[v6]:port`), lower-cased, without a trailing
  * dot; `undefined` when it is not one.
  */
-export function hostnameOf(host: string): string | undefined {
+function hostnameOf(host: string): string | undefined {
   const lower = host.toLowerCase()
   let name: string
   let rest: string

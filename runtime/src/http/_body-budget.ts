@@ -8,7 +8,7 @@ import { ConfigurationError, ServerUnavailableError } from '../errors.js'
  * runtime the app is served on.
  */
 
-export const DEFAULT_MAX_BODY_BYTES_IN_FLIGHT = 64 * 1024 * 1024
+const DEFAULT_MAX_BODY_BYTES_IN_FLIGHT = 64 * 1024 * 1024
 /**
  * An ordinary message's body is at most this large. Larger bodies may fill only half of the budget, so however
  * many large bodies stall, ordinary messages keep being read (stalled small bodies are bounded by the connection

@@ -9,9 +9,9 @@ import { ConfigurationError, ServerUnavailableError } from '../errors.js'
  * client takes nothing for `writeTimeoutMs` while bytes wait for it is cut.
  */
 
-export const DEFAULT_MAX_STREAM_BACKLOG_BYTES = 1024 * 1024
-export const DEFAULT_MAX_PENDING_RESPONSE_BYTES = 64 * 1024 * 1024
-export const DEFAULT_WRITE_TIMEOUT_MS = 30_000
+const DEFAULT_MAX_STREAM_BACKLOG_BYTES = 1024 * 1024
+const DEFAULT_MAX_PENDING_RESPONSE_BYTES = 64 * 1024 * 1024
+const DEFAULT_WRITE_TIMEOUT_MS = 30_000
 /**
  * The most a body hands the connection at once. Node keeps a piece it could not send in its own buffer until the
  * client reads, uncounted: small pieces keep that to about this much (plus the socket's high-water mark) per client.

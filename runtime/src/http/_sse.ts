@@ -2,7 +2,7 @@ import { FastResponse } from 'srvx/node'
 import { type Outgoing, PIECE_BYTES, type WatchedBody } from './_outgoing.js'
 
 /** Headers the platform spec requires on every stream (as pairs, which the response writer takes as they are). */
-export const SSE_HEADERS: Array<[string, string]> = [
+const SSE_HEADERS: Array<[string, string]> = [
   ['content-type', 'text/event-stream'],
   ['cache-control', 'no-cache'],
   ['connection', 'keep-alive'],

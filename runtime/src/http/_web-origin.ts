@@ -28,11 +28,11 @@ export function readWebOrigin(options: WebOriginOptions, env: NodeJS.ProcessEnv 
 }
 
 /** Why the answer is refused: the message names the header and how to allow it. */
-export function hostRefused(host: string): string {
+function hostRefused(host: string): string {
   return `Host ${JSON.stringify(host.slice(0, 100))} is not allowed: this agent answers only the names it is known by (localhost, IP addresses, its public URL's and its listening address's host). To serve it under this name, add the name to ${ALLOWED_HOSTS_ENV} (the allowedHosts option)`
 }
 
-export function originRefused(origin: string): string {
+function originRefused(origin: string): string {
   return `Origin ${JSON.stringify(origin.slice(0, 100))} is not allowed: requests from other web origins (browser pages) are refused. To allow this one, add it to ${CORS_ORIGINS_ENV} (the corsOrigins option)`
 }
 

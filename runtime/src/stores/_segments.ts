@@ -20,7 +20,7 @@ export function listSegments(logDir: string): Map<number, number> {
   return new Map([...sizes].sort((a, b) => a[0] - b[0]))
 }
 
-export interface ReadRecord {
+interface ReadRecord {
   record: LogRecord
   /** The bytes of its line, newline included. */
   bytes: number

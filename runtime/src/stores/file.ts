@@ -26,8 +26,8 @@ export interface FileStoreOptions extends MemoryStoreOptions {
   logger?: Pick<Logger, 'warn'>
 }
 
-export const STOPPED_REASON = 'The server stopped before the task finished'
-export const DEFAULT_SEGMENT_BYTES = 8 * 1024 * 1024
+const STOPPED_REASON = 'The server stopped before the task finished'
+const DEFAULT_SEGMENT_BYTES = 8 * 1024 * 1024
 const REPAIR_GAP = 2 ** 20
 const noop = (): void => {}
 

@@ -6,7 +6,7 @@ import { createFileStore } from './file.js'
 import { createMemoryStore } from './memory.js'
 import { createRedisStore } from './redis/store.js'
 
-export const STORE_SETTING_FORMS = '"memory", "file:<directory>" or "redis://host:port/db"'
+const STORE_SETTING_FORMS = '"memory", "file:<directory>" or "redis://host:port/db"'
 
 /**
  * The store one setting names (`A2A_STORE`): `memory` (the default), `file:<directory>` for the durable

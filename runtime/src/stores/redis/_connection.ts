@@ -26,7 +26,7 @@ function connect(url: string, cluster: boolean, options: RedisOptions): RedisCli
 }
 
 /** A Redis that cannot be reached, as the client hears of it: a JSON-RPC error in an HTTP 503, to retry. */
-export function unavailable(error: unknown): A2AError {
+function unavailable(error: unknown): A2AError {
   if (error instanceof A2AError) return error
   const detail = error instanceof Error ? error.message : String(error)
   return new ServerUnavailableError(`The task store (Redis) is unreachable: ${detail.slice(0, 120)}; retry shortly`, 503)

@@ -49,7 +49,7 @@ export interface RedisStoreOptions {
 export const DEFAULT_LEASE_MS = 10_000
 const TRIM_EVERY = 64
 
-export const LOST_REASON = 'The instance running the task stopped before it finished'
+const LOST_REASON = 'The instance running the task stopped before it finished'
 /** Follow-up counts kept per task, so an event is written alone; past it the oldest go (their next write is whole). */
 const MAX_WRITTEN = 10_000
 // What APPEND answers (see _scripts.ts).
