@@ -8,8 +8,8 @@ export { createA2AApp } from './http/app.js'
 export type { A2AApp, A2AAppOptions, SlashDialect } from './http/app.js'
 export { serveAgent } from './node/serve.js'
 export type { A2AServer, ServeOptions } from './node/serve.js'
-export { AUTH_ENV } from './http/_auth.js'
-export type { AuthOptions } from './http/_auth.js'
+export { AUTH_ENV } from './http/auth-options.js'
+export type { AuthOptions } from './http/auth-options.js'
 
 // Errors
 export {
@@ -44,17 +44,17 @@ export type { FileStoreOptions } from './stores/file.js'
 export { storeFromSetting } from './stores/from-setting.js'
 export { DEFAULT_LEASE_MS, RedisTaskStore, createRedisStore } from './stores/redis/store.js'
 export type { RedisStoreOptions } from './stores/redis/store.js'
-export type { ClusterLink } from './stores/_store.js'
-export type { MaybePromise, TaskStore } from './stores/_store.js'
-export type { TaskPage, TaskQuery } from './stores/_store.js'
+export type { ClusterLink } from './stores/task-store.js'
+export type { MaybePromise, TaskStore } from './stores/task-store.js'
+export type { TaskPage, TaskQuery } from './stores/task-store.js'
 export { taskStoreContract } from './stores/contract/task-store-contract.js'
 export type { StoreCheck, StoreContractOptions } from './stores/contract/task-store-contract.js'
-export type { PushOptions } from './push/_service.js'
-export type { PushConfig, PushConfigStore, PushDialect } from './push/_configs.js'
+export type { PushOptions } from './push/push-options.js'
+export type { PushConfig, PushConfigStore, PushDialect } from './push/push-config.js'
 
 // Logging
-export { createConsoleLogger } from './_logger.js'
-export type { LogLevel, Logger } from './_logger.js'
+export { createConsoleLogger } from './logger.js'
+export type { LogLevel, Logger } from './logger.js'
 
 // Data model
 export type {

@@ -1,7 +1,7 @@
 import type { SendRequest } from '../core/_engine.js'
 import { InvalidParamsError } from '../errors.js'
 import { isPlainObject } from '../http/_jsonrpc.js'
-import type { TaskQuery } from '../stores/_store.js'
+import type { TaskQuery } from '../stores/task-store.js'
 import type { Message, Part, TaskState } from '../types.js'
 import { readParamsObject } from './_params.js'
 import { assertDepth, historyLengthOf, outputModesOf, readMessage as readPlatformMessage } from './_platform-params.js'

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { createConsoleLogger, LOG_RANK, type LogLevel, logLevel } from '../_logger.js'
+import { createConsoleLogger, LOG_RANK, type LogLevel, logLevel } from '../logger.js'
 import { serveAgent } from '../node/serve.js'
 import { loadDotEnv } from './_env.js'
 import { DEFAULT_ENTRY, loadAgent } from './_load-agent.js'

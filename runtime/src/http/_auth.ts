@@ -1,17 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import type { Logger } from '../_logger.js'
 import { ConfigurationError, UnauthorizedError } from '../errors.js'
+import type { Logger } from '../logger.js'
 import type { AuthScheme } from '../types.js'
-
-export interface AuthOptions {
-  /** Accepted `Authorization: Bearer` tokens. Default: `A2A_BEARER_TOKEN` (comma-separated). */
-  bearerTokens?: string[]
-  /** Accepted `X-API-Key` values. Default: `A2A_API_KEY` (comma-separated). */
-  apiKeys?: string[]
-}
-
-/** Environment variables that hold the credentials of each scheme. */
-export const AUTH_ENV: Record<AuthScheme, string> = { bearer: 'A2A_BEARER_TOKEN', apiKey: 'A2A_API_KEY' }
+import { AUTH_ENV, type AuthOptions } from './auth-options.js'
 
 export type AuthCheck = (headers: Headers) => UnauthorizedError | undefined
 

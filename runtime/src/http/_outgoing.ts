@@ -1,6 +1,6 @@
-import type { Logger } from '../_logger.js'
 import { givenSetting, numberSetting } from '../_number-setting.js'
 import { ConfigurationError, ServerUnavailableError } from '../errors.js'
+import type { Logger } from '../logger.js'
 
 /**
  * What the server has written that its clients have not read yet. A client that stops reading must not make the

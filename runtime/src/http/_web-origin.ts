@@ -1,7 +1,7 @@
 import type { H3Event } from 'h3'
 import { FastResponse } from 'srvx/node'
-import type { Logger } from '../_logger.js'
 import { ErrorCode } from '../errors.js'
+import type { Logger } from '../logger.js'
 import { ALLOWED_HOSTS_ENV, AllowedHosts, type AllowedHostsSetting, readAllowedHosts } from './_allowed-hosts.js'
 import { CORS_ORIGINS_ENV, type CorsOriginsSetting, corsHeaders, preflightHeaders, readCorsOrigins, VARY } from './_cors.js'
 

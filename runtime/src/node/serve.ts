@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
-import { createConsoleLogger, type LogLevel } from '../_logger.js'
 import type { Agent } from '../agent.js'
 import { ConfigurationError } from '../errors.js'
 import { defaultAllowedHosts } from '../http/_allowed-hosts.js'
 import { type A2AApp, type A2AAppOptions, createA2AApp, SERVED_PATHS } from '../http/app.js'
+import { createConsoleLogger, type LogLevel } from '../logger.js'
 import { applyConnectionPolicy, readConnectionPolicy } from './_connection-policy.js'
 
 /** How long a shutdown waits for ended streams to flush before closing their connections. */

@@ -1,28 +1,4 @@
-import type { MaybePromise } from '../types.js'
-
-/** The wire dialect a webhook was configured in: it decides the shape of what is POSTed to it. */
-export type PushDialect = 'platform' | 'a2a-0.3' | 'a2a-1.0'
-
-/** One webhook of one task, as the runtime keeps it whichever dialect configured it. */
-export interface PushConfig {
-  id: string
-  taskId: string
-  url: string
-  /** Sent as `X-A2A-Notification-Token`, for the receiver to check the notification is about its task. */
-  token?: string
-  /** Sent as `Authorization: <schemes[0]> <credentials>`; v0.3 gives a list of schemes, v1.0 one. */
-  authentication?: { schemes: string[]; credentials?: string }
-  dialect: PushDialect
-}
-
-/** Where the webhooks of tasks live. A store several instances share keeps them too (Redis). */
-export interface PushConfigStore {
-  /** Adds the config, or replaces the one of the task with the same id. */
-  save(config: PushConfig): MaybePromise<void>
-  list(taskId: string): MaybePromise<PushConfig[]>
-  /** `false` when the task had no config with that id. */
-  delete(taskId: string, id: string): MaybePromise<boolean>
-}
+import type { PushConfig, PushConfigStore } from './push-config.js'
 
 /** The default: webhooks in memory, dropped with their task (`forget`) when retention removes it. */
 export class MemoryPushConfigs implements PushConfigStore {

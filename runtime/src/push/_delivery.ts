@@ -1,11 +1,11 @@
 import http from 'node:http'
 import https from 'node:https'
 import { isIP } from 'node:net'
-import type { Logger } from '../_logger.js'
+import type { Logger } from '../logger.js'
 import type { Task, TaskEvent } from '../types.js'
 import { type AddressPolicy, bareHost, guardedLookup, refusedAddress } from './_address-guard.js'
-import type { PushConfig, PushConfigStore } from './_configs.js'
 import { Slots } from './_slots.js'
+import type { PushConfig, PushConfigStore } from './push-config.js'
 
 /** What one notification to one webhook carries. */
 export interface PushPayload {

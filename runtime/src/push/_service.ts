@@ -1,30 +1,11 @@
-import type { Logger } from '../_logger.js'
 import { ConfigurationError, InvalidParamsError } from '../errors.js'
-import type { TaskStore } from '../stores/_store.js'
+import type { Logger } from '../logger.js'
+import type { TaskStore } from '../stores/task-store.js'
 import { addressPolicy, refusedWebhook } from './_address-guard.js'
-import { MemoryPushConfigs, type PushConfig, type PushConfigStore } from './_configs.js'
+import { MemoryPushConfigs } from './_configs.js'
 import { PushDelivery, type RenderPush } from './_delivery.js'
-
-export interface PushOptions {
-  /**
-   * Addresses and CIDR ranges webhooks may resolve to although they are loopback, private or link-local
-   * (which are refused otherwise), e.g. `['127.0.0.1', '::1']` for a receiver on this machine in
-   * development. Default: `A2A_PUSH_ALLOW` (comma-separated), else none.
-   */
-  allow?: string[]
-  /** Accept `http:` webhooks (development only). Default: `A2A_PUSH_ALLOW_HTTP` (`true`/`1`), else `false`. */
-  allowHttp?: boolean
-  /** Per delivery attempt (connect, send, answer), in ms. Default 10,000 (A2A suggests 10–30 s). */
-  timeoutMs?: number
-  /** Attempts after the first for a webhook that is unreachable, slow, or answers 408, 429 or 5xx. Default 3. */
-  retries?: number
-  /** Wait before the first retry, doubled for each next one (with jitter), in ms. Default 500. */
-  retryDelayMs?: number
-  /** Notifications in flight at once, all webhooks together. Default 64. */
-  maxConcurrent?: number
-  /** Webhooks one task may have. Default 10. */
-  maxConfigsPerTask?: number
-}
+import type { PushConfig, PushConfigStore } from './push-config.js'
+import type { PushOptions } from './push-options.js'
 
 const SWEEP_MS = 60_000
 

@@ -1,5 +1,5 @@
-import type { Logger } from '../_logger.js'
 import { isSettled } from '../core/_lifecycle.js'
+import type { Logger } from '../logger.js'
 import type { Task, TaskEvent } from '../types.js'
 import { applyEvent } from './_fold.js'
 import { readSegment, type SegmentRead, segmentPath } from './_segments.js'

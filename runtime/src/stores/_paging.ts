@@ -1,6 +1,6 @@
 import { InvalidParamsError } from '../errors.js'
 import type { Task } from '../types.js'
-import type { TaskPage, TaskQuery } from './_store.js'
+import type { TaskPage, TaskQuery } from './task-store.js'
 
 /**
  * One page of the tasks that match the query, newest status first. The cursor is the position of the last

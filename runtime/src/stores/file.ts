@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Logger } from '../_logger.js'
 import { failWithReason } from '../core/_failed.js'
 import { isSettled } from '../core/_lifecycle.js'
+import type { Logger } from '../logger.js'
 import type { Task, TaskEvent } from '../types.js'
 import { readByteBudget } from './_byte-budget.js'
 import { DirectoryLock } from './_dir-lock.js'
@@ -10,9 +10,9 @@ import type { TaskSnapshot } from './_log-records.js'
 import { type RestoredTask, restoreLog } from './_log-restore.js'
 import { SegmentWriter } from './_segment-writer.js'
 import { listSegments } from './_segments.js'
-import type { TaskPage, TaskQuery, TaskStore } from './_store.js'
 import { FLUSH_BYTES, type LiveBytes, TaskLog } from './_task-log.js'
 import { type MemoryStoreOptions, MemoryTaskStore } from './memory.js'
+import type { TaskPage, TaskQuery, TaskStore } from './task-store.js'
 
 export interface FileStoreOptions extends MemoryStoreOptions {
   /**

@@ -1,10 +1,10 @@
 import { isAbsolute, resolve } from 'node:path'
-import type { Logger } from '../_logger.js'
 import { ConfigurationError } from '../errors.js'
-import type { TaskStore } from './_store.js'
+import type { Logger } from '../logger.js'
 import { createFileStore } from './file.js'
 import { createMemoryStore } from './memory.js'
 import { createRedisStore } from './redis/store.js'
+import type { TaskStore } from './task-store.js'
 
 const STORE_SETTING_FORMS = '"memory", "file:<directory>" or "redis://host:port/db"'
 

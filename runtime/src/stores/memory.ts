@@ -5,7 +5,7 @@ import { EventLog } from './_event-log.js'
 import { eventBytes, messageBytes, taskBytes } from './_json-bytes.js'
 import { pageOf } from './_paging.js'
 import { SettledOrder } from './_settled-order.js'
-import type { TaskPage, TaskQuery, TaskStore } from './_store.js'
+import type { TaskPage, TaskQuery, TaskStore } from './task-store.js'
 
 export interface MemoryStoreOptions {
   /**

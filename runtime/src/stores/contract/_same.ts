@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import type { Task, TaskEvent } from '../../types.js'
-import type { TaskStore } from '../_store.js'
+import type { TaskStore } from '../task-store.js'
 
 /**
  * Deep equality of what `actual` and `expected` say as JSON: a store may serialise (keys reordered, absent

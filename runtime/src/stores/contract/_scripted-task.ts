@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { isSettled } from '../../core/_lifecycle.js'
 import type { Artifact, Message, Part, Task, TaskEvent, TaskState } from '../../types.js'
-import type { TaskStore } from '../_store.js'
+import type { TaskStore } from '../task-store.js'
 
 /**
  * Status times for the tasks of one check, each later than the one before. Checks that need an order of

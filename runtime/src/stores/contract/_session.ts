@@ -1,5 +1,5 @@
 import type { MaybePromise } from '../../types.js'
-import type { TaskStore } from '../_store.js'
+import type { TaskStore } from '../task-store.js'
 
 export interface StoreContractOptions {
   /** A fresh, empty store; called once per check. */

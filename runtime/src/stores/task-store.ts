@@ -1,4 +1,4 @@
-import type { PushConfigStore } from '../push/_configs.js'
+import type { PushConfigStore } from '../push/push-config.js'
 import type { MaybePromise, Task, TaskEvent, TaskState } from '../types.js'
 
 export type { MaybePromise } from '../types.js'

@@ -1,0 +1,11 @@
+import type { AuthScheme } from '../types.js'
+
+export interface AuthOptions {
+  /** Accepted `Authorization: Bearer` tokens. Default: `A2A_BEARER_TOKEN` (comma-separated). */
+  bearerTokens?: string[]
+  /** Accepted `X-API-Key` values. Default: `A2A_API_KEY` (comma-separated). */
+  apiKeys?: string[]
+}
+
+/** Environment variables that hold the credentials of each scheme. */
+export const AUTH_ENV: Record<AuthScheme, string> = { bearer: 'A2A_BEARER_TOKEN', apiKey: 'A2A_API_KEY' }
