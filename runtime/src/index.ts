@@ -10,6 +10,7 @@ export { serveAgent } from './node/serve.js'
 export type { A2AServer, ServeOptions } from './node/serve.js'
 export { AUTH_ENV } from './http/auth-options.js'
 export type { AuthOptions } from './http/auth-options.js'
+export type { Env } from './settings.js'
 
 // Errors
 export {

@@ -1,4 +1,4 @@
-import { createMemoryStore, type MemoryTaskStore, type Task, type TaskEvent } from 'a2a-runtime'
+import { ConfigurationError, createMemoryStore, type MemoryTaskStore, type Task, type TaskEvent } from 'a2a-runtime'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { agent, deferred, echoAgent, gatedAgent } from './_agents.ts'
 import { userMessage } from './_messages.ts'
@@ -332,8 +332,8 @@ describe('MemoryTaskStore', () => {
     [{ ttlMs: -1 }, 'ttlMs'],
     [{ ttlMs: 0 }, 'ttlMs'],
     [{ ttlMs: Number.POSITIVE_INFINITY }, 'ttlMs'],
-  ])('rejects %o with a RangeError naming the option', (options, name) => {
-    expect(() => createMemoryStore(options)).toThrow(RangeError)
+  ])('rejects %o with a ConfigurationError naming the option, as every other setting does', (options, name) => {
+    expect(() => createMemoryStore(options)).toThrow(ConfigurationError)
     expect(() => createMemoryStore(options)).toThrow(name)
   })
 

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import type { Command } from 'commander'
 import { cardAt, normalizeCard } from '../core/_card.js'
 import { ConfigurationError } from '../errors.js'
+import { envValue } from '../settings.js'
 import { checkCard, type Finding } from './_card-check.js'
 import { type CardText, readCardFile, readCardResponse } from './_card-source.js'
 import { agentBase, clientHeaders, isObject, unreachable } from './_client.js'
@@ -75,7 +76,7 @@ async function projectFindings(entry: string): Promise<Finding[]> {
   const cwd = process.cwd()
   loadDotEnv(cwd)
   const { agent } = await loadAgent(cwd, entry, 'pass --entry <module>')
-  const url = process.env.A2A_PUBLIC_URL || `http://localhost:${process.env.PORT || 3000}/`
+  const url = envValue(process.env, 'A2A_PUBLIC_URL') ?? `http://localhost:${envValue(process.env, 'PORT') ?? 3000}/`
   try {
     return checkCard(cardAt(normalizeCard(agent.card), url))
   } catch (error) {

@@ -1,3 +1,4 @@
+import { envList } from '../settings.js'
 import { ProjectError } from './_errors.js'
 import { isLoopbackHost } from './_loopback.js'
 
@@ -33,8 +34,8 @@ export function unreachable(url: string, error: unknown, hint: string): ProjectE
  */
 export function clientHeaders(base: URL, flags: { token?: string; apiKey?: string }): Record<string, string> {
   const local = isLoopbackHost(base.hostname)
-  const token = flags.token ?? (local ? process.env.A2A_BEARER_TOKEN?.split(',')[0] : undefined)
-  const apiKey = flags.apiKey ?? (local ? process.env.A2A_API_KEY?.split(',')[0] : undefined)
+  const token = flags.token ?? (local ? envList(process.env, 'A2A_BEARER_TOKEN')?.[0] : undefined)
+  const apiKey = flags.apiKey ?? (local ? envList(process.env, 'A2A_API_KEY')?.[0] : undefined)
   return { ...(token && { authorization: `Bearer ${token}` }), ...(apiKey && { 'x-api-key': apiKey }) }
 }
 

@@ -10,6 +10,7 @@ import { readWebOrigin, WebOriginGuard } from '../http/_web-origin.js'
 import { type A2AApp, createA2AApp, RPC_PATHS, SERVED_PATHS } from '../http/app.js'
 import { createConsoleLogger, type LogLevel, logLevel } from '../logger.js'
 import { applyConnectionPolicy, readConnectionPolicy } from '../node/_connection-policy.js'
+import { envValue } from '../settings.js'
 import { createMemoryStore } from '../stores/memory.js'
 import { checkCard } from './_card-check.js'
 import { publishDevAddress } from './_dev-address.js'
@@ -52,21 +53,21 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   assertEntryExists(cwd, entry)
   const env = createEnvReloader(cwd)
   env.reload()
-  const logger = createConsoleLogger(logLevel(flags.logLevel, '--log-level') ?? logLevel(process.env.A2A_LOG_LEVEL, 'A2A_LOG_LEVEL') ?? 'info')
+  const logger = createConsoleLogger(logLevel(flags.logLevel, '--log-level') ?? logLevel(envValue(process.env, 'A2A_LOG_LEVEL'), 'A2A_LOG_LEVEL') ?? 'info')
   // The same slow-client timeouts and connection caps as `a2a start`, from the same variables (the .env's too);
   // a bad one stops the start as it does there.
-  const connectionPolicy = readConnectionPolicy({})
+  const connectionPolicy = readConnectionPolicy({}, process.env)
   // The app answers only this machine's names and the listed ones (A2A_ALLOWED_HOSTS), whatever interface it
   // listens on: a dev server is what a web page on another site would go for. This guard covers the answers
   // given while the agent does not load.
-  const webOrigin = new WebOriginGuard(readWebOrigin({}), { rpc: new Set(RPC_PATHS), served: SERVED_PATHS }, logger)
+  const webOrigin = new WebOriginGuard(readWebOrigin({}, process.env), { rpc: new Set(RPC_PATHS), served: SERVED_PATHS }, logger)
   // Tasks live here, outside the reloaded module: a reload keeps them all.
   const store = createMemoryStore()
   // In development a webhook on this machine (a test receiver) is fine unless the .env says otherwise; the
   // guard stays on for every other private address. `a2a start` allows nothing by default.
   const DEV_PUSH = {
-    allow: process.env.A2A_PUSH_ALLOW === undefined ? ['127.0.0.0/8', '::1'] : undefined,
-    allowHttp: process.env.A2A_PUSH_ALLOW_HTTP === undefined ? true : undefined,
+    allow: envValue(process.env, 'A2A_PUSH_ALLOW') === undefined ? ['127.0.0.0/8', '::1'] : undefined,
+    allowHttp: envValue(process.env, 'A2A_PUSH_ALLOW_HTTP') === undefined ? true : undefined,
   }
   let app: A2AApp | undefined
   let serve: ReturnType<typeof toNodeHandler> | undefined
@@ -116,8 +117,8 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   await load()
   const { listen } = await import('listhen')
   const listener = await listen(handler, {
-    port: flags.port ?? process.env.PORT ?? 3000,
-    hostname: flags.host ?? process.env.HOST ?? 'localhost',
+    port: flags.port ?? envValue(process.env, 'PORT') ?? 3000,
+    hostname: flags.host ?? envValue(process.env, 'HOST') ?? 'localhost',
     showURL: false,
     open: false,
     qr: false,

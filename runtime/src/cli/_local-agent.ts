@@ -1,3 +1,4 @@
+import { envValue } from '../settings.js'
 import { agentBase } from './_client.js'
 import { DEV_ADDRESS_FILE, runningDevAddress } from './_dev-address.js'
 import { loadDotEnv } from './_env.js'
@@ -18,7 +19,7 @@ export interface AgentAddress {
  * The dev server's file beats `.env`'s PORT because that PORT is only where `a2a dev` tries first.
  */
 export async function chooseAgent(cwd: string, url: string | undefined): Promise<AgentAddress> {
-  const shellPort = process.env.PORT
+  const shellPort = envValue(process.env, 'PORT')
   loadDotEnv(cwd)
   if (url !== undefined) return { base: agentBase(url) }
   const found = runningDevAddress(cwd)
@@ -31,9 +32,10 @@ export async function chooseAgent(cwd: string, url: string | undefined): Promise
     return { base, via: `PORT=${shellPort}${elsewhere}` }
   }
   if (dev && (await answers(dev))) return { base: agentBase(dev), via: "this project's a2a dev" }
-  const port = process.env.PORT || '3000'
+  const envPort = envValue(process.env, 'PORT')
+  const port = envPort ?? '3000'
   const stale = dev ? `; ${DEV_ADDRESS_FILE} names ${dev}, which does not answer` : ''
-  return { base: agentBase(`http://localhost:${port}/`), via: `${process.env.PORT ? 'PORT from .env' : 'default port'}${stale}` }
+  return { base: agentBase(`http://localhost:${port}/`), via: `${envPort ? 'PORT from .env' : 'default port'}${stale}` }
 }
 
 /** Anything answering at the address counts: a dev server whose code is broken still answers (503). */

@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
 import { createConsoleLogger, LOG_RANK, type LogLevel, logLevel } from '../logger.js'
 import { serveAgent } from '../node/serve.js'
+import { envValue } from '../settings.js'
 import { loadDotEnv } from './_env.js'
 import { DEFAULT_ENTRY, loadAgent } from './_load-agent.js'
 
@@ -25,14 +26,14 @@ export function registerStart(program: Command): void {
     .action(async (entry: string, flags: StartFlags) => {
       const cwd = process.cwd()
       loadDotEnv(cwd)
-      const level = logLevel(flags.logLevel, '--log-level') ?? logLevel(process.env.A2A_LOG_LEVEL, 'A2A_LOG_LEVEL') ?? 'info'
+      const level = logLevel(flags.logLevel, '--log-level') ?? logLevel(envValue(process.env, 'A2A_LOG_LEVEL'), 'A2A_LOG_LEVEL') ?? 'info'
       const logger = createConsoleLogger(level)
-      const requestLog = logLevel(flags.requestLog, '--request-log') ?? logLevel(process.env.A2A_REQUEST_LOG, 'A2A_REQUEST_LOG') ?? 'debug'
+      const requestLog = logLevel(flags.requestLog, '--request-log') ?? logLevel(envValue(process.env, 'A2A_REQUEST_LOG'), 'A2A_REQUEST_LOG') ?? 'debug'
       // Below the log level the request line would be dropped anyway: skip the work on every request.
       const requestLogLevel = requestLog !== 'silent' && LOG_RANK[requestLog] >= LOG_RANK[level] ? requestLog : undefined
       const { agent } = await loadAgent(cwd, entry)
-      const port = flags.port ?? process.env.PORT
-      const publicUrl = flags.publicUrl ?? process.env.A2A_PUBLIC_URL
+      const port = flags.port ?? envValue(process.env, 'PORT')
+      const publicUrl = flags.publicUrl ?? envValue(process.env, 'A2A_PUBLIC_URL')
       await serveAgent(agent, {
         logger,
         ...(requestLogLevel && { requestLogLevel }),

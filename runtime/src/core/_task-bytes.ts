@@ -1,6 +1,6 @@
 import { jsonBytes, messageBytes } from '../_json-bytes.js'
-import { givenSetting, numberSetting } from '../_number-setting.js'
-import { ConfigurationError, ServerUnavailableError } from '../errors.js'
+import { ServerUnavailableError } from '../errors.js'
+import { type Env, type Variable, wholeNumberSetting } from '../settings.js'
 import type { Message, Task } from '../types.js'
 
 /**
@@ -22,14 +22,9 @@ export interface TaskByteLimits {
 }
 
 /** The limits from the options, else the environment, else the defaults; a bad one names itself and its value. */
-export function readTaskByteLimits(options: Partial<TaskByteLimits>): TaskByteLimits {
-  const read = (name: keyof TaskByteLimits, env: string, fallback: number, min = 1): number => {
-    const value = numberSetting(options[name], env) ?? fallback
-    if (!Number.isSafeInteger(value) || value < min) {
-      throw new ConfigurationError(`${name} (${env}) must be a whole number of bytes, at least ${min} (got ${givenSetting(options[name], env)})`)
-    }
-    return value
-  }
+export function readTaskByteLimits(options: Partial<TaskByteLimits>, env: Env): TaskByteLimits {
+  const read = (option: keyof TaskByteLimits, variable: Variable, fallback: number, min = 1): number =>
+    wholeNumberSetting({ option, variable, given: options[option], env, fallback, min, unit: 'bytes', atLeast: String(min) })
   const maxTaskBytes = read('maxTaskBytes', 'A2A_MAX_TASK_BYTES', DEFAULT_MAX_TASK_BYTES)
   // Below maxTaskBytes, the largest task could never run.
   const maxRunningBytes = read('maxRunningBytes', 'A2A_MAX_RUNNING_BYTES', Math.max(DEFAULT_MAX_RUNNING_BYTES, maxTaskBytes), maxTaskBytes)

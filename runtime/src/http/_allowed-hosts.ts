@@ -1,5 +1,6 @@
 import { isIP } from 'node:net'
 import { ConfigurationError } from '../errors.js'
+import { type Env, envValue, type Variable } from '../settings.js'
 
 /**
  * Which `Host` headers the agent answers. A page on an attacker's domain can make that domain resolve to this
@@ -9,7 +10,7 @@ import { ConfigurationError } from '../errors.js'
  * the public URL's host and the listening address's host.
  */
 
-export const ALLOWED_HOSTS_ENV = 'A2A_ALLOWED_HOSTS'
+export const ALLOWED_HOSTS_ENV: Variable = 'A2A_ALLOWED_HOSTS'
 /** Host header values found allowed, remembered so a request pays one Set lookup; cleared when full. */
 const MAX_REMEMBERED = 64
 const HOST_NAME = /^\.?[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/
@@ -19,15 +20,15 @@ const PORT = /^:\d{1,5}$/
 export type AllowedHostsSetting = string[] | true
 
 /** The option, else `A2A_ALLOWED_HOSTS` (comma-separated, `*` for any), else none beyond the always allowed. */
-export function readAllowedHosts(option: unknown, env: NodeJS.ProcessEnv = process.env): AllowedHostsSetting {
+export function readAllowedHosts(option: unknown, env: Env): AllowedHostsSetting {
   if (option !== undefined) {
     if (option === true) return true
     if (!Array.isArray(option))
       throw new ConfigurationError(`allowedHosts must be an array of host names, or true for any host (got ${JSON.stringify(option)})`)
     return entries(option, 'allowedHosts')
   }
-  const raw = env[ALLOWED_HOSTS_ENV]
-  if (raw === undefined || raw.trim() === '') return []
+  const raw = envValue(env, ALLOWED_HOSTS_ENV)
+  if (raw === undefined) return []
   return entries(raw.split(','), ALLOWED_HOSTS_ENV)
 }
 
@@ -36,9 +37,9 @@ export function readAllowedHosts(option: unknown, env: NodeJS.ProcessEnv = proce
  * public URL, the agent cannot know the names it is reached by (a container's, a proxy's, a load balancer's), so
  * it answers any; otherwise `undefined` (only the names always allowed and its own).
  */
-export function defaultAllowedHosts(hostname: string, publicUrl: string | undefined, env: NodeJS.ProcessEnv = process.env): true | undefined {
+export function defaultAllowedHosts(hostname: string, publicUrl: string | undefined, env: Env): true | undefined {
   const everyInterface = hostname === '0.0.0.0' || hostname === '::' || hostname === ''
-  return everyInterface && !publicUrl && (env[ALLOWED_HOSTS_ENV] ?? '').trim() === '' ? true : undefined
+  return everyInterface && !publicUrl && envValue(env, ALLOWED_HOSTS_ENV) === undefined ? true : undefined
 }
 
 function entries(values: unknown[], source: string): AllowedHostsSetting {

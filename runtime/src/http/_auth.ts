@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { ConfigurationError, UnauthorizedError } from '../errors.js'
 import type { Logger } from '../logger.js'
+import { type Env, envList, processEnv } from '../settings.js'
 import type { AuthScheme } from '../types.js'
 import { AUTH_ENV, type AuthOptions } from './auth-options.js'
 
@@ -24,25 +25,15 @@ export function credentialMatcher(accepted: string[]): (candidate: string) => bo
   }
 }
 
-function fromEnv(name: string, env: NodeJS.ProcessEnv): string[] | undefined {
-  const raw = env[name]
-  if (raw === undefined) return undefined
-  const values = raw
-    .split(',')
-    .map((v) => v.trim())
-    .filter(Boolean)
-  return values.length ? values : undefined
-}
-
 /**
  * Builds the check for exactly the schemes the card declares. A declared scheme without credentials, or
  * credentials given for a scheme the card does not declare, stops start-up: card and server must agree.
  */
-export function createAuthCheck(schemes: AuthScheme[] | undefined, options: AuthOptions = {}, logger: Logger, env = process.env): AuthCheck | undefined {
+export function createAuthCheck(schemes: AuthScheme[] | undefined, options: AuthOptions = {}, logger: Logger, env: Env = processEnv()): AuthCheck | undefined {
   const declared = new Set(schemes ?? [])
   const given: Record<AuthScheme, string[] | undefined> = {
-    bearer: options.bearerTokens ?? fromEnv(AUTH_ENV.bearer, env),
-    apiKey: options.apiKeys ?? fromEnv(AUTH_ENV.apiKey, env),
+    bearer: options.bearerTokens ?? envList(env, AUTH_ENV.bearer),
+    apiKey: options.apiKeys ?? envList(env, AUTH_ENV.apiKey),
   }
   const option: Record<AuthScheme, string> = { bearer: 'auth.bearerTokens', apiKey: 'auth.apiKeys' }
   for (const scheme of ['bearer', 'apiKey'] as const) {

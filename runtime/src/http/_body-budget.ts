@@ -1,5 +1,5 @@
-import { givenSetting, numberSetting } from '../_number-setting.js'
-import { ConfigurationError, ServerUnavailableError } from '../errors.js'
+import { ServerUnavailableError } from '../errors.js'
+import { type Env, wholeNumberSetting } from '../settings.js'
 
 /**
  * Request bodies being received, across the server, in bytes. A body is buffered whole before it is parsed, so
@@ -85,13 +85,16 @@ export class BodyReservation {
  * The budget from the option, else `A2A_MAX_BODY_BYTES_IN_FLIGHT`, else 64 MiB (or twice `maxBodySize`, if that
  * is more). It must hold two of the largest bodies: large bodies may take only half of it.
  */
-export function readBodyBudget(option: number | undefined, maxBodySize: number): BodyBudget {
-  const env = 'A2A_MAX_BODY_BYTES_IN_FLIGHT'
-  const value = numberSetting(option, env) ?? Math.max(DEFAULT_MAX_BODY_BYTES_IN_FLIGHT, 2 * maxBodySize)
-  if (!Number.isSafeInteger(value) || value < 2 * maxBodySize) {
-    throw new ConfigurationError(
-      `maxBodyBytesInFlight (A2A_MAX_BODY_BYTES_IN_FLIGHT) must be a whole number of bytes, at least twice maxBodySize (${2 * maxBodySize}), so the largest body fits (got ${givenSetting(option, env)})`,
-    )
-  }
+export function readBodyBudget(option: number | undefined, maxBodySize: number, env: Env): BodyBudget {
+  const value = wholeNumberSetting({
+    option: 'maxBodyBytesInFlight',
+    variable: 'A2A_MAX_BODY_BYTES_IN_FLIGHT',
+    given: option,
+    env,
+    fallback: Math.max(DEFAULT_MAX_BODY_BYTES_IN_FLIGHT, 2 * maxBodySize),
+    min: 2 * maxBodySize,
+    unit: 'bytes',
+    atLeast: `twice maxBodySize (${2 * maxBodySize}), so the largest body fits`,
+  })
   return new BodyBudget(value)
 }

@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors.js'
+import { type Env, envValue, type Variable } from '../settings.js'
 
 /**
  * Which other web origins may call the agent from a browser. A browser marks every cross-origin request with
@@ -6,13 +7,13 @@ import { ConfigurationError } from '../errors.js'
  * neither read the agent's answers nor make it act (a form or `no-cors` POST needs no preflight).
  */
 
-export const CORS_ORIGINS_ENV = 'A2A_CORS_ORIGINS'
+export const CORS_ORIGINS_ENV: Variable = 'A2A_CORS_ORIGINS'
 
 /** `true` allows any origin; otherwise exact origins (`https://app.example.com`, port included when not the default). */
 export type CorsOriginsSetting = string[] | true
 
 /** The option, else `A2A_CORS_ORIGINS` (comma-separated, `*` for any), else none. */
-export function readCorsOrigins(option: unknown, env: NodeJS.ProcessEnv = process.env): CorsOriginsSetting {
+export function readCorsOrigins(option: unknown, env: Env): CorsOriginsSetting {
   if (option !== undefined) {
     if (!Array.isArray(option))
       throw new ConfigurationError(
@@ -20,8 +21,8 @@ export function readCorsOrigins(option: unknown, env: NodeJS.ProcessEnv = proces
       )
     return entries(option, 'corsOrigins')
   }
-  const raw = env[CORS_ORIGINS_ENV]
-  if (raw === undefined || raw.trim() === '') return []
+  const raw = envValue(env, CORS_ORIGINS_ENV)
+  if (raw === undefined) return []
   return entries(raw.split(','), CORS_ORIGINS_ENV)
 }
 

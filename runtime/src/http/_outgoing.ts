@@ -1,6 +1,6 @@
-import { givenSetting, numberSetting } from '../_number-setting.js'
-import { ConfigurationError, ServerUnavailableError } from '../errors.js'
+import { ServerUnavailableError } from '../errors.js'
 import type { Logger } from '../logger.js'
+import { type Env, type Variable, wholeNumberSetting } from '../settings.js'
 
 /**
  * What the server has written that its clients have not read yet. A client that stops reading must not make the
@@ -27,14 +27,9 @@ export interface OutgoingLimits {
 }
 
 /** The limits from the options, else the environment, else the defaults; a bad one names itself and its value. */
-export function readOutgoingLimits(options: Partial<OutgoingLimits>): OutgoingLimits {
-  const read = (name: keyof OutgoingLimits, env: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number => {
-    const value = numberSetting(options[name], env) ?? fallback
-    if (!Number.isInteger(value) || value <= 0 || value > max) {
-      throw new ConfigurationError(`${name} (${env}) must be a whole number from 1 to ${max} (got ${givenSetting(options[name], env)})`)
-    }
-    return value
-  }
+export function readOutgoingLimits(options: Partial<OutgoingLimits>, env: Env): OutgoingLimits {
+  const read = (option: keyof OutgoingLimits, variable: Variable, fallback: number, max = Number.MAX_SAFE_INTEGER): number =>
+    wholeNumberSetting({ option, variable, given: options[option], env, fallback, min: 1, max })
   return {
     maxStreamBacklogBytes: read('maxStreamBacklogBytes', 'A2A_SSE_MAX_BACKLOG_BYTES', DEFAULT_MAX_STREAM_BACKLOG_BYTES),
     maxPendingResponseBytes: read('maxPendingResponseBytes', 'A2A_MAX_PENDING_RESPONSE_BYTES', DEFAULT_MAX_PENDING_RESPONSE_BYTES),

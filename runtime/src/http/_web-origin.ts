@@ -2,6 +2,7 @@ import type { H3Event } from 'h3'
 import { FastResponse } from 'srvx/node'
 import { ErrorCode } from '../errors.js'
 import type { Logger } from '../logger.js'
+import type { Env } from '../settings.js'
 import { ALLOWED_HOSTS_ENV, AllowedHosts, type AllowedHostsSetting, readAllowedHosts } from './_allowed-hosts.js'
 import { CORS_ORIGINS_ENV, type CorsOriginsSetting, corsHeaders, preflightHeaders, readCorsOrigins, VARY } from './_cors.js'
 
@@ -23,7 +24,7 @@ export interface WebOriginSettings {
 }
 
 /** The settings from the options, else the environment; a bad value names itself and its variable. */
-export function readWebOrigin(options: WebOriginOptions, env: NodeJS.ProcessEnv = process.env): WebOriginSettings {
+export function readWebOrigin(options: WebOriginOptions, env: Env): WebOriginSettings {
   return { hosts: readAllowedHosts(options.allowedHosts, env), origins: readCorsOrigins(options.corsOrigins, env) }
 }
 

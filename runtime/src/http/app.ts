@@ -14,6 +14,7 @@ import { A2AError, ConfigurationError, ErrorCode, MethodNotFoundError, ParseErro
 import { createConsoleLogger, type Logger } from '../logger.js'
 import { PushService } from '../push/_service.js'
 import type { PushOptions } from '../push/push-options.js'
+import { choiceSetting, type Env, envValue, processEnv, wholeNumberSetting } from '../settings.js'
 import { storeFromSetting } from '../stores/from-setting.js'
 import { createMemoryStore } from '../stores/memory.js'
 import type { TaskStore } from '../stores/task-store.js'
@@ -30,6 +31,11 @@ import type { AuthOptions } from './auth-options.js'
 export type SlashDialect = 'platform' | 'a2a-0.3'
 
 export interface A2AAppOptions {
+  /**
+   * Where every setting not given as an option is read from (the `A2A_*` variables of the runtime README's
+   * table). Default: the process's environment (Node, Bun, Deno); a Cloudflare Worker passes its `env`.
+   */
+  env?: Env
   /**
    * Where tasks live: a `TaskStore`, or a setting as in `A2A_STORE` (`memory`, `file:./.a2a`). Default:
    * `A2A_STORE`, else `createMemoryStore()` (10,000 tasks or 128 MiB, one hour after they settle).
@@ -184,13 +190,14 @@ const CLOSE_RETRY_LATER = { ...CLOSE_CONNECTION, ...RETRY_LATER } as const
  * const response = await app.fetch(new Request('http://localhost/.well-known/agent.json'))
  */
 export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp {
-  const logger = options.logger ?? createConsoleLogger()
-  const storeSetting = options.store ?? process.env.A2A_STORE
-  const store = typeof storeSetting === 'string' ? storeFromSetting(storeSetting, { logger }) : (storeSetting ?? createMemoryStore())
+  const env = options.env ?? processEnv()
+  const logger = options.logger ?? createConsoleLogger(undefined, env)
+  const storeSetting = options.store ?? envValue(env, 'A2A_STORE')
+  const store = typeof storeSetting === 'string' ? storeFromSetting(storeSetting, { logger, env }) : (storeSetting ?? createMemoryStore({ env }))
   const maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY_SIZE
   if (!Number.isInteger(maxBodySize) || maxBodySize <= 0) throw new ConfigurationError(`maxBodySize must be a positive integer (got ${maxBodySize})`)
-  const bodyBudget = readBodyBudget(options.maxBodyBytesInFlight, maxBodySize)
-  const webOrigin = new WebOriginGuard(readWebOrigin(options), { rpc: new Set(RPC_PATHS), served: SERVED_PATHS }, logger)
+  const bodyBudget = readBodyBudget(options.maxBodyBytesInFlight, maxBodySize, env)
+  const webOrigin = new WebOriginGuard(readWebOrigin(options, env), { rpc: new Set(RPC_PATHS), served: SERVED_PATHS }, logger)
   if (options.publicUrl) {
     if (!URL.canParse(options.publicUrl) || !/^https?:$/.test(new URL(options.publicUrl).protocol))
       throw new ConfigurationError(`publicUrl (A2A_PUBLIC_URL) must be an absolute http(s) URL (got ${JSON.stringify(options.publicUrl)})`)
@@ -201,9 +208,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
     throw new ConfigurationError(`maxRunningTasks must be a positive integer (got ${maxRunningTasks})`)
   // Slash-named methods speak the platform dialect, or A2A v0.3 when the agent opts in (or the request says
   // A2A-Version: 0.3); A2A v1.0 methods (and A2A-Version: 1.0) speak v1.0.
-  const dialect = options.dialect ?? (process.env.A2A_DIALECT as SlashDialect | undefined) ?? 'platform'
-  if (dialect !== 'platform' && dialect !== 'a2a-0.3')
-    throw new ConfigurationError(`dialect (A2A_DIALECT) must be "platform" or "a2a-0.3" (got ${JSON.stringify(dialect)})`)
+  const dialect = choiceSetting<SlashDialect>(options.dialect, 'dialect', env, 'A2A_DIALECT', ['platform', 'a2a-0.3']) ?? 'platform'
   const legacyBinding: Binding = dialect === 'a2a-0.3' ? v03Binding : platformBinding
   const bindingFor = (method: string, version: string | null): Binding => {
     const requested = version?.trim()
@@ -225,14 +230,14 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
     }
   }
 
-  const engine = new TaskEngine(agent, store, logger, maxRunningTasks, readTaskByteLimits(options))
+  const engine = new TaskEngine(agent, store, logger, maxRunningTasks, readTaskByteLimits(options, env))
 
   // Made when a card first declares push notifications (a2a dev may turn them on in a reload).
   let pushService: PushService | undefined
   const pushFor = (declared: boolean): PushService | undefined => {
     if (!declared) return undefined
     if (!pushService) {
-      const service = new PushService(store, renderPush, options.push ?? {}, logger)
+      const service = new PushService(store, renderPush, options.push ?? {}, logger, env)
       // A reload that drops push (a2a dev) stops deliveries with it.
       engine.onEvent = (task, event) => current.push && service.delivery.event(task, event)
       pushService = service
@@ -248,7 +253,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
       agent: next,
       template,
       inputModes: InputModes.of(template),
-      authCheck: createAuthCheck(template.authentication?.schemes, options.auth, logger),
+      authCheck: createAuthCheck(template.authentication?.schemes, options.auth, logger, env),
       streaming: template.capabilities.streaming,
       wwwAuthenticate: template.authentication?.schemes.includes('bearer') ? { 'www-authenticate': 'Bearer' } : undefined,
       cards: new Map<string, CachedCard>(),
@@ -256,12 +261,19 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   }
   let current = prepare(agent)
   const eventIds = options.eventIds ?? false
-  const heartbeatMs = options.sseHeartbeatMs ?? (process.env.A2A_SSE_HEARTBEAT_MS ? Number(process.env.A2A_SSE_HEARTBEAT_MS) : 0)
-  if (!Number.isInteger(heartbeatMs) || heartbeatMs < 0)
-    throw new ConfigurationError(`sseHeartbeatMs (A2A_SSE_HEARTBEAT_MS) must be a whole number of ms, 0 for none (got ${heartbeatMs})`)
+  const heartbeatMs = wholeNumberSetting({
+    option: 'sseHeartbeatMs',
+    variable: 'A2A_SSE_HEARTBEAT_MS',
+    given: options.sseHeartbeatMs,
+    env,
+    fallback: 0,
+    min: 0,
+    unit: 'ms',
+    note: '0: none',
+  })
   const maxStreams = options.maxStreams ?? DEFAULT_MAX_STREAMS
   if (!Number.isInteger(maxStreams) || maxStreams <= 0) throw new ConfigurationError(`maxStreams must be a positive integer (got ${maxStreams})`)
-  const outgoing = new Outgoing(readOutgoingLimits(options), logger)
+  const outgoing = new Outgoing(readOutgoingLimits(options, env), logger)
   let openStreams = 0
   const streamEnded = () => openStreams--
   const openStream = (): SseStream => {

@@ -1,3 +1,4 @@
+import type { Variable } from '../settings.js'
 import type { AuthScheme } from '../types.js'
 
 export interface AuthOptions {
@@ -8,4 +9,4 @@ export interface AuthOptions {
 }
 
 /** Environment variables that hold the credentials of each scheme. */
-export const AUTH_ENV: Record<AuthScheme, string> = { bearer: 'A2A_BEARER_TOKEN', apiKey: 'A2A_API_KEY' }
+export const AUTH_ENV = { bearer: 'A2A_BEARER_TOKEN', apiKey: 'A2A_API_KEY' } as const satisfies Record<AuthScheme, Variable>

@@ -1,7 +1,6 @@
 import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
-import { givenSetting, numberSetting } from '../_number-setting.js'
-import { ConfigurationError } from '../errors.js'
+import { type Env, type Variable, wholeNumberSetting } from '../settings.js'
 
 /**
  * Most connections at once. Each holds a file descriptor and a few KiB. Node raises its open-file limit to the
@@ -33,16 +32,9 @@ export interface ConnectionCaps {
 }
 
 /** The caps from the options, else the environment, else the defaults; a bad one names itself and its value. */
-export function readConnectionCaps(options: ConnectionCapOptions): ConnectionCaps {
-  const read = (name: keyof ConnectionCapOptions, env: string, fallback: number, min: number): number => {
-    const value = numberSetting(options[name], env) ?? fallback
-    if (!Number.isSafeInteger(value) || value < min) {
-      throw new ConfigurationError(
-        `${name} (${env}) must be a whole number from ${min}${min === 0 ? ' (0: no cap)' : ''} (got ${givenSetting(options[name], env)})`,
-      )
-    }
-    return value
-  }
+export function readConnectionCaps(options: ConnectionCapOptions, env: Env): ConnectionCaps {
+  const read = (option: keyof ConnectionCapOptions, variable: Variable, fallback: number, min: number): number =>
+    wholeNumberSetting({ option, variable, given: options[option], env, fallback, min, ...(min === 0 && { note: '0: no cap' }) })
   const maxConnections = read('maxConnections', 'A2A_MAX_CONNECTIONS', DEFAULT_MAX_CONNECTIONS, 1)
   return { maxConnections, maxConnectionsPerAddress: read('maxConnectionsPerAddress', 'A2A_MAX_CONNECTIONS_PER_ADDRESS', defaultPerAddress(maxConnections), 0) }
 }

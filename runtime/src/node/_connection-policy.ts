@@ -1,4 +1,5 @@
 import type { Server } from 'node:http'
+import type { Env } from '../settings.js'
 import { applyConnectionCaps, type ConnectionCapOptions, type ConnectionCaps, readConnectionCaps } from './_connection-caps.js'
 import { applySlowClientTimeouts, readSlowClientTimeouts, type SlowClientTimeoutOptions, type SlowClientTimeouts } from './_slow-client-timeouts.js'
 
@@ -12,8 +13,8 @@ export interface ConnectionPolicy {
 }
 
 /** From the options, else the `A2A_*` environment, else the defaults; a bad value is a ConfigurationError naming it. */
-export function readConnectionPolicy(options: SlowClientTimeoutOptions & ConnectionCapOptions): ConnectionPolicy {
-  return { timeouts: readSlowClientTimeouts(options), caps: readConnectionCaps(options) }
+export function readConnectionPolicy(options: SlowClientTimeoutOptions & ConnectionCapOptions, env: Env): ConnectionPolicy {
+  return { timeouts: readSlowClientTimeouts(options, env), caps: readConnectionCaps(options, env) }
 }
 
 /** Applies the policy to a server, before it listens or (listhen's) after. */

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http'
-import { givenSetting, numberSetting } from '../_number-setting.js'
 import { ConfigurationError } from '../errors.js'
+import { type Env, optionalWholeNumberSetting, type Variable } from '../settings.js'
 
 // Slow-client timeouts, in ms. Node's own defaults (headers 60 s, request 5 min, checked every 30 s) let a
 // slowloris client hold a connection for minutes; a JSON-RPC body is at most `maxBodySize` (1 MiB).
@@ -23,15 +23,9 @@ export interface SlowClientTimeouts {
 }
 
 /** The slow-client timeouts from the options, else the environment, else the defaults; a bad one names itself. */
-export function readSlowClientTimeouts(options: SlowClientTimeoutOptions): SlowClientTimeouts {
-  const read = (name: keyof SlowClientTimeoutOptions, env: string): number | undefined => {
-    const value = numberSetting(options[name], env)
-    if (value === undefined) return undefined
-    if (!Number.isInteger(value) || value <= 0 || value > MAX_TIMER_MS) {
-      throw new ConfigurationError(`${name} (${env}) must be a whole number of ms from 1 to ${MAX_TIMER_MS} (got ${givenSetting(options[name], env)})`)
-    }
-    return value
-  }
+export function readSlowClientTimeouts(options: SlowClientTimeoutOptions, env: Env): SlowClientTimeouts {
+  const read = (option: keyof SlowClientTimeoutOptions, variable: Variable): number | undefined =>
+    optionalWholeNumberSetting({ option, variable, given: options[option], env, min: 1, max: MAX_TIMER_MS, unit: 'ms' })
   const request = read('requestTimeoutMs', 'A2A_REQUEST_TIMEOUT_MS') ?? DEFAULT_REQUEST_TIMEOUT_MS
   const headers = read('headersTimeoutMs', 'A2A_HEADERS_TIMEOUT_MS')
   // The headers are part of the request (Node refuses the opposite).

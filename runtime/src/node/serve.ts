@@ -6,6 +6,7 @@ import { ConfigurationError } from '../errors.js'
 import { defaultAllowedHosts } from '../http/_allowed-hosts.js'
 import { type A2AApp, type A2AAppOptions, createA2AApp, SERVED_PATHS } from '../http/app.js'
 import { createConsoleLogger, type LogLevel } from '../logger.js'
+import { envValue, processEnv } from '../settings.js'
 import { applyConnectionPolicy, readConnectionPolicy } from './_connection-policy.js'
 
 /** How long a shutdown waits for ended streams to flush before closing their connections. */
@@ -89,14 +90,16 @@ export interface A2AServer {
  */
 export async function serveAgent(agent: Agent, options: ServeOptions = {}): Promise<A2AServer> {
   // Checked before the app exists, so a bad value opens no store.
-  const connectionPolicy = readConnectionPolicy(options)
-  const logger = options.logger ?? createConsoleLogger()
-  const hostname = options.hostname ?? process.env.HOST ?? '127.0.0.1'
-  const allowedHosts = options.allowedHosts ?? defaultAllowedHosts(hostname, options.publicUrl)
-  const app = createA2AApp(agent, { ...options, logger, ...(allowedHosts && { allowedHosts }) })
-  const port = options.port ?? (process.env.PORT ? Number(process.env.PORT) : 3000)
+  const env = options.env ?? processEnv()
+  const connectionPolicy = readConnectionPolicy(options, env)
+  const logger = options.logger ?? createConsoleLogger(undefined, env)
+  const hostname = options.hostname ?? envValue(env, 'HOST') ?? '127.0.0.1'
+  const allowedHosts = options.allowedHosts ?? defaultAllowedHosts(hostname, options.publicUrl, env)
+  const app = createA2AApp(agent, { ...options, env, logger, ...(allowedHosts && { allowedHosts }) })
+  const portText = envValue(env, 'PORT')
+  const port = options.port ?? (portText === undefined ? 3000 : Number(portText))
   if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigurationError(`The port must be an integer from 0 to 65535 (got ${options.port ?? process.env.PORT})`)
+    throw new ConfigurationError(`The port must be an integer from 0 to 65535 (got ${options.port ?? portText})`)
 
   const handler = toNodeHandler(app.h3)
   const log = options.requestLogLevel && logger[options.requestLogLevel].bind(logger)

@@ -1,5 +1,6 @@
 import { ConfigurationError, InvalidParamsError } from '../errors.js'
 import type { Logger } from '../logger.js'
+import { type Env, envList, envSwitch } from '../settings.js'
 import type { TaskStore } from '../stores/task-store.js'
 import { addressPolicy, refusedWebhook } from './_address-guard.js'
 import { MemoryPushConfigs } from './_configs.js'
@@ -17,9 +18,9 @@ export class PushService {
   readonly #policy
   readonly #sweep: ReturnType<typeof setInterval> | undefined
 
-  constructor(store: TaskStore, render: RenderPush, options: PushOptions, logger: Logger, env = process.env) {
-    const allow = options.allow ?? env.A2A_PUSH_ALLOW?.split(',') ?? []
-    const allowHttp = options.allowHttp ?? /^(1|true|yes)$/i.test(env.A2A_PUSH_ALLOW_HTTP ?? '')
+  constructor(store: TaskStore, render: RenderPush, options: PushOptions, logger: Logger, env: Env) {
+    const allow = options.allow ?? envList(env, 'A2A_PUSH_ALLOW') ?? []
+    const allowHttp = options.allowHttp ?? envSwitch(env, 'A2A_PUSH_ALLOW_HTTP') ?? false
     this.#policy = addressPolicy(allow, allowHttp, options.allow ? 'push.allow' : 'A2A_PUSH_ALLOW')
     const whole = (value: number | undefined, fallback: number, name: string, min: number) => {
       const result = value ?? fallback

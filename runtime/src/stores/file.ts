@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { failWithReason } from '../core/_failed.js'
 import { isSettled } from '../core/_lifecycle.js'
 import type { Logger } from '../logger.js'
+import { processEnv } from '../settings.js'
 import type { Task, TaskEvent } from '../types.js'
 import { readByteBudget } from './_byte-budget.js'
 import { DirectoryLock } from './_dir-lock.js'
@@ -86,7 +87,7 @@ export class FileTaskStore implements TaskStore {
     this.dir = options.dir
     this.#logDir = join(options.dir, 'log')
     this.#logger = options.logger
-    this.#segmentBytes = readByteBudget(options.segmentBytes, 'segmentBytes', 'A2A_STORE_SEGMENT_BYTES', DEFAULT_SEGMENT_BYTES)
+    this.#segmentBytes = readByteBudget(options.segmentBytes, 'segmentBytes', 'A2A_STORE_SEGMENT_BYTES', DEFAULT_SEGMENT_BYTES, options.env ?? processEnv())
     this.#memory = new MemoryTaskStore(options, (taskId) => this.#remove(taskId))
     let lock: DirectoryLock | undefined
     try {

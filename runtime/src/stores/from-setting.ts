@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path'
 import { ConfigurationError } from '../errors.js'
 import type { Logger } from '../logger.js'
+import { type Env, processEnv } from '../settings.js'
 import { createFileStore } from './file.js'
 import { createMemoryStore } from './memory.js'
 import { createRedisStore } from './redis/store.js'
@@ -12,20 +13,21 @@ const STORE_SETTING_FORMS = '"memory", "file:<directory>" or "redis://host:port/
  * The store one setting names (`A2A_STORE`): `memory` (the default), `file:<directory>` for the durable
  * embedded store (a relative directory is taken from `cwd`), or `redis://…` for several instances.
  */
-export function storeFromSetting(setting: string, options: { cwd?: string; logger?: Pick<Logger, 'warn' | 'error'> } = {}): TaskStore {
+export function storeFromSetting(setting: string, options: { cwd?: string; logger?: Pick<Logger, 'warn' | 'error'>; env?: Env } = {}): TaskStore {
   const value = setting.trim()
-  if (value === '' || value === 'memory') return createMemoryStore()
+  const env = options.env ?? processEnv()
+  if (value === '' || value === 'memory') return createMemoryStore({ env })
   if (value.startsWith('file:')) {
     const dir = value.slice('file:'.length)
     if (!dir) throw new ConfigurationError(`A2A_STORE: "file:" needs a directory, e.g. file:./.a2a`)
-    return createFileStore({ dir: isAbsolute(dir) ? dir : resolve(options.cwd ?? process.cwd(), dir), ...(options.logger && { logger: options.logger }) })
+    return createFileStore({ dir: isAbsolute(dir) ? dir : resolve(options.cwd ?? process.cwd(), dir), env, ...(options.logger && { logger: options.logger }) })
   }
-  if (value.startsWith('redis://') || value.startsWith('rediss://')) return redisFromUrl(value, options.logger)
+  if (value.startsWith('redis://') || value.startsWith('rediss://')) return redisFromUrl(value, options.logger, env)
   throw new ConfigurationError(`A2A_STORE must be ${STORE_SETTING_FORMS} (got ${JSON.stringify(value.slice(0, 80))})`)
 }
 
 /** `redis://host:port/db?prefix=…&leaseMs=…&ttlMs=…&maxTasks=…&cluster=true`: the query sets the store's options. */
-function redisFromUrl(value: string, logger: Pick<Logger, 'warn' | 'error'> | undefined): TaskStore {
+function redisFromUrl(value: string, logger: Pick<Logger, 'warn' | 'error'> | undefined, env: Env): TaskStore {
   let url: URL
   try {
     url = new URL(value)
@@ -47,5 +49,5 @@ function redisFromUrl(value: string, logger: Pick<Logger, 'warn' | 'error'> | un
     } else throw new ConfigurationError(`A2A_STORE: unknown option ${JSON.stringify(key)} (prefix, leaseMs, ttlMs, maxTasks, cluster)`)
   }
   url.search = ''
-  return createRedisStore({ url: url.href, ...numbers, ...(prefix !== undefined && { prefix }), ...(cluster && { cluster }), ...(logger && { logger }) })
+  return createRedisStore({ url: url.href, env, ...numbers, ...(prefix !== undefined && { prefix }), ...(cluster && { cluster }), ...(logger && { logger }) })
 }

@@ -1,4 +1,6 @@
 import { isTerminal } from '../core/_lifecycle.js'
+import { ConfigurationError } from '../errors.js'
+import { type Env, processEnv } from '../settings.js'
 import type { Task, TaskEvent } from '../types.js'
 import { readByteBudget } from './_byte-budget.js'
 import { EventLog } from './_event-log.js'
@@ -8,6 +10,8 @@ import { SettledOrder } from './_settled-order.js'
 import type { TaskPage, TaskQuery, TaskStore } from './task-store.js'
 
 export interface MemoryStoreOptions {
+  /** Where the `A2A_*` budgets not given as options are read from. Default: the process's environment. */
+  env?: Env
   /**
    * Most tasks kept. Past it, the tasks that settled longest ago go first; a task that is running is never
    * removed. Default `10000`.
@@ -91,8 +95,9 @@ export class MemoryTaskStore implements TaskStore {
   constructor(options: MemoryStoreOptions = {}, removed?: (taskId: string) => void) {
     this.#removed = removed
     this.maxTasks = positive(options.maxTasks, DEFAULT_MAX_TASKS, 'maxTasks')
-    this.maxBytes = readByteBudget(options.maxBytes, 'maxBytes', 'A2A_STORE_MAX_BYTES', DEFAULT_STORE_MAX_BYTES)
-    this.eventLogBytes = readByteBudget(options.eventLogBytes, 'eventLogBytes', 'A2A_EVENT_LOG_BYTES', DEFAULT_EVENT_LOG_BYTES)
+    const env = options.env ?? processEnv()
+    this.maxBytes = readByteBudget(options.maxBytes, 'maxBytes', 'A2A_STORE_MAX_BYTES', DEFAULT_STORE_MAX_BYTES, env)
+    this.eventLogBytes = readByteBudget(options.eventLogBytes, 'eventLogBytes', 'A2A_EVENT_LOG_BYTES', DEFAULT_EVENT_LOG_BYTES, env)
     this.ttlMs = positive(options.ttlMs, DEFAULT_TTL_MS, 'ttlMs')
     this.endedLogs = options.endedLogs === 0 ? 0 : positive(options.endedLogs, DEFAULT_ENDED_LOGS, 'endedLogs')
     this.#ended = new Array(this.endedLogs)
@@ -306,6 +311,6 @@ export function createMemoryStore(options?: MemoryStoreOptions): MemoryTaskStore
 
 function positive(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`Memory store: \`${name}\` must be a positive number (got ${value})`)
+  if (!Number.isFinite(value) || value <= 0) throw new ConfigurationError(`${name} (memory store) must be a positive number (got ${value})`)
   return value
 }

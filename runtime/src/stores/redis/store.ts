@@ -4,6 +4,7 @@ import { isSettled, isTerminal } from '../../core/_lifecycle.js'
 import { InvalidParamsError, ServerUnavailableError, TaskNotFoundError } from '../../errors.js'
 import type { Logger } from '../../logger.js'
 import type { PushConfig, PushConfigStore } from '../../push/push-config.js'
+import { type Env, processEnv } from '../../settings.js'
 import type { Message, Task, TaskEvent } from '../../types.js'
 import { readByteBudget } from '../_byte-budget.js'
 import { foldEntries, type TaskEntry } from '../_fold.js'
@@ -44,6 +45,8 @@ export interface RedisStoreOptions {
   /** How long a request waits for Redis to connect at first, and for another instance to answer a cancel. */
   timeoutMs?: number
   logger?: Pick<Logger, 'warn' | 'error'>
+  /** Where `A2A_EVENT_LOG_BYTES` is read from when `eventLogBytes` is not given. Default: the process's environment. */
+  env?: Env
 }
 
 export const DEFAULT_LEASE_MS = 10_000
@@ -104,7 +107,7 @@ export class RedisTaskStore implements TaskStore {
     this.maxTasks = options.maxTasks ?? DEFAULT_MAX_TASKS
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
-    this.eventLogBytes = readByteBudget(options.eventLogBytes, 'eventLogBytes', 'A2A_EVENT_LOG_BYTES', DEFAULT_EVENT_LOG_BYTES)
+    this.eventLogBytes = readByteBudget(options.eventLogBytes, 'eventLogBytes', 'A2A_EVENT_LOG_BYTES', DEFAULT_EVENT_LOG_BYTES, options.env ?? processEnv())
     this.#timeoutMs = options.timeoutMs ?? 5000
     this.#logger = options.logger
     this.#clustered = options.cluster === true
