@@ -80,6 +80,11 @@ export function envValue(env: Env, variable: Variable): string | undefined {
   return raw === undefined || raw.trim() === '' ? undefined : raw
 }
 
+/** Set at all, blank included (`A2A_PUSH_ALLOW=` in a .env says "nothing", not "the default"). */
+export function envGiven(env: Env, variable: Variable): boolean {
+  return env[variable] !== undefined
+}
+
 /** A comma-separated variable's entries, trimmed, the empty ones dropped; undefined when it is unset or blank. */
 export function envList(env: Env, variable: Variable): string[] | undefined {
   const raw = envValue(env, variable)
@@ -97,7 +102,8 @@ export function choiceSetting<T extends string>(option: T | undefined, optionNam
   const value = option ?? envValue(env, variable)?.trim()
   if (value === undefined) return undefined
   if (!(choices as readonly string[]).includes(value)) {
-    throw new ConfigurationError(`${optionName} (${variable}) must be ${choices.map((choice) => `"${choice}"`).join(', ')} (got ${JSON.stringify(value)})`)
+    const quoted = choices.map((choice) => `"${choice}"`)
+    throw new ConfigurationError(`${optionName} (${variable}) must be ${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)} (got ${JSON.stringify(value)})`)
   }
   return value as T
 }

@@ -79,7 +79,7 @@ describe('settings, in one place', () => {
   })
 
   it.each([
-    [{ A2A_DIALECT: 'a2a-2.0' }, 'dialect (A2A_DIALECT) must be "platform", "a2a-0.3" (got "a2a-2.0")'],
+    [{ A2A_DIALECT: 'a2a-2.0' }, 'dialect (A2A_DIALECT) must be "platform" or "a2a-0.3" (got "a2a-2.0")'],
     [{ A2A_MAX_TASK_BYTES: 'lots' }, 'maxTaskBytes (A2A_MAX_TASK_BYTES) must be a whole number of bytes, at least 1 (got "lots")'],
     [{ A2A_SSE_HEARTBEAT_MS: '-5' }, 'sseHeartbeatMs (A2A_SSE_HEARTBEAT_MS) must be a whole number of ms from 0 (0: none) (got "-5")'],
     [{ A2A_STORE_MAX_BYTES: '0' }, 'maxBytes (A2A_STORE_MAX_BYTES) must be a whole number of bytes from 1 to 9007199254740991 (got "0")'],

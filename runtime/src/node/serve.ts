@@ -2,15 +2,14 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import type { Agent } from '../agent.js'
-import { ConfigurationError } from '../errors.js'
 import { defaultAllowedHosts } from '../http/_allowed-hosts.js'
-import { type A2AApp, type A2AAppOptions, createA2AApp, SERVED_PATHS } from '../http/app.js'
+import { type A2AApp, type A2AAppOptions, createA2AApp } from '../http/app.js'
 import { createConsoleLogger, type LogLevel } from '../logger.js'
 import { envValue, processEnv } from '../settings.js'
 import { applyConnectionPolicy, readConnectionPolicy } from './_connection-policy.js'
-
-/** How long a shutdown waits for ended streams to flush before closing their connections. */
-const FLUSH_MS = 1000
+import { displayHost, listen, readPort } from './_listen.js'
+import { withRequestLog } from './_request-log.js'
+import { exitOnSignals, gracefulClose } from './_shutdown.js'
 
 export interface ServeOptions extends A2AAppOptions {
   /** Default: `PORT`, else 3000. `0` picks a free port. */
@@ -89,116 +88,27 @@ export interface A2AServer {
  * console.log(`Agent card: ${server.url}.well-known/agent.json`)
  */
 export async function serveAgent(agent: Agent, options: ServeOptions = {}): Promise<A2AServer> {
-  // Checked before the app exists, so a bad value opens no store.
   const env = options.env ?? processEnv()
+  // Checked before the app exists, so a bad value opens no store.
   const connectionPolicy = readConnectionPolicy(options, env)
+  const port = readPort(options.port, env)
   const logger = options.logger ?? createConsoleLogger(undefined, env)
   const hostname = options.hostname ?? envValue(env, 'HOST') ?? '127.0.0.1'
-  const allowedHosts = options.allowedHosts ?? defaultAllowedHosts(hostname, options.publicUrl, env)
-  const app = createA2AApp(agent, { ...options, env, logger, ...(allowedHosts && { allowedHosts }) })
-  const portText = envValue(env, 'PORT')
-  const port = options.port ?? (portText === undefined ? 3000 : Number(portText))
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigurationError(`The port must be an integer from 0 to 65535 (got ${options.port ?? portText})`)
+  const publicUrl = options.publicUrl ?? envValue(env, 'A2A_PUBLIC_URL')
+  const allowedHosts = options.allowedHosts ?? defaultAllowedHosts(hostname, publicUrl, env)
+  const app = createA2AApp(agent, { ...options, env, logger, ...(publicUrl && { publicUrl }), ...(allowedHosts && { allowedHosts }) })
 
   const handler = toNodeHandler(app.h3)
-  const log = options.requestLogLevel && logger[options.requestLogLevel].bind(logger)
-  const server = createServer(
-    log
-      ? (req, res) => {
-          const started = performance.now()
-          res.once('close', () => log(`${req.method} ${logPath(req.url)} ${res.statusCode} ${(performance.now() - started).toFixed(1)} ms`))
-          return handler(req, res)
-        }
-      : handler,
-  )
+  const server = createServer(options.requestLogLevel ? withRequestLog(handler, logger[options.requestLogLevel].bind(logger)) : handler)
   applyConnectionPolicy(server, connectionPolicy)
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE')
-        reject(new ConfigurationError(`Port ${port} on ${hostname} is already in use: stop the other server or choose another port (PORT)`))
-      else if (error.code === 'EACCES')
-        reject(new ConfigurationError(`No permission to listen on port ${port} on ${hostname}: choose a port above 1023 (PORT)`))
-      else reject(error)
-    })
-    server.listen(port, hostname, () => {
-      server.removeAllListeners('error')
-      resolve()
-    })
-  })
+  await listen(server, port, hostname)
   const address = server.address() as AddressInfo
   const url = `http://${displayHost(hostname)}:${address.port}/`
   app.setUrl(url)
   logger.info(`Agent "${agent.card.name}" listening on ${url} (card at ${url}.well-known/agent.json)`)
 
-  let closing: Promise<void> | undefined
-  const close = (): Promise<void> => {
-    closing ??= (async () => {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-      let done = false
-      void closed.then(() => (done = true))
-      // While tasks drain and their streams flush, keep closing connections as they fall idle, so no
-      // keep-alive client slips a new request in (the app refuses new tasks during shutdown anyway).
-      const reaper = setInterval(() => server.closeIdleConnections(), 10)
-      try {
-        await app.close()
-        const flushUntil = Date.now() + FLUSH_MS
-        while (!done && Date.now() < flushUntil) await new Promise((resolve) => setTimeout(resolve, 10))
-      } finally {
-        clearInterval(reaper)
-      }
-      server.closeAllConnections()
-      await closed
-      detachSignals()
-    })()
-    return closing
-  }
-
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (closing) {
-      logger.warn(`${signal} again: exiting now`)
-      process.exit(1)
-    }
-    logger.info(`${signal}: shutting down (running tasks get up to ${options.shutdownTimeoutMs ?? 10_000} ms)`)
-    close().then(
-      () => process.exit(0),
-      (error) => {
-        logger.error('Shutdown failed', error)
-        process.exit(1)
-      },
-    )
-  }
-  const handleSignals = options.handleSignals ?? true
-  const detachSignals = (): void => {
-    process.off('SIGTERM', onSignal)
-    process.off('SIGINT', onSignal)
-  }
-  if (handleSignals) {
-    process.on('SIGTERM', onSignal)
-    process.on('SIGINT', onSignal)
-  }
-
+  let detachSignals: (() => void) | undefined
+  const close = gracefulClose(server, app, () => detachSignals?.())
+  if (options.handleSignals ?? true) detachSignals = exitOnSignals(close, logger, options.shutdownTimeoutMs ?? 10_000)
   return { url, port: address.port, app, server, close }
-}
-
-/**
- * The request target as the request log shows it: one of the app's routes, without the query string or
- * fragment (clients put tokens there, `/?token=…`); any other target (a path segment holding a secret,
- * `/;token=…`, an absolute-form URL with user info) is shown as `(other path)`, never as sent.
- */
-function logPath(url = ''): string {
-  let path = url.split(/[?#]/, 1)[0]!
-  if (!path.startsWith('/')) {
-    try {
-      path = new URL(path).pathname
-    } catch {
-      return '(other path)'
-    }
-  }
-  return SERVED_PATHS.has(path) ? path : '(other path)'
-}
-
-function displayHost(hostname: string): string {
-  if (hostname === '0.0.0.0' || hostname === '::') return 'localhost'
-  return hostname.includes(':') ? `[${hostname}]` : hostname
 }

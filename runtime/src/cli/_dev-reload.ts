@@ -1,0 +1,41 @@
+import { watchProject } from '../dev/_watch.js'
+import type { Logger } from '../logger.js'
+import type { createEnvReloader } from './_env.js'
+
+/** Saves arriving this close together are one change (editors write a file in several steps). */
+const SETTLE_MS = 15
+
+/**
+ * Watches the project and reloads on every save, one reload at a time (saves during a reload bring one more
+ * afterwards); a changed `.env` is read again first. The function returned stops watching.
+ */
+export function reloadOnSave(cwd: string, env: ReturnType<typeof createEnvReloader>, load: () => Promise<void>, logger: Logger): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let changed = new Set<string>()
+  let reloading: Promise<void> | undefined
+  const reload = async () => {
+    const files = [...changed]
+    changed = new Set()
+    try {
+      if (files.some((file) => file === '.env')) {
+        const names = env.reload()
+        if (names.length) logger.info(`.env: ${names.join(', ')} changed`)
+      }
+    } catch (error) {
+      logger.error(`.env could not be read: ${(error as Error).message}`)
+    }
+    logger.info(`${files.join(', ')} changed: reloading`)
+    await load()
+  }
+  const watcher = watchProject(cwd, (file) => {
+    changed.add(file)
+    clearTimeout(timer)
+    timer = setTimeout(() => {
+      reloading = (reloading ?? Promise.resolve()).then(reload).catch((error) => logger.error('The reload failed', error))
+    }, SETTLE_MS)
+  })
+  return () => {
+    watcher.close()
+    clearTimeout(timer)
+  }
+}

@@ -1,0 +1,47 @@
+import { H3, type H3Event, HTTPError } from 'h3'
+import type { CardDialect } from '../bindings/_cards.js'
+import { type CachedCard, cardResponse } from './_card-response.js'
+import { V1_VERSION } from './_dialect-router.js'
+import type { WebOriginGuard } from './_web-origin.js'
+
+const CARD_PATH = '/.well-known/agent.json'
+const A2A_CARD_PATH = '/.well-known/agent-card.json'
+export const RPC_PATHS = ['/', '/jsonrpc'] as const
+/** Every path the app serves (the request log prints no other). */
+export const SERVED_PATHS: ReadonlySet<string> = new Set([CARD_PATH, A2A_CARD_PATH, ...RPC_PATHS])
+
+/**
+ * The app's routes: the card at `/.well-known/agent.json` (platform) and `/.well-known/agent-card.json` (A2A),
+ * JSON-RPC at `POST /` and `POST /jsonrpc`. A foreign `Host` or `Origin` never reaches the agent: every route,
+ * and any other path or method, is checked first.
+ */
+export function createRoutes(
+  webOrigin: WebOriginGuard,
+  cardFor: (dialect: CardDialect, event: H3Event) => CachedCard,
+  rpc: (request: Request) => Promise<Response>,
+): H3 {
+  const h3 = new H3({ silent: true })
+  const checked =
+    (route: (event: H3Event) => Response | Promise<Response>) =>
+    (event: H3Event): Response | Promise<Response> =>
+      webOrigin.check(event) ?? route(event)
+  h3.get(
+    CARD_PATH,
+    checked((event) => cardResponse(event.req, cardFor('platform', event))),
+  )
+  // A2A clients: v1.0 ones say so in A2A-Version; any other request gets the v0.3 shape.
+  h3.get(
+    A2A_CARD_PATH,
+    checked((event) => cardResponse(event.req, cardFor(V1_VERSION.test(event.req.headers.get('a2a-version') ?? '') ? 'a2a-1.0' : 'a2a-0.3', event))),
+  )
+  const rpcRoute = checked((event) => rpc(event.req as Request))
+  for (const path of RPC_PATHS) h3.post(path, rpcRoute)
+  // Any other path or method: refused as the routes are, a preflight answered, anything else not found.
+  h3.all(
+    '/**',
+    checked(() => {
+      throw new HTTPError({ status: 404, statusText: 'Not Found' })
+    }),
+  )
+  return h3
+}

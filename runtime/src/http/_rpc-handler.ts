@@ -1,0 +1,96 @@
+import { v1Binding } from '../bindings/_v1.js'
+import type { TaskEngine } from '../core/_engine.js'
+import { A2AError, ErrorCode, MethodNotFoundError, ParseError } from '../errors.js'
+import type { Logger } from '../logger.js'
+import { isJsonContentType, readJsonBody, unsupportedContentType } from './_body.js'
+import type { BodyBudget } from './_body-budget.js'
+import type { DialectRouter } from './_dialect-router.js'
+import { errorResponse, idOf, type JsonRpcId, readCall, resultResponse } from './_jsonrpc.js'
+import type { Outgoing } from './_outgoing.js'
+import type { ServedAgent } from './_served-agent.js'
+import type { SseStream } from './_sse.js'
+
+const CLOSE_CONNECTION = { connection: 'close' } as const
+const RETRY_LATER = { 'retry-after': '1' } as const
+const CLOSE_RETRY_LATER = { ...CLOSE_CONNECTION, ...RETRY_LATER } as const
+
+export interface RpcHandlerParts {
+  /** The agent served now (`a2a dev` swaps it on a reload): read once per request. */
+  served: { current: ServedAgent }
+  router: DialectRouter
+  engine: TaskEngine
+  maxBodySize: number
+  bodyBudget: BodyBudget
+  eventIds: boolean
+  openStream: () => SseStream
+  outgoing: Outgoing
+  logger: Logger
+}
+
+/**
+ * JSON-RPC 2.0 over `POST /`: credentials, content type and body checked, the call read and handed to the
+ * binding its method and `A2A-Version` choose; every failure answered in that binding's dialect.
+ */
+export function rpcHandler(parts: RpcHandlerParts): (request: Request) => Promise<Response> {
+  const { served, router, engine, maxBodySize, bodyBudget, eventIds, openStream, outgoing, logger } = parts
+  return async (request) => {
+    let id: JsonRpcId = null
+    let binding = router.legacy
+    try {
+      const current = served.current
+      const { authCheck, streaming, wwwAuthenticate, push } = current
+      if (authCheck) {
+        const denied = authCheck(request.headers)
+        if (denied) return errorResponse(null, denied, wwwAuthenticate)
+      }
+      const contentType = request.headers.get('content-type')
+      if (!isJsonContentType(contentType)) {
+        // Read (within the same limits) only to answer in the client's dialect with its id; nothing is run.
+        const body = await readJsonBody(request, maxBodySize, bodyBudget).catch((error) => (error instanceof ParseError ? undefined : Promise.reject(error)))
+        id = idOf(body)
+        binding = router.dialectOf(body, request.headers.get('a2a-version'))
+        throw unsupportedContentType(contentType, binding === v1Binding)
+      }
+      const body = await readJsonBody(request, maxBodySize, bodyBudget)
+      id = idOf(body)
+      const call = readCall(body)
+      binding = router.bindingFor(call.method, request.headers.get('a2a-version'))
+      const method = binding.methods.get(call.method)
+      if (!method) throw new MethodNotFoundError(call.method)
+      const result = await method(call.params, {
+        id,
+        engine,
+        streaming,
+        outputModes: current.template.defaultOutputModes,
+        inputModes: current.inputModes,
+        headers: request.headers,
+        eventIds,
+        openStream,
+        push,
+        dialect: binding.name,
+      })
+      return result instanceof Response ? result : resultResponse(id, result, outgoing)
+    } catch (error) {
+      if (error instanceof A2AError) {
+        // After a refused body the rest of it is still on the connection, and a server that is going away
+        // wants the client elsewhere: close the connection rather than keep it alive.
+        const close = error.httpStatus === 413 || error.httpStatus === 503
+        const headers = error.httpStatus === 503 ? CLOSE_RETRY_LATER : close ? CLOSE_CONNECTION : error.httpStatus === 429 ? RETRY_LATER : undefined
+        return errorResponse(id, binding.wireError(error), headers)
+      }
+      // A client that hung up while sending its request is no server error: nobody is left to answer.
+      if (clientLeft(error)) {
+        logger.debug('A client left before its request was read')
+        return errorResponse(id, new A2AError(ErrorCode.InvalidRequest, 'Invalid Request: the request body ended early'))
+      }
+      // The client learns only that something failed; the detail stays in the log.
+      logger.error('Unexpected error while answering a JSON-RPC request', error)
+      return errorResponse(id, new A2AError(ErrorCode.Internal, 'Internal error'))
+    }
+  }
+}
+
+/** Node's error for a request whose connection closed before its body was read. */
+function clientLeft(error: unknown): boolean {
+  return error instanceof Error && (error as NodeJS.ErrnoException).code === 'ECONNRESET' && error.message === 'aborted'
+}
