@@ -1,9 +1,9 @@
 import { lstatSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { LOCKFILES } from './_install.js'
-import type { RenderedFile } from './_render.js'
 import { TOLERATED_FILES } from './_target-dir.js'
 import { sameContent } from './_write.js'
+import type { RenderedFile } from './render.js'
 
 /** What installing leaves in a project: its dependencies and a lockfile. */
 const INSTALL_OUTPUT = new Set(['node_modules', ...LOCKFILES])

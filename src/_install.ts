@@ -1,5 +1,5 @@
 import { execa } from 'execa'
-import type { PackageManager } from './_options.js'
+import type { PackageManager } from './options.js'
 
 /** The lockfiles package managers write: the first commit holds the one installing made, so `npm ci` works from a clone. */
 export const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lock', 'bun.lockb']

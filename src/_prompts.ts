@@ -1,10 +1,10 @@
 import { basename, resolve } from 'node:path'
 import prompts, { type PromptObject } from 'prompts'
 import { mayBeEarlierRun } from './_earlier-run.js'
-import { UsageError } from './_errors.js'
-import { assertSkillId, FALLBACK_PACKAGE_NAME, packageNameFromDir, toDisplayName } from './_names.js'
-import { ANSWER_RULES, type Answers, DEFAULT_DESCRIPTION, DEFAULT_DIR, defaultDisplayName, type Skill, TEMPLATES } from './_options.js'
 import { busyEntries } from './_target-dir.js'
+import { UsageError } from './errors.js'
+import { assertSkillId, FALLBACK_PACKAGE_NAME, packageNameFromDir, toDisplayName } from './names.js'
+import { ANSWER_RULES, type Answers, DEFAULT_DESCRIPTION, DEFAULT_DIR, defaultDisplayName, type Skill, TEMPLATES } from './options.js'
 
 const TEMPLATE_HINTS: Record<(typeof TEMPLATES)[number], string> = {
   echo: 'one skill, answers at once, streaming progress',
@@ -24,7 +24,7 @@ function cancelled(): never {
 }
 const onCancel = cancelled
 
-/** A prompt's `validate` from an answer rule of `_options.ts`: the same rule the flag meets. */
+/** A prompt's `validate` from an answer rule of `options.ts`: the same rule the flag meets. */
 function validateWith(rule: (value: string) => string | undefined, label = ''): (value: string) => true | string {
   return (value) => {
     const problem = rule(value)

@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { execa } from 'execa'
-import { UsageError } from './_errors.js'
-import type { RenderedFile } from './_render.js'
+import { UsageError } from './errors.js'
+import type { RenderedFile } from './render.js'
 
 export interface RuntimeDependency {
   /** The `a2a-runtime` entry of the generated package.json. */

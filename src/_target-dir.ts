@@ -1,6 +1,6 @@
 import { readdirSync, statSync } from 'node:fs'
-import { UsageError } from './_errors.js'
 import { KEPT_IF_PRESENT } from './_write.js'
+import { UsageError } from './errors.js'
 
 /** Files that may already be in the target: a fresh repository's usual contents. They are kept. */
 export const TOLERATED_FILES = new Set(['.git', 'LICENSE', '.DS_Store', ...KEPT_IF_PRESENT])

@@ -1,7 +1,7 @@
 import { appendFileSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { WriteError } from './_errors.js'
-import type { RenderedFile } from './_render.js'
+import { WriteError } from './errors.js'
+import type { RenderedFile } from './render.js'
 
 /** Files a fresh repository may already hold: the user's copy is kept (a .gitignore gains missing lines). */
 export const KEPT_IF_PRESENT = new Set(['README.md', '.gitignore'])

@@ -18,8 +18,8 @@ import { delimiter, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import prompts from 'prompts'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { tsValue } from '../../src/_render.ts'
 import { type CliIo, parseSkill, run, type Skill, tsString } from '../../src/index.ts'
+import { tsValue } from '../../src/render.ts'
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
 const bin = join(repoRoot, 'bin/create-a2a-agent.mjs')

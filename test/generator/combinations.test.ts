@@ -6,8 +6,8 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { resolveOptions, TEMPLATES } from '../../src/_options.ts'
-import { renderProject } from '../../src/_render.ts'
+import { resolveOptions, TEMPLATES } from '../../src/options.ts'
+import { renderProject } from '../../src/render.ts'
 import { assertBuilt } from './template-support.ts'
 
 // Every project the generator can make — each template with each authentication, with and without streaming,

@@ -3,7 +3,6 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { tsValue } from '../../src/_render.ts'
 import {
   type CliIo,
   DEFAULT_SKILLS,
@@ -22,6 +21,7 @@ import {
   tsString,
   UsageError,
 } from '../../src/index.ts'
+import { tsValue } from '../../src/render.ts'
 
 /**
  * `run` parses its flags with its own commander program and hands the answers to `resolveOptions`. To check
@@ -30,9 +30,9 @@ import {
  * real function.
  */
 const capture = vi.hoisted(() => ({ on: false, options: undefined as ProjectOptions | undefined }))
-vi.mock('../../src/_options.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../src/_options.ts')>()
-  const { UsageError: StopError } = await import('../../src/_errors.ts')
+vi.mock('../../src/options.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../src/options.ts')>()
+  const { UsageError: StopError } = await import('../../src/errors.ts')
   return {
     ...actual,
     resolveOptions: (...args: Parameters<typeof actual.resolveOptions>) => {

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import Handlebars from 'handlebars'
-import { json, markdown, tsString } from './_escape.js'
 import { scriptCommand } from './_install.js'
-import type { ProjectOptions } from './_options.js'
+import { json, markdown, tsString } from './escape.js'
+import type { ProjectOptions } from './options.js'
 
 export interface RenderedFile {
   /** Relative to the project, with `/` separators. */

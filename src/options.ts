@@ -1,6 +1,6 @@
 import { basename, resolve } from 'node:path'
-import { UsageError } from './_errors.js'
-import { assertSkillId, packageNameFromDir, packageNameProblem, toDisplayName, toPackageName } from './_names.js'
+import { UsageError } from './errors.js'
+import { assertSkillId, packageNameFromDir, packageNameProblem, toDisplayName, toPackageName } from './names.js'
 
 export const TEMPLATES = ['echo', 'streaming', 'multi-turn', 'llm'] as const
 export type TemplateName = (typeof TEMPLATES)[number]

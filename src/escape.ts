@@ -1,6 +1,6 @@
 /**
  * Escaping for every context a user string can reach in a generated file. Templates never print a user
- * string directly: the render context wraps them (see `_render.ts`) so only these helpers can unwrap them.
+ * string directly: the render context wraps them (see `render.ts`) so only these helpers can unwrap them.
  */
 
 /** A JSON value (and so a valid TypeScript/JavaScript expression). */

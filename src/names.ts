@@ -1,5 +1,5 @@
 import validatePackageName from 'validate-npm-package-name'
-import { UsageError } from './_errors.js'
+import { UsageError } from './errors.js'
 
 /** "Weather Bot!" → "weather-bot": what an npm package name made from a display name looks like. */
 export function toPackageName(input: string): string {

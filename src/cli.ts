@@ -3,11 +3,15 @@ import { basename, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Command, CommanderError, Option } from 'commander'
 import { EARLIER_SECRET, isEarlierRun } from './_earlier-run.js'
-import { UsageError, WriteError } from './_errors.js'
-import { shellWord } from './_escape.js'
 import { type GitOutcome, initGit } from './_git.js'
 import { install, installCommand, LOCKFILES, scriptCommand } from './_install.js'
-import { packageNameFromDir } from './_names.js'
+import { askMissing } from './_prompts.js'
+import { planRuntimeDependency } from './_runtime-dependency.js'
+import { busyDirectoryError, busyEntries } from './_target-dir.js'
+import { findObstacles, KEPT_IF_PRESENT, writeProject } from './_write.js'
+import { UsageError, WriteError } from './errors.js'
+import { shellWord } from './escape.js'
+import { packageNameFromDir } from './names.js'
 import {
   type Answers,
   AUTH_MODES,
@@ -18,12 +22,8 @@ import {
   parseSkill,
   resolveOptions,
   TEMPLATES,
-} from './_options.js'
-import { askMissing } from './_prompts.js'
-import { renderProject } from './_render.js'
-import { planRuntimeDependency } from './_runtime-dependency.js'
-import { busyDirectoryError, busyEntries } from './_target-dir.js'
-import { findObstacles, KEPT_IF_PRESENT, writeProject } from './_write.js'
+} from './options.js'
+import { renderProject } from './render.js'
 
 export interface CliIo {
   cwd: string
