@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { ConfigurationError, createA2AApp, createMemoryStore, defineAgent, serveAgent } from 'a2a-runtime'
 import { describe, expect, it } from 'vitest'
 import { SETTINGS, settingsTable } from '../../runtime/src/settings.ts'
+import { userMessage } from './_messages.ts'
 
 // Every environment variable the runtime reads is in one list (runtime/src/settings.ts), which the runtime README
 // shows as its table; settings are read from an `env` that the caller may give (a Worker has no process.env), and
@@ -33,12 +34,7 @@ const send = (app: ReturnType<typeof createA2AApp>) =>
     new Request('http://localhost/', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'message/send',
-        params: { message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }] } },
-      }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: userMessage('hi') }),
     }),
   )
 
