@@ -24,7 +24,7 @@ function sourcesHash() {
       else hash.update(relative(repoRoot, path)).update('\0').update(readFileSync(path)).update('\0')
     }
   }
-  for (const part of ['runtime/package.json', 'runtime/bin', 'runtime/dist', 'dist', 'templates']) {
+  for (const part of ['runtime/package.json', 'runtime/bin', 'runtime/dist', 'generator/dist', 'generator/templates']) {
     const path = join(repoRoot, part)
     if (existsSync(path) && statSync(path).isFile()) hash.update(part).update(readFileSync(path))
     else walk(path)
@@ -62,8 +62,8 @@ export async function prepareProject(cacheDir, log) {
 }
 
 async function generate(dir, log) {
-  const bin = join(repoRoot, 'bin/create-a2a-agent.mjs')
-  if (!existsSync(join(repoRoot, 'dist/index.js')) || !existsSync(join(repoRoot, 'runtime/dist/index.js'))) {
+  const bin = join(repoRoot, 'generator/bin/create-a2a-agent.mjs')
+  if (!existsSync(join(repoRoot, 'generator/dist/index.js')) || !existsSync(join(repoRoot, 'runtime/dist/index.js'))) {
     throw new Error('The generator or the runtime is not built: run `npm run build` first (`npm run bench` does)')
   }
   const args = [bin, dir, '--template', 'echo', '--name', 'Bench Agent', '--pm', 'npm', '--no-git', '--yes']

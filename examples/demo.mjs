@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-const generatorBin = fileURLToPath(new URL('../bin/create-a2a-agent.mjs', import.meta.url))
+const generatorBin = fileURLToPath(new URL('../generator/bin/create-a2a-agent.mjs', import.meta.url))
 const once = process.argv.includes('--once')
 const host = process.env.HOST ?? '127.0.0.1'
 const askedPort = process.env.PORT ?? '3000'

@@ -11,7 +11,7 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
  */
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
-const bin = join(repoRoot, 'bin/create-a2a-agent.mjs')
+const bin = join(repoRoot, 'generator/bin/create-a2a-agent.mjs')
 
 /** A plain terminal without colour: the answers must read right without it. */
 const terminalEnv: NodeJS.ProcessEnv = {
@@ -29,7 +29,7 @@ let cwd: string
 const running = new Set<ChildProcess>()
 
 beforeAll(() => {
-  if (!existsSync(join(repoRoot, 'dist/index.js'))) throw new Error('The generator is not built: run `npm run build` first (the bin imports dist/).')
+  if (!existsSync(join(repoRoot, 'generator/dist/index.js'))) throw new Error('The generator is not built: run `npm run build` first (the bin imports dist/).')
 })
 
 beforeEach(() => {

@@ -18,11 +18,11 @@ import { delimiter, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import prompts from 'prompts'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { type CliIo, parseSkill, run, type Skill, tsString } from '../../src/index.ts'
-import { tsValue } from '../../src/render.ts'
+import { type CliIo, parseSkill, run, type Skill, tsString } from '../../generator/src/index.ts'
+import { tsValue } from '../../generator/src/render.ts'
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
-const bin = join(repoRoot, 'bin/create-a2a-agent.mjs')
+const bin = join(repoRoot, 'generator/bin/create-a2a-agent.mjs')
 const runtimeVersion = (JSON.parse(readFileSync(join(repoRoot, 'runtime/package.json'), 'utf8')) as { version: string }).version
 const tarball = `vendor/a2a-runtime-${runtimeVersion}.tgz`
 
@@ -55,7 +55,7 @@ let cwd: string
 const running = new Set<ChildProcess>()
 
 beforeAll(() => {
-  if (!existsSync(join(repoRoot, 'dist/index.js')) || !existsSync(join(repoRoot, 'runtime/dist/index.js'))) {
+  if (!existsSync(join(repoRoot, 'generator/dist/index.js')) || !existsSync(join(repoRoot, 'runtime/dist/index.js'))) {
     throw new Error('The generator and the runtime are not built: run `npm run build` first (the bin imports dist/).')
   }
 })
@@ -572,7 +572,7 @@ describe('interactive', () => {
 
 describe('the command line', () => {
   it('--version prints the version and exits 0', async () => {
-    const { version } = JSON.parse(read(repoRoot, 'package.json')) as { version: string }
+    const { version } = JSON.parse(read(repoRoot, 'generator', 'package.json')) as { version: string }
     for (const flag of ['--version', '-v']) {
       const result = await create([flag])
       expect(result.code).toBe(0)

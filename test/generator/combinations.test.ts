@@ -6,8 +6,8 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { resolveOptions, TEMPLATES } from '../../src/options.ts'
-import { renderProject } from '../../src/render.ts'
+import { resolveOptions, TEMPLATES } from '../../generator/src/options.ts'
+import { renderProject } from '../../generator/src/render.ts'
 import { assertBuilt } from './template-support.ts'
 
 // Every project the generator can make — each template with each authentication, with and without streaming,
@@ -34,7 +34,7 @@ function generate(combination: (typeof combinations)[number], suffix = ''): stri
   const { template, auth, streaming, pushNotifications } = combination
   const dir = `${template}-${auth}-${streaming ? 'streaming' : 'send'}-${pushNotifications ? 'push' : 'nopush'}${suffix && `-${suffix}`}`
   const options = resolveOptions({ dir, yes: true, install: false, git: false, pm: 'npm', ...combination }, workspace)
-  for (const file of renderProject(join(root, 'templates'), options, '*')) {
+  for (const file of renderProject(join(root, 'generator/templates'), options, '*')) {
     const path = join(options.dir, file.path)
     mkdirSync(dirname(path), { recursive: true })
     writeFileSync(path, file.content)

@@ -9,7 +9,7 @@ import { Role, TaskState } from '@a2a-js/sdk'
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client'
 import { A2AClient as A2AClientV03 } from 'a2a-sdk-v03/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type StandInLlm, startStandInLlm } from '../../templates/llm/test/llm-stand-in.ts'
+import { type StandInLlm, startStandInLlm } from '../../generator/templates/llm/test/llm-stand-in.ts'
 import { OTHER_PACKAGE_MANAGERS, packageManagersOnPath } from '../_package-managers.ts'
 import { answerText, SLOW, send, startProject } from '../_served-project.ts'
 import { freePort } from '../_support.ts'
@@ -22,7 +22,7 @@ import { readmeBlocks } from './e2e-readme.ts'
  * then run each project's own typecheck and tests and serve it with `npm start` on a free port.
  */
 
-const bin = fileURLToPath(new URL('../../bin/create-a2a-agent.mjs', import.meta.url))
+const bin = fileURLToPath(new URL('../../generator/bin/create-a2a-agent.mjs', import.meta.url))
 const exec = promisify(execFile)
 const INSTALL_TIMEOUT = 180_000
 

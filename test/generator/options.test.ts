@@ -20,8 +20,8 @@ import {
   toPackageName,
   tsString,
   UsageError,
-} from '../../src/index.ts'
-import { tsValue } from '../../src/render.ts'
+} from '../../generator/src/index.ts'
+import { tsValue } from '../../generator/src/render.ts'
 
 /**
  * `run` parses its flags with its own commander program and hands the answers to `resolveOptions`. To check
@@ -30,9 +30,9 @@ import { tsValue } from '../../src/render.ts'
  * real function.
  */
 const capture = vi.hoisted(() => ({ on: false, options: undefined as ProjectOptions | undefined }))
-vi.mock('../../src/options.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../src/options.ts')>()
-  const { UsageError: StopError } = await import('../../src/errors.ts')
+vi.mock('../../generator/src/options.ts', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../generator/src/options.ts')>()
+  const { UsageError: StopError } = await import('../../generator/src/errors.ts')
   return {
     ...actual,
     resolveOptions: (...args: Parameters<typeof actual.resolveOptions>) => {

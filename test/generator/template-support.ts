@@ -8,11 +8,11 @@ import { promisify } from 'node:util'
 /** Generated projects without an install: the generator run as a process, offline, into a temporary folder. */
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
-const bin = join(repoRoot, 'bin/create-a2a-agent.mjs')
+const bin = join(repoRoot, 'generator/bin/create-a2a-agent.mjs')
 const exec = promisify(execFile)
 
 export function assertBuilt(): void {
-  if (!existsSync(join(repoRoot, 'dist/index.js')) || !existsSync(join(repoRoot, 'runtime/dist/index.js'))) {
+  if (!existsSync(join(repoRoot, 'generator/dist/index.js')) || !existsSync(join(repoRoot, 'runtime/dist/index.js'))) {
     throw new Error('The generator and the runtime are not built: run `npm run build` first (the bin imports dist/).')
   }
 }

@@ -41,7 +41,7 @@ beforeAll(async () => {
   // Provenance needs a CI provider's identity; this publish is the same without it.
   const packed = join(workspace, 'packed')
   mkdirSync(packed)
-  for (const dir of [join(root, 'runtime'), root]) {
+  for (const dir of [join(root, 'runtime'), join(root, 'generator')]) {
     const { stdout } = await exec('npm', ['pack', '--json', '--pack-destination', packed], { cwd: dir, timeout: STEP })
     const [{ name, version, filename, integrity }] = JSON.parse(stdout) as [Published & { filename: string }]
     await exec('npm', ['publish', join(packed, filename), '--userconfig', registry.publisherNpmrc, '--registry', registry.url, '--provenance=false'], {
@@ -157,6 +157,9 @@ describe('npm create a2a-agent, against a registry the packages were published t
       const said = created.stdout + created.stderr
       expect(said).toContain(`Installing dependencies with ${pm}`)
       expect(said).toContain('Initialised a git repository with a first commit')
+      // The generator is published as a package of its own, not as the repository's workspace root (yarn warns
+      // about a published `workspaces` field while it installs the generator).
+      expect(said).not.toMatch(/workspaces/i)
       const project = join(machine.work, 'my-agent')
 
       // The runtime came from the registry: the version the generator was published with, the tarball the

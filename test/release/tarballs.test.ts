@@ -50,8 +50,8 @@ describe.each([
   },
   {
     name: 'create-a2a-agent',
-    workspace: undefined,
-    dir: '.',
+    workspace: 'create-a2a-agent',
+    dir: 'generator',
     others: ['LICENSE', 'README.md', 'package.json', 'bin/create-a2a-agent.mjs'],
     // Measured 2026-11-25: 51 KiB packed, 150 KiB unpacked, 51 files (templates included).
     budget: { packed: 80 * KiB, unpacked: 240 * KiB },

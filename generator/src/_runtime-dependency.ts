@@ -14,13 +14,14 @@ export interface RuntimeDependency {
 
 /**
  * A published generator depends on the published runtime of its own version (`^x.y.z`). Run from a clone of
- * the repository, where `runtime/` sits beside the generator, the runtime may not be on the registry yet, so
- * it is packed into the project's `vendor/` and the project depends on that tarball.
+ * the repository, where the runtime's folder (`runtime/`, the package `a2a-runtime`) sits beside the generator's,
+ * the runtime may not be on the registry yet, so it is packed into the project's `vendor/` and the project
+ * depends on that tarball.
  */
 export function planRuntimeDependency(packageRoot: string): RuntimeDependency {
-  const runtimeDir = join(packageRoot, 'runtime')
+  const runtimeDir = join(packageRoot, '..', 'runtime')
   const { version } = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }
-  if (!existsSync(join(runtimeDir, 'package.json'))) return { specifier: `^${version}` }
+  if (!isRuntimePackage(runtimeDir)) return { specifier: `^${version}` }
   if (!existsSync(join(runtimeDir, 'dist/index.js'))) {
     throw new UsageError(`The runtime in ${runtimeDir} is not built: run \`npm run build\` in the repository first`, 1)
   }
@@ -44,4 +45,11 @@ export function planRuntimeDependency(packageRoot: string): RuntimeDependency {
       },
     },
   }
+}
+
+/** The repository's runtime beside the generator, not some other folder of that name (in a node_modules, say). */
+function isRuntimePackage(dir: string): boolean {
+  const manifest = join(dir, 'package.json')
+  if (!existsSync(manifest)) return false
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'a2a-runtime'
 }
