@@ -187,6 +187,13 @@ describe('a2a dev', () => {
     const strict = await startDev({ A2A_PUSH_ALLOW_HTTP: 'false' })
     const refused = await send(strict.url, 'which?', { configuration: { pushNotificationConfig: { url: receiver.url } } })
     expect(refused.body.error?.message).toMatch(/http: webhooks are refused/)
+    child!.kill('SIGKILL')
+
+    // A blank line in the project's .env says "nothing", not "the default": the dev allowance is off too.
+    writeFileSync(join(project, '.env'), 'A2A_PUSH_ALLOW_HTTP=\n')
+    const blank = await startDev()
+    const refusedToo = await send(blank.url, 'which?', { configuration: { pushNotificationConfig: { url: receiver.url } } })
+    expect(refusedToo.body.error?.message).toMatch(/http: webhooks are refused/)
   })
 
   it('applies .env changes on save', async () => {
