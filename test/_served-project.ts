@@ -30,22 +30,8 @@ export async function startProject(
   const port = await freePort()
   const child = spawn(command!, args, { cwd: project, env: { ...baseEnv, PORT: String(port), HOST: '127.0.0.1', ...env }, detached: true })
   running.add(child)
-  let output = ''
-  child.stdout!.on('data', (chunk) => (output += chunk))
-  child.stderr!.on('data', (chunk) => (output += chunk))
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const url = `http://127.0.0.1:${port}/`
-  const deadline = Date.now() + SLOW
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${[command, ...args].join(' ')} exited with ${child.exitCode}:\n${output}`)
-    if (Date.now() > deadline) throw new Error(`${[command, ...args].join(' ')} did not serve the card within ${SLOW / 1000} s:\n${output}`)
-    const ok = await fetch(`${url}.well-known/agent.json`).then(
-      (response) => response.ok,
-      () => false,
-    )
-    if (ok) break
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  const { exited } = await untilCardAnswers(child, url, [command, ...args].join(' '))
   return {
     url,
     async stop() {
@@ -61,6 +47,28 @@ export async function startProject(
       }
       return false
     },
+  }
+}
+
+/**
+ * Collects what `child` prints and waits until the card answers at `url`; fails, with that output, when the child
+ * exits first or after `SLOW`. `what` names the command in the error.
+ */
+export async function untilCardAnswers(child: ChildProcess, url: string, what: string): Promise<{ output(): string; exited: Promise<number | null> }> {
+  let output = ''
+  child.stdout!.on('data', (chunk) => (output += chunk))
+  child.stderr!.on('data', (chunk) => (output += chunk))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const deadline = Date.now() + SLOW
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}:\n${output}`)
+    if (Date.now() > deadline) throw new Error(`${what} did not serve the card within ${SLOW / 1000} s:\n${output}`)
+    const ok = await fetch(`${url}.well-known/agent.json`).then(
+      (response) => response.ok,
+      () => false,
+    )
+    if (ok) return { output: () => output, exited }
+    await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
 

@@ -11,7 +11,7 @@ import { A2AClient as A2AClientV03 } from 'a2a-sdk-v03/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type StandInLlm, startStandInLlm } from '../../generator/templates/llm/test/llm-stand-in.ts'
 import { OTHER_PACKAGE_MANAGERS, packageManagersOnPath } from '../_package-managers.ts'
-import { answerText, SLOW, send, startProject } from '../_served-project.ts'
+import { answerText, SLOW, send, startProject, untilCardAnswers } from '../_served-project.ts'
 import { freePort } from '../_support.ts'
 import { startReceiver } from '../runtime/_webhook.ts'
 import { buildLikeDocker, readDockerfile, startCmd } from './e2e-dockerfile.ts'
@@ -250,23 +250,8 @@ describe('generated projects', { timeout: 300_000 }, () => {
     const port = String(await freePort())
     const child = startCmd(built, { PORT: port })
     running.add(child)
-    let output = ''
-    child.stdout!.on('data', (chunk) => (output += chunk))
-    child.stderr!.on('data', (chunk) => (output += chunk))
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
     const url = `http://127.0.0.1:${port}/`
-    await expect
-      .poll(
-        async () => {
-          if (child.exitCode !== null) throw new Error(`The CMD exited with ${child.exitCode}: ${output}`)
-          return fetch(`${url}.well-known/agent.json`).then(
-            (response) => response.ok,
-            () => false,
-          )
-        },
-        { timeout: SLOW, interval: 100 },
-      )
-      .toBe(true)
+    const { exited } = await untilCardAnswers(child, url, 'The CMD')
     expect(answerText((await send(url, 'ping')).body.result)).toBe('Echo: ping')
 
     const healthcheck = built.stage.steps.find((step) => step.keyword === 'HEALTHCHECK')!.shell!
