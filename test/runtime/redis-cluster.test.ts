@@ -493,7 +493,8 @@ describe('one Redis going down under two instances', () => {
     const lost: string[] = []
     for (const id of acknowledged) {
       const reply = await rpc(a, 'tasks/get', { id })
-      if (reply.body.result?.status.state !== 'completed') lost.push(`${id}: ${reply.status} ${JSON.stringify(reply.body).slice(0, 200)}`)
+      if (reply.body.result?.status.state !== 'completed')
+        lost.push(`${id}: ${reply.status} ${JSON.stringify(reply.body.result?.status ?? reply.body).slice(0, 600)}`)
     }
     expect(lost.slice(0, 3), `${lost.length} of ${acknowledged.length} acknowledged tasks are not completed after the restart`).toEqual([])
   })
