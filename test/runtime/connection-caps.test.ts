@@ -97,9 +97,12 @@ describe('1,500 stalled request bodies from another address', () => {
     expect(stalled).toHaveLength(1_500)
     expect(allClosed).toBe(true)
     expect(ended.open + ended.other).toBe(0)
-    // Half of the default 64 MiB budget holds at most 32 bodies of 1 MiB: every other one is refused at once.
-    expect(ended.cut).toBeLessThanOrEqual(32)
-    expect(ended.refused + ended.unanswered).toBeGreaterThanOrEqual(1_500 - 32)
+    // Half of the default 64 MiB budget holds at most 32 bodies of 1 MiB at once: every other one is refused at
+    // once. When opening the 1,500 took longer than the request timeout (a loaded machine), the first 32 were cut
+    // and let go meanwhile, and 32 later ones took their place: at most 32 more per timeout that opening took.
+    const heldAtMost = 32 * (1 + Math.floor(opened / REQUEST_TIMEOUT_MS))
+    expect(ended.cut).toBeLessThanOrEqual(heldAtMost)
+    expect(ended.refused + ended.unanswered).toBeGreaterThanOrEqual(1_500 - heldAtMost)
     expect(closedAfter).toBeLessThan(REQUEST_TIMEOUT_MS + SLACK_MS + opened)
     expect(peak - before).toBeLessThan(STALLED_RSS_CEILING)
     expect(traffic.failures).toEqual([])
@@ -292,7 +295,7 @@ describe('cap settings', () => {
   it('defaults to 4,096 connections', async () => {
     const server = await serveAgent(echoAgent, { logger: captureLogger(), port: 0, hostname: '127.0.0.1', handleSignals: false })
     servers.push(server)
-    expect(server.server.maxConnections).toBe(4096)
+    expect(server.server!.maxConnections).toBe(4096)
   })
 
   it.each([
@@ -311,10 +314,10 @@ describe('cap settings', () => {
     process.env.A2A_MAX_CONNECTIONS = '12'
     const fromEnv = await serveAgent(echoAgent, { logger: captureLogger(), port: 0, hostname: '127.0.0.1', handleSignals: false })
     servers.push(fromEnv)
-    expect(fromEnv.server.maxConnections).toBe(12)
+    expect(fromEnv.server!.maxConnections).toBe(12)
     const fromOption = await serveAgent(echoAgent, { logger: captureLogger(), port: 0, hostname: '127.0.0.1', handleSignals: false, maxConnections: 30 })
     servers.push(fromOption)
-    expect(fromOption.server.maxConnections).toBe(30)
+    expect(fromOption.server!.maxConnections).toBe(30)
     process.env.A2A_MAX_CONNECTIONS_PER_ADDRESS = 'lots'
     await expectRefused({}, 'maxConnectionsPerAddress (A2A_MAX_CONNECTIONS_PER_ADDRESS) must be a whole number from 0 (0: no cap) (got "lots")')
     delete process.env.A2A_MAX_CONNECTIONS_PER_ADDRESS

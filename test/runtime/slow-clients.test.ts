@@ -265,9 +265,9 @@ describe('timeout settings', () => {
 
   it('defaults to a 15 s headers timeout, a 30 s request timeout and a 5 s keep-alive timeout, advertised as Keep-Alive: timeout=5', async () => {
     const server = await serve({ headersTimeoutMs: undefined, requestTimeoutMs: undefined, keepAliveTimeoutMs: undefined })
-    expect(server.server.headersTimeout).toBe(15_000)
-    expect(server.server.requestTimeout).toBe(30_000)
-    expect(server.server.keepAliveTimeout).toBe(5_000)
+    expect(server.server!.headersTimeout).toBe(15_000)
+    expect(server.server!.requestTimeout).toBe(30_000)
+    expect(server.server!.keepAliveTimeout).toBe(5_000)
     const response = await fetch(new URL('.well-known/agent.json', server.url))
     expect(response.headers.get('keep-alive')).toBe('timeout=5')
     await response.body?.cancel()
@@ -275,8 +275,8 @@ describe('timeout settings', () => {
 
   it('lowers the default headers timeout to a requestTimeoutMs below it', async () => {
     const server = await serve({ headersTimeoutMs: undefined, requestTimeoutMs: 8_000 })
-    expect(server.server.headersTimeout).toBe(8_000)
-    expect(server.server.requestTimeout).toBe(8_000)
+    expect(server.server!.headersTimeout).toBe(8_000)
+    expect(server.server!.requestTimeout).toBe(8_000)
   })
 
   it('reads A2A_HEADERS_TIMEOUT_MS, A2A_REQUEST_TIMEOUT_MS and A2A_KEEP_ALIVE_TIMEOUT_MS when the options are absent; the options win', async () => {
@@ -284,9 +284,9 @@ describe('timeout settings', () => {
     process.env.A2A_REQUEST_TIMEOUT_MS = '20000'
     process.env.A2A_KEEP_ALIVE_TIMEOUT_MS = '65000'
     const fromEnv = await serve({ headersTimeoutMs: undefined, requestTimeoutMs: undefined, keepAliveTimeoutMs: undefined })
-    expect([fromEnv.server.headersTimeout, fromEnv.server.requestTimeout, fromEnv.server.keepAliveTimeout]).toEqual([12_000, 20_000, 65_000])
+    expect([fromEnv.server!.headersTimeout, fromEnv.server!.requestTimeout, fromEnv.server!.keepAliveTimeout]).toEqual([12_000, 20_000, 65_000])
     const fromOptions = await serve({ headersTimeoutMs: 1_000, requestTimeoutMs: 2_000, keepAliveTimeoutMs: 3_000 })
-    expect([fromOptions.server.headersTimeout, fromOptions.server.requestTimeout, fromOptions.server.keepAliveTimeout]).toEqual([1_000, 2_000, 3_000])
+    expect([fromOptions.server!.headersTimeout, fromOptions.server!.requestTimeout, fromOptions.server!.keepAliveTimeout]).toEqual([1_000, 2_000, 3_000])
   })
 
   it.each([

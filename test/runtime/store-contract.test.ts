@@ -1,8 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createFileStore, createMemoryStore, createRedisStore, type TaskStore, taskStoreContract } from 'a2a-runtime'
+import {
+  createDurableObjectStore,
+  createFileStore,
+  createMemoryStore,
+  createRedisStore,
+  type DurableObjectTaskStore,
+  type TaskStore,
+  taskStoreContract,
+} from 'a2a-runtime'
 import { afterAll, beforeAll, describe, it } from 'vitest'
+import { DurableObjectStorageStandIn } from './_durable-object-storage.ts'
 import { type RedisServer, startRedis } from './_redis.ts'
 import { type RedisCluster, startRedisCluster } from './_redis-cluster.ts'
 
@@ -35,6 +44,22 @@ describe('the file store keeps the TaskStore contract', () => {
     return openAt(dirOf.get(store)!)
   }
   for (const check of taskStoreContract({ open, reopen })) it(check.name, check.run, CHECK_TIMEOUT_MS)
+})
+
+describe('the Durable Object store keeps the TaskStore contract', () => {
+  const storageOf = new WeakMap<TaskStore, DurableObjectStorageStandIn>()
+  const openOn = async (storage: DurableObjectStorageStandIn) => {
+    const store: DurableObjectTaskStore = createDurableObjectStore(storage)
+    storageOf.set(store, storage)
+    await store.restore()
+    return store
+  }
+  // The object moved or restarted: a new instance reads the same storage.
+  const reopen = async (store: TaskStore) => {
+    await store.close?.()
+    return openOn(storageOf.get(store)!)
+  }
+  for (const check of taskStoreContract({ open: () => openOn(new DurableObjectStorageStandIn()), reopen })) it(check.name, check.run, CHECK_TIMEOUT_MS)
 })
 
 describe.each([

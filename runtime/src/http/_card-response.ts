@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { FastResponse } from 'srvx/node'
+import { FastResponse } from 'srvx'
 
 /** A card as served, prepared once: its bytes, a weak ETag from its content, and its response headers. */
 export interface CachedCard {

@@ -1,4 +1,4 @@
-import { FastResponse } from 'srvx/node'
+import { FastResponse } from 'srvx'
 import { type A2AError, InvalidRequestError } from '../errors.js'
 import { LARGE_ANSWER_CHARS, largeJsonResponse } from './_large-answer.js'
 import type { Outgoing } from './_outgoing.js'

@@ -1,4 +1,4 @@
-import { FastResponse } from 'srvx/node'
+import { FastResponse } from 'srvx'
 import { type Outgoing, PIECE_BYTES, type WatchedBody } from './_outgoing.js'
 
 /** Headers the platform spec requires on every stream (as pairs, which the response writer takes as they are). */

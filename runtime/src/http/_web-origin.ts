@@ -1,5 +1,5 @@
 import type { H3Event } from 'h3'
-import { FastResponse } from 'srvx/node'
+import { FastResponse } from 'srvx'
 import { ErrorCode } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { Env } from '../settings.js'

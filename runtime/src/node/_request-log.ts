@@ -17,7 +17,7 @@ export function withRequestLog(handler: NodeHandler, log: (line: string) => void
  * fragment (clients put tokens there, `/?token=…`); any other target (a path segment holding a secret,
  * `/;token=…`, an absolute-form URL with user info) is shown as `(other path)`, never as sent.
  */
-function logPath(url = ''): string {
+export function logPath(url = ''): string {
   let path = url.split(/[?#]/, 1)[0]!
   if (!path.startsWith('/')) {
     try {

@@ -1,9 +1,12 @@
 import type { Server } from 'node:http'
 import type { A2AApp } from '../http/app.js'
 import type { Logger } from '../logger.js'
+import type { NativeListener } from './_native-serve.js'
 
 /** How long a shutdown waits for ended streams to flush before closing their connections. */
 const FLUSH_MS = 1000
+/** Bun and Deno tell nothing of a stream's flush: the moment ended streams get before their connections close. */
+const FLUSH_MS_NATIVE = 100
 
 /**
  * Closes the server once: it stops accepting, the app drains its tasks (running ones get `shutdownTimeoutMs`),
@@ -63,5 +66,23 @@ export function exitOnSignals(close: () => Promise<void>, logger: Logger, shutdo
   return () => {
     process.off('SIGTERM', onSignal)
     process.off('SIGINT', onSignal)
+  }
+}
+
+/**
+ * The same close for Bun's and Deno's servers: they stop accepting, the app drains its tasks and ends its
+ * streams, ended streams get a moment to flush, then what is still open is closed.
+ */
+export function nativeClose(listener: NativeListener, app: A2AApp, closed?: () => void): () => Promise<void> {
+  let closing: Promise<void> | undefined
+  return () => {
+    closing ??= (async () => {
+      listener.stopAccepting()
+      await app.close()
+      await new Promise((resolve) => setTimeout(resolve, FLUSH_MS_NATIVE))
+      await listener.closeAll()
+      closed?.()
+    })()
+    return closing
   }
 }

@@ -6,10 +6,11 @@ import { defaultAllowedHosts } from '../http/_allowed-hosts.js'
 import { type A2AApp, type A2AAppOptions, createA2AApp } from '../http/app.js'
 import { createConsoleLogger, type LogLevel } from '../logger.js'
 import { envValue, processEnv } from '../settings.js'
-import { applyConnectionPolicy, readConnectionPolicy } from './_connection-policy.js'
+import { applyConnectionPolicy, type ConnectionPolicy, readConnectionPolicy } from './_connection-policy.js'
 import { displayHost, listen, readPort } from './_listen.js'
+import { listenNative, type NativeRuntime, nativeRuntime } from './_native-serve.js'
 import { withRequestLog } from './_request-log.js'
-import { exitOnSignals, gracefulClose } from './_shutdown.js'
+import { exitOnSignals, gracefulClose, nativeClose } from './_shutdown.js'
 
 export interface ServeOptions extends A2AAppOptions {
   /** Default: `PORT`, else 3000. `0` picks a free port. */
@@ -74,13 +75,18 @@ export interface A2AServer {
   readonly url: string
   readonly port: number
   readonly app: A2AApp
-  readonly server: Server
+  /** The server that serves it: Node's `node:http` server, or Bun's or Deno's own. */
+  readonly runtime: 'node' | NativeRuntime
+  /** Node's HTTP server; `undefined` on Bun and Deno, whose native servers serve the app. */
+  readonly server: Server | undefined
   /** Stops accepting connections, lets running tasks finish (up to `shutdownTimeoutMs`), closes streams. */
   close(): Promise<void>
 }
 
 /**
- * Serves an agent on Node's HTTP server.
+ * Serves an agent: on Node with its HTTP server, on Bun and Deno with their native servers (`Bun.serve`,
+ * `Deno.serve`). Slow-client timeouts and connection caps are Node's: Bun applies the keep-alive (or a shorter
+ * headers) timeout as its idle timeout, and Deno neither (put a proxy in front that bounds them).
  *
  * @example
  * import agent from './agent.js'
@@ -98,17 +104,30 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
   const allowedHosts = options.allowedHosts ?? defaultAllowedHosts(hostname, publicUrl, env)
   const app = createA2AApp(agent, { ...options, env, logger, ...(publicUrl && { publicUrl }), ...(allowedHosts && { allowedHosts }) })
 
-  const handler = toNodeHandler(app.h3)
-  const server = createServer(options.requestLogLevel ? withRequestLog(handler, logger[options.requestLogLevel].bind(logger)) : handler)
-  applyConnectionPolicy(server, connectionPolicy)
-  await listen(server, port, hostname)
-  const address = server.address() as AddressInfo
-  const url = `http://${displayHost(hostname)}:${address.port}/`
+  const log = options.requestLogLevel ? logger[options.requestLogLevel].bind(logger) : undefined
+  const runtime = nativeRuntime()
+  let listener: { port: number; server: Server | undefined; close: () => Promise<void> }
+  if (runtime) {
+    const native = await listenNative(runtime, app, { port, hostname, idleTimeoutMs: shortestTimeout(connectionPolicy), ...(log && { log }) })
+    listener = { port: native.port, server: undefined, close: nativeClose(native, app, () => detachSignals?.()) }
+  } else {
+    const handler = toNodeHandler(app.h3)
+    const server = createServer(log ? withRequestLog(handler, log) : handler)
+    applyConnectionPolicy(server, connectionPolicy)
+    await listen(server, port, hostname)
+    listener = { port: (server.address() as AddressInfo).port, server, close: gracefulClose(server, app, () => detachSignals?.()) }
+  }
+  const url = `http://${displayHost(hostname)}:${listener.port}/`
   app.setUrl(url)
   logger.info(`Agent "${agent.card.name}" listening on ${url} (card at ${url}.well-known/agent.json)`)
 
   let detachSignals: (() => void) | undefined
-  const close = gracefulClose(server, app, () => detachSignals?.())
+  const { close } = listener
   if (options.handleSignals ?? true) detachSignals = exitOnSignals(close, logger, options.shutdownTimeoutMs ?? 10_000)
-  return { url, port: address.port, app, server, close }
+  return { url, port: listener.port, app, runtime: runtime ?? 'node', server: listener.server, close }
+}
+
+/** The idle timeout a native server gets: the keep-alive timeout, or the headers timeout if that is shorter. */
+function shortestTimeout({ timeouts }: ConnectionPolicy): number {
+  return Math.min(timeouts.headers, timeouts.keepAlive)
 }

@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { failWithReason } from '../core/_failed.js'
 import { isSettled } from '../core/_lifecycle.js'
 import type { Logger } from '../logger.js'
 import { processEnv } from '../settings.js'
@@ -11,6 +10,7 @@ import type { TaskSnapshot } from './_log-records.js'
 import { type RestoredTask, restoreLog } from './_log-restore.js'
 import { SegmentWriter } from './_segment-writer.js'
 import { listSegments } from './_segments.js'
+import { failStopped } from './_stopped.js'
 import { FLUSH_BYTES, type LiveBytes, TaskLog } from './_task-log.js'
 import { type MemoryStoreOptions, MemoryTaskStore } from './memory.js'
 import type { TaskPage, TaskQuery, TaskStore } from './task-store.js'
@@ -27,9 +27,7 @@ export interface FileStoreOptions extends MemoryStoreOptions {
   logger?: Pick<Logger, 'warn'>
 }
 
-const STOPPED_REASON = 'The server stopped before the task finished'
 const DEFAULT_SEGMENT_BYTES = 8 * 1024 * 1024
-const REPAIR_GAP = 2 ** 20
 const noop = (): void => {}
 
 /**
@@ -286,16 +284,6 @@ export class FileTaskStore implements TaskStore {
       this.#logger?.warn(`Task store: ${earlier} holds task files of an earlier release of the store, which this one does not read`)
     }
   }
-}
-
-/** Ends a task whose process died: failed with a reason, its log closed by the final event. */
-function failStopped(task: Task, events: TaskEvent[] | undefined, keptAfter: number): TaskEvent[] | undefined {
-  // The files hold the events up to the task's last write; the stopped process may have sent more. The repair
-  // is numbered past any of those, so a client resuming from one still receives it.
-  const failed = failWithReason(task, STOPPED_REASON, (events?.at(-1)?.seq ?? keptAfter) + REPAIR_GAP)
-  if (!events) return undefined
-  events.push(failed)
-  return events
 }
 
 /**

@@ -8,11 +8,11 @@ export type RedisClient = Redis | Cluster
 
 export const noop = (): void => {}
 
-// Loaded when a Redis store is made, by require: every `a2a start` would otherwise pay for ioredis.
-const require = createRequire(import.meta.url)
-
 function connect(url: string, cluster: boolean, options: RedisOptions): RedisClient {
-  const ioredis = require('ioredis') as typeof import('ioredis')
+  // Loaded when a Redis store is made, by require: every `a2a start` would otherwise pay for ioredis. The
+  // require is made here too, not when the module loads: a bundle for Cloudflare Workers has no module URL.
+  const load = createRequire(import.meta.url)
+  const ioredis = load('ioredis') as typeof import('ioredis')
   if (!cluster) return new ioredis.Redis(url, options)
   const { protocol, hostname, port, username, password, pathname } = new URL(url)
   if (pathname.length > 1 && pathname !== '/0')

@@ -1,0 +1,144 @@
+import { ConfigurationError } from '../errors.js'
+import type { A2AApp } from '../http/app.js'
+import { logPath } from './_request-log.js'
+
+/**
+ * Bun's and Deno's own HTTP servers, which serve a fetch handler natively: the app's `fetch` goes to them as
+ * it is, without Node's `node:http` emulation in between (several times the throughput on Bun). Only the
+ * parts of each API used here are declared, so the package needs neither runtime's types.
+ */
+
+export type NativeRuntime = 'bun' | 'deno'
+
+interface BunServer {
+  readonly port: number
+  stop(closeActiveConnections?: boolean): Promise<void>
+  timeout(request: Request, seconds: number): void
+}
+interface BunGlobal {
+  serve(options: {
+    port: number
+    hostname: string
+    idleTimeout: number
+    fetch: (request: Request, server: BunServer) => Response | Promise<Response>
+    error: (error: Error) => Response
+  }): BunServer
+}
+interface DenoServer {
+  readonly addr: { port: number }
+  shutdown(): Promise<void>
+}
+interface DenoGlobal {
+  serve(
+    options: { port: number; hostname: string; onListen: () => void; onError: (error: unknown) => Response },
+    handler: (request: Request) => Response | Promise<Response>,
+  ): DenoServer
+}
+
+/** The runtime whose native server serves the agent, or `undefined` on Node (and runtimes that emulate it only). */
+export function nativeRuntime(): NativeRuntime | undefined {
+  if ((globalThis as { Bun?: unknown }).Bun) return 'bun'
+  if ((globalThis as { Deno?: unknown }).Deno) return 'deno'
+  return undefined
+}
+
+export interface NativeListener {
+  port: number
+  /** Stops accepting connections; requests in flight go on. */
+  stopAccepting(): void
+  /** Closes what is still open. */
+  closeAll(): Promise<void>
+}
+
+export interface NativeServeSettings {
+  port: number
+  hostname: string
+  /**
+   * Bun closes a connection idle this long between requests, or slow to send its headers (its `idleTimeout`,
+   * whole seconds up to 255); once a request is in, it is not cut while it waits for its answer.
+   */
+  idleTimeoutMs: number
+  log?: (line: string) => void
+}
+
+/** An error the server itself met: nothing the client sent explains it, so it learns only that something failed. */
+const internalError = (): Response =>
+  new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }), {
+    status: 500,
+    headers: { 'content-type': 'application/json' },
+  })
+
+export async function listenNative(runtime: NativeRuntime, app: A2AApp, settings: NativeServeSettings): Promise<NativeListener> {
+  const handler = settings.log ? withNativeRequestLog(app.fetch, settings.log) : app.fetch
+  return runtime === 'bun' ? listenBun(handler, settings) : listenDeno(handler, settings)
+}
+
+function listenBun(handler: (request: Request) => Promise<Response>, settings: NativeServeSettings): NativeListener {
+  const bun = (globalThis as unknown as { Bun: BunGlobal }).Bun
+  let server: BunServer
+  try {
+    server = bun.serve({
+      port: settings.port,
+      hostname: settings.hostname,
+      idleTimeout: Math.min(255, Math.max(1, Math.ceil(settings.idleTimeoutMs / 1000))),
+      fetch: (request, server) => {
+        // Bun's idle timeout counts while a request waits for its answer too: a blocking send whose task works
+        // for a minute, or a stream quiet while its task waits, must not be cut by it.
+        server.timeout(request, 0)
+        return handler(request)
+      },
+      error: internalError,
+    })
+  } catch (error) {
+    throw listenError(error, settings)
+  }
+  return {
+    port: server.port,
+    stopAccepting: () => void server.stop(false),
+    closeAll: () => server.stop(true),
+  }
+}
+
+async function listenDeno(handler: (request: Request) => Promise<Response>, settings: NativeServeSettings): Promise<NativeListener> {
+  const deno = (globalThis as unknown as { Deno: DenoGlobal }).Deno
+  let listening!: () => void
+  const ready = new Promise<void>((resolve) => {
+    listening = resolve
+  })
+  let server: DenoServer
+  try {
+    server = deno.serve({ port: settings.port, hostname: settings.hostname, onListen: () => listening(), onError: internalError }, handler)
+  } catch (error) {
+    throw listenError(error, settings)
+  }
+  await ready
+  let shutdown: Promise<void> | undefined
+  return {
+    port: server.addr.port,
+    // Deno stops accepting at once and resolves when the requests in flight are done.
+    stopAccepting: () => {
+      shutdown ??= server.shutdown()
+    },
+    closeAll: () => (shutdown ??= server.shutdown()),
+  }
+}
+
+/** A port in use or out of reach, said as on Node (the runtimes' own errors name neither the port nor the fix). */
+function listenError(error: unknown, { port, hostname }: NativeServeSettings): unknown {
+  const code = (error as { code?: string; name?: string }).code ?? (error as { name?: string }).name
+  if (code === 'EADDRINUSE' || code === 'AddrInUse')
+    return new ConfigurationError(`Port ${port} on ${hostname} is already in use: stop the other server or choose another port (PORT)`)
+  if (code === 'EACCES' || code === 'PermissionDenied')
+    return new ConfigurationError(`No permission to listen on port ${port} on ${hostname}: choose a port above 1023 (PORT)`)
+  return error
+}
+
+/** The handler with one log line per request once its answer is ready: method, route, status, time. */
+function withNativeRequestLog(fetch: (request: Request) => Promise<Response>, log: (line: string) => void): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const started = performance.now()
+    const response = await fetch(request)
+    log(`${request.method} ${logPath(request.url)} ${response.status} ${(performance.now() - started).toFixed(1)} ms`)
+    return response
+  }
+}

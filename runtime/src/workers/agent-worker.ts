@@ -1,0 +1,107 @@
+import type { Agent } from '../agent.js'
+import { createA2AApp } from '../http/app.js'
+import type { A2AApp, A2AAppOptions } from '../http/app-options.js'
+import { createConsoleLogger } from '../logger.js'
+import { type Env, envValue } from '../settings.js'
+import { createDurableObjectStore, type DurableObjectStorageLike } from '../stores/durable-object.js'
+
+/**
+ * Cloudflare Workers. A Worker isolate lives for a request or a few, many run at once, and none can reach the
+ * memory of another: a task sent through one request and streamed, fetched or canceled through the next would
+ * not be found. So every request goes to one Durable Object per agent, which runs the agent and holds its
+ * tasks: a single object, on one thread, sees every request in order, so streams, resubscription
+ * (`Last-Event-ID`), cancel and `input-required` follow-ups work as on one Node process, and its storage keeps
+ * the tasks when the object is moved or restarted (`DurableObjectTaskStore`). Its limit is one object's
+ * throughput (it serves requests one at a time between awaits, ample for agents that wait on models).
+ *
+ * Only the parts of the Workers API used here are declared, so the package needs no Workers types.
+ */
+
+export interface DurableObjectStateLike {
+  readonly storage: DurableObjectStorageLike
+  blockConcurrencyWhile<T>(callback: () => Promise<T>): Promise<T>
+}
+
+interface DurableObjectNamespaceLike {
+  idFromName(name: string): unknown
+  get(id: unknown): { fetch(request: Request): Promise<Response> }
+}
+
+export interface AgentWorkerOptions extends Omit<A2AAppOptions, 'store' | 'env'> {
+  /** The name of the Durable Object binding in the Worker's configuration (`wrangler.jsonc`). Default `AGENT`. */
+  binding?: string
+}
+
+export interface AgentWorker {
+  /** The Worker's handler: `export default worker`. */
+  worker: { fetch(request: Request, env: Record<string, unknown>): Promise<Response> }
+  /** The Durable Object class: export it from the Worker's main module under the `class_name` the binding names. */
+  AgentObject: new (
+    state: DurableObjectStateLike,
+    env: Record<string, unknown>,
+  ) => { fetch(request: Request): Promise<Response> }
+}
+
+/** Running tasks hold their messages and artifacts in the object's memory (128 MB on Workers): a quarter of it. */
+const DEFAULT_WORKER_RUNNING_BYTES = 32 * 1024 * 1024
+/** The one object of each agent. */
+const OBJECT_NAME = 'agent'
+
+/**
+ * Serves an agent from Cloudflare Workers: the Worker hands every request to the agent's Durable Object.
+ *
+ * @example
+ * // src/worker.ts
+ * import { agentWorker } from 'a2a-runtime'
+ * import agent from './agent.js'
+ * const { worker, AgentObject } = agentWorker(agent)
+ * export { AgentObject }
+ * export default worker
+ */
+export function agentWorker(agent: Agent, options: AgentWorkerOptions = {}): AgentWorker {
+  const binding = options.binding ?? 'AGENT'
+
+  class AgentObject {
+    readonly #app: A2AApp
+
+    constructor(state: DurableObjectStateLike, bindings: Record<string, unknown>) {
+      const env = settingsOf(bindings)
+      const logger = options.logger ?? createConsoleLogger(undefined, env)
+      const store = createDurableObjectStore(state.storage, { env, logger })
+      // No request is let in before the tasks are back in memory.
+      void state.blockConcurrencyWhile(() => store.restore())
+      const maxRunningBytes = options.maxRunningBytes ?? (envValue(env, 'A2A_MAX_RUNNING_BYTES') === undefined ? DEFAULT_WORKER_RUNNING_BYTES : undefined)
+      this.#app = createA2AApp(agent, { ...options, env, logger, store, ...(maxRunningBytes !== undefined && { maxRunningBytes }) })
+    }
+
+    fetch(request: Request): Promise<Response> {
+      return this.#app.fetch(request)
+    }
+  }
+
+  const worker = {
+    fetch(request: Request, bindings: Record<string, unknown>): Promise<Response> {
+      const namespace = bindings[binding] as DurableObjectNamespaceLike | undefined
+      if (typeof namespace?.idFromName !== 'function') return Promise.resolve(missingBinding(binding))
+      return namespace.get(namespace.idFromName(OBJECT_NAME)).fetch(request)
+    },
+  }
+  return { worker, AgentObject }
+}
+
+/** The Worker's variables (strings) as settings; its bindings (objects) are not settings. */
+function settingsOf(bindings: Record<string, unknown>): Env {
+  const env: Record<string, string> = {}
+  for (const [name, value] of Object.entries(bindings)) if (typeof value === 'string') env[name] = value
+  return env
+}
+
+/** The Worker is deployed without the binding: the operator, not the client, has to act. */
+function missingBinding(binding: string): Response {
+  const message = `Server misconfigured: the Durable Object binding ${binding} is missing (add it to wrangler.jsonc, with a migration for its class)`
+  console.error(message)
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error: the agent is not configured' } }), {
+    status: 500,
+    headers: { 'content-type': 'application/json' },
+  })
+}
