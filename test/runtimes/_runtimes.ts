@@ -10,8 +10,11 @@ export interface JsRuntime {
   name: string
   /** The command that runs a .mjs file given after it: the binary first, then its arguments. */
   argv: string[]
-  /** The server `serveAgent` must pick on it: Node's `node:http`, or Bun's and Deno's native ones. */
-  server: 'node' | 'bun' | 'deno'
+  /**
+   * The server `serveAgent` must pick on it: Node's `node:http`, or Bun's and Deno's native ones; `workerd`: the
+   * agent runs as a Worker with its Durable Object (`agentWorker`), under `wrangler dev`, which `argv` runs.
+   */
+  server: 'node' | 'bun' | 'deno' | 'workerd'
   /** Added to the agent process's environment. */
   env?: Record<string, string>
 }
@@ -26,12 +29,20 @@ export const RUNTIMES: JsRuntime[] = [
   { name: 'bun', argv: [inRepo('node_modules/.bin/bun')], server: 'bun' },
   // No update check: a test run makes no request beyond the agent on 127.0.0.1.
   { name: 'deno', argv: [inRepo('test-runtimes/node_modules/.bin/deno'), 'run', '-A'], server: 'deno', env: { DENO_NO_UPDATE_CHECK: '1' } },
+  // Wrangler needs Node 22.12 or later: run on the Node 24 of test-runtimes/, whatever Node runs the tests.
+  {
+    name: 'workerd',
+    argv: [inRepo('test-runtimes/node_modules/node24/bin/node'), inRepo('test-runtimes/node_modules/wrangler/bin/wrangler.js')],
+    server: 'workerd',
+    env: { WRANGLER_SEND_METRICS: 'false' },
+  },
 ]
 
 /** Fails, never skips, when a runtime's binary is missing: the suite must run on all of them. */
 export function assertInstalled(runtime: JsRuntime): void {
-  const binary = runtime.argv[0]!
-  if (!existsSync(binary)) {
+  // The paths in argv (the binary, wrangler's script); the rest are arguments.
+  const binary = runtime.argv.filter((part) => part.includes('/')).find((path) => !existsSync(path))
+  if (binary !== undefined) {
     throw new Error(
       `${runtime.name} is not installed (${binary} is missing): run \`npm install\` at the repository root (its postinstall installs test-runtimes/)`,
     )

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { eventReader, readEvents } from '../runtime/_sse.ts'
 import { type AgentProcess, startAgentProcess } from './_agent-process.ts'
@@ -226,29 +229,64 @@ describe.each(RUNTIMES)('agent served on $name', (runtime) => {
     expect(unknown.body).toEqual({ jsonrpc: '2.0', id: 'unknown', error: { code: -32601, message: expect.stringContaining(dialect.methods.unknown) } })
   })
 
-  // Last: it needs a server of its own, which it shuts down.
-  it('on SIGTERM with tasks in flight ends their streams (failed: the server shut down) and exits with code 0', async ({ onTestFailed }) => {
-    // A short grace: `wait` ignores the shutdown until its signal fires, which the end of the grace does.
-    const doomed = await startAgentProcess(runtime, { GRACE: '300' })
-    onTestFailed(() => console.error(`[shut-down agent on ${runtime.name}, stderr]\n${doomed.stderr()}`))
-    try {
-      const streams = await Promise.all(
-        DIALECTS.map(async (dialect) => {
-          const requestId = `shutdown-${dialect.name}`
-          const reader = await openStream(doomed.url, dialect, 'wait', requestId)
-          await readUntil(reader, dialect, requestId, isWaiting)
-          return { dialect, requestId, reader }
-        }),
-      )
-      process.kill(doomed.pid, 'SIGTERM')
-      for (const { dialect, requestId, reader } of streams) {
-        const rest = await readToEnd(reader, dialect, requestId)
-        expect(rest.map(summary), dialect.name).toEqual(['status:failed'])
-        expect(rest[0]!.message, dialect.name).toMatch(/server shut down/i)
+  // Last: it needs a server of its own, which it shuts down. A Worker has no process to signal: its Durable
+  // Object restarting is checked instead.
+  it.runIf(runtime.server !== 'workerd')(
+    'on SIGTERM with tasks in flight ends their streams (failed: the server shut down) and exits with code 0',
+    async ({ onTestFailed }) => {
+      // A short grace: `wait` ignores the shutdown until its signal fires, which the end of the grace does.
+      const doomed = await startAgentProcess(runtime, { GRACE: '300' })
+      onTestFailed(() => console.error(`[shut-down agent on ${runtime.name}, stderr]\n${doomed.stderr()}`))
+      try {
+        const streams = await Promise.all(
+          DIALECTS.map(async (dialect) => {
+            const requestId = `shutdown-${dialect.name}`
+            const reader = await openStream(doomed.url, dialect, 'wait', requestId)
+            await readUntil(reader, dialect, requestId, isWaiting)
+            return { dialect, requestId, reader }
+          }),
+        )
+        process.kill(doomed.pid, 'SIGTERM')
+        for (const { dialect, requestId, reader } of streams) {
+          const rest = await readToEnd(reader, dialect, requestId)
+          expect(rest.map(summary), dialect.name).toEqual(['status:failed'])
+          expect(rest[0]!.message, dialect.name).toMatch(/server shut down/i)
+        }
+        expect(await doomed.exited).toEqual({ code: 0, signal: null })
+      } finally {
+        await doomed.stop()
       }
-      expect(await doomed.exited).toEqual({ code: 0, signal: null })
-    } finally {
-      await doomed.stop()
-    }
-  }, 60_000)
+    },
+    60_000,
+  )
+
+  it.runIf(runtime.server === 'workerd')(
+    'keeps its tasks in the Durable Object: restarted, it reads a finished task back and fails the one it was running with a reason',
+    async ({ onTestFailed }) => {
+      const [platform] = DIALECTS
+      const state = mkdtempSync(join(tmpdir(), 'a2a-worker-restart-'))
+      let current: AgentProcess | undefined
+      onTestFailed(() => console.error(`[restarted Worker, stderr]\n${current?.stderr()}`))
+      try {
+        current = await startAgentProcess(runtime, {}, { persistTo: state })
+        const finished = platform!.taskOf(
+          (await rpc(current.url, platform!.methods.send, platform!.message('kept across restarts'), platform!.headers)).body.result,
+        )
+        const reader = await openStream(current.url, platform!, 'wait', 'restart-wait')
+        const [first] = await readUntil(reader, platform!, 'restart-wait', isWaiting)
+        await current.stop()
+        current = await startAgentProcess(runtime, {}, { persistTo: state })
+        const readBack = (await rpc(current.url, platform!.methods.get, { id: finished.id }, platform!.headers)).body.result
+        expect(readBack.status.state).toBe('completed')
+        expect(readBack.artifacts[0].parts[0].text).toBe('echo kept across restarts')
+        const stopped = (await rpc(current.url, platform!.methods.get, { id: first!.taskId }, platform!.headers)).body.result
+        expect(stopped.status.state).toBe('failed')
+        expect(stopped.status.message.parts[0].text).toMatch(/stopped before the task finished/)
+      } finally {
+        await current?.stop()
+        rmSync(state, { recursive: true, force: true })
+      }
+    },
+    120_000,
+  )
 })
