@@ -1,0 +1,51 @@
+import { agentWorker, ConfigurationError, defineAgent } from 'a2a-runtime'
+import { describe, expect, it, vi } from 'vitest'
+import { echoAgent } from './_agents.ts'
+
+// agentWorker as served by workerd is covered by test/runtimes/behaviour.test.ts (wrangler dev); these pin what it
+// decides before any request reaches a Durable Object.
+
+describe('agentWorker', () => {
+  it('refuses an agent that declares push notifications, with a ConfigurationError naming the capability', () => {
+    const pushing = defineAgent({
+      card: { name: 'Pushing', description: 'Declares webhooks', version: '1.0.0', capabilities: { pushNotifications: true } },
+      execute: (_ctx, task) => task.complete(),
+    })
+    expect(() => agentWorker(pushing)).toThrow(ConfigurationError)
+    expect(() => agentWorker(pushing)).toThrow(/Cloudflare Workers.*capabilities\.pushNotifications false/)
+  })
+
+  it('answers a Worker deployed without its Durable Object binding with a JSON-RPC error, and logs the fix for the operator', async () => {
+    const { worker } = agentWorker(echoAgent, { binding: 'TASKS' })
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    try {
+      const response = await worker.fetch(new Request('https://agent.example/', { method: 'POST', body: '{}' }), { AGENT: {}, A2A_API_KEY: 'k' })
+      expect(response.status).toBe(500)
+      expect(await response.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error: the agent is not configured' } })
+      expect(logged).toHaveBeenCalledWith(expect.stringContaining('the Durable Object binding TASKS is missing'))
+    } finally {
+      logged.mockRestore()
+    }
+  })
+
+  it('hands every request to the one object named for the agent, unchanged', async () => {
+    const { worker } = agentWorker(echoAgent)
+    const seen: Array<{ name: string; url: string }> = []
+    const namespace = {
+      idFromName: (name: string) => ({ name }),
+      get: (id: { name: string }) => ({
+        fetch: async (request: Request) => {
+          seen.push({ name: id.name, url: request.url })
+          return new Response('from the object')
+        },
+      }),
+    }
+    const first = await worker.fetch(new Request('https://agent.example/.well-known/agent-card.json'), { AGENT: namespace })
+    const second = await worker.fetch(new Request('https://agent.example/', { method: 'POST', body: '{}' }), { AGENT: namespace })
+    expect([await first.text(), await second.text()]).toEqual(['from the object', 'from the object'])
+    expect(seen).toEqual([
+      { name: 'agent', url: 'https://agent.example/.well-known/agent-card.json' },
+      { name: 'agent', url: 'https://agent.example/' },
+    ])
+  })
+})
