@@ -1,6 +1,7 @@
 import { agentWorker, ConfigurationError, defineAgent } from 'a2a-runtime'
 import { describe, expect, it, vi } from 'vitest'
 import { echoAgent } from './_agents.ts'
+import { DurableObjectStorageStandIn } from './_durable-object-storage.ts'
 
 // agentWorker as served by workerd is covered by test/runtimes/behaviour.test.ts (wrangler dev); these pin what it
 // decides before any request reaches a Durable Object.
@@ -26,6 +27,12 @@ describe('agentWorker', () => {
     } finally {
       logged.mockRestore()
     }
+  })
+
+  it("refuses A2A_STORE in the Worker's variables when its object starts: tasks are kept in the Durable Object", () => {
+    const { AgentObject } = agentWorker(echoAgent)
+    const state = { storage: new DurableObjectStorageStandIn(), blockConcurrencyWhile: <T>(callback: () => Promise<T>) => callback() }
+    expect(() => new AgentObject(state, { A2A_STORE: 'file:.tasks' })).toThrow(/A2A_STORE does not apply on Cloudflare Workers/)
   })
 
   it('hands every request to the one object named for the agent, unchanged', async () => {

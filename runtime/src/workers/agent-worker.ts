@@ -74,6 +74,10 @@ export function agentWorker(agent: Agent, options: AgentWorkerOptions = {}): Age
 
     constructor(state: DurableObjectStateLike, bindings: Record<string, unknown>) {
       const env = settingsOf(bindings)
+      // The file and Redis stores need a file system and TCP sockets: say so rather than ignore the setting.
+      if (envValue(env, 'A2A_STORE') !== undefined) {
+        throw new ConfigurationError("A2A_STORE does not apply on Cloudflare Workers: tasks are kept in the agent's Durable Object; remove the variable")
+      }
       const logger = options.logger ?? createConsoleLogger(undefined, env)
       const store = createDurableObjectStore(state.storage, { env, logger })
       // No request is let in before the tasks are back in memory.
