@@ -1,4 +1,4 @@
-import { agentWorker, ConfigurationError, defineAgent } from 'a2a-runtime'
+import { agentWorker } from 'a2a-runtime'
 import { describe, expect, it, vi } from 'vitest'
 import { echoAgent } from './_agents.ts'
 import { DurableObjectStorageStandIn } from './_durable-object-storage.ts'
@@ -7,15 +7,6 @@ import { DurableObjectStorageStandIn } from './_durable-object-storage.ts'
 // decides before any request reaches a Durable Object.
 
 describe('agentWorker', () => {
-  it('refuses an agent that declares push notifications, with a ConfigurationError naming the capability', () => {
-    const pushing = defineAgent({
-      card: { name: 'Pushing', description: 'Declares webhooks', version: '1.0.0', capabilities: { pushNotifications: true } },
-      execute: (_ctx, task) => task.complete(),
-    })
-    expect(() => agentWorker(pushing)).toThrow(ConfigurationError)
-    expect(() => agentWorker(pushing)).toThrow(/Cloudflare Workers.*capabilities\.pushNotifications false/)
-  })
-
   it('answers a Worker deployed without its Durable Object binding with a JSON-RPC error, and logs the fix for the operator', async () => {
     const { worker } = agentWorker(echoAgent, { binding: 'TASKS' })
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {})

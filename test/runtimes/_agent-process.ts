@@ -7,6 +7,8 @@ import { assertRuntimeBuilt, fixturePath } from '../runtime/_fixture-process.ts'
 import { assertInstalled, type JsRuntime, REPO_ROOT } from './_runtimes.ts'
 
 /** The key the agent process accepts (A2A_API_KEY); requests send it as X-API-Key. */
+/** Webhooks on 127.0.0.1 (the test's receiver) are let through the push guard, over http. */
+const PUSH_SETTINGS = { A2A_PUSH_ALLOW: '127.0.0.1', A2A_PUSH_ALLOW_HTTP: 'true' }
 export const API_KEY = 'runtime-suite-key-5e1d'
 
 /** test/fixtures/runtime-agent.mjs running on one runtime. */
@@ -40,7 +42,7 @@ export async function startAgentProcess(runtime: JsRuntime, env: Record<string, 
   const persistTo = worker.persistTo ?? ownState
   const child = spawn(command!, [...args, ...(workerd ? await wranglerDevArgs(persistTo!) : [fixturePath('runtime-agent.mjs')])], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...runtime.env, A2A_API_KEY: API_KEY, ...env },
+    env: { ...process.env, ...runtime.env, A2A_API_KEY: API_KEY, ...PUSH_SETTINGS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     // wrangler runs workerd as a child of its own: its group is ended with it.
     detached: workerd,
@@ -108,6 +110,7 @@ async function wranglerDevArgs(persistTo: string): Promise<string[]> {
     String(await freePort()),
     '--var',
     `A2A_API_KEY:${API_KEY}`,
+    ...Object.entries(PUSH_SETTINGS).flatMap(([name, value]) => ['--var', `${name}:${value}`]),
     '--persist-to',
     persistTo,
     '--show-interactive-dev-session=false',

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { eventReader, readEvents } from '../runtime/_sse.ts'
+import { startReceiver } from '../runtime/_webhook.ts'
 import { type AgentProcess, startAgentProcess } from './_agent-process.ts'
 import { DIALECTS, type Dialect, type StreamEvent, summary } from './_dialects.ts'
 import { post, replyOf, rpc, rpcBody } from './_rpc.ts'
@@ -189,6 +190,23 @@ describe.each(RUNTIMES)('agent served on $name', (runtime) => {
     const done = dialect.taskOf((await rpc(agent.url, dialect.methods.send, followUp, dialect.headers)).body.result)
     expect(done).toMatchObject({ id: asked.id, contextId: asked.contextId, status: { state: dialect.state('completed') } })
     expect(done.artifacts).toEqual([expect.objectContaining({ parts: [dialect.textPart('echo the answer')] })])
+  })
+
+  it('posts the task to a webhook given with the send, on each change, ending with its final state', async () => {
+    const v03 = DIALECTS.find((dialect) => dialect.name === 'A2A v0.3')!
+    const receiver = await startReceiver()
+    const params = { ...v03.message('chunks:2'), configuration: { pushNotificationConfig: { url: receiver.url, token: 'hook-token' } } }
+    const task = v03.taskOf((await rpc(agent.url, v03.methods.send, params, v03.headers)).body.result)
+    // Deliveries go out after the answer; a loaded machine may take long, never this long.
+    await expect.poll(() => receiver.delivered.at(-1)?.body.status.state, { timeout: 60_000, interval: 50 }).toBe('completed')
+    const last = receiver.delivered.at(-1)!
+    expect(last.body).toMatchObject({ kind: 'task', id: task.id })
+    expect(last.body.artifacts.flatMap((artifact: { parts: Array<{ text: string }> }) => artifact.parts.map((part) => part.text))).toEqual([
+      'chunk 1',
+      'chunk 2',
+    ])
+    expect(last.headers['x-a2a-notification-token']).toBe('hook-token')
+    expect(last.headers['content-type']).toBe('application/json')
   })
 
   it.each(DIALECTS)('$name: refuses a call without the API key, or with a wrong one, with 401 and -32000, while the cards stay public', async (dialect) => {

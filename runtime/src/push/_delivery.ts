@@ -1,10 +1,9 @@
-import http from 'node:http'
-import https from 'node:https'
 import { isIP } from 'node:net'
 import type { Logger } from '../logger.js'
 import type { Task, TaskEvent } from '../types.js'
-import { type AddressPolicy, bareHost, guardedLookup, refusedAddress } from './_address-guard.js'
+import { type AddressPolicy, bareHost, refusedAddress } from './_address-guard.js'
 import { Slots } from './_slots.js'
+import { fetchTransport, nodeTransport, type Outcome, onCloudflareWorkers, type WebhookTransport } from './_webhook-transport.js'
 import type { PushConfig, PushConfigStore } from './push-config.js'
 
 /** What one notification to one webhook carries. */
@@ -57,8 +56,6 @@ const FAILURES_BEFORE_FINAL_ONLY = 3
 const MAX_QUEUED_PER_LANE = 1000
 /** Notifications in flight to one origin, so one slow or hostile receiver cannot take every slot. */
 const MAX_PER_ORIGIN = 8
-/** A webhook's answer is read up to this size (it means nothing here), then the connection is cut. */
-const MAX_ANSWER_BYTES = 64 * 1024
 /** Entries kept of the failure counts and the webhook cache before the oldest are forgotten. */
 const MAX_REMEMBERED = 10_000
 
@@ -85,8 +82,7 @@ export class PushDelivery {
    * reach a new lane after an earlier Task post already carried it.
    */
   readonly #covered = new Map<string, Covered>()
-  readonly #lookup: ReturnType<typeof guardedLookup>
-  readonly #agents: { http: http.Agent; https: https.Agent }
+  readonly #transport: WebhookTransport
   readonly #slots: Slots
   readonly #originSlots = new Map<string, Slots>()
   readonly #idle: Array<() => void> = []
@@ -98,12 +94,8 @@ export class PushDelivery {
     readonly options: DeliveryOptions,
     readonly logger: Logger,
   ) {
-    this.#lookup = guardedLookup(options.policy)
     this.#slots = new Slots(options.maxConcurrent)
-    // Connections to a webhook are reused; each new one passes the guard again. Idle ones close after a
-    // while, and there are never more than the deliveries in flight.
-    const pool = { keepAlive: true, timeout: options.timeoutMs, maxFreeSockets: 4, maxTotalSockets: options.maxConcurrent }
-    this.#agents = { http: new http.Agent(pool), https: new https.Agent(pool) }
+    this.#transport = onCloudflareWorkers() ? fetchTransport() : nodeTransport(options.policy, options.timeoutMs, options.maxConcurrent)
   }
 
   /** Hears every event of the tasks this instance runs. Returns at once; delivery happens later. */
@@ -143,8 +135,7 @@ export class PushDelivery {
     this.#closed = true
     this.#slots.close()
     for (const slots of this.#originSlots.values()) slots.close()
-    this.#agents.http.destroy()
-    this.#agents.https.destroy()
+    this.#transport.close()
   }
 
   /** Hands an update to a webhook's lane, starting the lane when it is idle. */
@@ -309,58 +300,14 @@ export class PushDelivery {
 
     const headers: Record<string, string> = {
       'content-type': payload.contentType,
-      'content-length': String(Buffer.byteLength(payload.body)),
       'user-agent': 'a2a-runtime',
     }
     if (config.token) headers['x-a2a-notification-token'] = config.token
     const auth = config.authentication
     if (auth?.credentials && auth.schemes[0]) headers.authorization = `${auth.schemes[0]} ${auth.credentials}`
-    const secure = url.protocol === 'https:'
-    return new Promise((resolve) => {
-      let answered = false
-      const finish = (outcome: Outcome) => {
-        if (answered) return
-        answered = true
-        clearTimeout(timer)
-        resolve(outcome)
-      }
-      const send = secure ? https.request : http.request
-      const request = send(url, { method: 'POST', headers, lookup: this.#lookup, agent: secure ? this.#agents.https : this.#agents.http })
-      // The whole exchange, answer included, fits in the timeout: a receiver that trickles is cut.
-      const timer = setTimeout(() => {
-        finish({ delivered: false, retry: true, reason: `no complete answer within ${timeoutMs} ms` })
-        request.destroy()
-      }, timeoutMs)
-      request.on('response', (response) => {
-        const status = response.statusCode ?? 0
-        const outcome: Outcome =
-          status >= 200 && status < 300
-            ? { delivered: true }
-            : status >= 300 && status < 400
-              ? { delivered: false, retry: false, reason: `HTTP ${status} (redirects are not followed)` }
-              : { delivered: false, retry: status === 408 || status === 429 || status >= 500, reason: `HTTP ${status}` }
-        // The answer's body means nothing here; read to its end (freeing the connection), within a limit.
-        let read = 0
-        response.on('data', (chunk: Buffer) => {
-          read += chunk.length
-          if (read > MAX_ANSWER_BYTES) {
-            request.destroy()
-            finish(outcome)
-          }
-        })
-        response.on('end', () => finish(outcome))
-        response.on('error', () => finish(outcome))
-      })
-      request.on('error', (error: NodeJS.ErrnoException) => {
-        const blocked = error.code === 'EA2ABLOCKED'
-        finish({ delivered: false, retry: !blocked, reason: blocked ? `refused: ${error.message}` : (error.code ?? error.message) })
-      })
-      request.end(payload.body)
-    })
+    return this.#transport.post(url, headers, payload.body, timeoutMs)
   }
 }
-
-type Outcome = { delivered: true } | { delivered: false; retry: boolean; reason: string }
 
 const SHUTTING_DOWN: Outcome = { delivered: false, retry: false, reason: 'the server is shutting down' }
 

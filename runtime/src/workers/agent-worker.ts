@@ -61,13 +61,6 @@ const OBJECT_NAME = 'agent'
  */
 export function agentWorker(agent: Agent, options: AgentWorkerOptions = {}): AgentWorker {
   const binding = options.binding ?? 'AGENT'
-  // Delivery checks each webhook's resolved addresses on the connection it makes (node:http with a guarded
-  // lookup), which a Worker's fetch cannot offer: refused at deploy time rather than half-working.
-  if (agent.card.capabilities?.pushNotifications) {
-    throw new ConfigurationError(
-      'Push notifications are not available on Cloudflare Workers yet: declare capabilities.pushNotifications false for this agent (clients can stream or poll the task instead)',
-    )
-  }
 
   class AgentObject {
     readonly #app: A2AApp
