@@ -29,13 +29,27 @@ function sizeOf(path: string): number {
   }
 }
 
-/** The records of every segment in order (of one task, when `taskId` is given), with the segment each is in. */
-export function recordsOf(dir: string, taskId?: string): Array<{ segment: string; kind: 'snapshot' | 'entries'; n: number; text: string }> {
+/**
+ * The records of every segment in order (of one task, when `taskId` is given), with the segment each is in.
+ * A line that is not JSON throws, unless `skipDamaged` (a test that damaged a record itself: the store deletes
+ * that segment only once it compacts, which may come before or after the look).
+ */
+export function recordsOf(
+  dir: string,
+  taskId?: string,
+  { skipDamaged = false } = {},
+): Array<{ segment: string; kind: 'snapshot' | 'entries'; n: number; text: string }> {
   const records = []
   for (const segment of segmentsOf(dir)) {
     for (const text of readFileSync(segment, 'utf8').split('\n').slice(1)) {
       if (!text) continue
-      const record = JSON.parse(text)
+      let record: { t: string; n: number }
+      try {
+        record = JSON.parse(text)
+      } catch (error) {
+        if (skipDamaged) continue
+        throw error
+      }
       if (taskId && record.t !== taskId) continue
       records.push({ segment, kind: 'snapshot' in record ? ('snapshot' as const) : ('entries' as const), n: record.n, text })
     }

@@ -232,7 +232,7 @@ describe('the file store log (A2A_STORE=file:<dir>)', () => {
     // The task goes on from there, and its next write is a whole snapshot.
     const again = (await second.rpc('message/send', userMessage('Farland', { taskId: opened.id }))).result
     expect(again.status.state).toBe('auth-required')
-    expect(recordsOf(dir, opened.id).at(-1)).toMatchObject({ kind: 'snapshot', n: 5 })
+    expect(recordsOf(dir, opened.id, { skipDamaged: true }).at(-1)).toMatchObject({ kind: 'snapshot', n: 5 })
     await second.close()
     const { store } = reopen(dir)
     expect(asJson(store.get(opened.id))).toEqual(again)
