@@ -1,6 +1,6 @@
 // The Markdown report: the machine and settings, one table per workload (each server's figures, and for ours
-// the ratio to the SDK and to the ceiling), the issue's targets computed from the numbers, and the list of
-// figures that are missing (which makes the run fail).
+// the ratio to the SDK and to the ceiling), the runtime rows (each runtime's agent beside its ceiling), the
+// issue's targets computed from the numbers, and the list of figures that are missing (which makes the run fail).
 
 const SERVERS = ['ours', 'sdk', 'ceiling']
 const int = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'NaN')
@@ -213,6 +213,8 @@ export function renderReport(results) {
     ),
   )
 
+  out.push('', ...runtimesSection(results))
+
   out.push('', `## Targets${meta.smoke ? ` (smoke: c=${meta.profile.targetConcurrency}, indicative only)` : ''}`, '')
   out.push(
     table(
@@ -223,6 +225,48 @@ export function renderReport(results) {
 
   if (results.problems.length) out.push('', '## Problems', '', ...results.problems.map((p) => `- ${p}`))
   return `${out.join('\n')}\n`
+}
+
+/** Each runtime's agent beside the raw ceiling on the same runtime (_runtimes.mjs). */
+function runtimesSection(results) {
+  const { profile } = results.meta
+  const c = profile.runtimeConcurrency
+  const rows = Object.entries(results.runtimes ?? {}).map(([name, r]) => {
+    const { send, stream } = r
+    const loadCpu = Math.max(...[send.agent, send.ceiling, stream.agent, stream.ceiling].map((row) => row.clientCpu ?? NaN))
+    const failed = [send.agent, send.ceiling, stream.agent, stream.ceiling].map(failedCell).join('')
+    return [
+      `${name} (${r.version})${failed}`,
+      int(send.agent.rps),
+      int(send.ceiling.rps),
+      x(send.agent.rps / send.ceiling.rps),
+      int(stream.agent.streamsPerSec),
+      int(stream.ceiling.streamsPerSec),
+      x(stream.agent.streamsPerSec / stream.ceiling.streamsPerSec),
+      String(stream.agent.eventsPerStream),
+      pct(loadCpu),
+    ]
+  })
+  return [
+    `## Runtimes (message/send and message/stream, c=${c})`,
+    '',
+    "The same echo agent (`servers/echo-runtime.mjs`: `serveAgent`, which serves through node:http on Node and through Bun.serve / Deno.serve natively on Bun and Deno; on workerd `servers/worker-agent.mjs`: `agentWorker`, every request through the agent's Durable Object, its tasks in the object's storage) beside a raw ceiling on the same runtime answering the same bytes (node:http `servers/ceiling.mjs`; a fetch handler on Bun.serve / Deno.serve `servers/ceiling-fetch.mjs`; a Worker's own fetch handler `servers/worker-ceiling.mjs`). Each pair alone on the server core, its rounds alternating the order, the median round; every response checked. workerd runs under `wrangler dev`, behind its local proxy (a Durable Object of wrangler's in a second workerd process, which fetches every request from the Worker; it and wrangler's Node process share the server core): these are figures of workerd behind wrangler's dev proxy, not of Cloudflare's edge. \"load CPU\" is the load generator's highest share over the four measures: near 100% it measured the client.",
+    '',
+    table(
+      [
+        'runtime',
+        'send req/s agent',
+        'send req/s ceiling',
+        'send agent/ceiling',
+        'streams/s agent',
+        'streams/s ceiling',
+        'stream agent/ceiling',
+        'events/stream',
+        'load CPU',
+      ],
+      rows,
+    ),
+  ]
 }
 
 /** The issue's targets, from the numbers. */
@@ -276,6 +320,14 @@ export function missingFigures(results) {
     need(`memory ${name}.bytesPerTask`, m?.bytesPerTask)
     need(`memory ${name}.bytesPerExtraTask`, m?.bytesPerExtraTask)
     need(`startup ${name}.median`, results.startup[name]?.median)
+  }
+  for (const name of results.meta.runtimes ?? []) {
+    for (const server of ['agent', 'ceiling']) {
+      const r = results.runtimes?.[name]
+      for (const key of ['rps', 'p50', 'p99', 'requests']) need(`runtimes ${name} send ${server}.${key}`, r?.send?.[server]?.[key])
+      for (const key of ['streamsPerSec', 'firstEventP50', 'totalP50', 'eventsPerStream'])
+        need(`runtimes ${name} stream ${server}.${key}`, r?.stream?.[server]?.[key])
+    }
   }
   return missing
 }

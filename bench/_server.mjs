@@ -1,7 +1,7 @@
 // Starting one server under test on 127.0.0.1 and a free port, pinned to the server core, and the checks
 // made before any load: a wrong answer served fast is worth nothing, so a server that does not answer the
 // request with a completed task holding the echoed text stops the bench.
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { postJson, postStream } from './_http.mjs'
 import { freePort, pinPrefix, start, waitForCard } from './_processes.mjs'
 import { CARD_PATH } from './_targets.mjs'
@@ -17,17 +17,25 @@ function serverEnv(port, extra) {
   return env
 }
 
-/** Starts `target` and waits for its card; resolves with { url, handle, readyMs, stop() }. */
+/**
+ * Starts `target` and waits for its card; resolves with { url, handle, readyMs, pid, cpuSeconds(), stop() }.
+ * `target.command({ port })` gives the command (a server that takes its port as an argument, as wrangler does, has
+ * it there too); `target.readyTimeoutMs` bounds the wait for the card; `target.processGroup` says the server is
+ * several processes (wrangler and its workerd), whose CPU time is then summed.
+ */
 export async function launch(target, { pinning, env }) {
   const port = await freePort()
-  const { command, args, cwd } = target.command()
+  const { command, args, cwd } = await target.command({ port })
   // taskset execs the command, so the PID we hold (and signal) is the server's own.
   const [exe, ...rest] = [...pinPrefix(pinning, SERVER_CORE), command, ...args]
   const handle = start(exe, rest, { cwd, env: serverEnv(port, env), name: target.name })
   const url = `http://127.0.0.1:${port}/`
   try {
-    const readyMs = await Promise.race([waitForCard(handle, new URL(CARD_PATH, url).href), handle.spawnFailed])
-    return { url, handle, readyMs, pid: handle.child.pid, stop: () => handle.stop() }
+    const readyMs = await Promise.race([waitForCard(handle, new URL(CARD_PATH, url).href, { timeoutMs: target.readyTimeoutMs }), handle.spawnFailed])
+    const pid = handle.child.pid
+    // Detached, the server leads its own process group: the group is the server and whatever it started.
+    const cpu = target.processGroup ? () => groupCpuSeconds(pid) : () => cpuSeconds(pid)
+    return { url, handle, readyMs, pid, cpuSeconds: cpu, stop: () => handle.stop() }
   } catch (error) {
     await handle.stop()
     throw error
@@ -49,12 +57,33 @@ export async function verify(target, server) {
 
 const CLOCK_TICKS = 100 // USER_HZ, 100 on every Linux we run on
 
+/** The fields of /proc/<pid>/stat after the command name (which may hold spaces): state, ppid, pgrp, … */
+const statFields = (pid) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+const cpuOf = (fields) => (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS // utime + stime
+
 /** CPU seconds the server process has used so far (user + system), or NaN where /proc is missing. */
 export function cpuSeconds(pid) {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
+    return cpuOf(statFields(pid))
   } catch {
     return NaN
   }
+}
+
+/** CPU seconds the processes of process group `group` have used so far, those still running; NaN without /proc. */
+function groupCpuSeconds(group) {
+  let entries
+  try {
+    entries = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))
+  } catch {
+    return NaN
+  }
+  let total = 0
+  for (const pid of entries) {
+    try {
+      const fields = statFields(pid)
+      if (Number(fields[2]) === group) total += cpuOf(fields)
+    } catch {} // gone meanwhile
+  }
+  return total
 }

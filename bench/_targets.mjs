@@ -20,7 +20,7 @@ const platformMessage = { role: 'user', messageId: 'bench-message', parts: [{ ki
 const v1Message = { role: 'ROLE_USER', messageId: 'bench-message', parts: [{ text: TEXT }] }
 const rpc = (method, params) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
 
-const platform = {
+export const platform = {
   send: { headers: json, body: rpc('message/send', { message: platformMessage }) },
   stream: { headers: { ...json, accept: 'text/event-stream' }, body: rpc('message/stream', { message: platformMessage }) },
   // Substrings every load response must contain (checked on each response, cheaply).

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { postJson } from './_http.mjs'
 import { pinPrefix, runToEnd } from './_processes.mjs'
-import { cpuSeconds, LOAD_CORE, launch, verify } from './_server.mjs'
+import { LOAD_CORE, launch, verify } from './_server.mjs'
 import { median } from './_stats.mjs'
 import { CARD_PATH, listTasksRequest } from './_targets.mjs'
 
@@ -17,7 +17,7 @@ const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 /** Runs a load script with its JSON config on the load core; resolves with the JSON line it prints. */
 async function runLoad(script, config, { pinning, server }) {
   const [exe, ...args] = [...pinPrefix(pinning, LOAD_CORE), process.execPath, join(here, script), JSON.stringify(config)]
-  const cpuBefore = cpuSeconds(server.pid)
+  const cpuBefore = server.cpuSeconds()
   const started = performance.now()
   const timeoutMs = ((config.warmupSec ?? 0) + config.durationSec) * 1000 + 60_000
   const { code, stdout, output } = await runToEnd(exe, args, { cwd: here, env: { ...process.env, NODE_OPTIONS: '' }, name: script, timeoutMs })
@@ -26,7 +26,7 @@ async function runLoad(script, config, { pinning, server }) {
   if (code !== 0 || !line?.startsWith('{')) throw new Error(`${script} failed (${code}):\n${output.slice(-3000)}`)
   const result = JSON.parse(line)
   // Over the whole child run (warm-up included), which is what the server was busy with.
-  result.serverCpu = (cpuSeconds(server.pid) - cpuBefore) / elapsedSec
+  result.serverCpu = (server.cpuSeconds() - cpuBefore) / elapsedSec
   if (!server.handle.alive) throw new Error(`${server.handle.name} exited during ${script}:\n${server.handle.output.slice(-3000)}`)
   await pause(250) // let the server close the load's sockets and settle before the next row
   return result
@@ -96,6 +96,28 @@ export async function streamRow(target, server, { profile, pinning, warm }) {
   if (result.streams === 0) reasons.push('no complete stream')
   if (!Number.isFinite(result.eventsPerStream)) reasons.push(`events per stream vary: ${JSON.stringify(result.eventCounts)}`)
   return { ...result, connections: profile.streamConcurrency, failed: reasons.length ? reasons.join(', ') : undefined }
+}
+
+/** The round whose rate is the median (the lower middle for an even count), with every round's rate beside it. */
+function medianRound(rounds, rate) {
+  const sorted = [...rounds].sort((a, b) => (a[rate] ?? 0) - (b[rate] ?? 0))
+  const failed = rounds.find((round) => round.failed)
+  return { ...sorted[(sorted.length - 1) >> 1], ...(failed && { failed: failed.failed }), rounds: rounds.map((round) => round[rate]) }
+}
+
+/**
+ * One row of servers measured in `rounds` rounds that take them in turn, alternating the order: the machine's speed
+ * drifts (a shared VM: one run's ceiling was 18k req/s, the next one's 28k), and interleaving shifts every server
+ * alike, so the ratios hold where one-server-after-another figures did not. `run(target, warm)` measures one
+ * server once (warm in the first round). Resolves with each server's median round by `rate`, by name; every
+ * round's rate is kept in it (`rounds`).
+ */
+export async function alternatingRounds(order, rounds, rate, run) {
+  const measured = Object.fromEntries(order.map((target) => [target.name, []]))
+  for (let round = 0; round < rounds; round++) {
+    for (const target of round % 2 ? [...order].reverse() : order) measured[target.name].push(await run(target, round === 0))
+  }
+  return Object.fromEntries(order.map((target) => [target.name, medianRound(measured[target.name], rate)]))
 }
 
 /** SIGUSR2 to the server (memory-probe.mjs answers into `file`); resolves with its process.memoryUsage(). */

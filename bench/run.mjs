@@ -4,8 +4,9 @@
 //   ours     a project generated from this clone (echo template), served by `a2a start`
 //   sdk      the official @a2a-js/sdk 1.x server on Express with an equivalent echo executor
 //   ceiling  bare node:http answering the same exchange
+// then the runtime rows: an echo agent on each JavaScript runtime beside a raw ceiling on it (_runtimes.mjs).
 // and writes a Markdown report (plus the raw numbers as JSON) to bench/results/, printing it too.
-// --smoke: every part of the harness in well under a minute, report in a temporary directory; exits
+// --smoke: every part of the harness briefly (one round of 1 s per row), report in a temporary directory; exits
 // non-zero when a server answers wrongly or any figure is missing.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -18,9 +19,10 @@ import { pinningSupport } from './_processes.mjs'
 import { prepareProject, repoRoot, startCommand } from './_project.mjs'
 import { publishReport, runAndExit, runCleanups, stamp } from './_publish.mjs'
 import { evaluateTargets, missingFigures, renderReport } from './_report.mjs'
+import { assertRuntimesInstalled, RUNTIMES, runtimeProblems, runtimeRows } from './_runtimes.mjs'
 import { launch, verify } from './_server.mjs'
 import { targets } from './_targets.mjs'
-import { cardRow, memoryRun, sendRow, startupRuns, streamRow } from './_workloads.mjs'
+import { alternatingRounds, cardRow, memoryRun, sendRow, startupRuns, streamRow } from './_workloads.mjs'
 
 const { values: flags } = parseArgs({
   options: {
@@ -39,8 +41,9 @@ if (flags.help) {
 
 // The memory reading in the middle of the memory run comes after this many tasks (the full run: ours' cap).
 const OURS_MAX_TASKS = 10_000 // a2a-runtime's memory store default (maxTasks)
-// A full run: 5 rows x 3 servers x 3 rounds x 4 s (+ a warm-up in the first round) ≈ 3.5 min, memory ≤ 3 x 45 s,
-// startup 3 x 5 runs: about 6 minutes on a 2-core machine.
+// A full run: 5 rows x 3 servers x 3 rounds x 4 s (+ a warm-up in the first round) ≈ 3.5 min, the runtime rows
+// 6 runtimes x 2 rows x 2 servers x 3 rounds x 4 s (+ warm-ups, wrangler's starts) ≈ 6 min, memory ≤ 3 x 45 s,
+// startup 3 x 5 runs: about 12 minutes on a 2-core machine.
 const profile = flags.smoke
   ? {
       rounds: 1,
@@ -50,6 +53,7 @@ const profile = flags.smoke
       streamConcurrency: 4,
       cardConcurrency: 4,
       targetConcurrency: 4,
+      runtimeConcurrency: 16,
       maxRequests: 500_000,
       memoryTasks: 2_000,
       memoryCheckpoint: 1_000,
@@ -65,6 +69,7 @@ const profile = flags.smoke
       streamConcurrency: 16,
       cardConcurrency: 16,
       targetConcurrency: 16,
+      runtimeConcurrency: 16,
       maxRequests: 5_000_000,
       memoryTasks: 100_000,
       memoryCheckpoint: OURS_MAX_TASKS,
@@ -82,14 +87,9 @@ const log = (line) => process.stderr.write(`[bench] ${line}\n`)
 const began = performance.now()
 const { add: afterRun, cleanup } = runCleanups(log)
 
-/** The round whose rate is the median (the lower middle for an even count), with every round's rate beside it. */
-function medianRound(rounds, rate) {
-  const sorted = [...rounds].sort((a, b) => (a[rate] ?? 0) - (b[rate] ?? 0))
-  const failed = rounds.find((round) => round.failed)
-  return { ...sorted[(sorted.length - 1) >> 1], ...(failed && { failed: failed.failed }), rounds: rounds.map((round) => round[rate]) }
-}
-
 async function main() {
+  // Before anything is measured: a missing runtime fails the run, and had better do so in its first second.
+  assertRuntimesInstalled()
   const pinning = flags['no-pin'] ? { pinned: false, why: '--no-pin' } : pinningSupport()
   const meta = {
     ...describeMachine(repoRoot),
@@ -97,6 +97,7 @@ async function main() {
     smoke: flags.smoke,
     profile,
     oursMaxTasks: OURS_MAX_TASKS,
+    runtimes: RUNTIMES.map((runtime) => runtime.name),
   }
   log(pinning.pinned ? 'pinning: servers on CPU 0, load on CPU 1' : `no pinning: ${pinning.why}`)
   meta.backgroundBefore = await backgroundLoad()
@@ -112,15 +113,13 @@ async function main() {
   // The bench itself (it polls during startup runs) stays off the server core too.
   if (pinning.pinned) spawnSync(pinning.taskset, ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
 
-  const results = { meta, send: {}, stream: {}, card: {}, memory: {}, startup: {}, verified: {}, targets: [], problems: [] }
+  const results = { meta, send: {}, stream: {}, card: {}, memory: {}, startup: {}, runtimes: {}, verified: {}, targets: [], problems: [] }
   const env = { ours: {}, sdk: {}, ceiling: {} }
   const order = [targets.ours, targets.sdk, targets.ceiling]
 
   // Throughput and latency: the three servers run side by side (an idle one uses no CPU) and every row is
-  // measured in rounds that take the servers in turn, alternating the order. The machine's speed drifts (a
-  // shared VM: one run's ceiling was 18k req/s, the next one's 28k), and interleaving shifts all three alike,
-  // so the ratios hold where one-server-after-another figures did not. A row's figure is the round with the
-  // median rate; every round's rate is kept in the JSON.
+  // measured in rounds that take the servers in turn, alternating the order (alternatingRounds). A row's figure
+  // is the round with the median rate; every round's rate is kept in the JSON.
   const servers = {}
   try {
     for (const target of order) {
@@ -148,16 +147,13 @@ async function main() {
       { label: 'card', rate: 'rps', into: results.card, run: (target, warm) => cardRow(target, servers[target.name], { profile, pinning, warm }) },
     ]
     for (const row of rows) {
-      const rounds = { ours: [], sdk: [], ceiling: [] }
-      for (let round = 0; round < profile.rounds; round++) {
-        for (const target of round % 2 ? [...order].reverse() : order) rounds[target.name].push(await row.run(target, round === 0))
-      }
-      for (const target of order) row.into[target.name] = medianRound(rounds[target.name], row.rate)
-      log(`${row.label}: ${order.map((t) => `${t.name} ${rounds[t.name].map((r) => Math.round(r[row.rate])).join('/')}`).join(', ')} /s`)
+      Object.assign(row.into, await alternatingRounds(order, profile.rounds, row.rate, row.run))
+      log(`${row.label}: ${order.map((t) => `${t.name} ${row.into[t.name].rounds.map(Math.round).join('/')}`).join(', ')} /s`)
     }
   } finally {
     for (const server of Object.values(servers)) await server.stop()
   }
+  results.runtimes = await runtimeRows({ profile, pinning, tmp, log })
 
   for (const target of order) {
     log(`${target.name}: memory (${profile.memoryTasks} tasks)`)
@@ -177,6 +173,7 @@ async function main() {
   }
   const events = new Set(Object.values(results.stream).map((row) => row.eventsPerStream))
   if (events.size !== 1) results.problems.push(`events per stream differ between servers: ${[...events].join(', ')}`)
+  results.problems.push(...runtimeProblems(results.runtimes))
   results.problems.push(...missingFigures(results).map((m) => `missing figure: ${m}`))
   results.targets = evaluateTargets(results)
   meta.backgroundAfter = await backgroundLoad()

@@ -8,12 +8,15 @@ import { expect, it } from 'vitest'
 
 /**
  * `node bench/run.mjs --smoke` as a process: generates an echo agent from this clone, runs every workload of
- * the benchmark briefly against it, the official SDK server and the node:http ceiling, and fails on a wrong
- * answer or a missing figure. Here: every table has a row per server whose figures are numbers.
+ * the benchmark briefly against it, the official SDK server and the node:http ceiling, then the runtime rows (an
+ * echo agent beside a raw ceiling on each JavaScript runtime), and fails on a wrong answer or a missing figure.
+ * Here: every table has a row per server (per runtime) whose figures are numbers.
  */
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
 const servers = ['ours', 'sdk', 'ceiling']
+// The first cell of each runtime row starts with its name (then its version); the first is the Node running the bench.
+const runtimes = ['node ', 'node 22 ', 'node 24 ', 'bun ', 'deno ', 'workerd ']
 // Columns that are words by design: the row's labels, ratios for ours, what a memory figure is divided by;
 // CPU shares read from /proc are "n/a" where it is missing.
 const wordColumns = (header: string) => ['c', 'server', 'ours vs', 'divided by'].includes(header) || header.includes('CPU')
@@ -50,10 +53,12 @@ function tables(markdown: string): Table[] {
 /** "12,345", "0.42", "1,002 (time-bounded)" → the number at the start of the cell. */
 const figure = (cell: string) => Number(/^-?[\d,]+(\.\d+)?/.exec(cell)?.[0].replaceAll(',', '') ?? NaN)
 
-it('runs every part of the benchmark (--smoke) and reports numeric figures for all three servers', { timeout: 150_000 }, async () => {
+// On a loaded 2-core machine: about 70 s for the three servers, 90-130 s more for the runtime rows (six pairs of
+// servers, wrangler taking seconds to start each of its two Workers).
+it('runs every part of the benchmark (--smoke) and reports numeric figures for all three servers and every runtime', { timeout: 300_000 }, async () => {
   const { stdout } = await promisify(execFile)(process.execPath, [join(repoRoot, 'bench/run.mjs'), '--smoke'], {
     cwd: repoRoot,
-    timeout: 140_000,
+    timeout: 290_000,
     maxBuffer: 16 * 1024 * 1024,
   })
   const report = /^Report: (.+\.md)$/m.exec(stdout)?.[1]
@@ -87,6 +92,19 @@ it('runs every part of the benchmark (--smoke) and reports numeric figures for a
     const stream = all.find((t) => t.heading.startsWith('message/stream'))!
     const events = stream.rows.map((cells) => cells[stream.header.indexOf('events/stream')])
     expect(new Set(events).size).toBe(1)
+
+    // Each runtime: its agent beside its ceiling, both rows measured, the ratios numbers too.
+    const runtimeTable = all.find((t) => t.heading.startsWith('Runtimes'))
+    expect(runtimeTable, 'Runtimes').toBeDefined()
+    expect(runtimeTable!.rows).toHaveLength(runtimes.length)
+    runtimes.forEach((runtime, i) => {
+      const row = runtimeTable!.rows[i]!
+      expect(row[0], 'the runtime rows in order').toMatch(new RegExp(`^${runtime}`))
+      expect(row.join(' '), `Runtimes: ${runtime}`).not.toContain('FAILED')
+      runtimeTable!.header.forEach((header, column) => {
+        if (column > 0 && !wordColumns(header)) expect(Number.isFinite(figure(row[column] ?? '')), `Runtimes: ${row[0]} ${header} = ${row[column]}`).toBe(true)
+      })
+    })
 
     const targets = all.find((t) => t.heading.startsWith('Targets'))
     expect(targets?.rows).toHaveLength(7)

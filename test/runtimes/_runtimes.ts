@@ -34,7 +34,9 @@ export const RUNTIMES: JsRuntime[] = [
     name: 'workerd',
     argv: [inRepo('test-runtimes/node_modules/node24/bin/node'), inRepo('test-runtimes/node_modules/wrangler/bin/wrangler.js')],
     server: 'workerd',
-    env: { WRANGLER_SEND_METRICS: 'false' },
+    // No telemetry, and no request to workers.cloudflare.com for `request.cf` (a placeholder instead): a test run
+    // makes no request beyond the agent on 127.0.0.1.
+    env: { WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' },
   },
 ]
 
