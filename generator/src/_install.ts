@@ -1,11 +1,18 @@
 import { execa } from 'execa'
-import type { PackageManager } from './options.js'
+import type { PackageManager, ProjectOptions } from './options.js'
 
 /** The lockfiles package managers write: the first commit holds the one installing made, so `npm ci` works from a clone. */
 export const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lock', 'bun.lockb']
 
 /** How `pm` runs a package.json script: `npm run dev`, `pnpm dev`. */
-export const scriptCommand = (pm: PackageManager, script: string): string => (pm === 'npm' ? `npm run ${script}` : `${pm} ${script}`)
+const scriptCommand = (pm: PackageManager, script: string): string => (pm === 'npm' ? `npm run ${script}` : `${pm} ${script}`)
+
+/**
+ * How a project runs one of its scripts: a Deno project's are tasks of its deno.json (`deno task dev`), every
+ * other project's are package.json scripts run by its package manager.
+ */
+export const projectCommand = (options: Pick<ProjectOptions, 'pm' | 'runtime'>, script: string): string =>
+  options.runtime === 'deno' ? `deno task ${script}` : scriptCommand(options.pm, script)
 
 /** The one command that installs a project's dependencies with `pm`. */
 export function installCommand(pm: PackageManager): string[] {

@@ -4,13 +4,31 @@ import { mayBeEarlierRun } from './_earlier-run.js'
 import { busyEntries } from './_target-dir.js'
 import { UsageError } from './errors.js'
 import { assertSkillId, FALLBACK_PACKAGE_NAME, packageNameFromDir, toDisplayName } from './names.js'
-import { ANSWER_RULES, type Answers, DEFAULT_DESCRIPTION, DEFAULT_DIR, defaultDisplayName, type Skill, TEMPLATES } from './options.js'
+import {
+  ANSWER_RULES,
+  type Answers,
+  DEFAULT_DESCRIPTION,
+  DEFAULT_DIR,
+  defaultDisplayName,
+  RUNTIME_NAMES,
+  RUNTIMES,
+  type RuntimeName,
+  type Skill,
+  TEMPLATES,
+} from './options.js'
 
 const TEMPLATE_HINTS: Record<(typeof TEMPLATES)[number], string> = {
   echo: 'one skill, answers at once, streaming progress',
   streaming: 'progress updates and an answer streamed in chunks',
   'multi-turn': 'asks a clarifying question, then answers',
   llm: 'an OpenAI-compatible model, streamed token by token',
+}
+
+const RUNTIME_HINTS: Record<RuntimeName, string> = {
+  node: 'a2a start; Dockerfile included',
+  bun: "Bun's own server",
+  deno: "Deno's own server, tasks in deno.json",
+  workers: 'a Worker and its Durable Object, wrangler dev and deploy',
 }
 
 const list = (value: string) =>
@@ -125,6 +143,15 @@ export async function askMissing(given: Answers, cwd: string): Promise<Answers> 
       name: 'template',
       message: 'Template',
       choices: TEMPLATES.map((t) => ({ title: t, value: t, description: TEMPLATE_HINTS[t] })),
+      initial: 0,
+    })
+  }
+  if (answers.runtime === undefined) {
+    more.push({
+      type: 'select',
+      name: 'runtime',
+      message: 'Runtime',
+      choices: RUNTIMES.map((runtime) => ({ title: RUNTIME_NAMES[runtime], value: runtime, description: RUNTIME_HINTS[runtime] })),
       initial: 0,
     })
   }

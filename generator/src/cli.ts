@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { Command, CommanderError, Option } from 'commander'
 import { EARLIER_SECRET, isEarlierRun } from './_earlier-run.js'
 import { type GitOutcome, initGit } from './_git.js'
-import { install, installCommand, LOCKFILES, scriptCommand } from './_install.js'
+import { install, installCommand, LOCKFILES, projectCommand } from './_install.js'
 import { askMissing } from './_prompts.js'
 import { planRuntimeDependency } from './_runtime-dependency.js'
 import { busyDirectoryError, busyEntries } from './_target-dir.js'
@@ -20,6 +20,8 @@ import {
   PACKAGE_MANAGERS,
   type ProjectOptions,
   parseSkill,
+  RUNTIME_NAMES,
+  RUNTIMES,
   resolveOptions,
   TEMPLATES,
 } from './options.js'
@@ -70,6 +72,7 @@ function createProgram(): Command {
       // Defaults shown in the help; a default is not an answer, so the question is still asked (see `given`).
       .addOption(new Option('--auth <mode>', 'authentication').choices(AUTH_MODES).default('none'))
       .addOption(new Option('--template <name>', 'project template').choices(TEMPLATES).default('echo'))
+      .addOption(new Option('--runtime <name>', 'where the agent runs: Node, Bun, Deno or Cloudflare Workers').choices(RUNTIMES).default('node'))
       .addOption(new Option('--pm <manager>', 'package manager (default: the one running this)').choices(PACKAGE_MANAGERS))
       .option('--no-install', 'skip installing dependencies')
       .option('--no-git', 'skip git init')
@@ -100,6 +103,7 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
       pushNotifications: flags.pushNotifications,
       auth: given('auth'),
       template: given('template'),
+      runtime: given('runtime'),
       pm: flags.pm,
       install: flags.install,
       git: flags.git,
@@ -130,14 +134,14 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
 
     // 4. The target directory and the files, all checked before the first one is written.
     const busy = busyEntries(options.dir)
-    const runtime = planRuntimeDependency(packageRoot)
-    const files = renderProject(join(packageRoot, 'templates'), options, runtime.specifier)
+    const runtimeDependency = planRuntimeDependency(packageRoot)
+    const files = renderProject(join(packageRoot, 'templates'), options, runtimeDependency.specifier)
     // The same project left by an earlier run (stopped during install, say) is continued, not refused.
-    const resumed = busy.length > 0 && isEarlierRun(options.dir, files, runtime.tarball ? [runtime.tarball.path] : [], options.force)
+    const resumed = busy.length > 0 && isEarlierRun(options.dir, files, runtimeDependency.tarball ? [runtimeDependency.tarball.path] : [], options.force)
     if (busy.length && !options.force && !resumed) throw busyDirectoryError(options.dir, busy)
-    if (runtime.tarball) {
+    if (runtimeDependency.tarball) {
       try {
-        files.push(await runtime.tarball.pack())
+        files.push(await runtimeDependency.tarball.pack())
       } catch (error) {
         throw new UsageError(`Packing the runtime failed: ${(error as { shortMessage?: string }).shortMessage ?? (error as Error).message}`, 1)
       }
@@ -167,7 +171,10 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
     written.sort()
     if (resumed)
       say(`Continuing in ${options.dir}: it holds this project from an earlier run (${unchanged.length} file(s) already in place, ${written.length} written).`)
-    else say(`Created ${options.packageName} in ${options.dir} (${options.template} template)`)
+    else
+      say(
+        `Created ${options.packageName} in ${options.dir} (${options.template} template${options.runtime === 'node' ? '' : `, ${RUNTIME_NAMES[options.runtime]}`})`,
+      )
     if (busy.length && !resumed) say(`Left ${busy.length} existing file(s) in place beside it (--force).`)
     for (const path of kept) {
       say(
@@ -212,6 +219,7 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
           dir: options.dir,
           packageName: options.packageName,
           template: options.template,
+          runtime: options.runtime,
           files: [...written, ...unchanged].sort(),
           installed: options.install && !installError,
           git: git ? (git.done ? 'committed' : git.reason) : 'skipped',
@@ -236,7 +244,7 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
 
 function nextCommands(options: ProjectOptions, cwd: string, needsInstall: boolean): string[] {
   const into = relative(cwd, options.dir) || '.'
-  return [...(into === '.' ? [] : [`cd ${shellWord(into)}`]), ...(needsInstall ? [installCommand(options.pm).join(' ')] : []), scriptCommand(options.pm, 'dev')]
+  return [...(into === '.' ? [] : [`cd ${shellWord(into)}`]), ...(needsInstall ? [installCommand(options.pm).join(' ')] : []), projectCommand(options, 'dev')]
 }
 
 /** The one-line command that makes the same project without asking anything. */
@@ -259,7 +267,9 @@ export function equivalentCommand(options: ProjectOptions): string {
       skill.examples.length === 0
     words.push('--skill', simple ? `${skill.id}:${skill.name}:${skill.description}` : JSON.stringify(skill))
   }
-  words.push('--template', options.template, '--auth', options.auth, '--pm', options.pm)
+  words.push('--template', options.template)
+  if (options.runtime !== 'node') words.push('--runtime', options.runtime)
+  words.push('--auth', options.auth, '--pm', options.pm)
   if (!options.streaming) words.push('--no-streaming')
   if (options.pushNotifications) words.push('--push-notifications')
   if (!options.install) words.push('--no-install')

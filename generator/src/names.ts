@@ -43,6 +43,20 @@ export function toDisplayName(packageName: string): string {
   return words.map((word) => word[0]!.toUpperCase() + word.slice(1)).join(' ') || 'My Agent'
 }
 
+/**
+ * "@acme/weather_bot.v2" → "weather-bot-v2": the name of the Worker a package deploys as. Cloudflare takes lowercase
+ * letters, digits and dashes, at most 63, neither first nor last a dash.
+ */
+export function toWorkerName(packageName: string): string {
+  const base = (packageName.split('/').pop() ?? packageName)
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/-+/g, '-')
+    .slice(0, 63)
+    .replace(/^-+|-+$/g, '')
+  return base || FALLBACK_PACKAGE_NAME
+}
+
 const SKILL_ID = /^[a-z][a-z0-9_-]{0,63}$/i
 
 export function assertSkillId(id: string): void {

@@ -8,6 +8,11 @@ export type TemplateName = (typeof TEMPLATES)[number]
 export const AUTH_MODES = ['none', 'bearer', 'apikey'] as const
 export type AuthMode = (typeof AUTH_MODES)[number]
 
+/** Where the project runs: Node (`a2a start`), Bun's or Deno's native server (`serveAgent`), or a Cloudflare Worker (`agentWorker`). */
+export const RUNTIMES = ['node', 'bun', 'deno', 'workers'] as const
+export type RuntimeName = (typeof RUNTIMES)[number]
+export const RUNTIME_NAMES: Record<RuntimeName, string> = { node: 'Node.js', bun: 'Bun', deno: 'Deno', workers: 'Cloudflare Workers' }
+
 export const PACKAGE_MANAGERS = ['npm', 'pnpm', 'yarn', 'bun'] as const
 export type PackageManager = (typeof PACKAGE_MANAGERS)[number]
 
@@ -31,6 +36,7 @@ export interface Answers {
   pushNotifications?: boolean
   auth?: string
   template?: string
+  runtime?: string
   pm?: string
   install?: boolean
   git?: boolean
@@ -54,6 +60,7 @@ export interface ProjectOptions {
   pushNotifications: boolean
   auth: AuthMode
   template: TemplateName
+  runtime: RuntimeName
   pm: PackageManager
   install: boolean
   git: boolean
@@ -159,6 +166,7 @@ export function resolveOptions(answers: Answers, cwd: string): ProjectOptions {
     pushNotifications: answers.pushNotifications ?? false,
     auth: oneOf((answers.auth ?? 'none').toLowerCase(), AUTH_MODES, '--auth'),
     template,
+    runtime: oneOf(answers.runtime ?? 'node', RUNTIMES, '--runtime'),
     pm: oneOf(answers.pm ?? detectPackageManager(), PACKAGE_MANAGERS, '--pm'),
     install: answers.install ?? true,
     git: answers.git ?? true,

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import Handlebars from 'handlebars'
-import { scriptCommand } from './_install.js'
+import { projectCommand } from './_install.js'
 import { json, markdown, tsString } from './escape.js'
+import { toWorkerName } from './names.js'
 import type { ProjectOptions } from './options.js'
 
 export interface RenderedFile {
@@ -81,8 +82,18 @@ function templateContext(options: ProjectOptions, runtimeDependency: string) {
     multiTurn: options.template === 'multi-turn',
     llm: options.template === 'llm',
     runtimeDependency,
+    node: options.runtime === 'node',
+    bun: options.runtime === 'bun',
+    deno: options.runtime === 'deno',
+    workers: options.runtime === 'workers',
+    /** The Worker's name in wrangler.jsonc: the package name as Cloudflare takes it. */
+    workerName: toWorkerName(options.packageName),
     pm: options.pm,
-    run: Object.fromEntries(['dev', 'start', 'test', 'typecheck', 'card'].map((script) => [script, scriptCommand(options.pm, script)])),
+    run: {
+      ...Object.fromEntries(['dev', 'start', 'test', 'card', 'deploy'].map((script) => [script, projectCommand(options, script)])),
+      // Deno type-checks with its own `deno check`: the task is named after it.
+      typecheck: projectCommand(options, options.runtime === 'deno' ? 'check' : 'typecheck'),
+    },
   }
 }
 
@@ -125,7 +136,8 @@ const outputPath = (templatePath: string): string =>
     .join('/')
 
 /**
- * Renders `base/` and then the chosen template's folder over it (same path: the template wins). `.hbs`
+ * Renders `base/`, then the chosen runtime's folder (`runtimes/<name>/`: its entry, configuration and deployment
+ * files), then the chosen template's folder over them (same path: the later layer wins). `.hbs`
  * files go through Handlebars with the partials of `partials/`; the rest are copied.
  */
 export function renderProject(templatesDir: string, options: ProjectOptions, runtimeDependency: string): RenderedFile[] {
@@ -136,7 +148,7 @@ export function renderProject(templatesDir: string, options: ProjectOptions, run
   }
   const context = templateContext(options, runtimeDependency)
   const files = new Map<string, RenderedFile>()
-  for (const layer of ['base', options.template]) {
+  for (const layer of ['base', `runtimes/${options.runtime}`, options.template]) {
     const layerDir = join(templatesDir, layer)
     for (const file of listFiles(layerDir)) {
       const source = readFileSync(join(layerDir, file), 'utf8')

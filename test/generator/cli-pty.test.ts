@@ -106,7 +106,9 @@ const CTRL_C = '\x03'
 const read = (...path: string[]) => readFileSync(join(...path), 'utf8')
 
 describe('at a terminal', () => {
-  it('refuses a blank description in its prompt, takes the next answer, and shows yes/no answers in words, without colour', { timeout: 120_000 }, async () => {
+  it('refuses a blank description in its prompt, takes the next answer, picks the runtime with an arrow key, and shows yes/no answers in words, without colour', {
+    timeout: 120_000,
+  }, async () => {
     const terminal = inTerminal(['--no-install', '--no-git'])
     await terminal.waitFor('Project directory')
     terminal.type(`weather${ENTER}`)
@@ -118,6 +120,10 @@ describe('at a terminal', () => {
     terminal.type(`${BACKSPACE.repeat(3)}Tells the weather${ENTER}`)
     await terminal.waitFor('Template')
     terminal.type(ENTER)
+    // The runtime, one arrow down from Node.js: Bun.
+    await terminal.waitFor('Runtime')
+    await terminal.waitFor('Cloudflare Workers')
+    terminal.type(`\x1b[B${ENTER}`)
     await terminal.waitFor('Stream answers (message/stream)? › (Y/n)')
     terminal.type(ENTER)
     await terminal.waitFor('Push notifications')
@@ -129,6 +135,7 @@ describe('at a terminal', () => {
     expect(await terminal.exited).toBe(0)
 
     expect(JSON.parse(read(cwd, 'weather/package.json')).description).toBe('Tells the weather')
+    expect(JSON.parse(read(cwd, 'weather/package.json')).scripts.start).toBe('bun src/server.ts')
     const screen = plain(terminal.screen())
     expect(screen).toContain('Stream answers (message/stream)? … yes')
     expect(screen).toContain('Push notifications (task updates POSTed to client webhooks)? … no')
@@ -154,6 +161,7 @@ describe('at a terminal', () => {
       'Agent name',
       'What does the agent do?',
       'Template',
+      'Runtime',
       'Stream answers',
       'Push notifications',
       'Authentication',

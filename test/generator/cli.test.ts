@@ -200,6 +200,31 @@ describe('without a terminal', () => {
     expect(readdirSync(cwd)).toEqual([])
   })
 
+  it('refuses a --runtime outside its choices with exit 2, naming the flag and the choices, writing nothing', async () => {
+    const result = await create(['agent', '--yes', '--no-install', '--no-git', '--runtime', 'cloudflare'])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain("option '--runtime <name>' argument 'cloudflare' is invalid")
+    expect(result.stderr).toMatch(/Allowed choices are node, bun, deno, workers/)
+    expect(result.stderr).toContain(USAGE)
+    expect(readdirSync(cwd)).toEqual([])
+  })
+
+  it.each([
+    ['bun', 'npm run dev', 'src/server.ts'],
+    ['deno', 'deno task dev', 'deno.json'],
+    ['workers', 'npm run dev', 'wrangler.jsonc'],
+  ])('--runtime %s: the summary names the runtime, the next step is %j, and the project has %s', async (runtime, dev, file) => {
+    const result = await create(['agent', '--yes', '--no-install', '--no-git', '--json', '--runtime', runtime])
+    expect(result.code).toBe(0)
+    const summary = JSON.parse(result.stdout) as { runtime: string; files: string[]; commands: string[] }
+    expect(summary.runtime).toBe(runtime)
+    expect(summary.commands.at(-1)).toBe(dev)
+    expect(summary.files).toContain(file)
+    // The Dockerfile runs `a2a start` on Node: only the node project has one.
+    expect(summary.files).not.toContain('Dockerfile')
+    expect(result.stderr).toContain(`(echo template, ${{ bun: 'Bun', deno: 'Deno', workers: 'Cloudflare Workers' }[runtime]})`)
+  })
+
   it('declares push notifications on the card with --push-notifications, and documents the guard in .env.example', async () => {
     const result = await create(['--push-notifications', '--yes', '--no-install', '--no-git', 'pushy'])
     expect(result.code).toBe(0)
@@ -222,6 +247,7 @@ describe('--yes --json', () => {
       dir,
       packageName: 'my-agent',
       template: 'echo',
+      runtime: 'node',
       files: expect.arrayContaining([
         'package.json',
         'src/agent.ts',
@@ -500,6 +526,7 @@ describe('interactive', () => {
       name,
       description,
       'multi-turn', // template
+      'deno', // runtime
       false, // streaming
       true, // push notifications
       'apikey', // auth
@@ -549,6 +576,7 @@ describe('interactive', () => {
     expect(value('--description')).toBe(description)
     expect(parseSkill(value('--skill')!)).toEqual(skill)
     expect(value('--template')).toBe('multi-turn')
+    expect(value('--runtime')).toBe('deno')
     expect(words).toContain('--push-notifications')
     expect(value('--auth')).toBe('apikey')
     expect(words).toEqual(expect.arrayContaining(['--no-streaming', '--no-install', '--no-git', '--yes']))
@@ -581,11 +609,12 @@ describe('the command line', () => {
     }
   })
 
-  it('--help shows the defaults of --template and --auth, and no "(default: [])" for --skill', async () => {
+  it('--help shows the defaults of --template, --runtime and --auth, and no "(default: [])" for --skill', async () => {
     const result = await create(['--help'])
     expect(result.code).toBe(0)
     const help = result.stdout.replace(/\s+/g, ' ')
     expect(help).toMatch(/--template <name> .*\(choices: "echo", "streaming", "multi-turn", "llm", default: "echo"\)/)
+    expect(help).toMatch(/--runtime <name> .*\(choices: "node", "bun", "deno", "workers", default: "node"\)/)
     expect(help).toMatch(/--auth <mode> .*\(choices: "none", "bearer", "apikey", default: "none"\)/)
     expect(help).toContain('--package-name <name>')
     expect(help).not.toContain('default: []')

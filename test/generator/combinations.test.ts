@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process'
-import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { resolveOptions, TEMPLATES } from '../../generator/src/options.ts'
+import { type RuntimeName, resolveOptions, TEMPLATES } from '../../generator/src/options.ts'
 import { renderProject } from '../../generator/src/render.ts'
 import { assertBuilt } from './template-support.ts'
 
@@ -14,7 +14,9 @@ import { assertBuilt } from './template-support.ts'
 // with and without push notifications (4 × 3 × 2 × 2 = 48) — type-checks as written: its agent, its tests and
 // its helpers against the runtime's published types. The install-and-run suites cover a few of these; this one
 // covers them all, without installing (the projects share this repository's typescript, @types/node, vitest and
-// built runtime).
+// built runtime). The runtime changes only the files around the agent: Bun's entry is the same whatever the
+// options, a Worker's test differs by template and authentication (4 × 3 = 12 more, against the wrangler of
+// test-runtimes/), and a Deno project is checked by `deno check` in e2e-runtimes.test.ts (it has no tsconfig.json).
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const tsc = join(root, 'node_modules/typescript/bin/tsc')
@@ -23,16 +25,23 @@ const AUTH_MODES = ['none', 'bearer', 'apikey'] as const
 
 const combinations = TEMPLATES.flatMap((template) =>
   AUTH_MODES.flatMap((auth) =>
-    [true, false].flatMap((streaming) => [true, false].map((pushNotifications) => ({ template, auth, streaming, pushNotifications }))),
+    [true, false].flatMap((streaming) =>
+      [true, false].map((pushNotifications) => ({ template, auth, streaming, pushNotifications, runtime: 'node' as RuntimeName })),
+    ),
   ),
 )
+
+const onOtherRuntimes: Array<(typeof combinations)[number]> = [
+  { template: 'echo', auth: 'none', streaming: true, pushNotifications: false, runtime: 'bun' },
+  ...TEMPLATES.flatMap((template) => AUTH_MODES.map((auth) => ({ template, auth, streaming: true, pushNotifications: false, runtime: 'workers' as const }))),
+]
 
 let workspace: string
 
 /** Renders the project for `combination` into the workspace (the generator's own rendering, no install); its path. */
 function generate(combination: (typeof combinations)[number], suffix = ''): string {
-  const { template, auth, streaming, pushNotifications } = combination
-  const dir = `${template}-${auth}-${streaming ? 'streaming' : 'send'}-${pushNotifications ? 'push' : 'nopush'}${suffix && `-${suffix}`}`
+  const { template, auth, streaming, pushNotifications, runtime } = combination
+  const dir = `${template}-${auth}-${streaming ? 'streaming' : 'send'}-${pushNotifications ? 'push' : 'nopush'}-${runtime}${suffix && `-${suffix}`}`
   const options = resolveOptions({ dir, yes: true, install: false, git: false, pm: 'npm', ...combination }, workspace)
   for (const file of renderProject(join(root, 'generator/templates'), options, '*')) {
     const path = join(options.dir, file.path)
@@ -61,6 +70,10 @@ beforeAll(() => {
   for (const name of ['@types/node', 'vitest', 'typescript', '@vitest', 'vite']) {
     symlinkSync(realpathSync(join(root, 'node_modules', name)), join(modules, name), 'dir')
   }
+  // A Worker's test imports wrangler's test harness.
+  const wrangler = join(root, 'test-runtimes/node_modules/wrangler')
+  if (!existsSync(wrangler)) throw new Error(`${wrangler} is missing: run \`npm install\` at the repository root (its postinstall installs test-runtimes/)`)
+  symlinkSync(realpathSync(wrangler), join(modules, 'wrangler'), 'dir')
 })
 
 afterAll(async () => {
@@ -81,8 +94,17 @@ describe('every combination of template, authentication, streaming and push noti
     180_000,
   )
 
+  it.each(onOtherRuntimes)(
+    '$template, auth $auth, on $runtime: its entry and tests type-check as generated',
+    async (combination) => {
+      const project = generate(combination)
+      expect(await typecheck(project)).toEqual({ code: 0, output: '' })
+    },
+    180_000,
+  )
+
   it('reports a type error in a generated project (the check itself)', async () => {
-    const project = generate({ template: 'echo', auth: 'apikey', streaming: true, pushNotifications: false }, 'broken')
+    const project = generate({ template: 'echo', auth: 'apikey', streaming: true, pushNotifications: false, runtime: 'node' }, 'broken')
     appendFileSync(join(project, 'src/agent.ts'), "\nexport const notANumber: number = 'text'\n")
     const { code, output } = await typecheck(project)
     expect(code).not.toBe(0)

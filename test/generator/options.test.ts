@@ -11,6 +11,7 @@ import {
   markdown,
   type ProjectOptions,
   parseSkill,
+  RUNTIMES,
   renderProject,
   resolveOptions,
   run,
@@ -18,6 +19,7 @@ import {
   shellWord,
   TEMPLATES,
   toPackageName,
+  toWorkerName,
   tsString,
   UsageError,
 } from '../../generator/src/index.ts'
@@ -109,6 +111,19 @@ describe('toPackageName', () => {
     ['MyAgent2', 'myagent2'],
   ])('turns %j into %j', (input, expected) => {
     expect(toPackageName(input)).toBe(expected)
+  })
+})
+
+describe('toWorkerName', () => {
+  it.each([
+    ['weather-bot', 'weather-bot'],
+    ['@acme/weather_bot.v2', 'weather-bot-v2'],
+    ['..--x--..', 'x'],
+    ['a'.repeat(70), 'a'.repeat(63)],
+    [`${'a'.repeat(62)}-b`, 'a'.repeat(62)],
+    ['._', 'agent'],
+  ])('names the Worker of package %j %j (lowercase letters, digits and inner dashes, at most 63)', (packageName, expected) => {
+    expect(toWorkerName(packageName)).toBe(expected)
   })
 })
 
@@ -207,7 +222,7 @@ describe('parseSkill', () => {
 })
 
 describe('resolveOptions', () => {
-  it('fills every default from {}: my-agent, "My Agent", the echo template and its skill, streaming, no push notifications, no auth, install and git', () => {
+  it('fills every default from {}: my-agent, "My Agent", the echo template and its skill, Node, no push notifications, no auth, install and git', () => {
     const options = resolveOptions({}, cwd)
     expect(options).toEqual({
       dir: join(cwd, 'my-agent'),
@@ -220,6 +235,7 @@ describe('resolveOptions', () => {
       pushNotifications: false,
       auth: 'none',
       template: 'echo',
+      runtime: 'node',
       pm: detectPackageManager(),
       install: true,
       git: true,
@@ -262,6 +278,9 @@ describe('resolveOptions', () => {
     ['--auth', '', 'auth'],
     ['--template', 'react', 'template'],
     ['--template', 'Echo', 'template'],
+    ['--runtime', 'cloudflare', 'runtime'],
+    ['--runtime', 'Bun', 'runtime'],
+    ['--runtime', '', 'runtime'],
     ['--pm', 'deno', 'pm'],
     ['--pm', '', 'pm'],
   ] as const)('refuses %s %j outside its choices, naming the flag', (flag, value, field) => {
@@ -410,9 +429,10 @@ describe('tsValue', () => {
 describe('renderProject guard', () => {
   let templates: string
 
-  /** A templates folder of our own: `base/`, `partials/` and `echo/`, with the given files. */
+  /** A templates folder of our own: `base/`, `partials/`, `echo/` and each runtime's folder, with the given files. */
   function makeTemplates(files: Record<string, string>): string {
-    for (const folder of ['base', 'partials', 'echo']) mkdirSync(join(templates, folder), { recursive: true })
+    for (const folder of ['base', 'partials', 'echo', ...RUNTIMES.map((runtime) => `runtimes/${runtime}`)])
+      mkdirSync(join(templates, folder), { recursive: true })
     for (const [path, content] of Object.entries(files)) {
       mkdirSync(dirname(join(templates, path)), { recursive: true })
       writeFileSync(join(templates, path), content)
@@ -470,6 +490,22 @@ describe('renderProject guard', () => {
     expect(JSON.parse(content('data.json'))).toEqual({ description: project.description, tags: ['t<1>'] })
   })
 
+  it("renders base, then the runtime's folder, then the template's: a later layer wins, another runtime's files stay out", () => {
+    makeTemplates({
+      'base/entry.txt': 'base\n',
+      'base/shared.txt.hbs': '{{#if bun}}on bun{{else}}elsewhere{{/if}}\n',
+      'runtimes/bun/entry.txt': 'bun\n',
+      'runtimes/bun/src/server.ts': 'bun server\n',
+      'runtimes/deno/deno.json': '{}\n',
+      'echo/entry.txt': 'echo\n',
+    })
+    const render = (runtime: (typeof RUNTIMES)[number]) =>
+      Object.fromEntries(renderProject(templates, { ...options(), runtime }, 'file:./x.tgz').map((file) => [file.path, file.content]))
+    expect(render('bun')).toEqual({ 'entry.txt': 'echo\n', 'shared.txt': 'on bun\n', 'src/server.ts': 'bun server\n' })
+    expect(render('node')).toEqual({ 'entry.txt': 'echo\n', 'shared.txt': 'elsewhere\n' })
+    expect(render('deno')).toEqual({ 'entry.txt': 'echo\n', 'shared.txt': 'elsewhere\n', 'deno.json': '{}\n' })
+  })
+
   it('does not write a template that renders only whitespace, and drops the base file a template blanks', () => {
     makeTemplates({
       'base/_env.hbs': '{{#if authBearer}}TOKEN={{secret}}{{/if}}\n  \n\t\n',
@@ -524,6 +560,7 @@ describe('equivalentCommand', () => {
         description: '-n ; echo pwned && exit 1 | cat # not a comment\\ \\\' \\"',
         skills: HOSTILE_SKILLS,
         template: 'streaming',
+        runtime: 'workers',
         auth: 'bearer',
         pm: 'yarn',
         streaming: false,
@@ -558,6 +595,13 @@ describe('equivalentCommand', () => {
     expect(command).not.toContain('--skill')
     expect(command).toContain(`--template ${template}`)
     expect(await resolvedByRun(command)).toEqual(options)
+  })
+
+  it.each(RUNTIMES)('round-trips the %s runtime, naming it only when it is not the default', async (runtime) => {
+    const options = resolveOptions({ dir: 'anywhere', runtime, pm: 'npm' }, cwd)
+    const words = shellSplit(equivalentCommand(options))
+    expect(words.includes('--runtime')).toBe(runtime !== 'node')
+    expect(await resolvedByRun(equivalentCommand(options))).toEqual(options)
   })
 
   it('round-trips the defaults, with install, git and streaming on', async () => {

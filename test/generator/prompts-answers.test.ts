@@ -34,7 +34,7 @@ const read = (...path: string[]) => readFileSync(join(...path), 'utf8')
 const manifest = (dir: string) => JSON.parse(read(dir, 'package.json')) as { name: string; description: string }
 
 /** The answers after the directory, in the order asked: name and description as typed, the rest defaults. */
-const REST = (name: string | undefined, description: string | undefined) => [name, description, 'echo', true, false, 'none', false]
+const REST = (name: string | undefined, description: string | undefined) => [name, description, 'echo', 'node', true, false, 'none', false]
 
 describe('each answer is checked in its prompt, by the rule its flag meets', () => {
   it('refuses a description of spaces in its prompt and takes the next answer, keeping the others', async () => {

@@ -3,11 +3,11 @@ import { join } from 'node:path'
 import { parseEnv } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { dockerProblems, readmeBlocks, variablesRead, variablesSet } from './e2e-readme.ts'
-import { assertBuilt, type Workspace, workspace } from './template-support.ts'
+import { assertBuilt, parseJsonc, type Workspace, workspace } from './template-support.ts'
 
 /**
- * Generated READMEs and .env.example, read without an install, for every auth mode and the templates whose
- * README differs. e2e.test.ts runs the README commands against installed projects.
+ * Generated READMEs and .env.example, read without an install, for every auth mode, the templates whose README
+ * differs and each runtime besides Node. e2e.test.ts runs the README commands against installed projects.
  */
 
 const variants = [
@@ -17,6 +17,9 @@ const variants = [
   { dir: 'streaming', flags: ['--template', 'streaming', '--push-notifications'] },
   { dir: 'asks', flags: ['--template', 'multi-turn', '--auth', 'apikey', '--no-streaming'] },
   { dir: 'model', flags: ['--template', 'llm', '--auth', 'bearer'] },
+  { dir: 'on-bun', flags: ['--runtime', 'bun', '--push-notifications'] },
+  { dir: 'on-deno', flags: ['--runtime', 'deno', '--template', 'multi-turn', '--auth', 'bearer'] },
+  { dir: 'on-workers', flags: ['--runtime', 'workers', '--template', 'llm', '--auth', 'apikey', '--push-notifications'] },
 ] as const
 
 let space: Workspace
@@ -36,13 +39,16 @@ describe.each(variants)('$dir project', ({ dir }) => {
   const readme = () => space.read(project(), 'README.md')
 
   it('README: every command works as pasted: scripts that exist, variables set in the same block, docker flags on files that exist', () => {
-    const scripts = Object.keys((JSON.parse(space.read(project(), 'package.json')) as { scripts: Record<string, string> }).scripts)
+    const scripts = Object.keys((JSON.parse(space.read(project(), 'package.json')) as { scripts?: Record<string, string> }).scripts ?? {})
+    // A Deno project's commands are the tasks of its deno.json.
+    const tasks = existsSync(join(project(), 'deno.json')) ? Object.keys(parseJsonc(space.read(project(), 'deno.json')).tasks) : []
     const blocks = readmeBlocks(readme())
     expect(blocks.length).toBeGreaterThan(3)
     for (const block of blocks) {
       const assigned = new Set<string>()
       for (const { line, kind } of block) {
         for (const script of [...line.matchAll(/\bnpm run ([\w:-]+)/g)].map((match) => match[1]!)) expect(scripts, line).toContain(script)
+        for (const task of [...line.matchAll(/\bdeno task ([\w:-]+)/g)].map((match) => match[1]!)) expect(tasks, line).toContain(task)
         // A variable read must be set earlier in the block: a credential in .env is not in the shell.
         for (const name of variablesRead(line)) expect(assigned.has(name), `${line}\nreads $${name}, which nothing in its block sets`).toBe(true)
         for (const name of variablesSet(line)) assigned.add(name)

@@ -17,6 +17,16 @@ export function assertBuilt(): void {
   }
 }
 
+/** A JSON file that may hold `//` comment lines (deno.json, wrangler.jsonc), parsed. */
+export function parseJsonc(text: string): any {
+  return JSON.parse(
+    text
+      .split('\n')
+      .filter((line) => !line.trim().startsWith('//'))
+      .join('\n'),
+  )
+}
+
 export interface Workspace {
   /** Generates `dir` with `flags` (plus --yes, no install, no git) and returns the project's path. */
   generate(dir: string, flags?: string[]): Promise<string>
