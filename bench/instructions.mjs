@@ -2,8 +2,10 @@
 // runtime serve the same echo agent (servers/echo-runtime.mjs) under valgrind's callgrind, which counts every
 // instruction the server process executes whatever else the machine is doing. After a warm-up (the JIT settles,
 // the store fills), each window zeroes the counters, sends a fixed number of requests and dumps the count:
-// instructions per request, compiler and collector included. The two servers run side by side (one core each;
-// the count does not depend on timing). Slow: valgrind runs Node about 50 times slower, so a run takes minutes.
+// instructions per request, compiler and collector included. Node runs with V8's predictable mode (one thread,
+// a fixed collection schedule): otherwise background compilation and collections that follow the clock make
+// single windows vary by up to 2x. The two servers run side by side (one core each). Slow: valgrind runs Node
+// about 50 times slower, so a run takes minutes.
 //
 //   node bench/instructions.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>]
 //        [--workload send|card] [--warmup 4000] [--requests 2000] [--windows 3] [--connections 4]
@@ -108,7 +110,7 @@ async function measure(label) {
   const port = await freePort()
   const handle = start(
     'valgrind',
-    ['--tool=callgrind', `--callgrind-out-file=${join(dir, `${label}.out`)}`, '--dump-instr=no', 'node', '--single-threaded', server],
+    ['--tool=callgrind', `--callgrind-out-file=${join(dir, `${label}.out`)}`, '--dump-instr=no', 'node', '--predictable', '--predictable-gc-schedule', server],
     { env: { ...process.env, A2A_RUNTIME_ENTRY: builds[label], PORT: String(port) }, name: `${label} under callgrind` },
   )
   await waitForCard(handle, `http://127.0.0.1:${port}/.well-known/agent-card.json`, { intervalMs: 500, timeoutMs: 300_000 })
