@@ -4,6 +4,10 @@
 // agent code.
 import { echoDefinition, silentLogger } from './_echo-agent.mjs'
 
-const { defineAgent, serveAgent } = await import(process.env.A2A_RUNTIME_ENTRY)
+const { defineAgent, serveAgent, createMemoryStore } = await import(process.env.A2A_RUNTIME_ENTRY)
 
-await serveAgent(defineAgent(echoDefinition), { hostname: '127.0.0.1', port: Number(process.env.PORT), logger: silentLogger })
+// BENCH_MAX_TASKS: a smaller retention than the store's default (bench/instructions.mjs keeps the heap small, so
+// that full collections, whose cost depends on where they fall, do not swamp the request path).
+const maxTasks = process.env.BENCH_MAX_TASKS ? Number(process.env.BENCH_MAX_TASKS) : undefined
+const store = maxTasks ? { store: createMemoryStore({ maxTasks }) } : {}
+await serveAgent(defineAgent(echoDefinition), { hostname: '127.0.0.1', port: Number(process.env.PORT), logger: silentLogger, ...store })
