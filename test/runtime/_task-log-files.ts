@@ -30,6 +30,19 @@ function sizeOf(path: string): number {
 }
 
 /**
+ * A segment's records, as lines; none once the store has deleted it between the listing and the look (it deletes a
+ * segment whose records are all superseded, while it runs).
+ */
+function linesOf(segment: string): string[] {
+  try {
+    return readFileSync(segment, 'utf8').split('\n').slice(1)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw error
+  }
+}
+
+/**
  * The records of every segment in order (of one task, when `taskId` is given), with the segment each is in.
  * A line that is not JSON throws, unless `skipDamaged` (a test that damaged a record itself: the store deletes
  * that segment only once it compacts, which may come before or after the look).
@@ -41,7 +54,7 @@ export function recordsOf(
 ): Array<{ segment: string; kind: 'snapshot' | 'entries'; n: number; text: string }> {
   const records = []
   for (const segment of segmentsOf(dir)) {
-    for (const text of readFileSync(segment, 'utf8').split('\n').slice(1)) {
+    for (const text of linesOf(segment)) {
       if (!text) continue
       let record: { t: string; n: number }
       try {
