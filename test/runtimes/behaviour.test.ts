@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { eventReader, readEvents } from '../runtime/_sse.ts'
 import { startReceiver } from '../runtime/_webhook.ts'
-import { type AgentProcess, startAgentProcess } from './_agent-process.ts'
+import { type AgentProcess, API_KEY, startAgentProcess } from './_agent-process.ts'
 import { DIALECTS, type Dialect, type StreamEvent, summary } from './_dialects.ts'
 import { post, replyOf, rpc, rpcBody } from './_rpc.ts'
 import { RUNTIMES } from './_runtimes.ts'
@@ -273,6 +274,35 @@ describe.each(RUNTIMES)('agent served on $name', (runtime) => {
         expect(await doomed.exited).toEqual({ code: 0, signal: null })
       } finally {
         await doomed.stop()
+      }
+    },
+    60_000,
+  )
+
+  // Node's own request timeout is covered by test/runtime/slow-clients.test.ts; Deno has none to set (documented).
+  it.runIf(runtime.server === 'bun')(
+    'closes a connection whose request body stalls, once its idle timeout (the request timeout) passes',
+    async ({ onTestFailed }) => {
+      const strict = await startAgentProcess(runtime, { A2A_REQUEST_TIMEOUT_MS: '2000' })
+      onTestFailed(() => console.error(`[agent with a 2 s request timeout on ${runtime.name}, stderr]\n${strict.stderr()}`))
+      try {
+        const { hostname, port } = new URL(strict.url)
+        const socket = connect({ host: hostname, port: Number(port) })
+        const closed = new Promise<string>((resolve) => {
+          let answer = ''
+          socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk))
+          socket.once('close', () => resolve(answer))
+        })
+        await new Promise((resolve) => socket.once('connect', resolve))
+        // Headers that promise 100 bytes, then 10 of them, then nothing.
+        socket.write(
+          `POST / HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\nX-API-Key: ${API_KEY}\r\nContent-Length: 100\r\n\r\n{"jsonrpc"`,
+        )
+        // The server closes it (no clock here: the test's timeout bounds the wait); no answer was owed.
+        const answer = await closed
+        expect(answer).not.toMatch(/^HTTP\/1\.1 2/)
+      } finally {
+        await strict.stop()
       }
     },
     60_000,

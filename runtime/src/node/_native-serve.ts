@@ -26,11 +26,12 @@ interface BunGlobal {
 }
 interface DenoServer {
   readonly addr: { port: number }
+  readonly finished: Promise<void>
   shutdown(): Promise<void>
 }
 interface DenoGlobal {
   serve(
-    options: { port: number; hostname: string; onListen: () => void; onError: (error: unknown) => Response },
+    options: { port: number; hostname: string; onListen: () => void; onError: (error: unknown) => Response; signal: AbortSignal },
     handler: (request: Request) => Response | Promise<Response>,
   ): DenoServer
 }
@@ -54,12 +55,17 @@ export interface NativeServeSettings {
   port: number
   hostname: string
   /**
-   * Bun closes a connection idle this long between requests, or slow to send its headers (its `idleTimeout`,
-   * whole seconds up to 255); once a request is in, it is not cut while it waits for its answer.
+   * Bun closes a connection that sends and receives nothing this long (its `idleTimeout`, whole seconds up to
+   * 255): a slow request, an idle keep-alive connection, and an answer that takes longer; an SSE stream is
+   * exempt once it starts.
    */
   idleTimeoutMs: number
   log?: (line: string) => void
 }
+
+/** How long closing waits for the runtime to confirm its connections are closed. */
+const CLOSE_WAIT_MS = 1000
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** An error the server itself met: nothing the client sent explains it, so it learns only that something failed. */
 const internalError = (): Response =>
@@ -81,11 +87,12 @@ function listenBun(handler: (request: Request) => Promise<Response>, settings: N
       port: settings.port,
       hostname: settings.hostname,
       idleTimeout: Math.min(255, Math.max(1, Math.ceil(settings.idleTimeoutMs / 1000))),
-      fetch: (request, server) => {
-        // Bun's idle timeout counts while a request waits for its answer too: a blocking send whose task works
-        // for a minute, or a stream quiet while its task waits, must not be cut by it.
-        server.timeout(request, 0)
-        return handler(request)
+      fetch: async (request, server) => {
+        const response = await handler(request)
+        // A stream stays quiet for as long as its task waits: Bun's idle timeout must not cut it. Everything
+        // else keeps it (a trickled body, an idle keep-alive connection, an answer that takes longer).
+        if (response.headers.get('content-type')?.startsWith('text/event-stream')) server.timeout(request, 0)
+        return response
       },
       error: internalError,
     })
@@ -94,8 +101,10 @@ function listenBun(handler: (request: Request) => Promise<Response>, settings: N
   }
   return {
     port: server.port,
-    stopAccepting: () => void server.stop(false),
-    closeAll: () => server.stop(true),
+    // Bun's graceful stop would make the forced one that follows do nothing (it acts only on a listening
+    // server), and waits for every request, a stalled one too: the app refuses new work while it drains instead.
+    stopAccepting: () => {},
+    closeAll: () => Promise.race([server.stop(true), sleep(CLOSE_WAIT_MS)]),
   }
 }
 
@@ -105,21 +114,37 @@ async function listenDeno(handler: (request: Request) => Promise<Response>, sett
   const ready = new Promise<void>((resolve) => {
     listening = resolve
   })
+  // Aborting it closes every connection at once: Deno's graceful shutdown waits for every request, a stalled
+  // upload too, and Deno has no request timeout to end one.
+  const abort = new AbortController()
   let server: DenoServer
   try {
-    server = deno.serve({ port: settings.port, hostname: settings.hostname, onListen: () => listening(), onError: internalError }, handler)
+    server = deno.serve(
+      { port: settings.port, hostname: settings.hostname, onListen: () => listening(), onError: internalError, signal: abort.signal },
+      handler,
+    )
   } catch (error) {
     throw listenError(error, settings)
   }
   await ready
-  let shutdown: Promise<void> | undefined
+  let finished = false
+  const done = server.finished.then(
+    () => {
+      finished = true
+    },
+    () => {
+      finished = true
+    },
+  )
   return {
     port: server.addr.port,
-    // Deno stops accepting at once and resolves when the requests in flight are done.
-    stopAccepting: () => {
-      shutdown ??= server.shutdown()
+    // Deno stops accepting at once; its promise resolves when the requests in flight are done.
+    stopAccepting: () => void server.shutdown().catch(() => {}),
+    closeAll: async () => {
+      // Only a server still serving: aborting one that has finished throws from Deno's listener, uncaught.
+      if (!finished) abort.abort()
+      await Promise.race([done, sleep(CLOSE_WAIT_MS)])
     },
-    closeAll: () => (shutdown ??= server.shutdown()),
   }
 }
 

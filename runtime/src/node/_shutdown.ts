@@ -78,10 +78,14 @@ export function nativeClose(listener: NativeListener, app: A2AApp, closed?: () =
   return () => {
     closing ??= (async () => {
       listener.stopAccepting()
-      await app.close()
-      await new Promise((resolve) => setTimeout(resolve, FLUSH_MS_NATIVE))
-      await listener.closeAll()
-      closed?.()
+      try {
+        await app.close()
+        await new Promise((resolve) => setTimeout(resolve, FLUSH_MS_NATIVE))
+      } finally {
+        // Closed whatever the app's close did: a failed drain must not leave connections open.
+        await listener.closeAll()
+        closed?.()
+      }
     })()
     return closing
   }

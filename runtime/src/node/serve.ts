@@ -85,8 +85,8 @@ export interface A2AServer {
 
 /**
  * Serves an agent: on Node with its HTTP server, on Bun and Deno with their native servers (`Bun.serve`,
- * `Deno.serve`). Slow-client timeouts and connection caps are Node's: Bun applies the keep-alive (or a shorter
- * headers) timeout as its idle timeout, and Deno neither (put a proxy in front that bounds them).
+ * `Deno.serve`). Slow-client timeouts and connection caps are Node's: Bun applies the request timeout as its idle
+ * timeout (so a blocking answer must come within it there), and Deno neither (put a proxy in front that bounds them).
  *
  * @example
  * import agent from './agent.js'
@@ -108,7 +108,7 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
   const runtime = nativeRuntime()
   let listener: { port: number; server: Server | undefined; close: () => Promise<void> }
   if (runtime) {
-    const native = await listenNative(runtime, app, { port, hostname, idleTimeoutMs: shortestTimeout(connectionPolicy), ...(log && { log }) })
+    const native = await listenNative(runtime, app, { port, hostname, idleTimeoutMs: bunIdleTimeout(connectionPolicy), ...(log && { log }) })
     listener = { port: native.port, server: undefined, close: nativeClose(native, app, () => detachSignals?.()) }
   } else {
     const handler = toNodeHandler(app.h3)
@@ -127,7 +127,7 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
   return { url, port: listener.port, app, runtime: runtime ?? 'node', server: listener.server, close }
 }
 
-/** The idle timeout a native server gets: the keep-alive timeout, or the headers timeout if that is shorter. */
-function shortestTimeout({ timeouts }: ConnectionPolicy): number {
-  return Math.min(timeouts.headers, timeouts.keepAlive)
+/** The idle timeout Bun's server gets: the request timeout (it bounds a trickled request as Node's does). */
+function bunIdleTimeout({ timeouts }: ConnectionPolicy): number {
+  return timeouts.request
 }

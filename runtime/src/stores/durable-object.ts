@@ -43,14 +43,14 @@ const pieceKey = (taskId: string, index: number): string => `${PREFIX}${taskId}:
 
 /**
  * Tasks in a Durable Object's storage, served from memory: the memory store (its retention and byte budgets)
- * with each task written to storage when it is created and each time it settles (completed, failed, canceled,
- * rejected, or waiting for input): the whole task with its event log, in pieces. A task is read back when the
+ * with each task written to storage when it is created, when a follow-up resumes it and each time it settles
+ * (completed, failed, canceled, rejected, or waiting for input): the whole task with its event log, in pieces. A task is read back when the
  * object starts again (`restore()`, in `blockConcurrencyWhile`); one that was running when the object stopped
  * is failed with a reason, as on the file store. Retention deletes a task from storage as from memory.
  *
- * Costs: one write of the whole task per turn, so a conversation of many turns on one task writes its history
- * again at each turn (bounded by the per-task budget, `maxTaskBytes`); the events of a turn in progress are
- * not written until it settles.
+ * Costs: the whole task is written as a turn starts and as it settles, so a conversation of many turns on one
+ * task writes its history again at each turn (bounded by the per-task budget, `maxTaskBytes`); the events of a
+ * turn in progress are not written until it settles.
  */
 export class DurableObjectTaskStore implements TaskStore {
   readonly #memory: MemoryTaskStore
@@ -136,10 +136,13 @@ export class DurableObjectTaskStore implements TaskStore {
   }
 
   append(task: Task, event: TaskEvent): Promise<void> | undefined {
+    // A follow-up resuming a settled task starts a turn: written at once, so a restart in the middle of the turn
+    // finds the task running (and fails it) with the follow-up in its history, not the turn before it.
+    const resumed = this.#memory.settledAt(task.id) > 0
     this.#memory.append(task, event)
     // Larger than the whole byte budget, it was let go as it settled: not saved.
     if (!this.#memory.has(task.id)) return undefined
-    return event.kind === 'status-update' && event.final ? this.#save(task) : undefined
+    return resumed || (event.kind === 'status-update' && event.final) ? this.#save(task) : undefined
   }
 
   events(taskId: string, afterSeq?: number): TaskEvent[] | undefined {
@@ -177,11 +180,14 @@ export class DurableObjectTaskStore implements TaskStore {
     this.#pieces.set(taskId, count)
     const stale: string[] = []
     for (let index = count; index < before; index++) stale.push(pieceKey(taskId, index))
-    return this.#queue(async () => {
-      for (let start = 0; start < entries.length; start += KEYS_PER_CALL) {
-        await this.#storage.put(Object.fromEntries(entries.slice(start, start + KEYS_PER_CALL)))
-      }
-      await this.#deleteKeys(stale)
+    return this.#queue(() => {
+      // Every put and delete of a save is issued with no await between them: a Durable Object commits such a
+      // run of writes atomically, so a crash never leaves the old header counting pieces of the new text.
+      const writes: Promise<unknown>[] = []
+      for (let start = 0; start < entries.length; start += KEYS_PER_CALL)
+        writes.push(this.#storage.put(Object.fromEntries(entries.slice(start, start + KEYS_PER_CALL))))
+      for (let start = 0; start < stale.length; start += KEYS_PER_CALL) writes.push(this.#storage.delete(stale.slice(start, start + KEYS_PER_CALL)))
+      return Promise.all(writes).then(() => undefined)
     })
   }
 
@@ -190,7 +196,11 @@ export class DurableObjectTaskStore implements TaskStore {
     this.#pieces.delete(taskId)
     const keys = [`${PREFIX}${taskId}`]
     for (let index = 0; index < count; index++) keys.push(pieceKey(taskId, index))
-    return this.#queue(() => this.#deleteKeys(keys))
+    return this.#queue(() => {
+      const writes: Promise<unknown>[] = []
+      for (let start = 0; start < keys.length; start += KEYS_PER_CALL) writes.push(this.#storage.delete(keys.slice(start, start + KEYS_PER_CALL)))
+      return Promise.all(writes).then(() => undefined)
+    })
   }
 
   #queue(write: () => Promise<void>): Promise<void> {
@@ -198,10 +208,6 @@ export class DurableObjectTaskStore implements TaskStore {
     // A failed write is reported to its caller; the next ones go on.
     this.#writes = done.catch(() => {})
     return done
-  }
-
-  async #deleteKeys(keys: string[]): Promise<void> {
-    for (let start = 0; start < keys.length; start += KEYS_PER_CALL) await this.#storage.delete(keys.slice(start, start + KEYS_PER_CALL))
   }
 }
 
