@@ -26,6 +26,13 @@ describe('agentWorker', () => {
     expect(() => new AgentObject(state, { A2A_STORE: 'file:.tasks' })).toThrow(/A2A_STORE does not apply on Cloudflare Workers/)
   })
 
+  it("reads a number in the Worker's variables as a setting (wrangler.jsonc vars may be numbers), refusing a bad one by name", () => {
+    const { AgentObject } = agentWorker(echoAgent)
+    const state = { storage: new DurableObjectStorageStandIn(), blockConcurrencyWhile: <T>(callback: () => Promise<T>) => callback() }
+    expect(() => new AgentObject(state, { A2A_MAX_RUNNING_BYTES: 1 })).toThrow(/A2A_MAX_RUNNING_BYTES/)
+    expect(() => new AgentObject(state, { A2A_MAX_RUNNING_BYTES: 64 * 1024 * 1024 })).not.toThrow()
+  })
+
   it('hands every request to the one object named for the agent, unchanged', async () => {
     const { worker } = agentWorker(echoAgent)
     const seen: Array<{ name: string; url: string }> = []

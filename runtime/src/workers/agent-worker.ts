@@ -94,10 +94,15 @@ export function agentWorker(agent: Agent, options: AgentWorkerOptions = {}): Age
   return { worker, AgentObject }
 }
 
-/** The Worker's variables (strings) as settings; its bindings (objects) are not settings. */
+/**
+ * The Worker's variables as settings: `vars` in wrangler.jsonc may be numbers or booleans (`"A2A_MAX_TASK_BYTES":
+ * 1048576`), read as their text; its bindings (objects) are not settings.
+ */
 function settingsOf(bindings: Record<string, unknown>): Env {
   const env: Record<string, string> = {}
-  for (const [name, value] of Object.entries(bindings)) if (typeof value === 'string') env[name] = value
+  for (const [name, value] of Object.entries(bindings)) {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') env[name] = String(value)
+  }
   return env
 }
 
