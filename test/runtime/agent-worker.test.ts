@@ -33,6 +33,24 @@ describe('agentWorker', () => {
     expect(() => new AgentObject(state, { A2A_MAX_RUNNING_BYTES: 64 * 1024 * 1024 })).not.toThrow()
   })
 
+  it('answers 503 with a JSON-RPC error and Retry-After when the object does not answer (resetting on a deploy, overloaded)', async () => {
+    const { worker } = agentWorker(echoAgent)
+    const failing = {
+      idFromName: (name: string) => name,
+      get: () => ({ fetch: () => Promise.reject(new Error('Durable Object reset because its code was updated')) }),
+    }
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    try {
+      const response = await worker.fetch(new Request('https://agent.example/', { method: 'POST', body: '{}' }), { AGENT: failing })
+      expect(response.status).toBe(503)
+      expect(response.headers.get('retry-after')).toBe('1')
+      expect(await response.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'The agent is unavailable; retry shortly' } })
+      expect(logged).toHaveBeenCalledWith("The agent's Durable Object did not answer", expect.any(Error))
+    } finally {
+      logged.mockRestore()
+    }
+  })
+
   it('hands every request to the one object named for the agent, unchanged', async () => {
     const { worker } = agentWorker(echoAgent)
     const seen: Array<{ name: string; url: string }> = []

@@ -88,7 +88,15 @@ export function agentWorker(agent: Agent, options: AgentWorkerOptions = {}): Age
     fetch(request: Request, bindings: Record<string, unknown>): Promise<Response> {
       const namespace = bindings[binding] as DurableObjectNamespaceLike | undefined
       if (typeof namespace?.idFromName !== 'function') return Promise.resolve(missingBinding(binding))
-      return namespace.get(namespace.idFromName(OBJECT_NAME)).fetch(request)
+      // The object may be resetting (a deploy) or overloaded: the client gets a JSON-RPC error to retry on, not
+      // Cloudflare's error page.
+      return namespace
+        .get(namespace.idFromName(OBJECT_NAME))
+        .fetch(request)
+        .catch((error: unknown) => {
+          console.error("The agent's Durable Object did not answer", error)
+          return unavailable()
+        })
     },
   }
   return { worker, AgentObject }
@@ -104,6 +112,14 @@ function settingsOf(bindings: Record<string, unknown>): Env {
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') env[name] = String(value)
   }
   return env
+}
+
+/** The object did not answer: HTTP 503 with the JSON-RPC error of a server that cannot answer now. */
+function unavailable(): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'The agent is unavailable; retry shortly' } }), {
+    status: 503,
+    headers: { 'content-type': 'application/json', 'retry-after': '1' },
+  })
 }
 
 /** The Worker is deployed without the binding: the operator, not the client, has to act. */
