@@ -16,6 +16,16 @@ const message = (role: 'user' | 'agent', text: string, taskId: string) => ({
   contextId: 'ctx',
 })
 
+/** A new task with the user's first message, as the engine creates it. */
+const submitted = (id: string, text: string, ms = 0): Task => ({
+  kind: 'task',
+  id,
+  contextId: 'ctx',
+  status: { state: 'submitted', timestamp: at(ms) },
+  history: [message('user', text, id)],
+  artifacts: [],
+})
+
 function status(task: Task, seq: number, state: Task['status']['state'], final: boolean, text?: string): TaskEvent {
   task.status = { state, timestamp: at(seq), ...(text && { message: message('agent', text, task.id) }) }
   if (text) task.history.push(message('agent', text, task.id))
@@ -27,14 +37,7 @@ describe('the Durable Object store', () => {
     const storage = new DurableObjectStorageStandIn()
     const store = createDurableObjectStore(storage)
     await store.restore()
-    const task: Task = {
-      kind: 'task',
-      id: 't-1',
-      contextId: 'ctx',
-      status: { state: 'submitted', timestamp: at(0) },
-      history: [message('user', 'Book a table', 't-1')],
-      artifacts: [],
-    }
+    const task = submitted('t-1', 'Book a table', 0)
     await store.create(task)
     store.append(task, status(task, 1, 'working', false))
     await store.append(task, status(task, 2, 'input-required', true, 'For how many people?'))
@@ -62,14 +65,7 @@ describe('the Durable Object store', () => {
     const storage = new DurableObjectStorageStandIn()
     const store = createDurableObjectStore(storage, { maxTasks: 1 })
     await store.restore()
-    const long: Task = {
-      kind: 'task',
-      id: 'long',
-      contextId: 'ctx',
-      status: { state: 'submitted', timestamp: at(0) },
-      history: [message('user', 'x'.repeat(200_000), 'long')],
-      artifacts: [],
-    }
+    const long = submitted('long', 'x'.repeat(200_000), 0)
     await store.create(long)
     const piecesOfLong = storage.keys.filter((key) => key.startsWith('task:long')).length
     expect(piecesOfLong).toBeGreaterThan(5)
@@ -77,14 +73,7 @@ describe('the Durable Object store', () => {
     await store.append(long, status(long, 1, 'completed', true))
     expect(storage.keys.filter((key) => key.startsWith('task:long'))).toHaveLength(2)
     // A second settled task past maxTasks: the first goes, from storage too.
-    const next: Task = {
-      kind: 'task',
-      id: 'next',
-      contextId: 'ctx',
-      status: { state: 'submitted', timestamp: at(5) },
-      history: [message('user', 'hi', 'next')],
-      artifacts: [],
-    }
+    const next = submitted('next', 'hi', 5)
     await store.create(next)
     // Its settle lets the first go (retention), and its write is queued after that deletion.
     await store.append(next, status(next, 1, 'completed', true))

@@ -111,39 +111,36 @@ const SLASH_METHODS = {
   unknown: 'tasks/nope',
 }
 
+/** What the platform dialect and A2A v0.3 share: slash-named methods and `kind`-tagged shapes. */
+const SLASH_SHAPES = {
+  methods: SLASH_METHODS,
+  message: (text: string, extra?: Record<string, unknown>) => userMessage(text, extra),
+  taskOf: (result: any) => result,
+  state: (state: string) => state,
+  textPart: (text: string) => ({ kind: 'text', text }),
+  taskShape: { kind: 'task' },
+  kinds: true,
+  hasFinal: true,
+  notJson: { code: -32600, message: expect.stringContaining('Content-Type') },
+} satisfies Partial<Dialect>
+
 export const DIALECTS: Dialect[] = [
   {
+    ...SLASH_SHAPES,
     name: 'platform',
     headers: {},
-    methods: SLASH_METHODS,
-    message: (text, extra) => userMessage(text, extra),
-    taskOf: (result) => result,
-    state: (state) => state,
-    textPart: (text) => ({ kind: 'text', text }),
-    taskShape: { kind: 'task' },
     framing: 'data-only',
     opensWithTask: false,
-    kinds: true,
-    hasFinal: true,
     notFound: { code: -32602, message: 'Task not found' },
-    notJson: { code: -32600, message: expect.stringContaining('Content-Type') },
     read: readPlatform,
   },
   {
+    ...SLASH_SHAPES,
     name: 'A2A v0.3',
     headers: { 'A2A-Version': '0.3' },
-    methods: SLASH_METHODS,
-    message: (text, extra) => userMessage(text, extra),
-    taskOf: (result) => result,
-    state: (state) => state,
-    textPart: (text) => ({ kind: 'text', text }),
-    taskShape: { kind: 'task' },
     framing: 'numbered',
     opensWithTask: true,
-    kinds: true,
-    hasFinal: true,
     notFound: { code: -32001, message: expect.any(String) },
-    notJson: { code: -32600, message: expect.stringContaining('Content-Type') },
     read: readV03,
   },
   {
