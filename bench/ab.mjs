@@ -5,7 +5,12 @@
 // request (from /proc), B's over A's: a direct measure of the cost a change adds, whether or not the client
 // could keep the server busy.
 //
-//   node bench/ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--rounds 8] [--duration 3] [--only <name part>]
+// --together loads both servers at the same time instead, each with half the connections, sharing CPU 0: a
+// slow minute of the machine (another tenant, a throttled core) then falls on both alike, and the CPU per
+// request of each is compared within the round. It separates costs of a few per cent that the rounds taken in
+// turn cannot (their pairs spread by ±25% on a shared machine).
+//
+//   node bench/ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--rounds 8] [--duration 3] [--only <name part>] [--together]
 //
 // B defaults to this clone's build (npm run build first). An older build: `git worktree add /tmp/a <ref>`,
 // then `npx tsc -p runtime/tsconfig.build.json` in it with this clone's node_modules linked.
@@ -15,13 +20,19 @@ import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import { freePort, killAll, pinningSupport, pinPrefix, start, waitForCard } from './_processes.mjs'
+import { geomeanInterval } from './_stats.mjs'
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { rounds: { type: 'string', default: '8' }, duration: { type: 'string', default: '3' }, only: { type: 'string' } },
+  options: {
+    rounds: { type: 'string', default: '8' },
+    duration: { type: 'string', default: '3' },
+    only: { type: 'string' },
+    together: { type: 'boolean', default: false },
+  },
 })
 if (positionals.length < 1) {
-  console.error('usage: node bench/ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--rounds 8] [--duration 3] [--only <name part>]')
+  console.error('usage: node bench/ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--rounds 8] [--duration 3] [--only <name part>] [--together]')
   process.exit(2)
 }
 const entries = { A: resolve(positionals[0]), B: resolve(positionals[1] ?? new URL('../runtime/dist/index.js', import.meta.url).pathname) }
@@ -64,7 +75,41 @@ function cpuTicks(pid) {
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 // The order alternates, so what one position gains the other loses: the geometric mean of the ratios cancels it.
+const interval = (ratios) =>
+  `(95% interval ${geomeanInterval(ratios)
+    .map((r) => r.toFixed(3))
+    .join('–')})`
 const geomean = (values) => Math.exp(values.reduce((sum, value) => sum + Math.log(value), 0) / values.length)
+
+/** Both servers under load at once, each with half the workload's connections: CPU per request compared within each round. */
+async function together(workload, urls, pids, rates, cpuPerRequest) {
+  const connections = Math.max(1, Math.floor(workload.options.connections / 2))
+  for (let round = 0; round < rounds; round++) {
+    await new Promise((done) => setTimeout(done, 1000))
+    const before = { A: cpuTicks(pids.A), B: cpuTicks(pids.B) }
+    const results = await Promise.all(['A', 'B'].map((name) => autocannon({ url: urls[name] + workload.path, ...workload.options, connections, duration })))
+    for (const [i, name] of ['A', 'B'].entries()) {
+      const result = results[i]
+      if (result.non2xx || result.errors) throw new Error(`${workload.name} on ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
+      rates[name].push(result.requests.average)
+      const after = cpuTicks(pids[name])
+      if (before[name] !== undefined && after !== undefined) cpuPerRequest[name].push((after - before[name]) / result.requests.total)
+    }
+  }
+}
+
+function report(workload, rates, cpuPerRequest) {
+  const ratios = rates.B.map((rate, i) => rate / rates.A[i])
+  console.log(
+    `${workload.name}${values.together ? ' (together)' : ''}: A ${Math.round(median(rates.A))} req/s, B ${Math.round(median(rates.B))} req/s; B/A paired ${ratios.map((r) => r.toFixed(2)).join(' ')}, median ${median(ratios).toFixed(3)}, geometric mean ${geomean(ratios).toFixed(3)} ${interval(ratios)}`,
+  )
+  if (cpuPerRequest.B.length === rates.B.length && cpuPerRequest.A.length === rates.A.length) {
+    const costs = cpuPerRequest.B.map((cost, i) => cost / cpuPerRequest.A[i])
+    console.log(
+      `  CPU per request, B/A paired ${costs.map((r) => r.toFixed(2)).join(' ')}, median ${median(costs).toFixed(3)}, geometric mean ${geomean(costs).toFixed(3)} ${interval(costs)}`,
+    )
+  }
+}
 
 try {
   const urls = {}
@@ -85,6 +130,11 @@ try {
     const cpuPerRequest = { A: [], B: [] }
     // Not counted: the first seconds warm the JIT and fill the store to its retention limit, where it then stays.
     for (const name of ['A', 'B']) await autocannon({ url: urls[name] + workload.path, ...workload.options, duration: 2 * duration })
+    if (values.together) {
+      await together(workload, urls, pids, rates, cpuPerRequest)
+      report(workload, rates, cpuPerRequest)
+      continue
+    }
     for (let round = 0; round < rounds; round++) {
       for (const name of round % 2 ? ['B', 'A'] : ['A', 'B']) {
         // The other server's tail (closing connections, a collection) would otherwise run on the same core.
@@ -98,16 +148,7 @@ try {
         if (cpuBefore !== undefined && cpuAfter !== undefined) cpuPerRequest[name].push((cpuAfter - cpuBefore) / result.requests.total)
       }
     }
-    const ratios = rates.B.map((rate, i) => rate / rates.A[i])
-    console.log(
-      `${workload.name}: A ${Math.round(median(rates.A))} req/s, B ${Math.round(median(rates.B))} req/s; B/A paired ${ratios.map((r) => r.toFixed(2)).join(' ')}, median ${median(ratios).toFixed(3)}, geometric mean ${geomean(ratios).toFixed(3)}`,
-    )
-    if (cpuPerRequest.B.length === rounds) {
-      const costs = cpuPerRequest.B.map((cost, i) => cost / cpuPerRequest.A[i])
-      console.log(
-        `  CPU per request, B/A paired ${costs.map((r) => r.toFixed(2)).join(' ')}, median ${median(costs).toFixed(3)}, geometric mean ${geomean(costs).toFixed(3)}`,
-      )
-    }
+    report(workload, rates, cpuPerRequest)
   }
 } finally {
   killAll()
