@@ -1,4 +1,6 @@
+import type { ConversationOptions } from './core/_conversation.js'
 import { ConfigurationError } from './errors.js'
+import type { Logger } from './logger.js'
 import type { AgentCardInput, Message, Part, TaskState } from './types.js'
 
 /** What `execute` and `cancel` learn about the request. */
@@ -15,6 +17,16 @@ export interface ExecutionContext {
   readonly history: readonly Message[]
   /** Fires when the task is canceled (or the server shuts down past its grace period). */
   readonly signal: AbortSignal
+  /**
+   * The conversation so far in this task's context, oldest first: every earlier task with the same `contextId`
+   * as its messages followed by its answer (its artifacts as one agent message), then this task's history. It
+   * lets a model see what was said before, as a chat does. Bounded: the newest earlier tasks that fit
+   * `maxBytes` (default 256 KiB as JSON) and `maxTasks` (default 50); this task's history always comes whole.
+   * Reads the task store (every store can: memory, file, Redis, Durable Object), so call it once per turn.
+   */
+  conversation(options?: ConversationOptions): Promise<Message[]>
+  /** The server's logger: what the client must not see (a provider's error in full) goes here. */
+  readonly logger: Logger
 }
 
 /** Content of an artifact: a string is a text part, an array is parts, any other object is a data part. */

@@ -2,6 +2,7 @@
 // Agent
 export { defineAgent } from './agent.js'
 export type { Agent, AgentDefinition, ArtifactContent, ArtifactOptions, ExecutionContext, MessageContent, TaskHandle } from './agent.js'
+export type { ConversationOptions } from './core/_conversation.js'
 
 // Serving
 export { createA2AApp } from './http/app.js'

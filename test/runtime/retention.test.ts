@@ -325,6 +325,24 @@ describe('MemoryTaskStore', () => {
     store.append(t, { kind: 'status-update', seq: ++seq, taskId: t.id, contextId: t.contextId, status: t.status, final: true })
   }
 
+  it('a context lists only the tasks retention keeps: an evicted task leaves its context, and an emptied context lists nothing', () => {
+    const store = open({ maxTasks: 2 })
+    const inContext = (id: string, contextId: string) => ({ ...task(id), contextId })
+    const first = inContext('a', 'shared')
+    const second = inContext('b', 'shared')
+    const third = inContext('c', 'other')
+    for (const t of [first, second, third]) {
+      store.create(t)
+      settle(store, t)
+    }
+    // Retention drops the oldest settled task once a third is kept.
+    expect(store.has('a')).toBe(false)
+    expect(store.list({ contextId: 'shared', limit: 10 }).tasks.map((t) => t.id)).toEqual(['b'])
+    store.forget('b')
+    expect(store.list({ contextId: 'shared', limit: 10 })).toEqual({ tasks: [], total: 0 })
+    expect(store.list({ contextId: 'other', limit: 10 }).tasks.map((t) => t.id)).toEqual(['c'])
+  })
+
   it.each([
     [{ maxTasks: 0 }, 'maxTasks'],
     [{ maxTasks: -3 }, 'maxTasks'],

@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js'
 import type { ClusterLink, TaskStore } from '../stores/task-store.js'
 import type { Message, Task, TaskEvent } from '../types.js'
 import { isoNow } from './_clock.js'
+import { type ConversationOptions, readConversation } from './_conversation.js'
 import { Followers, TaskFollower } from './_followers.js'
 import { newId } from './_ids.js'
 import { isInterrupted, isSettled, isTerminal } from './_lifecycle.js'
@@ -509,7 +510,7 @@ export class TaskEngine {
   }
 
   #context(run: TaskRun, message: Message): ExecutionContext {
-    return new RunContext(run, message)
+    return new RunContext(run, message, this.store, this.logger)
   }
 }
 
@@ -521,12 +522,16 @@ class RunContext implements ExecutionContext {
   readonly contextId: string
   readonly history: readonly Message[]
   readonly #run: TaskRun
+  readonly #store: TaskStore
 
   constructor(
     run: TaskRun,
     readonly message: Message,
+    store: TaskStore,
+    readonly logger: Logger,
   ) {
     this.#run = run
+    this.#store = store
     this.parts = message.parts
     this.text = joinText(message)
     this.taskId = run.id
@@ -536,6 +541,10 @@ class RunContext implements ExecutionContext {
 
   get signal(): AbortSignal {
     return this.#run.signal
+  }
+
+  conversation(options?: ConversationOptions): Promise<Message[]> {
+    return readConversation(this.#store, this.#run.task, options)
   }
 }
 

@@ -80,6 +80,9 @@ export class MemoryTaskStore implements TaskStore {
   readonly ttlMs: number
   readonly endedLogs: number
   readonly #entries = new Map<string, Entry>()
+  // The entries of each context: a context's page (ListTasks by contextId, an agent reading its conversation)
+  // costs the context's size, not the store's.
+  readonly #byContext = new Map<string, Set<Entry>>()
   // The settled tasks in the order they settled, oldest first: retention walks it from the front, and every
   // task it visits goes, so evicting costs O(1) per task however many tasks are running.
   readonly #settled = new SettledOrder<Entry>()
@@ -142,7 +145,7 @@ export class MemoryTaskStore implements TaskStore {
     }
     const replaced = this.#entries.get(task.id)
     if (replaced) this.#drop(task.id, replaced, false)
-    this.#entries.set(task.id, entry)
+    this.#add(entry)
     this.#bytes += bytes
     this.#keepWithinBudget()
   }
@@ -196,8 +199,9 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   list(query: TaskQuery): TaskPage {
+    const entries = query.contextId === undefined ? this.#entries.values() : (this.#byContext.get(query.contextId) ?? [])
     return pageOf(
-      Array.from(this.#entries.values(), (entry) => entry.task),
+      Array.from(entries, (entry) => entry.task),
       query,
     )
   }
@@ -215,7 +219,9 @@ export class MemoryTaskStore implements TaskStore {
   restore(task: Task, events: TaskEvent[] | undefined, settledAt: number, keptAfter = 0): void {
     const log = events && new EventLog(this.eventLogBytes, eventBytes, events, keptAfter)
     const entry: Entry = { task, log, settledAt, place: -1, taskBytes: taskBytes(task), statusBytes: 0, historyCounted: task.history.length }
-    this.#entries.set(task.id, entry)
+    const replaced = this.#entries.get(task.id)
+    if (replaced) this.#drop(task.id, replaced, false)
+    this.#add(entry)
     this.#bytes += entry.taskBytes + (log?.bytes ?? 0)
     if (settledAt) this.#settle(task.id, entry, Boolean(log) && isTerminal(task.status.state), settledAt)
     this.#keepWithinBudget()
@@ -280,8 +286,18 @@ export class MemoryTaskStore implements TaskStore {
     this.#remove(entry.task.id, entry, true)
   }
 
+  #add(entry: Entry): void {
+    const { id, contextId } = entry.task
+    this.#entries.set(id, entry)
+    const context = this.#byContext.get(contextId)
+    if (context) context.add(entry)
+    else this.#byContext.set(contextId, new Set([entry]))
+  }
+
   #remove(taskId: string, entry: Entry, tell: boolean): void {
     this.#entries.delete(taskId)
+    const context = this.#byContext.get(entry.task.contextId)
+    if (context?.delete(entry) && context.size === 0) this.#byContext.delete(entry.task.contextId)
     this.#settled.remove(entry)
     this.#bytes -= entry.taskBytes + (entry.log?.bytes ?? 0)
     if (tell) this.#removed?.(taskId)
