@@ -4,7 +4,11 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   resolve: {
     // Tests run against the runtime's source, so a failure points at the line that broke.
-    alias: { 'a2a-runtime': fileURLToPath(new URL('./runtime/src/index.ts', import.meta.url)) },
+    // The framework adapters are subpaths (`a2a-runtime/ai-sdk`): each is `runtime/src/adapters/<name>/index.ts`.
+    alias: [
+      { find: /^a2a-runtime$/, replacement: fileURLToPath(new URL('./runtime/src/index.ts', import.meta.url)) },
+      { find: /^a2a-runtime\/(.+)$/, replacement: fileURLToPath(new URL('./runtime/src/adapters/$1/index.ts', import.meta.url)) },
+    ],
   },
   test: {
     include: ['test/**/*.test.ts'],

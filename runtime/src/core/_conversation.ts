@@ -1,6 +1,6 @@
 import { messageBytes } from '../_json-bytes.js'
 import type { TaskStore } from '../stores/task-store.js'
-import type { Message, Task } from '../types.js'
+import type { Message, Part, Task } from '../types.js'
 
 /** How much of a context's earlier tasks `ctx.conversation()` reads. */
 export interface ConversationOptions {
@@ -54,7 +54,7 @@ export async function readConversation(store: TaskStore, task: Task, options: Co
 /** An earlier task as messages: what was said, then what the agent answered. */
 function turnOf(task: Task): Message[] {
   const messages = [...task.history]
-  const answerParts = task.artifacts.flatMap((artifact) => artifact.parts)
+  const answerParts = task.artifacts.flatMap((artifact) => joinedText(artifact.parts))
   if (answerParts.length > 0) {
     messages.push({ kind: 'message', role: 'agent', messageId: `${task.id}:artifacts`, parts: answerParts, taskId: task.id, contextId: task.contextId })
   } else {
@@ -62,6 +62,19 @@ function turnOf(task: Task): Message[] {
     if (status && status.role === 'agent' && !task.history.includes(status)) messages.push(status)
   }
   return messages
+}
+
+/** An artifact streamed in chunks holds a text part per chunk: read back as the one text it is. */
+function joinedText(parts: Part[]): Part[] {
+  if (parts.length < 2) return parts
+  const joined: Part[] = []
+  for (const part of parts) {
+    const last = joined.at(-1)
+    if (part.kind === 'text' && last?.kind === 'text' && part.metadata === undefined && last.metadata === undefined) {
+      joined[joined.length - 1] = { kind: 'text', text: last.text + part.text }
+    } else joined.push(part)
+  }
+  return joined
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {
