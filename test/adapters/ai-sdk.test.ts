@@ -78,6 +78,13 @@ describe('an AI SDK agent over A2A', () => {
     expect(target.logger.text('error')).toContain(secret)
   })
 
+  it("failureReason gives the client the author's reason for an error it recognises, and the default for others", async () => {
+    const recognised = (error: unknown) => (error instanceof FakeProviderError ? 'The model refused the key: check OPENAI_API_KEY' : undefined)
+    const { url } = await serve([{ fail: new FakeProviderError('bad key sk-live-1') }, { fail: new Error('other') }], { failureReason: recognised })
+    expect((await sendTurn(url, 'one')).status.message.parts[0].text).toBe('The model refused the key: check OPENAI_API_KEY')
+    expect((await sendTurn(url, 'two')).status.message.parts[0].text).toBe("The AI SDK model call failed (Error); the server's log has the details")
+  })
+
   it('a second task in the same context gives the model the first one: what the user said and what the agent answered', async () => {
     const { url, state } = await serve([{ text: ['Nice to meet you, ', 'Ada.'] }, { text: ['You are Ada.'] }])
     const first = await sendTurn(url, 'My name is Ada')

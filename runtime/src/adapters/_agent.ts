@@ -7,7 +7,7 @@ export interface AdapterDefinition {
   /** The framework's name, as the card's defaults and failure reasons say it. */
   framework: string
   facts: FrameworkAgentFacts
-  options: { card?: Partial<AgentCardInput>; timeoutMs?: number; showToolInput?: boolean }
+  options: { card?: Partial<AgentCardInput>; timeoutMs?: number; showToolInput?: boolean; failureReason?: (error: unknown) => string | undefined }
   /** One turn of the framework's agent, in the adapters' common events. */
   events(ctx: ExecutionContext): AsyncIterable<TurnEvent>
 }
@@ -22,7 +22,11 @@ export function adapterAgent(definition: AdapterDefinition): Agent {
     card: adapterCard(facts, options.card, framework),
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
     execute: (ctx, task) =>
-      runTurn(ctx, task, definition.events(ctx), { framework, ...(options.showToolInput !== undefined && { showToolInput: options.showToolInput }) }),
+      runTurn(ctx, task, definition.events(ctx), {
+        framework,
+        ...(options.showToolInput !== undefined && { showToolInput: options.showToolInput }),
+        ...(options.failureReason && { failureReason: options.failureReason }),
+      }),
     cancel: () => {},
   })
 }

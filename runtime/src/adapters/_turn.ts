@@ -18,6 +18,8 @@ export interface TurnOptions {
   framework: string
   /** Whether a tool call's input goes to the client with its working update (default true). */
   showToolInput?: boolean
+  /** The reason the client reads for a failure the agent's author recognises; `undefined` for the default. */
+  failureReason?: (error: unknown) => string | undefined
 }
 
 /**
@@ -54,7 +56,7 @@ export async function runTurn(ctx: ExecutionContext, task: TaskHandle, events: A
     if (ctx.signal.aborted) return
     ctx.logger.error(`${options.framework}: the run of task ${ctx.taskId} failed; the task is failed`, error)
     close()
-    task.fail(failureReason(options.framework, error))
+    task.fail(options.failureReason?.(error) ?? failureReason(options.framework, error))
     return
   }
   if (ctx.signal.aborted) return
