@@ -21,7 +21,7 @@ const TEMPLATE_HINTS: Record<(typeof TEMPLATES)[number], string> = {
   echo: 'one skill, answers at once, streaming progress',
   streaming: 'progress updates and an answer streamed in chunks',
   'multi-turn': 'asks a clarifying question, then answers',
-  llm: 'an OpenAI-compatible model, streamed token by token',
+  'ai-sdk': 'a model through the Vercel AI SDK (any OpenAI-compatible endpoint): tools, memory, streaming',
 }
 
 const RUNTIME_HINTS: Record<RuntimeName, string> = {

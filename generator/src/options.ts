@@ -2,7 +2,7 @@ import { basename, resolve } from 'node:path'
 import { UsageError } from './errors.js'
 import { assertSkillId, packageNameFromDir, packageNameProblem, toDisplayName, toPackageName } from './names.js'
 
-export const TEMPLATES = ['echo', 'streaming', 'multi-turn', 'llm'] as const
+export const TEMPLATES = ['echo', 'streaming', 'multi-turn', 'ai-sdk'] as const
 export type TemplateName = (typeof TEMPLATES)[number]
 
 export const AUTH_MODES = ['none', 'bearer', 'apikey'] as const
@@ -82,7 +82,7 @@ export const DEFAULT_SKILLS: Record<TemplateName, Skill> = {
     tags: ['travel'],
     examples: ['Plan a weekend trip'],
   },
-  llm: {
+  'ai-sdk': {
     id: 'chat',
     name: 'Chat',
     description: 'Answers with a language model',

@@ -80,7 +80,8 @@ function templateContext(options: ProjectOptions, runtimeDependency: string) {
     authApiKey: options.auth === 'apikey',
     template: options.template,
     multiTurn: options.template === 'multi-turn',
-    llm: options.template === 'llm',
+    // A template that calls a language model (its settings in .env, a stand-in server in its tests).
+    llm: options.template === 'ai-sdk',
     runtimeDependency,
     node: options.runtime === 'node',
     bun: options.runtime === 'bun',

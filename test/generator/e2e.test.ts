@@ -9,7 +9,8 @@ import { Role, TaskState } from '@a2a-js/sdk'
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client'
 import { A2AClient as A2AClientV03 } from 'a2a-sdk-v03/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type StandInLlm, startStandInLlm } from '../../generator/templates/llm/test/llm-stand-in.ts'
+import { defaultDisplayName } from '../../generator/src/options.ts'
+import { type StandInLlm, startStandInLlm } from '../../generator/templates/ai-sdk/test/llm-stand-in.ts'
 import { OTHER_PACKAGE_MANAGERS, packageManagersOnPath } from '../_package-managers.ts'
 import { answerText, SLOW, send, startProject, untilCardAnswers } from '../_served-project.ts'
 import { freePort } from '../_support.ts'
@@ -191,9 +192,11 @@ describe('generated projects', { timeout: 300_000 }, () => {
   it.each([
     ['echo', 'Echo: ping'],
     ['streaming', 'Stream heard: ping'],
-    ['llm', 'You said: ping'],
+    ['ai-sdk', 'You said: ping'],
   ])('%s: installs, commits, type-checks, runs every README command as pasted, and answers over HTTP with npm start', async (template, answer) => {
     const project = await sharedProject(`agent-${template}`, ['--yes', '--template', template])
+    // A framework's dependencies included: nothing installed runs a script (none needs one on Node).
+    expect(installScripts(join(project, 'node_modules'))).toEqual([])
     await expectCommittedWithoutEnv(project, false)
     await npm(project, 'typecheck')
     // `npm run test` is one of them; with the SSE keep-alive of .env.example on (every 5 ms here), the
@@ -203,7 +206,7 @@ describe('generated projects', { timeout: 300_000 }, () => {
     expect(outputOf(readme, /^npx a2a send "Hello"$/)).toContain('Hello')
     const server = await startProject(project, running, { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: llm.apiKey })
     const card = await (await fetch(`${server.url}.well-known/agent.json`)).json()
-    expect(card.name).toBe(`Agent ${template[0]!.toUpperCase()}${template.slice(1)}`)
+    expect(card.name).toBe(defaultDisplayName(`agent-${template}`))
     expect(card.url).toBe(server.url)
     const reply = await send(server.url, 'ping')
     expect(reply.body.result.status.state).toBe('completed')

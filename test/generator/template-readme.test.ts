@@ -16,10 +16,10 @@ const variants = [
   { dir: 'apikey', flags: ['--auth', 'apikey'] },
   { dir: 'streaming', flags: ['--template', 'streaming', '--push-notifications'] },
   { dir: 'asks', flags: ['--template', 'multi-turn', '--auth', 'apikey', '--no-streaming'] },
-  { dir: 'model', flags: ['--template', 'llm', '--auth', 'bearer'] },
+  { dir: 'model', flags: ['--template', 'ai-sdk', '--auth', 'bearer'] },
   { dir: 'on-bun', flags: ['--runtime', 'bun', '--push-notifications'] },
   { dir: 'on-deno', flags: ['--runtime', 'deno', '--template', 'multi-turn', '--auth', 'bearer'] },
-  { dir: 'on-workers', flags: ['--runtime', 'workers', '--template', 'llm', '--auth', 'apikey', '--push-notifications'] },
+  { dir: 'on-workers', flags: ['--runtime', 'workers', '--template', 'ai-sdk', '--auth', 'apikey', '--push-notifications'] },
 ] as const
 
 let space: Workspace

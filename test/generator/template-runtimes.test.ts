@@ -17,7 +17,7 @@ beforeAll(async () => {
   assertBuilt()
   space = workspace('a2a-template-runtimes-')
   for (const runtime of RUNTIMES) projects.set(runtime, await space.generate(`on-${runtime}`, ['--runtime', runtime, '--auth', 'bearer']))
-  projects.set('workers-llm', await space.generate('model-worker', ['--runtime', 'workers', '--template', 'llm', '--auth', 'apikey']))
+  projects.set('workers-llm', await space.generate('model-worker', ['--runtime', 'workers', '--template', 'ai-sdk', '--auth', 'apikey']))
 }, 300_000)
 
 afterAll(() => space?.remove())
