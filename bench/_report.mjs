@@ -214,6 +214,7 @@ export function renderReport(results) {
   )
 
   out.push('', ...runtimesSection(results))
+  out.push('', ...adaptersSection(results))
 
   out.push('', `## Targets${meta.smoke ? ` (smoke: c=${meta.profile.targetConcurrency}, indicative only)` : ''}`, '')
   out.push(
@@ -269,6 +270,26 @@ function runtimesSection(results) {
   ]
 }
 
+/** Each framework adapter against a hand-written execute streaming the same chunks (_adapters.mjs). */
+function adaptersSection(results) {
+  const rows = Object.entries(results.adapters ?? {}).map(([name, r]) => [
+    name,
+    String(r.chunksPerStream),
+    ms(r.handWrittenUsPerChunk),
+    ms(r.adaptedUsPerChunk),
+    x(r.ratio),
+    `${x(r.interval?.[0])}–${x(r.interval?.[1])}`,
+    String(r.rounds?.length ?? 0),
+  ])
+  return [
+    '## Framework adapters (CPU per streamed chunk)',
+    '',
+    "Each adapter (`a2a-runtime/ai-sdk`, `/mastra`, `/langgraph`) beside a hand-written `execute` that reads the same framework agent's stream and writes the same chunks itself, both on a mock model that answers at once (`_mock-models.mjs`), in one process on the server core, message/stream served in-process and read to its end, in interleaved rounds. The CPU of each round over its chunks; the ratio is the geometric mean of the paired rounds, with its 95% interval. The difference is the adapter's own work (its event mapping, the conversation it reads from the store); the framework's is in both.",
+    '',
+    table(['framework', 'chunks/stream', 'hand-written µs/chunk', 'adapter µs/chunk', 'adapter/hand-written', '95% interval', 'rounds'], rows),
+  ]
+}
+
 /** The issue's targets, from the numbers. */
 export function evaluateTargets(results) {
   const c = results.meta.profile.targetConcurrency
@@ -297,6 +318,14 @@ export function evaluateTargets(results) {
   add('≤ 1.5 KB heap per retained task', perTask, `${int(perTask)} B`, perTask <= 1536)
   const ready = results.startup.ours?.median
   add('`a2a start` ready ≤ 300 ms (median)', ready, `${ms(ready)} ms`, ready <= 300)
+  for (const [name, r] of Object.entries(results.adapters ?? {})) {
+    add(
+      `${name} adapter < 10% CPU per streamed chunk over a hand-written execute`,
+      r.ratio,
+      `${x(r.ratio)} (${x(r.interval?.[0])}–${x(r.interval?.[1])})`,
+      r.ratio < 1.1,
+    )
+  }
   return t
 }
 
@@ -320,6 +349,9 @@ export function missingFigures(results) {
     need(`memory ${name}.bytesPerTask`, m?.bytesPerTask)
     need(`memory ${name}.bytesPerExtraTask`, m?.bytesPerExtraTask)
     need(`startup ${name}.median`, results.startup[name]?.median)
+  }
+  for (const name of ['ai-sdk', 'mastra', 'langgraph']) {
+    for (const key of ['handWrittenUsPerChunk', 'adaptedUsPerChunk', 'ratio']) need(`adapters ${name}.${key}`, results.adapters?.[name]?.[key])
   }
   for (const name of results.meta.runtimes ?? []) {
     for (const server of ['agent', 'ceiling']) {

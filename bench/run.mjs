@@ -4,7 +4,8 @@
 //   ours     a project generated from this clone (echo template), served by `a2a start`
 //   sdk      the official @a2a-js/sdk 1.x server on Express with an equivalent echo executor
 //   ceiling  bare node:http answering the same exchange
-// then the runtime rows: an echo agent on each JavaScript runtime beside a raw ceiling on it (_runtimes.mjs).
+// then the runtime rows: an echo agent on each JavaScript runtime beside a raw ceiling on it (_runtimes.mjs), and
+// what each framework adapter costs per streamed chunk against a hand-written execute (_adapters.mjs).
 // and writes a Markdown report (plus the raw numbers as JSON) to bench/results/, printing it too.
 // --smoke: every part of the harness briefly (one round of 1 s per row), report in a temporary directory; exits
 // non-zero when a server answers wrongly or any figure is missing.
@@ -15,7 +16,7 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { backgroundLoad, describeMachine } from './_machine.mjs'
-import { pinningSupport } from './_processes.mjs'
+import { pinningSupport, pinPrefix } from './_processes.mjs'
 import { prepareProject, repoRoot, startCommand } from './_project.mjs'
 import { publishReport, runAndExit, runCleanups, stamp } from './_publish.mjs'
 import { evaluateTargets, missingFigures, renderReport } from './_report.mjs'
@@ -60,6 +61,8 @@ const profile = flags.smoke
       memoryConcurrency: 4,
       memoryBudgetSec: 15,
       startupRuns: 1,
+      adapterRounds: 2,
+      adapterRequests: 3,
     }
   : {
       rounds: 3,
@@ -76,6 +79,8 @@ const profile = flags.smoke
       memoryConcurrency: 64,
       memoryBudgetSec: 45,
       startupRuns: 5,
+      adapterRounds: 20,
+      adapterRequests: 40,
     }
 if (flags.duration !== undefined) {
   const seconds = Number(flags.duration)
@@ -86,6 +91,24 @@ if (flags.duration !== undefined) {
 const log = (line) => process.stderr.write(`[bench] ${line}\n`)
 const began = performance.now()
 const { add: afterRun, cleanup } = runCleanups(log)
+
+/** The adapters' rows (_adapters.mjs), measured in a process of their own on the server core. */
+function adapterRows(pinning) {
+  const script = new URL('./_adapters.mjs', import.meta.url).pathname
+  const args = [
+    ...pinPrefix(pinning, 0),
+    process.execPath,
+    script,
+    '--json',
+    '--rounds',
+    String(profile.adapterRounds),
+    '--requests',
+    String(profile.adapterRequests),
+  ]
+  const run = spawnSync(args[0], args.slice(1), { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 })
+  if (run.status !== 0) throw new Error(`the adapters' benchmark failed (exit ${run.status}): ${run.stderr.slice(-2000)}`)
+  return JSON.parse(run.stdout.trim().split('\n').at(-1))
+}
 
 async function main() {
   // Before anything is measured: a missing runtime fails the run, and had better do so in its first second.
@@ -154,6 +177,8 @@ async function main() {
     for (const server of Object.values(servers)) await server.stop()
   }
   results.runtimes = await runtimeRows({ profile, pinning, tmp, log })
+  log(`adapters: ${profile.adapterRounds} rounds of ${profile.adapterRequests} streams per agent`)
+  results.adapters = adapterRows(pinning)
 
   for (const target of order) {
     log(`${target.name}: memory (${profile.memoryTasks} tasks)`)
