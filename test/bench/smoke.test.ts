@@ -106,8 +106,19 @@ it('runs every part of the benchmark (--smoke) and reports numeric figures for a
       })
     })
 
+    // Each framework adapter against a hand-written execute streaming the same chunks: both figures and the ratio.
+    const adapterTable = all.find((t) => t.heading.startsWith('Framework adapters'))
+    expect(adapterTable, 'Framework adapters').toBeDefined()
+    expect(adapterTable!.rows.map((row) => row[0])).toEqual(['ai-sdk', 'mastra', 'langgraph'])
+    for (const row of adapterTable!.rows) {
+      for (const header of ['hand-written µs/chunk', 'adapter µs/chunk', 'adapter/hand-written']) {
+        expect(Number.isFinite(figure(row[adapterTable!.header.indexOf(header)] ?? '')), `Framework adapters: ${row[0]} ${header}`).toBe(true)
+      }
+    }
+
+    // The seven targets of the servers, then one per framework adapter.
     const targets = all.find((t) => t.heading.startsWith('Targets'))
-    expect(targets?.rows).toHaveLength(7)
+    expect(targets?.rows).toHaveLength(10)
     for (const row of targets!.rows) expect(row[2]).toMatch(/^(yes|\*\*no\*\*)$/)
   } finally {
     rmSync(reportDir, { recursive: true, force: true })
