@@ -141,6 +141,7 @@ describe('npm create a2a-agent, against a registry the packages were published t
         '## Authentication',
         '## Options',
         '### Where tasks are kept',
+        '### Agent frameworks in one line',
         '## Security',
       ]) {
         expect(readme).toContain(`\n${section}\n`)
@@ -170,6 +171,10 @@ describe('npm create a2a-agent, against a registry the packages were published t
       expect(lockfileOf(project)).toContain(runtime.integrity)
       expect(JSON.parse(readFileSync(join(project, 'node_modules/a2a-runtime/package.json'), 'utf8')).version).toBe(runtime.version)
       expect(existsSync(join(project, 'vendor'))).toBe(false)
+      // The framework adapters' frameworks are optional peers: the runtime installs none of them.
+      for (const framework of ['ai', '@mastra/core', '@langchain/core', '@langchain/langgraph']) {
+        expect(existsSync(join(project, 'node_modules', framework)), `${framework} installed with a2a-runtime`).toBe(false)
+      }
 
       // The pages its README and `a2a --help` send a user to exist once published.
       await expectNpmPagesPublished(readFileSync(join(project, 'README.md'), 'utf8'))
