@@ -124,6 +124,23 @@ describe('a LangGraph agent over A2A', () => {
     expect(done.artifacts.map((artifact: any) => artifact.parts.map((part: any) => part.text).join(''))).toEqual(['City: Oslo.', 'Day: Monday.'])
   })
 
+  it("deletes a task's thread from the checkpointer once the task ends (keeps it while it waits for an answer, and with keepThreads)", async () => {
+    const threads = (saver: MemorySaver) => Object.keys(saver.storage)
+    const saver = new MemorySaver()
+    const target = await nodeServer.start(fromLangGraph(askingGraph('Which city?', { checkpointer: saver })))
+    const asked = await sendTurn(target.url, 'Weather?')
+    expect(threads(saver)).toEqual([asked.id])
+    const answered = await sendTurn(target.url, 'Oslo', { taskId: asked.id })
+    expect(answered.status.state).toBe('completed')
+    expect(threads(saver)).toEqual([])
+
+    const keeping = new MemorySaver()
+    const kept = await nodeServer.start(fromLangGraph(askingGraph('Which city?', { checkpointer: keeping }), { keepThreads: true }))
+    const task = await sendTurn(kept.url, 'Weather?')
+    await sendTurn(kept.url, 'Oslo', { taskId: task.id })
+    expect(threads(keeping)).toEqual([task.id])
+  })
+
   it('an interrupt in a graph without a checkpointer fails the task (LangGraph refuses it), logged in full', async () => {
     const target = await nodeServer.start(fromLangGraph(askingGraph('Which city?')))
     const task = await sendTurn(target.url, 'What is the weather?')

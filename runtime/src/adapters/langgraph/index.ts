@@ -43,22 +43,32 @@ export function fromLangGraph(graph: LangGraphAgent, options: LangGraphAdapterOp
         : { messages: toLangChainMessages(toTurnMessages(await ctx.conversation(options.conversation))) }
       // `messages` streams the models' tokens; `updates` has each node's whole messages (tool calls with their
       // parsed input) and the run's interrupts.
-      const stream = await graph.stream(input, { ...config, streamMode: ['messages', 'updates'], signal: ctx.signal })
-      let interrupted = false
-      for await (const [mode, chunk] of stream as AsyncIterable<[string, unknown]>) {
-        if (mode === 'messages') {
-          const [message] = chunk as [LangChainMessage]
-          // Tool results and the user's messages pass through the stream too: only what the AI says is the answer.
-          if (message.getType() === 'ai') yield { type: 'text', text: message.text }
-          continue
+      // The thread is the task's while it runs or waits for an answer; then the task holds the conversation, and a
+      // thread kept for every task ended would grow the checkpointer (a MemorySaver: the process) without bound.
+      let waiting = false
+      try {
+        const stream = await graph.stream(input, { ...config, streamMode: ['messages', 'updates'], signal: ctx.signal })
+        let interrupted = false
+        for await (const [mode, chunk] of stream as AsyncIterable<[string, unknown]>) {
+          if (mode === 'messages') {
+            const [message] = chunk as [LangChainMessage]
+            // Tool results and the user's messages pass through the stream too: only what the AI says is the answer.
+            if (message.getType() === 'ai') yield { type: 'text', text: message.text }
+            continue
+          }
+          const updates = chunk as Record<string, unknown>
+          if ('__interrupt__' in updates) interrupted = true
+          else yield* toolCalls(updates)
         }
-        const updates = chunk as Record<string, unknown>
-        if ('__interrupt__' in updates) interrupted = true
-        else yield* toolCalls(updates)
+        // Asked from the thread's saved state, as the answer will be matched to it: the same interrupt, first of those pending.
+        const asked = interrupted ? await pendingInterrupt(graph, config) : undefined
+        if (asked) {
+          waiting = true
+          yield askEvent(asked.value)
+        }
+      } finally {
+        if (!waiting && !options.keepThreads) await forgetThread(graph, ctx.taskId, ctx.logger)
       }
-      // Asked from the thread's saved state, as the answer will be matched to it: the same interrupt, first of those pending.
-      const asked = interrupted ? await pendingInterrupt(graph, config) : undefined
-      if (asked) yield askEvent(asked.value)
     },
   })
 }
@@ -88,6 +98,11 @@ export interface LangGraphAdapterOptions {
   timeoutMs?: number
   /** Whether a tool call's input goes to the client in its `working` update (default true). */
   showToolInput?: boolean
+  /**
+   * Keep each task's thread in the checkpointer once the task has ended (default false: it is deleted, as the task
+   * holds the conversation; kept, threads grow the checkpointer without bound).
+   */
+  keepThreads?: boolean
   /** More of the run's config (`recursionLimit`, `context`, `configurable` entries); `thread_id` is always the task's id. */
   config?: { configurable?: Record<string, unknown>; [key: string]: unknown }
 }
@@ -115,6 +130,17 @@ async function pendingInterrupt(graph: LangGraphAgent, config: Record<string, un
   if (!graph.checkpointer) return undefined
   const state = await graph.getState(config)
   return state.tasks.flatMap((task) => (task.result === undefined ? task.interrupts : []))[0]
+}
+
+/** Deletes a task's thread from the graph's checkpointer, when it has one that can (`BaseCheckpointSaver.deleteThread`). */
+async function forgetThread(graph: LangGraphAgent, threadId: string, logger: { warn(message: string, detail?: unknown): void }): Promise<void> {
+  const saver = graph.checkpointer as { deleteThread?: (threadId: string) => Promise<void> } | undefined
+  if (typeof saver?.deleteThread !== 'function') return
+  try {
+    await saver.deleteThread(threadId)
+  } catch (error) {
+    logger.warn(`LangGraph: the thread of task ${threadId} could not be deleted from the checkpointer`, error)
+  }
 }
 
 /** The model's tool calls in one `updates` chunk (`{ [node]: { messages } }`), as the tools node will run them. */
