@@ -99,6 +99,11 @@ export interface LangGraphAdapterOptions {
   /** Whether a tool call's input goes to the client in its `working` update (default true). */
   showToolInput?: boolean
   /**
+   * The reason a client reads when the run fails with an error you recognise (a missing key, an endpoint that cannot
+   * be reached); `undefined` gives the default, which names only the error's class and HTTP status. Logged in full either way.
+   */
+  failureReason?: (error: unknown) => string | undefined
+  /**
    * Keep each task's thread in the checkpointer once the task has ended (default false: it is deleted, as the task
    * holds the conversation; kept, threads grow the checkpointer without bound).
    */

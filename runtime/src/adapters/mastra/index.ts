@@ -92,6 +92,11 @@ export interface MastraAdapterOptions {
   timeoutMs?: number
   /** Whether a tool call's input goes to the client in its `working` update (default true). */
   showToolInput?: boolean
+  /**
+   * The reason a client reads when the run fails with an error you recognise (a missing key, an endpoint that cannot
+   * be reached); `undefined` gives the default, which names only the error's class and HTTP status. Logged in full either way.
+   */
+  failureReason?: (error: unknown) => string | undefined
 }
 
 const ASK_USER = Symbol.for('a2a-runtime.askUser')
