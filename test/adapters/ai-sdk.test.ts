@@ -2,7 +2,8 @@ import { askUserTool, fromAiSdk } from 'a2a-runtime/ai-sdk'
 import { jsonSchema, ToolLoopAgent, tool } from 'ai'
 import { describe, expect, it } from 'vitest'
 import { nodeServer } from '../runtime/_transports.ts'
-import { dialects, rpc, sendTurn, streamTurn } from './_clients.ts'
+import { dialects, sendTurn, streamTurn } from './_clients.ts'
+import { adapterContract } from './_contract.ts'
 import { FakeProviderError, type ModelStep, promptLines, scriptedModel } from './_mock-ai-sdk.ts'
 
 /**
@@ -24,26 +25,7 @@ async function serve(steps: ModelStep[], options: Parameters<typeof fromAiSdk>[1
   return { url: target.url, state, target }
 }
 
-describe.each(dialects)('an AI SDK agent streamed to a %s client', (dialect) => {
-  it('sends the streamed text as chunks of one artifact, in order, the last one marked, and completes', async () => {
-    const { url } = await serve([{ text: ['The ', 'sky ', 'is ', 'blue.'] }])
-    const turn = await streamTurn(dialect, url, 'What colour is the sky?')
-    // Each chunk as the model gave it, then an empty one marking the end.
-    expect(turn.chunks).toEqual(['The ', 'sky ', 'is ', 'blue.', ''])
-    expect(turn.lastChunk).toEqual([false, false, false, false, true])
-    expect(turn.states.at(-1)).toBe('completed')
-  })
-
-  it('shows a tool call as a working update naming the tool and its input, never as the answer', async () => {
-    const { url } = await serve([{ tool: 'weather', input: { city: 'Oslo' } }, { text: ['It is ', '21 degrees.'] }])
-    const turn = await streamTurn(dialect, url, 'Weather in Oslo?')
-    const toolUpdate = turn.updates.find((update) => update.state === 'working')
-    expect(toolUpdate?.parts[0]).toMatchObject({ kind: 'text', text: 'Calling tool weather' })
-    expect(toolUpdate?.parts[1]).toMatchObject({ kind: 'data', data: { tool: 'weather', input: { city: 'Oslo' } } })
-    expect(turn.chunks.join('')).toBe('It is 21 degrees.')
-    expect(turn.states.at(-1)).toBe('completed')
-  })
-
+describe.each(dialects)('an AI SDK agent asking the user through a %s client', (dialect) => {
   it('asks the user through askUserTool (input-required), and the answer resumes the same task with the question in its conversation', async () => {
     const { url, state } = await serve([{ tool: 'askUser', input: { question: 'Which city?' } }, { text: ['Oslo: ', 'sunny.'] }])
     const asked = await streamTurn(dialect, url, 'What is the weather?')
@@ -57,27 +39,7 @@ describe.each(dialects)('an AI SDK agent streamed to a %s client', (dialect) => 
   })
 })
 
-describe('an AI SDK agent over A2A', () => {
-  it('cancel mid-stream aborts the model call, and the task ends canceled', async () => {
-    const { url, state } = await serve([{ hang: true, text: ['Thinking'] }])
-    const running = await sendTurn(url, 'Take your time', {}, { returnImmediately: true })
-    await expect.poll(async () => (await rpc(url, 'tasks/get', { id: running.id })).result.artifacts?.length ?? 0).toBeGreaterThan(0)
-    const canceled = await rpc(url, 'tasks/cancel', { id: running.id })
-    expect(canceled.result.status.state).toBe('canceled')
-    await expect.poll(() => state.aborted).toBe(1)
-  })
-
-  it('a provider error fails the task with a clean reason (no message, no key, no prompt) and logs it in full', async () => {
-    const secret = 'Incorrect API key provided: sk-live-1234 for prompt "my medical history"'
-    const { url, target } = await serve([{ fail: new FakeProviderError(secret) }])
-    const task = await sendTurn(url, 'my medical history')
-    expect(task.status.state).toBe('failed')
-    const reason = task.status.message.parts[0].text
-    expect(reason).toBe("The AI SDK model call failed (AI_APICallError, HTTP 401); the server's log has the details")
-    expect(JSON.stringify(task)).not.toContain('sk-live')
-    expect(target.logger.text('error')).toContain(secret)
-  })
-
+describe('an AI SDK agent: its failure reasons, conversation and card', () => {
   it("failureReason gives the client the author's reason for an error it recognises, and the default for others", async () => {
     const recognised = (error: unknown) => (error instanceof FakeProviderError ? 'The model refused the key: check OPENAI_API_KEY' : undefined)
     const { url } = await serve([{ fail: new FakeProviderError('bad key sk-live-1') }, { fail: new Error('other') }], { failureReason: recognised })
@@ -107,11 +69,13 @@ describe('an AI SDK agent over A2A', () => {
       { id: 'weather-helper', name: 'Weather Helper', description: 'Weather answers', tags: ['weather'], examples: ['Current weather in a city'] },
     ])
   })
+})
 
-  it('an answer with no text still completes with an artifact (clients read the result there)', async () => {
-    const { url } = await serve([{ text: [] }])
-    const task = await sendTurn(url, 'Say nothing')
-    expect(task.status.state).toBe('completed')
-    expect(task.artifacts).toHaveLength(1)
-  })
+adapterContract({
+  framework: 'AI SDK',
+  providerError: (message) => new FakeProviderError(message),
+  async serve(steps) {
+    const { url, state, target } = await serve(steps)
+    return { url, logger: target.logger, aborted: () => state.aborted }
+  },
 })

@@ -6,7 +6,8 @@ import { fromLangGraph } from 'a2a-runtime/langgraph'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { nodeServer } from '../runtime/_transports.ts'
-import { dialects, rpc, sendTurn, streamTurn } from './_clients.ts'
+import { dialects, sendTurn, streamTurn } from './_clients.ts'
+import { adapterContract } from './_contract.ts'
 import { FakeProviderError, type ModelStep, promptLines, ScriptedChatModel } from './_mock-langchain.ts'
 
 /**
@@ -48,27 +49,7 @@ function askingGraph(value: unknown, options: { checkpointer?: MemorySaver } = {
   return new StateGraph(MessagesAnnotation).addNode('ask', ask).addEdge(START, 'ask').addEdge('ask', END).compile(options)
 }
 
-describe.each(dialects)('a LangGraph agent streamed to a %s client', (dialect) => {
-  it("sends the model's streamed tokens as chunks of one artifact, in order, the last one marked, and completes", async () => {
-    const { url } = await serve([{ text: ['The ', 'sky ', 'is ', 'blue.'] }])
-    const turn = await streamTurn(dialect, url, 'What colour is the sky?')
-    // Each token as the model gave it, then an empty chunk marking the end.
-    expect(turn.chunks).toEqual(['The ', 'sky ', 'is ', 'blue.', ''])
-    expect(turn.lastChunk).toEqual([false, false, false, false, true])
-    expect(turn.states.at(-1)).toBe('completed')
-  })
-
-  it("shows a tool call as a working update naming the tool and its input; neither it nor the tool's result is the answer", async () => {
-    const { url } = await serve([{ tool: 'weather', input: { city: 'Oslo' } }, { text: ['It is ', '21 degrees.'] }])
-    const turn = await streamTurn(dialect, url, 'Weather in Oslo?')
-    const toolUpdate = turn.updates.find((update) => update.state === 'working')
-    expect(toolUpdate?.parts[0]).toMatchObject({ kind: 'text', text: 'Calling tool weather' })
-    expect(toolUpdate?.parts[1]).toMatchObject({ kind: 'data', data: { tool: 'weather', input: { city: 'Oslo' } } })
-    // The tool's result ({"city":"Oslo","temperature":21}) went to the model, not to the answer.
-    expect(turn.chunks.join('')).toBe('It is 21 degrees.')
-    expect(turn.states.at(-1)).toBe('completed')
-  })
-
+describe.each(dialects)('a LangGraph agent asking the user through a %s client', (dialect) => {
   it("asks the user when a tool calls interrupt() (input-required); the answer resumes the same task's run, the tool returning it", async () => {
     const { url, model } = await serve([{ tool: 'ask_user', input: { question: 'Which city?' } }, { text: ['Oslo: ', 'sunny.'] }])
     const asked = await streamTurn(dialect, url, 'What is the weather?')
@@ -84,7 +65,7 @@ describe.each(dialects)('a LangGraph agent streamed to a %s client', (dialect) =
   })
 })
 
-describe('a LangGraph agent over A2A', () => {
+describe('a LangGraph agent: interrupts, threads, conversation and card', () => {
   it("a node's interrupt() asks the user, and the node resumed with the answer (Command resume) completes the task with it", async () => {
     const target = await nodeServer.start(
       fromLangGraph(askingGraph({ message: 'Which city?', choices: ['Oslo', 'Bergen'] }, { checkpointer: new MemorySaver() })),
@@ -149,26 +130,6 @@ describe('a LangGraph agent over A2A', () => {
     expect(target.logger.text('error')).toContain('No checkpointer set')
   })
 
-  it('cancel mid-stream aborts the graph run and its model call, and the task ends canceled', async () => {
-    const { url, model } = await serve([{ hang: true, text: ['Thinking'] }])
-    const running = await sendTurn(url, 'Take your time', {}, { returnImmediately: true })
-    await expect.poll(async () => (await rpc(url, 'tasks/get', { id: running.id })).result.artifacts?.length ?? 0).toBeGreaterThan(0)
-    const canceled = await rpc(url, 'tasks/cancel', { id: running.id })
-    expect(canceled.result.status.state).toBe('canceled')
-    await expect.poll(() => model.aborted).toBe(1)
-    expect((await rpc(url, 'tasks/get', { id: running.id })).result.status.state).toBe('canceled')
-  })
-
-  it('a provider error fails the task with a clean reason (no message, no key, no prompt) and logs it in full', async () => {
-    const secret = 'Incorrect API key provided: sk-live-1234 for prompt "my medical history"'
-    const { url, target } = await serve([{ fail: new FakeProviderError(secret) }])
-    const task = await sendTurn(url, 'my medical history')
-    expect(task.status.state).toBe('failed')
-    expect(task.status.message.parts[0].text).toBe("The LangGraph model call failed (AuthenticationError, HTTP 401); the server's log has the details")
-    expect(JSON.stringify(task)).not.toContain('sk-live')
-    expect(target.logger.text('error')).toContain(secret)
-  })
-
   it('a second task in the same context runs the graph on the first one: what the user said and what the agent answered', async () => {
     const { url, model } = await serve([{ text: ['Nice to meet you, ', 'Ada.'] }, { text: ['You are Ada.'] }])
     const first = await sendTurn(url, 'My name is Ada')
@@ -206,11 +167,13 @@ describe('a LangGraph agent over A2A', () => {
     const named = await nodeServer.start(fromLangGraph(askingGraph('?'), { card: { name: 'Forecaster' } }))
     expect((await (await fetch(`${named.url}.well-known/agent-card.json`)).json()).name).toBe('Forecaster')
   })
+})
 
-  it('an answer with no text still completes with an artifact (clients read the result there)', async () => {
-    const { url } = await serve([{ text: [] }])
-    const task = await sendTurn(url, 'Say nothing')
-    expect(task.status.state).toBe('completed')
-    expect(task.artifacts).toHaveLength(1)
-  })
+adapterContract({
+  framework: 'LangGraph',
+  providerError: (message) => new FakeProviderError(message),
+  async serve(steps) {
+    const { url, model, target } = await serve(steps)
+    return { url, logger: target.logger, aborted: () => model.aborted }
+  },
 })

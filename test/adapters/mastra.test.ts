@@ -5,7 +5,8 @@ import { askUserTool, fromMastra } from 'a2a-runtime/mastra'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { nodeServer } from '../runtime/_transports.ts'
-import { dialects, rpc, sendTurn, streamTurn } from './_clients.ts'
+import { dialects, sendTurn, streamTurn } from './_clients.ts'
+import { adapterContract } from './_contract.ts'
 import { FakeProviderError, type ModelStep, promptLines, scriptedModel } from './_mock-ai-sdk.ts'
 
 /**
@@ -64,26 +65,7 @@ async function serve(steps: ModelStep[], options: Parameters<typeof fromMastra>[
   return { url: target.url, state, target }
 }
 
-describe.each(dialects)('a Mastra agent streamed to a %s client', (dialect) => {
-  it('sends the streamed text as chunks of one artifact, in order, the last one marked, and completes', async () => {
-    const { url } = await serve([{ text: ['The ', 'sky ', 'is ', 'blue.'] }])
-    const turn = await streamTurn(dialect, url, 'What colour is the sky?')
-    // Each chunk as the model gave it, then an empty one marking the end.
-    expect(turn.chunks).toEqual(['The ', 'sky ', 'is ', 'blue.', ''])
-    expect(turn.lastChunk).toEqual([false, false, false, false, true])
-    expect(turn.states.at(-1)).toBe('completed')
-  })
-
-  it('shows a tool call as a working update naming the tool and its input, never as the answer', async () => {
-    const { url } = await serve([{ tool: 'weather', input: { city: 'Oslo' } }, { text: ['It is ', '21 degrees.'] }])
-    const turn = await streamTurn(dialect, url, 'Weather in Oslo?')
-    const toolUpdate = turn.updates.find((update) => update.state === 'working')
-    expect(toolUpdate?.parts[0]).toMatchObject({ kind: 'text', text: 'Calling tool weather' })
-    expect(toolUpdate?.parts[1]).toMatchObject({ kind: 'data', data: { tool: 'weather', input: { city: 'Oslo' } } })
-    expect(turn.chunks.join('')).toBe('It is 21 degrees.')
-    expect(turn.states.at(-1)).toBe('completed')
-  })
-
+describe.each(dialects)('a Mastra agent asking the user through a %s client', (dialect) => {
   it('asks the user through askUserTool (the run suspends, input-required), and the answer resumes that run in the same task', async () => {
     const { url, state } = await serve([{ tool: 'askUser', input: { question: 'Which city?' } }, { text: ['Oslo: ', 'sunny.'] }])
     const asked = await streamTurn(dialect, url, 'What is the weather?')
@@ -102,28 +84,7 @@ describe.each(dialects)('a Mastra agent streamed to a %s client', (dialect) => {
   })
 })
 
-describe('a Mastra agent over A2A', () => {
-  it('cancel mid-stream aborts the model call, and the task ends canceled', async () => {
-    const { url, state } = await serve([{ hang: true, text: ['Thinking'] }])
-    const running = await sendTurn(url, 'Take your time', {}, { returnImmediately: true })
-    await expect.poll(async () => (await rpc(url, 'tasks/get', { id: running.id })).result.artifacts?.length ?? 0).toBeGreaterThan(0)
-    const canceled = await rpc(url, 'tasks/cancel', { id: running.id })
-    expect(canceled.result.status.state).toBe('canceled')
-    await expect.poll(() => state.aborted).toBe(1)
-    expect((await rpc(url, 'tasks/get', { id: running.id })).result.status.state).toBe('canceled')
-  })
-
-  it('a provider error fails the task with a clean reason (no message, no key, no prompt) and logs it in full', async () => {
-    const secret = 'Incorrect API key provided: sk-live-1234 for prompt "my medical history"'
-    const { url, target } = await serve([{ fail: new FakeProviderError(secret) }])
-    const task = await sendTurn(url, 'my medical history')
-    expect(task.status.state).toBe('failed')
-    const reason = task.status.message.parts[0].text
-    expect(reason).toBe("The Mastra model call failed (AI_APICallError, HTTP 401); the server's log has the details")
-    expect(JSON.stringify(task)).not.toContain('sk-live')
-    expect(target.logger.text('error')).toContain(secret)
-  })
-
+describe('a Mastra agent: suspended runs, conversation and card', () => {
   it('a second task in the same context gives the model the first one: what the user said and what the agent answered', async () => {
     const { url, state } = await serve([{ text: ['Nice to meet you, ', 'Ada.'] }, { text: ['You are Ada.'] }])
     const first = await sendTurn(url, 'My name is Ada')
@@ -182,11 +143,13 @@ describe('a Mastra agent over A2A', () => {
     expect(card.description).toBe('Weather answers')
     expect(card.skills[0]).toMatchObject({ id: 'forecasts', name: 'Forecasts', description: 'Weather answers', tags: ['weather', 'forecast'] })
   })
+})
 
-  it('an answer with no text still completes with an artifact (clients read the result there)', async () => {
-    const { url } = await serve([{ text: [] }])
-    const task = await sendTurn(url, 'Say nothing')
-    expect(task.status.state).toBe('completed')
-    expect(task.artifacts).toHaveLength(1)
-  })
+adapterContract({
+  framework: 'Mastra',
+  providerError: (message) => new FakeProviderError(message),
+  async serve(steps) {
+    const { url, state, target } = await serve(steps)
+    return { url, logger: target.logger, aborted: () => state.aborted }
+  },
 })
