@@ -1,8 +1,6 @@
 import { jsonSchema, type ModelMessage, type Tool } from 'ai'
 import type { Agent } from '../../agent.js'
-import type { ConversationOptions } from '../../core/_conversation.js'
-import type { AgentCardInput } from '../../types.js'
-import { adapterAgent } from '../_agent.js'
+import { type AdapterOptions, adapterAgent } from '../_agent.js'
 import { type TurnFile, type TurnMessage, toTurnMessages } from '../_messages.js'
 import type { TurnEvent } from '../_turn.js'
 
@@ -55,22 +53,7 @@ interface AiSdkStreamPart {
   error?: unknown
 }
 
-export interface AiSdkAdapterOptions {
-  /** The card, or the fields of it to set; the rest is derived (name from the agent's id, a skill tagged with its tools). */
-  card?: Partial<AgentCardInput>
-  /** How much of the context's earlier conversation the agent is given (see `ctx.conversation`). */
-  conversation?: ConversationOptions
-  /** Longest one turn may run, in ms (see `defineAgent`). */
-  timeoutMs?: number
-  /** Whether a tool call's input goes to the client in its `working` update (default true). */
-  showToolInput?: boolean
-  /**
-   * The reason a client reads when the model call fails with an error you recognise (a missing key, an endpoint
-   * that cannot be reached); `undefined` gives the default, which names only the error's class and HTTP status:
-   * a provider's message may quote the prompt or part of a key. The error is logged in full either way.
-   */
-  failureReason?: (error: unknown) => string | undefined
-}
+export type AiSdkAdapterOptions = AdapterOptions
 
 const ASK_USER = Symbol.for('a2a-runtime.askUser')
 

@@ -1,8 +1,6 @@
 import { Command } from '@langchain/langgraph'
 import type { Agent } from '../../agent.js'
-import type { ConversationOptions } from '../../core/_conversation.js'
-import type { AgentCardInput } from '../../types.js'
-import { adapterAgent } from '../_agent.js'
+import { type AdapterOptions, adapterAgent } from '../_agent.js'
 import { type TurnMessage, toTurnMessages } from '../_messages.js'
 import type { TurnEvent } from '../_turn.js'
 
@@ -89,20 +87,7 @@ interface LangGraphInterrupt {
   value?: unknown
 }
 
-export interface LangGraphAdapterOptions {
-  /** The card, or the fields of it to set; the rest is derived (the graph's name and description, a skill tagged with a ReAct agent's tools). */
-  card?: Partial<AgentCardInput>
-  /** How much of the context's earlier conversation a new task's run is given (see `ctx.conversation`). */
-  conversation?: ConversationOptions
-  /** Longest one turn may run, in ms (see `defineAgent`). */
-  timeoutMs?: number
-  /** Whether a tool call's input goes to the client in its `working` update (default true). */
-  showToolInput?: boolean
-  /**
-   * The reason a client reads when the run fails with an error you recognise (a missing key, an endpoint that cannot
-   * be reached); `undefined` gives the default, which names only the error's class and HTTP status. Logged in full either way.
-   */
-  failureReason?: (error: unknown) => string | undefined
+export interface LangGraphAdapterOptions extends AdapterOptions {
   /**
    * Keep each task's thread in the checkpointer once the task has ended (default false: it is deleted, as the task
    * holds the conversation; kept, threads grow the checkpointer without bound).

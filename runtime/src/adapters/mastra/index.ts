@@ -1,8 +1,6 @@
 import { createTool } from '@mastra/core/tools'
 import type { Agent, ExecutionContext } from '../../agent.js'
-import type { ConversationOptions } from '../../core/_conversation.js'
-import type { AgentCardInput } from '../../types.js'
-import { adapterAgent } from '../_agent.js'
+import { type AdapterOptions, adapterAgent } from '../_agent.js'
 import { type TurnMessage, toTurnMessages } from '../_messages.js'
 import type { TurnEvent } from '../_turn.js'
 
@@ -83,21 +81,7 @@ type MastraMessage =
   | { role: 'assistant'; content: string }
   | { role: 'user'; content: Array<{ type: 'text'; text: string } | { type: 'file'; data: string | URL; mediaType: string; filename?: string }> }
 
-export interface MastraAdapterOptions {
-  /** The card, or the fields of it to set; the rest is derived (name, description or instructions, a skill tagged with its tools). */
-  card?: Partial<AgentCardInput>
-  /** How much of the context's earlier conversation the agent is given (see `ctx.conversation`). */
-  conversation?: ConversationOptions
-  /** Longest one turn may run, in ms (see `defineAgent`). */
-  timeoutMs?: number
-  /** Whether a tool call's input goes to the client in its `working` update (default true). */
-  showToolInput?: boolean
-  /**
-   * The reason a client reads when the run fails with an error you recognise (a missing key, an endpoint that cannot
-   * be reached); `undefined` gives the default, which names only the error's class and HTTP status. Logged in full either way.
-   */
-  failureReason?: (error: unknown) => string | undefined
-}
+export type MastraAdapterOptions = AdapterOptions
 
 const ASK_USER = Symbol.for('a2a-runtime.askUser')
 
