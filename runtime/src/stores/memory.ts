@@ -60,6 +60,9 @@ interface Entry {
   statusBytes: number
   /** Messages of `task.history` counted (a follow-up joins the history outside any event). */
   historyCounted: number
+  /** The entries of the task's context are linked through these (see `#byContext`). */
+  previousInContext: Entry | undefined
+  nextInContext: Entry | undefined
 }
 
 export const DEFAULT_MAX_TASKS = 10_000
@@ -80,9 +83,10 @@ export class MemoryTaskStore implements TaskStore {
   readonly ttlMs: number
   readonly endedLogs: number
   readonly #entries = new Map<string, Entry>()
-  // The entries of each context: a context's page (ListTasks by contextId, an agent reading its conversation)
-  // costs the context's size, not the store's.
-  readonly #byContext = new Map<string, Set<Entry>>()
+  // The first entry of each context, the others linked from it: a context's page (ListTasks by contextId, an
+  // agent reading its conversation) costs the context's size, not the store's. A list in the entries rather than
+  // a Set per context: most contexts hold one task, which then costs one Map entry and no Set.
+  readonly #byContext = new Map<string, Entry>()
   // The settled tasks in the order they settled, oldest first: retention walks it from the front, and every
   // task it visits goes, so evicting costs O(1) per task however many tasks are running.
   readonly #settled = new SettledOrder<Entry>()
@@ -142,6 +146,8 @@ export class MemoryTaskStore implements TaskStore {
       taskBytes: bytes,
       statusBytes: 0,
       historyCounted: task.history.length,
+      previousInContext: undefined,
+      nextInContext: undefined,
     }
     const replaced = this.#entries.get(task.id)
     if (replaced) this.#drop(task.id, replaced, false)
@@ -199,11 +205,14 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   list(query: TaskQuery): TaskPage {
-    const entries = query.contextId === undefined ? this.#entries.values() : (this.#byContext.get(query.contextId) ?? [])
-    return pageOf(
-      Array.from(entries, (entry) => entry.task),
-      query,
-    )
+    if (query.contextId === undefined)
+      return pageOf(
+        Array.from(this.#entries.values(), (entry) => entry.task),
+        query,
+      )
+    const tasks: Task[] = []
+    for (let entry = this.#byContext.get(query.contextId); entry; entry = entry.nextInContext) tasks.push(entry.task)
+    return pageOf(tasks, query)
   }
 
   /** Removes settled tasks older than the time-to-live. Runs on a timer; callable for tests and tools. */
@@ -218,7 +227,17 @@ export class MemoryTaskStore implements TaskStore {
    */
   restore(task: Task, events: TaskEvent[] | undefined, settledAt: number, keptAfter = 0): void {
     const log = events && new EventLog(this.eventLogBytes, eventBytes, events, keptAfter)
-    const entry: Entry = { task, log, settledAt, place: -1, taskBytes: taskBytes(task), statusBytes: 0, historyCounted: task.history.length }
+    const entry: Entry = {
+      task,
+      log,
+      settledAt,
+      place: -1,
+      taskBytes: taskBytes(task),
+      statusBytes: 0,
+      historyCounted: task.history.length,
+      previousInContext: undefined,
+      nextInContext: undefined,
+    }
     const replaced = this.#entries.get(task.id)
     if (replaced) this.#drop(task.id, replaced, false)
     this.#add(entry)
@@ -289,15 +308,28 @@ export class MemoryTaskStore implements TaskStore {
   #add(entry: Entry): void {
     const { id, contextId } = entry.task
     this.#entries.set(id, entry)
-    const context = this.#byContext.get(contextId)
-    if (context) context.add(entry)
-    else this.#byContext.set(contextId, new Set([entry]))
+    // Second in its context's list when the context has a first: the Map is left as it is.
+    const first = this.#byContext.get(contextId)
+    if (first === undefined) this.#byContext.set(contextId, entry)
+    else {
+      const next = first.nextInContext
+      entry.previousInContext = first
+      entry.nextInContext = next
+      if (next) next.previousInContext = entry
+      first.nextInContext = entry
+    }
   }
 
   #remove(taskId: string, entry: Entry, tell: boolean): void {
     this.#entries.delete(taskId)
-    const context = this.#byContext.get(entry.task.contextId)
-    if (context?.delete(entry) && context.size === 0) this.#byContext.delete(entry.task.contextId)
+    const { previousInContext: previous, nextInContext: next } = entry
+    if (previous) previous.nextInContext = next
+    else if (next) this.#byContext.set(entry.task.contextId, next)
+    else this.#byContext.delete(entry.task.contextId)
+    if (next) next.previousInContext = previous
+    // A removed entry holds no others (a stale place in the settled order may still hold it).
+    entry.previousInContext = undefined
+    entry.nextInContext = undefined
     this.#settled.remove(entry)
     this.#bytes -= entry.taskBytes + (entry.log?.bytes ?? 0)
     if (tell) this.#removed?.(taskId)
