@@ -102,28 +102,30 @@ export class TaskEngine {
       }
       // A failing store must not take the task (or the process) down with it: the live task and its
       // listeners still get the event; the log says what was not stored.
-      const storeFailed = (error: unknown) => {
-        logger.error(`The task store could not save an event of task ${task.id}`, error)
-        // An event missing from the store's log is a gap a client resuming the stream would never see: the task
-        // ends here, with the reason (a failed final event is the settling's own error, answered to the client).
-        if (event.kind === 'artifact-update' || !event.final) this.#failUnsaved(task.id)
-      }
       let saved: ReturnType<TaskStore['append']> | undefined
       try {
         saved = store.append(task, event)
       } catch (error) {
-        storeFailed(error)
+        this.#storeFailed(task, event, error)
       }
       this.onEvent?.(task, event)
       this.#followers.publish(task, event)
       // A durable store's write: the task's settling waits for it (a client told "completed" can count on
       // the task surviving a restart); a failure is logged and the task goes on.
       if (saved instanceof Promise) {
-        saved.catch(storeFailed)
+        saved.catch((error: unknown) => this.#storeFailed(task, event, error))
         return saved
       }
       return undefined
     }
+  }
+
+  /** The store could not save an event (a method, not a closure per event: the memory store never fails). */
+  #storeFailed(task: Task, event: TaskEvent, error: unknown): void {
+    this.logger.error(`The task store could not save an event of task ${task.id}`, error)
+    // An event missing from the store's log is a gap a client resuming the stream would never see: the task
+    // ends here, with the reason (a failed final event is the settling's own error, answered to the client).
+    if (event.kind === 'artifact-update' || !event.final) this.#failUnsaved(task.id)
   }
 
   #clusterJoined = false

@@ -96,8 +96,9 @@ export class Followers {
     ofTask.add(follower)
   }
 
-  /** An event a run here published (called for every event: one map lookup when nobody follows the task). */
+  /** An event a run here published (called for every event: no lookup at all while nobody follows a task here). */
   publish(task: Task, event: TaskEvent): void {
+    if (this.#byTask.size === 0) return
     const ofTask = this.#byTask.get(task.id)
     if (ofTask) for (const follower of ofTask) follower.hear(event, task)
   }
