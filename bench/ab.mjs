@@ -8,7 +8,8 @@
 // --together loads both servers at the same time instead, each with half the connections, sharing CPU 0: a
 // slow minute of the machine (another tenant, a throttled core) then falls on both alike, and the CPU per
 // request of each is compared within the round. It separates costs of a few per cent that the rounds taken in
-// turn cannot (their pairs spread by ±25% on a shared machine).
+// turn cannot (their pairs spread by ±25% on a shared machine). On a loaded machine it still favoured one side by
+// 4–6% (the same build on both sides read 1.04): compare two builds in both orders (A and B swapped) as well.
 //
 //   node bench/ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--rounds 8] [--duration 3] [--only <name part>] [--together]
 //
@@ -84,11 +85,15 @@ const geomean = (values) => Math.exp(values.reduce((sum, value) => sum + Math.lo
 /** Both servers under load at once, each with half the workload's connections: CPU per request compared within each round. */
 async function together(workload, urls, pids, rates, cpuPerRequest) {
   const connections = Math.max(1, Math.floor(workload.options.connections / 2))
+  // Warmed together, as they are measured: the one warmed last must not come to the rounds hotter.
+  await Promise.all(['A', 'B'].map((name) => autocannon({ url: urls[name] + workload.path, ...workload.options, connections, duration })))
   for (let round = 0; round < rounds; round++) {
     await new Promise((done) => setTimeout(done, 1000))
+    // Which load starts first alternates: on a loaded machine the first one started gains a few per cent.
+    const order = round % 2 ? ['B', 'A'] : ['A', 'B']
     const before = { A: cpuTicks(pids.A), B: cpuTicks(pids.B) }
-    const results = await Promise.all(['A', 'B'].map((name) => autocannon({ url: urls[name] + workload.path, ...workload.options, connections, duration })))
-    for (const [i, name] of ['A', 'B'].entries()) {
+    const results = await Promise.all(order.map((name) => autocannon({ url: urls[name] + workload.path, ...workload.options, connections, duration })))
+    for (const [i, name] of order.entries()) {
       const result = results[i]
       if (result.non2xx || result.errors) throw new Error(`${workload.name} on ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
       rates[name].push(result.requests.average)
