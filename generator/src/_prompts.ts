@@ -22,6 +22,8 @@ const TEMPLATE_HINTS: Record<(typeof TEMPLATES)[number], string> = {
   streaming: 'progress updates and an answer streamed in chunks',
   'multi-turn': 'asks a clarifying question, then answers',
   'ai-sdk': 'a model through the Vercel AI SDK (any OpenAI-compatible endpoint): tools, memory, streaming',
+  mastra: 'a Mastra agent (any OpenAI-compatible endpoint): tools, asking the user, streaming',
+  langgraph: 'a LangGraph.js ReAct agent (any OpenAI-compatible endpoint): tools, interrupt() to ask, streaming',
 }
 
 const RUNTIME_HINTS: Record<RuntimeName, string> = {

@@ -2,7 +2,7 @@ import { basename, resolve } from 'node:path'
 import { UsageError } from './errors.js'
 import { assertSkillId, packageNameFromDir, packageNameProblem, toDisplayName, toPackageName } from './names.js'
 
-export const TEMPLATES = ['echo', 'streaming', 'multi-turn', 'ai-sdk'] as const
+export const TEMPLATES = ['echo', 'streaming', 'multi-turn', 'ai-sdk', 'mastra', 'langgraph'] as const
 export type TemplateName = (typeof TEMPLATES)[number]
 
 export const AUTH_MODES = ['none', 'bearer', 'apikey'] as const
@@ -71,6 +71,15 @@ export interface ProjectOptions {
 export const DEFAULT_DIR = 'my-agent'
 export const DEFAULT_DESCRIPTION = 'An A2A agent built with create-a2a-agent'
 
+/** The skill of the templates that call a model, whatever their framework. */
+const CHAT_SKILL: Skill = {
+  id: 'chat',
+  name: 'Chat',
+  description: 'Answers with a language model',
+  tags: ['llm', 'chat'],
+  examples: ['Explain the A2A protocol in one sentence'],
+}
+
 /** What each template's one skill is when the user declares none. */
 export const DEFAULT_SKILLS: Record<TemplateName, Skill> = {
   echo: { id: 'echo', name: 'Echo', description: 'Repeats your message back', tags: ['echo'], examples: ['Hello there!'] },
@@ -82,13 +91,9 @@ export const DEFAULT_SKILLS: Record<TemplateName, Skill> = {
     tags: ['travel'],
     examples: ['Plan a weekend trip'],
   },
-  'ai-sdk': {
-    id: 'chat',
-    name: 'Chat',
-    description: 'Answers with a language model',
-    tags: ['llm', 'chat'],
-    examples: ['Explain the A2A protocol in one sentence'],
-  },
+  'ai-sdk': CHAT_SKILL,
+  mastra: CHAT_SKILL,
+  langgraph: CHAT_SKILL,
 }
 
 /**

@@ -16,6 +16,9 @@ export interface RenderedFile {
   mode?: number
 }
 
+/** The templates that call a language model: they share the `llm/` layer (the stand-in model server of their tests). */
+const MODEL_TEMPLATES = new Set<ProjectOptions['template']>(['ai-sdk', 'mastra', 'langgraph'])
+
 /** Files that hold a secret: only their owner may read them. */
 const PRIVATE_FILES = new Set(['.env'])
 
@@ -80,8 +83,11 @@ function templateContext(options: ProjectOptions, runtimeDependency: string) {
     authApiKey: options.auth === 'apikey',
     template: options.template,
     multiTurn: options.template === 'multi-turn',
-    // A template that calls a language model (its settings in .env, a stand-in server in its tests).
-    llm: options.template === 'ai-sdk',
+    // A template that calls a language model (its settings in .env, a stand-in server in its tests), and its framework.
+    llm: MODEL_TEMPLATES.has(options.template),
+    aiSdk: options.template === 'ai-sdk',
+    mastra: options.template === 'mastra',
+    langgraph: options.template === 'langgraph',
     runtimeDependency,
     node: options.runtime === 'node',
     bun: options.runtime === 'bun',
@@ -138,7 +144,8 @@ const outputPath = (templatePath: string): string =>
 
 /**
  * Renders `base/`, then the chosen runtime's folder (`runtimes/<name>/`: its entry, configuration and deployment
- * files), then the chosen template's folder over them (same path: the later layer wins). `.hbs`
+ * files), then `llm/` for a template that calls a model, then the chosen template's folder over them (same path:
+ * the later layer wins). `.hbs`
  * files go through Handlebars with the partials of `partials/`; the rest are copied.
  */
 export function renderProject(templatesDir: string, options: ProjectOptions, runtimeDependency: string): RenderedFile[] {
@@ -149,7 +156,8 @@ export function renderProject(templatesDir: string, options: ProjectOptions, run
   }
   const context = templateContext(options, runtimeDependency)
   const files = new Map<string, RenderedFile>()
-  for (const layer of ['base', `runtimes/${options.runtime}`, options.template]) {
+  const layers = ['base', `runtimes/${options.runtime}`, ...(MODEL_TEMPLATES.has(options.template) ? ['llm'] : []), options.template]
+  for (const layer of layers) {
     const layerDir = join(templatesDir, layer)
     for (const file of listFiles(layerDir)) {
       const source = readFileSync(join(layerDir, file), 'utf8')

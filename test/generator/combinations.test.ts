@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -11,12 +11,13 @@ import { renderProject } from '../../generator/src/render.ts'
 import { assertBuilt } from './template-support.ts'
 
 // Every project the generator can make — each template with each authentication, with and without streaming,
-// with and without push notifications (4 × 3 × 2 × 2 = 48) — type-checks as written: its agent, its tests and
+// with and without push notifications (6 × 3 × 2 × 2 = 72) — type-checks as written: its agent, its tests and
 // its helpers against the runtime's published types. The install-and-run suites cover a few of these; this one
-// covers them all, without installing (the projects share this repository's typescript, @types/node, vitest and
-// built runtime). The runtime changes only the files around the agent: Bun's entry is the same whatever the
-// options, a Worker's test differs by template and authentication (4 × 3 = 12 more, against the wrangler of
-// test-runtimes/), and a Deno project is checked by `deno check` in e2e-runtimes.test.ts (it has no tsconfig.json).
+// covers them all with one install (the projects share the packed runtime, the model templates' frameworks and this
+// repository's typescript, @types/node and vitest). The runtime changes only the files around the agent: Bun's
+// entry is the same whatever the options, a Worker's test differs by template and authentication (6 × 3 = 18 more,
+// against the wrangler of test-runtimes/), and a Deno project is checked by `deno check` in e2e-runtimes.test.ts
+// (it has no tsconfig.json).
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const tsc = join(root, 'node_modules/typescript/bin/tsc')
@@ -60,29 +61,47 @@ async function typecheck(project: string): Promise<{ code: number; output: strin
   return { code: result.code, output: `${result.stdout}${result.stderr}` }
 }
 
-beforeAll(() => {
+/** What the templates that call a model add to package.json (their frameworks), as the generator writes it. */
+function frameworkDependencies(): Record<string, string> {
+  const dependencies: Record<string, string> = {}
+  for (const template of TEMPLATES) {
+    const options = resolveOptions({ dir: `manifest-${template}`, yes: true, install: false, git: false, pm: 'npm', template }, workspace)
+    const manifest = renderProject(join(root, 'generator/templates'), options, '*').find((file) => file.path === 'package.json')!
+    Object.assign(dependencies, (JSON.parse(String(manifest.content)) as { dependencies: Record<string, string> }).dependencies)
+  }
+  delete dependencies['a2a-runtime']
+  return dependencies
+}
+
+beforeAll(async () => {
   assertBuilt()
   workspace = mkdtempSync(join(realpathSync(tmpdir()), 'create-a2a-agent-combinations-'))
-  // One node_modules above every project, as an install would lay it out for what the projects import.
+  // One node_modules above every project, as an install would lay it out for what the projects import: the
+  // frameworks of the model templates installed from the registry beside the packed runtime (whose adapters import
+  // them: one copy of each, as in a generated project), then this repository's tools.
+  await exec('npm', ['pack', '--pack-destination', workspace], { cwd: join(root, 'runtime'), timeout: 120_000 })
+  const tarball = readdirSync(workspace).find((name) => name.endsWith('.tgz'))!
+  const manifest = { name: 'combinations', private: true, dependencies: { ...frameworkDependencies(), 'a2a-runtime': `file:./${tarball}` } }
+  writeFileSync(join(workspace, 'package.json'), JSON.stringify(manifest))
+  await exec('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=error'], { cwd: workspace, timeout: 300_000 })
   const modules = join(workspace, 'node_modules')
-  mkdirSync(join(modules, '@types'), { recursive: true })
-  symlinkSync(join(root, 'runtime'), join(modules, 'a2a-runtime'), 'dir')
   for (const name of ['@types/node', 'vitest', 'typescript', '@vitest', 'vite']) {
+    rmSync(join(modules, name), { recursive: true, force: true })
     symlinkSync(realpathSync(join(root, 'node_modules', name)), join(modules, name), 'dir')
   }
   // A Worker's test imports wrangler's test harness.
   const wrangler = join(root, 'test-runtimes/node_modules/wrangler')
   if (!existsSync(wrangler)) throw new Error(`${wrangler} is missing: run \`npm install\` at the repository root (its postinstall installs test-runtimes/)`)
   symlinkSync(realpathSync(wrangler), join(modules, 'wrangler'), 'dir')
-})
+}, 360_000)
 
 afterAll(async () => {
   await rm(workspace, { recursive: true, force: true, maxRetries: 3 })
 }, 120_000)
 
 describe('every combination of template, authentication, streaming and push notifications', () => {
-  it('counts 48 combinations', () => {
-    expect(combinations).toHaveLength(48)
+  it('counts 72 combinations', () => {
+    expect(combinations).toHaveLength(72)
   })
 
   it.each(combinations)(

@@ -10,7 +10,7 @@ import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a
 import { A2AClient as A2AClientV03 } from 'a2a-sdk-v03/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultDisplayName } from '../../generator/src/options.ts'
-import { type StandInLlm, startStandInLlm } from '../../generator/templates/ai-sdk/test/llm-stand-in.ts'
+import { type StandInLlm, startStandInLlm } from '../../generator/templates/llm/test/llm-stand-in.ts'
 import { OTHER_PACKAGE_MANAGERS, packageManagersOnPath } from '../_package-managers.ts'
 import { answerText, SLOW, send, startProject, untilCardAnswers } from '../_served-project.ts'
 import { freePort } from '../_support.ts'
@@ -193,6 +193,8 @@ describe('generated projects', { timeout: 300_000 }, () => {
     ['echo', 'Echo: ping'],
     ['streaming', 'Stream heard: ping'],
     ['ai-sdk', 'You said: ping'],
+    ['mastra', 'You said: ping'],
+    ['langgraph', 'You said: ping'],
   ])('%s: installs, commits, type-checks, runs every README command as pasted, and answers over HTTP with npm start', async (template, answer) => {
     const project = await sharedProject(`agent-${template}`, ['--yes', '--template', template])
     // A framework's dependencies included: nothing installed runs a script (none needs one on Node).

@@ -17,6 +17,8 @@ const variants = [
   { dir: 'streaming', flags: ['--template', 'streaming', '--push-notifications'] },
   { dir: 'asks', flags: ['--template', 'multi-turn', '--auth', 'apikey', '--no-streaming'] },
   { dir: 'model', flags: ['--template', 'ai-sdk', '--auth', 'bearer'] },
+  { dir: 'mastra', flags: ['--template', 'mastra', '--auth', 'apikey'] },
+  { dir: 'langgraph', flags: ['--template', 'langgraph', '--push-notifications'] },
   { dir: 'on-bun', flags: ['--runtime', 'bun', '--push-notifications'] },
   { dir: 'on-deno', flags: ['--runtime', 'deno', '--template', 'multi-turn', '--auth', 'bearer'] },
   { dir: 'on-workers', flags: ['--runtime', 'workers', '--template', 'ai-sdk', '--auth', 'apikey', '--push-notifications'] },
@@ -98,5 +100,38 @@ describe('multi-turn template', () => {
     expect(question).not.toMatch(/where would you like to go/i)
     expect(question).toMatch(/reply to this task/i)
     expect(agent).not.toMatch(/a plan for/)
+  })
+})
+
+// Each template that calls a model says which framework runs it, and only that one; the rest of what they share
+// (.env's OPENAI_* settings, the stand-in server of the tests) is the same.
+describe.each([
+  { dir: 'model', adapter: 'fromAiSdk', framework: 'ai', others: ['fromMastra', 'fromLangGraph'], mock: "the AI SDK's mock model" },
+  { dir: 'mastra', adapter: 'fromMastra', framework: '@mastra/core', others: ['fromAiSdk', 'fromLangGraph'], mock: "the AI SDK's mock model" },
+  {
+    dir: 'langgraph',
+    adapter: 'fromLangGraph',
+    framework: '@langchain/langgraph',
+    others: ['fromAiSdk', 'fromMastra'],
+    mock: 'a scripted LangChain chat model',
+  },
+])('$dir: a template that calls a model', ({ dir, adapter, framework, others, mock }) => {
+  const read = (path: string) => space.read(projects.get(dir)!, path)
+
+  it('README: "## The model" names its framework and adapter, none of the others, and the mock model its tests run on', () => {
+    const model = read('README.md').split('## The model')[1]!.split('\n## ')[0]!
+    expect(model).toContain(adapter)
+    for (const other of others) expect(model).not.toContain(other)
+    expect(model).toContain(mock)
+    expect(read('AGENTS.md')).toContain(mock)
+    expect(read('src/agent.ts')).toContain(adapter)
+  })
+
+  it('package.json: its framework pinned to a major, .env.example the OPENAI_* settings, the stand-in server in its tests', () => {
+    const { dependencies } = JSON.parse(read('package.json')) as { dependencies: Record<string, string> }
+    expect(dependencies[framework]).toMatch(/^\^\d+\.\d+\.\d+$/)
+    expect(Object.keys(parseEnv(read('.env.example')))).toEqual(expect.arrayContaining(['OPENAI_BASE_URL', 'OPENAI_API_KEY', 'OPENAI_MODEL']))
+    expect(read('test/llm-stand-in.ts')).toContain('export async function startStandInLlm')
+    expect(read('test/agent.test.ts')).toContain('startStandInLlm()')
   })
 })

@@ -18,6 +18,8 @@ beforeAll(async () => {
   space = workspace('a2a-template-runtimes-')
   for (const runtime of RUNTIMES) projects.set(runtime, await space.generate(`on-${runtime}`, ['--runtime', runtime, '--auth', 'bearer']))
   projects.set('workers-llm', await space.generate('model-worker', ['--runtime', 'workers', '--template', 'ai-sdk', '--auth', 'apikey']))
+  for (const template of ['mastra', 'langgraph'])
+    projects.set(`workers-${template}`, await space.generate(`${template}-worker`, ['--runtime', 'workers', '--template', template]))
 }, 300_000)
 
 afterAll(() => space?.remove())
@@ -164,6 +166,7 @@ describe('workers', () => {
     expect(test).toContain("rpc('message/send'")
     expect(test).toContain("rpc('tasks/get'")
     expect(test).toContain('secrets.A2A_BEARER_TOKEN = CREDENTIAL')
-    expect(read('workers-llm', 'test/worker.test.ts')).toContain('secrets.OPENAI_BASE_URL = llm.url')
+    for (const project of ['workers-llm', 'workers-mastra', 'workers-langgraph'])
+      expect(read(project, 'test/worker.test.ts')).toContain('secrets.OPENAI_BASE_URL = llm.url')
   })
 })

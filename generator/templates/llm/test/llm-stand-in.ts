@@ -38,10 +38,12 @@ export async function startStandInLlm(apiKey = 'stand-in-key'): Promise<StandInL
     for (const [i, word] of words.entries()) {
       if (!open) return
       await new Promise((resolve) => setTimeout(resolve, state.delayMs))
-      res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: i === 0 ? word : ` ${word}` } }] })}\n\n`)
+      // The first chunk names the role, as OpenAI's does (LangChain reads the message's kind from it).
+      const delta = i === 0 ? { role: 'assistant', content: word } : { content: ` ${word}` }
+      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`)
     }
     // The last chunk says why the answer ended, as every OpenAI-compatible server does.
-    res.end(`data: ${JSON.stringify({ choices: [{ delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`)
+    res.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
