@@ -11,6 +11,8 @@ export interface ServedAdapter {
   logger: CapturedLogger
   /** How many of the model's calls saw their abort signal fire. */
   aborted(): number
+  /** The messages the model's call number `call` (from 0) was given, a line each: `role: text`. */
+  prompt(call: number): string[]
 }
 
 export interface AdapterContract {
@@ -72,6 +74,17 @@ export function adapterContract(contract: AdapterContract): void {
       expect(task.status.message.parts[0].text).toBe(`The ${framework} model call failed (${error.name}, HTTP 401); the server's log has the details`)
       expect(JSON.stringify(task)).not.toContain('sk-live')
       expect(served.logger.text('error')).toContain(secret)
+    })
+
+    it('a second task in the same context gives the model the first one: what the user said and what the agent answered', async () => {
+      const served = await serve([{ text: ['Nice to meet you, ', 'Ada.'] }, { text: ['You are Ada.'] }])
+      const first = await sendTurn(served.url, 'My name is Ada')
+      const second = await sendTurn(served.url, 'What is my name?', { contextId: first.contextId })
+      expect(second.status.state).toBe('completed')
+      // The frameworks name the roles their own way (LangChain: human, ai); the instructions come first.
+      const said = served.prompt(1).map((line) => line.replace(/^human:/, 'user:').replace(/^ai:/, 'assistant:'))
+      expect(said[0]).toMatch(/^system: You help with the weather/)
+      expect(said.slice(1)).toEqual(['user: My name is Ada', 'assistant: Nice to meet you, Ada.', 'user: What is my name?'])
     })
 
     it('an answer with no text still completes with an artifact (clients read the result there)', async () => {

@@ -47,19 +47,6 @@ describe('an AI SDK agent: its failure reasons, conversation and card', () => {
     expect((await sendTurn(url, 'two')).status.message.parts[0].text).toBe("The AI SDK model call failed (Error); the server's log has the details")
   })
 
-  it('a second task in the same context gives the model the first one: what the user said and what the agent answered', async () => {
-    const { url, state } = await serve([{ text: ['Nice to meet you, ', 'Ada.'] }, { text: ['You are Ada.'] }])
-    const first = await sendTurn(url, 'My name is Ada')
-    const second = await sendTurn(url, 'What is my name?', { contextId: first.contextId })
-    expect(second.status.state).toBe('completed')
-    expect(promptLines(state.calls[1]!)).toEqual([
-      'system: You help with the weather.',
-      'user: My name is Ada',
-      'assistant: Nice to meet you, Ada.',
-      'user: What is my name?',
-    ])
-  })
-
   it('derives the card from the agent: its id as the name, a skill tagged with its tools (not askUser), their descriptions as examples', async () => {
     const { url } = await serve([{ text: ['hi'] }], { card: { description: 'Weather answers' } })
     const card = await (await fetch(`${url}.well-known/agent-card.json`)).json()
@@ -76,6 +63,6 @@ adapterContract({
   providerError: (message) => new FakeProviderError(message),
   async serve(steps) {
     const { url, state, target } = await serve(steps)
-    return { url, logger: target.logger, aborted: () => state.aborted }
+    return { url, logger: target.logger, aborted: () => state.aborted, prompt: (call) => promptLines(state.calls[call]!) }
   },
 })

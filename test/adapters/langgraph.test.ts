@@ -130,19 +130,6 @@ describe('a LangGraph agent: interrupts, threads, conversation and card', () => 
     expect(target.logger.text('error')).toContain('No checkpointer set')
   })
 
-  it('a second task in the same context runs the graph on the first one: what the user said and what the agent answered', async () => {
-    const { url, model } = await serve([{ text: ['Nice to meet you, ', 'Ada.'] }, { text: ['You are Ada.'] }])
-    const first = await sendTurn(url, 'My name is Ada')
-    const second = await sendTurn(url, 'What is my name?', { contextId: first.contextId })
-    expect(second.status.state).toBe('completed')
-    expect(promptLines(model.calls[1]!)).toEqual([
-      'system: You help with the weather.',
-      'human: My name is Ada',
-      'ai: Nice to meet you, Ada.',
-      'human: What is my name?',
-    ])
-  })
-
   it("derives the card from the graph: its name, a skill tagged with the ReAct agent's tools, their descriptions as examples", async () => {
     const { url } = await serve([{ text: ['hi'] }], { card: { description: 'Weather answers' } })
     const card = await (await fetch(`${url}.well-known/agent-card.json`)).json()
@@ -174,6 +161,6 @@ adapterContract({
   providerError: (message) => new FakeProviderError(message),
   async serve(steps) {
     const { url, model, target } = await serve(steps)
-    return { url, logger: target.logger, aborted: () => model.aborted }
+    return { url, logger: target.logger, aborted: () => model.aborted, prompt: (call) => promptLines(model.calls[call]!) }
   },
 })
