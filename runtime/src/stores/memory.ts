@@ -137,22 +137,7 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   create(task: Task): void {
-    const bytes = taskBytes(task)
-    const entry: Entry = {
-      task,
-      log: new EventLog(this.eventLogBytes, eventBytes),
-      settledAt: 0,
-      place: -1,
-      taskBytes: bytes,
-      statusBytes: 0,
-      historyCounted: task.history.length,
-      previousInContext: undefined,
-      nextInContext: undefined,
-    }
-    const replaced = this.#entries.get(task.id)
-    if (replaced) this.#drop(task.id, replaced, false)
-    this.#add(entry)
-    this.#bytes += bytes
+    this.#put(task, new EventLog(this.eventLogBytes, eventBytes), 0)
     this.#keepWithinBudget()
   }
 
@@ -227,21 +212,7 @@ export class MemoryTaskStore implements TaskStore {
    */
   restore(task: Task, events: TaskEvent[] | undefined, settledAt: number, keptAfter = 0): void {
     const log = events && new EventLog(this.eventLogBytes, eventBytes, events, keptAfter)
-    const entry: Entry = {
-      task,
-      log,
-      settledAt,
-      place: -1,
-      taskBytes: taskBytes(task),
-      statusBytes: 0,
-      historyCounted: task.history.length,
-      previousInContext: undefined,
-      nextInContext: undefined,
-    }
-    const replaced = this.#entries.get(task.id)
-    if (replaced) this.#drop(task.id, replaced, false)
-    this.#add(entry)
-    this.#bytes += entry.taskBytes + (log?.bytes ?? 0)
+    const entry = this.#put(task, log, settledAt)
     if (settledAt) this.#settle(task.id, entry, Boolean(log) && isTerminal(task.status.state), settledAt)
     this.#keepWithinBudget()
   }
@@ -303,6 +274,26 @@ export class MemoryTaskStore implements TaskStore {
   /** Drops the entry retention visits: the one at the front of the settled order, known to be kept. */
   #evict(entry: Entry): void {
     this.#remove(entry.task.id, entry, true)
+  }
+
+  /** Keeps `task` (in place of an entry of the same id) and counts its bytes; the caller settles it and applies retention. */
+  #put(task: Task, log: EventLog | undefined, settledAt: number): Entry {
+    const entry: Entry = {
+      task,
+      log,
+      settledAt,
+      place: -1,
+      taskBytes: taskBytes(task),
+      statusBytes: 0,
+      historyCounted: task.history.length,
+      previousInContext: undefined,
+      nextInContext: undefined,
+    }
+    const replaced = this.#entries.get(task.id)
+    if (replaced) this.#drop(task.id, replaced, false)
+    this.#add(entry)
+    this.#bytes += entry.taskBytes + (log?.bytes ?? 0)
+    return entry
   }
 
   #add(entry: Entry): void {
