@@ -3,11 +3,12 @@ import { toNodeHandler } from 'h3/node'
 import type { Agent } from '../agent.js'
 import { cardAt, normalizeCard } from '../core/_card.js'
 import { describeLoadFailure } from '../dev/_load-failure.js'
+import { type Inspector, isInspectorPath, splitFailure } from '../dev/inspector/inspector.js'
 import { ConfigurationError, ErrorCode } from '../errors.js'
 import type { WebOriginGuard } from '../http/_web-origin.js'
 import { type A2AApp, type A2AAppOptions, createA2AApp } from '../http/app.js'
 import type { Logger } from '../logger.js'
-import { checkCard } from './_card-check.js'
+import { checkCard, type Finding } from './_card-check.js'
 import { ProjectError } from './_errors.js'
 import { loadAgent } from './_load-agent.js'
 
@@ -30,13 +31,15 @@ export class DevAgent {
     readonly logger: Logger,
     readonly webOrigin: WebOriginGuard,
     readonly appOptions: A2AAppOptions,
+    readonly inspector: Inspector,
   ) {}
 
   get app(): A2AApp | undefined {
     return this.#app
   }
 
-  async load(): Promise<void> {
+  /** Loads the agent (again, after a save of `files`); the inspector's pages hear how it went. */
+  async load(files: string[] = []): Promise<void> {
     const { cwd, entry, logger } = this
     const started = performance.now()
     try {
@@ -50,12 +53,16 @@ export class DevAgent {
       }
       if (this.#failure) logger.info('The agent loads again')
       this.#failure = undefined
-      if (this.#url) this.warnAboutCard(agent)
-      logger.info(`Loaded ${entry} in ${Math.round(performance.now() - started)} ms`)
+      const findings = this.#url ? this.warnAboutCard(agent) : []
+      const ms = Math.round(performance.now() - started)
+      logger.info(`Loaded ${entry} in ${ms} ms`)
+      this.inspector.loaded({ at: new Date().toISOString(), ms, files, findings })
     } catch (error) {
       this.#failure =
         error instanceof ProjectError ? error.message : error instanceof ConfigurationError ? `${entry}: ${error.message}` : describeLoadFailure(error, cwd)
       logger.error(`The agent failed to load: ${this.#failure}. Fix it and save; the server keeps running.`)
+      const ms = Math.round(performance.now() - started)
+      this.inspector.loaded({ at: new Date().toISOString(), ms, files, failure: splitFailure(this.#failure), findings: [] })
     }
   }
 
@@ -64,16 +71,27 @@ export class DevAgent {
     this.#url = url
     this.#app?.setUrl(url)
     this.webOrigin.addUrl(url)
+    this.inspector.setUrl(url)
   }
 
-  /** The card's problems, as warnings (errors for what breaks clients). */
-  warnAboutCard(agent: Agent): void {
-    for (const finding of checkCard(cardAt(normalizeCard(agent.card), this.#url ?? 'http://localhost:3000/'))) {
+  /** Once listening, the card's check with its real URL (the first load came before it was known). */
+  checkCard(): void {
+    if (this.#app && !this.#failure) this.inspector.cardChecked(this.warnAboutCard(this.#app.agent))
+  }
+
+  /** The card's problems, as warnings (errors for what breaks clients); returned for the inspector. */
+  warnAboutCard(agent: Agent): Finding[] {
+    const findings = checkCard(cardAt(normalizeCard(agent.card), this.#url ?? 'http://localhost:3000/'))
+    for (const finding of findings) {
       this.logger[finding.level === 'error' ? 'error' : 'warn'](`card ${finding.path}: ${finding.message} (${finding.hint})`)
     }
+    return findings
   }
 
   readonly handler = (req: IncomingMessage, res: ServerResponse) => {
+    // The inspector answers even while the agent does not load (its banner says why); its live channel is not
+    // a request a shutdown waits for.
+    if (isInspectorPath(req.url)) return this.inspector.handle(req, res)
     this.inFlight++
     res.once('close', () => this.inFlight--)
     if (this.#serve && !this.#failure) return this.#serve(req, res)

@@ -9,7 +9,7 @@ const SETTLE_MS = 15
  * Watches the project and reloads on every save, one reload at a time (saves during a reload bring one more
  * afterwards); a changed `.env` is read again first. The function returned stops watching.
  */
-export function reloadOnSave(cwd: string, env: ReturnType<typeof createEnvReloader>, load: () => Promise<void>, logger: Logger): () => void {
+export function reloadOnSave(cwd: string, env: ReturnType<typeof createEnvReloader>, load: (files: string[]) => Promise<void>, logger: Logger): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined
   let changed = new Set<string>()
   let reloading: Promise<void> | undefined
@@ -25,7 +25,7 @@ export function reloadOnSave(cwd: string, env: ReturnType<typeof createEnvReload
       logger.error(`.env could not be read: ${(error as Error).message}`)
     }
     logger.info(`${files.join(', ')} changed: reloading`)
-    await load()
+    await load(files)
   }
   const watcher = watchProject(cwd, (file) => {
     changed.add(file)

@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { describeLoadFailure } from '../dev/_load-failure.js'
+import { Inspector } from '../dev/inspector/inspector.js'
 import { RPC_PATHS, SERVED_PATHS } from '../http/_routes.js'
 import { readWebOrigin, WebOriginGuard } from '../http/_web-origin.js'
 import { createConsoleLogger, type LogLevel, logLevel } from '../logger.js'
@@ -13,11 +14,13 @@ import { reloadOnSave } from './_dev-reload.js'
 import { SHUTDOWN_GRACE_MS, stopOnSignals } from './_dev-shutdown.js'
 import { createEnvReloader } from './_env.js'
 import { assertEntryExists, DEFAULT_ENTRY } from './_load-agent.js'
+import { openInBrowser } from './_open-browser.js'
 
 interface DevFlags {
   port?: string
   host?: string
   logLevel?: LogLevel
+  open?: boolean
 }
 
 export function registerDev(program: Command): void {
@@ -28,6 +31,7 @@ export function registerDev(program: Command): void {
     .option('-p, --port <port>', 'port to listen on, or the next free one (default: PORT, else 3000)')
     .option('-H, --host <host>', 'interface to listen on (default: HOST, else localhost)')
     .option('--log-level <level>', 'debug, info, warn, error or silent (default: A2A_LOG_LEVEL, else info)')
+    .option('-o, --open', 'open the inspector in the browser')
     .action((entry: string, flags: DevFlags) => startDevServer(entry, flags))
 }
 
@@ -46,13 +50,22 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   // listens on: a dev server is what a web page on another site would go for. This guard covers the answers
   // given while the agent does not load.
   const webOrigin = new WebOriginGuard(readWebOrigin({}, process.env), { rpc: new Set(RPC_PATHS), served: SERVED_PATHS }, logger)
-  const dev = new DevAgent(cwd, entry, logger, webOrigin, {
-    // Tasks live here, outside the reloaded module: a reload keeps them all.
-    store: createMemoryStore(),
+  // The page at /__a2a/: it sees every task (the store reports their states) and every reload.
+  const inspector = new Inspector(webOrigin)
+  const dev = new DevAgent(
+    cwd,
+    entry,
     logger,
-    push: devPushOptions(process.env),
-    shutdownTimeoutMs: SHUTDOWN_GRACE_MS,
-  })
+    webOrigin,
+    {
+      // Tasks live here, outside the reloaded module: a reload keeps them all.
+      store: inspector.observe(createMemoryStore()),
+      logger,
+      push: devPushOptions(process.env),
+      shutdownTimeoutMs: SHUTDOWN_GRACE_MS,
+    },
+    inspector,
+  )
   await dev.load()
 
   const { listen } = await import('listhen')
@@ -73,17 +86,23 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   // listhen may have moved to the next free port: `a2a send` in this project finds the real one here.
   const address = publishDevAddress(cwd, url)
   process.once('exit', () => address.remove())
-  const stopWatching = reloadOnSave(cwd, env, () => dev.load(), logger)
+  const stopWatching = reloadOnSave(cwd, env, (files) => dev.load(files), logger)
 
   // Agent code under edit may leave a promise rejected or throw from a timer: say where, keep serving.
   const survive = (error: unknown) => logger.error(`Unhandled error in the agent's code: ${describeLoadFailure(error, cwd)}`, error)
   process.on('unhandledRejection', survive)
   process.on('uncaughtException', survive)
-  stopOnSignals(dev, listener, stopWatching, () => address.remove(), logger)
+  const stop = () => {
+    stopWatching()
+    inspector.close()
+  }
+  stopOnSignals(dev, listener, stop, () => address.remove(), logger)
 
   // Said once the watcher runs and Ctrl-C is handled, so a save or a signal right after this line is seen.
   logger.info(`Dev server at ${url} (card at ${url}.well-known/agent.json); watching for changes`)
-  if (dev.app) dev.warnAboutCard(dev.app.agent)
+  logger.info(`Inspector at ${inspector.pageUrl}`)
+  dev.checkCard()
+  if (flags.open) openInBrowser(inspector.pageUrl, logger)
 }
 
 /**

@@ -1,0 +1,52 @@
+import { DIALECTS, type Dialect } from '../model'
+import { card, dialect, type Tab, tab } from '../state'
+import { useStore } from '../store'
+import { CardView } from './CardView'
+import { Chat } from './Chat'
+import { LoadBanner } from './LoadBanner'
+import { PushView } from './PushView'
+import { Tasks } from './Tasks'
+
+const TABS: ReadonlyArray<{ id: Tab; label: string }> = [
+  { id: 'chat', label: 'Chat' },
+  { id: 'tasks', label: 'Tasks' },
+  { id: 'card', label: 'Card' },
+  { id: 'push', label: 'Push' },
+]
+
+export function App() {
+  const current = useStore(tab)
+  const chosen = useStore(dialect)
+  const served = useStore(card)
+  return (
+    <>
+      <header class="top">
+        <h1>A2A inspector{served?.name ? <span class="agent-name"> · {String(served.name)}</span> : null}</h1>
+        <label class="dialect">
+          Dialect{' '}
+          <select value={chosen} onChange={(event) => dialect.set(event.currentTarget.value as Dialect)}>
+            {DIALECTS.map((d) => (
+              <option key={d.id} value={d.id}>
+                {d.label}
+              </option>
+            ))}
+          </select>
+        </label>
+      </header>
+      <LoadBanner />
+      <nav class="tabs" aria-label="Views">
+        {TABS.map((t) => (
+          <button key={t.id} type="button" aria-current={current === t.id ? 'page' : undefined} onClick={() => tab.set(t.id)}>
+            {t.label}
+          </button>
+        ))}
+      </nav>
+      <main>
+        {current === 'chat' && <Chat />}
+        {current === 'tasks' && <Tasks />}
+        {current === 'card' && <CardView />}
+        {current === 'push' && <PushView />}
+      </main>
+    </>
+  )
+}

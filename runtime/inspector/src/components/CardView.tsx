@@ -1,0 +1,88 @@
+import { useEffect, useState } from 'preact/hooks'
+import { fetchCard } from '../dev-channel'
+import { DIALECTS, type Dialect } from '../model'
+import { dialect, load } from '../state'
+import { useStore } from '../store'
+import { JsonTree } from './JsonTree'
+
+const ANCHOR = 'card-'
+
+/** Moves to the card field a finding is about (shown in the platform shape, which the check reads). */
+function goToField(path: string, show: (dialect: Dialect) => void) {
+  show('platform')
+  requestAnimationFrame(() => {
+    const target = document.getElementById(`${ANCHOR}${path}`)
+    if (!target) return
+    for (let node = target.parentElement; node; node = node.parentElement) if (node instanceof HTMLDetailsElement) node.open = true
+    target.scrollIntoView({ block: 'center' })
+    target.focus()
+    target.classList.add('flash')
+    setTimeout(() => target.classList.remove('flash'), 1500)
+  })
+}
+
+export function CardView() {
+  const chosen = useStore(dialect)
+  const state = useStore(load)
+  const [shown, setShown] = useState<Dialect>(chosen)
+  const [served, setServed] = useState<Record<string, unknown>>()
+  // Fetched again after each load: a save may have changed the card.
+  useEffect(() => {
+    let current = true
+    void fetchCard(shown).then((got) => current && setServed(got))
+    return () => {
+      current = false
+    }
+  }, [shown, state?.at])
+  const findings = state?.findings ?? []
+  return (
+    <section class="card-view" aria-labelledby="card-title">
+      <h2 id="card-title">Agent Card</h2>
+      <fieldset class="segmented">
+        <legend>Served to</legend>
+        {DIALECTS.map((d) => (
+          <label key={d.id}>
+            <input type="radio" name="card-dialect" checked={shown === d.id} onChange={() => setShown(d.id)} /> {d.label}
+          </label>
+        ))}
+      </fieldset>
+      <div class="card-columns">
+        <div>
+          <h3>As served</h3>
+          {served && 'error' in served ? (
+            <p class="error">{String(served.error)}</p>
+          ) : served ? (
+            <JsonTree value={served} anchorPrefix={shown === 'platform' ? ANCHOR : undefined} />
+          ) : (
+            <p class="muted">Loading…</p>
+          )}
+        </div>
+        <div>
+          <h3>Checks ({findings.length === 0 ? 'all pass' : `${findings.length} finding${findings.length > 1 ? 's' : ''}`})</h3>
+          <p class="muted">
+            What <code>a2a card validate</code> says of this card.
+          </p>
+          {findings.length > 0 && (
+            <ul class="findings" aria-label="Card findings">
+              {findings.map((finding, i) => (
+                <li key={i} class="finding" data-level={finding.level}>
+                  <span class="level">{finding.level}</span>{' '}
+                  <a
+                    href={`#${ANCHOR}${finding.path}`}
+                    onClick={(event) => {
+                      event.preventDefault()
+                      goToField(finding.path, setShown)
+                    }}
+                  >
+                    {finding.path}
+                  </a>
+                  : {finding.message}. <span class="hint">{finding.hint}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      </div>
+    </section>
+  )
+}

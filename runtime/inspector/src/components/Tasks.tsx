@@ -1,0 +1,72 @@
+import { useEffect, useState } from 'preact/hooks'
+import type { Dialect } from '../model'
+import { callForResult } from '../rpc'
+import { dialect, selectedTask, tasks, timelines } from '../state'
+import { useStore } from '../store'
+import { JsonTree } from './JsonTree'
+import { StateBadge } from './StateBadge'
+import { Timeline } from './Timeline'
+
+function StoredTask({ taskId, chosen }: { taskId: string; chosen: Dialect }) {
+  const [answer, setAnswer] = useState<{ result?: unknown; error?: string }>()
+  const line = useStore(tasks).get(taskId)
+  // Fetched again when the task changes state, so the stored view follows it.
+  useEffect(() => {
+    let current = true
+    void callForResult(chosen, 'get', { id: taskId }).then((got) => current && setAnswer(got))
+    return () => {
+      current = false
+    }
+  }, [taskId, chosen, line?.state])
+  if (!answer) return <p class="muted">Loading the task…</p>
+  if (answer.error) return <p class="error">{answer.error}</p>
+  return <JsonTree value={answer.result} />
+}
+
+export function Tasks() {
+  const list = [...useStore(tasks).values()].sort((a, b) => (a.at < b.at ? 1 : -1))
+  const selected = useStore(selectedTask)
+  const chosen = useStore(dialect)
+  const recorded = useStore(timelines)
+  return (
+    <section class="tasks" aria-labelledby="tasks-title">
+      <div class="task-list">
+        <h2 id="tasks-title">Tasks</h2>
+        {list.length === 0 ? (
+          <p class="muted">No tasks yet: they appear here live, from this page or any other client.</p>
+        ) : (
+          <ul aria-label="Tasks, newest first">
+            {list.map((task) => (
+              <li key={task.id}>
+                <button type="button" class="task-line" aria-current={task.id === selected} onClick={() => selectedTask.set(task.id)}>
+                  <StateBadge state={task.state} />
+                  <span class="task-title">{task.title || '(no text)'}</span>
+                  <code class="muted">{task.id.slice(0, 8)}</code>
+                </button>
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+      <div class="task-detail">
+        {selected ? (
+          <>
+            <h2>
+              Task <code>{selected}</code>
+            </h2>
+            <h3>Timeline</h3>
+            {recorded.get(selected) ? (
+              <Timeline timeline={recorded.get(selected)!} />
+            ) : (
+              <p class="muted">This page did not send this task's messages, so it has no timeline; the stored task is below.</p>
+            )}
+            <h3>Stored task ({chosen === 'platform' ? 'platform' : chosen === 'a2a-1.0' ? 'A2A v1.0' : 'A2A v0.3'} shape)</h3>
+            <StoredTask taskId={selected} chosen={chosen} />
+          </>
+        ) : (
+          <p class="muted">Pick a task to see its timeline.</p>
+        )}
+      </div>
+    </section>
+  )
+}

@@ -1,0 +1,53 @@
+/** The page's own view of A2A objects, whatever dialect they came in. */
+
+export type Dialect = 'platform' | 'a2a-1.0' | 'a2a-0.3'
+
+export const DIALECTS: ReadonlyArray<{ id: Dialect; label: string }> = [
+  { id: 'platform', label: 'Platform' },
+  { id: 'a2a-1.0', label: 'A2A v1.0' },
+  { id: 'a2a-0.3', label: 'A2A v0.3' },
+]
+
+export type Part =
+  | { kind: 'text'; text: string }
+  | { kind: 'data'; data: unknown }
+  | { kind: 'file'; name?: string; mimeType?: string; bytes?: string; uri?: string }
+
+export interface Message {
+  role: 'user' | 'agent'
+  parts: Part[]
+  messageId?: string
+  taskId?: string
+  contextId?: string
+}
+
+export interface Artifact {
+  artifactId: string
+  name?: string
+  parts: Part[]
+}
+
+export interface Task {
+  id: string
+  contextId: string
+  state: string
+  statusMessage?: Message
+  artifacts: Artifact[]
+  history: Message[]
+}
+
+/** One thing a stream or an answer said, in the page's terms. */
+export type Update =
+  | { kind: 'status'; taskId: string; contextId: string; state: string; message?: Message; final: boolean }
+  | { kind: 'artifact'; taskId: string; contextId: string; artifact: Artifact; append: boolean; lastChunk: boolean }
+  | { kind: 'task'; task: Task }
+  | { kind: 'message'; message: Message }
+  | { kind: 'error'; code: number; message: string; data?: unknown }
+
+export const TERMINAL_STATES = new Set(['completed', 'failed', 'canceled', 'rejected'])
+
+export const textOf = (parts: Part[]): string =>
+  parts
+    .filter((part): part is Extract<Part, { kind: 'text' }> => part.kind === 'text')
+    .map((part) => part.text)
+    .join('')

@@ -1,0 +1,123 @@
+import { dialectHeaders, errorIn, frameIn, methodName, type Operation } from './dialects'
+import type { Dialect, Update } from './model'
+
+/** What the page saw on the wire: the request it sent, then each response or SSE frame, as text. */
+export interface WireEvent {
+  /** Milliseconds since the request was sent. */
+  t: number
+  direction: 'request' | 'response' | 'frame'
+  raw: string
+  updates: Update[]
+}
+
+/** The agent's JSON-RPC endpoint: the page is served by the agent's own server. */
+const ENDPOINT = '/'
+
+/** Raw text kept per wire event: a page showing a 50 MB artifact would only stall the browser. */
+const MAX_RAW_CHARS = 64 * 1024
+
+const clip = (text: string) => (text.length > MAX_RAW_CHARS ? `${text.slice(0, MAX_RAW_CHARS)}… (${text.length - MAX_RAW_CHARS} more characters)` : text)
+
+let nextId = 1
+
+function request(dialect: Dialect, operation: Operation, params: unknown) {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: `inspector-${nextId++}`, method: methodName(dialect, operation), params }, null, 2)
+  return { body, headers: { 'content-type': 'application/json', ...dialectHeaders(dialect) } }
+}
+
+function parsed(text: string): Update[] {
+  try {
+    return frameIn(JSON.parse(text))
+  } catch {
+    return [{ kind: 'error', code: 0, message: `Not JSON: ${text.slice(0, 200)}` }]
+  }
+}
+
+/**
+ * One JSON-RPC call, answered in one response. `onWire` hears the request and the response; the updates are
+ * the answer's (an error becomes an `error` update).
+ */
+export async function call(dialect: Dialect, operation: Operation, params: unknown, onWire?: (event: WireEvent) => void): Promise<Update[]> {
+  const started = performance.now()
+  const { body, headers } = request(dialect, operation, params)
+  onWire?.({ t: 0, direction: 'request', raw: body, updates: [] })
+  let text: string
+  try {
+    const response = await fetch(ENDPOINT, { method: 'POST', headers, body })
+    text = await response.text()
+  } catch (error) {
+    return [{ kind: 'error', code: 0, message: `The agent did not answer: ${(error as Error).message}` }]
+  }
+  const updates = parsed(text)
+  onWire?.({ t: performance.now() - started, direction: 'response', raw: clip(text), updates })
+  return updates
+}
+
+/** The result of a call as JSON (for views that show a whole object), or the error. */
+export async function callForResult(dialect: Dialect, operation: Operation, params: unknown): Promise<{ result?: unknown; error?: string }> {
+  const { body, headers } = request(dialect, operation, params)
+  try {
+    const json = await (await fetch(ENDPOINT, { method: 'POST', headers, body })).json()
+    if (json.error) {
+      const error = errorIn(json.error)
+      return { error: error.kind === 'error' ? `${error.code}: ${error.message}` : 'error' }
+    }
+    return { result: json.result }
+  } catch (error) {
+    return { error: (error as Error).message }
+  }
+}
+
+/**
+ * A streaming send: each SSE frame is handed over as it arrives (its raw text and its updates). Resolves when
+ * the stream ends; `signal` stops reading (the task runs on).
+ */
+export async function stream(dialect: Dialect, params: unknown, onWire: (event: WireEvent) => void, signal: AbortSignal): Promise<void> {
+  const started = performance.now()
+  const { body, headers } = request(dialect, 'stream', params)
+  onWire({ t: 0, direction: 'request', raw: body, updates: [] })
+  const at = () => performance.now() - started
+  let response: Response
+  try {
+    response = await fetch(ENDPOINT, { method: 'POST', headers: { ...headers, accept: 'text/event-stream' }, body, signal })
+  } catch (error) {
+    if (!signal.aborted)
+      onWire({
+        t: at(),
+        direction: 'response',
+        raw: '',
+        updates: [{ kind: 'error', code: 0, message: `The agent did not answer: ${(error as Error).message}` }],
+      })
+    return
+  }
+  // An error before the stream starts comes back as one JSON-RPC response.
+  if (!response.headers.get('content-type')?.includes('text/event-stream') || !response.body) {
+    const text = await response.text()
+    onWire({ t: at(), direction: 'response', raw: clip(text), updates: parsed(text) })
+    return
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+  let buffered = ''
+  try {
+    for (;;) {
+      const { value, done } = await reader.read()
+      if (done) break
+      buffered += value
+      // Frames end with a blank line (any of the line endings SSE allows).
+      for (let end = buffered.search(/\r?\n\r?\n/); end >= 0; end = buffered.search(/\r?\n\r?\n/)) {
+        const frame = buffered.slice(0, end)
+        buffered = buffered.slice(end + (buffered.slice(end).startsWith('\r\n\r\n') ? 4 : buffered.slice(end).startsWith('\n\n') ? 2 : 3))
+        const data = frame
+          .split(/\r?\n/)
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5))
+          .join('\n')
+        if (!data) continue // a comment (heartbeat) or an id-only frame
+        onWire({ t: at(), direction: 'frame', raw: clip(frame), updates: parsed(data) })
+      }
+    }
+  } catch (error) {
+    if (!signal.aborted)
+      onWire({ t: at(), direction: 'frame', raw: '', updates: [{ kind: 'error', code: 0, message: `The stream broke: ${(error as Error).message}` }] })
+  }
+}

@@ -1,0 +1,94 @@
+import type { Artifact, Dialect, Message, Part } from './model'
+import { Store } from './store'
+
+/** What the dev server says of the agent's last load (see the server's LoadState). */
+interface Finding {
+  level: 'error' | 'warning'
+  path: string
+  message: string
+  hint: string
+}
+
+export interface LoadState {
+  at: string
+  ms: number
+  files: string[]
+  failure?: { text: string; file?: string; line?: number; column?: number; cause: string }
+  findings: Finding[]
+}
+
+export interface TaskLine {
+  id: string
+  contextId: string
+  state: string
+  at: string
+  title: string
+}
+
+export interface PushDelivery {
+  id: number
+  at: string
+  path: string
+  headers: Record<string, string>
+  body: unknown
+  bytes: number
+}
+
+/** One message the page sent and what came back for it. */
+export interface Exchange {
+  key: number
+  dialect: Dialect
+  sent: Part[]
+  skillId?: string
+  taskId?: string
+  contextId?: string
+  state: string
+  /** `working` updates' texts, as progress. */
+  progress: string[]
+  artifacts: Artifact[]
+  /** The question of an `input-required` status. */
+  question?: string
+  /** A reply that is not a task (a Message), or a status message that came with the end. */
+  reply?: Message
+  error?: string
+  running: boolean
+  /** Answered already (a question answered, the next exchange continues the task). */
+  answered?: boolean
+}
+
+interface TimelineEntry {
+  /** Milliseconds since the task's first request. */
+  t: number
+  direction: 'request' | 'response' | 'frame'
+  raw: string
+  summary: string[]
+}
+
+export interface Timeline {
+  taskId: string
+  dialect: Dialect
+  /** performance.now() of the task's first request. */
+  t0: number
+  entries: TimelineEntry[]
+  /** Characters of raw text held, for the page's own budget. */
+  chars: number
+}
+
+export type Tab = 'chat' | 'tasks' | 'card' | 'push'
+
+export const dialect = new Store<Dialect>((localStorage.getItem('a2a-inspector-dialect') as Dialect | null) ?? 'platform')
+dialect.subscribe(() => localStorage.setItem('a2a-inspector-dialect', dialect.value))
+
+export const tab = new Store<Tab>('chat')
+export const card = new Store<Record<string, unknown> | undefined>(undefined)
+export const load = new Store<LoadState | undefined>(undefined)
+/** Loads seen since the page opened: the first is the one before the page, not a reload. */
+export const reloads = new Store<number>(0)
+export const connected = new Store<boolean>(false)
+export const exchanges = new Store<Exchange[]>([])
+export const contextId = new Store<string | undefined>(undefined)
+export const timelines = new Store<Map<string, Timeline>>(new Map())
+export const tasks = new Store<Map<string, TaskLine>>(new Map())
+export const selectedTask = new Store<string | undefined>(undefined)
+export const deliveries = new Store<PushDelivery[]>([])
+export const pushUrl = new Store<string | undefined>(undefined)

@@ -1,0 +1,52 @@
+import type { TaskStore } from '../../stores/task-store.js'
+import type { Task } from '../../types.js'
+
+/** What the inspector's task list shows of a task: a line, never the task itself. */
+export interface TaskLine {
+  id: string
+  contextId: string
+  state: string
+  /** ISO time of the status. */
+  at: string
+  /** The start of the first user message's text, to tell tasks apart. */
+  title: string
+}
+
+const TITLE_CHARS = 80
+
+export function taskLine(task: Task): TaskLine {
+  const first = task.history.find((message) => message.role === 'user')
+  const text = first?.parts.find((part) => part.kind === 'text')
+  return {
+    id: task.id,
+    contextId: task.contextId,
+    state: task.status.state,
+    at: task.status.timestamp,
+    title: text?.kind === 'text' ? text.text.slice(0, TITLE_CHARS) : '',
+  }
+}
+
+/**
+ * The dev server's store, reporting every new task and every status change (not each artifact chunk) once the
+ * store has it, so the inspector's task list is live. Everything else goes to the store as it is.
+ */
+export function reportingStates(store: TaskStore, onChange: (task: Task) => void): TaskStore {
+  const after = (done: unknown, task: Task) => {
+    if (done instanceof Promise) return done.then(() => onChange(task))
+    onChange(task)
+    return undefined
+  }
+  return new Proxy(store, {
+    get(target, key) {
+      if (key === 'create') return (task: Task) => after(target.create(task), task)
+      if (key === 'append') {
+        return (task: Task, event: Parameters<TaskStore['append']>[1]) => {
+          const done = target.append(task, event)
+          return event.kind === 'status-update' ? after(done, task) : done
+        }
+      }
+      const value = Reflect.get(target, key, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+}

@@ -1,0 +1,166 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Finding } from '../../cli/_card-check.js'
+import type { WebOriginGuard } from '../../http/_web-origin.js'
+import type { TaskStore } from '../../stores/task-store.js'
+import { inspectorAssets } from './_assets.js'
+import { InspectorChannel } from './_channel.js'
+import { PushReceiver } from './_push-receiver.js'
+import { reportingStates, taskLine } from './_task-feed.js'
+
+/** Where the inspector lives: a path no agent route can take (the app serves only the card and JSON-RPC). */
+const INSPECTOR_PATH = '/__a2a/'
+const PUSH_PATH = `${INSPECTOR_PATH}push`
+
+/** Why the agent does not load, split for the page's banner: "src/agent.ts:4:2 SyntaxError: …". */
+export interface LoadFailure {
+  text: string
+  file?: string
+  line?: number
+  column?: number
+  cause: string
+}
+
+/** The last load: when it ended, how long it took, and what the card's check found or why it failed. */
+export interface LoadState {
+  at: string
+  ms: number
+  /** The files whose save brought this load (none for the first). */
+  files: string[]
+  failure?: LoadFailure
+  findings: Finding[]
+}
+
+const LOCATED = /^(?<file>[^\s:][^:]*):(?<line>\d+):(?<column>\d+) (?<cause>.*)$/s
+
+export function splitFailure(text: string): LoadFailure {
+  const match = LOCATED.exec(text)?.groups
+  if (!match) return { text, cause: text }
+  return { text, file: match.file!, line: Number(match.line), column: Number(match.column), cause: match.cause! }
+}
+
+/**
+ * The dev inspector behind `/__a2a/`: the page and its files, the live channel (reloads, task states, push
+ * deliveries), and the push receiver. Every request is checked against the dev server's Host and Origin rules
+ * first: a web page on another site may not read it or post to it.
+ */
+export class Inspector {
+  readonly #channel = new InspectorChannel()
+  readonly #push = new PushReceiver()
+  #load: LoadState | undefined
+  #url = ''
+
+  constructor(readonly webOrigin: WebOriginGuard) {}
+
+  setUrl(url: string): void {
+    this.#url = url
+  }
+
+  get pageUrl(): string {
+    return new URL(INSPECTOR_PATH, this.#url || 'http://localhost/').href
+  }
+
+  /** The store, reporting tasks' states to the pages. */
+  observe(store: TaskStore): TaskStore {
+    return reportingStates(store, (task) => this.#channel.send('task', taskLine(task)))
+  }
+
+  loaded(state: LoadState): void {
+    this.#load = state
+    this.#channel.send('load', state)
+  }
+
+  cardChecked(findings: Finding[]): void {
+    if (!this.#load) return
+    this.#load = { ...this.#load, findings }
+    this.#channel.send('load', this.#load)
+  }
+
+  close(): void {
+    this.#channel.close()
+  }
+
+  /** Answers a request under `/__a2a` (the caller routes by `isInspectorPath`). */
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    const refused = this.webOrigin.refusal(req.headers.host ?? null, req.headers.origin ?? null)
+    if (refused) {
+      sendJson(res, 403, { error: refused }, { connection: 'close' })
+      return
+    }
+    const path = (req.url ?? '/').split('?')[0]!
+    const method = req.method ?? 'GET'
+    if (path === PUSH_PATH || path.startsWith(`${PUSH_PATH}/`)) {
+      if (method !== 'POST') {
+        sendJson(res, 405, { error: 'the push receiver takes POST' }, { allow: 'POST' })
+        return
+      }
+      return void this.#receive(req, res, path)
+    }
+    if (method !== 'GET' && method !== 'HEAD' && !(method === 'DELETE' && path === `${INSPECTOR_PATH}api/push`)) {
+      sendJson(res, 405, { error: `${method} is not served here` }, { allow: 'GET' })
+      return
+    }
+    if (path === INSPECTOR_PATH.slice(0, -1)) {
+      redirect(res, INSPECTOR_PATH)
+      return
+    }
+    if (path === `${INSPECTOR_PATH}events`) {
+      this.#channel.open(res, this.#hello())
+      return
+    }
+    if (path === `${INSPECTOR_PATH}api/push`) {
+      if (method === 'DELETE') this.#push.clear()
+      sendJson(res, 200, { deliveries: this.#push.deliveries })
+      return
+    }
+    const asset = inspectorAssets().get(path.slice(INSPECTOR_PATH.length))
+    if (!asset) {
+      const built = inspectorAssets().size > 0
+      sendJson(res, 404, { error: built ? `${path} is not part of the inspector` : 'the inspector was not built with this package' })
+      return
+    }
+    res.writeHead(200, {
+      'content-type': asset.type,
+      'content-length': asset.body.length,
+      'cache-control': asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+      'x-content-type-options': 'nosniff',
+      // The page runs only its own code: no inline script, no other origin.
+      ...(asset.type.startsWith('text/html') && {
+        'content-security-policy': "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+      }),
+    })
+    res.end(method === 'HEAD' ? undefined : asset.body)
+  }
+
+  #hello() {
+    return { load: this.#load, pushUrl: new URL(PUSH_PATH, this.#url || 'http://localhost/').href, deliveries: this.#push.deliveries }
+  }
+
+  async #receive(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    try {
+      const delivery = await this.#push.receive(req, path)
+      if (!delivery) {
+        sendJson(res, 413, { error: 'a push delivery is limited to 256 KiB' }, { connection: 'close' })
+        return
+      }
+      this.#channel.send('push', delivery)
+      sendJson(res, 200, { received: delivery.id })
+    } catch {
+      if (!res.headersSent) sendJson(res, 400, { error: 'the delivery could not be read' }, { connection: 'close' })
+    }
+  }
+}
+
+/** `/__a2a` and everything under it (no agent route starts so: the app serves only the card and JSON-RPC). */
+export const isInspectorPath = (url: string | undefined): boolean =>
+  url?.startsWith('/__a2a') === true && (url.length === 6 || url[6] === '/' || url[6] === '?')
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body)
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers })
+  res.end(text)
+}
+
+function redirect(res: ServerResponse, location: string): void {
+  res.writeHead(308, { location })
+  res.end()
+}
