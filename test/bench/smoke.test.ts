@@ -10,7 +10,8 @@ import { expect, it } from 'vitest'
  * `node bench/run.mjs --smoke` as a process: generates an echo agent from this clone, runs every workload of
  * the benchmark briefly against it, the official SDK server and the node:http ceiling, then the runtime rows (an
  * echo agent beside a raw ceiling on each JavaScript runtime), and fails on a wrong answer or a missing figure.
- * Here: every table has a row per server (per runtime) whose figures are numbers.
+ * Here: every table has a row per server (per runtime) whose figures are numbers. Then `node bench/dev-startup.mjs`
+ * briefly: this clone's `a2a dev` timed from its spawn to the first 200 of its Agent Card.
  */
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
@@ -123,4 +124,18 @@ it('runs every part of the benchmark (--smoke) and reports numeric figures for a
   } finally {
     rmSync(reportDir, { recursive: true, force: true })
   }
+})
+
+// Two warm-up starts and two counted ones of this clone's `a2a dev` (this clone's build alone): a few seconds, well
+// under the script's own bound of 60 s per start.
+it('times `a2a dev` to its first Agent Card (dev-startup.mjs --rounds 2 --json) and reports a positive median', { timeout: 150_000 }, async () => {
+  const { stdout } = await promisify(execFile)(process.execPath, [join(repoRoot, 'bench/dev-startup.mjs'), '--rounds', '2', '--json'], {
+    cwd: repoRoot,
+    timeout: 140_000,
+  })
+  const result = JSON.parse(stdout)
+  expect(result.builds.before).toBeUndefined()
+  expect(result.builds.after.samples).toHaveLength(2)
+  expect(result.builds.after.median).toBeGreaterThan(0)
+  expect(result.builds.after.p90).toBeGreaterThanOrEqual(result.builds.after.median)
 })

@@ -117,7 +117,7 @@ function artifactIn(value: unknown): Artifact {
   return out
 }
 
-function taskIn(value: unknown): Task {
+export function taskIn(value: unknown): Task {
   const task = isObject(value) ? value : {}
   const status = isObject(task.status) ? task.status : {}
   const out: Task = {

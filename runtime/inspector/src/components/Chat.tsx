@@ -182,7 +182,7 @@ export function Chat() {
       {list.length === 0 ? (
         <p class="muted empty">Send a message to start a task. Answers stream in as the agent writes them.</p>
       ) : (
-        <ol class="exchanges" aria-label="Messages">
+        <ol class="exchanges" aria-label="Conversation">
           {list.map((exchange) => (
             <ExchangeView key={exchange.key} exchange={exchange} />
           ))}

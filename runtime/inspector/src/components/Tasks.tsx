@@ -1,9 +1,11 @@
 import { useEffect, useState } from 'preact/hooks'
+import { taskIn } from '../dialects'
 import type { Dialect } from '../model'
 import { callForResult } from '../rpc'
 import { dialect, selectedTask, tasks, timelines } from '../state'
 import { useStore } from '../store'
 import { JsonTree } from './JsonTree'
+import { Parts } from './Parts'
 import { StateBadge } from './StateBadge'
 import { Timeline } from './Timeline'
 
@@ -20,7 +22,36 @@ function StoredTask({ taskId, chosen }: { taskId: string; chosen: Dialect }) {
   }, [taskId, chosen, line?.state])
   if (!answer) return <p class="muted">Loading the task…</p>
   if (answer.error) return <p class="error">{answer.error}</p>
-  return <JsonTree value={answer.result} />
+  const task = taskIn(answer.result)
+  return (
+    <div class="stored-task">
+      <p>
+        <StateBadge state={task.state} /> context <code>{task.contextId}</code>
+      </p>
+      {task.history.map((message, i) => (
+        <div key={message.messageId ?? i} class={`bubble ${message.role}`}>
+          <span class="who">{message.role === 'user' ? 'User' : 'Agent'}</span>
+          <Parts parts={message.parts} />
+        </div>
+      ))}
+      {task.artifacts.map((artifact) => (
+        <article class="artifact bubble agent" key={artifact.artifactId} aria-label={artifact.name ?? 'Artifact'}>
+          <span class="who">Artifact{artifact.name ? ` ${artifact.name}` : ''}</span>
+          <Parts parts={artifact.parts} />
+        </article>
+      ))}
+      {task.statusMessage && (
+        <div class="bubble agent">
+          <span class="who">Status message</span>
+          <Parts parts={task.statusMessage.parts} />
+        </div>
+      )}
+      <details>
+        <summary>As served (JSON)</summary>
+        <JsonTree value={answer.result} />
+      </details>
+    </div>
+  )
 }
 
 export function Tasks() {

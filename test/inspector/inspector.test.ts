@@ -1,0 +1,229 @@
+import { rmSync, writeFileSync } from 'node:fs'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SLOW } from '../_served-project.ts'
+import { axeViolations, browserTestsEnabled, launchBrowser, newPage, saveScreenshot } from './_browser.ts'
+import { cleanUp, type DevServer, gatedAgentSource, gateFile, generateProject, sendMessage, startDev, writeAgent } from './_dev-project.ts'
+
+/**
+ * The dev inspector in Chromium, against a generated project under `a2a dev`: every view driven as a developer
+ * would (labelled controls, clicks, typing), each state asserted in the page's DOM as it changes.
+ */
+
+let project: string
+let gate: string
+let dev: DevServer
+let browser: Browser | undefined
+const pages: Page[] = []
+
+/** The gated agent with a card a check finds fault with: a description too short to choose the agent by. */
+const agentSource = () =>
+  gatedAgentSource({ gate, name: 'Inspector Fixture' }).replace(
+    "description: 'Streams, asks and hangs on request, for the dev inspector tests'",
+    "description: 'Test agent'",
+  )
+
+async function openInspector(): Promise<Page> {
+  const page = await newPage(browser!)
+  pages.push(page)
+  page.setDefaultTimeout(SLOW)
+  await page.goto(dev.inspectorUrl)
+  // The page knows the agent once its card is read: the name shows in the header.
+  await page.getByRole('heading', { level: 1, name: /Inspector Fixture/ }).waitFor()
+  return page
+}
+
+async function sendFromPage(page: Page, text: string): Promise<void> {
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill(text)
+  await page.getByRole('button', { name: 'Send', exact: true }).click()
+}
+
+const lastExchange = (page: Page) => page.locator('.exchange').last()
+const stateOf = (page: Page) => lastExchange(page).locator('.state').innerText()
+const answerOf = (page: Page) => lastExchange(page).locator('.artifact').innerText()
+
+async function expectNoSeriousViolations(page: Page): Promise<void> {
+  expect(await axeViolations(page)).toEqual([])
+}
+
+describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
+  beforeAll(async () => {
+    project = await generateProject()
+    gate = gateFile(project)
+    writeAgent(project, agentSource())
+    const [started, launched] = await Promise.allSettled([startDev(project), launchBrowser()])
+    if (launched.status === 'fulfilled') browser = launched.value
+    if (started.status === 'rejected') throw started.reason
+    dev = started.value
+    if (launched.status === 'rejected') throw launched.reason
+  }, 3 * SLOW)
+
+  afterAll(async () => {
+    // Pages first: the dev server then stops with no inspector connected.
+    for (const page of pages) await page.context().close()
+    await browser?.close()
+    await cleanUp()
+  }, 2 * SLOW)
+
+  it('has an accessibility check that finds what it should: a button without a name on a page is critical', { timeout: SLOW }, async () => {
+    const page = await newPage(browser!)
+    pages.push(page)
+    await page.setContent('<!doctype html><html lang="en"><head><title>bad</title></head><body><main><h1>bad</h1><button id="empty"></button></main></body></html>')
+    expect(await axeViolations(page)).toContainEqual(expect.objectContaining({ id: 'button-name', impact: 'critical', nodes: ['#empty'] }))
+  })
+
+  it('is announced at start-up and serves its page under /__a2a/, and nothing else there', { timeout: SLOW }, async () => {
+    expect(dev.output()).toContain(`Inspector at ${dev.inspectorUrl}`)
+    const page = await fetch(dev.inspectorUrl)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'")
+    expect(await page.text()).toContain('<div id="app">')
+    const unknown = await fetch(`${dev.inspectorUrl}nothing-here.js`)
+    expect(unknown.status).toBe(404)
+    // A page on another site may not read the inspector's live channel.
+    const foreign = await fetch(`${dev.inspectorUrl}events`, { headers: { origin: 'https://evil.example' } })
+    expect(foreign.status).toBe(403)
+  })
+
+  it('shows the card as each dialect gets it, with the findings of `a2a card validate` linked to their fields', { timeout: 2 * SLOW }, async () => {
+    const page = await openInspector()
+    await page.getByRole('button', { name: 'Card', exact: true }).click()
+    const findings = page.getByRole('list', { name: 'Card findings' })
+    await expect.poll(() => findings.innerText(), { timeout: SLOW }).toContain('the description is very short')
+    // The platform card: `url` at the top level.
+    await expect.poll(() => page.locator('.card-view .json-tree').innerText(), { timeout: SLOW }).toContain('"Test agent"')
+    await saveScreenshot(page, 'card')
+    await page.getByRole('radio', { name: 'A2A v1.0' }).check()
+    // v1.0's card lists its interfaces with the protocol version; v0.3's names its preferred transport.
+    await expect.poll(() => page.locator('.card-view .json-tree').innerText(), { timeout: SLOW }).toContain('protocolVersion')
+    await page.getByRole('radio', { name: 'A2A v0.3' }).check()
+    await expect.poll(() => page.locator('.card-view .json-tree').innerText(), { timeout: SLOW }).toContain('preferredTransport')
+    // The finding's link goes to its field, in the platform card, and focuses it.
+    await findings.getByRole('link', { name: 'description' }).click()
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('card-description')
+    await expectNoSeriousViolations(page)
+  })
+
+  it('streams an answer chunk by chunk as the agent writes it', { timeout: 2 * SLOW }, async () => {
+    rmSync(gate, { force: true })
+    const page = await openInspector()
+    await sendFromPage(page, 'stream')
+    // The first chunk shows while the agent still holds the second (it waits for the gate).
+    await expect.poll(() => answerOf(page).catch(() => ''), { timeout: SLOW }).toContain('alpha')
+    expect(await answerOf(page)).not.toContain('omega')
+    expect(await stateOf(page)).toBe('working')
+    // The working update with a message shows as progress.
+    expect(await lastExchange(page).getByRole('list', { name: 'Progress' }).innerText()).toContain('alpha sent, omega waits for the gate')
+    await saveScreenshot(page, 'streaming')
+    writeFileSync(gate, '')
+    await expect.poll(() => answerOf(page), { timeout: SLOW }).toContain('alpha omega')
+    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
+    await expectNoSeriousViolations(page)
+  })
+
+  it('answers an input-required question in place, on the same task, which then completes', { timeout: 2 * SLOW }, async () => {
+    const page = await openInspector()
+    await sendFromPage(page, 'ask')
+    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('input-required')
+    const asking = lastExchange(page)
+    expect(await asking.locator('.question').innerText()).toContain('What should I answer?')
+    const taskId = await asking.getAttribute('data-task-id')
+    await asking.getByRole('textbox', { name: 'Your answer' }).fill('blue')
+    await asking.getByRole('button', { name: 'Answer' }).click()
+    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
+    expect(await answerOf(page)).toContain('Answer: blue')
+    expect(await lastExchange(page).getAttribute('data-task-id')).toBe(taskId)
+    // Answered: the question's form is gone.
+    expect(await page.getByRole('textbox', { name: 'Your answer' }).count()).toBe(0)
+  })
+
+  it('cancels a running task, which ends as canceled', { timeout: 2 * SLOW }, async () => {
+    const page = await openInspector()
+    await sendFromPage(page, 'hang')
+    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('working')
+    await lastExchange(page).getByRole('button', { name: 'Cancel task' }).click()
+    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('canceled')
+    expect(await lastExchange(page).getByRole('button', { name: 'Cancel task' }).count()).toBe(0)
+  })
+
+  it("shows each dialect's raw request and SSE frames on the task's timeline", { timeout: 3 * SLOW }, async () => {
+    const page = await openInspector()
+    const expected = {
+      platform: ['"method": "message/stream"', '"method":"tasks/statusUpdate"', '"state":"completed"'],
+      'a2a-1.0': ['"method": "SendStreamingMessage"', '"role": "ROLE_USER"', '"statusUpdate"', 'TASK_STATE_COMPLETED'],
+      'a2a-0.3': ['"method": "message/stream"', '"kind":"status-update"', '"state":"completed"'],
+    }
+    for (const [dialect, needles] of Object.entries(expected)) {
+      await page.getByRole('button', { name: 'Chat', exact: true }).click()
+      await page.getByRole('combobox', { name: 'Dialect' }).selectOption(dialect)
+      await sendFromPage(page, `hello in ${dialect}`)
+      await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
+      await lastExchange(page)
+        .getByRole('button', { name: /Timeline of task/ })
+        .click()
+      const timeline = page.locator('.timeline')
+      await timeline.getByRole('checkbox', { name: 'Show raw JSON-RPC and SSE frames' }).check()
+      const text = await timeline.innerText()
+      for (const needle of needles) expect(text, `${dialect} timeline`).toContain(needle)
+      // Offsets from the request, and the updates read from the frames.
+      expect(text).toMatch(/\+\d+ ms/)
+      expect(text).toContain('state → completed')
+      if (dialect === 'a2a-1.0') await saveScreenshot(page, 'timeline')
+    }
+    // The platform dialect never sends v1.0's enum names, and v1.0 never a `kind`.
+    await expectNoSeriousViolations(page)
+  })
+
+  it('lists tasks live, those of other clients too', { timeout: 2 * SLOW }, async () => {
+    const page = await openInspector()
+    await page.getByRole('button', { name: 'Tasks', exact: true }).click()
+    await page.getByRole('heading', { name: 'Tasks', exact: true }).waitFor()
+    const list = page.locator('.task-list')
+    const { body } = await sendMessage(dev.url, 'from another client')
+    expect(body.result?.status?.state).toBe('completed')
+    await expect.poll(() => list.innerText(), { timeout: SLOW }).toContain('from another client')
+    await list.getByRole('button', { name: /from another client/ }).click()
+    await expect.poll(() => page.locator('.task-detail').innerText(), { timeout: SLOW }).toContain('Echo: from another client')
+  })
+
+  it('receives push notifications at its built-in webhook and shows each delivery', { timeout: 2 * SLOW }, async () => {
+    const page = await openInspector()
+    await page.getByRole('checkbox', { name: 'Push notifications to the inspector' }).check()
+    await sendFromPage(page, 'push me')
+    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
+    const taskId = (await lastExchange(page).getAttribute('data-task-id'))!
+    await page.getByRole('button', { name: 'Push', exact: true }).click()
+    const deliveries = page.getByRole('list', { name: 'Deliveries, newest first' })
+    // The last notification is the completed task; each shows its headers (the token the page set) and payload.
+    await expect.poll(() => deliveries.innerText(), { timeout: SLOW }).toContain('completed')
+    const text = await deliveries.innerText()
+    expect(text).toContain(taskId)
+    expect(text).toContain('x-a2a-notification-token')
+    expect(text).toContain('a2a-inspector')
+    await saveScreenshot(page, 'push')
+    await expectNoSeriousViolations(page)
+  })
+
+  it('shows a save that does not load as file:line and cause, live, and clears it on a good save', { timeout: 3 * SLOW }, async () => {
+    const page = await openInspector()
+    await sendFromPage(page, 'before the break')
+    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
+    const good = agentSource()
+    const lines = good.split('\n')
+    const brokenLine = lines.findIndex((line) => line.includes("if (text === 'ask')")) + 1
+    lines[brokenLine - 1] = "    if (text === 'ask' {"
+    writeAgent(project, lines.join('\n'))
+    const banner = page.getByTestId('load-failure')
+    await expect.poll(() => banner.innerText().catch(() => ''), { timeout: SLOW }).toContain(`src/agent.ts:${brokenLine}:`)
+    expect(await page.getByRole('alert').innerText()).toContain('The agent does not load')
+    await saveScreenshot(page, 'load-failure')
+    await expectNoSeriousViolations(page)
+    writeAgent(project, good)
+    await expect.poll(() => page.getByTestId('reloaded').innerText().catch(() => ''), { timeout: SLOW }).toMatch(/Reloaded in \d+ ms \(src\/agent\.ts\)/)
+    expect(await banner.count()).toBe(0)
+    // The conversation on the page survived the reloads, and the agent answers again.
+    await sendFromPage(page, 'after the fix')
+    await expect.poll(() => answerOf(page), { timeout: SLOW }).toContain('Echo: after the fix')
+    expect(await page.locator('.exchange').count()).toBe(2)
+  })
+})
