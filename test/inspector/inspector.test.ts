@@ -68,7 +68,9 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
   it('has an accessibility check that finds what it should: a button without a name on a page is critical', { timeout: SLOW }, async () => {
     const page = await newPage(browser!)
     pages.push(page)
-    await page.setContent('<!doctype html><html lang="en"><head><title>bad</title></head><body><main><h1>bad</h1><button id="empty"></button></main></body></html>')
+    await page.setContent(
+      '<!doctype html><html lang="en"><head><title>bad</title></head><body><main><h1>bad</h1><button id="empty"></button></main></body></html>',
+    )
     expect(await axeViolations(page)).toContainEqual(expect.objectContaining({ id: 'button-name', impact: 'critical', nodes: ['#empty'] }))
   })
 
@@ -219,7 +221,16 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     await saveScreenshot(page, 'load-failure')
     await expectNoSeriousViolations(page)
     writeAgent(project, good)
-    await expect.poll(() => page.getByTestId('reloaded').innerText().catch(() => ''), { timeout: SLOW }).toMatch(/Reloaded in \d+ ms \(src\/agent\.ts\)/)
+    await expect
+      .poll(
+        () =>
+          page
+            .getByTestId('reloaded')
+            .innerText()
+            .catch(() => ''),
+        { timeout: SLOW },
+      )
+      .toMatch(/Reloaded in \d+ ms \(src\/agent\.ts\)/)
     expect(await banner.count()).toBe(0)
     // The conversation on the page survived the reloads, and the agent answers again.
     await sendFromPage(page, 'after the fix')
