@@ -70,6 +70,8 @@ export function gateFile(project: string, name = 'release'): string {
  *   exists, "omega" (appended, the last chunk), and the task completes ("alpha omega").
  * - "ask": input-required with the question "What should I answer?"; the task's next message completes it with
  *   the artifact "Answer: <its text>".
+ * - "parts": the kinds of the message's parts, its data part and its skill as a data artifact ("received"), and a
+ *   file artifact "reply.txt" ("hello back").
  * - "hang": a working status, then nothing until the task is canceled (`tasks/cancel`: the agent has a `cancel`).
  * - anything else: completes with the artifact "Echo: <the text>".
  */
@@ -98,7 +100,7 @@ export default defineAgent({
     description: 'Streams, asks and hangs on request, for the dev inspector tests',
     version: '0.1.0',
     capabilities: { streaming: true, pushNotifications: true },
-    defaultInputModes: ['text/plain'],
+    defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['text/plain'],
     skills: [{ id: 'fixture', name: 'Fixture', description: 'Streams, asks, hangs or echoes', tags: ['test'], examples: ['stream', 'ask', 'hang', 'hello'] }],
   },
@@ -123,6 +125,15 @@ export default defineAgent({
     }
     if (text === 'ask') {
       task.inputRequired('What should I answer?')
+      return
+    }
+    if (text === 'parts') {
+      // What arrived, as a data part, and a file back.
+      const kinds = ctx.message.parts.map((part) => part.kind === 'file' ? 'file ' + (part.file.name ?? '') : part.kind)
+      const data = ctx.message.parts.find((part) => part.kind === 'data')
+      task.artifact({ received: kinds, data: data?.kind === 'data' ? data.data : null, skill: ctx.message.metadata?.skillId ?? null }, { name: 'received' })
+      task.artifact([{ kind: 'file', file: { name: 'reply.txt', mimeType: 'text/plain', bytes: 'aGVsbG8gYmFjaw==' } }], { name: 'file' })
+      task.complete()
       return
     }
     if (text === 'hang') {

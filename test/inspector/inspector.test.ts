@@ -139,6 +139,46 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     expect(await page.getByRole('textbox', { name: 'Your answer' }).count()).toBe(0)
   })
 
+  it('sends a data part and a file to the chosen skill, and shows a data answer as a JSON tree and a file answer as a download', {
+    timeout: 2 * SLOW,
+  }, async () => {
+    const page = await openInspector()
+    await page.getByRole('combobox', { name: 'Skill' }).selectOption('fixture')
+    await page.getByText('Data part (JSON)').click()
+    await page.getByRole('textbox', { name: 'JSON value sent as a data part' }).fill('{"colour": "blue", "sizes": [1, 2]}')
+    await page.getByLabel('File').setInputFiles({ name: 'note.txt', mimeType: 'text/plain', buffer: Buffer.from('a note') })
+    await sendFromPage(page, 'parts')
+    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
+    const received = lastExchange(page).getByRole('article', { name: 'received' })
+    const tree = await received.locator('.json-tree').innerText()
+    for (const shown of ['"text"', '"data"', '"file note.txt"', 'colour: "blue"', 'skill: "fixture"']) expect(tree).toContain(shown)
+    const download = lastExchange(page).getByRole('link', { name: 'Download reply.txt' })
+    expect(await download.getAttribute('href')).toBe('data:text/plain;base64,aGVsbG8gYmFjaw==')
+    // A bad data part is refused on the page, naming the problem, and nothing is sent.
+    const sent = await page.locator('.exchange').count()
+    await page.getByRole('textbox', { name: 'JSON value sent as a data part' }).fill('{not json')
+    await sendFromPage(page, 'parts')
+    expect(await page.getByRole('alert').filter({ hasText: 'The data part is not JSON' }).count()).toBe(1)
+    expect(await page.locator('.exchange').count()).toBe(sent)
+  })
+
+  it('continues the context from message to message until a new one is started', { timeout: 2 * SLOW }, async () => {
+    const page = await openInspector()
+    const contextOf = async () => (await page.locator('.chat-head').innerText()).match(/Context: (\S+)/)?.[1]
+    await sendFromPage(page, 'first')
+    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
+    const first = await contextOf()
+    expect(first).toMatch(/^[0-9a-f-]{36}$/)
+    await sendFromPage(page, 'second')
+    await expect.poll(() => answerOf(page), { timeout: SLOW }).toContain('Echo: second')
+    expect(await contextOf()).toBe(first)
+    await page.getByRole('button', { name: 'New context' }).click()
+    expect(await page.locator('.exchange').count()).toBe(0)
+    await sendFromPage(page, 'third')
+    await expect.poll(() => answerOf(page), { timeout: SLOW }).toContain('Echo: third')
+    expect(await contextOf()).not.toBe(first)
+  })
+
   it('cancels a running task, which ends as canceled', { timeout: 2 * SLOW }, async () => {
     const page = await openInspector()
     await sendFromPage(page, 'hang')

@@ -7,6 +7,10 @@ import { card, contextId, type Exchange, exchanges, type Timeline, timelines } f
 const MAX_TIMELINE_CHARS = 8 * 1024 * 1024
 
 let nextKey = 1
+
+/** A message id; randomUUID exists only on secure pages, and a dev server may be reached by a listed host name. */
+const messageId = (): string =>
+  crypto.randomUUID?.() ?? Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('')
 const controllers = new Map<number, AbortController>()
 
 function patch(key: number, change: (exchange: Exchange) => Exchange): void {
@@ -131,7 +135,7 @@ export async function send(dialect: Dialect, outgoing: Outgoing): Promise<void> 
   if (outgoing.taskId) exchanges.update((list) => list.map((known) => (known.taskId === outgoing.taskId ? { ...known, answered: true } : known)))
   exchanges.update((list) => [...list, exchange])
   const onWire = recorder(key, dialect)
-  const params = sendParams(dialect, outgoing, crypto.randomUUID())
+  const params = sendParams(dialect, outgoing, messageId())
   const controller = new AbortController()
   controllers.set(key, controller)
   try {

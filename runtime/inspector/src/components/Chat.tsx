@@ -220,7 +220,7 @@ export function Chat() {
             notifications to the inspector
           </label>
         </div>
-        <details class="data-part" open={!!data}>
+        <details class="data-part">
           <summary>Data part (JSON)</summary>
           <label for="data-part">JSON value sent as a data part</label>
           <textarea id="data-part" rows={3} value={data} onInput={(event) => setData(event.currentTarget.value)} aria-invalid={!!dataError} />
