@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { connect, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -78,10 +79,10 @@ interface DevServer {
 }
 
 /** `a2a dev` on a new project holding `source`, once it says where it serves. */
-async function startDev(source = agentSource()): Promise<DevServer> {
+async function startDev(source = agentSource(), { args = [], env = {} }: { args?: string[]; env?: Record<string, string> } = {}): Promise<DevServer> {
   project = makeAgentProject('a2a-dev-inspector-', source)
   const port = await freePort()
-  const child = spawn(process.execPath, [a2aBin, 'dev'], { cwd: project, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1' } })
+  const child = spawn(process.execPath, [a2aBin, 'dev', ...args], { cwd: project, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env } })
   children.add(child)
   let output = ''
   child.stdout!.on('data', (chunk) => (output += chunk))
@@ -466,6 +467,26 @@ describe('a2a dev inspector: the page', () => {
       expect(notFound.status, missing).toBe(404)
       expect(notFound.headers['content-type']).toBe('application/json')
       expect(notFound.json().error).toMatch(/is not part of the inspector/)
+    }
+  })
+})
+
+describe.runIf(process.platform === 'linux')('a2a dev --open', () => {
+  it("opens the inspector's address with the desktop's opener (xdg-open)", { timeout: 90_000 }, async () => {
+    // A stand-in xdg-open first on the PATH, writing down what it was asked to open.
+    const bin = mkdtempSync(join(tmpdir(), 'a2a-open-'))
+    const opened = join(bin, 'opened.txt')
+    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`, { mode: 0o755 })
+    try {
+      const dev = await startDev(agentSource(), { args: ['--open'], env: { PATH: `${bin}:${process.env.PATH}` } })
+      await until(
+        () => existsSync(opened) && readFileSync(opened, 'utf8') !== '',
+        () => `xdg-open to be run: ${dev.output()}`,
+      )
+      expect(readFileSync(opened, 'utf8')).toBe(`${dev.url}__a2a/`)
+      expect(dev.output()).toContain(`Inspector at ${dev.url}__a2a/`)
+    } finally {
+      rmSync(bin, { recursive: true, force: true })
     }
   })
 })
