@@ -370,8 +370,8 @@ describe('a2a dev inspector: bounded in bytes', () => {
       60_000,
     )
     const report = `the page received ${received} bytes (${mb(received)}; ${receivedBeforePause} before it stopped reading) of ${posted} bytes (${mb(posted)}) posted and broadcast`
-    // What reached the page is what the kernel's socket buffers took plus the server's 1 MiB backlog, not the rest.
-    expect(received, report).toBeLessThan(10 * MiB)
+    // What reached the page is what the kernel's socket buffers took plus the server's 1 MiB backlog, not the rest
+    // (the buffers' size is the machine's: only the share is asserted).
     expect(received * 3, report).toBeLessThan(posted)
     if (rssBefore !== undefined) {
       const growth = rssPeak - rssBefore
@@ -381,10 +381,12 @@ describe('a2a dev inspector: bounded in bytes', () => {
       ).toBeLessThan(150 * MiB)
     }
 
-    // The server goes on: a new page gets its hello, with the kept deliveries.
+    // The server goes on: a new page gets its hello (the kept deliveries it reads apart, not in its first frame).
     const channel = await openChannel(url)
     const hello = await channel.next('hello')
-    expect(hello.data.deliveries.length).toBeGreaterThan(0)
+    expect(hello.data.pushUrl).toBe(`${url}__a2a/push`)
+    expect(hello.data.deliveries).toBeUndefined()
+    expect((await deliveries(url)).length).toBeGreaterThan(0)
   })
 })
 
@@ -545,6 +547,29 @@ describe('a2a dev inspector: the live channel', () => {
     const chunked = await statesOf('chunks')
     expect(chunked.task.artifacts[0].parts.map((part: { text: string }) => part.text).join('')).toMatch(/^chunk 0 chunk 1 .*chunk 20 $/)
     expect(chunked.states).toEqual(plain.states)
+
+    // The task list the page starts from: the dev store's tasks, newest first, as the same lines.
+    const listed = (await request(`${url}__a2a/api/tasks`)).json()
+    expect(listed.total).toBe(2)
+    expect(listed.tasks.map((line: { title: string; state: string }) => [line.title, line.state])).toEqual([
+      ['chunks', 'completed'],
+      ['hello', 'completed'],
+    ])
+  })
+
+  it('lists the tasks while the agent does not load, from the dev store', { timeout: 90_000 }, async () => {
+    const { url } = await startDev()
+    const reply = await sendMessage(url, 'kept')
+    expect(reply.json().result.status.state).toBe('completed')
+    const temporary = join(project!, 'src/.agent.ts.tmp')
+    writeFileSync(temporary, agentSource({ broken: true }))
+    renameSync(temporary, join(project!, 'src/agent.ts'))
+    await until(
+      async () => (await request(`${url}.well-known/agent.json`)).status === 503,
+      () => 'the broken save to take effect',
+    )
+    const listed = (await request(`${url}__a2a/api/tasks`)).json()
+    expect(listed.tasks.map((line: { title: string }) => line.title)).toEqual(['kept'])
   })
 })
 

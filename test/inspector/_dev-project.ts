@@ -70,6 +70,7 @@ export function gateFile(project: string, name = 'release'): string {
  *   exists, "omega" (appended, the last chunk), and the task completes ("alpha omega").
  * - "ask": input-required with the question "What should I answer?"; the task's next message completes it with
  *   the artifact "Answer: <its text>".
+ * - "markup": a Markdown artifact holding HTML of every kind a page must not run or render.
  * - "parts": the kinds of the message's parts, its data part and its skill as a data artifact ("received"), and a
  *   file artifact "reply.txt" ("hello back").
  * - "hang": a working status, then nothing until the task is canceled (`tasks/cancel`: the agent has a `cancel`).
@@ -125,6 +126,20 @@ export default defineAgent({
     }
     if (text === 'ask') {
       task.inputRequired('What should I answer?')
+      return
+    }
+    if (text === 'markup') {
+      // Markdown, and HTML an agent (or whatever it quotes) might send: the page must show the latter as text.
+      task.artifact([
+        '# Markup',
+        '',
+        '**bold** and a [safe link](https://example.com/) and a [bad one](javascript:alert(1)).',
+        '',
+        '<kbd><img/src="x"/onerror="alert(1)"></kbd> <kbd><style/x>body{display:none}</style></kbd>',
+        '<kbd><form/action="https://evil.example"><button>go</button></form></kbd> <script>alert(1)</script>',
+        '<a/href="javascript:alert(1)">click</a> <iframe src="data:text/html,x"></iframe> ![img](data:image/png;base64,AAAA)',
+      ].join('\\n'), { name: 'markup' })
+      task.complete()
       return
     }
     if (text === 'parts') {
@@ -243,7 +258,7 @@ export async function cleanUp(): Promise<void> {
   generated.clear()
 }
 
-export interface JsonRpcAnswer {
+interface JsonRpcAnswer {
   status: number
   body: { result?: any; error?: { code: number; message: string; data?: unknown } }
 }
@@ -251,7 +266,7 @@ export interface JsonRpcAnswer {
 /**
  * A platform-dialect JSON-RPC call to the agent at `url`: `method` with `params`, the HTTP status and the answer.
  */
-export async function rpc(url: string, method: string, params: unknown): Promise<JsonRpcAnswer> {
+async function rpc(url: string, method: string, params: unknown): Promise<JsonRpcAnswer> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -261,87 +276,11 @@ export async function rpc(url: string, method: string, params: unknown): Promise
 }
 
 /** A user message of `text`; `taskId` makes it the next turn of that task. */
-export function userMessage(text: string, taskId?: string): Record<string, unknown> {
+function userMessage(text: string, taskId?: string): Record<string, unknown> {
   return { role: 'user', messageId: `m-${Math.random().toString(36).slice(2)}`, parts: [{ kind: 'text', text }], ...(taskId && { taskId }) }
 }
 
 /** `message/send` of `text` (non-blocking with `{ configuration: { blocking: false } }` in `extra`). */
 export function sendMessage(url: string, text: string, extra: Record<string, unknown> = {}): Promise<JsonRpcAnswer> {
   return rpc(url, 'message/send', { message: userMessage(text), ...extra })
-}
-
-export interface MessageStream {
-  /** HTTP status of the answer. */
-  status: number
-  /** The JSON of every `data:` line so far (platform dialect: `tasks/statusUpdate` and `tasks/artifactUpdate` notifications). */
-  events: any[]
-  /** True once the server has ended the stream. */
-  ended(): boolean
-  /** The text of every artifact chunk so far, in order. */
-  artifactText(): string
-  /** Resolves once `check()` is true, polling as events arrive; fails naming `what` and the events after `timeoutMs`. */
-  until(check: () => boolean, what: string, timeoutMs?: number): Promise<void>
-  /** Stops reading (the server sees the client go). */
-  close(): Promise<void>
-}
-
-/** `message/stream` of `text` to the agent at `url`, its events read as they come. */
-export async function streamMessage(url: string, text: string, extra: Record<string, unknown> = {}): Promise<MessageStream> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: { message: userMessage(text), ...extra } }),
-  })
-  const events: any[] = []
-  let ended = false
-  let failure: unknown
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader()
-  const pump = (async () => {
-    let buffered = ''
-    try {
-      for (;;) {
-        const { value, done } = await reader.read()
-        if (done) break
-        buffered += value
-        // An SSE event ends with a blank line; only its `data:` lines matter here.
-        const blocks = buffered.split(/\r?\n\r?\n/)
-        buffered = blocks.pop()!
-        for (const block of blocks) {
-          const data = block
-            .split(/\r?\n/)
-            .filter((line) => line.startsWith('data:'))
-            .map((line) => line.slice(5).trimStart())
-            .join('\n')
-          if (data) events.push(JSON.parse(data))
-        }
-      }
-    } catch (error) {
-      failure = error
-    } finally {
-      ended = true
-    }
-  })()
-  return {
-    status: response.status,
-    events,
-    ended: () => ended,
-    artifactText: () =>
-      events
-        .filter((event) => event.method === 'tasks/artifactUpdate')
-        .flatMap((event) => event.params.artifact.parts as Array<{ text?: string }>)
-        .map((part) => part.text ?? '')
-        .join(''),
-    async until(check, what, timeoutMs = SLOW) {
-      const deadline = Date.now() + timeoutMs
-      while (!check()) {
-        if (ended && !check()) throw new Error(`The stream ended before ${what}${failure ? ` (${failure})` : ''}; events: ${JSON.stringify(events)}`)
-        if (Date.now() > deadline) throw new Error(`No ${what} within ${timeoutMs / 1000} s; events: ${JSON.stringify(events)}`)
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
-    },
-    async close() {
-      await reader.cancel().catch(() => {})
-      await pump
-    },
-  }
 }

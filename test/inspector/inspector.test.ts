@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SLOW } from '../_served-project.ts'
@@ -98,8 +98,10 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     await page.getByRole('radio', { name: 'A2A v1.0' }).check()
     // v1.0's card lists its interfaces with the protocol version; v0.3's names its preferred transport.
     await expect.poll(() => page.locator('.card-view .json-tree').innerText(), { timeout: SLOW }).toContain('protocolVersion')
+    // v0.3's card says its protocol version at the top level, which v1.0's does not.
+    expect(await page.locator('.card-view .json-tree').innerText()).not.toContain('protocolVersion: "0.3.0"')
     await page.getByRole('radio', { name: 'A2A v0.3' }).check()
-    await expect.poll(() => page.locator('.card-view .json-tree').innerText(), { timeout: SLOW }).toContain('preferredTransport')
+    await expect.poll(() => page.locator('.card-view .json-tree').innerText(), { timeout: SLOW }).toContain('protocolVersion: "0.3.0"')
     // The finding's link goes to its field, in the platform card, and focuses it.
     await findings.getByRole('link', { name: 'description' }).click()
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('card-description')
@@ -121,6 +123,24 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     await expect.poll(() => answerOf(page), { timeout: SLOW }).toContain('alpha omega')
     await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
     await expectNoSeriousViolations(page)
+  })
+
+  it("renders the agent's Markdown but never its HTML: no element, style, form or script link reaches the page", { timeout: 2 * SLOW }, async () => {
+    const page = await openInspector()
+    await sendFromPage(page, 'markup')
+    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
+    const answer = lastExchange(page).locator('.artifact')
+    // Markdown itself renders: a heading, bold text, a safe link opening beside the inspector.
+    expect(await answer.locator('h1').innerText()).toBe('Markup')
+    expect(await answer.locator('strong').first().innerText()).toBe('bold')
+    expect(await answer.locator('a[href="https://example.com/"]').getAttribute('target')).toBe('_blank')
+    // Every attempt shows as text, and none became an element.
+    for (const selector of ['img', 'style', 'form', 'script', 'iframe', 'a[href^="javascript"]', 'a[href^="data"]', '[onerror]']) {
+      expect(await answer.locator(selector).count(), selector).toBe(0)
+    }
+    expect(await answer.innerText()).toContain('onerror')
+    // The page is unchanged: nothing the agent sent restyled or replaced it.
+    expect(await page.getByRole('button', { name: 'Send', exact: true }).isVisible()).toBe(true)
   })
 
   it('answers an input-required question in place, on the same task, which then completes', { timeout: 2 * SLOW }, async () => {
@@ -152,8 +172,9 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     const received = lastExchange(page).getByRole('article', { name: 'received' })
     const tree = await received.locator('.json-tree').innerText()
     for (const shown of ['"text"', '"data"', '"file note.txt"', 'colour: "blue"', 'skill: "fixture"']) expect(tree).toContain(shown)
-    const download = lastExchange(page).getByRole('link', { name: 'Download reply.txt' })
-    expect(await download.getAttribute('href')).toBe('data:text/plain;base64,aGVsbG8gYmFjaw==')
+    const [download] = await Promise.all([page.waitForEvent('download'), lastExchange(page).getByRole('link', { name: 'Download reply.txt' }).click()])
+    expect(download.suggestedFilename()).toBe('reply.txt')
+    expect(readFileSync(await download.path()).toString()).toBe('hello back')
     // A bad data part is refused on the page, naming the problem, and nothing is sent.
     const sent = await page.locator('.exchange').count()
     await page.getByRole('textbox', { name: 'JSON value sent as a data part' }).fill('{not json')
@@ -164,18 +185,20 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
 
   it('continues the context from message to message until a new one is started', { timeout: 2 * SLOW }, async () => {
     const page = await openInspector()
-    const contextOf = async () => (await page.locator('.chat-head').innerText()).match(/Context: (\S+)/)?.[1]
+    const contextOf = async () => (await page.locator('.chat-head').innerText()).match(/Context: ([0-9a-f-]{36})/)?.[1]
     await sendFromPage(page, 'first')
     await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
+    await expect.poll(contextOf, { timeout: SLOW }).toBeDefined()
     const first = await contextOf()
-    expect(first).toMatch(/^[0-9a-f-]{36}$/)
     await sendFromPage(page, 'second')
     await expect.poll(() => answerOf(page), { timeout: SLOW }).toContain('Echo: second')
     expect(await contextOf()).toBe(first)
     await page.getByRole('button', { name: 'New context' }).click()
     expect(await page.locator('.exchange').count()).toBe(0)
+    expect(await contextOf()).toBeUndefined()
     await sendFromPage(page, 'third')
     await expect.poll(() => answerOf(page), { timeout: SLOW }).toContain('Echo: third')
+    await expect.poll(contextOf, { timeout: SLOW }).toBeDefined()
     expect(await contextOf()).not.toBe(first)
   })
 
@@ -210,9 +233,11 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
       // Offsets from the request, and the updates read from the frames.
       expect(text).toMatch(/\+\d+ ms/)
       expect(text).toContain('state → completed')
+      // Each dialect in its own words only: v1.0's enum names nowhere else, `kind` nowhere in v1.0.
+      if (dialect === 'a2a-1.0') expect(text).not.toContain('"kind"')
+      else expect(text).not.toContain('TASK_STATE_')
       if (dialect === 'a2a-1.0') await saveScreenshot(page, 'timeline')
     }
-    // The platform dialect never sends v1.0's enum names, and v1.0 never a `kind`.
     await expectNoSeriousViolations(page)
   })
 

@@ -1,6 +1,6 @@
 import { dialectHeaders } from './dialects'
 import type { Dialect } from './model'
-import { card, connected, deliveries, type LoadState, load, type PushDelivery, pushUrl, reloads, type TaskLine, tasks } from './state'
+import { card, connected, deliveries, type LoadState, load, type PushDelivery, pushUrl, refusedDeliveries, reloads, type TaskLine, tasks } from './state'
 
 /** The most deliveries the page keeps (the server keeps its own, bounded in bytes). */
 const MAX_DELIVERIES = 200
@@ -32,45 +32,41 @@ function upsertTask(line: TaskLine): void {
   tasks.update((map) => new Map(map).set(line.id, line))
 }
 
-/** The tasks the agent has, newest first (v1.0's ListTasks: the one dialect that lists). */
+/** The agent's tasks, newest first, from the dev store (no credentials needed, and there while the agent does not load). */
 async function loadTasks(): Promise<void> {
   try {
-    const response = await fetch('/', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...dialectHeaders('a2a-1.0') },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 'inspector-list', method: 'ListTasks', params: { pageSize: 100, historyLength: 1 } }),
+    const { tasks: lines } = (await (await fetch('/__a2a/api/tasks', { cache: 'no-store' })).json()) as { tasks: TaskLine[] }
+    tasks.update((map) => {
+      const next = new Map(map)
+      for (const line of lines) if (!next.has(line.id)) next.set(line.id, line)
+      return next
     })
-    const json = await response.json()
-    for (const task of json.result?.tasks ?? []) {
-      const text = task.history?.[0]?.parts?.find((part: { text?: string }) => typeof part.text === 'string')?.text ?? ''
-      upsertTask({
-        id: task.id,
-        contextId: task.contextId,
-        state: String(task.status?.state ?? '')
-          .replace(/^TASK_STATE_/, '')
-          .toLowerCase()
-          .replace(/_/g, '-'),
-        at: task.status?.timestamp ?? '',
-        title: text.slice(0, 80),
-      })
-    }
   } catch {
-    // the agent does not load right now: the live channel brings tasks as they change
+    // the dev server is gone: the channel reconnects and asks again
+  }
+}
+
+async function loadDeliveries(): Promise<void> {
+  try {
+    const { deliveries: kept } = (await (await fetch('/__a2a/api/push', { cache: 'no-store' })).json()) as { deliveries: PushDelivery[] }
+    deliveries.set(kept.slice(-MAX_DELIVERIES))
+  } catch {
+    // as above
   }
 }
 
 /** Listens to the dev server: loads and reloads, task states, push deliveries. EventSource reconnects by itself. */
 export function connect(): void {
   const events = new EventSource('/__a2a/events')
-  events.addEventListener('open', () => connected.set(true))
-  events.addEventListener('error', () => connected.set(false))
+  events.addEventListener('open', () => connected.set('open'))
+  events.addEventListener('error', () => connected.set('lost'))
   events.addEventListener('hello', (event) => {
-    const hello = JSON.parse((event as MessageEvent).data) as { load?: LoadState; pushUrl: string; deliveries: PushDelivery[] }
+    const hello = JSON.parse((event as MessageEvent).data) as { load?: LoadState; pushUrl: string }
     load.set(hello.load)
     pushUrl.set(hello.pushUrl)
-    deliveries.set(hello.deliveries)
     void refreshCard()
     void loadTasks()
+    void loadDeliveries()
   })
   events.addEventListener('load', (event) => {
     const state = JSON.parse((event as MessageEvent).data) as LoadState
@@ -79,6 +75,7 @@ export function connect(): void {
     if (isReload) reloads.update((n) => n + 1)
     if (!state.failure) void refreshCard()
   })
+  events.addEventListener('push-refused', () => refusedDeliveries.update((n) => n + 1))
   events.addEventListener('task', (event) => upsertTask(JSON.parse((event as MessageEvent).data) as TaskLine))
   events.addEventListener('push', (event) => {
     const delivery = JSON.parse((event as MessageEvent).data) as PushDelivery

@@ -52,8 +52,11 @@ function partOut(dialect: Dialect, part: Part): Json {
   return { kind: 'file', file }
 }
 
-/** The params of a send (or stream) in a dialect. */
-export function sendParams(dialect: Dialect, outgoing: Outgoing, messageId: string): Json {
+/**
+ * The params of a send (or stream) in a dialect. `blocking: false` asks for the task at once (a send that is not
+ * streamed, so the page can follow and cancel it).
+ */
+export function sendParams(dialect: Dialect, outgoing: Outgoing, messageId: string, { blocking }: { blocking: boolean }): Json {
   const v1 = dialect === 'a2a-1.0'
   const message: Json = { role: v1 ? 'ROLE_USER' : 'user', messageId, parts: outgoing.parts.map((part) => partOut(dialect, part)) }
   if (!v1) message.kind = 'message'
@@ -63,10 +66,14 @@ export function sendParams(dialect: Dialect, outgoing: Outgoing, messageId: stri
   const params: Json = { message }
   // The platform contract names the context in the params' metadata; the message's own field works too.
   if (dialect === 'platform' && outgoing.contextId) params.metadata = { contextId: outgoing.contextId }
-  if (outgoing.pushUrl) {
-    const webhook = { url: outgoing.pushUrl, token: 'a2a-inspector' }
-    params.configuration = v1 ? { taskPushNotificationConfig: webhook } : { pushNotificationConfig: webhook }
+  const configuration: Json = {}
+  if (!blocking) Object.assign(configuration, v1 ? { returnImmediately: true } : { blocking: false })
+  // One webhook per task, named, so a later message on the task replaces it rather than adding another.
+  if (outgoing.pushUrl && !outgoing.taskId) {
+    const webhook = { id: 'a2a-inspector', url: outgoing.pushUrl, token: 'a2a-inspector' }
+    configuration[v1 ? 'taskPushNotificationConfig' : 'pushNotificationConfig'] = webhook
   }
+  if (Object.keys(configuration).length) params.configuration = configuration
   return params
 }
 

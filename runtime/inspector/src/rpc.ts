@@ -13,6 +13,9 @@ export interface WireEvent {
 /** The agent's JSON-RPC endpoint: the page is served by the agent's own server. */
 const ENDPOINT = '/'
 
+/** The blank line that ends an SSE frame, with any of the line endings SSE allows. */
+const FRAME_END = /\r?\n\r?\n/
+
 /** Raw text kept per wire event: a page showing a 50 MB artifact would only stall the browser. */
 const MAX_RAW_CHARS = 64 * 1024
 
@@ -102,11 +105,14 @@ export async function stream(dialect: Dialect, params: unknown, onWire: (event: 
     for (;;) {
       const { value, done } = await reader.read()
       if (done) break
+      // Only the new text (and the 3 characters before it) can hold a frame's end: large frames stay linear.
+      let from = Math.max(0, buffered.length - 3)
       buffered += value
-      // Frames end with a blank line (any of the line endings SSE allows).
-      for (let end = buffered.search(/\r?\n\r?\n/); end >= 0; end = buffered.search(/\r?\n\r?\n/)) {
+      for (let match = FRAME_END.exec(buffered.slice(from)); match; match = FRAME_END.exec(buffered.slice(from))) {
+        const end = from + match.index
         const frame = buffered.slice(0, end)
-        buffered = buffered.slice(end + (buffered.slice(end).startsWith('\r\n\r\n') ? 4 : buffered.slice(end).startsWith('\n\n') ? 2 : 3))
+        buffered = buffered.slice(end + match[0].length)
+        from = 0
         const data = frame
           .split(/\r?\n/)
           .filter((line) => line.startsWith('data:'))

@@ -1,4 +1,4 @@
-import type { Artifact, Dialect, Message, Part } from './model'
+import { type Artifact, DIALECTS, type Dialect, type Message, type Part } from './model'
 import { Store } from './store'
 
 /** What the dev server says of the agent's last load (see the server's LoadState). */
@@ -54,6 +54,8 @@ export interface Exchange {
   running: boolean
   /** Answered already (a question answered, the next exchange continues the task). */
   answered?: boolean
+  /** A message on a task that exists already (an answer to its question). */
+  followUp?: boolean
 }
 
 interface TimelineEntry {
@@ -72,11 +74,14 @@ export interface Timeline {
   entries: TimelineEntry[]
   /** Characters of raw text held, for the page's own budget. */
   chars: number
+  /** Events dropped from the start past the timeline's bound. */
+  dropped: number
 }
 
 export type Tab = 'chat' | 'tasks' | 'card' | 'push'
 
-export const dialect = new Store<Dialect>((localStorage.getItem('a2a-inspector-dialect') as Dialect | null) ?? 'platform')
+const savedDialect = localStorage.getItem('a2a-inspector-dialect')
+export const dialect = new Store<Dialect>(DIALECTS.some((known) => known.id === savedDialect) ? (savedDialect as Dialect) : 'platform')
 dialect.subscribe(() => localStorage.setItem('a2a-inspector-dialect', dialect.value))
 
 export const tab = new Store<Tab>('chat')
@@ -84,11 +89,16 @@ export const card = new Store<Record<string, unknown> | undefined>(undefined)
 export const load = new Store<LoadState | undefined>(undefined)
 /** Loads seen since the page opened: the first is the one before the page, not a reload. */
 export const reloads = new Store<number>(0)
-export const connected = new Store<boolean>(false)
+/** The live channel: connecting at first, then open or lost (and retrying). */
+export const connected = new Store<'connecting' | 'open' | 'lost'>('connecting')
 export const exchanges = new Store<Exchange[]>([])
 export const contextId = new Store<string | undefined>(undefined)
 export const timelines = new Store<Map<string, Timeline>>(new Map())
 export const tasks = new Store<Map<string, TaskLine>>(new Map())
 export const selectedTask = new Store<string | undefined>(undefined)
 export const deliveries = new Store<PushDelivery[]>([])
+/** Deliveries the receiver refused (too large), which the page counts. */
+export const refusedDeliveries = new Store<number>(0)
+/** What the page says to screen readers about the chat: state changes, not every chunk. */
+export const announcement = new Store<string>('')
 export const pushUrl = new Store<string | undefined>(undefined)

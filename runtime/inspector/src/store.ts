@@ -31,6 +31,12 @@ export class Store<T> {
 /** The store's value, rendering the view again when it changes. */
 export function useStore<T>(store: Store<T>): T {
   const [, rerender] = useState(0)
-  useEffect(() => store.subscribe(() => rerender((n) => n + 1)), [store])
-  return store.value
+  const seen = store.value
+  useEffect(() => {
+    const unsubscribe = store.subscribe(() => rerender((n) => n + 1))
+    // A change between this render and the subscription would otherwise wait for the next one.
+    if (store.value !== seen) rerender((n) => n + 1)
+    return unsubscribe
+  }, [store])
+  return seen
 }

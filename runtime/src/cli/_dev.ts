@@ -14,7 +14,6 @@ import { reloadOnSave } from './_dev-reload.js'
 import { SHUTDOWN_GRACE_MS, stopOnSignals } from './_dev-shutdown.js'
 import { createEnvReloader } from './_env.js'
 import { assertEntryExists, DEFAULT_ENTRY } from './_load-agent.js'
-import { openInBrowser } from './_open-browser.js'
 
 interface DevFlags {
   port?: string
@@ -102,7 +101,7 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   logger.info(`Dev server at ${url} (card at ${url}.well-known/agent.json); watching for changes`)
   logger.info(`Inspector at ${inspector.pageUrl}`)
   dev.checkCard()
-  if (flags.open) openInBrowser(inspector.pageUrl, logger)
+  if (flags.open) (await import('./_open-browser.js')).openInBrowser(inspector.pageUrl, logger)
 }
 
 /**

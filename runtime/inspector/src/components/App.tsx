@@ -1,5 +1,5 @@
 import { DIALECTS, type Dialect } from '../model'
-import { card, dialect, type Tab, tab } from '../state'
+import { announcement, card, dialect, type Tab, tab } from '../state'
 import { useStore } from '../store'
 import { CardView } from './CardView'
 import { Chat } from './Chat'
@@ -18,8 +18,12 @@ export function App() {
   const current = useStore(tab)
   const chosen = useStore(dialect)
   const served = useStore(card)
+  const said = useStore(announcement)
   return (
     <>
+      <div class="visually-hidden" aria-live="polite">
+        {said}
+      </div>
       <header class="top">
         <h1>A2A inspector{served?.name ? <span class="agent-name"> · {String(served.name)}</span> : null}</h1>
         <label class="dialect">

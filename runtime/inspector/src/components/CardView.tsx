@@ -7,33 +7,37 @@ import { JsonTree } from './JsonTree'
 
 const ANCHOR = 'card-'
 
-/** Moves to the card field a finding is about (shown in the platform shape, which the check reads). */
-function goToField(path: string, show: (dialect: Dialect) => void) {
-  show('platform')
-  requestAnimationFrame(() => {
-    const target = document.getElementById(`${ANCHOR}${path}`)
-    if (!target) return
-    for (let node = target.parentElement; node; node = node.parentElement) if (node instanceof HTMLDetailsElement) node.open = true
-    target.scrollIntoView({ block: 'center' })
-    target.focus()
-    target.classList.add('flash')
-    setTimeout(() => target.classList.remove('flash'), 1500)
-  })
+/** Moves to a card field shown with its anchor: opens the branches above it, scrolls to it, focuses it. */
+function focusField(path: string): boolean {
+  const target = document.getElementById(`${ANCHOR}${path}`)
+  if (!target) return false
+  for (let node = target.parentElement; node; node = node.parentElement) if (node instanceof HTMLDetailsElement) node.open = true
+  target.scrollIntoView({ block: 'center' })
+  target.focus()
+  target.classList.add('flash')
+  setTimeout(() => target.classList.remove('flash'), 1500)
+  return true
 }
 
 export function CardView() {
   const chosen = useStore(dialect)
   const state = useStore(load)
   const [shown, setShown] = useState<Dialect>(chosen)
-  const [served, setServed] = useState<Record<string, unknown>>()
+  const [served, setServed] = useState<{ dialect: Dialect; card: Record<string, unknown> }>()
+  // A finding's field, focused once the platform card it is about is on the page.
+  const [pending, setPending] = useState<string>()
   // Fetched again after each load: a save may have changed the card.
   useEffect(() => {
     let current = true
-    void fetchCard(shown).then((got) => current && setServed(got))
+    void fetchCard(shown).then((got) => current && setServed({ dialect: shown, card: got }))
     return () => {
       current = false
     }
   }, [shown, state?.at])
+  const card = served?.dialect === shown ? served.card : undefined
+  useEffect(() => {
+    if (pending && card && shown === 'platform' && focusField(pending)) setPending(undefined)
+  }, [pending, card, shown])
   const findings = state?.findings ?? []
   return (
     <section class="card-view" aria-labelledby="card-title">
@@ -49,10 +53,10 @@ export function CardView() {
       <div class="card-columns">
         <div>
           <h3>As served</h3>
-          {served && 'error' in served ? (
-            <p class="error">{String(served.error)}</p>
-          ) : served ? (
-            <JsonTree value={served} anchorPrefix={shown === 'platform' ? ANCHOR : undefined} />
+          {card && 'error' in card ? (
+            <p class="error">{String(card.error)}</p>
+          ) : card ? (
+            <JsonTree value={card} anchorPrefix={shown === 'platform' ? ANCHOR : undefined} />
           ) : (
             <p class="muted">Loading…</p>
           )}
@@ -71,7 +75,8 @@ export function CardView() {
                     href={`#${ANCHOR}${finding.path}`}
                     onClick={(event) => {
                       event.preventDefault()
-                      goToField(finding.path, setShown)
+                      setShown('platform')
+                      setPending(finding.path)
                     }}
                   >
                     {finding.path}

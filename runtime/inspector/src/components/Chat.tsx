@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import { type Part, TERMINAL_STATES } from '../model'
 import { cancel, newContext, send } from '../session'
 import { card, contextId, dialect, type Exchange, exchanges, pushUrl, selectedTask, tab } from '../state'
@@ -42,6 +42,9 @@ function SentParts({ parts }: { parts: Part[] }) {
 
 function AnswerForm({ exchange }: { exchange: Exchange }) {
   const [text, setText] = useState('')
+  const input = useRef<HTMLInputElement>(null)
+  // The question is what the developer answers next: the box takes the focus when it appears.
+  useEffect(() => input.current?.focus(), [])
   const id = `answer-${exchange.key}`
   return (
     <form
@@ -50,11 +53,10 @@ function AnswerForm({ exchange }: { exchange: Exchange }) {
         event.preventDefault()
         if (!text.trim()) return
         void send(exchange.dialect, { parts: [{ kind: 'text', text }], taskId: exchange.taskId!, ...(exchange.contextId && { contextId: exchange.contextId }) })
-        setText('')
       }}
     >
       <label for={id}>Your answer</label>
-      <input id={id} value={text} onInput={(event) => setText(event.currentTarget.value)} autoComplete="off" />
+      <input id={id} ref={input} value={text} onInput={(event) => setText(event.currentTarget.value)} autoComplete="off" />
       <button type="submit">Answer</button>
     </form>
   )
@@ -79,13 +81,22 @@ function ExchangeView({ exchange }: { exchange: Exchange }) {
               onClick={() => {
                 selectedTask.set(exchange.taskId)
                 tab.set('tasks')
+                requestAnimationFrame(() => document.getElementById('task-heading')?.focus())
               }}
             >
               Timeline of task {exchange.taskId.slice(0, 8)}
             </button>
           )}
           {cancelable && (
-            <button type="button" class="danger" onClick={() => void cancel(exchange.key)}>
+            <button
+              type="button"
+              class="danger"
+              onClick={() => {
+                // The button goes once the task is canceled: the message box keeps the focus instead.
+                document.getElementById('message')?.focus()
+                void cancel(exchange.key)
+              }}
+            >
               Cancel task
             </button>
           )}
@@ -142,32 +153,41 @@ export function Chat() {
 
   const submit = async (event: Event) => {
     event.preventDefault()
+    setDataError('')
     const parts: Part[] = []
     if (text.trim()) parts.push({ kind: 'text', text })
     if (data.trim()) {
+      let value: unknown
       try {
-        parts.push({ kind: 'data', data: JSON.parse(data) })
-        setDataError('')
+        value = JSON.parse(data)
       } catch (error) {
         setDataError(`The data part is not JSON: ${(error as Error).message}`)
         return
       }
+      // v0.3 and the platform carry an object in a data part; v1.0 any JSON value.
+      if (dialect.value !== 'a2a-1.0' && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+        setDataError('The data part must be a JSON object in this dialect (A2A v1.0 takes any JSON value)')
+        return
+      }
+      parts.push({ kind: 'data', data: value })
     }
     const file = fileInput.current?.files?.[0]
     if (file) parts.push(await fileToPart(file))
     if (!parts.length) return
-    setText('')
-    setData('')
-    if (fileInput.current) fileInput.current.value = ''
     // A question waiting for an answer: the next message answers it, on the same task.
     const waiting = list.findLast((exchange) => exchange.state === 'input-required' && !exchange.answered)
-    void send(dialect.value, {
+    const taken = await send(dialect.value, {
       parts,
-      ...(context && { contextId: context }),
+      ...(contextId.value && { contextId: contextId.value }),
       ...(waiting?.taskId && { taskId: waiting.taskId }),
       ...(skillId && { skillId }),
       ...(push && canPush && receiver && { pushUrl: receiver }),
     })
+    // What was typed stays until the agent takes it: a refused message can be fixed and sent again.
+    if (!taken) return
+    setText('')
+    setData('')
+    if (fileInput.current) fileInput.current.value = ''
   }
 
   return (
@@ -175,7 +195,13 @@ export function Chat() {
       <div class="chat-head">
         <h2 id="chat-title">Chat</h2>
         <span class="muted">Context: {context ? <code>{context}</code> : 'a new one'}</span>
-        <button type="button" onClick={newContext} disabled={!list.length && !context}>
+        <button
+          type="button"
+          onClick={() => {
+            newContext()
+            document.getElementById('message')?.focus()
+          }}
+        >
           New context
         </button>
       </div>
@@ -194,12 +220,16 @@ export function Chat() {
           id="message"
           rows={3}
           value={text}
-          placeholder="Ask the agent something (Ctrl+Enter sends)"
+          placeholder="Ask the agent something"
+          aria-describedby="message-hint"
           onInput={(event) => setText(event.currentTarget.value)}
           onKeyDown={(event) => {
             if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) void submit(event)
           }}
         />
+        <span id="message-hint" class="muted">
+          Ctrl+Enter sends.
+        </span>
         <div class="composer-options">
           <label>
             Skill{' '}
@@ -215,15 +245,35 @@ export function Chat() {
           <label>
             File <input type="file" ref={fileInput} />
           </label>
-          <label title={canPush ? '' : 'The card does not declare capabilities.pushNotifications'}>
-            <input type="checkbox" checked={push && canPush} disabled={!canPush} onChange={(event) => setPush(event.currentTarget.checked)} /> Push
-            notifications to the inspector
+          <label>
+            <input
+              type="checkbox"
+              checked={push && canPush}
+              disabled={!canPush}
+              aria-describedby={canPush ? undefined : 'push-unavailable'}
+              onChange={(event) => setPush(event.currentTarget.checked)}
+            />{' '}
+            Push notifications to the inspector
           </label>
+          {!canPush && (
+            <span id="push-unavailable" class="muted">
+              (the card does not declare <code>capabilities.pushNotifications</code>)
+            </span>
+          )}
         </div>
         <details class="data-part">
           <summary>Data part (JSON)</summary>
           <label for="data-part">JSON value sent as a data part</label>
-          <textarea id="data-part" rows={3} value={data} onInput={(event) => setData(event.currentTarget.value)} aria-invalid={!!dataError} />
+          <textarea
+            id="data-part"
+            rows={3}
+            value={data}
+            onInput={(event) => {
+              setData(event.currentTarget.value)
+              setDataError('')
+            }}
+            aria-invalid={!!dataError}
+          />
           {dataError && (
             <p class="error" role="alert">
               {dataError}

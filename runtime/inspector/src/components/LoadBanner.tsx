@@ -9,11 +9,7 @@ export function LoadBanner() {
   const failure = state?.failure
   return (
     <div class="banners">
-      {!online && (
-        <div class="banner warn" role="status">
-          Not connected to the dev server; retrying…
-        </div>
-      )}
+      <div role="status">{online === 'lost' && <div class="banner warn">Not connected to the dev server; retrying…</div>}</div>
       <div role="alert">
         {failure && (
           <div class="banner error" data-testid="load-failure">

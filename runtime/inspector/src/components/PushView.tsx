@@ -1,10 +1,11 @@
-import { deliveries, pushUrl } from '../state'
+import { deliveries, pushUrl, refusedDeliveries } from '../state'
 import { useStore } from '../store'
 import { JsonTree } from './JsonTree'
 
 export function PushView() {
   const received = useStore(deliveries)
   const receiver = useStore(pushUrl)
+  const refused = useStore(refusedDeliveries)
   return (
     <section class="push-view" aria-labelledby="push-title">
       <h2 id="push-title">Push notifications</h2>
@@ -21,6 +22,11 @@ export function PushView() {
       >
         Clear
       </button>
+      {refused > 0 && (
+        <p class="error" role="status">
+          {refused} deliver{refused === 1 ? 'y was' : 'ies were'} refused for being over 256 KiB (answered 413).
+        </p>
+      )}
       {received.length === 0 ? (
         <p class="muted">No deliveries yet.</p>
       ) : (

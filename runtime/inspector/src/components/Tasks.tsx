@@ -82,7 +82,7 @@ export function Tasks() {
       <div class="task-detail">
         {selected ? (
           <>
-            <h2>
+            <h2 id="task-heading" tabIndex={-1}>
               Task <code>{selected}</code>
             </h2>
             <h3>Timeline</h3>

@@ -12,7 +12,7 @@ export function Timeline({ timeline }: { timeline: TimelineData }) {
     <div class="timeline">
       <div class="timeline-head">
         <span class="muted">
-          Spoken in {dialectLabel}; {timeline.entries.length} events
+          Spoken in {dialectLabel}; {timeline.entries.length} events{timeline.dropped ? ` (the ${timeline.dropped} before them dropped)` : ''}
         </span>
         <label>
           <input type="checkbox" checked={raw} onChange={(event) => setRaw(event.currentTarget.checked)} /> Show raw JSON-RPC and SSE frames

@@ -36,17 +36,25 @@ export function reportingStates(store: TaskStore, onChange: (task: Task) => void
     onChange(task)
     return undefined
   }
+  const create = (task: Task) => after(store.create(task), task)
+  const append = (task: Task, event: Parameters<TaskStore['append']>[1]) => {
+    const done = store.append(task, event)
+    return event.kind === 'status-update' ? after(done, task) : done
+  }
+  // Other methods bound once, not at each call: the store's own fields stay private to it.
+  const bound = new Map<PropertyKey, unknown>()
   return new Proxy(store, {
     get(target, key) {
-      if (key === 'create') return (task: Task) => after(target.create(task), task)
-      if (key === 'append') {
-        return (task: Task, event: Parameters<TaskStore['append']>[1]) => {
-          const done = target.append(task, event)
-          return event.kind === 'status-update' ? after(done, task) : done
-        }
-      }
+      if (key === 'create') return create
+      if (key === 'append') return append
       const value = Reflect.get(target, key, target)
-      return typeof value === 'function' ? value.bind(target) : value
+      if (typeof value !== 'function') return value
+      let method = bound.get(key)
+      if (!method) {
+        method = value.bind(target)
+        bound.set(key, method)
+      }
+      return method
     },
   })
 }

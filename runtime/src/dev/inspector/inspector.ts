@@ -10,6 +10,11 @@ import { reportingStates, taskLine } from './_task-feed.js'
 /** Where the inspector lives: a path no agent route can take (the app serves only the card and JSON-RPC). */
 const INSPECTOR_PATH = '/__a2a/'
 const PUSH_PATH = `${INSPECTOR_PATH}push`
+/** The task list's first page; the page adds tasks as they come. */
+const MAX_LISTED_TASKS = 200
+
+const isLoopback = (address: string | undefined): boolean =>
+  address !== undefined && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'))
 
 /** Why the agent does not load, split for the page's banner: "src/agent.ts:4:2 SyntaxError: …". */
 export interface LoadFailure {
@@ -48,6 +53,7 @@ export class Inspector {
   readonly #push = new PushReceiver()
   #load: LoadState | undefined
   #url = ''
+  #store: TaskStore | undefined
 
   constructor(readonly webOrigin: WebOriginGuard) {}
 
@@ -59,9 +65,12 @@ export class Inspector {
     return new URL(INSPECTOR_PATH, this.#url || 'http://localhost/').href
   }
 
-  /** The store, reporting tasks' states to the pages. */
+  /** The store, reporting tasks' states to the pages (nothing is built while no page is open). */
   observe(store: TaskStore): TaskStore {
-    return reportingStates(store, (task) => this.#channel.send('task', taskLine(task)))
+    this.#store = store
+    return reportingStates(store, (task) => {
+      if (this.#channel.pages) this.#channel.send('task', taskLine(task))
+    })
   }
 
   loaded(state: LoadState): void {
@@ -81,7 +90,10 @@ export class Inspector {
 
   /** Answers a request under `/__a2a` (the caller routes by `isInspectorPath`). */
   handle(req: IncomingMessage, res: ServerResponse): void {
-    const refused = this.webOrigin.refusal(req.headers.host ?? null, req.headers.origin ?? null)
+    const refused = isLoopback(req.socket.remoteAddress)
+      ? this.webOrigin.refusal(req.headers.host ?? null, req.headers.origin ?? null)
+      : 'the inspector answers this machine only (it shows push deliveries, their credentials included, and the code' +
+        "'s errors): open it on the machine that runs a2a dev, or through an SSH tunnel"
     if (refused) {
       sendJson(res, 403, { error: refused }, { connection: 'close' })
       return
@@ -104,7 +116,14 @@ export class Inspector {
       return
     }
     if (path === `${INSPECTOR_PATH}events`) {
-      this.#channel.open(res, this.#hello())
+      if (method === 'HEAD') {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+        res.end()
+      } else this.#channel.open(res, this.#hello())
+      return
+    }
+    if (path === `${INSPECTOR_PATH}api/tasks`) {
+      void this.#listTasks(res)
       return
     }
     if (path === `${INSPECTOR_PATH}api/push`) {
@@ -125,14 +144,29 @@ export class Inspector {
       'x-content-type-options': 'nosniff',
       // The page runs only its own code: no inline script, no other origin.
       ...(asset.type.startsWith('text/html') && {
-        'content-security-policy': "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+        'content-security-policy':
+          "default-src 'self'; img-src 'self' data: blob:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
       }),
     })
     res.end(method === 'HEAD' ? undefined : asset.body)
   }
 
+  /** What a page needs first; the deliveries it fetches itself (up to 2 MiB: not for a stream's first write). */
   #hello() {
-    return { load: this.#load, pushUrl: new URL(PUSH_PATH, this.#url || 'http://localhost/').href, deliveries: this.#push.deliveries }
+    return { load: this.#load, pushUrl: new URL(PUSH_PATH, this.#url || 'http://localhost/').href }
+  }
+
+  /**
+   * The newest tasks as lines, from the dev store itself: it answers while the agent does not load, and needs none
+   * of the credentials the agent's own methods may ask for.
+   */
+  async #listTasks(res: ServerResponse): Promise<void> {
+    try {
+      const page = this.#store ? await this.#store.list({ limit: MAX_LISTED_TASKS }) : { tasks: [], total: 0 }
+      sendJson(res, 200, { tasks: page.tasks.map(taskLine), total: page.total })
+    } catch (error) {
+      sendJson(res, 500, { error: `the task store failed: ${(error as Error).message}` })
+    }
   }
 
   async #receive(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
@@ -140,6 +174,8 @@ export class Inspector {
       const delivery = await this.#push.receive(req, path)
       if (!delivery) {
         sendJson(res, 413, { error: 'a push delivery is limited to 256 KiB' }, { connection: 'close' })
+        // The page says so: a notification that never shows would otherwise look like one never sent.
+        this.#channel.send('push-refused', { at: new Date().toISOString(), path, reason: 'over 256 KiB' })
         return
       }
       this.#channel.send('push', delivery)
