@@ -302,4 +302,40 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     await expect.poll(() => answerOf(page), { timeout: SLOW }).toContain('Echo: after the fix')
     expect(await page.locator('.exchange').count()).toBe(2)
   })
+
+  it('follows the tasks of an agent that does not stream: the answer read until it settles, a running task canceled', { timeout: 3 * SLOW }, async () => {
+    writeAgent(project, agentSource().replace('capabilities: { streaming: true,', 'capabilities: { streaming: false,'))
+    try {
+      const page = await openInspector()
+      await expect
+        .poll(
+          () =>
+            page.evaluate(() =>
+              fetch('/.well-known/agent.json')
+                .then((r) => r.json())
+                .then((c) => c.capabilities.streaming),
+            ),
+          { timeout: SLOW },
+        )
+        .toBe(false)
+      await page.reload()
+      await page.getByRole('heading', { level: 1, name: /Inspector Fixture/ }).waitFor()
+      await sendFromPage(page, 'plain answer')
+      await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
+      expect(await answerOf(page)).toContain('Echo: plain answer')
+      // A task that runs on: the send answered at once, so the page knows the task and can cancel it.
+      await sendFromPage(page, 'hang')
+      await lastExchange(page).getByRole('button', { name: 'Cancel task' }).click()
+      await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('canceled')
+      await lastExchange(page)
+        .getByRole('button', { name: /Timeline of task/ })
+        .click()
+      await page.getByRole('checkbox', { name: 'Show raw JSON-RPC and SSE frames' }).check()
+      const timeline = await page.locator('.timeline').innerText()
+      expect(timeline).toContain('"blocking": false')
+      expect(timeline).toContain('tasks/cancel')
+    } finally {
+      writeAgent(project, agentSource())
+    }
+  })
 })
