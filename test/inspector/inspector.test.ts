@@ -338,4 +338,37 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
       writeAgent(project, agentSource())
     }
   })
+
+  it('sends the credential an agent with authentication asks for, and keeps a refused message to send again', { timeout: 3 * SLOW }, async () => {
+    const guarded = await generateProject()
+    writeAgent(guarded, agentSource().replace('capabilities: {', "authentication: { schemes: ['bearer'] },\n    capabilities: {"))
+    const server = await startDev(guarded, { A2A_BEARER_TOKEN: 'inspector-secret' })
+    const page = await newPage(browser!)
+    pages.push(page)
+    page.setDefaultTimeout(SLOW)
+    await page.goto(server.inspectorUrl)
+    const token = page.getByLabel('Bearer token')
+    await token.waitFor()
+    await sendFromPage(page, 'let me in')
+    await expect
+      .poll(
+        () =>
+          lastExchange(page)
+            .locator('.error')
+            .innerText()
+            .catch(() => ''),
+        { timeout: SLOW },
+      )
+      .toMatch(/401|[Uu]nauthori[sz]ed|credential/)
+    // Refused: what was typed is still there.
+    expect(await page.getByRole('textbox', { name: 'Message', exact: true }).inputValue()).toBe('let me in')
+    await token.fill('inspector-secret')
+    await page.getByRole('button', { name: 'Send', exact: true }).click()
+    await expect.poll(() => answerOf(page).catch(() => ''), { timeout: SLOW }).toContain('Echo: let me in')
+    expect(await page.getByRole('textbox', { name: 'Message', exact: true }).inputValue()).toBe('')
+    await expectNoSeriousViolations(page)
+    await page.context().close()
+    pages.splice(pages.indexOf(page), 1)
+    await server.stop()
+  })
 })

@@ -1,5 +1,6 @@
 import { dialectHeaders, errorIn, frameIn, methodName, type Operation } from './dialects'
 import type { Dialect, Update } from './model'
+import { credential } from './state'
 
 /** What the page saw on the wire: the request it sent, then each response or SSE frame, as text. */
 export interface WireEvent {
@@ -23,9 +24,16 @@ const clip = (text: string) => (text.length > MAX_RAW_CHARS ? `${text.slice(0, M
 
 let nextId = 1
 
+/** The credential the agent's card asks for, as its header. */
+function authHeaders(): Record<string, string> {
+  const given = credential.value
+  if (!given?.value) return {}
+  return given.scheme === 'bearer' ? { authorization: `Bearer ${given.value}` } : { 'x-api-key': given.value }
+}
+
 function request(dialect: Dialect, operation: Operation, params: unknown) {
   const body = JSON.stringify({ jsonrpc: '2.0', id: `inspector-${nextId++}`, method: methodName(dialect, operation), params }, null, 2)
-  return { body, headers: { 'content-type': 'application/json', ...dialectHeaders(dialect) } }
+  return { body, headers: { 'content-type': 'application/json', ...dialectHeaders(dialect), ...authHeaders() } }
 }
 
 function parsed(text: string): Update[] {

@@ -102,3 +102,12 @@ export const refusedDeliveries = new Store<number>(0)
 /** What the page says to screen readers about the chat: state changes, not every chunk. */
 export const announcement = new Store<string>('')
 export const pushUrl = new Store<string | undefined>(undefined)
+
+export type Credential = { scheme: 'bearer' | 'apiKey'; value: string }
+const savedCredential = sessionStorage.getItem('a2a-inspector-credential')
+/** What the page sends an agent that asks for authentication; kept for this tab only. */
+export const credential = new Store<Credential | undefined>(savedCredential ? (JSON.parse(savedCredential) as Credential) : undefined)
+credential.subscribe(() => {
+  if (credential.value?.value) sessionStorage.setItem('a2a-inspector-credential', JSON.stringify(credential.value))
+  else sessionStorage.removeItem('a2a-inspector-credential')
+})

@@ -3,6 +3,7 @@ import { announcement, card, dialect, type Tab, tab } from '../state'
 import { useStore } from '../store'
 import { CardView } from './CardView'
 import { Chat } from './Chat'
+import { Credentials } from './Credentials'
 import { LoadBanner } from './LoadBanner'
 import { PushView } from './PushView'
 import { Tasks } from './Tasks'
@@ -26,6 +27,7 @@ export function App() {
       </div>
       <header class="top">
         <h1>A2A inspector{served?.name ? <span class="agent-name"> · {String(served.name)}</span> : null}</h1>
+        <Credentials />
         <label class="dialect">
           Dialect{' '}
           <select value={chosen} onChange={(event) => dialect.set(event.currentTarget.value as Dialect)}>
