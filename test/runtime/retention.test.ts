@@ -343,6 +343,37 @@ describe('MemoryTaskStore', () => {
     expect(store.list({ contextId: 'other', limit: 10 }).tasks.map((t) => t.id)).toEqual(['c'])
   })
 
+  it('lists a context the same whether its tasks came before or after the first list by context, through evictions and replacements', () => {
+    const store = open({ maxTasks: 6 })
+    const inContext = (id: string, contextId: string) => ({ ...task(id), contextId })
+    const all: Task[] = []
+    const add = (id: string, contextId: string) => {
+      const t = inContext(id, contextId)
+      store.create(t)
+      settle(store, t)
+      all.push(t)
+    }
+    // What a brute-force walk of the kept tasks says the context holds.
+    const expected = (contextId: string) =>
+      all
+        .filter((t) => t.contextId === contextId && store.has(t.id))
+        .map((t) => t.id)
+        .sort()
+    const listed = (contextId: string) =>
+      store
+        .list({ contextId, limit: 100 })
+        .tasks.map((t) => t.id)
+        .sort()
+    for (const [i, contextId] of ['x', 'y', 'x', 'x'].entries()) add(`before-${i}`, contextId)
+    expect(listed('x')).toEqual(expected('x'))
+    expect(listed('y')).toEqual(['before-1'])
+    // After the first list: new tasks join, evicted ones (retention keeps 6) leave, a restored task is one entry.
+    for (const [i, contextId] of ['y', 'x', 'y', 'z', 'x'].entries()) add(`after-${i}`, contextId)
+    store.create(structuredClone(all.find((t) => t.id === 'after-1')!))
+    for (const contextId of ['x', 'y', 'z']) expect(listed(contextId)).toEqual(expected(contextId))
+    expect(listed('x').length + listed('y').length + listed('z').length).toBe(6)
+  })
+
   it.each([
     [{ maxTasks: 0 }, 'maxTasks'],
     [{ maxTasks: -3 }, 'maxTasks'],

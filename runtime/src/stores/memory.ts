@@ -85,8 +85,10 @@ export class MemoryTaskStore implements TaskStore {
   readonly #entries = new Map<string, Entry>()
   // The first entry of each context, the others linked from it: a context's page (ListTasks by contextId, an
   // agent reading its conversation) costs the context's size, not the store's. A list in the entries rather than
-  // a Set per context: most contexts hold one task, which then costs one Map entry and no Set.
+  // a Set per context: most contexts hold one task, which then costs one Map entry and no Set. Built on the first
+  // list by context and kept from then on: a store nobody asks by context (most) never pays for it.
   readonly #byContext = new Map<string, Entry>()
+  #contextsIndexed = false
   // The settled tasks in the order they settled, oldest first: retention walks it from the front, and every
   // task it visits goes, so evicting costs O(1) per task however many tasks are running.
   readonly #settled = new SettledOrder<Entry>()
@@ -195,6 +197,10 @@ export class MemoryTaskStore implements TaskStore {
         Array.from(this.#entries.values(), (entry) => entry.task),
         query,
       )
+    if (!this.#contextsIndexed) {
+      this.#contextsIndexed = true
+      for (const entry of this.#entries.values()) this.#link(entry)
+    }
     const tasks: Task[] = []
     for (let entry = this.#byContext.get(query.contextId); entry; entry = entry.nextInContext) tasks.push(entry.task)
     return pageOf(tasks, query)
@@ -297,9 +303,13 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   #add(entry: Entry): void {
-    const { id, contextId } = entry.task
-    this.#entries.set(id, entry)
-    // Second in its context's list when the context has a first: the Map is left as it is.
+    this.#entries.set(entry.task.id, entry)
+    if (this.#contextsIndexed) this.#link(entry)
+  }
+
+  /** Into its context's list: second when the context has a first, so the Map is left as it is. */
+  #link(entry: Entry): void {
+    const { contextId } = entry.task
     const first = this.#byContext.get(contextId)
     if (first === undefined) this.#byContext.set(contextId, entry)
     else {
@@ -313,6 +323,13 @@ export class MemoryTaskStore implements TaskStore {
 
   #remove(taskId: string, entry: Entry, tell: boolean): void {
     this.#entries.delete(taskId)
+    if (this.#contextsIndexed) this.#unlink(entry)
+    this.#settled.remove(entry)
+    this.#bytes -= entry.taskBytes + (entry.log?.bytes ?? 0)
+    if (tell) this.#removed?.(taskId)
+  }
+
+  #unlink(entry: Entry): void {
     const { previousInContext: previous, nextInContext: next } = entry
     if (previous) previous.nextInContext = next
     else if (next) this.#byContext.set(entry.task.contextId, next)
@@ -321,9 +338,6 @@ export class MemoryTaskStore implements TaskStore {
     // A removed entry holds no others (a stale place in the settled order may still hold it).
     entry.previousInContext = undefined
     entry.nextInContext = undefined
-    this.#settled.remove(entry)
-    this.#bytes -= entry.taskBytes + (entry.log?.bytes ?? 0)
-    if (tell) this.#removed?.(taskId)
   }
 
   /**
