@@ -60,6 +60,8 @@ interface Entry {
   statusBytes: number
   /** Messages of `task.history` counted (a follow-up joins the history outside any event). */
   historyCounted: number
+  /** Its place in the ring of ended tasks that keep their log, or -1. */
+  endedSlot: number
   /** The entries of the task's context are linked through these (see `#byContext`). */
   previousInContext: Entry | undefined
   nextInContext: Entry | undefined
@@ -94,8 +96,10 @@ export class MemoryTaskStore implements TaskStore {
   readonly #settled = new SettledOrder<Entry>()
   #bytes = 0
   readonly #sweeper: ReturnType<typeof setInterval>
-  // The last `endedLogs` tasks to end, a ring: the one overwritten loses its log.
-  readonly #ended: Array<string | undefined>
+  // The last `endedLogs` tasks to end, a ring of their entries: the one overwritten loses its log. An entry knows
+  // its slot (`endedSlot`), so a task that goes leaves the ring at once and the ring never holds a task retention
+  // dropped, nor looks one up.
+  readonly #ended: Array<Entry | undefined>
   #endedNext = 0
 
   readonly #removed: ((taskId: string) => void) | undefined
@@ -246,24 +250,26 @@ export class MemoryTaskStore implements TaskStore {
     // To the end: retention walks from the front, oldest settled first. A running task is not in the walk.
     entry.settledAt = at
     this.#settled.push(entry)
-    if (ended && entry.log) this.#keepEndedLog(taskId)
+    if (ended && entry.log) this.#keepEndedLog(entry)
     // Too large to keep whatever else goes: its sender has had the answer; later reads find nothing.
     if (entry.taskBytes + (entry.log?.bytes ?? 0) > this.maxBytes) this.#drop(taskId, entry)
   }
 
-  #keepEndedLog(taskId: string): void {
+  #keepEndedLog(entry: Entry): void {
     if (this.endedLogs === 0) {
-      const entry = this.#entries.get(taskId)
-      if (entry) this.#dropLog(entry)
+      this.#dropLog(entry)
       return
     }
-    const oldest = this.#ended[this.#endedNext]
-    if (oldest !== undefined) {
-      const entry = this.#entries.get(oldest)
-      if (entry) this.#dropLog(entry)
+    const slot = this.#endedNext
+    const oldest = this.#ended[slot]
+    if (oldest) {
+      oldest.endedSlot = -1
+      this.#dropLog(oldest)
     }
-    this.#ended[this.#endedNext] = taskId
-    this.#endedNext = (this.#endedNext + 1) % this.endedLogs
+    if (entry.endedSlot >= 0) this.#ended[entry.endedSlot] = undefined // ended again (after a follow-up): one slot
+    this.#ended[slot] = entry
+    entry.endedSlot = slot
+    this.#endedNext = (slot + 1) % this.endedLogs
   }
 
   #dropLog(entry: Entry): void {
@@ -294,6 +300,7 @@ export class MemoryTaskStore implements TaskStore {
       historyCounted: task.history.length,
       previousInContext: undefined,
       nextInContext: undefined,
+      endedSlot: -1,
     }
     const replaced = this.#entries.get(task.id)
     if (replaced) this.#drop(task.id, replaced, false)
@@ -323,6 +330,10 @@ export class MemoryTaskStore implements TaskStore {
 
   #remove(taskId: string, entry: Entry, tell: boolean): void {
     this.#entries.delete(taskId)
+    if (entry.endedSlot >= 0) {
+      this.#ended[entry.endedSlot] = undefined
+      entry.endedSlot = -1
+    }
     if (this.#contextsIndexed) this.#unlink(entry)
     this.#settled.remove(entry)
     this.#bytes -= entry.taskBytes + (entry.log?.bytes ?? 0)
