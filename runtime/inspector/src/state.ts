@@ -1,38 +1,9 @@
+// What the dev server sends, typed once for both sides.
+import type { LoadState, PushDelivery, TaskLine } from '../../src/dev/inspector/wire.js'
 import { type Artifact, DIALECTS, type Dialect, type Message, type Part } from './model'
 import { Store } from './store'
 
-/** What the dev server says of the agent's last load (see the server's LoadState). */
-interface Finding {
-  level: 'error' | 'warning'
-  path: string
-  message: string
-  hint: string
-}
-
-export interface LoadState {
-  at: string
-  ms: number
-  files: string[]
-  failure?: { text: string; file?: string; line?: number; column?: number; cause: string }
-  findings: Finding[]
-}
-
-export interface TaskLine {
-  id: string
-  contextId: string
-  state: string
-  at: string
-  title: string
-}
-
-export interface PushDelivery {
-  id: number
-  at: string
-  path: string
-  headers: Record<string, string>
-  body: unknown
-  bytes: number
-}
+export type { LoadState, PushDelivery, TaskLine }
 
 /** One message the page sent and what came back for it. */
 export interface Exchange {

@@ -1,12 +1,8 @@
 import { KNOWN_AUTH_SCHEMES } from '../core/_card.js'
 
-export interface Finding {
-  level: 'error' | 'warning'
-  /** JSON path of the field, e.g. `skills[1].examples`. */
-  path: string
-  message: string
-  hint: string
-}
+import type { Finding } from '../dev/inspector/wire.js'
+
+export type { Finding }
 
 const DOTTED_VERSION = /^\d+(\.\d+)*([-+][0-9A-Za-z.-]+)?$/
 // type/subtype with an optional parameter list, as in RFC 6838 (loosely).

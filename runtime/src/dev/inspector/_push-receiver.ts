@@ -1,18 +1,5 @@
 import type { IncomingMessage } from 'node:http'
-
-/** One push notification the dev server's built-in webhook received. */
-export interface PushDelivery {
-  id: number
-  /** ISO time of arrival. */
-  at: string
-  /** The path it was sent to, under the receiver (a config may name its own, e.g. `/__a2a/push/mine`). */
-  path: string
-  headers: Record<string, string>
-  /** The body as parsed JSON, or as text when it is not JSON. */
-  body: unknown
-  /** The body's size in bytes as sent. */
-  bytes: number
-}
+import type { PushDelivery } from './wire.js'
 
 /** A delivery larger than this is refused (413): the agent's notifications are task snapshots, not uploads. */
 const MAX_DELIVERY_BYTES = 256 * 1024

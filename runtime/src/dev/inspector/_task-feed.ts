@@ -1,16 +1,6 @@
 import type { TaskStore } from '../../stores/task-store.js'
 import type { Task } from '../../types.js'
-
-/** What the inspector's task list shows of a task: a line, never the task itself. */
-export interface TaskLine {
-  id: string
-  contextId: string
-  state: string
-  /** ISO time of the status. */
-  at: string
-  /** The start of the first user message's text, to tell tasks apart. */
-  title: string
-}
+import type { TaskLine } from './wire.js'
 
 const TITLE_CHARS = 80
 

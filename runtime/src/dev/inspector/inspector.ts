@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Finding } from '../../cli/_card-check.js'
 import type { WebOriginGuard } from '../../http/_web-origin.js'
 import type { TaskStore } from '../../stores/task-store.js'
 import { inspectorAssets } from './_assets.js'
 import { InspectorChannel } from './_channel.js'
 import { PushReceiver } from './_push-receiver.js'
 import { reportingStates, taskLine } from './_task-feed.js'
+import type { Finding, LoadFailure, LoadState } from './wire.js'
 
 /** Where the inspector lives: a path no agent route can take (the app serves only the card and JSON-RPC). */
 const INSPECTOR_PATH = '/__a2a/'
@@ -15,25 +15,6 @@ const MAX_LISTED_TASKS = 200
 
 const isLoopback = (address: string | undefined): boolean =>
   address !== undefined && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'))
-
-/** Why the agent does not load, split for the page's banner: "src/agent.ts:4:2 SyntaxError: …". */
-export interface LoadFailure {
-  text: string
-  file?: string
-  line?: number
-  column?: number
-  cause: string
-}
-
-/** The last load: when it ended, how long it took, and what the card's check found or why it failed. */
-export interface LoadState {
-  at: string
-  ms: number
-  /** The files whose save brought this load (none for the first). */
-  files: string[]
-  failure?: LoadFailure
-  findings: Finding[]
-}
 
 const LOCATED = /^(?<file>[^\s:][^:]*):(?<line>\d+):(?<column>\d+) (?<cause>.*)$/s
 

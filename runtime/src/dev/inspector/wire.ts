@@ -1,0 +1,57 @@
+/**
+ * What the dev server sends its inspector pages, shared by both sides: the page imports these types (and nothing
+ * else) from here, so this file depends on nothing.
+ */
+
+/** A finding of the card check (`a2a card validate`). */
+export interface Finding {
+  level: 'error' | 'warning'
+  /** JSON path of the field, e.g. `skills[1].examples`. */
+  path: string
+  message: string
+  hint: string
+}
+
+/** Why the agent does not load, split for the page's banner: "src/agent.ts:4:2 SyntaxError: …". */
+export interface LoadFailure {
+  text: string
+  file?: string
+  line?: number
+  column?: number
+  cause: string
+}
+
+/** The last load: when it ended, how long it took, and what the card's check found or why it failed. */
+export interface LoadState {
+  at: string
+  ms: number
+  /** The files whose save brought this load (none for the first). */
+  files: string[]
+  failure?: LoadFailure
+  findings: Finding[]
+}
+
+/** What the inspector's task list shows of a task: a line, never the task itself. */
+export interface TaskLine {
+  id: string
+  contextId: string
+  state: string
+  /** ISO time of the status. */
+  at: string
+  /** The start of the first user message's text, to tell tasks apart. */
+  title: string
+}
+
+/** One push notification the dev server's built-in webhook received. */
+export interface PushDelivery {
+  id: number
+  /** ISO time of arrival. */
+  at: string
+  /** The path it was sent to, under the receiver (a config may name its own, e.g. `/__a2a/push/mine`). */
+  path: string
+  headers: Record<string, string>
+  /** The body as parsed JSON, or as text when it is not JSON. */
+  body: unknown
+  /** The body's size in bytes as sent. */
+  bytes: number
+}
