@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { send } from '../_served-project.ts'
 import { a2aBin, freePort, makeAgentProject, runtimeDir, type StartedA2a, startA2a } from '../_support.ts'
 
 /**
@@ -140,19 +141,6 @@ const postDelivery = (
 ) => request(`${url}${path}`, { method: 'POST', headers, body })
 
 const deliveries = async (url: string) => (await request(`${url}__a2a/api/push`)).json().deliveries as any[]
-
-function sendMessage(url: string, text: string) {
-  return request(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'message/send',
-      params: { message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } },
-    }),
-  })
-}
 
 interface Frame {
   event: string
@@ -529,9 +517,9 @@ describe('a2a dev inspector: the live channel', () => {
     await channel.next('hello')
 
     const statesOf = async (text: string) => {
-      const reply = await sendMessage(url, text)
+      const reply = await send(url, text)
       expect(reply.status).toBe(200)
-      const task = reply.json().result
+      const task = reply.body.result
       expect(task.status.state).toBe('completed')
       await channel.next('task', (data) => data.id === task.id && data.state === 'completed')
       const frames = channel.frames.filter((frame) => frame.event === 'task' && frame.data.id === task.id)
@@ -559,8 +547,8 @@ describe('a2a dev inspector: the live channel', () => {
 
   it('lists the tasks while the agent does not load, from the dev store', { timeout: 90_000 }, async () => {
     const { url } = await startDev()
-    const reply = await sendMessage(url, 'kept')
-    expect(reply.json().result.status.state).toBe('completed')
+    const reply = await send(url, 'kept')
+    expect(reply.body.result.status.state).toBe('completed')
     const temporary = join(project!, 'src/.agent.ts.tmp')
     writeFileSync(temporary, agentSource({ broken: true }))
     renameSync(temporary, join(project!, 'src/agent.ts'))
