@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
@@ -46,7 +46,8 @@ describe.each([
     dir: 'runtime',
     others: ['LICENSE', 'README.md', 'package.json', 'bin/a2a.mjs'],
     // Measured 2026-11-25: 181 KiB packed, 605 KiB unpacked, 190 files.
-    budget: { packed: 240 * KiB, unpacked: 800 * KiB },
+    // The dev inspector's page is 32 KiB of it packed, 97 KiB unpacked.
+    budget: { packed: 300 * KiB, unpacked: 1000 * KiB },
   },
   {
     name: 'create-a2a-agent',
@@ -59,7 +60,9 @@ describe.each([
 ])('the $name tarball', ({ name, workspace, dir, others, budget }) => {
   const packed = pack(workspace)
   const paths = packed.files.map((file) => file.path).sort()
-  const built = paths.filter((path) => path.startsWith('dist/'))
+  // The dev inspector's page is built apart (vite) into dist/inspector: an HTML file and the hashed files it names.
+  const page = paths.filter((path) => path.startsWith('dist/inspector/'))
+  const built = paths.filter((path) => path.startsWith('dist/') && !path.startsWith('dist/inspector/'))
   const templates = paths.filter((path) => path.startsWith('templates/'))
 
   it('holds its license, README, manifest and bin, and otherwise only its build output (and the generator its templates)', () => {
@@ -79,6 +82,17 @@ describe.each([
     expect(shipped('.js')).toEqual(modules)
     expect(shipped('.d.ts')).toEqual(modules)
     expect(built.filter((path) => !path.endsWith('.js') && !path.endsWith('.d.ts'))).toEqual([])
+  })
+
+  it("ships the dev inspector's page only in a2a-runtime: its HTML and exactly the script and style sheet it names", () => {
+    if (name !== 'a2a-runtime') {
+      expect(page).toEqual([])
+      return
+    }
+    const html = readFileSync(join(root, dir, 'dist/inspector/index.html'), 'utf8')
+    const named = [...html.matchAll(/(?:src|href)="\/__a2a\/(assets\/[^"]+)"/g)].map((match) => `dist/inspector/${match[1]}`)
+    expect(named.map((path) => path.split('.').pop()).sort()).toEqual(['css', 'js'])
+    expect(page).toEqual(['dist/inspector/index.html', ...named].sort())
   })
 
   it("ships no tests, benchmarks, fixtures or TypeScript sources (a template is a project's source to be)", () => {
