@@ -251,6 +251,15 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     await expect.poll(() => list.innerText(), { timeout: SLOW }).toContain('from another client')
     await list.getByRole('button', { name: /from another client/ }).click()
     await expect.poll(() => page.locator('.task-detail').innerText(), { timeout: SLOW }).toContain('Echo: from another client')
+    // Its timeline, from the events the agent keeps of it, in the chosen dialect's frames.
+    await page.getByRole('button', { name: 'Replay its events' }).click()
+    const timeline = page.locator('.timeline')
+    await expect.poll(() => timeline.innerText().catch(() => ''), { timeout: SLOW }).toContain('state → completed')
+    await timeline.getByRole('checkbox', { name: 'Show raw JSON-RPC and SSE frames' }).check()
+    const text = await timeline.innerText()
+    expect(text).toContain('"method": "tasks/resubscribe"')
+    expect(text).toContain('"method":"tasks/artifactUpdate"')
+    expect(text).toContain('Echo: from another client')
   })
 
   it('receives push notifications at its built-in webhook and shows each delivery', { timeout: 2 * SLOW }, async () => {

@@ -9,12 +9,19 @@ type Json = Record<string, unknown>
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined)
 
-export type Operation = 'send' | 'stream' | 'get' | 'cancel' | 'list'
+export type Operation = 'send' | 'stream' | 'subscribe' | 'get' | 'cancel' | 'list'
 
 const METHODS: Record<Dialect, Record<Operation, string>> = {
-  platform: { send: 'message/send', stream: 'message/stream', get: 'tasks/get', cancel: 'tasks/cancel', list: '' },
-  'a2a-0.3': { send: 'message/send', stream: 'message/stream', get: 'tasks/get', cancel: 'tasks/cancel', list: '' },
-  'a2a-1.0': { send: 'SendMessage', stream: 'SendStreamingMessage', get: 'GetTask', cancel: 'CancelTask', list: 'ListTasks' },
+  platform: { send: 'message/send', stream: 'message/stream', subscribe: 'tasks/resubscribe', get: 'tasks/get', cancel: 'tasks/cancel', list: '' },
+  'a2a-0.3': { send: 'message/send', stream: 'message/stream', subscribe: 'tasks/resubscribe', get: 'tasks/get', cancel: 'tasks/cancel', list: '' },
+  'a2a-1.0': {
+    send: 'SendMessage',
+    stream: 'SendStreamingMessage',
+    subscribe: 'SubscribeToTask',
+    get: 'GetTask',
+    cancel: 'CancelTask',
+    list: 'ListTasks',
+  },
 }
 
 export const methodName = (dialect: Dialect, operation: Operation): string => METHODS[dialect][operation]

@@ -31,7 +31,7 @@ function authHeaders(): Record<string, string> {
   return given.scheme === 'bearer' ? { authorization: `Bearer ${given.value}` } : { 'x-api-key': given.value }
 }
 
-function request(dialect: Dialect, operation: Operation, params: unknown) {
+function request(dialect: Dialect, operation: Operation, params: unknown): { body: string; headers: Record<string, string> } {
   const body = JSON.stringify({ jsonrpc: '2.0', id: `inspector-${nextId++}`, method: methodName(dialect, operation), params }, null, 2)
   return { body, headers: { 'content-type': 'application/json', ...dialectHeaders(dialect), ...authHeaders() } }
 }
@@ -83,9 +83,16 @@ export async function callForResult(dialect: Dialect, operation: Operation, para
  * A streaming send: each SSE frame is handed over as it arrives (its raw text and its updates). Resolves when
  * the stream ends; `signal` stops reading (the task runs on).
  */
-export async function stream(dialect: Dialect, params: unknown, onWire: (event: WireEvent) => void, signal: AbortSignal): Promise<void> {
+export async function stream(
+  dialect: Dialect,
+  params: unknown,
+  onWire: (event: WireEvent) => void,
+  signal: AbortSignal,
+  { operation = 'stream', lastEventId }: { operation?: 'stream' | 'subscribe'; lastEventId?: number } = {},
+): Promise<void> {
   const started = performance.now()
-  const { body, headers } = request(dialect, 'stream', params)
+  const { body, headers } = request(dialect, operation, params)
+  if (lastEventId !== undefined) headers['last-event-id'] = String(lastEventId)
   onWire({ t: 0, direction: 'request', raw: body, updates: [] })
   const at = () => performance.now() - started
   let response: Response

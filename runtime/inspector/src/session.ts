@@ -129,6 +129,16 @@ export async function cancel(key: number): Promise<void> {
   await call(exchange.dialect, 'cancel', { id: exchange.taskId }, follower(key, exchange.dialect, generation))
 }
 
+/**
+ * The events the agent keeps of a task the page did not send (another client's), on its timeline: a resubscription
+ * from the first event (`Last-Event-ID: 0`) in the chosen dialect, followed while the task runs.
+ */
+export async function replay(taskId: string, dialect: Dialect): Promise<void> {
+  const started = performance.now()
+  const controller = new AbortController()
+  await stream(dialect, { id: taskId }, (event) => record(taskId, dialect, started, event), controller.signal, { operation: 'subscribe', lastEventId: 0 })
+}
+
 /** A new conversation: the next message starts a new context. */
 export function newContext(): void {
   generation++

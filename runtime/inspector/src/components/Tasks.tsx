@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { taskIn } from '../dialects'
 import type { Dialect } from '../model'
 import { callForResult } from '../rpc'
+import { replay } from '../session'
 import { dialect, selectedTask, tasks, timelines } from '../state'
 import { useStore } from '../store'
 import { JsonTree } from './JsonTree'
@@ -89,7 +90,13 @@ export function Tasks() {
             {recorded.get(selected) ? (
               <Timeline timeline={recorded.get(selected)!} />
             ) : (
-              <p class="muted">This page did not send this task's messages, so it has no timeline; the stored task is below.</p>
+              <p class="muted">
+                This page did not send this task's messages.{' '}
+                <button type="button" onClick={() => void replay(selected, chosen)}>
+                  Replay its events
+                </button>{' '}
+                asks the agent for the events it keeps of it, in the chosen dialect (offsets from the replay).
+              </p>
             )}
             <h3>Stored task ({chosen === 'platform' ? 'platform' : chosen === 'a2a-1.0' ? 'A2A v1.0' : 'A2A v0.3'} shape)</h3>
             <StoredTask taskId={selected} chosen={chosen} />
