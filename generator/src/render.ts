@@ -19,6 +19,9 @@ export interface RenderedFile {
 /** The templates that call a language model: they share the `llm/` layer (the stand-in model server of their tests). */
 const MODEL_TEMPLATES = new Set<ProjectOptions['template']>(['ai-sdk', 'mastra', 'langgraph'])
 
+/** The templates whose model is the AI SDK's (Mastra runs AI SDK models): they share the `ai-sdk-model/` layer (`src/model.ts`). */
+const AI_SDK_MODEL_TEMPLATES = new Set<ProjectOptions['template']>(['ai-sdk', 'mastra'])
+
 /** Files that hold a secret: only their owner may read them. */
 const PRIVATE_FILES = new Set(['.env'])
 
@@ -144,9 +147,9 @@ const outputPath = (templatePath: string): string =>
 
 /**
  * Renders `base/`, then the chosen runtime's folder (`runtimes/<name>/`: its entry, configuration and deployment
- * files), then `llm/` for a template that calls a model, then the chosen template's folder over them (same path:
- * the later layer wins). `.hbs`
- * files go through Handlebars with the partials of `partials/`; the rest are copied.
+ * files), then `llm/` for a template that calls a model, then `ai-sdk-model/` for one whose model is the AI SDK's
+ * (`ai-sdk`, `mastra`: the `src/model.ts` they share), then the chosen template's folder over them (same path: the
+ * later layer wins). `.hbs` files go through Handlebars with the partials of `partials/`; the rest are copied.
  */
 export function renderProject(templatesDir: string, options: ProjectOptions, runtimeDependency: string): RenderedFile[] {
   const hbs = createHandlebars()
@@ -156,7 +159,13 @@ export function renderProject(templatesDir: string, options: ProjectOptions, run
   }
   const context = templateContext(options, runtimeDependency)
   const files = new Map<string, RenderedFile>()
-  const layers = ['base', `runtimes/${options.runtime}`, ...(MODEL_TEMPLATES.has(options.template) ? ['llm'] : []), options.template]
+  const layers = [
+    'base',
+    `runtimes/${options.runtime}`,
+    ...(MODEL_TEMPLATES.has(options.template) ? ['llm'] : []),
+    ...(AI_SDK_MODEL_TEMPLATES.has(options.template) ? ['ai-sdk-model'] : []),
+    options.template,
+  ]
   for (const layer of layers) {
     const layerDir = join(templatesDir, layer)
     for (const file of listFiles(layerDir)) {

@@ -1,5 +1,4 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible'
-import type { MastraModelConfig } from '@mastra/core/llm'
 import { APICallError, type LanguageModel, RetryError } from 'ai'
 
 const OPENAI_URL = 'https://api.openai.com/v1'
@@ -11,19 +10,16 @@ export class ModelNotConfiguredError extends Error {
 
 /**
  * The chat model `.env` names: any OpenAI-compatible endpoint (OpenAI, a local Ollama or vLLM server, a gateway),
- * through the AI SDK's provider, which Mastra runs. Read at each message, so an edited `.env` applies at once and
- * a missing key fails the message, not the server.
+ * through the AI SDK's provider (Mastra runs AI SDK models as they are). Read at each message, so an edited `.env`
+ * applies at once and a missing key fails the message, not the server.
  */
-export function modelFromEnv(env: Record<string, string | undefined> = process.env): MastraModelConfig {
+export function modelFromEnv(env: Record<string, string | undefined> = process.env): LanguageModel {
   const baseURL = (env.OPENAI_BASE_URL || OPENAI_URL).replace(/\/+$/, '')
   const apiKey = env.OPENAI_API_KEY || undefined
   // Local servers take no key; OpenAI and the gateways do.
   if (!apiKey && baseURL === OPENAI_URL) throw new ModelNotConfiguredError('The model is not configured: set OPENAI_API_KEY in .env (see .env.example).')
-  return asMastraModel(createOpenAICompatible({ name: 'model', baseURL, ...(apiKey && { apiKey }) }).chatModel(env.OPENAI_MODEL || 'gpt-4o-mini'))
+  return createOpenAICompatible({ name: 'model', baseURL, ...(apiKey && { apiKey }) }).chatModel(env.OPENAI_MODEL || 'gpt-4o-mini')
 }
-
-/** An AI SDK model (a provider's, or the AI SDK's mock) as Mastra takes it: Mastra runs it as it is; only the types differ (Mastra bundles its own copy of them). */
-export const asMastraModel = (model: LanguageModel) => model as unknown as MastraModelConfig
 
 /**
  * What the client reads when the model call fails: a missing setting, a refused key, an endpoint that cannot be
@@ -32,7 +28,8 @@ export const asMastraModel = (model: LanguageModel) => model as unknown as Mastr
  */
 export function modelFailureReason(failure: unknown): string | undefined {
   if (failure instanceof ModelNotConfiguredError) return failure.message
-  // Mastra reports the provider's error as it is; a call retried by the AI SDK, in a RetryError.
+  // The AI SDK retries a failed call twice, then reports the last failure inside a RetryError; Mastra, running the
+  // same model without those retries, reports the provider's error as it is.
   const error = RetryError.isInstance(failure) ? failure.lastError : failure
   if (!APICallError.isInstance(error)) return undefined
   if (error.statusCode === 401 || error.statusCode === 403) return `The model endpoint refused the key (HTTP ${error.statusCode}): check OPENAI_API_KEY in .env`
