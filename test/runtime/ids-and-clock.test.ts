@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { isoNow } from '../../runtime/src/core/_clock.ts'
 import { newId } from '../../runtime/src/core/_ids.ts'
 
@@ -41,5 +41,28 @@ describe('timestamps', () => {
     const first = isoNow()
     await new Promise((resolve) => setTimeout(resolve, 5))
     expect(Date.parse(isoNow())).toBeGreaterThan(Date.parse(first))
+  })
+
+  it('are exactly what toISOString() writes, for every millisecond of a second and across second, day and year ends', () => {
+    const instants = [
+      ...Array.from({ length: 1000 }, (_, ms) => Date.UTC(2026, 10, 26, 7, 30, 15, ms)),
+      Date.UTC(2026, 11, 31, 23, 59, 59, 998),
+      Date.UTC(2026, 11, 31, 23, 59, 59, 999),
+      Date.UTC(2027, 0, 1, 0, 0, 0, 0),
+      Date.UTC(2027, 0, 1, 0, 0, 0, 1),
+      Date.UTC(2028, 1, 29, 12, 0, 0, 500),
+      // Time going back (a clock set back) gives the earlier time, not a cached later one.
+      Date.UTC(2026, 10, 26, 7, 30, 15, 0),
+      Date.UTC(2026, 10, 26, 7, 30, 14, 999),
+    ]
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      for (const instant of instants) {
+        vi.setSystemTime(instant)
+        expect(isoNow()).toBe(new Date(instant).toISOString())
+      }
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })
