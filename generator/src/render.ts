@@ -19,7 +19,10 @@ export interface RenderedFile {
 /** The templates that call a language model: they share the `llm/` layer (the stand-in model server of their tests). */
 const MODEL_TEMPLATES = new Set<ProjectOptions['template']>(['ai-sdk', 'mastra', 'langgraph'])
 
-/** The templates whose model is the AI SDK's (Mastra runs AI SDK models): they share the `ai-sdk-model/` layer (`src/model.ts`). */
+/**
+ * The templates whose model is the AI SDK's (Mastra runs AI SDK models): they share the `ai-sdk-model/` layer
+ * (`src/model.ts` and its test).
+ */
 const AI_SDK_MODEL_TEMPLATES = new Set<ProjectOptions['template']>(['ai-sdk', 'mastra'])
 
 /** Files that hold a secret: only their owner may read them. */
@@ -148,8 +151,9 @@ const outputPath = (templatePath: string): string =>
 /**
  * Renders `base/`, then the chosen runtime's folder (`runtimes/<name>/`: its entry, configuration and deployment
  * files), then `llm/` for a template that calls a model, then `ai-sdk-model/` for one whose model is the AI SDK's
- * (`ai-sdk`, `mastra`: the `src/model.ts` they share), then the chosen template's folder over them (same path: the
- * later layer wins). `.hbs` files go through Handlebars with the partials of `partials/`; the rest are copied.
+ * (`ai-sdk`, `mastra`: the `src/model.ts` and `test/model.test.ts` they share), then the chosen template's folder
+ * over them (same path: the later layer wins). `.hbs` files go through Handlebars with the partials of `partials/`;
+ * the rest are copied.
  */
 export function renderProject(templatesDir: string, options: ProjectOptions, runtimeDependency: string): RenderedFile[] {
   const hbs = createHandlebars()
