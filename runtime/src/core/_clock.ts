@@ -26,4 +26,3 @@ export function isoNow(): string {
   }
   return lastIso
 }
-
