@@ -1,5 +1,6 @@
 import { A2AError, ErrorCode, InvalidRequestError, ParseError } from '../errors.js'
 import type { BodyBudget, BodyReservation } from './_body-budget.js'
+import { headerOf, nodeHeadersOf } from './_node-headers.js'
 
 export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024
 
@@ -39,17 +40,29 @@ export function unsupportedContentType(type: string | null, v1: boolean): A2AErr
  * abandoned; one that does not fit is refused (503) before anything more of it is read.
  */
 export async function readJsonBody(request: Request, limit: number, budget?: BodyBudget): Promise<unknown> {
-  const declared = request.headers.get('content-length')
-  if (declared !== null && Number(declared) > limit) throw tooLarge(limit)
-  const reservation = budget?.reserve(declared === null ? 0 : Number(declared))
-  if (budget && !reservation) throw budget.refusal()
+  const node = nodeHeadersOf(request)
+  const declared = headerOf(request, 'content-length')
+  const declaredBytes = declared === null ? 0 : Number(declared)
+  if (declaredBytes > limit) throw tooLarge(limit)
   let text: string
-  try {
-    // Node's HTTP parser never delivers more than the declared length, so its requests take the fast buffered
-    // read; a Request from elsewhere (app.fetch) may understate its length, so it is counted.
-    text = declared !== null && fromNodeParser(request) ? withoutBom(await request.text()) : await readCounted(request, limit, reservation)
-  } finally {
-    reservation?.release()
+  // Node's HTTP parser never delivers more than the declared length (and refuses a malformed one), so its requests
+  // take the fast buffered read, holding their declared length of the budget without a reservation to count them;
+  // a Request from elsewhere (app.fetch) may understate its length, so it is counted as it arrives.
+  if (node && declared !== null) {
+    if (budget && !budget.take(declaredBytes, declaredBytes)) throw budget.refusal()
+    try {
+      text = withoutBom(await request.text())
+    } finally {
+      budget?.give(declaredBytes)
+    }
+  } else {
+    const reservation = budget?.reserve(declaredBytes)
+    if (budget && !reservation) throw budget.refusal()
+    try {
+      text = await readCounted(request, limit, reservation)
+    } finally {
+      reservation?.release()
+    }
   }
   try {
     return JSON.parse(text)
@@ -63,8 +76,6 @@ export async function readJsonBody(request: Request, limit: number, budget?: Bod
  * (as JSON parsers may, RFC 8259 §8.1): dropped here too, so a body means the same however it arrives.
  */
 const withoutBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
-
-const fromNodeParser = (request: Request): boolean => (request as { runtime?: { node?: unknown } }).runtime?.node !== undefined
 
 async function readCounted(request: Request, limit: number, reservation?: BodyReservation): Promise<string> {
   if (!request.body) return ''

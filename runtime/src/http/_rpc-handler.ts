@@ -6,6 +6,7 @@ import { isJsonContentType, readJsonBody, unsupportedContentType } from './_body
 import type { BodyBudget } from './_body-budget.js'
 import type { DialectRouter } from './_dialect-router.js'
 import { errorResponse, idOf, type JsonRpcId, readCall, resultResponse } from './_jsonrpc.js'
+import { headerOf } from './_node-headers.js'
 import type { Outgoing } from './_outgoing.js'
 import type { ServedAgent } from './_served-agent.js'
 import type { SseStream } from './_sse.js'
@@ -43,18 +44,18 @@ export function rpcHandler(parts: RpcHandlerParts): (request: Request) => Promis
         const denied = authCheck(request.headers)
         if (denied) return errorResponse(null, denied, wwwAuthenticate)
       }
-      const contentType = request.headers.get('content-type')
+      const contentType = headerOf(request, 'content-type')
       if (!isJsonContentType(contentType)) {
         // Read (within the same limits) only to answer in the client's dialect with its id; nothing is run.
         const body = await readJsonBody(request, maxBodySize, bodyBudget).catch((error) => (error instanceof ParseError ? undefined : Promise.reject(error)))
         id = idOf(body)
-        binding = router.dialectOf(body, request.headers.get('a2a-version'))
+        binding = router.dialectOf(body, headerOf(request, 'a2a-version'))
         throw unsupportedContentType(contentType, binding === v1Binding)
       }
       const body = await readJsonBody(request, maxBodySize, bodyBudget)
       id = idOf(body)
       const call = readCall(body)
-      binding = router.bindingFor(call.method, request.headers.get('a2a-version'))
+      binding = router.bindingFor(call.method, headerOf(request, 'a2a-version'))
       const method = binding.methods.get(call.method)
       if (!method) throw new MethodNotFoundError(call.method)
       const result = await method(call.params, {

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js'
 import type { Env } from '../settings.js'
 import { ALLOWED_HOSTS_ENV, AllowedHosts, type AllowedHostsSetting, readAllowedHosts } from './_allowed-hosts.js'
 import { CORS_ORIGINS_ENV, type CorsOriginsSetting, corsHeaders, preflightHeaders, readCorsOrigins, VARY } from './_cors.js'
+import { headerOf } from './_node-headers.js'
 
 /**
  * Keeps web pages from driving the agent. Every request is checked before its route runs: a `Host` the agent
@@ -101,9 +102,9 @@ export class WebOriginGuard {
    */
   readonly check = (event: H3Event): Response | undefined => {
     const { req } = event
-    const host = req.headers.get('host')
+    const host = headerOf(req, 'host')
     if (host !== null && !this.#hosts.allows(host)) return this.#refuse(event, hostRefused(host))
-    const origin = req.headers.get('origin')
+    const origin = headerOf(req, 'origin')
     if (origin === null || this.#sameOrigin(origin, host)) {
       if (req.method === 'OPTIONS') return this.#options(event)
       // A cache must not hand a card fetched without Origin to a page of a listed origin (it lacks the CORS headers).
