@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { connect } from 'node:net'
+
 import { inspect } from 'node:util'
 import { type A2AServer, type AuthScheme, serveAgent } from 'a2a-runtime'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -7,6 +7,7 @@ import { createAuthCheck, credentialMatcher } from '../../runtime/src/http/_auth
 import { type StartedA2a, startA2a } from '../_support.ts'
 import { agent } from './_agents.ts'
 import { type CapturedLogger, captureLogger } from './_logger.ts'
+import { rawRequest } from './_raw-request.ts'
 
 // Tests of what auth.test.ts does not cover: timing, logs and brute force. (That suite already checks
 // that 401 bodies and headers never echo a presented or configured secret.)
@@ -207,18 +208,6 @@ describe('the credential check takes no longer or shorter for a right credential
 /** Every captured line as text, with its detail in full (an error's message and stack, an object's fields). */
 const logText = (logger: CapturedLogger) =>
   logger.lines.map((line) => `${line.level} ${line.message}${line.detail === undefined ? '' : ` ${inspect(line.detail, { depth: 10 })}`}`)
-
-/** Sends raw bytes and resolves with the status line once the server has answered and closed. */
-function rawRequest(port: number, request: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect({ port, host: '127.0.0.1' })
-    let received = ''
-    socket.setEncoding('latin1').on('data', (chunk: string) => (received += chunk))
-    socket.on('error', reject)
-    socket.on('close', () => resolve(received.split('\r\n', 1)[0]!))
-    socket.write(request)
-  })
-}
 
 async function waitFor(condition: () => boolean, ms: number, what: string): Promise<void> {
   const until = Date.now() + ms
