@@ -25,10 +25,18 @@ function connect(url: string, cluster: boolean, options: RedisOptions): RedisCli
   })
 }
 
-/** A Redis that cannot be reached, as the client hears of it: a JSON-RPC error in an HTTP 503, to retry. */
-function unavailable(error: unknown): A2AError {
+/** What ioredis rejects a command with once `commandTimeout` has passed. */
+const COMMAND_TIMED_OUT = 'Command timed out'
+
+/**
+ * A Redis that cannot be reached, or that did not answer in time, as the client hears of it: a JSON-RPC error in
+ * an HTTP 503 (with Retry-After), to retry. A command that timed out says so: Redis may well be up, only slow
+ * (a large read ahead on the connection, a busy server).
+ */
+function unavailable(error: unknown, timeoutMs: number): A2AError {
   if (error instanceof A2AError) return error
   const detail = error instanceof Error ? error.message : String(error)
+  if (detail === COMMAND_TIMED_OUT) return new ServerUnavailableError(`The task store (Redis) did not answer within ${timeoutMs} ms; retry shortly`, 503)
   return new ServerUnavailableError(`The task store (Redis) is unreachable: ${detail.slice(0, 120)}; retry shortly`, 503)
 }
 
@@ -96,17 +104,17 @@ export class RedisConnection {
     try {
       return await work(this.client)
     } catch (error) {
-      throw unavailable(error)
+      throw unavailable(error, this.#timeoutMs)
     }
   }
 
   /** Before the first connection a request waits for it (up to `timeoutMs`); after, a lost one fails fast. */
   async #waitForConnection(): Promise<void> {
-    if (this.#closed) throw unavailable(new Error('the store is closed'))
-    if (this.#readyOnce) throw unavailable(new Error(`connection ${this.client.status}`))
+    if (this.#closed) throw unavailable(new Error('the store is closed'), this.#timeoutMs)
+    if (this.#readyOnce) throw unavailable(new Error(`connection ${this.client.status}`), this.#timeoutMs)
     let timer: ReturnType<typeof setTimeout> | undefined
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(unavailable(new Error('no connection'))), this.#timeoutMs)
+      timer = setTimeout(() => reject(unavailable(new Error('no connection'), this.#timeoutMs)), this.#timeoutMs)
     })
     try {
       await Promise.race([this.#connected, timeout])

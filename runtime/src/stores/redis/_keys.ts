@@ -16,7 +16,11 @@ export class RedisKeys {
     }
   }
 
-  /** A hash: `json` (the task as of `seq`), `seq`, `state` (now). */
+  /**
+   * A hash: `json` (the task as of `seq`, without its history), `seq`, `state` (now), `head` (the task without
+   * history nor artifacts, as of its last status), the history one message per field `h:0` … `h:<hn - 1>`, and
+   * `v` 2 for this layout (a task written before it has its history in `json` and follow-ups in the entries).
+   */
   task(taskId: string): string {
     return `${this.prefix}{${taskId}}:task`
   }

@@ -48,9 +48,17 @@ if ${arg(5)} == '1' then redis.call('srem', ${key(3)}, id) else redis.call('sadd
 
 /**
  * One event of a task, all or nothing, and never over a task that has ended (an instance whose lease ran out
- * may still be running it). The event joins the task's entries, after the follow-up messages that came before
- * it; the task's `json` is rewritten only when the caller sends it (at creation and when the entries are worth
- * folding in), so an event costs its own size, not the task's.
+ * may still be running it). The event joins the task's entries; the task's `json` is rewritten only when the
+ * caller sends it (at creation and when the entries are worth folding in), so an event costs its own size, not
+ * the task's.
+ *
+ * The task's hash holds it in parts (the layout `v` 2), so that a listing reads only what it answers: `json` is
+ * the task without its history (its artifacts, as of `seq`), `head` the task without history nor artifacts (as
+ * of its last status), and the history one field per message, `h:0` … `h:<hn - 1>`. The caller sends `head`
+ * with every status and whole write, and the messages that joined the history since the last write (a
+ * follow-up, the agent's question) with the event; a whole write sends the whole history, which replaces the
+ * fields. A task of the earlier layout (`json` holding the history and follow-ups in the entries) is written
+ * whole the first time (-2 asks for it): from then on it is of this layout.
  *
  * The entries are kept within `log bytes` (the event log a stream resumes from): past it the oldest entries
  * already folded into `json` go, the newest event always stays, and `kept` says which events the log still
@@ -59,9 +67,9 @@ if ${arg(5)} == '1' then redis.call('srem', ${key(3)}, id) else redis.call('sadd
  * after` past 0 (an instance that died may have sent events it never wrote): a client resuming from before is
  * told so instead of missing events silently.
  *
- * Only the event after the last one written is written alone: otherwise (another instance wrote the task since,
- * or an earlier event did not land) the caller sends the whole task. A retry of an event already written is
- * told so, not written twice.
+ * Only the event after the last one written is written without the whole history: otherwise (another instance
+ * wrote the task since, or an earlier event did not land) the caller sends the whole task. A retry of an event
+ * already written is told so, not written twice.
  *
  * An event that ends the task gives its lease back (when this instance holds it): the run is over.
  *
@@ -70,12 +78,13 @@ if ${arg(5)} == '1' then redis.call('srem', ${key(3)}, id) else redis.call('sadd
  * (A retry of an event that landed files nothing: it was filed as it landed, and a later status may have been.)
  *
  * KEYS: task, entries, push, lease[, INDEX's six keys]. ARGV: seq, event JSON, state after it, live channel,
- * settles ('1'/'0'), ttl ms, kept after (0: no mark), log bytes, this instance's id (the lease's holder), then
- * either '' with the number of messages and the messages, or the task JSON with the number of the last event it
- * holds[, then INDEX's six arguments].
+ * settles ('1'/'0'), ttl ms, kept after (0: no mark), log bytes, this instance's id (the lease's holder), the
+ * task's json without history ('' to keep the one written), the number of the last event it holds, its head
+ * ('' to keep the one written), whole ('1': the messages are the whole history; '0': they join it), the number
+ * of messages, the messages[, then INDEX's six arguments].
  * Returns 1 when written, 2 when it already was, 0 when the task has ended, -1 when it is gone, -2 when the
- * event does not follow the last one written (nothing written: send the whole task), -3 when later events
- * were written before it.
+ * event does not follow the last one written, or the task is of the earlier layout (nothing written: send the
+ * whole task), -3 when later events were written before it.
  */
 const APPEND = `
 local function index()
@@ -86,7 +95,7 @@ local function index()
     (i) => `ARGV[n - ${6 - i}]`,
   )}
 end
-local fields = redis.call('hmget', KEYS[1], 'state', 'seq', 'kept', 'logBytes', 'last')
+local fields = redis.call('hmget', KEYS[1], 'state', 'seq', 'kept', 'logBytes', 'last', 'v', 'hn')
 local state = fields[1]
 if not state then return -1 end
 local seq = ARGV[1]
@@ -97,24 +106,23 @@ if tonumber(seq) <= last then
   return -3
 end
 if ${ended('state')} then return 0 end
-local json = ARGV[10]
-if json == '' and tonumber(seq) ~= last + 1 then return -2 end
-local count = 0
-local added = #ARGV[2]
-if json == '' then
-  count = tonumber(ARGV[11])
-  for i = 1, count do
-    redis.call('xadd', KEYS[2], seq .. '-' .. (i - 1), 'm', ARGV[11 + i])
-    added = added + #ARGV[11 + i]
-  end
+local json, whole = ARGV[10], ARGV[13]
+if whole ~= '1' and (fields[6] ~= '2' or tonumber(seq) ~= last + 1) then return -2 end
+local count = tonumber(ARGV[14])
+local hn = tonumber(fields[7] or '0')
+if whole == '1' then
+  for i = count, hn - 1 do redis.call('hdel', KEYS[1], 'h:' .. i) end
+  hn = 0
 end
-local id = seq .. '-' .. count
+for i = 1, count do redis.call('hset', KEYS[1], 'h:' .. (hn + i - 1), ARGV[14 + i]) end
+hn = hn + count
+local id = seq .. '-0'
 redis.call('xadd', KEYS[2], id, 'e', ARGV[2])
 local folded = tonumber(fields[2])
 if json ~= '' then folded = tonumber(ARGV[11]) end
 local kept = math.max(tonumber(fields[3] or '0'), tonumber(ARGV[7]))
 if tonumber(seq) > last + 1 then kept = math.max(kept, tonumber(seq) - 1) end
-local bytes = tonumber(fields[4] or '0') + added
+local bytes = tonumber(fields[4] or '0') + #ARGV[2]
 local limit = tonumber(ARGV[8])
 while bytes > limit do
   local oldest = redis.call('xrange', KEYS[2], '-', '+', 'COUNT', 1)[1]
@@ -125,11 +133,9 @@ while bytes > limit do
   bytes = bytes - #oldest[2][2]
   if oldest[2][1] == 'e' and oldestSeq > kept then kept = oldestSeq end
 end
-if json == '' then
-  redis.call('hset', KEYS[1], 'state', ARGV[3], 'kept', kept, 'logBytes', bytes, 'last', seq)
-else
-  redis.call('hset', KEYS[1], 'json', json, 'seq', ARGV[11], 'state', ARGV[3], 'kept', kept, 'logBytes', bytes, 'last', seq)
-end
+redis.call('hset', KEYS[1], 'state', ARGV[3], 'kept', kept, 'logBytes', bytes, 'last', seq, 'v', '2', 'hn', hn)
+if json ~= '' then redis.call('hset', KEYS[1], 'json', json, 'seq', ARGV[11]) end
+if ARGV[12] ~= '' then redis.call('hset', KEYS[1], 'head', ARGV[12]) end
 redis.call('publish', ARGV[4], ARGV[2])
 if ARGV[5] == '1' then
   for i = 1, 3 do redis.call('pexpire', KEYS[i], ARGV[6]) end
@@ -142,13 +148,59 @@ index()
 return 1`
 
 /**
- * The task as written and what was added since, read together. KEYS: task, entries.
- * Returns nil, or { json, seq, entries after seq }.
+ * Reads the history fields `h:<from>` … `h:<to - 1>` of the task hash `key` (HMGET in slices: Lua's unpack has a
+ * limit), as a Lua function `history(key, from, to)`.
  */
-const READ = `
-local doc = redis.call('hmget', KEYS[1], 'json', 'seq')
+const HISTORY_LUA = `
+local function history(key, from, to)
+  local out = {}
+  local at = from
+  while at < to do
+    local names = {}
+    for i = at, math.min(to, at + 1000) - 1 do names[#names + 1] = 'h:' .. i end
+    local got = redis.call('hmget', key, unpack(names))
+    for i = 1, #names do out[#out + 1] = got[i] or '' end
+    at = at + 1000
+  end
+  return out
+end`
+
+/**
+ * The task as written and what was added since, read together. KEYS: task, entries.
+ * Returns nil, or { json, seq, entries after seq } for a task of the earlier layout (its history in `json` and
+ * the entries), or { json, seq, entries after seq, history } (see APPEND).
+ */
+const READ = `${HISTORY_LUA}
+local doc = redis.call('hmget', KEYS[1], 'json', 'seq', 'v', 'hn')
 if not doc[1] then return false end
-return { doc[1], doc[2], redis.call('xrange', KEYS[2], (tonumber(doc[2]) + 1) .. '-0', '+') }`
+local entries = redis.call('xrange', KEYS[2], (tonumber(doc[2]) + 1) .. '-0', '+')
+if doc[3] ~= '2' then return { doc[1], doc[2], entries } end
+return { doc[1], doc[2], entries, history(KEYS[1], 0, tonumber(doc[4])) }`
+
+/**
+ * What a listing answers of a task, and nothing more: its head (the task without history nor artifacts, as of
+ * its last status) and its newest `history` messages; with `artifacts` '1', its json (without history) and the
+ * entries after it in place of the head. Nothing is parsed here: Redis only hands fields over. A task of the
+ * earlier layout is read whole (READ's first answer), as only the whole of it says its history.
+ * KEYS: task, entries. ARGV: most messages of the history ('all', or a number), artifacts ('1'/'0').
+ * Returns nil; { 1, json, seq, entries after seq } for the earlier layout; { 2, head, history } or
+ * { 2, head, history, json, seq, entries after seq }.
+ */
+const LIST_READ = `${HISTORY_LUA}
+local doc = redis.call('hmget', KEYS[1], 'v', 'hn', 'seq')
+if not doc[3] then return false end
+local function entries() return redis.call('xrange', KEYS[2], (tonumber(doc[3]) + 1) .. '-0', '+') end
+if doc[1] ~= '2' then return { 1, redis.call('hget', KEYS[1], 'json'), doc[3], entries() } end
+local hn = tonumber(doc[2])
+local from = 0
+if ARGV[1] ~= 'all' then from = math.max(0, hn - tonumber(ARGV[1])) end
+local out = { 2, redis.call('hget', KEYS[1], 'head'), history(KEYS[1], from, hn) }
+if ARGV[2] == '1' then
+  out[4] = redis.call('hget', KEYS[1], 'json')
+  out[5] = doc[3]
+  out[6] = entries()
+end
+return out`
 
 /**
  * The number of the task's last event: its newest entry's, else the one its json was written at.
@@ -176,21 +228,26 @@ return 1`
  * A new task, with its lease taken by the instance that runs it, so no instance takes it for one whose runner
  * died. Its entries are cleared (nothing of an older task with its id can be left, but anyway); it expires as a
  * settled task would until its first event (which keeps it): a create whose indexing never happened leaves
- * nothing behind for good. On a single Redis it is indexed in the same call (as APPEND does).
- * KEYS: task, entries, lease[, INDEX's six keys]. ARGV: task JSON, state, ttl ms, this instance's id, lease ms[,
- * INDEX's six arguments]. Returns 1, or 0 when another instance holds the lease.
+ * nothing behind for good. It is written in parts (see APPEND). On a single Redis it is indexed in the same call
+ * (as APPEND does).
+ * KEYS: task, entries, lease[, INDEX's six keys]. ARGV: task JSON without history, state, ttl ms, this instance's
+ * id, lease ms, head, the number of messages of the history, the messages[, INDEX's six arguments].
+ * Returns 1, or 0 when another instance holds the lease.
  */
 const CREATE = `
 local holder = redis.call('get', KEYS[3])
 if holder and holder ~= ARGV[4] then return 0 end
 redis.call('set', KEYS[3], ARGV[4], 'PX', ARGV[5])
-redis.call('del', KEYS[2])
-redis.call('hset', KEYS[1], 'json', ARGV[1], 'seq', 0, 'state', ARGV[2])
+redis.call('del', KEYS[1], KEYS[2])
+local count = tonumber(ARGV[7])
+redis.call('hset', KEYS[1], 'json', ARGV[1], 'seq', 0, 'state', ARGV[2], 'head', ARGV[6], 'v', '2', 'hn', count)
+for i = 1, count do redis.call('hset', KEYS[1], 'h:' .. (i - 1), ARGV[7 + i]) end
 redis.call('pexpire', KEYS[1], ARGV[3])
 if #KEYS >= 9 then
+  local n = #ARGV
   ${indexLua(
     (i) => `KEYS[${3 + i}]`,
-    (i) => `ARGV[${5 + i}]`,
+    (i) => `ARGV[n - ${6 - i}]`,
   )}
 end
 return 1`
@@ -271,6 +328,7 @@ const SCRIPTS = {
   a2aCreate: CREATE,
   a2aAppend: APPEND,
   a2aRead: READ,
+  a2aListRead: LIST_READ,
   a2aLastSeq: LAST_SEQ,
   a2aIndex: INDEX,
   a2aUnindex: UNINDEX,

@@ -42,7 +42,10 @@ export interface RedisStoreOptions {
    * newest events); a resume from before them is told to get the task. Env `A2A_EVENT_LOG_BYTES`; default 1 MiB.
    */
   eventLogBytes?: number
-  /** How long a request waits for Redis to connect at first, and for another instance to answer a cancel. */
+  /**
+   * How long a request waits for Redis to connect at first, for a command's answer (past it the request gets a 503
+   * saying Redis did not answer in time), and for another instance to answer a cancel. Default 5,000.
+   */
   timeoutMs?: number
   logger?: Pick<Logger, 'warn' | 'error'>
   /** Where `A2A_EVENT_LOG_BYTES` is read from when `eventLogBytes` is not given. Default: the process's environment. */
@@ -68,13 +71,15 @@ const APPEND_RETRIES = [50, 250, 1000]
 const SWEEP_BATCH = 500
 
 /**
- * Tasks in Redis, shared by any number of instances of one agent: each task as JSON, its events in a Redis
- * Stream (so any instance can replay them, in order, to a stream that resumes), live events on a channel,
- * and a lease per running task. Any instance answers `tasks/get`, follows a task that runs on another, and
- * forwards a cancel to the instance that runs the task. Settled tasks expire after `ttlMs`.
+ * Tasks in Redis, shared by any number of instances of one agent: each task in a hash (its JSON without history,
+ * its head for listings, its history one message per field; see `RedisKeys.task`), its events in a Redis Stream
+ * (so any instance can replay them, in order, to a stream that resumes), live events on a channel, and a lease
+ * per running task. Any instance answers `tasks/get`, follows a task that runs on another, and forwards a cancel
+ * to the instance that runs the task. Settled tasks expire after `ttlMs`.
  *
  * While Redis is unreachable, requests that need it fail at once with a JSON-RPC error (HTTP 503); the
- * connection is retried in the background.
+ * connection is retried in the background. A command Redis does not answer within `timeoutMs` fails the same
+ * way, saying so.
  */
 export class RedisTaskStore implements TaskStore {
   readonly cluster: ClusterLink
@@ -135,10 +140,11 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async create(task: Task): Promise<void> {
-    const json = JSON.stringify(task)
+    const json = withoutHistory(task)
     const [taskKey, entriesKey] = this.keys.taskKeys(task.id)
     const taskArgs = [taskKey, entriesKey, this.keys.lease(task.id)]
-    const createArgs = [json, task.status.state, this.ttlMs, this.instanceId, this.leaseMs]
+    const messages = task.history.map((message) => JSON.stringify(message))
+    const createArgs = [json, task.status.state, this.ttlMs, this.instanceId, this.leaseMs, headOf(task), messages.length, ...messages]
     this.#remember(task.id, { history: task.history.length, json: json.length, added: 0, seq: 0, whole: false })
     let created: unknown
     try {
@@ -247,44 +253,44 @@ export class RedisTaskStore implements TaskStore {
   }
 
   /**
-   * The end of APPEND's arguments: '' and the follow-up messages that joined the history since this instance
-   * wrote the event before this one, or the whole task (see `#wholeArgs`) when the entries since its json
-   * outweigh it, or this instance did not write the event before (another did, or it did not land).
+   * The end of APPEND's arguments (from its json on): the messages that joined the history since this instance
+   * wrote the event before this one (a follow-up, the agent's question), with the task's head when the status
+   * moved; with the task's json too when the entries since it outweigh it; or the whole task (see `#wholeArgs`)
+   * when this instance did not write the event before (another did, or it did not land).
    */
   #appendArgs(task: Task, event: TaskEvent, eventJson: string, settles: boolean): string[] {
     const written = this.#written.get(task.id)
     const history = task.history
     if (written && !written.whole && written.seq === event.seq - 1 && written.history <= history.length) {
       const messages: string[] = []
-      let added = eventJson.length
-      for (let i = written.history; i < history.length; i++) {
-        const message = history[i]!
-        // The agent's question joins the history with its status event, which carries it.
-        if (event.kind === 'status-update' && event.status.message === message) continue
-        const json = JSON.stringify(message)
-        messages.push(json)
-        added += json.length
-      }
+      for (let i = written.history; i < history.length; i++) messages.push(JSON.stringify(history[i]!))
       written.history = history.length
-      written.added += added
+      written.added += eventJson.length
       written.seq = event.seq
+      const head = event.kind === 'status-update' ? headOf(task) : ''
       // Folded in when a turn settles with the entries outweighing half the json (amortised: the bytes written
       // stay a small multiple of the bytes added), or mid-turn once they pass both twice the json and the event
-      // log's budget (only entries folded in may leave the log: it stays within a few times its bytes).
+      // log's budget (only entries folded in may leave the log: it stays within a few times its bytes). The
+      // history is not in the json: its messages are written once, as they join.
       const fold = settles ? written.added * 2 >= written.json : written.added > Math.max(2 * written.json, this.eventLogBytes)
-      if (!fold) return ['', String(messages.length), ...messages]
+      if (!fold) return ['', '', head, '0', String(messages.length), ...messages]
+      const json = withoutHistory(task)
+      written.json = json.length
+      written.added = 0
+      return [json, String(event.seq), head, '0', String(messages.length), ...messages]
     }
     return this.#wholeArgs(task, event.seq)
   }
 
   /**
    * The whole task as it is now, which holds every event handed to the store so far (the run applies an event,
-   * then hands it over, in one go): written as of `seq`, the last of them.
+   * then hands it over, in one go): written as of `seq`, the last of them, its history replacing the one written.
    */
   #wholeArgs(task: Task, seq: number): string[] {
-    const json = JSON.stringify(task)
+    const json = withoutHistory(task)
     this.#remember(task.id, { history: task.history.length, json: json.length, added: 0, seq, whole: false })
-    return [json, String(seq)]
+    const messages = task.history.map((message) => JSON.stringify(message))
+    return [json, String(seq), headOf(task), '1', String(messages.length), ...messages]
   }
 
   #remember(taskId: string, written: Written): void {
@@ -295,12 +301,11 @@ export class RedisTaskStore implements TaskStore {
   /** The task as written, with what was added since folded in, and the number of its last event. */
   async #read(taskId: string): Promise<{ task: Task; seq: number } | undefined> {
     const found = (await this.#connection.run((redis) => runScript(redis, 'a2aRead', 2, this.keys.task(taskId), this.keys.entries(taskId)))) as
-      | [string, string, StreamEntry[]]
+      | [string, string, StreamEntry[], string[]?]
       | null
     if (!found) return undefined
-    const [json, seq, entries] = found
-    const task = JSON.parse(json) as Task
-    return { task: foldEntries(task, entries.map(toEntry)), seq: entries.length ? seqOf(entries.at(-1)![0]) : Number(seq) }
+    const [json, seq, entries, history] = found
+    return { task: folded(json, entries, history), seq: entries.length ? seqOf(entries.at(-1)![0]) : Number(seq) }
   }
 
   async events(taskId: string, afterSeq?: number): Promise<TaskEvent[] | undefined> {
@@ -330,8 +335,14 @@ export class RedisTaskStore implements TaskStore {
     return this.#read(taskId)
   }
 
-  /** A page from the index the filters pick: costs the page, not the number of tasks. */
-  async list(query: TaskQuery): Promise<TaskPage> {
+  /**
+   * A page from the index the filters pick: costs the page, not the number of tasks. With `historyLength` or
+   * `includeArtifacts: false` (ListTasks passes them: what its answer shows of each task) only that is read of
+   * each task: its head (status, metadata), its newest messages, its artifacts when asked; a page then costs
+   * what it answers, not the size of its tasks. Tasks are read a few at a time, so one listing of large tasks
+   * does not hold every other request on the connection behind it.
+   */
+  async list(query: TaskQuery & ListView): Promise<TaskPage> {
     const { contextId, state } = query
     const index =
       contextId !== undefined
@@ -344,6 +355,7 @@ export class RedisTaskStore implements TaskStore {
     const min = query.updatedAfter === undefined ? '-inf' : String(Date.parse(query.updatedAfter))
     let cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
     if (query.cursor !== undefined && !cursor) throw new InvalidParamsError('the page token is not one from a previous page')
+    const view = viewOf(query)
     return this.#connection.run(async (redis) => {
       const tasks: Task[] = []
       let total = 0
@@ -370,9 +382,13 @@ export class RedisTaskStore implements TaskStore {
         }
         more = ids.length > wanted
         const page = ids.slice(0, wanted)
-        const read = await Promise.all(page.map((id) => this.#read(id)))
+        const read: Array<Task | undefined> = []
+        for (let at = 0; at < page.length; at += LIST_BATCH) {
+          const batch = page.slice(at, at + LIST_BATCH)
+          read.push(...(await Promise.all(batch.map((id) => (view ? this.#readView(redis, id, view) : this.#readTask(redis, id))))))
+        }
         const gone = page.filter((_, at) => !read[at])
-        for (const found of read) if (found) tasks.push(found.task)
+        for (const found of read) if (found) tasks.push(found)
         if (page.length) cursor = { id: page.at(-1)!, status: { state: 'completed', timestamp: new Date(Number(scores[page.length - 1])).toISOString() } }
         if (!gone.length) break
         await this.#unindex(redis, gone)
@@ -382,6 +398,34 @@ export class RedisTaskStore implements TaskStore {
       // The position in the index, not the task's status now (it may have moved since the index was read).
       return { tasks, total, ...(more && cursor && { nextCursor: encodeCursor(cursor) }) }
     })
+  }
+
+  /** The whole task, on a connection already taken (see `#read`). */
+  async #readTask(redis: RedisClient, taskId: string): Promise<Task | undefined> {
+    const found = (await runScript(redis, 'a2aRead', 2, this.keys.task(taskId), this.keys.entries(taskId))) as [string, string, StreamEntry[], string[]?] | null
+    return found ? folded(found[0], found[2], found[3]) : undefined
+  }
+
+  /** What a listing shows of a task, read alone (see LIST_READ): history and artifacts only as far as `view` asks. */
+  async #readView(redis: RedisClient, taskId: string, view: Required<ListView>): Promise<Task | undefined> {
+    const history = view.historyLength === Number.POSITIVE_INFINITY ? 'all' : String(view.historyLength)
+    const found = (await runScript(redis, 'a2aListRead', 2, this.keys.task(taskId), this.keys.entries(taskId), history, view.includeArtifacts ? 1 : 0)) as
+      | [1, string, string, StreamEntry[]]
+      | [2, string, string[], string?, string?, StreamEntry[]?]
+      | null
+    if (!found) return undefined
+    let task: Task
+    if (found[0] === 1) {
+      // Written by the earlier layout (the history in its json): read whole, then cut to the view.
+      task = folded(found[1], found[3])
+      task.history = view.historyLength === 0 ? [] : task.history.slice(-view.historyLength)
+    } else {
+      const [, head, messages, json, , entries] = found
+      task = json === undefined ? (JSON.parse(head) as Task) : folded(json, entries ?? [], [])
+      task.history = parsedMessages(messages)
+    }
+    if (!view.includeArtifacts) task.artifacts = []
+    return task
   }
 
   /** Files the task in the indexes under its status now. */
@@ -528,6 +572,57 @@ interface Written {
   /** A write did not land: the next one is whole. */
   whole: boolean
 }
+
+/**
+ * What ListTasks shows of each task (its `historyLength` and `includeArtifacts`), given with the query: the
+ * Redis store then reads only that. Without them (or with `includeArtifacts` true and no `historyLength`) a
+ * listing answers whole tasks.
+ */
+interface ListView {
+  /** The newest messages of the history kept; 0 none. Default: all. */
+  historyLength?: number
+  /** Default `true`. */
+  includeArtifacts?: boolean
+}
+
+/** Tasks read per round trip of a listing (pipelined together). */
+const LIST_BATCH = 10
+
+/** The view a listing asks for, or `undefined` for whole tasks. */
+function viewOf(query: ListView): Required<ListView> | undefined {
+  const { historyLength, includeArtifacts } = query
+  const cut = historyLength !== undefined && Number.isInteger(historyLength) && historyLength >= 0
+  if (!cut && includeArtifacts !== false) return undefined
+  return { historyLength: cut ? historyLength : Number.POSITIVE_INFINITY, includeArtifacts: includeArtifacts !== false }
+}
+
+/** The task as its json is written (the layout of APPEND): its history is kept apart, one field per message. */
+function withoutHistory(task: Task): string {
+  return JSON.stringify({ ...task, history: [] })
+}
+
+/** The task without history nor artifacts: what a listing that asks for neither reads (see LIST_READ). */
+function headOf(task: Task): string {
+  return JSON.stringify({ ...task, artifacts: [], history: [] })
+}
+
+/**
+ * The task from its json and the entries after it; `history` (the layout of APPEND) is its whole history,
+ * absent for a task of the earlier layout, whose json and entries hold it.
+ */
+function folded(json: string, entries: StreamEntry[], history?: string[]): Task {
+  const task = JSON.parse(json) as Task
+  if (history === undefined) return foldEntries(task, entries.map(toEntry))
+  // The messages are in `history` already, the agent's questions too: the events move the rest.
+  foldEntries(
+    task,
+    entries.flatMap((entry) => (entry[1][0] === 'e' ? [toEntry(entry)] : [])),
+  )
+  task.history = parsedMessages(history)
+  return task
+}
+
+const parsedMessages = (messages: string[]): Message[] => messages.flatMap((json) => (json ? [JSON.parse(json) as Message] : []))
 
 /** A stream entry as Redis returns it: its id (`<seq>-<n>`) and one field, `e` (an event) or `m` (a message). */
 type StreamEntry = [string, string[]]
