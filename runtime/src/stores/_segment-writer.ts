@@ -1,5 +1,6 @@
 import { writeSync } from 'node:fs'
 import { type FileHandle, open, unlink } from 'node:fs/promises'
+import { ServerUnavailableError } from '../errors.js'
 import { SEGMENT_HEADER } from './_log-records.js'
 import { segmentPath } from './_segments.js'
 
@@ -25,7 +26,36 @@ const SYNC_WRITE_BYTES = 64 * 1024
 // fsyncs under way at once: each holds a thread of libuv's pool (four by default), which other I/O needs too.
 const MAX_SYNCS = 2
 const SYNC_SOON_MS = 50
+const HEADER_BYTES = Buffer.byteLength(SEGMENT_HEADER)
 const noop = (): void => {}
+
+// The file system's ways of saying there is no room for what was written, as the client is told of them.
+const NO_ROOM: Record<string, string> = {
+  ENOSPC: 'is out of disk space (ENOSPC: no space left on device)',
+  EDQUOT: 'is out of disk space (EDQUOT: disk quota exceeded)',
+  EFBIG: 'has reached the largest file size allowed (EFBIG: file too large)',
+}
+
+/**
+ * A write refused for want of room (a full disk, a quota, a file size limit) as the client hears of it: a
+ * JSON-RPC error in an HTTP 503 with Retry-After, as room may be made while the server runs. Any other error
+ * is left as it is (an unexpected one: `Internal error`, its detail in the log).
+ */
+function noRoomError(error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  if (typeof code !== 'string' || !Object.hasOwn(NO_ROOM, code)) return error
+  const refused = new ServerUnavailableError(`The task store ${NO_ROOM[code]}; retry later`, 503)
+  refused.cause = error
+  return refused
+}
+
+// The errors of batches of which nothing is in the log: not begun, or taken back.
+const notWritten = new WeakSet<object>()
+
+/** Whether the line `done` was told of this error is not in the log at all (nothing of it to cancel there). */
+export function nothingWritten(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && notWritten.has(error)
+}
 
 /**
  * Appends the store's lines to the log, one batch at a time, with group commit: whatever was asked for while
@@ -36,6 +66,10 @@ const noop = (): void => {}
  * `segmentBytes` (and after a failed write, so a line cut short is the end of its segment and no later line is
  * glued to it). A segment is fsynced before the next one begins: a line is never durable while one before it
  * may still be lost. Each process begins a segment of its own.
+ *
+ * A batch whose write fails (a full disk) is taken back first: its segment is cut back to where the batch began.
+ * A segment that then holds no line (begun for a write that failed) is deleted rather than sealed, so a full disk
+ * leaves no file per failed write, and the next write, once there is room, begins a segment as usual.
  */
 export class SegmentWriter {
   readonly #dir: string
@@ -52,13 +86,26 @@ export class SegmentWriter {
   readonly #syncs = new Set<Promise<void>>()
   #soon: ReturnType<typeof setTimeout> | undefined
   #closing = false
+  readonly #noRoom: (error: ServerUnavailableError | undefined) => void
+  // A write failed for want of room, and none has been written since.
+  #full = false
 
-  /** `sizes`: the segments already in `dir` and their sizes, kept up to date here. */
-  constructor(dir: string, sizes: Map<number, number>, segmentBytes: number, afterBatch: () => void) {
+  /**
+   * `sizes`: the segments already in `dir` and their sizes, kept up to date here. `noRoom` hears of the first
+   * write refused for want of room (the error the lines get), and of the first batch written after (`undefined`).
+   */
+  constructor(
+    dir: string,
+    sizes: Map<number, number>,
+    segmentBytes: number,
+    afterBatch: () => void,
+    noRoom: (error: ServerUnavailableError | undefined) => void = noop,
+  ) {
     this.#dir = dir
     this.#sizes = sizes
     this.#segmentBytes = segmentBytes
     this.#afterBatch = afterBatch
+    this.#noRoom = noRoom
     this.#current = Math.max(0, ...sizes.keys())
   }
 
@@ -83,7 +130,7 @@ export class SegmentWriter {
     await unlink(segmentPath(this.#dir, segment)).catch(noop)
   }
 
-  /** Waits for the lines asked for, then closes the segment (fsynced). */
+  /** Waits for the lines asked for, then closes the segment (fsynced; deleted when it holds no line). */
   async close(): Promise<void> {
     this.#closing = true
     clearTimeout(this.#soon)
@@ -92,6 +139,10 @@ export class SegmentWriter {
     const file = this.#file
     this.#file = undefined
     if (!file) return
+    if (this.#sizes.get(this.#current) === HEADER_BYTES) {
+      await this.#discard(file, this.#current)
+      return
+    }
     try {
       await file.datasync()
     } finally {
@@ -120,9 +171,12 @@ export class SegmentWriter {
     let segment = -1
     let synced: Promise<unknown>
     let written = false
+    let file: FileHandle | undefined
+    let start = 0
     try {
-      const file = await this.#fileToWrite()
+      file = await this.#fileToWrite()
       segment = this.#current
+      start = this.#sizes.get(segment) ?? 0
       let chunk = ''
       for (const line of batch) {
         if (chunk.length > 0 && chunk.length + line.text.length > WRITE_BYTES) {
@@ -133,12 +187,17 @@ export class SegmentWriter {
       }
       await this.#write(file, segment, chunk)
       written = true
+      this.#roomAgain()
       const durable = batch.some((line) => line.durable)
       synced = durable ? this.#sync(file) : Promise.resolve()
       if (!durable) this.#syncSoon()
     } catch (error) {
       // At once: the batches queued behind this one must not follow a line it may have cut short.
       this.#rollNext = true
+      // Nothing of it is left in the segment, when the file system lets it be cut back (a full disk does).
+      const clean = file === undefined || (await this.#takeBack(file, segment, start))
+      if (clean && typeof error === 'object' && error !== null) notWritten.add(error)
+      this.#noRoomFor(error)
       synced = Promise.reject(error)
     }
     // Confirmed once its own fsync and every earlier batch's are: one that failed fails the batches after it
@@ -156,11 +215,31 @@ export class SegmentWriter {
       },
       (error: unknown) => {
         this.#rollNext = true
-        for (const line of waiting) line.done(error, segment)
+        // An fsync may be the first to hear of a full disk (a file system that allocates late).
+        this.#noRoomFor(error)
+        const failure = noRoomError(error)
+        if (failure !== error && nothingWritten(error)) notWritten.add(failure as object)
+        for (const line of waiting) line.done(failure, segment)
       },
     )
     // The next batch is written while this one's fsync runs; no more than MAX_SYNCS of those at once.
     if (this.#syncs.size >= MAX_SYNCS) await Promise.race(this.#syncs)
+  }
+
+  /** Reports the first of a run of writes refused for want of room. */
+  #noRoomFor(error: unknown): void {
+    if (this.#full) return
+    const failure = noRoomError(error)
+    if (!(failure instanceof ServerUnavailableError)) return
+    this.#full = true
+    this.#noRoom(failure)
+  }
+
+  /** A batch was written: reports the end of a run of writes refused for want of room. */
+  #roomAgain(): void {
+    if (!this.#full) return
+    this.#full = false
+    this.#noRoom(undefined)
   }
 
   // A batch no line waits for is fsynced with the next one that one does, or after SYNC_SOON_MS at the latest.
@@ -184,12 +263,35 @@ export class SegmentWriter {
 
   async #write(file: FileHandle, segment: number, text: string): Promise<void> {
     const bytes = Buffer.byteLength(text)
-    // Counted before the write: one that fails part way leaves some of it on disk.
+    // Counted before the write: one that fails part way leaves some of it on disk (unless it is taken back).
     this.#sizes.set(segment, (this.#sizes.get(segment) ?? 0) + bytes)
     if (bytes > SYNC_WRITE_BYTES) return file.writeFile(text)
     // A small batch is copied into the page cache here: a trip through libuv's pool costs more than the copy.
     const data = Buffer.from(text)
     for (let written = 0; written < data.length; ) written += writeSync(file.fd, data, written)
+  }
+
+  /**
+   * After a failed write: cuts `segment` back to `size`, where the batch began, so nothing of it is left, not a
+   * line cut short nor a whole line of a write that was refused (a full disk has room for that). When that fails
+   * too, the segment ends with what the write left: a restart reads whole lines, and passes over a cut one.
+   */
+  async #takeBack(file: FileHandle, segment: number, size: number): Promise<boolean> {
+    try {
+      await file.truncate(size)
+    } catch {
+      return false
+    }
+    this.#sizes.set(segment, size)
+    return true
+  }
+
+  /** Closes and deletes a segment that holds no line (its header at most). */
+  async #discard(file: FileHandle, segment: number): Promise<void> {
+    if (this.#file === file) this.#file = undefined
+    await file.close().catch(noop)
+    this.#sizes.delete(segment)
+    await unlink(segmentPath(this.#dir, segment)).catch(noop)
   }
 
   /** The open segment, or a new one once it is full (or a write to it failed, or none is open yet). */
@@ -200,7 +302,9 @@ export class SegmentWriter {
     // No fsync of the sealed segment may be under way as it closes, and the new one starts with a clean slate.
     await this.#confirmed.catch(noop)
     this.#confirmed = Promise.resolve()
-    if (sealed) {
+    // One that holds no line (begun for a write that failed, and was taken back) is deleted, not sealed.
+    if (sealed && this.#sizes.get(this.#current) === HEADER_BYTES) await this.#discard(sealed, this.#current)
+    else if (sealed) {
       try {
         await sealed.datasync()
       } finally {
@@ -215,7 +319,8 @@ export class SegmentWriter {
       // The new file's name is durable once its directory is: a line fsynced in it is then found at start.
       await syncDirectory(this.#dir)
     } catch (error) {
-      await file.close().catch(noop)
+      // Not even its header was written (a full disk): no file is left behind for it.
+      await this.#discard(file, segment)
       throw error
     }
     this.#file = file

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { type LogRecord, parseRecord, SEGMENT_HEADER, taskIdOfLine } from './_log-records.js'
 
@@ -67,4 +67,31 @@ export function readSegment(path: string): SegmentRead {
     start = end + 1
   }
   return { records, damaged }
+}
+
+/**
+ * Whether a segment holds nothing: no whole line follows its header (the file is empty, holds its header or part
+ * of it, or a line cut short). So are those begun for a write that failed (a full disk), or by a process that
+ * stopped before it wrote: there is nothing in them to read back. Reads up to the end of its first record.
+ */
+export function holdsNothing(path: string): boolean {
+  const fd = openSync(path, 'r')
+  try {
+    const header = Buffer.from(SEGMENT_HEADER)
+    const chunk = Buffer.alloc(64 * 1024)
+    let read = readSync(fd, chunk, 0, chunk.length, 0)
+    const start = Math.min(read, header.length)
+    // Not a segment (the restore says so, and leaves it): not this function's to delete.
+    if (!chunk.subarray(0, start).equals(header.subarray(0, start))) return false
+    if (read < header.length) return true
+    for (let position = 0, from = header.length; read > 0; ) {
+      if (chunk.subarray(from, read).includes(NEWLINE)) return false
+      position += read
+      from = 0
+      read = readSync(fd, chunk, 0, chunk.length, position)
+    }
+    return true
+  } finally {
+    closeSync(fd)
+  }
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { isSettled } from '../core/_lifecycle.js'
 import type { Logger } from '../logger.js'
@@ -8,8 +8,8 @@ import { readByteBudget } from './_byte-budget.js'
 import { DirectoryLock } from './_dir-lock.js'
 import type { TaskSnapshot } from './_log-records.js'
 import { type RestoredTask, restoreLog } from './_log-restore.js'
-import { SegmentWriter } from './_segment-writer.js'
-import { listSegments } from './_segments.js'
+import { nothingWritten, SegmentWriter } from './_segment-writer.js'
+import { holdsNothing, listSegments, segmentPath } from './_segments.js'
 import { failStopped } from './_stopped.js'
 import { FLUSH_BYTES, type LiveBytes, TaskLog } from './_task-log.js'
 import { type MemoryStoreOptions, MemoryTaskStore } from './memory.js'
@@ -47,7 +47,13 @@ const noop = (): void => {}
  * log stays within about twice the live bytes and the bytes written a small multiple of the bytes added.
  *
  * At start it reads every segment back; a task the previous process left running is failed with a reason (the
- * agent code that ran it is gone), so no task stays `working`.
+ * agent code that ran it is gone), so no task stays `working`. Segments that hold nothing (begun for a write that
+ * failed, or by a process that stopped before it wrote) are deleted.
+ *
+ * A write the disk has no room for (ENOSPC, EDQUOT, EFBIG) is taken back (the segment is cut back to where it
+ * began) and fails the request that asked for it with a `ServerUnavailableError`: HTTP 503 with Retry-After, a
+ * message that says the store is full. No file is left behind per failed write, and writes succeed again as soon
+ * as there is room, without a restart. The logger hears when the disk fills and when there is room again.
  */
 export class FileTaskStore implements TaskStore {
   readonly dir: string
@@ -93,7 +99,14 @@ export class FileTaskStore implements TaskStore {
       this.#lock = lock = DirectoryLock.take(options.dir)
       this.#warnOfEarlierLayout()
       this.#segments = listSegments(this.#logDir)
-      this.#writer = new SegmentWriter(this.#logDir, this.#segments, this.#segmentBytes, () => this.#collect())
+      this.#removeEmpty()
+      this.#writer = new SegmentWriter(
+        this.#logDir,
+        this.#segments,
+        this.#segmentBytes,
+        () => this.#collect(),
+        (refused) => this.#noRoom(refused),
+      )
       const read = restoreLog(this.#logDir, [...this.#segments.keys()], this.#logger)
       this.#unreadable = read.unreadable
       this.#load(read.tasks)
@@ -129,7 +142,9 @@ export class FileTaskStore implements TaskStore {
     } catch (error) {
       // Not on disk, so not created: the client gets an error and no task stays behind, forever "submitted".
       this.#memory.forget(task.id)
-      log.remove()
+      // A dropped record cancels what of its snapshot may be in the log; none when nothing of it is (a write
+      // taken back on a full disk, where that record would take a segment of its own each time).
+      if (!nothingWritten(error)) log.remove()
       this.#logs.delete(task.id)
       throw error
     }
@@ -274,6 +289,33 @@ export class FileTaskStore implements TaskStore {
       this.#track(log.compact(task, () => this.#snapshotOf(task))).catch((error: unknown) => {
         this.#logger?.warn(`Task store: could not save the failure of task ${task.id}: ${(error as Error).message}`)
       })
+    }
+  }
+
+  /**
+   * Deletes the segments that hold nothing: begun for a write that failed (a full disk, in an earlier release
+   * that left them), or by a process that stopped before it wrote. They would otherwise stay for good, one per
+   * failed write, as the oldest segment with live records keeps every later one.
+   */
+  #removeEmpty(): void {
+    for (const segment of this.#segments.keys()) {
+      const path = segmentPath(this.#logDir, segment)
+      try {
+        if (!holdsNothing(path)) continue
+        unlinkSync(path)
+        this.#segments.delete(segment)
+      } catch {
+        // Left as it is: the restore reads it (as nothing, or says why it cannot).
+      }
+    }
+  }
+
+  /** A run of writes refused for want of room begins (`refused`: what the clients are told), or ends. */
+  #noRoom(refused: Error | undefined): void {
+    if (!refused) this.#logger?.warn(`Task store: writing to ${this.#logDir} again: there is room`)
+    else {
+      const detail = refused.cause instanceof Error ? refused.cause.message : refused.message
+      this.#logger?.warn(`Task store: cannot write to ${this.#logDir} (${detail}); requests that save a task answer HTTP 503 until there is room again`)
     }
   }
 
