@@ -21,7 +21,7 @@ export interface ExecutionContext {
    * The conversation so far in this task's context, oldest first: every earlier task with the same `contextId`
    * as its messages followed by its answer (its artifacts as one agent message), then this task's history. It
    * lets a model see what was said before, as a chat does. Bounded: the newest earlier tasks that fit
-   * `maxBytes` (default 256 KiB as JSON) and `maxTasks` (default 50); this task's history always comes whole.
+   * `maxBytes` (default 256 KiB of memory, about the text) and `maxTasks` (default 50); this task's history always comes whole.
    * Reads the task store (every store can: memory, file, Redis, Durable Object), so call it once per turn.
    */
   conversation(options?: ConversationOptions): Promise<Message[]>

@@ -30,7 +30,12 @@ export const SETTINGS = [
   { variable: 'A2A_API_KEY', option: 'auth.apiKeys', default: 'none', means: 'Accepted `X-API-Key` values, comma-separated.' },
   { variable: 'A2A_DIALECT', option: 'dialect', default: '`platform`', means: 'What slash-named methods speak: `platform` or `a2a-0.3`.' },
   { variable: 'A2A_STORE', option: 'store', default: '`memory`', means: 'Where tasks live: `memory`, `file:<directory>` or `redis://host:port/db`.' },
-  { variable: 'A2A_STORE_MAX_BYTES', option: 'maxBytes (store)', default: '128 MiB', means: 'Bytes of tasks the memory and file stores keep.' },
+  {
+    variable: 'A2A_STORE_MAX_BYTES',
+    option: 'maxBytes (store)',
+    default: '128 MiB, or ¼ of the heap limit',
+    means: 'Bytes of memory the tasks the memory and file stores keep take.',
+  },
   { variable: 'A2A_EVENT_LOG_BYTES', option: 'eventLogBytes (store)', default: '1 MiB', means: "Bytes of one task's newest events kept for resumes." },
   {
     variable: 'A2A_STORE_SEGMENT_BYTES',
@@ -38,8 +43,13 @@ export const SETTINGS = [
     default: '8 MiB',
     means: "Size past which the file store's log begins a new segment.",
   },
-  { variable: 'A2A_MAX_TASK_BYTES', option: 'maxTaskBytes', default: '8 MiB', means: 'Bytes of JSON one task may hold.' },
-  { variable: 'A2A_MAX_RUNNING_BYTES', option: 'maxRunningBytes', default: '256 MiB', means: 'Bytes the running tasks hold together.' },
+  { variable: 'A2A_MAX_TASK_BYTES', option: 'maxTaskBytes', default: '8 MiB', means: 'Bytes of memory one task may hold.' },
+  {
+    variable: 'A2A_MAX_RUNNING_BYTES',
+    option: 'maxRunningBytes',
+    default: '256 MiB, or ¼ of the heap limit',
+    means: 'Bytes of memory the running tasks hold together.',
+  },
   { variable: 'A2A_MAX_BODY_BYTES_IN_FLIGHT', option: 'maxBodyBytesInFlight', default: '64 MiB', means: 'Request bodies being received at once, in bytes.' },
   { variable: 'A2A_SSE_MAX_BACKLOG_BYTES', option: 'maxStreamBacklogBytes', default: '1 MiB', means: 'Unread events one stream subscriber may leave behind.' },
   {

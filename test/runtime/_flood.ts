@@ -23,9 +23,10 @@ export function rpc(
   port: number,
   method: string,
   params: unknown,
-  options: { agent?: Agent; headers?: Record<string, string> } = {},
+  options: { agent?: Agent; headers?: Record<string, string>; raw?: string } = {},
 ): Promise<{ status: number; body: any }> {
-  const payload = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
+  // `raw`: the whole body as given (the method and params then unused).
+  const payload = options.raw ?? JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
   return new Promise((resolve, reject) => {
     const req = request(
       {

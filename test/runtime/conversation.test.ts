@@ -61,8 +61,8 @@ describe.each(transports)('an agent reads its conversation ($name)', (transport)
   })
 
   it('keeps the newest earlier tasks that fit maxBytes and leaves the older ones out', async () => {
-    // Each earlier task here weighs a few hundred bytes as JSON: 700 holds the newest one only.
-    const target = await transport.start(recaller({ maxBytes: 700 }))
+    // Each earlier task here weighs a little over a thousand bytes of memory: 2,000 hold the newest one only.
+    const target = await transport.start(recaller({ maxBytes: 2_000 }))
     const first = await send(target, 'one')
     await send(target, 'two', { contextId: first.contextId })
     const third = await send(target, 'three', { contextId: first.contextId })

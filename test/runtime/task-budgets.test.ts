@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ConfigurationError, createA2AApp, defineAgent } from 'a2a-runtime'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { readSendParams } from '../../runtime/src/bindings/_platform-params.ts'
+import { userMessageBytes } from '../../runtime/src/core/_task-bytes.ts'
 import { call, MiB, mib, pollUntil, readingSubscriber, rpcBody, rssOf, sampleRss } from './_slow-readers.ts'
 import { type BudgetsAgent, chatText, GET_TASK_DIALECTS, rpc, startBudgetsAgent, userText } from './_task-budgets.ts'
 
@@ -136,9 +138,10 @@ describe('maxTaskBytes: follow-ups on one task', () => {
       `1,000 follow-ups of 16 KiB, maxTaskBytes 2 MiB: ${outcomes.accepted} accepted, ${outcomes.refused} refused; agent RSS ${mib(before)} before, peak ${mib(peak)} (+${mib(peak - before)}); tasks/get ${got.chars} characters in ${got.ms.toFixed(0)} ms`,
     )
     expect(outcomes.other).toEqual([])
-    // 2 MiB holds about 129 messages of 15,872 characters (and the agent's short questions): the first ones fit,
-    // and once one is refused so is every later one.
-    expect(outcomes.accepted).toBeGreaterThanOrEqual(Math.floor((2 * MiB) / (text.length + 600)))
+    // 2 MiB holds about 125 messages of 15,872 characters (with the agent's short questions and the messages' ids
+    // and objects, about a thousand bytes of memory a turn): the first ones fit, and once one is refused so is
+    // every later one.
+    expect(outcomes.accepted).toBeGreaterThanOrEqual(Math.floor((2 * MiB) / (text.length + 1200)))
     expect(outcomes.accepted).toBeLessThanOrEqual(Math.floor((2 * MiB) / text.length))
     expect(firstRefused).toBe(outcomes.accepted)
     expect(outcomes.refused).toBe(1_000 - outcomes.accepted)
@@ -204,7 +207,7 @@ describe('maxTaskBytes: an agent whose output passes it', () => {
     )
     expect(probe.lateMoves).toBe(1)
     expect(probe.logged.warn).toBe(1)
-    expect(probe.logged.last[0]).toMatch(/task \S+ passed maxTaskBytes \(2097152 bytes\); it is failed/)
+    expect(probe.logged.last[0]).toMatch(/task \S+ is failed: The task passed maxTaskBytes \(2097152\): an artifact would add/)
     expect(probe.logged.error).toBe(0)
   })
 
@@ -231,9 +234,7 @@ describe('maxTaskBytes: an agent whose output passes it', () => {
     const answer = await rpc(agent.port, 'message/send', userText('cycle'))
     expect(answer.status).toBe(200)
     expect(answer.body.result.status.state).toBe('failed')
-    expect(answer.body.result.status.message.parts[0].text).toBe(
-      'The agent sent an artifact that cannot be written as JSON (a cycle, a BigInt, or too large for one string)',
-    )
+    expect(answer.body.result.status.message.parts[0].text).toBe('The agent sent an artifact that cannot be written as JSON (a cycle or a BigInt)')
     expect(answer.body.result.artifacts ?? []).toEqual([])
     expect((await rpc(agent.port, 'tasks/get', { id: answer.body.result.id })).body.result.status.state).toBe('failed')
     expect((await agent.probe()).lateMoves).toBe(1)
@@ -259,7 +260,8 @@ describe('maxRunningBytes: the running tasks together', () => {
     await agent.probe({ gc: true })
     const before = rssOf(agent.pid)!.rss
     const rss = sampleRss(agent.pid)
-    const hold = 'hold '.padEnd(MiB - 512, 'x')
+    // Just under 1 MiB of memory with the message's objects and ids and the agent's progress message.
+    const hold = 'hold '.padEnd(MiB - 2048, 'x')
     const sends = await Promise.all(Array.from({ length: 24 }, () => rpc(agent!.port, 'message/send', userText(hold, undefined, { blocking: false }))))
     const running = sends.filter((send) => send.body.result?.status.state === 'working')
     const busy = sends.filter((send) => send.status === 429)
@@ -289,6 +291,52 @@ describe('maxRunningBytes: the running tasks together', () => {
     expect(again.map((send) => send.body.result?.status.state)).toEqual(Array(16).fill('working'))
     agent.release()
     expect((await agent.probe()).logged).toMatchObject({ warn: 0, error: 0 })
+  })
+})
+
+describe('the budgets at their edges', () => {
+  // Completes at once, or, for "hold", waits without a move (so its task holds its message alone) until released.
+  let release = () => {}
+  const held = new Promise<void>((resolve) => (release = resolve))
+  const agentOf = () =>
+    defineAgent({
+      card: { name: 'Edges', description: 'Completes, or holds', version: '1.0.0' },
+      async execute(ctx, task) {
+        if (ctx.text.startsWith('hold')) await held
+        task.complete()
+      },
+    })
+  const messageOf = (text: string, messageId: string) => ({ role: 'user', messageId, parts: [{ kind: 'text', text: text.padEnd(4000, '.') }] })
+  // The size the runtime gives such a message once it belongs to a task: what both budgets count it as.
+  const bytes = userMessageBytes(readSendParams({ message: messageOf('send', 'edge-1') }, 'platform').message)
+  const send = async (app: ReturnType<typeof createA2AApp>, text: string, messageId: string) => {
+    const body = rpcBody('message/send', { message: messageOf(text, messageId), configuration: { blocking: false } })
+    const response = await app.fetch(new Request('http://localhost/', { method: 'POST', headers: { 'content-type': 'application/json' }, body }))
+    return { status: response.status, body: (await response.json()) as any }
+  }
+  afterEach(() => release())
+
+  it('maxRunningBytes: a message of exactly the room left beside a running task runs, one byte more is refused with 429', async () => {
+    const exact = createA2AApp(agentOf(), { maxTaskBytes: bytes, maxRunningBytes: 2 * bytes })
+    expect((await send(exact, 'hold', 'edge-1')).body.result.id).toBeTruthy()
+    expect((await send(exact, 'send', 'edge-2')).body.result.id).toBeTruthy()
+    const short = createA2AApp(agentOf(), { maxTaskBytes: bytes, maxRunningBytes: 2 * bytes - 1 })
+    expect((await send(short, 'hold', 'edge-1')).body.result.id).toBeTruthy()
+    const refused = await send(short, 'send', 'edge-2')
+    expect(refused.status).toBe(429)
+    expect(refused.body.error.message).toBe(
+      `The server is busy: running tasks hold ${bytes} bytes and ${bytes} more would pass maxRunningBytes (${2 * bytes - 1}); retry later`,
+    )
+  })
+
+  it('maxTaskBytes: a first message of exactly the limit is taken, one byte over is refused with -32602 naming it', async () => {
+    const exact = await send(createA2AApp(agentOf(), { maxTaskBytes: bytes, maxRunningBytes: 16 * MiB }), 'send', 'edge-1')
+    expect(exact.body.result.id).toBeTruthy()
+    const over = await send(createA2AApp(agentOf(), { maxTaskBytes: bytes - 1, maxRunningBytes: 16 * MiB }), 'send', 'edge-1')
+    expect(over.body.error).toEqual({
+      code: -32602,
+      message: `Invalid params: message: a message of ${bytes} bytes is more than maxTaskBytes (${bytes - 1}), the most one task may hold`,
+    })
   })
 })
 

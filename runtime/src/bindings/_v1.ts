@@ -113,7 +113,8 @@ const cancelTask: MethodHandler = async (params, { engine }) => taskToV1(await e
 
 const listTasks: MethodHandler = async (params, { engine }) => {
   const { query, historyLength, includeArtifacts } = readListParamsV1(params)
-  const page = await engine.store.list(query)
+  // The store may read only what the answer shows of each task (the Redis store does).
+  const page = await engine.store.list({ ...query, ...(historyLength !== undefined && { historyLength }), includeArtifacts })
   return {
     tasks: page.tasks.map((task) => taskToV1(task, { historyLength, includeArtifacts })),
     nextPageToken: page.nextCursor ?? '',

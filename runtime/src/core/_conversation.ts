@@ -1,12 +1,12 @@
-import { messageBytes } from '../_json-bytes.js'
+import { messageHeapBytes } from '../_heap-bytes.js'
 import type { TaskStore } from '../stores/task-store.js'
 import type { Message, Part, Task } from '../types.js'
 
 /** How much of a context's earlier tasks `ctx.conversation()` reads. */
 export interface ConversationOptions {
   /**
-   * Most bytes (as JSON) of the earlier tasks' messages: the newest tasks that fit are kept whole, older ones left
-   * out. This task's own history always comes whole (bounded by maxTaskBytes). Default 256 KiB: about 64k tokens
+   * Most bytes (of memory, about their text for text messages) of the earlier tasks' messages: the newest tasks that
+   * fit are kept whole, older ones left out. This task's own history always comes whole (bounded by maxTaskBytes). Default 256 KiB: about 64k tokens
    * of text, a large share of a model's context window.
    */
   maxBytes?: number
@@ -37,7 +37,7 @@ export async function readConversation(store: TaskStore, task: Task, options: Co
       if (other.id === task.id) continue
       const messages = turnOf(other)
       let size = 0
-      for (const message of messages) size += messageBytes(message)
+      for (const message of messages) size += messageHeapBytes(message)
       if (bytes + size > maxBytes) break reading
       bytes += size
       earlier.push(messages)

@@ -8,7 +8,7 @@ import { type ConversationOptions, readConversation } from './_conversation.js'
 import { Followers, TaskFollower } from './_followers.js'
 import { newId } from './_ids.js'
 import { isInterrupted, isSettled, isTerminal } from './_lifecycle.js'
-import { DEFAULT_MAX_RUNNING_BYTES, DEFAULT_MAX_TASK_BYTES, RunningBytes, type TaskByteLimits, TaskBytes, userMessageBytes } from './_task-bytes.js'
+import { RunningBytes, readTaskByteLimits, type TaskByteLimits, TaskBytes, userMessageBytes } from './_task-bytes.js'
 import { type EventSink, type TaskLimits, type TaskListener, TaskRun } from './_task-run.js'
 
 /** A user message for the agent, already validated by a binding. */
@@ -87,12 +87,12 @@ export class TaskEngine {
     /** New tasks past this many running ones are refused, so a flood cannot grow the process without bound. */
     readonly maxRunningTasks = DEFAULT_MAX_RUNNING_TASKS,
     /** Bytes one task may hold, and the running tasks together (see `_task-bytes.ts`). */
-    readonly byteLimits: TaskByteLimits = { maxTaskBytes: DEFAULT_MAX_TASK_BYTES, maxRunningBytes: DEFAULT_MAX_RUNNING_BYTES },
+    readonly byteLimits: TaskByteLimits = readTaskByteLimits({}, {}),
   ) {
     this.#runningBytes = new RunningBytes(byteLimits.maxRunningBytes)
     this.#taskLimits = {
       maxTaskBytes: byteLimits.maxTaskBytes,
-      passed: (run) => logger.warn(`Agent "${this.agent.card.name}": task ${run.id} passed maxTaskBytes (${byteLimits.maxTaskBytes} bytes); it is failed`),
+      passed: (run, reason) => logger.warn(`Agent "${this.agent.card.name}": task ${run.id} is failed: ${reason}`),
     }
     this.#sink = (task, event) => {
       if (event.kind === 'status-update' && event.status.state === 'completed' && task.artifacts.length === 0 && hasText(event.status.message)) {

@@ -1,23 +1,26 @@
-import { jsonBytes, messageBytes } from '../_json-bytes.js'
+import { artifactHeapBytes, ID_HEAP_BYTES, messageHeapBytes } from '../_heap-bytes.js'
+import { heapShare } from '../_heap-limit.js'
 import { ServerUnavailableError } from '../errors.js'
 import { type Env, type Variable, wholeNumberSetting } from '../settings.js'
 import type { Message, Task } from '../types.js'
 
 /**
- * Tasks counted in bytes. One task must not grow past what the server can still serialise and send (a task of
- * hundreds of MiB made every tasks/get fail), and the tasks running at once must not together hold more than the
- * process can. Each task's size is a running count, updated by the size of what is added to it, so no event
- * re-serialises the whole task.
+ * Tasks counted in bytes of memory (`_heap-bytes.ts`: what the heap pays, structure included, not the length of
+ * the JSON). One task must not grow past what the server can still serialise and send (a task of hundreds of MiB
+ * made every tasks/get fail), and the tasks running at once must not together hold more than the process can.
+ * Each task's size is a running count, updated by the size of what is added to it, so no event measures the
+ * whole task again.
  */
 
 const MiB = 1024 * 1024
-export const DEFAULT_MAX_TASK_BYTES = 8 * MiB
-export const DEFAULT_MAX_RUNNING_BYTES = 256 * MiB
+const DEFAULT_MAX_TASK_BYTES = 8 * MiB
+/** The running tasks' default: this, or a quarter of the heap limit when that is less (`_heap-limit.ts`). */
+const MAX_RUNNING_BYTES_CEILING = 256 * MiB
 
 export interface TaskByteLimits {
-  /** Most bytes of JSON one task holds: its history, artifacts and status message. */
+  /** Most bytes of memory one task holds: its history, artifacts and status message. */
   maxTaskBytes: number
-  /** Most bytes the running tasks hold together; past it a new message is refused (HTTP 429). */
+  /** Most bytes of memory the running tasks hold together; past it a new message is refused (HTTP 429). */
   maxRunningBytes: number
 }
 
@@ -27,17 +30,13 @@ export function readTaskByteLimits(options: Partial<TaskByteLimits>, env: Env): 
     wholeNumberSetting({ option, variable, given: options[option], env, fallback, min, unit: 'bytes', atLeast: String(min) })
   const maxTaskBytes = read('maxTaskBytes', 'A2A_MAX_TASK_BYTES', DEFAULT_MAX_TASK_BYTES)
   // Below maxTaskBytes, the largest task could never run.
-  const maxRunningBytes = read('maxRunningBytes', 'A2A_MAX_RUNNING_BYTES', Math.max(DEFAULT_MAX_RUNNING_BYTES, maxTaskBytes), maxTaskBytes)
+  const maxRunningBytes = read('maxRunningBytes', 'A2A_MAX_RUNNING_BYTES', Math.max(heapShare(MAX_RUNNING_BYTES_CEILING), maxTaskBytes), maxTaskBytes)
   return { maxTaskBytes, maxRunningBytes }
 }
 
-/** `,"taskId":"<36>"` and `,"contextId":"<36>"`: what the server adds to a user message that lacks its ids. */
-const TASK_ID_FIELD_BYTES = 48
-const CONTEXT_ID_FIELD_BYTES = 51
-
 /** A user message's size once it belongs to a task (with the ids the server fills in), as the bindings build it. */
 export function userMessageBytes(message: Message): number {
-  return messageBytes(message) + (message.taskId === undefined ? TASK_ID_FIELD_BYTES : 0) + (message.contextId === undefined ? CONTEXT_ID_FIELD_BYTES : 0)
+  return messageHeapBytes(message) + (message.taskId === undefined ? ID_HEAP_BYTES : 0) + (message.contextId === undefined ? ID_HEAP_BYTES : 0)
 }
 
 // The counts of the tasks waiting for the client, for their next turn. A running task's count lives in its run;
@@ -85,22 +84,25 @@ export class TaskBytes {
 
   static #measure(task: Task): TaskBytes {
     let total = 0
-    for (const message of task.history) total += jsonBytes(message)
-    for (const artifact of task.artifacts) total += jsonBytes(artifact)
+    for (const message of task.history) total += messageHeapBytes(message)
+    for (const artifact of task.artifacts) total += artifactHeapBytes(artifact)
     const message = task.status.message
     // A question to the user is also in the history: counted once.
-    const status = message && !task.history.some((m) => m.messageId === message.messageId) ? jsonBytes(message) : 0
+    const status = message && !task.history.some((m) => m.messageId === message.messageId) ? messageHeapBytes(message) : 0
     return new TaskBytes(total + status, status)
   }
 }
 
 /**
  * The bytes held by the running tasks together. A send reserves its message's bytes before any store I/O, so
- * concurrent sends cannot all pass the check; a running task adds what its agent produces and gives it all back
- * when it settles.
+ * concurrent sends cannot all pass the check; a running task adds what its agent produces as it comes and gives it
+ * all back when it settles. Past the budget a task may still grow within its share (the budget over the tasks
+ * running), so one task's flood fails that task, not the others; as the tasks within their shares hold no more
+ * than the budget, the total stays within it but for what sends have reserved.
  */
 export class RunningBytes {
   #held = 0
+  #tasks = 0
 
   constructor(readonly max: number) {}
 
@@ -119,12 +121,33 @@ export class RunningBytes {
     this.#held += bytes
   }
 
-  /** Counts bytes a running task has taken on (an agent's output is never refused here; maxTaskBytes bounds it). */
-  add(bytes: number): void {
-    this.#held += bytes
-  }
-
   release(bytes: number): void {
     this.#held -= bytes
+  }
+
+  /** A run holds its reserved bytes from now until `taskSettled`. */
+  taskStarted(): void {
+    this.#tasks++
+  }
+
+  taskSettled(bytes: number): void {
+    this.#tasks--
+    this.#held -= bytes
+  }
+
+  /**
+   * Why a running task that holds `holds` bytes may not grow by `bytes` (its agent's output), or undefined when
+   * it may: the total fits, or the task stays within its share.
+   */
+  refusal(holds: number, bytes: number, what: string): string | undefined {
+    if (this.#held + bytes <= this.max) return undefined
+    const share = Math.floor(this.max / Math.max(1, this.#tasks))
+    if (holds + bytes <= share) return undefined
+    return `The running tasks hold ${this.#held} bytes, past maxRunningBytes (${this.max}), and ${what} would make this task hold ${holds + bytes}, more than its share (${share} of ${this.#tasks} running)`
+  }
+
+  /** Counts bytes a running task has taken on (`refusal` said it may). */
+  add(bytes: number): void {
+    this.#held += bytes
   }
 }

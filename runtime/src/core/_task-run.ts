@@ -1,4 +1,5 @@
-import { jsonBytes, textChunkBytes, textPartsBytes } from '../_json-bytes.js'
+import { appendedHeapBytes, appendParts, TextJoins } from '../_artifact-append.js'
+import { artifactHeapBytes, messageHeapBytes, textArtifactHeapBytes } from '../_heap-bytes.js'
 import type { ArtifactContent, ArtifactOptions, MessageContent, TaskHandle } from '../agent.js'
 import { TaskTerminalError } from '../errors.js'
 import type { Artifact, Message, Part, Task, TaskEvent, TaskState } from '../types.js'
@@ -10,10 +11,10 @@ import { type RunningBytes, TaskBytes } from './_task-bytes.js'
 // Marks the first event of a `reply()` with the reply, for the bindings that answer with a Message. A symbol:
 // stores and wire shapes never see it (JSON leaves symbol keys out).
 const REPLY = Symbol('a2a.reply')
-// The moves that start a turn when they come first (a reply, a refusal, a failure or a cancel end it at once).
-const STARTING_MOVES = new Set(['working', 'inputRequired', 'authRequired', 'artifact', 'complete'])
 // An artifact id's length, for counting a reply's artifact before it has one.
 const REPLY_ARTIFACT_ID_SIZED = '00000000-0000-0000-0000-000000000000'
+// The moves that start a turn when they come first (a reply, a refusal, a failure or a cancel end it at once).
+const STARTING_MOVES = new Set(['working', 'inputRequired', 'authRequired', 'artifact', 'complete'])
 
 /** The message an agent replied with, when `event` is the first event of its `reply()`. */
 export function replyOf(event: TaskEvent): Message | undefined {
@@ -32,9 +33,9 @@ export type EventSink = (task: Task, event: TaskEvent) => Promise<void> | undefi
 
 /** What an agent's output may add to its task. */
 export interface TaskLimits {
-  /** Most bytes of JSON the task may hold; an artifact or status message past it fails the task instead. */
+  /** Most bytes of memory the task may hold; an artifact or status message past it fails the task instead. */
   readonly maxTaskBytes: number
-  /** Hears that a task was failed for passing `maxTaskBytes` (the log says so). */
+  /** Hears that a task was failed for passing `maxTaskBytes` or its share of `maxRunningBytes` (the log says so). */
   readonly passed?: (run: TaskRun, reason: string) => void
 }
 
@@ -57,6 +58,8 @@ export class TaskRun implements TaskHandle {
   #running: RunningBytes | undefined
   // The turn starts (`working`) at the agent's first move, unless that move is a reply (see `startOnFirstMove`).
   #startPending = false
+  // Created on the first text joined to an artifact.
+  #joins: TextJoins | undefined
   #replying: Message | undefined
   /** What the agent replied with (`reply()`), once the reply is the task's answer. */
   replied: Message | undefined
@@ -84,6 +87,7 @@ export class TaskRun implements TaskHandle {
    */
   holdIn(running: RunningBytes): void {
     this.#running = running
+    running.taskStarted()
   }
 
   get id(): string {
@@ -164,20 +168,23 @@ export class TaskRun implements TaskHandle {
     const artifacts = this.task.artifacts
     const index = artifacts.findIndex((a) => a.artifactId === artifactId)
     const existing = index === -1 ? undefined : artifacts[index]
-    // What the task grows by: the chunk's parts, or the chunk less the artifact it replaces. A plain text chunk
-    // (the common case, streamed word by word too) has a known shape: counted without a walk.
-    const text = typeof content === 'string' ? content : undefined
-    const plainText = text !== undefined && options.name === undefined && options.description === undefined && options.metadata === undefined
+    // What the task grows by: the chunk's parts (text joined to the text before it), or the chunk less the
+    // artifact it replaces. A plain text chunk (the common case, streamed word by word too) is counted without a walk.
+    const text =
+      typeof content === 'string' && options.name === undefined && options.description === undefined && options.metadata === undefined ? content : undefined
     const growth =
       append && existing
-        ? text !== undefined
-          ? textPartsBytes(text)
-          : jsonBytes(parts)
-        : (plainText ? textChunkBytes(artifactId, text, lastChunk) : jsonBytes(chunk)) - (existing ? jsonBytes(existing) : 0)
+        ? appendedHeapBytes(existing, parts)
+        : (text !== undefined && artifactId.length === 36 ? textArtifactHeapBytes(text) : artifactHeapBytes(chunk)) -
+          (existing ? artifactHeapBytes(existing) : 0)
     if (!this.#fits(growth, 'an artifact')) return artifactId
     this.#grow(growth)
     if (append && existing) {
-      existing.parts.push(...parts)
+      const joined = appendParts(existing, parts)
+      if (joined) {
+        this.#joins ??= new TextJoins()
+        this.#joins.joined(joined)
+      }
       existing.lastChunk = lastChunk
     } else {
       // The stored artifact grows with later chunks; the event keeps only this chunk.
@@ -217,7 +224,7 @@ export class TaskRun implements TaskHandle {
     if (!this.#guard('reply')) return
     const parts = toMessageParts(content)
     // Too large for the task: failed with the reason before a client is told anything.
-    if (!this.#fits(jsonBytes({ artifactId: REPLY_ARTIFACT_ID_SIZED, parts, lastChunk: true }), 'a reply')) return
+    if (!this.#fits(artifactHeapBytes({ artifactId: REPLY_ARTIFACT_ID_SIZED, parts, lastChunk: true }), 'a reply')) return
     this.#startPending = false
     // The client is never handed the task: the reply names its context only.
     const reply: Message = { kind: 'message', messageId: newId(), role: 'agent', parts, contextId: this.contextId }
@@ -236,13 +243,13 @@ export class TaskRun implements TaskHandle {
   /** Moves the task and publishes the status event. Callers have checked the move is allowed. */
   setStatus(state: TaskState, content?: MessageContent): void {
     const message = content === undefined ? undefined : this.agentMessage(content)
-    this.#setStatus(state, message, message ? jsonBytes(message) : 0)
+    this.#setStatus(state, message, message ? messageHeapBytes(message) : 0)
   }
 
   /** An agent's move: as `setStatus`, unless its message would take the task past maxTaskBytes. */
   #move(state: TaskState, content: MessageContent | undefined): void {
     const message = content === undefined ? undefined : this.agentMessage(content)
-    const bytes = message ? jsonBytes(message) : 0
+    const bytes = message ? messageHeapBytes(message) : 0
     // The new message replaces the status message (a question joins the history, and the status keeps no share).
     if (this.#fits(bytes - this.bytes.status, 'a status message')) this.#setStatus(state, message, bytes)
   }
@@ -263,7 +270,7 @@ export class TaskRun implements TaskHandle {
     this.task.status = status
     const final = isSettled(state)
     if (final) {
-      this.#running?.release(counted.total)
+      this.#running?.taskSettled(counted.total)
       this.#running = undefined
       TaskBytes.settled(this.task, counted, isTerminal(state))
     }
@@ -287,16 +294,19 @@ export class TaskRun implements TaskHandle {
   }
 
   /**
-   * Whether the task can grow by `bytes` within maxTaskBytes. When it cannot, the task is failed with the reason
-   * (as a deadline fails it: the signal fires, the agent's later moves are refused) and the move is dropped.
+   * Whether the task can grow by `bytes` within maxTaskBytes, and within its share of maxRunningBytes once the
+   * running tasks together hold more. When it cannot, the task is failed with the reason (as a deadline fails it:
+   * the signal fires, the agent's later moves are refused) and the move is dropped.
    */
   #fits(bytes: number, what: string): boolean {
+    if (bytes <= 0) return true
     const { maxTaskBytes } = this.limits
     const total = this.bytes.total + bytes
-    if (bytes <= 0 || total <= maxTaskBytes) return true
-    const reason = Number.isFinite(bytes)
-      ? `The task passed maxTaskBytes (${maxTaskBytes}): ${what} would add ${bytes} bytes and make it hold ${total}`
-      : `The agent sent ${what} that cannot be written as JSON (a cycle, a BigInt, or too large for one string)`
+    let reason: string | undefined
+    if (!Number.isFinite(bytes)) reason = `The agent sent ${what} that cannot be written as JSON (a cycle or a BigInt)`
+    else if (total > maxTaskBytes) reason = `The task passed maxTaskBytes (${maxTaskBytes}): ${what} would add ${bytes} bytes and make it hold ${total}`
+    else reason = this.#running?.refusal(this.bytes.total, bytes, what)
+    if (reason === undefined) return true
     this.abort(reason)
     this.limits.passed?.(this, reason)
     this.setStatus('failed', reason)

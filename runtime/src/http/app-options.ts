@@ -54,16 +54,19 @@ export interface A2AAppOptions {
    */
   maxRunningTasks?: number
   /**
-   * Most bytes of JSON one task may hold (its history, artifacts and status message), counted as it grows. A
+   * Most bytes of memory one task may hold (its history, artifacts and status message: what the heap pays for
+   * them, structure included, which can be many times their JSON text), counted as it grows. A
    * message that would take a task past it is refused with -32602 (the task unchanged); an agent's artifact or
    * status message that would is not applied and the task is failed with the reason. Default:
    * `A2A_MAX_TASK_BYTES`, else 8,388,608 (8 MiB).
    */
   maxTaskBytes?: number
   /**
-   * Most bytes the running tasks hold together (each task's count from the start of a turn until it settles); a
-   * message that does not fit gets HTTP 429 and a JSON-RPC error, as past `maxRunningTasks`. At least
-   * `maxTaskBytes`. Default: `A2A_MAX_RUNNING_BYTES`, else 268,435,456 (256 MiB).
+   * Most bytes of memory the running tasks hold together (each task's count from the start of a turn until it
+   * settles, what its agent produces included); a message that does not fit gets HTTP 429 and a JSON-RPC error, as
+   * past `maxRunningTasks`. Past it, a running task that would hold more than its share (this over the tasks
+   * running) is failed with the reason. At least `maxTaskBytes`. Default: `A2A_MAX_RUNNING_BYTES`, else
+   * 268,435,456 (256 MiB), or a quarter of the heap limit (`--max-old-space-size`) when that is less.
    */
   maxRunningBytes?: number
   /**

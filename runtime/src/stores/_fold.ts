@@ -1,3 +1,4 @@
+import { appendParts, flattenArtifactTexts } from '../_artifact-append.js'
 import type { Message, Task, TaskEvent } from '../types.js'
 
 /**
@@ -16,6 +17,7 @@ export function foldEntries(task: Task, entries: Iterable<TaskEntry>): Task {
     if ('event' in entry) applyEvent(task, entry.event)
     else task.history.push(entry.message)
   }
+  flattenArtifactTexts(task)
   return task
 }
 
@@ -32,7 +34,7 @@ export function applyEvent(task: Task, event: TaskEvent): void {
   const index = task.artifacts.findIndex((artifact) => artifact.artifactId === chunk.artifactId)
   const existing = index === -1 ? undefined : task.artifacts[index]
   if (event.append && existing) {
-    existing.parts.push(...chunk.parts)
+    appendParts(existing, chunk.parts)
     existing.lastChunk = chunk.lastChunk
     return
   }

@@ -1,3 +1,4 @@
+import { flattenArtifactTexts } from '../_artifact-append.js'
 import { isSettled } from '../core/_lifecycle.js'
 import type { Logger } from '../logger.js'
 import type { Task, TaskEvent } from '../types.js'
@@ -98,6 +99,7 @@ export function restoreLog(logDir: string, segments: Iterable<number>, logger: P
     }
   }
   for (const restored of tasks.values()) {
+    flattenArtifactTexts(restored.task)
     // Settled, but the record saying when was lost: its status says when, near enough.
     if (!restored.settledAt && isSettled(restored.task.status.state)) restored.settledAt = Date.parse(restored.task.status.timestamp) || Date.now()
   }

@@ -1,12 +1,14 @@
+import { messageHeapBytes } from '../_heap-bytes.js'
+import { heapShare } from '../_heap-limit.js'
 import { isTerminal } from '../core/_lifecycle.js'
 import { ConfigurationError } from '../errors.js'
 import { type Env, processEnv } from '../settings.js'
 import type { Task, TaskEvent } from '../types.js'
 import { readByteBudget } from './_byte-budget.js'
 import { EventLog } from './_event-log.js'
-import { eventBytes, messageBytes, taskBytes } from './_json-bytes.js'
 import { pageOf } from './_paging.js'
 import { SettledOrder } from './_settled-order.js'
+import { eventBytes, taskBytes, taskGrowthBytes } from './_stored-bytes.js'
 import type { TaskPage, TaskQuery, TaskStore } from './task-store.js'
 
 export interface MemoryStoreOptions {
@@ -18,14 +20,14 @@ export interface MemoryStoreOptions {
    */
   maxTasks?: number
   /**
-   * Most bytes kept: the tasks (as JSON) and their event logs together. Past it, the tasks that settled longest
+   * Most bytes kept: the tasks and their event logs together, in memory (structure included, not as JSON text). Past it, the tasks that settled longest
    * ago go first, as with `maxTasks`; a running task is never removed. A task larger than the whole budget is
    * still answered to its sender, then not kept (`tasks/get` later: not found). Env `A2A_STORE_MAX_BYTES`;
-   * default 128 MiB.
+   * default 128 MiB, or a quarter of the heap limit when that is less (`--max-old-space-size`).
    */
   maxBytes?: number
   /**
-   * Most bytes of one task's event log (its newest events, as JSON) kept for clients that resume a broken
+   * Most bytes of one task's event log (its newest events, in memory) kept for clients that resume a broken
    * stream with `Last-Event-ID`; a resume from before them is told to get the task. Env
    * `A2A_EVENT_LOG_BYTES`; default 1 MiB.
    */
@@ -70,6 +72,7 @@ interface Entry {
 export const DEFAULT_MAX_TASKS = 10_000
 export const DEFAULT_TTL_MS = 60 * 60 * 1000
 export const DEFAULT_ENDED_LOGS = 1000
+/** The store's default budget: this, or a quarter of the heap limit when that is less (`_heap-limit.ts`). */
 export const DEFAULT_STORE_MAX_BYTES = 128 * 1024 * 1024
 export const DEFAULT_EVENT_LOG_BYTES = 1024 * 1024
 
@@ -109,7 +112,7 @@ export class MemoryTaskStore implements TaskStore {
     this.#removed = removed
     this.maxTasks = positive(options.maxTasks, DEFAULT_MAX_TASKS, 'maxTasks')
     const env = options.env ?? processEnv()
-    this.maxBytes = readByteBudget(options.maxBytes, 'maxBytes', 'A2A_STORE_MAX_BYTES', DEFAULT_STORE_MAX_BYTES, env)
+    this.maxBytes = readByteBudget(options.maxBytes, 'maxBytes', 'A2A_STORE_MAX_BYTES', heapShare(DEFAULT_STORE_MAX_BYTES), env)
     this.eventLogBytes = readByteBudget(options.eventLogBytes, 'eventLogBytes', 'A2A_EVENT_LOG_BYTES', DEFAULT_EVENT_LOG_BYTES, env)
     this.ttlMs = positive(options.ttlMs, DEFAULT_TTL_MS, 'ttlMs')
     this.endedLogs = options.endedLogs === 0 ? 0 : positive(options.endedLogs, DEFAULT_ENDED_LOGS, 'endedLogs')
@@ -151,15 +154,15 @@ export class MemoryTaskStore implements TaskStore {
     const entry = this.#entries.get(task.id)
     if (!entry) return
     entry.task = task
-    const size = eventBytes(event)
+    const growth = taskGrowthBytes(event)
     let added = this.#historyGrowth(entry, task)
-    if (event.kind === 'artifact-update') added += size
+    if (event.kind === 'artifact-update') added += growth
     else {
-      added += size - entry.statusBytes
-      entry.statusBytes = size
+      added += growth - entry.statusBytes
+      entry.statusBytes = growth
     }
     entry.taskBytes += added
-    if (entry.log) added += entry.log.push(event, size)
+    if (entry.log) added += entry.log.push(event, eventBytes(event))
     this.#bytes += added
     if (event.kind === 'status-update' && event.final) this.#settle(task.id, entry, isTerminal(event.status.state))
     else if (entry.settledAt) {
@@ -242,7 +245,7 @@ export class MemoryTaskStore implements TaskStore {
     // Another part of the runtime may have shortened the history: count from where it is now.
     if (entry.historyCounted > history.length) entry.historyCounted = history.length
     let bytes = 0
-    while (entry.historyCounted < history.length) bytes += messageBytes(history[entry.historyCounted++]!)
+    while (entry.historyCounted < history.length) bytes += messageHeapBytes(history[entry.historyCounted++]!)
     return bytes
   }
 

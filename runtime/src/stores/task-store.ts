@@ -74,6 +74,13 @@ export interface TaskQuery {
   limit: number
   /** From a previous page's `nextCursor`. */
   cursor?: string
+  /**
+   * What the caller shows of each task's history: its newest `historyLength` messages (0: none). A store may
+   * answer only those (and must answer at least those); default all.
+   */
+  historyLength?: number
+  /** `false`: the caller shows no artifacts, and a store may leave them out. Default `true`. */
+  includeArtifacts?: boolean
 }
 
 export interface TaskPage {

@@ -12,7 +12,10 @@ const CHUNK_CHARS = 1024
 export function loadChecks(): SessionCheck[] {
   return [
     { name: `no task is lost when ${CONCURRENT_TASKS} are created and run concurrently`, check: concurrentTasks },
-    { name: `an artifact streamed in ${CHUNKS} chunks of 1 KiB reads back whole, its parts in order`, check: longStream },
+    {
+      name: `an artifact streamed in ${CHUNKS} chunks of 1 KiB reads back whole: text joined in order into one part, until a part of another kind`,
+      check: longStream,
+    },
   ]
 }
 
@@ -43,14 +46,17 @@ async function longStream({ store }: StoreSession): Promise<void> {
   run.working()
   const artifactId = randomUUID()
   // As a streaming agent sends it: every chunk says `append`, the first one too; the last one says it is the last.
-  for (let i = 0; i < CHUNKS; i++) run.artifact({ artifactId, parts: [text(chunkText(i))], append: true, lastChunk: i === CHUNKS - 1 })
+  for (let i = 0; i < CHUNKS; i++) run.artifact({ artifactId, parts: [text(chunkText(i))], append: true, lastChunk: false })
+  // A part of another kind, or a text with a media type, is a part of its own; text after it joins anew.
+  run.artifact({ artifactId, parts: [{ kind: 'data', data: { step: 1 } }, text('after ')], append: true, lastChunk: false })
+  run.artifact({ artifactId, parts: [text('the data'), { kind: 'text', text: '# notes', mediaType: 'text/markdown' }], append: true, lastChunk: true })
   await run.complete()
   const task = await store.get(run.id)
   assert.ok(task, 'get after the stream gave undefined')
   assert.equal(task.artifacts.length, 1, 'one artifact')
   const parts = task.artifacts[0]!.parts.map((part) => (part.kind === 'text' ? part.text : part.kind))
-  assert.equal(parts.length, CHUNKS, 'parts of the streamed artifact')
-  for (const [i, part] of parts.entries()) assert.equal(part, chunkText(i), `part ${i} of the streamed artifact`)
+  const streamed = Array.from({ length: CHUNKS }, (_, i) => chunkText(i)).join('')
+  assert.deepEqual(parts, [streamed, 'data', 'after the data', '# notes'], 'parts of the streamed artifact')
   assert.equal(task.artifacts[0]!.lastChunk, true, 'the artifact ends with its last chunk')
   assertSameTask(task, run.task, 'after a long stream')
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { appendParts } from '../../_artifact-append.js'
 import { isSettled } from '../../core/_lifecycle.js'
 import type { Artifact, Message, Part, Task, TaskEvent, TaskState } from '../../types.js'
 import type { TaskStore } from '../task-store.js'
@@ -150,7 +151,7 @@ export class ScriptedTask {
     const index = artifacts.findIndex((artifact) => artifact.artifactId === artifactId)
     const existing = index === -1 ? undefined : artifacts[index]
     if (append && existing) {
-      existing.parts.push(...chunk.parts)
+      appendParts(existing, chunk.parts)
       existing.lastChunk = lastChunk
     } else {
       // The task's artifact grows with later chunks; the event keeps only this one.
