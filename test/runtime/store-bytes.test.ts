@@ -206,6 +206,39 @@ describe('the byte budgets of the memory store (configuration)', () => {
     },
   )
 
+  it('shrinks the event logs of running tasks once they alone pass the budget: 100 tasks streaming 500 chunks each keep the store near its 4 MiB (26 MiB of logs otherwise)', () => {
+    const store = createMemoryStore({ maxBytes: 4 * MiB, eventLogBytes: MiB })
+    const tasks = Array.from({ length: 100 }, (_, i) => {
+      const ids = { taskId: `running-${i}`, contextId: `context-${i}` }
+      const task = {
+        kind: 'task' as const,
+        id: ids.taskId,
+        contextId: ids.contextId,
+        status: { state: 'working' as const, timestamp: new Date().toISOString() },
+        artifacts: [] as any[],
+        history: [{ kind: 'message' as const, messageId: `m-${i}`, role: 'user' as const, parts: [{ kind: 'text' as const, text: 'stream' }], ...ids }],
+      }
+      store.create(task)
+      return { task, ids }
+    })
+    for (let chunk = 0; chunk < 500; chunk++) {
+      for (const { task, ids } of tasks) {
+        const artifact = { artifactId: `a-${task.id}`, parts: [{ kind: 'text', text: ` word${chunk}` }], lastChunk: false }
+        if (chunk === 0) task.artifacts.push({ ...artifact, parts: [...artifact.parts] })
+        else task.artifacts[0].parts[0] = { kind: 'text', text: task.artifacts[0].parts[0].text + artifact.parts[0]!.text }
+        store.append(task, { kind: 'artifact-update', seq: chunk + 1, ...ids, artifact, append: chunk > 0, lastChunk: false })
+      }
+    }
+    // Every task is running: none can go. Their logs gave way to about the budget (a walk frees at least a
+    // sixteenth of it, or waits until the store has grown that much again).
+    expect(store.size).toBe(100)
+    expect(store.bytes).toBeLessThan(4 * MiB + MiB)
+    // Each log still ends with its task's last event, so a resume from it is told it is up to date.
+    expect(store.lastSeq('running-0')).toBe(500)
+    expect(store.events('running-0', 499)).toHaveLength(1)
+    expect(store.events('running-0', 1)).toBeUndefined()
+  })
+
   it('counts the ids a client chooses by their length: a message with a 512 KiB messageId and contextId weighs over 1 MiB', () => {
     const store = createMemoryStore({ maxBytes: 64 * MiB })
     const long = 'x'.repeat(512 * 1024)

@@ -77,12 +77,22 @@ export class EventLog {
   }
 
   /**
+   * Drops the oldest events until the rest fit in `maxBytes` (less than the log's own budget: the store is short
+   * of room); returns the bytes let go. Later events fill the log up to its own budget again.
+   */
+  shrinkTo(maxBytes: number): number {
+    const before = this.#bytes
+    this.#trim(maxBytes)
+    return before - this.#bytes
+  }
+
+  /**
    * Drops the oldest events until the rest fit. The newest is kept even when it alone does not (it is part of the
    * task anyway): the log always tells the number of the last event, which numbers the task's next turn.
    */
-  #trim(): void {
+  #trim(maxBytes = this.maxBytes): void {
     const events = this.#events
-    while (this.#bytes > this.maxBytes && this.#head < events.length - 1) {
+    while (this.#bytes > maxBytes && this.#head < events.length - 1) {
       const oldest = events[this.#head]!
       // Never below zero, whatever an agent did to an event's objects after publishing it.
       this.#bytes = Math.max(0, this.#bytes - this.#sizeOf(oldest))

@@ -1,4 +1,4 @@
-import { artifactHeapBytes, heapBytes, messageHeapBytes, partsHeapBytes, stringHeapBytes } from '../_heap-bytes.js'
+import { artifactHeapBytes, heapBytes, joinedTextHeapBytes, messageHeapBytes, partsHeapBytes, stringHeapBytes } from '../_heap-bytes.js'
 import type { Task, TaskEvent } from '../types.js'
 
 /**
@@ -36,9 +36,14 @@ export function eventBytes(event: TaskEvent): number {
 
 /**
  * What an event adds to its task: a status (replacing the one before), an artifact, or an appended chunk's parts
- * (text joined to the text before it costs less than a part; counted as one, which is never less).
+ * (a chunk of plain text joins the text before it, `_artifact-append.ts`; after a part of another kind it is a
+ * part of its own, some 60 bytes more, which this does not see).
  */
 export function taskGrowthBytes(event: TaskEvent): number {
   if (event.kind === 'status-update') return STATUS_EVENT_BYTES + (event.status.message ? messageHeapBytes(event.status.message) : 0)
-  return event.append ? partsHeapBytes(event.artifact.parts) : artifactHeapBytes(event.artifact)
+  if (!event.append) return artifactHeapBytes(event.artifact)
+  const { parts } = event.artifact
+  const only = parts.length === 1 ? parts[0] : undefined
+  if (only?.kind === 'text' && only.mediaType === undefined && only.metadata === undefined) return joinedTextHeapBytes(only.text)
+  return partsHeapBytes(parts)
 }

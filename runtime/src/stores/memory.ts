@@ -75,6 +75,8 @@ export const DEFAULT_ENDED_LOGS = 1000
 /** The store's default budget: this, or a quarter of the heap limit when that is less (`_heap-limit.ts`). */
 export const DEFAULT_STORE_MAX_BYTES = 128 * 1024 * 1024
 export const DEFAULT_EVENT_LOG_BYTES = 1024 * 1024
+/** What a running task's event log keeps when the store is short of room: its newest few events. */
+const SHRUNK_LOG_BYTES = 16 * 1024
 
 /**
  * The embedded default store: tasks in a Map, bounded by count, bytes and age so a flood of tasks cannot grow
@@ -98,6 +100,8 @@ export class MemoryTaskStore implements TaskStore {
   // task it visits goes, so evicting costs O(1) per task however many tasks are running.
   readonly #settled = new SettledOrder<Entry>()
   #bytes = 0
+  // The store's bytes after the last walk that shrank the running tasks' logs (see `#shrinkRunningLogs`).
+  #logsShrunkAt = Number.NEGATIVE_INFINITY
   readonly #sweeper: ReturnType<typeof setInterval>
   // The last `endedLogs` tasks to end, a ring of their entries: the one overwritten loses its log. An entry knows
   // its slot (`endedSlot`), so a task that goes leaves the ring at once and the ring never holds a task retention
@@ -368,6 +372,25 @@ export class MemoryTaskStore implements TaskStore {
       if (this.#entries.size <= countTarget && this.#bytes <= byteTarget) return
       this.#evict(entry)
     }
+    if (this.#bytes > byteTarget) this.#shrinkRunningLogs(byteTarget)
+  }
+
+  /**
+   * Nothing settled is left to drop, and the running tasks hold more than the budget: their event logs (kept for
+   * clients that resume a broken stream) give way, down to their newest few events each. The tasks themselves are
+   * bounded by maxRunningBytes; their logs, a window of events each, are not, and a thousand running tasks
+   * streaming word by word would otherwise hold a thousand windows. A walk over the running tasks frees at least
+   * a sixteenth of the budget, or is not walked again until the store has grown by that much.
+   */
+  #shrinkRunningLogs(target: number): void {
+    // Tasks settled and went since: growth counts from here.
+    if (this.#bytes < this.#logsShrunkAt) this.#logsShrunkAt = this.#bytes
+    if (this.#bytes < this.#logsShrunkAt + Math.floor(this.maxBytes / 16)) return
+    for (const entry of this.#entries.values()) {
+      if (this.#bytes <= target) break
+      if (entry.log && entry.log.bytes > SHRUNK_LOG_BYTES) this.#bytes -= entry.log.shrinkTo(SHRUNK_LOG_BYTES)
+    }
+    this.#logsShrunkAt = this.#bytes
   }
 }
 
