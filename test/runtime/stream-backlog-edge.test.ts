@@ -5,14 +5,16 @@ import { nodeServer } from './_transports.ts'
 
 /**
  * `maxStreamBacklogBytes` (A2A_SSE_MAX_BACKLOG_BYTES) at its edge, over HTTP on a real port. A subscriber's
- * backlog is what waits for it behind the chunk being written (`http/_sse.ts#write`): the chunks queued after the
- * head of its queue, plus the one being added. Each event sent in a run of its own is one chunk of exactly
- * `data: <json>\n\n` (the platform dialect, no `Last-Event-ID`), so the bytes queued per event are the bytes of
- * its frame, measured here on a reading client of a first server and then used as the cap of a second one.
+ * backlog (`http/_sse.ts`, `SseStream`) is every byte queued for it and not yet handed to its connection (the
+ * head of the queue by what is left of it), the chunk being added included, less the largest single chunk among
+ * them. Each event sent in a run of its own is one chunk of exactly `data: <json>\n\n` (the platform dialect, no
+ * `Last-Event-ID`), so the bytes queued per event are the bytes of its frame, measured here on a reading client
+ * of a first server and then used as the cap of a second one.
  *
- * To make the head of the queue known whatever the kernel's socket buffers take, the stream first carries one
- * event far larger than they hold (16 MB; a client that stops reading leaves about 4 MB in them on Linux), written
- * while nothing else waits: it is the head, and stays it, while the events at the edge queue behind it.
+ * To make the largest chunk known whatever the kernel's socket buffers take, the stream first carries one event
+ * far larger than they hold (16 MB; a client that stops reading leaves about 4 MB in them on Linux), written
+ * while nothing else waits: it is the head, and what is left of it stays the largest chunk, while the events at
+ * the edge queue behind it and are counted whole.
  */
 
 const HEAD_CHARS = 16 * 1024 * 1024

@@ -19,10 +19,22 @@ const encoder = new TextEncoder()
  * flush is a microtask, before any I/O).
  *
  * The connection gets a piece only when it asks for one (it has sent the last), so a client that stops
- * reading leaves the bytes here, counted: past `maxStreamBacklogBytes` behind the event being written, or
- * past the server's `maxPendingResponseBytes`, the subscriber is dropped (its connection closed, its bytes
- * freed, its listener removed as for a disconnect); the task and other subscribers go on, and the client can
- * resume with `Last-Event-ID`. A client that keeps up gets each run's chunk handed straight to its connection.
+ * reading leaves the bytes here, counted: past `maxStreamBacklogBytes` (its backlog, below) or past the
+ * server's `maxPendingResponseBytes`, the subscriber is dropped (its connection closed, its bytes freed, its
+ * listener removed as for a disconnect); the task and other subscribers go on, and the client can resume with
+ * `Last-Event-ID`. A client that keeps up gets each run's chunk handed straight to its connection.
+ *
+ * The backlog is every byte queued here and not yet handed to the connection (the chunk at the head of the
+ * queue by what is left of it), less the largest single chunk among them; it is checked each time a chunk is
+ * queued, that chunk included, and the subscriber is dropped when it would be more than the cap (exactly at the
+ * cap is kept). So one event, however large, never counts by itself: a client that reads is not dropped for it
+ * — not when it is queued behind smaller events the connection has not taken yet, as at the start of a stream
+ * before the connection has asked for anything, nor when it comes while the connection is still sending an
+ * earlier piece. Large events are bounded elsewhere (`maxTaskBytes`, `maxPendingResponseBytes`). A client that
+ * stops reading is dropped once what waits for it besides its largest event passes the cap: it holds at most
+ * the cap plus one event here (plus the piece Node holds and the kernel's buffers). Of several events waiting
+ * at once, all but the largest count: an agent that writes more than the cap in large events faster than a
+ * client reads them can still pass it.
  */
 export interface SseOptions {
   /** Writes a comment (`: keep-alive`) after this many ms without an event, so proxies keep the stream. */
@@ -70,6 +82,14 @@ export class SseStream implements WatchedBody {
   #offset = 0
   /** Bytes in `#queue` not yet taken. */
   #queued = 0
+  /** The position of `#queue[0]` among every chunk ever queued. */
+  #first = 0
+  /**
+   * The positions of the chunks behind the head that may yet be the largest of those behind it, oldest first,
+   * each larger than the next: the first is the largest (a chunk leaves once a later one is as large; the head
+   * leaves as it becomes the head). Keeps the backlog's largest chunk known without a scan per event.
+   */
+  #largest: number[] = []
   /** The whole size of the chunks in `#queue`, counted against the server's budget until each is taken whole. */
   #reserved = 0
   /** The connection asked for more and nothing was queued: the next chunk goes straight to it. */
@@ -178,7 +198,7 @@ export class SseStream implements WatchedBody {
       return
     }
     const { maxStreamBacklogBytes } = this.#outgoing.limits
-    if (this.#queued > 0 && this.#queued - (this.#queue[0]!.length - this.#offset) + chunk.length > maxStreamBacklogBytes) {
+    if (this.#queued > 0 && this.#backlogWith(chunk.length) > maxStreamBacklogBytes) {
       this.#drop(`its unread events would pass maxStreamBacklogBytes (${maxStreamBacklogBytes} bytes)`)
       return
     }
@@ -187,9 +207,28 @@ export class SseStream implements WatchedBody {
       return
     }
     this.#queue.push(chunk)
+    if (this.#queue.length > 1) {
+      const largest = this.#largest
+      while (largest.length > 0 && this.#sizeAt(largest.at(-1)!) <= chunk.length) largest.pop()
+      largest.push(this.#first + this.#queue.length - 1)
+    }
     this.#queued += chunk.length
     this.#reserved += chunk.length
     if (this.#wanted) this.#handOff()
+  }
+
+  /**
+   * The backlog (see the class) once a chunk of `bytes` joins the queue: everything waiting, less the largest
+   * of the head's rest, the largest chunk behind it and the new chunk. The queue is not empty.
+   */
+  #backlogWith(bytes: number): number {
+    const head = this.#queue[0]!.length - this.#offset
+    const behind = this.#largest.length > 0 ? this.#sizeAt(this.#largest[0]!) : 0
+    return this.#queued + bytes - Math.max(head, behind, bytes)
+  }
+
+  #sizeAt(position: number): number {
+    return this.#queue[position - this.#first]!.length
   }
 
   #pull(): void {
@@ -213,6 +252,9 @@ export class SseStream implements WatchedBody {
     this.#queued -= piece.length
     if (this.#offset === head.length) {
       this.#queue.shift()
+      this.#first++
+      // The next chunk is the head now: it no longer counts among those behind it.
+      if (this.#largest[0] === this.#first) this.#largest.shift()
       this.#offset = 0
       this.#reserved -= head.length
       this.#outgoing.release(head.length)
@@ -247,6 +289,7 @@ export class SseStream implements WatchedBody {
     this.#reserved = 0
     this.#queued = 0
     this.#queue = []
+    this.#largest = []
     this.#outgoing.unwatch(this)
     const onEnd = this.#onEnd
     this.#onEnd = undefined
