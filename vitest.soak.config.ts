@@ -12,6 +12,9 @@ export default defineConfig({
     include: ['test/soak/**/*.soak.ts'],
     // The soak's own length (SOAK_SECONDS) sets its test's timeout.
     testTimeout: 15_000,
+    // The agents under attack run on a 512 MiB heap, the size the defaults are made for (SECURITY.md): the
+    // processes the soaks start inherit this.
+    env: { NODE_OPTIONS: '--max-old-space-size=512' },
     hookTimeout: 30_000,
   },
 })

@@ -223,7 +223,7 @@ describe('the byte budgets of the memory store (configuration)', () => {
     })
     for (let chunk = 0; chunk < 500; chunk++) {
       for (const { task, ids } of tasks) {
-        const artifact = { artifactId: `a-${task.id}`, parts: [{ kind: 'text', text: ` word${chunk}` }], lastChunk: false }
+        const artifact = { artifactId: `a-${task.id}`, parts: [{ kind: 'text' as const, text: ` word${chunk}` }], lastChunk: false }
         if (chunk === 0) task.artifacts.push({ ...artifact, parts: [...artifact.parts] })
         else task.artifacts[0].parts[0] = { kind: 'text', text: task.artifacts[0].parts[0].text + artifact.parts[0]!.text }
         store.append(task, { kind: 'artifact-update', seq: chunk + 1, ...ids, artifact, append: chunk > 0, lastChunk: false })
