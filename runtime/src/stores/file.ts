@@ -7,9 +7,9 @@ import type { Task, TaskEvent } from '../types.js'
 import { readByteBudget } from './_byte-budget.js'
 import { DirectoryLock } from './_dir-lock.js'
 import type { TaskSnapshot } from './_log-records.js'
-import { type RestoredTask, restoreLog } from './_log-restore.js'
+import { type IndexedTask, indexLog, type LogIndex, plannedBytes, planRestore, readTaskBack } from './_log-restore.js'
 import { nothingWritten, SegmentWriter } from './_segment-writer.js'
-import { holdsNothing, listSegments, segmentPath } from './_segments.js'
+import { holdsNothing, listSegments, SegmentReader, segmentPath } from './_segments.js'
 import { failStopped } from './_stopped.js'
 import { FLUSH_BYTES, type LiveBytes, TaskLog } from './_task-log.js'
 import { type MemoryStoreOptions, MemoryTaskStore } from './memory.js'
@@ -28,6 +28,8 @@ export interface FileStoreOptions extends MemoryStoreOptions {
 }
 
 const DEFAULT_SEGMENT_BYTES = 8 * 1024 * 1024
+// The tasks dropped at start that the warning names (the newest of them); the others are counted.
+const DROPPED_NAMED = 10
 const noop = (): void => {}
 
 /**
@@ -46,9 +48,14 @@ const noop = (): void => {}
  * restart would read back, the oldest segment's tasks are written again as snapshots and it is deleted, so the
  * log stays within about twice the live bytes and the bytes written a small multiple of the bytes added.
  *
- * At start it reads every segment back; a task the previous process left running is failed with a reason (the
- * agent code that ran it is gone), so no task stays `working`. Segments that hold nothing (begun for a write that
- * failed, or by a process that stopped before it wrote) are deleted.
+ * At start it reads the log back in two passes (`_log-restore.ts`), so a restart holds about the store's budget
+ * whatever the log holds: the first reads the segments a line at a time and keeps a small index of each task (where
+ * its records are, when it settled, what it costs, priced record by record); retention runs on those prices, and
+ * only the tasks it keeps are built, one at a time, from their records. The others (a log written with a larger
+ * budget, or tasks a crash did not let go in time) are dropped without being built, with one warning naming them,
+ * and a dropped record each, so the log is compacted. A task the previous process left running is failed with a
+ * reason (the agent code that ran it is gone), so no task stays `working`. Segments that hold nothing (begun for a
+ * write that failed, or by a process that stopped before it wrote) are deleted.
  *
  * A write the disk has no room for (ENOSPC, EDQUOT, EFBIG) is taken back (the segment is cut back to where it
  * began) and fails the request that asked for it with a `ServerUnavailableError`: HTTP 503 with Retry-After, a
@@ -76,6 +83,8 @@ export class FileTaskStore implements TaskStore {
   readonly #logs = new Map<string, TaskLog>()
   readonly #pending = new Set<Promise<void>>()
   readonly #logger: FileStoreOptions['logger']
+  // While the log is read back at start: hears of each task retention lets go.
+  #dropping: ((taskId: string) => void) | undefined
   readonly #liveBytesCounter: LiveBytes = {
     add: (segment, bytes) => {
       this.#live.set(segment, (this.#live.get(segment) ?? 0) + bytes)
@@ -107,9 +116,9 @@ export class FileTaskStore implements TaskStore {
         () => this.#collect(),
         (refused) => this.#noRoom(refused),
       )
-      const read = restoreLog(this.#logDir, [...this.#segments.keys()], this.#logger)
-      this.#unreadable = read.unreadable
-      this.#load(read.tasks)
+      const index = indexLog(this.#logDir, [...this.#segments.keys()], this.#logger)
+      this.#unreadable = index.unreadable
+      this.#load(index)
       this.#collect()
     } catch (error) {
       this.#memory.close()
@@ -214,6 +223,7 @@ export class FileTaskStore implements TaskStore {
   }
 
   #remove(taskId: string): void {
+    this.#dropping?.(taskId)
     this.#logs.get(taskId)?.remove()
     this.#logs.delete(taskId)
   }
@@ -264,32 +274,88 @@ export class FileTaskStore implements TaskStore {
     })
   }
 
-  /** Puts the tasks read back into memory, oldest settled first; fails what was left running. */
-  #load(restored: Map<string, RestoredTask>): void {
+  /**
+   * Puts the tasks of the log back into memory, oldest settled first, and fails what was left running. Only those
+   * retention keeps are built (`planRestore` decides from their prices), one at a time, each handed to the memory
+   * store before the next is read: what the restart holds is the store's budget and one task. The others get a
+   * dropped record, as if retention had let them go while the previous process ran, and one warning names them.
+   */
+  #load(index: LogIndex): void {
+    const memory = this.#memory
     const now = Date.now()
-    const stopped: RestoredTask[] = []
-    for (const file of [...restored.values()].sort((a, b) => a.settledAt - b.settledAt || a.position - b.position)) {
-      const { task } = file
-      if (file.settledAt && now - file.settledAt > this.#memory.ttlMs) continue
-      for (const [segment, bytes] of file.records) this.#liveBytesCounter.add(segment, bytes)
-      // Before the restore: retention may let the task go at once, and its records with it.
-      this.#logs.set(task.id, new TaskLog(task.id, this.#writer, this.#liveBytesCounter, { ...file, historyLength: task.history.length }))
-      if (isSettled(task.status.state)) this.#memory.restore(task, file.events, file.settledAt, file.keptAfter)
-      else stopped.push(file)
+    const plan = planRestore(index, memory, now)
+    const dropped: IndexedTask[] = []
+    this.#dropping = (taskId) => {
+      const indexed = index.tasks.get(taskId)
+      if (indexed) dropped.push(indexed)
     }
-    // Settled now, so they go last: retention walks the oldest settled first.
-    for (const file of stopped) {
-      const { task, keptAfter } = file
-      const was = task.status.state
-      const failed = failStopped(task, file.events, keptAfter)
-      this.#memory.restore(task, failed, now, keptAfter)
-      this.#logger?.warn(`Task store: task ${task.id} was ${was} when the server stopped; it is failed`)
-      const log = this.#logs.get(task.id)
-      if (!log) continue
-      this.#track(log.compact(task, () => this.#snapshotOf(task))).catch((error: unknown) => {
-        this.#logger?.warn(`Task store: could not save the failure of task ${task.id}: ${(error as Error).message}`)
-      })
+    const stopped: IndexedTask[] = []
+    const reader = new SegmentReader(this.#logDir)
+    try {
+      for (const indexed of plan.order) {
+        for (const [segment, bytes] of indexed.records) this.#liveBytesCounter.add(segment, bytes)
+        if (plan.dropped.has(indexed)) {
+          // Not built: a dropped record says it is gone, and its records are no longer live.
+          this.#logs.set(indexed.id, new TaskLog(indexed.id, this.#writer, this.#liveBytesCounter, { ...indexed, historyLength: 0 }))
+          this.#remove(indexed.id)
+        }
+        // Built last, after every settled task is in: they are settled now, so retention walks them last.
+        else if (!isSettled(indexed.state)) stopped.push(indexed)
+        else this.#restoreTask(indexed, reader, (file) => memory.restore(file.task, file.events, indexed.settledAt, file.keptAfter))
+      }
+      for (const indexed of stopped) {
+        this.#restoreTask(indexed, reader, (file) => {
+          const { task, keptAfter } = file
+          const was = task.status.state
+          const failed = failStopped(task, file.events, keptAfter)
+          memory.restore(task, failed, now, keptAfter)
+          this.#logger?.warn(`Task store: task ${task.id} was ${was} when the server stopped; it is failed`)
+          const log = this.#logs.get(task.id)
+          if (!log) return
+          this.#track(log.compact(task, () => this.#snapshotOf(task))).catch((error: unknown) => {
+            this.#logger?.warn(`Task store: could not save the failure of task ${task.id}: ${(error as Error).message}`)
+          })
+        })
+      }
+    } finally {
+      reader.close()
+      this.#dropping = undefined
     }
+    this.#warnDropped(dropped)
+  }
+
+  /** Builds a task from its records and hands it to `restore`; a task that cannot be read again is left in the log, unread. */
+  #restoreTask(indexed: IndexedTask, reader: SegmentReader, restore: (file: ReturnType<typeof readTaskBack>) => void): void {
+    let file: ReturnType<typeof readTaskBack>
+    try {
+      file = readTaskBack(indexed, reader)
+    } catch (error) {
+      // As an unreadable segment is: left for a look, and no segment from its snapshot's on is deleted.
+      for (const [segment, bytes] of indexed.records) this.#liveBytesCounter.remove(segment, bytes)
+      this.#unreadable.add(indexed.at[0]!)
+      this.#logger?.warn(`Task store: task ${indexed.id} could not be read back: ${(error as Error).message}; it is left in the log, unread`)
+      return
+    }
+    // Before the restore: retention may let the task go at once, and its records with it. Its history as read
+    // back: the next entries record carries the messages after it.
+    this.#logs.set(indexed.id, new TaskLog(indexed.id, this.#writer, this.#liveBytesCounter, { ...indexed, historyLength: file.task.history.length }))
+    restore(file)
+  }
+
+  /** One warning for the tasks of the log retention let go at start: how many, their bytes, and the newest by id. */
+  #warnDropped(dropped: IndexedTask[]): void {
+    if (dropped.length === 0) return
+    const memory = this.#memory
+    let total = 0
+    for (const indexed of dropped) total += plannedBytes(indexed, memory)
+    const named = dropped
+      .slice(-DROPPED_NAMED)
+      .reverse()
+      .map((indexed) => `${indexed.id} (${plannedBytes(indexed, memory)} bytes)`)
+    const more = dropped.length - named.length
+    this.#logger?.warn(
+      `Task store: ${dropped.length} task${dropped.length === 1 ? '' : 's'} of the log (${total} bytes) did not fit the store's budget (maxBytes ${memory.maxBytes}, maxTasks ${memory.maxTasks}) with the newer ones and ${dropped.length === 1 ? 'was' : 'were'} dropped at start, the longest settled first: ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}`,
+    )
   }
 
   /**
