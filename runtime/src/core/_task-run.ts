@@ -11,10 +11,10 @@ import { type RunningBytes, TaskBytes } from './_task-bytes.js'
 // Marks the first event of a `reply()` with the reply, for the bindings that answer with a Message. A symbol:
 // stores and wire shapes never see it (JSON leaves symbol keys out).
 const REPLY = Symbol('a2a.reply')
-// An artifact id's length, for counting a reply's artifact before it has one.
-const REPLY_ARTIFACT_ID_SIZED = '00000000-0000-0000-0000-000000000000'
 // The moves that start a turn when they come first (a reply, a refusal, a failure or a cancel end it at once).
 const STARTING_MOVES = new Set(['working', 'inputRequired', 'authRequired', 'artifact', 'complete'])
+// An artifact id's length, for counting a reply's artifact before it has one.
+const REPLY_ARTIFACT_ID_SIZED = '00000000-0000-0000-0000-000000000000'
 
 /** The message an agent replied with, when `event` is the first event of its `reply()`. */
 export function replyOf(event: TaskEvent): Message | undefined {

@@ -35,6 +35,15 @@ export function eventBytes(event: TaskEvent): number {
 }
 
 /**
+ * `eventBytes(event)`, from what the event adds to its task (`taskGrowthBytes`), without a second count of the
+ * same objects: a status event is its growth, an artifact event its artifact and the event around it.
+ */
+export function eventBytesFrom(event: TaskEvent, growth: number): number {
+  if (event.kind === 'status-update') return growth
+  return event.append ? eventBytes(event) : ARTIFACT_EVENT_BYTES + growth
+}
+
+/**
  * What an event adds to its task: a status (replacing the one before), an artifact, or an appended chunk's parts
  * (a chunk of plain text joins the text before it, `_artifact-append.ts`; after a part of another kind it is a
  * part of its own, some 60 bytes more, which this does not see).

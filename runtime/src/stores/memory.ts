@@ -8,7 +8,7 @@ import { readByteBudget } from './_byte-budget.js'
 import { EventLog } from './_event-log.js'
 import { pageOf } from './_paging.js'
 import { SettledOrder } from './_settled-order.js'
-import { eventBytes, taskBytes, taskGrowthBytes } from './_stored-bytes.js'
+import { eventBytes, eventBytesFrom, taskBytes, taskGrowthBytes } from './_stored-bytes.js'
 import type { TaskPage, TaskQuery, TaskStore } from './task-store.js'
 
 export interface MemoryStoreOptions {
@@ -20,8 +20,9 @@ export interface MemoryStoreOptions {
    */
   maxTasks?: number
   /**
-   * Most bytes kept: the tasks and their event logs together, in memory (structure included, not as JSON text). Past it, the tasks that settled longest
-   * ago go first, as with `maxTasks`; a running task is never removed. A task larger than the whole budget is
+   * Most bytes kept: the tasks and their event logs together, in memory (structure included, not as JSON
+   * text). Past it, the tasks that settled longest ago go first, as with `maxTasks`; a running task is never
+   * removed (when running tasks alone pass it, their event logs shrink). A task larger than the whole budget is
    * still answered to its sender, then not kept (`tasks/get` later: not found). Env `A2A_STORE_MAX_BYTES`;
    * default 128 MiB, or a quarter of the heap limit when that is less (`--max-old-space-size`).
    */
@@ -166,7 +167,7 @@ export class MemoryTaskStore implements TaskStore {
       entry.statusBytes = growth
     }
     entry.taskBytes += added
-    if (entry.log) added += entry.log.push(event, eventBytes(event))
+    if (entry.log) added += entry.log.push(event, eventBytesFrom(event, growth))
     this.#bytes += added
     if (event.kind === 'status-update' && event.final) this.#settle(task.id, entry, isTerminal(event.status.state))
     else if (entry.settledAt) {
