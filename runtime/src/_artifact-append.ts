@@ -9,7 +9,8 @@ import type { Artifact, Part, Task, TextPart } from './types.js'
  * task sees it whole. Chunk events keep their own parts as they were sent.
  */
 
-function isPlainText(part: Part | undefined): part is TextPart {
+/** A text part that joins the text part before it, and that the next one joins: no media type, no metadata. */
+export function isPlainText(part: Part | undefined): part is TextPart {
   return part !== undefined && part.kind === 'text' && part.mediaType === undefined && part.metadata === undefined
 }
 

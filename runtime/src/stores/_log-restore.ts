@@ -1,8 +1,8 @@
-import { flattenArtifactTexts } from '../_artifact-append.js'
+import { flattenArtifactTexts, isPlainText } from '../_artifact-append.js'
 import { artifactHeapBytes, messageHeapBytes, partsHeapBytes, stringHeapBytes } from '../_heap-bytes.js'
 import { isSettled, isTerminal } from '../core/_lifecycle.js'
 import type { Logger } from '../logger.js'
-import type { Artifact, Part, Task, TaskEvent, TaskState, TaskStatus } from '../types.js'
+import type { Artifact, Task, TaskEvent, TaskState, TaskStatus } from '../types.js'
 import { applyEvent } from './_fold.js'
 import type { LogRecord } from './_log-records.js'
 import { type SegmentReader, scanSegment, segmentPath } from './_segments.js'
@@ -229,11 +229,6 @@ function joinedBytes(text: string): number {
 
 function priced(artifact: Artifact): PricedArtifact {
   return { bytes: artifactHeapBytes(artifact), joins: isPlainText(artifact.parts.at(-1)) }
-}
-
-/** As `_artifact-append.ts` tells a text part that joins the one before it. */
-function isPlainText(part: Part | undefined): part is Extract<Part, { kind: 'text' }> {
-  return part !== undefined && part.kind === 'text' && part.mediaType === undefined && part.metadata === undefined
 }
 
 /** The memory store's settings that decide what it keeps. */
