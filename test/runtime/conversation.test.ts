@@ -30,6 +30,10 @@ async function send(target: Target, text: string, ids: { contextId?: string; tas
   const message = { kind: 'message', role: 'user', messageId: `conv-${++count}`, parts: [{ kind: 'text', text }], ...ids }
   const { body } = await target.rpc('message/send', { message })
   expect(body.error).toBeUndefined()
+  // Tasks that end in the same millisecond have the same status time, and the store orders those by id: the next
+  // task ends in a later millisecond, so "newest" means the one sent last.
+  const ended = Date.now()
+  while (Date.now() === ended) await new Promise((resolve) => setTimeout(resolve, 1))
   return body.result as { id: string; contextId: string; status: { state: string }; artifacts?: Array<{ parts: Array<{ data?: { lines: string[] } }> }> }
 }
 /** The conversation the agent read in that task. */
