@@ -1,5 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { existsSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, type Server as HttpServer } from 'node:http'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -16,7 +17,7 @@ const TOKEN = 'send-test-token-7f3a'
 /**
  * Streams "Weather in <city>: sunny" in three append chunks after a progress status; asks "Which city?" on
  * "ask" and answers the follow-up naming the city; fails on "fail"; echoes the skill id it was asked for;
- * on "story" sends progress between the pieces of a one-line answer.
+ * on "story" sends progress between the pieces of a one-line answer; on "hang" says it is working and never ends.
  */
 const agentSource = (authentication = '') => `import { defineAgent } from 'a2a-runtime'
 
@@ -48,6 +49,11 @@ export default defineAgent({
       task.artifact('the end.', { artifactId: id, append: true, lastChunk: true })
       task.complete()
       return
+    }
+    if (ctx.text === 'hang') {
+      // Runs until its server is killed.
+      task.working('Holding on')
+      await new Promise(() => {})
     }
     if (ctx.text === 'ask') {
       task.inputRequired('Which city?')
@@ -144,6 +150,33 @@ const send = (args: string[], { cwd = open.project, env = {} }: { cwd?: string; 
   runA2a(['send', ...args], { cwd, env: { ...cleanEnv, ...env }, running: runs })
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at /)
+
+/**
+ * An agent on 127.0.0.1 that streams one working status of task "cut-task" and then destroys the socket, as a
+ * server that dies mid-stream does.
+ */
+async function cuttingAgent(): Promise<{ url: string; close(): Promise<void> }> {
+  const server: HttpServer = createServer((request, response) => {
+    if (request.method === 'GET') {
+      response.setHeader('content-type', 'application/json')
+      response.end(JSON.stringify({ name: 'Cut Fixture', capabilities: { streaming: true } }))
+      return
+    }
+    request.resume()
+    request.once('end', () => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' })
+      const status = { state: 'working', message: { role: 'agent', parts: [{ kind: 'text', text: 'Thinking' }] } }
+      const event = { jsonrpc: '2.0', method: 'tasks/statusUpdate', params: { taskId: 'cut-task', contextId: 'cut-context', status, final: false } }
+      response.write(`data: ${JSON.stringify(event)}\n\n`, () => setTimeout(() => response.socket?.destroy(), 50))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
 
 describe('a2a send', () => {
   it('streams the answer to stdout as it arrives, with progress and the outcome on stderr, and exits 0', async () => {
@@ -330,6 +363,47 @@ export default defineAgent({
     expect(stdout).toBe('Weather in Oslo: sunny\n')
     expect(stderr).toContain(`→ Send Fixture at http://localhost:${open.port}/ (PORT=${open.port}, streaming)`)
     expect(code).toBe(0)
+  })
+
+  it('says in one line, without a stack trace, that the stream was cut, naming the task and how to go on, and exits 1', async () => {
+    const agent = await cuttingAgent()
+    try {
+      const { code, stdout, stderr } = await send(['Oslo', '--url', agent.url])
+      expect(code).toBe(1)
+      expect(stdout).toBe('')
+      noStack(stderr)
+      const last = stderr.trimEnd().split('\n').at(-1)!
+      expect(last).toMatch(/^a2a: The stream from .* was cut/)
+      expect(last).toContain('task cut-task')
+      expect(last).toContain(`a2a send "<message>" --task cut-task --url ${agent.url}`)
+      expect(stderr.match(/^a2a: /gm)).toHaveLength(1)
+    } finally {
+      await agent.close()
+    }
+  })
+
+  it('says in one line, without a stack trace, that the stream was cut when the agent process is killed mid-stream, and exits 1', async () => {
+    const doomed = await startAgent(agentSource())
+    try {
+      const child = spawn(process.execPath, [a2aBin, 'send', 'hang', '--url', doomed.url], {
+        cwd: doomed.project,
+        env: cleanEnv,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      runs.add(child)
+      let stderr = ''
+      child.stderr!.on('data', (chunk) => (stderr += chunk))
+      const code = new Promise<number | null>((resolve) => child.once('close', resolve))
+      await expect.poll(() => stderr, { timeout: 10_000 }).toContain('… Holding on')
+      await stop(doomed)
+      expect(await code).toBe(1)
+      noStack(stderr)
+      expect(stderr.trimEnd().split('\n').at(-1)).toMatch(
+        new RegExp(`^a2a: The stream from .* was cut .*task ([\\w-]+) was working.*a2a send "<message>" --task \\1 --url ${doomed.url}$`),
+      )
+    } finally {
+      await stop(doomed)
+    }
   })
 
   it('says "Cannot reach …" in one line, without a stack trace, and exits 1 when nothing listens', async () => {

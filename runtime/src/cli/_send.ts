@@ -85,16 +85,14 @@ async function converse(
       ...(flags.skill && { metadata: { skillId: flags.skill } }),
     }
     const params = { message, ...(contextId && { metadata: { contextId } }) }
-    const turn = streaming
-      ? await streamTurn(endpoint, headers, params, flags.json === true, output)
-      : await sendTurn(endpoint, headers, params, flags.json === true)
+    const turn = streaming ? await streamTurn(endpoint, headers, params, flags, output) : await sendTurn(endpoint, headers, params, flags.json === true)
     taskId = turn.taskId
     contextId = turn.contextId
     const question = textOf(turn.status.message?.parts)
     if (turn.status.state === 'input-required' || turn.status.state === 'auth-required') {
       log(`? ${question || turn.status.state}`)
       if (!process.stdin.isTTY || flags.json) {
-        log(`  answer with: a2a send "<answer>" --task ${taskId}${flags.url ? ` --url ${flags.url}` : ''}`)
+        log(`  answer with: ${continueCommand('"<answer>"', taskId ?? '', flags)}`)
         return
       }
       const prompt = createInterface({ input: process.stdin, output: process.stderr })
@@ -164,39 +162,84 @@ async function sendTurn(endpoint: string, headers: Record<string, string>, param
   return { taskId: answer.id, contextId: answer.contextId, status: answer.status }
 }
 
-async function streamTurn(endpoint: string, headers: Record<string, string>, params: unknown, json: boolean, output: SendOutput): Promise<Turn> {
+async function streamTurn(endpoint: string, headers: Record<string, string>, params: unknown, flags: SendFlags, output: SendOutput): Promise<Turn> {
+  const json = flags.json === true
   const response = await rpc(endpoint, headers, 'message/stream', params)
   if (!(response instanceof Response) || !response.body) throw new ProjectError('The agent answered message/stream without a stream')
+  const body = response.body as AsyncIterable<Uint8Array>
   const decoder = new TextDecoder()
   let buffer = ''
   let turn: Turn | undefined
-  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true })
-    for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-      const frame = buffer.slice(0, end)
-      buffer = buffer.slice(end + 2)
-      const data = frame.split('\n').find((line) => line.startsWith('data:'))
-      if (!data) continue
-      // biome-ignore lint/suspicious/noExplicitAny: the agent's JSON, each field read where it is used
-      const event = JSON.parse(data.slice(5).trim()) as { method?: string; params?: any; error?: { code: number; message: string } }
-      if (json) process.stdout.write(`${JSON.stringify(event)}\n`)
-      if (event.error) throw new ProjectError(`The agent answered error ${event.error.code}: ${event.error.message}`)
-      const { taskId, contextId } = event.params ?? {}
-      if (event.method === 'tasks/artifactUpdate' && !json) {
-        output.answer(textOf(event.params.artifact.parts))
-        if (event.params.artifact.lastChunk !== false) output.endLine()
-      }
-      if (event.method === 'tasks/statusUpdate') {
-        const status = event.params.status as TaskStatus
-        turn = { taskId, contextId, status }
-        const progress = textOf(status.message?.parts)
-        if (status.state === 'working' && progress && !json) output.progress(progress)
-        if (isTerminal(status.state) && !json) output.endLine()
+  try {
+    await readEvents()
+  } catch (error) {
+    if (error instanceof ProjectError) throw error
+    // The connection died mid-stream (the agent stopped, a proxy dropped it): say so, not undici's stack.
+    throw streamCut(endpoint, turn, flags, describeCause(error))
+  }
+  if (!turn) throw new ProjectError('The stream ended without a status')
+  // Closed before the task ended or asked for something: as cut as a reset connection.
+  if (!isTerminal(turn.status.state) && !isInterrupted(turn.status.state)) throw streamCut(endpoint, turn, flags, 'the agent closed it')
+  return turn
+
+  async function readEvents(): Promise<void> {
+    for await (const chunk of body) {
+      buffer += decoder.decode(chunk, { stream: true })
+      for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+        const frame = buffer.slice(0, end)
+        buffer = buffer.slice(end + 2)
+        const data = frame.split('\n').find((line) => line.startsWith('data:'))
+        if (!data) continue
+        // biome-ignore lint/suspicious/noExplicitAny: the agent's JSON, each field read where it is used
+        const event = parseEvent(data.slice(5).trim()) as { method?: string; params?: any; error?: { code: number; message: string } }
+        if (json) process.stdout.write(`${JSON.stringify(event)}\n`)
+        if (event.error) throw new ProjectError(`The agent answered error ${event.error.code}: ${event.error.message}`)
+        const { taskId, contextId } = event.params ?? {}
+        if (event.method === 'tasks/artifactUpdate' && !json) {
+          output.answer(textOf(event.params.artifact.parts))
+          if (event.params.artifact.lastChunk !== false) output.endLine()
+        }
+        if (event.method === 'tasks/statusUpdate') {
+          const status = event.params.status as TaskStatus
+          turn = { taskId, contextId, status }
+          const progress = textOf(status.message?.parts)
+          if (status.state === 'working' && progress && !json) output.progress(progress)
+          if (isTerminal(status.state) && !json) output.endLine()
+        }
       }
     }
   }
-  if (!turn) throw new ProjectError('The stream ended without a status')
-  return turn
+}
+
+function parseEvent(data: string): unknown {
+  try {
+    return JSON.parse(data)
+  } catch {
+    throw new ProjectError(`The agent streamed an event that is not JSON: ${JSON.stringify(data.slice(0, 80))}`)
+  }
+}
+
+const isInterrupted = (state: TaskStatus['state']) => state === 'input-required' || state === 'auth-required'
+
+/** A stream that ended before its task did: what happened, the task, and how to go on, in one line. */
+function streamCut(endpoint: string, turn: Turn | undefined, flags: SendFlags, cause: string): ProjectError {
+  const where = `The stream from ${endpoint} was cut (${cause})`
+  if (!turn?.taskId) return new ProjectError(`${where} before the agent named a task: is the agent still running? send the message again`)
+  // `a2a send` cannot reattach to a stream (tasks/resubscribe): the task is continued with a new message.
+  return new ProjectError(
+    `${where} while task ${turn.taskId} was ${turn.status.state}: is the agent still running? once it is, go on with ${continueCommand('"<message>"', turn.taskId, flags)}`,
+  )
+}
+
+/** The command that sends `text` to the task, to the same agent: what the user pastes to go on. */
+function continueCommand(text: string, taskId: string, flags: SendFlags): string {
+  return `a2a send ${text} --task ${taskId}${flags.url ? ` --url ${flags.url}` : ''}`
+}
+
+/** Why a connection failed, in words: undici's "terminated" says less than its cause ("other side closed"). */
+function describeCause(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause
+  return cause?.message ?? cause?.code ?? (error as Error).message ?? String(error)
 }
 
 const textOf = (parts: Part[] | undefined): string =>
