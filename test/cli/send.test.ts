@@ -345,6 +345,22 @@ export default defineAgent({
       expect(code).toBe(0)
     })
 
+    it('without a TTY suggests an answer command carrying the credential flags given, as placeholders, which completes the task once filled in', async () => {
+      const asked = await send(['ask', '--token', TOKEN, '--api-key', 'key-9c1e', '--url', locked.url])
+      expect(asked.code).toBe(0)
+      expect(asked.stderr).not.toContain(TOKEN)
+      expect(asked.stderr).not.toContain('key-9c1e')
+      const hint = new RegExp(`answer with: a2a send "<answer>" --task (\\S+) --url ${locked.url} --token <your token> --api-key <your API key>\n`).exec(
+        asked.stderr,
+      )
+      expect(hint, asked.stderr).not.toBeNull()
+      const taskId = hint![1]!
+
+      const answered = await send(['Paris', '--task', taskId, '--url', locked.url, '--token', TOKEN, '--api-key', 'key-9c1e'])
+      expect(answered.stdout).toBe('You answered Paris: sunny\n')
+      expect(answered.code).toBe(0)
+    })
+
     it("reads the token from the project's .env when it is nowhere else", async () => {
       const envFile = join(locked.project, '.env')
       writeFileSync(envFile, `A2A_BEARER_TOKEN=${TOKEN}\n`)

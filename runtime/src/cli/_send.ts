@@ -231,9 +231,17 @@ function streamCut(endpoint: string, turn: Turn | undefined, flags: SendFlags, c
   )
 }
 
-/** The command that sends `text` to the task, to the same agent: what the user pastes to go on. */
+/**
+ * The command that sends `text` to the task, to the same agent with the same credential flags: what the user
+ * pastes to go on. A credential shows as a placeholder, not its value: this line goes to stderr, which ends up
+ * in CI logs, shared terminals and bug reports, and the user knows the token they just typed. (One taken from
+ * A2A_BEARER_TOKEN / A2A_API_KEY needs no flag: the follow-up reads it again.)
+ */
 function continueCommand(text: string, taskId: string, flags: SendFlags): string {
-  return `a2a send ${text} --task ${taskId}${flags.url ? ` --url ${flags.url}` : ''}`
+  const url = flags.url ? ` --url ${flags.url}` : ''
+  const token = flags.token !== undefined ? ' --token <your token>' : ''
+  const apiKey = flags.apiKey !== undefined ? ' --api-key <your API key>' : ''
+  return `a2a send ${text} --task ${taskId}${url}${token}${apiKey}`
 }
 
 /** Why a connection failed, in words: undici's "terminated" says less than its cause ("other side closed"). */
