@@ -429,6 +429,16 @@ export default defineAgent({
     expect(stdout).toBe('')
     expect(stderr.trimEnd().split('\n')).toHaveLength(1)
     expect(stderr).toMatch(new RegExp(`^a2a: Cannot reach http://127\\.0\\.0\\.1:${port}/`))
+    // Another agent, named by --url: starting this project's dev server would not bring it up.
+    expect(stderr).not.toContain('npm run dev')
+    noStack(stderr)
+  })
+
+  it('suggests starting the dev server when the local agent it chose does not answer', async () => {
+    const port = await freePort()
+    const { code, stderr } = await send(['Oslo'], { env: { PORT: String(port) } })
+    expect(code).toBe(1)
+    expect(stderr).toMatch(new RegExp(`^a2a: Cannot reach http://localhost:${port}/.*start it with \`npm run dev\``, 'm'))
     noStack(stderr)
   })
 })

@@ -47,7 +47,8 @@ async function send(firstText: string, flags: SendFlags): Promise<void> {
   const { base, via } = await chooseAgent(process.cwd(), flags.url)
   const headers: Record<string, string> = { 'content-type': 'application/json', ...clientHeaders(base, flags) }
 
-  const card = await fetchCard(base)
+  // Starting the dev server is the fix only when it is the agent addressed: not for one the user named.
+  const card = await fetchCard(base, flags.url === undefined ? 'is the agent running? start it with `npm run dev`' : 'is the agent running there?')
   const streaming = flags.stream ?? card.capabilities?.streaming === true
   if (flags.stream && card.capabilities?.streaming !== true)
     throw new ProjectError(`${card.name ?? 'The agent'} does not stream (capabilities.streaming is not true); drop --stream`)
@@ -108,13 +109,13 @@ async function converse(
   }
 }
 
-async function fetchCard(base: URL): Promise<{ name?: string; capabilities?: { streaming?: boolean } }> {
+async function fetchCard(base: URL, unreachableHint: string): Promise<{ name?: string; capabilities?: { streaming?: boolean } }> {
   const url = new URL('.well-known/agent.json', base).href
   let response: Response
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(10_000) })
   } catch (error) {
-    throw unreachable(url, error, 'is the agent running? start it with `npm run dev`')
+    throw unreachable(url, error, unreachableHint)
   }
   if (!response.ok) throw new ProjectError(`${url} answered HTTP ${response.status}: is this an A2A agent?`)
   const card = await readJson(response, `The card at ${url}`)
