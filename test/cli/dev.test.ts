@@ -319,6 +319,16 @@ describe('a2a dev', () => {
     }
   })
 
+  it('refuses a PORT that is not a port in one line naming it and the value as given, and exits 1, as a2a start does', async () => {
+    const running = new Set<ChildProcess>()
+    const env = { ...process.env, PORT: 'abc', HOST: '127.0.0.1' }
+    const dev = await runA2a(['dev'], { cwd: project, env, running })
+    expect(dev.stderr).toBe('a2a: --port (PORT) must be a whole number from 0 to 65535 (got "abc")\n')
+    expect(dev.code).toBe(1)
+    const start = await runA2a(['start'], { cwd: project, env, running })
+    expect(start.stderr).toBe(dev.stderr)
+  })
+
   it('outside a project exits 1 with the line a2a start prints', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'a2a-dev-empty-'))
     try {

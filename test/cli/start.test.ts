@@ -163,6 +163,15 @@ describe('a2a start', () => {
     first.kill('SIGKILL')
   })
 
+  it('refuses a PORT (or --port) that is not a port in one line naming it and the value as given, and exits 1', async () => {
+    const bad = start([], { PORT: 'abc' })
+    expect(await bad.exited).toBe(1)
+    expect(bad.output()).toBe('a2a: --port (PORT) must be a whole number from 0 to 65535 (got "abc")\n')
+    const flag = start(['--port', '70000'])
+    expect(await flag.exited).toBe(1)
+    expect(flag.output()).toBe('a2a: --port (PORT) must be a whole number from 0 to 65535 (got "70000")\n')
+  })
+
   it('names the busy port instead of crashing', async () => {
     const first = await start().url
     const port = new URL(first).port

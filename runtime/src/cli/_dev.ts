@@ -14,6 +14,7 @@ import { reloadOnSave } from './_dev-reload.js'
 import { SHUTDOWN_GRACE_MS, stopOnSignals } from './_dev-shutdown.js'
 import { createEnvReloader } from './_env.js'
 import { assertEntryExists, DEFAULT_ENTRY } from './_load-agent.js'
+import { portSetting } from './_port.js'
 
 interface DevFlags {
   port?: string
@@ -41,6 +42,8 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   assertEntryExists(cwd, entry)
   const env = createEnvReloader(cwd)
   env.reload()
+  // A PORT that is not a port stops the start, as it does for `a2a start` (not a silent 3000).
+  const port = portSetting(flags.port, process.env)
   const logger = createConsoleLogger(logLevel(flags.logLevel, '--log-level') ?? logLevel(envValue(process.env, 'A2A_LOG_LEVEL'), 'A2A_LOG_LEVEL') ?? 'info')
   // The same slow-client timeouts and connection caps as `a2a start`, from the same variables (the .env's too);
   // a bad one stops the start as it does there.
@@ -69,7 +72,7 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
 
   const { listen } = await import('listhen')
   const listener = await listen(dev.handler, {
-    port: flags.port ?? envValue(process.env, 'PORT') ?? 3000,
+    port,
     hostname: flags.host ?? envValue(process.env, 'HOST') ?? 'localhost',
     showURL: false,
     open: false,

@@ -4,6 +4,7 @@ import { serveAgent } from '../node/serve.js'
 import { envValue } from '../settings.js'
 import { loadDotEnv } from './_env.js'
 import { DEFAULT_ENTRY, loadAgent } from './_load-agent.js'
+import { portSetting } from './_port.js'
 
 interface StartFlags {
   port?: string
@@ -31,13 +32,14 @@ export function registerStart(program: Command): void {
       const requestLog = logLevel(flags.requestLog, '--request-log') ?? logLevel(envValue(process.env, 'A2A_REQUEST_LOG'), 'A2A_REQUEST_LOG') ?? 'debug'
       // Below the log level the request line would be dropped anyway: skip the work on every request.
       const requestLogLevel = requestLog !== 'silent' && LOG_RANK[requestLog] >= LOG_RANK[level] ? requestLog : undefined
+      // Checked before the agent loads: a bad PORT is said at once, in one line.
+      const port = portSetting(flags.port, process.env)
       const { agent } = await loadAgent(cwd, entry)
-      const port = flags.port ?? envValue(process.env, 'PORT')
       const publicUrl = flags.publicUrl ?? envValue(process.env, 'A2A_PUBLIC_URL')
       await serveAgent(agent, {
         logger,
         ...(requestLogLevel && { requestLogLevel }),
-        ...(port !== undefined && { port: Number(port) }),
+        port,
         ...(flags.host !== undefined && { hostname: flags.host }),
         ...(publicUrl && { publicUrl }),
       })
