@@ -216,6 +216,10 @@ describe('a2a dev', () => {
       await expect.poll(() => /Dev server at (\S+)/.exec(output)?.[1], { timeout: 10_000 }).toBeTruthy()
       const url = /Dev server at (\S+)/.exec(output)![1]!
       expect(new URL(url).port).not.toBe(String(taken))
+      // The next free one (README), said in one line of ours, not a dependency's.
+      expect(Number(new URL(url).port)).toBeGreaterThan(taken)
+      expect(output).toContain(`Port ${taken} is busy; using ${new URL(url).port}\n`)
+      expect(output).not.toContain('get-port')
       expect((await (await fetch(`${url}.well-known/agent.json`)).json()).url).toBe(url)
     } finally {
       blocker.close()

@@ -16,6 +16,9 @@ import { createEnvReloader } from './_env.js'
 import { assertEntryExists, DEFAULT_ENTRY } from './_load-agent.js'
 import { portSetting } from './_port.js'
 
+/** How many ports after a busy one `a2a dev` tries before it takes any free one. */
+const NEXT_PORTS = 100
+
 interface DevFlags {
   port?: string
   host?: string
@@ -70,9 +73,13 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   )
   await dev.load()
 
+  const nextPorts: [number, number] = [port + 1, Math.min(port + NEXT_PORTS, 65535)]
   const { listen } = await import('listhen')
   const listener = await listen(dev.handler, {
-    port,
+    // The next free port when this one is busy (README), found quietly: get-port-please's own notice
+    // ("[get-port] … Using alternative port 3000") names a range we do not use; the line below says it once.
+    // (listhen sets its own 3000–3100 as the alternative range: ours replaces it.) Port 0 is any free one.
+    port: { port, verbose: false, ...(port > 0 && { portRange: nextPorts, alternativePortRange: nextPorts }) },
     hostname: flags.host ?? envValue(process.env, 'HOST') ?? 'localhost',
     showURL: false,
     open: false,
@@ -84,6 +91,8 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   // listhen makes and starts its own server: bounded here, before the first client learns the address.
   applyConnectionPolicy(listener.server, connectionPolicy)
   const url = new URL(listener.url).href
+  const actual = Number(new URL(url).port)
+  if (port !== 0 && actual !== port) logger.info(`Port ${port} is busy; using ${actual}`)
   dev.setUrl(url)
   // listhen may have moved to the next free port: `a2a send` in this project finds the real one here.
   const address = publishDevAddress(cwd, url)
