@@ -1,8 +1,10 @@
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ConfigurationError, createMemoryStore, DEFAULT_EVENT_LOG_BYTES, DEFAULT_STORE_MAX_BYTES } from 'a2a-runtime'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { assertRuntimeBuilt, DIST_INDEX } from './_fixture-process.ts'
 import { type FloodAgent, flood, rpc, startFloodAgent } from './_flood.ts'
 import { procfs } from './_load-process.ts'
 import { userMessage } from './_messages.ts'
@@ -288,6 +290,23 @@ describe('the byte budgets of the memory store (configuration)', () => {
     expect(store.lastSeq(ids.taskId)).toBe(2)
     expect(store.events(ids.taskId, 1)!.map((event) => event.seq)).toEqual([2])
     expect(store.events(ids.taskId, 0)).toBeUndefined()
+  })
+
+  it('takes a quarter of the heap limit for the store and the running tasks when that is less than 128 and 256 MiB (a process on a 256 MiB heap)', () => {
+    assertRuntimeBuilt()
+    const script = `
+      import { getHeapStatistics } from 'node:v8'
+      const { createMemoryStore } = await import(${JSON.stringify(DIST_INDEX)})
+      const { readTaskByteLimits } = await import(${JSON.stringify(DIST_INDEX.replace(/index\.js$/, 'core/_task-bytes.js'))})
+      const store = createMemoryStore({ env: {} })
+      store.close()
+      console.log(JSON.stringify({ limit: getHeapStatistics().heap_size_limit, store: store.maxBytes, running: readTaskByteLimits({}, {}).maxRunningBytes }))`
+    const result = spawnSync(process.execPath, ['--max-old-space-size=256', '--input-type=module', '-e', script], { encoding: 'utf8' })
+    expect(result.stderr).toBe('')
+    const { limit, store, running } = JSON.parse(result.stdout)
+    expect(limit).toBeLessThan(512 * MiB)
+    expect(store).toBe(Math.floor(limit / 4))
+    expect(running).toBe(Math.floor(limit / 4))
   })
 
   it('defaults to 128 MiB for the store and 1 MiB for one task’s event log', () => {
