@@ -435,6 +435,52 @@ describe('a2a card validate', () => {
       children.delete(server)
     })
 
+    it('fetches a URL that already names a card path as given (the card URL `a2a dev` prints), not with the path appended again', async () => {
+      const port = await freePort()
+      const server = spawn(process.execPath, [a2aBin, 'start'], {
+        cwd: goodProject,
+        env: { ...cleanEnv, PORT: String(port), HOST: '127.0.0.1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      children.add(server)
+      let output = ''
+      server.stdout!.on('data', (chunk) => (output += chunk))
+      server.stderr!.on('data', (chunk) => (output += chunk))
+      await expect.poll(() => output, { timeout: 8000 }).toContain('listening on')
+
+      for (const path of ['.well-known/agent.json', '.well-known/agent-card.json']) {
+        const url = `http://127.0.0.1:${port}/${path}`
+        const { code, stdout, stderr } = await validate([url])
+        expect(stderr).toBe('')
+        expect(stdout.trimEnd()).toBe(`${url}: valid`)
+        expect(code).toBe(0)
+      }
+      // --live probes the agent the card belongs to, at its base URL.
+      const live = await validate([`http://127.0.0.1:${port}/.well-known/agent.json`, '--live'])
+      expect(live.stdout.trimEnd()).toBe(`http://127.0.0.1:${port}/.well-known/agent.json: valid`)
+      expect(live.code).toBe(0)
+      const exited = new Promise((resolve) => server.once('exit', resolve))
+      process.kill(server.pid!, 'SIGTERM')
+      await exited
+      children.delete(server)
+
+      // With a trailing slash or a query, still that very URL: the host below answers only at these exact paths.
+      const exact = await cardHost({ '/agents/x/.well-known/agent.json/': goodCard(), '/.well-known/agent-card.json?v=1': goodCard() })
+      for (const url of [`${exact}/agents/x/.well-known/agent.json/`, `${exact}/.well-known/agent-card.json?v=1`]) {
+        const { code, report } = await validateJson([url])
+        expect(report).toEqual({ source: url, findings: [] })
+        expect(code).toBe(0)
+      }
+
+      // A card URL that answers 404 is reported as that URL, not tried under other paths.
+      const empty = await cardHost({})
+      const missing = await validateJson([`${empty}/.well-known/agent.json`])
+      expect(missing.code).toBe(1)
+      expect(missing.report.findings.map((f) => [f.level, f.path, f.message])).toEqual([
+        ['error', '$', `no card: ${empty}/.well-known/agent.json answered HTTP 404`],
+      ])
+    })
+
     it('falls back to /.well-known/agent-card.json when agent.json is 404, and names that URL as the source', async () => {
       const origin = await cardHost({ '/.well-known/agent-card.json': goodCard() })
       const { code, report } = await validateJson([`${origin}/`])

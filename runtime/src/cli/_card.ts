@@ -21,6 +21,20 @@ interface ValidateFlags {
 }
 
 const CARD_PATHS = ['.well-known/agent.json', '.well-known/agent-card.json']
+/** A URL path that already names a card (as `a2a dev` prints it), with or without a trailing slash. */
+const CARD_PATH = /\/\.well-known\/agent(-card)?\.json\/?$/
+
+/** The URL as given when it names a card path itself (`…/.well-known/agent.json`, `…/agent-card.json?v=1`). */
+function namedCard(source: string): URL | undefined {
+  const url = URL.canParse(source) ? new URL(source) : undefined
+  return url && /^https?:$/.test(url.protocol) && CARD_PATH.test(url.pathname) ? url : undefined
+}
+
+/** The agent a URL is about: a card URL stands for the agent at the folder that holds `.well-known/`. */
+function agentOf(source: string): string {
+  const card = namedCard(source)
+  return card ? new URL(card.pathname.replace(CARD_PATH, '/'), card.origin).href : source
+}
 const AGENT_MODULE = /\.[cm]?[jt]sx?$/i
 
 export function registerCard(program: Command): void {
@@ -46,9 +60,9 @@ async function liveFindings(source: string | undefined, flags: ValidateFlags): P
   if (source !== undefined && !/^https?:\/\//i.test(source)) {
     throw new ProjectError("--live probes a running agent: give its URL, or no argument for this project's a2a dev")
   }
-  const { base, via } = await chooseAgent(process.cwd(), source)
+  const { base, via } = await chooseAgent(process.cwd(), source === undefined ? undefined : agentOf(source))
   if (via) process.stderr.write(`→ ${base.href} (${via})\n`)
-  const checked = await fetchFindings(base.href)
+  const checked = await fetchFindings(source !== undefined && namedCard(source) ? source : base.href)
   if (checked.card) checked.findings.push(...(await probeLive(base, checked.card, { headers: clientHeaders(base, flags), timeoutMs: 10_000 })))
   return checked
 }
@@ -86,12 +100,15 @@ async function projectFindings(entry: string): Promise<Finding[]> {
   }
 }
 
-/** A running agent's card, from the path the platform reads and then the A2A v1.0 one. */
+/**
+ * A running agent's card: at the URL given when it names a card path, else from the path the platform reads
+ * and then the A2A v1.0 one.
+ */
 async function fetchFindings(source: string): Promise<Checked> {
+  const named = namedCard(source)
   const base = agentBase(source)
   const failures: string[] = []
-  for (const path of CARD_PATHS) {
-    const url = new URL(path, base).href
+  for (const url of named ? [named.href] : CARD_PATHS.map((path) => new URL(path, base).href)) {
     let response: Response
     try {
       response = await fetch(url, { signal: AbortSignal.timeout(10_000) })
@@ -106,10 +123,8 @@ async function fetchFindings(source: string): Promise<Checked> {
     if ('finding' in read) return { label: url, findings: [read.finding] }
     return { label: url, findings: checkCard(read.card), ...(isObject(read.card) && { card: read.card }) }
   }
-  return {
-    label: base.href,
-    findings: [{ level: 'error', path: '$', message: `no card: ${failures.join('; ')}`, hint: 'serve the card at .well-known/agent.json' }],
-  }
+  const hint = named ? 'check the card URL, or give the agent URL to try both well-known paths' : 'serve the card at .well-known/agent.json'
+  return { label: named?.href ?? base.href, findings: [{ level: 'error', path: '$', message: `no card: ${failures.join('; ')}`, hint }] }
 }
 
 function report(label: string, findings: Finding[], json: boolean): void {
