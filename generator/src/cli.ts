@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events'
 import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { basename, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -51,38 +52,41 @@ function defaultIo(): CliIo {
 const DOCS = 'https://www.npmjs.com/package/create-a2a-agent'
 
 function createProgram(): Command {
-  return (
-    new Command('create-a2a-agent')
-      .description('Create an A2A agent project')
-      .version(version, '-v, --version', 'print the version')
-      .argument('[dir]', 'project directory (its name becomes the package name)')
-      .option('--package-name <name>', 'the npm package name (default: made from the directory name)')
-      .option('--name <name>', "the agent's display name, on its card")
-      .option('--description <text>', 'what the agent does')
-      // No default value: help would print it as "(default: [])".
-      .option(
-        '--skill <skill>',
-        'a skill as "id:Name:Description" or a JSON object (repeatable; default: the template\'s example skill)',
-        (value: string, all: string[] = []) => [...all, value],
-      )
-      .option('--streaming', 'serve message/stream (default)')
-      .option('--no-streaming', 'answer message/send only')
-      .option('--push-notifications', 'declare push notifications: clients may give a webhook for task updates')
-      .option('--no-push-notifications', 'no push notifications (default)')
-      // Defaults shown in the help; a default is not an answer, so the question is still asked (see `given`).
-      .addOption(new Option('--auth <mode>', 'authentication').choices(AUTH_MODES).default('none'))
-      .addOption(new Option('--template <name>', 'project template').choices(TEMPLATES).default('echo'))
-      .addOption(new Option('--runtime <name>', 'where the agent runs: Node, Bun, Deno or Cloudflare Workers').choices(RUNTIMES).default('node'))
-      .addOption(new Option('--pm <manager>', 'package manager (default: the one running this)').choices(PACKAGE_MANAGERS))
-      .option('--no-install', 'skip installing dependencies')
-      .option('--no-git', 'skip git init')
-      .option('--force', 'write into a non-empty directory (nothing there is deleted or overwritten)')
-      .option('--json', 'print a machine-readable summary on stdout')
-      .option('-y, --yes', 'use defaults for everything not given; ask nothing')
-      .addHelpText('after', `\nDocumentation: ${DOCS}`)
-      .exitOverride()
-      .configureOutput({ writeErr: () => {}, writeOut: (text) => process.stdout.write(text) })
-  )
+  const program = new Command('create-a2a-agent')
+    .description('Create an A2A agent project')
+    .version(version, '-v, --version', 'print the version')
+    .addOption(new Option('-V').hideHelp())
+    .argument('[dir]', 'project directory (its name becomes the package name)')
+    .option('--package-name <name>', 'the npm package name (default: made from the directory name)')
+    .option('--name <name>', "the agent's display name, on its card")
+    .option('--description <text>', 'what the agent does')
+    // No default value: help would print it as "(default: [])".
+    .option(
+      '--skill <skill>',
+      'a skill as "id:Name:Description" or a JSON object (repeatable; default: the template\'s example skill)',
+      (value: string, all: string[] = []) => [...all, value],
+    )
+    .option('--streaming', 'serve message/stream (default)')
+    .option('--no-streaming', 'answer message/send only')
+    .option('--push-notifications', 'declare push notifications: clients may give a webhook for task updates')
+    .option('--no-push-notifications', 'no push notifications (default)')
+    // Defaults shown in the help; a default is not an answer, so the question is still asked (see `given`).
+    .addOption(new Option('--auth <mode>', 'authentication').choices(AUTH_MODES).default('none'))
+    .addOption(new Option('--template <name>', 'project template').choices(TEMPLATES).default('echo'))
+    .addOption(new Option('--runtime <name>', 'where the agent runs: Node, Bun, Deno or Cloudflare Workers').choices(RUNTIMES).default('node'))
+    .addOption(new Option('--pm <manager>', 'package manager (default: the one running this)').choices(PACKAGE_MANAGERS))
+    .option('--no-install', 'skip installing dependencies')
+    .option('--no-git', 'skip git init')
+    .option('--force', 'write into a non-empty directory (nothing there is deleted or overwritten)')
+    .option('--json', 'print a machine-readable summary on stdout')
+    .option('-y, --yes', 'use defaults for everything not given; ask nothing')
+    .addHelpText('after', `\nDocumentation: ${DOCS}`)
+    .exitOverride()
+    .configureOutput({ writeErr: () => {}, writeOut: (text) => process.stdout.write(text) })
+  // -V (commander's default) prints the version as -v and --version do: the same three flags as the runtime's `a2a`.
+  // (A Command is an EventEmitter; its typings leave emit out.)
+  program.on('option:V', () => (program as unknown as EventEmitter).emit('option:version'))
+  return program
 }
 
 /** Runs the generator; resolves to the exit code. */

@@ -599,12 +599,12 @@ describe('interactive', () => {
 })
 
 describe('the command line', () => {
-  it('--version prints the version and exits 0', async () => {
+  it('--version, -v and -V (as for a2a) print just the version and exit 0', async () => {
     const { version } = JSON.parse(read(repoRoot, 'generator', 'package.json')) as { version: string }
-    for (const flag of ['--version', '-v']) {
+    for (const flag of ['--version', '-v', '-V']) {
       const result = await create([flag])
-      expect(result.code).toBe(0)
-      expect(result.stdout.trim()).toBe(version)
+      expect(result.code, flag).toBe(0)
+      expect(result.stdout, flag).toBe(`${version}\n`)
       expect(result.stderr).toBe('')
     }
   })

@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { Command as CommandType } from 'commander'
@@ -5,7 +6,7 @@ import { ConfigurationError } from '../errors.js'
 import { ProjectError } from './_errors.js'
 
 // Required rather than imported: Node scans an imported CommonJS package for its export names first.
-const { Command, CommanderError } = createRequire(import.meta.url)('commander') as typeof import('commander')
+const { Command, CommanderError, Option } = createRequire(import.meta.url)('commander') as typeof import('commander')
 
 type Register = (program: CommandType) => void
 
@@ -26,9 +27,13 @@ const DOCS = 'https://www.npmjs.com/package/a2a-runtime'
 export async function main(argv = process.argv): Promise<void> {
   const program = new Command('a2a')
     .description('Run and check A2A agents')
-    .version(version)
+    .version(version, '-v, --version', 'print the version')
+    .addOption(new Option('-V').hideHelp())
     .showHelpAfterError()
     .addHelpText('after', `\nDocumentation: ${DOCS}`)
+  // -V (commander's default) prints the version as -v and --version do: the same three flags as `create-a2a-agent`.
+  // (A Command is an EventEmitter; its typings leave emit out.)
+  program.on('option:V', () => (program as unknown as EventEmitter).emit('option:version'))
   const requested = argv[2]
   const names = requested !== undefined && Object.hasOwn(COMMANDS, requested) ? [requested] : Object.keys(COMMANDS)
   for (const register of await Promise.all(names.map((name) => COMMANDS[name]!()))) register(program)
