@@ -44,6 +44,12 @@ const goodCard = (): Card => ({
   skills: [{ id: 'forecast', name: 'Forecast', description: 'The forecast for a city', tags: ['weather'], examples: ['Weather in Oslo?'] }],
 })
 const skill = (overrides: Record<string, unknown>) => ({ ...goodCard().skills[0], ...overrides })
+/** The reference card in the pure A2A v1.0 shape: no top-level url, the address in supportedInterfaces only. */
+const goodV1Card = (): Card => {
+  const { url, ...card } = goodCard()
+  return { ...card, supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] }
+}
+const v1Interface = (overrides: Record<string, unknown>) => ({ ...(goodV1Card().supportedInterfaces as object[])[0], ...overrides })
 
 const temporaryDirs: string[] = []
 const children = new Set<ChildProcess>()
@@ -268,6 +274,46 @@ describe('a2a card validate', () => {
       expect(code).toBe(0)
     })
 
+    it('finds nothing in a pure A2A v1.0 card (supportedInterfaces, no top-level url) and exits 0', async () => {
+      const path = cardFile(goodV1Card())
+      const { code, report } = await validateJson([path])
+      expect(report).toEqual({ source: path, findings: [] })
+      expect(code).toBe(0)
+    })
+
+    const v1Errors: Array<[string, (card: Card) => void, string]> = [
+      ['no interface', (card) => (card.supportedInterfaces = []), 'supportedInterfaces'],
+      ['supportedInterfaces that are not an array', (card) => (card.supportedInterfaces = v1Interface({})), 'supportedInterfaces'],
+      ['an interface without url', (card) => (card.supportedInterfaces = [v1Interface({ url: undefined })]), 'supportedInterfaces[0].url'],
+      ['an interface url that is not absolute', (card) => (card.supportedInterfaces = [v1Interface({ url: 'weather/' })]), 'supportedInterfaces[0].url'],
+      [
+        'an interface without protocolBinding',
+        (card) => (card.supportedInterfaces = [v1Interface({ protocolBinding: undefined })]),
+        'supportedInterfaces[0].protocolBinding',
+      ],
+      ['an interface that is not an object', (card) => (card.supportedInterfaces = [v1Interface({}), 'JSONRPC']), 'supportedInterfaces[1]'],
+    ]
+    it.each(v1Errors)('reports %s in a v1.0 card as one error at its exact path and exits 1', async (_problem, breakIt, path) => {
+      const card = goodV1Card()
+      breakIt(card)
+      const { code, report } = await validateJson([cardFile(card)])
+      expect(report.findings.map((f) => [f.level, f.path])).toEqual([['error', path]])
+      expect(code).toBe(1)
+    })
+
+    it('warns about a v1.0 interface without protocolVersion, and still asks a card with neither url nor interfaces for its url', async () => {
+      const unversioned = goodV1Card()
+      unversioned.supportedInterfaces = [v1Interface({ protocolVersion: undefined })]
+      const warned = await validateJson([cardFile(unversioned)])
+      expect(warned.report.findings.map((f) => [f.level, f.path])).toEqual([['warning', 'supportedInterfaces[0].protocolVersion']])
+      expect(warned.code).toBe(0)
+
+      const { supportedInterfaces: _, ...neither } = goodV1Card()
+      const refused = await validateJson([cardFile(neither)])
+      expect(refused.report.findings.map((f) => [f.level, f.path])).toEqual([['error', 'url']])
+      expect(refused.code).toBe(1)
+    })
+
     it('prints a warning line and "valid, 1 warning(s)" in text mode', async () => {
       const card = goodCard()
       card.skills = []
@@ -479,6 +525,35 @@ describe('a2a card validate', () => {
       expect(missing.report.findings.map((f) => [f.level, f.path, f.message])).toEqual([
         ['error', '$', `no card: ${empty}/.well-known/agent.json answered HTTP 404`],
       ])
+    })
+
+    it('validates clean the v1.0 card the runtime serves (A2A-Version: 1.0), as served and without its v0.3 addressing fields', async () => {
+      const port = await freePort()
+      const server = spawn(process.execPath, [a2aBin, 'start'], {
+        cwd: goodProject,
+        env: { ...cleanEnv, PORT: String(port), HOST: '127.0.0.1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      children.add(server)
+      let output = ''
+      server.stdout!.on('data', (chunk) => (output += chunk))
+      server.stderr!.on('data', (chunk) => (output += chunk))
+      await expect.poll(() => output, { timeout: 8000 }).toContain('listening on')
+      const response = await fetch(`http://127.0.0.1:${port}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })
+      const served = (await response.json()) as Record<string, unknown>
+      expect((served.supportedInterfaces as Array<{ protocolVersion: string }>)[0]!.protocolVersion).toBe('1.0')
+      const exited = new Promise((resolve) => server.once('exit', resolve))
+      process.kill(server.pid!, 'SIGTERM')
+      await exited
+      children.delete(server)
+
+      const { url: _url, preferredTransport: _preferred, additionalInterfaces: _additional, ...pure } = served
+      const origin = await cardHost({ '/.well-known/agent-card.json': served, '/v1/.well-known/agent-card.json': pure })
+      for (const url of [`${origin}/.well-known/agent-card.json`, `${origin}/v1/.well-known/agent-card.json`]) {
+        const { code, report } = await validateJson([url])
+        expect(report).toEqual({ source: url, findings: [] })
+        expect(code).toBe(0)
+      }
     })
 
     it('falls back to /.well-known/agent-card.json when agent.json is 404, and names that URL as the source', async () => {

@@ -9,6 +9,40 @@ const DOTTED_VERSION = /^\d+(\.\d+)*([-+][0-9A-Za-z.-]+)?$/
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9*][a-z0-9!#$&^_.+*-]*(\s*;.*)?$/i
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isHttpUrl = (value: string) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol)
+
+type Report = (path: string, message: string, hint: string) => void
+
+/**
+ * The A2A v1.0 address: at least one interface, each with an absolute http(s) `url` and a `protocolBinding`
+ * (`protocolVersion` is required by the spec too; a client can still try one without it, so a warning).
+ */
+function checkV1Interfaces(interfaces: unknown, error: Report, warning: Report): void {
+  const example = '[{ url: "https://…/", protocolBinding: "JSONRPC", protocolVersion: "1.0" }]'
+  if (!Array.isArray(interfaces) || interfaces.length === 0) {
+    error(
+      'supportedInterfaces',
+      'an A2A v1.0 card (no top-level `url`) needs `supportedInterfaces`: a non-empty array',
+      `set card.supportedInterfaces, e.g. ${example}`,
+    )
+    return
+  }
+  interfaces.forEach((entry, i) => {
+    const at = `supportedInterfaces[${i}]`
+    if (!isObject(entry)) {
+      error(at, 'an interface must be an object', `give it url, protocolBinding and protocolVersion, e.g. ${example}`)
+      return
+    }
+    if (typeof entry.url !== 'string' || !isHttpUrl(entry.url))
+      error(`${at}.url`, `\`url\` must be an absolute http(s) URL (got ${JSON.stringify(entry.url)})`, 'set it to the address clients reach')
+    if (typeof entry.protocolBinding !== 'string' || !entry.protocolBinding.trim())
+      error(`${at}.protocolBinding`, '`protocolBinding` must be a non-empty string', 'name the binding served at that url, e.g. "JSONRPC"')
+    if (entry.protocolVersion === undefined)
+      warning(`${at}.protocolVersion`, 'the interface names no `protocolVersion`', 'set the A2A version served at that url, e.g. "1.0"')
+    else if (typeof entry.protocolVersion !== 'string' || !entry.protocolVersion.trim())
+      error(`${at}.protocolVersion`, '`protocolVersion` must be a non-empty string', 'set the A2A version served at that url, e.g. "1.0"')
+  })
+}
 
 /**
  * Checks a served Agent Card against the platform spec: every required field and its type, then what makes
@@ -30,18 +64,28 @@ export function checkCard(card: unknown): Finding[] {
     warning('description', 'the description is very short', 'say what the agent does and for whom in a sentence; clients and people choose agents by it')
   }
 
-  if (typeof card.url !== 'string') error('url', '`url` must be a string', 'the runtime fills it from the listening address; behind a proxy set A2A_PUBLIC_URL')
-  else if (!URL.canParse(card.url) || !/^https?:$/.test(new URL(card.url).protocol))
-    error('url', `\`url\` must be an absolute http(s) URL (got ${JSON.stringify(card.url)})`, 'set A2A_PUBLIC_URL (or publicUrl) to the address clients reach')
+  // Two shapes: a card with a top-level `url` (platform, A2A v0.3, and what the runtime serves in every dialect),
+  // and the pure A2A v1.0 one, which gives its address only in `supportedInterfaces`.
+  if (card.url === undefined && card.supportedInterfaces !== undefined) checkV1Interfaces(card.supportedInterfaces, error, warning)
+  else {
+    if (typeof card.url !== 'string')
+      error('url', '`url` must be a string', 'the runtime fills it from the listening address; behind a proxy set A2A_PUBLIC_URL')
+    else if (!isHttpUrl(card.url))
+      error(
+        'url',
+        `\`url\` must be an absolute http(s) URL (got ${JSON.stringify(card.url)})`,
+        'set A2A_PUBLIC_URL (or publicUrl) to the address clients reach',
+      )
 
-  if (card.supportedInterfaces !== undefined) {
-    if (!Array.isArray(card.supportedInterfaces))
-      error('supportedInterfaces', '`supportedInterfaces` must be an array', 'list { url, protocolBinding: "JSONRPC" } entries')
-    else
-      card.supportedInterfaces.forEach((entry, i) => {
-        if (!isObject(entry) || typeof entry.url !== 'string')
-          error(`supportedInterfaces[${i}]`, 'each interface needs a `url` string', 'give the interface its url')
-      })
+    if (card.supportedInterfaces !== undefined) {
+      if (!Array.isArray(card.supportedInterfaces))
+        error('supportedInterfaces', '`supportedInterfaces` must be an array', 'list { url, protocolBinding: "JSONRPC" } entries')
+      else
+        card.supportedInterfaces.forEach((entry, i) => {
+          if (!isObject(entry) || typeof entry.url !== 'string')
+            error(`supportedInterfaces[${i}]`, 'each interface needs a `url` string', 'give the interface its url')
+        })
+    }
   }
 
   if (typeof card.version !== 'string' || !DOTTED_VERSION.test(card.version)) {
