@@ -14,15 +14,22 @@ export function tsString(value: string): string {
   return JSON.stringify(value).replace(/</g, '\\u003c')
 }
 
-const MARKDOWN_SPECIAL = /[\\`*_{}[\]()#+\-.!|~>]/g
+/** Markup characters, escaped wherever they are; `<` opens HTML and autolinks. */
+const MARKDOWN_SPECIAL = /[\\`*_{}[\]()#+\-.!|~<]/g
+/** An `&` that would start an entity reference (`&copy;`, `&#42;`, `&#x2A;`). */
+const MARKDOWN_ENTITY = /&(?=#?[A-Za-z0-9]+;)/g
 
-/** Inline Markdown text on one line: markup characters escaped, HTML neutralised, newlines folded. */
+/**
+ * Inline Markdown text on one line that reads as typed, raw or rendered: markup characters backslash-escaped
+ * (a `\<` never opens an HTML tag or autolink, a `\&` never an entity), newlines folded. A `&` or `"` that
+ * starts nothing stays as it is, and so does a `>` but at the start, where it would open a block quote.
+ */
 export function markdown(value: string): string {
   return value
     .replace(/\r\n?|\n/g, ' ')
     .replace(MARKDOWN_SPECIAL, '\\$&')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
+    .replace(MARKDOWN_ENTITY, '\\&')
+    .replace(/^(\s*)>/, '$1\\>')
 }
 
 /** One shell word, for the equivalent command printed after an interactive run (POSIX shells). */

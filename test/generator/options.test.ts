@@ -359,14 +359,14 @@ describe('escaping', () => {
     expect(words).toBe('[a][][b]')
   })
 
-  const unescapeMarkdown = (text: string) => text.replace(/&lt;/g, '<').replace(/&amp;/g, '&').replace(/\\(.)/gs, '$1')
+  const unescapeMarkdown = (text: string) => text.replace(/\\(.)/gs, '$1')
 
-  it.each(hostile)('markdown(%j) is one line with no raw <, every markup character escaped, and nothing lost', (value) => {
+  it.each(hostile)('markdown(%j) is one line, every markup character, < and entity & backslash-escaped, and nothing lost', (value) => {
     const text = markdown(value)
     expect(text).not.toMatch(/[\n\r]/)
-    expect(text).not.toContain('<')
+    expect(text).not.toMatch(/^\s*>/)
     for (const [index, char] of [...text].entries()) {
-      if (!'*_[]#|`'.includes(char)) continue
+      if (!'*_[]#|`<'.includes(char) && !(char === '&' && /^&#?[A-Za-z0-9]+;/.test([...text].slice(index).join('')))) continue
       let backslashes = 0
       for (let i = index - 1; i >= 0 && [...text][i] === '\\'; i--) backslashes++
       expect(backslashes % 2, `${char} at ${index} of ${JSON.stringify(text)} is not escaped`).toBe(1)
@@ -376,6 +376,12 @@ describe('escaping', () => {
 
   it('markdown escapes the markup characters of a table cell', () => {
     expect(markdown('a|b *c* _d_ [e] #f')).toBe('a\\|b \\*c\\* \\_d\\_ \\[e\\] \\#f')
+  })
+
+  it('markdown leaves what starts no markup as typed: &, " and > but at the start', () => {
+    expect(markdown('Weather <Bot> & "Co"')).toBe('Weather \\<Bot> & "Co"')
+    expect(markdown('&amp; &#42; &#x2A; AT&T')).toBe('\\&amp; &\\#42; &\\#x2A; AT&T')
+    expect(markdown('> quoted >')).toBe('\\> quoted >')
   })
 })
 

@@ -32,6 +32,7 @@ beforeAll(async () => {
   space = workspace('a2a-template-readme-')
   for (const { dir, flags } of variants) projects.set(dir, await space.generate(dir, [...flags]))
   projects.set('forecast', await space.generate('forecast', ['--template', 'multi-turn', '--skill', 'forecast:Forecast:Weather for a city']))
+  projects.set('symbols', await space.generate('symbols', ['--name', 'Weather <Bot> & "Co"', '--description', 'Tells the weather &copy; <b>Co</b>']))
 }, 300_000)
 
 afterAll(() => space?.remove())
@@ -89,6 +90,18 @@ describe.each(variants)('$dir project', ({ dir }) => {
     // Both ways a user may follow "add the lines you need": append the example, or copy it over .env.
     expect(parseEnv(`${space.read(project(), '.env')}\n${space.read(project(), '.env.example')}`)[credential]).toBe(generated[credential])
     expect(example[credential]).toBeUndefined()
+  })
+})
+
+describe('a name and description with <, & and "', () => {
+  const readme = () => space.read(projects.get('symbols')!, 'README.md')
+
+  it('README: the heading shows the name as typed, only the < that would open an HTML tag backslash-escaped (no &lt; or &amp;)', () => {
+    expect(readme().split('\n')[0]).toBe('# Weather \\<Bot> & "Co"')
+  })
+
+  it('README: the description shows as typed, HTML and entities escaped only by backslashes', () => {
+    expect(readme().split('\n')[2]).toBe('Tells the weather \\&copy; \\<b>Co\\</b>')
   })
 })
 
