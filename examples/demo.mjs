@@ -8,6 +8,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { inspect } from 'node:util'
 
 const generatorBin = fileURLToPath(new URL('../generator/bin/create-a2a-agent.mjs', import.meta.url))
 const once = process.argv.includes('--once')
@@ -33,7 +34,8 @@ async function cleanUp() {
   for (const outcome of stopped) if (outcome.status === 'rejected') throw outcome.reason
 }
 
-async function leave(code, message) {
+/** `last`, when the demo ends well: printed once everything it started has stopped (their farewells come first). */
+async function leave(code, message, last) {
   if (leaving) return
   leaving = true
   if (message) console.error(message)
@@ -43,6 +45,7 @@ async function leave(code, message) {
     console.error(error instanceof DemoError ? error.message : `demo: could not clean up ${workspace ?? ''}: ${error.message}`)
     code ||= 1
   }
+  if (last && code === 0) console.log(last)
   process.exit(code)
 }
 
@@ -117,6 +120,41 @@ async function choosePort() {
   return port
 }
 
+/**
+ * Passes the generator's output on up to its "Next:" steps (cd, install, npm run dev), which the demo takes its
+ * own way: it starts the agent with `npm start` on the port it chose.
+ */
+function withoutNextSteps(stream) {
+  let pending = ''
+  // A blank line waits for the next one: the one before "Next:" goes with it.
+  let blank = ''
+  let hiding = false
+  const pass = (text) => {
+    if (hiding) return
+    if (text.trim() === '' && text !== '') {
+      blank += text
+      return
+    }
+    if (text.trimEnd() === 'Next:') hiding = true
+    else process.stdout.write(blank + text)
+    blank = ''
+  }
+  stream.setEncoding('utf8').on('data', (chunk) => {
+    pending += chunk
+    for (let end = pending.indexOf('\n'); end !== -1; end = pending.indexOf('\n')) {
+      pass(pending.slice(0, end + 1))
+      pending = pending.slice(end + 1)
+    }
+  })
+  stream.once('end', () => pass(`${pending}${blank}`))
+}
+
+/** The card as printed: every level shown, a skill's tags on one line (`tags: echo, demo`) rather than `[Array]`. */
+const shownCard = (card) => ({
+  ...card,
+  skills: card.skills?.map((skill) => (Array.isArray(skill.tags) ? { ...skill, tags: { [inspect.custom]: () => skill.tags.join(', ') } } : skill)),
+})
+
 const exited = (child) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve)))
 
 /** Waits until the card at `url` is this agent's: another server on the port, or none, does not count. */
@@ -141,8 +179,9 @@ async function main() {
 
   console.log(`$ npx create-a2a-agent ${project} --template streaming --name '${name}' --yes\n`)
   const args = [project, '--template', 'streaming', '--name', name, '--description', 'Streams back what you say', '--pm', 'npm', '--no-git', '--yes']
-  const generator = start(process.execPath, [generatorBin, ...args], { stdio: ['ignore', 'inherit', 'inherit'] })
-  const [code] = await new Promise((resolve) => generator.once('exit', (...outcome) => resolve(outcome)))
+  const generator = start(process.execPath, [generatorBin, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
+  withoutNextSteps(generator.stdout)
+  const [code] = await new Promise((resolve) => generator.once('close', (...outcome) => resolve(outcome)))
   children.delete(generator)
   if (code !== 0) throw new DemoError(`demo: create-a2a-agent failed (exit ${code ?? 'by a signal'})`)
 
@@ -156,7 +195,7 @@ async function main() {
   const message = (text) => ({ message: { role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text }] } })
 
   console.log(`\nGET ${url}.well-known/agent.json`)
-  console.log(await (await fetch(`${url}.well-known/agent.json`)).json())
+  console.log(inspect(shownCard(await (await fetch(`${url}.well-known/agent.json`)).json()), { depth: null }))
 
   console.log('\nmessage/send "hello from the demo"')
   console.dir((await (await rpc('message/send', message('hello from the demo'))).json()).result, { depth: 6 })
@@ -164,11 +203,13 @@ async function main() {
   console.log('\nmessage/stream "streams arrive word by word" (raw SSE):')
   process.stdout.write(await (await rpc('message/stream', message('streams arrive word by word'))).text())
 
-  if (once) return leave(0)
+  const next = 'Next, an agent of your own: npx create-a2a-agent my-agent, then npm run dev in it (it reloads as you edit src/agent.ts).'
+  if (once) return leave(0, undefined, `\n${next}`)
   serving = true
   console.log(`The agent in ${project} keeps serving at ${url} — try:
   curl -s ${url} -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":"1","method":"message/send","params":{"message":{"role":"user","messageId":"m1","parts":[{"kind":"text","text":"hi"}]}}}'
-Press Ctrl-C to stop (the temporary folder is removed then).`)
+Press Ctrl-C to stop (the temporary folder is removed then).
+${next}`)
   await exited(server)
   children.delete(server)
   if (!leaving) await leave(1, 'demo: the generated agent stopped')

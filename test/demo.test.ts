@@ -145,6 +145,24 @@ it("runs the README's main job on a port another agent holds: its own agent on a
   expect(existsSync(workspaceOf(stdout))).toBe(false)
 })
 
+it('shows the card whole, a skill\'s tags joined; takes the "npm start" step itself and ends on a next step that fits', { timeout: 240_000 }, async () => {
+  const run = runDemo(['--once'], { PORT: '0' })
+  const { code } = await run.exited
+  const stdout = run.stdout()
+  expect(code, run.stderr()).toBe(0)
+  const card = stdout.split(/^GET .*\/\.well-known\/agent\.json$/m)[1]!.split(/^message\/send /m)[0]!
+  expect(card).toMatch(/^\s+tags: streaming,?$/m)
+  expect(card).not.toMatch(/\[(Array|Object)\]/)
+  // The generator's own "Next:" (cd, npm install, npm run dev) is not what the demo does: it runs npm start.
+  const [generated, served] = stdout.split(/^\$ cd \S+ && PORT=\d+ npm start$/m)
+  expect(served).toBeDefined()
+  expect(generated).toMatch(/^Created demo-agent in /m)
+  expect(generated).not.toMatch(/^Next:|npm run dev|localhost:3000/m)
+  expect(served!.trimEnd().split('\n').at(-1)).toBe(
+    'Next, an agent of your own: npx create-a2a-agent my-agent, then npm run dev in it (it reloads as you edit src/agent.ts).',
+  )
+})
+
 it('stopped with Ctrl-C once its agent serves, on a port a non-A2A server holds: no stack, the agent stopped, the folder gone', {
   timeout: 240_000,
 }, async () => {
