@@ -47,7 +47,9 @@ describe.each([
     others: ['LICENSE', 'README.md', 'package.json', 'bin/a2a.mjs'],
     // Measured 2026-11-25: 181 KiB packed, 605 KiB unpacked, 190 files.
     // The dev inspector's page is 32 KiB of it packed, 97 KiB unpacked.
-    budget: { packed: 300 * KiB, unpacked: 1000 * KiB },
+    // Measured 2026-11-27: 301 KiB packed, 975 KiB unpacked, 287 files (the heap prices, the file store's bounded
+    // restart, Redis listings by what they show; no file of another kind).
+    budget: { packed: 330 * KiB, unpacked: 1100 * KiB },
   },
   {
     name: 'create-a2a-agent',
