@@ -105,6 +105,28 @@ async function validateJson(args: string[], cwd?: string): Promise<CommandResult
   return { ...result, report: JSON.parse(result.stdout) }
 }
 
+/** `a2a start` in the good project on 127.0.0.1 and a free port, once it listens; `stop` ends it by its PID. */
+async function startGoodAgent(): Promise<{ port: number; stop(): Promise<void> }> {
+  const port = await freePort()
+  const server = spawn(process.execPath, [a2aBin, 'start'], {
+    cwd: goodProject,
+    env: { ...cleanEnv, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  children.add(server)
+  let output = ''
+  server.stdout!.on('data', (chunk) => (output += chunk))
+  server.stderr!.on('data', (chunk) => (output += chunk))
+  await expect.poll(() => output, { timeout: 8000 }).toContain('listening on')
+  const stop = async () => {
+    const exited = new Promise((resolve) => server.once('exit', resolve))
+    process.kill(server.pid!, 'SIGTERM')
+    await exited
+    children.delete(server)
+  }
+  return { port, stop }
+}
+
 let fileCount = 0
 function cardFile(content: unknown): string {
   const path = join(files, `card-${++fileCount}.json`)
@@ -457,17 +479,7 @@ describe('a2a card validate', () => {
 
   describe("a running agent's URL", () => {
     it('validates the card `a2a start` serves and exits 0', async () => {
-      const port = await freePort()
-      const server = spawn(process.execPath, [a2aBin, 'start'], {
-        cwd: goodProject,
-        env: { ...cleanEnv, PORT: String(port), HOST: '127.0.0.1' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-      children.add(server)
-      let output = ''
-      server.stdout!.on('data', (chunk) => (output += chunk))
-      server.stderr!.on('data', (chunk) => (output += chunk))
-      await expect.poll(() => output, { timeout: 8000 }).toContain('listening on')
+      const { port, stop } = await startGoodAgent()
 
       const url = `http://127.0.0.1:${port}/`
       const { code, stdout, stderr } = await validate([url])
@@ -475,24 +487,11 @@ describe('a2a card validate', () => {
       expect(stdout.trimEnd()).toBe(`${url}.well-known/agent.json: valid`)
       expect(code).toBe(0)
 
-      const exited = new Promise((resolve) => server.once('exit', resolve))
-      process.kill(server.pid!, 'SIGTERM')
-      await exited
-      children.delete(server)
+      await stop()
     })
 
     it('fetches a URL that already names a card path as given (the card URL `a2a dev` prints), not with the path appended again', async () => {
-      const port = await freePort()
-      const server = spawn(process.execPath, [a2aBin, 'start'], {
-        cwd: goodProject,
-        env: { ...cleanEnv, PORT: String(port), HOST: '127.0.0.1' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-      children.add(server)
-      let output = ''
-      server.stdout!.on('data', (chunk) => (output += chunk))
-      server.stderr!.on('data', (chunk) => (output += chunk))
-      await expect.poll(() => output, { timeout: 8000 }).toContain('listening on')
+      const { port, stop } = await startGoodAgent()
 
       for (const path of ['.well-known/agent.json', '.well-known/agent-card.json']) {
         const url = `http://127.0.0.1:${port}/${path}`
@@ -505,10 +504,7 @@ describe('a2a card validate', () => {
       const live = await validate([`http://127.0.0.1:${port}/.well-known/agent.json`, '--live'])
       expect(live.stdout.trimEnd()).toBe(`http://127.0.0.1:${port}/.well-known/agent.json: valid`)
       expect(live.code).toBe(0)
-      const exited = new Promise((resolve) => server.once('exit', resolve))
-      process.kill(server.pid!, 'SIGTERM')
-      await exited
-      children.delete(server)
+      await stop()
 
       // With a trailing slash or a query, still that very URL: the host below answers only at these exact paths.
       const exact = await cardHost({ '/agents/x/.well-known/agent.json/': goodCard(), '/.well-known/agent-card.json?v=1': goodCard() })
@@ -528,24 +524,11 @@ describe('a2a card validate', () => {
     })
 
     it('validates clean the v1.0 card the runtime serves (A2A-Version: 1.0), as served and without its v0.3 addressing fields', async () => {
-      const port = await freePort()
-      const server = spawn(process.execPath, [a2aBin, 'start'], {
-        cwd: goodProject,
-        env: { ...cleanEnv, PORT: String(port), HOST: '127.0.0.1' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-      children.add(server)
-      let output = ''
-      server.stdout!.on('data', (chunk) => (output += chunk))
-      server.stderr!.on('data', (chunk) => (output += chunk))
-      await expect.poll(() => output, { timeout: 8000 }).toContain('listening on')
+      const { port, stop } = await startGoodAgent()
       const response = await fetch(`http://127.0.0.1:${port}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })
       const served = (await response.json()) as Record<string, unknown>
       expect((served.supportedInterfaces as Array<{ protocolVersion: string }>)[0]!.protocolVersion).toBe('1.0')
-      const exited = new Promise((resolve) => server.once('exit', resolve))
-      process.kill(server.pid!, 'SIGTERM')
-      await exited
-      children.delete(server)
+      await stop()
 
       const { url: _url, preferredTransport: _preferred, additionalInterfaces: _additional, ...pure } = served
       const origin = await cardHost({ '/.well-known/agent-card.json': served, '/v1/.well-known/agent-card.json': pure })
