@@ -1,4 +1,3 @@
-import { Agent } from 'node:http'
 import { type FloodAgent, rpc, startFloodAgent } from './_flood.ts'
 import { MiB, rssOf } from './_slow-readers.ts'
 
@@ -27,7 +26,6 @@ export const startStreamingAgent = (): Promise<FloodAgent> => startFloodAgent({ 
  * 100 ms after a 429 (as a client honouring Retry-After would, only sooner).
  */
 export async function streamingFlood(server: FloodAgent, seconds: number, clients = 8): Promise<StreamingFloodResult> {
-  const agent = new Agent({ keepAlive: true, maxSockets: clients })
   const result: StreamingFloodResult = { taken: 0, busy: 0, problems: [], rss: [] }
   const sampler = setInterval(() => result.rss.push(rssOf(server.pid)?.rss ?? 0), 1000)
   const until = performance.now() + seconds * 1000
@@ -37,7 +35,9 @@ export async function streamingFlood(server: FloodAgent, seconds: number, client
       const i = next++
       try {
         const params = { message: { role: 'user', messageId: `flood-${i}`, parts: [{ kind: 'text', text: wordsText(i) }] }, configuration: { blocking: false } }
-        const { status, body } = await rpc(server.port, 'message/send', params, { agent })
+        // A connection of its own per send: the server closes the connection of a 429, and a kept-alive socket
+        // reused at that moment is reset under the next request (a client's race, not the server's answer).
+        const { status, body } = await rpc(server.port, 'message/send', params)
         if (status === 200 && body.result?.id) result.taken++
         else if (status === 429) {
           result.busy++
@@ -50,7 +50,6 @@ export async function streamingFlood(server: FloodAgent, seconds: number, client
   }
   await Promise.all(Array.from({ length: clients }, client))
   clearInterval(sampler)
-  agent.destroy()
   return result
 }
 
