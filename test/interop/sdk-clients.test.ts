@@ -1,7 +1,7 @@
 import { Role, TaskState } from '@a2a-js/sdk'
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client'
 import { type A2AAppOptions, type Agent, defineAgent } from 'a2a-runtime'
-import { A2AClient as A2AClientV03 } from 'a2a-sdk-v03/client'
+import { A2AClient as A2AClientV03, ClientFactory as ClientFactoryV03 } from 'a2a-sdk-v03/client'
 import { describe, expect, it } from 'vitest'
 import { nodeServer } from '../runtime/_transports.ts'
 import { startReceiver } from '../runtime/_webhook.ts'
@@ -325,6 +325,65 @@ describe.each([
     const answer: any = await a2a.sendMessage(v03Message('Lima', question.result.id))
     expect(answer.result.status.state).toBe('completed')
     expect(v03Text(answer.result)).toBe('Echo: Lima')
+  })
+})
+
+/**
+ * A default agent's slash-named methods speak the platform dialect, whose streams are notifications: a v0.3 client
+ * that does not say A2A-Version: 0.3 would get them and fail ("JSON-RPC response ID mismatch in SSE event"). The
+ * card it reads there claims only what it is served: v0.3 without streaming.
+ */
+describe('@a2a-js/sdk 0.3.x against a default agent, without A2A-Version', () => {
+  const cardUrl = (url: string) => `${url}.well-known/agent-card.json`
+
+  it('reads a card without streaming, and sends, gets and cancels; the client refuses to stream instead of failing mid-stream', async () => {
+    const target = await start()
+    const a2a = await A2AClientV03.fromCardUrl(cardUrl(target.url))
+    const card: any = await a2a.getAgentCard()
+    expect(card).toMatchObject({ protocolVersion: '0.3.0', url: target.url, capabilities: { streaming: false } })
+
+    const sent: any = await a2a.sendMessage(v03Message('hello'))
+    expect(sent.result).toMatchObject({ kind: 'task', status: { state: 'completed' } })
+    expect(v03Text(sent.result)).toBe('Echo: hello')
+    expect(((await a2a.getTask({ id: sent.result.id })) as any).result.id).toBe(sent.result.id)
+
+    const running: any = await a2a.sendMessage({ ...v03Message('wait'), configuration: { blocking: false } } as any)
+    expect(((await a2a.cancelTask({ id: running.result.id })) as any).result.status.state).toBe('canceled')
+
+    const stream = async () => {
+      for await (const _ of a2a.sendMessageStream(v03Message('streamed'))) {
+      }
+    }
+    await expect(stream()).rejects.toThrow(/does not support streaming/)
+    const follow = async () => {
+      for await (const _ of a2a.resubscribeTask({ id: sent.result.id })) {
+      }
+    }
+    await expect(follow()).rejects.toThrow(/does not support streaming/)
+  })
+
+  it("the 0.3 ClientFactory's sendMessageStream gets the finished task as its one event", async () => {
+    const target = await start()
+    const client = await new ClientFactoryV03().createFromUrl(target.url)
+    const events: any[] = []
+    for await (const event of client.sendMessageStream(v03Message('streamed words'))) events.push(event)
+    expect(events).toHaveLength(1)
+    expect(events[0]).toMatchObject({ kind: 'task', status: { state: 'completed' } })
+    expect(v03Text(events[0])).toBe('Echo: streamed words')
+  })
+
+  it('a card asked for with A2A-Version: 0.3 or 1.0 keeps streaming, which the root serves to such clients', async () => {
+    const target = await start()
+    for (const version of ['0.3', '1.0']) {
+      const card = await (await target.fetch('/.well-known/agent-card.json', { headers: { 'A2A-Version': version } })).json()
+      expect(card.capabilities.streaming).toBe(true)
+    }
+  })
+
+  it('an agent whose slash-named methods speak v0.3 keeps streaming in that card', async () => {
+    const target = await start({ dialect: 'a2a-0.3' })
+    const card = await (await target.fetch('/.well-known/agent-card.json')).json()
+    expect(card.capabilities.streaming).toBe(true)
   })
 })
 

@@ -1306,7 +1306,10 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       const response = await target.fetch('/.well-known/agent-card.json')
       expect(response.status).toBe(200)
       const card = await response.json()
-      expect(card).toMatchObject({ protocolVersion: '0.3.0', url: target.url, preferredTransport: 'JSONRPC', ...TEST_CARD_FIELDS })
+      // A client that does not say A2A-Version: 0.3 gets the platform dialect's notifications on a stream here: the card
+      // claims no streaming to it (test/interop/sdk-clients.test.ts).
+      const capabilities = { streaming: false }
+      expect(card).toMatchObject({ protocolVersion: '0.3.0', url: target.url, preferredTransport: 'JSONRPC', ...TEST_CARD_FIELDS, capabilities })
     })
 
     it.each([

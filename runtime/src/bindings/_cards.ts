@@ -6,9 +6,14 @@ import type { AuthScheme } from '../types.js'
  * read `/.well-known/agent-card.json`, v1.0 ones (A2A-Version: 1.0) in the v1.0 shape and older ones in the
  * v0.3 shape. Each shape also carries the other generation's addressing fields, so either client finds the
  * endpoint in either.
+ *
+ * Where slash-named methods speak the platform dialect, a v0.3 client that does not say `A2A-Version: 0.3` (the
+ * 0.3 SDKs never do) gets the platform's answers: a stream of notifications, which such a client cannot read. Its
+ * card (`a2a-0.3-platform`) claims only what it is served: the v0.3 shape without streaming (the 0.3 SDK then
+ * sends instead of streaming, or refuses before asking).
  */
 
-export type CardDialect = 'platform' | 'a2a-1.0' | 'a2a-0.3'
+export type CardDialect = 'platform' | 'a2a-1.0' | 'a2a-0.3' | 'a2a-0.3-platform'
 
 const V1_SCHEMES: Record<AuthScheme, unknown> = {
   bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } },
@@ -49,7 +54,11 @@ export function renderCard(dialect: CardDialect, template: CardTemplate, url: st
       securityRequirements: schemes.map((scheme) => ({ schemes: { [scheme]: { list: [] } } })),
     }
   }
-  const v03 = { protocolVersion: '0.3.0', ...card }
+  const v03 = {
+    protocolVersion: '0.3.0',
+    ...card,
+    ...(dialect === 'a2a-0.3-platform' && { capabilities: { ...card.capabilities, streaming: false } }),
+  }
   if (!schemes.length) return v03
   return {
     ...v03,

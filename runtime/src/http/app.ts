@@ -10,6 +10,7 @@ import { storeFromSetting } from '../stores/from-setting.js'
 import { createMemoryStore } from '../stores/memory.js'
 import { readAppSettings } from './_app-settings.js'
 import { DialectRouter } from './_dialect-router.js'
+import { headerOf } from './_node-headers.js'
 import { Outgoing } from './_outgoing.js'
 import { createRoutes, RPC_PATHS, SERVED_PATHS } from './_routes.js'
 import { rpcHandler } from './_rpc-handler.js'
@@ -20,6 +21,8 @@ import type { A2AApp, A2AAppOptions } from './app-options.js'
 
 export type { SlashDialect } from './_dialect-router.js'
 export type { A2AApp, A2AAppOptions } from './app-options.js'
+
+const STREAM_CALL = { method: 'message/stream' }
 
 /** How long a shutdown lets the final notifications of tasks that just ended go out. */
 const PUSH_FLUSH_MS = 5000
@@ -59,11 +62,18 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   const served = { current: new ServedAgent(agent, auth, pushFor) }
 
   let listeningUrl: string | undefined
-  const cardFor = (dialect: CardDialect, event: H3Event) => served.current.card(dialect, settings.publicUrl ?? listeningUrl ?? `${event.url.origin}/`)
+  const router = new DialectRouter(settings.dialect)
+  // A v0.3 card claims streaming only to a client whose streams this endpoint answers in v0.3 (bindings/_cards.ts).
+  const answersV03 = (event: H3Event) => router.dialectOf(STREAM_CALL, headerOf(event.req, 'a2a-version')).name === 'a2a-0.3'
+  const cardFor = (dialect: CardDialect, event: H3Event) =>
+    served.current.card(
+      dialect === 'a2a-0.3' && !answersV03(event) ? 'a2a-0.3-platform' : dialect,
+      settings.publicUrl ?? listeningUrl ?? `${event.url.origin}/`,
+    )
   const outgoing = new Outgoing(settings.outgoing, logger)
   const rpc = rpcHandler({
     served,
-    router: new DialectRouter(settings.dialect),
+    router,
     engine,
     maxBodySize: settings.maxBodySize,
     bodyBudget: settings.bodyBudget,
