@@ -1,5 +1,9 @@
+import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+import { TIERS } from './test/tiers.ts'
+
+const WORKERS = Math.max(2, availableParallelism() - 1)
 
 export default defineConfig({
   resolve: {
@@ -11,7 +15,19 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
+    // One vitest project per tier (test/tiers.ts): `vitest run --project unit` is the inner loop. Test files are
+    // independent (free ports, their own temporary folders and key prefixes), so they run side by side, at least two
+    // at a time even on two cores: most of a test's time is spent waiting on the processes and servers it started.
+    projects: TIERS.map((tier) => ({
+      extends: true,
+      test: {
+        name: tier.name,
+        include: tier.include,
+        exclude: tier.exclude ?? [],
+        maxWorkers: tier.alone ? 1 : WORKERS,
+        sequence: { groupOrder: tier.alone ? 1 : 0 },
+      },
+    })),
     // A redis-server for the suites that run on the Redis store.
     globalSetup: ['test/redis-setup.ts'],
     testTimeout: 15_000,

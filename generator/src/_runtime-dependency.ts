@@ -1,7 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync } from 'node:fs'
 import { basename, join } from 'node:path'
-import { execa } from 'execa'
+import { packRuntime } from './_runtime-pack.js'
 import { UsageError } from './errors.js'
 import type { RenderedFile } from './render.js'
 
@@ -33,15 +32,7 @@ export function planRuntimeDependency(packageRoot: string): RuntimeDependency {
       path,
       // Packed aside, then written like every other file: never over a different one already there.
       async pack() {
-        const aside = mkdtempSync(join(tmpdir(), 'a2a-runtime-pack-'))
-        try {
-          await execa('npm', ['pack', '--pack-destination', aside], { cwd: runtimeDir, stdin: 'ignore' })
-          const packed = join(aside, basename(path))
-          if (!existsSync(packed)) throw new Error(`npm pack of the runtime did not produce ${basename(path)}`)
-          return { path, content: readFileSync(packed) }
-        } finally {
-          rmSync(aside, { recursive: true, force: true })
-        }
+        return { path, content: await packRuntime(runtimeDir, basename(path)) }
       },
     },
   }
