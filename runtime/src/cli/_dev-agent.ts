@@ -10,7 +10,7 @@ import { type A2AApp, type A2AAppOptions, createA2AApp } from '../http/app.js'
 import type { Logger } from '../logger.js'
 import { checkCard, type Finding } from './_card-check.js'
 import { ProjectError } from './_errors.js'
-import { loadAgent } from './_load-agent.js'
+import { AgentLoadError, loadAgent } from './_load-agent.js'
 
 /**
  * The agent `a2a dev` serves, loaded again on every save: the first load makes the app, later ones swap the agent
@@ -59,8 +59,16 @@ export class DevAgent {
       this.inspector.loaded({ at: new Date().toISOString(), ms, files, findings })
     } catch (error) {
       this.#failure =
-        error instanceof ProjectError ? error.message : error instanceof ConfigurationError ? `${entry}: ${error.message}` : describeLoadFailure(error, cwd)
-      logger.error(`The agent failed to load: ${this.#failure}. Fix it and save; the server keeps running.`)
+        error instanceof AgentLoadError
+          ? error.summary
+          : error instanceof ProjectError
+            ? error.message
+            : error instanceof ConfigurationError
+              ? `${entry}: ${error.message}`
+              : describeLoadFailure(error, cwd)
+      // The failing line goes to the console only: the inspector and the JSON-RPC error keep the one line.
+      const frame = error instanceof AgentLoadError && error.frame ? `\n${error.frame}` : ''
+      logger.error(`The agent failed to load: ${this.#failure}. Fix it and save; the server keeps running.${frame}`)
       const ms = Math.round(performance.now() - started)
       this.inspector.loaded({ at: new Date().toISOString(), ms, files, failure: splitFailure(this.#failure), findings: [] })
     }

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import { resolve, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Agent } from '../agent.js'
-import { describeLoadFailure } from '../dev/_load-failure.js'
+import { explainLoadFailure } from '../dev/_load-failure.js'
 import { ProjectError } from './_errors.js'
 
 const require = createRequire(import.meta.url)
@@ -23,6 +23,19 @@ export function assertEntryExists(cwd: string, entry: string, howToName = HOW_TO
 }
 
 /**
+ * A module that does not load: `summary` is the one line that names the place and the cause, `frame` the failing
+ * line with a caret under the column ('' when unknown); the message is both, as `a2a start` prints it.
+ */
+export class AgentLoadError extends ProjectError {
+  constructor(
+    readonly summary: string,
+    readonly frame: string,
+  ) {
+    super(frame ? `${summary}\n${frame}` : summary)
+  }
+}
+
+/**
  * Imports the project's agent module (TypeScript runs without a build step) and returns its default export,
  * which must come from `defineAgent()`.
  */
@@ -35,8 +48,9 @@ export async function loadAgent(cwd: string, entry = DEFAULT_ENTRY, howToName = 
   try {
     module = (await jiti.import(path)) as { default?: unknown }
   } catch (error) {
-    // Where and why, in one line: "src/agent.ts:4:2 ParseError: Unexpected token".
-    throw new ProjectError(describeLoadFailure(error, cwd))
+    // Where and why, in one line ("src/agent.ts:4:2 ParseError: Unexpected token"), and the line itself.
+    const { summary, frame } = explainLoadFailure(error, cwd)
+    throw new AgentLoadError(summary, frame)
   }
   const agent = module.default
   if (!isAgent(agent)) throw new ProjectError(`${entry} must \`export default defineAgent({ ... })\``)
