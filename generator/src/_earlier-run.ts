@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync } from 'node:fs'
+import { lstatSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { LOCKFILES } from './_install.js'
 import { TOLERATED_FILES } from './_target-dir.js'
@@ -38,17 +38,4 @@ export function isEarlierRun(dir: string, files: RenderedFile[], pendingPaths: s
   return readdirSync(dir)
     .filter((entry) => !TOLERATED_FILES.has(entry) && !INSTALL_OUTPUT.has(entry))
     .every(fits)
-}
-
-/**
- * Before the answers are all in, whether `dir` may hold an earlier run: its package.json depends on the
- * runtime. `isEarlierRun` decides once the project is rendered.
- */
-export function mayBeEarlierRun(dir: string): boolean {
-  try {
-    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, unknown> }
-    return typeof manifest.dependencies?.['a2a-runtime'] === 'string'
-  } catch {
-    return false
-  }
 }

@@ -1,7 +1,8 @@
 import { basename, resolve } from 'node:path'
 import prompts, { type PromptObject } from 'prompts'
-import { mayBeEarlierRun } from './_earlier-run.js'
+import { earlierAnswers } from './_earlier-answers.js'
 import { busyEntries } from './_target-dir.js'
+import { useCodePointTextPrompt } from './_text-prompt.js'
 import { UsageError } from './errors.js'
 import { assertSkillId, FALLBACK_PACKAGE_NAME, packageNameFromDir, toDisplayName } from './names.js'
 import {
@@ -39,10 +40,19 @@ const list = (value: string) =>
     .map((item) => item.trim())
     .filter(Boolean)
 
+useCodePointTextPrompt()
+
+const CANCELLED = 'Cancelled: nothing was written.'
+
+/** The Cancel choice: a refusal (exit 1). */
 function cancelled(): never {
-  throw new UsageError('Cancelled: nothing was written.', 1)
+  throw new UsageError(CANCELLED, 1)
 }
-const onCancel = cancelled
+
+/** Ctrl-C (or Escape) at a prompt: an interrupt, exit 130 as for SIGINT, in one line. */
+function onCancel(): never {
+  throw new UsageError(CANCELLED, 130)
+}
 
 /** A prompt's `validate` from an answer rule of `options.ts`: the same rule the flag meets. */
 function validateWith(rule: (value: string) => string | undefined, label = ''): (value: string) => true | string {
@@ -73,18 +83,30 @@ async function ask<T>(question: PromptObject): Promise<T> {
 }
 
 /**
- * The directory, asked until it is one the project can go in. A busy one (other files in it) offers another
- * directory, writing beside those files (`--force`: nothing is overwritten) or cancelling; it never offers to
- * delete them. One that may hold an earlier run of the generator goes on: the files decide once rendered.
+ * Whether a directory holds the project some answers make, left there by an earlier run: then it is continued.
+ * Given by the command, which renders the project to compare (`isEarlierRun`).
  */
-async function askDirectory(answers: Answers, cwd: string): Promise<void> {
+export type EarlierRunCheck = (answers: Answers) => boolean
+
+/**
+ * The directory, asked until it is one the project can go in, each checked as soon as it is named. A busy one
+ * (other files in it) offers another directory, writing beside those files (`--force`: nothing is overwritten) or
+ * cancelling; it never offers to delete them. One that holds this very project from an earlier run takes that
+ * run's answers (read back from its files, checked by rendering them), so nothing more is asked.
+ */
+async function askDirectory(answers: Answers, cwd: string, isEarlierRun: EarlierRunCheck): Promise<void> {
   for (;;) {
     if (answers.dir === undefined) {
       answers.dir = (await ask<string>({ type: 'text', name: 'dir', message: 'Project directory', initial: DEFAULT_DIR, validate: validateDir(cwd) })).trim()
     }
     const dir = resolve(cwd, answers.dir)
     const busy = busyEntries(dir)
-    if (!busy.length || answers.force || mayBeEarlierRun(dir)) return
+    if (!busy.length || answers.force) return
+    const earlier = earlierAnswers(dir, answers).find(isEarlierRun)
+    if (earlier) {
+      Object.assign(answers, earlier)
+      return
+    }
     const shown = busy.length > 3 ? `${busy.slice(0, 3).join(', ')} and ${busy.length - 3} more` : busy.join(', ')
     const choice = await ask<'another' | 'beside' | 'cancel'>({
       type: 'select',
@@ -92,7 +114,10 @@ async function askDirectory(answers: Answers, cwd: string): Promise<void> {
       message: `${answers.dir} is not empty (${shown})`,
       choices: [
         { title: 'Choose another directory', value: 'another' },
-        { title: 'Write the project beside these files (--force: none of them is overwritten or deleted)', value: 'beside' },
+        // Beside another project's package.json the project's own would be in the way: refused after every question.
+        ...(busy.includes('package.json')
+          ? []
+          : [{ title: 'Write the project beside these files (--force: none of them is overwritten or deleted)', value: 'beside' }]),
         { title: 'Cancel', value: 'cancel' },
       ],
       initial: 0,
@@ -104,9 +129,9 @@ async function askDirectory(answers: Answers, cwd: string): Promise<void> {
 }
 
 /** Asks for what the flags left out, and only that. */
-export async function askMissing(given: Answers, cwd: string): Promise<Answers> {
+export async function askMissing(given: Answers, cwd: string, isEarlierRun: EarlierRunCheck): Promise<Answers> {
   const answers: Answers = { ...given }
-  await askDirectory(answers, cwd)
+  await askDirectory(answers, cwd, isEarlierRun)
   const dir = resolve(cwd, answers.dir ?? DEFAULT_DIR)
 
   const more: PromptObject[] = []

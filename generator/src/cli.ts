@@ -7,7 +7,7 @@ import { EARLIER_SECRET, isEarlierRun } from './_earlier-run.js'
 import { type GitOutcome, initGit } from './_git.js'
 import { install, installCommand, LOCKFILES, projectCommand } from './_install.js'
 import { askMissing } from './_prompts.js'
-import { planRuntimeDependency } from './_runtime-dependency.js'
+import { planRuntimeDependency, type RuntimeDependency } from './_runtime-dependency.js'
 import { busyDirectoryError, busyEntries } from './_target-dir.js'
 import { findObstacles, KEPT_IF_PRESENT, writeProject } from './_write.js'
 import { UsageError, WriteError } from './errors.js'
@@ -124,8 +124,11 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
         `Missing ${missing.join(', ')}: there is no terminal to ask, so pass them or use --yes for defaults.\n\n${program.helpInformation()}`,
       )
     }
-    // A busy directory is said as soon as it is named, not after every other question.
-    const complete = asked ? await askMissing(answers, io.cwd) : answers
+    const runtimeDependency = planRuntimeDependency(packageRoot)
+    // A busy directory is said as soon as it is named, not after every other question; one holding this very
+    // project from an earlier run is continued with that run's answers, asking nothing more.
+    const holdsEarlierRun = (candidate: Answers) => holdsProject(candidate, io.cwd, runtimeDependency)
+    const complete = asked ? await askMissing(answers, io.cwd, holdsEarlierRun) : answers
 
     // 3. One validated options object.
     const options = resolveOptions(complete, io.cwd)
@@ -138,10 +141,9 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
 
     // 4. The target directory and the files, all checked before the first one is written.
     const busy = busyEntries(options.dir)
-    const runtimeDependency = planRuntimeDependency(packageRoot)
     const files = renderProject(join(packageRoot, 'templates'), options, runtimeDependency.specifier)
     // The same project left by an earlier run (stopped during install, say) is continued, not refused.
-    const resumed = busy.length > 0 && isEarlierRun(options.dir, files, runtimeDependency.tarball ? [runtimeDependency.tarball.path] : [], options.force)
+    const resumed = busy.length > 0 && isEarlierRun(options.dir, files, pendingPaths(runtimeDependency), options.force)
     if (busy.length && !options.force && !resumed) throw busyDirectoryError(options.dir, busy)
     if (runtimeDependency.tarball) {
       try {
@@ -244,6 +246,21 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
     }
     throw error
   }
+}
+
+/** The packed runtime's path in the project: written after the comparison, so not compared. */
+const pendingPaths = (runtimeDependency: RuntimeDependency): string[] => (runtimeDependency.tarball ? [runtimeDependency.tarball.path] : [])
+
+/** Whether the directory the answers name holds the project they make, left there by an earlier run. */
+function holdsProject(answers: Answers, cwd: string, runtimeDependency: RuntimeDependency): boolean {
+  let options: ProjectOptions
+  try {
+    options = resolveOptions(answers, cwd)
+  } catch {
+    return false
+  }
+  const files = renderProject(join(packageRoot, 'templates'), options, runtimeDependency.specifier)
+  return isEarlierRun(options.dir, files, pendingPaths(runtimeDependency), options.force)
 }
 
 function nextCommands(options: ProjectOptions, cwd: string, needsInstall: boolean): string[] {

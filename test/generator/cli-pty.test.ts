@@ -102,6 +102,11 @@ function inTerminal(args: string[], env: NodeJS.ProcessEnv = terminalEnv): Termi
 const ENTER = '\r'
 const BACKSPACE = '\x7f'
 const CTRL_C = '\x03'
+const LEFT = '\x1b[D'
+
+/** Every answer but the directory, so that only its prompt is asked. */
+const ALL_BUT_DIR = ['--name', 'Bot', '--description', 'Does things', '--template', 'echo', '--runtime', 'node', '--auth', 'none']
+const QUIET = [...ALL_BUT_DIR, '--streaming', '--no-push-notifications', '--skill', 'chat:Chat:Chats', '--no-install', '--no-git']
 
 const read = (...path: string[]) => readFileSync(join(...path), 'utf8')
 
@@ -173,6 +178,53 @@ describe('at a terminal', () => {
     expect(await terminal.exited).toBe(0)
     expect(readdirSync(join(cwd, 'busy'))).toEqual(['notes.txt'])
     expect(JSON.parse(read(cwd, 'fresh/package.json')).name).toBe('fresh')
+  })
+
+  it('takes emoji typed at the directory prompt whole: typed, erased with Backspace, passed with the arrow keys', { timeout: 120_000 }, async () => {
+    const terminal = inTerminal(QUIET)
+    await terminal.waitFor('Project directory')
+    // Each key on its own, as a person types: 🐙 erased, then the cursor moved back over b, o, t and 🤖.
+    for (const key of ['🤖', '🐙', BACKSPACE, 'b', 'o', 't', LEFT, LEFT, LEFT, LEFT, 'm', 'y']) {
+      terminal.type(key)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    await terminal.waitFor('my🤖bot')
+    terminal.type(ENTER)
+    expect(await terminal.exited).toBe(0)
+    expect(readdirSync(cwd)).toEqual(['my🤖bot'])
+    expect(plain(terminal.screen())).not.toContain('\uFFFD')
+  })
+
+  it('Ctrl-C at a prompt exits 130 with one line, writing nothing', { timeout: 120_000 }, async () => {
+    const terminal = inTerminal(['--no-install', '--no-git'])
+    await terminal.waitFor('Project directory')
+    terminal.type(`weather${ENTER}`)
+    await terminal.waitFor('Agent name')
+    terminal.type(CTRL_C)
+    await terminal.waitFor('Cancelled: nothing was written.')
+    expect(await terminal.exited).toBe(130)
+    expect(plain(terminal.screen())).not.toMatch(/\n\s+at /)
+    expect(readdirSync(cwd)).toEqual([])
+  })
+
+  it('says at once, after the directory question, that a used project is not empty, asking nothing else', { timeout: 120_000 }, async () => {
+    const first = inTerminal(['weather', '--yes', '--no-install', '--no-git'])
+    expect(await first.exited).toBe(0)
+    // What `a2a dev` leaves in a project that has been run.
+    mkdirSync(join(cwd, 'weather/.a2a'))
+    writeFileSync(join(cwd, 'weather/.a2a/dev.json'), '{}\n')
+    const terminal = inTerminal(['--no-install', '--no-git'])
+    await terminal.waitFor('Project directory')
+    terminal.type(`weather${ENTER}`)
+    await terminal.waitFor('weather is not empty (.a2a, .dockerignore, .env.example and 7 more)')
+    await terminal.waitFor('Choose another directory')
+    await terminal.waitFor('Cancel')
+    terminal.type(`\x1b[B${ENTER}`)
+    expect(await terminal.exited).toBe(1)
+    const screen = plain(terminal.screen())
+    expect(screen).not.toContain('Agent name')
+    // Its package.json would be in the way of the project's own: writing beside it is not offered.
+    expect(screen).not.toContain('Write the project beside')
   })
 
   it('Ctrl-C during install says how to finish and exits 130, without a stack', { timeout: 120_000 }, async () => {

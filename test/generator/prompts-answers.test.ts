@@ -135,20 +135,43 @@ describe('a directory that is not empty', () => {
 })
 
 describe('a directory an earlier run left', () => {
-  it('asks nothing about it and continues when the answers are the same; refuses it, listing it, when they differ', { timeout: 60_000 }, async () => {
-    prompts.inject(['weather', ...REST('Weather', 'Tells the weather')])
-    expect(await run(['--no-install', '--no-git'], io)).toBe(0)
+  it('continues it as soon as it is named, with the answers read back from its files, asking nothing more', { timeout: 60_000 }, async () => {
+    const skill = JSON.stringify({ id: 'forecast', name: 'Forecast <3', description: 'Says "rain", mostly', tags: ['weather', 'rain'], examples: ['Rain?'] })
+    const first = ['weather', '--name', 'Weather: Bot', '--description', 'Tells the weather', '--skill', skill, '--template', 'multi-turn']
+    const flags = [...first, '--auth', 'apikey', '--pm', 'pnpm', '--no-streaming', '--push-notifications', '--runtime', 'bun', '--yes']
+    expect(await run([...flags, '--no-install', '--no-git'], io)).toBe(0)
+    const secret = read(cwd, 'weather/.env')
     out = []
 
-    prompts.inject(['weather', ...REST('Weather', 'Tells the weather')])
+    // Only the directory is answered: every other answer comes from the earlier run.
+    prompts.inject(['weather'])
     expect(await run(['--no-install', '--no-git'], io)).toBe(0)
-    expect(err).toEqual([])
+    expect(err.filter((line) => !line.includes('not installed'))).toEqual([])
     expect(injected._injected ?? []).toEqual([])
     expect(out.join('\n')).toMatch(/^Continuing in .*weather: it holds this project from an earlier run/m)
+    expect(read(cwd, 'weather/.env')).toBe(secret)
+    const again = out.join('\n').split('\n')
+    expect(again[again.indexOf('To do this again without questions:') + 1]).toContain(
+      '--runtime bun --auth apikey --pm pnpm --no-streaming --push-notifications',
+    )
+  })
 
-    prompts.inject(['weather', ...REST('Weather', 'Something else')])
+  it('refuses it at once, before any other question, when a flag makes another project of it', { timeout: 60_000 }, async () => {
+    expect(await run(['weather', '--yes', '--no-install', '--no-git'], io)).toBe(0)
+    prompts.inject(['cancel'])
+    expect(await run(['weather', '--template', 'streaming', '--no-install', '--no-git'], io)).toBe(1)
+    expect(injected._injected ?? []).toEqual([])
+    expect(manifest(join(cwd, 'weather')).description).toBe('An A2A agent built with create-a2a-agent')
+  })
+
+  it('offers the choices at once for a project that has been used (a2a dev wrote .a2a/), never its questions', { timeout: 60_000 }, async () => {
+    expect(await run(['weather', '--yes', '--no-install', '--no-git'], io)).toBe(0)
+    mkdirSync(join(cwd, 'weather/.a2a'))
+    writeFileSync(join(cwd, 'weather/.a2a/dev.json'), '{}\n')
+    // Were the questions asked, 'cancel' would answer the agent's name and the run would go on.
+    prompts.inject(['weather', 'cancel'])
     expect(await run(['--no-install', '--no-git'], io)).toBe(1)
-    expect(err.join('\n')).toMatch(/The directory .*weather is not empty/)
-    expect(manifest(join(cwd, 'weather')).description).toBe('Tells the weather')
+    expect(injected._injected ?? []).toEqual([])
+    expect(err.join('\n')).toContain('Cancelled: nothing was written.')
   })
 })
