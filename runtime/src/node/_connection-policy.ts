@@ -1,6 +1,7 @@
 import type { Server } from 'node:http'
 import type { Env } from '../settings.js'
 import { applyConnectionCaps, type ConnectionCapOptions, type ConnectionCaps, readConnectionCaps } from './_connection-caps.js'
+import { giveReasonPhrases } from './_reason-phrases.js'
 import { applySlowClientTimeouts, readSlowClientTimeouts, type SlowClientTimeoutOptions, type SlowClientTimeouts } from './_slow-client-timeouts.js'
 
 /**
@@ -17,8 +18,12 @@ export function readConnectionPolicy(options: SlowClientTimeoutOptions & Connect
   return { timeouts: readSlowClientTimeouts(options, env), caps: readConnectionCaps(options, env) }
 }
 
-/** Applies the policy to a server, before it listens or (listhen's) after. */
+/**
+ * Applies the policy to a server, before it listens or (listhen's) after; the one place both servers pass, so it
+ * also gives their answers standard reason phrases (`_reason-phrases.ts`).
+ */
 export function applyConnectionPolicy(server: Server, policy: ConnectionPolicy): void {
   applySlowClientTimeouts(server, policy.timeouts)
   applyConnectionCaps(server, policy.caps)
+  giveReasonPhrases(server)
 }

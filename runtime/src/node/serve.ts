@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http'
+import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import type { Agent } from '../agent.js'
@@ -9,6 +9,7 @@ import { envValue, processEnv } from '../settings.js'
 import { applyConnectionPolicy, type ConnectionPolicy, readConnectionPolicy } from './_connection-policy.js'
 import { displayHost, listen, readPort } from './_listen.js'
 import { listenNative, type NativeRuntime, nativeRuntime } from './_native-serve.js'
+import { createPhrasedServer } from './_reason-phrases.js'
 import { withRequestLog } from './_request-log.js'
 import { exitOnSignals, gracefulClose, nativeClose } from './_shutdown.js'
 
@@ -112,7 +113,7 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
     listener = { port: native.port, server: undefined, close: nativeClose(native, app, () => detachSignals?.()) }
   } else {
     const handler = toNodeHandler(app.h3)
-    const server = createServer(log ? withRequestLog(handler, log) : handler)
+    const server = createPhrasedServer(log ? withRequestLog(handler, log) : handler)
     applyConnectionPolicy(server, connectionPolicy)
     await listen(server, port, hostname)
     listener = { port: (server.address() as AddressInfo).port, server, close: gracefulClose(server, app, () => detachSignals?.()) }
