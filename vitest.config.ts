@@ -1,19 +1,12 @@
 import { availableParallelism } from 'node:os'
-import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+import { runtimeSourceAliases } from './test/source-aliases.ts'
 import { TIERS } from './test/tiers.ts'
 
 const WORKERS = Math.max(2, availableParallelism() - 1)
 
 export default defineConfig({
-  resolve: {
-    // Tests run against the runtime's source, so a failure points at the line that broke.
-    // The framework adapters are subpaths (`a2a-runtime/ai-sdk`): each is `runtime/src/adapters/<name>/index.ts`.
-    alias: [
-      { find: /^a2a-runtime$/, replacement: fileURLToPath(new URL('./runtime/src/index.ts', import.meta.url)) },
-      { find: /^a2a-runtime\/(.+)$/, replacement: fileURLToPath(new URL('./runtime/src/adapters/$1/index.ts', import.meta.url)) },
-    ],
-  },
+  resolve: { alias: runtimeSourceAliases },
   test: {
     // One vitest project per tier (test/tiers.ts): `vitest run --project unit` is the inner loop. Test files are
     // independent (free ports, their own temporary folders and key prefixes), so they run side by side, at least two

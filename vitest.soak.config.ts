@@ -1,13 +1,11 @@
-import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+import { runtimeSourceAliases } from './test/source-aliases.ts'
 
 // `npm run soak`: the long mixed soak (test/soak/*.soak.ts), kept out of `npm test` (whose include is
-// test/**/*.test.ts). The agent under test runs as a child process on the built runtime; the alias is the same
+// test/**/*.test.ts). The agent under test runs as a child process on the built runtime; the aliases are the same
 // as in vitest.config.ts for anything a soak imports in-process.
 export default defineConfig({
-  resolve: {
-    alias: { 'a2a-runtime': fileURLToPath(new URL('./runtime/src/index.ts', import.meta.url)) },
-  },
+  resolve: { alias: runtimeSourceAliases },
   test: {
     include: ['test/soak/**/*.soak.ts'],
     // The soak's own length (SOAK_SECONDS) sets its test's timeout.

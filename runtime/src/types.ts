@@ -5,7 +5,7 @@
 
 export type TaskState = 'submitted' | 'working' | 'input-required' | 'auth-required' | 'completed' | 'failed' | 'canceled' | 'rejected'
 
-export type Role = 'user' | 'agent'
+type Role = 'user' | 'agent'
 
 export interface TextPart {
   kind: 'text'
@@ -15,7 +15,7 @@ export interface TextPart {
   metadata?: Record<string, unknown>
 }
 
-export interface DataPart {
+interface DataPart {
   kind: 'data'
   /**
    * Structured content. An object in the platform dialect and A2A v0.3; any JSON value in A2A v1.0 (an array, a
@@ -27,7 +27,7 @@ export interface DataPart {
   metadata?: Record<string, unknown>
 }
 
-export interface FileContent {
+interface FileContent {
   name?: string
   mimeType?: string
   /** Base64-encoded content. */
@@ -35,7 +35,7 @@ export interface FileContent {
   uri?: string
 }
 
-export interface FilePart {
+interface FilePart {
   kind: 'file'
   file: FileContent
   metadata?: Record<string, unknown>
@@ -93,7 +93,7 @@ export interface TaskStatusEvent {
 }
 
 /** A result (or a chunk of one) produced by the agent. */
-export interface TaskArtifactEvent {
+interface TaskArtifactEvent {
   kind: 'artifact-update'
   seq: number
   taskId: string
@@ -118,7 +118,7 @@ export interface AgentSkill {
   outputModes?: string[]
 }
 
-export interface AgentCapabilities {
+interface AgentCapabilities {
   /** Serves `message/stream`. Default `true`. */
   streaming?: boolean
   /** Push notifications to client webhooks (the config methods and delivery; see `push` in the app options). Default `false`. */
@@ -128,7 +128,7 @@ export interface AgentCapabilities {
 /** Scheme names the runtime validates. `bearer`: `Authorization: Bearer <token>`; `apiKey`: `X-API-Key: <key>`. */
 export type AuthScheme = 'bearer' | 'apiKey'
 
-export interface AgentAuthentication {
+interface AgentAuthentication {
   schemes: AuthScheme[]
 }
 
@@ -156,7 +156,7 @@ export interface AgentCardInput {
   iconUrl?: string
 }
 
-export interface AgentInterface {
+interface AgentInterface {
   url: string
   /** A2A v1.0 name of the binding. */
   protocolBinding: 'JSONRPC'

@@ -269,6 +269,19 @@ describe('generated projects', { timeout: 300_000 }, () => {
     await expect(check()).rejects.toMatchObject({ code: 1 })
   })
 
+  it('echo: installs no ioredis (an optional peer of the runtime), and A2A_STORE=redis://… without it stops the start in one line saying how to install it', async () => {
+    const project = await sharedProject('agent-echo', ['--yes', '--template', 'echo'])
+    expect(existsSync(join(project, 'node_modules/a2a-runtime/package.json'))).toBe(true)
+    expect(existsSync(join(project, 'node_modules/ioredis'))).toBe(false)
+    const env = { ...process.env, PORT: '0', A2A_STORE: 'redis://127.0.0.1:6379/0' }
+    const failed = await exec('npx', ['a2a', 'start'], { cwd: project, env, timeout: 60_000 }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => error,
+    )
+    expect(failed.code).toBe(1)
+    expect(failed.stderr.trim()).toMatch(/^[^\n]*ioredis[^\n]*npm install ioredis[^\n]*$/)
+  })
+
   it('echo: npm run dev reloads a save on the same port, npm run card validates, a2a send prints the answer, and nothing installed has an install script', async () => {
     const project = await generate('agent-tools', ['--yes'])
     const withScripts = installScripts(join(project, 'node_modules'))

@@ -1,4 +1,5 @@
-import { type Agent, type AgentCardInput, type AgentDefinition, defineAgent } from 'a2a-runtime'
+import { type Agent, type AgentDefinition, defineAgent } from 'a2a-runtime'
+import type { AgentCardInput } from '../../runtime/src/types.ts'
 
 const card = (overrides: Partial<AgentCardInput> = {}): AgentCardInput => ({
   name: 'Test Agent',

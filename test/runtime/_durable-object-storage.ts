@@ -1,4 +1,4 @@
-import type { DurableObjectStorageLike } from 'a2a-runtime'
+import type { DurableObjectStorageLike } from 'a2a-runtime/workers'
 
 /** Cloudflare's limits on a Durable Object's key-value storage, which the stand-in enforces as the platform does. */
 const MAX_KEYS_PER_CALL = 128

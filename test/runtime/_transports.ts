@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type A2AApp, type A2AAppOptions, type Agent, createA2AApp, createFileStore, createRedisStore, serveAgent } from 'a2a-runtime'
+import { type A2AApp, type A2AAppOptions, type Agent, createA2AApp, serveAgent } from 'a2a-runtime'
+import { createFileStore } from 'a2a-runtime/file-store'
+import { createRedisStore } from 'a2a-runtime/redis-store'
 import { afterEach, inject } from 'vitest'
 import { type CapturedLogger, captureLogger } from './_logger.ts'
 

@@ -1,5 +1,5 @@
-import type { AuthScheme } from 'a2a-runtime'
 import { describe, expect, it } from 'vitest'
+import type { AuthScheme } from '../../runtime/src/types.ts'
 import { agent, chunkedAgent, deferred, echoAgent, progressAgent } from './_agents.ts'
 import { eventReader, readEvents } from './_sse.ts'
 import { type Target, type Transport, transports } from './_transports.ts'

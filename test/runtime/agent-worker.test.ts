@@ -1,4 +1,4 @@
-import { agentWorker } from 'a2a-runtime'
+import { agentWorker } from 'a2a-runtime/workers'
 import { describe, expect, it, vi } from 'vitest'
 import { echoAgent } from './_agents.ts'
 import { DurableObjectStorageStandIn } from './_durable-object-storage.ts'

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto'
 
 import { inspect } from 'node:util'
-import { type A2AServer, type AuthScheme, serveAgent } from 'a2a-runtime'
+import { type A2AServer, serveAgent } from 'a2a-runtime'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createAuthCheck, credentialMatcher } from '../../runtime/src/http/_auth.ts'
+import type { AuthScheme } from '../../runtime/src/types.ts'
 import { type StartedA2a, startA2a } from '../_support.ts'
 import { agent } from './_agents.ts'
 import { type CapturedLogger, captureLogger } from './_logger.ts'

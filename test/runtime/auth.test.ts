@@ -1,5 +1,6 @@
-import { type AuthScheme, createA2AApp } from 'a2a-runtime'
+import { createA2AApp } from 'a2a-runtime'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { AuthScheme } from '../../runtime/src/types.ts'
 import { agent } from './_agents.ts'
 import { type Target, transports } from './_transports.ts'
 

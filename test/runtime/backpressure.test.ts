@@ -1,5 +1,6 @@
-import { ConfigurationError, createA2AApp, defineAgent } from 'a2a-runtime'
+import { createA2AApp, defineAgent } from 'a2a-runtime'
 import { afterEach, describe, expect, it } from 'vitest'
+import { ConfigurationError } from '../../runtime/src/errors.ts'
 import { procfs } from './_load-process.ts'
 import {
   call,

@@ -1,5 +1,6 @@
 import { type ClientRequest, Agent as HttpAgent, request as httpRequest } from 'node:http'
-import { createMemoryStore, type Task, type TaskStore } from 'a2a-runtime'
+import { createMemoryStore, type Task } from 'a2a-runtime'
+import type { TaskStore } from 'a2a-runtime/store'
 import { describe, expect, it } from 'vitest'
 import { agent, echoAgent } from './_agents.ts'
 import { userMessage } from './_messages.ts'

@@ -1,5 +1,6 @@
-import { type A2AServer, ConfigurationError, createA2AApp, type ServeOptions, serveAgent } from 'a2a-runtime'
+import { type A2AServer, createA2AApp, type ServeOptions, serveAgent } from 'a2a-runtime'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { ConfigurationError } from '../../runtime/src/errors.ts'
 import { echoAgent } from './_agents.ts'
 import { captureLogger } from './_logger.ts'
 import { call, MiB, message, mib, pollUntil, rpcBody, rssOf, sampleRss } from './_slow-readers.ts'

@@ -1,4 +1,6 @@
-import { createDurableObjectStore, type Task, type TaskEvent } from 'a2a-runtime'
+import type { Task } from 'a2a-runtime'
+import type { TaskEvent } from 'a2a-runtime/store'
+import { createDurableObjectStore } from 'a2a-runtime/workers'
 import { describe, expect, it } from 'vitest'
 import { DurableObjectStorageStandIn } from './_durable-object-storage.ts'
 

@@ -1,8 +1,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ConfigurationError, createFileStore } from 'a2a-runtime'
+import { createFileStore } from 'a2a-runtime/file-store'
 import { afterEach, describe, expect, it } from 'vitest'
+import { ConfigurationError } from '../../runtime/src/errors.ts'
 import { type FixtureAgent, startFixtureAgent } from './_fixture-process.ts'
 
 // One server process per file store directory: the store's lock file (`<dir>/lock`) names the process that holds

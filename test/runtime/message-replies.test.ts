@@ -1,4 +1,4 @@
-import { createRedisStore } from 'a2a-runtime'
+import { createRedisStore } from 'a2a-runtime/redis-store'
 import { describe, expect, inject, it } from 'vitest'
 import { agent, deferred } from './_agents.ts'
 import { readEvents } from './_sse.ts'

@@ -1,4 +1,5 @@
-import { createMemoryStore, type TaskStore } from 'a2a-runtime'
+import { createMemoryStore } from 'a2a-runtime'
+import type { TaskStore } from 'a2a-runtime/store'
 import { describe, expect, it } from 'vitest'
 import { agent, gatedAgent } from './_agents.ts'
 import { userMessage } from './_messages.ts'

@@ -1,4 +1,5 @@
-import { type A2AServer, type Agent, createRedisStore, serveAgent } from 'a2a-runtime'
+import { type A2AServer, type Agent, serveAgent } from 'a2a-runtime'
+import { createRedisStore } from 'a2a-runtime/redis-store'
 import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { agent, echoAgent } from './_agents.ts'

@@ -1,4 +1,5 @@
-import { createMemoryStore, type TaskEvent, type TaskStore } from 'a2a-runtime'
+import { createMemoryStore } from 'a2a-runtime'
+import type { TaskEvent, TaskStore } from 'a2a-runtime/store'
 import { describe, expect, it } from 'vitest'
 import { agent, deferred, echoAgent } from './_agents.ts'
 import { eventReader, readEvents } from './_sse.ts'

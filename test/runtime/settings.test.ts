@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ConfigurationError, createA2AApp, createMemoryStore, defineAgent, serveAgent } from 'a2a-runtime'
+import { createA2AApp, createMemoryStore, defineAgent, serveAgent } from 'a2a-runtime'
 import { describe, expect, it } from 'vitest'
+import { ConfigurationError } from '../../runtime/src/errors.ts'
 import { SETTINGS, settingsTable } from '../../runtime/src/settings.ts'
 import { userMessage } from './_messages.ts'
 

@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net'
-import { type A2AServer, ConfigurationError, type ServeOptions, serveAgent } from 'a2a-runtime'
+import { type A2AServer, type ServeOptions, serveAgent } from 'a2a-runtime'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { ConfigurationError } from '../../runtime/src/errors.ts'
 import { type StartedA2a, startA2a } from '../_support.ts'
 import { agent, echoAgent } from './_agents.ts'
 import { type CapturedLogger, captureLogger } from './_logger.ts'

@@ -1,16 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import {
-  createDurableObjectStore,
-  createFileStore,
-  createMemoryStore,
-  createRedisStore,
-  type DurableObjectTaskStore,
-  type TaskStore,
-  taskStoreContract,
-} from 'a2a-runtime'
+import { createMemoryStore } from 'a2a-runtime'
+import { createFileStore } from 'a2a-runtime/file-store'
+import { createRedisStore } from 'a2a-runtime/redis-store'
+import { type TaskStore, taskStoreContract } from 'a2a-runtime/store'
+import { createDurableObjectStore } from 'a2a-runtime/workers'
 import { afterAll, beforeAll, describe, it } from 'vitest'
+import type { DurableObjectTaskStore } from '../../runtime/src/stores/durable-object.ts'
 import { DurableObjectStorageStandIn } from './_durable-object-storage.ts'
 import { type RedisServer, startRedis } from './_redis.ts'
 import { type RedisCluster, startRedisCluster } from './_redis-cluster.ts'

@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { ConfigurationError, createA2AApp, defineAgent } from 'a2a-runtime'
+import { createA2AApp, defineAgent } from 'a2a-runtime'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { readSendParams } from '../../runtime/src/bindings/_platform-params.ts'
 import { userMessageBytes } from '../../runtime/src/core/_task-bytes.ts'
+import { ConfigurationError } from '../../runtime/src/errors.ts'
 import { call, MiB, mib, pollUntil, readingSubscriber, rpcBody, rssOf, sampleRss } from './_slow-readers.ts'
 import { type BudgetsAgent, chatText, GET_TASK_DIALECTS, rpc, startBudgetsAgent, userText } from './_task-budgets.ts'
 

@@ -19,7 +19,6 @@ import { StreamLimit } from './_stream-limit.js'
 import { readWebOrigin, WebOriginGuard } from './_web-origin.js'
 import type { A2AApp, A2AAppOptions } from './app-options.js'
 
-export type { SlashDialect } from './_dialect-router.js'
 export type { A2AApp, A2AAppOptions } from './app-options.js'
 
 const STREAM_CALL = { method: 'message/stream' }

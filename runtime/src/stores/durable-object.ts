@@ -27,7 +27,7 @@ export interface DurableObjectStoreOptions extends MemoryStoreOptions {
  * A Durable Object is given 128 MB of memory, and the store holds every task in it: its default byte budget is
  * a quarter of that (the memory store's, 128 MiB, would not fit). `A2A_STORE_MAX_BYTES` or `maxBytes` sets it.
  */
-export const DEFAULT_DURABLE_OBJECT_STORE_MAX_BYTES = 32 * 1024 * 1024
+const DEFAULT_DURABLE_OBJECT_STORE_MAX_BYTES = 32 * 1024 * 1024
 
 const PREFIX = 'task:'
 /** A stored value is at most 128 KiB: a task's JSON is kept in pieces of this many characters (≤ 64 KiB each as UTF-16). */

@@ -72,7 +72,7 @@ interface Entry {
 
 export const DEFAULT_MAX_TASKS = 10_000
 export const DEFAULT_TTL_MS = 60 * 60 * 1000
-export const DEFAULT_ENDED_LOGS = 1000
+const DEFAULT_ENDED_LOGS = 1000
 /** The store's default budget: this, or a quarter of the heap limit when that is less (`_heap-limit.ts`). */
 export const DEFAULT_STORE_MAX_BYTES = 128 * 1024 * 1024
 export const DEFAULT_EVENT_LOG_BYTES = 1024 * 1024

@@ -8,11 +8,20 @@ export type RedisClient = Redis | Cluster
 
 export const noop = (): void => {}
 
+/** ioredis is an optional peer of the runtime: only an agent that keeps its tasks in Redis installs it. */
+function loadIoredis(): typeof import('ioredis') {
+  try {
+    return createRequire(import.meta.url)('ioredis') as typeof import('ioredis')
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'MODULE_NOT_FOUND') throw error
+    throw new ConfigurationError('The Redis store needs the ioredis package, which is not installed: run `npm install ioredis` in the project')
+  }
+}
+
 function connect(url: string, cluster: boolean, options: RedisOptions): RedisClient {
   // Loaded when a Redis store is made, by require: every `a2a start` would otherwise pay for ioredis. The
   // require is made here too, not when the module loads: a bundle for Cloudflare Workers has no module URL.
-  const load = createRequire(import.meta.url)
-  const ioredis = load('ioredis') as typeof import('ioredis')
+  const ioredis = loadIoredis()
   if (!cluster) return new ioredis.Redis(url, options)
   const { protocol, hostname, port, username, password, pathname } = new URL(url)
   if (pathname.length > 1 && pathname !== '/0')

@@ -52,7 +52,7 @@ export interface RedisStoreOptions {
   env?: Env
 }
 
-export const DEFAULT_LEASE_MS = 10_000
+const DEFAULT_LEASE_MS = 10_000
 const TRIM_EVERY = 64
 
 const LOST_REASON = 'The instance running the task stopped before it finished'
