@@ -83,11 +83,13 @@ describe('bun', () => {
 })
 
 describe('deno', () => {
-  it('has a deno.json with start, dev (--watch), test and check tasks, the server allowed net, env and read only, .env read', () => {
+  it('has a deno.json with start, dev (--watch), test and check tasks, the server allowed net, env and read only, .env read first', () => {
     const deno = parseJsonc(read('deno', 'deno.json'))
     expect(Object.keys(deno.tasks)).toEqual(expect.arrayContaining(['start', 'dev', 'test', 'check']))
-    expect(deno.tasks.start).toBe('deno run --allow-net --allow-env --allow-read --env-file=.env src/server.ts')
-    expect(deno.tasks.dev).toBe('deno run --watch --allow-net --allow-env --allow-read --env-file=.env src/server.ts')
+    // No --env-file, which warns on every start without a .env: the server reads one itself, before its other modules.
+    expect(deno.tasks.start).toBe('deno run --allow-net --allow-env --allow-read src/server.ts')
+    expect(deno.tasks.dev).toBe('deno run --watch --allow-net --allow-env --allow-read src/server.ts')
+    expect(read('deno', 'src/server.ts')).toMatch(/^import '\.\/load-env\.ts'\nimport .* from 'a2a-runtime'$/m)
     expect(deno.tasks.test).toMatch(/npm:vitest run$/)
     expect(deno.tasks.check).toBe('deno check src test')
   })
@@ -126,7 +128,7 @@ describe('workers', () => {
 
   it('exports the Worker and its Durable Object class from src/worker.ts', () => {
     const worker = read('workers', 'src/worker.ts')
-    expect(worker).toContain("import { agentWorker } from 'a2a-runtime'")
+    expect(worker).toContain("import { agentWorker } from 'a2a-runtime/workers'")
     expect(worker).toContain("import agent from './agent.ts'")
     expect(worker).toContain('const { worker, AgentObject } = agentWorker(agent)')
     expect(worker).toMatch(/export \{ AgentObject \}\nexport default worker\n$/)
