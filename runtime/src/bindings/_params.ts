@@ -1,5 +1,5 @@
+import { isObject } from '../_is-object.js'
 import { InvalidParamsError } from '../errors.js'
-import { isPlainObject } from '../http/_jsonrpc.js'
 
 /**
  * What the readers of every dialect's params share (the platform's, v0.3's, v1.0's, the push methods'): they
@@ -10,6 +10,6 @@ export type Json = Record<string, unknown>
 
 /** A request's `params`, which must be an object. */
 export function readParamsObject(params: unknown): Json {
-  if (!isPlainObject(params)) throw new InvalidParamsError('`params` must be an object')
+  if (!isObject(params)) throw new InvalidParamsError('`params` must be an object')
   return params
 }

@@ -1,7 +1,7 @@
+import { isObject } from '../_is-object.js'
 import type { SendRequest } from '../core/_engine.js'
 import { newId } from '../core/_ids.js'
 import { A2AError, ErrorCode, InvalidParamsError } from '../errors.js'
-import { isPlainObject } from '../http/_jsonrpc.js'
 import type { PushDialect } from '../push/push-config.js'
 import type { Message, Part } from '../types.js'
 import { type Json, readParamsObject } from './_params.js'
@@ -31,7 +31,7 @@ function optionalString(value: unknown, field: string): string | undefined {
 
 function optionalObject(value: unknown, field: string): Json | undefined {
   if (value === undefined) return undefined
-  if (!isPlainObject(value)) throw new InvalidParamsError(`\`${field}\` must be an object`)
+  if (!isObject(value)) throw new InvalidParamsError(`\`${field}\` must be an object`)
   return value
 }
 
@@ -73,7 +73,7 @@ export function historyLengthOf(value: unknown, path: string, name: string): num
 }
 
 function readPart(value: unknown, field: string): Part {
-  if (!isPlainObject(value)) throw new InvalidParamsError(`\`${field}\` must be an object`)
+  if (!isObject(value)) throw new InvalidParamsError(`\`${field}\` must be an object`)
   const metadata = optionalJson(value.metadata, `${field}.metadata`)
   let part: Part
   switch (value.kind) {
@@ -82,7 +82,7 @@ function readPart(value: unknown, field: string): Part {
       part = { kind: 'text', text: value.text }
       break
     case 'data':
-      if (!isPlainObject(value.data)) throw new InvalidParamsError(`\`${field}.data\` must be a JSON object`)
+      if (!isObject(value.data)) throw new InvalidParamsError(`\`${field}.data\` must be a JSON object`)
       assertDepth(value.data, `${field}.data`)
       part = { kind: 'data', data: value.data }
       break
@@ -114,7 +114,7 @@ function readPart(value: unknown, field: string): Part {
 function shown(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.slice(0, 38))
   if (Array.isArray(value)) return 'an array'
-  if (typeof value === 'object' && value !== null) return 'an object'
+  if (isObject(value)) return 'an object'
   return String(value ?? null)
 }
 
@@ -124,7 +124,7 @@ function shown(value: unknown): string {
  * so in the platform dialect a missing id is made up and the role is taken as `user`.
  */
 export function readMessage(value: unknown, field: string, required: boolean): Message {
-  if (!isPlainObject(value)) throw new InvalidParamsError(`\`${field}\` must be an object`)
+  if (!isObject(value)) throw new InvalidParamsError(`\`${field}\` must be an object`)
   if (value.role !== undefined && value.role !== 'user') throw new InvalidParamsError(`\`${field}.role\` must be "user"`)
   if (value.role === undefined && required) throw new InvalidParamsError(`\`${field}.role\` is required ("user")`)
   if (!Array.isArray(value.parts)) throw new InvalidParamsError(`\`${field}.parts\` must be an array`)

@@ -1,7 +1,7 @@
+import { isObject } from '../_is-object.js'
 import type { SendRequest } from '../core/_engine.js'
 import { newId } from '../core/_ids.js'
 import { A2AError, ErrorCode, InvalidParamsError } from '../errors.js'
-import { isPlainObject } from '../http/_jsonrpc.js'
 import type { PushPayload } from '../push/_delivery.js'
 import type { PushService } from '../push/_service.js'
 import type { PushConfig, PushDialect } from '../push/push-config.js'
@@ -69,7 +69,7 @@ function readConfigId(value: unknown, field: string): string | undefined {
  * {schemes: [...], credentials}`).
  */
 export function readWebhook(value: unknown, field: string): WebhookInput {
-  if (!isPlainObject(value)) throw new InvalidParamsError(`\`${field}\` must be an object`)
+  if (!isObject(value)) throw new InvalidParamsError(`\`${field}\` must be an object`)
   const webhook: WebhookInput = { url: readString(value.url, `${field}.url`, MAX_URL) }
   const id = readConfigId(value.id, `${field}.id`)
   const token = readSecret(value.token, `${field}.token`)
@@ -77,7 +77,7 @@ export function readWebhook(value: unknown, field: string): WebhookInput {
   if (token !== undefined) webhook.token = token
   const auth = value.authentication
   if (auth !== undefined && auth !== null) {
-    if (!isPlainObject(auth)) throw new InvalidParamsError(`\`${field}.authentication\` must be an object`)
+    if (!isObject(auth)) throw new InvalidParamsError(`\`${field}.authentication\` must be an object`)
     let schemes: string[]
     if (auth.scheme !== undefined) schemes = [readScheme(auth.scheme, `${field}.authentication.scheme`)]
     else if (Array.isArray(auth.schemes) && auth.schemes.length > 0 && auth.schemes.length <= 8) {

@@ -1,3 +1,4 @@
+import { isObject } from '../_is-object.js'
 import type { Artifact, Message, Part, Task, TaskStatus } from '../types.js'
 
 /**
@@ -9,8 +10,6 @@ import type { Artifact, Message, Part, Task, TaskStatus } from '../types.js'
  * - text and data parts may carry a `mediaType`, which v0.3's TextPart and DataPart do not have: it is left out.
  * Only what holds such a part is copied; the checks cost a look at each part, far less than writing it.
  */
-
-const isObject = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 const fitsV03 = (part: Part): boolean => part.kind === 'file' || (part.mediaType === undefined && (part.kind === 'text' || isObject(part.data)))
 

@@ -1,6 +1,6 @@
+import { isObject } from '../_is-object.js'
 import type { SendRequest } from '../core/_engine.js'
 import { InvalidParamsError } from '../errors.js'
-import { isPlainObject } from '../http/_jsonrpc.js'
 import type { TaskQuery } from '../stores/task-store.js'
 import type { Message, Part, TaskState } from '../types.js'
 import { readParamsObject } from './_params.js'
@@ -47,12 +47,12 @@ function outputModesField(value: unknown, protoValue: unknown, path: string): st
 }
 
 function readPartV1(value: unknown, path: string): Part {
-  if (!isPlainObject(value)) throw new InvalidParamsError(`\`${path}\` must be an object`)
+  if (!isObject(value)) throw new InvalidParamsError(`\`${path}\` must be an object`)
   const mediaType = stringField(value.mediaType, value.media_type, path, 'mediaType')
   const filename = optionalString(value.filename, path, 'filename')
   const metadata = value.metadata
   if (metadata !== undefined) {
-    if (!isPlainObject(metadata)) throw new InvalidParamsError(`\`${path}.metadata\` must be an object`)
+    if (!isObject(metadata)) throw new InvalidParamsError(`\`${path}.metadata\` must be an object`)
     assertDepth(metadata, `${path}.metadata`)
   }
   let part: Part
@@ -72,13 +72,13 @@ function readPartV1(value: unknown, path: string): Part {
 }
 
 function readMessageV1(value: unknown, path: string): Message {
-  if (!isPlainObject(value)) throw new InvalidParamsError(`\`${path}\` must be an object`)
+  if (!isObject(value)) throw new InvalidParamsError(`\`${path}\` must be an object`)
   const parts = value.parts
   if (value.role !== 'ROLE_USER' && value.role !== 'user') {
     throw new InvalidParamsError(value.role === undefined ? `\`${path}.role\` is required ("ROLE_USER")` : `\`${path}.role\` must be "ROLE_USER"`)
   }
   // A message in the v0.3 shape (parts with `kind`) is read the v0.3 way, its ids under either spelling.
-  if (Array.isArray(parts) && parts.some((part) => isPlainObject(part) && 'kind' in part)) {
+  if (Array.isArray(parts) && parts.some((part) => isObject(part) && 'kind' in part)) {
     const ids = {
       messageId: field(value.messageId, value.message_id, path, 'messageId'),
       contextId: field(value.contextId, value.context_id, path, 'contextId'),
@@ -95,7 +95,7 @@ function readMessageV1(value: unknown, path: string): Message {
   if (contextId !== undefined) message.contextId = contextId
   if (taskId !== undefined) message.taskId = taskId
   if (value.metadata !== undefined) {
-    if (!isPlainObject(value.metadata)) throw new InvalidParamsError(`\`${path}.metadata\` must be an object`)
+    if (!isObject(value.metadata)) throw new InvalidParamsError(`\`${path}.metadata\` must be an object`)
     assertDepth(value.metadata, `${path}.metadata`)
     message.metadata = value.metadata
   }
@@ -116,8 +116,8 @@ export function readSendParamsV1(params: unknown): SendParamsV1 {
   const p = readParamsObject(params)
   const message = readMessageV1(p.message, MESSAGE)
   const configuration = p.configuration
-  if (configuration !== undefined && !isPlainObject(configuration)) throw new InvalidParamsError(`\`${CONFIGURATION}\` must be an object`)
-  const config = isPlainObject(configuration) ? configuration : NOTHING
+  if (configuration !== undefined && !isObject(configuration)) throw new InvalidParamsError(`\`${CONFIGURATION}\` must be an object`)
+  const config = isObject(configuration) ? configuration : NOTHING
   const returnImmediately = field(config.returnImmediately, config.return_immediately, CONFIGURATION, 'returnImmediately') ?? config.blocking === false
   if (typeof returnImmediately !== 'boolean')
     throw new InvalidParamsError(`\`${CONFIGURATION}.${givenName(config.returnImmediately, 'returnImmediately')}\` must be a boolean`)

@@ -1,3 +1,4 @@
+import { isObject } from '../_is-object.js'
 import { KNOWN_AUTH_SCHEMES } from '../core/_card.js'
 
 import type { Finding } from '../dev/inspector/wire.js'
@@ -8,7 +9,6 @@ const DOTTED_VERSION = /^\d+(\.\d+)*([-+][0-9A-Za-z.-]+)?$/
 // type/subtype with an optional parameter list, as in RFC 6838 (loosely).
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9*][a-z0-9!#$&^_.+*-]*(\s*;.*)?$/i
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 const isHttpUrl = (value: string) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol)
 
 type Report = (path: string, message: string, hint: string) => void

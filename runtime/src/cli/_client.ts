@@ -4,8 +4,6 @@ import { isLoopbackHost } from './_loopback.js'
 
 /** Shared by the commands that talk to a running agent (`a2a send`, `a2a card validate <url>`). */
 
-export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
-
 /**
  * The agent's base address as given, with a trailing slash, so the card and endpoint resolve under its path
  * (`https://host/agents/x/` → `https://host/agents/x/.well-known/agent.json`).

@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { isObject } from './_client.js'
+import { isObject } from '../_is-object.js'
 import { isLoopbackHost } from './_loopback.js'
 
 /**

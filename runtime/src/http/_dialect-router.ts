@@ -1,9 +1,9 @@
+import { isObject } from '../_is-object.js'
 import type { Binding } from '../bindings/_binding.js'
 import { platformBinding } from '../bindings/_platform.js'
 import { v1Binding, withErrorInfo } from '../bindings/_v1.js'
 import { v03Binding } from '../bindings/_v03.js'
 import { A2AError, ErrorCode } from '../errors.js'
-import { isPlainObject } from './_jsonrpc.js'
 
 /** What slash-named methods (`message/send`…) speak without an `A2A-Version` header. */
 export type SlashDialect = 'platform' | 'a2a-0.3'
@@ -36,7 +36,7 @@ export class DialectRouter {
 
   /** The binding a request would get, for an error sent before it is read as a call (never throws). */
   dialectOf(body: unknown, version: string | null): Binding {
-    const method = isPlainObject(body) && typeof body.method === 'string' ? body.method : ''
+    const method = isObject(body) && typeof body.method === 'string' ? body.method : ''
     try {
       return this.bindingFor(method, version)
     } catch {

@@ -1,4 +1,5 @@
 import { FastResponse } from 'srvx'
+import { isObject } from '../_is-object.js'
 import { type A2AError, InvalidRequestError } from '../errors.js'
 import { LARGE_ANSWER_CHARS, largeJsonResponse } from './_large-answer.js'
 import type { Outgoing } from './_outgoing.js'
@@ -16,11 +17,9 @@ const JSON_HEADERS = { 'content-type': 'application/json' } as const
 // As [name, value] pairs the response writer takes them as they are (an object is turned into pairs each time).
 const JSON_HEADER_PAIRS: Array<[string, string]> = [['content-type', 'application/json']]
 
-export const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
-
 /** The request id when the body has a usable one, so even an invalid request gets its id echoed. */
 export function idOf(body: unknown): JsonRpcId {
-  if (!isPlainObject(body)) return null
+  if (!isObject(body)) return null
   const { id } = body
   return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null
 }
@@ -28,7 +27,7 @@ export function idOf(body: unknown): JsonRpcId {
 /** Checks the JSON-RPC 2.0 envelope; the message names what is wrong. */
 export function readCall(body: unknown): JsonRpcCall {
   if (Array.isArray(body)) throw new InvalidRequestError('batch requests (arrays) are not supported; send one request object')
-  if (!isPlainObject(body)) throw new InvalidRequestError('the body must be a JSON-RPC request object')
+  if (!isObject(body)) throw new InvalidRequestError('the body must be a JSON-RPC request object')
   if (body.jsonrpc !== '2.0') throw new InvalidRequestError('`jsonrpc` must be "2.0"')
   if (typeof body.method !== 'string' || body.method === '') throw new InvalidRequestError('`method` must be a non-empty string')
   const id = idOf(body)

@@ -1,3 +1,4 @@
+import { isObject } from '../_is-object.js'
 import type { Task, TaskEvent } from '../types.js'
 import type { TaskEntry } from './_fold.js'
 
@@ -72,8 +73,4 @@ function isEntry(entry: unknown): entry is LogEntry {
   }
   if (isObject(entry.message)) return Array.isArray(entry.message.parts)
   return typeof entry.settledAt === 'number'
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
