@@ -7,6 +7,7 @@ import { EARLIER_SECRET, isEarlierRun } from './_earlier-run.js'
 import { type GitOutcome, initGit } from './_git.js'
 import { install, installCommand, LOCKFILES, projectCommand } from './_install.js'
 import { askMissing } from './_prompts.js'
+import { missingRequirements } from './_requirements.js'
 import { planRuntimeDependency, type RuntimeDependency } from './_runtime-dependency.js'
 import { busyDirectoryError, busyEntries } from './_target-dir.js'
 import { findObstacles, KEPT_IF_PRESENT, writeProject } from './_write.js'
@@ -26,7 +27,7 @@ import {
   resolveOptions,
   TEMPLATES,
 } from './options.js'
-import { renderProject } from './render.js'
+import { MODEL_TEMPLATES, renderProject } from './render.js'
 
 export interface CliIo {
   cwd: string
@@ -130,9 +131,10 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
     const holdsEarlierRun = (candidate: Answers) => holdsProject(candidate, io.cwd, runtimeDependency)
     const complete = asked ? await askMissing(answers, io.cwd, holdsEarlierRun) : answers
 
-    // 3. One validated options object.
+    // 3. One validated options object, and what this machine lacks for it, said before anything is written.
     const options = resolveOptions(complete, io.cwd)
     const say = options.json ? io.err : io.out
+    for (const problem of missingRequirements(options)) io.err(problem)
 
     const madeName = packageNameFromDir(basename(options.dir))
     if (complete.packageName === undefined && madeName.fallback) {
@@ -217,7 +219,10 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
 
     // 7. Next steps, the headless command, the summary.
     const commands = nextCommands(options, io.cwd, installError !== undefined || !options.install)
-    say(`\nNext:\n${commands.map((command) => `  ${command}`).join('\n')}\n\nThe Agent Card will be at http://localhost:3000/.well-known/agent.json`)
+    const model = MODEL_TEMPLATES.has(options.template)
+      ? `\nThe model: put your key in .env (OPENAI_API_KEY=); OPENAI_MODEL picks the model, OPENAI_BASE_URL another OpenAI-compatible endpoint (a local one needs no key).`
+      : ''
+    say(`\nNext:\n${commands.map((command) => `  ${command}`).join('\n')}\n${model}\nThe Agent Card will be at http://localhost:3000/.well-known/agent.json`)
     if (asked) say(`\nTo do this again without questions:\n  ${equivalentCommand(options)}`)
     if (options.json) {
       io.out(

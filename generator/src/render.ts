@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import Handlebars from 'handlebars'
 import { projectCommand } from './_install.js'
+import { nodeRequirement } from './_requirements.js'
 import { json, markdown, tsString } from './escape.js'
 import { toWorkerName } from './names.js'
 import type { ProjectOptions } from './options.js'
@@ -17,7 +18,7 @@ export interface RenderedFile {
 }
 
 /** The templates that call a language model: they share the `llm/` layer (the stand-in model server of their tests). */
-const MODEL_TEMPLATES = new Set<ProjectOptions['template']>(['ai-sdk', 'mastra', 'langgraph'])
+export const MODEL_TEMPLATES = new Set<ProjectOptions['template']>(['ai-sdk', 'mastra', 'langgraph'])
 
 /**
  * The templates whose model is the AI SDK's (Mastra runs AI SDK models): they share the `ai-sdk-model/` layer
@@ -94,7 +95,14 @@ function templateContext(options: ProjectOptions, runtimeDependency: string) {
     aiSdk: options.template === 'ai-sdk',
     mastra: options.template === 'mastra',
     langgraph: options.template === 'langgraph',
+    // A .env to pass on (`docker run --env-file .env`): the credential, the model's key.
+    dotenv: options.auth !== 'none' || MODEL_TEMPLATES.has(options.template),
     runtimeDependency,
+    /** The Node.js of package.json's `engines`: what the template's and the runtime's dependencies declare. */
+    nodeEngine: `>=${nodeRequirement(options).version}`,
+    nodeTypes: nodeRequirement(options).types,
+    /** As a person writes it: 22.22, 22. */
+    nodeMinimum: nodeRequirement(options).version.replace(/(\.0)+$/, ''),
     node: options.runtime === 'node',
     bun: options.runtime === 'bun',
     deno: options.runtime === 'deno',

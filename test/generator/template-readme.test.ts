@@ -84,12 +84,18 @@ describe.each(variants)('$dir project', ({ dir }) => {
     expect(example.PORT).toBeUndefined()
     const envFile = join(project(), '.env')
     if (!existsSync(envFile)) return
-    const generated = parseEnv(space.read(project(), '.env'))
-    const credential = Object.keys(generated).find((name) => /^A2A_(BEARER_TOKEN|API_KEY)$/.test(name))!
-    expect(generated[credential]).toMatch(/\S{16,}/)
-    // Both ways a user may follow "add the lines you need": append the example, or copy it over .env.
-    expect(parseEnv(`${space.read(project(), '.env')}\n${space.read(project(), '.env.example')}`)[credential]).toBe(generated[credential])
-    expect(example[credential]).toBeUndefined()
+    // The .env as the user has it: the credential generated, the model's key filled in.
+    const env = space.read(project(), '.env').replace(/^OPENAI_API_KEY=$/m, 'OPENAI_API_KEY=sk-mine')
+    const generated = parseEnv(env)
+    const kept = Object.keys(generated).filter((name) => /^(A2A_BEARER_TOKEN|A2A_API_KEY|OPENAI_API_KEY)$/.test(name))
+    expect(kept.length).toBeGreaterThan(0)
+    // Appending the example, one way a user may follow "add the lines you need", keeps every one.
+    const appended = parseEnv(`${env}\n${space.read(project(), '.env.example')}`)
+    for (const name of kept) {
+      expect(generated[name]).toMatch(/\S{6,}/)
+      expect(appended[name]).toBe(generated[name])
+      expect(example[name]).toBeUndefined()
+    }
   })
 })
 
@@ -119,16 +125,17 @@ describe('multi-turn template', () => {
 // Each template that calls a model says which framework runs it, and only that one; the rest of what they share
 // (.env's OPENAI_* settings, the stand-in server of the tests) is the same.
 describe.each([
-  { dir: 'model', adapter: 'fromAiSdk', framework: 'ai', others: ['fromMastra', 'fromLangGraph'], mock: "the AI SDK's mock model" },
-  { dir: 'mastra', adapter: 'fromMastra', framework: '@mastra/core', others: ['fromAiSdk', 'fromLangGraph'], mock: "the AI SDK's mock model" },
+  { dir: 'model', adapter: 'fromAiSdk', framework: 'ai', others: ['fromMastra', 'fromLangGraph'], mock: "the AI SDK's mock model", node: '22' },
+  { dir: 'mastra', adapter: 'fromMastra', framework: '@mastra/core', others: ['fromAiSdk', 'fromLangGraph'], mock: "the AI SDK's mock model", node: '22.22' },
   {
     dir: 'langgraph',
     adapter: 'fromLangGraph',
     framework: '@langchain/langgraph',
     others: ['fromAiSdk', 'fromMastra'],
     mock: 'a scripted LangChain chat model',
+    node: '22',
   },
-])('$dir: a template that calls a model', ({ dir, adapter, framework, others, mock }) => {
+])('$dir: a template that calls a model', ({ dir, adapter, framework, others, mock, node }) => {
   const read = (path: string) => space.read(projects.get(dir)!, path)
 
   it('README: "## The model" names its framework and adapter, none of the others, and the mock model its tests run on', () => {
@@ -143,8 +150,27 @@ describe.each([
   it('package.json: its framework pinned to a major, .env.example the OPENAI_* settings, the stand-in server in its tests', () => {
     const { dependencies } = JSON.parse(read('package.json')) as { dependencies: Record<string, string> }
     expect(dependencies[framework]).toMatch(/^\^\d+\.\d+\.\d+$/)
-    expect(Object.keys(parseEnv(read('.env.example')))).toEqual(expect.arrayContaining(['OPENAI_BASE_URL', 'OPENAI_API_KEY', 'OPENAI_MODEL']))
+    // Set in .env, where the key goes; documented with their defaults in .env.example.
+    expect(Object.keys(parseEnv(read('.env')))).toEqual(expect.arrayContaining(['OPENAI_BASE_URL', 'OPENAI_API_KEY', 'OPENAI_MODEL']))
+    for (const name of ['OPENAI_BASE_URL', 'OPENAI_API_KEY', 'OPENAI_MODEL']) expect(read('.env.example')).toMatch(new RegExp(`^# ${name}=`, 'm'))
     expect(read('test/llm-stand-in.ts')).toContain('export async function startStandInLlm')
     expect(read('test/agent.test.ts')).toContain('startStandInLlm()')
+  })
+
+  it('package.json: engines asks for the Node.js its dependencies declare (the AI SDK and LangChain 22, Mastra 22.22), and the README says it', () => {
+    const manifest = JSON.parse(read('package.json')) as { engines: { node: string }; devDependencies: Record<string, string> }
+    expect(manifest.engines.node).toBe(`>=${node}${'.0'.repeat(3 - node.split('.').length)}`)
+    expect(manifest.devDependencies['@types/node']).toBe('^22.12.0')
+    expect(read('README.md').split('## The model')[1]).toContain(`It needs Node.js ≥ ${node}, the oldest its dependencies declare`)
+  })
+
+  it("the key goes in .env, and the README's docker run passes that .env (--env-file), not variables of the shell", () => {
+    expect(parseEnv(read('.env'))).toMatchObject({ OPENAI_API_KEY: '', OPENAI_MODEL: 'gpt-4o-mini' })
+    const docker = readmeBlocks(read('README.md'))
+      .flat()
+      .find(({ kind }) => kind === 'docker')!.line
+    expect(docker).toContain(' --env-file .env ')
+    expect(docker).not.toContain('-e OPENAI_API_KEY')
+    expect(read('README.md')).toContain("the model's settings (your key); `.env` itself stays out of the image")
   })
 })
