@@ -1,10 +1,10 @@
 import type { Task, TaskEvent } from '../types.js'
-import type { Binding } from './_binding.js'
-import { extendedCardNotConfigured, subscribeWith } from './_common.js'
-import { cancel, get, send, streamWith } from './_platform.js'
-import { readTaskId } from './_platform-params.js'
-import { v03PushMethods } from './_push.js'
-import { artifactToV03, messageToV03, statusToV03, taskToV03 } from './_v03-shapes.js'
+import type { Binding } from './shared/_binding.js'
+import { extendedCardNotConfigured, subscribeWith } from './shared/_handlers.js'
+import { cancel, get, send, streamWith } from './shared/_slash-methods.js'
+import { readTaskId } from './shared/_slash-params.js'
+import { v03PushMethods } from './shared/_v03-push.js'
+import { artifactToV03, messageToV03, statusToV03, taskToV03 } from './shared/_v03-shapes.js'
 
 /**
  * The official A2A v0.3 dialect on the slash-named methods: each stream event is a JSON-RPC response to the

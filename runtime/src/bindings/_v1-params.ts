@@ -3,11 +3,11 @@ import type { SendRequest } from '../core/_engine.js'
 import { InvalidParamsError } from '../errors.js'
 import type { TaskQuery } from '../stores/task-store.js'
 import type { Message, Part, TaskState } from '../types.js'
-import { readParamsObject } from './_params.js'
-import { assertDepth, historyLengthOf, outputModesOf, readMessage as readPlatformMessage } from './_platform-params.js'
-import { field, givenName } from './_proto-json.js'
-import { readWebhook, type WebhookInput } from './_push.js'
-import { stateFromV1 } from './_v1-shapes.js'
+import { field, givenName } from './_v1-proto-json.js'
+import { assertDepth, historyLengthOf, outputModesOf, readParamsObject } from './shared/_params.js'
+import { readMessage as readV03Message } from './shared/_slash-params.js'
+import { stateFromV1 } from './shared/_v1-shapes.js'
+import { readWebhook, type WebhookInput } from './shared/_webhooks.js'
 
 /**
  * Validation of A2A v1.0 params (ProtoJSON). Parts are told apart by their key; a part that still carries a
@@ -84,7 +84,7 @@ function readMessageV1(value: unknown, path: string): Message {
       contextId: field(value.contextId, value.context_id, path, 'contextId'),
       taskId: field(value.taskId, value.task_id, path, 'taskId'),
     }
-    return readPlatformMessage({ ...value, ...ids, role: 'user' }, path, true)
+    return readV03Message({ ...value, ...ids, role: 'user' }, path, true)
   }
   if (!Array.isArray(parts) || parts.length === 0) throw new InvalidParamsError(`\`${path}.parts\` must be a non-empty array`)
   const messageId = stringField(value.messageId, value.message_id, path, 'messageId')

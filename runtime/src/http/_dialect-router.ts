@@ -1,8 +1,8 @@
 import { isObject } from '../_is-object.js'
-import type { Binding } from '../bindings/_binding.js'
 import { platformBinding } from '../bindings/_platform.js'
 import { v1Binding, withErrorInfo } from '../bindings/_v1.js'
 import { v03Binding } from '../bindings/_v03.js'
+import type { Binding } from '../bindings/shared/_binding.js'
 import { A2AError, ErrorCode } from '../errors.js'
 
 /** What slash-named methods (`message/send`…) speak without an `A2A-Version` header. */

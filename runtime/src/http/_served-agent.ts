@@ -1,6 +1,6 @@
 import type { Agent } from '../agent.js'
 import { type CardDialect, renderCard } from '../bindings/_cards.js'
-import { InputModes } from '../bindings/_input-modes.js'
+import { InputModes } from '../bindings/shared/_input-modes.js'
 import { type CardTemplate, normalizeCard } from '../core/_card.js'
 import type { Logger } from '../logger.js'
 import type { PushService } from '../push/_service.js'

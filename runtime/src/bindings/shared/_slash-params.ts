@@ -1,15 +1,16 @@
-import { isObject } from '../_is-object.js'
-import type { SendRequest } from '../core/_engine.js'
-import { newId } from '../core/_ids.js'
-import { A2AError, ErrorCode, InvalidParamsError } from '../errors.js'
-import type { PushDialect } from '../push/push-config.js'
-import type { Message, Part } from '../types.js'
-import { type Json, readParamsObject } from './_params.js'
-import { readWebhook, type WebhookInput } from './_push.js'
+import { isObject } from '../../_is-object.js'
+import type { SendRequest } from '../../core/_engine.js'
+import { newId } from '../../core/_ids.js'
+import { InvalidParamsError } from '../../errors.js'
+import type { PushDialect } from '../../push/push-config.js'
+import type { Message, Part } from '../../types.js'
+import { assertDepth, historyLengthOf, type Json, outputModesOf, readParamsObject } from './_params.js'
+import { readWebhook, type WebhookInput } from './_webhooks.js'
 
 /**
- * Validation of the platform dialect's params. Each check names the field as the client wrote it, and the
- * result is built from the known fields only: nothing unexpected from the wire reaches the stored task.
+ * Validation of the slash-named methods' params, which the platform dialect and A2A v0.3 share, and of a message
+ * in the v0.3 shape (which v1.0 also takes). Each check names the field as the client wrote it, and the result
+ * is built from the known fields only: nothing unexpected from the wire reaches the stored task.
  */
 
 export interface SendParams extends SendRequest {
@@ -35,16 +36,6 @@ function optionalObject(value: unknown, field: string): Json | undefined {
   return value
 }
 
-/** Deeper JSON than any real message needs; past it, storing and answering would strain the stack. */
-const MAX_DEPTH = 64
-
-/** Refuses free-form JSON (data, metadata) nested deeper than MAX_DEPTH, naming the field. */
-export function assertDepth(value: unknown, field: string, depth = 0): void {
-  if (typeof value !== 'object' || value === null) return
-  if (depth >= MAX_DEPTH) throw new InvalidParamsError(`\`${field}\` is nested more than ${MAX_DEPTH} levels deep`)
-  for (const child of Array.isArray(value) ? value : Object.values(value)) assertDepth(child, field, depth + 1)
-}
-
 function optionalJson(value: unknown, field: string): Json | undefined {
   const object = optionalObject(value, field)
   assertDepth(object, field)
@@ -60,16 +51,6 @@ export function readTaskId(params: unknown): string {
 /** `params.historyLength` (tasks/get). */
 export function readHistoryLength(params: Json): number | undefined {
   return historyLengthOf(params.historyLength, 'params', 'historyLength')
-}
-
-/**
- * A `historyLength` as given (absent, null, or a non-negative integer); an error names it `path.name` (built only
- * then: a request reads it every time).
- */
-export function historyLengthOf(value: unknown, path: string, name: string): number | undefined {
-  if (value === undefined || value === null) return undefined
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new InvalidParamsError(`\`${path}.${name}\` must be a non-negative integer`)
-  return value
 }
 
 function readPart(value: unknown, field: string): Part {
@@ -172,30 +153,4 @@ export function readSendParams(params: unknown, dialect: PushDialect): SendParam
   if (configuration?.pushNotificationConfig !== undefined)
     request.webhook = readWebhook(configuration.pushNotificationConfig, 'params.configuration.pushNotificationConfig')
   return request
-}
-
-/** `acceptedOutputModes` as given: an array of media types, or absent (or null, or empty: no preference). */
-export function outputModesOf(modes: unknown, path: string, name: string): string[] | undefined {
-  if (modes === undefined || modes === null) return undefined
-  if (!Array.isArray(modes) || !modes.every((mode) => typeof mode === 'string'))
-    throw new InvalidParamsError(`\`${path}.${name}\` must be an array of media types`)
-  return modes.length ? modes : undefined
-}
-
-/**
- * Refuses a message whose client accepts none of the agent's output modes (-32005), so it is not run for
- * an answer nobody can read. `*\/*` and `type/*` match as usual.
- */
-export function assertOutputModes(accepted: string[] | undefined, produced: string[]): void {
-  if (!accepted) return
-  const matches = (want: string, have: string) => {
-    const [wantType, wantSub] = want.toLowerCase().split(';', 1)[0]!.trim().split('/')
-    const [haveType, haveSub] = have.toLowerCase().split('/')
-    return (wantType === '*' || wantType === haveType) && (wantSub === '*' || wantSub === haveSub)
-  }
-  if (accepted.some((want) => produced.some((have) => matches(want, have)))) return
-  throw new A2AError(
-    ErrorCode.ContentTypeNotSupported,
-    `None of the accepted output modes (${accepted.join(', ')}) is one this agent produces (${produced.join(', ')})`,
-  )
 }

@@ -1,5 +1,5 @@
-import { isObject } from '../_is-object.js'
-import type { Artifact, Message, Part, Task, TaskStatus } from '../types.js'
+import { isObject } from '../../_is-object.js'
+import type { Artifact, Message, Part, Task, TaskStatus } from '../../types.js'
 
 /**
  * The internal model in the v0.3 shape, which the platform dialect shares. The model is that shape already, so

@@ -1,8 +1,10 @@
-import type { Artifact, Message, Part, Task, TaskEvent, TaskState, TaskStatus } from '../types.js'
+import type { Artifact, Message, Part, TaskEvent, TaskState, TaskStatus } from '../../types.js'
+import type { Json } from './_params.js'
 
 /**
  * The internal model in A2A v1.0 ProtoJSON: no `kind` discriminators, enums by their full proto names, parts
- * told apart by the key they carry (`text`, `data`, `url`, `raw`), default values left out.
+ * told apart by the key they carry (`text`, `data`, `url`, `raw`), default values left out. Here are the shapes
+ * a v1.0 stream event carries, which v1.0 webhooks receive too; a whole Task is the v1.0 binding's (`_v1-task.ts`).
  */
 
 const STATE_V1: Record<TaskState, string> = {
@@ -20,8 +22,6 @@ const STATE_FROM_V1 = new Map(Object.entries(STATE_V1).map(([state, v1]) => [v1,
 
 const stateToV1 = (state: TaskState): string => STATE_V1[state]
 export const stateFromV1 = (value: string): TaskState | undefined => STATE_FROM_V1.get(value)
-
-type Json = Record<string, unknown>
 
 function partToV1(part: Part): Json {
   const out: Json =
@@ -48,33 +48,17 @@ export function messageToV1(message: Message): Json {
   return out
 }
 
-function statusToV1(status: TaskStatus): Json {
+export function statusToV1(status: TaskStatus): Json {
   const out: Json = { state: stateToV1(status.state), timestamp: status.timestamp }
   if (status.message) out.message = messageToV1(status.message)
   return out
 }
 
-function artifactToV1(artifact: Artifact): Json {
+export function artifactToV1(artifact: Artifact): Json {
   const out: Json = { artifactId: artifact.artifactId, parts: artifact.parts.map(partToV1) }
   if (artifact.name) out.name = artifact.name
   if (artifact.description) out.description = artifact.description
   if (artifact.metadata) out.metadata = artifact.metadata
-  return out
-}
-
-export interface TaskView {
-  /** Keep only the newest messages; 0 leaves history out. */
-  historyLength?: number
-  /** ListTasks leaves artifacts out unless asked. */
-  includeArtifacts?: boolean
-}
-
-export function taskToV1(task: Task, view: TaskView = {}): Json {
-  const out: Json = { id: task.id, contextId: task.contextId, status: statusToV1(task.status) }
-  if (view.includeArtifacts !== false && task.artifacts.length) out.artifacts = task.artifacts.map(artifactToV1)
-  const history = view.historyLength === undefined ? task.history : view.historyLength === 0 ? [] : task.history.slice(-view.historyLength)
-  if (history.length) out.history = history.map(messageToV1)
-  if (task.metadata) out.metadata = task.metadata
   return out
 }
 

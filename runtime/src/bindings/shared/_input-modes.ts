@@ -1,6 +1,6 @@
-import type { CardTemplate } from '../core/_card.js'
-import { A2AError, ErrorCode, InvalidParamsError } from '../errors.js'
-import type { Message, Part } from '../types.js'
+import type { CardTemplate } from '../../core/_card.js'
+import { A2AError, ErrorCode, InvalidParamsError } from '../../errors.js'
+import type { Message, Part } from '../../types.js'
 
 /**
  * The media types an agent takes in a message: its card's `defaultInputModes` and every skill's `inputModes`

@@ -1,9 +1,9 @@
-import type { TaskEngine } from '../core/_engine.js'
-import type { A2AError } from '../errors.js'
-import type { JsonRpcId } from '../http/_jsonrpc.js'
-import type { SseStream } from '../http/_sse.js'
-import type { PushService } from '../push/_service.js'
-import type { PushDialect } from '../push/push-config.js'
+import type { TaskEngine } from '../../core/_engine.js'
+import type { A2AError } from '../../errors.js'
+import type { JsonRpcId } from '../../http/_jsonrpc.js'
+import type { SseStream } from '../../http/_sse.js'
+import type { PushService } from '../../push/_service.js'
+import type { PushDialect } from '../../push/push-config.js'
 import type { InputModes } from './_input-modes.js'
 
 export interface CallContext {

@@ -1,10 +1,13 @@
-import { isTerminal } from '../core/_lifecycle.js'
-import { A2AError, ErrorCode, InvalidParamsError, UnsupportedOperationError } from '../errors.js'
-import type { JsonRpcId } from '../http/_jsonrpc.js'
-import type { Task, TaskEvent } from '../types.js'
+import { isTerminal } from '../../core/_lifecycle.js'
+import { A2AError, ErrorCode, InvalidParamsError, UnsupportedOperationError } from '../../errors.js'
+import type { JsonRpcId } from '../../http/_jsonrpc.js'
+import type { Task, TaskEvent } from '../../types.js'
 import type { CallContext, MethodHandler } from './_binding.js'
 
-/** Handlers the A2A dialects (v0.3, v1.0) share; they differ only in how a task or an event is framed. */
+/**
+ * Handlers and stream checks more than one dialect serves: following a task (`subscribeWith`, all three, each
+ * with its own framing), `Last-Event-ID` on a send, and the refusals the A2A dialects (v0.3, v1.0) share.
+ */
 
 export const streamingOff = () => new UnsupportedOperationError('Streaming is not supported: the agent card sets capabilities.streaming to false')
 
