@@ -220,7 +220,7 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
     // 7. Next steps, the headless command, the summary.
     const commands = nextCommands(options, io.cwd, installError !== undefined || !options.install)
     const model = MODEL_TEMPLATES.has(options.template)
-      ? `\nThe model: put your key in .env (OPENAI_API_KEY=); OPENAI_MODEL picks the model, OPENAI_BASE_URL another OpenAI-compatible endpoint (a local one needs no key).`
+      ? `\nThe model: put your key in .env, as OPENAI_API_KEY=<your key>; OPENAI_MODEL picks the model, OPENAI_BASE_URL another OpenAI-compatible endpoint (a local one needs no key).`
       : ''
     say(`\nNext:\n${commands.map((command) => `  ${command}`).join('\n')}\n${model}\nThe Agent Card will be at http://localhost:3000/.well-known/agent.json`)
     if (asked) say(`\nTo do this again without questions:\n  ${equivalentCommand(options)}`)

@@ -454,7 +454,7 @@ describe('git', () => {
     const model = await create(['chat', '--yes', '--no-install', '--no-git', '--template', 'ai-sdk'])
     expect(model.code).toBe(0)
     const after = model.stdout.split('\nNext:\n')[1]!
-    expect(after).toMatch(/^The model: put your key in \.env \(OPENAI_API_KEY=\); OPENAI_MODEL picks the model, OPENAI_BASE_URL another/m)
+    expect(after).toMatch(/^The model: put your key in \.env, as OPENAI_API_KEY=<your key>; OPENAI_MODEL picks the model, OPENAI_BASE_URL another/m)
     expect(read(join(cwd, 'chat'), '.env')).toMatch(/^OPENAI_API_KEY=$/m)
     const echo = await create(['plain', '--yes', '--no-install', '--no-git'])
     expect(echo.code).toBe(0)
