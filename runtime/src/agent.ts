@@ -11,7 +11,9 @@ export interface ExecutionContext {
   readonly parts: Part[]
   /** The text parts of the message joined in order. */
   readonly text: string
+  /** The task the message started or resumed. */
   readonly taskId: string
+  /** The conversation the task belongs to: tasks with the same `contextId` (see `conversation()`). */
   readonly contextId: string
   /** Every message of the task so far, oldest first, including this one. */
   readonly history: readonly Message[]
@@ -35,11 +37,15 @@ export type ArtifactContent = string | Part[] | Record<string, unknown>
 /** Content of a status message: a string is a text part. */
 export type MessageContent = string | Part[]
 
+/** How `task.artifact()` files its content: a new artifact, or the next chunk of one. */
 export interface ArtifactOptions {
   /** Reuse an id to send an artifact in chunks; the runtime generates one otherwise. */
   artifactId?: string
+  /** A name a client may show for the artifact. */
   name?: string
+  /** What the artifact holds, for a client to show. */
   description?: string
+  /** Extension data the artifact carries to the client as it is. */
   metadata?: Record<string, unknown>
   /** Add the parts to the artifact with the same `artifactId` instead of starting a new one. */
   append?: boolean
@@ -54,8 +60,11 @@ export interface ArtifactOptions {
  * abort yet.
  */
 export interface TaskHandle {
+  /** The task's id. */
   readonly id: string
+  /** The task's context: the conversation it belongs to. */
   readonly contextId: string
+  /** The task's state now: each move below changes it. */
   readonly state: TaskState
   /** The runtime submits every task before `execute` runs; kept for agents written against the operation. */
   submit(): void
@@ -68,8 +77,11 @@ export interface TaskHandle {
   authRequired(message: MessageContent): void
   /** Add a result. Returns the artifact id (pass it back with `append` for the next chunk). */
   artifact(content: ArtifactContent, options?: ArtifactOptions): string
+  /** End the task done, its answer in the artifacts sent before; the message, if any, is its final status. */
   complete(message?: MessageContent): void
+  /** End the task failed; the reason is what the client reads (a provider's error in full goes to `ctx.logger`). */
   fail(reason?: MessageContent): void
+  /** End the task canceled, as the agent's own decision. */
   cancel(message?: MessageContent): void
   /** Refuse the task before doing any work. */
   reject(reason?: MessageContent): void
@@ -84,7 +96,9 @@ export interface TaskHandle {
   reply(message: MessageContent): void
 }
 
+/** What `defineAgent` takes: the agent's card and the code that runs its tasks. */
 export interface AgentDefinition {
+  /** The agent's card as its author declares it; the runtime adds `url` and the interfaces it serves. */
   card: AgentCardInput
   /** Runs once per user message. Must end the task (complete, fail, cancel) or ask for input; a return
    *  or throw that leaves it running makes the runtime fail it. */
@@ -99,17 +113,20 @@ export interface AgentDefinition {
   /**
    * Longest one turn of `execute` may run, in ms. Past it the task is failed ("The task took longer than
    * its limit of … ms") and `ctx.signal` fires; the agent's later moves on the task are refused. A turn
-   * that asks for input is done with its turn. Default: no limit.
+   * that asks for input is done with its turn.
+   * @default undefined (no limit)
    */
   timeoutMs?: number
   /**
    * The agent may answer with `task.reply()`. A new task is then marked `working` at the agent's first move
    * rather than before `execute` runs, so a streaming client has not been sent the task when a reply comes,
-   * and gets the reply as the one Message of its stream. Default: false.
+   * and gets the reply as the one Message of its stream.
+   * @default false
    */
   messageReplies?: boolean
 }
 
+/** An agent as `defineAgent` returns it, checked: what `serveAgent`, `createA2AApp` and `agentWorker` serve. */
 export interface Agent extends AgentDefinition {
   readonly __a2aAgent: true
 }

@@ -55,6 +55,10 @@ export class MethodNotFoundError extends A2AError {
   }
 }
 
+/**
+ * The request's params are wrong (-32602): a store of your own throws it for a query it cannot answer, such as a
+ * cursor it did not give; the client reads the message.
+ */
 export class InvalidParamsError extends A2AError {
   override name = 'InvalidParamsError'
   /** What is wrong with the params, as the message says it after `Invalid params: ` (for a dialect that words it otherwise). */
@@ -65,6 +69,10 @@ export class InvalidParamsError extends A2AError {
   }
 }
 
+/**
+ * No task has the id (-32001; the platform dialect answers -32602 `Task not found`): a store of your own throws it
+ * when a method is given a task it does not hold, such as a webhook saved for it (`pushConfigs.save`).
+ */
 export class TaskNotFoundError extends A2AError {
   override name = 'TaskNotFoundError'
   constructor(readonly taskId: string) {

@@ -3,9 +3,13 @@ import { type Env, envValue, processEnv } from './settings.js'
 
 /** Where the runtime reports what the client does not see: agent mistakes, internal errors, shutdown. */
 export interface Logger {
+  /** What helps find a problem: each request's line (`requestLogLevel`), an error's stack and fields. */
   debug(message: string, detail?: unknown): void
+  /** What an operator wants to see: the server listening, shutting down. */
   info(message: string, detail?: unknown): void
+  /** Something went wrong but the server carries on: an agent's mistake, a webhook that failed. */
   warn(message: string, detail?: unknown): void
+  /** An unexpected error, which the client sees only as `Internal error`. */
   error(message: string, detail?: unknown): void
 }
 

@@ -3,6 +3,11 @@
  * dialect (`kind` discriminators, kebab-case states), so a stored task serialises without copying.
  */
 
+/**
+ * Where a task is in its life: `submitted` and `working` while it runs, `input-required` and `auth-required` while it
+ * waits for the client, and the terminal ones, after which it never moves: `completed`, `failed`, `canceled`,
+ * `rejected`.
+ */
 export type TaskState = 'submitted' | 'working' | 'input-required' | 'auth-required' | 'completed' | 'failed' | 'canceled' | 'rejected'
 
 type Role = 'user' | 'agent'
@@ -41,42 +46,65 @@ interface FilePart {
   metadata?: Record<string, unknown>
 }
 
+/** One piece of a message or an artifact: text, structured data (`kind: 'data'`) or a file. */
 export type Part = TextPart | DataPart | FilePart
 
+/** One turn of the conversation: the user's (`role: 'user'`) or the agent's (`role: 'agent'`). */
 export interface Message {
   kind: 'message'
+  /** Unique per message; the client's for its own messages. */
   messageId: string
+  /** Who said it: `user` or `agent`. */
   role: Role
+  /** What it says, in order. */
   parts: Part[]
+  /** The conversation it belongs to. */
   contextId?: string
+  /** The task it belongs to; a client's message that names one continues that task. */
   taskId?: string
+  /** Extension data, carried as it is. */
   metadata?: Record<string, unknown>
 }
 
 export interface TaskStatus {
+  /** Where the task is now. */
   state: TaskState
+  /** What the agent said with the change: progress, a question, a failure's reason. */
   message?: Message
   /** ISO 8601 time of the change. */
   timestamp: string
 }
 
+/** A result of a task (`task.artifact()`): what the client takes as the answer. */
 export interface Artifact {
+  /** Unique within its task; chunks of one artifact share it. */
   artifactId: string
+  /** Its content, in order (a chunked artifact's chunks one after the other). */
   parts: Part[]
+  /** A name a client may show. */
   name?: string
+  /** What it holds, for a client to show. */
   description?: string
+  /** Extension data, carried as it is. */
   metadata?: Record<string, unknown>
   /** True on the final chunk of an artifact sent in pieces. */
   lastChunk?: boolean
 }
 
+/** A unit of work the agent does for a client: its state, the results so far and the messages that led to them. */
 export interface Task {
   kind: 'task'
+  /** The task's id, given by the runtime. */
   id: string
+  /** The conversation the task belongs to; tasks of one context share it. */
   contextId: string
+  /** Its state, with the message that came with it and when it changed. */
   status: TaskStatus
+  /** Its results, in the order they were first sent. */
   artifacts: Artifact[]
+  /** Its messages, oldest first. */
   history: Message[]
+  /** Extension data, carried as it is. */
   metadata?: Record<string, unknown>
 }
 
@@ -104,45 +132,79 @@ interface TaskArtifactEvent {
   lastChunk: boolean
 }
 
+/** What happened to a task, numbered (`seq`): a state change or an artifact. Streams send these; stores keep them. */
 export type TaskEvent = TaskStatusEvent | TaskArtifactEvent
 
 // --- Agent Card -------------------------------------------------------------------------------------
 
+/** Something the agent can do, as its card lists it for clients (and models) choosing an agent. */
 export interface AgentSkill {
+  /** Unique among the card's skills. */
   id: string
+  /** A short name for people. */
   name: string
+  /** What the skill does, for a client or a model to decide whether to use it. */
   description: string
+  /** Keywords that describe it. */
   tags: string[]
+  /** Requests it handles, as a user would write them. */
   examples?: string[]
+  /** Media types it takes, when they differ from the card's `defaultInputModes`. */
   inputModes?: string[]
+  /** Media types it answers with, when they differ from the card's `defaultOutputModes`. */
   outputModes?: string[]
 }
 
+/** The optional A2A features the agent serves. */
 interface AgentCapabilities {
-  /** Serves `message/stream`. Default `true`. */
+  /**
+   * Serves `message/stream`.
+   * @default true
+   */
   streaming?: boolean
-  /** Push notifications to client webhooks (the config methods and delivery; see `push` in the app options). Default `false`. */
+  /**
+   * Push notifications to client webhooks (the config methods and delivery; see `push` in the app options).
+   * @default false
+   */
   pushNotifications?: boolean
 }
 
 /** Scheme names the runtime validates. `bearer`: `Authorization: Bearer <token>`; `apiKey`: `X-API-Key: <key>`. */
 export type AuthScheme = 'bearer' | 'apiKey'
 
+/** The schemes a request must satisfy one of; credentials come from the `auth` option or the environment. */
 interface AgentAuthentication {
+  /** `bearer` (`Authorization: Bearer <token>`) and `apiKey` (`X-API-Key: <key>`), at least one. */
   schemes: AuthScheme[]
 }
 
 /** The card as the agent author declares it; the runtime adds `url` and the interfaces. */
 export interface AgentCardInput {
+  /** The agent's name, as clients show it. */
   name: string
+  /** What the agent does, for people and for models choosing an agent. */
   description: string
-  /** Version of the agent itself, dotted (`1.0.0`). Default `1.0.0`. */
+  /**
+   * Version of the agent itself, dotted (`1.0.0`).
+   * @default '1.0.0'
+   */
   version?: string
+  /** The optional features it serves: streaming, push notifications. */
   capabilities?: AgentCapabilities
-  /** Default `['text/plain']`. */
+  /**
+   * Media types the agent takes, for every skill that does not say.
+   * @default ['text/plain']
+   */
   defaultInputModes?: string[]
-  /** Default `['text/plain']`. */
+  /**
+   * Media types the agent answers with, for every skill that does not say.
+   * @default ['text/plain']
+   */
   defaultOutputModes?: string[]
+  /**
+   * What the agent can do, for clients to choose by.
+   * @default []
+   */
   skills?: AgentSkill[]
   /**
    * The single declaration of authentication: the server validates exactly these schemes.
@@ -151,8 +213,16 @@ export interface AgentCardInput {
    * `auth` option of `createA2AApp`; a scheme without credentials stops the app from starting.
    */
   authentication?: AgentAuthentication
-  provider?: { organization: string; url: string }
+  /** Who runs the agent. */
+  provider?: {
+    /** The organization's name. */
+    organization: string
+    /** Its website. */
+    url: string
+  }
+  /** Where the agent's documentation is. */
   documentationUrl?: string
+  /** An icon for the agent. */
   iconUrl?: string
 }
 

@@ -10,14 +10,21 @@ export interface AdapterOptions {
   card?: Partial<AgentCardInput>
   /** How much of the context's earlier conversation a new run is given (see `ctx.conversation`). */
   conversation?: ConversationOptions
-  /** Longest one turn may run, in ms (see `defineAgent`). */
+  /**
+   * Longest one turn may run, in ms (see `defineAgent`).
+   * @default undefined (no limit)
+   */
   timeoutMs?: number
-  /** Whether a tool call's input goes to the client in its `working` update (default true). */
+  /**
+   * Whether a tool call's input goes to the client in its `working` update.
+   * @default true
+   */
   showToolInput?: boolean
   /**
    * The reason a client reads when the run fails with an error you recognise (a missing key, an endpoint that cannot
-   * be reached); `undefined` gives the default, which names only the error's class and HTTP status: a provider's
-   * message may quote the prompt or part of a key. The error is logged in full either way.
+   * be reached). Without it, or when it returns `undefined`, the reason names only the error's class and HTTP
+   * status: a provider's message may quote the prompt or part of a key. The error is logged in full either way.
+   * @default undefined (the error's class and HTTP status)
    */
   failureReason?: (error: unknown) => string | undefined
 }

@@ -6,11 +6,15 @@ import type { Message, Part, Task } from '../types.js'
 export interface ConversationOptions {
   /**
    * Most bytes (of memory, about their text for text messages) of the earlier tasks' messages: the newest tasks that
-   * fit are kept whole, older ones left out. This task's own history always comes whole (bounded by maxTaskBytes). Default 256 KiB: about 64k tokens
-   * of text, a large share of a model's context window.
+   * fit are kept whole, older ones left out. This task's own history always comes whole (bounded by maxTaskBytes).
+   * 256 KiB is about 64k tokens of text, a large share of a model's context window.
+   * @default 262_144
    */
   maxBytes?: number
-  /** Most earlier tasks read. Default 50. */
+  /**
+   * Most earlier tasks read.
+   * @default 50
+   */
   maxTasks?: number
 }
 

@@ -13,68 +13,83 @@ import { createPhrasedServer } from './_reason-phrases.js'
 import { withRequestLog } from './_request-log.js'
 import { exitOnSignals, gracefulClose, nativeClose } from './_shutdown.js'
 
+/** How `serveAgent` serves an agent: the app's options, and the server's own (address, slow clients, connections). */
 export interface ServeOptions extends A2AAppOptions {
-  /** Default: `PORT`, else 3000. `0` picks a free port. */
+  /**
+   * The port to listen on; `0` picks a free port.
+   * @default PORT, else 3000
+   */
   port?: number
-  /** Default: `HOST`, else `127.0.0.1`. Use `0.0.0.0` to listen on every interface (in a container). */
+  /**
+   * The address to listen on. Use `0.0.0.0` to listen on every interface (in a container).
+   * @default HOST, else '127.0.0.1'
+   */
   hostname?: string
   /**
    * Log one line per request (method, route, status, time) at this level. The path is logged without its query
-   * string, which may carry a token. Default: no request log.
+   * string, which may carry a token.
+   * @default undefined (no request log)
    */
   requestLogLevel?: Exclude<LogLevel, 'silent'>
   /**
    * Most time a client may take to send the headers of a request, in ms, counted from the first byte of the
    * request (from the connection, for its first request). A client that trickles them (slowloris), or connects
    * and sends nothing, gets `408 Request Timeout` and is disconnected. At most `requestTimeoutMs`.
-   * Default: `A2A_HEADERS_TIMEOUT_MS`, else 15,000 (or `requestTimeoutMs` if that is lower).
+   * @default A2A_HEADERS_TIMEOUT_MS, else 15_000, or requestTimeoutMs if that is lower
    */
   headersTimeoutMs?: number
   /**
    * Most time a client may take to send a whole request, headers and body, in ms; past it the client gets
    * `408 Request Timeout` and is disconnected. It covers receiving the request only: a task that takes long
-   * to answer, or an SSE stream that stays open, is never cut by it. Default: `A2A_REQUEST_TIMEOUT_MS`, else 30,000.
+   * to answer, or an SSE stream that stays open, is never cut by it.
+   * @default A2A_REQUEST_TIMEOUT_MS, else 30_000
    */
   requestTimeoutMs?: number
   /**
    * How long a keep-alive connection may sit idle between requests before the server closes it, in ms (Node
-   * closes it up to a second later than it advertises). Default: `A2A_KEEP_ALIVE_TIMEOUT_MS`, else 5,000.
+   * closes it up to a second later than it advertises).
    *
    * **Tip:** behind a load balancer or proxy that reuses connections, make it longer than the balancer's idle
    * timeout (e.g. 65000 behind one that keeps idle connections 60 s), so the balancer never sends a request on
    * a connection the server is closing (a 502).
+   * @default A2A_KEEP_ALIVE_TIMEOUT_MS, else 5_000
    */
   keepAliveTimeoutMs?: number
   /**
    * Most connections open at once; Node closes a new connection past it as soon as it accepts it. Each holds a
    * file descriptor and a few KiB: 4,096 fits the open-file limit a Node process gets (Node raises it to the
    * system's hard limit when it starts: 4,096 on older systems, 524,288 or more on current ones), with room for
-   * the store and webhooks on the common ones. Default: `A2A_MAX_CONNECTIONS`, else 4,096.
+   * the store and webhooks on the common ones.
+   * @default A2A_MAX_CONNECTIONS, else 4_096
    */
   maxConnections?: number
   /**
    * Most connections open at once from one client address; a new one past it gets a short
    * `503 Service Unavailable` (with `Connection: close`) and is closed before any of its requests is read, while
-   * other addresses keep being served. 0 turns it off. Default: `A2A_MAX_CONNECTIONS_PER_ADDRESS`, else half of
-   * `maxConnections` (2,048), so one address never takes every connection.
+   * other addresses keep being served. 0 turns it off. The default keeps one address from taking every connection.
    *
    * **Tip:** behind a reverse proxy or load balancer every client arrives from the proxy's address, so this caps
    * the proxy as a whole: raise it above the proxy's own connection limit, or set 0 and cap per client at the
    * proxy.
+   * @default A2A_MAX_CONNECTIONS_PER_ADDRESS, else half of maxConnections (2_048)
    */
   maxConnectionsPerAddress?: number
   /**
-   * Shut down gracefully on SIGTERM and SIGINT, then exit. Default `true`.
+   * Shut down gracefully on SIGTERM and SIGINT, then exit.
    *
    * **Tip:** a second signal exits at once.
+   * @default true
    */
   handleSignals?: boolean
 }
 
+/** A running server, as `serveAgent` resolves it: where it listens, the app it serves, and how to stop it. */
 export interface A2AServer {
   /** The listening address, e.g. `http://127.0.0.1:3000/`. */
   readonly url: string
+  /** The port it listens on: the one picked when the option was `0`. */
   readonly port: number
+  /** The app it serves (its store, `replaceAgent`). */
   readonly app: A2AApp
   /** The server that serves it: Node's `node:http` server, or Bun's or Deno's own. */
   readonly runtime: 'node' | NativeRuntime

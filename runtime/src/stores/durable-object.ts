@@ -18,8 +18,15 @@ export interface DurableObjectStorageLike {
   delete(keys: string[]): Promise<number>
 }
 
+/**
+ * What the Durable Object store keeps: the memory store's options, with a byte budget of 32 MiB unless
+ * `maxBytes` or `A2A_STORE_MAX_BYTES` says otherwise.
+ */
 export interface DurableObjectStoreOptions extends MemoryStoreOptions {
-  /** Where start-up repairs are reported. Default: silent. */
+  /**
+   * Where start-up repairs and failed storage deletes are reported.
+   * @default undefined (silent)
+   */
   logger?: Pick<Logger, 'warn'>
 }
 

@@ -15,15 +15,22 @@ import { FLUSH_BYTES, type LiveBytes, TaskLog } from './_task-log.js'
 import { type MemoryStoreOptions, MemoryTaskStore } from './memory.js'
 import type { TaskPage, TaskQuery, TaskStore } from './task-store.js'
 
+/** Where the file store keeps its log, and the memory store's options for what it keeps of it. */
 export interface FileStoreOptions extends MemoryStoreOptions {
   /**
    * The directory that holds the tasks (created when missing). One server process per directory: a second one
    * refuses to start (a `ConfigurationError` naming the process that holds it).
    */
   dir: string
-  /** The size past which the log begins a new segment file, in bytes (`A2A_STORE_SEGMENT_BYTES`). Default: 8 MiB. */
+  /**
+   * The size past which the log begins a new segment file, in bytes.
+   * @default A2A_STORE_SEGMENT_BYTES, else 8_388_608 (8 MiB)
+   */
   segmentBytes?: number
-  /** Where start-up repairs are reported. Default: silent. */
+  /**
+   * Where start-up repairs and a full disk are reported.
+   * @default undefined (silent)
+   */
   logger?: Pick<Logger, 'warn'>
 }
 

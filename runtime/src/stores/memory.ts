@@ -11,37 +11,48 @@ import { SettledOrder } from './_settled-order.js'
 import { eventBytes, eventBytesFrom, taskBytes, taskGrowthBytes } from './_stored-bytes.js'
 import type { TaskPage, TaskQuery, TaskStore } from './task-store.js'
 
+/**
+ * What the memory store keeps, by count, bytes and age, so a flood of tasks cannot grow the process without limit.
+ * The file and Durable Object stores keep their tasks in memory too, and take the same options.
+ */
 export interface MemoryStoreOptions {
-  /** Where the `A2A_*` budgets not given as options are read from. Default: the process's environment. */
+  /**
+   * Where the `A2A_*` budgets not given as options are read from: the process's environment, none where there
+   * is no `process`.
+   * @default process.env
+   */
   env?: Env
   /**
    * Most tasks kept. Past it, the tasks that settled longest ago go first; a task that is running is never
-   * removed. Default `10000`.
+   * removed.
+   * @default 10_000
    */
   maxTasks?: number
   /**
    * Most bytes kept: the tasks and their event logs together, in memory (structure included, not as JSON
    * text). Past it, the tasks that settled longest ago go first, as with `maxTasks`; a running task is never
    * removed (when running tasks alone pass it, their event logs shrink). A task larger than the whole budget is
-   * still answered to its sender, then not kept (`tasks/get` later: not found). Env `A2A_STORE_MAX_BYTES`;
-   * default 128 MiB, or a quarter of the heap limit when that is less (`--max-old-space-size`).
+   * still answered to its sender, then not kept (`tasks/get` later: not found). A Durable Object store, whose
+   * object has 128 MB of memory, keeps 33,554,432 (32 MiB) without the variable.
+   * @default A2A_STORE_MAX_BYTES, else 134_217_728 (128 MiB) or a quarter of the heap limit
+   * (`--max-old-space-size`) when that is less
    */
   maxBytes?: number
   /**
    * Most bytes of one task's event log (its newest events, in memory) kept for clients that resume a broken
-   * stream with `Last-Event-ID`; a resume from before them is told to get the task. Env
-   * `A2A_EVENT_LOG_BYTES`; default 1 MiB.
+   * stream with `Last-Event-ID`; a resume from before them is told to get the task.
+   * @default A2A_EVENT_LOG_BYTES, else 1_048_576 (1 MiB)
    */
   eventLogBytes?: number
   /**
    * How long a settled task (terminal, or waiting for input) is kept after its last change, in ms.
-   * Default one hour.
+   * @default 3_600_000 (one hour)
    */
   ttlMs?: number
   /**
    * How many of the most recently ended tasks keep their event log, so a client whose stream broke can
    * resume it with `Last-Event-ID` after the task ended; older ended tasks keep only their final state.
-   * Default `1000`.
+   * @default 1_000
    */
   endedLogs?: number
 }

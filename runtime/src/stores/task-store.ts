@@ -11,6 +11,7 @@ export type { MaybePromise } from '../types.js'
 export interface TaskStore {
   /** The task, or `undefined` when it never existed or retention removed it. */
   get(taskId: string): MaybePromise<Task | undefined>
+  /** Keeps a new task, once, before any of its events. */
   create(task: Task): MaybePromise<void>
   /** `task` already reflects `event`. */
   append(task: Task, event: TaskEvent): MaybePromise<void>
@@ -65,8 +66,11 @@ export interface ClusterLink {
   onLost(handler: (taskId: string) => void): void
 }
 
+/** What `list` answers: the filters of a ListTasks request and the page it asks for. */
 export interface TaskQuery {
+  /** Only the tasks of this context. */
   contextId?: string
+  /** Only the tasks in this state. */
   state?: TaskState
   /** Only tasks whose status changed at or after this ISO time. */
   updatedAfter?: string
@@ -76,14 +80,20 @@ export interface TaskQuery {
   cursor?: string
   /**
    * What the caller shows of each task's history: its newest `historyLength` messages (0: none). A store may
-   * answer only those (and must answer at least those); default all.
+   * answer only those (and must answer at least those).
+   * @default undefined (all)
    */
   historyLength?: number
-  /** `false`: the caller shows no artifacts, and a store may leave them out. Default `true`. */
+  /**
+   * `false`: the caller shows no artifacts, and a store may leave them out.
+   * @default true
+   */
   includeArtifacts?: boolean
 }
 
+/** One page of `list`'s answer. */
 export interface TaskPage {
+  /** The page's tasks, newest first. */
   tasks: Task[]
   /** Absent on the last page. */
   nextCursor?: string

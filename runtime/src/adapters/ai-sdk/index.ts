@@ -53,6 +53,7 @@ interface AiSdkStreamPart {
   error?: unknown
 }
 
+/** How `fromAiSdk` serves the agent: its card, the conversation a run gets, its time limit, failure reasons. */
 export type AiSdkAdapterOptions = AdapterOptions
 
 const ASK_USER = Symbol.for('a2a-runtime.askUser')

@@ -87,14 +87,20 @@ interface LangGraphInterrupt {
   value?: unknown
 }
 
+/** How `fromLangGraph` serves the graph: the adapters' options, the threads it keeps and the run's config. */
 export interface LangGraphAdapterOptions extends AdapterOptions {
   /**
-   * Keep each task's thread in the checkpointer once the task has ended (default false: it is deleted, as the task
-   * holds the conversation; kept, threads grow the checkpointer without bound).
+   * Keep each task's thread in the checkpointer once the task has ended. Off, it is deleted, as the task holds the
+   * conversation; kept, threads grow the checkpointer without bound.
+   * @default false
    */
   keepThreads?: boolean
   /** More of the run's config (`recursionLimit`, `context`, `configurable` entries); `thread_id` is always the task's id. */
-  config?: { configurable?: Record<string, unknown>; [key: string]: unknown }
+  config?: {
+    /** Entries of `config.configurable` for every run, beside the `thread_id` the adapter sets. */
+    configurable?: Record<string, unknown>
+    [key: string]: unknown
+  }
 }
 
 /** What the adapter reads of a LangChain message (`AIMessageChunk`, `ToolMessage` …). */

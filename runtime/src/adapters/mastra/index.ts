@@ -81,6 +81,7 @@ type MastraMessage =
   | { role: 'assistant'; content: string }
   | { role: 'user'; content: Array<{ type: 'text'; text: string } | { type: 'file'; data: string | URL; mediaType: string; filename?: string }> }
 
+/** How `fromMastra` serves the agent: its card, the conversation a run gets, its time limit, failure reasons. */
 export type MastraAdapterOptions = AdapterOptions
 
 const ASK_USER = Symbol.for('a2a-runtime.askUser')

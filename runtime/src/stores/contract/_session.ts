@@ -1,6 +1,7 @@
 import type { MaybePromise } from '../../types.js'
 import type { TaskStore } from '../task-store.js'
 
+/** How `taskStoreContract` opens the store it checks. */
 export interface StoreContractOptions {
   /** A fresh, empty store; called once per check. */
   open(): MaybePromise<TaskStore>
