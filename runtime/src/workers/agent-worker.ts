@@ -18,6 +18,7 @@ import { createDurableObjectStore, type DurableObjectStorageLike } from '../stor
  * Only the parts of the Workers API used here are declared, so the package needs no Workers types.
  */
 
+/** The part of a Durable Object's state (`ctx`, Cloudflare Workers) the agent's object uses. */
 export interface DurableObjectStateLike {
   readonly storage: DurableObjectStorageLike
   blockConcurrencyWhile<T>(callback: () => Promise<T>): Promise<T>
@@ -28,11 +29,19 @@ interface DurableObjectNamespaceLike {
   get(id: unknown): { fetch(request: Request): Promise<Response> }
 }
 
+/**
+ * How `agentWorker` serves the agent: the app's options but `store` (tasks live in the Durable Object) and `env`
+ * (the Worker's variables), and the binding that names the object.
+ */
 export interface AgentWorkerOptions extends Omit<A2AAppOptions, 'store' | 'env'> {
-  /** The name of the Durable Object binding in the Worker's configuration (`wrangler.jsonc`). Default `AGENT`. */
+  /**
+   * The name of the Durable Object binding in the Worker's configuration (`wrangler.jsonc`).
+   * @default 'AGENT'
+   */
   binding?: string
 }
 
+/** What `agentWorker` returns: the Worker's handler and the Durable Object class, both to export. */
 export interface AgentWorker {
   /** The Worker's handler: `export default worker`. */
   worker: { fetch(request: Request, env: Record<string, unknown>): Promise<Response> }

@@ -18,37 +18,59 @@ import { RedisKeys } from './_keys.js'
 import { Leases } from './_leases.js'
 import { runScript } from './_scripts.js'
 
+/** Which Redis the store uses, how it names its keys, and what it keeps of the tasks there. */
 export interface RedisStoreOptions {
   /** `redis://[user:password@]host:port/db` (`rediss://` for TLS); with `cluster`, any node of the cluster. */
   url: string
   /**
    * Redis Cluster: `url` names one node, the others are found from it (the database number must be 0). Each
-   * task's keys share a hash tag, so every script runs on one node. Default `false`: a single Redis.
+   * task's keys share a hash tag, so every script runs on one node. Off: a single Redis.
+   * @default false
    */
   cluster?: boolean
-  /** Prefix of every key and channel, so several agents can share one Redis (no `{` or `}`). Default `a2a:`. */
+  /**
+   * Prefix of every key and channel, so several agents can share one Redis (no `{` or `}`).
+   * @default 'a2a:'
+   */
   prefix?: string
-  /** Most tasks kept; past it the oldest settled ones go. Default 10,000. */
+  /**
+   * Most tasks kept; past it the oldest settled ones go.
+   * @default 10_000
+   */
   maxTasks?: number
-  /** How long a settled task is kept after its last change, in ms (a Redis TTL). Default one hour. */
+  /**
+   * How long a settled task is kept after its last change, in ms (a Redis TTL).
+   * @default 3_600_000 (one hour)
+   */
   ttlMs?: number
   /**
    * How long an instance's hold on a running task lasts without renewal, in ms. A task whose instance died
-   * is failed by another instance once its lease has run out. Renewed every third of it. Default 10,000.
+   * is failed by another instance once its lease has run out. Renewed every third of it.
+   * @default 10_000
    */
   leaseMs?: number
   /**
    * Most bytes of one task's event log kept for clients that resume a broken stream with `Last-Event-ID` (its
-   * newest events); a resume from before them is told to get the task. Env `A2A_EVENT_LOG_BYTES`; default 1 MiB.
+   * newest events); a resume from before them is told to get the task.
+   * @default A2A_EVENT_LOG_BYTES, else 1_048_576 (1 MiB)
    */
   eventLogBytes?: number
   /**
    * How long a request waits for Redis to connect at first, for a command's answer (past it the request gets a 503
-   * saying Redis did not answer in time), and for another instance to answer a cancel. Default 5,000.
+   * saying Redis did not answer in time), and for another instance to answer a cancel, in ms.
+   * @default 5_000
    */
   timeoutMs?: number
+  /**
+   * Where the store reports tasks failed because their instance stopped, and checks for them that failed.
+   * @default undefined (silent)
+   */
   logger?: Pick<Logger, 'warn' | 'error'>
-  /** Where `A2A_EVENT_LOG_BYTES` is read from when `eventLogBytes` is not given. Default: the process's environment. */
+  /**
+   * Where `A2A_EVENT_LOG_BYTES` is read from when `eventLogBytes` is not given: the process's environment, none
+   * where there is no `process`.
+   * @default process.env
+   */
   env?: Env
 }
 
