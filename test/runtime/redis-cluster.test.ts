@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type A2AAppOptions, type A2AServer, type Agent, serveAgent } from 'a2a-runtime'
-import { createRedisStore } from 'a2a-runtime/redis-store'
+import { createRedisStore, type RedisStoreOptions } from 'a2a-runtime/redis-store'
 import { Cluster, Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { agent, deferred, echoAgent } from './_agents.ts'
@@ -14,13 +14,20 @@ import { eventReader, readEvents } from './_sse.ts'
 import { startReceiver } from './_webhook.ts'
 
 const V1 = { 'content-type': 'application/json', 'A2A-Version': '1.0' }
+/** A lease that runs out fast: for the tests of what happens when one does. */
 const LEASE_MS = 400
+/**
+ * The lease of the other tests: longer than a stall of this process or of Redis on a loaded machine. A 400 ms
+ * lease ran out in one: the task running on A was failed as lost, and a cancel then answered that it had ended.
+ */
+const STALL_PROOF_LEASE_MS = 10_000
 
 let redis: RedisServer
 let redisDir: string
 let cluster: RedisCluster | undefined
-/** Where the instances of the running describe keep their tasks: the single Redis, or the cluster. */
-let shared: { url: string; cluster: boolean } = { url: '', cluster: false }
+/** Where the instances of the running describe keep their tasks (the single Redis, or the cluster), and how. */
+type Shared = Pick<RedisStoreOptions, 'url' | 'cluster' | 'leaseMs' | 'timeoutMs'>
+let shared: Shared = { url: '', cluster: false, leaseMs: STALL_PROOF_LEASE_MS }
 const cleanups: Array<() => unknown> = []
 
 beforeAll(async () => {
@@ -37,8 +44,8 @@ afterEach(async () => {
 })
 
 /** One instance of an agent, its tasks in the shared Redis under `prefix`. */
-async function instance(served: Agent, prefix: string, options: A2AAppOptions = {}): Promise<A2AServer> {
-  const store = createRedisStore({ url: shared.url, cluster: shared.cluster, prefix, leaseMs: LEASE_MS, timeoutMs: 1000 })
+async function instance(served: Agent, prefix: string, options: A2AAppOptions = {}, tuning: Partial<Shared> = {}): Promise<A2AServer> {
+  const store = createRedisStore({ ...shared, prefix, ...tuning })
   const server = await serveAgent(served, {
     port: 0,
     hostname: '127.0.0.1',
@@ -88,6 +95,11 @@ async function runningOnA() {
   const sent = (await rpc(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body.result
   await stepped.started
   return { a, b, stepped, sent, prefix }
+}
+
+/** Blocks this process's thread for `ms`: no timer, socket or promise of its own moves meanwhile. */
+function stallThisProcess(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 }
 
 /** What two instances sharing a store do, whichever Redis holds it. */
@@ -235,10 +247,13 @@ function crossInstanceBehaviour(): void {
     }
   })
 
-  it('cancel on B reaches the agent running on A: its signal fires and both instances see the task canceled', async () => {
+  it('cancel on B reaches the agent running on A, even after the process stalled past a short lease: its signal fires and both instances see the task canceled', async () => {
     const { a, b, stepped, sent } = await runningOnA()
+    // As on a loaded machine: nothing in this process (A, B, their leases' renewals) runs for a while.
+    stallThisProcess(3 * LEASE_MS)
     const canceled = (await rpc(b, 'tasks/cancel', { id: sent.id })).body
-    expect(canceled.result.status.state).toBe('canceled')
+    const expected = { result: { id: sent.id, status: { state: 'canceled' } } }
+    expect(canceled, 'what B answered the cancel').toMatchObject(expected)
     await stepped.aborted
     for (const server of [a, b]) expect((await rpc(server, 'tasks/get', { id: sent.id })).body.result.status.state).toBe('canceled')
     // A finished task is not cancelable, whichever instance is asked.
@@ -335,7 +350,7 @@ function crossInstanceBehaviour(): void {
   it("stops the run of an instance that lost its lease (the agent's signal fires) and fails the task, with the reason", { timeout: 15_000 }, async () => {
     const prefix = freshPrefix()
     const stepped = steppedAgent()
-    const a = await instance(stepped.agent, prefix)
+    const a = await instance(stepped.agent, prefix, {}, { leaseMs: LEASE_MS })
     const sent = (await rpc(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body.result
     await stepped.started
     // As if A had stalled past its lease: the lease is gone from Redis.
@@ -353,7 +368,8 @@ function crossInstanceBehaviour(): void {
 
   it('fails, on B, a task whose instance A was killed mid-task, once its lease has run out', { timeout: 30_000 }, async () => {
     const prefix = freshPrefix()
-    const b = await instance(echoAgent, prefix)
+    // B looks for tasks whose instance died once a lease.
+    const b = await instance(echoAgent, prefix, {}, { leaseMs: LEASE_MS })
     const { child, url: aUrl } = await startServeFixture({
       A2A_STORE: `${shared.url}?prefix=${encodeURIComponent(prefix)}&leaseMs=${LEASE_MS}&cluster=${shared.cluster}`,
     })
@@ -373,7 +389,7 @@ function crossInstanceBehaviour(): void {
 
 describe('two instances sharing one Redis (A2A_STORE=redis://…)', () => {
   beforeAll(() => {
-    shared = { url: redis.url, cluster: false }
+    shared = { url: redis.url, cluster: false, leaseMs: STALL_PROOF_LEASE_MS }
   })
   crossInstanceBehaviour()
 })
@@ -381,14 +397,15 @@ describe('two instances sharing one Redis (A2A_STORE=redis://…)', () => {
 describe('two instances sharing a Redis Cluster of 3 masters (A2A_STORE=redis://…?cluster=true)', () => {
   beforeAll(async () => {
     cluster = await startRedisCluster()
-    shared = { url: cluster.url, cluster: true }
+    shared = { url: cluster.url, cluster: true, leaseMs: STALL_PROOF_LEASE_MS }
   }, 120_000)
   crossInstanceBehaviour()
 })
 
 describe('one Redis going down under two instances', () => {
   beforeAll(() => {
-    shared = { url: redis.url, cluster: false }
+    // Answers within a second while Redis is down; a task whose instance lost Redis is failed within a lease.
+    shared = { url: redis.url, cluster: false, leaseMs: LEASE_MS, timeoutMs: 1000 }
   })
   it('answers a clear JSON-RPC error at once while Redis is down, and serves again, with nothing acknowledged lost, once it is back', {
     timeout: 30_000,
