@@ -30,6 +30,15 @@ const oneLine = (text: string) => {
   expect(text).not.toMatch(/\n\s+at /)
 }
 
+/** A load error: its one line, then the failing line of the agent's file with a caret under the column. */
+const oneLineAndFrame = (text: string, sourceLine: string) => {
+  const [, shown, caret, ...rest] = text.trimEnd().split('\n')
+  expect(shown).toMatch(new RegExp(`^ +\\d+ \\| ${sourceLine.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`))
+  expect(caret).toMatch(/^ +\| +\^$/)
+  expect(rest).toEqual([])
+  expect(text).not.toMatch(/\n\s+at /)
+}
+
 /** A server that records every request and answers with `answer`. */
 async function recordingServer(answer: (path: string) => { status: number; type: string; body: string }) {
   const seen: Array<{ method: string; path: string; authorization?: string }> = []
@@ -130,7 +139,7 @@ describe('one-line errors', () => {
         const { code, stderr } = await a2a(args, { cwd: project, env: { PORT: '0', HOST: '127.0.0.1' } })
         expect(code).toBe(1)
         expect(stderr).toMatch(/^a2a: src\/agent\.ts:3:\d+ .*Error/)
-        oneLine(stderr)
+        oneLineAndFrame(stderr, "  card: { name: 'x' description: 'y' },")
       }
     },
   )
@@ -145,6 +154,6 @@ describe('one-line errors', () => {
     const { code, stderr } = await a2a(['start'], { cwd: project, env: { PORT: '0', HOST: '127.0.0.1' } })
     expect(code).toBe(1)
     expect(stderr).toMatch(/^a2a: src\/agent\.ts:3:\d+ Error: config missing at import/)
-    oneLine(stderr)
+    oneLineAndFrame(stderr, "throw new Error('config missing at import')")
   })
 })
