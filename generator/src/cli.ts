@@ -29,11 +29,15 @@ import {
 } from './options.js'
 import { MODEL_TEMPLATES, renderProject } from './render.js'
 
+/** Where the generator runs and talks: by default the process's directory, terminal, stdout and stderr. */
 export interface CliIo {
+  /** The directory a relative project directory is taken from. */
   cwd: string
   /** A person at a terminal can answer questions. */
   interactive: boolean
+  /** A line of what the command says (the summary, next steps; `--json`'s one line). */
   out(text: string): void
+  /** A line of warnings and errors. */
   err(text: string): void
 }
 
@@ -52,7 +56,7 @@ function defaultIo(): CliIo {
 /** The generator's npm page (its README): what `--help` points to. */
 const DOCS = 'https://www.npmjs.com/package/create-a2a-agent'
 
-function createProgram(): Command {
+function createProgram(io: CliIo): Command {
   const program = new Command('create-a2a-agent')
     .description('Create an A2A agent project')
     .version(version, '-v, --version', 'print the version')
@@ -83,16 +87,19 @@ function createProgram(): Command {
     .option('-y, --yes', 'use defaults for everything not given; ask nothing')
     .addHelpText('after', `\nDocumentation: ${DOCS}`)
     .exitOverride()
-    .configureOutput({ writeErr: () => {}, writeOut: (text) => process.stdout.write(text) })
+    .configureOutput({ writeErr: () => {}, writeOut: (text) => io.out(text.replace(/\n$/, '')) })
   // -V (commander's default) prints the version as -v and --version do: the same three flags as the runtime's `a2a`.
   // (A Command is an EventEmitter; its typings leave emit out.)
   program.on('option:V', () => (program as unknown as EventEmitter).emit('option:version'))
   return program
 }
 
-/** Runs the generator; resolves to the exit code. */
+/**
+ * Runs the generator as `create-a2a-agent <argv…>` would; resolves to the exit code (0 done, 1 a usage or
+ * environment problem, said in one line on `io.err`, 130 cancelled at a prompt). Never calls `process.exit`.
+ */
 export async function run(argv: string[] = process.argv.slice(2), io: CliIo = defaultIo()): Promise<number> {
-  const program = createProgram()
+  const program = createProgram(io)
   try {
     // 1. Flags.
     program.parse(argv, { from: 'user' })

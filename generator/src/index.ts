@@ -1,15 +1,6 @@
-// biome-ignore-all assist/source/organizeImports: grouped by what a reader looks for, not by path
-// The command
-export { equivalentCommand, run } from './cli.js'
+// The generator is a command (`npm create a2a-agent`, `npx create-a2a-agent`); this is the one way to run it from
+// code: the same flags, the same questions when a person is at the terminal, the same exit code. Everything else
+// (options, templates, rendering) is internal and may change in any release. test/generator/index.test.ts pins it.
+
 export type { CliIo } from './cli.js'
-
-// Options and their rules
-export { DEFAULT_SKILLS, RUNTIMES, TEMPLATES, detectPackageManager, parseSkill, resolveOptions } from './options.js'
-export type { Answers, AuthMode, PackageManager, ProjectOptions, RuntimeName, Skill, TemplateName } from './options.js'
-export { UsageError } from './errors.js'
-export { toDisplayName, toPackageName, toWorkerName } from './names.js'
-
-// Rendering
-export { markdown, shellWord, tsString } from './escape.js'
-export { renderProject } from './render.js'
-export type { RenderedFile } from './render.js'
+export { run } from './cli.js'

@@ -6,7 +6,7 @@ export const TEMPLATES = ['echo', 'streaming', 'multi-turn', 'ai-sdk', 'mastra',
 export type TemplateName = (typeof TEMPLATES)[number]
 
 export const AUTH_MODES = ['none', 'bearer', 'apikey'] as const
-export type AuthMode = (typeof AUTH_MODES)[number]
+type AuthMode = (typeof AUTH_MODES)[number]
 
 /** Where the project runs: Node (`a2a start`), Bun's or Deno's native server (`serveAgent`), or a Cloudflare Worker (`agentWorker`). */
 export const RUNTIMES = ['node', 'bun', 'deno', 'workers'] as const

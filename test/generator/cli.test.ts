@@ -18,7 +18,9 @@ import { delimiter, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import prompts from 'prompts'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { type CliIo, parseSkill, run, type Skill, tsString } from '../../generator/src/index.ts'
+import { type CliIo, run } from '../../generator/src/cli.ts'
+import { tsString } from '../../generator/src/escape.ts'
+import { parseSkill, type Skill } from '../../generator/src/options.ts'
 import { tsValue } from '../../generator/src/render.ts'
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))

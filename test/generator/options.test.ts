@@ -3,27 +3,21 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { type CliIo, equivalentCommand, run } from '../../generator/src/cli.ts'
+import { UsageError } from '../../generator/src/errors.ts'
+import { markdown, shellWord, tsString } from '../../generator/src/escape.ts'
+import { toPackageName, toWorkerName } from '../../generator/src/names.ts'
 import {
-  type CliIo,
   DEFAULT_SKILLS,
   detectPackageManager,
-  equivalentCommand,
-  markdown,
   type ProjectOptions,
   parseSkill,
   RUNTIMES,
-  renderProject,
   resolveOptions,
-  run,
   type Skill,
-  shellWord,
   TEMPLATES,
-  toPackageName,
-  toWorkerName,
-  tsString,
-  UsageError,
-} from '../../generator/src/index.ts'
-import { tsValue } from '../../generator/src/render.ts'
+} from '../../generator/src/options.ts'
+import { renderProject, tsValue } from '../../generator/src/render.ts'
 
 /**
  * `run` parses its flags with its own commander program and hands the answers to `resolveOptions`. To check

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import prompts from 'prompts'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { type CliIo, run } from '../../generator/src/index.ts'
+import { type CliIo, run } from '../../generator/src/cli.ts'
 
 /**
  * The questions through `prompts.inject` (answers taken as given, in order) and `prompts.override` (an answer
