@@ -589,4 +589,70 @@ describe('a2a card validate', () => {
       noStack(stderr)
     })
   })
+
+  // defineAgent (what `a2a start` serves) and this check read one set of card rules: what the check calls an error
+  // in a served card, the runtime refuses in the card as defined, at the same path. They disagreed until they shared
+  // it: the runtime started with each card below, whose served card the check then failed (or, for capabilities
+  // that are no object, served the defaults in silence).
+  describe('one set of rules with the runtime', () => {
+    const refused: Array<[string, string, (card: Card) => void, string]> = [
+      ['an empty description', "description: ''", (card) => (card.description = ''), 'description'],
+      [
+        'a skill with a blank name',
+        "skills: [{ id: 'a', name: ' ', description: 'One', tags: ['x'] }]",
+        (card) => (card.skills[0] = skill({ name: ' ' })),
+        'skills[0].name',
+      ],
+      [
+        'tags that are not all strings',
+        "skills: [{ id: 'a', name: 'A', description: 'One', tags: ['x', 7] }]",
+        (card) => (card.skills[0] = skill({ tags: ['x', 7] })),
+        'skills[0].tags',
+      ],
+      ['a default input mode that is no media type', "defaultInputModes: ['text']", (card) => (card.defaultInputModes = ['text']), 'defaultInputModes[0]'],
+      ['capabilities that are no object', "capabilities: 'yes'", (card) => (card.capabilities = 'yes' as unknown as Card['capabilities']), 'capabilities'],
+      [
+        'an unknown authentication scheme',
+        "authentication: { schemes: ['bearer', 'oauth2'] }",
+        (card) => (card.authentication = { schemes: ['bearer', 'oauth2'] }),
+        'authentication.schemes[1]',
+      ],
+    ]
+    it.each(refused)('the runtime refuses %s where the check of a served card finds its error', async (_problem, field, breakIt, path) => {
+      const project = makeProject(`{ name: 'Rules Fixture', description: 'Breaks one card rule at a time, for the tests', ${field} }`)
+      const served = goodCard()
+      breakIt(served)
+      const [asDefined, asServed] = await Promise.all([validateJson([], project), validateJson([cardFile(served)])])
+      expect(asDefined.report.findings).toEqual([{ level: 'error', path, message: expect.any(String), hint: 'the runtime refuses to start with this card' }])
+      expect(asDefined.code).toBe(1)
+      expect(asServed.report.findings.map((f) => [f.level, f.path])).toEqual([['error', path]])
+      expect(asServed.code).toBe(1)
+    })
+
+    it('a2a start refuses such a card in one line naming the field, instead of serving it', async () => {
+      const project = makeProject(`{ name: 'Rules Fixture', description: '' }`)
+      const port = await freePort()
+      const started = await runA2a(['start'], { cwd: project, env: { ...cleanEnv, PORT: String(port), HOST: '127.0.0.1' }, running: children })
+      expect(started.code).toBe(1)
+      expect(started.stdout + started.stderr).toContain('a2a: Agent card: `description` must be a non-empty string\n')
+      noStack(started.stdout + started.stderr)
+    })
+
+    it('the check takes the media range */* in the default modes, as the runtime serves and honours it', async () => {
+      const card = goodCard()
+      card.defaultInputModes = ['*/*']
+      const path = cardFile(card)
+      const project = makeProject(`{
+    name: 'Anything Fixture',
+    description: 'Takes a message of any media type, for the tests',
+    defaultInputModes: ['*/*'],
+    skills: [{ id: 'any', name: 'Any', description: 'Takes anything', tags: ['any'], examples: ['a'] }],
+  }`)
+      const [file, asServed] = await Promise.all([validateJson([path]), validateJson([], project)])
+      expect(file.report).toEqual({ source: path, findings: [] })
+      expect(file.code).toBe(0)
+      expect(asServed.report.findings).toEqual([])
+      expect(asServed.code).toBe(0)
+    })
+  })
 })

@@ -1,60 +1,33 @@
+import { isObject } from '../_is-object.js'
 import { ConfigurationError } from '../errors.js'
-import type { AgentCard, AgentCardInput, AuthScheme } from '../types.js'
-
-export const KNOWN_AUTH_SCHEMES: readonly AuthScheme[] = ['bearer', 'apiKey']
+import type { AgentCard, AgentCardInput } from '../types.js'
+import { type CardError, cardIssues } from './_card-rules.js'
 
 /** The card without its address: everything the runtime can settle when the agent is defined. */
 export type CardTemplate = Omit<AgentCard, 'url' | 'supportedInterfaces'>
 
-const DOTTED_VERSION = /^\d+(\.\d+)*([-+][0-9A-Za-z.-]+)?$/
-
-/** Fills defaults and rejects a card the runtime could not honour, naming the field. */
+/**
+ * Fills defaults, then refuses a card that breaks one of the card rules (`_card-rules.ts`, which `a2a card
+ * validate` reads too), naming the field.
+ */
 export function normalizeCard(input: AgentCardInput): CardTemplate {
-  const fail = (field: string, problem: string): never => {
-    throw new ConfigurationError(`Agent card: \`${field}\` ${problem}`)
-  }
-  if (typeof input.name !== 'string' || !input.name.trim()) fail('name', 'must be a non-empty string')
-  if (typeof input.description !== 'string') fail('description', 'must be a string')
-  const version = input.version ?? '1.0.0'
-  if (typeof version !== 'string' || !DOTTED_VERSION.test(version)) fail('version', `must be a dotted version like 1.0.0 (got ${JSON.stringify(version)})`)
-
-  const capabilities = { streaming: input.capabilities?.streaming ?? true, pushNotifications: input.capabilities?.pushNotifications ?? false }
-  for (const [key, value] of Object.entries(capabilities)) {
-    if (typeof value !== 'boolean') fail(`capabilities.${key}`, 'must be a boolean')
-  }
-
-  const skills = input.skills ?? []
-  if (!Array.isArray(skills)) fail('skills', 'must be an array')
-  const seen = new Set<string>()
-  skills.forEach((skill, i) => {
-    if (typeof skill?.id !== 'string' || !skill.id) fail(`skills[${i}].id`, 'must be a non-empty string')
-    if (seen.has(skill.id)) fail(`skills[${i}].id`, `repeats the id ${JSON.stringify(skill.id)}; skill ids must be unique`)
-    seen.add(skill.id)
-    if (typeof skill.name !== 'string') fail(`skills[${i}].name`, 'must be a string')
-    if (typeof skill.description !== 'string') fail(`skills[${i}].description`, 'must be a string')
-    if (!Array.isArray(skill.tags)) fail(`skills[${i}].tags`, 'must be an array of strings')
-    if (skill.examples !== undefined && !Array.isArray(skill.examples)) fail(`skills[${i}].examples`, 'must be an array of strings')
-  })
-
-  const card: CardTemplate = {
+  // Only what is left out gets its default: a value of the wrong type stays, for the rules to name it.
+  const capabilities: unknown = input.capabilities
+  const card = {
     name: input.name,
     description: input.description,
-    version,
-    capabilities,
+    version: input.version ?? '1.0.0',
+    capabilities: isObject(capabilities)
+      ? { streaming: capabilities.streaming ?? true, pushNotifications: capabilities.pushNotifications ?? false }
+      : (capabilities ?? { streaming: true, pushNotifications: false }),
     defaultInputModes: input.defaultInputModes ?? ['text/plain'],
     defaultOutputModes: input.defaultOutputModes ?? ['text/plain'],
-    skills,
-  }
-  if (input.authentication !== undefined) {
-    const schemes = input.authentication?.schemes
-    if (!Array.isArray(schemes) || schemes.length === 0) fail('authentication.schemes', 'must be a non-empty array')
-    for (const scheme of schemes) {
-      if (!KNOWN_AUTH_SCHEMES.includes(scheme)) {
-        fail('authentication.schemes', `names ${JSON.stringify(scheme)}, which the runtime does not validate (known: ${KNOWN_AUTH_SCHEMES.join(', ')})`)
-      }
-    }
-    card.authentication = { schemes: [...schemes] }
-  }
+    skills: input.skills ?? [],
+  } as CardTemplate
+  if (input.authentication !== undefined) card.authentication = input.authentication
+  const refused = cardIssues(card, 'defined').find((issue): issue is CardError => issue.level === 'error')
+  if (refused) throw new ConfigurationError(`Agent card: \`${refused.path}\` ${refused.refusal}`)
+  if (card.authentication) card.authentication = { schemes: [...card.authentication.schemes] }
   if (input.provider) card.provider = input.provider
   if (input.documentationUrl) card.documentationUrl = input.documentationUrl
   if (input.iconUrl) card.iconUrl = input.iconUrl
