@@ -29,8 +29,8 @@ const runtimeProcesses = [
   'test/runtime/web-origin.test.ts',
 ]
 
-/** Generator tests that render projects through the built generator, without installing them. */
-const generatorProcesses = ['test/generator/template-*.test.ts']
+/** Generator tests on the built packages: projects rendered without installing them, the prompts answered. */
+const generatorProcesses = ['test/generator/template-*.test.ts', 'test/generator/prompts-answers.test.ts', 'test/generator/requirements.test.ts']
 
 /** Tests that generate projects, install them and run them, or pack and publish the packages. */
 const projectSuites = [

@@ -1,14 +1,18 @@
 import type { Agent, ExecutionContext } from '../agent.js'
-import { A2AError, InvalidParamsError, ServerUnavailableError, TaskEndedError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
+import { InvalidParamsError, ServerUnavailableError, TaskEndedError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
 import type { Logger } from '../logger.js'
-import type { ClusterLink, TaskStore } from '../stores/task-store.js'
+import type { TaskStore } from '../stores/task-store.js'
 import type { Message, Task, TaskEvent } from '../types.js'
+import { runAgentTurn } from './_agent-turn.js'
 import { isoNow } from './_clock.js'
-import { type ConversationOptions, readConversation } from './_conversation.js'
-import { Followers, TaskFollower } from './_followers.js'
+import { claimForFollowUp } from './_cluster-claims.js'
+import { Followers } from './_followers.js'
 import { newId } from './_ids.js'
 import { isInterrupted, isSettled, isTerminal } from './_lifecycle.js'
+import { hasText, lastUserMessage, RunContext } from './_run-context.js'
+import { lastSeqOf, type Subscribable, type Subscription, subscribeToTask } from './_subscriptions.js'
 import { RunningBytes, readTaskByteLimits, type TaskByteLimits, TaskBytes, userMessageBytes } from './_task-bytes.js'
+import { TaskLocks } from './_task-locks.js'
 import { type EventSink, type TaskLimits, type TaskListener, TaskRun } from './_task-run.js'
 
 /** A user message for the agent, already validated by a binding. */
@@ -33,18 +37,7 @@ export interface StartedTask {
   unsubscribe: () => void
 }
 
-/** A subscription to a task (see `TaskEngine.subscribe`). */
-export interface Subscription {
-  /** Whether more events may come: false once the task has ended, or for a task at rest during a shutdown. */
-  following: boolean
-  /** The task as it stands and the number of the last event it reflects, read together. */
-  current: () => { task: Task; seq: number | undefined }
-  unsubscribe: () => void
-}
-
 export const DEFAULT_MAX_RUNNING_TASKS = 1000
-/** Longest a follow-up waits for another instance's agent to return from the turn that asked for it. */
-const FOLLOW_UP_WAIT_MS = 30_000
 
 interface Execution {
   run: TaskRun
@@ -67,12 +60,14 @@ export class TaskEngine {
    * with the running ones, so concurrent sends cannot all pass the check before any of them runs.
    */
   #reserved = 0
-  readonly #locks = new Map<string, Promise<void>>()
+  readonly #locks = new TaskLocks()
   readonly #cancellations = new Map<string, Promise<Task>>()
   readonly #sink: EventSink
   readonly #runningBytes: RunningBytes
   readonly #taskLimits: TaskLimits
   readonly #followers = new Followers()
+  /** What `subscribeToTask` reads of this engine. */
+  readonly #subscribable: Subscribable
 
   #closing = false
 
@@ -90,6 +85,13 @@ export class TaskEngine {
     readonly byteLimits: TaskByteLimits = readTaskByteLimits({}, {}),
   ) {
     this.#runningBytes = new RunningBytes(byteLimits.maxRunningBytes)
+    this.#subscribable = {
+      store,
+      followers: this.#followers,
+      runOf: (taskId) => this.#executions.get(taskId)?.run,
+      closing: () => this.#closing,
+      get: (taskId) => this.get(taskId),
+    }
     this.#taskLimits = {
       maxTaskBytes: byteLimits.maxTaskBytes,
       passed: (run, reason) => logger.warn(`Agent "${this.agent.card.name}": task ${run.id} is failed: ${reason}`),
@@ -169,7 +171,7 @@ export class TaskEngine {
     try {
       if (request.taskId === undefined) return this.#start(await this.#create(request, bytes), reservation, request.message, listener, request.prepare)
       const taskId = request.taskId
-      return await this.#exclusive(taskId, async () =>
+      return await this.#locks.hold(taskId, async () =>
         this.#start(await this.#resume(taskId, request, reservation), reservation, request.message, listener, request.prepare),
       )
     } finally {
@@ -203,70 +205,11 @@ export class TaskEngine {
   }
 
   /**
-   * Follows a task until it ends: `listener` sees its events from now on, of this turn and of the turns that
-   * follow-ups start (from any client, on any instance that shares the store), each once, in order. A task
-   * waiting for input is followed too: its subscriber waits for the next turn. `following` is false for a task
-   * that has ended, or one at rest while the server shuts down: nothing more will come. `onEnd` hears that the
-   * server ended the subscription (a shutdown).
-   *
-   * `current()` is the task as it stands and the number of the last event it reflects, read together (a task
-   * moves on while the caller awaits); the number is `undefined` when the store no longer keeps the log of a
-   * task at rest (it ended a while ago).
+   * Follows a task until it ends: its events from now on, of this turn and of the turns that follow-ups start,
+   * each once, in order (see `subscribeToTask`). `onEnd` hears that the server ended the subscription (a shutdown).
    */
-  async subscribe(taskId: string, listener: TaskListener, onEnd: () => void = noop): Promise<Subscription> {
-    const follower = new TaskFollower(taskId, listener, onEnd, this.#followers)
-    const cluster = this.store.cluster
-    // Registered before anything is read: no event published from here on can slip past it.
-    if (!cluster) this.#followers.hearLocalRuns(follower)
-    const run = this.#executions.get(taskId)?.run
-    // A task that has settled (waiting for input) sends nothing more from this run, even while its agent is
-    // still returning: its next turn is another run.
-    if (run && !isSettled(run.state)) {
-      if (cluster) follower.listenTo(this.#followRunThenCluster(follower, run, cluster))
-      return { following: true, current: () => ({ task: run.task, seq: run.seq }), unsubscribe: follower.stop }
-    }
-    let read: { task: Task; seq: number | undefined }
-    try {
-      const snapshot = this.store.snapshot ? await this.store.snapshot(taskId) : undefined
-      if (this.store.snapshot && !snapshot) throw new TaskNotFoundError(taskId)
-      read = snapshot ?? { task: await this.get(taskId), seq: await this.#lastSeq(taskId) }
-    } catch (error) {
-      follower.stop()
-      throw error
-    }
-    // A follow-up may have started the next turn here since the subscription began (even ended it): the task of
-    // its run, live, is then the current one, and what was heard goes out after it.
-    const heard = !cluster && follower.lastHeard !== undefined
-    // Otherwise nothing more to hear: the task has ended, or no follow-up can start it here any more.
-    if (!heard && (isTerminal(read.task.status.state) || this.#closing)) {
-      follower.stop()
-      return { following: false, current: () => read, unsubscribe: noop }
-    }
-    if (!cluster) return { following: true, current: () => follower.lastHeard ?? read, unsubscribe: follower.stop }
-    // At rest, or running on another instance that shares the store: the store's feed carries the events of
-    // every instance, in order, this turn's and the next ones'.
-    follower.listenTo(cluster.follow(taskId, read.seq ?? 0, (event) => follower.hear(event, read.task)))
-    return { following: true, current: () => read, unsubscribe: follower.stop }
-  }
-
-  /**
-   * With a shared store: the events of the run here while it runs (as it publishes them), then, once it waits
-   * for input, the store's feed, as the follow-up that starts the next turn may reach any instance.
-   */
-  #followRunThenCluster(follower: TaskFollower, run: TaskRun, cluster: ClusterLink): () => void {
-    return run.subscribe((event, task) => {
-      follower.hear(event, task)
-      if (event.kind === 'status-update' && isInterrupted(event.status.state)) {
-        follower.listenTo(cluster.follow(run.id, event.seq, (next) => follower.hear(next, run.task)))
-      }
-    })
-  }
-
-  /** The number of the task's last event, from the store's count when it keeps one (no copy of the log). */
-  async #lastSeq(taskId: string): Promise<number | undefined> {
-    if (this.store.lastSeq) return this.store.lastSeq(taskId)
-    const log = await this.store.events(taskId)
-    return log ? (log.at(-1)?.seq ?? 0) : undefined
+  subscribe(taskId: string, listener: TaskListener, onEnd: () => void = noop): Promise<Subscription> {
+    return subscribeToTask(this.#subscribable, taskId, listener, onEnd)
   }
 
   /** The events of a task after `afterSeq`, oldest first, while its store keeps them (`undefined` after). */
@@ -282,7 +225,7 @@ export class TaskEngine {
       pending = running
         ? this.#cancelRun(running)
         : // A task at rest is held while it is canceled, so a follow-up cannot start it meanwhile.
-          this.#exclusive(taskId, () => this.#cancelAtRest(taskId))
+          this.#locks.hold(taskId, () => this.#cancelAtRest(taskId))
       const settled = pending.finally(() => this.#cancellations.delete(taskId))
       settled.catch(noop)
       this.#cancellations.set(taskId, pending)
@@ -364,22 +307,6 @@ export class TaskEngine {
     return { run, settled, unsubscribe }
   }
 
-  /** Runs `work` for one task at a time: resuming and canceling a task at rest never interleave. */
-  async #exclusive<T>(taskId: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.#locks.get(taskId)
-    let release!: () => void
-    const held = new Promise<void>((resolve) => (release = resolve))
-    const mine = previous ? previous.then(() => held) : held
-    this.#locks.set(taskId, mine)
-    try {
-      await previous
-      return await work()
-    } finally {
-      release()
-      if (this.#locks.get(taskId) === mine) this.#locks.delete(taskId)
-    }
-  }
-
   async #create(request: SendRequest, bytes: number): Promise<TaskRun> {
     const { message } = request
     const id = newId()
@@ -405,7 +332,7 @@ export class TaskEngine {
     if (running && isInterrupted(running.run.state)) await running.done
     if (this.#executions.has(taskId)) throw new InvalidParamsError(`task ${taskId} is still working; send a follow-up when it asks for input`)
     const cluster = this.store.cluster
-    if (cluster && !(await this.#claimForFollowUp(cluster, taskId)))
+    if (cluster && !(await claimForFollowUp(cluster, this.store, taskId, () => this.#closing)))
       throw new InvalidParamsError(`task ${taskId} is still working on another instance; send a follow-up when it asks for input`)
     try {
       return await this.#resumeHeld(taskId, request, reservation)
@@ -413,23 +340,6 @@ export class TaskEngine {
       await cluster?.release(taskId)
       throw error
     }
-  }
-
-  /**
-   * Takes the lease of a task for its follow-up. When another instance holds it and the task already waits for
-   * input, that instance's agent is returning from the turn: the follow-up waits for its lease, as it waits for a
-   * local run (bounded: an instance that died holding it loses it after its lease time).
-   */
-  async #claimForFollowUp(cluster: ClusterLink, taskId: string): Promise<boolean> {
-    if (await cluster.claim(taskId)) return true
-    const task = await this.store.get(taskId)
-    if (!task || !isInterrupted(task.status.state)) return false
-    const deadline = Date.now() + FOLLOW_UP_WAIT_MS
-    for (let delay = 10; Date.now() < deadline && !this.#closing; delay = Math.min(delay * 2, 250)) {
-      await new Promise((resolve) => setTimeout(resolve, delay))
-      if (await cluster.claim(taskId)) return true
-    }
-    return false
   }
 
   async #resumeHeld(taskId: string, request: SendRequest, reservation: Reservation): Promise<TaskRun> {
@@ -459,52 +369,13 @@ export class TaskEngine {
   async #idleRun(taskId: string): Promise<TaskRun> {
     const task = await this.store.get(taskId)
     if (!task) throw new TaskNotFoundError(taskId)
-    return new TaskRun(task, this.#sink, (await this.#lastSeq(taskId)) ?? 0, this.#taskLimits)
+    return new TaskRun(task, this.#sink, (await lastSeqOf(this.store, taskId)) ?? 0, this.#taskLimits)
   }
 
   async #execute(run: TaskRun, message: Message, prepare: SendRequest['prepare']): Promise<void> {
-    const agent = this.agent
-    const name = agent.card.name
-    // A deadline ends a stuck turn: failed with the reason, the signal fired; the agent's late moves are refused.
-    const deadline =
-      agent.timeoutMs === undefined
-        ? undefined
-        : setTimeout(() => {
-            if (isSettled(run.state)) return
-            const reason = `The task took longer than its limit of ${agent.timeoutMs} ms`
-            this.logger.warn(`Agent "${name}": task ${run.id} passed its time limit (${agent.timeoutMs} ms); it is failed`)
-            run.abort(reason)
-            run.setStatus('failed', reason)
-          }, agent.timeoutMs)
     try {
-      if (prepare) {
-        try {
-          await prepare(run.id)
-        } catch (error) {
-          this.logger.error(`Task ${run.id} could not be prepared to run; it is failed`, error)
-          run.setStatus('failed', `The task could not start: ${error instanceof A2AError ? error.message : 'the server could not save its settings'}`)
-          return
-        }
-      }
-      // An agent that may reply with a message starts a new task at its first move (see `messageReplies`).
-      if (agent.messageReplies && run.task.history.length === 1) run.startOnFirstMove()
-      else run.setStatus('working')
-      await agent.execute(this.#context(run, message), run)
-    } catch (error) {
-      if (!isTerminal(run.state)) {
-        this.logger.error(`Agent "${name}" threw while running task ${run.id}; the task is failed`, error)
-        run.setStatus('failed', 'The agent failed with an internal error before finishing the task')
-      } else if (run.state !== 'canceled') {
-        this.logger.error(`Agent "${name}" threw after task ${run.id} had ended (${run.state})`, error)
-      }
+      await runAgentTurn(this.agent, run, this.#context(run, message), prepare, this.logger)
     } finally {
-      clearTimeout(deadline)
-      if (!isSettled(run.state)) {
-        this.logger.warn(
-          `Agent "${name}" returned without ending task ${run.id}; the task is failed. End every path with task.complete(), task.fail(), task.cancel() or task.inputRequired().`,
-        )
-        run.setStatus('failed', 'The agent returned without completing the task')
-      }
       if (this.#executions.get(run.id)?.run === run) this.#executions.delete(run.id)
       const cluster = this.store.cluster
       if (cluster) await cluster.release(run.id)
@@ -516,57 +387,6 @@ export class TaskEngine {
   }
 }
 
-/** What the agent sees of one turn. A class, so each turn allocates one small object with a shared shape. */
-class RunContext implements ExecutionContext {
-  readonly parts: Message['parts']
-  readonly text: string
-  readonly taskId: string
-  readonly contextId: string
-  readonly history: readonly Message[]
-  readonly #run: TaskRun
-  readonly #store: TaskStore
-
-  constructor(
-    run: TaskRun,
-    readonly message: Message,
-    store: TaskStore,
-    readonly logger: Logger,
-  ) {
-    this.#run = run
-    this.#store = store
-    this.parts = message.parts
-    this.text = joinText(message)
-    this.taskId = run.id
-    this.contextId = run.contextId
-    this.history = run.task.history
-  }
-
-  get signal(): AbortSignal {
-    return this.#run.signal
-  }
-
-  conversation(options?: ConversationOptions): Promise<Message[]> {
-    return readConversation(this.#store, this.#run.task, options)
-  }
-}
-
 const noop = (): void => {}
 const UNSAVED_REASON = 'The task store could not save an event of this task; the task is failed so that no client misses one'
 const LEASE_LOST_REASON = 'The instance running the task stalled past its lease; the task is failed'
-
-function joinText(message: Message | undefined): string {
-  if (!message) return ''
-  let text = ''
-  for (const part of message.parts) if (part.kind === 'text') text += part.text
-  return text
-}
-
-const hasText = (message: Message | undefined): boolean => joinText(message).trim().length > 0
-
-function lastUserMessage(task: Task): Message {
-  for (let i = task.history.length - 1; i >= 0; i--) {
-    const message = task.history[i]!
-    if (message.role === 'user') return message
-  }
-  return { kind: 'message', messageId: newId(), role: 'user', parts: [], contextId: task.contextId, taskId: task.id }
-}
