@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SLOW } from '../_served-project.ts'
 import { axeViolations, browserTestsEnabled, launchBrowser, newPage, saveScreenshot } from './_browser.ts'
 import { cleanUp, type DevServer, gatedAgentSource, gateFile, generateProject, sendMessage, startDev, writeAgent } from './_dev-project.ts'
+import { answerOf, lastExchange, openInspector as openPage, sendFromPage, stateOf } from './_page.ts'
 
 /**
  * The dev inspector in Chromium, against a generated project under `a2a dev`: every view driven as a developer
@@ -23,24 +24,12 @@ const agentSource = () =>
     "description: 'Test agent'",
   )
 
+/** The inspector of the suite's dev server, once it knows the agent; closed after the suite. */
 async function openInspector(): Promise<Page> {
-  const page = await newPage(browser!)
+  const page = await openPage(browser!, dev.inspectorUrl)
   pages.push(page)
-  page.setDefaultTimeout(SLOW)
-  await page.goto(dev.inspectorUrl)
-  // The page knows the agent once its card is read: the name shows in the header.
-  await page.getByRole('heading', { level: 1, name: /Inspector Fixture/ }).waitFor()
   return page
 }
-
-async function sendFromPage(page: Page, text: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'Message', exact: true }).fill(text)
-  await page.getByRole('button', { name: 'Send', exact: true }).click()
-}
-
-const lastExchange = (page: Page) => page.locator('.exchange').last()
-const stateOf = (page: Page) => lastExchange(page).locator('.state').innerText()
-const answerOf = (page: Page) => lastExchange(page).locator('.artifact').innerText()
 
 async function expectNoSeriousViolations(page: Page): Promise<void> {
   expect(await axeViolations(page)).toEqual([])

@@ -143,6 +143,8 @@ export function taskIn(value: unknown): Task {
   }
   const statusMessage = messageIn(status.message)
   if (statusMessage) out.statusMessage = statusMessage
+  const timestamp = str(status.timestamp)
+  if (timestamp) out.timestamp = timestamp
   return out
 }
 
@@ -159,6 +161,8 @@ function statusUpdate(value: Json): Update {
   }
   const message = messageIn(status.message)
   if (message) update.message = message
+  const timestamp = str(status.timestamp)
+  if (timestamp) update.timestamp = timestamp
   return update
 }
 

@@ -24,6 +24,10 @@ function withArtifact(artifacts: Artifact[], artifact: Artifact, append: boolean
 
 const summaryOfParts = (parts: Part[]) => textOf(parts) || (parts[0]?.kind === 'data' ? JSON.stringify(parts[0].data).slice(0, 200) : '')
 
+/** An error as the page shows it: its JSON-RPC code, its message, and the HTTP status when that says more. */
+const errorText = (error: Extract<Update, { kind: 'error' }>) =>
+  `${error.code ? `${error.code}: ` : ''}${error.message}${error.httpStatus ? ` (HTTP ${error.httpStatus})` : ''}`
+
 /** What an update does to the exchange it answers. */
 export function applied(exchange: Exchange, update: Update): Exchange {
   switch (update.kind) {
@@ -52,7 +56,8 @@ export function applied(exchange: Exchange, update: Update): Exchange {
     case 'message':
       return { ...exchange, reply: update.message, contextId: update.message.contextId ?? exchange.contextId, state: 'replied' }
     case 'error':
-      return { ...exchange, error: `${update.code ? `${update.code}: ` : ''}${update.message}` }
+      // Before any answer of the agent's the exchange was sending: refused, it is over (the task, if any, says more).
+      return { ...exchange, error: errorText(update), state: exchange.state === 'sending' ? 'error' : exchange.state }
   }
 }
 
@@ -67,6 +72,6 @@ export function describeUpdate(update: Update): string {
     case 'message':
       return `message: ${summaryOfParts(update.message.parts).slice(0, 120)}`
     case 'error':
-      return `error ${update.code}: ${update.message}`
+      return `error ${errorText(update)}`
   }
 }

@@ -31,6 +31,8 @@ export interface Task {
   id: string
   contextId: string
   state: string
+  /** When the status last changed (ISO 8601), when the task says. */
+  timestamp?: string
   statusMessage?: Message
   artifacts: Artifact[]
   history: Message[]
@@ -38,11 +40,13 @@ export interface Task {
 
 /** One thing a stream or an answer said, in the page's terms. */
 export type Update =
-  | { kind: 'status'; taskId: string; contextId: string; state: string; message?: Message; final: boolean }
+  /** `timestamp`: when the status changed (ISO 8601), when the event says. */
+  | { kind: 'status'; taskId: string; contextId: string; state: string; message?: Message; final: boolean; timestamp?: string }
   | { kind: 'artifact'; taskId: string; contextId: string; artifact: Artifact; append: boolean; lastChunk: boolean }
   | { kind: 'task'; task: Task }
   | { kind: 'message'; message: Message }
-  | { kind: 'error'; code: number; message: string; data?: unknown }
+  /** `httpStatus`: the answer's HTTP status when it was not a 2xx (401, 503…). */
+  | { kind: 'error'; code: number; message: string; data?: unknown; httpStatus?: number }
 
 export const TERMINAL_STATES = new Set(['completed', 'failed', 'canceled', 'rejected'])
 

@@ -4,12 +4,17 @@ import { credential } from './state'
 
 /** What the page saw on the wire: the request it sent, then each response or SSE frame, as text. */
 export interface WireEvent {
-  /** Milliseconds since the request was sent. */
-  t: number
+  /** When the page sent or received it, in ms since the epoch (with the page's sub-millisecond clock). */
+  at: number
   direction: 'request' | 'response' | 'frame'
   raw: string
   updates: Update[]
+  /** An SSE frame's `id:`, the task's event number (`seq`) where the server numbers its events. */
+  seq?: number
 }
+
+/** Now, in ms since the epoch: the monotonic clock from the page's start, so offsets between events stay exact. */
+export const now = (): number => performance.timeOrigin + performance.now()
 
 /** The agent's JSON-RPC endpoint: the page is served by the agent's own server. */
 const ENDPOINT = '/'
@@ -44,23 +49,35 @@ function parsed(text: string): Update[] {
   }
 }
 
+/** A whole answer's updates; its errors carry the HTTP status when it was not a success (401, 503…). */
+function answered(text: string, status: number): Update[] {
+  const updates = parsed(text)
+  if (status >= 200 && status < 300) return updates
+  const withStatus = updates.map((update) => (update.kind === 'error' ? { ...update, httpStatus: status } : update))
+  // An answer that is no JSON-RPC error (a proxy's page, an empty body) is an error all the same.
+  return withStatus.some((update) => update.kind === 'error')
+    ? withStatus
+    : [{ kind: 'error', code: 0, message: `The agent answered HTTP ${status} without a JSON-RPC error`, httpStatus: status }]
+}
+
 /**
  * One JSON-RPC call, answered in one response. `onWire` hears the request and the response; the updates are
  * the answer's (an error becomes an `error` update).
  */
 export async function call(dialect: Dialect, operation: Operation, params: unknown, onWire?: (event: WireEvent) => void): Promise<Update[]> {
-  const started = performance.now()
   const { body, headers } = request(dialect, operation, params)
-  onWire?.({ t: 0, direction: 'request', raw: body, updates: [] })
+  onWire?.({ at: now(), direction: 'request', raw: body, updates: [] })
   let text: string
+  let status: number
   try {
     const response = await fetch(ENDPOINT, { method: 'POST', headers, body })
+    status = response.status
     text = await response.text()
   } catch (error) {
     return [{ kind: 'error', code: 0, message: `The agent did not answer: ${(error as Error).message}` }]
   }
-  const updates = parsed(text)
-  onWire?.({ t: performance.now() - started, direction: 'response', raw: clip(text), updates })
+  const updates = answered(text, status)
+  onWire?.({ at: now(), direction: 'response', raw: clip(text), updates })
   return updates
 }
 
@@ -90,18 +107,16 @@ export async function stream(
   signal: AbortSignal,
   { operation = 'stream', lastEventId }: { operation?: 'stream' | 'subscribe'; lastEventId?: number } = {},
 ): Promise<void> {
-  const started = performance.now()
   const { body, headers } = request(dialect, operation, params)
   if (lastEventId !== undefined) headers['last-event-id'] = String(lastEventId)
-  onWire({ t: 0, direction: 'request', raw: body, updates: [] })
-  const at = () => performance.now() - started
+  onWire({ at: now(), direction: 'request', raw: body, updates: [] })
   let response: Response
   try {
     response = await fetch(ENDPOINT, { method: 'POST', headers: { ...headers, accept: 'text/event-stream' }, body, signal })
   } catch (error) {
     if (!signal.aborted)
       onWire({
-        t: at(),
+        at: now(),
         direction: 'response',
         raw: '',
         updates: [{ kind: 'error', code: 0, message: `The agent did not answer: ${(error as Error).message}` }],
@@ -111,7 +126,7 @@ export async function stream(
   // An error before the stream starts comes back as one JSON-RPC response.
   if (!response.headers.get('content-type')?.includes('text/event-stream') || !response.body) {
     const text = await response.text()
-    onWire({ t: at(), direction: 'response', raw: clip(text), updates: parsed(text) })
+    onWire({ at: now(), direction: 'response', raw: clip(text), updates: answered(text, response.status) })
     return
   }
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
@@ -128,17 +143,23 @@ export async function stream(
         const frame = buffered.slice(0, end)
         buffered = buffered.slice(end + match[0].length)
         from = 0
-        const data = frame
-          .split(/\r?\n/)
+        const lines = frame.split(/\r?\n/)
+        const data = lines
           .filter((line) => line.startsWith('data:'))
           .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5))
           .join('\n')
         if (!data) continue // a comment (heartbeat) or an id-only frame
-        onWire({ t: at(), direction: 'frame', raw: clip(frame), updates: parsed(data) })
+        const event: WireEvent = { at: now(), direction: 'frame', raw: clip(frame), updates: parsed(data) }
+        const id = lines
+          .find((line) => line.startsWith('id:'))
+          ?.slice(3)
+          .trim()
+        if (id && /^\d{1,15}$/.test(id)) event.seq = Number(id)
+        onWire(event)
       }
     }
   } catch (error) {
     if (!signal.aborted)
-      onWire({ t: at(), direction: 'frame', raw: '', updates: [{ kind: 'error', code: 0, message: `The stream broke: ${(error as Error).message}` }] })
+      onWire({ at: now(), direction: 'frame', raw: '', updates: [{ kind: 'error', code: 0, message: `The stream broke: ${(error as Error).message}` }] })
   }
 }

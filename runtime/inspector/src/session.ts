@@ -1,7 +1,8 @@
 import { type Outgoing, sendParams } from './dialects'
+import { fetchEventTimes, replayedAt } from './event-times'
 import { applied } from './exchange'
 import { type Dialect, TERMINAL_STATES, type Update } from './model'
-import { call, stream, type WireEvent } from './rpc'
+import { call, now, stream, type WireEvent } from './rpc'
 import { announcement, card, contextId, type Exchange, exchanges } from './state'
 import { record } from './timeline'
 
@@ -39,7 +40,6 @@ function announce(before: Exchange, after: Exchange): void {
  * continues the same context.
  */
 function follower(key: number, dialect: Dialect, sentIn: number) {
-  const started = performance.now()
   const pending: WireEvent[] = []
   return (event: WireEvent) => {
     const before = current(key)
@@ -53,8 +53,8 @@ function follower(key: number, dialect: Dialect, sentIn: number) {
       pending.push(event)
       return
     }
-    for (const earlier of pending.splice(0)) record(exchange.taskId, dialect, started, earlier)
-    record(exchange.taskId, dialect, started, event)
+    for (const earlier of pending.splice(0)) record(exchange.taskId, dialect, earlier, earlier.at)
+    record(exchange.taskId, dialect, event, event.at)
   }
 }
 
@@ -104,7 +104,8 @@ export function send(dialect: Dialect, outgoing: Outgoing): Promise<boolean> {
       if (streamed) await stream(dialect, params, onWire, controller.signal)
       else {
         const updates = await call(dialect, 'send', params, onWire)
-        if (!updates.length) onWire({ t: 0, direction: 'response', raw: '', updates: [{ kind: 'error', code: 0, message: 'The answer was not understood' }] })
+        if (!updates.length)
+          onWire({ at: now(), direction: 'response', raw: '', updates: [{ kind: 'error', code: 0, message: 'The answer was not understood' }] })
       }
       await followByReading(key, dialect, onWire, controller.signal)
     } finally {
@@ -131,12 +132,17 @@ export async function cancel(key: number): Promise<void> {
 
 /**
  * The events the agent keeps of a task the page did not send (another client's), on its timeline: a resubscription
- * from the first event (`Last-Event-ID: 0`) in the chosen dialect, followed while the task runs.
+ * from the first event (`Last-Event-ID: 0`) in the chosen dialect, followed while the task runs. They arrive all at
+ * once: each is placed at the time it happened (`replayedAt`), its offset counted from the task's creation.
  */
 export async function replay(taskId: string, dialect: Dialect): Promise<void> {
-  const started = performance.now()
+  const known = await fetchEventTimes(taskId)
+  const replayOf = known?.createdAt === undefined ? {} : { createdAt: known.createdAt }
   const controller = new AbortController()
-  await stream(dialect, { id: taskId }, (event) => record(taskId, dialect, started, event), controller.signal, { operation: 'subscribe', lastEventId: 0 })
+  await stream(dialect, { id: taskId }, (event) => record(taskId, dialect, event, replayedAt(event, known), replayOf), controller.signal, {
+    operation: 'subscribe',
+    lastEventId: 0,
+  })
 }
 
 /** A new conversation: the next message starts a new context. */

@@ -1,9 +1,9 @@
 // What the dev server sends, typed once for both sides.
-import type { LoadState, PushDelivery, TaskLine } from '../../src/dev/inspector/wire.js'
+import type { EventTimes, LoadState, PushDelivery, TaskLine } from '../../src/dev/inspector/wire.js'
 import { type Artifact, DIALECTS, type Dialect, type Message, type Part } from './model'
 import { Store } from './store'
 
-export type { LoadState, PushDelivery, TaskLine }
+export type { EventTimes, LoadState, PushDelivery, TaskLine }
 
 /** One message the page sent and what came back for it. */
 export interface Exchange {
@@ -29,9 +29,9 @@ export interface Exchange {
   followUp?: boolean
 }
 
-interface TimelineEntry {
-  /** Milliseconds since the task's first request. */
-  t: number
+export interface TimelineEntry {
+  /** When it happened, in ms since the epoch; undefined when that is not known (the page says so). */
+  at?: number
   direction: 'request' | 'response' | 'frame'
   raw: string
   summary: string[]
@@ -40,8 +40,13 @@ interface TimelineEntry {
 export interface Timeline {
   taskId: string
   dialect: Dialect
-  /** performance.now() of the task's first request. */
-  t0: number
+  /**
+   * Where offsets count from, in ms since the epoch: the page's first request of the task, or for a replay the
+   * task's creation. Unknown for a replay of a task the dev server forgot: then its earliest known event.
+   */
+  t0?: number
+  /** Read back from the agent ("Replay its events"), not followed as it ran. */
+  replayed: boolean
   entries: TimelineEntry[]
   /** Characters of raw text held, for the page's own budget. */
   chars: number

@@ -1,7 +1,7 @@
 import { describeUpdate } from './exchange'
 import type { Dialect } from './model'
 import type { WireEvent } from './rpc'
-import { type Timeline, timelines } from './state'
+import { type Timeline, type TimelineEntry, timelines } from './state'
 
 /** Raw text all timelines may hold together; the oldest task's timeline goes first past it. */
 const MAX_TIMELINE_CHARS = 8 * 1024 * 1024
@@ -9,17 +9,24 @@ const MAX_TIMELINE_CHARS = 8 * 1024 * 1024
 const MAX_ENTRIES = 2000
 
 /**
- * Puts a wire event on its task's timeline. The timeline object is appended to in place and the map replaced
- * (not copied entry by entry), so a long stream costs each event its own entry, not the whole history again.
+ * Puts a wire event on its task's timeline, as happening `at` (ms since the epoch; undefined: not known). A new
+ * timeline counts its offsets from its first event, the page's request, unless `replayOf` gives the task's
+ * creation (or no time at all: the earliest known event's then). The timeline object is appended to in place and
+ * the map replaced (not copied entry by entry), so a long stream costs each event its own entry, not the whole
+ * history again.
  */
-export function record(taskId: string, dialect: Dialect, started: number, event: WireEvent): void {
+export function record(taskId: string, dialect: Dialect, event: WireEvent, at: number | undefined, replayOf?: { createdAt?: number }): void {
   const map = timelines.value
   let timeline = map.get(taskId)
   if (!timeline) {
-    timeline = { taskId, dialect, t0: started, entries: [], chars: 0, dropped: 0 } satisfies Timeline
+    timeline = { taskId, dialect, replayed: !!replayOf, entries: [], chars: 0, dropped: 0 } satisfies Timeline
+    const t0 = replayOf ? replayOf.createdAt : at
+    if (t0 !== undefined) timeline.t0 = t0
     map.set(taskId, timeline)
   }
-  timeline.entries.push({ t: started + event.t - timeline.t0, direction: event.direction, raw: event.raw, summary: event.updates.map(describeUpdate) })
+  const entry: TimelineEntry = { direction: event.direction, raw: event.raw, summary: event.updates.map(describeUpdate) }
+  if (at !== undefined) entry.at = at
+  timeline.entries.push(entry)
   timeline.chars += event.raw.length
   while (timeline.entries.length > MAX_ENTRIES) {
     timeline.chars -= timeline.entries.shift()!.raw.length

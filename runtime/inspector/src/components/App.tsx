@@ -1,9 +1,9 @@
-import { DIALECTS, type Dialect } from '../model'
-import { announcement, card, dialect, type Tab, tab } from '../state'
+import { announcement, card, type Tab, tab } from '../state'
 import { useStore } from '../store'
 import { CardView } from './CardView'
 import { Chat } from './Chat'
 import { Credentials } from './Credentials'
+import { DialectPicker } from './DialectPicker'
 import { LoadBanner } from './LoadBanner'
 import { PushView } from './PushView'
 import { Tasks } from './Tasks'
@@ -17,7 +17,6 @@ const TABS: ReadonlyArray<{ id: Tab; label: string }> = [
 
 export function App() {
   const current = useStore(tab)
-  const chosen = useStore(dialect)
   const served = useStore(card)
   const said = useStore(announcement)
   return (
@@ -28,16 +27,7 @@ export function App() {
       <header class="top">
         <h1>A2A inspector{served?.name ? <span class="agent-name"> · {String(served.name)}</span> : null}</h1>
         <Credentials />
-        <label class="dialect">
-          Dialect{' '}
-          <select value={chosen} onChange={(event) => dialect.set(event.currentTarget.value as Dialect)}>
-            {DIALECTS.map((d) => (
-              <option key={d.id} value={d.id}>
-                {d.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <DialectPicker />
       </header>
       <LoadBanner />
       <nav class="tabs" aria-label="Views">

@@ -7,6 +7,7 @@ import { dialect, selectedTask, tasks, timelines } from '../state'
 import { useStore } from '../store'
 import { JsonTree } from './JsonTree'
 import { Parts } from './Parts'
+import { Since } from './Since'
 import { StateBadge } from './StateBadge'
 import { Timeline } from './Timeline'
 
@@ -27,7 +28,7 @@ function StoredTask({ taskId, chosen }: { taskId: string; chosen: Dialect }) {
   return (
     <div class="stored-task">
       <p>
-        <StateBadge state={task.state} /> context <code>{task.contextId}</code>
+        <StateBadge state={task.state} /> since <Since iso={task.timestamp} />, context <code>{task.contextId}</code>
       </p>
       {task.history.map((message, i) => (
         <div key={message.messageId ?? i} class={`bubble ${message.role}`}>
@@ -73,6 +74,7 @@ export function Tasks() {
                 <button type="button" class="task-line" aria-current={task.id === selected} onClick={() => selectedTask.set(task.id)}>
                   <StateBadge state={task.state} />
                   <span class="task-title">{task.title || '(no text)'}</span>
+                  <Since iso={task.at} />
                   <code class="muted">{task.id.slice(0, 8)}</code>
                 </button>
               </li>
@@ -95,7 +97,7 @@ export function Tasks() {
                 <button type="button" onClick={() => void replay(selected, chosen)}>
                   Replay its events
                 </button>{' '}
-                asks the agent for the events it keeps of it, in the chosen dialect (offsets from the replay).
+                asks the agent for the events it keeps of it, in the chosen dialect, each at the time it happened.
               </p>
             )}
             <h3>Stored task ({chosen === 'platform' ? 'platform' : chosen === 'a2a-1.0' ? 'A2A v1.0' : 'A2A v0.3'} shape)</h3>

@@ -1,18 +1,41 @@
 import { useState } from 'preact/hooks'
 import { DIALECTS } from '../model'
 import type { Timeline as TimelineData } from '../state'
+import { offsetText } from '../time'
 
 const DIRECTION_LABEL = { request: 'request →', response: '← response', frame: '← SSE frame' } as const
 
-/** Every event of a task as the page saw it, with time offsets; the raw request and frames on demand. */
+/**
+ * Where a timeline's offsets count from: its own origin, else (a replay of a task the dev server forgot) its
+ * earliest event with a known time.
+ */
+function originOf(timeline: TimelineData): number | undefined {
+  if (timeline.t0 !== undefined) return timeline.t0
+  let earliest: number | undefined
+  for (const entry of timeline.entries) {
+    if (entry.direction === 'frame' && entry.at !== undefined && (earliest === undefined || entry.at < earliest)) earliest = entry.at
+  }
+  return earliest ?? timeline.entries.find((entry) => entry.at !== undefined)?.at
+}
+
+const originText = (timeline: TimelineData) =>
+  !timeline.replayed
+    ? 'offsets from the first request'
+    : timeline.t0 !== undefined
+      ? "offsets from the task's creation"
+      : 'offsets from its first event with a known time'
+
+/** Every event of a task as the page saw it, each at the time it happened; the raw request and frames on demand. */
 export function Timeline({ timeline }: { timeline: TimelineData }) {
   const [raw, setRaw] = useState(false)
   const dialectLabel = DIALECTS.find((d) => d.id === timeline.dialect)?.label
+  const origin = originOf(timeline)
   return (
     <div class="timeline">
       <div class="timeline-head">
         <span class="muted">
-          Spoken in {dialectLabel}; {timeline.entries.length} events{timeline.dropped ? ` (the ${timeline.dropped} before them dropped)` : ''}
+          Spoken in {dialectLabel}; {timeline.entries.length} events{timeline.dropped ? ` (the ${timeline.dropped} before them dropped)` : ''};{' '}
+          {originText(timeline)}
         </span>
         <label>
           <input type="checkbox" checked={raw} onChange={(event) => setRaw(event.currentTarget.checked)} /> Show raw JSON-RPC and SSE frames
@@ -21,7 +44,13 @@ export function Timeline({ timeline }: { timeline: TimelineData }) {
       <ol aria-label="Timeline">
         {timeline.entries.map((entry, i) => (
           <li key={i} class="timeline-entry" data-direction={entry.direction}>
-            <span class="offset">+{Math.round(entry.t)} ms</span>
+            {entry.at === undefined || origin === undefined ? (
+              <span class="offset unknown">time not known</span>
+            ) : (
+              <time class="offset" dateTime={new Date(entry.at).toISOString()} title={new Date(entry.at).toISOString()}>
+                {offsetText(entry.at - origin)}
+              </time>
+            )}
             <span class="direction">{DIRECTION_LABEL[entry.direction]}</span>
             <div class="summary">
               {entry.summary.length ? (

@@ -1,5 +1,6 @@
 import type { TaskStore } from '../../stores/task-store.js'
 import type { Task } from '../../types.js'
+import type { EventClock } from './_event-clock.js'
 import type { TaskLine } from './wire.js'
 
 const TITLE_CHARS = 80
@@ -18,16 +19,21 @@ export function taskLine(task: Task): TaskLine {
 
 /**
  * The dev server's store, reporting every new task and every status change (not each artifact chunk) once the
- * store has it, so the inspector's task list is live. Everything else goes to the store as it is.
+ * store has it, so the inspector's task list is live, and noting on `clock` when each task and event came.
+ * Everything else goes to the store as it is.
  */
-export function reportingStates(store: TaskStore, onChange: (task: Task) => void): TaskStore {
+export function reportingStates(store: TaskStore, onChange: (task: Task) => void, clock: EventClock): TaskStore {
   const after = (done: unknown, task: Task) => {
     if (done instanceof Promise) return done.then(() => onChange(task))
     onChange(task)
     return undefined
   }
-  const create = (task: Task) => after(store.create(task), task)
+  const create = (task: Task) => {
+    clock.created(task.id)
+    return after(store.create(task), task)
+  }
   const append = (task: Task, event: Parameters<TaskStore['append']>[1]) => {
+    clock.appended(task.id, event.seq)
     const done = store.append(task, event)
     return event.kind === 'status-update' ? after(done, task) : done
   }

@@ -3,6 +3,7 @@ import type { WebOriginGuard } from '../../http/_web-origin.js'
 import type { TaskStore } from '../../stores/task-store.js'
 import { inspectorAssets } from './_assets.js'
 import { InspectorChannel } from './_channel.js'
+import { EventClock } from './_event-clock.js'
 import { PushReceiver } from './_push-receiver.js'
 import { reportingStates, taskLine } from './_task-feed.js'
 import type { Finding, LoadFailure, LoadState } from './wire.js'
@@ -10,6 +11,8 @@ import type { Finding, LoadFailure, LoadState } from './wire.js'
 /** Where the inspector lives: a path no agent route can take (the app serves only the card and JSON-RPC). */
 const INSPECTOR_PATH = '/__a2a/'
 const PUSH_PATH = `${INSPECTOR_PATH}push`
+/** A task's event times, by its id (percent-encoded). */
+const TIMES_PATH = /^\/__a2a\/api\/tasks\/([^/]+)\/times$/
 /** The task list's first page; the page adds tasks as they come. */
 const MAX_LISTED_TASKS = 200
 
@@ -32,6 +35,7 @@ export function splitFailure(text: string): LoadFailure {
 export class Inspector {
   readonly #channel = new InspectorChannel()
   readonly #push = new PushReceiver()
+  readonly #clock = new EventClock()
   #load: LoadState | undefined
   #url = ''
   #store: TaskStore | undefined
@@ -49,9 +53,13 @@ export class Inspector {
   /** The store, reporting tasks' states to the pages (nothing is built while no page is open). */
   observe(store: TaskStore): TaskStore {
     this.#store = store
-    return reportingStates(store, (task) => {
-      if (this.#channel.pages) this.#channel.send('task', taskLine(task))
-    })
+    return reportingStates(
+      store,
+      (task) => {
+        if (this.#channel.pages) this.#channel.send('task', taskLine(task))
+      },
+      this.#clock,
+    )
   }
 
   loaded(state: LoadState): void {
@@ -107,6 +115,11 @@ export class Inspector {
       void this.#listTasks(res)
       return
     }
+    const timed = TIMES_PATH.exec(path)
+    if (timed) {
+      this.#sendTimes(res, timed[1]!)
+      return
+    }
     if (path === `${INSPECTOR_PATH}api/push`) {
       if (method === 'DELETE') this.#push.clear()
       sendJson(res, 200, { deliveries: this.#push.deliveries })
@@ -148,6 +161,20 @@ export class Inspector {
     } catch (error) {
       sendJson(res, 500, { error: `the task store failed: ${(error as Error).message}` })
     }
+  }
+
+  /** When each event of a task came, for a replay of its timeline; 404 when the dev server has no times for it. */
+  #sendTimes(res: ServerResponse, encodedId: string): void {
+    let taskId: string
+    try {
+      taskId = decodeURIComponent(encodedId)
+    } catch {
+      sendJson(res, 400, { error: 'the task id in the path is not valid percent-encoding' })
+      return
+    }
+    const times = this.#clock.timesOf(taskId)
+    if (times) sendJson(res, 200, times)
+    else sendJson(res, 404, { error: `no event times for task ${JSON.stringify(taskId.slice(0, 80))}: the dev server did not see it, or has forgotten` })
   }
 
   async #receive(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {

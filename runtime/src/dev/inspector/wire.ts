@@ -42,6 +42,21 @@ export interface TaskLine {
   title: string
 }
 
+/**
+ * When the dev store received each event of a task (`/__a2a/api/tasks/<id>/times`): the wire gives a time to
+ * status changes only, and a replay reads every event back at once. Times are ms since the epoch.
+ */
+export interface EventTimes {
+  /** When the task was created; absent when the dev server did not see it. */
+  createdAt?: number
+  /** The event number (`seq`) of `at[0]`. */
+  firstSeq: number
+  /** `at[i]` is when event `firstSeq + i` arrived; an event past the end was not recorded (the bound). */
+  at: number[]
+  /** The task's last event the dev server has seen: a later one happened after this answer. */
+  lastSeq: number
+}
+
 /** One push notification the dev server's built-in webhook received. */
 export interface PushDelivery {
   id: number

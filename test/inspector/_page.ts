@@ -1,0 +1,31 @@
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
+import { SLOW } from '../_served-project.ts'
+import { newPage } from './_browser.ts'
+
+/** What the inspector's browser tests do on its page, as a developer would: by labels and roles. */
+
+/**
+ * A new page (its own context; `options` as for `newPage`) on the inspector at `url`, once the page knows the
+ * agent: its name in the header, read from the card. The caller closes the page's context.
+ */
+export async function openInspector(
+  browser: Browser,
+  url: string,
+  options: BrowserContextOptions = {},
+  agentName: RegExp = /Inspector Fixture/,
+): Promise<Page> {
+  const page = await newPage(browser, options)
+  page.setDefaultTimeout(SLOW)
+  await page.goto(url)
+  await page.getByRole('heading', { level: 1, name: agentName }).waitFor()
+  return page
+}
+
+export async function sendFromPage(page: Page, text: string): Promise<void> {
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill(text)
+  await page.getByRole('button', { name: 'Send', exact: true }).click()
+}
+
+export const lastExchange = (page: Page) => page.locator('.exchange').last()
+export const stateOf = (page: Page) => lastExchange(page).locator('.state').innerText()
+export const answerOf = (page: Page) => lastExchange(page).locator('.artifact').innerText()

@@ -1,0 +1,83 @@
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SLOW } from '../_served-project.ts'
+import { axeViolations, browserTestsEnabled, launchBrowser } from './_browser.ts'
+import { cleanUp, type DevServer, gatedAgentSource, gateFile, generateProject, startDev, writeAgent } from './_dev-project.ts'
+import { answerOf, lastExchange, openInspector, sendFromPage, stateOf } from './_page.ts'
+
+/**
+ * A message the agent never takes — refused for its credentials (401), while the code does not load (503), for
+ * its params (-32602) — ends its exchange: the error shows with its code, message and HTTP status, and the
+ * badge leaves "sending".
+ */
+
+let project: string
+let dev: DevServer
+let browser: Browser | undefined
+let page: Page
+
+/** The inspector's fixture agent, asking for a bearer token. */
+let guardedSource: string
+
+const errorOf = (page: Page) =>
+  lastExchange(page)
+    .locator('.error')
+    .innerText()
+    .catch(() => '')
+
+describe.runIf(browserTestsEnabled())('a send the agent refuses, in the inspector', () => {
+  beforeAll(async () => {
+    project = await generateProject()
+    guardedSource = gatedAgentSource({ gate: gateFile(project) }).replace('capabilities: {', "authentication: { schemes: ['bearer'] },\n    capabilities: {")
+    writeAgent(project, guardedSource)
+    const [started, launched] = await Promise.allSettled([startDev(project, { A2A_BEARER_TOKEN: 'inspector-secret' }), launchBrowser()])
+    if (launched.status === 'fulfilled') browser = launched.value
+    if (started.status === 'rejected') throw started.reason
+    dev = started.value
+    if (launched.status === 'rejected') throw launched.reason
+    page = await openInspector(browser!, dev.inspectorUrl)
+  }, 3 * SLOW)
+
+  afterAll(async () => {
+    await page?.context().close()
+    await browser?.close()
+    await cleanUp()
+  }, 2 * SLOW)
+
+  it('shows a 401 as its code, message and status, and the exchange is no longer sending', { timeout: 2 * SLOW }, async () => {
+    await sendFromPage(page, 'let me in')
+    await expect.poll(() => errorOf(page), { timeout: SLOW }).toContain('HTTP 401')
+    expect(await errorOf(page)).toMatch(/^-32000: Unauthorized: .*bearer/i)
+    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('error')
+    expect(await lastExchange(page).locator('.bubble.agent').getAttribute('aria-busy')).toBe('false')
+  })
+
+  it('shows a -32602 the same way, naming the field', { timeout: 2 * SLOW }, async () => {
+    await page.getByLabel('Bearer token').fill('inspector-secret')
+    await page.getByLabel('File').setInputFiles({ name: 'picture.png', mimeType: 'image/png', buffer: Buffer.from('not really a png') })
+    await sendFromPage(page, 'a picture')
+    await expect.poll(() => errorOf(page), { timeout: SLOW }).toContain('-32602')
+    expect(await errorOf(page)).toContain('params.message.parts[1]')
+    expect(await errorOf(page)).toContain('image/png')
+    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('error')
+    await page.getByLabel('File').setInputFiles([])
+  })
+
+  it('shows a 503 while the agent does not load, and sends again once it does', { timeout: 3 * SLOW }, async () => {
+    writeAgent(project, guardedSource.replace("if (text === 'ask')", "if (text === 'ask' {"))
+    await page.getByTestId('load-failure').waitFor()
+    await sendFromPage(page, 'while broken')
+    await expect.poll(() => errorOf(page), { timeout: SLOW }).toContain('HTTP 503')
+    expect(await errorOf(page)).toContain('-32603: The agent failed to load')
+    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('error')
+    writeAgent(project, guardedSource)
+    await page.getByTestId('reloaded').waitFor()
+    // The refused message is still in the box: sent again, it is answered.
+    await page.getByRole('button', { name: 'Send', exact: true }).click()
+    await expect.poll(() => answerOf(page).catch(() => ''), { timeout: SLOW }).toContain('Echo: while broken')
+    expect(await stateOf(page)).toBe('completed')
+    // No exchange is left sending, and the errors read well.
+    expect(await page.locator('.exchange .state', { hasText: 'sending' }).count()).toBe(0)
+    expect(await axeViolations(page)).toEqual([])
+  })
+})
