@@ -6,8 +6,23 @@ export const DEFAULT_MAX_BODY_SIZE = 1024 * 1024
 
 const decoder = new TextDecoder()
 
+/**
+ * Most bytes of a refused body read, and dropped, before its refusal goes out, on a server other than Node's. Most
+ * clients send their whole body before they read the answer, and Bun's server resets a connection whose body is
+ * left unread: the client, still sending, got a failed write (EPIPE) and never saw the 413; under `wrangler dev`,
+ * a chunked body cut off in the Durable Object reset the connection too. Past this many bytes the refusal goes out
+ * at once. Node's server answers at once and closes the connection: a client reading while it sends gets the 413.
+ */
+const DRAINED_BYTES_MAX = 64 * 1024 * 1024
+
 function tooLarge(limit: number): A2AError {
   return new A2AError(ErrorCode.InvalidRequest, `Invalid Request: the body exceeds the limit of ${limit} bytes`, 413)
+}
+
+/** The refusal of a body whose declared length (Content-Length) is over `limit`, before any of it is read. */
+export function declaredTooLarge(request: Request, limit: number): A2AError | undefined {
+  const declared = headerOf(request, 'content-length')
+  return declared !== null && Number(declared) > limit ? tooLarge(limit) : undefined
 }
 
 /**
@@ -43,7 +58,10 @@ export async function readJsonBody(request: Request, limit: number, budget?: Bod
   const node = nodeHeadersOf(request)
   const declared = headerOf(request, 'content-length')
   const declaredBytes = declared === null ? 0 : Number(declared)
-  if (declaredBytes > limit) throw tooLarge(limit)
+  if (declaredBytes > limit) {
+    if (!node && request.body && declaredBytes <= DRAINED_BYTES_MAX) await drain(request.body.getReader(), 0)
+    throw tooLarge(limit)
+  }
   let text: string
   // Node's HTTP parser never delivers more than the declared length (and refuses a malformed one), so its requests
   // take the fast buffered read, holding their declared length of the budget without a reservation to count them;
@@ -59,7 +77,7 @@ export async function readJsonBody(request: Request, limit: number, budget?: Bod
     const reservation = budget?.reserve(declaredBytes)
     if (budget && !reservation) throw budget.refusal()
     try {
-      text = await readCounted(request, limit, reservation)
+      text = await readCounted(request, limit, reservation, !node)
     } finally {
       reservation?.release()
     }
@@ -77,17 +95,22 @@ export async function readJsonBody(request: Request, limit: number, budget?: Bod
  */
 const withoutBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
 
-async function readCounted(request: Request, limit: number, reservation?: BodyReservation): Promise<string> {
+/** `drains`: a body over the limit is read to its end (see DRAINED_BYTES_MAX) before it is refused. */
+async function readCounted(request: Request, limit: number, reservation: BodyReservation | undefined, drains: boolean): Promise<string> {
   if (!request.body) return ''
   const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
+  let chunks: Uint8Array[] = []
   let size = 0
   for (;;) {
     const { done, value } = await reader.read()
     if (done) break
     size += value.byteLength
     if (size > limit) {
-      await reader.cancel().catch(() => {})
+      // What was read is dropped: the budget no longer holds it while the rest is drained.
+      chunks = []
+      reservation?.release()
+      if (drains) await drain(reader, size)
+      else await reader.cancel().catch(() => {})
       throw tooLarge(limit)
     }
     if (reservation && !reservation.cover(size)) {
@@ -104,4 +127,18 @@ async function readCounted(request: Request, limit: number, reservation?: BodyRe
     offset += chunk.byteLength
   }
   return decoder.decode(all)
+}
+
+/** Reads and drops the rest of a refused body, `read` bytes of it already read, up to DRAINED_BYTES_MAX in all. */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, read: number): Promise<void> {
+  try {
+    while (read <= DRAINED_BYTES_MAX) {
+      const { done, value } = await reader.read()
+      if (done) return
+      read += value.byteLength
+    }
+    await reader.cancel()
+  } catch {
+    // The client went away: nothing is left to read.
+  }
 }

@@ -1,5 +1,7 @@
 import type { Agent } from '../agent.js'
 import { ConfigurationError } from '../errors.js'
+import { DEFAULT_MAX_BODY_SIZE, declaredTooLarge } from '../http/_body.js'
+import { errorResponse } from '../http/_jsonrpc.js'
 import { createA2AApp } from '../http/app.js'
 import type { A2AApp, A2AAppOptions } from '../http/app-options.js'
 import { createConsoleLogger } from '../logger.js'
@@ -70,6 +72,7 @@ const OBJECT_NAME = 'agent'
  */
 export function agentWorker(agent: Agent, options: AgentWorkerOptions = {}): AgentWorker {
   const binding = options.binding ?? 'AGENT'
+  const maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY_SIZE
 
   class AgentObject {
     readonly #app: A2AApp
@@ -95,6 +98,12 @@ export function agentWorker(agent: Agent, options: AgentWorkerOptions = {}): Age
 
   const worker = {
     fetch(request: Request, bindings: Record<string, unknown>): Promise<Response> {
+      // Refused here, from its declared length, before any of it is read: the one object that serves every request
+      // does not spend its time reading a body it would refuse (it reads one to its end first, see _body.ts). Cut
+      // off between the Worker and the object, such a body cost the client its answer (a reset connection, or HTTP
+      // 500 "Network connection lost").
+      const tooLarge = request.method === 'POST' ? declaredTooLarge(request, maxBodySize) : undefined
+      if (tooLarge) return Promise.resolve(errorResponse(null, tooLarge, { connection: 'close' }))
       const namespace = bindings[binding] as DurableObjectNamespaceLike | undefined
       if (typeof namespace?.idFromName !== 'function') return Promise.resolve(missingBinding(binding))
       // The object may be resetting (a deploy) or overloaded: the client gets a JSON-RPC error to retry on, not
