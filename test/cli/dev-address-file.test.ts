@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { publishDevAddress } from '../../runtime/src/cli/_dev-address.ts'
+import { publishDevAddress } from '../../runtime/src/dev/_address.ts'
 
 const folders: string[] = []
 afterEach(() => {

@@ -1,6 +1,6 @@
+import { DEV_ADDRESS_FILE, runningDevAddress } from '../dev/_address.js'
 import { envValue } from '../settings.js'
 import { agentBase } from './_client.js'
-import { DEV_ADDRESS_FILE, runningDevAddress } from './_dev-address.js'
 import { loadDotEnv } from './_env.js'
 
 export interface AgentAddress {

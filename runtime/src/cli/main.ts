@@ -12,7 +12,7 @@ type Register = (program: CommandType) => void
 
 /** Each command's module, loaded only when it runs (or for help): `a2a start` skips the dev server and client. */
 const COMMANDS: Record<string, () => Promise<Register>> = {
-  dev: async () => (await import('./_dev.js')).registerDev,
+  dev: async () => (await import('../dev/_command.js')).registerDev,
   start: async () => (await import('./_start.js')).registerStart,
   card: async () => (await import('./_card.js')).registerCard,
   send: async () => (await import('./_send.js')).registerSend,

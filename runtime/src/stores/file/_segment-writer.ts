@@ -1,7 +1,7 @@
 import { writeSync } from 'node:fs'
 import { type FileHandle, open, unlink } from 'node:fs/promises'
-import { ServerUnavailableError } from '../errors.js'
-import { SEGMENT_HEADER } from './_log-records.js'
+import { ServerUnavailableError } from '../../errors.js'
+import { SEGMENT_HEADER } from '../_log-records.js'
 import { segmentPath } from './_segments.js'
 
 /** A line to append, and what to do once it is written (or not). */

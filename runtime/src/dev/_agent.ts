@@ -1,16 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { toNodeHandler } from 'h3/node'
 import type { Agent } from '../agent.js'
+import { checkCard, type Finding } from '../cli/_card-check.js'
+import { ProjectError } from '../cli/_errors.js'
+import { AgentLoadError, loadAgent } from '../cli/_load-agent.js'
 import { cardAt, normalizeCard } from '../core/_card.js'
-import { describeLoadFailure } from '../dev/_load-failure.js'
-import { type Inspector, isInspectorPath, splitFailure } from '../dev/inspector/inspector.js'
 import { ConfigurationError, ErrorCode } from '../errors.js'
 import type { WebOriginGuard } from '../http/_web-origin.js'
 import { type A2AApp, type A2AAppOptions, createA2AApp } from '../http/app.js'
 import type { Logger } from '../logger.js'
-import { checkCard, type Finding } from './_card-check.js'
-import { ProjectError } from './_errors.js'
-import { AgentLoadError, loadAgent } from './_load-agent.js'
+import { describeLoadFailure } from './_load-failure.js'
+import { type Inspector, isInspectorPath, splitFailure } from './inspector/inspector.js'
 
 /**
  * The agent `a2a dev` serves, loaded again on every save: the first load makes the app, later ones swap the agent

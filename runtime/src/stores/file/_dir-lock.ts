@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
-import { ConfigurationError } from '../errors.js'
+import { ConfigurationError } from '../../errors.js'
 
 /**
  * The file store's claim on its directory: a `lock` file naming the process that holds it. Two processes on one

@@ -1,6 +1,6 @@
-import { watchProject } from '../dev/_watch.js'
+import type { createEnvReloader } from '../cli/_env.js'
 import type { Logger } from '../logger.js'
-import type { createEnvReloader } from './_env.js'
+import { watchProject } from './_watch.js'
 
 /** Saves arriving this close together are one change (editors write a file in several steps). */
 const SETTLE_MS = 15

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http'
 import type { Logger } from '../logger.js'
-import type { DevAgent } from './_dev-agent.js'
+import type { DevAgent } from './_agent.js'
 
 /** How long Ctrl-C waits for running tasks and open streams before failing them. */
 export const SHUTDOWN_GRACE_MS = 10_000

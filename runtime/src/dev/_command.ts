@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
-import { describeLoadFailure } from '../dev/_load-failure.js'
-import { Inspector } from '../dev/inspector/inspector.js'
+import { createEnvReloader } from '../cli/_env.js'
+import { assertEntryExists, DEFAULT_ENTRY } from '../cli/_load-agent.js'
+import { portSetting } from '../cli/_port.js'
 import { RPC_PATHS, SERVED_PATHS } from '../http/_routes.js'
 import { readWebOrigin, WebOriginGuard } from '../http/_web-origin.js'
 import { createConsoleLogger, type LogLevel, logLevel } from '../logger.js'
@@ -8,13 +9,12 @@ import { applyConnectionPolicy, readConnectionPolicy } from '../node/_connection
 import type { PushOptions } from '../push/push-options.js'
 import { type Env, envGiven, envValue } from '../settings.js'
 import { createMemoryStore } from '../stores/memory.js'
-import { publishDevAddress } from './_dev-address.js'
-import { DevAgent } from './_dev-agent.js'
-import { reloadOnSave } from './_dev-reload.js'
-import { SHUTDOWN_GRACE_MS, stopOnSignals } from './_dev-shutdown.js'
-import { createEnvReloader } from './_env.js'
-import { assertEntryExists, DEFAULT_ENTRY } from './_load-agent.js'
-import { portSetting } from './_port.js'
+import { publishDevAddress } from './_address.js'
+import { DevAgent } from './_agent.js'
+import { describeLoadFailure } from './_load-failure.js'
+import { reloadOnSave } from './_reload.js'
+import { SHUTDOWN_GRACE_MS, stopOnSignals } from './_shutdown.js'
+import { Inspector } from './inspector/inspector.js'
 
 /** How many ports after a busy one `a2a dev` tries before it takes any free one. */
 const NEXT_PORTS = 100
@@ -113,7 +113,7 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   logger.info(`Dev server at ${url} (card at ${url}.well-known/agent.json); watching for changes`)
   logger.info(`Inspector at ${inspector.pageUrl}`)
   dev.checkCard()
-  if (flags.open) (await import('./_open-browser.js')).openInBrowser(inspector.pageUrl, logger)
+  if (flags.open) (await import('../cli/_open-browser.js')).openInBrowser(inspector.pageUrl, logger)
 }
 
 /**

@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { isObject } from '../_is-object.js'
-import { isLoopbackHost } from './_loopback.js'
+import { isLoopbackHost } from '../cli/_loopback.js'
 
 /**
  * Where the running `a2a dev` of a project listens: `a2a dev` may move to the next free port, so the commands

@@ -1,6 +1,6 @@
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { type LogRecord, parseRecord, SEGMENT_HEADER, taskIdOfLine } from './_log-records.js'
+import { type LogRecord, parseRecord, SEGMENT_HEADER, taskIdOfLine } from '../_log-records.js'
 
 /**
  * The file store's log: the segments `<dir>/log/<number>.jsonl`, numbered in the order they were begun. Each

@@ -1,7 +1,7 @@
-import type { Task, TaskEvent } from '../types.js'
-import { droppedLine, entriesLine, type LogEntry, snapshotLine, type TaskSnapshot } from './_log-records.js'
+import type { Task, TaskEvent } from '../../types.js'
+import { droppedLine, entriesLine, type LogEntry, snapshotLine, type TaskSnapshot } from '../_log-records.js'
+import { eventBytes } from '../_stored-bytes.js'
 import type { SegmentWriter } from './_segment-writer.js'
-import { eventBytes } from './_stored-bytes.js'
 
 /**
  * Entries of a running task not written yet are appended to the log before it settles (without an fsync: the
