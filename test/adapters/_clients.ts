@@ -1,6 +1,7 @@
 import { Role, TaskState } from '@a2a-js/sdk'
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client'
 import { A2AClient as A2AClientV03 } from 'a2a-sdk-v03/client'
+import { rpc } from '../_rpc.ts'
 import { readEvents } from '../runtime/_sse.ts'
 
 /**
@@ -147,11 +148,6 @@ export async function sendTurn(url: string, text: string, target: TurnTarget = {
   return body.result
 }
 
-export async function rpc(url: string, method: string, params: unknown): Promise<any> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  })
-  return response.json()
+export async function rpcBody(url: string, method: string, params: unknown): Promise<any> {
+  return (await rpc(url, method, params)).body
 }

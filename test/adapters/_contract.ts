@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { CapturedLogger } from '../runtime/_logger.ts'
-import { dialects, rpc, sendTurn, streamTurn } from './_clients.ts'
+import { dialects, rpcBody, sendTurn, streamTurn } from './_clients.ts'
 
 /** What every framework's mock model can be told to do on one call (each mock takes these steps). */
 export type ContractStep = { text: string[] } | { tool: string; input: Record<string, unknown> } | { fail: Error } | { hang: true; text?: string[] }
@@ -58,11 +58,11 @@ export function adapterContract(contract: AdapterContract): void {
     it('cancel mid-stream aborts the model call, and the task ends canceled', async () => {
       const served = await serve([{ hang: true, text: ['Thinking'] }])
       const running = await sendTurn(served.url, 'Take your time', {}, { returnImmediately: true })
-      await expect.poll(async () => (await rpc(served.url, 'tasks/get', { id: running.id })).result.artifacts?.length ?? 0).toBeGreaterThan(0)
-      const canceled = await rpc(served.url, 'tasks/cancel', { id: running.id })
+      await expect.poll(async () => (await rpcBody(served.url, 'tasks/get', { id: running.id })).result.artifacts?.length ?? 0).toBeGreaterThan(0)
+      const canceled = await rpcBody(served.url, 'tasks/cancel', { id: running.id })
       expect(canceled.result.status.state).toBe('canceled')
       await expect.poll(() => served.aborted()).toBe(1)
-      expect((await rpc(served.url, 'tasks/get', { id: running.id })).result.status.state).toBe('canceled')
+      expect((await rpcBody(served.url, 'tasks/get', { id: running.id })).result.status.state).toBe('canceled')
     })
 
     it('a provider error fails the task with a clean reason (no message, no key, no prompt) and logs it in full', async () => {

@@ -5,6 +5,7 @@ import type { Task } from 'a2a-runtime'
 import { createFileStore } from 'a2a-runtime/file-store'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ServerUnavailableError } from '../../runtime/src/errors.ts'
+import { rpc } from '../_rpc.ts'
 import { badSegments, filesUnder, mountSmallDisk, smallDiskUnavailable } from './_disk-full.ts'
 import { type FixtureAgent, startFixtureAgent } from './_fixture-process.ts'
 import { captureLogger } from './_logger.ts'
@@ -42,19 +43,15 @@ interface Answer {
   body: any
 }
 
-async function rpc(url: string, method: string, params: unknown, version?: string): Promise<Answer> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(version && { 'a2a-version': version }) },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  })
-  return { status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.json() }
+async function call(url: string, method: string, params: unknown, version?: string): Promise<Answer> {
+  const answer = await rpc(url, method, params, version ? { version } : {})
+  return { status: answer.status, retryAfter: answer.headers.get('retry-after'), body: answer.body }
 }
 
 /** A blocking send in `dialect`; `streaming`: its streaming method instead. */
 function send(url: string, dialect: Dialect, text: string, streaming = false): Promise<Answer> {
-  if (dialect === 'v1.0') return rpc(url, streaming ? 'SendStreamingMessage' : 'SendMessage', userMessageV1(text), '1.0')
-  return rpc(url, streaming ? 'message/stream' : 'message/send', userMessage(text), dialect === 'v0.3' ? '0.3' : undefined)
+  if (dialect === 'v1.0') return call(url, streaming ? 'SendStreamingMessage' : 'SendMessage', userMessageV1(text), '1.0')
+  return call(url, streaming ? 'message/stream' : 'message/send', userMessage(text), dialect === 'v0.3' ? '0.3' : undefined)
 }
 
 /** The id of the task a send answered with, when it answered one that completed. */
@@ -141,11 +138,11 @@ describe.skipIf(unavailable !== undefined)('the file store on a full disk (a 2 M
     await agent.kill()
     agent = await startAgent(storeDir)
     for (const id of acknowledged) {
-      const got = await rpc(agent.url, 'tasks/get', { id })
+      const got = await call(agent.url, 'tasks/get', { id })
       expect({ id, state: got.body.result?.status?.state }).toEqual({ id, state: 'completed' })
     }
-    const completed = await rpc(agent.url, 'ListTasks', { status: 'TASK_STATE_COMPLETED', pageSize: 1 }, '1.0')
-    const all = await rpc(agent.url, 'ListTasks', { pageSize: 1 }, '1.0')
+    const completed = await call(agent.url, 'ListTasks', { status: 'TASK_STATE_COMPLETED', pageSize: 1 }, '1.0')
+    const all = await call(agent.url, 'ListTasks', { pageSize: 1 }, '1.0')
     const filesAtRestart = filesUnder(storeDir)
     console.log(
       `file-disk-full: after the restart ${acknowledged.length} acknowledged tasks read back; the store holds ${completed.body.result.totalSize} completed of ${all.body.result.totalSize} tasks; files: ${filesAtRestart.join(', ')}`,

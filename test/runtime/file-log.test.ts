@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { type Agent, serveAgent, type Task } from 'a2a-runtime'
 import { createFileStore } from 'a2a-runtime/file-store'
 import { afterEach, describe, expect, it } from 'vitest'
+import { rpc } from '../_rpc.ts'
 import { agent, deferred } from './_agents.ts'
 import { type FixtureAgent, startFixtureAgent } from './_fixture-process.ts'
 import { captureLogger } from './_logger.ts'
@@ -31,13 +32,8 @@ function tempDir(): string {
 
 /** A JSON-RPC call; `bytes`: the answer's body as sent. */
 async function call(url: string, method: string, params: unknown): Promise<{ body: any; bytes: number }> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  })
-  const text = await response.text()
-  return { body: JSON.parse(text), bytes: Buffer.byteLength(text) }
+  const { body, text } = await rpc(url, method, params)
+  return { body, bytes: Buffer.byteLength(text) }
 }
 
 async function startAgentProcess(dir: string): Promise<FixtureAgent<unknown>> {

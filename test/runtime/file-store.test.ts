@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { serveAgent } from 'a2a-runtime'
 import { createFileStore } from 'a2a-runtime/file-store'
 import { afterEach, describe, expect, it } from 'vitest'
+import { rpc } from '../_rpc.ts'
 import { agent, deferred, echoAgent } from './_agents.ts'
 import { startServeFixture } from './_fixture-process.ts'
 import { captureLogger } from './_logger.ts'
@@ -31,15 +32,8 @@ async function serve(agentToServe: Parameters<typeof serveAgent>[0], dir: string
     closed = true
   }
   cleanups.push(close)
-  const rpc = async (method: string, params: unknown) => {
-    const response = await fetch(server.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-    })
-    return (await response.json()) as any
-  }
-  return { server, rpc, close, logger }
+  const call = async (method: string, params: unknown) => (await rpc(server.url, method, params)).body
+  return { server, rpc: call, close, logger }
 }
 
 describe('the file store (A2A_STORE=file:<dir>)', () => {
@@ -154,15 +148,8 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
     const store = createFileStore({ dir, segmentBytes: 1 })
     const server = await serveAgent(gated, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger, store })
     cleanups.push(() => server.close())
-    const rpc = async (method: string, params: unknown) => {
-      const response = await fetch(server.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      })
-      return (await response.json()) as any
-    }
-    const answer = rpc('message/send', userMessage('held'))
+    const call = async (method: string, params: unknown) => (await rpc(server.url, method, params)).body
+    const answer = call('message/send', userMessage('held'))
     const taskId = await started.promise
     // The disk fails under the running task.
     const repair = breakTheLog(dir)
@@ -172,9 +159,9 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
     expect(reply.error).toEqual({ code: -32603, message: 'Internal error' })
     expect(logger.text('error')).toMatch(new RegExp(`The task store could not save an event of task ${taskId}`))
     // Nothing is stuck: the task ended here (its agent ran to the end), and other tasks are saved as before.
-    expect((await rpc('tasks/get', { id: taskId })).result.status.state).toBe('completed')
+    expect((await call('tasks/get', { id: taskId })).result.status.state).toBe('completed')
     repair()
-    const next = (await rpc('message/send', userMessage('quick'))).result
+    const next = (await call('message/send', userMessage('quick'))).result
     expect(next.status.state).toBe('completed')
     // No write is left hanging: the server closes (it waits for the writes in flight).
     await server.close()
@@ -274,16 +261,9 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
     const store = createFileStore({ dir, maxTasks: 64, segmentBytes: 16 * 1024 })
     const server = await serveAgent(asker, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger: captureLogger(), store })
     cleanups.push(() => server.close())
-    const rpc = async (method: string, params: unknown) => {
-      const response = await fetch(server.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-      })
-      return ((await response.json()) as any).result
-    }
-    const send = (text: string) => rpc('message/send', userMessage(text))
-    const held = await rpc('message/send', { ...userMessage('hold'), configuration: { blocking: false } })
+    const call = async (method: string, params: unknown) => (await rpc(server.url, method, params)).body.result
+    const send = (text: string) => call('message/send', userMessage(text))
+    const held = await call('message/send', { ...userMessage('hold'), configuration: { blocking: false } })
     const firstSegment = segmentsOf(dir)[0]
     let largest = 0
     let last: any
@@ -292,7 +272,7 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
       largest = Math.max(largest, logBytes(dir))
     }
     gate.resolve()
-    await expect.poll(async () => (await rpc('tasks/get', { id: held.id })).status.state).toBe('completed')
+    await expect.poll(async () => (await call('tasks/get', { id: held.id })).status.state).toBe('completed')
     await server.close()
     expect(store.size).toBeLessThanOrEqual(64)
     expect(segmentsOf(dir)).not.toContain(firstSegment)

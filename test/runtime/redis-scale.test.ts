@@ -2,6 +2,7 @@ import { type A2AServer, type Agent, serveAgent } from 'a2a-runtime'
 import { createRedisStore } from 'a2a-runtime/redis-store'
 import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { rpc } from '../_rpc.ts'
 import { agent, echoAgent } from './_agents.ts'
 import { captureLogger } from './_logger.ts'
 import { type RedisServer, startRedis } from './_redis.ts'
@@ -11,7 +12,6 @@ import { type RedisServer, startRedis } from './_redis.ts'
  * Redis's own counters of bytes in and out.
  */
 
-const V1 = { 'content-type': 'application/json', 'A2A-Version': '1.0' }
 const KiB = 1024
 const MiB = 1024 * KiB
 
@@ -44,10 +44,7 @@ async function serve(served: Agent): Promise<A2AServer & { prefix: string }> {
   return Object.assign(server, { prefix })
 }
 
-async function rpc(server: { url: string }, method: string, params: unknown) {
-  const response = await fetch(server.url, { method: 'POST', headers: V1, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
-  return (await response.json()) as any
-}
+const call = async (server: { url: string }, method: string, params: unknown) => (await rpc(server.url, method, params, { version: '1.0' })).body
 
 const message = (text: string) => ({ message: { role: 'ROLE_USER', messageId: `m-${Math.random()}`, parts: [{ text }] } })
 
@@ -66,11 +63,13 @@ describe('the Redis store at scale', () => {
     const text = 'x'.repeat(64 * KiB)
     for (let sent = 0; sent < 200; sent += 10) {
       await Promise.all(
-        Array.from({ length: 10 }, async () => expect((await rpc(server, 'SendMessage', message(text))).result.task.status.state).toBe('TASK_STATE_COMPLETED')),
+        Array.from({ length: 10 }, async () =>
+          expect((await call(server, 'SendMessage', message(text))).result.task.status.state).toBe('TASK_STATE_COMPLETED'),
+        ),
       )
     }
     const before = await traffic()
-    const page = await rpc(server, 'ListTasks', { pageSize: 1, includeArtifacts: true })
+    const page = await call(server, 'ListTasks', { pageSize: 1, includeArtifacts: true })
     const after = await traffic()
     expect(page.result.tasks).toHaveLength(1)
     expect(page.result.totalSize).toBe(200)
@@ -93,10 +92,10 @@ describe('the Redis store at scale', () => {
     const server = await serve(streamer)
     const text = 'y'.repeat(1000 * KiB)
     const before = await traffic()
-    const sent = await rpc(server, 'SendMessage', message(text))
+    const sent = await call(server, 'SendMessage', message(text))
     const after = await traffic()
     expect(sent.result.task.status.state).toBe('TASK_STATE_COMPLETED')
-    const read = await rpc(server, 'GetTask', { id: sent.result.task.id })
+    const read = await call(server, 'GetTask', { id: sent.result.task.id })
     expect(read.result.artifacts[0].parts.map((part: { text: string }) => part.text).join('')).toBe(text)
     const written = after.input - before.input
     // The message and the answer: ~2 MiB. Rewriting the task at every chunk would write ~1.5 GiB (1 MiB and a growing answer, 1,000 times).
@@ -114,7 +113,7 @@ describe('the Redis store at scale', () => {
       task.complete()
     })
     const server = await serve(chatty)
-    const sent = await rpc(server, 'SendMessage', message('go'))
+    const sent = await call(server, 'SendMessage', message('go'))
     expect(sent.result.task.status.state).toBe('TASK_STATE_COMPLETED')
     const id = sent.result.task.id
     const entries = `${server.prefix}{${id}}:entries`

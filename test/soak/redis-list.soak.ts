@@ -5,6 +5,7 @@ import { Redis } from 'ioredis'
 import { expect, it } from 'vitest'
 import { ScriptedTask, StatusClock, text } from '../../runtime/src/stores/contract/_scripted-task.ts'
 import type { RedisTaskStore } from '../../runtime/src/stores/redis/store.ts'
+import { rpc } from '../_rpc.ts'
 import { echoAgent } from '../runtime/_agents.ts'
 import { captureLogger } from '../runtime/_logger.ts'
 import { startRedis } from '../runtime/_redis.ts'
@@ -31,13 +32,11 @@ const MAX_PAGES = 3000
 const MAX_SENDS = 5000
 const BUDGET_MS = 250
 
-const V1 = { 'content-type': 'application/json', 'A2A-Version': '1.0' }
 
-async function rpc(url: string, method: string, params: unknown): Promise<{ status: number; ms: number; body: any }> {
+async function timedRpc(url: string, method: string, params: unknown): Promise<{ status: number; ms: number; body: any }> {
   const started = performance.now()
-  const response = await fetch(url, { method: 'POST', headers: V1, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
-  const body = await response.json()
-  return { status: response.status, ms: performance.now() - started, body }
+  const { status, body } = await rpc(url, method, params, { version: '1.0' })
+  return { status, ms: performance.now() - started, body }
 }
 
 const quantile = (values: number[], q: number) => {
@@ -84,7 +83,7 @@ it(`${TASKS} tasks of 2 MiB in Redis, ${LISTERS} clients looping ListTasks {page
     const alone: number[] = []
     for (let i = 0; i < 5; i++) {
       const before = await output()
-      const page = await rpc(server.url, 'ListTasks', { pageSize: 100, historyLength: 0 })
+      const page = await timedRpc(server.url, 'ListTasks', { pageSize: 100, historyLength: 0 })
       alone.push((await output()) - before)
       expect(page.status).toBe(200)
       expect(page.body.result.tasks).toHaveLength(100)
@@ -99,7 +98,7 @@ it(`${TASKS} tasks of 2 MiB in Redis, ${LISTERS} clients looping ListTasks {page
     const lister = async () => {
       let pageToken = ''
       while (performance.now() < deadline && pages.length < MAX_PAGES) {
-        const page = await rpc(server.url, 'ListTasks', { pageSize: 100, historyLength: 0, ...(pageToken && { pageToken }) })
+        const page = await timedRpc(server.url, 'ListTasks', { pageSize: 100, historyLength: 0, ...(pageToken && { pageToken }) })
         pages.push({ ms: page.ms, status: page.status })
         pageToken = page.body.result?.nextPageToken ?? ''
       }
@@ -108,7 +107,7 @@ it(`${TASKS} tasks of 2 MiB in Redis, ${LISTERS} clients looping ListTasks {page
       // Sends start once the listings are under way, and stop with them.
       await new Promise((resolve) => setTimeout(resolve, 200))
       for (let i = 0; listing && i < MAX_SENDS; i++) {
-        const answer = await rpc(server.url, 'SendMessage', { message: { role: 'ROLE_USER', messageId: `send-${i}`, parts: [{ text: `ping ${i}` }] } })
+        const answer = await timedRpc(server.url, 'SendMessage', { message: { role: 'ROLE_USER', messageId: `send-${i}`, parts: [{ text: `ping ${i}` }] } })
         sends.push({ ms: answer.ms, status: answer.status, state: answer.body.result?.task?.status?.state })
       }
     }
