@@ -9,7 +9,8 @@ import { Role, TaskState } from '@a2a-js/sdk'
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client'
 import { A2AClient as A2AClientV03 } from 'a2a-sdk-v03/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { defaultDisplayName } from '../../generator/src/options.ts'
+import { defaultDisplayName, type TemplateName } from '../../generator/src/options.ts'
+import { MODEL_TEMPLATES } from '../../generator/src/render.ts'
 import { type StandInLlm, startStandInLlm } from '../../generator/templates/llm/test/llm-stand-in.ts'
 import { OTHER_PACKAGE_MANAGERS, packageManagersOnPath } from '../_package-managers.ts'
 import { answerText, SLOW, send, startProject, untilCardAnswers } from '../_served-project.ts'
@@ -80,8 +81,11 @@ const sharedProject = (dir: string, flags: string[]) => {
   return shared.get(dir)!
 }
 
-/** The first commit holds what the generator wrote, never `.env` (the credential), which git ignores. */
-async function expectCommittedWithoutEnv(project: string, withCredential: boolean) {
+/**
+ * The first commit holds what the generator wrote, never `.env` (a credential, or the model's key to fill in),
+ * which git ignores; `withEnv`: the project has one.
+ */
+async function expectCommittedWithoutEnv(project: string, withEnv: boolean) {
   const git = async (...args: string[]) => (await exec('git', args, { cwd: project, env: { ...process.env, ...gitEnv } })).stdout
   const tracked = (await git('ls-files')).split('\n').filter(Boolean)
   expect(tracked).toEqual(
@@ -89,8 +93,8 @@ async function expectCommittedWithoutEnv(project: string, withCredential: boolea
   )
   expect(tracked).not.toContain('.env')
   expect((await git('log', '--format=%s')).trim()).toBe('Initial commit from create-a2a-agent')
-  expect(existsSync(join(project, '.env'))).toBe(withCredential)
-  if (withCredential) expect(await git('status', '--porcelain', '--ignored', '--', '.env')).toBe('!! .env\n')
+  expect(existsSync(join(project, '.env'))).toBe(withEnv)
+  if (withEnv) expect(await git('status', '--porcelain', '--ignored', '--', '.env')).toBe('!! .env\n')
 }
 
 const npm = (project: string, script: string) => exec('npm', ['run', script], { cwd: project, timeout: INSTALL_TIMEOUT })
@@ -199,7 +203,8 @@ describe('generated projects', { timeout: 300_000 }, () => {
     const project = await sharedProject(`agent-${template}`, ['--yes', '--template', template])
     // A framework's dependencies included: nothing installed runs a script (none needs one on Node).
     expect(installScripts(join(project, 'node_modules'))).toEqual([])
-    await expectCommittedWithoutEnv(project, false)
+    // A template that calls a model has a .env for its key and endpoint (MODEL_TEMPLATES), the others none.
+    await expectCommittedWithoutEnv(project, MODEL_TEMPLATES.has(template as TemplateName))
     await npm(project, 'typecheck')
     // `npm run test` is one of them; with the SSE keep-alive of .env.example on (every 5 ms here), the
     // project's stream test and a2a send read past the comments.
