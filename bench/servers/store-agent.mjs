@@ -16,7 +16,11 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 
 const entry = process.env.A2A_RUNTIME_ENTRY ?? fileURLToPath(new URL('../../runtime/dist/index.js', import.meta.url))
-const { createA2AApp, createFileStore, createMemoryStore, createRedisStore, defineAgent, serveAgent } = await import(entry)
+const { createA2AApp, createMemoryStore, defineAgent, serveAgent, ...root } = await import(entry)
+// The file and Redis stores are subpaths of the runtime; a build from before they were (an A/B run) has them at the root.
+const subpath = async (name) => await import(entry.replace(/index\.js$/, `entries/${name}.js`))
+const createFileStore = root.createFileStore ?? (await subpath('file-store')).createFileStore
+const createRedisStore = root.createRedisStore ?? (await subpath('redis-store')).createRedisStore
 
 const chunks = Number(process.env.BENCH_CHUNKS ?? 0)
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
