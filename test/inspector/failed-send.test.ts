@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core'
+import type { Browser, Page, Route } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SLOW } from '../_served-project.ts'
 import { axeViolations, browserTestsEnabled, launchBrowser } from './_browser.ts'
@@ -79,5 +79,27 @@ describe.runIf(browserTestsEnabled())('a send the agent refuses, in the inspecto
     // No exchange is left sending, and the errors read well.
     expect(await page.locator('.exchange .state', { hasText: 'sending' }).count()).toBe(0)
     expect(await axeViolations(page)).toEqual([])
+  })
+
+  it('ends a send that gets no answer at all (the connection fails), streamed or not', { timeout: 3 * SLOW }, async () => {
+    const refuseCalls = (route: Route) => (route.request().method() === 'POST' ? route.abort('connectionrefused') : route.continue())
+    await page.route(dev.url, refuseCalls)
+    await sendFromPage(page, 'into the void')
+    await expect.poll(() => errorOf(page), { timeout: SLOW }).toContain('The agent did not answer')
+    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('error')
+    await page.unroute(dev.url, refuseCalls)
+    // An agent that does not stream is sent a plain message/send: its failure ends the exchange the same way.
+    writeAgent(project, guardedSource.replace('capabilities: { streaming: true,', 'capabilities: { streaming: false,'))
+    const streams = () =>
+      page.evaluate(() => fetch('/.well-known/agent.json', { cache: 'no-store' }).then(async (r) => (await r.json()).capabilities.streaming))
+    await expect.poll(streams, { timeout: SLOW }).toBe(false)
+    await page.reload()
+    await page.getByRole('heading', { level: 1, name: /Inspector Fixture/ }).waitFor()
+    await page.route(dev.url, refuseCalls)
+    await sendFromPage(page, 'into the void, unstreamed')
+    await expect.poll(() => errorOf(page), { timeout: SLOW }).toContain('The agent did not answer')
+    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('error')
+    await page.unroute(dev.url, refuseCalls)
+    writeAgent(project, guardedSource)
   })
 })

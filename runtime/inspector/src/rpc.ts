@@ -74,7 +74,10 @@ export async function call(dialect: Dialect, operation: Operation, params: unkno
     status = response.status
     text = await response.text()
   } catch (error) {
-    return [{ kind: 'error', code: 0, message: `The agent did not answer: ${(error as Error).message}` }]
+    // Heard like any answer: a send with no answer at all is over too, not left sending.
+    const updates: Update[] = [{ kind: 'error', code: 0, message: `The agent did not answer: ${(error as Error).message}` }]
+    onWire?.({ at: now(), direction: 'response', raw: '', updates })
+    return updates
   }
   const updates = answered(text, status)
   onWire?.({ at: now(), direction: 'response', raw: clip(text), updates })
