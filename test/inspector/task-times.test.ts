@@ -136,6 +136,23 @@ describe.runIf(browserTestsEnabled())('times in the inspector', () => {
     expect(completed.title).toBe(task.status.timestamp)
   })
 
+  it('serves the times the dev server noted for a task, and says which task it has none for', { timeout: SLOW }, async () => {
+    const times = await fetch(`${dev.inspectorUrl}api/tasks/${encodeURIComponent(taskId)}/times`)
+    expect(times.status).toBe(200)
+    const body = (await times.json()) as { createdAt: number; firstSeq: number; at: number[]; lastSeq: number }
+    expect(body.firstSeq).toBe(1)
+    expect(body.lastSeq).toBe(body.at.length)
+    expect(body.at.length).toBeGreaterThanOrEqual(4) // working, "alpha ", "omega", completed
+    expect(body.at[0]).toBeGreaterThanOrEqual(body.createdAt)
+    expect(body.at).toEqual([...body.at].sort((a, b) => a - b))
+    expect(body.at.at(-1)! - body.at[0]!).toBeGreaterThanOrEqual(apart)
+    const unknown = await fetch(`${dev.inspectorUrl}api/tasks/no-such-task/times`)
+    expect(unknown.status).toBe(404)
+    expect(((await unknown.json()) as { error: string }).error).toContain('"no-such-task"')
+    const garbled = await fetch(`${dev.inspectorUrl}api/tasks/%E0%A4%A/times`)
+    expect(garbled.status).toBe(400)
+  })
+
   it('shows when each task in the list last changed, relative, with its ISO time as the title', { timeout: 2 * SLOW }, async () => {
     const page = await open()
     await page.getByRole('button', { name: 'Tasks', exact: true }).click()
