@@ -171,9 +171,10 @@ function crossInstanceBehaviour(): void {
   it('serves on B the task sent to A: get, a live stream of its events in order, and completion', async () => {
     const { b, stepped, sent } = await runningOnA()
 
-    const onB = (await rpc(b, 'tasks/get', { id: sent.id })).body.result
-    expect(onB.status.state).toBe('working')
-    expect(onB.status.message.parts[0].text).toBe('step one')
+    // A's agent has moved; its event reaches Redis a moment later, and B reads it from there.
+    await expect
+      .poll(async () => (await rpc(b, 'tasks/get', { id: sent.id })).body.result.status)
+      .toMatchObject({ state: 'working', message: { parts: [{ text: 'step one' }] } })
 
     const stream = await fetch(b.url, {
       method: 'POST',
