@@ -194,6 +194,22 @@ describe("the project's running a2a dev", () => {
     expect(stdout).toBe('answered by Project H\n')
   })
 
+  it('stays the first one when a second a2a dev starts in the same project: the second says so, and its exit leaves the file', async () => {
+    const dir = project('Project S')
+    const firstHere = await startDev(dir, await freePort())
+    const secondHere = await startDev(dir, Number(new URL(firstHere.url).port))
+    expect(secondHere.url).not.toBe(firstHere.url)
+    expect(secondHere.output()).toContain(`Another a2a dev of this project runs at ${firstHere.url}`)
+    const file = join(dir, '.a2a/dev.json')
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ url: firstHere.url, pid: firstHere.child.pid })
+    process.kill(secondHere.child.pid!, 'SIGINT')
+    expect(await secondHere.exited).toBe(0)
+    // a2a send in the project still reaches the first, which still runs.
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ url: firstHere.url, pid: firstHere.child.pid })
+    const { stderr } = await a2a(['send', 'who?'], dir)
+    expect(stderr).toContain(`→ Project S at ${firstHere.url} (this project's a2a dev`)
+  })
+
   it('is written to .a2a/dev.json while it runs and removed when it stops', async () => {
     const dir = project('Project D')
     const server = await startDev(dir, await freePort())

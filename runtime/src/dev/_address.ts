@@ -29,12 +29,16 @@ const WILDCARD_TO_LOOPBACK: Record<string, string> = { '0.0.0.0': '127.0.0.1', '
 /**
  * Writes the address for this process; `remove()` deletes it unless another dev server has since taken it.
  * A server on a wildcard address is written as its loopback address; one on a single other interface is
- * not written at all (readers would not believe it, and the loopback address would not reach it).
+ * not written at all (readers would not believe it, and the loopback address would not reach it). While another
+ * dev server of the project runs and holds the file, it is left to that one (`heldBy` is its address): a second
+ * `a2a dev` that wrote its own and removed it on exit would leave `a2a send` with no address for the first.
  */
-export function publishDevAddress(root: string, listening: string): { remove(): void } {
+export function publishDevAddress(root: string, listening: string): { remove(): void; heldBy?: string } {
   const path = join(root, DEV_ADDRESS_FILE)
   const url = reachableFromHere(listening)
   if (!url) return { remove() {} }
+  const running = runningDevAddress(root)
+  if (running && 'url' in running && running.url !== url) return { remove() {}, heldBy: running.url }
   const record: DevAddress = { url, pid: process.pid }
   const temporary = `${path}.${process.pid}.tmp`
   try {

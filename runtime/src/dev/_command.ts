@@ -96,6 +96,9 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   dev.setUrl(url)
   // listhen may have moved to the next free port: `a2a send` in this project finds the real one here.
   const address = publishDevAddress(cwd, url)
+  if (address.heldBy) {
+    logger.warn(`Another a2a dev of this project runs at ${address.heldBy}: a2a send and card validate here go to that one`)
+  }
   process.once('exit', () => address.remove())
   const stopWatching = reloadOnSave(cwd, env, (files) => dev.load(files), logger)
 
