@@ -32,7 +32,6 @@ const MAX_PAGES = 3000
 const MAX_SENDS = 5000
 const BUDGET_MS = 250
 
-
 async function timedRpc(url: string, method: string, params: unknown): Promise<{ status: number; ms: number; body: any }> {
   const started = performance.now()
   const { status, body } = await rpc(url, method, params, { version: '1.0' })
