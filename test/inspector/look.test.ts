@@ -101,7 +101,16 @@ describe.runIf(browserTestsEnabled())('how the inspector looks', () => {
     const help = (await page.locator('#dialect-help').boundingBox())!
     expect(help.x).toBeGreaterThanOrEqual(0)
     expect(help.x + help.width).toBeLessThanOrEqual(320)
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320)
+    const sideways = () => page.evaluate(() => document.documentElement.scrollWidth)
+    expect(await sideways()).toBeLessThanOrEqual(320)
+    // The chat with an answer, then the task's timeline with its raw frames: still no sideways scroll.
+    await sendFromPage(page, 'narrow')
+    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
+    expect(await sideways()).toBeLessThanOrEqual(320)
+    await page.getByRole('button', { name: 'Timeline of task' }).click()
+    await page.getByRole('checkbox', { name: 'Show raw JSON-RPC and SSE frames' }).check()
+    expect(await page.locator('.timeline').innerText()).toContain('state → completed')
+    expect(await sideways()).toBeLessThanOrEqual(320)
   })
 
   it('explains the dialects next to the selector: the platform is this runtime’s own methods, v1.0 and v0.3 the A2A versions', {

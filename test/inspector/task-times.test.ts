@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SLOW } from '../_served-project.ts'
-import { browserTestsEnabled, launchBrowser } from './_browser.ts'
+import { browserTestsEnabled, launchBrowser, saveScreenshot } from './_browser.ts'
 import { cleanUp, type DevServer, gatedAgentSource, gateFile, generateProject, sendMessage, startDev, writeAgent } from './_dev-project.ts'
 import { openInspector } from './_page.ts'
 
@@ -114,6 +114,7 @@ describe.runIf(browserTestsEnabled())('times in the inspector', () => {
     // Each offset names its exact time, and the timeline what they count from.
     for (const entry of frames) expect(entry.title).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
     expect(await page.locator('.timeline').innerText()).toContain("offsets from the task's creation")
+    await saveScreenshot(page, 'replayed-timeline')
   })
 
   it('says "time not known" for the events the dev server has no time for, and dates status changes by their own', {
@@ -129,6 +130,7 @@ describe.runIf(browserTestsEnabled())('times in the inspector', () => {
       if (entry.text.startsWith('state')) expect(entry.offset, entry.text).toMatch(/^\+/)
     }
     expect(await page.locator('.timeline').innerText()).toContain('offsets from its first event with a known time')
+    await saveScreenshot(page, 'replayed-timeline-unknown-times')
     const working = entries.find((entry) => entry.text.startsWith('state → working'))!
     const completed = entries.find((entry) => entry.text.startsWith('state → completed'))!
     expect(offsetMs(completed.offset) - offsetMs(working.offset)).toBeGreaterThanOrEqual(apart)

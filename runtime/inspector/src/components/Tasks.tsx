@@ -28,7 +28,7 @@ function StoredTask({ taskId, chosen }: { taskId: string; chosen: Dialect }) {
   return (
     <div class="stored-task">
       <p>
-        <StateBadge state={task.state} /> since <Since iso={task.timestamp} />, context <code>{task.contextId}</code>
+        <StateBadge state={task.state} /> <Since iso={task.timestamp} />, context <code>{task.contextId}</code>
       </p>
       {task.history.map((message, i) => (
         <div key={message.messageId ?? i} class={`bubble ${message.role}`}>

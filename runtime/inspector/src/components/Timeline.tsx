@@ -56,7 +56,7 @@ export function Timeline({ timeline }: { timeline: TimelineData }) {
               {entry.summary.length ? (
                 entry.summary.map((line, j) => <div key={j}>{line}</div>)
               ) : (
-                <div class="muted">{entry.direction === 'request' ? 'sent' : '—'}</div>
+                <div class="muted">{entry.direction !== 'request' ? '—' : timeline.replayed ? 'sent now, for the events the agent keeps' : 'sent'}</div>
               )}
               {raw && entry.raw && <pre class="raw">{entry.raw}</pre>}
             </div>
