@@ -2,7 +2,7 @@
 // a2a-runtime serves on, each beside a raw ceiling on the same runtime, so the ratio says what the runtime's own
 // server allows and what the agent takes of it. Measured like the main rows (servers on the server core, the load
 // on the load core, every response checked, rounds alternating the order within each pair, the median round);
-// one pair runs at a time. The binaries are those of the behaviour suite (test/runtimes/): the Node that runs the
+// one pair runs at a time. The binaries are those of the behaviour suite (test/cross-runtime/): the Node that runs the
 // bench, Node 22 and 24, Bun and Deno from test-runtimes/ (the root's postinstall), and workerd under `wrangler dev`.
 //
 //   runtime   agent                                          ceiling

@@ -44,7 +44,7 @@ const projectSuites = [
 ]
 
 /** Tests on runtimes other than the one running vitest: Bun, Deno, workerd, and Node 20, 22 and 24. */
-const otherRuntimes = ['test/runtimes/**/*.test.ts', 'test/generator/e2e-runtimes.test.ts', 'test/runtime/heap-bytes.test.ts']
+const otherRuntimes = ['test/cross-runtime/**/*.test.ts', 'test/generator/e2e-runtimes.test.ts', 'test/runtime/heap-bytes.test.ts']
 
 /** Tests that drive Debian's Chromium. */
 const browser = ['test/inspector/**/*.test.ts']

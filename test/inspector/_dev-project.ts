@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { rpc } from '../_rpc.ts'
 import { SLOW } from '../_served-project.ts'
 import { a2aBin, freePort, runtimeDir } from '../_support.ts'
 
@@ -266,13 +267,9 @@ interface JsonRpcAnswer {
 /**
  * A platform-dialect JSON-RPC call to the agent at `url`: `method` with `params`, the HTTP status and the answer.
  */
-async function rpc(url: string, method: string, params: unknown): Promise<JsonRpcAnswer> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  })
-  return { status: response.status, body: (await response.json()) as JsonRpcAnswer['body'] }
+async function call(url: string, method: string, params: unknown): Promise<JsonRpcAnswer> {
+  const { status, body } = await rpc(url, method, params)
+  return { status, body }
 }
 
 /** A user message of `text`; `taskId` makes it the next turn of that task. */
@@ -282,5 +279,5 @@ function userMessage(text: string, taskId?: string): Record<string, unknown> {
 
 /** `message/send` of `text` (non-blocking with `{ configuration: { blocking: false } }` in `extra`). */
 export function sendMessage(url: string, text: string, extra: Record<string, unknown> = {}): Promise<JsonRpcAnswer> {
-  return rpc(url, 'message/send', { message: userMessage(text), ...extra })
+  return call(url, 'message/send', { message: userMessage(text), ...extra })
 }

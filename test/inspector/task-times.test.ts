@@ -1,6 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { rpc } from '../_rpc.ts'
 import { SLOW } from '../_served-project.ts'
 import { browserTestsEnabled, launchBrowser, saveScreenshot } from './_browser.ts'
 import { cleanUp, type DevServer, gatedAgentSource, gateFile, generateProject, sendMessage, startDev, writeAgent } from './_dev-project.ts'
@@ -23,12 +24,7 @@ let apart: number
 
 /** A platform-dialect call to the dev server's agent, its result. */
 async function rpcResult(method: string, params: unknown): Promise<any> {
-  const response = await fetch(dev.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  })
-  return ((await response.json()) as { result: unknown }).result
+  return (await rpc(dev.url, method, params)).body.result
 }
 
 /** Waits (a hook cannot use expect.poll) until `done` says yes, up to `SLOW`. */

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { echoAgent } from './_agents.ts'
 import { DurableObjectStorageStandIn } from './_durable-object-storage.ts'
 
-// agentWorker as served by workerd is covered by test/runtimes/behaviour.test.ts (wrangler dev); these pin what it
+// agentWorker as served by workerd is covered by test/cross-runtime/behaviour.test.ts (wrangler dev); these pin what it
 // decides before any request reaches a Durable Object.
 
 describe('agentWorker', () => {

@@ -3,6 +3,7 @@ import { type A2AServer, type Agent, serveAgent, TaskNotCancelableError } from '
 import { createRedisStore } from 'a2a-runtime/redis-store'
 import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
+import { rpc } from '../_rpc.ts'
 import { agent, deferred, gatedAgent } from './_agents.ts'
 import { captureLogger } from './_logger.ts'
 import { type RedisServer, startRedis } from './_redis.ts'
@@ -77,7 +78,7 @@ async function subscribeHoldingProxy(redisPort: number) {
 
 const freshPrefix = () => `cancel-${Math.random().toString(36).slice(2, 10)}:`
 const sendGo = (server: A2AServer) =>
-  rpc(server, 'message/send', {
+  call(server, 'message/send', {
     message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text: 'go' }] },
     configuration: { blocking: false },
   })
@@ -99,14 +100,7 @@ async function instance(served: Agent, url: string, prefix: string): Promise<A2A
   return server
 }
 
-async function rpc(server: { url: string }, method: string, params: unknown) {
-  const response = await fetch(server.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  })
-  return (await response.json()) as any
-}
+const call = async (server: { url: string }, method: string, params: unknown) => (await rpc(server.url, method, params)).body
 
 it('cancels, from B, a task running on A whose listening connection subscribed only after B had first asked', async () => {
   const proxy = await subscribeHoldingProxy(redis.port)
@@ -120,7 +114,7 @@ it('cancels, from B, a task running on A whose listening connection subscribed o
   await gated.started
   expect(proxy.held(), "A's listening connection, its SUBSCRIBE held back").toBe(1)
 
-  const canceling = rpc(b, 'tasks/cancel', { id: sent.id })
+  const canceling = call(b, 'tasks/cancel', { id: sent.id })
   expect(JSON.parse(await asked.first)).toMatchObject({ taskId: sent.id })
   // Published while A was not subscribed: that message is lost to A. A listens from now on.
   proxy.release()
@@ -128,7 +122,7 @@ it('cancels, from B, a task running on A whose listening connection subscribed o
   const expected = { result: { id: sent.id, status: { state: 'canceled' } } }
   expect(canceled, 'what B answered the cancel').toMatchObject(expected)
   expect(gated.seen.cancelCalls).toBe(1)
-  expect((await rpc(a, 'tasks/get', { id: sent.id })).result.status.state).toBe('canceled')
+  expect((await call(a, 'tasks/get', { id: sent.id })).result.status.state).toBe('canceled')
 })
 
 it("answers, on B, A's refusal to cancel that was published before B's listening connection had subscribed", async () => {
@@ -159,7 +153,7 @@ it("answers, on B, A's refusal to cancel that was published before B's listening
   const sent = (await sendGo(a)).result
   await started.promise
 
-  const canceling = rpc(b, 'tasks/cancel', { id: sent.id })
+  const canceling = call(b, 'tasks/cancel', { id: sent.id })
   expect(JSON.parse(await answered.first)).toMatchObject({ error: { code: -32002 } })
   // A's answer went out while B was not subscribed: lost to B. B listens from now on.
   proxy.release()
@@ -168,5 +162,5 @@ it("answers, on B, A's refusal to cancel that was published before B's listening
   })
   // One cancel, one refusal: A answered B's repeated request without running the hook again.
   expect(refusals).toBe(1)
-  expect((await rpc(b, 'tasks/get', { id: sent.id })).result.status.state).toBe('working')
+  expect((await call(b, 'tasks/get', { id: sent.id })).result.status.state).toBe('working')
 })

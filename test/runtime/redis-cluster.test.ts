@@ -5,6 +5,7 @@ import { type A2AAppOptions, type A2AServer, type Agent, serveAgent } from 'a2a-
 import { createRedisStore, type RedisStoreOptions } from 'a2a-runtime/redis-store'
 import { Cluster, Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { rpc } from '../_rpc.ts'
 import { agent, deferred, echoAgent } from './_agents.ts'
 import { startServeFixture } from './_fixture-process.ts'
 import { captureLogger } from './_logger.ts'
@@ -62,9 +63,9 @@ async function instance(served: Agent, prefix: string, options: A2AAppOptions = 
 const freshPrefix = () => `cluster-${Math.random().toString(36).slice(2, 10)}:`
 const platformMessage = (text: string) => ({ message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } })
 
-async function rpc(server: { url: string }, method: string, params: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) {
-  const response = await fetch(server.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
-  return { status: response.status, body: (await response.json()) as any }
+async function call(server: { url: string }, method: string, params: unknown, headers: Record<string, string> = {}) {
+  const { status, body } = await rpc(server.url, method, params, { headers })
+  return { status, body }
 }
 
 /** Works in steps the test releases; fires `aborted` when its signal does. */
@@ -92,7 +93,7 @@ async function runningOnA() {
   const prefix = freshPrefix()
   const stepped = steppedAgent()
   const [a, b] = [await instance(stepped.agent, prefix), await instance(stepped.agent, prefix)]
-  const sent = (await rpc(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body.result
+  const sent = (await call(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body.result
   await stepped.started
   return { a, b, stepped, sent, prefix }
 }
@@ -117,7 +118,7 @@ function crossInstanceBehaviour(): void {
       task.inputRequired(`And after ${ctx.text}?`)
     })
     const [a, b] = [await instance(asking, prefix), await instance(asking, prefix)]
-    const first = (await rpc(a, 'message/send', platformMessage('one'))).body.result
+    const first = (await call(a, 'message/send', platformMessage('one'))).body.result
     expect(first.status.state).toBe('input-required')
     const turns: Array<[A2AServer, string]> = [
       [b, 'two'],
@@ -126,12 +127,12 @@ function crossInstanceBehaviour(): void {
       [a, 'done'],
     ]
     for (const [server, text] of turns) {
-      const reply = (await rpc(server, 'message/send', { message: { ...platformMessage(text).message, taskId: first.id } })).body
+      const reply = (await call(server, 'message/send', { message: { ...platformMessage(text).message, taskId: first.id } })).body
       expect(reply.error).toBeUndefined()
     }
     const expected = ['one', 'And after one?', 'two', 'And after two?', 'three', 'And after three?', 'four', 'And after four?', 'done']
     for (const server of [a, b]) {
-      const task = (await rpc(server, 'tasks/get', { id: first.id })).body.result
+      const task = (await call(server, 'tasks/get', { id: first.id })).body.result
       expect(task.status.state).toBe('completed')
       expect(task.history.map((message: any) => message.parts[0].text)).toEqual(expected)
       expect(task.artifacts.map((artifact: any) => artifact.artifactId)).toEqual(['large', 'heard'])
@@ -156,11 +157,11 @@ function crossInstanceBehaviour(): void {
     const push = { push: { allow: ['127.0.0.1'], allowHttp: true } }
     const [a, b] = [await instance(pushing, prefix, push), await instance(pushing, prefix, push)]
     const receiver = await startReceiver()
-    await rpc(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })
+    await call(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })
     const taskId = await started.promise
-    const created = await rpc(b, 'tasks/pushNotificationConfig/set', { taskId, pushNotificationConfig: { url: receiver.url } })
+    const created = await call(b, 'tasks/pushNotificationConfig/set', { taskId, pushNotificationConfig: { url: receiver.url } })
     expect(created.body.result.pushNotificationConfig).toEqual({ id: taskId, url: receiver.url })
-    expect((await rpc(a, 'tasks/pushNotificationConfig/list', { id: taskId })).body.result).toEqual([created.body.result])
+    expect((await call(a, 'tasks/pushNotificationConfig/list', { id: taskId })).body.result).toEqual([created.body.result])
     gate.resolve()
     await expect.poll(() => receiver.delivered.at(-1)?.body.status.state).toBe('completed')
     // Closing waits for every queued notification of both instances: a second one would have come by then.
@@ -173,7 +174,7 @@ function crossInstanceBehaviour(): void {
 
     // A's agent has moved; its event reaches Redis a moment later, and B reads it from there.
     await expect
-      .poll(async () => (await rpc(b, 'tasks/get', { id: sent.id })).body.result.status)
+      .poll(async () => (await call(b, 'tasks/get', { id: sent.id })).body.result.status)
       .toMatchObject({ state: 'working', message: { parts: [{ text: 'step one' }] } })
 
     const stream = await fetch(b.url, {
@@ -188,7 +189,7 @@ function crossInstanceBehaviour(): void {
     for (let event = await reader.next(); event; event = await reader.next()) rest.push(event.result)
     expect(rest.map((r) => Object.keys(r)[0])).toEqual(['artifactUpdate', 'statusUpdate'])
     expect(rest[1].statusUpdate.status.state).toBe('TASK_STATE_COMPLETED')
-    expect((await rpc(b, 'tasks/get', { id: sent.id })).body.result.status.state).toBe('completed')
+    expect((await call(b, 'tasks/get', { id: sent.id })).body.result.status.state).toBe('completed')
   })
 
   it('follows a task through its turns that wait for input, whichever instance each follow-up reaches: subscribers on A (where it began) and on B get every event once, in order, until it ends', {
@@ -209,7 +210,7 @@ function crossInstanceBehaviour(): void {
       task.complete()
     })
     const [a, b] = [await instance(turns, prefix), await instance(turns, prefix)]
-    await rpc(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })
+    await call(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })
     const taskId = await started.promise
     // On A while its first turn runs there; on B, which follows it through Redis.
     const subscribers = []
@@ -225,9 +226,9 @@ function crossInstanceBehaviour(): void {
       subscribers.push({ reader, opened: reader.lastId! })
     }
     firstTurn.resolve()
-    await expect.poll(async () => (await rpc(b, 'tasks/get', { id: taskId })).body.result.status.state).toBe('input-required')
+    await expect.poll(async () => (await call(b, 'tasks/get', { id: taskId })).body.result.status.state).toBe('input-required')
     const followUp = async (server: A2AServer, text: string) =>
-      (await rpc(server, 'message/send', { message: { ...platformMessage(text).message, taskId } })).body.result.status.state
+      (await call(server, 'message/send', { message: { ...platformMessage(text).message, taskId } })).body.result.status.state
     expect(await followUp(b, 'ask again')).toBe('input-required')
     expect(await followUp(a, 'Oslo')).toBe('completed')
     for (const { reader, opened } of subscribers) {
@@ -252,13 +253,13 @@ function crossInstanceBehaviour(): void {
     const { a, b, stepped, sent } = await runningOnA()
     // As on a loaded machine: nothing in this process (A, B, their leases' renewals) runs for a while.
     stallThisProcess(3 * LEASE_MS)
-    const canceled = (await rpc(b, 'tasks/cancel', { id: sent.id })).body
+    const canceled = (await call(b, 'tasks/cancel', { id: sent.id })).body
     const expected = { result: { id: sent.id, status: { state: 'canceled' } } }
     expect(canceled, 'what B answered the cancel').toMatchObject(expected)
     await stepped.aborted
-    for (const server of [a, b]) expect((await rpc(server, 'tasks/get', { id: sent.id })).body.result.status.state).toBe('canceled')
+    for (const server of [a, b]) expect((await call(server, 'tasks/get', { id: sent.id })).body.result.status.state).toBe('canceled')
     // A finished task is not cancelable, whichever instance is asked.
-    expect((await rpc(b, 'tasks/cancel', { id: sent.id })).body.error.code).toBe(-32002)
+    expect((await call(b, 'tasks/cancel', { id: sent.id })).body.error.code).toBe(-32002)
   })
 
   it("waits, on B, with a follow-up sent while A's agent is still returning from the turn that asked for it, then runs it", async () => {
@@ -275,10 +276,10 @@ function crossInstanceBehaviour(): void {
       task.complete()
     })
     const [a, b] = [await instance(asking, prefix), await instance(asking, prefix)]
-    const asked = (await rpc(a, 'message/send', platformMessage('start'))).body.result
+    const asked = (await call(a, 'message/send', platformMessage('start'))).body.result
     expect(asked.status.state).toBe('input-required')
 
-    const followUp = rpc(b, 'message/send', { message: { ...platformMessage('the blue one').message, taskId: asked.id } })
+    const followUp = call(b, 'message/send', { message: { ...platformMessage('the blue one').message, taskId: asked.id } })
     let answered = false
     void followUp.then(() => (answered = true))
     // Not refused while A's agent lingers: B waits for A to let go of the task.
@@ -333,7 +334,7 @@ function crossInstanceBehaviour(): void {
     const worker = async () => {
       while (next < 1000) {
         const n = next++
-        const reply = await rpc(n % 2 ? a : b, 'message/send', platformMessage(`task ${n}`))
+        const reply = await call(n % 2 ? a : b, 'message/send', platformMessage(`task ${n}`))
         expect(reply.body.result?.status.state).toBe('completed')
         ids.push(reply.body.result.id)
       }
@@ -341,10 +342,10 @@ function crossInstanceBehaviour(): void {
     await Promise.all(Array.from({ length: 16 }, worker))
     expect(new Set(ids).size).toBe(1000)
     for (const [i, id] of ids.entries()) {
-      const task = (await rpc(i % 2 ? b : a, 'tasks/get', { id })).body.result
+      const task = (await call(i % 2 ? b : a, 'tasks/get', { id })).body.result
       expect(task?.status.state).toBe('completed')
     }
-    const listed = await rpc(b, 'ListTasks', { pageSize: 1 }, V1)
+    const listed = await call(b, 'ListTasks', { pageSize: 1 }, V1)
     expect(listed.body.result.totalSize).toBe(1000)
   })
 
@@ -352,7 +353,7 @@ function crossInstanceBehaviour(): void {
     const prefix = freshPrefix()
     const stepped = steppedAgent()
     const a = await instance(stepped.agent, prefix, {}, { leaseMs: LEASE_MS })
-    const sent = (await rpc(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body.result
+    const sent = (await call(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body.result
     await stepped.started
     // As if A had stalled past its lease: the lease is gone from Redis.
     const raw = shared.cluster ? new Cluster([cluster!.nodes[0]!]) : new Redis(shared.url)
@@ -360,7 +361,7 @@ function crossInstanceBehaviour(): void {
     expect(await raw.del(`${prefix}{${sent.id}}:lease`)).toBe(1)
     await stepped.aborted
     await expect
-      .poll(async () => (await rpc(a, 'tasks/get', { id: sent.id })).body.result.status, { timeout: 10 * LEASE_MS, interval: 100 })
+      .poll(async () => (await call(a, 'tasks/get', { id: sent.id })).body.result.status, { timeout: 10 * LEASE_MS, interval: 100 })
       .toMatchObject({
         state: 'failed',
         message: { parts: [{ kind: 'text', text: 'The instance running the task stalled past its lease; the task is failed' }] },
@@ -375,12 +376,12 @@ function crossInstanceBehaviour(): void {
       A2A_STORE: `${shared.url}?prefix=${encodeURIComponent(prefix)}&leaseMs=${LEASE_MS}&cluster=${shared.cluster}`,
     })
     cleanups.push(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'))
-    const sent = (await rpc({ url: aUrl }, 'message/send', { ...platformMessage('never'), configuration: { blocking: false } })).body.result
-    expect((await rpc(b, 'tasks/get', { id: sent.id })).body.result.status.state).toBe('working')
+    const sent = (await call({ url: aUrl }, 'message/send', { ...platformMessage('never'), configuration: { blocking: false } })).body.result
+    expect((await call(b, 'tasks/get', { id: sent.id })).body.result.status.state).toBe('working')
 
     child.kill('SIGKILL')
     await expect
-      .poll(async () => (await rpc(b, 'tasks/get', { id: sent.id })).body.result.status, { timeout: 10 * LEASE_MS, interval: 100 })
+      .poll(async () => (await call(b, 'tasks/get', { id: sent.id })).body.result.status, { timeout: 10 * LEASE_MS, interval: 100 })
       .toMatchObject({
         state: 'failed',
         message: { parts: [{ kind: 'text', text: 'The instance running the task stopped before it finished' }] },
@@ -413,22 +414,22 @@ describe('one Redis going down under two instances', () => {
   }, async () => {
     const prefix = freshPrefix()
     const a = await instance(echoAgent, prefix)
-    const before = (await rpc(a, 'message/send', platformMessage('before'))).body.result
+    const before = (await call(a, 'message/send', platformMessage('before'))).body.result
     expect(before.status.state).toBe('completed')
 
     await redis.kill()
     // At once: within the store's timeout (1 s), with slack for a loaded machine, rather than hanging.
     const started = Date.now()
-    const down = await rpc(a, 'message/send', platformMessage('while down'))
+    const down = await call(a, 'message/send', platformMessage('while down'))
     expect(Date.now() - started).toBeLessThan(8000)
     expect(down.status).toBe(503)
     expect(down.body.error.message).toMatch(/task store \(Redis\) is unreachable/)
-    const getDown = await rpc(a, 'tasks/get', { id: before.id })
+    const getDown = await call(a, 'tasks/get', { id: before.id })
     expect(getDown.body.error.message).toMatch(/unreachable/)
 
     await redis.restart()
-    await expect.poll(async () => (await rpc(a, 'tasks/get', { id: before.id })).body.result?.status.state, { timeout: 10_000 }).toBe('completed')
-    expect((await rpc(a, 'message/send', platformMessage('after'))).body.result.status.state).toBe('completed')
+    await expect.poll(async () => (await call(a, 'tasks/get', { id: before.id })).body.result?.status.state, { timeout: 10_000 }).toBe('completed')
+    expect((await call(a, 'message/send', platformMessage('after'))).body.result.status.state).toBe('completed')
   })
 
   it('leaves no gap in the log of a task whose event could not be written while Redis was down: the task completes whole or fails with the reason', {
@@ -446,7 +447,7 @@ describe('one Redis going down under two instances', () => {
       task.complete()
     })
     const a = await instance(trickle, prefix)
-    const sent = (await rpc(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body.result
+    const sent = (await call(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body.result
     await progressed.promise
     await redis.kill()
     await new Promise((resolve) => setTimeout(resolve, 300))
@@ -490,7 +491,7 @@ describe('one Redis going down under two instances', () => {
     const worker = async (n: number) => {
       while (!stop) {
         const started = Date.now()
-        const reply = await rpc(n % 2 ? a : b, 'message/send', platformMessage(`flood ${n}`))
+        const reply = await call(n % 2 ? a : b, 'message/send', platformMessage(`flood ${n}`))
         if (Date.now() - started > 8000) wrong.push(`took ${Date.now() - started} ms`)
         if (reply.body.result?.status.state === 'completed') acknowledged.push(reply.body.result.id)
         else if (reply.status === 503) refused++
@@ -508,10 +509,10 @@ describe('one Redis going down under two instances', () => {
     await Promise.all(workers)
     expect(wrong.slice(0, 3)).toEqual([])
     // Each instance reconnects on its own schedule (backing off up to a second): wait until A is back too.
-    await expect.poll(async () => (await rpc(a, 'tasks/get', { id: acknowledged[0] })).status, { timeout: 10_000 }).toBe(200)
+    await expect.poll(async () => (await call(a, 'tasks/get', { id: acknowledged[0] })).status, { timeout: 10_000 }).toBe(200)
     const lost: string[] = []
     for (const id of acknowledged) {
-      const reply = await rpc(a, 'tasks/get', { id })
+      const reply = await call(a, 'tasks/get', { id })
       if (reply.body.result?.status.state !== 'completed')
         lost.push(`${id}: ${reply.status} ${JSON.stringify(reply.body.result?.status ?? reply.body).slice(0, 600)}`)
     }

@@ -4,7 +4,7 @@ import { startReceiver } from './_webhook.ts'
 
 // The transport push delivery uses on Cloudflare Workers (fetch), run here on Node's fetch against a receiver on
 // 127.0.0.1: what it reports for each kind of answer decides whether the notification is retried. (On workerd it
-// is exercised end to end by test/runtimes/behaviour.test.ts.)
+// is exercised end to end by test/cross-runtime/behaviour.test.ts.)
 
 const post = (url: string, timeoutMs = 10_000) =>
   fetchTransport().post(new URL(url), { 'content-type': 'application/json', 'x-a2a-notification-token': 't' }, '{"kind":"task"}', timeoutMs)

@@ -1,3 +1,4 @@
+import { rpc as call } from '../_rpc.ts'
 import { API_KEY } from './_agent-process.ts'
 
 /** The credential every request sends unless a test leaves it out. */
@@ -17,7 +18,8 @@ interface RpcReply {
 
 /** A JSON-RPC call with the API key; the answer's status, content type and parsed body. */
 export async function rpc(url: string, method: string, params: unknown, headers: Record<string, string> = {}, id: string | number = 'req'): Promise<RpcReply> {
-  return replyOf(await post(url, rpcBody(method, params, id), headers))
+  const answer = await call(url, method, params, { headers: { ...WITH_KEY, ...headers }, id })
+  return { status: answer.status, contentType: answer.headers.get('content-type'), body: answer.body }
 }
 
 export async function replyOf(response: Response): Promise<RpcReply> {

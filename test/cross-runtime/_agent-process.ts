@@ -72,7 +72,8 @@ export async function startAgentProcess(runtime: JsRuntime, env: Record<string, 
     if (ownState) rmSync(ownState, { recursive: true, force: true })
   }
   try {
-    const { url, server } = await (workerd ? wranglerReady(child, () => stderr) : listening(child, () => stderr, runtime.name))
+    const ready = workerd ? wranglerReady(child, () => stderr) : listening(child, () => stderr, runtime.name)
+    const { url, server } = await withinStartDeadline(ready, runtime.name, () => stderr)
     return { pid: child.pid!, url, server, stderr: () => stderr, exited, stop }
   } catch (error) {
     if (alive()) process.kill(target, 'SIGKILL')
@@ -81,6 +82,20 @@ export async function startAgentProcess(runtime: JsRuntime, env: Record<string, 
     if (ownState) rmSync(ownState, { recursive: true, force: true })
     throw error
   }
+}
+
+/**
+ * Under the hooks' 60 s: a process that neither listens nor exits (wrangler whose bundle failed keeps watching for
+ * a fix) fails its start with what it printed, and is stopped, instead of timing the hook out and living on.
+ */
+const START_DEADLINE_MS = 50_000
+
+function withinStartDeadline<T>(ready: Promise<T>, name: string, stderr: () => string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${name} did not listen within ${START_DEADLINE_MS} ms:\n${stderr().slice(-2000)}`)), START_DEADLINE_MS)
+  })
+  return Promise.race([ready, late]).finally(() => clearTimeout(timer))
 }
 
 /** Ends what is left of a process group (workerd after wrangler), if anything is. */
