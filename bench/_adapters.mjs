@@ -37,7 +37,12 @@ function handWritten(textChunks) {
     async execute(ctx, task) {
       let artifactId
       for await (const text of textChunks(ctx)) {
-        artifactId = task.artifact(text, artifactId === undefined ? { name: 'answer', lastChunk: false } : { artifactId, append: true, lastChunk: false })
+        artifactId = task.artifact(
+          text,
+          artifactId === undefined
+            ? { name: 'answer', lastChunk: false }
+            : { artifactId, append: true, lastChunk: false },
+        )
       }
       task.artifact('', { artifactId, append: true, lastChunk: true })
       task.complete()
@@ -49,15 +54,28 @@ function handWritten(textChunks) {
 /** Each framework: its adapted agent and the hand-written one over the same framework agent. */
 export function frameworks() {
   const aiSdkAgent = new ToolLoopAgent({ model: mockLanguageModel(CHUNKS), instructions: 'Bench' })
-  const mastraAgent = new MastraAgent({ id: 'bench', name: 'Bench', instructions: 'Bench', model: mockLanguageModel(CHUNKS) })
-  const graph = createReactAgent({ llm: fakeChatModel(CHUNKS), tools: [], checkpointer: new MemorySaver(), name: 'bench' })
+  const mastraAgent = new MastraAgent({
+    id: 'bench',
+    name: 'Bench',
+    instructions: 'Bench',
+    model: mockLanguageModel(CHUNKS),
+  })
+  const graph = createReactAgent({
+    llm: fakeChatModel(CHUNKS),
+    tools: [],
+    checkpointer: new MemorySaver(),
+    name: 'bench',
+  })
   let thread = 0
   return [
     {
       name: 'ai-sdk',
       adapted: fromAiSdk(aiSdkAgent, { card }),
       handWritten: handWritten(async function* (ctx) {
-        const result = await aiSdkAgent.stream({ messages: [{ role: 'user', content: ctx.text }], abortSignal: ctx.signal })
+        const result = await aiSdkAgent.stream({
+          messages: [{ role: 'user', content: ctx.text }],
+          abortSignal: ctx.signal,
+        })
         for await (const part of result.fullStream) if (part.type === 'text-delta') yield part.text
       }),
     },
@@ -85,7 +103,11 @@ export function frameworks() {
 
 async function stream(app) {
   const response = await app.fetch(
-    new Request('http://127.0.0.1/', { method: 'POST', headers: { 'content-type': 'application/json', host: '127.0.0.1' }, body }),
+    new Request('http://127.0.0.1/', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', host: '127.0.0.1' },
+      body,
+    }),
   )
   const text = await response.text()
   if (!text.includes('"completed"')) throw new Error(`a stream did not complete: ${text.slice(0, 300)}`)
@@ -99,15 +121,23 @@ async function cpuPerRequest(app, requests) {
   return (used.user + used.system) / requests
 }
 
-/** The rows: per framework, µs of CPU per chunk for both agents and the adapter's over the hand-written (paired rounds). */
+/**
+ * The rows: per framework, µs of CPU per chunk for both agents and the adapter's over the hand-written (paired rounds).
+ */
 export async function measureAdapters({ rounds = 20, requests = 40 } = {}) {
   const rows = {}
   for (const framework of frameworks()) {
-    const apps = { adapted: createA2AApp(framework.adapted, { logger: silent }), handWritten: createA2AApp(framework.handWritten, { logger: silent }) }
+    const apps = {
+      adapted: createA2AApp(framework.adapted, { logger: silent }),
+      handWritten: createA2AApp(framework.handWritten, { logger: silent }),
+    }
     // Both answer the same chunks, checked once: the comparison is of equal work.
     const chunksOf = (text) => (text.match(/"artifact-update"|artifactUpdate/g) ?? []).length
     const [a, h] = [await stream(apps.adapted), await stream(apps.handWritten)]
-    if (chunksOf(a) !== chunksOf(h)) throw new Error(`${framework.name}: the adapter streamed ${chunksOf(a)} chunks, the hand-written agent ${chunksOf(h)}`)
+    if (chunksOf(a) !== chunksOf(h))
+      throw new Error(
+        `${framework.name}: the adapter streamed ${chunksOf(a)} chunks, the hand-written agent ${chunksOf(h)}`,
+      )
     for (const app of Object.values(apps)) for (let i = 0; i < requests; i++) await stream(app) // warm-up
     const perChunk = { adapted: [], handWritten: [] }
     const ratios = []
@@ -136,7 +166,11 @@ export async function measureAdapters({ rounds = 20, requests = 40 } = {}) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({
-    options: { rounds: { type: 'string', default: '20' }, requests: { type: 'string', default: '40' }, json: { type: 'boolean', default: false } },
+    options: {
+      rounds: { type: 'string', default: '20' },
+      requests: { type: 'string', default: '40' },
+      json: { type: 'boolean', default: false },
+    },
   })
   const rows = await measureAdapters({ rounds: Number(values.rounds), requests: Number(values.requests) })
   if (values.json) console.log(JSON.stringify(rows))

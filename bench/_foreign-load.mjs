@@ -68,7 +68,8 @@ export function watchForeignLoad() {
     stop() {
       clearInterval(timer)
       const parts = {}
-      for (const name of new Set(samples.map((s) => s.part))) parts[name] = summarise(samples.filter((s) => s.part === name))
+      for (const name of new Set(samples.map((s) => s.part)))
+        parts[name] = summarise(samples.filter((s) => s.part === name))
       return { supported, whole: summarise(samples), parts }
     },
   }

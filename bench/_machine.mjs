@@ -14,7 +14,11 @@ function readVersion(...candidates) {
 export function describeMachine(repoRoot) {
   const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : ''
   const git = (...args) => spawnSync('git', args, { cwd: repoRoot, encoding: 'utf8' }).stdout?.trim() ?? ''
-  const pkg = (name) => readVersion(join(repoRoot, 'bench/node_modules', name, 'package.json'), join(repoRoot, 'node_modules', name, 'package.json'))
+  const pkg = (name) =>
+    readVersion(
+      join(repoRoot, 'bench/node_modules', name, 'package.json'),
+      join(repoRoot, 'node_modules', name, 'package.json'),
+    )
   return {
     date: new Date().toString(),
     cpuModel: /model name\s*:\s*(.+)/.exec(cpuinfo)?.[1] ?? 'unknown CPU',

@@ -6,7 +6,10 @@ import { AIMessageChunk } from '@langchain/core/messages'
 import { ChatGenerationChunk } from '@langchain/core/outputs'
 import { MockLanguageModelV4 } from 'ai/test'
 
-const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 1, text: 1, reasoning: undefined } }
+const usage = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 1, text: 1, reasoning: undefined },
+}
 
 /** The AI SDK's mock model streaming `chunks` text deltas ("w0 ", "w1 ", …), then a stop. */
 export function mockLanguageModel(chunks) {
@@ -25,7 +28,9 @@ export function mockLanguageModel(chunks) {
   })
 }
 
-/** A LangChain chat model streaming `chunks` tokens, each reported to the run's callbacks (LangGraph's `messages` mode). */
+/**
+ * A LangChain chat model streaming `chunks` tokens, each reported to the run's callbacks (LangGraph's `messages` mode).
+ */
 export function fakeChatModel(chunks) {
   class FakeChatModel extends BaseChatModel {
     _llmType() {
@@ -36,7 +41,8 @@ export function fakeChatModel(chunks) {
     }
     async _generate(messages, options, runManager) {
       let whole
-      for await (const chunk of this._streamResponseChunks(messages, options, runManager)) whole = whole ? whole.concat(chunk) : chunk
+      for await (const chunk of this._streamResponseChunks(messages, options, runManager))
+        whole = whole ? whole.concat(chunk) : chunk
       return { generations: [whole] }
     }
     async *_streamResponseChunks(_messages, _options, runManager) {

@@ -21,7 +21,8 @@ export function pinningSupport() {
   if (!taskset) return { pinned: false, why: 'taskset not found' }
   // A container may not own CPUs 0 and 1 even with two of them available: try both before relying on them.
   for (const core of ['0', '1']) {
-    if (spawnSync(taskset, ['-c', core, 'true']).status !== 0) return { pinned: false, why: `taskset -c ${core} refused` }
+    if (spawnSync(taskset, ['-c', core, 'true']).status !== 0)
+      return { pinned: false, why: `taskset -c ${core} refused` }
   }
   return { pinned: true, taskset }
 }
@@ -140,7 +141,8 @@ export async function waitForCard(handle, url, { intervalMs = 5, timeoutMs = 30_
   for (;;) {
     if ((await getStatus(url)) === 200) return performance.now() - handle.startedAt
     if (!handle.alive) throw new Error(`${handle.name} exited before answering ${url}:\n${handle.output}`)
-    if (performance.now() > deadline) throw new Error(`${handle.name} did not answer ${url} within ${timeoutMs} ms:\n${handle.output}`)
+    if (performance.now() > deadline)
+      throw new Error(`${handle.name} did not answer ${url} within ${timeoutMs} ms:\n${handle.output}`)
     await new Promise((resolve) => setTimeout(resolve, intervalMs))
   }
 }

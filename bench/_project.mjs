@@ -4,7 +4,16 @@
 // regenerated when the runtime, the generator or the templates changed since (a stamp file records a hash of
 // them), so a cached project never benchmarks a stale runtime.
 import { createHash } from 'node:crypto'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -49,7 +58,9 @@ export async function prepareProject(cacheDir, log) {
       log(`the runtime, generator or templates changed: regenerating ${dir}`)
       rmSync(dir, { recursive: true, force: true })
     } else if (existsSync(dir) && readdirSync(dir).length > 0) {
-      throw new Error(`--project ${dir} exists and was not made by the bench (no ${STAMP}); pass an empty or new directory`)
+      throw new Error(
+        `--project ${dir} exists and was not made by the bench (no ${STAMP}); pass an empty or new directory`,
+      )
     }
     await generate(dir, log)
     writeFileSync(stampFile, stamp)
@@ -69,7 +80,12 @@ async function generate(dir, log) {
   const args = [bin, dir, '--template', 'echo', '--name', 'Bench Agent', '--pm', 'npm', '--no-git', '--yes']
   log(`generating: create-a2a-agent ${args.slice(1).join(' ')}`)
   const started = Date.now()
-  const { code, output } = await runToEnd(process.execPath, args, { cwd: repoRoot, env: process.env, name: 'create-a2a-agent', timeoutMs: 180_000 })
+  const { code, output } = await runToEnd(process.execPath, args, {
+    cwd: repoRoot,
+    env: process.env,
+    name: 'create-a2a-agent',
+    timeoutMs: 180_000,
+  })
   if (code !== 0) throw new Error(`create-a2a-agent failed (${code}):\n${output}`)
   log(`generated and installed in ${((Date.now() - started) / 1000).toFixed(1)} s`)
 }
@@ -81,7 +97,8 @@ async function generate(dir, log) {
 export function startCommand(dir) {
   const script = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).scripts?.start ?? ''
   const [bin, ...args] = script.trim().split(/\s+/)
-  if (bin !== 'a2a' || args[0] !== 'start') throw new Error(`Expected the generated start script to be "a2a start", found ${JSON.stringify(script)}`)
+  if (bin !== 'a2a' || args[0] !== 'start')
+    throw new Error(`Expected the generated start script to be "a2a start", found ${JSON.stringify(script)}`)
   const entry = realpathSync(join(dir, 'node_modules/.bin/a2a'))
   return { command: process.execPath, args: [entry, ...args], cwd: dir, script }
 }

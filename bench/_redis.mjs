@@ -83,7 +83,10 @@ function info(port, section) {
       const fields = {}
       for (const line of reply.slice(header[0].length).split('\r\n')) {
         const at = line.indexOf(':')
-        if (at > 0) fields[line.slice(0, at)] = Number.isNaN(Number(line.slice(at + 1))) ? line.slice(at + 1) : Number(line.slice(at + 1))
+        if (at > 0)
+          fields[line.slice(0, at)] = Number.isNaN(Number(line.slice(at + 1)))
+            ? line.slice(at + 1)
+            : Number(line.slice(at + 1))
       }
       resolve(fields)
     })

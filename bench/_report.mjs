@@ -16,7 +16,11 @@ function ratios(rows, key) {
 
 /** A Markdown table. */
 export function table(head, rows) {
-  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n')
+  return [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n')
 }
 
 const failedCell = (row) => (row?.failed ? ` **FAILED: ${row.failed}**` : '')
@@ -33,7 +37,12 @@ export function renderReport(results) {
         ['Date', meta.date],
         ['Machine', `${meta.cpuModel}, ${meta.cores} cores, ${meta.memoryGb} GB`],
         ['Node', meta.node],
-        ['Pinning', meta.pinning.pinned ? 'taskset: servers on CPU 0, load generators (and the bench) on CPU 1' : `none (${meta.pinning.why})`],
+        [
+          'Pinning',
+          meta.pinning.pinned
+            ? 'taskset: servers on CPU 0, load generators (and the bench) on CPU 1'
+            : `none (${meta.pinning.why})`,
+        ],
         [
           'Runtime',
           `a2a-runtime ${meta.runtimeVersion} at ${meta.commit}${meta.runtimeDirty ? ' (runtime/ has uncommitted changes)' : ''}; project ${meta.projectReused ? 'reused' : 'generated'} (echo template, streaming on)`,
@@ -80,7 +89,9 @@ export function renderReport(results) {
       ])
     }
   }
-  out.push(table(['c', 'server', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'server CPU', 'load CPU', 'ours vs'], sendRows))
+  out.push(
+    table(['c', 'server', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'server CPU', 'load CPU', 'ours vs'], sendRows),
+  )
 
   out.push('', `## message/stream (c=${meta.profile.streamConcurrency})`, '')
   out.push('First event: until the first complete SSE event has arrived; stream: until the response has ended.', '')
@@ -187,7 +198,9 @@ export function renderReport(results) {
       '',
       `After retention, ours holds ${int(om.held)} tasks of the ${int(om.sent)} it was sent, in ${mb(om.after?.heapUsed)} MB of heap (${mb(om.after?.rss)} MB RSS); ` +
         `past the first ${int(om.checkpoint?.tasks)} tasks its heap grew ${int(om.bytesPerExtraTask)} B per further task` +
-        (sm ? `, the SDK's ${int(sm.bytesPerExtraTask)} B (it holds all ${int(sm.held)}, ${mb(sm.after?.heapUsed)} MB of heap).` : '.'),
+        (sm
+          ? `, the SDK's ${int(sm.bytesPerExtraTask)} B (it holds all ${int(sm.held)}, ${mb(sm.after?.heapUsed)} MB of heap).`
+          : '.'),
     )
   }
 
@@ -234,7 +247,9 @@ function runtimesSection(results) {
   const c = profile.runtimeConcurrency
   const rows = Object.entries(results.runtimes ?? {}).map(([name, r]) => {
     const { send, stream } = r
-    const loadCpu = Math.max(...[send.agent, send.ceiling, stream.agent, stream.ceiling].map((row) => row.clientCpu ?? NaN))
+    const loadCpu = Math.max(
+      ...[send.agent, send.ceiling, stream.agent, stream.ceiling].map((row) => row.clientCpu ?? NaN),
+    )
     const failed = [send.agent, send.ceiling, stream.agent, stream.ceiling].map(failedCell).join('')
     return [
       `${name} (${r.version})${failed}`,
@@ -286,7 +301,18 @@ function adaptersSection(results) {
     '',
     "Each adapter (`a2a-runtime/ai-sdk`, `/mastra`, `/langgraph`) beside a hand-written `execute` that reads the same framework agent's stream and writes the same chunks itself, both on a mock model that answers at once (`_mock-models.mjs`), in one process on the server core, message/stream served in-process and read to its end, in interleaved rounds. The CPU of each round over its chunks; the ratio is the geometric mean of the paired rounds, with its 95% interval. The difference is the adapter's own work (its event mapping, the conversation it reads from the store); the framework's is in both.",
     '',
-    table(['framework', 'chunks/stream', 'hand-written µs/chunk', 'adapter µs/chunk', 'adapter/hand-written', '95% interval', 'rounds'], rows),
+    table(
+      [
+        'framework',
+        'chunks/stream',
+        'hand-written µs/chunk',
+        'adapter µs/chunk',
+        'adapter/hand-written',
+        '95% interval',
+        'rounds',
+      ],
+      rows,
+    ),
   ]
 }
 
@@ -297,13 +323,19 @@ export function evaluateTargets(results) {
   const stream = results.stream
   const card = results.card
   const t = []
-  const add = (name, value, measured, met) => t.push({ name, value, measured, met: Boolean(met) && Number.isFinite(value) })
+  const add = (name, value, measured, met) =>
+    t.push({ name, value, measured, met: Boolean(met) && Number.isFinite(value) })
   const sendVsSdk = send.ours?.rps / send.sdk?.rps
   add(`message/send c=${c} ≥ 5x SDK req/s`, sendVsSdk, x(sendVsSdk), sendVsSdk >= 5)
   const sendVsCeiling = send.ours?.rps / send.ceiling?.rps
   add(`message/send c=${c} ≥ 0.6x ceiling req/s`, sendVsCeiling, x(sendVsCeiling), sendVsCeiling >= 0.6)
   const p99 = send.ours?.p99 / send.sdk?.p99
-  add(`message/send c=${c} p99 ≤ 1/3 of SDK's`, p99, `${ms(send.ours?.p99)} ms vs ${ms(send.sdk?.p99)} ms (${x(p99)})`, p99 <= 1 / 3)
+  add(
+    `message/send c=${c} p99 ≤ 1/3 of SDK's`,
+    p99,
+    `${ms(send.ours?.p99)} ms vs ${ms(send.sdk?.p99)} ms (${x(p99)})`,
+    p99 <= 1 / 3,
+  )
   const streamVsSdk = stream.ours?.streamsPerSec / stream.sdk?.streamsPerSec
   const sameEvents = stream.ours?.eventsPerStream === stream.sdk?.eventsPerStream
   add(
@@ -336,7 +368,9 @@ export function missingFigures(results) {
     if (typeof value !== 'number' || !Number.isFinite(value)) missing.push(`${path} is ${value}`)
   }
   for (const c of results.meta.profile.sendConcurrency) {
-    for (const name of SERVERS) for (const key of ['rps', 'p50', 'p99', 'requests']) need(`send c=${c} ${name}.${key}`, results.send[c]?.[name]?.[key])
+    for (const name of SERVERS)
+      for (const key of ['rps', 'p50', 'p99', 'requests'])
+        need(`send c=${c} ${name}.${key}`, results.send[c]?.[name]?.[key])
   }
   for (const name of SERVERS) {
     for (const key of ['streamsPerSec', 'firstEventP50', 'firstEventP99', 'totalP50', 'totalP99', 'eventsPerStream'])
@@ -351,12 +385,14 @@ export function missingFigures(results) {
     need(`startup ${name}.median`, results.startup[name]?.median)
   }
   for (const name of ['ai-sdk', 'mastra', 'langgraph']) {
-    for (const key of ['handWrittenUsPerChunk', 'adaptedUsPerChunk', 'ratio']) need(`adapters ${name}.${key}`, results.adapters?.[name]?.[key])
+    for (const key of ['handWrittenUsPerChunk', 'adaptedUsPerChunk', 'ratio'])
+      need(`adapters ${name}.${key}`, results.adapters?.[name]?.[key])
   }
   for (const name of results.meta.runtimes ?? []) {
     for (const server of ['agent', 'ceiling']) {
       const r = results.runtimes?.[name]
-      for (const key of ['rps', 'p50', 'p99', 'requests']) need(`runtimes ${name} send ${server}.${key}`, r?.send?.[server]?.[key])
+      for (const key of ['rps', 'p50', 'p99', 'requests'])
+        need(`runtimes ${name} send ${server}.${key}`, r?.send?.[server]?.[key])
       for (const key of ['streamsPerSec', 'firstEventP50', 'totalP50', 'eventsPerStream'])
         need(`runtimes ${name} stream ${server}.${key}`, r?.stream?.[server]?.[key])
     }

@@ -36,12 +36,21 @@ const benchNode = `node ${process.versions.node.split('.')[0]}`
  */
 export const RUNTIMES = [
   // The results are keyed by name: the bench's own Node gets its own even when it is one of the two below.
-  { name: ['node 22', 'node 24'].includes(benchNode) ? `${benchNode} (bench's)` : benchNode, serves: 'node', argv: [process.execPath] },
+  {
+    name: ['node 22', 'node 24'].includes(benchNode) ? `${benchNode} (bench's)` : benchNode,
+    serves: 'node',
+    argv: [process.execPath],
+  },
   { name: 'node 22', serves: 'node', argv: [inRepo('test-runtimes/node_modules/node22/bin/node')] },
   { name: 'node 24', serves: 'node', argv: [node24] },
   { name: 'bun', serves: 'fetch', argv: [inRepo('node_modules/.bin/bun')] },
   // No update check: the bench makes no request beyond its servers on 127.0.0.1.
-  { name: 'deno', serves: 'fetch', argv: [inRepo('test-runtimes/node_modules/.bin/deno'), 'run', '-A'], env: { DENO_NO_UPDATE_CHECK: '1' } },
+  {
+    name: 'deno',
+    serves: 'fetch',
+    argv: [inRepo('test-runtimes/node_modules/.bin/deno'), 'run', '-A'],
+    env: { DENO_NO_UPDATE_CHECK: '1' },
+  },
   // Wrangler needs Node 22.12 or later: the Node 24 of test-runtimes/, whatever Node runs the bench.
   {
     name: 'workerd',
@@ -79,7 +88,10 @@ function versionOf(runtime) {
     const version = (dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version
     return `${version(inRepo('test-runtimes/node_modules/workerd'))}, wrangler ${version(wranglerDir)} dev`
   }
-  const { stdout } = spawnSync(runtime.argv[0], ['--version'], { encoding: 'utf8', env: { ...process.env, ...runtime.env } })
+  const { stdout } = spawnSync(runtime.argv[0], ['--version'], {
+    encoding: 'utf8',
+    env: { ...process.env, ...runtime.env },
+  })
   return (
     (stdout ?? '')
       .split('\n')[0]
@@ -104,15 +116,24 @@ async function wranglerDev(runtime, dir, { port, tmp, vars = {} }) {
 }
 
 /** The command that runs `file` of bench/servers on `runtime`. */
-const serverScript = (runtime, file) => () => ({ command: runtime.argv[0], args: [...runtime.argv.slice(1), join(serversDir, file)], cwd: serversDir })
+const serverScript = (runtime, file) => () => ({
+  command: runtime.argv[0],
+  args: [...runtime.argv.slice(1), join(serversDir, file)],
+  cwd: serversDir,
+})
 
 // wrangler bundles the Worker and starts workerd before it answers: seconds, more on a busy machine.
 const WRANGLER_READY_MS = 90_000
 
 /** The echo agent on `runtime`, in the platform dialect like ours. */
 function agentTarget(runtime, tmp) {
-  const target = { name: `${runtime.name} agent`, dialect: platform, env: { ...runtime.env, A2A_RUNTIME_ENTRY: runtimeEntry } }
-  if (runtime.serves !== 'worker') return { ...target, label: 'serveAgent', command: serverScript(runtime, 'echo-runtime.mjs') }
+  const target = {
+    name: `${runtime.name} agent`,
+    dialect: platform,
+    env: { ...runtime.env, A2A_RUNTIME_ENTRY: runtimeEntry },
+  }
+  if (runtime.serves !== 'worker')
+    return { ...target, label: 'serveAgent', command: serverScript(runtime, 'echo-runtime.mjs') }
   return {
     ...target,
     label: 'agentWorker, its Durable Object',
@@ -124,15 +145,24 @@ function agentTarget(runtime, tmp) {
 
 /** The raw ceiling on `runtime`, sending `events` events per stream, as many as the agent. */
 function ceilingTarget(runtime, tmp, events) {
-  const target = { name: `${runtime.name} ceiling`, dialect: platform, env: { ...runtime.env, BENCH_STREAM_EVENTS: String(events) } }
+  const target = {
+    name: `${runtime.name} ceiling`,
+    dialect: platform,
+    env: { ...runtime.env, BENCH_STREAM_EVENTS: String(events) },
+  }
   if (runtime.serves === 'node') return { ...target, label: 'node:http', command: serverScript(runtime, 'ceiling.mjs') }
   if (runtime.serves === 'fetch')
-    return { ...target, label: `${runtime.name === 'bun' ? 'Bun' : 'Deno'}.serve`, command: serverScript(runtime, 'ceiling-fetch.mjs') }
+    return {
+      ...target,
+      label: `${runtime.name === 'bun' ? 'Bun' : 'Deno'}.serve`,
+      command: serverScript(runtime, 'ceiling-fetch.mjs'),
+    }
   return {
     ...target,
     label: "a Worker's fetch handler",
     // A Worker has no process environment: the count goes in as a variable.
-    command: ({ port }) => wranglerDev(runtime, join(serversDir, 'worker-ceiling'), { port, tmp, vars: { BENCH_STREAM_EVENTS: events } }),
+    command: ({ port }) =>
+      wranglerDev(runtime, join(serversDir, 'worker-ceiling'), { port, tmp, vars: { BENCH_STREAM_EVENTS: events } }),
     readyTimeoutMs: WRANGLER_READY_MS,
     processGroup: true,
   }
@@ -163,12 +193,15 @@ async function runtimePair(runtime, { profile, pinning, tmp, log }) {
 
     const pair = [agent, ceiling]
     const c = profile.runtimeConcurrency
-    const send = await alternatingRounds(pair, profile.rounds, 'rps', (target, warm) => sendRow(target, servers[target.name], c, { profile, pinning, warm }))
+    const send = await alternatingRounds(pair, profile.rounds, 'rps', (target, warm) =>
+      sendRow(target, servers[target.name], c, { profile, pinning, warm }),
+    )
     const streamProfile = { ...profile, streamConcurrency: c }
     const stream = await alternatingRounds(pair, profile.rounds, 'streamsPerSec', (target, warm) =>
       streamRow(target, servers[target.name], { profile: streamProfile, pinning, warm }),
     )
-    const rates = (rows) => pair.map((target) => `${target.name} ${rows[target.name].rounds.map(Math.round).join('/')}`).join(', ')
+    const rates = (rows) =>
+      pair.map((target) => `${target.name} ${rows[target.name].rounds.map(Math.round).join('/')}`).join(', ')
     log(`${runtime.name}: message/send c=${c}: ${rates(send)} /s; message/stream c=${c}: ${rates(stream)} /s`)
     return {
       version: versionOf(runtime),
@@ -188,11 +221,14 @@ export function runtimeProblems(runtimes) {
   const problems = []
   for (const [name, pair] of Object.entries(runtimes)) {
     for (const row of ['send', 'stream']) {
-      for (const server of ['agent', 'ceiling']) if (pair[row][server].failed) problems.push(`${name} ${row} ${server}: ${pair[row][server].failed}`)
+      for (const server of ['agent', 'ceiling'])
+        if (pair[row][server].failed) problems.push(`${name} ${row} ${server}: ${pair[row][server].failed}`)
     }
     const { agent, ceiling } = pair.stream
     if (agent.eventsPerStream !== ceiling.eventsPerStream) {
-      problems.push(`${name}: events per stream differ between the agent (${agent.eventsPerStream}) and its ceiling (${ceiling.eventsPerStream})`)
+      problems.push(
+        `${name}: events per stream differ between the agent (${agent.eventsPerStream}) and its ceiling (${ceiling.eventsPerStream})`,
+      )
     }
   }
   return problems

@@ -31,7 +31,10 @@ export async function launch(target, { pinning, env }) {
   const handle = start(exe, rest, { cwd, env: serverEnv(port, env), name: target.name })
   const url = `http://127.0.0.1:${port}/`
   try {
-    const readyMs = await Promise.race([waitForCard(handle, new URL(CARD_PATH, url).href, { timeoutMs: target.readyTimeoutMs }), handle.spawnFailed])
+    const readyMs = await Promise.race([
+      waitForCard(handle, new URL(CARD_PATH, url).href, { timeoutMs: target.readyTimeoutMs }),
+      handle.spawnFailed,
+    ])
     const pid = handle.child.pid
     // Detached, the server leads its own process group: the group is the server and whatever it started.
     const cpu = target.processGroup ? () => groupCpuSeconds(pid) : () => cpuSeconds(pid)

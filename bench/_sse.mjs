@@ -76,7 +76,9 @@ export function openSse(url, { headers, body }, timeoutMs = 30_000) {
     next() {
       if (queue.length) return Promise.resolve(queue.shift())
       if (done) return failure ? Promise.reject(failure) : Promise.resolve(undefined)
-      return new Promise((resolve, reject) => waiters.push((item) => (item === undefined && failure ? reject(failure) : resolve(item))))
+      return new Promise((resolve, reject) =>
+        waiters.push((item) => (item === undefined && failure ? reject(failure) : resolve(item))),
+      )
     },
     ended,
     close: () => req.destroy(),

@@ -20,7 +20,12 @@ export class Samples {
     const at = (q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] : NaN)
     let sum = 0
     for (const value of sorted) sum += value
-    return { p50: at(0.5), p99: at(0.99), max: sorted.length ? sorted[sorted.length - 1] : NaN, mean: sorted.length ? sum / sorted.length : NaN }
+    return {
+      p50: at(0.5),
+      p99: at(0.99),
+      max: sorted.length ? sorted[sorted.length - 1] : NaN,
+      mean: sorted.length ? sum / sorted.length : NaN,
+    }
   }
 }
 

@@ -67,21 +67,29 @@ async function sendAndCheck(url, text, chunks) {
     last = result
   }
   const { bytesRead } = await stream.ended
-  if (last?.statusUpdate?.status?.state !== 'TASK_STATE_COMPLETED') throw new Error(`the stream did not end completed: ${JSON.stringify(last).slice(0, 300)}`)
+  if (last?.statusUpdate?.status?.state !== 'TASK_STATE_COMPLETED')
+    throw new Error(`the stream did not end completed: ${JSON.stringify(last).slice(0, 300)}`)
   if (artifactEvents !== chunks || echoed !== text)
-    throw new Error(`the echo came back wrong: ${artifactEvents} chunks of ${chunks}, ${echoed.length} characters of ${text.length}`)
+    throw new Error(
+      `the echo came back wrong: ${artifactEvents} chunks of ${chunks}, ${echoed.length} characters of ${text.length}`,
+    )
   return { taskId, bytesRead }
 }
 
 /** Once measured: the store gives the task back completed, with the whole text. */
 async function checkStored(url, taskId, text) {
-  const got = await postJson(url, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: taskId } }) })
+  const got = await postJson(url, {
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: taskId } }),
+  })
   const stored = (got.result?.artifacts ?? [])
     .flatMap((artifact) => artifact.parts)
     .map((part) => part.text)
     .join('')
   if (got.result?.status?.state !== 'TASK_STATE_COMPLETED' || stored !== text)
-    throw new Error(`GetTask after the stream: ${got.result?.status?.state}, ${stored.length} characters of ${text.length}`)
+    throw new Error(
+      `GetTask after the stream: ${got.result?.status?.state}, ${stored.length} characters of ${text.length}`,
+    )
 }
 
 /** The Redis measure: `redis` from _redis.mjs, `server` the agent on it. */
@@ -117,7 +125,9 @@ export async function fileBytes(server, dir, { text, chunks }) {
   }
 }
 
-/** The task's records in the file store's log (`<dir>/log/<n>.jsonl`, one JSON record a line): their kinds and sizes. */
+/**
+ * The task's records in the file store's log (`<dir>/log/<n>.jsonl`, one JSON record a line): their kinds and sizes.
+ */
 function taskRecords(logDir, taskId) {
   const start = `{"t":${JSON.stringify(taskId)},`
   const records = []
@@ -127,7 +137,10 @@ function taskRecords(logDir, taskId) {
     for (const line of readFileSync(join(logDir, name), 'utf8').split('\n')) {
       if (!line.startsWith(start)) continue
       const record = JSON.parse(line)
-      records.push({ kind: 'snapshot' in record ? 'snapshot' : 'entries' in record ? 'entries' : 'dropped', bytes: Buffer.byteLength(line) + 1 })
+      records.push({
+        kind: 'snapshot' in record ? 'snapshot' : 'entries' in record ? 'entries' : 'dropped',
+        bytes: Buffer.byteLength(line) + 1,
+      })
     }
   }
   return records

@@ -23,10 +23,12 @@ async function untilArtifact(stream, where) {
   for (let event = await stream.next(); event; event = await stream.next()) {
     const result = event.data.result
     if (!result) throw new Error(`${where}: the stream carried an error: ${JSON.stringify(event.data).slice(0, 300)}`)
-    if (result.artifactUpdate && !artifact) artifact = { at: event.at, text: result.artifactUpdate.artifact.parts[0].text }
+    if (result.artifactUpdate && !artifact)
+      artifact = { at: event.at, text: result.artifactUpdate.artifact.parts[0].text }
     last = result
   }
-  if (!artifact) throw new Error(`${where}: the stream ended without the artifact: ${JSON.stringify(last).slice(0, 300)}`)
+  if (!artifact)
+    throw new Error(`${where}: the stream ended without the artifact: ${JSON.stringify(last).slice(0, 300)}`)
   if (last?.statusUpdate?.status?.state !== 'TASK_STATE_COMPLETED')
     throw new Error(`${where}: the stream did not end completed: ${JSON.stringify(last).slice(0, 300)}`)
   return artifact
@@ -35,7 +37,9 @@ async function untilArtifact(stream, where) {
 async function sample(a, b, delayMs) {
   const onA = openSse(a.url, {
     headers,
-    body: rpc('SendStreamingMessage', { message: { role: 'ROLE_USER', messageId: 'follow', parts: [{ text: `follow ${delayMs}` }] } }),
+    body: rpc('SendStreamingMessage', {
+      message: { role: 'ROLE_USER', messageId: 'follow', parts: [{ text: `follow ${delayMs}` }] },
+    }),
   })
   const first = await onA.next()
   const taskId = first?.data?.result?.task?.id ?? first?.data?.result?.statusUpdate?.taskId
@@ -43,7 +47,8 @@ async function sample(a, b, delayMs) {
   const onB = openSse(b.url, { headers, body: rpc('SubscribeToTask', { id: taskId }) })
   const snapshot = await onB.next()
   const task = snapshot?.data?.result?.task
-  if (!task) throw new Error(`B's subscription did not start with the Task: ${JSON.stringify(snapshot?.data).slice(0, 300)}`)
+  if (!task)
+    throw new Error(`B's subscription did not start with the Task: ${JSON.stringify(snapshot?.data).slice(0, 300)}`)
   const [viaA, viaB] = await Promise.all([untilArtifact(onA, 'A'), untilArtifact(onB, 'B')])
   await Promise.all([onA.ended, onB.ended])
   if (viaA.text !== viaB.text) throw new Error(`A and B delivered different artifacts: ${viaA.text} / ${viaB.text}`)
@@ -66,5 +71,10 @@ export async function followLatency(a, b, { samples, warmup = 3, delayMs = 150 }
     }
     for (const key of Object.keys(figures)) figures[key].push(s[key])
   }
-  return { ...Object.fromEntries(Object.entries(figures).map(([key, s]) => [key, s.summary()])), counted: figures.emitToB.length, late, delayMs }
+  return {
+    ...Object.fromEntries(Object.entries(figures).map(([key, s]) => [key, s.summary()])),
+    counted: figures.emitToB.length,
+    late,
+    delayMs,
+  }
 }

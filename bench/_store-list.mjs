@@ -15,17 +15,22 @@ function call(url, agent, params) {
   const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params }))
   return new Promise((resolve, reject) => {
     const started = performance.now()
-    const req = request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': body.length }, timeout: 60_000 }, (res) => {
-      const chunks = []
-      res.on('data', (chunk) => chunks.push(chunk))
-      res.once('end', () => {
-        const ms = performance.now() - started
-        const text = Buffer.concat(chunks).toString('utf8')
-        if (res.statusCode !== 200) return reject(new Error(`ListTasks: HTTP ${res.statusCode}: ${text.slice(0, 300)}`))
-        resolve({ ms, answer: JSON.parse(text) })
-      })
-      res.once('error', reject)
-    })
+    const req = request(
+      url,
+      { method: 'POST', agent, headers: { ...headers, 'content-length': body.length }, timeout: 60_000 },
+      (res) => {
+        const chunks = []
+        res.on('data', (chunk) => chunks.push(chunk))
+        res.once('end', () => {
+          const ms = performance.now() - started
+          const text = Buffer.concat(chunks).toString('utf8')
+          if (res.statusCode !== 200)
+            return reject(new Error(`ListTasks: HTTP ${res.statusCode}: ${text.slice(0, 300)}`))
+          resolve({ ms, answer: JSON.parse(text) })
+        })
+        res.once('error', reject)
+      },
+    )
     req.once('timeout', () => req.destroy(new Error('ListTasks: no answer within 60 s')))
     req.once('error', reject)
     req.end(body)
@@ -44,7 +49,8 @@ function checkPage(answer, { total, state, size = Math.min(PAGE_SIZE, total) }) 
   if (result.tasks.length !== size) fail(`${result.tasks.length} tasks, expected ${size}`, answer)
   for (let i = 0; i < result.tasks.length; i++) {
     const task = result.tasks[i]
-    if (state && task.status?.state !== state) fail(`a task in ${task.status?.state} under a filter on ${state}`, answer)
+    if (state && task.status?.state !== state)
+      fail(`a task in ${task.status?.state} under a filter on ${state}`, answer)
     if (i > 0 && task.status.timestamp > result.tasks[i - 1].status.timestamp) fail('tasks out of order', answer)
   }
   return result
@@ -60,13 +66,19 @@ export async function listLatency(url, { total, failed, warmup, calls }) {
   try {
     const first = checkPage((await call(url, agent, { pageSize: PAGE_SIZE })).answer, { total })
     if (!first.nextPageToken) fail('no nextPageToken on the first page', first)
-    const second = checkPage((await call(url, agent, { pageSize: PAGE_SIZE, pageToken: first.nextPageToken })).answer, { total })
+    const second = checkPage((await call(url, agent, { pageSize: PAGE_SIZE, pageToken: first.nextPageToken })).answer, {
+      total,
+    })
     const firstIds = new Set(first.tasks.map((task) => task.id))
     if (second.tasks.some((task) => firstIds.has(task.id))) fail('the second page repeats the first', second)
-    if (second.tasks[0].status.timestamp > first.tasks.at(-1).status.timestamp) fail('the second page is newer than the first', second)
+    if (second.tasks[0].status.timestamp > first.tasks.at(-1).status.timestamp)
+      fail('the second page is newer than the first', second)
     const kinds = {
       first: { params: { pageSize: PAGE_SIZE }, check: { total } },
-      filtered: { params: { pageSize: PAGE_SIZE, status: FILTER_STATE }, check: { total: failed, state: FILTER_STATE } },
+      filtered: {
+        params: { pageSize: PAGE_SIZE, status: FILTER_STATE },
+        check: { total: failed, state: FILTER_STATE },
+      },
       next: { params: { pageSize: PAGE_SIZE, pageToken: first.nextPageToken }, check: { total } },
     }
     const samples = Object.fromEntries(Object.keys(kinds).map((kind) => [kind, new Samples()]))

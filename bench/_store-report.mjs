@@ -21,14 +21,19 @@ export function evaluateStoreGoals(results) {
   const goals = []
   const [small, large] = results.meta.profile.listSizes
   const redis = results.list.redis ?? {}
-  const medians = Object.keys(LIST_CALLS).flatMap((call) => [redis[small]?.latency?.[call]?.p50, redis[large]?.latency?.[call]?.p50])
+  const medians = Object.keys(LIST_CALLS).flatMap((call) => [
+    redis[small]?.latency?.[call]?.p50,
+    redis[large]?.latency?.[call]?.p50,
+  ])
   const slowest = Math.max(...medians)
   goals.push({
     goal: `Redis ListTasks under ${REDIS_LIST_MS} ms (median of each call, at ${int(small)} and ${int(large)} tasks)`,
     value: `slowest median ${ms(slowest)} ms`,
     met: medians.every(Number.isFinite) ? slowest < REDIS_LIST_MS : undefined,
   })
-  const growth = Object.keys(LIST_CALLS).map((call) => redis[large]?.latency?.[call]?.p50 / redis[small]?.latency?.[call]?.p50)
+  const growth = Object.keys(LIST_CALLS).map(
+    (call) => redis[large]?.latency?.[call]?.p50 / redis[small]?.latency?.[call]?.p50,
+  )
   const worst = Math.max(...growth)
   goals.push({
     goal: `Redis ListTasks about the same at ${int(large)} as at ${int(small)} tasks (each call's median within ${REDIS_SCALE}x)`,
@@ -61,7 +66,10 @@ function foreignLine(foreign) {
   if (!foreign?.supported) return 'not measured'
   const cores = (n) => (Number.isFinite(n) ? n.toFixed(2) : 'n/a')
   const parts = Object.entries(foreign.parts)
-    .map(([name, f]) => `${name} ${cores(f.meanCores)} (peak ${cores(f.peak5sCores)})${f.peak5sCores > FOREIGN_NOISE_CORES ? ' **noisy**' : ''}`)
+    .map(
+      ([name, f]) =>
+        `${name} ${cores(f.meanCores)} (peak ${cores(f.peak5sCores)})${f.peak5sCores > FOREIGN_NOISE_CORES ? ' **noisy**' : ''}`,
+    )
     .join('; ')
   return `CPU used by processes other than the bench's (kernel threads included, such as the file system's journal writing for a file store), in cores, mean and peak over 5 s: whole run ${cores(foreign.whole.meanCores)} (peak ${cores(foreign.whole.peak5sCores)}); ${parts}`
 }
@@ -127,8 +135,13 @@ export function renderStoreReport(results) {
       }
     }
   }
-  out.push(table(['store', 'tasks', 'call', 'p50 ms', 'p99 ms', 'max ms', 'fill (this step)', 'server start'], listRows))
-  out.push('', '"server start": from spawn to the first answer of the card (a memory server fills its store in it; a file store reads every task back).')
+  out.push(
+    table(['store', 'tasks', 'call', 'p50 ms', 'p99 ms', 'max ms', 'fill (this step)', 'server start'], listRows),
+  )
+  out.push(
+    '',
+    '"server start": from spawn to the first answer of the card (a memory server fills its store in it; a file store reads every task back).',
+  )
 
   out.push('', '## 2. Bytes written for a 1 MiB message answered in 1,000 chunks', '')
   out.push(
@@ -144,7 +157,12 @@ export function renderStoreReport(results) {
     const files = b?.records ? `${b.records.join(', ')}: ${mib(b.recordsBytes)}` : ''
     byteRows.push([store, mib(b?.written), x(b?.ratio), mib(b?.answerBytes), files])
   }
-  out.push(table(['store', 'written', 'vs message + answer', 'answer on the socket', 'the task in the log afterwards'], byteRows))
+  out.push(
+    table(
+      ['store', 'written', 'vs message + answer', 'answer on the socket', 'the task in the log afterwards'],
+      byteRows,
+    ),
+  )
 
   out.push('', '## 3. message/send c=16 throughput by store', '')
   const t = results.throughput
@@ -165,7 +183,23 @@ export function renderStoreReport(results) {
     name === 'memory' ? '' : (t.paired?.[name] ?? []).map((v) => v.toFixed(2)).join(' '),
     (r?.rounds ?? []).map((v) => int(v)).join(' / ') + (r?.failed ? ` **FAILED: ${r.failed}**` : ''),
   ])
-  out.push(table(['store', 'req/s', 'p50 ms', 'p99 ms', 'server CPU', 'redis CPU', 'load CPU', 'vs memory', 'paired', 'rounds req/s'], throughputRows))
+  out.push(
+    table(
+      [
+        'store',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'server CPU',
+        'redis CPU',
+        'load CPU',
+        'vs memory',
+        'paired',
+        'rounds req/s',
+      ],
+      throughputRows,
+    ),
+  )
 
   out.push('', '## 4. Two instances on one Redis: an event followed on the other instance', '')
   const f = results.follow
@@ -176,7 +210,12 @@ export function renderStoreReport(results) {
     '',
   )
   const followRows = [
-    ['B − A (cross-instance, added)', ms(f?.crossMinusLocal?.p50), ms(f?.crossMinusLocal?.p99), ms(f?.crossMinusLocal?.max)],
+    [
+      'B − A (cross-instance, added)',
+      ms(f?.crossMinusLocal?.p50),
+      ms(f?.crossMinusLocal?.p99),
+      ms(f?.crossMinusLocal?.max),
+    ],
     ['emit → B (followed through Redis)', ms(f?.emitToB?.p50), ms(f?.emitToB?.p99), ms(f?.emitToB?.max)],
     ['emit → A (the instance that runs it)', ms(f?.emitToA?.p50), ms(f?.emitToA?.p99), ms(f?.emitToA?.max)],
   ]

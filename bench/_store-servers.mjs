@@ -39,16 +39,30 @@ function settings({ store, maxTasks, fill, chunks, runtimeEntry }) {
 export async function launchStoreAgent(name, options, { pinning, readyTimeoutMs = 30_000 }) {
   const port = await freePort()
   const [exe, ...args] = [...pinPrefix(pinning, SERVER_CORE), process.execPath, script]
-  const handle = start(exe, args, { cwd: serversDir, env: agentEnv({ ...settings(options), PORT: String(port) }), name })
+  const handle = start(exe, args, {
+    cwd: serversDir,
+    env: agentEnv({ ...settings(options), PORT: String(port) }),
+    name,
+  })
   const url = `http://127.0.0.1:${port}/`
   try {
-    await Promise.race([waitForCard(handle, new URL(CARD_PATH, url).href, { timeoutMs: readyTimeoutMs, intervalMs: 20 }), handle.spawnFailed])
+    await Promise.race([
+      waitForCard(handle, new URL(CARD_PATH, url).href, { timeoutMs: readyTimeoutMs, intervalMs: 20 }),
+      handle.spawnFailed,
+    ])
   } catch (error) {
     await handle.stop()
     throw error
   }
   const fillLine = handle.stdout.split('\n').find((line) => line.startsWith('{"filled"'))
-  return { name, url, pid: handle.child.pid, handle, fill: fillLine && JSON.parse(fillLine), stop: () => handle.stop(10_000) }
+  return {
+    name,
+    url,
+    pid: handle.child.pid,
+    handle,
+    fill: fillLine && JSON.parse(fillLine),
+    stop: () => handle.stop(10_000),
+  }
 }
 
 /**

@@ -33,7 +33,12 @@ export async function sendLoad(servers, { redis, connections, durationSec, warmu
     warmupSec,
     expect: sendExpect,
   }
-  const [exe, ...args] = [...pinPrefix(pinning, LOAD_CORE), process.execPath, join(here, 'load.mjs'), JSON.stringify(config)]
+  const [exe, ...args] = [
+    ...pinPrefix(pinning, LOAD_CORE),
+    process.execPath,
+    join(here, 'load.mjs'),
+    JSON.stringify(config),
+  ]
   const pids = servers.map((server) => server.pid)
   const cpuBefore = pids.map(cpuSeconds)
   const redisBefore = redis ? cpuSeconds(redis.pid) : NaN
@@ -51,8 +56,15 @@ export async function sendLoad(servers, { redis, connections, durationSec, warmu
   // Over the whole child run, warm-up included: what the servers were busy with.
   result.serverCpu = pids.map((pid, i) => (cpuSeconds(pid) - cpuBefore[i]) / elapsedSec)
   result.redisCpu = redis ? (cpuSeconds(redis.pid) - redisBefore) / elapsedSec : undefined
-  for (const server of servers) if (!server.handle.alive) throw new Error(`${server.name} exited during the load:\n${server.handle.output.slice(-3000)}`)
-  const bad = { 'non-2xx': result.non2xx, errors: result.errors, timeouts: result.timeouts, 'wrong bodies': result.mismatches }
+  for (const server of servers)
+    if (!server.handle.alive)
+      throw new Error(`${server.name} exited during the load:\n${server.handle.output.slice(-3000)}`)
+  const bad = {
+    'non-2xx': result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    'wrong bodies': result.mismatches,
+  }
   const reasons = Object.entries(bad)
     .filter(([, n]) => n > 0)
     .map(([what, n]) => `${n} ${what}`)

@@ -22,7 +22,10 @@ const rpc = (method, params) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, 
 
 export const platform = {
   send: { headers: json, body: rpc('message/send', { message: platformMessage }) },
-  stream: { headers: { ...json, accept: 'text/event-stream' }, body: rpc('message/stream', { message: platformMessage }) },
+  stream: {
+    headers: { ...json, accept: 'text/event-stream' },
+    body: rpc('message/stream', { message: platformMessage }),
+  },
   // Substrings every load response must contain (checked on each response, cheaply).
   sendExpect: [`"${ECHOED}"`, '"state":"completed"'],
   streamExpect: { text: `"${ECHOED}"`, final: '"state":"completed"' },
@@ -34,7 +37,11 @@ export const platform = {
   },
   checkStream(events) {
     const last = events.at(-1)
-    expectTask(last?.params?.status?.state === 'completed' && last.params.final === true, events, 'a final completed status last')
+    expectTask(
+      last?.params?.status?.state === 'completed' && last.params.final === true,
+      events,
+      'a final completed status last',
+    )
     const texts = events.flatMap((e) => e.params?.artifact?.parts ?? []).map((part) => part.text)
     expectTask(texts.includes(ECHOED), events, `an artifact event "${ECHOED}"`)
   },
@@ -42,7 +49,10 @@ export const platform = {
 
 const v1 = {
   send: { headers: { ...json, 'a2a-version': '1.0' }, body: rpc('SendMessage', { message: v1Message }) },
-  stream: { headers: { ...json, 'a2a-version': '1.0', accept: 'text/event-stream' }, body: rpc('SendStreamingMessage', { message: v1Message }) },
+  stream: {
+    headers: { ...json, 'a2a-version': '1.0', accept: 'text/event-stream' },
+    body: rpc('SendStreamingMessage', { message: v1Message }),
+  },
   sendExpect: [`"${ECHOED}"`, '"TASK_STATE_COMPLETED"'],
   streamExpect: { text: `"${ECHOED}"`, final: '"TASK_STATE_COMPLETED"' },
   checkSend(answer) {
@@ -52,7 +62,11 @@ const v1 = {
   },
   checkStream(events) {
     const last = events.at(-1)?.result
-    expectTask(last?.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED', events, 'a TASK_STATE_COMPLETED status last')
+    expectTask(
+      last?.statusUpdate?.status?.state === 'TASK_STATE_COMPLETED',
+      events,
+      'a TASK_STATE_COMPLETED status last',
+    )
     const texts = events.flatMap((e) => e.result?.artifactUpdate?.artifact?.parts ?? []).map((part) => part.text)
     expectTask(texts.includes(ECHOED), events, `an artifact event "${ECHOED}"`)
   },

@@ -16,18 +16,29 @@ const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Runs a load script with its JSON config on the load core; resolves with the JSON line it prints. */
 async function runLoad(script, config, { pinning, server }) {
-  const [exe, ...args] = [...pinPrefix(pinning, LOAD_CORE), process.execPath, join(here, script), JSON.stringify(config)]
+  const [exe, ...args] = [
+    ...pinPrefix(pinning, LOAD_CORE),
+    process.execPath,
+    join(here, script),
+    JSON.stringify(config),
+  ]
   const cpuBefore = server.cpuSeconds()
   const started = performance.now()
   const timeoutMs = ((config.warmupSec ?? 0) + config.durationSec) * 1000 + 60_000
-  const { code, stdout, output } = await runToEnd(exe, args, { cwd: here, env: { ...process.env, NODE_OPTIONS: '' }, name: script, timeoutMs })
+  const { code, stdout, output } = await runToEnd(exe, args, {
+    cwd: here,
+    env: { ...process.env, NODE_OPTIONS: '' },
+    name: script,
+    timeoutMs,
+  })
   const elapsedSec = (performance.now() - started) / 1000
   const line = stdout.trim().split('\n').at(-1)
   if (code !== 0 || !line?.startsWith('{')) throw new Error(`${script} failed (${code}):\n${output.slice(-3000)}`)
   const result = JSON.parse(line)
   // Over the whole child run (warm-up included), which is what the server was busy with.
   result.serverCpu = (server.cpuSeconds() - cpuBefore) / elapsedSec
-  if (!server.handle.alive) throw new Error(`${server.handle.name} exited during ${script}:\n${server.handle.output.slice(-3000)}`)
+  if (!server.handle.alive)
+    throw new Error(`${server.handle.name} exited during ${script}:\n${server.handle.output.slice(-3000)}`)
   await pause(250) // let the server close the load's sockets and settle before the next row
   return result
 }
@@ -92,9 +103,11 @@ export async function streamRow(target, server, { profile, pinning, warm }) {
   }
   const result = await runLoad('stream-load.mjs', config, { pinning, server })
   const reasons = []
-  if (result.failed > 0) reasons.push(`${result.failed} bad streams (first: ${JSON.stringify(result.failures[0]).slice(0, 300)})`)
+  if (result.failed > 0)
+    reasons.push(`${result.failed} bad streams (first: ${JSON.stringify(result.failures[0]).slice(0, 300)})`)
   if (result.streams === 0) reasons.push('no complete stream')
-  if (!Number.isFinite(result.eventsPerStream)) reasons.push(`events per stream vary: ${JSON.stringify(result.eventCounts)}`)
+  if (!Number.isFinite(result.eventsPerStream))
+    reasons.push(`events per stream vary: ${JSON.stringify(result.eventCounts)}`)
   return { ...result, connections: profile.streamConcurrency, failed: reasons.length ? reasons.join(', ') : undefined }
 }
 
@@ -102,7 +115,11 @@ export async function streamRow(target, server, { profile, pinning, warm }) {
 function medianRound(rounds, rate) {
   const sorted = [...rounds].sort((a, b) => (a[rate] ?? 0) - (b[rate] ?? 0))
   const failed = rounds.find((round) => round.failed)
-  return { ...sorted[(sorted.length - 1) >> 1], ...(failed && { failed: failed.failed }), rounds: rounds.map((round) => round[rate]) }
+  return {
+    ...sorted[(sorted.length - 1) >> 1],
+    ...(failed && { failed: failed.failed }),
+    rounds: rounds.map((round) => round[rate]),
+  }
 }
 
 /**
@@ -115,7 +132,8 @@ function medianRound(rounds, rate) {
 export async function alternatingRounds(order, rounds, rate, run) {
   const measured = Object.fromEntries(order.map((target) => [target.name, []]))
   for (let round = 0; round < rounds; round++) {
-    for (const target of round % 2 ? [...order].reverse() : order) measured[target.name].push(await run(target, round === 0))
+    for (const target of round % 2 ? [...order].reverse() : order)
+      measured[target.name].push(await run(target, round === 0))
   }
   return Object.fromEntries(order.map((target) => [target.name, medianRound(measured[target.name], rate)]))
 }
@@ -129,7 +147,8 @@ async function probeMemory(server, file, previousSeq) {
       const usage = JSON.parse(readFileSync(file, 'utf8'))
       if (usage.seq > previousSeq) return usage
     } catch {}
-    if (performance.now() > deadline) throw new Error(`${server.handle.name} did not answer the memory probe:\n${server.handle.output.slice(-2000)}`)
+    if (performance.now() > deadline)
+      throw new Error(`${server.handle.name} did not answer the memory probe:\n${server.handle.output.slice(-2000)}`)
     await pause(20)
   }
 }
@@ -143,7 +162,10 @@ async function probeMemory(server, file, previousSeq) {
 export async function memoryRun(target, { profile, pinning, tmp, env, checkpoint }) {
   const file = join(tmp, `memory-${target.name}.json`)
   const probe = pathToFileURL(join(here, 'memory-probe.mjs')).href
-  const server = await launch(target, { pinning, env: { ...env, NODE_OPTIONS: `--expose-gc --import=${probe}`, BENCH_MEMORY_FILE: file } })
+  const server = await launch(target, {
+    pinning,
+    env: { ...env, NODE_OPTIONS: `--expose-gc --import=${probe}`, BENCH_MEMORY_FILE: file },
+  })
   try {
     await verify(target, server) // also loads the code paths, so the baseline is not the cold process
     let sent = 2 // the check made one task with message/send and one with message/stream
@@ -211,7 +233,8 @@ async function heldTasks(target, server) {
   if (target.name === 'ceiling') return undefined
   const answer = await postJson(server.url, listTasksRequest)
   const total = answer?.result?.totalSize
-  if (!Number.isInteger(total)) throw new Error(`${target.name}: ListTasks gave no totalSize: ${JSON.stringify(answer).slice(0, 300)}`)
+  if (!Number.isInteger(total))
+    throw new Error(`${target.name}: ListTasks gave no totalSize: ${JSON.stringify(answer).slice(0, 300)}`)
   return total
 }
 

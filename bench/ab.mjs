@@ -11,7 +11,8 @@
 // turn cannot (their pairs spread by ±25% on a shared machine). On a loaded machine it still favoured one side by
 // 4–6% (the same build on both sides read 1.04): compare two builds in both orders (A and B swapped) as well.
 //
-//   node bench/ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--rounds 8] [--duration 3] [--only <name part>] [--together]
+// node bench/ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--rounds 8] [--duration 3] [--only <name
+// part>] [--together]
 //
 // B defaults to this clone's build (npm run build first). An older build: `git worktree add /tmp/a <ref>`,
 // then `npx tsc -p runtime/tsconfig.build.json` in it with this clone's node_modules linked.
@@ -33,10 +34,15 @@ const { values, positionals } = parseArgs({
   },
 })
 if (positionals.length < 1) {
-  console.error('usage: node bench/ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--rounds 8] [--duration 3] [--only <name part>] [--together]')
+  console.error(
+    'usage: node bench/ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--rounds 8] [--duration 3] [--only <name part>] [--together]',
+  )
   process.exit(2)
 }
-const entries = { A: resolve(positionals[0]), B: resolve(positionals[1] ?? new URL('../runtime/dist/index.js', import.meta.url).pathname) }
+const entries = {
+  A: resolve(positionals[0]),
+  B: resolve(positionals[1] ?? new URL('../runtime/dist/index.js', import.meta.url).pathname),
+}
 const rounds = Number(values.rounds)
 const duration = Number(values.duration)
 const pinning = pinningSupport()
@@ -59,7 +65,9 @@ const allWorkloads = [
 // --only "c=16" runs the workloads whose name contains it.
 const workloads = values.only ? allWorkloads.filter((workload) => workload.name.includes(values.only)) : allWorkloads
 if (workloads.length === 0) {
-  console.error(`no workload is named like ${JSON.stringify(values.only)}: ${allWorkloads.map((workload) => workload.name).join(', ')}`)
+  console.error(
+    `no workload is named like ${JSON.stringify(values.only)}: ${allWorkloads.map((workload) => workload.name).join(', ')}`,
+  )
   process.exit(2)
 }
 
@@ -82,23 +90,34 @@ const interval = (ratios) =>
     .join('–')})`
 const geomean = (values) => Math.exp(values.reduce((sum, value) => sum + Math.log(value), 0) / values.length)
 
-/** Both servers under load at once, each with half the workload's connections: CPU per request compared within each round. */
+/**
+ * Both servers under load at once, each with half the workload's connections: CPU per request compared within each
+ * round.
+ */
 async function together(workload, urls, pids, rates, cpuPerRequest) {
   const connections = Math.max(1, Math.floor(workload.options.connections / 2))
   // Warmed together, as they are measured: the one warmed last must not come to the rounds hotter.
-  await Promise.all(['A', 'B'].map((name) => autocannon({ url: urls[name] + workload.path, ...workload.options, connections, duration })))
+  await Promise.all(
+    ['A', 'B'].map((name) =>
+      autocannon({ url: urls[name] + workload.path, ...workload.options, connections, duration }),
+    ),
+  )
   for (let round = 0; round < rounds; round++) {
     await new Promise((done) => setTimeout(done, 1000))
     // Which load starts first alternates: on a loaded machine the first one started gains a few per cent.
     const order = round % 2 ? ['B', 'A'] : ['A', 'B']
     const before = { A: cpuTicks(pids.A), B: cpuTicks(pids.B) }
-    const results = await Promise.all(order.map((name) => autocannon({ url: urls[name] + workload.path, ...workload.options, connections, duration })))
+    const results = await Promise.all(
+      order.map((name) => autocannon({ url: urls[name] + workload.path, ...workload.options, connections, duration })),
+    )
     for (const [i, name] of order.entries()) {
       const result = results[i]
-      if (result.non2xx || result.errors) throw new Error(`${workload.name} on ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
+      if (result.non2xx || result.errors)
+        throw new Error(`${workload.name} on ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
       rates[name].push(result.requests.average)
       const after = cpuTicks(pids[name])
-      if (before[name] !== undefined && after !== undefined) cpuPerRequest[name].push((after - before[name]) / result.requests.total)
+      if (before[name] !== undefined && after !== undefined)
+        cpuPerRequest[name].push((after - before[name]) / result.requests.total)
     }
   }
 }
@@ -134,7 +153,8 @@ try {
     const rates = { A: [], B: [] }
     const cpuPerRequest = { A: [], B: [] }
     // Not counted: the first seconds warm the JIT and fill the store to its retention limit, where it then stays.
-    for (const name of ['A', 'B']) await autocannon({ url: urls[name] + workload.path, ...workload.options, duration: 2 * duration })
+    for (const name of ['A', 'B'])
+      await autocannon({ url: urls[name] + workload.path, ...workload.options, duration: 2 * duration })
     if (values.together) {
       await together(workload, urls, pids, rates, cpuPerRequest)
       report(workload, rates, cpuPerRequest)
@@ -148,9 +168,11 @@ try {
         const result = await autocannon({ url: urls[name] + workload.path, ...workload.options, duration })
         const cpuAfter = cpuTicks(pids[name])
         // A fast error is not throughput.
-        if (result.non2xx || result.errors) throw new Error(`${workload.name} on ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
+        if (result.non2xx || result.errors)
+          throw new Error(`${workload.name} on ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
         rates[name].push(result.requests.average)
-        if (cpuBefore !== undefined && cpuAfter !== undefined) cpuPerRequest[name].push((cpuAfter - cpuBefore) / result.requests.total)
+        if (cpuBefore !== undefined && cpuAfter !== undefined)
+          cpuPerRequest[name].push((cpuAfter - cpuBefore) / result.requests.total)
       }
     }
     report(workload, rates, cpuPerRequest)

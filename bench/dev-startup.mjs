@@ -29,7 +29,8 @@ import { backgroundLoad } from './_machine.mjs'
 import { freePort, killAll, start, waitForCard } from './_processes.mjs'
 import { geomeanInterval, median } from './_stats.mjs'
 
-const usage = 'usage: node bench/dev-startup.mjs [--before <runtime dir>] [--after <runtime dir>] [--rounds 30] [--json]'
+const usage =
+  'usage: node bench/dev-startup.mjs [--before <runtime dir>] [--after <runtime dir>] [--rounds 30] [--json]'
 let parsed
 try {
   parsed = parseArgs({
@@ -60,12 +61,17 @@ const POLL_INTERVAL_MS = 2
 // The goal this measures: a change may add at most this much to the start-up.
 const GOAL_MS = 20
 
-const builds = [...(values.before === undefined ? [] : [{ name: 'before', dir: resolve(values.before) }]), { name: 'after', dir: resolve(values.after) }]
+const builds = [
+  ...(values.before === undefined ? [] : [{ name: 'before', dir: resolve(values.before) }]),
+  { name: 'after', dir: resolve(values.after) },
+]
 for (const build of builds) {
   build.bin = join(build.dir, 'bin/a2a.mjs')
   for (const file of [build.bin, join(build.dir, 'dist/cli/main.js')]) {
     if (!existsSync(file)) {
-      console.error(`--${build.name} ${build.dir}: no ${file} (a runtime directory, built with tsc -p tsconfig.build.json?)`)
+      console.error(
+        `--${build.name} ${build.dir}: no ${file} (a runtime directory, built with tsc -p tsconfig.build.json?)`,
+      )
       process.exit(2)
     }
   }
@@ -118,7 +124,12 @@ async function stop(handle) {
   let timer
   const bound = new Promise((_, reject) => {
     timer = setTimeout(
-      () => reject(new Error(`${handle.name} (PID ${handle.child.pid}) did not exit within ${STOP_BOUND_MS} ms, even after SIGKILL`)),
+      () =>
+        reject(
+          new Error(
+            `${handle.name} (PID ${handle.child.pid}) did not exit within ${STOP_BOUND_MS} ms, even after SIGKILL`,
+          ),
+        ),
       STOP_BOUND_MS,
     )
   })
@@ -151,7 +162,10 @@ async function startOnce(build) {
   })
   try {
     const wallMs = await Promise.race([
-      waitForCard(handle, `http://127.0.0.1:${port}/.well-known/agent.json`, { intervalMs: POLL_INTERVAL_MS, timeoutMs: ROUND_TIMEOUT_MS }),
+      waitForCard(handle, `http://127.0.0.1:${port}/.well-known/agent.json`, {
+        intervalMs: POLL_INTERVAL_MS,
+        timeoutMs: ROUND_TIMEOUT_MS,
+      }),
       handle.spawnFailed,
     ])
     return { wallMs, cpuMs: cpuMs(handle.child.pid) }
@@ -161,7 +175,8 @@ async function startOnce(build) {
 }
 
 /** Nearest rank, as _stats.mjs Samples reports its percentiles. */
-const percentile = (values, q) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil(q * values.length) - 1)]
+const percentile = (values, q) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil(q * values.length) - 1)]
 const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length
 
 /**
@@ -175,7 +190,13 @@ function meanDifferenceInterval(differences) {
 }
 
 function summarize(samples) {
-  return { median: median(samples), p90: percentile(samples, 0.9), min: Math.min(...samples), max: Math.max(...samples), samples }
+  return {
+    median: median(samples),
+    p90: percentile(samples, 0.9),
+    min: Math.min(...samples),
+    max: Math.max(...samples),
+    samples,
+  }
 }
 
 /** after − before and after / before, paired by round. */
@@ -220,7 +241,10 @@ try {
       times[build.name] = await startOnce(build)
     }
     const line = builds
-      .map((build) => `${build.name} ${ms(times[build.name].wallMs)}${times[build.name].cpuMs === undefined ? '' : ` (CPU ${times[build.name].cpuMs} ms)`}`)
+      .map(
+        (build) =>
+          `${build.name} ${ms(times[build.name].wallMs)}${times[build.name].cpuMs === undefined ? '' : ` (CPU ${times[build.name].cpuMs} ms)`}`,
+      )
       .join(', ')
     if (round < 0) {
       log(`warm-up ${round + WARMUP_ROUNDS + 1}/${WARMUP_ROUNDS}: ${line} (not counted)`)
@@ -230,7 +254,9 @@ try {
       wall[build.name].push(times[build.name].wallMs)
       cpu[build.name].push(times[build.name].cpuMs)
     }
-    log(`round ${round + 1}/${rounds} (${order.map((build) => build.name).join(' first, ')}${order.length > 1 ? ' second' : ''}): ${line}`)
+    log(
+      `round ${round + 1}/${rounds} (${order.map((build) => build.name).join(' first, ')}${order.length > 1 ? ' second' : ''}): ${line}`,
+    )
   }
   const withCpu = builds.every((build) => cpu[build.name].every((value) => value !== undefined))
 
@@ -240,7 +266,10 @@ try {
     machineBusyBefore: machine.busy,
     node: process.version,
     builds: Object.fromEntries(
-      builds.map((build) => [build.name, { runtime: build.dir, ...summarize(wall[build.name]), ...(withCpu && { cpu: summarize(cpu[build.name]) }) }]),
+      builds.map((build) => [
+        build.name,
+        { runtime: build.dir, ...summarize(wall[build.name]), ...(withCpu && { cpu: summarize(cpu[build.name]) }) },
+      ]),
     ),
   }
   const lines = [`a2a dev start-up (spawn to the card's first 200), ${rounds} rounds, Node ${process.version}`]
@@ -259,7 +288,11 @@ try {
         : low > GOAL_MS
           ? `not met: the whole interval is over ${GOAL_MS} ms`
           : `not shown: the interval reaches past ${GOAL_MS} ms (more rounds, or a quieter machine)`
-    Object.assign(result, { difference, ratio, goal: { maxAddedMs: GOAL_MS, judgedOn: 'wall time', met: high <= GOAL_MS, verdict } })
+    Object.assign(result, {
+      difference,
+      ratio,
+      goal: { maxAddedMs: GOAL_MS, judgedOn: 'wall time', met: high <= GOAL_MS, verdict },
+    })
     lines.push(...describe({ difference, ratio }))
     if (withCpu) {
       result.cpu = compare(cpu.before, cpu.after)

@@ -45,8 +45,13 @@ if (spawnSync('valgrind', ['--version']).status !== 0) {
   console.error('valgrind is not installed (Debian: apt-get install valgrind)')
   process.exit(2)
 }
-const builds = { A: resolve(positionals[0]), B: resolve(positionals[1] ?? new URL('../runtime/dist/index.js', import.meta.url).pathname) }
-const [warmup, requests, windows, connections] = ['warmup', 'requests', 'windows', 'connections'].map((name) => Number(values[name]))
+const builds = {
+  A: resolve(positionals[0]),
+  B: resolve(positionals[1] ?? new URL('../runtime/dist/index.js', import.meta.url).pathname),
+}
+const [warmup, requests, windows, connections] = ['warmup', 'requests', 'windows', 'connections'].map((name) =>
+  Number(values[name]),
+)
 const server = new URL('./servers/echo-runtime.mjs', import.meta.url).pathname
 const dir = mkdtempSync(join(tmpdir(), 'a2a-instructions-'))
 process.on('exit', () => {
@@ -71,17 +76,24 @@ async function drive(port, count) {
   let left = count
   const one = () =>
     new Promise((done, fail) => {
-      const headers = workload.body ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(workload.body) } : {}
-      const req = request({ host: '127.0.0.1', port, method: workload.method, path: workload.path, agent, headers }, (res) => {
-        let text = ''
-        res.setEncoding('utf8')
-        res.on('data', (chunk) => {
-          text += chunk
-        })
-        res.on('end', () =>
-          res.statusCode === 200 && text.includes(workload.expect) ? done() : fail(new Error(`unexpected answer ${res.statusCode}: ${text.slice(0, 300)}`)),
-        )
-      })
+      const headers = workload.body
+        ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(workload.body) }
+        : {}
+      const req = request(
+        { host: '127.0.0.1', port, method: workload.method, path: workload.path, agent, headers },
+        (res) => {
+          let text = ''
+          res.setEncoding('utf8')
+          res.on('data', (chunk) => {
+            text += chunk
+          })
+          res.on('end', () =>
+            res.statusCode === 200 && text.includes(workload.expect)
+              ? done()
+              : fail(new Error(`unexpected answer ${res.statusCode}: ${text.slice(0, 300)}`)),
+          )
+        },
+      )
       req.on('error', fail)
       req.end(workload.body)
     })
@@ -98,7 +110,8 @@ async function drive(port, count) {
 
 function callgrindControl(option, pid) {
   const result = spawnSync('callgrind_control', [option, String(pid)], { encoding: 'utf8' })
-  if (result.status !== 0) throw new Error(`callgrind_control ${option} ${pid} failed: ${result.stderr || result.stdout}`)
+  if (result.status !== 0)
+    throw new Error(`callgrind_control ${option} ${pid} failed: ${result.stderr || result.stdout}`)
 }
 
 /** The instruction total of the newest dump of `label`'s server. */
@@ -116,10 +129,29 @@ async function measure(label) {
   const port = await freePort()
   const handle = start(
     'valgrind',
-    ['--tool=callgrind', `--callgrind-out-file=${join(dir, `${label}.out`)}`, '--dump-instr=no', 'node', '--predictable', '--predictable-gc-schedule', server],
-    { env: { ...process.env, A2A_RUNTIME_ENTRY: builds[label], PORT: String(port), BENCH_MAX_TASKS: values['max-tasks'] }, name: `${label} under callgrind` },
+    [
+      '--tool=callgrind',
+      `--callgrind-out-file=${join(dir, `${label}.out`)}`,
+      '--dump-instr=no',
+      'node',
+      '--predictable',
+      '--predictable-gc-schedule',
+      server,
+    ],
+    {
+      env: {
+        ...process.env,
+        A2A_RUNTIME_ENTRY: builds[label],
+        PORT: String(port),
+        BENCH_MAX_TASKS: values['max-tasks'],
+      },
+      name: `${label} under callgrind`,
+    },
   )
-  await waitForCard(handle, `http://127.0.0.1:${port}/.well-known/agent-card.json`, { intervalMs: 500, timeoutMs: 300_000 })
+  await waitForCard(handle, `http://127.0.0.1:${port}/.well-known/agent-card.json`, {
+    intervalMs: 500,
+    timeoutMs: 300_000,
+  })
   await drive(port, warmup)
   const perRequest = []
   for (let window = 0; window < windows; window++) {
@@ -142,7 +174,8 @@ const format = (list) => list.map((value) => Math.round(value).toLocaleString('e
 console.log(
   `${values.workload === 'send' ? 'message/send' : 'card GET'}, ${connections} connections, ${warmup} warm-up requests, ${windows} windows of ${requests}`,
 )
-const summary = (list) => `median ${Math.round(median(list)).toLocaleString('en')}, least ${Math.round(least(list)).toLocaleString('en')}`
+const summary = (list) =>
+  `median ${Math.round(median(list)).toLocaleString('en')}, least ${Math.round(least(list)).toLocaleString('en')}`
 console.log(`A ${builds.A}: instructions per request ${format(a)}; ${summary(a)}`)
 console.log(`B ${builds.B}: instructions per request ${format(b)}; ${summary(b)}`)
 console.log(

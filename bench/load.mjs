@@ -28,7 +28,9 @@ function once({ durationSec, record }) {
       timeout: 10,
       // autocannon only notices stop() (and a reached `amount`) at its sampling tick: 1 s by default.
       sampleInt: 100,
-      requests: [{ method: config.method ?? 'GET', path: config.path ?? '/', headers: config.headers ?? {}, body: config.body }],
+      requests: [
+        { method: config.method ?? 'GET', path: config.path ?? '/', headers: config.headers ?? {}, body: config.body },
+      ],
       verifyBody: config.expect?.length ? (body) => config.expect.every((part) => body.includes(part)) : undefined,
     },
     () => {},

@@ -1,4 +1,5 @@
-// `npm run bench` (after a build) / `node bench/run.mjs [--smoke] [--duration <s>] [--project <dir>] [--out <dir>] [--no-pin]`
+// `npm run bench` (after a build) / `node bench/run.mjs [--smoke] [--duration <s>] [--project <dir>] [--out <dir>]
+// [--no-pin]`
 //
 // Benchmarks three servers, one at a time on their own core, with the load generator on the other:
 //   ours     a project generated from this clone (echo template), served by `a2a start`
@@ -36,7 +37,9 @@ const { values: flags } = parseArgs({
   },
 })
 if (flags.help) {
-  console.log(`node bench/run.mjs [--smoke] [--duration <seconds per load row>] [--project <cache dir>] [--out <report dir>] [--no-pin]`)
+  console.log(
+    `node bench/run.mjs [--smoke] [--duration <seconds per load row>] [--project <cache dir>] [--out <report dir>] [--no-pin]`,
+  )
   process.exit(0)
 }
 
@@ -106,7 +109,8 @@ function adapterRows(pinning) {
     String(profile.adapterRequests),
   ]
   const run = spawnSync(args[0], args.slice(1), { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 })
-  if (run.status !== 0) throw new Error(`the adapters' benchmark failed (exit ${run.status}): ${run.stderr.slice(-2000)}`)
+  if (run.status !== 0)
+    throw new Error(`the adapters' benchmark failed (exit ${run.status}): ${run.stderr.slice(-2000)}`)
   return JSON.parse(run.stdout.trim().split('\n').at(-1))
 }
 
@@ -124,7 +128,10 @@ async function main() {
   }
   log(pinning.pinned ? 'pinning: servers on CPU 0, load on CPU 1' : `no pinning: ${pinning.why}`)
   meta.backgroundBefore = await backgroundLoad()
-  if (meta.backgroundBefore.busy > 0.1) log(`warning: the machine is already ${Math.round(meta.backgroundBefore.busy * 100)}% busy; the figures will be noisy`)
+  if (meta.backgroundBefore.busy > 0.1)
+    log(
+      `warning: the machine is already ${Math.round(meta.backgroundBefore.busy * 100)}% busy; the figures will be noisy`,
+    )
   const tmp = mkdtempSync(join(tmpdir(), 'a2a-bench-run-'))
   afterRun(() => rmSync(tmp, { recursive: true, force: true }))
 
@@ -136,7 +143,18 @@ async function main() {
   // The bench itself (it polls during startup runs) stays off the server core too.
   if (pinning.pinned) spawnSync(pinning.taskset, ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
 
-  const results = { meta, send: {}, stream: {}, card: {}, memory: {}, startup: {}, runtimes: {}, verified: {}, targets: [], problems: [] }
+  const results = {
+    meta,
+    send: {},
+    stream: {},
+    card: {},
+    memory: {},
+    startup: {},
+    runtimes: {},
+    verified: {},
+    targets: [],
+    problems: [],
+  }
   const env = { ours: {}, sdk: {}, ceiling: {} }
   const order = [targets.ours, targets.sdk, targets.ceiling]
 
@@ -167,11 +185,18 @@ async function main() {
         into: results.stream,
         run: (target, warm) => streamRow(target, servers[target.name], { profile, pinning, warm }),
       },
-      { label: 'card', rate: 'rps', into: results.card, run: (target, warm) => cardRow(target, servers[target.name], { profile, pinning, warm }) },
+      {
+        label: 'card',
+        rate: 'rps',
+        into: results.card,
+        run: (target, warm) => cardRow(target, servers[target.name], { profile, pinning, warm }),
+      },
     ]
     for (const row of rows) {
       Object.assign(row.into, await alternatingRounds(order, profile.rounds, row.rate, row.run))
-      log(`${row.label}: ${order.map((t) => `${t.name} ${row.into[t.name].rounds.map(Math.round).join('/')}`).join(', ')} /s`)
+      log(
+        `${row.label}: ${order.map((t) => `${t.name} ${row.into[t.name].rounds.map(Math.round).join('/')}`).join(', ')} /s`,
+      )
     }
   } finally {
     for (const server of Object.values(servers)) await server.stop()
@@ -182,7 +207,13 @@ async function main() {
 
   for (const target of order) {
     log(`${target.name}: memory (${profile.memoryTasks} tasks)`)
-    results.memory[target.name] = await memoryRun(target, { profile, pinning, tmp, env: env[target.name], checkpoint: profile.memoryCheckpoint })
+    results.memory[target.name] = await memoryRun(target, {
+      profile,
+      pinning,
+      tmp,
+      env: env[target.name],
+      checkpoint: profile.memoryCheckpoint,
+    })
   }
   for (const target of order) {
     log(`${target.name}: startup (${profile.startupRuns} runs)`)
@@ -194,7 +225,8 @@ async function main() {
     ['card', results.card],
     ...Object.entries(results.send).map(([c, rows]) => [`send c=${c}`, rows]),
   ]) {
-    for (const [name, row] of Object.entries(rows)) if (row.failed) results.problems.push(`${workload} ${name}: ${row.failed}`)
+    for (const [name, row] of Object.entries(rows))
+      if (row.failed) results.problems.push(`${workload} ${name}: ${row.failed}`)
   }
   const events = new Set(Object.values(results.stream).map((row) => row.eventsPerStream))
   if (events.size !== 1) results.problems.push(`events per stream differ between servers: ${[...events].join(', ')}`)
@@ -205,7 +237,8 @@ async function main() {
   meta.elapsedSec = (performance.now() - began) / 1000
 
   const report = renderReport(results)
-  const outDir = flags.out ?? (flags.smoke ? mkdtempSync(join(tmpdir(), 'a2a-bench-smoke-')) : join(repoRoot, 'bench/results'))
+  const outDir =
+    flags.out ?? (flags.smoke ? mkdtempSync(join(tmpdir(), 'a2a-bench-smoke-')) : join(repoRoot, 'bench/results'))
   return publishReport(outDir, stamp(new Date()), report, results)
 }
 

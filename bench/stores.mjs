@@ -1,4 +1,5 @@
-// `npm run stores` (in bench/, after a build) / `node bench/stores.mjs [--quick] [--runtime <dist/index.js>] [--label <text>] [--dir <parent>] [--out <dir>] [--no-pin]`
+// `npm run stores` (in bench/, after a build) / `node bench/stores.mjs [--quick] [--runtime <dist/index.js>] [--label
+// <text>] [--dir <parent>] [--out <dir>] [--no-pin]`
 //
 // The task stores at scale (memory, file, Redis), each measure against a fresh store and fresh server processes:
 //   1. ListTasks latency with 10,000 and 100,000 tasks in the store;
@@ -93,7 +94,10 @@ const { add: afterRun, cleanup } = runCleanups(log)
 const echo = { name: 'store agent', dialect: targets.ours.dialect }
 
 function fileSystemOf(dir) {
-  return spawnSync('df', ['--output=fstype', dir], { encoding: 'utf8' }).stdout?.trim().split('\n').at(-1) || 'unknown file system'
+  return (
+    spawnSync('df', ['--output=fstype', dir], { encoding: 'utf8' }).stdout?.trim().split('\n').at(-1) ||
+    'unknown file system'
+  )
 }
 
 /** A directory of its own for one file store, deleted at the end. */
@@ -146,7 +150,13 @@ async function listRun(store, { pinning, parent }) {
           warmup: profile.listWarmup,
           calls: profile.listCalls,
         })
-        rows[size] = { latency, fillSec: fill.fillSec, fillRate: step / fill.fillSec, fillWallSec: (started - fillStarted) / 1000, readySec }
+        rows[size] = {
+          latency,
+          fillSec: fill.fillSec,
+          fillRate: step / fill.fillSec,
+          fillWallSec: (started - fillStarted) / 1000,
+          readySec,
+        }
         log(
           `list: ${store} at ${size.toLocaleString('en-US')}: first page p50 ${latency.first.p50.toFixed(2)} ms, filter ${latency.filtered.p50.toFixed(2)} ms, second page ${latency.next.p50.toFixed(2)} ms`,
         )
@@ -171,7 +181,11 @@ async function bytesRun({ pinning, parent }) {
   const redis = await startRedis({ pinning, core: 1 })
   try {
     // Checked by the warm-up send instead of a "hi" (this agent echoes in chunks): the whole echo, and GetTask.
-    const server = await launchStoreAgent('redis bytes', { store: redis.url, chunks: profile.bytesChunks, runtimeEntry }, { pinning })
+    const server = await launchStoreAgent(
+      'redis bytes',
+      { store: redis.url, chunks: profile.bytesChunks, runtimeEntry },
+      { pinning },
+    )
     try {
       await redisBytes(server, redis, warm)
       const r = await redisBytes(server, redis, measure)
@@ -183,7 +197,11 @@ async function bytesRun({ pinning, parent }) {
     await redis.stop()
   }
   const dir = freshDir(parent, 'bytes')
-  const server = await launchStoreAgent('file bytes', { store: `file:${dir}`, chunks: profile.bytesChunks, runtimeEntry }, { pinning })
+  const server = await launchStoreAgent(
+    'file bytes',
+    { store: `file:${dir}`, chunks: profile.bytesChunks, runtimeEntry },
+    { pinning },
+  )
   try {
     await fileBytes(server, dir, warm)
     const r = await fileBytes(server, dir, measure)
@@ -211,7 +229,10 @@ async function throughputRun({ pinning, parent }) {
       memory: { servers: [await start('memory', 'memory')] },
       file: { servers: [await start('file', `file:${freshDir(parent, 'send')}`)] },
       redis: { servers: [await start('redis', redisOne.url)], redis: redisOne },
-      'two instances': { servers: [await start('redis A', redisTwo.url), await start('redis B', redisTwo.url)], redis: redisTwo },
+      'two instances': {
+        servers: [await start('redis A', redisTwo.url), await start('redis B', redisTwo.url)],
+        redis: redisTwo,
+      },
     }
     const names = Object.keys(groups)
     const rounds = Object.fromEntries(names.map((name) => [name, []]))
@@ -229,17 +250,34 @@ async function throughputRun({ pinning, parent }) {
           }),
         )
       }
-      log(`send c=${profile.connections}, round ${round + 1}: ${names.map((name) => `${name} ${Math.round(rounds[name][round].rps)}`).join(', ')} /s`)
+      log(
+        `send c=${profile.connections}, round ${round + 1}: ${names.map((name) => `${name} ${Math.round(rounds[name][round].rps)}`).join(', ')} /s`,
+      )
     }
     const rows = {}
     for (const name of names) {
       const sorted = [...rounds[name]].sort((a, b) => a.rps - b.rps)
       const failed = rounds[name].find((r) => r.failed)?.failed
-      rows[name] = { ...sorted[(sorted.length - 1) >> 1], rounds: rounds[name].map((r) => r.rps), ...(failed && { failed }) }
+      rows[name] = {
+        ...sorted[(sorted.length - 1) >> 1],
+        rounds: rounds[name].map((r) => r.rps),
+        ...(failed && { failed }),
+      }
     }
-    const ratios = Object.fromEntries(names.filter((n) => n !== 'memory').map((name) => [name, rows[name].rps / rows.memory.rps]))
-    const paired = Object.fromEntries(names.filter((n) => n !== 'memory').map((name) => [name, rounds[name].map((r, i) => r.rps / rounds.memory[i].rps)]))
-    return { rows, ratios, paired, medianPaired: Object.fromEntries(Object.entries(paired).map(([name, values]) => [name, median(values)])) }
+    const ratios = Object.fromEntries(
+      names.filter((n) => n !== 'memory').map((name) => [name, rows[name].rps / rows.memory.rps]),
+    )
+    const paired = Object.fromEntries(
+      names
+        .filter((n) => n !== 'memory')
+        .map((name) => [name, rounds[name].map((r, i) => r.rps / rounds.memory[i].rps)]),
+    )
+    return {
+      rows,
+      ratios,
+      paired,
+      medianPaired: Object.fromEntries(Object.entries(paired).map(([name, values]) => [name, median(values)])),
+    }
   } finally {
     for (const server of servers) await server.stop()
     await redisOne.stop()
@@ -256,7 +294,9 @@ async function followRun({ pinning }) {
     pair.push(await agentOn('A', { store: redis.url }, { pinning }))
     pair.push(await agentOn('B', { store: redis.url }, { pinning }))
     const result = await followLatency(pair[0], pair[1], { samples: profile.followSamples })
-    log(`follow: B − A p50 ${result.crossMinusLocal.p50.toFixed(2)} ms, emit → B p50 ${result.emitToB.p50.toFixed(2)} ms`)
+    log(
+      `follow: B − A p50 ${result.crossMinusLocal.p50.toFixed(2)} ms, emit → B p50 ${result.emitToB.p50.toFixed(2)} ms`,
+    )
     return result
   } finally {
     for (const server of pair) await server.stop()
@@ -282,10 +322,17 @@ async function main() {
     quick: flags.quick,
     profile,
   }
-  log(pinning.pinned ? 'pinning: agent servers on CPU 0; load, Redis and the bench on CPU 1' : `no pinning: ${pinning.why}`)
+  log(
+    pinning.pinned
+      ? 'pinning: agent servers on CPU 0; load, Redis and the bench on CPU 1'
+      : `no pinning: ${pinning.why}`,
+  )
   if (pinning.pinned) spawnSync(pinning.taskset, ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
   meta.backgroundBefore = await backgroundLoad()
-  if (meta.backgroundBefore.busy > 0.1) log(`warning: the machine is already ${Math.round(meta.backgroundBefore.busy * 100)}% busy; the figures will be noisy`)
+  if (meta.backgroundBefore.busy > 0.1)
+    log(
+      `warning: the machine is already ${Math.round(meta.backgroundBefore.busy * 100)}% busy; the figures will be noisy`,
+    )
 
   const results = { meta, list: {}, bytes: {}, throughput: {}, follow: undefined, goals: [], problems: [] }
   const context = { pinning, parent }
@@ -302,7 +349,8 @@ async function main() {
   }
   meta.foreign = foreign.stop()
 
-  for (const [name, row] of Object.entries(results.throughput.rows)) if (row.failed) results.problems.push(`send ${name}: ${row.failed}`)
+  for (const [name, row] of Object.entries(results.throughput.rows))
+    if (row.failed) results.problems.push(`send ${name}: ${row.failed}`)
   if (results.follow.counted === 0) results.problems.push('no followed event was counted')
   results.goals = evaluateStoreGoals(results)
   for (const goal of results.goals) if (goal.met === undefined) results.problems.push(`no figure for: ${goal.goal}`)
@@ -310,7 +358,8 @@ async function main() {
   meta.elapsedSec = (performance.now() - began) / 1000
 
   const report = renderStoreReport(results)
-  const outDir = flags.out ?? (flags.quick ? mkdtempSync(join(tmpdir(), 'a2a-stores-quick-')) : join(repoRoot, 'bench/results'))
+  const outDir =
+    flags.out ?? (flags.quick ? mkdtempSync(join(tmpdir(), 'a2a-stores-quick-')) : join(repoRoot, 'bench/results'))
   return publishReport(outDir, `${stamp(new Date())}-stores`, report, results)
 }
 

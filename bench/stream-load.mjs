@@ -30,8 +30,16 @@ function oneStream(agent) {
       res.once('end', () => {
         const total = performance.now() - started
         const events = text.split('\n\n').filter((block) => block.startsWith('data:'))
-        const good = ok && events.length > 0 && text.includes(config.expect.text) && events.at(-1).includes(config.expect.final)
-        resolve({ good, status: res.statusCode, firstEvent, total, events: events.length, sample: good ? undefined : text.slice(0, 500) })
+        const good =
+          ok && events.length > 0 && text.includes(config.expect.text) && events.at(-1).includes(config.expect.final)
+        resolve({
+          good,
+          status: res.statusCode,
+          firstEvent,
+          total,
+          events: events.length,
+          sample: good ? undefined : text.slice(0, 500),
+        })
       })
       res.once('error', () => resolve({ good: false, error: 'response error' }))
     })
@@ -72,7 +80,15 @@ async function run({ durationSec, record }) {
   const elapsedSec = (performance.now() - begin) / 1000
   const used = process.cpuUsage(cpu)
   agent.destroy()
-  return { streams, elapsedSec, firstEvents, totals, eventCounts, failures, clientCpu: (used.user + used.system) / 1e6 / elapsedSec }
+  return {
+    streams,
+    elapsedSec,
+    firstEvents,
+    totals,
+    eventCounts,
+    failures,
+    clientCpu: (used.user + used.system) / 1e6 / elapsedSec,
+  }
 }
 
 if (config.warmupSec > 0) await run({ durationSec: config.warmupSec, record: false })

@@ -42,7 +42,9 @@ async function leave(code, message, last) {
   try {
     await cleanUp()
   } catch (error) {
-    console.error(error instanceof DemoError ? error.message : `demo: could not clean up ${workspace ?? ''}: ${error.message}`)
+    console.error(
+      error instanceof DemoError ? error.message : `demo: could not clean up ${workspace ?? ''}: ${error.message}`,
+    )
     code ||= 1
   }
   if (last && code === 0) console.log(last)
@@ -56,7 +58,10 @@ for (const [signal, number] of [
   ['SIGTERM', 15],
   ['SIGHUP', 1],
 ]) {
-  process.on(signal, () => void leave(serving ? 0 : 128 + number, serving ? undefined : `\ndemo: stopped by ${signal}; cleaning up`))
+  process.on(
+    signal,
+    () => void leave(serving ? 0 : 128 + number, serving ? undefined : `\ndemo: stopped by ${signal}; cleaning up`),
+  )
 }
 
 /** SIGTERM to the group, SIGKILL past 5 s; resolves once no process of the group is left. */
@@ -96,7 +101,10 @@ function portIsFree(port) {
     const probe = createServer()
     probe.once('error', (error) => {
       if (error.code === 'EADDRINUSE') resolve(false)
-      else reject(new DemoError(`demo: cannot listen on ${host}:${port} (${error.code ?? error.message}); set HOST and PORT`))
+      else
+        reject(
+          new DemoError(`demo: cannot listen on ${host}:${port} (${error.code ?? error.message}); set HOST and PORT`),
+        )
     })
     probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(true)))
   })
@@ -104,7 +112,9 @@ function portIsFree(port) {
 
 async function anyFreePort() {
   const probe = createServer()
-  await new Promise((resolve, reject) => probe.once('error', reject).listen({ host, port: 0, exclusive: true }, resolve))
+  await new Promise((resolve, reject) =>
+    probe.once('error', reject).listen({ host, port: 0, exclusive: true }, resolve),
+  )
   const { port } = probe.address()
   await new Promise((resolve) => probe.close(resolve))
   return port
@@ -112,7 +122,8 @@ async function anyFreePort() {
 
 /** Decided before the install, so a port in use costs nothing. */
 async function choosePort() {
-  if (!/^\d{1,5}$/.test(askedPort) || Number(askedPort) > 65535) throw new DemoError(`demo: PORT must be a port number (got "${askedPort}")`)
+  if (!/^\d{1,5}$/.test(askedPort) || Number(askedPort) > 65535)
+    throw new DemoError(`demo: PORT must be a port number (got "${askedPort}")`)
   if (Number(askedPort) === 0) return anyFreePort()
   if (await portIsFree(Number(askedPort))) return Number(askedPort)
   const port = await anyFreePort()
@@ -152,10 +163,15 @@ function withoutNextSteps(stream) {
 /** The card as printed: every level shown, a skill's tags on one line (`tags: echo, demo`) rather than `[Array]`. */
 const shownCard = (card) => ({
   ...card,
-  skills: card.skills?.map((skill) => (Array.isArray(skill.tags) ? { ...skill, tags: { [inspect.custom]: () => skill.tags.join(', ') } } : skill)),
+  skills: card.skills?.map((skill) =>
+    Array.isArray(skill.tags) ? { ...skill, tags: { [inspect.custom]: () => skill.tags.join(', ') } } : skill,
+  ),
 })
 
-const exited = (child) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve)))
+const exited = (child) =>
+  new Promise((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', resolve),
+  )
 
 /** Waits until the card at `url` is this agent's: another server on the port, or none, does not count. */
 async function waitForOwnCard(url, server) {
@@ -178,7 +194,19 @@ async function main() {
   const project = join(workspace, 'demo-agent')
 
   console.log(`$ npx create-a2a-agent ${project} --template streaming --name '${name}' --yes\n`)
-  const args = [project, '--template', 'streaming', '--name', name, '--description', 'Streams back what you say', '--pm', 'npm', '--no-git', '--yes']
+  const args = [
+    project,
+    '--template',
+    'streaming',
+    '--name',
+    name,
+    '--description',
+    'Streams back what you say',
+    '--pm',
+    'npm',
+    '--no-git',
+    '--yes',
+  ]
   const generator = start(process.execPath, [generatorBin, ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
   withoutNextSteps(generator.stdout)
   const [code] = await new Promise((resolve) => generator.once('close', (...outcome) => resolve(outcome)))
@@ -186,13 +214,23 @@ async function main() {
   if (code !== 0) throw new DemoError(`demo: create-a2a-agent failed (exit ${code ?? 'by a signal'})`)
 
   console.log(`\n$ cd ${project} && PORT=${port} npm start`)
-  const server = start('npm', ['start'], { cwd: project, env: { ...process.env, PORT: String(port), HOST: host }, stdio: ['ignore', 'inherit', 'inherit'] })
+  const server = start('npm', ['start'], {
+    cwd: project,
+    env: { ...process.env, PORT: String(port), HOST: host },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}/`
   await waitForOwnCard(url, server)
 
   const rpc = (method, params) =>
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: method, method, params }) })
-  const message = (text) => ({ message: { role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text }] } })
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: method, method, params }),
+    })
+  const message = (text) => ({
+    message: { role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text }] },
+  })
 
   console.log(`\nGET ${url}.well-known/agent.json`)
   console.log(inspect(shownCard(await (await fetch(`${url}.well-known/agent.json`)).json()), { depth: null }))
@@ -203,7 +241,8 @@ async function main() {
   console.log('\nmessage/stream "streams arrive word by word" (raw SSE):')
   process.stdout.write(await (await rpc('message/stream', message('streams arrive word by word'))).text())
 
-  const next = 'Next, an agent of your own: npx create-a2a-agent my-agent, then npm run dev in it (it reloads as you edit src/agent.ts).'
+  const next =
+    'Next, an agent of your own: npx create-a2a-agent my-agent, then npm run dev in it (it reloads as you edit src/agent.ts).'
   if (once) return leave(0, undefined, `\n${next}`)
   serving = true
   console.log(`The agent in ${project} keeps serving at ${url} — try:

@@ -2,7 +2,10 @@ import { mkdirSync, realpathSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-/** The package managers a user may create and install a project with besides npm, as this repository's devDependencies bring them. */
+/**
+ * The package managers a user may create and install a project with besides npm, as this repository's devDependencies
+ * bring them.
+ */
 export const OTHER_PACKAGE_MANAGERS = ['pnpm', 'yarn', 'bun'] as const
 
 const rootBin = fileURLToPath(new URL('../node_modules/.bin', import.meta.url))

@@ -6,7 +6,9 @@ export interface RpcOptions {
   id?: string | number
 }
 
-/** An answer as the client got it: the HTTP status and headers, the body as sent and as parsed (undefined when empty). */
+/**
+ * An answer as the client got it: the HTTP status and headers, the body as sent and as parsed (undefined when empty).
+ */
 export interface RpcAnswer {
   status: number
   headers: Headers
@@ -18,7 +20,11 @@ export interface RpcAnswer {
 export async function rpc(url: string, method: string, params: unknown, options: RpcOptions = {}): Promise<RpcAnswer> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(options.version && { 'a2a-version': options.version }), ...options.headers },
+    headers: {
+      'content-type': 'application/json',
+      ...(options.version && { 'a2a-version': options.version }),
+      ...options.headers,
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: options.id ?? 1, method, params }),
   })
   const text = await response.text()

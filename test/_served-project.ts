@@ -28,7 +28,11 @@ export async function startProject(
   baseEnv: NodeJS.ProcessEnv = process.env,
 ): Promise<ServedProject> {
   const port = await freePort()
-  const child = spawn(command!, args, { cwd: project, env: { ...baseEnv, PORT: String(port), HOST: '127.0.0.1', ...env }, detached: true })
+  const child = spawn(command!, args, {
+    cwd: project,
+    env: { ...baseEnv, PORT: String(port), HOST: '127.0.0.1', ...env },
+    detached: true,
+  })
   running.add(child)
   const url = `http://127.0.0.1:${port}/`
   const { exited } = await untilCardAnswers(child, url, [command, ...args].join(' '))
@@ -38,7 +42,11 @@ export async function startProject(
       process.kill(-child.pid!, 'SIGTERM')
       await exited
       running.delete(child)
-      for (const until = Date.now() + 30_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      for (
+        const until = Date.now() + 30_000;
+        Date.now() < until;
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      ) {
         const open = await fetch(`${url}.well-known/agent.json`).then(
           () => true,
           () => false,
@@ -54,7 +62,11 @@ export async function startProject(
  * Collects what `child` prints and waits until the card answers at `url`; fails, with that output, when the child
  * exits first or after `SLOW`. `what` names the command in the error.
  */
-export async function untilCardAnswers(child: ChildProcess, url: string, what: string): Promise<{ output(): string; exited: Promise<number | null> }> {
+export async function untilCardAnswers(
+  child: ChildProcess,
+  url: string,
+  what: string,
+): Promise<{ output(): string; exited: Promise<number | null> }> {
   let output = ''
   child.stdout!.on('data', (chunk) => (output += chunk))
   child.stderr!.on('data', (chunk) => (output += chunk))
@@ -81,11 +93,22 @@ export async function send(url: string, text: string, headers: Record<string, st
       jsonrpc: '2.0',
       id: 'e2e',
       method: 'message/send',
-      params: { message: { role: 'user', messageId: 'm1', parts: [{ kind: 'text', text }], ...(skillId && { metadata: { skillId } }) } },
+      params: {
+        message: {
+          role: 'user',
+          messageId: 'm1',
+          parts: [{ kind: 'text', text }],
+          ...(skillId && { metadata: { skillId } }),
+        },
+      },
     }),
   })
-  return { status: response.status, body: (await response.json()) as { result?: any; error?: { code: number; message: string } } }
+  return {
+    status: response.status,
+    body: (await response.json()) as { result?: any; error?: { code: number; message: string } },
+  }
 }
 
 /** The text of a task's first artifact. */
-export const answerText = (task: { artifacts: Array<{ parts: Array<{ text?: string }> }> }) => task.artifacts[0]!.parts.map((part) => part.text ?? '').join('')
+export const answerText = (task: { artifacts: Array<{ parts: Array<{ text?: string }> }> }) =>
+  task.artifacts[0]!.parts.map((part) => part.text ?? '').join('')

@@ -45,8 +45,15 @@ export interface CommandResult {
  * Runs `a2a <args>` without a terminal to its end, killed by PID past 10 s. `running` tracks the child so the
  * suite's afterEach can end it if the test fails first.
  */
-export function runA2a(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; running: Set<ChildProcess> }): Promise<CommandResult> {
-  const child = spawn(process.execPath, [a2aBin, ...args], { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] })
+export function runA2a(
+  args: string[],
+  options: { cwd: string; env: NodeJS.ProcessEnv; running: Set<ChildProcess> },
+): Promise<CommandResult> {
+  const child = spawn(process.execPath, [a2aBin, ...args], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   options.running.add(child)
   let stdout = ''
   let stderr = ''

@@ -35,7 +35,10 @@ afterEach(async () => {
 })
 
 function runDemo(args: string[], env: Record<string, string>): DemoRun {
-  const child = spawn(process.execPath, [demo, ...args], { env: { ...process.env, HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [demo, ...args], {
+    env: { ...process.env, HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   running.add(child)
   let stdout = ''
   let stderr = ''
@@ -59,16 +62,24 @@ function runDemo(args: string[], env: Record<string, string>): DemoRun {
         listeners.delete(check)
         settle()
       }
-      const timer = setTimeout(() => done(() => reject(new Error(`no ${pattern} in the demo's output within ${ms} ms:\n${stdout}\n${stderr}`))), ms)
+      const timer = setTimeout(
+        () =>
+          done(() => reject(new Error(`no ${pattern} in the demo's output within ${ms} ms:\n${stdout}\n${stderr}`))),
+        ms,
+      )
       listeners.add(check)
-      void exited.then(() => done(() => reject(new Error(`the demo exited before printing ${pattern}:\n${stdout}\n${stderr}`))))
+      void exited.then(() =>
+        done(() => reject(new Error(`the demo exited before printing ${pattern}:\n${stdout}\n${stderr}`))),
+      )
       check()
     })
   return { child, stdout: () => stdout, stderr: () => stderr, waitFor, exited }
 }
 
 /** Another program on a port of 127.0.0.1, answering every request with `answer`; counts the requests. */
-async function holdPort(answer: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ port: number; requests: () => number }> {
+async function holdPort(
+  answer: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ port: number; requests: () => number }> {
   let requests = 0
   const server = createServer((req, res) => {
     requests++
@@ -116,14 +127,18 @@ it("runs the README's main job on a port another agent holds: its own agent on a
   timeout: 240_000,
 }, async () => {
   const otherAgent = await holdPort((_req, res) =>
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: 'Someone Else', url: 'http://127.0.0.1/' })),
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ name: 'Someone Else', url: 'http://127.0.0.1/' })),
   )
   const run = runDemo(['--once'], { PORT: String(otherAgent.port) })
   const { code } = await run.exited
   const stdout = run.stdout()
   expect(code, run.stderr()).toBe(0)
   expect(stdout).toMatch(/create-a2a-agent .* --template streaming --name 'Demo Agent [0-9a-f]{6}' --yes/)
-  const moved = stdout.match(new RegExp(`Port ${otherAgent.port} is in use by another program; the demo uses port (\\d+) instead`))
+  const moved = stdout.match(
+    new RegExp(`Port ${otherAgent.port} is in use by another program; the demo uses port (\\d+) instead`),
+  )
   expect(moved).not.toBeNull()
   expect(stdout).toContain(`GET http://127.0.0.1:${moved![1]}/.well-known/agent.json`)
   expect(stdout).toContain(`name: '${nameOf(stdout)}'`)
@@ -145,7 +160,9 @@ it("runs the README's main job on a port another agent holds: its own agent on a
   expect(existsSync(workspaceOf(stdout))).toBe(false)
 })
 
-it('shows the card whole, a skill\'s tags joined; takes the "npm start" step itself and ends on a next step that fits', { timeout: 240_000 }, async () => {
+it('shows the card whole, a skill\'s tags joined; takes the "npm start" step itself and ends on a next step that fits', {
+  timeout: 240_000,
+}, async () => {
   const run = runDemo(['--once'], { PORT: '0' })
   const { code } = await run.exited
   const stdout = run.stdout()
@@ -166,7 +183,9 @@ it('shows the card whole, a skill\'s tags joined; takes the "npm start" step its
 it('stopped with Ctrl-C once its agent serves, on a port a non-A2A server holds: no stack, the agent stopped, the folder gone', {
   timeout: 240_000,
 }, async () => {
-  const webServer = await holdPort((_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not here</h1>'))
+  const webServer = await holdPort((_req, res) =>
+    res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not here</h1>'),
+  )
   const run = runDemo([], { PORT: String(webServer.port) })
   const [, port] = await run.waitFor(/^GET http:\/\/127\.0\.0\.1:(\d+)\/\.well-known\/agent\.json$/m, 200_000)
   const workspace = workspaceOf(run.stdout())
@@ -186,7 +205,9 @@ for (const [signal, code] of [
   ['SIGTERM', 143],
   ['SIGHUP', 129],
 ] as const) {
-  it(`stopped by ${signal} while it installs the agent: the install is stopped and the folder gone`, { timeout: 60_000 }, async () => {
+  it(`stopped by ${signal} while it installs the agent: the install is stopped and the folder gone`, {
+    timeout: 60_000,
+  }, async () => {
     const run = runDemo(['--once'], { PORT: '0' })
     await run.waitFor(/^Installing dependencies/m, 45_000)
     const workspace = workspaceOf(run.stdout())

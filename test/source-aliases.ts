@@ -12,5 +12,7 @@ const runtimeManifest = JSON.parse(readFileSync(new URL('../runtime/package.json
  */
 export const runtimeSourceAliases = Object.entries(runtimeManifest.exports).map(([subpath, { default: built }]) => ({
   find: new RegExp(`^${`a2a-runtime${subpath.slice(1)}`.replaceAll('/', '\\/')}$`),
-  replacement: fileURLToPath(new URL(built.replace('./dist/', '../runtime/src/').replace(/\.js$/, '.ts'), import.meta.url)),
+  replacement: fileURLToPath(
+    new URL(built.replace('./dist/', '../runtime/src/').replace(/\.js$/, '.ts'), import.meta.url),
+  ),
 }))

@@ -30,7 +30,11 @@ const runtimeProcesses = [
 ]
 
 /** Generator tests on the built packages: projects rendered without installing them, the prompts answered. */
-const generatorProcesses = ['test/generator/template-*.test.ts', 'test/generator/prompts-answers.test.ts', 'test/generator/requirements.test.ts']
+const generatorProcesses = [
+  'test/generator/template-*.test.ts',
+  'test/generator/prompts-answers.test.ts',
+  'test/generator/requirements.test.ts',
+]
 
 /** Tests that generate projects, install them and run them, or pack and publish the packages. */
 const projectSuites = [
@@ -44,7 +48,11 @@ const projectSuites = [
 ]
 
 /** Tests on runtimes other than the one running vitest: Bun, Deno, workerd, and Node 20, 22 and 24. */
-const otherRuntimes = ['test/cross-runtime/**/*.test.ts', 'test/generator/e2e-runtimes.test.ts', 'test/runtime/heap-bytes.test.ts']
+const otherRuntimes = [
+  'test/cross-runtime/**/*.test.ts',
+  'test/generator/e2e-runtimes.test.ts',
+  'test/runtime/heap-bytes.test.ts',
+]
 
 /** Tests that drive Debian's Chromium. */
 const browser = ['test/inspector/**/*.test.ts']
@@ -66,16 +74,35 @@ export const TIERS: Tier[] = [
   {
     name: 'unit',
     needs: 'nothing but Node and redis-server: the runtime and the generator in-process, on their sources',
-    include: ['test/runtime/**/*.test.ts', 'test/adapters/**/*.test.ts', 'test/interop/**/*.test.ts', 'test/repo/**/*.test.ts', 'test/generator/*.test.ts'],
+    include: [
+      'test/runtime/**/*.test.ts',
+      'test/adapters/**/*.test.ts',
+      'test/interop/**/*.test.ts',
+      'test/repo/**/*.test.ts',
+      'test/generator/*.test.ts',
+    ],
     exclude: [...attacks, ...runtimeProcesses, ...generatorProcesses, ...projectSuites, ...otherRuntimes],
   },
-  { name: 'attacks', needs: 'the built runtime and time: floods on agent processes, the short soak', include: attacks, alone: true },
+  {
+    name: 'attacks',
+    needs: 'the built runtime and time: floods on agent processes, the short soak',
+    include: attacks,
+    alone: true,
+  },
   {
     name: 'processes',
     needs: 'the built packages: agents, the a2a CLI and the generator as processes',
     include: ['test/cli/**/*.test.ts', ...runtimeProcesses, ...generatorProcesses],
   },
-  { name: 'projects', needs: 'the built packages and npm: generated projects installed and run', include: projectSuites },
-  { name: 'runtimes', needs: 'the built runtime and other runtimes (bun, deno, wrangler, node 20/22/24)', include: otherRuntimes },
+  {
+    name: 'projects',
+    needs: 'the built packages and npm: generated projects installed and run',
+    include: projectSuites,
+  },
+  {
+    name: 'runtimes',
+    needs: 'the built runtime and other runtimes (bun, deno, wrangler, node 20/22/24)',
+    include: otherRuntimes,
+  },
   { name: 'browser', needs: "the built runtime and Debian's Chromium", include: browser },
 ]

@@ -6,7 +6,14 @@
 
 /** A small card; `url` is where the ceiling is served. */
 export function ceilingCard(url, description) {
-  return JSON.stringify({ name: 'Ceiling', description, url, version: '0.1.0', capabilities: { streaming: true }, skills: [] })
+  return JSON.stringify({
+    name: 'Ceiling',
+    description,
+    url,
+    version: '0.1.0',
+    capabilities: { streaming: true },
+    skills: [],
+  })
 }
 
 /**
@@ -28,15 +35,19 @@ export function ceilingAnswers({ randomUUID, streamEvents }) {
       id,
       contextId,
       status: { state, timestamp: new Date().toISOString() },
-      artifacts: [{ artifactId: randomUUID(), parts: [{ kind: 'text', text: `Echo: ${textOf(message)}` }], lastChunk: true }],
+      artifacts: [
+        { artifactId: randomUUID(), parts: [{ kind: 'text', text: `Echo: ${textOf(message)}` }], lastChunk: true },
+      ],
       history: [{ ...message, taskId: id, contextId }],
     }
   }
 
   function stream(rpc) {
     const { id: taskId, contextId, artifacts } = task(rpc.params?.message, 'working')
-    const event = (params, method = 'tasks/statusUpdate') => `data: ${JSON.stringify({ jsonrpc: '2.0', method, params })}\n\n`
-    const status = (state, final) => event({ taskId, contextId, status: { state, timestamp: new Date().toISOString() }, final })
+    const event = (params, method = 'tasks/statusUpdate') =>
+      `data: ${JSON.stringify({ jsonrpc: '2.0', method, params })}\n\n`
+    const status = (state, final) =>
+      event({ taskId, contextId, status: { state, timestamp: new Date().toISOString() }, final })
     // working … working, the artifact, then the final completed status: streamEvents events in all, sent as one
     // chunk (the least a server can do; our runtime also sends the events of one synchronous run at once).
     let events = ''
@@ -51,10 +62,16 @@ export function ceilingAnswers({ randomUUID, streamEvents }) {
       try {
         rpc = JSON.parse(body)
       } catch {
-        return { stream: false, body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }) }
+        return {
+          stream: false,
+          body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }),
+        }
       }
       if (rpc.method === 'message/stream') return { stream: true, body: stream(rpc) }
-      return { stream: false, body: JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: task(rpc.params?.message, 'completed') }) }
+      return {
+        stream: false,
+        body: JSON.stringify({ jsonrpc: '2.0', id: rpc.id, result: task(rpc.params?.message, 'completed') }),
+      }
     },
   }
 }

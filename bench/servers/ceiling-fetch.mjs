@@ -9,7 +9,10 @@ const server = globalThis.Bun ? 'Bun.serve' : globalThis.Deno ? 'Deno.serve' : u
 if (!server) throw new Error('ceiling-fetch.mjs runs on Bun or Deno (ceiling.mjs is the ceiling of Node)')
 
 const card = ceilingCard(`http://${hostname}:${port}/`, `bare ${server}`)
-const answers = ceilingAnswers({ randomUUID: () => crypto.randomUUID(), streamEvents: streamEventsOf(process.env.BENCH_STREAM_EVENTS) })
+const answers = ceilingAnswers({
+  randomUUID: () => crypto.randomUUID(),
+  streamEvents: streamEventsOf(process.env.BENCH_STREAM_EVENTS),
+})
 const json = { 'content-type': 'application/json' }
 const eventStream = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }
 

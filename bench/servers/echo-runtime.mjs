@@ -10,4 +10,9 @@ const { defineAgent, serveAgent, createMemoryStore } = await import(process.env.
 // that full collections, whose cost depends on where they fall, do not swamp the request path).
 const maxTasks = process.env.BENCH_MAX_TASKS ? Number(process.env.BENCH_MAX_TASKS) : undefined
 const store = maxTasks ? { store: createMemoryStore({ maxTasks }) } : {}
-await serveAgent(defineAgent(echoDefinition), { hostname: '127.0.0.1', port: Number(process.env.PORT), logger: silentLogger, ...store })
+await serveAgent(defineAgent(echoDefinition), {
+  hostname: '127.0.0.1',
+  port: Number(process.env.PORT),
+  logger: silentLogger,
+  ...store,
+})

@@ -46,7 +46,12 @@ const card = {
   signatures: [],
 }
 
-const textPart = (value) => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' })
+const textPart = (value) => ({
+  content: { $case: 'text', value },
+  metadata: undefined,
+  filename: '',
+  mediaType: 'text/plain',
+})
 
 class EchoExecutor {
   async execute(context, bus) {
@@ -54,7 +59,9 @@ class EchoExecutor {
     // The SDK requires a Task (or a Message) as the first event of every execution.
     if (!context.task) {
       const status = { state: TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() }
-      bus.publish(AgentEvent.task({ id: taskId, contextId, status, artifacts: [], history: [userMessage], metadata: undefined }))
+      bus.publish(
+        AgentEvent.task({ id: taskId, contextId, status, artifacts: [], history: [userMessage], metadata: undefined }),
+      )
     }
     const progress = {
       messageId: randomUUID(),
@@ -86,7 +93,9 @@ class EchoExecutor {
       metadata: undefined,
       extensions: [],
     }
-    bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact, append: false, lastChunk: true, metadata: undefined }))
+    bus.publish(
+      AgentEvent.artifactUpdate({ taskId, contextId, artifact, append: false, lastChunk: true, metadata: undefined }),
+    )
     bus.publish(
       AgentEvent.statusUpdate({
         taskId,

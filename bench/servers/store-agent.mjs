@@ -17,7 +17,8 @@ import { fileURLToPath } from 'node:url'
 
 const entry = process.env.A2A_RUNTIME_ENTRY ?? fileURLToPath(new URL('../../runtime/dist/index.js', import.meta.url))
 const { createA2AApp, createMemoryStore, defineAgent, serveAgent, ...root } = await import(entry)
-// The file and Redis stores are subpaths of the runtime; a build from before they were (an A/B run) has them at the root.
+// The file and Redis stores are subpaths of the runtime; a build from before they were (an A/B run) has them at the
+// root.
 const subpath = async (name) => await import(entry.replace(/index\.js$/, `entries/${name}.js`))
 const createFileStore = root.createFileStore ?? (await subpath('file-store')).createFileStore
 const createRedisStore = root.createRedisStore ?? (await subpath('redis-store')).createRedisStore
@@ -39,7 +40,12 @@ const agent = defineAgent({
     }
     if (chunks > 0) {
       const size = Math.ceil(text.length / chunks)
-      for (let i = 0; i < chunks; i++) task.artifact(text.slice(i * size, (i + 1) * size), { artifactId: 'echo', append: i > 0, lastChunk: i === chunks - 1 })
+      for (let i = 0; i < chunks; i++)
+        task.artifact(text.slice(i * size, (i + 1) * size), {
+          artifactId: 'echo',
+          append: i > 0,
+          lastChunk: i === chunks - 1,
+        })
       return task.complete()
     }
     task.artifact(`Echo: ${text}`)
@@ -48,7 +54,10 @@ const agent = defineAgent({
 })
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} }
-const store = openStore(process.env.BENCH_STORE ?? 'memory', process.env.BENCH_MAX_TASKS ? Number(process.env.BENCH_MAX_TASKS) : undefined)
+const store = openStore(
+  process.env.BENCH_STORE ?? 'memory',
+  process.env.BENCH_MAX_TASKS ? Number(process.env.BENCH_MAX_TASKS) : undefined,
+)
 // A 1 MiB message is more than the default request body limit (1 MiB, envelope included).
 const maxBodySize = 4 * 1024 * 1024
 
@@ -81,7 +90,11 @@ async function fill(count, concurrency = 64) {
         params: { message: { role: 'ROLE_USER', messageId: `fill-${n}`, parts: [{ text }] } },
       })
       const response = await app.fetch(
-        new Request('http://127.0.0.1/', { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0', host: '127.0.0.1' }, body }),
+        new Request('http://127.0.0.1/', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'a2a-version': '1.0', host: '127.0.0.1' },
+          body,
+        }),
       )
       const answer = await response.json()
       const state = answer?.result?.task?.status?.state

@@ -1,5 +1,6 @@
 // The echo agent of the runtime rows (_echo-agent.mjs) as a Cloudflare Worker, run by `wrangler dev` (workerd):
-// every request goes to the agent's Durable Object (AgentObject, bound as AGENT in worker/wrangler.jsonc), which runs it
+// every request goes to the agent's Durable Object (AgentObject, bound as AGENT in worker/wrangler.jsonc), which runs
+// it
 // and keeps its tasks in its storage, as agentWorker serves any agent there.
 import { agentWorker } from '../../runtime/dist/entries/workers.js'
 import { defineAgent } from '../../runtime/dist/index.js'

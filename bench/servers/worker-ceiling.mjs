@@ -9,8 +9,12 @@ let answers
 
 export default {
   async fetch(request, env) {
-    if (request.method === 'GET') return new Response(ceilingCard(new URL('/', request.url).href, 'bare Worker fetch handler'), { headers: json })
-    answers ??= ceilingAnswers({ randomUUID: () => crypto.randomUUID(), streamEvents: streamEventsOf(env.BENCH_STREAM_EVENTS) })
+    if (request.method === 'GET')
+      return new Response(ceilingCard(new URL('/', request.url).href, 'bare Worker fetch handler'), { headers: json })
+    answers ??= ceilingAnswers({
+      randomUUID: () => crypto.randomUUID(),
+      streamEvents: streamEventsOf(env.BENCH_STREAM_EVENTS),
+    })
     const { stream, body } = answers.answer(await request.text())
     return new Response(body, { headers: stream ? eventStream : json })
   },

@@ -16,7 +16,9 @@ export function earlierAnswers(dir: string, given: Answers): Answers[] {
   if (typeof manifest.name !== 'string' || typeof manifest.description !== 'string') return []
   const name = jsonString(/^ {4}expect\(card\.name\)\.toBe\(("(?:[^"\\\n]|\\.)*")\)$/m.exec(test)?.[1])
   const skills = skillsOf(agent)
-  const capabilities = /^ {4}capabilities: \{ streaming: (true|false), pushNotifications: (true|false) \},$/m.exec(agent)
+  const capabilities = /^ {4}capabilities: \{ streaming: (true|false), pushNotifications: (true|false) \},$/m.exec(
+    agent,
+  )
   if (name === undefined || !skills || !capabilities) return []
   const scheme = /^ {4}authentication: \{ schemes: \['(bearer|apiKey)'\] \},$/m.exec(agent)?.[1]
   const recovered: Answers = {

@@ -20,7 +20,12 @@ export const EARLIER_SECRET = '.env'
  * link anywhere, and it is someone's directory, not an earlier run; with `besideOthers` (--force) other files
  * may be there too, as the earlier run wrote beside them.
  */
-export function isEarlierRun(dir: string, files: RenderedFile[], pendingPaths: string[] = [], besideOthers = false): boolean {
+export function isEarlierRun(
+  dir: string,
+  files: RenderedFile[],
+  pendingPaths: string[] = [],
+  besideOthers = false,
+): boolean {
   const rendered = new Map(files.map((file) => [file.path, file]))
   const manifest = rendered.get('package.json')
   if (!manifest || !sameContent(join(dir, 'package.json'), manifest.content)) return false

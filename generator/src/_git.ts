@@ -18,7 +18,8 @@ export async function initGit(dir: string, files: string[]): Promise<GitOutcome>
     (result) => result.stdout.trim() === 'true',
     () => false,
   )
-  if (inside) return { done: false, reason: 'the directory is already inside a git repository, so no new one was created' }
+  if (inside)
+    return { done: false, reason: 'the directory is already inside a git repository, so no new one was created' }
   await git(dir, ['init', '--quiet'])
   // Only what the generator wrote, less what the project's own .gitignore keeps out (`.env` holds the credential):
   // a user's unrelated files stay out of the first commit, and `git add` never refuses an ignored path.
@@ -37,7 +38,11 @@ export async function initGit(dir: string, files: string[]): Promise<GitOutcome>
 
 /** The files git does not ignore (`git check-ignore` exits 1 when none is ignored). */
 async function notIgnored(dir: string, files: string[]): Promise<string[]> {
-  const result = await execa('git', ['check-ignore', '--stdin', '-z'], { cwd: dir, input: files.join('\0'), reject: false })
+  const result = await execa('git', ['check-ignore', '--stdin', '-z'], {
+    cwd: dir,
+    input: files.join('\0'),
+    reject: false,
+  })
   if (result.exitCode !== 0 && result.exitCode !== 1) throw new Error(`git check-ignore failed: ${result.stderr}`)
   const ignored = new Set(result.stdout.split('\0').filter(Boolean))
   return files.filter((file) => !ignored.has(file))

@@ -1,11 +1,21 @@
 import { execa } from 'execa'
 import type { PackageManager, ProjectOptions } from './options.js'
 
-/** The lockfiles package managers write: the first commit holds the one installing made, so `npm ci` works from a clone. */
-export const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lock', 'bun.lockb']
+/**
+ * The lockfiles package managers write: the first commit holds the one installing made, so `npm ci` works from a clone.
+ */
+export const LOCKFILES = [
+  'package-lock.json',
+  'npm-shrinkwrap.json',
+  'pnpm-lock.yaml',
+  'yarn.lock',
+  'bun.lock',
+  'bun.lockb',
+]
 
 /** How `pm` runs a package.json script: `npm run dev`, `pnpm dev`. */
-const scriptCommand = (pm: PackageManager, script: string): string => (pm === 'npm' ? `npm run ${script}` : `${pm} ${script}`)
+const scriptCommand = (pm: PackageManager, script: string): string =>
+  pm === 'npm' ? `npm run ${script}` : `${pm} ${script}`
 
 /**
  * How a project runs one of its scripts: a Deno project's are tasks of its deno.json (`deno task dev`), every
@@ -33,7 +43,12 @@ export interface InstallOutcome {
  */
 export async function install(dir: string, pm: PackageManager, stdio: 'inherit' | 'stderr'): Promise<InstallOutcome> {
   const [command, ...args] = installCommand(pm)
-  const child = execa(command!, args, { cwd: dir, stdout: stdio === 'inherit' ? 'inherit' : process.stderr, stderr: 'inherit', stdin: 'ignore' })
+  const child = execa(command!, args, {
+    cwd: dir,
+    stdout: stdio === 'inherit' ? 'inherit' : process.stderr,
+    stderr: 'inherit',
+    stdin: 'ignore',
+  })
   let interrupted = false
   const onInterrupt = () => {
     interrupted = true
@@ -44,9 +59,18 @@ export async function install(dir: string, pm: PackageManager, stdio: 'inherit' 
     await child
     return {}
   } catch (error) {
-    const failure = error as { code?: string; signal?: string; exitCode?: number; shortMessage?: string; message: string }
-    if (interrupted || failure.signal === 'SIGINT' || failure.exitCode === 130) return { interrupted: true, error: 'interrupted' }
-    return { error: failure.code === 'ENOENT' ? `${command} is not installed` : (failure.shortMessage ?? failure.message) }
+    const failure = error as {
+      code?: string
+      signal?: string
+      exitCode?: number
+      shortMessage?: string
+      message: string
+    }
+    if (interrupted || failure.signal === 'SIGINT' || failure.exitCode === 130)
+      return { interrupted: true, error: 'interrupted' }
+    return {
+      error: failure.code === 'ENOENT' ? `${command} is not installed` : (failure.shortMessage ?? failure.message),
+    }
   } finally {
     process.off('SIGINT', onInterrupt)
   }

@@ -97,7 +97,15 @@ export type EarlierRunCheck = (answers: Answers) => boolean
 async function askDirectory(answers: Answers, cwd: string, isEarlierRun: EarlierRunCheck): Promise<void> {
   for (;;) {
     if (answers.dir === undefined) {
-      answers.dir = (await ask<string>({ type: 'text', name: 'dir', message: 'Project directory', initial: DEFAULT_DIR, validate: validateDir(cwd) })).trim()
+      answers.dir = (
+        await ask<string>({
+          type: 'text',
+          name: 'dir',
+          message: 'Project directory',
+          initial: DEFAULT_DIR,
+          validate: validateDir(cwd),
+        })
+      ).trim()
     }
     const dir = resolve(cwd, answers.dir)
     const busy = busyEntries(dir)
@@ -117,7 +125,12 @@ async function askDirectory(answers: Answers, cwd: string, isEarlierRun: Earlier
         // Beside another project's package.json the project's own would be in the way: refused after every question.
         ...(busy.includes('package.json')
           ? []
-          : [{ title: 'Write the project beside these files (--force: none of them is overwritten or deleted)', value: 'beside' }]),
+          : [
+              {
+                title: 'Write the project beside these files (--force: none of them is overwritten or deleted)',
+                value: 'beside',
+              },
+            ]),
         { title: 'Cancel', value: 'cancel' },
       ],
       initial: 0,
@@ -178,14 +191,24 @@ export async function askMissing(given: Answers, cwd: string, isEarlierRun: Earl
       type: 'select',
       name: 'runtime',
       message: 'Runtime',
-      choices: RUNTIMES.map((runtime) => ({ title: RUNTIME_NAMES[runtime], value: runtime, description: RUNTIME_HINTS[runtime] })),
+      choices: RUNTIMES.map((runtime) => ({
+        title: RUNTIME_NAMES[runtime],
+        value: runtime,
+        description: RUNTIME_HINTS[runtime],
+      })),
       initial: 0,
     })
   }
   // `confirm` reads "(Y/n)" while asked and "yes" or "no" once answered: the choice shows without colour.
-  if (answers.streaming === undefined) more.push({ type: 'confirm', name: 'streaming', message: 'Stream answers (message/stream)?', initial: true })
+  if (answers.streaming === undefined)
+    more.push({ type: 'confirm', name: 'streaming', message: 'Stream answers (message/stream)?', initial: true })
   if (answers.pushNotifications === undefined) {
-    more.push({ type: 'confirm', name: 'pushNotifications', message: 'Push notifications (task updates POSTed to client webhooks)?', initial: false })
+    more.push({
+      type: 'confirm',
+      name: 'pushNotifications',
+      message: 'Push notifications (task updates POSTed to client webhooks)?',
+      initial: false,
+    })
   }
   if (answers.auth === undefined) {
     more.push({
@@ -213,7 +236,9 @@ async function askSkills(): Promise<Skill[] | undefined> {
       {
         type: 'confirm',
         name: 'add',
-        message: skills.length ? 'Add another skill?' : "Declare the agent's skills now? (no: the template's example skill)",
+        message: skills.length
+          ? 'Add another skill?'
+          : "Declare the agent's skills now? (no: the template's example skill)",
         initial: false,
       },
       { onCancel },

@@ -30,8 +30,15 @@ const newer = (a: string, b: string): boolean => {
 
 /** The Node.js the project's `engines` asks for: the newest its template and runtime need. */
 export function nodeRequirement(options: Pick<ProjectOptions, 'template' | 'runtime'>): NodeRequirement {
-  const needs = [RUNTIME_BASE, TEMPLATE_NODE[options.template], options.runtime === 'workers' ? WRANGLER_NODE : undefined]
-  return needs.reduce<NodeRequirement>((most, need) => (need && newer(need.version, most.version) ? need : most), RUNTIME_BASE)
+  const needs = [
+    RUNTIME_BASE,
+    TEMPLATE_NODE[options.template],
+    options.runtime === 'workers' ? WRANGLER_NODE : undefined,
+  ]
+  return needs.reduce<NodeRequirement>(
+    (most, need) => (need && newer(need.version, most.version) ? need : most),
+    RUNTIME_BASE,
+  )
 }
 
 /** Whether `command` is an executable on PATH (PATHEXT's extensions on Windows). */
@@ -56,7 +63,11 @@ const addDevDependency = (pm: PackageManager, name: string): string =>
  * What this machine lacks for the project, each in one line with what to do, said before anything is written or
  * installed: a Node.js older than the template or runtime needs, the Bun or Deno the project runs on.
  */
-export function missingRequirements(options: ProjectOptions, env: NodeJS.ProcessEnv = process.env, node = process.versions.node): string[] {
+export function missingRequirements(
+  options: ProjectOptions,
+  env: NodeJS.ProcessEnv = process.env,
+  node = process.versions.node,
+): string[] {
   const problems: string[] = []
   // Deno runs a Deno project; Node only installs it.
   const need = nodeRequirement(options)

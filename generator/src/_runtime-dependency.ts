@@ -24,7 +24,10 @@ export function planRuntimeDependency(packageRoot: string): RuntimeDependency {
   if (!existsSync(join(runtimeDir, 'dist/index.js'))) {
     throw new UsageError(`The runtime in ${runtimeDir} is not built: run \`npm run build\` in the repository first`, 1)
   }
-  const runtime = JSON.parse(readFileSync(join(runtimeDir, 'package.json'), 'utf8')) as { name: string; version: string }
+  const runtime = JSON.parse(readFileSync(join(runtimeDir, 'package.json'), 'utf8')) as {
+    name: string
+    version: string
+  }
   const path = `vendor/${runtime.name}-${runtime.version}.tgz`
   return {
     specifier: `file:./${path}`,

@@ -36,7 +36,10 @@ export async function packRuntime(runtimeDir: string, tarballName: string): Prom
 /** A hash of the paths and contents npm packs: the manifest's `files`, the manifest, README and LICENSE. */
 function contentHash(runtimeDir: string): string {
   const manifest = JSON.parse(readFileSync(join(runtimeDir, 'package.json'), 'utf8')) as { files?: string[] }
-  const roots = [...(manifest.files ?? []), ...readdirSync(runtimeDir).filter((name) => /^(package\.json|readme|license|licence)/i.test(name))]
+  const roots = [
+    ...(manifest.files ?? []),
+    ...readdirSync(runtimeDir).filter((name) => /^(package\.json|readme|license|licence)/i.test(name)),
+  ]
   const hash = createHash('sha256')
   for (const root of roots.sort()) {
     for (const file of filesUnder(join(runtimeDir, root))) {

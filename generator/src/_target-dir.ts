@@ -16,7 +16,12 @@ export function busyEntries(dir: string): string[] {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT') return []
-    throw new UsageError(code === 'ENOTDIR' ? `${dir} cannot be created: part of its path is a file` : `${dir} cannot be used: ${(error as Error).message}`, 1)
+    throw new UsageError(
+      code === 'ENOTDIR'
+        ? `${dir} cannot be created: part of its path is a file`
+        : `${dir} cannot be used: ${(error as Error).message}`,
+      1,
+    )
   }
   if (!isDirectory) throw new UsageError(`${dir} exists and is not a directory`, 1)
   return readdirSync(dir)

@@ -32,7 +32,11 @@ export function sameContent(path: string, content: string | Uint8Array): boolean
  * its paths (unless it is `kept`, or already holds what the project would write there), or a file or link
  * where it needs a folder. The generator writes nothing while any remain.
  */
-export function findObstacles(dir: string, files: RenderedFile[], kept: ReadonlySet<string> = KEPT_IF_PRESENT): string[] {
+export function findObstacles(
+  dir: string,
+  files: RenderedFile[],
+  kept: ReadonlySet<string> = KEPT_IF_PRESENT,
+): string[] {
   const obstacles = new Set<string>()
   for (const file of files) {
     const parts = file.path.split('/')

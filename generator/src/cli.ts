@@ -78,8 +78,14 @@ function createProgram(io: CliIo): Command {
     // Defaults shown in the help; a default is not an answer, so the question is still asked (see `given`).
     .addOption(new Option('--auth <mode>', 'authentication').choices(AUTH_MODES).default('none'))
     .addOption(new Option('--template <name>', 'project template').choices(TEMPLATES).default('echo'))
-    .addOption(new Option('--runtime <name>', 'where the agent runs: Node, Bun, Deno or Cloudflare Workers').choices(RUNTIMES).default('node'))
-    .addOption(new Option('--pm <manager>', 'package manager (default: the one running this)').choices(PACKAGE_MANAGERS))
+    .addOption(
+      new Option('--runtime <name>', 'where the agent runs: Node, Bun, Deno or Cloudflare Workers')
+        .choices(RUNTIMES)
+        .default('node'),
+    )
+    .addOption(
+      new Option('--pm <manager>', 'package manager (default: the one running this)').choices(PACKAGE_MANAGERS),
+    )
     .option('--no-install', 'skip installing dependencies')
     .option('--no-git', 'skip git init')
     .option('--force', 'write into a non-empty directory (nothing there is deleted or overwritten)')
@@ -145,7 +151,9 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
 
     const madeName = packageNameFromDir(basename(options.dir))
     if (complete.packageName === undefined && madeName.fallback) {
-      say(`Package name: ${options.packageName} (the directory name has no character an npm package name can hold; --package-name sets another).`)
+      say(
+        `Package name: ${options.packageName} (the directory name has no character an npm package name can hold; --package-name sets another).`,
+      )
     }
 
     // 4. The target directory and the files, all checked before the first one is written.
@@ -158,7 +166,10 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
       try {
         files.push(await runtimeDependency.tarball.pack())
       } catch (error) {
-        throw new UsageError(`Packing the runtime failed: ${(error as { shortMessage?: string }).shortMessage ?? (error as Error).message}`, 1)
+        throw new UsageError(
+          `Packing the runtime failed: ${(error as { shortMessage?: string }).shortMessage ?? (error as Error).message}`,
+          1,
+        )
       }
     }
     // Continuing, the earlier run's credential stays: clients may already use it.
@@ -185,7 +196,9 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
     }
     written.sort()
     if (resumed)
-      say(`Continuing in ${options.dir}: it holds this project from an earlier run (${unchanged.length} file(s) already in place, ${written.length} written).`)
+      say(
+        `Continuing in ${options.dir}: it holds this project from an earlier run (${unchanged.length} file(s) already in place, ${written.length} written).`,
+      )
     else
       say(
         `Created ${options.packageName} in ${options.dir} (${options.template} template${options.runtime === 'node' ? '' : `, ${RUNTIME_NAMES[options.runtime]}`})`,
@@ -229,7 +242,9 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
     const model = MODEL_TEMPLATES.has(options.template)
       ? `\nThe model: put your key in .env, as OPENAI_API_KEY=<your key>; OPENAI_MODEL picks the model, OPENAI_BASE_URL another OpenAI-compatible endpoint (a local one needs no key).`
       : ''
-    say(`\nNext:\n${commands.map((command) => `  ${command}`).join('\n')}\n${model}\nThe Agent Card will be at http://localhost:3000/.well-known/agent.json`)
+    say(
+      `\nNext:\n${commands.map((command) => `  ${command}`).join('\n')}\n${model}\nThe Agent Card will be at http://localhost:3000/.well-known/agent.json`,
+    )
     if (asked) say(`\nTo do this again without questions:\n  ${equivalentCommand(options)}`)
     if (options.json) {
       io.out(
@@ -261,7 +276,8 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
 }
 
 /** The packed runtime's path in the project: written after the comparison, so not compared. */
-const pendingPaths = (runtimeDependency: RuntimeDependency): string[] => (runtimeDependency.tarball ? [runtimeDependency.tarball.path] : [])
+const pendingPaths = (runtimeDependency: RuntimeDependency): string[] =>
+  runtimeDependency.tarball ? [runtimeDependency.tarball.path] : []
 
 /** Whether the directory the answers name holds the project they make, left there by an earlier run. */
 function holdsProject(answers: Answers, cwd: string, runtimeDependency: RuntimeDependency): boolean {
@@ -277,7 +293,11 @@ function holdsProject(answers: Answers, cwd: string, runtimeDependency: RuntimeD
 
 function nextCommands(options: ProjectOptions, cwd: string, needsInstall: boolean): string[] {
   const into = relative(cwd, options.dir) || '.'
-  return [...(into === '.' ? [] : [`cd ${shellWord(into)}`]), ...(needsInstall ? [installCommand(options.pm).join(' ')] : []), projectCommand(options, 'dev')]
+  return [
+    ...(into === '.' ? [] : [`cd ${shellWord(into)}`]),
+    ...(needsInstall ? [installCommand(options.pm).join(' ')] : []),
+    projectCommand(options, 'dev'),
+  ]
 }
 
 /** The one-line command that makes the same project without asking anything. */
@@ -285,7 +305,8 @@ export function equivalentCommand(options: ProjectOptions): string {
   // A directory starting with "-" would read as an option: it goes last, after "--".
   const dashed = options.dirArgument.startsWith('-')
   const words = ['npx', 'create-a2a-agent', ...(dashed ? [] : [options.dirArgument])]
-  if (options.packageName !== packageNameFromDir(basename(options.dir)).name) words.push('--package-name', options.packageName)
+  if (options.packageName !== packageNameFromDir(basename(options.dir)).name)
+    words.push('--package-name', options.packageName)
   words.push('--name', options.name, '--description', options.description)
   const templateDefault = JSON.stringify(options.skills) === JSON.stringify([DEFAULT_SKILLS[options.template]])
   for (const skill of templateDefault ? [] : options.skills) {

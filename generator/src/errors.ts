@@ -1,4 +1,5 @@
-// The generator's errors that reach the user: printed as one clear line (with the usage for a UsageError), never a stack.
+// The generator's errors that reach the user: printed as one clear line (with the usage for a UsageError), never a
+// stack.
 
 /** A usage problem the user can fix by changing what they typed; printed without a stack. */
 export class UsageError extends Error {

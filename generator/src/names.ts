@@ -61,6 +61,8 @@ const SKILL_ID = /^[a-z][a-z0-9_-]{0,63}$/i
 
 export function assertSkillId(id: string): void {
   if (!SKILL_ID.test(id)) {
-    throw new UsageError(`Invalid skill id ${JSON.stringify(id)}: use a letter, then letters, digits, "-" or "_" (at most 64)`)
+    throw new UsageError(
+      `Invalid skill id ${JSON.stringify(id)}: use a letter, then letters, digits, "-" or "_" (at most 64)`,
+    )
   }
 }

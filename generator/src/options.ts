@@ -8,10 +8,18 @@ export type TemplateName = (typeof TEMPLATES)[number]
 export const AUTH_MODES = ['none', 'bearer', 'apikey'] as const
 type AuthMode = (typeof AUTH_MODES)[number]
 
-/** Where the project runs: Node (`a2a start`), Bun's or Deno's native server (`serveAgent`), or a Cloudflare Worker (`agentWorker`). */
+/**
+ * Where the project runs: Node (`a2a start`), Bun's or Deno's native server (`serveAgent`), or a Cloudflare Worker
+ * (`agentWorker`).
+ */
 export const RUNTIMES = ['node', 'bun', 'deno', 'workers'] as const
 export type RuntimeName = (typeof RUNTIMES)[number]
-export const RUNTIME_NAMES: Record<RuntimeName, string> = { node: 'Node.js', bun: 'Bun', deno: 'Deno', workers: 'Cloudflare Workers' }
+export const RUNTIME_NAMES: Record<RuntimeName, string> = {
+  node: 'Node.js',
+  bun: 'Bun',
+  deno: 'Deno',
+  workers: 'Cloudflare Workers',
+}
 
 export const PACKAGE_MANAGERS = ['npm', 'pnpm', 'yarn', 'bun'] as const
 export type PackageManager = (typeof PACKAGE_MANAGERS)[number]
@@ -82,8 +90,20 @@ const CHAT_SKILL: Skill = {
 
 /** What each template's one skill is when the user declares none. */
 export const DEFAULT_SKILLS: Record<TemplateName, Skill> = {
-  echo: { id: 'echo', name: 'Echo', description: 'Repeats your message back', tags: ['echo'], examples: ['Hello there!'] },
-  streaming: { id: 'stream', name: 'Stream', description: 'Streams its answer word by word', tags: ['streaming'], examples: ['Tell me a short story'] },
+  echo: {
+    id: 'echo',
+    name: 'Echo',
+    description: 'Repeats your message back',
+    tags: ['echo'],
+    examples: ['Hello there!'],
+  },
+  streaming: {
+    id: 'stream',
+    name: 'Stream',
+    description: 'Streams its answer word by word',
+    tags: ['streaming'],
+    examples: ['Tell me a short story'],
+  },
   'multi-turn': {
     id: 'plan-trip',
     name: 'Plan a trip',
@@ -107,7 +127,10 @@ export const ANSWER_RULES = {
   packageName: (value: string) => packageNameProblem(value.trim()),
 } satisfies Record<string, (value: string) => string | undefined>
 
-/** The card's name a directory suggests: "weather-bot" → "Weather Bot"; a name no package name can be made of stays as it is. */
+/**
+ * The card's name a directory suggests: "weather-bot" → "Weather Bot"; a name no package name can be made of stays as
+ * it is.
+ */
 export function defaultDisplayName(dir: string): string {
   const dirName = basename(dir)
   const converted = toPackageName(dirName)
@@ -154,7 +177,8 @@ export function resolveOptions(answers: Answers, cwd: string): ProjectOptions {
   const seen = new Set<string>()
   for (const skill of skills) {
     assertSkillId(skill.id)
-    if (seen.has(skill.id)) throw new UsageError(`--skill: the id ${JSON.stringify(skill.id)} is used twice; skill ids must be unique`)
+    if (seen.has(skill.id))
+      throw new UsageError(`--skill: the id ${JSON.stringify(skill.id)} is used twice; skill ids must be unique`)
     seen.add(skill.id)
     if (!skill.name.trim()) throw new UsageError(`--skill ${skill.id}: the name must not be empty`)
     if (!skill.description.trim()) throw new UsageError(`--skill ${skill.id}: the description must not be empty`)
@@ -188,7 +212,10 @@ function resolvePackageName(given: string | undefined, dirName: string): string 
     return given.trim()
   }
   const made = packageNameFromDir(dirName)
-  if (made.problem) throw new UsageError(`${made.problem} (made from the directory name ${JSON.stringify(dirName)}); pass --package-name <name>`)
+  if (made.problem)
+    throw new UsageError(
+      `${made.problem} (made from the directory name ${JSON.stringify(dirName)}); pass --package-name <name>`,
+    )
   return made.name
 }
 
@@ -207,17 +234,25 @@ export function parseSkill(value: string): Skill {
     }
     const strings = (field: 'tags' | 'examples') => {
       const list = raw[field] ?? []
-      if (!Array.isArray(list) || !list.every((item) => typeof item === 'string')) throw new UsageError(`--skill: "${field}" must be an array of strings`)
+      if (!Array.isArray(list) || !list.every((item) => typeof item === 'string'))
+        throw new UsageError(`--skill: "${field}" must be an array of strings`)
       return list as string[]
     }
     if (typeof raw.id !== 'string') throw new UsageError('--skill: "id" must be a string')
     for (const field of ['name', 'description'] as const) {
-      if (raw[field] !== undefined && typeof raw[field] !== 'string') throw new UsageError(`--skill: "${field}" must be a string`)
+      if (raw[field] !== undefined && typeof raw[field] !== 'string')
+        throw new UsageError(`--skill: "${field}" must be a string`)
     }
     const name = (raw.name as string | undefined) ?? toDisplayName(raw.id)
     // A skill needs a description (its card is refused without one): the name stands in for a blank one.
     const description = (raw.description as string | undefined)?.trim() ? (raw.description as string) : name
-    return { id: raw.id, name, description, tags: raw.tags === undefined ? [raw.id] : strings('tags'), examples: strings('examples') }
+    return {
+      id: raw.id,
+      name,
+      description,
+      tags: raw.tags === undefined ? [raw.id] : strings('tags'),
+      examples: strings('examples'),
+    }
   }
   const [id = '', name, ...rest] = text.split(':')
   const description = rest.join(':').trim()

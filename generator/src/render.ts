@@ -44,7 +44,8 @@ class UserText {
 function plain(value: unknown): unknown {
   if (value instanceof UserText) return value.value
   if (Array.isArray(value)) return value.map(plain)
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]))
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]))
   return value
 }
 
@@ -111,7 +112,9 @@ function templateContext(options: ProjectOptions, runtimeDependency: string) {
     workerName: toWorkerName(options.packageName),
     pm: options.pm,
     run: {
-      ...Object.fromEntries(['dev', 'start', 'test', 'card', 'deploy'].map((script) => [script, projectCommand(options, script)])),
+      ...Object.fromEntries(
+        ['dev', 'start', 'test', 'card', 'deploy'].map((script) => [script, projectCommand(options, script)]),
+      ),
       // Deno type-checks with its own `deno check`: the task is named after it.
       typecheck: projectCommand(options, options.runtime === 'deno' ? 'check' : 'typecheck'),
     },
@@ -124,14 +127,16 @@ function templateContext(options: ProjectOptions, runtimeDependency: string) {
  */
 export function tsValue(value: unknown, indent = ''): string {
   if (Array.isArray(value)) {
-    if (value.every((item) => typeof item !== 'object' || item === null)) return `[${value.map((item) => tsValue(item)).join(', ')}]`
+    if (value.every((item) => typeof item !== 'object' || item === null))
+      return `[${value.map((item) => tsValue(item)).join(', ')}]`
     const inner = `${indent}  `
     return `[\n${value.map((item) => `${inner}${tsValue(item, inner)},`).join('\n')}\n${indent}]`
   }
   if (value !== null && typeof value === 'object') {
     const inner = `${indent}  `
     // A plain or quoted `__proto__` key would set the prototype; only a computed key stays a property.
-    const keyOf = (key: string) => (key === '__proto__' ? `[${tsString(key)}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? key : tsString(key))
+    const keyOf = (key: string) =>
+      key === '__proto__' ? `[${tsString(key)}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? key : tsString(key)
     const lines = Object.entries(value).map(([key, item]) => `${inner}${keyOf(key)}: ${tsValue(item, inner)},`)
     return `{\n${lines.join('\n')}\n${indent}}`
   }
@@ -163,7 +168,11 @@ const outputPath = (templatePath: string): string =>
  * over them (same path: the later layer wins). `.hbs` files go through Handlebars with the partials of `partials/`;
  * the rest are copied.
  */
-export function renderProject(templatesDir: string, options: ProjectOptions, runtimeDependency: string): RenderedFile[] {
+export function renderProject(
+  templatesDir: string,
+  options: ProjectOptions,
+  runtimeDependency: string,
+): RenderedFile[] {
   const hbs = createHandlebars()
   const partialsDir = join(templatesDir, 'partials')
   for (const file of listFiles(partialsDir)) {

@@ -18,7 +18,8 @@ export function isPlainText(part: Part | undefined): part is TextPart {
 export function appendedHeapBytes(artifact: Artifact, parts: readonly Part[]): number {
   const first = parts[0]
   // The common chunk: one text part joining the text before it.
-  if (parts.length === 1 && isPlainText(first) && isPlainText(artifact.parts[artifact.parts.length - 1])) return joinedTextHeapBytes(first.text)
+  if (parts.length === 1 && isPlainText(first) && isPlainText(artifact.parts[artifact.parts.length - 1]))
+    return joinedTextHeapBytes(first.text)
   return partsHeapBytes(parts as Part[])
 }
 

@@ -87,7 +87,12 @@ function partHeapBytes(part: Part): number {
       break
     case 'file': {
       const { file } = part
-      bytes = FILE_PART + optionalString(file.bytes) + optionalString(file.uri) + optionalString(file.name) + optionalString(file.mimeType)
+      bytes =
+        FILE_PART +
+        optionalString(file.bytes) +
+        optionalString(file.uri) +
+        optionalString(file.name) +
+        optionalString(file.mimeType)
       break
     }
     case 'data':

@@ -23,7 +23,8 @@ export interface ExecutionContext {
    * The conversation so far in this task's context, oldest first: every earlier task with the same `contextId`
    * as its messages followed by its answer (its artifacts as one agent message), then this task's history. It
    * lets a model see what was said before, as a chat does. Bounded: the newest earlier tasks that fit
-   * `maxBytes` (default 256 KiB of memory, about the text) and `maxTasks` (default 50); this task's history always comes whole.
+   * `maxBytes` (default 256 KiB of memory, about the text) and `maxTasks` (default 50); this task's history always
+   * comes whole.
    * Reads the task store (every store can: memory, file, Redis, Durable Object), so call it once per turn.
    */
   conversation(options?: ConversationOptions): Promise<Message[]>
@@ -145,17 +146,23 @@ export interface Agent extends AgentDefinition {
  */
 export function defineAgent(definition: AgentDefinition): Agent {
   if (!definition || typeof definition !== 'object') throw new ConfigurationError('defineAgent() needs an object')
-  if (typeof definition.execute !== 'function') throw new ConfigurationError('defineAgent(): `execute` must be a function')
+  if (typeof definition.execute !== 'function')
+    throw new ConfigurationError('defineAgent(): `execute` must be a function')
   if (definition.cancel !== undefined && typeof definition.cancel !== 'function') {
     throw new ConfigurationError('defineAgent(): `cancel` must be a function when given')
   }
-  if (!definition.card || typeof definition.card !== 'object') throw new ConfigurationError('defineAgent(): `card` is required')
+  if (!definition.card || typeof definition.card !== 'object')
+    throw new ConfigurationError('defineAgent(): `card` is required')
   const { timeoutMs } = definition
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0 && timeoutMs <= 2 ** 31 - 1)) {
-    throw new ConfigurationError(`defineAgent(): \`timeoutMs\` must be a whole number of milliseconds from 1 to ${2 ** 31 - 1} (got ${timeoutMs})`)
+    throw new ConfigurationError(
+      `defineAgent(): \`timeoutMs\` must be a whole number of milliseconds from 1 to ${2 ** 31 - 1} (got ${timeoutMs})`,
+    )
   }
   if (definition.messageReplies !== undefined && typeof definition.messageReplies !== 'boolean') {
-    throw new ConfigurationError(`defineAgent(): \`messageReplies\` must be true or false (got ${JSON.stringify(definition.messageReplies)})`)
+    throw new ConfigurationError(
+      `defineAgent(): \`messageReplies\` must be true or false (got ${JSON.stringify(definition.messageReplies)})`,
+    )
   }
   return { ...definition, __a2aAgent: true }
 }

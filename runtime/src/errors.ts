@@ -61,7 +61,10 @@ export class MethodNotFoundError extends A2AError {
  */
 export class InvalidParamsError extends A2AError {
   override name = 'InvalidParamsError'
-  /** What is wrong with the params, as the message says it after `Invalid params: ` (for a dialect that words it otherwise). */
+  /**
+   * What is wrong with the params, as the message says it after `Invalid params: ` (for a dialect that words it
+   * otherwise).
+   */
   readonly detail: string
   constructor(detail: string) {
     super(ErrorCode.InvalidParams, `Invalid params: ${detail}`)

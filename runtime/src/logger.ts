@@ -45,7 +45,9 @@ export function createConsoleLogger(level?: LogLevel, env: Env = processEnv()): 
 export function logLevel(value: string | undefined, from: string): LogLevel | undefined {
   if (value === undefined || value === '') return undefined
   if (value in LOG_RANK) return value as LogLevel
-  throw new ConfigurationError(`${from} must be one of ${Object.keys(LOG_RANK).join(', ')} (got ${JSON.stringify(value)})`)
+  throw new ConfigurationError(
+    `${from} must be one of ${Object.keys(LOG_RANK).join(', ')} (got ${JSON.stringify(value)})`,
+  )
 }
 
 /** How long one message may be in a summary, and how many causes it follows. */
@@ -83,7 +85,10 @@ function oneLine(value: unknown): string {
   let text: string
   if (value instanceof Error) {
     const errors = (value as { errors?: unknown }).errors
-    const inner = !value.message && Array.isArray(errors) ? errors.slice(0, 3).map((each) => (each instanceof Error ? each.message : String(each))) : []
+    const inner =
+      !value.message && Array.isArray(errors)
+        ? errors.slice(0, 3).map((each) => (each instanceof Error ? each.message : String(each)))
+        : []
     text = `${value.name}: ${value.message || inner.join('; ')}`
   } else {
     text = typeof value === 'string' ? value : safeString(value)

@@ -17,52 +17,132 @@ export function processEnv(): Env {
 
 export const SETTINGS = [
   { variable: 'PORT', option: 'port', default: '3000', means: 'Port to listen on (`0`: a free one).' },
-  { variable: 'HOST', option: 'hostname', default: '`127.0.0.1` (`a2a dev`: `localhost`)', means: 'Address to listen on; `0.0.0.0` in a container.' },
-  { variable: 'A2A_PUBLIC_URL', option: 'publicUrl', default: 'the listening address', means: "The card's `url` behind a proxy or load balancer." },
+  {
+    variable: 'HOST',
+    option: 'hostname',
+    default: '`127.0.0.1` (`a2a dev`: `localhost`)',
+    means: 'Address to listen on; `0.0.0.0` in a container.',
+  },
+  {
+    variable: 'A2A_PUBLIC_URL',
+    option: 'publicUrl',
+    default: 'the listening address',
+    means: "The card's `url` behind a proxy or load balancer.",
+  },
   {
     variable: 'A2A_ALLOWED_HOSTS',
     option: 'allowedHosts',
     default: 'none beyond `localhost` and IP addresses',
     means: '`Host` names answered, comma-separated (`*`: any).',
   },
-  { variable: 'A2A_CORS_ORIGINS', option: 'corsOrigins', default: 'none', means: 'Web origins whose pages may call the agent, comma-separated (`*`: any).' },
-  { variable: 'A2A_BEARER_TOKEN', option: 'auth.bearerTokens', default: 'none', means: 'Accepted bearer tokens, comma-separated.' },
-  { variable: 'A2A_API_KEY', option: 'auth.apiKeys', default: 'none', means: 'Accepted `X-API-Key` values, comma-separated.' },
-  { variable: 'A2A_DIALECT', option: 'dialect', default: '`platform`', means: 'What slash-named methods speak: `platform` or `a2a-0.3`.' },
-  { variable: 'A2A_STORE', option: 'store', default: '`memory`', means: 'Where tasks live: `memory`, `file:<directory>` or `redis://host:port/db`.' },
+  {
+    variable: 'A2A_CORS_ORIGINS',
+    option: 'corsOrigins',
+    default: 'none',
+    means: 'Web origins whose pages may call the agent, comma-separated (`*`: any).',
+  },
+  {
+    variable: 'A2A_BEARER_TOKEN',
+    option: 'auth.bearerTokens',
+    default: 'none',
+    means: 'Accepted bearer tokens, comma-separated.',
+  },
+  {
+    variable: 'A2A_API_KEY',
+    option: 'auth.apiKeys',
+    default: 'none',
+    means: 'Accepted `X-API-Key` values, comma-separated.',
+  },
+  {
+    variable: 'A2A_DIALECT',
+    option: 'dialect',
+    default: '`platform`',
+    means: 'What slash-named methods speak: `platform` or `a2a-0.3`.',
+  },
+  {
+    variable: 'A2A_STORE',
+    option: 'store',
+    default: '`memory`',
+    means: 'Where tasks live: `memory`, `file:<directory>` or `redis://host:port/db`.',
+  },
   {
     variable: 'A2A_STORE_MAX_BYTES',
     option: 'maxBytes (store)',
     default: '128 MiB, or ¼ of the heap limit',
     means: 'Bytes of memory the tasks the memory and file stores keep take.',
   },
-  { variable: 'A2A_EVENT_LOG_BYTES', option: 'eventLogBytes (store)', default: '1 MiB', means: "Bytes of one task's newest events kept for resumes." },
+  {
+    variable: 'A2A_EVENT_LOG_BYTES',
+    option: 'eventLogBytes (store)',
+    default: '1 MiB',
+    means: "Bytes of one task's newest events kept for resumes.",
+  },
   {
     variable: 'A2A_STORE_SEGMENT_BYTES',
     option: 'segmentBytes (file store)',
     default: '8 MiB',
     means: "Size past which the file store's log begins a new segment.",
   },
-  { variable: 'A2A_MAX_TASK_BYTES', option: 'maxTaskBytes', default: '8 MiB', means: 'Bytes of memory one task may hold.' },
+  {
+    variable: 'A2A_MAX_TASK_BYTES',
+    option: 'maxTaskBytes',
+    default: '8 MiB',
+    means: 'Bytes of memory one task may hold.',
+  },
   {
     variable: 'A2A_MAX_RUNNING_BYTES',
     option: 'maxRunningBytes',
     default: '256 MiB, or ¼ of the heap limit',
     means: 'Bytes of memory the running tasks hold together.',
   },
-  { variable: 'A2A_MAX_BODY_BYTES_IN_FLIGHT', option: 'maxBodyBytesInFlight', default: '64 MiB', means: 'Request bodies being received at once, in bytes.' },
-  { variable: 'A2A_SSE_MAX_BACKLOG_BYTES', option: 'maxStreamBacklogBytes', default: '1 MiB', means: 'Unread events one stream subscriber may leave behind.' },
+  {
+    variable: 'A2A_MAX_BODY_BYTES_IN_FLIGHT',
+    option: 'maxBodyBytesInFlight',
+    default: '64 MiB',
+    means: 'Request bodies being received at once, in bytes.',
+  },
+  {
+    variable: 'A2A_SSE_MAX_BACKLOG_BYTES',
+    option: 'maxStreamBacklogBytes',
+    default: '1 MiB',
+    means: 'Unread events one stream subscriber may leave behind.',
+  },
   {
     variable: 'A2A_MAX_PENDING_RESPONSE_BYTES',
     option: 'maxPendingResponseBytes',
     default: '64 MiB',
     means: 'Bytes written and not yet read, across the server.',
   },
-  { variable: 'A2A_WRITE_TIMEOUT_MS', option: 'writeTimeoutMs', default: '30000', means: 'A response whose client reads nothing this long is cut.' },
-  { variable: 'A2A_SSE_HEARTBEAT_MS', option: 'sseHeartbeatMs', default: '0 (off)', means: 'A `: keep-alive` line on a stream quiet this long.' },
-  { variable: 'A2A_HEADERS_TIMEOUT_MS', option: 'headersTimeoutMs', default: '15000', means: "Time to send a request's headers." },
-  { variable: 'A2A_REQUEST_TIMEOUT_MS', option: 'requestTimeoutMs', default: '30000', means: 'Time to send a whole request, body included.' },
-  { variable: 'A2A_KEEP_ALIVE_TIMEOUT_MS', option: 'keepAliveTimeoutMs', default: '5000', means: 'Idle keep-alive connections close after this.' },
+  {
+    variable: 'A2A_WRITE_TIMEOUT_MS',
+    option: 'writeTimeoutMs',
+    default: '30000',
+    means: 'A response whose client reads nothing this long is cut.',
+  },
+  {
+    variable: 'A2A_SSE_HEARTBEAT_MS',
+    option: 'sseHeartbeatMs',
+    default: '0 (off)',
+    means: 'A `: keep-alive` line on a stream quiet this long.',
+  },
+  {
+    variable: 'A2A_HEADERS_TIMEOUT_MS',
+    option: 'headersTimeoutMs',
+    default: '15000',
+    means: "Time to send a request's headers.",
+  },
+  {
+    variable: 'A2A_REQUEST_TIMEOUT_MS',
+    option: 'requestTimeoutMs',
+    default: '30000',
+    means: 'Time to send a whole request, body included.',
+  },
+  {
+    variable: 'A2A_KEEP_ALIVE_TIMEOUT_MS',
+    option: 'keepAliveTimeoutMs',
+    default: '5000',
+    means: 'Idle keep-alive connections close after this.',
+  },
   { variable: 'A2A_MAX_CONNECTIONS', option: 'maxConnections', default: '4096', means: 'Connections at once.' },
   {
     variable: 'A2A_MAX_CONNECTIONS_PER_ADDRESS',
@@ -76,9 +156,24 @@ export const SETTINGS = [
     default: 'none (`a2a dev`: loopback)',
     means: 'Addresses and ranges webhooks may reach although private.',
   },
-  { variable: 'A2A_PUSH_ALLOW_HTTP', option: 'push.allowHttp', default: '`false` (`a2a dev`: `true`)', means: 'Accept `http:` webhooks (`true`/`1`).' },
-  { variable: 'A2A_LOG_LEVEL', option: 'logger', default: '`info`', means: '`debug`, `info`, `warn`, `error` or `silent`.' },
-  { variable: 'A2A_REQUEST_LOG', option: '--request-log (`a2a start`)', default: '`debug`', means: 'The level of the one line logged per request.' },
+  {
+    variable: 'A2A_PUSH_ALLOW_HTTP',
+    option: 'push.allowHttp',
+    default: '`false` (`a2a dev`: `true`)',
+    means: 'Accept `http:` webhooks (`true`/`1`).',
+  },
+  {
+    variable: 'A2A_LOG_LEVEL',
+    option: 'logger',
+    default: '`info`',
+    means: '`debug`, `info`, `warn`, `error` or `silent`.',
+  },
+  {
+    variable: 'A2A_REQUEST_LOG',
+    option: '--request-log (`a2a start`)',
+    default: '`debug`',
+    means: 'The level of the one line logged per request.',
+  },
 ] as const
 
 /** A variable the runtime reads. */
@@ -108,12 +203,20 @@ export function envSwitch(env: Env, variable: Variable): boolean | undefined {
 }
 
 /** One of `choices`, from the option, else the variable; undefined when neither is set. */
-export function choiceSetting<T extends string>(option: T | undefined, optionName: string, env: Env, variable: Variable, choices: readonly T[]): T | undefined {
+export function choiceSetting<T extends string>(
+  option: T | undefined,
+  optionName: string,
+  env: Env,
+  variable: Variable,
+  choices: readonly T[],
+): T | undefined {
   const value = option ?? envValue(env, variable)?.trim()
   if (value === undefined) return undefined
   if (!(choices as readonly string[]).includes(value)) {
     const quoted = choices.map((choice) => `"${choice}"`)
-    throw new ConfigurationError(`${optionName} (${variable}) must be ${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)} (got ${JSON.stringify(value)})`)
+    throw new ConfigurationError(
+      `${optionName} (${variable}) must be ${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)} (got ${JSON.stringify(value)})`,
+    )
   }
   return value as T
 }
@@ -150,7 +253,9 @@ export function wholeNumberSetting(setting: WholeNumberSetting): number {
     const range = setting.atLeast
       ? `, at least ${setting.atLeast}`
       : ` from ${min}${setting.note ? ` (${setting.note})` : ''}${setting.max !== undefined ? ` to ${max}` : ''}`
-    throw new ConfigurationError(`${option} (${variable}) must be ${what}${range} (got ${given !== undefined ? String(given) : JSON.stringify(raw)})`)
+    throw new ConfigurationError(
+      `${option} (${variable}) must be ${what}${range} (got ${given !== undefined ? String(given) : JSON.stringify(raw)})`,
+    )
   }
   return value
 }
@@ -163,6 +268,8 @@ export function optionalWholeNumberSetting(setting: Omit<WholeNumberSetting, 'fa
 
 /** The table of environment variables the runtime README shows (a test keeps it the same as `SETTINGS`). */
 export function settingsTable(): string {
-  const rows = SETTINGS.map((setting) => `| \`${setting.variable}\` | \`${setting.option}\` | ${setting.default} | ${setting.means} |`)
+  const rows = SETTINGS.map(
+    (setting) => `| \`${setting.variable}\` | \`${setting.option}\` | ${setting.default} | ${setting.means} |`,
+  )
   return ['| Variable | Option | Default | |', '|---|---|---|---|', ...rows].join('\n')
 }

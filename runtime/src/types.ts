@@ -8,7 +8,15 @@
  * waits for the client, and the terminal ones, after which it never moves: `completed`, `failed`, `canceled`,
  * `rejected`.
  */
-export type TaskState = 'submitted' | 'working' | 'input-required' | 'auth-required' | 'completed' | 'failed' | 'canceled' | 'rejected'
+export type TaskState =
+  | 'submitted'
+  | 'working'
+  | 'input-required'
+  | 'auth-required'
+  | 'completed'
+  | 'failed'
+  | 'canceled'
+  | 'rejected'
 
 type Role = 'user' | 'agent'
 
@@ -209,7 +217,8 @@ export interface AgentCardInput {
   /**
    * The single declaration of authentication: the server validates exactly these schemes.
    *
-   * **Important:** credentials come from the environment (`A2A_BEARER_TOKEN`, `A2A_API_KEY`; a comma-separated list each) or the
+   * **Important:** credentials come from the environment (`A2A_BEARER_TOKEN`, `A2A_API_KEY`; a comma-separated list
+   * each) or the
    * `auth` option of `createA2AApp`; a scheme without credentials stops the app from starting.
    */
   authentication?: AgentAuthentication

@@ -28,7 +28,12 @@ export interface TurnTarget {
 export type Dialect = 'platform' | 'a2a-1.0' | 'a2a-0.3'
 export const dialects: Dialect[] = ['platform', 'a2a-1.0', 'a2a-0.3']
 
-export function streamTurn(dialect: Dialect, url: string, text: string, target: TurnTarget = {}): Promise<StreamedTurn> {
+export function streamTurn(
+  dialect: Dialect,
+  url: string,
+  text: string,
+  target: TurnTarget = {},
+): Promise<StreamedTurn> {
   if (dialect === 'platform') return platformTurn(url, text, target)
   if (dialect === 'a2a-1.0') return v1Turn(url, text, target)
   return v03Turn(url, text, target)
@@ -79,7 +84,9 @@ const v1Part = (part: any) =>
       : { kind: 'file' }
 
 async function v1Turn(url: string, text: string, target: TurnTarget): Promise<StreamedTurn> {
-  const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] }))
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] }),
+  )
   const client = await factory.createFromUrl(url)
   const request = {
     tenant: '',
@@ -88,7 +95,14 @@ async function v1Turn(url: string, text: string, target: TurnTarget): Promise<St
     message: {
       messageId: messageId(),
       role: Role.ROLE_USER,
-      parts: [{ content: { $case: 'text' as const, value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+      parts: [
+        {
+          content: { $case: 'text' as const, value: text },
+          metadata: undefined,
+          filename: '',
+          mediaType: 'text/plain',
+        },
+      ],
       taskId: target.taskId ?? '',
       contextId: target.contextId ?? '',
       extensions: [],
@@ -114,10 +128,18 @@ async function v1Turn(url: string, text: string, target: TurnTarget): Promise<St
 }
 
 async function v03Turn(url: string, text: string, target: TurnTarget): Promise<StreamedTurn> {
-  // A platform-dialect agent answers a 0.3 client in 0.3 when the client says so (A2A-Version), as 0.3 SDKs can be set to.
-  const fetchImpl: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'A2A-Version': '0.3' } })
+  // A platform-dialect agent answers a 0.3 client in 0.3 when the client says so (A2A-Version), as 0.3 SDKs can be set
+  // to.
+  const fetchImpl: typeof fetch = (input, init) =>
+    fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'A2A-Version': '0.3' } })
   const client = await A2AClientV03.fromCardUrl(`${url}.well-known/agent-card.json`, { fetchImpl })
-  const message = { kind: 'message' as const, messageId: messageId(), role: 'user' as const, parts: [{ kind: 'text' as const, text }], ...target }
+  const message = {
+    kind: 'message' as const,
+    messageId: messageId(),
+    role: 'user' as const,
+    parts: [{ kind: 'text' as const, text }],
+    ...target,
+  }
   const turn: StreamedTurn = { taskId: '', contextId: '', chunks: [], lastChunk: [], states: [], updates: [] }
   for await (const event of client.sendMessageStream({ message })) {
     const result = event as any
@@ -135,13 +157,23 @@ async function v03Turn(url: string, text: string, target: TurnTarget): Promise<S
 }
 
 /** Sends a platform `message/send` (answered when the turn settles) and returns the task. */
-export async function sendTurn(url: string, text: string, target: TurnTarget = {}, options: { returnImmediately?: boolean } = {}): Promise<any> {
+export async function sendTurn(
+  url: string,
+  text: string,
+  target: TurnTarget = {},
+  options: { returnImmediately?: boolean } = {},
+): Promise<any> {
   const message = { kind: 'message', role: 'user', messageId: messageId(), parts: [{ kind: 'text', text }], ...target }
   const configuration = options.returnImmediately ? { blocking: false } : undefined
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message, ...(configuration && { configuration }) } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'message/send',
+      params: { message, ...(configuration && { configuration }) },
+    }),
   })
   const body = await response.json()
   if (body.error) throw new Error(`message/send failed: ${JSON.stringify(body.error)}`)

@@ -3,7 +3,11 @@ import type { CapturedLogger } from '../runtime/_logger.ts'
 import { dialects, rpcBody, sendTurn, streamTurn } from './_clients.ts'
 
 /** What every framework's mock model can be told to do on one call (each mock takes these steps). */
-export type ContractStep = { text: string[] } | { tool: string; input: Record<string, unknown> } | { fail: Error } | { hang: true; text?: string[] }
+export type ContractStep =
+  | { text: string[] }
+  | { tool: string; input: Record<string, unknown> }
+  | { fail: Error }
+  | { hang: true; text?: string[] }
 
 /** An adapted agent served on a real port, its model scripted with `steps`. */
 export interface ServedAdapter {
@@ -58,7 +62,9 @@ export function adapterContract(contract: AdapterContract): void {
     it('cancel mid-stream aborts the model call, and the task ends canceled', async () => {
       const served = await serve([{ hang: true, text: ['Thinking'] }])
       const running = await sendTurn(served.url, 'Take your time', {}, { returnImmediately: true })
-      await expect.poll(async () => (await rpcBody(served.url, 'tasks/get', { id: running.id })).result.artifacts?.length ?? 0).toBeGreaterThan(0)
+      await expect
+        .poll(async () => (await rpcBody(served.url, 'tasks/get', { id: running.id })).result.artifacts?.length ?? 0)
+        .toBeGreaterThan(0)
       const canceled = await rpcBody(served.url, 'tasks/cancel', { id: running.id })
       expect(canceled.result.status.state).toBe('canceled')
       await expect.poll(() => served.aborted()).toBe(1)
@@ -71,7 +77,9 @@ export function adapterContract(contract: AdapterContract): void {
       const served = await serve([{ fail: error }])
       const task = await sendTurn(served.url, 'my medical history')
       expect(task.status.state).toBe('failed')
-      expect(task.status.message.parts[0].text).toBe(`The ${framework} model call failed (${error.name}, HTTP 401); the server's log has the details`)
+      expect(task.status.message.parts[0].text).toBe(
+        `The ${framework} model call failed (${error.name}, HTTP 401); the server's log has the details`,
+      )
       expect(JSON.stringify(task)).not.toContain('sk-live')
       expect(served.logger.text('error')).toContain(secret)
     })
@@ -84,7 +92,11 @@ export function adapterContract(contract: AdapterContract): void {
       // The frameworks name the roles their own way (LangChain: human, ai); the instructions come first.
       const said = served.prompt(1).map((line) => line.replace(/^human:/, 'user:').replace(/^ai:/, 'assistant:'))
       expect(said[0]).toMatch(/^system: You help with the weather/)
-      expect(said.slice(1)).toEqual(['user: My name is Ada', 'assistant: Nice to meet you, Ada.', 'user: What is my name?'])
+      expect(said.slice(1)).toEqual([
+        'user: My name is Ada',
+        'assistant: Nice to meet you, Ada.',
+        'user: What is my name?',
+      ])
     })
 
     it('an answer with no text still completes with an artifact (clients read the result there)', async () => {

@@ -1,7 +1,8 @@
 import { MockLanguageModelV4 } from 'ai/test'
 
 type CallOptions = Parameters<MockLanguageModelV4['doStream']>[0]
-type StreamPart = Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer Part> ? Part : never
+type StreamPart =
+  Awaited<ReturnType<MockLanguageModelV4['doStream']>>['stream'] extends ReadableStream<infer Part> ? Part : never
 
 /** What the mock model does on one call: stream text, call a tool, fail, or hang until the call is aborted. */
 export type ModelStep =
@@ -10,7 +11,10 @@ export type ModelStep =
   | { fail: Error }
   | { hang: true; text?: string[] }
 
-/** A provider failure as the AI SDK's OpenAI-compatible provider reports one: a class, an HTTP status, a message quoting the request. */
+/**
+ * A provider failure as the AI SDK's OpenAI-compatible provider reports one: a class, an HTTP status, a message quoting
+ * the request.
+ */
 export class FakeProviderError extends Error {
   override name = 'AI_APICallError'
   readonly statusCode = 401
@@ -54,7 +58,12 @@ export function scriptedModel(steps: ModelStep[], options: { chunkDelayMs?: numb
             return
           }
           if ('tool' in step) {
-            controller.enqueue({ type: 'tool-call', toolCallId: `call-${next}`, toolName: step.tool, input: JSON.stringify(step.input) })
+            controller.enqueue({
+              type: 'tool-call',
+              toolCallId: `call-${next}`,
+              toolName: step.tool,
+              input: JSON.stringify(step.input),
+            })
           }
           controller.enqueue({
             type: 'finish',
@@ -76,7 +85,10 @@ export function scriptedModel(steps: ModelStep[], options: { chunkDelayMs?: numb
 /** The texts of the messages a model call was given, one line per message: `role: text`. */
 export function promptLines(prompt: CallOptions['prompt']): string[] {
   return prompt.map((message) => {
-    const content = typeof message.content === 'string' ? message.content : message.content.map((part: any) => part.text ?? `[${part.type}]`).join('')
+    const content =
+      typeof message.content === 'string'
+        ? message.content
+        : message.content.map((part: any) => part.text ?? `[${part.type}]`).join('')
     return `${message.role}: ${content}`
   })
 }

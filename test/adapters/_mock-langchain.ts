@@ -4,7 +4,11 @@ import { AIMessageChunk, type BaseMessage } from '@langchain/core/messages'
 import { ChatGenerationChunk, type ChatResult } from '@langchain/core/outputs'
 
 /** What the fake model does on one call: stream text, call a tool, fail, or hang until the call is aborted. */
-export type ModelStep = { text: string[] } | { tool: string; input: Record<string, unknown> } | { fail: Error } | { hang: true; text?: string[] }
+export type ModelStep =
+  | { text: string[] }
+  | { tool: string; input: Record<string, unknown> }
+  | { fail: Error }
+  | { hang: true; text?: string[] }
 
 /** A provider failure as a LangChain provider reports one: a class, an HTTP status, a message quoting the request. */
 export class FakeProviderError extends Error {
@@ -35,9 +39,14 @@ export class ScriptedChatModel extends BaseChatModel {
     return this
   }
 
-  async _generate(messages: BaseMessage[], options: this['ParsedCallOptions'], runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
+  async _generate(
+    messages: BaseMessage[],
+    options: this['ParsedCallOptions'],
+    runManager?: CallbackManagerForLLMRun,
+  ): Promise<ChatResult> {
     let whole: ChatGenerationChunk | undefined
-    for await (const chunk of this._streamResponseChunks(messages, options, runManager)) whole = whole ? whole.concat(chunk) : chunk
+    for await (const chunk of this._streamResponseChunks(messages, options, runManager))
+      whole = whole ? whole.concat(chunk) : chunk
     return { generations: whole ? [whole] : [] }
   }
 
@@ -66,8 +75,21 @@ export class ScriptedChatModel extends BaseChatModel {
     }
     // The last chunk: a tool call, or none (an empty one, as providers end a stream with one carrying metadata).
     const toolCalls =
-      'tool' in step ? [{ type: 'tool_call_chunk' as const, id: `call-${this.next}`, name: step.tool, args: JSON.stringify(step.input), index: 0 }] : []
-    const chunk = new ChatGenerationChunk({ text: '', message: new AIMessageChunk({ content: '', tool_call_chunks: toolCalls }) })
+      'tool' in step
+        ? [
+            {
+              type: 'tool_call_chunk' as const,
+              id: `call-${this.next}`,
+              name: step.tool,
+              args: JSON.stringify(step.input),
+              index: 0,
+            },
+          ]
+        : []
+    const chunk = new ChatGenerationChunk({
+      text: '',
+      message: new AIMessageChunk({ content: '', tool_call_chunks: toolCalls }),
+    })
     yield chunk
     await runManager?.handleLLMNewToken('', undefined, undefined, undefined, undefined, { chunk })
   }

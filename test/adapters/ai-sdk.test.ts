@@ -14,20 +14,32 @@ import { FakeProviderError, type ModelStep, promptLines, scriptedModel } from '.
 
 const weather = tool({
   description: 'Current weather in a city',
-  inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+  inputSchema: jsonSchema<{ city: string }>({
+    type: 'object',
+    properties: { city: { type: 'string' } },
+    required: ['city'],
+  }),
   execute: async ({ city }) => ({ city, temperature: 21 }),
 })
 
 async function serve(steps: ModelStep[], options: Parameters<typeof fromAiSdk>[1] = {}) {
   const { model, state } = scriptedModel(steps)
-  const agent = new ToolLoopAgent({ id: 'Weather Helper', model, instructions: 'You help with the weather.', tools: { weather, askUser: askUserTool() } })
+  const agent = new ToolLoopAgent({
+    id: 'Weather Helper',
+    model,
+    instructions: 'You help with the weather.',
+    tools: { weather, askUser: askUserTool() },
+  })
   const target = await nodeServer.start(fromAiSdk(agent, options))
   return { url: target.url, state, target }
 }
 
 describe.each(dialects)('an AI SDK agent asking the user through a %s client', (dialect) => {
   it('asks the user through askUserTool (input-required), and the answer resumes the same task with the question in its conversation', async () => {
-    const { url, state } = await serve([{ tool: 'askUser', input: { question: 'Which city?' } }, { text: ['Oslo: ', 'sunny.'] }])
+    const { url, state } = await serve([
+      { tool: 'askUser', input: { question: 'Which city?' } },
+      { text: ['Oslo: ', 'sunny.'] },
+    ])
     const asked = await streamTurn(dialect, url, 'What is the weather?')
     expect(asked.states.at(-1)).toBe('input-required')
     expect(asked.updates.at(-1)?.parts[0]).toMatchObject({ kind: 'text', text: 'Which city?' })
@@ -35,16 +47,27 @@ describe.each(dialects)('an AI SDK agent asking the user through a %s client', (
     expect(answered.taskId).toBe(asked.taskId)
     expect(answered.chunks.join('')).toBe('Oslo: sunny.')
     expect(answered.states.at(-1)).toBe('completed')
-    expect(promptLines(state.calls[1]!).slice(1)).toEqual(['user: What is the weather?', 'assistant: Which city?', 'user: Oslo'])
+    expect(promptLines(state.calls[1]!).slice(1)).toEqual([
+      'user: What is the weather?',
+      'assistant: Which city?',
+      'user: Oslo',
+    ])
   })
 })
 
 describe('an AI SDK agent: its failure reasons, conversation and card', () => {
   it("failureReason gives the client the author's reason for an error it recognises, and the default for others", async () => {
-    const recognised = (error: unknown) => (error instanceof FakeProviderError ? 'The model refused the key: check OPENAI_API_KEY' : undefined)
-    const { url } = await serve([{ fail: new FakeProviderError('bad key sk-live-1') }, { fail: new Error('other') }], { failureReason: recognised })
-    expect((await sendTurn(url, 'one')).status.message.parts[0].text).toBe('The model refused the key: check OPENAI_API_KEY')
-    expect((await sendTurn(url, 'two')).status.message.parts[0].text).toBe("The AI SDK model call failed (Error); the server's log has the details")
+    const recognised = (error: unknown) =>
+      error instanceof FakeProviderError ? 'The model refused the key: check OPENAI_API_KEY' : undefined
+    const { url } = await serve([{ fail: new FakeProviderError('bad key sk-live-1') }, { fail: new Error('other') }], {
+      failureReason: recognised,
+    })
+    expect((await sendTurn(url, 'one')).status.message.parts[0].text).toBe(
+      'The model refused the key: check OPENAI_API_KEY',
+    )
+    expect((await sendTurn(url, 'two')).status.message.parts[0].text).toBe(
+      "The AI SDK model call failed (Error); the server's log has the details",
+    )
   })
 
   it('derives the card from the agent: its id as the name, a skill tagged with its tools (not askUser), their descriptions as examples', async () => {
@@ -53,7 +76,13 @@ describe('an AI SDK agent: its failure reasons, conversation and card', () => {
     expect(card.name).toBe('Weather Helper')
     expect(card.description).toBe('Weather answers')
     expect(card.skills).toEqual([
-      { id: 'weather-helper', name: 'Weather Helper', description: 'Weather answers', tags: ['weather'], examples: ['Current weather in a city'] },
+      {
+        id: 'weather-helper',
+        name: 'Weather Helper',
+        description: 'Weather answers',
+        tags: ['weather'],
+        examples: ['Current weather in a city'],
+      },
     ])
   })
 })
@@ -63,6 +92,11 @@ adapterContract({
   providerError: (message) => new FakeProviderError(message),
   async serve(steps) {
     const { url, state, target } = await serve(steps)
-    return { url, logger: target.logger, aborted: () => state.aborted, prompt: (call) => promptLines(state.calls[call]!) }
+    return {
+      url,
+      logger: target.logger,
+      aborted: () => state.aborted,
+      prompt: (call) => promptLines(state.calls[call]!),
+    }
   },
 })

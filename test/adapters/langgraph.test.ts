@@ -46,12 +46,19 @@ async function serve(steps: ModelStep[], options: Parameters<typeof fromLangGrap
 /** A graph of one node that asks the user (`interrupt(value)`) and answers with what the user said. */
 function askingGraph(value: unknown, options: { checkpointer?: MemorySaver } = {}) {
   const ask = () => ({ messages: [new AIMessage(`${String(interrupt(value))}: sunny.`)] })
-  return new StateGraph(MessagesAnnotation).addNode('ask', ask).addEdge(START, 'ask').addEdge('ask', END).compile(options)
+  return new StateGraph(MessagesAnnotation)
+    .addNode('ask', ask)
+    .addEdge(START, 'ask')
+    .addEdge('ask', END)
+    .compile(options)
 }
 
 describe.each(dialects)('a LangGraph agent asking the user through a %s client', (dialect) => {
   it("asks the user when a tool calls interrupt() (input-required); the answer resumes the same task's run, the tool returning it", async () => {
-    const { url, model } = await serve([{ tool: 'ask_user', input: { question: 'Which city?' } }, { text: ['Oslo: ', 'sunny.'] }])
+    const { url, model } = await serve([
+      { tool: 'ask_user', input: { question: 'Which city?' } },
+      { text: ['Oslo: ', 'sunny.'] },
+    ])
     const asked = await streamTurn(dialect, url, 'What is the weather?')
     expect(asked.states.at(-1)).toBe('input-required')
     expect(asked.updates.at(-1)?.parts[0]).toMatchObject({ kind: 'text', text: 'Which city?' })
@@ -61,14 +68,21 @@ describe.each(dialects)('a LangGraph agent asking the user through a %s client',
     expect(answered.states.at(-1)).toBe('completed')
     // The run went on from the interrupt (the thread's state, not a new run): the tool returned the user's answer.
     expect(model.calls).toHaveLength(2)
-    expect(promptLines(model.calls[1]!)).toEqual(['system: You help with the weather.', 'human: What is the weather?', 'ai: ', 'tool: Oslo'])
+    expect(promptLines(model.calls[1]!)).toEqual([
+      'system: You help with the weather.',
+      'human: What is the weather?',
+      'ai: ',
+      'tool: Oslo',
+    ])
   })
 })
 
 describe('a LangGraph agent: interrupts, threads, conversation and card', () => {
   it("a node's interrupt() asks the user, and the node resumed with the answer (Command resume) completes the task with it", async () => {
     const target = await nodeServer.start(
-      fromLangGraph(askingGraph({ message: 'Which city?', choices: ['Oslo', 'Bergen'] }, { checkpointer: new MemorySaver() })),
+      fromLangGraph(
+        askingGraph({ message: 'Which city?', choices: ['Oslo', 'Bergen'] }, { checkpointer: new MemorySaver() }),
+      ),
     )
     const asked = await sendTurn(target.url, 'What is the weather?')
     expect(asked.status.state).toBe('input-required')
@@ -81,7 +95,9 @@ describe('a LangGraph agent: interrupts, threads, conversation and card', () => 
     const answered = await sendTurn(target.url, 'Bergen', { taskId: asked.id, contextId: asked.contextId })
     expect(answered.id).toBe(asked.id)
     expect(answered.status.state).toBe('completed')
-    expect(answered.artifacts.flatMap((artifact: any) => artifact.parts.map((part: any) => part.text)).join('')).toBe('Bergen: sunny.')
+    expect(answered.artifacts.flatMap((artifact: any) => artifact.parts.map((part: any) => part.text)).join('')).toBe(
+      'Bergen: sunny.',
+    )
   })
 
   it('parallel nodes that interrupt are asked one at a time, each answer resuming the node that asked', async () => {
@@ -102,7 +118,10 @@ describe('a LangGraph agent: interrupts, threads, conversation and card', () => 
     expect(second.status).toMatchObject({ state: 'input-required', message: { parts: [{ text: 'Which day?' }] } })
     const done = await sendTurn(url, 'Monday', { taskId: first.id, contextId: first.contextId })
     expect(done.status.state).toBe('completed')
-    expect(done.artifacts.map((artifact: any) => artifact.parts.map((part: any) => part.text).join(''))).toEqual(['City: Oslo.', 'Day: Monday.'])
+    expect(done.artifacts.map((artifact: any) => artifact.parts.map((part: any) => part.text).join(''))).toEqual([
+      'City: Oslo.',
+      'Day: Monday.',
+    ])
   })
 
   it("deletes a task's thread from the checkpointer once the task ends (keeps it while it waits for an answer, and with keepThreads)", async () => {
@@ -116,7 +135,9 @@ describe('a LangGraph agent: interrupts, threads, conversation and card', () => 
     expect(threads(saver)).toEqual([])
 
     const keeping = new MemorySaver()
-    const kept = await nodeServer.start(fromLangGraph(askingGraph('Which city?', { checkpointer: keeping }), { keepThreads: true }))
+    const kept = await nodeServer.start(
+      fromLangGraph(askingGraph('Which city?', { checkpointer: keeping }), { keepThreads: true }),
+    )
     const task = await sendTurn(kept.url, 'Weather?')
     await sendTurn(kept.url, 'Oslo', { taskId: task.id })
     expect(threads(keeping)).toEqual([task.id])
@@ -126,7 +147,9 @@ describe('a LangGraph agent: interrupts, threads, conversation and card', () => 
     const target = await nodeServer.start(fromLangGraph(askingGraph('Which city?')))
     const task = await sendTurn(target.url, 'What is the weather?')
     expect(task.status.state).toBe('failed')
-    expect(task.status.message.parts[0].text).toBe("The LangGraph model call failed (GraphValueError); the server's log has the details")
+    expect(task.status.message.parts[0].text).toBe(
+      "The LangGraph model call failed (GraphValueError); the server's log has the details",
+    )
     expect(target.logger.text('error')).toContain('No checkpointer set')
   })
 
@@ -161,6 +184,11 @@ adapterContract({
   providerError: (message) => new FakeProviderError(message),
   async serve(steps) {
     const { url, model, target } = await serve(steps)
-    return { url, logger: target.logger, aborted: () => model.aborted, prompt: (call) => promptLines(model.calls[call]!) }
+    return {
+      url,
+      logger: target.logger,
+      aborted: () => model.aborted,
+      prompt: (call) => promptLines(model.calls[call]!),
+    }
   },
 })

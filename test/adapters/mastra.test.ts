@@ -67,7 +67,10 @@ async function serve(steps: ModelStep[], options: Parameters<typeof fromMastra>[
 
 describe.each(dialects)('a Mastra agent asking the user through a %s client', (dialect) => {
   it('asks the user through askUserTool (the run suspends, input-required), and the answer resumes that run in the same task', async () => {
-    const { url, state } = await serve([{ tool: 'askUser', input: { question: 'Which city?' } }, { text: ['Oslo: ', 'sunny.'] }])
+    const { url, state } = await serve([
+      { tool: 'askUser', input: { question: 'Which city?' } },
+      { text: ['Oslo: ', 'sunny.'] },
+    ])
     const asked = await streamTurn(dialect, url, 'What is the weather?')
     expect(asked.states.at(-1)).toBe('input-required')
     expect(asked.updates.at(-1)?.parts[0]).toMatchObject({ kind: 'text', text: 'Which city?' })
@@ -96,14 +99,21 @@ describe('a Mastra agent: suspended runs, conversation and card', () => {
   })
 
   it('an agent on no Mastra instance keeps no suspended run: the answer starts a new run on the conversation, question included', async () => {
-    const { agent, state } = weatherAgent([{ tool: 'askUser', input: { question: 'Which city?' } }, { text: ['Oslo: sunny.'] }])
+    const { agent, state } = weatherAgent([
+      { tool: 'askUser', input: { question: 'Which city?' } },
+      { text: ['Oslo: sunny.'] },
+    ])
     const target = await nodeServer.start(fromMastra(agent))
     const asked = await sendTurn(target.url, 'What is the weather?')
     expect(asked.status.state).toBe('input-required')
     const answered = await sendTurn(target.url, 'Oslo', { taskId: asked.id })
     expect(answered.status.state).toBe('completed')
     expect(answered.artifacts[0].parts.map((part: any) => part.text).join('')).toBe('Oslo: sunny.')
-    expect(promptLines(state.calls[1]!).slice(1)).toEqual(['user: What is the weather?', 'assistant: Which city?', 'user: Oslo'])
+    expect(promptLines(state.calls[1]!).slice(1)).toEqual([
+      'user: What is the weather?',
+      'assistant: Which city?',
+      'user: Oslo',
+    ])
     expect(target.logger.text('warn')).toContain('no longer suspended')
   })
 
@@ -128,7 +138,12 @@ describe('a Mastra agent: suspended runs, conversation and card', () => {
     const card = await (await fetch(`${url}.well-known/agent-card.json`)).json()
     expect(card.name).toBe('Forecasts')
     expect(card.description).toBe('Weather answers')
-    expect(card.skills[0]).toMatchObject({ id: 'forecasts', name: 'Forecasts', description: 'Weather answers', tags: ['weather', 'forecast'] })
+    expect(card.skills[0]).toMatchObject({
+      id: 'forecasts',
+      name: 'Forecasts',
+      description: 'Weather answers',
+      tags: ['weather', 'forecast'],
+    })
   })
 })
 
@@ -137,6 +152,11 @@ adapterContract({
   providerError: (message) => new FakeProviderError(message),
   async serve(steps) {
     const { url, state, target } = await serve(steps)
-    return { url, logger: target.logger, aborted: () => state.aborted, prompt: (call) => promptLines(state.calls[call]!) }
+    return {
+      url,
+      logger: target.logger,
+      aborted: () => state.aborted,
+      prompt: (call) => promptLines(state.calls[call]!),
+    }
   },
 })

@@ -20,7 +20,8 @@ const servers = ['ours', 'sdk', 'ceiling']
 const runtimes = ['node ', 'node 22 ', 'node 24 ', 'bun ', 'deno ', 'workerd ']
 // Columns that are words by design: the row's labels, ratios for ours, what a memory figure is divided by;
 // CPU shares read from /proc are "n/a" where it is missing.
-const wordColumns = (header: string) => ['c', 'server', 'ours vs', 'divided by'].includes(header) || header.includes('CPU')
+const wordColumns = (header: string) =>
+  ['c', 'server', 'ours vs', 'divided by'].includes(header) || header.includes('CPU')
 
 interface Table {
   heading: string
@@ -56,7 +57,9 @@ const figure = (cell: string) => Number(/^-?[\d,]+(\.\d+)?/.exec(cell)?.[0].repl
 
 // On a loaded 2-core machine: about 70 s for the three servers, 90-130 s more for the runtime rows (six pairs of
 // servers, wrangler taking seconds to start each of its two Workers).
-it('runs every part of the benchmark (--smoke) and reports numeric figures for all three servers and every runtime', { timeout: 300_000 }, async () => {
+it('runs every part of the benchmark (--smoke) and reports numeric figures for all three servers and every runtime', {
+  timeout: 300_000,
+}, async () => {
   const { stdout } = await promisify(execFile)(process.execPath, [join(repoRoot, 'bench/run.mjs'), '--smoke'], {
     cwd: repoRoot,
     timeout: 290_000,
@@ -81,7 +84,8 @@ it('runs every part of the benchmark (--smoke) and reports numeric figures for a
         expect(row, `${heading}: a row for ${server}`).toBeDefined()
         expect(row!.join(' '), `${heading}: ${server}`).not.toContain('FAILED')
         table!.header.forEach((header, i) => {
-          if (!wordColumns(header)) expect(Number.isFinite(figure(row![i] ?? '')), `${heading}: ${server} ${header} = ${row![i]}`).toBe(true)
+          if (!wordColumns(header))
+            expect(Number.isFinite(figure(row![i] ?? '')), `${heading}: ${server} ${header} = ${row![i]}`).toBe(true)
         })
       }
       if (heading === 'message/send' || heading === 'message/stream' || heading === 'Agent card GET') {
@@ -103,7 +107,10 @@ it('runs every part of the benchmark (--smoke) and reports numeric figures for a
       expect(row[0], 'the runtime rows in order').toMatch(new RegExp(`^${runtime}`))
       expect(row.join(' '), `Runtimes: ${runtime}`).not.toContain('FAILED')
       runtimeTable!.header.forEach((header, column) => {
-        if (column > 0 && !wordColumns(header)) expect(Number.isFinite(figure(row[column] ?? '')), `Runtimes: ${row[0]} ${header} = ${row[column]}`).toBe(true)
+        if (column > 0 && !wordColumns(header))
+          expect(Number.isFinite(figure(row[column] ?? '')), `Runtimes: ${row[0]} ${header} = ${row[column]}`).toBe(
+            true,
+          )
       })
     })
 
@@ -113,7 +120,10 @@ it('runs every part of the benchmark (--smoke) and reports numeric figures for a
     expect(adapterTable!.rows.map((row) => row[0])).toEqual(['ai-sdk', 'mastra', 'langgraph'])
     for (const row of adapterTable!.rows) {
       for (const header of ['hand-written µs/chunk', 'adapter µs/chunk', 'adapter/hand-written']) {
-        expect(Number.isFinite(figure(row[adapterTable!.header.indexOf(header)] ?? '')), `Framework adapters: ${row[0]} ${header}`).toBe(true)
+        expect(
+          Number.isFinite(figure(row[adapterTable!.header.indexOf(header)] ?? '')),
+          `Framework adapters: ${row[0]} ${header}`,
+        ).toBe(true)
       }
     }
 
@@ -128,11 +138,17 @@ it('runs every part of the benchmark (--smoke) and reports numeric figures for a
 
 // Two warm-up starts and two counted ones of this clone's `a2a dev` (this clone's build alone): a few seconds, well
 // under the script's own bound of 60 s per start.
-it('times `a2a dev` to its first Agent Card (dev-startup.mjs --rounds 2 --json) and reports a positive median', { timeout: 150_000 }, async () => {
-  const { stdout } = await promisify(execFile)(process.execPath, [join(repoRoot, 'bench/dev-startup.mjs'), '--rounds', '2', '--json'], {
-    cwd: repoRoot,
-    timeout: 140_000,
-  })
+it('times `a2a dev` to its first Agent Card (dev-startup.mjs --rounds 2 --json) and reports a positive median', {
+  timeout: 150_000,
+}, async () => {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [join(repoRoot, 'bench/dev-startup.mjs'), '--rounds', '2', '--json'],
+    {
+      cwd: repoRoot,
+      timeout: 140_000,
+    },
+  )
   const result = JSON.parse(stdout)
   expect(result.builds.before).toBeUndefined()
   expect(result.builds.after.samples).toHaveLength(2)

@@ -18,7 +18,12 @@ function isLoopback(host) {
 
 const connect = net.Socket.prototype.connect
 net.Socket.prototype.connect = function (...args) {
-  const options = typeof args[0] === 'object' && args[0] !== null ? (Array.isArray(args[0]) ? args[0][0] : args[0]) : { port: args[0], host: args[1] }
+  const options =
+    typeof args[0] === 'object' && args[0] !== null
+      ? Array.isArray(args[0])
+        ? args[0][0]
+        : args[0]
+      : { port: args[0], host: args[1] }
   if (options && options.path === undefined && !isLoopback(options.host)) {
     process.stderr.write(`OFF-MACHINE CONNECT REFUSED: ${options.host}:${options.port}\n`)
     const error = Object.assign(new Error(`connect to ${options.host} refused by the test`), { code: 'ECONNREFUSED' })

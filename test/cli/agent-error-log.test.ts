@@ -79,7 +79,12 @@ async function failedTaskLines(env: Record<string, string> = {}): Promise<string
   const response = await fetch(`http://127.0.0.1:${port}/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { parts: [{ kind: 'text', text: 'hi' }] } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'message/send',
+      params: { message: { parts: [{ kind: 'text', text: 'hi' }] } },
+    }),
   })
   const body = (await response.json()) as { result: { status: { state: string } } }
   expect(body.result.status.state).toBe('failed')

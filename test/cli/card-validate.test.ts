@@ -1,5 +1,16 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { closeSync, constants, createWriteStream, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { createServer as createHttpServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,7 +22,9 @@ const runtimeDir = fileURLToPath(new URL('../../runtime', import.meta.url))
 const a2aBin = join(runtimeDir, 'bin/a2a.mjs')
 
 /** The environment without anything that would change which card or address the CLI sees. */
-const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_)/.test(key))) as Record<string, string>
+const cleanEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_)/.test(key)),
+) as Record<string, string>
 
 const agentSource = (card: string) => `import { defineAgent } from 'a2a-runtime'
 
@@ -41,7 +54,15 @@ const goodCard = (): Card => ({
   capabilities: { streaming: true, pushNotifications: false },
   defaultInputModes: ['text/plain'],
   defaultOutputModes: ['text/plain'],
-  skills: [{ id: 'forecast', name: 'Forecast', description: 'The forecast for a city', tags: ['weather'], examples: ['Weather in Oslo?'] }],
+  skills: [
+    {
+      id: 'forecast',
+      name: 'Forecast',
+      description: 'The forecast for a city',
+      tags: ['weather'],
+      examples: ['Weather in Oslo?'],
+    },
+  ],
 })
 const skill = (overrides: Record<string, unknown>) => ({ ...goodCard().skills[0], ...overrides })
 /** The reference card in the pure A2A v1.0 shape: no top-level url, the address in supportedInterfaces only. */
@@ -49,7 +70,10 @@ const goodV1Card = (): Card => {
   const { url, ...card } = goodCard()
   return { ...card, supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }] }
 }
-const v1Interface = (overrides: Record<string, unknown>) => ({ ...(goodV1Card().supportedInterfaces as object[])[0], ...overrides })
+const v1Interface = (overrides: Record<string, unknown>) => ({
+  ...(goodV1Card().supportedInterfaces as object[])[0],
+  ...overrides,
+})
 
 const temporaryDirs: string[] = []
 const children = new Set<ChildProcess>()
@@ -80,7 +104,8 @@ beforeAll(() => {
 })
 
 afterEach(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
   children.clear()
   await Promise.all([...servers].map((server) => new Promise((resolve) => server.close(resolve))))
   servers.clear()
@@ -91,7 +116,8 @@ afterAll(() => {
 })
 
 /** Runs `a2a card validate ...` to its end (killed by PID past 10 s). */
-const validate = (args: string[], cwd = files): Promise<CommandResult> => runA2a(['card', 'validate', ...args], { cwd, env: cleanEnv, running: children })
+const validate = (args: string[], cwd = files): Promise<CommandResult> =>
+  runA2a(['card', 'validate', ...args], { cwd, env: cleanEnv, running: children })
 
 interface Finding {
   level: 'error' | 'warning'
@@ -100,7 +126,10 @@ interface Finding {
   hint: string
 }
 
-async function validateJson(args: string[], cwd?: string): Promise<CommandResult & { report: { source: string; findings: Finding[] } }> {
+async function validateJson(
+  args: string[],
+  cwd?: string,
+): Promise<CommandResult & { report: { source: string; findings: Finding[] } }> {
   const result = await validate([...args, '--json'], cwd)
   return { ...result, report: JSON.parse(result.stdout) }
 }
@@ -266,12 +295,28 @@ describe('a2a card validate', () => {
       ['an empty description', (card) => (card.description = ''), 'description'],
       ['a url that is not absolute', (card) => (card.url = 'weather/'), 'url'],
       ['version "one"', (card) => (card.version = 'one'), 'version'],
-      ['capabilities.streaming "yes"', (card) => (card.capabilities = { ...card.capabilities, streaming: 'yes' }), 'capabilities.streaming'],
+      [
+        'capabilities.streaming "yes"',
+        (card) => (card.capabilities = { ...card.capabilities, streaming: 'yes' }),
+        'capabilities.streaming',
+      ],
       ['defaultInputModes ["text"]', (card) => (card.defaultInputModes = ['text']), 'defaultInputModes[0]'],
-      ['skills that are not an array', (card) => (card.skills = { forecast: card.skills[0] } as unknown as Card['skills']), 'skills'],
+      [
+        'skills that are not an array',
+        (card) => (card.skills = { forecast: card.skills[0] } as unknown as Card['skills']),
+        'skills',
+      ],
       ['a duplicate skill id', (card) => card.skills.push(skill({ name: 'Forecast again' })), 'skills[1].id'],
-      ['tags that are not an array of strings', (card) => (card.skills[0] = skill({ tags: ['weather', 7] })), 'skills[0].tags'],
-      ['authentication.schemes ["oauth2"]', (card) => (card.authentication = { schemes: ['oauth2'] }), 'authentication.schemes[0]'],
+      [
+        'tags that are not an array of strings',
+        (card) => (card.skills[0] = skill({ tags: ['weather', 7] })),
+        'skills[0].tags',
+      ],
+      [
+        'authentication.schemes ["oauth2"]',
+        (card) => (card.authentication = { schemes: ['oauth2'] }),
+        'authentication.schemes[0]',
+      ],
     ]
     it.each(errors)('reports %s as one error at its exact path and exits 1', async (_problem, breakIt, path) => {
       const card = goodCard()
@@ -305,29 +350,50 @@ describe('a2a card validate', () => {
 
     const v1Errors: Array<[string, (card: Card) => void, string]> = [
       ['no interface', (card) => (card.supportedInterfaces = []), 'supportedInterfaces'],
-      ['supportedInterfaces that are not an array', (card) => (card.supportedInterfaces = v1Interface({})), 'supportedInterfaces'],
-      ['an interface without url', (card) => (card.supportedInterfaces = [v1Interface({ url: undefined })]), 'supportedInterfaces[0].url'],
-      ['an interface url that is not absolute', (card) => (card.supportedInterfaces = [v1Interface({ url: 'weather/' })]), 'supportedInterfaces[0].url'],
+      [
+        'supportedInterfaces that are not an array',
+        (card) => (card.supportedInterfaces = v1Interface({})),
+        'supportedInterfaces',
+      ],
+      [
+        'an interface without url',
+        (card) => (card.supportedInterfaces = [v1Interface({ url: undefined })]),
+        'supportedInterfaces[0].url',
+      ],
+      [
+        'an interface url that is not absolute',
+        (card) => (card.supportedInterfaces = [v1Interface({ url: 'weather/' })]),
+        'supportedInterfaces[0].url',
+      ],
       [
         'an interface without protocolBinding',
         (card) => (card.supportedInterfaces = [v1Interface({ protocolBinding: undefined })]),
         'supportedInterfaces[0].protocolBinding',
       ],
-      ['an interface that is not an object', (card) => (card.supportedInterfaces = [v1Interface({}), 'JSONRPC']), 'supportedInterfaces[1]'],
+      [
+        'an interface that is not an object',
+        (card) => (card.supportedInterfaces = [v1Interface({}), 'JSONRPC']),
+        'supportedInterfaces[1]',
+      ],
     ]
-    it.each(v1Errors)('reports %s in a v1.0 card as one error at its exact path and exits 1', async (_problem, breakIt, path) => {
-      const card = goodV1Card()
-      breakIt(card)
-      const { code, report } = await validateJson([cardFile(card)])
-      expect(report.findings.map((f) => [f.level, f.path])).toEqual([['error', path]])
-      expect(code).toBe(1)
-    })
+    it.each(v1Errors)(
+      'reports %s in a v1.0 card as one error at its exact path and exits 1',
+      async (_problem, breakIt, path) => {
+        const card = goodV1Card()
+        breakIt(card)
+        const { code, report } = await validateJson([cardFile(card)])
+        expect(report.findings.map((f) => [f.level, f.path])).toEqual([['error', path]])
+        expect(code).toBe(1)
+      },
+    )
 
     it('warns about a v1.0 interface without protocolVersion, and still asks a card with neither url nor interfaces for its url', async () => {
       const unversioned = goodV1Card()
       unversioned.supportedInterfaces = [v1Interface({ protocolVersion: undefined })]
       const warned = await validateJson([cardFile(unversioned)])
-      expect(warned.report.findings.map((f) => [f.level, f.path])).toEqual([['warning', 'supportedInterfaces[0].protocolVersion']])
+      expect(warned.report.findings.map((f) => [f.level, f.path])).toEqual([
+        ['warning', 'supportedInterfaces[0].protocolVersion'],
+      ])
       expect(warned.code).toBe(0)
 
       const { supportedInterfaces: _, ...neither } = goodV1Card()
@@ -398,7 +464,9 @@ describe('a2a card validate', () => {
       mkdirSync(folder, { recursive: true })
       const dir = await validateJson([folder])
       expect(dir.code).toBe(1)
-      expect(dir.report.findings.map((f) => [f.path, f.message])).toEqual([['$', `${folder} is a folder, not a card file`]])
+      expect(dir.report.findings.map((f) => [f.path, f.message])).toEqual([
+        ['$', `${folder} is a folder, not a card file`],
+      ])
       expect(dir.stderr).toBe('')
     })
 
@@ -418,14 +486,22 @@ describe('a2a card validate', () => {
     })
 
     it('reads a card piped to /dev/stdin, and refuses a piped card over 1 MiB with the finding', async () => {
-      const piped = await runWithInput(process.execPath, [a2aBin, 'card', 'validate', '/dev/stdin', '--json'], JSON.stringify(goodCard()))
+      const piped = await runWithInput(
+        process.execPath,
+        [a2aBin, 'card', 'validate', '/dev/stdin', '--json'],
+        JSON.stringify(goodCard()),
+      )
       noStack(piped.stderr)
       expect(JSON.parse(piped.stdout)).toEqual({ source: '/dev/stdin', findings: [] })
       expect(piped.code).toBe(0)
 
       const huge = goodCard()
       huge.description = 'x'.repeat(2 * 1024 * 1024)
-      const refused = await runWithInput(process.execPath, [a2aBin, 'card', 'validate', '/dev/stdin', '--json'], JSON.stringify(huge))
+      const refused = await runWithInput(
+        process.execPath,
+        [a2aBin, 'card', 'validate', '/dev/stdin', '--json'],
+        JSON.stringify(huge),
+      )
       noStack(refused.stderr)
       expect(JSON.parse(refused.stdout).findings.map((f: Finding) => f.message)).toEqual([
         `the card is more than ${1024 * 1024} bytes, over the 1 MiB this check reads`,
@@ -433,22 +509,30 @@ describe('a2a card validate', () => {
       expect(refused.code).toBe(1)
     })
 
-    it.skipIf(!existsSync('/bin/bash'))('reads a card piped to /dev/stdin by a shell (a pipe, not a socket)', async () => {
-      const card = cardFile(goodCard())
-      const { code, stdout, stderr } = await runWithInput(
-        '/bin/bash',
-        ['-c', 'cat "$2" | "$0" "$1" card validate /dev/stdin --json', process.execPath, a2aBin, card],
-        '',
-      )
-      noStack(stderr)
-      expect(JSON.parse(stdout)).toEqual({ source: '/dev/stdin', findings: [] })
-      expect(code).toBe(0)
-    })
+    it.skipIf(!existsSync('/bin/bash'))(
+      'reads a card piped to /dev/stdin by a shell (a pipe, not a socket)',
+      async () => {
+        const card = cardFile(goodCard())
+        const { code, stdout, stderr } = await runWithInput(
+          '/bin/bash',
+          ['-c', 'cat "$2" | "$0" "$1" card validate /dev/stdin --json', process.execPath, a2aBin, card],
+          '',
+        )
+        noStack(stderr)
+        expect(JSON.parse(stdout)).toEqual({ source: '/dev/stdin', findings: [] })
+        expect(code).toBe(0)
+      },
+    )
 
     it.skipIf(!existsSync('/usr/bin/mkfifo'))('reads a card from a FIFO', async () => {
       const fifo = join(files, `card-${++fileCount}.fifo`)
       execFileSync('mkfifo', [fifo])
-      const { code, stdout, stderr } = await runWithInput(process.execPath, [a2aBin, 'card', 'validate', fifo, '--json'], JSON.stringify(goodCard()), fifo)
+      const { code, stdout, stderr } = await runWithInput(
+        process.execPath,
+        [a2aBin, 'card', 'validate', fifo, '--json'],
+        JSON.stringify(goodCard()),
+        fifo,
+      )
       noStack(stderr)
       expect(JSON.parse(stdout)).toEqual({ source: fifo, findings: [] })
       expect(code).toBe(0)
@@ -507,7 +591,10 @@ describe('a2a card validate', () => {
       await stop()
 
       // With a trailing slash or a query, still that very URL: the host below answers only at these exact paths.
-      const exact = await cardHost({ '/agents/x/.well-known/agent.json/': goodCard(), '/.well-known/agent-card.json?v=1': goodCard() })
+      const exact = await cardHost({
+        '/agents/x/.well-known/agent.json/': goodCard(),
+        '/.well-known/agent-card.json?v=1': goodCard(),
+      })
       for (const url of [`${exact}/agents/x/.well-known/agent.json/`, `${exact}/.well-known/agent-card.json?v=1`]) {
         const { code, report } = await validateJson([url])
         expect(report).toEqual({ source: url, findings: [] })
@@ -525,7 +612,9 @@ describe('a2a card validate', () => {
 
     it('validates clean the v1.0 card the runtime serves (A2A-Version: 1.0), as served and without its v0.3 addressing fields', async () => {
       const { port, stop } = await startGoodAgent()
-      const response = await fetch(`http://127.0.0.1:${port}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })
+      const response = await fetch(`http://127.0.0.1:${port}/.well-known/agent-card.json`, {
+        headers: { 'A2A-Version': '1.0' },
+      })
       const served = (await response.json()) as Record<string, unknown>
       expect((served.supportedInterfaces as Array<{ protocolVersion: string }>)[0]!.protocolVersion).toBe('1.0')
       await stop()
@@ -575,7 +664,9 @@ describe('a2a card validate', () => {
       const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`
       const { code, report } = await validateJson([`${origin}/`])
       expect(code).toBe(1)
-      expect(report.findings.map((f) => f.message)).toEqual([`the card is more than ${1024 * 1024} bytes, over the 1 MiB this check reads`])
+      expect(report.findings.map((f) => f.message)).toEqual([
+        `the card is more than ${1024 * 1024} bytes, over the 1 MiB this check reads`,
+      ])
       server.closeAllConnections()
     })
 
@@ -609,8 +700,18 @@ describe('a2a card validate', () => {
         (card) => (card.skills[0] = skill({ tags: ['x', 7] })),
         'skills[0].tags',
       ],
-      ['a default input mode that is no media type', "defaultInputModes: ['text']", (card) => (card.defaultInputModes = ['text']), 'defaultInputModes[0]'],
-      ['capabilities that are no object', "capabilities: 'yes'", (card) => (card.capabilities = 'yes' as unknown as Card['capabilities']), 'capabilities'],
+      [
+        'a default input mode that is no media type',
+        "defaultInputModes: ['text']",
+        (card) => (card.defaultInputModes = ['text']),
+        'defaultInputModes[0]',
+      ],
+      [
+        'capabilities that are no object',
+        "capabilities: 'yes'",
+        (card) => (card.capabilities = 'yes' as unknown as Card['capabilities']),
+        'capabilities',
+      ],
       [
         'an unknown authentication scheme',
         "authentication: { schemes: ['bearer', 'oauth2'] }",
@@ -618,21 +719,32 @@ describe('a2a card validate', () => {
         'authentication.schemes[1]',
       ],
     ]
-    it.each(refused)('the runtime refuses %s where the check of a served card finds its error', async (_problem, field, breakIt, path) => {
-      const project = makeProject(`{ name: 'Rules Fixture', description: 'Breaks one card rule at a time, for the tests', ${field} }`)
-      const served = goodCard()
-      breakIt(served)
-      const [asDefined, asServed] = await Promise.all([validateJson([], project), validateJson([cardFile(served)])])
-      expect(asDefined.report.findings).toEqual([{ level: 'error', path, message: expect.any(String), hint: 'the runtime refuses to start with this card' }])
-      expect(asDefined.code).toBe(1)
-      expect(asServed.report.findings.map((f) => [f.level, f.path])).toEqual([['error', path]])
-      expect(asServed.code).toBe(1)
-    })
+    it.each(refused)(
+      'the runtime refuses %s where the check of a served card finds its error',
+      async (_problem, field, breakIt, path) => {
+        const project = makeProject(
+          `{ name: 'Rules Fixture', description: 'Breaks one card rule at a time, for the tests', ${field} }`,
+        )
+        const served = goodCard()
+        breakIt(served)
+        const [asDefined, asServed] = await Promise.all([validateJson([], project), validateJson([cardFile(served)])])
+        expect(asDefined.report.findings).toEqual([
+          { level: 'error', path, message: expect.any(String), hint: 'the runtime refuses to start with this card' },
+        ])
+        expect(asDefined.code).toBe(1)
+        expect(asServed.report.findings.map((f) => [f.level, f.path])).toEqual([['error', path]])
+        expect(asServed.code).toBe(1)
+      },
+    )
 
     it('a2a start refuses such a card in one line naming the field, instead of serving it', async () => {
       const project = makeProject(`{ name: 'Rules Fixture', description: '' }`)
       const port = await freePort()
-      const started = await runA2a(['start'], { cwd: project, env: { ...cleanEnv, PORT: String(port), HOST: '127.0.0.1' }, running: children })
+      const started = await runA2a(['start'], {
+        cwd: project,
+        env: { ...cleanEnv, PORT: String(port), HOST: '127.0.0.1' },
+        running: children,
+      })
       expect(started.code).toBe(1)
       expect(started.stdout + started.stderr).toContain('a2a: Agent card: `description` must be a non-empty string\n')
       noStack(started.stdout + started.stderr)

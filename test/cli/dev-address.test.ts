@@ -6,7 +6,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { a2aBin, freePort, makeAgentProject, runA2a } from '../_support.ts'
 
 /** The environment without anything that would pick the agent or credentials for the CLI. */
-const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_)/.test(key))) as Record<string, string>
+const cleanEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_)/.test(key)),
+) as Record<string, string>
 
 const agentSource = (name: string) => `import { defineAgent } from 'a2a-runtime'
 
@@ -41,7 +43,11 @@ function project(name: string): string {
 
 /** `a2a dev` in `dir` asked for `port`; resolves with the address it says it serves. */
 async function startDev(dir: string, port: number, host = '127.0.0.1'): Promise<DevServer> {
-  const child = spawn(process.execPath, [a2aBin, 'dev'], { cwd: dir, env: { ...cleanEnv, PORT: String(port), HOST: host }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [a2aBin, 'dev'], {
+    cwd: dir,
+    env: { ...cleanEnv, PORT: String(port), HOST: host },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   child.stdout!.on('data', (chunk) => (output += chunk))
   child.stderr!.on('data', (chunk) => (output += chunk))
@@ -65,7 +71,8 @@ beforeAll(async () => {
 }, 30_000)
 
 afterEach(() => {
-  for (const child of runs) if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
+  for (const child of runs)
+    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
   runs.clear()
 })
 
@@ -79,10 +86,13 @@ afterAll(async () => {
   for (const dir of projects) rmSync(dir, { recursive: true, force: true })
 }, 60_000)
 
-const a2a = (args: string[], cwd: string, env: Record<string, string> = {}) => runA2a(args, { cwd, env: { ...cleanEnv, ...env }, running: runs })
+const a2a = (args: string[], cwd: string, env: Record<string, string> = {}) =>
+  runA2a(args, { cwd, env: { ...cleanEnv, ...env }, running: runs })
 
 /** Makes any TCP connect of the command to another machine fail before a packet leaves, and say so on stderr. */
-const loopbackOnly = { NODE_OPTIONS: `${cleanEnv.NODE_OPTIONS ?? ''} --require "${fileURLToPath(new URL('./_loopback-only.cjs', import.meta.url))}"` }
+const loopbackOnly = {
+  NODE_OPTIONS: `${cleanEnv.NODE_OPTIONS ?? ''} --require "${fileURLToPath(new URL('./_loopback-only.cjs', import.meta.url))}"`,
+}
 const REFUSED = 'OFF-MACHINE CONNECT REFUSED'
 
 /** A project whose .env PORT leads to the first server, with `.a2a/` made: what a planted file would divert. */
@@ -141,12 +151,15 @@ describe("the project's running a2a dev", () => {
 
   it('is not believed when the file names an address off this machine: a2a send says so and never connects there', async () => {
     const dir = projectLeadingToFirst('Project E')
-    // A documentation address (TEST-NET-1) with a live pid: believed, it would get the request and the .env's credentials.
+    // A documentation address (TEST-NET-1) with a live pid: believed, it would get the request and the .env's
+    // credentials.
     const planted = `http://192.0.2.2:${new URL(first.url).port}/`
     writeFileSync(join(dir, '.a2a/dev.json'), JSON.stringify({ url: planted, pid: process.pid }))
     const sent = await a2a(['send', 'who?'], dir, loopbackOnly)
     expect(sent.stderr).not.toContain(REFUSED)
-    expect(sent.stderr).toContain(`.a2a/dev.json ignored: it names ${planted}, which is not an http address on this machine`)
+    expect(sent.stderr).toContain(
+      `.a2a/dev.json ignored: it names ${planted}, which is not an http address on this machine`,
+    )
     expect(sent.stderr).toContain('(PORT from .env')
     expect(sent.stdout).toBe('answered by Project A\n')
 

@@ -40,7 +40,10 @@ afterEach(async () => {
 
 async function startDev(env: Record<string, string>): Promise<{ port: number; output: () => string }> {
   const port = await freePort()
-  child = spawn(process.execPath, [a2aBin, 'dev'], { cwd: project, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env } })
+  child = spawn(process.execPath, [a2aBin, 'dev'], {
+    cwd: project,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
+  })
   let output = ''
   child.stdout!.on('data', (chunk) => (output += chunk))
   child.stderr!.on('data', (chunk) => (output += chunk))
@@ -75,7 +78,10 @@ const cardRequest = 'GET /.well-known/agent.json HTTP/1.1\r\nHost: 127.0.0.1\r\n
 
 describe('a2a dev bounds its connections like a2a start', () => {
   it('cuts a silent connection and a slowloris client after A2A_HEADERS_TIMEOUT_MS (not the longer request timeout), with a 408, and keeps serving', async () => {
-    const { port } = await startDev({ A2A_HEADERS_TIMEOUT_MS: String(HEADERS_MS), A2A_REQUEST_TIMEOUT_MS: String(REQUEST_MS) })
+    const { port } = await startDev({
+      A2A_HEADERS_TIMEOUT_MS: String(HEADERS_MS),
+      A2A_REQUEST_TIMEOUT_MS: String(REQUEST_MS),
+    })
     const silent = await raw(port)
     const trickling = await raw(port)
     let sent = 0
@@ -83,7 +89,8 @@ describe('a2a dev bounds its connections like a2a start', () => {
     const trickle = setInterval(() => !trickling.socket.destroyed && trickling.socket.write(headers[sent++]!), 20)
     try {
       // Bounded: listhen's server alone (60 s headers timeout, checked every 30 s) would cut neither in time.
-      const within = (closed: Promise<number>) => Promise.race([closed, new Promise<number>((resolve) => setTimeout(() => resolve(Infinity), 20_000))])
+      const within = (closed: Promise<number>) =>
+        Promise.race([closed, new Promise<number>((resolve) => setTimeout(() => resolve(Infinity), 20_000))])
       const [silentMs, tricklingMs] = await Promise.all([within(silent.closed), within(trickling.closed)])
       console.log(
         `a2a dev, headers timeout ${HEADERS_MS} ms: silent connection cut after ${silentMs.toFixed(0)} ms, slowloris after ${tricklingMs.toFixed(0)} ms (${sent} bytes sent)`,

@@ -62,7 +62,11 @@ afterEach(async () => {
 })
 
 /** Polls `probe` until it gives something truthy; past the deadline fails saying what it waited for. */
-async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: () => string, ms = DEADLINE_MS): Promise<T> {
+async function until<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  what: () => string,
+  ms = DEADLINE_MS,
+): Promise<T> {
   const deadline = Date.now() + ms
   for (;;) {
     const value = await probe()
@@ -80,10 +84,16 @@ interface DevServer {
 }
 
 /** `a2a dev` on a new project holding `source`, once it says where it serves. */
-async function startDev(source = agentSource(), { args = [], env = {} }: { args?: string[]; env?: Record<string, string> } = {}): Promise<DevServer> {
+async function startDev(
+  source = agentSource(),
+  { args = [], env = {} }: { args?: string[]; env?: Record<string, string> } = {},
+): Promise<DevServer> {
   project = makeAgentProject('a2a-dev-inspector-', source)
   const port = await freePort()
-  const child = spawn(process.execPath, [a2aBin, 'dev', ...args], { cwd: project, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env } })
+  const child = spawn(process.execPath, [a2aBin, 'dev', ...args], {
+    cwd: project,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
+  })
   children.add(child)
   let output = ''
   child.stdout!.on('data', (chunk) => (output += chunk))
@@ -111,7 +121,10 @@ interface Reply {
  * given as an array goes out chunked, without content-length. A refusal the server sends before reading the whole
  * body counts as the answer, whatever the write then runs into.
  */
-function request(url: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer | Buffer[] } = {}): Promise<Reply> {
+function request(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer | Buffer[] } = {},
+): Promise<Reply> {
   const { method = 'GET', headers = {}, body } = options
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method, headers, agent: false }, (res) => {
@@ -198,7 +211,10 @@ async function openChannel(url: string) {
               return frame
             }
           }
-          if (ended) throw new Error(`the live channel ended before the ${event} frame; it sent ${JSON.stringify(frames.map((f) => f.event))}`)
+          if (ended)
+            throw new Error(
+              `the live channel ended before the ${event} frame; it sent ${JSON.stringify(frames.map((f) => f.event))}`,
+            )
           return undefined
         },
         () => `an "${event}" frame on the live channel; it sent ${JSON.stringify(frames.map((f) => f.event))}`,
@@ -220,7 +236,9 @@ function rssOf(pid: number): number | undefined {
 const mb = (bytes: number) => `${(bytes / MiB).toFixed(2)} MiB`
 
 describe('a2a dev inspector: the push receiver', () => {
-  it('keeps each delivery with its shown headers, its path and its body parsed as JSON or kept as text', { timeout: 90_000 }, async () => {
+  it('keeps each delivery with its shown headers, its path and its body parsed as JSON or kept as text', {
+    timeout: 90_000,
+  }, async () => {
     const { url } = await startDev()
     const sent = await postDelivery(url, JSON.stringify({ id: 'task-1', status: { state: 'completed' } }), {
       'content-type': 'application/json',
@@ -247,7 +265,12 @@ describe('a2a dev inspector: the push receiver', () => {
     expect(kept[0].headers).not.toHaveProperty('x-not-shown')
     expect(kept[0].headers).not.toHaveProperty('host')
     expect(Number.isNaN(Date.parse(kept[0].at))).toBe(false)
-    expect(kept[1]).toMatchObject({ path: '/__a2a/push/anything', headers: { 'content-type': 'text/plain' }, body: 'not JSON {', bytes: 10 })
+    expect(kept[1]).toMatchObject({
+      path: '/__a2a/push/anything',
+      headers: { 'content-type': 'text/plain' },
+      body: 'not JSON {',
+      bytes: 10,
+    })
   })
 
   it('takes only POST: GET on the push path is 405', { timeout: 90_000 }, async () => {
@@ -261,7 +284,9 @@ describe('a2a dev inspector: the push receiver', () => {
     expect(await deliveries(url)).toEqual([])
   })
 
-  it('refuses a delivery over 256 KiB with 413 and keeps nothing of it, with content-length and chunked', { timeout: 90_000 }, async () => {
+  it('refuses a delivery over 256 KiB with 413 and keeps nothing of it, with content-length and chunked', {
+    timeout: 90_000,
+  }, async () => {
     const { url } = await startDev()
     const tooLarge = Buffer.from(JSON.stringify({ pad: 'x'.repeat(256 * KiB) }))
     const declared = await postDelivery(url, tooLarge)
@@ -310,7 +335,9 @@ describe('a2a dev inspector: bounded in bytes', () => {
       `the kept list's JSON reached ${listing.body.length} bytes (${mb(listing.body.length)}) after ${posted} bytes were posted`,
     ).toBeLessThanOrEqual(2 * MiB + 4 * KiB)
     // Not trimmed to nothing either: the budget is used.
-    expect(listing.body.length, `the kept list's JSON is ${listing.body.length} bytes`).toBeGreaterThan(2 * MiB - 250_000)
+    expect(listing.body.length, `the kept list's JSON is ${listing.body.length} bytes`).toBeGreaterThan(
+      2 * MiB - 250_000,
+    )
     expect(seqs.at(-1)).toBe(39)
     expect(seqs[0]).toBeGreaterThan(0)
     expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => 40 - seqs.length + i))
@@ -379,7 +406,9 @@ describe('a2a dev inspector: bounded in bytes', () => {
 })
 
 describe('a2a dev inspector: Host and Origin', () => {
-  it('refuses a foreign Origin and a foreign Host with 403, and lets in the page of its own origin', { timeout: 90_000 }, async () => {
+  it('refuses a foreign Origin and a foreign Host with 403, and lets in the page of its own origin', {
+    timeout: 90_000,
+  }, async () => {
     const { url, port } = await startDev()
     const cases = [
       { method: 'GET', path: '__a2a/' },
@@ -388,11 +417,19 @@ describe('a2a dev inspector: Host and Origin', () => {
       { method: 'DELETE', path: '__a2a/api/push' },
     ]
     for (const { method, path, body } of cases) {
-      const foreignOrigin = await request(`${url}${path}`, { method, headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body })
+      const foreignOrigin = await request(`${url}${path}`, {
+        method,
+        headers: { origin: 'https://evil.example', 'content-type': 'application/json' },
+        body,
+      })
       expect(foreignOrigin.status, `${method} /${path} from https://evil.example`).toBe(403)
       expect(foreignOrigin.json().error).toMatch(/Origin "https:\/\/evil\.example" is not allowed/)
       // DNS rebinding: the page is on this port, but its browser names another site.
-      const foreignHost = await request(`${url}${path}`, { method, headers: { host: 'evil.example', 'content-type': 'application/json' }, body })
+      const foreignHost = await request(`${url}${path}`, {
+        method,
+        headers: { host: 'evil.example', 'content-type': 'application/json' },
+        body,
+      })
       expect(foreignHost.status, `${method} /${path} with Host: evil.example`).toBe(403)
       expect(foreignHost.json().error).toMatch(/Host "evil\.example" is not allowed/)
     }
@@ -400,9 +437,13 @@ describe('a2a dev inspector: Host and Origin', () => {
 
     const own = { origin: `http://127.0.0.1:${port}`, 'content-type': 'application/json' }
     expect((await request(`${url}__a2a/`, { headers: own })).status).toBe(200)
-    expect((await request(`${url}__a2a/push`, { method: 'POST', headers: own, body: '{"from":"the page"}' })).status).toBe(200)
+    expect(
+      (await request(`${url}__a2a/push`, { method: 'POST', headers: own, body: '{"from":"the page"}' })).status,
+    ).toBe(200)
     expect((await deliveries(url)).map((delivery) => delivery.body)).toEqual([{ from: 'the page' }])
-    expect((await request(`${url}__a2a/api/push`, { method: 'DELETE', headers: own })).json()).toEqual({ deliveries: [] })
+    expect((await request(`${url}__a2a/api/push`, { method: 'DELETE', headers: own })).json()).toEqual({
+      deliveries: [],
+    })
     const events = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
       const req = httpRequest(`${url}__a2a/events`, { headers: own, agent: false }, resolve)
       req.on('error', reject)
@@ -416,7 +457,9 @@ describe('a2a dev inspector: Host and Origin', () => {
 })
 
 describe('a2a dev inspector: the page', () => {
-  it('serves the page with its security headers and its hashed files cached for good, small when gzipped', { timeout: 90_000 }, async () => {
+  it('serves the page with its security headers and its hashed files cached for good, small when gzipped', {
+    timeout: 90_000,
+  }, async () => {
     const { url } = await startDev()
     const redirect = await request(`${url}__a2a`)
     expect(redirect.status).toBe(308)
@@ -443,14 +486,17 @@ describe('a2a dev inspector: the page', () => {
       expect(asset.status, ref).toBe(200)
       expect(asset.headers['cache-control'], ref).toBe('public, max-age=31536000, immutable')
       expect(asset.headers['x-content-type-options'], ref).toBe('nosniff')
-      expect(asset.headers['content-type'], ref).toBe(ref.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8')
+      expect(asset.headers['content-type'], ref).toBe(
+        ref.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8',
+      )
       expect(asset.headers['content-security-policy'], ref).toBeUndefined()
       raw += asset.body.length
       gzipped += gzipSync(asset.body).length
     }
-    expect(gzipped, `the page's ${referenced.length} files are ${raw} bytes, ${gzipped} bytes (${(gzipped / KiB).toFixed(1)} KiB) gzipped`).toBeLessThan(
-      150 * KiB,
-    )
+    expect(
+      gzipped,
+      `the page's ${referenced.length} files are ${raw} bytes, ${gzipped} bytes (${(gzipped / KiB).toFixed(1)} KiB) gzipped`,
+    ).toBeLessThan(150 * KiB)
 
     for (const missing of ['__a2a/nothing-here.js', '__a2a/assets/index-missing.js']) {
       const notFound = await request(`${url}${missing}`)
@@ -482,7 +528,9 @@ describe.runIf(process.platform === 'linux')('a2a dev --open', () => {
 })
 
 describe('a2a dev inspector: the live channel', () => {
-  it('answers while the agent does not load, says why in hello, and reports the fixing save as a load', { timeout: 120_000 }, async () => {
+  it('answers while the agent does not load, says why in hello, and reports the fixing save as a load', {
+    timeout: 120_000,
+  }, async () => {
     const { url } = await startDev(agentSource({ broken: true }))
     expect((await request(`${url}.well-known/agent.json`)).status).toBe(503)
     const page = await request(`${url}__a2a/`)
@@ -511,7 +559,9 @@ describe('a2a dev inspector: the live channel', () => {
     expect((await request(`${url}.well-known/agent.json`)).status).toBe(200)
   })
 
-  it("reports each task's states as task frames, ending with completed, and no frame for an artifact chunk", { timeout: 90_000 }, async () => {
+  it("reports each task's states as task frames, ending with completed, and no frame for an artifact chunk", {
+    timeout: 90_000,
+  }, async () => {
     const { url } = await startDev()
     const channel = await openChannel(url)
     await channel.next('hello')
@@ -523,7 +573,13 @@ describe('a2a dev inspector: the live channel', () => {
       expect(task.status.state).toBe('completed')
       await channel.next('task', (data) => data.id === task.id && data.state === 'completed')
       const frames = channel.frames.filter((frame) => frame.event === 'task' && frame.data.id === task.id)
-      for (const frame of frames) expect(frame.data).toMatchObject({ id: task.id, contextId: task.contextId, title: text, at: expect.any(String) })
+      for (const frame of frames)
+        expect(frame.data).toMatchObject({
+          id: task.id,
+          contextId: task.contextId,
+          title: text,
+          at: expect.any(String),
+        })
       return { task, states: frames.map((frame) => frame.data.state as string) }
     }
 
@@ -533,7 +589,9 @@ describe('a2a dev inspector: the live channel', () => {
 
     // 21 chunks of one artifact: the same task frames as a task with a single artifact.
     const chunked = await statesOf('chunks')
-    expect(chunked.task.artifacts[0].parts.map((part: { text: string }) => part.text).join('')).toMatch(/^chunk 0 chunk 1 .*chunk 20 $/)
+    expect(chunked.task.artifacts[0].parts.map((part: { text: string }) => part.text).join('')).toMatch(
+      /^chunk 0 chunk 1 .*chunk 20 $/,
+    )
     expect(chunked.states).toEqual(plain.states)
 
     // The task list the page starts from: the dev store's tasks, newest first, as the same lines.
@@ -570,7 +628,11 @@ describe('a2a start', () => {
       expect(answer.headers['content-type'] ?? '', path).not.toMatch(/html|event-stream/)
       expect(answer.text, path).not.toMatch(/<html/i)
     }
-    const push = await request(`${started.url}__a2a/push`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    const push = await request(`${started.url}__a2a/push`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    })
     expect(push.status).not.toBe(200)
     expect(push.text).not.toMatch(/received/)
   })

@@ -39,7 +39,12 @@ export default defineAgent({
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
   await expect.poll(() => output, { timeout: 15_000 }).toContain('Dev server at')
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { parts: [{ kind: 'text', text: 'hi' }] } } })
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'message/send',
+    params: { message: { parts: [{ kind: 'text', text: 'hi' }] } },
+  })
   const request = `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`
   expect(await rawRequest(port, request)).toBe('HTTP/1.1 401 Unauthorized')
 })

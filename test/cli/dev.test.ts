@@ -53,7 +53,10 @@ afterEach(() => {
 
 async function startDev(env: Record<string, string> = {}) {
   const port = await freePort()
-  child = spawn(process.execPath, [a2aBin, 'dev'], { cwd: project, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env } })
+  child = spawn(process.execPath, [a2aBin, 'dev'], {
+    cwd: project,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...env },
+  })
   let output = ''
   child.stdout!.on('data', (chunk) => (output += chunk))
   child.stderr!.on('data', (chunk) => (output += chunk))
@@ -73,7 +76,10 @@ async function send(url: string, text = 'which?', extra: Record<string, unknown>
       params: { message: { role: 'user', messageId: `m${Math.random()}`, parts: [{ kind: 'text', text }] }, ...extra },
     }),
   })
-  return { status: response.status, body: (await response.json()) as { result?: any; error?: { code: number; message: string } } }
+  return {
+    status: response.status,
+    body: (await response.json()) as { result?: any; error?: { code: number; message: string } },
+  }
 }
 
 const answer = async (url: string) => (await send(url)).body.result?.artifacts[0]?.parts[0]?.text
@@ -185,14 +191,18 @@ describe('a2a dev', () => {
     child!.kill('SIGKILL')
 
     const strict = await startDev({ A2A_PUSH_ALLOW_HTTP: 'false' })
-    const refused = await send(strict.url, 'which?', { configuration: { pushNotificationConfig: { url: receiver.url } } })
+    const refused = await send(strict.url, 'which?', {
+      configuration: { pushNotificationConfig: { url: receiver.url } },
+    })
     expect(refused.body.error?.message).toMatch(/http: webhooks are refused/)
     child!.kill('SIGKILL')
 
     // A blank line in the project's .env says "nothing", not "the default": the dev allowance is off too.
     writeFileSync(join(project, '.env'), 'A2A_PUSH_ALLOW_HTTP=\n')
     const blank = await startDev()
-    const refusedToo = await send(blank.url, 'which?', { configuration: { pushNotificationConfig: { url: receiver.url } } })
+    const refusedToo = await send(blank.url, 'which?', {
+      configuration: { pushNotificationConfig: { url: receiver.url } },
+    })
     expect(refusedToo.body.error?.message).toMatch(/http: webhooks are refused/)
   })
 
@@ -207,9 +217,14 @@ describe('a2a dev', () => {
 
   it('falls back to a free port when PORT is taken, and the card follows the real port', async () => {
     const blocker = createServer()
-    const taken = await new Promise<number>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)))
+    const taken = await new Promise<number>((resolve) =>
+      blocker.listen(0, '127.0.0.1', () => resolve((blocker.address() as { port: number }).port)),
+    )
     try {
-      child = spawn(process.execPath, [a2aBin, 'dev'], { cwd: project, env: { ...process.env, PORT: String(taken), HOST: '127.0.0.1' } })
+      child = spawn(process.execPath, [a2aBin, 'dev'], {
+        cwd: project,
+        env: { ...process.env, PORT: String(taken), HOST: '127.0.0.1' },
+      })
       let output = ''
       child.stdout!.on('data', (chunk) => (output += chunk))
       child.stderr!.on('data', (chunk) => (output += chunk))
@@ -228,18 +243,27 @@ describe('a2a dev', () => {
 
   it('reloads helper modules the agent imports: TypeScript and JSON', async () => {
     writeFileSync(join(project, 'src/data.json'), '{"answer":"j1"}')
-    writeFileSync(join(project, 'src/helper.ts'), "import data from './data.json'\nexport const answer = (): string => data.answer + '-t1'\n")
+    writeFileSync(
+      join(project, 'src/helper.ts'),
+      "import data from './data.json'\nexport const answer = (): string => data.answer + '-t1'\n",
+    )
     writeFileSync(
       join(project, 'src/agent.ts'),
       agentSource()
-        .replace("import { defineAgent } from 'a2a-runtime'", "import { defineAgent } from 'a2a-runtime'\nimport { answer } from './helper.ts'")
+        .replace(
+          "import { defineAgent } from 'a2a-runtime'",
+          "import { defineAgent } from 'a2a-runtime'\nimport { answer } from './helper.ts'",
+        )
         .replace('prefix + "v1"', 'answer()'),
     )
     const { url } = await startDev()
     expect(await answer(url)).toBe('j1-t1')
     writeFileSync(join(project, 'src/data.json'), '{"answer":"j2"}')
     await expect.poll(() => answer(url), { interval: 10, timeout: 8000 }).toBe('j2-t1')
-    writeFileSync(join(project, 'src/helper.ts'), "import data from './data.json'\nexport const answer = (): string => data.answer + '-t2'\n")
+    writeFileSync(
+      join(project, 'src/helper.ts'),
+      "import data from './data.json'\nexport const answer = (): string => data.answer + '-t2'\n",
+    )
     await expect.poll(() => answer(url), { interval: 10, timeout: 8000 }).toBe('j2-t2')
   })
 
@@ -247,10 +271,15 @@ describe('a2a dev', () => {
     const { url, output } = await startDev()
     writeFileSync(
       join(project, 'src/agent.ts'),
-      agentSource({ answer: 'after-rejection' }).replace('const prefix', "void Promise.reject(new Error('nobody awaited me'))\nconst prefix"),
+      agentSource({ answer: 'after-rejection' }).replace(
+        'const prefix',
+        "void Promise.reject(new Error('nobody awaited me'))\nconst prefix",
+      ),
     )
     await expect.poll(() => answer(url), { interval: 10, timeout: 8000 }).toBe('after-rejection')
-    await expect.poll(() => output(), { timeout: 8000 }).toMatch(/Unhandled error in the agent's code: src\/agent\.ts:\d+:\d+ Error: nobody awaited me/)
+    await expect
+      .poll(() => output(), { timeout: 8000 })
+      .toMatch(/Unhandled error in the agent's code: src\/agent\.ts:\d+:\d+ Error: nobody awaited me/)
     writeFileSync(join(project, 'src/agent.ts'), agentSource({ answer: 'still-here' }))
     await expect.poll(() => answer(url), { interval: 10, timeout: 8000 }).toBe('still-here')
   })
@@ -265,7 +294,9 @@ describe('a2a dev', () => {
     const { output } = await startDev()
     const before = output().length
     writeFileSync(join(project, 'src/agent.ts'), agentSource().replace("examples: ['which?']", 'examples: []'))
-    await expect.poll(() => output().slice(before), { timeout: 8000 }).toMatch(/card skills\[0\]\.examples: the skill has no examples/)
+    await expect
+      .poll(() => output().slice(before), { timeout: 8000 })
+      .toMatch(/card skills\[0\]\.examples: the skill has no examples/)
   })
 
   it('on Ctrl-C with a stream open says what it waits for, and a second Ctrl-C stops at once', async () => {
@@ -290,31 +321,44 @@ describe('a2a dev', () => {
       .toMatch(/Waiting up to 10 s for running tasks and 1 open request\(s\) to finish; press Ctrl-C again to stop now/)
     process.kill(child!.pid!, 'SIGINT')
     const stoppedWithin = (ms: number) =>
-      Promise.race([exited, new Promise((_, reject) => setTimeout(() => reject(new Error(`still running ${ms} ms after the second Ctrl-C: ${output()}`)), ms))])
+      Promise.race([
+        exited,
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error(`still running ${ms} ms after the second Ctrl-C: ${output()}`)), ms),
+        ),
+      ])
     // The task would hold the exit for the 10 s grace; the second Ctrl-C must not wait for it.
     expect(await stoppedWithin(5000)).toBe(130)
     expect(existsSync(join(project, '.a2a/dev.json'))).toBe(false)
     await reader.cancel().catch(() => {})
   })
 
-  it('on one Ctrl-C stops even when a request never finishes: once the tasks are settled its connection is cut', { timeout: 45_000 }, async () => {
+  it('on one Ctrl-C stops even when a request never finishes: once the tasks are settled its connection is cut', {
+    timeout: 45_000,
+  }, async () => {
     const { url, output } = await startDev()
     // A request whose body never ends: "100 Continue" shows the server has handed it to the handler.
     const socket = connect(Number(new URL(url).port), '127.0.0.1')
     socket.on('error', () => {})
     let answered = ''
     socket.on('data', (chunk) => (answered += chunk))
-    socket.write('POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n')
+    socket.write(
+      'POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n',
+    )
     await expect.poll(() => answered, { timeout: 10_000 }).toContain('100 Continue')
     socket.write('{"jsonrpc":"2.0",')
     try {
       const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)))
       process.kill(child!.pid!, 'SIGINT')
-      await expect.poll(() => output(), { timeout: 10_000 }).toMatch(/Waiting up to 10 s for running tasks and 1 open request\(s\) to finish/)
+      await expect
+        .poll(() => output(), { timeout: 10_000 })
+        .toMatch(/Waiting up to 10 s for running tasks and 1 open request\(s\) to finish/)
       // The promise is "up to 10 s"; the rest is slack for a loaded machine. Without the cut it waits for good.
       const exitCode = await Promise.race([
         exited,
-        new Promise((_, reject) => setTimeout(() => reject(new Error(`still running 30 s after one Ctrl-C: ${output()}`)), 30_000)),
+        new Promise((_, reject) =>
+          setTimeout(() => reject(new Error(`still running 30 s after one Ctrl-C: ${output()}`)), 30_000),
+        ),
       ])
       expect(exitCode).toBe(0)
       expect(existsSync(join(project, '.a2a/dev.json'))).toBe(false)
@@ -341,7 +385,9 @@ describe('a2a dev', () => {
       const dev = await runA2a(['dev'], { cwd: empty, env, running })
       const start = await runA2a(['start'], { cwd: empty, env, running })
       expect(dev.code).toBe(1)
-      expect(dev.stderr).toBe(`a2a: Cannot find the agent module src/agent.ts in ${empty} (pass its path as an argument)\n`)
+      expect(dev.stderr).toBe(
+        `a2a: Cannot find the agent module src/agent.ts in ${empty} (pass its path as an argument)\n`,
+      )
       expect(dev.stderr).toBe(start.stderr)
     } finally {
       rmSync(empty, { recursive: true, force: true })

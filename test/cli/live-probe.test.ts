@@ -18,18 +18,29 @@ afterEach(() => {
 
 function validateLive(url: string, extra: string[] = []): Promise<{ code: number; stdout: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [a2aBin, 'card', 'validate', url, '--live', ...extra], { timeout: 30_000 }, (error, stdout) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout })
-    })
+    execFile(
+      process.execPath,
+      [a2aBin, 'card', 'validate', url, '--live', ...extra],
+      { timeout: 30_000 },
+      (error, stdout) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout })
+      },
+    )
   })
 }
 
-const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_)/.test(key))) as Record<string, string>
+const cleanEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_)/.test(key)),
+) as Record<string, string>
 
 function cardValidate(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) =>
-    execFile(process.execPath, [a2aBin, 'card', 'validate', ...args], { cwd, env: cleanEnv, timeout: 30_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [a2aBin, 'card', 'validate', ...args],
+      { cwd, env: cleanEnv, timeout: 30_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     ),
   )
 }
@@ -47,20 +58,28 @@ const goodCard = (url: string, extra: Record<string, unknown> = {}) => ({
 })
 
 /** A hand-written agent server with one defect chosen by the test. */
-async function brokenServer(defect: 'json-stream' | 'never-ends' | 'auth-not-enforced' | 'auth-not-declared'): Promise<string> {
+async function brokenServer(
+  defect: 'json-stream' | 'never-ends' | 'auth-not-enforced' | 'auth-not-declared',
+): Promise<string> {
   let url = ''
   const server: Server = createServer(async (req, res) => {
     if (req.method === 'GET') {
-      const card = defect === 'auth-not-enforced' ? goodCard(url, { authentication: { schemes: ['bearer'] } }) : goodCard(url)
+      const card =
+        defect === 'auth-not-enforced' ? goodCard(url, { authentication: { schemes: ['bearer'] } }) : goodCard(url)
       return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card))
     }
     let body = ''
     for await (const chunk of req) body += chunk
     const { id, method } = JSON.parse(body)
-    if (defect === 'auth-not-declared' && !req.headers.authorization) return void res.writeHead(401, { 'content-type': 'application/json' }).end('{}')
+    if (defect === 'auth-not-declared' && !req.headers.authorization)
+      return void res.writeHead(401, { 'content-type': 'application/json' }).end('{}')
     const json = (payload: unknown) =>
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, ...(payload as object) }))
-    const task = (state: string) => ({ result: { kind: 'task', id: 't', contextId: 'c', status: { state }, artifacts: [] } })
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id, ...(payload as object) }))
+    const task = (state: string) => ({
+      result: { kind: 'task', id: 't', contextId: 'c', status: { state }, artifacts: [] },
+    })
     if (method === 'message/send') return void json(task(defect === 'never-ends' ? 'working' : 'completed'))
     if (method === 'message/stream') {
       if (defect === 'json-stream') return void json(task('completed'))
@@ -180,6 +199,8 @@ export default defineAgent({
   it('refuses --live with a card file', async () => {
     const { code, stderr } = await cardValidate(['card.json', '--live'], tmpdir())
     expect(code).toBe(1)
-    expect(stderr).toContain("a2a: --live probes a running agent: give its URL, or no argument for this project's a2a dev")
+    expect(stderr).toContain(
+      "a2a: --live probes a running agent: give its URL, or no argument for this project's a2a dev",
+    )
   })
 })

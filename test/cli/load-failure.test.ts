@@ -10,18 +10,26 @@ import { a2aBin, freePort, makeAgentProject, runA2a } from '../_support.ts'
 /** The location of a load failure, for project paths that stacks print as they are and file URLs percent-encode. */
 describe('describeLoadFailure', () => {
   const root = '/home/ada/My Agents/wetter-äpp'
-  const failure = (stack: string) => Object.assign(new Error('config missing'), { stack: `Error: config missing\n${stack}` })
+  const failure = (stack: string) =>
+    Object.assign(new Error('config missing'), { stack: `Error: config missing\n${stack}` })
 
   it('finds the place in a path with spaces and non-ASCII letters', () => {
-    expect(describeLoadFailure(failure(`    at ${root}/src/agent.ts:7:9\n    at async Function.import (/x/node_modules/jiti/dist/jiti.cjs:1:2)`), root)).toBe(
-      'src/agent.ts:7:9 Error: config missing',
-    )
+    expect(
+      describeLoadFailure(
+        failure(
+          `    at ${root}/src/agent.ts:7:9\n    at async Function.import (/x/node_modules/jiti/dist/jiti.cjs:1:2)`,
+        ),
+        root,
+      ),
+    ).toBe('src/agent.ts:7:9 Error: config missing')
   })
 
   it('finds the place in a percent-encoded file URL', () => {
     const url = pathToFileURL(`${root}/src/tools/geo.mjs`).href
     expect(url).toContain('%20')
-    expect(describeLoadFailure(failure(`    at loadGeo (${url}:12:3)`), root)).toBe('src/tools/geo.mjs:12:3 Error: config missing')
+    expect(describeLoadFailure(failure(`    at loadGeo (${url}:12:3)`), root)).toBe(
+      'src/tools/geo.mjs:12:3 Error: config missing',
+    )
   })
 
   it("skips the project's node_modules and other folders", () => {
@@ -50,7 +58,10 @@ describe('explainLoadFailure: the frame', () => {
   }
 
   it('keeps tabs before the column, so the caret lines up in a terminal', () => {
-    expect(frameOf('a\n\t\tcall(x)\n', 2, 8)).toEqual({ summary: 'agent.ts:2:8 Error: boom', frame: '  2 | \t\tcall(x)\n    | \t\t     ^' })
+    expect(frameOf('a\n\t\tcall(x)\n', 2, 8)).toEqual({
+      summary: 'agent.ts:2:8 Error: boom',
+      frame: '  2 | \t\tcall(x)\n    | \t\t     ^',
+    })
   })
 
   it('shows a long line around the column, cut on both sides', () => {
@@ -103,7 +114,11 @@ export default defineAgent({
   })
 
   it('a2a start frames a throw at import at the column the stack names', async () => {
-    const { code, stderr } = await runA2a(['start'], { cwd: project("const ready = false\nif (!ready) throw new Error('config missing')\n"), env, running })
+    const { code, stderr } = await runA2a(['start'], {
+      cwd: project("const ready = false\nif (!ready) throw new Error('config missing')\n"),
+      env,
+      running,
+    })
     expect(code).toBe(1)
     const lines = stderr.trimEnd().split('\n')
     expect(lines[0]).toMatch(/^a2a: src\/agent\.ts:2:(\d+) Error: config missing$/)
@@ -115,7 +130,10 @@ export default defineAgent({
 
   it('a2a dev logs the frame under its one line, and keeps the JSON-RPC error to that line', async () => {
     const port = await freePort()
-    const child = spawn(process.execPath, [a2aBin, 'dev'], { cwd: project(syntaxError), env: { ...env, PORT: String(port) } })
+    const child = spawn(process.execPath, [a2aBin, 'dev'], {
+      cwd: project(syntaxError),
+      env: { ...env, PORT: String(port) },
+    })
     running.add(child)
     let output = ''
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
@@ -126,6 +144,8 @@ export default defineAgent({
     )
     const response = await fetch(`http://127.0.0.1:${port}/.well-known/agent.json`)
     expect(response.status).toBe(503)
-    expect((await response.json()).error.message).toBe('The agent failed to load: src/agent.ts:6:15 ParseError: Unexpected token')
+    expect((await response.json()).error.message).toBe(
+      'The agent failed to load: src/agent.ts:6:15 ParseError: Unexpected token',
+    )
   })
 })

@@ -8,14 +8,17 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { runA2a } from '../_support.ts'
 
 /** The environment without anything that would pick the agent or credentials for the CLI. */
-const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_)/.test(key))) as Record<string, string>
+const cleanEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_)/.test(key)),
+) as Record<string, string>
 
 const servers: Server[] = []
 const runs = new Set<ChildProcess>()
 const folders: string[] = []
 
 afterEach(async () => {
-  for (const child of runs) if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
+  for (const child of runs)
+    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
   runs.clear()
   await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))))
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true })
@@ -24,7 +27,9 @@ afterEach(async () => {
 function listen(handler: (req: IncomingMessage, res: import('node:http').ServerResponse) => void): Promise<string> {
   const server = createServer(handler)
   servers.push(server)
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`)))
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`)),
+  )
 }
 
 /**
@@ -34,7 +39,9 @@ function listen(handler: (req: IncomingMessage, res: import('node:http').ServerR
 async function redirectingAgent(): Promise<{ url: string; elsewhere: string; received: string[] }> {
   const received: string[] = []
   const elsewhere = await listen((req, res) => {
-    received.push(`${req.method} ${req.url} authorization=${req.headers.authorization} x-api-key=${req.headers['x-api-key']}`)
+    received.push(
+      `${req.method} ${req.url} authorization=${req.headers.authorization} x-api-key=${req.headers['x-api-key']}`,
+    )
     res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":null,"result":{}}')
   })
   const url = await listen((req, res) => {
@@ -66,7 +73,16 @@ const a2a = (args: string[]) => {
 describe('a request carrying credentials is never redirected', () => {
   it('a2a send says where the agent redirected it, in one line, and sends nothing there', async () => {
     const { url, elsewhere, received } = await redirectingAgent()
-    const { code, stdout, stderr } = await a2a(['send', 'hello', '--url', url, '--token', 'secret-token', '--api-key', 'secret-key'])
+    const { code, stdout, stderr } = await a2a([
+      'send',
+      'hello',
+      '--url',
+      url,
+      '--token',
+      'secret-token',
+      '--api-key',
+      'secret-key',
+    ])
     expect(stderr).toContain(`${url} redirected message/send to ${elsewhere} (HTTP 307); not followed`)
     expect(stderr).not.toMatch(/^\s+at /m)
     expect(stdout).toBe('')
@@ -77,7 +93,16 @@ describe('a request carrying credentials is never redirected', () => {
 
   it('a2a card validate --live reports the redirect as a finding and probes nothing there', async () => {
     const { url, elsewhere, received } = await redirectingAgent()
-    const { code, stdout } = await a2a(['card', 'validate', url, '--live', '--token', 'secret-token', '--api-key', 'secret-key'])
+    const { code, stdout } = await a2a([
+      'card',
+      'validate',
+      url,
+      '--live',
+      '--token',
+      'secret-token',
+      '--api-key',
+      'secret-key',
+    ])
     expect(stdout).toContain(`${url} redirects JSON-RPC requests to ${elsewhere} (HTTP 307); not followed`)
     expect(code).toBe(1)
     expect(received).toEqual([])

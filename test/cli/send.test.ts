@@ -10,7 +10,9 @@ const runtimeDir = fileURLToPath(new URL('../../runtime', import.meta.url))
 const a2aBin = join(runtimeDir, 'bin/a2a.mjs')
 
 /** The environment without anything that would pick the agent or credentials for the CLI. */
-const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_)/.test(key))) as Record<string, string>
+const cleanEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_)/.test(key)),
+) as Record<string, string>
 
 const TOKEN = 'send-test-token-7f3a'
 
@@ -136,7 +138,8 @@ beforeAll(async () => {
 })
 
 afterEach(() => {
-  for (const child of runs) if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
+  for (const child of runs)
+    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
   runs.clear()
 })
 
@@ -146,8 +149,10 @@ afterAll(async () => {
 })
 
 /** Runs `a2a send ...` without a TTY to its end (killed by PID past 10 s). */
-const send = (args: string[], { cwd = open.project, env = {} }: { cwd?: string; env?: Record<string, string> } = {}): Promise<CommandResult> =>
-  runA2a(['send', ...args], { cwd, env: { ...cleanEnv, ...env }, running: runs })
+const send = (
+  args: string[],
+  { cwd = open.project, env = {} }: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<CommandResult> => runA2a(['send', ...args], { cwd, env: { ...cleanEnv, ...env }, running: runs })
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at /)
 
@@ -166,7 +171,11 @@ async function cuttingAgent(): Promise<{ url: string; close(): Promise<void> }> 
     request.once('end', () => {
       response.writeHead(200, { 'content-type': 'text/event-stream' })
       const status = { state: 'working', message: { role: 'agent', parts: [{ kind: 'text', text: 'Thinking' }] } }
-      const event = { jsonrpc: '2.0', method: 'tasks/statusUpdate', params: { taskId: 'cut-task', contextId: 'cut-context', status, final: false } }
+      const event = {
+        jsonrpc: '2.0',
+        method: 'tasks/statusUpdate',
+        params: { taskId: 'cut-task', contextId: 'cut-context', status, final: false },
+      }
       response.write(`data: ${JSON.stringify(event)}\n\n`, () => setTimeout(() => response.socket?.destroy(), 50))
     })
   })
@@ -209,23 +218,27 @@ describe('a2a send', () => {
   })
 
   // tmux renders what a person sees: stdout and stderr on one terminal screen.
-  it.skipIf(!existsSync('/usr/bin/tmux'))('on a terminal shows the answer unbroken, with no progress left on the screen', async () => {
-    const socket = `a2a-send-${process.pid}-${Date.now()}`
-    const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { env: cleanEnv, encoding: 'utf8' })
-    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(a2aBin)} send story --url ${open.url}; echo "exit $?"; sleep 60`
-    tmux('new-session', '-d', '-s', 'send', '-x', '100', '-y', '20', '-c', open.project, command)
-    try {
-      await expect.poll(() => tmux('capture-pane', '-p', '-t', 'send'), { timeout: 10_000 }).toMatch(/^exit \d+$/m)
-      const screen = tmux('capture-pane', '-p', '-t', 'send')
-        .split('\n')
-        .map((line) => line.trimEnd())
-      expect(screen).toContain('Once upon a time, the end.')
-      expect(screen.join('\n')).not.toContain('Choosing')
-      expect(screen).toContain('exit 0')
-    } finally {
-      tmux('kill-server')
-    }
-  })
+  it.skipIf(!existsSync('/usr/bin/tmux'))(
+    'on a terminal shows the answer unbroken, with no progress left on the screen',
+    async () => {
+      const socket = `a2a-send-${process.pid}-${Date.now()}`
+      const tmux = (...args: string[]) =>
+        execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { env: cleanEnv, encoding: 'utf8' })
+      const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(a2aBin)} send story --url ${open.url}; echo "exit $?"; sleep 60`
+      tmux('new-session', '-d', '-s', 'send', '-x', '100', '-y', '20', '-c', open.project, command)
+      try {
+        await expect.poll(() => tmux('capture-pane', '-p', '-t', 'send'), { timeout: 10_000 }).toMatch(/^exit \d+$/m)
+        const screen = tmux('capture-pane', '-p', '-t', 'send')
+          .split('\n')
+          .map((line) => line.trimEnd())
+        expect(screen).toContain('Once upon a time, the end.')
+        expect(screen.join('\n')).not.toContain('Choosing')
+        expect(screen).toContain('exit 0')
+      } finally {
+        tmux('kill-server')
+      }
+    },
+  )
 
   it('with --no-stream waits for the whole answer via message/send and prints the same text', async () => {
     const { code, stdout, stderr } = await send(['Oslo', '--no-stream', '--url', open.url])
@@ -279,7 +292,9 @@ export default defineAgent({
     const statuses = events.filter((event) => event.method === 'tasks/statusUpdate')
     expect(statuses.at(-1)!.params.status.state).toBe('completed')
     expect(statuses.at(-1)!.params.final).toBe(true)
-    const chunks = events.filter((event) => event.method === 'tasks/artifactUpdate').map((event) => event.params.artifact.parts[0].text)
+    const chunks = events
+      .filter((event) => event.method === 'tasks/artifactUpdate')
+      .map((event) => event.params.artifact.parts[0].text)
     expect(chunks).toEqual(['Weather in ', 'Oslo', ': sunny'])
   })
 
@@ -306,21 +321,28 @@ export default defineAgent({
   })
 
   // `script` gives the command a pseudo-terminal, as a person's shell would.
-  it.skipIf(!existsSync('/usr/bin/script'))('on a TTY asks the question, reads the answer and completes the same task', async () => {
-    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(a2aBin)} send ask --url ${open.url}`
-    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: open.project, env: cleanEnv, stdio: ['pipe', 'pipe', 'pipe'] })
-    runs.add(child)
-    let output = ''
-    child.stdout!.on('data', (chunk) => (output += chunk))
-    await expect.poll(() => output, { timeout: 10_000 }).toContain('? Which city?')
-    child.stdin!.write('Paris\n')
-    const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
-    runs.delete(child)
-    expect(output).toContain('You answered Paris: sunny')
-    expect(output).toMatch(/✓ completed \(task [\w-]+\)/)
-    expect(output).not.toContain('answer with:')
-    expect(code).toBe(0)
-  })
+  it.skipIf(!existsSync('/usr/bin/script'))(
+    'on a TTY asks the question, reads the answer and completes the same task',
+    async () => {
+      const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(a2aBin)} send ask --url ${open.url}`
+      const child = spawn('script', ['-qec', command, '/dev/null'], {
+        cwd: open.project,
+        env: cleanEnv,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      })
+      runs.add(child)
+      let output = ''
+      child.stdout!.on('data', (chunk) => (output += chunk))
+      await expect.poll(() => output, { timeout: 10_000 }).toContain('? Which city?')
+      child.stdin!.write('Paris\n')
+      const code = await new Promise<number | null>((resolve) => child.once('close', resolve))
+      runs.delete(child)
+      expect(output).toContain('You answered Paris: sunny')
+      expect(output).toMatch(/✓ completed \(task [\w-]+\)/)
+      expect(output).not.toContain('answer with:')
+      expect(code).toBe(0)
+    },
+  )
 
   it('with --skill puts metadata.skillId on the message', async () => {
     const { code, stdout } = await send(['Oslo', '--skill', 'alerts', '--url', open.url])
@@ -350,13 +372,23 @@ export default defineAgent({
       expect(asked.code).toBe(0)
       expect(asked.stderr).not.toContain(TOKEN)
       expect(asked.stderr).not.toContain('key-9c1e')
-      const hint = new RegExp(`answer with: a2a send "<answer>" --task (\\S+) --url ${locked.url} --token <your token> --api-key <your API key>\n`).exec(
-        asked.stderr,
-      )
+      const hint = new RegExp(
+        `answer with: a2a send "<answer>" --task (\\S+) --url ${locked.url} --token <your token> --api-key <your API key>\n`,
+      ).exec(asked.stderr)
       expect(hint, asked.stderr).not.toBeNull()
       const taskId = hint![1]!
 
-      const answered = await send(['Paris', '--task', taskId, '--url', locked.url, '--token', TOKEN, '--api-key', 'key-9c1e'])
+      const answered = await send([
+        'Paris',
+        '--task',
+        taskId,
+        '--url',
+        locked.url,
+        '--token',
+        TOKEN,
+        '--api-key',
+        'key-9c1e',
+      ])
       expect(answered.stdout).toBe('You answered Paris: sunny\n')
       expect(answered.code).toBe(0)
     })
@@ -415,7 +447,9 @@ export default defineAgent({
       expect(await code).toBe(1)
       noStack(stderr)
       expect(stderr.trimEnd().split('\n').at(-1)).toMatch(
-        new RegExp(`^a2a: The stream from .* was cut .*task ([\\w-]+) was working.*a2a send "<message>" --task \\1 --url ${doomed.url}$`),
+        new RegExp(
+          `^a2a: The stream from .* was cut .*task ([\\w-]+) was working.*a2a send "<message>" --task \\1 --url ${doomed.url}$`,
+        ),
       )
     } finally {
       await stop(doomed)
@@ -438,7 +472,9 @@ export default defineAgent({
     const port = await freePort()
     const { code, stderr } = await send(['Oslo'], { env: { PORT: String(port) } })
     expect(code).toBe(1)
-    expect(stderr).toMatch(new RegExp(`^a2a: Cannot reach http://localhost:${port}/.*start it with \`npm run dev\``, 'm'))
+    expect(stderr).toMatch(
+      new RegExp(`^a2a: Cannot reach http://localhost:${port}/.*start it with \`npm run dev\``, 'm'),
+    )
     noStack(stderr)
   })
 })

@@ -36,7 +36,10 @@ afterEach(() => {
 })
 
 function start(args: string[] = [], env: Record<string, string> = {}) {
-  child = spawn(process.execPath, [a2aBin, 'start', ...args], { cwd: project, env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env } })
+  child = spawn(process.execPath, [a2aBin, 'start', ...args], {
+    cwd: project,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+  })
   let output = ''
   child.stdout!.on('data', (chunk) => (output += chunk))
   child.stderr!.on('data', (chunk) => (output += chunk))
@@ -133,7 +136,9 @@ describe('a2a start', () => {
     expect(task.status.state).toBe('completed')
     child!.kill('SIGTERM')
     expect(await first.exited).toBe(0)
-    const segments = readdirSync(join(project, '.a2a', 'log')).map((name) => readFileSync(join(project, '.a2a', 'log', name), 'utf8'))
+    const segments = readdirSync(join(project, '.a2a', 'log')).map((name) =>
+      readFileSync(join(project, '.a2a', 'log', name), 'utf8'),
+    )
     expect(segments.join('')).toContain(`{"t":"${task.id}"`)
 
     const url = await start().url
@@ -148,7 +153,9 @@ describe('a2a start', () => {
   it('refuses an A2A_STORE it does not know in one line, naming the forms it takes', async () => {
     const run = start([], { A2A_STORE: 'postgres://db/tasks' })
     expect(await run.exited).toBe(1)
-    expect(run.output()).toContain('a2a: A2A_STORE must be "memory", "file:<directory>" or "redis://host:port/db" (got "postgres://db/tasks")')
+    expect(run.output()).toContain(
+      'a2a: A2A_STORE must be "memory", "file:<directory>" or "redis://host:port/db" (got "postgres://db/tasks")',
+    )
     expect(run.output()).not.toMatch(/\n\s+at /)
   })
 
@@ -158,7 +165,9 @@ describe('a2a start', () => {
     const first = child!
     const second = start()
     expect(await second.exited).toBe(1)
-    expect(second.output()).toMatch(new RegExp(`^a2a: Task store: \\S*\\.a2a is in use by another server process \\(pid ${first.pid}\\)`, 'm'))
+    expect(second.output()).toMatch(
+      new RegExp(`^a2a: Task store: \\S*\\.a2a is in use by another server process \\(pid ${first.pid}\\)`, 'm'),
+    )
     expect(second.output()).not.toMatch(/\n\s+at /)
     first.kill('SIGKILL')
   })

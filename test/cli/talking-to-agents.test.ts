@@ -10,17 +10,26 @@ import { agentBase, clientHeaders } from '../../runtime/src/cli/_client.ts'
 
 const runtimeDir = fileURLToPath(new URL('../../runtime', import.meta.url))
 const a2aBin = join(runtimeDir, 'bin/a2a.mjs')
-const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_)/.test(key))) as Record<string, string>
+const cleanEnv = Object.fromEntries(
+  Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_)/.test(key)),
+) as Record<string, string>
 
 const cleanups: Array<() => void> = []
 afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup()
 })
 
-function a2a(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function a2a(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) =>
-    execFile(process.execPath, [a2aBin, ...args], { cwd: options.cwd, env: { ...cleanEnv, ...options.env }, timeout: 15_000 }, (error, stdout, stderr) =>
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      [a2aBin, ...args],
+      { cwd: options.cwd, env: { ...cleanEnv, ...options.env }, timeout: 15_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     ),
   )
 }
@@ -43,7 +52,11 @@ const oneLineAndFrame = (text: string, sourceLine: string) => {
 async function recordingServer(answer: (path: string) => { status: number; type: string; body: string }) {
   const seen: Array<{ method: string; path: string; authorization?: string }> = []
   const server: Server = createServer((req, res) => {
-    seen.push({ method: req.method!, path: req.url!, ...(req.headers.authorization && { authorization: req.headers.authorization }) })
+    seen.push({
+      method: req.method!,
+      path: req.url!,
+      ...(req.headers.authorization && { authorization: req.headers.authorization }),
+    })
     req.resume()
     req.on('end', () => {
       const { status, type, body } = answer(req.url!)
@@ -61,10 +74,18 @@ describe('credentials', () => {
     process.env.A2A_BEARER_TOKEN = 'local-secret'
     process.env.A2A_API_KEY = 'local-key'
     try {
-      expect(clientHeaders(agentBase('http://127.0.0.1:3000/'), {})).toEqual({ authorization: 'Bearer local-secret', 'x-api-key': 'local-key' })
-      expect(clientHeaders(agentBase('http://localhost:3000/'), {})).toEqual({ authorization: 'Bearer local-secret', 'x-api-key': 'local-key' })
+      expect(clientHeaders(agentBase('http://127.0.0.1:3000/'), {})).toEqual({
+        authorization: 'Bearer local-secret',
+        'x-api-key': 'local-key',
+      })
+      expect(clientHeaders(agentBase('http://localhost:3000/'), {})).toEqual({
+        authorization: 'Bearer local-secret',
+        'x-api-key': 'local-key',
+      })
       expect(clientHeaders(agentBase('https://agents.example.com/'), {})).toEqual({})
-      expect(clientHeaders(agentBase('https://agents.example.com/'), { token: 'given' })).toEqual({ authorization: 'Bearer given' })
+      expect(clientHeaders(agentBase('https://agents.example.com/'), { token: 'given' })).toEqual({
+        authorization: 'Bearer given',
+      })
     } finally {
       process.env = saved
     }
@@ -87,19 +108,27 @@ describe('addresses with a path', () => {
       },
     })
     const server = await recordingServer((path) =>
-      path.endsWith('agent.json') ? { status: 200, type: 'application/json', body: card } : { status: 200, type: 'application/json', body: task },
+      path.endsWith('agent.json')
+        ? { status: 200, type: 'application/json', body: card }
+        : { status: 200, type: 'application/json', body: task },
     )
     const { code, stdout } = await a2a(['send', 'hi', '--url', `${server.url}/agents/pathy`])
     expect(stdout).toBe('under a path\n')
     expect(code).toBe(0)
-    expect(server.seen.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /agents/pathy/.well-known/agent.json', 'POST /agents/pathy/'])
+    expect(server.seen.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'GET /agents/pathy/.well-known/agent.json',
+      'POST /agents/pathy/',
+    ])
   })
 
   it('a2a card validate <url> reads the card under the path', async () => {
     const server = await recordingServer(() => ({ status: 404, type: 'text/plain', body: 'no' }))
     const { code } = await a2a(['card', 'validate', `${server.url}/agents/pathy/`])
     expect(code).toBe(1)
-    expect(server.seen.map((r) => r.path)).toEqual(['/agents/pathy/.well-known/agent.json', '/agents/pathy/.well-known/agent-card.json'])
+    expect(server.seen.map((r) => r.path)).toEqual([
+      '/agents/pathy/.well-known/agent.json',
+      '/agents/pathy/.well-known/agent-card.json',
+    ])
   })
 })
 
@@ -144,16 +173,22 @@ describe('one-line errors', () => {
     },
   )
 
-  it.each(['a2a-throws-', 'a2a throws é-'])('a2a start names the file and line of an error thrown at import (project in %j)', async (prefix) => {
-    const project = mkdtempSync(join(tmpdir(), prefix))
-    cleanups.push(() => rmSync(project, { recursive: true, force: true }))
-    mkdirSync(join(project, 'src'))
-    mkdirSync(join(project, 'node_modules'))
-    symlinkSync(runtimeDir, join(project, 'node_modules/a2a-runtime'), 'dir')
-    writeFileSync(join(project, 'src/agent.ts'), "import { defineAgent } from 'a2a-runtime'\n\nthrow new Error('config missing at import')\n")
-    const { code, stderr } = await a2a(['start'], { cwd: project, env: { PORT: '0', HOST: '127.0.0.1' } })
-    expect(code).toBe(1)
-    expect(stderr).toMatch(/^a2a: src\/agent\.ts:3:\d+ Error: config missing at import/)
-    oneLineAndFrame(stderr, "throw new Error('config missing at import')")
-  })
+  it.each(['a2a-throws-', 'a2a throws é-'])(
+    'a2a start names the file and line of an error thrown at import (project in %j)',
+    async (prefix) => {
+      const project = mkdtempSync(join(tmpdir(), prefix))
+      cleanups.push(() => rmSync(project, { recursive: true, force: true }))
+      mkdirSync(join(project, 'src'))
+      mkdirSync(join(project, 'node_modules'))
+      symlinkSync(runtimeDir, join(project, 'node_modules/a2a-runtime'), 'dir')
+      writeFileSync(
+        join(project, 'src/agent.ts'),
+        "import { defineAgent } from 'a2a-runtime'\n\nthrow new Error('config missing at import')\n",
+      )
+      const { code, stderr } = await a2a(['start'], { cwd: project, env: { PORT: '0', HOST: '127.0.0.1' } })
+      expect(code).toBe(1)
+      expect(stderr).toMatch(/^a2a: src\/agent\.ts:3:\d+ Error: config missing at import/)
+      oneLineAndFrame(stderr, "throw new Error('config missing at import')")
+    },
+  )
 })

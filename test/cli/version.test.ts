@@ -6,11 +6,14 @@ import { runA2a } from '../_support.ts'
 
 /** `a2a` answers the same version flags as `create-a2a-agent`: -v, -V and --version, each printing only the version. */
 
-const { version } = JSON.parse(readFileSync(new URL('../../runtime/package.json', import.meta.url), 'utf8')) as { version: string }
+const { version } = JSON.parse(readFileSync(new URL('../../runtime/package.json', import.meta.url), 'utf8')) as {
+  version: string
+}
 const running = new Set<ChildProcess>()
 
 afterEach(() => {
-  for (const child of running) if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
+  for (const child of running)
+    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
   running.clear()
 })
 

@@ -32,7 +32,11 @@ const STOP_GRACE_MS = 15_000
  * Starts the fixture agent on `runtime` (cwd the repository root, auth on with API_KEY) and resolves once it
  * prints its `url … runtime …` line. No clock of its own: the hook's timeout bounds the wait.
  */
-export async function startAgentProcess(runtime: JsRuntime, env: Record<string, string> = {}, worker: WorkerState = {}): Promise<AgentProcess> {
+export async function startAgentProcess(
+  runtime: JsRuntime,
+  env: Record<string, string> = {},
+  worker: WorkerState = {},
+): Promise<AgentProcess> {
   assertInstalled(runtime)
   assertRuntimeBuilt()
   const [command, ...args] = runtime.argv
@@ -40,13 +44,17 @@ export async function startAgentProcess(runtime: JsRuntime, env: Record<string, 
   // A Worker's Durable Object storage: in a directory of the test's, or a fresh one removed at stop.
   const ownState = workerd && !worker.persistTo ? mkdtempSync(join(tmpdir(), 'a2a-worker-state-')) : undefined
   const persistTo = worker.persistTo ?? ownState
-  const child = spawn(command!, [...args, ...(workerd ? await wranglerDevArgs(persistTo!) : [fixturePath('runtime-agent.mjs')])], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...runtime.env, A2A_API_KEY: API_KEY, ...PUSH_SETTINGS, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // wrangler runs workerd as a child of its own: its group is ended with it.
-    detached: workerd,
-  })
+  const child = spawn(
+    command!,
+    [...args, ...(workerd ? await wranglerDevArgs(persistTo!) : [fixturePath('runtime-agent.mjs')])],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...runtime.env, A2A_API_KEY: API_KEY, ...PUSH_SETTINGS, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // wrangler runs workerd as a child of its own: its group is ended with it.
+      detached: workerd,
+    },
+  )
   let stderr = ''
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-65_536)))
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -93,7 +101,10 @@ const START_DEADLINE_MS = 50_000
 function withinStartDeadline<T>(ready: Promise<T>, name: string, stderr: () => string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${name} did not listen within ${START_DEADLINE_MS} ms:\n${stderr().slice(-2000)}`)), START_DEADLINE_MS)
+    timer = setTimeout(
+      () => reject(new Error(`${name} did not listen within ${START_DEADLINE_MS} ms:\n${stderr().slice(-2000)}`)),
+      START_DEADLINE_MS,
+    )
   })
   return Promise.race([ready, late]).finally(() => clearTimeout(timer))
 }
@@ -143,7 +154,11 @@ function wranglerReady(child: ChildProcess, stderr: () => string): Promise<{ url
     })
     child.once('error', (error) => reject(new Error(`wrangler could not be started: ${error.message}`)))
     child.once('exit', (code, signal) =>
-      reject(new Error(`wrangler dev exited (${code ?? signal}) before it was ready:\n${out.slice(-2000)}\n${stderr().slice(-2000)}`)),
+      reject(
+        new Error(
+          `wrangler dev exited (${code ?? signal}) before it was ready:\n${out.slice(-2000)}\n${stderr().slice(-2000)}`,
+        ),
+      ),
     )
   })
 }
@@ -158,6 +173,8 @@ function listening(child: ChildProcess, stderr: () => string, name: string): Pro
       if (match) resolve({ url: match[1]!, server: match[2]! })
     })
     child.once('error', (error) => reject(new Error(`${name} could not be started: ${error.message}`)))
-    child.once('exit', (code, signal) => reject(new Error(`the agent on ${name} exited (${code ?? signal}) before listening:\n${stderr().slice(-2000)}`)))
+    child.once('exit', (code, signal) =>
+      reject(new Error(`the agent on ${name} exited (${code ?? signal}) before listening:\n${stderr().slice(-2000)}`)),
+    )
   })
 }

@@ -50,7 +50,9 @@ export interface Dialect {
   read(event: any, requestId: string | number): StreamEvent
 }
 
-const errorInfo = (reason: string) => [expect.objectContaining({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason })]
+const errorInfo = (reason: string) => [
+  expect.objectContaining({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason }),
+]
 
 /** A status's state (in the platform spelling) and the first text of its message. */
 function status(value: any, spelling = (state: string) => state): Pick<StreamEvent, 'state' | 'message'> {
@@ -62,10 +64,17 @@ function status(value: any, spelling = (state: string) => state): Pick<StreamEve
 function readPlatform(event: any): StreamEvent {
   expect(Object.keys(event).sort()).toEqual(['jsonrpc', 'method', 'params'])
   const { method, params } = event
-  if (method === 'tasks/statusUpdate') return { kind: 'status', taskId: params.taskId, ...status(params.status), final: params.final }
+  if (method === 'tasks/statusUpdate')
+    return { kind: 'status', taskId: params.taskId, ...status(params.status), final: params.final }
   expect(method).toBe('tasks/artifactUpdate')
   const { artifact } = params
-  return { kind: 'artifact', taskId: params.taskId, text: artifact.parts[0].text, append: params.append ?? false, lastChunk: artifact.lastChunk }
+  return {
+    kind: 'artifact',
+    taskId: params.taskId,
+    text: artifact.parts[0].text,
+    append: params.append ?? false,
+    lastChunk: artifact.lastChunk,
+  }
 }
 
 /** A2A v0.3 sends responses to the request: a Task or an update, told apart by `kind`. */
@@ -73,9 +82,16 @@ function readV03(event: any, requestId: string | number): StreamEvent {
   expect(event).toEqual({ jsonrpc: '2.0', id: requestId, result: expect.any(Object) })
   const { result } = event
   if (result.kind === 'task') return { kind: 'task', taskId: result.id, ...status(result.status) }
-  if (result.kind === 'status-update') return { kind: 'status', taskId: result.taskId, ...status(result.status), final: result.final }
+  if (result.kind === 'status-update')
+    return { kind: 'status', taskId: result.taskId, ...status(result.status), final: result.final }
   expect(result.kind).toBe('artifact-update')
-  return { kind: 'artifact', taskId: result.taskId, text: result.artifact.parts[0].text, append: result.append ?? false, lastChunk: result.lastChunk }
+  return {
+    kind: 'artifact',
+    taskId: result.taskId,
+    text: result.artifact.parts[0].text,
+    append: result.append ?? false,
+    lastChunk: result.lastChunk,
+  }
 }
 
 /** `TASK_STATE_INPUT_REQUIRED` → `input-required`. */
@@ -164,10 +180,15 @@ export const DIALECTS: Dialect[] = [
     kinds: false,
     hasFinal: false,
     notFound: { code: -32001, message: expect.any(String), data: errorInfo('TASK_NOT_FOUND') },
-    notJson: { code: -32005, message: expect.stringContaining('Content-Type'), data: errorInfo('CONTENT_TYPE_NOT_SUPPORTED') },
+    notJson: {
+      code: -32005,
+      message: expect.stringContaining('Content-Type'),
+      data: errorInfo('CONTENT_TYPE_NOT_SUPPORTED'),
+    },
     read: readV1,
   },
 ]
 
 /** One line per event: `task:<state>`, `status:<state>` or `artifact:<text>`. */
-export const summary = (event: StreamEvent) => (event.kind === 'artifact' ? `artifact:${event.text}` : `${event.kind}:${event.state}`)
+export const summary = (event: StreamEvent) =>
+  event.kind === 'artifact' ? `artifact:${event.text}` : `${event.kind}:${event.state}`

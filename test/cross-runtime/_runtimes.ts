@@ -28,11 +28,19 @@ export const RUNTIMES: JsRuntime[] = [
   { name: 'node 24', argv: [inRepo('test-runtimes/node_modules/node24/bin/node')], server: 'node' },
   { name: 'bun', argv: [inRepo('node_modules/.bin/bun')], server: 'bun' },
   // No update check: a test run makes no request beyond the agent on 127.0.0.1.
-  { name: 'deno', argv: [inRepo('test-runtimes/node_modules/.bin/deno'), 'run', '-A'], server: 'deno', env: { DENO_NO_UPDATE_CHECK: '1' } },
+  {
+    name: 'deno',
+    argv: [inRepo('test-runtimes/node_modules/.bin/deno'), 'run', '-A'],
+    server: 'deno',
+    env: { DENO_NO_UPDATE_CHECK: '1' },
+  },
   // Wrangler needs Node 22.12 or later: run on the Node 24 of test-runtimes/, whatever Node runs the tests.
   {
     name: 'workerd',
-    argv: [inRepo('test-runtimes/node_modules/node24/bin/node'), inRepo('test-runtimes/node_modules/wrangler/bin/wrangler.js')],
+    argv: [
+      inRepo('test-runtimes/node_modules/node24/bin/node'),
+      inRepo('test-runtimes/node_modules/wrangler/bin/wrangler.js'),
+    ],
     server: 'workerd',
     // No telemetry, and no request to workers.cloudflare.com for `request.cf` (a placeholder instead): a test run
     // makes no request beyond the agent on 127.0.0.1.

@@ -37,7 +37,8 @@ interface Sending {
 /** POSTs a JSON-RPC message/send of `size` bytes to `url` over a socket of its own, and tells what came back. */
 function sendLargeBody(url: string, size: number, { framing, reads }: Sending): Promise<Exchange> {
   const { hostname, port } = new URL(url)
-  const head = '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m-large","parts":[{"kind":"text","text":"'
+  const head =
+    '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"role":"user","messageId":"m-large","parts":[{"kind":"text","text":"'
   const tail = '"}]}}}'
   const filler = Buffer.alloc(64 * 1024, 'x')
   return new Promise((resolve) => {
@@ -58,17 +59,23 @@ function sendLargeBody(url: string, size: number, { framing, reads }: Sending): 
       const headers = received.subarray(0, headEnd).toString('latin1')
       const length = Number(/\r\ncontent-length: *(\d+)/i.exec(headers)?.[1] ?? Number.NaN)
       if (!(received.length >= headEnd + 4 + length)) return
-      answer = { status: Number(headers.split(' ')[1]), body: received.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8') }
+      answer = {
+        status: Number(headers.split(' ')[1]),
+        body: received.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8'),
+      }
       finish()
     })
     socket.on('error', (error: NodeJS.ErrnoException) => finish(`${error.code ?? error.message} (socket error)`))
     socket.on('close', () => finish('closed by the server'))
     socket.on('connect', async () => {
       const lengthHeader = framing === 'chunked' ? 'Transfer-Encoding: chunked' : `Content-Length: ${size}`
-      socket.write(`POST / HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\nX-API-Key: ${API_KEY}\r\n${lengthHeader}\r\n\r\n`)
+      socket.write(
+        `POST / HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\nX-API-Key: ${API_KEY}\r\n${lengthHeader}\r\n\r\n`,
+      )
       const write = async (part: Buffer) => {
         sent += part.length
-        const framed = framing === 'chunked' ? [Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n')] : [part]
+        const framed =
+          framing === 'chunked' ? [Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n')] : [part]
         let flushed = true
         for (const piece of framed) flushed = socket.write(piece)
         if (!flushed)
@@ -96,13 +103,17 @@ describe.each(RUNTIMES)('a body over the limit, on $name', (runtime) => {
     agent = await startAgentProcess(runtime)
   }, 60_000)
   afterAll(() => agent?.stop())
-  beforeEach(({ onTestFailed }) => onTestFailed(() => console.error(`[agent on ${runtime.name}, stderr]\n${agent?.stderr() ?? '(not started)'}`)))
+  beforeEach(({ onTestFailed }) =>
+    onTestFailed(() => console.error(`[agent on ${runtime.name}, stderr]\n${agent?.stderr() ?? '(not started)'}`)),
+  )
 
   /** Sends 16 MiB as `sending` says; expects the 413, then an ordinary message answered. */
   async function refusedReadably(sending: Sending): Promise<Exchange> {
     const exchange = await sendLargeBody(agent.url, SIXTEEN_MIB, sending)
     const sent = `${(exchange.sent / 1024 / 1024).toFixed(1)} MiB of 16 sent`
-    console.info(`${runtime.name}, ${sending.framing}, read ${sending.reads}: ${exchange.status ?? exchange.ended} after ${sent}`)
+    console.info(
+      `${runtime.name}, ${sending.framing}, read ${sending.reads}: ${exchange.status ?? exchange.ended} after ${sent}`,
+    )
     expect(exchange, 'what came back for the body').toMatchObject({ status: 413 })
     expect(JSON.parse(exchange.body!)).toEqual({
       jsonrpc: '2.0',
@@ -111,7 +122,10 @@ describe.each(RUNTIMES)('a body over the limit, on $name', (runtime) => {
     })
     const message = { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text: 'after' }] }
     const next = await rpc(agent.url, 'message/send', { message })
-    expect(next.body.result).toMatchObject({ status: { state: 'completed' }, artifacts: [{ parts: [{ text: 'echo after' }] }] })
+    expect(next.body.result).toMatchObject({
+      status: { state: 'completed' },
+      artifacts: [{ parts: [{ text: 'echo after' }] }],
+    })
     return exchange
   }
 

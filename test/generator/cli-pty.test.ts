@@ -1,5 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -29,7 +39,8 @@ let cwd: string
 const running = new Set<ChildProcess>()
 
 beforeAll(() => {
-  if (!existsSync(join(repoRoot, 'generator/dist/index.js'))) throw new Error('The generator is not built: run `npm run build` first (the bin imports dist/).')
+  if (!existsSync(join(repoRoot, 'generator/dist/index.js')))
+    throw new Error('The generator is not built: run `npm run build` first (the bin imports dist/).')
 })
 
 beforeEach(() => {
@@ -65,7 +76,12 @@ interface Terminal {
 
 function inTerminal(args: string[], env: NodeJS.ProcessEnv = terminalEnv): Terminal {
   const command = [process.execPath, bin, ...args].map((word) => `'${word.replaceAll("'", `'\\''`)}'`).join(' ')
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true })
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  })
   running.add(child)
   let screen = ''
   let seen = 0
@@ -91,8 +107,10 @@ function inTerminal(args: string[], env: NodeJS.ProcessEnv = terminalEnv): Termi
           seen = at + text.length
           return
         }
-        if (exitCode !== undefined) throw new Error(`The command exited (${exitCode}) before showing ${JSON.stringify(text)}:\n${plain(screen)}`)
-        if (Date.now() > deadline) throw new Error(`${JSON.stringify(text)} did not appear within ${STEP_MS} ms:\n${plain(screen)}`)
+        if (exitCode !== undefined)
+          throw new Error(`The command exited (${exitCode}) before showing ${JSON.stringify(text)}:\n${plain(screen)}`)
+        if (Date.now() > deadline)
+          throw new Error(`${JSON.stringify(text)} did not appear within ${STEP_MS} ms:\n${plain(screen)}`)
         await new Promise((resolve) => setTimeout(resolve, 50))
       }
     },
@@ -105,8 +123,27 @@ const CTRL_C = '\x03'
 const LEFT = '\x1b[D'
 
 /** Every answer but the directory, so that only its prompt is asked. */
-const ALL_BUT_DIR = ['--name', 'Bot', '--description', 'Does things', '--template', 'echo', '--runtime', 'node', '--auth', 'none']
-const QUIET = [...ALL_BUT_DIR, '--streaming', '--no-push-notifications', '--skill', 'chat:Chat:Chats', '--no-install', '--no-git']
+const ALL_BUT_DIR = [
+  '--name',
+  'Bot',
+  '--description',
+  'Does things',
+  '--template',
+  'echo',
+  '--runtime',
+  'node',
+  '--auth',
+  'none',
+]
+const QUIET = [
+  ...ALL_BUT_DIR,
+  '--streaming',
+  '--no-push-notifications',
+  '--skill',
+  'chat:Chat:Chats',
+  '--no-install',
+  '--no-git',
+]
 
 const read = (...path: string[]) => readFileSync(join(...path), 'utf8')
 
@@ -149,7 +186,9 @@ describe('at a terminal', () => {
     expect(terminal.screen()).not.toMatch(/\x1b\[[0-9;]*m/)
   })
 
-  it('offers another directory when the one named is not empty, and leaves that one as it was', { timeout: 120_000 }, async () => {
+  it('offers another directory when the one named is not empty, and leaves that one as it was', {
+    timeout: 120_000,
+  }, async () => {
     mkdirSync(join(cwd, 'busy'))
     writeFileSync(join(cwd, 'busy/notes.txt'), 'my notes\n')
     const terminal = inTerminal(['--no-install', '--no-git'])
@@ -180,7 +219,9 @@ describe('at a terminal', () => {
     expect(JSON.parse(read(cwd, 'fresh/package.json')).name).toBe('fresh')
   })
 
-  it('takes emoji typed at the directory prompt whole: typed, erased with Backspace, passed with the arrow keys', { timeout: 120_000 }, async () => {
+  it('takes emoji typed at the directory prompt whole: typed, erased with Backspace, passed with the arrow keys', {
+    timeout: 120_000,
+  }, async () => {
     const terminal = inTerminal(QUIET)
     await terminal.waitFor('Project directory')
     // Each key on its own, as a person types: 🐙 erased, then the cursor moved back over b, o, t and 🤖.
@@ -207,7 +248,9 @@ describe('at a terminal', () => {
     expect(readdirSync(cwd)).toEqual([])
   })
 
-  it('says at once, after the directory question, that a used project is not empty, asking nothing else', { timeout: 120_000 }, async () => {
+  it('says at once, after the directory question, that a used project is not empty, asking nothing else', {
+    timeout: 120_000,
+  }, async () => {
     const first = inTerminal(['weather', '--yes', '--no-install', '--no-git'])
     expect(await first.exited).toBe(0)
     // What `a2a dev` leaves in a project that has been run.
@@ -233,7 +276,10 @@ describe('at a terminal', () => {
     mkdirSync(fakeBin)
     writeFileSync(join(fakeBin, 'pnpm'), '#!/bin/sh\necho "installing (fake)"\nexec sleep 300\n')
     chmodSync(join(fakeBin, 'pnpm'), 0o755)
-    const terminal = inTerminal(['agent', '--yes', '--no-git', '--pm', 'pnpm'], { ...terminalEnv, PATH: `${fakeBin}${delimiter}${terminalEnv.PATH ?? ''}` })
+    const terminal = inTerminal(['agent', '--yes', '--no-git', '--pm', 'pnpm'], {
+      ...terminalEnv,
+      PATH: `${fakeBin}${delimiter}${terminalEnv.PATH ?? ''}`,
+    })
     await terminal.waitFor('installing (fake)')
     terminal.type(CTRL_C)
     await terminal.waitFor('Installing was interrupted')

@@ -25,7 +25,8 @@ import { tsValue } from '../../generator/src/render.ts'
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
 const bin = join(repoRoot, 'generator/bin/create-a2a-agent.mjs')
-const runtimeVersion = (JSON.parse(readFileSync(join(repoRoot, 'runtime/package.json'), 'utf8')) as { version: string }).version
+const runtimeVersion = (JSON.parse(readFileSync(join(repoRoot, 'runtime/package.json'), 'utf8')) as { version: string })
+  .version
 const tarball = `vendor/a2a-runtime-${runtimeVersion}.tgz`
 
 /**
@@ -87,7 +88,10 @@ afterEach(() => {
 })
 
 /** Runs the command with stdin a closed pipe (not a terminal); kills it by PID if it outlives `timeoutMs`. */
-function create(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Outcome> {
+function create(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<Outcome> {
   const child = spawn(process.execPath, [bin, ...args], {
     cwd: options.cwd ?? cwd,
     env: options.env ?? childEnv,
@@ -105,7 +109,11 @@ function create(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv
   return new Promise<Outcome>((resolve, reject) => {
     const timer = setTimeout(() => {
       end(child)
-      reject(new Error(`create-a2a-agent ${args.join(' ')} did not exit within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`))
+      reject(
+        new Error(
+          `create-a2a-agent ${args.join(' ')} did not exit within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`,
+        ),
+      )
     }, timeoutMs)
     child.once('error', (error) => {
       clearTimeout(timer)
@@ -135,7 +143,8 @@ const filesOf = (dir: string) => tree(dir).filter((path) => !path.endsWith('/'))
 
 const read = (...path: string[]) => readFileSync(join(...path), 'utf8')
 
-const git = (dir: string, args: string[]) => execFileSync('git', args, { cwd: dir, env: childEnv, encoding: 'utf8', timeout: 5_000 }).trim()
+const git = (dir: string, args: string[]) =>
+  execFileSync('git', args, { cwd: dir, env: childEnv, encoding: 'utf8', timeout: 5_000 }).trim()
 
 /** What `prompts.inject` queued and no question has taken yet. */
 const injected = prompts as unknown as { _injected?: unknown[] }
@@ -166,14 +175,23 @@ describe('without a terminal', () => {
   it('asks nothing when stdin is an open pipe that never ends: it exits without reading it', async () => {
     // The pipe stays open and silent: a command that waited on it would never exit. The deadline is only
     // there to fail with a message rather than at the test's timeout; a loaded machine meets it many times over.
-    const child = spawn(process.execPath, [bin], { cwd, env: childEnv, stdio: ['pipe', 'ignore', 'pipe'], detached: true })
+    const child = spawn(process.execPath, [bin], {
+      cwd,
+      env: childEnv,
+      stdio: ['pipe', 'ignore', 'pipe'],
+      detached: true,
+    })
     running.add(child)
     let stderr = ''
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
     const code = await new Promise<number | null>((resolve, reject) => {
       const timer = setTimeout(() => {
         end(child)
-        reject(new Error(`create-a2a-agent did not exit within 12 s with stdin an open pipe: it waits on stdin\nstderr: ${stderr}`))
+        reject(
+          new Error(
+            `create-a2a-agent did not exit within 12 s with stdin an open pipe: it waits on stdin\nstderr: ${stderr}`,
+          ),
+        )
       }, 12_000)
       child.once('exit', (exitCode) => {
         clearTimeout(timer)
@@ -215,22 +233,29 @@ describe('without a terminal', () => {
     ['bun', 'npm run dev', 'src/server.ts'],
     ['deno', 'deno task dev', 'deno.json'],
     ['workers', 'npm run dev', 'wrangler.jsonc'],
-  ])('--runtime %s: the summary names the runtime, the next step is %j, and the project has %s', async (runtime, dev, file) => {
-    const result = await create(['agent', '--yes', '--no-install', '--no-git', '--json', '--runtime', runtime])
-    expect(result.code).toBe(0)
-    const summary = JSON.parse(result.stdout) as { runtime: string; files: string[]; commands: string[] }
-    expect(summary.runtime).toBe(runtime)
-    expect(summary.commands.at(-1)).toBe(dev)
-    expect(summary.files).toContain(file)
-    // The Dockerfile runs `a2a start` on Node: only the node project has one.
-    expect(summary.files).not.toContain('Dockerfile')
-    expect(result.stderr).toContain(`(echo template, ${{ bun: 'Bun', deno: 'Deno', workers: 'Cloudflare Workers' }[runtime]})`)
-  })
+  ])(
+    '--runtime %s: the summary names the runtime, the next step is %j, and the project has %s',
+    async (runtime, dev, file) => {
+      const result = await create(['agent', '--yes', '--no-install', '--no-git', '--json', '--runtime', runtime])
+      expect(result.code).toBe(0)
+      const summary = JSON.parse(result.stdout) as { runtime: string; files: string[]; commands: string[] }
+      expect(summary.runtime).toBe(runtime)
+      expect(summary.commands.at(-1)).toBe(dev)
+      expect(summary.files).toContain(file)
+      // The Dockerfile runs `a2a start` on Node: only the node project has one.
+      expect(summary.files).not.toContain('Dockerfile')
+      expect(result.stderr).toContain(
+        `(echo template, ${{ bun: 'Bun', deno: 'Deno', workers: 'Cloudflare Workers' }[runtime]})`,
+      )
+    },
+  )
 
   it('declares push notifications on the card with --push-notifications, and documents the guard in .env.example', async () => {
     const result = await create(['--push-notifications', '--yes', '--no-install', '--no-git', 'pushy'])
     expect(result.code).toBe(0)
-    expect(read(join(cwd, 'pushy'), 'src/agent.ts')).toContain('capabilities: { streaming: true, pushNotifications: true }')
+    expect(read(join(cwd, 'pushy'), 'src/agent.ts')).toContain(
+      'capabilities: { streaming: true, pushNotifications: true }',
+    )
     expect(read(join(cwd, 'pushy'), '.env.example')).toContain('# A2A_PUSH_ALLOW=127.0.0.1,::1')
     expect(read(join(cwd, 'pushy'), 'test/agent.test.ts')).toContain("describe('push notifications'")
     expect(read(join(cwd, 'pushy'), 'README.md')).toContain('## Push notifications')
@@ -269,7 +294,11 @@ describe('--yes --json', () => {
     // The summary lists exactly what is on disk.
     expect([...(summary.files as string[])].sort()).toEqual(filesOf(dir))
 
-    const manifest = JSON.parse(read(dir, 'package.json')) as { name: string; dependencies: Record<string, string>; scripts: Record<string, string> }
+    const manifest = JSON.parse(read(dir, 'package.json')) as {
+      name: string
+      dependencies: Record<string, string>
+      scripts: Record<string, string>
+    }
     expect(manifest.name).toBe('my-agent')
     expect(manifest.dependencies['a2a-runtime']).toBe(`file:./${tarball}`)
     expect(Object.keys(manifest.scripts)).toEqual(expect.arrayContaining(['dev', 'start', 'test', 'typecheck', 'card']))
@@ -456,7 +485,9 @@ describe('git', () => {
     const model = await create(['chat', '--yes', '--no-install', '--no-git', '--template', 'ai-sdk'])
     expect(model.code).toBe(0)
     const after = model.stdout.split('\nNext:\n')[1]!
-    expect(after).toMatch(/^The model: put your key in \.env, as OPENAI_API_KEY=<your key>; OPENAI_MODEL picks the model, OPENAI_BASE_URL another/m)
+    expect(after).toMatch(
+      /^The model: put your key in \.env, as OPENAI_API_KEY=<your key>; OPENAI_MODEL picks the model, OPENAI_BASE_URL another/m,
+    )
     expect(read(join(cwd, 'chat'), '.env')).toMatch(/^OPENAI_API_KEY=$/m)
     const echo = await create(['plain', '--yes', '--no-install', '--no-git'])
     expect(echo.code).toBe(0)
@@ -582,7 +613,10 @@ describe('interactive', () => {
     expect(command.split(' ')).toContain('--yes')
 
     // The words the shell makes of it carry the same answers, the skill included.
-    const words = execFileSync('/bin/sh', ['-c', `npx() { printf '%s\\0' "$@"; }\n${command}`], { encoding: 'utf8', timeout: 5_000 })
+    const words = execFileSync('/bin/sh', ['-c', `npx() { printf '%s\\0' "$@"; }\n${command}`], {
+      encoding: 'utf8',
+      timeout: 5_000,
+    })
       .split('\0')
       .slice(0, -1)
     const value = (flag: string) => words[words.indexOf(flag) + 1]
@@ -628,7 +662,9 @@ describe('the command line', () => {
     const result = await create(['--help'])
     expect(result.code).toBe(0)
     const help = result.stdout.replace(/\s+/g, ' ')
-    expect(help).toMatch(/--template <name> .*\(choices: "echo", "streaming", "multi-turn", "ai-sdk", "mastra", "langgraph", default: "echo"\)/)
+    expect(help).toMatch(
+      /--template <name> .*\(choices: "echo", "streaming", "multi-turn", "ai-sdk", "mastra", "langgraph", default: "echo"\)/,
+    )
     expect(help).toMatch(/--runtime <name> .*\(choices: "node", "bun", "deno", "workers", default: "node"\)/)
     expect(help).toMatch(/--auth <mode> .*\(choices: "none", "bearer", "apikey", default: "none"\)/)
     expect(help).toContain('--package-name <name>')
@@ -640,7 +676,11 @@ describe('the command line', () => {
     const unbuilt = join(cwd, 'unbuilt')
     mkdirSync(join(unbuilt, 'bin'), { recursive: true })
     writeFileSync(join(unbuilt, 'bin/create-a2a-agent.mjs'), read(bin))
-    const child = spawn(process.execPath, [join(unbuilt, 'bin/create-a2a-agent.mjs'), '--yes'], { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [join(unbuilt, 'bin/create-a2a-agent.mjs'), '--yes'], {
+      cwd,
+      env: childEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     running.add(child)
     let stdout = ''
     let stderr = ''
@@ -717,7 +757,9 @@ describe('an earlier run with the same answers is continued, never written over'
     expect(committed).not.toContain('.env')
   })
 
-  it('refuses as before a directory where one of the files differs from what this run writes, and changes nothing', { timeout: 60_000 }, async () => {
+  it('refuses as before a directory where one of the files differs from what this run writes, and changes nothing', {
+    timeout: 60_000,
+  }, async () => {
     const args = ['agent', '--yes', '--no-install', '--no-git']
     expect((await create(args)).code).toBe(0)
     const dir = join(cwd, 'agent')
@@ -736,7 +778,9 @@ describe('an earlier run with the same answers is continued, never written over'
     expect(tree(cwd).map((path) => [path, path.endsWith('/') ? '' : read(cwd, path)])).toEqual(before)
   })
 
-  it("with --force, continues an earlier run written beside the user's files, keeping its credential and their files", { timeout: 60_000 }, async () => {
+  it("with --force, continues an earlier run written beside the user's files, keeping its credential and their files", {
+    timeout: 60_000,
+  }, async () => {
     const dir = join(cwd, 'agent')
     mkdirSync(dir)
     writeFileSync(join(dir, 'notes.txt'), 'mine\n')
@@ -762,10 +806,17 @@ describe('an earlier run with the same answers is continued, never written over'
 })
 
 describe('install interrupted', () => {
-  it('Ctrl-C during install says how to finish and exits 130 without a stack; the same command again continues and finishes', { timeout: 60_000 }, async () => {
+  it('Ctrl-C during install says how to finish and exits 130 without a stack; the same command again continues and finishes', {
+    timeout: 60_000,
+  }, async () => {
     // A pnpm that says it started and then waits, as a slow install does.
     const env = fakePackageManager('pnpm', 'echo "installing (fake)"\nexec sleep 300')
-    const child = spawn(process.execPath, [bin, 'agent', '--yes', '--no-git', '--pm', 'pnpm'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    const child = spawn(process.execPath, [bin, 'agent', '--yes', '--no-git', '--pm', 'pnpm'], {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    })
     running.add(child)
     let stdout = ''
     let stderr = ''
@@ -789,7 +840,9 @@ describe('install interrupted', () => {
     expect(existsSync(join(cwd, 'agent/src/agent.ts'))).toBe(true)
 
     // The same command, with an install that works this time.
-    const again = await create(['agent', '--yes', '--no-git', '--pm', 'pnpm'], { env: fakePackageManager('pnpm', 'echo "installed (fake)"') })
+    const again = await create(['agent', '--yes', '--no-git', '--pm', 'pnpm'], {
+      env: fakePackageManager('pnpm', 'echo "installed (fake)"'),
+    })
     expect(again.stderr).toBe('')
     expect(again.code).toBe(0)
     expect(again.stdout).toMatch(/^Continuing in /m)

@@ -1,5 +1,15 @@
 import { execFile } from 'node:child_process'
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -27,14 +37,28 @@ const AUTH_MODES = ['none', 'bearer', 'apikey'] as const
 const combinations = TEMPLATES.flatMap((template) =>
   AUTH_MODES.flatMap((auth) =>
     [true, false].flatMap((streaming) =>
-      [true, false].map((pushNotifications) => ({ template, auth, streaming, pushNotifications, runtime: 'node' as RuntimeName })),
+      [true, false].map((pushNotifications) => ({
+        template,
+        auth,
+        streaming,
+        pushNotifications,
+        runtime: 'node' as RuntimeName,
+      })),
     ),
   ),
 )
 
 const onOtherRuntimes: Array<(typeof combinations)[number]> = [
   { template: 'echo', auth: 'none', streaming: true, pushNotifications: false, runtime: 'bun' },
-  ...TEMPLATES.flatMap((template) => AUTH_MODES.map((auth) => ({ template, auth, streaming: true, pushNotifications: false, runtime: 'workers' as const }))),
+  ...TEMPLATES.flatMap((template) =>
+    AUTH_MODES.map((auth) => ({
+      template,
+      auth,
+      streaming: true,
+      pushNotifications: false,
+      runtime: 'workers' as const,
+    })),
+  ),
 ]
 
 let workspace: string
@@ -54,7 +78,10 @@ function generate(combination: (typeof combinations)[number], suffix = ''): stri
 
 /** `tsc --noEmit` on the project's own tsconfig.json: its exit code and what it printed. */
 async function typecheck(project: string): Promise<{ code: number; output: string }> {
-  const result = await exec(process.execPath, [tsc, '--noEmit', '-p', project], { cwd: project, timeout: 120_000 }).then(
+  const result = await exec(process.execPath, [tsc, '--noEmit', '-p', project], {
+    cwd: project,
+    timeout: 120_000,
+  }).then(
     (done) => ({ code: 0, stdout: done.stdout, stderr: done.stderr }),
     (failure) => ({ code: failure.code as number, stdout: failure.stdout as string, stderr: failure.stderr as string }),
   )
@@ -65,9 +92,17 @@ async function typecheck(project: string): Promise<{ code: number; output: strin
 function frameworkDependencies(): Record<string, string> {
   const dependencies: Record<string, string> = {}
   for (const template of TEMPLATES) {
-    const options = resolveOptions({ dir: `manifest-${template}`, yes: true, install: false, git: false, pm: 'npm', template }, workspace)
-    const manifest = renderProject(join(root, 'generator/templates'), options, '*').find((file) => file.path === 'package.json')!
-    Object.assign(dependencies, (JSON.parse(String(manifest.content)) as { dependencies: Record<string, string> }).dependencies)
+    const options = resolveOptions(
+      { dir: `manifest-${template}`, yes: true, install: false, git: false, pm: 'npm', template },
+      workspace,
+    )
+    const manifest = renderProject(join(root, 'generator/templates'), options, '*').find(
+      (file) => file.path === 'package.json',
+    )!
+    Object.assign(
+      dependencies,
+      (JSON.parse(String(manifest.content)) as { dependencies: Record<string, string> }).dependencies,
+    )
   }
   delete dependencies['a2a-runtime']
   return dependencies
@@ -81,9 +116,17 @@ beforeAll(async () => {
   // them: one copy of each, as in a generated project), then this repository's tools.
   await exec('npm', ['pack', '--pack-destination', workspace], { cwd: join(root, 'runtime'), timeout: 120_000 })
   const tarball = readdirSync(workspace).find((name) => name.endsWith('.tgz'))!
-  const manifest = { name: 'combinations', private: true, dependencies: { ...frameworkDependencies(), 'a2a-runtime': `file:./${tarball}` } }
+  const manifest = {
+    name: 'combinations',
+    private: true,
+    dependencies: { ...frameworkDependencies(), 'a2a-runtime': `file:./${tarball}` },
+  }
   writeFileSync(join(workspace, 'package.json'), JSON.stringify(manifest))
-  await exec('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=error'], { cwd: workspace, timeout: 300_000 })
+  await exec(
+    'npm',
+    ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--no-package-lock', '--loglevel=error'],
+    { cwd: workspace, timeout: 300_000 },
+  )
   const modules = join(workspace, 'node_modules')
   for (const name of ['@types/node', 'vitest', 'typescript', '@vitest', 'vite']) {
     rmSync(join(modules, name), { recursive: true, force: true })
@@ -91,7 +134,10 @@ beforeAll(async () => {
   }
   // A Worker's test imports wrangler's test harness.
   const wrangler = join(root, 'test-runtimes/node_modules/wrangler')
-  if (!existsSync(wrangler)) throw new Error(`${wrangler} is missing: run \`npm install\` at the repository root (its postinstall installs test-runtimes/)`)
+  if (!existsSync(wrangler))
+    throw new Error(
+      `${wrangler} is missing: run \`npm install\` at the repository root (its postinstall installs test-runtimes/)`,
+    )
   symlinkSync(realpathSync(wrangler), join(modules, 'wrangler'), 'dir')
 }, 360_000)
 
@@ -123,7 +169,10 @@ describe('every combination of template, authentication, streaming and push noti
   )
 
   it('reports a type error in a generated project (the check itself)', async () => {
-    const project = generate({ template: 'echo', auth: 'apikey', streaming: true, pushNotifications: false, runtime: 'node' }, 'broken')
+    const project = generate(
+      { template: 'echo', auth: 'apikey', streaming: true, pushNotifications: false, runtime: 'node' },
+      'broken',
+    )
     appendFileSync(join(project, 'src/agent.ts'), "\nexport const notANumber: number = 'text'\n")
     const { code, output } = await typecheck(project)
     expect(code).not.toBe(0)

@@ -40,10 +40,13 @@ export function readDockerfile(content: string): Stage[] {
 function toStep(instruction: Instruction): Step {
   const keyword = instruction.getKeyword()
   const flags =
-    instruction instanceof ModifiableInstruction ? Object.fromEntries(instruction.getFlags().map((flag) => [flag.getName(), flag.getValue() ?? ''])) : {}
+    instruction instanceof ModifiableInstruction
+      ? Object.fromEntries(instruction.getFlags().map((flag) => [flag.getName(), flag.getValue() ?? '']))
+      : {}
   const args = instruction.getArguments().map((argument) => argument.getValue())
   const step: Step = { keyword, args, flags }
-  const exec = instruction instanceof JSONInstruction ? instruction.getJSONStrings().map((value) => value.getJSONValue()) : []
+  const exec =
+    instruction instanceof JSONInstruction ? instruction.getJSONStrings().map((value) => value.getJSONValue()) : []
   if (exec.length && keyword !== 'HEALTHCHECK') step.exec = exec
   else if (['RUN', 'CMD', 'HEALTHCHECK'].includes(keyword)) {
     let line = (instruction.getRawArgumentsContent() ?? '').replace(/\\\r?\n/g, ' ')
@@ -135,13 +138,19 @@ export async function buildLikeDocker(
         const intoFolder = sources.length > 1 || step.args.at(-1)!.endsWith('/')
         for (const source of sources) {
           if (from) {
-            cpSync(join(from.dir, posix.relative(from.workdir, source)), destination, { recursive: true, verbatimSymlinks: true })
+            cpSync(join(from.dir, posix.relative(from.workdir, source)), destination, {
+              recursive: true,
+              verbatimSymlinks: true,
+            })
             continue
           }
           const pattern = globToRegExp(source === '.' ? '*' : source)
           const wildcard = /[*?[]/.test(source)
-          const matches = readdirSync(context).filter((name) => (source === '.' || pattern.test(name)) && !ignored(name))
-          if (!matches.length && !wildcard && source !== '.') throw new Error(`COPY ${source}: not in the build context`)
+          const matches = readdirSync(context).filter(
+            (name) => (source === '.' || pattern.test(name)) && !ignored(name),
+          )
+          if (!matches.length && !wildcard && source !== '.')
+            throw new Error(`COPY ${source}: not in the build context`)
           for (const name of matches) {
             const path = join(context, name)
             // A folder's contents go into the destination (`.` is the context folder itself); a file goes by name.
@@ -153,7 +162,11 @@ export async function buildLikeDocker(
                   : intoFolder || wildcard
                     ? join(destination, name)
                     : destination
-            cpSync(path, target, { recursive: true, verbatimSymlinks: true, filter: (copied) => !ignored(relative(context, copied)) })
+            cpSync(path, target, {
+              recursive: true,
+              verbatimSymlinks: true,
+              filter: (copied) => !ignored(relative(context, copied)),
+            })
           }
         }
       }
@@ -166,12 +179,20 @@ export async function buildLikeDocker(
   return last!
 }
 
-/** The final stage's CMD, started as `docker run` would start it, leading its own process group; the caller ends it by PID. */
+/**
+ * The final stage's CMD, started as `docker run` would start it, leading its own process group; the caller ends it by
+ * PID.
+ */
 export function startCmd(built: Built, env: Record<string, string>): ChildProcess {
   const cmd = built.stage.steps.findLast((step) => step.keyword === 'CMD')
   if (!cmd) throw new Error('The Dockerfile has no CMD')
   const [command, ...args] = cmd.exec ?? ['/bin/sh', '-c', cmd.shell!]
   // The image's WORKDIR is where a relative command is found, as in the container.
   const resolved = command!.includes('/') && !command!.startsWith('/') ? join(built.dir, command!) : command!
-  return spawn(resolved, args, { cwd: built.dir, env: { ...built.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  return spawn(resolved, args, {
+    cwd: built.dir,
+    env: { ...built.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  })
 }

@@ -30,10 +30,12 @@ function kindOf(line: string): CommandKind {
 }
 
 /** Variables a command line reads (`$X`, `${X}`). */
-export const variablesRead = (line: string): string[] => [...line.matchAll(/\$\{?([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1]!)
+export const variablesRead = (line: string): string[] =>
+  [...line.matchAll(/\$\{?([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1]!)
 
 /** Variables a command line assigns (`X=…` at its start). */
-export const variablesSet = (line: string): string[] => [...line.matchAll(/^([A-Za-z_][A-Za-z0-9_]*)=/g)].map((match) => match[1]!)
+export const variablesSet = (line: string): string[] =>
+  [...line.matchAll(/^([A-Za-z_][A-Za-z0-9_]*)=/g)].map((match) => match[1]!)
 
 /**
  * What is wrong with a Docker command line, checked without an engine: `docker build` needs the Dockerfile,
@@ -45,9 +47,15 @@ export function dockerProblems(line: string, exists: (path: string) => boolean):
   const tag = /docker build\b.*?-t\s+(\S+)/.exec(line)?.[1]
   if (/docker build\b/.test(line) && !exists('Dockerfile')) problems.push('docker build without a Dockerfile')
   for (const [i, word] of words.entries()) {
-    const file = word === '--env-file' ? words[i + 1] : word.startsWith('--env-file=') ? word.slice('--env-file='.length) : undefined
+    const file =
+      word === '--env-file'
+        ? words[i + 1]
+        : word.startsWith('--env-file=')
+          ? word.slice('--env-file='.length)
+          : undefined
     if (file !== undefined && !exists(file)) problems.push(`--env-file ${file}: the project has no such file`)
   }
-  if (/docker run\b/.test(line) && tag && words.at(-1) !== tag) problems.push(`docker run ${words.at(-1)} is not the image built (${tag})`)
+  if (/docker run\b/.test(line) && tag && words.at(-1) !== tag)
+    problems.push(`docker run ${words.at(-1)} is not the image built (${tag})`)
   return problems
 }

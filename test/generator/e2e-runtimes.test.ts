@@ -28,7 +28,10 @@ const BINARIES = {
   node24: join(repoRoot, 'test-runtimes/node_modules/node24/bin/node'),
 }
 
-/** The environment a runtime's commands run in: its binary's folder first on PATH, no colours, update checks nor metrics. */
+/**
+ * The environment a runtime's commands run in: its binary's folder first on PATH, no colours, update checks nor
+ * metrics.
+ */
 function runtimeEnv(binary: string): NodeJS.ProcessEnv {
   const { FORCE_COLOR: _colour, ...inherited } = process.env
   return {
@@ -49,7 +52,8 @@ const running = new Set<ChildProcess>()
 beforeAll(() => {
   for (const [name, path] of Object.entries(BINARIES)) {
     // Never a silent skip: without the runtime the suite fails, saying how to get it.
-    if (!existsSync(path)) throw new Error(`${name} is not installed (${path} is missing): run \`npm install\` at the repository root`)
+    if (!existsSync(path))
+      throw new Error(`${name} is not installed (${path} is missing): run \`npm install\` at the repository root`)
   }
   if (!existsSync(join(repoRoot, 'generator/dist/index.js')) || !existsSync(join(repoRoot, 'runtime/dist/index.js'))) {
     throw new Error('The generator and the runtime are not built: run `npm run build` first (the bin imports dist/).')
@@ -58,7 +62,8 @@ beforeAll(() => {
 })
 
 afterAll(async () => {
-  for (const child of running) if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL')
+  for (const child of running)
+    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL')
   if (workspace) await rm(workspace, { recursive: true, force: true, maxRetries: 3 })
 }, 600_000)
 
@@ -66,7 +71,19 @@ afterAll(async () => {
 async function generate(runtime: string, env: NodeJS.ProcessEnv): Promise<string> {
   const { stdout } = await exec(
     process.execPath,
-    [bin, `agent-on-${runtime}`, '--runtime', runtime, '--auth', 'bearer', '--pm', 'npm', '--no-git', '--yes', '--json'],
+    [
+      bin,
+      `agent-on-${runtime}`,
+      '--runtime',
+      runtime,
+      '--auth',
+      'bearer',
+      '--pm',
+      'npm',
+      '--no-git',
+      '--yes',
+      '--json',
+    ],
     {
       cwd: workspace,
       env,
@@ -89,13 +106,17 @@ it('names the runtime it runs on', () => {
 `
 
 const run = async (project: string, env: NodeJS.ProcessEnv, [command, ...args]: string[]) => {
-  const { stdout, stderr } = await exec(command!, args, { cwd: project, env, timeout: INSTALL_TIMEOUT }).catch((error) => {
-    throw new Error(`${[command, ...args].join(' ')} failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`)
-  })
+  const { stdout, stderr } = await exec(command!, args, { cwd: project, env, timeout: INSTALL_TIMEOUT }).catch(
+    (error) => {
+      throw new Error(`${[command, ...args].join(' ')} failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`)
+    },
+  )
   return `${stdout}${stderr}`
 }
 
-/** Serves the project with its start command and checks it answers message/send, with the .env token and not without. */
+/**
+ * Serves the project with its start command and checks it answers message/send, with the .env token and not without.
+ */
 async function expectServed(project: string, env: NodeJS.ProcessEnv, start: string[]) {
   const token = /^A2A_BEARER_TOKEN=(.+)$/m.exec(readFileSync(join(project, '.env'), 'utf8'))![1]!
   const server = await startProject(project, running, {}, start, env)
@@ -142,7 +163,15 @@ describe('a project generated for another runtime', { timeout: 900_000 }, () => 
     expect(tested).toMatch(/✓ test\/worker\.test\.ts/)
     expect(tested).toMatch(/Test Files\s+\S*2 passed/)
     // What `npm run deploy` would upload, bundled without reaching Cloudflare: the Worker with its Durable Object.
-    const bundled = await run(project, env, ['npm', 'run', 'deploy', '--', '--dry-run', '--outdir', join(workspace, 'worker-bundle')])
+    const bundled = await run(project, env, [
+      'npm',
+      'run',
+      'deploy',
+      '--',
+      '--dry-run',
+      '--outdir',
+      join(workspace, 'worker-bundle'),
+    ])
     expect(bundled).toMatch(/env\.AGENT \(AgentObject\)\s+Durable Object/)
     await expectServed(project, env, ['npm', 'start'])
   })

@@ -38,7 +38,8 @@ beforeAll(() => {
 // Removing a dozen installed projects is heavy I/O: it runs without blocking the event loop and gets ten
 // minutes, so a loaded machine slows the clean-up without failing the run.
 afterAll(async () => {
-  for (const child of running) if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL')
+  for (const child of running)
+    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL')
   await rm(workspace, { recursive: true, force: true, maxRetries: 3 })
 }, 600_000)
 
@@ -53,18 +54,22 @@ const gitEnv = {
 }
 
 async function generate(dir: string, flags: string[], { git = false } = {}): Promise<string> {
-  const { stdout } = await exec(process.execPath, [bin, dir, '--pm', 'npm', ...(git ? [] : ['--no-git']), '--json', ...flags], {
-    cwd: workspace,
-    timeout: INSTALL_TIMEOUT,
-    env: {
-      ...process.env,
-      ...gitEnv,
-      GIT_CEILING_DIRECTORIES: workspace,
-      npm_config_audit: 'false',
-      npm_config_fund: 'false',
-      npm_config_update_notifier: 'false',
+  const { stdout } = await exec(
+    process.execPath,
+    [bin, dir, '--pm', 'npm', ...(git ? [] : ['--no-git']), '--json', ...flags],
+    {
+      cwd: workspace,
+      timeout: INSTALL_TIMEOUT,
+      env: {
+        ...process.env,
+        ...gitEnv,
+        GIT_CEILING_DIRECTORIES: workspace,
+        npm_config_audit: 'false',
+        npm_config_fund: 'false',
+        npm_config_update_notifier: 'false',
+      },
     },
-  })
+  )
   const summary = JSON.parse(stdout.trim().split('\n').at(-1)!)
   expect(summary.installed).toBe(true)
   expect(summary.git).toBe(git ? 'committed' : 'skipped')
@@ -86,10 +91,19 @@ const sharedProject = (dir: string, flags: string[]) => {
  * which git ignores; `withEnv`: the project has one.
  */
 async function expectCommittedWithoutEnv(project: string, withEnv: boolean) {
-  const git = async (...args: string[]) => (await exec('git', args, { cwd: project, env: { ...process.env, ...gitEnv } })).stdout
+  const git = async (...args: string[]) =>
+    (await exec('git', args, { cwd: project, env: { ...process.env, ...gitEnv } })).stdout
   const tracked = (await git('ls-files')).split('\n').filter(Boolean)
   expect(tracked).toEqual(
-    expect.arrayContaining(['.env.example', '.gitignore', 'Dockerfile', 'README.md', 'package.json', 'src/agent.ts', 'test/agent.test.ts']),
+    expect.arrayContaining([
+      '.env.example',
+      '.gitignore',
+      'Dockerfile',
+      'README.md',
+      'package.json',
+      'src/agent.ts',
+      'test/agent.test.ts',
+    ]),
   )
   expect(tracked).not.toContain('.env')
   expect((await git('log', '--format=%s')).trim()).toBe('Initial commit from create-a2a-agent')
@@ -97,7 +111,8 @@ async function expectCommittedWithoutEnv(project: string, withEnv: boolean) {
   if (withEnv) expect(await git('status', '--porcelain', '--ignored', '--', '.env')).toBe('!! .env\n')
 }
 
-const npm = (project: string, script: string) => exec('npm', ['run', script], { cwd: project, timeout: INSTALL_TIMEOUT })
+const npm = (project: string, script: string) =>
+  exec('npm', ['run', script], { cwd: project, timeout: INSTALL_TIMEOUT })
 
 /**
  * Every shell command of the project's README, run with bash as pasted: its server command (`npm run dev`)
@@ -141,10 +156,13 @@ async function runReadme(
   return outputs
 }
 
-const outputOf = (outputs: Array<{ script: string; stdout: string }>, command: RegExp) => outputs.find((output) => command.test(output.script))?.stdout
+const outputOf = (outputs: Array<{ script: string; stdout: string }>, command: RegExp) =>
+  outputs.find((output) => command.test(output.script))?.stdout
 
 const v1Client = (url: string) =>
-  new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] })).createFromUrl(url)
+  new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] }),
+  ).createFromUrl(url)
 
 /** A SendMessageRequest as the v1.0 SDK builds it. */
 const v1Text = (value: string, taskId = '', returnImmediately = false) => ({
@@ -199,55 +217,73 @@ describe('generated projects', { timeout: 300_000 }, () => {
     ['ai-sdk', 'You said: ping'],
     ['mastra', 'You said: ping'],
     ['langgraph', 'You said: ping'],
-  ])('%s: installs, commits, type-checks, runs every README command as pasted, and answers over HTTP with npm start', async (template, answer) => {
-    const project = await sharedProject(`agent-${template}`, ['--yes', '--template', template])
-    // A framework's dependencies included: nothing installed runs a script (none needs one on Node).
-    expect(installScripts(join(project, 'node_modules'))).toEqual([])
-    // A template that calls a model has a .env for its key and endpoint (MODEL_TEMPLATES), the others none.
-    await expectCommittedWithoutEnv(project, MODEL_TEMPLATES.has(template as TemplateName))
-    await npm(project, 'typecheck')
-    // `npm run test` is one of them; with the SSE keep-alive of .env.example on (every 5 ms here), the
-    // project's stream test and a2a send read past the comments.
-    const heartbeat = { A2A_SSE_HEARTBEAT_MS: '5' }
-    const readme = await runReadme(project, { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: llm.apiKey, ...heartbeat }, heartbeat)
-    expect(outputOf(readme, /^npx a2a send "Hello"$/)).toContain('Hello')
-    const server = await startProject(project, running, { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: llm.apiKey })
-    const card = await (await fetch(`${server.url}.well-known/agent.json`)).json()
-    expect(card.name).toBe(defaultDisplayName(`agent-${template}`))
-    expect(card.url).toBe(server.url)
-    const reply = await send(server.url, 'ping')
-    expect(reply.body.result.status.state).toBe('completed')
-    expect(answerText(reply.body.result)).toBe(answer)
-    // The official A2A v1.0 client finds and talks to the same generated agent.
-    const client = await new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] }),
-    ).createFromUrl(server.url)
-    const sdkReply: any = await client.sendMessage({
-      tenant: '',
-      metadata: {},
-      configuration: undefined,
-      message: {
-        messageId: 'sdk',
-        role: Role.ROLE_USER,
-        parts: [{ content: { $case: 'text', value: 'ping' }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-        taskId: '',
-        contextId: '',
-        extensions: [],
+  ])(
+    '%s: installs, commits, type-checks, runs every README command as pasted, and answers over HTTP with npm start',
+    async (template, answer) => {
+      const project = await sharedProject(`agent-${template}`, ['--yes', '--template', template])
+      // A framework's dependencies included: nothing installed runs a script (none needs one on Node).
+      expect(installScripts(join(project, 'node_modules'))).toEqual([])
+      // A template that calls a model has a .env for its key and endpoint (MODEL_TEMPLATES), the others none.
+      await expectCommittedWithoutEnv(project, MODEL_TEMPLATES.has(template as TemplateName))
+      await npm(project, 'typecheck')
+      // `npm run test` is one of them; with the SSE keep-alive of .env.example on (every 5 ms here), the
+      // project's stream test and a2a send read past the comments.
+      const heartbeat = { A2A_SSE_HEARTBEAT_MS: '5' }
+      const readme = await runReadme(
+        project,
+        { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: llm.apiKey, ...heartbeat },
+        heartbeat,
+      )
+      expect(outputOf(readme, /^npx a2a send "Hello"$/)).toContain('Hello')
+      const server = await startProject(project, running, { OPENAI_BASE_URL: llm.url, OPENAI_API_KEY: llm.apiKey })
+      const card = await (await fetch(`${server.url}.well-known/agent.json`)).json()
+      expect(card.name).toBe(defaultDisplayName(`agent-${template}`))
+      expect(card.url).toBe(server.url)
+      const reply = await send(server.url, 'ping')
+      expect(reply.body.result.status.state).toBe('completed')
+      expect(answerText(reply.body.result)).toBe(answer)
+      // The official A2A v1.0 client finds and talks to the same generated agent.
+      const client = await new ClientFactory(
+        ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] }),
+      ).createFromUrl(server.url)
+      const sdkReply: any = await client.sendMessage({
+        tenant: '',
         metadata: {},
-        referenceTaskIds: [],
-      },
-    })
-    expect(sdkReply.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
-    expect(sdkReply.artifacts[0].parts.map((part: any) => part.content.value).join('')).toBe(answer)
-    expect(await server.stop()).toBe(true)
-  })
+        configuration: undefined,
+        message: {
+          messageId: 'sdk',
+          role: Role.ROLE_USER,
+          parts: [
+            { content: { $case: 'text', value: 'ping' }, metadata: undefined, filename: '', mediaType: 'text/plain' },
+          ],
+          taskId: '',
+          contextId: '',
+          extensions: [],
+          metadata: {},
+          referenceTaskIds: [],
+        },
+      })
+      expect(sdkReply.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+      expect(sdkReply.artifacts[0].parts.map((part: any) => part.content.value).join('')).toBe(answer)
+      expect(await server.stop()).toBe(true)
+    },
+  )
 
   it('the Dockerfile, without a Docker engine: its stages run in folders (npm ci from the lockfile, production only), its CMD serves the card and its HEALTHCHECK passes, then fails once the agent is gone', async () => {
     const context = await sharedProject('agent-echo', ['--yes', '--template', 'echo'])
     const stages = readDockerfile(readFileSync(join(context, 'Dockerfile'), 'utf8'))
-    const built = await buildLikeDocker(context, stages, join(workspace, 'image-agent-echo'), async (command, cwd, env) => {
-      await exec('/bin/sh', ['-c', command], { cwd, env: { ...env, npm_config_update_notifier: 'false' }, timeout: INSTALL_TIMEOUT })
-    })
+    const built = await buildLikeDocker(
+      context,
+      stages,
+      join(workspace, 'image-agent-echo'),
+      async (command, cwd, env) => {
+        await exec('/bin/sh', ['-c', command], {
+          cwd,
+          env: { ...env, npm_config_update_notifier: 'false' },
+          timeout: INSTALL_TIMEOUT,
+        })
+      },
+    )
     expect(built.env).toMatchObject({ NODE_ENV: 'production', HOST: '0.0.0.0' })
     expect(existsSync(join(built.dir, 'node_modules/a2a-runtime/package.json'))).toBe(true)
     // Production only: the dev dependencies and the credential stay out of the image.
@@ -265,7 +301,8 @@ describe('generated projects', { timeout: 300_000 }, () => {
     expect(answerText((await send(url, 'ping')).body.result)).toBe('Echo: ping')
 
     const healthcheck = built.stage.steps.find((step) => step.keyword === 'HEALTHCHECK')!.shell!
-    const check = () => exec('/bin/sh', ['-c', healthcheck], { cwd: built.dir, env: { ...built.env, PORT: port }, timeout: SLOW })
+    const check = () =>
+      exec('/bin/sh', ['-c', healthcheck], { cwd: built.dir, env: { ...built.env, PORT: port }, timeout: SLOW })
     await check()
     // SIGTERM, as `docker stop` sends it to the CMD: a graceful exit, and the check then fails.
     process.kill(-child.pid!, 'SIGTERM')
@@ -296,19 +333,32 @@ describe('generated projects', { timeout: 300_000 }, () => {
     expect(card.stdout).toMatch(/valid/)
 
     const port = await freePort()
-    const dev = spawn('npm', ['run', 'dev'], { cwd: project, env: { ...process.env, PORT: String(port), HOST: '127.0.0.1' }, detached: true })
+    const dev = spawn('npm', ['run', 'dev'], {
+      cwd: project,
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1' },
+      detached: true,
+    })
     running.add(dev)
     let output = ''
     dev.stdout!.on('data', (chunk) => (output += chunk))
     dev.stderr!.on('data', (chunk) => (output += chunk))
     await expect.poll(() => output, { timeout: SLOW }).toContain('watching for changes')
     const url = `http://127.0.0.1:${port}/`
-    const sent = await exec('npx', ['a2a', 'send', 'hi', '--skill', 'echo'], { cwd: project, env: { ...process.env, PORT: String(port) }, timeout: 60_000 })
+    const sent = await exec('npx', ['a2a', 'send', 'hi', '--skill', 'echo'], {
+      cwd: project,
+      env: { ...process.env, PORT: String(port) },
+      timeout: 60_000,
+    })
     expect(sent.stdout.trim()).toBe('Echo: hi')
 
     const agentFile = join(project, 'src/agent.ts')
-    writeFileSync(agentFile, readFileSync(agentFile, 'utf8').replace('`${skillName}: ${said}`', '`${skillName} says: ${said}`'))
-    await expect.poll(async () => answerText((await send(url, 'again')).body.result), { interval: 20, timeout: SLOW }).toBe('Echo says: again')
+    writeFileSync(
+      agentFile,
+      readFileSync(agentFile, 'utf8').replace('`${skillName}: ${said}`', '`${skillName} says: ${said}`'),
+    )
+    await expect
+      .poll(async () => answerText((await send(url, 'again')).body.result), { interval: 20, timeout: SLOW })
+      .toBe('Echo says: again')
     const exited = new Promise((resolve) => dev.once('exit', resolve))
     process.kill(-dev.pid!, 'SIGTERM')
     await exited
@@ -316,13 +366,20 @@ describe('generated projects', { timeout: 300_000 }, () => {
   })
 
   it('installs, tests and serves with pnpm, yarn and bun too (no install scripts, no native watcher)', async () => {
-    const env = { ...process.env, PATH: `${packageManagersOnPath(join(workspace, 'package-managers'))}:${process.env.PATH}` }
+    const env = {
+      ...process.env,
+      PATH: `${packageManagersOnPath(join(workspace, 'package-managers'))}:${process.env.PATH}`,
+    }
     for (const pm of OTHER_PACKAGE_MANAGERS) {
-      const { stdout, stderr } = await exec(process.execPath, [bin, `agent-with-${pm}`, '--pm', pm, '--no-git', '--json', '--yes'], {
-        cwd: workspace,
-        timeout: INSTALL_TIMEOUT,
-        env,
-      })
+      const { stdout, stderr } = await exec(
+        process.execPath,
+        [bin, `agent-with-${pm}`, '--pm', pm, '--no-git', '--json', '--yes'],
+        {
+          cwd: workspace,
+          timeout: INSTALL_TIMEOUT,
+          env,
+        },
+      )
       const summary = JSON.parse(stdout.trim().split('\n').at(-1)!)
       expect(summary.installed).toBe(true)
       // pnpm skips dependencies' build scripts and says so; there must be none to skip.
@@ -346,7 +403,9 @@ describe('generated projects', { timeout: 300_000 }, () => {
       message: {
         messageId: crypto.randomUUID(),
         role: Role.ROLE_USER,
-        parts: [{ content: { $case: 'text' as const, value }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+        parts: [
+          { content: { $case: 'text' as const, value }, metadata: undefined, filename: '', mediaType: 'text/plain' },
+        ],
         taskId: '',
         contextId: '',
         extensions: [],
@@ -366,7 +425,11 @@ describe('generated projects', { timeout: 300_000 }, () => {
     expect(events.at(-1).payload.value.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
     expect(((await client.getTask({ tenant: '', id: sent.id })) as any).id).toBe(sent.id)
     await expect(client.cancelTask({ tenant: '', id: sent.id, metadata: {} })).rejects.toThrow(/already completed/)
-    const listed: any = await client.listTasks({ tenant: '', status: TaskState.TASK_STATE_UNSPECIFIED, pageSize: 10 } as any)
+    const listed: any = await client.listTasks({
+      tenant: '',
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageSize: 10,
+    } as any)
     expect(listed.tasks.length).toBe(2)
     expect(await server.stop()).toBe(true)
 
@@ -374,7 +437,12 @@ describe('generated projects', { timeout: 300_000 }, () => {
     const v03Server = await startProject(project, running, { A2A_DIALECT: 'a2a-0.3' })
     const v03 = await A2AClientV03.fromCardUrl(`${v03Server.url}.well-known/agent-card.json`)
     const message = (value: string) => ({
-      message: { kind: 'message' as const, messageId: crypto.randomUUID(), role: 'user' as const, parts: [{ kind: 'text' as const, text: value }] },
+      message: {
+        kind: 'message' as const,
+        messageId: crypto.randomUUID(),
+        role: 'user' as const,
+        parts: [{ kind: 'text' as const, text: value }],
+      },
     })
     const v03Sent: any = await v03.sendMessage(message('three'))
     expect(v03Sent.result).toMatchObject({ kind: 'task', status: { state: 'completed' } })
@@ -386,7 +454,14 @@ describe('generated projects', { timeout: 300_000 }, () => {
   })
 
   it('multi-turn with an API key: commits without .env, the README shows how to answer its question (a2a send --task, taskId) and works as pasted, and it answers the follow-up', async () => {
-    const project = await sharedProject('trip-agent', ['--yes', '--template', 'multi-turn', '--no-streaming', '--auth', 'apikey'])
+    const project = await sharedProject('trip-agent', [
+      '--yes',
+      '--template',
+      'multi-turn',
+      '--no-streaming',
+      '--auth',
+      'apikey',
+    ])
     await expectCommittedWithoutEnv(project, true)
     await npm(project, 'typecheck')
     const readme = await runReadme(project)
@@ -411,7 +486,9 @@ describe('generated projects', { timeout: 300_000 }, () => {
         jsonrpc: '2.0',
         id: 2,
         method: 'message/send',
-        params: { message: { role: 'user', messageId: 'm2', taskId: question.id, parts: [{ kind: 'text', text: 'Porto' }] } },
+        params: {
+          message: { role: 'user', messageId: 'm2', taskId: question.id, parts: [{ kind: 'text', text: 'Porto' }] },
+        },
       }),
     })
     const answer = ((await response.json()) as { result: any }).result
@@ -433,12 +510,16 @@ describe('generated projects', { timeout: 300_000 }, () => {
     const project = await sharedProject('agent-streaming', ['--yes', '--template', 'streaming'])
     const server = await startProject(project, running)
     const client = await v1Client(server.url)
-    const task: any = await client.sendMessage(v1Text(Array.from({ length: 60 }, (_, i) => `word${i}`).join(' '), '', true))
+    const task: any = await client.sendMessage(
+      v1Text(Array.from({ length: 60 }, (_, i) => `word${i}`).join(' '), '', true),
+    )
     const events: any[] = []
     const following = (async () => {
       for await (const event of client.resubscribeTask({ tenant: '', id: task.id })) events.push(event)
     })()
-    await expect.poll(() => events.filter((event) => event.payload.$case === 'artifactUpdate').length, { timeout: SLOW }).toBeGreaterThan(1)
+    await expect
+      .poll(() => events.filter((event) => event.payload.$case === 'artifactUpdate').length, { timeout: SLOW })
+      .toBeGreaterThan(1)
     const canceled: any = await client.cancelTask({ tenant: '', id: task.id, metadata: {} })
     expect(canceled.status.state).toBe(TaskState.TASK_STATE_CANCELED)
     await following
@@ -449,7 +530,8 @@ describe('generated projects', { timeout: 300_000 }, () => {
 
   it('keeps hostile names and descriptions exact: the project type-checks, its tests pass, and the card serves the strings', async () => {
     const name = 'Bot "Quote" \\ {{handlebars}} </script> `tick` ${x} 🚀'
-    const description = 'Line one\nline two with \'single\' and "double" quotes, \\n literal, </script>, {{#each}} and ✨'
+    const description =
+      'Line one\nline two with \'single\' and "double" quotes, \\n literal, </script>, {{#each}} and ✨'
     const skill = JSON.stringify({
       id: 'weird',
       name: 'Wëird: skill */ //',
@@ -481,25 +563,54 @@ describe('generated projects', { timeout: 300_000 }, () => {
     const receiver = await startReceiver()
     // The guard stays on; only this machine's receiver is allowed, as .env.example shows.
     const server = await startProject(project, running, { A2A_PUSH_ALLOW: '127.0.0.1', A2A_PUSH_ALLOW_HTTP: 'true' })
-    const card = await (await fetch(`${server.url}.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json()
+    const card = await (
+      await fetch(`${server.url}.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })
+    ).json()
     expect(card.capabilities.pushNotifications).toBe(true)
     const client = await v1Client(server.url)
-    const webhook = { tenant: '', id: '', taskId: '', url: receiver.url, token: 'webhook-token', authentication: undefined }
+    const webhook = {
+      tenant: '',
+      id: '',
+      taskId: '',
+      url: receiver.url,
+      token: 'webhook-token',
+      authentication: undefined,
+    }
     const sent: any = await client.sendMessage({
       ...v1Text('ping'),
-      configuration: { acceptedOutputModes: [], taskPushNotificationConfig: webhook, historyLength: undefined, returnImmediately: false } as any,
+      configuration: {
+        acceptedOutputModes: [],
+        taskPushNotificationConfig: webhook,
+        historyLength: undefined,
+        returnImmediately: false,
+      } as any,
     })
     expect(sent.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
-    await expect.poll(() => receiver.delivered.at(-1)?.body.statusUpdate?.status.state, { timeout: SLOW }).toBe('TASK_STATE_COMPLETED')
-    expect(receiver.delivered.every((delivery) => delivery.headers['x-a2a-notification-token'] === 'webhook-token')).toBe(true)
-    expect(receiver.delivered.some((delivery) => delivery.body.artifactUpdate?.artifact.parts[0].text === 'Echo: ping')).toBe(true)
+    await expect
+      .poll(() => receiver.delivered.at(-1)?.body.statusUpdate?.status.state, { timeout: SLOW })
+      .toBe('TASK_STATE_COMPLETED')
+    expect(
+      receiver.delivered.every((delivery) => delivery.headers['x-a2a-notification-token'] === 'webhook-token'),
+    ).toBe(true)
+    expect(
+      receiver.delivered.some((delivery) => delivery.body.artifactUpdate?.artifact.parts[0].text === 'Echo: ping'),
+    ).toBe(true)
     const created: any = await client.createTaskPushNotificationConfig({ ...webhook, taskId: sent.id, id: 'second' })
     expect(created).toMatchObject({ id: 'second', taskId: sent.id, url: receiver.url })
-    const listed: any = await client.listTaskPushNotificationConfig({ tenant: '', taskId: sent.id, pageSize: 0, pageToken: '' })
+    const listed: any = await client.listTaskPushNotificationConfig({
+      tenant: '',
+      taskId: sent.id,
+      pageSize: 0,
+      pageToken: '',
+    })
     expect(listed.configs.map((config: { id: string }) => config.id)).toContain('second')
-    await expect(client.createTaskPushNotificationConfig({ ...webhook, taskId: sent.id, url: 'http://169.254.169.254/latest/meta-data/' })).rejects.toThrow(
-      /link-local/,
-    )
+    await expect(
+      client.createTaskPushNotificationConfig({
+        ...webhook,
+        taskId: sent.id,
+        url: 'http://169.254.169.254/latest/meta-data/',
+      }),
+    ).rejects.toThrow(/link-local/)
     expect(await server.stop()).toBe(true)
   })
 
@@ -521,7 +632,9 @@ describe('generated projects', { timeout: 300_000 }, () => {
     expect(accepted.body.result.status.state).toBe('completed')
     const client = await v1Client(server.url)
     await expect(client.sendMessage(v1Text('hi'))).rejects.toThrow()
-    const viaSdk: any = await client.sendMessage(v1Text('hi'), { serviceParameters: { Authorization: `Bearer ${token}` } })
+    const viaSdk: any = await client.sendMessage(v1Text('hi'), {
+      serviceParameters: { Authorization: `Bearer ${token}` },
+    })
     expect(viaSdk.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
     expect(await server.stop()).toBe(true)
   })

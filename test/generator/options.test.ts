@@ -116,9 +116,12 @@ describe('toWorkerName', () => {
     ['a'.repeat(70), 'a'.repeat(63)],
     [`${'a'.repeat(62)}-b`, 'a'.repeat(62)],
     ['._', 'agent'],
-  ])('names the Worker of package %j %j (lowercase letters, digits and inner dashes, at most 63)', (packageName, expected) => {
-    expect(toWorkerName(packageName)).toBe(expected)
-  })
+  ])(
+    'names the Worker of package %j %j (lowercase letters, digits and inner dashes, at most 63)',
+    (packageName, expected) => {
+      expect(toWorkerName(packageName)).toBe(expected)
+    },
+  )
 })
 
 describe('package names npm refuses', () => {
@@ -130,12 +133,15 @@ describe('package names npm refuses', () => {
     // converted name still starts with a dot.
     ['🤖.hidden (".hidden" after conversion)', '🤖.hidden', '.hidden'],
     ['http (a Node core module)', 'http', 'http'],
-  ])('refuses the directory %s with a UsageError (exit 2) naming the package name and --package-name', (_label, dir, packageName) => {
-    const error = usageErrorOf(() => resolveOptions({ dir }, cwd))
-    expect(error.exitCode).toBe(2)
-    expect(error.message).toContain(`Invalid package name ${JSON.stringify(packageName)}`)
-    expect(error.message).toContain('pass --package-name <name>')
-  })
+  ])(
+    'refuses the directory %s with a UsageError (exit 2) naming the package name and --package-name',
+    (_label, dir, packageName) => {
+      const error = usageErrorOf(() => resolveOptions({ dir }, cwd))
+      expect(error.exitCode).toBe(2)
+      expect(error.message).toContain(`Invalid package name ${JSON.stringify(packageName)}`)
+      expect(error.message).toContain('pass --package-name <name>')
+    },
+  )
 
   it.each(['天气机器人', '!!!', 'Агент'])(
     'names the package "agent" for the directory %j, of which no package name can be made, and keeps the name on the card',
@@ -170,11 +176,23 @@ describe('parseSkill', () => {
   })
 
   it('makes a name and description from the id alone', () => {
-    expect(parseSkill('plan-trip')).toEqual({ id: 'plan-trip', name: 'Plan Trip', description: 'Plan Trip', tags: ['plan-trip'], examples: [] })
+    expect(parseSkill('plan-trip')).toEqual({
+      id: 'plan-trip',
+      name: 'Plan Trip',
+      description: 'Plan Trip',
+      tags: ['plan-trip'],
+      examples: [],
+    })
   })
 
   it('uses the name as the description when only id and name are given', () => {
-    expect(parseSkill('echo:Echo')).toEqual({ id: 'echo', name: 'Echo', description: 'Echo', tags: ['echo'], examples: [] })
+    expect(parseSkill('echo:Echo')).toEqual({
+      id: 'echo',
+      name: 'Echo',
+      description: 'Echo',
+      tags: ['echo'],
+      examples: [],
+    })
   })
 
   it('reads the JSON form with tags and examples', () => {
@@ -190,14 +208,23 @@ describe('parseSkill', () => {
   })
 
   it('fills the JSON form from the id when name, description and tags are left out', () => {
-    expect(parseSkill('{"id":"look-up"}')).toEqual({ id: 'look-up', name: 'Look Up', description: 'Look Up', tags: ['look-up'], examples: [] })
+    expect(parseSkill('{"id":"look-up"}')).toEqual({
+      id: 'look-up',
+      name: 'Look Up',
+      description: 'Look Up',
+      tags: ['look-up'],
+      examples: [],
+    })
   })
 
-  it.each(['{"id": "x",', '{id: "x"}', "{'id':'x'}", '{"id":"x"}}'])('refuses invalid JSON %j with a UsageError naming --skill', (value) => {
-    const error = usageErrorOf(() => parseSkill(value))
-    expect(error.message).toContain('--skill')
-    expect(error.exitCode).toBe(2)
-  })
+  it.each(['{"id": "x",', '{id: "x"}', "{'id':'x'}", '{"id":"x"}}'])(
+    'refuses invalid JSON %j with a UsageError naming --skill',
+    (value) => {
+      const error = usageErrorOf(() => parseSkill(value))
+      expect(error.message).toContain('--skill')
+      expect(error.exitCode).toBe(2)
+    },
+  )
 
   it.each([
     ['id is a number', '{"id": 42}'],
@@ -236,7 +263,15 @@ describe('resolveOptions', () => {
       force: false,
       json: false,
     })
-    expect(options.skills).toEqual([{ id: 'echo', name: 'Echo', description: 'Repeats your message back', tags: ['echo'], examples: ['Hello there!'] }])
+    expect(options.skills).toEqual([
+      {
+        id: 'echo',
+        name: 'Echo',
+        description: 'Repeats your message back',
+        tags: ['echo'],
+        examples: ['Hello there!'],
+      },
+    ])
   })
 
   it.each(TEMPLATES)('gives the %s template its own default skill', (template) => {
@@ -257,13 +292,17 @@ describe('resolveOptions', () => {
   })
 
   it.each(['1abc', 'a b', '', 'a:b', 'é', `a${'b'.repeat(64)}`])('refuses the skill id %j', (id) => {
-    const error = usageErrorOf(() => resolveOptions({ skills: [{ id, name: 'Name', description: 'd', tags: [], examples: [] }] }, cwd))
+    const error = usageErrorOf(() =>
+      resolveOptions({ skills: [{ id, name: 'Name', description: 'd', tags: [], examples: [] }] }, cwd),
+    )
     expect(error.message).toContain(`Invalid skill id ${JSON.stringify(id)}`)
     expect(error.exitCode).toBe(2)
   })
 
   it('refuses a skill with an empty name', () => {
-    const error = usageErrorOf(() => resolveOptions({ skills: [{ id: 'a', name: '  ', description: 'd', tags: [], examples: [] }] }, cwd))
+    const error = usageErrorOf(() =>
+      resolveOptions({ skills: [{ id: 'a', name: '  ', description: 'd', tags: [], examples: [] }] }, cwd),
+    )
     expect(error.message).toContain('--skill a')
   })
 
@@ -349,24 +388,31 @@ describe('escaping', () => {
   })
 
   it('shellWord quotes an empty string so it stays one word', () => {
-    const words = execFileSync('/bin/sh', ['-c', `printf '[%s]' a ${shellWord('')} b`], { encoding: 'utf8', timeout: 5_000 })
+    const words = execFileSync('/bin/sh', ['-c', `printf '[%s]' a ${shellWord('')} b`], {
+      encoding: 'utf8',
+      timeout: 5_000,
+    })
     expect(words).toBe('[a][][b]')
   })
 
   const unescapeMarkdown = (text: string) => text.replace(/\\(.)/gs, '$1')
 
-  it.each(hostile)('markdown(%j) is one line, every markup character, < and entity & backslash-escaped, and nothing lost', (value) => {
-    const text = markdown(value)
-    expect(text).not.toMatch(/[\n\r]/)
-    expect(text).not.toMatch(/^\s*>/)
-    for (const [index, char] of [...text].entries()) {
-      if (!'*_[]#|`<'.includes(char) && !(char === '&' && /^&#?[A-Za-z0-9]+;/.test([...text].slice(index).join('')))) continue
-      let backslashes = 0
-      for (let i = index - 1; i >= 0 && [...text][i] === '\\'; i--) backslashes++
-      expect(backslashes % 2, `${char} at ${index} of ${JSON.stringify(text)} is not escaped`).toBe(1)
-    }
-    expect(unescapeMarkdown(text)).toBe(value.replace(/\r\n?|\n/g, ' '))
-  })
+  it.each(hostile)(
+    'markdown(%j) is one line, every markup character, < and entity & backslash-escaped, and nothing lost',
+    (value) => {
+      const text = markdown(value)
+      expect(text).not.toMatch(/[\n\r]/)
+      expect(text).not.toMatch(/^\s*>/)
+      for (const [index, char] of [...text].entries()) {
+        if (!'*_[]#|`<'.includes(char) && !(char === '&' && /^&#?[A-Za-z0-9]+;/.test([...text].slice(index).join(''))))
+          continue
+        let backslashes = 0
+        for (let i = index - 1; i >= 0 && [...text][i] === '\\'; i--) backslashes++
+        expect(backslashes % 2, `${char} at ${index} of ${JSON.stringify(text)} is not escaped`).toBe(1)
+      }
+      expect(unescapeMarkdown(text)).toBe(value.replace(/\r\n?|\n/g, ' '))
+    },
+  )
 
   it('markdown escapes the markup characters of a table cell', () => {
     expect(markdown('a|b *c* _d_ [e] #f')).toBe('a\\|b \\*c\\* \\_d\\_ \\[e\\] \\#f')
@@ -404,7 +450,9 @@ describe('tsValue', () => {
       numbers: [0, -1.5, 1e21, 42],
       literals: [true, false, null],
       mixed: [1, 'two', { three: 3 }, [4, ['five']]],
-      skills: [{ id: 'a', name: HOSTILE[0], description: HOSTILE[3], tags: HOSTILE.slice(4, 8), examples: HOSTILE.slice(8) }],
+      skills: [
+        { id: 'a', name: HOSTILE[0], description: HOSTILE[3], tags: HOSTILE.slice(4, 8), examples: HOSTILE.slice(8) },
+      ],
     }
     const expression = tsValue(value)
     expect(expression).not.toContain('<')
@@ -500,7 +548,9 @@ describe('renderProject guard', () => {
       'echo/entry.txt': 'echo\n',
     })
     const render = (runtime: (typeof RUNTIMES)[number]) =>
-      Object.fromEntries(renderProject(templates, { ...options(), runtime }, 'file:./x.tgz').map((file) => [file.path, file.content]))
+      Object.fromEntries(
+        renderProject(templates, { ...options(), runtime }, 'file:./x.tgz').map((file) => [file.path, file.content]),
+      )
     expect(render('bun')).toEqual({ 'entry.txt': 'echo\n', 'shared.txt': 'on bun\n', 'src/server.ts': 'bun server\n' })
     expect(render('node')).toEqual({ 'entry.txt': 'echo\n', 'shared.txt': 'elsewhere\n' })
     expect(render('deno')).toEqual({ 'entry.txt': 'echo\n', 'shared.txt': 'elsewhere\n', 'deno.json': '{}\n' })
@@ -524,7 +574,10 @@ describe('renderProject guard', () => {
 describe('equivalentCommand', () => {
   /** The words /bin/sh makes of the command: `npx` is a shell function that prints its arguments. */
   function shellSplit(command: string): string[] {
-    const output = execFileSync('/bin/sh', ['-c', `npx() { printf '%s\\0' "$@"; }\n${command}`], { encoding: 'utf8', timeout: 5_000 })
+    const output = execFileSync('/bin/sh', ['-c', `npx() { printf '%s\\0' "$@"; }\n${command}`], {
+      encoding: 'utf8',
+      timeout: 5_000,
+    })
     const words = output.split('\0')
     expect(words.pop()).toBe('')
     return words
@@ -546,9 +599,21 @@ describe('equivalentCommand', () => {
 
   const HOSTILE_SKILLS: Skill[] = [
     // The short "id:Name:Description" form fits this one; its description holds colons and shell syntax.
-    { id: 'simple', name: 'Simple $(x)', description: `Says: "it's" \`here\` \${y}; then: more`, tags: ['simple'], examples: [] },
+    {
+      id: 'simple',
+      name: 'Simple $(x)',
+      description: `Says: "it's" \`here\` \${y}; then: more`,
+      tags: ['simple'],
+      examples: [],
+    },
     { id: 'full-form', name: 'Name: with colon', description: 'd', tags: ['full-form'], examples: [] },
-    { id: 'tagged', name: 'Tagged "one"', description: 'Line 1\nLine 2 </script>', tags: HOSTILE.slice(0, 6), examples: HOSTILE.slice(6) },
+    {
+      id: 'tagged',
+      name: 'Tagged "one"',
+      description: 'Line 1\nLine 2 </script>',
+      tags: HOSTILE.slice(0, 6),
+      examples: HOSTILE.slice(6),
+    },
     { id: 'no_tags', name: '{{name}}', description: '🤖 café', tags: [], examples: ['$(rm -rf /)', '`id`'] },
   ]
 
@@ -575,7 +640,14 @@ describe('equivalentCommand', () => {
 
   it('carries every flag value through the shell unchanged', () => {
     const options = resolveOptions(
-      { dir: 'my agent', name: HOSTILE[0], description: HOSTILE.slice(1, 14).join(' '), skills: HOSTILE_SKILLS, auth: 'apikey', pm: 'bun' },
+      {
+        dir: 'my agent',
+        name: HOSTILE[0],
+        description: HOSTILE.slice(1, 14).join(' '),
+        skills: HOSTILE_SKILLS,
+        auth: 'apikey',
+        pm: 'bun',
+      },
       cwd,
     )
     const words = shellSplit(equivalentCommand(options))

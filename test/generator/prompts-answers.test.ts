@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import prompts from 'prompts'
@@ -34,7 +43,16 @@ const read = (...path: string[]) => readFileSync(join(...path), 'utf8')
 const manifest = (dir: string) => JSON.parse(read(dir, 'package.json')) as { name: string; description: string }
 
 /** The answers after the directory, in the order asked: name and description as typed, the rest defaults. */
-const REST = (name: string | undefined, description: string | undefined) => [name, description, 'echo', 'node', true, false, 'none', false]
+const REST = (name: string | undefined, description: string | undefined) => [
+  name,
+  description,
+  'echo',
+  'node',
+  true,
+  false,
+  'none',
+  false,
+]
 
 describe('each answer is checked in its prompt, by the rule its flag meets', () => {
   it('refuses a description of spaces in its prompt and takes the next answer, keeping the others', async () => {
@@ -135,10 +153,39 @@ describe('a directory that is not empty', () => {
 })
 
 describe('a directory an earlier run left', () => {
-  it('continues it as soon as it is named, with the answers read back from its files, asking nothing more', { timeout: 60_000 }, async () => {
-    const skill = JSON.stringify({ id: 'forecast', name: 'Forecast <3', description: 'Says "rain", mostly', tags: ['weather', 'rain'], examples: ['Rain?'] })
-    const first = ['weather', '--name', 'Weather: Bot', '--description', 'Tells the weather', '--skill', skill, '--template', 'multi-turn']
-    const flags = [...first, '--auth', 'apikey', '--pm', 'pnpm', '--no-streaming', '--push-notifications', '--runtime', 'bun', '--yes']
+  it('continues it as soon as it is named, with the answers read back from its files, asking nothing more', {
+    timeout: 60_000,
+  }, async () => {
+    const skill = JSON.stringify({
+      id: 'forecast',
+      name: 'Forecast <3',
+      description: 'Says "rain", mostly',
+      tags: ['weather', 'rain'],
+      examples: ['Rain?'],
+    })
+    const first = [
+      'weather',
+      '--name',
+      'Weather: Bot',
+      '--description',
+      'Tells the weather',
+      '--skill',
+      skill,
+      '--template',
+      'multi-turn',
+    ]
+    const flags = [
+      ...first,
+      '--auth',
+      'apikey',
+      '--pm',
+      'pnpm',
+      '--no-streaming',
+      '--push-notifications',
+      '--runtime',
+      'bun',
+      '--yes',
+    ]
     expect(await run([...flags, '--no-install', '--no-git'], io)).toBe(0)
     const secret = read(cwd, 'weather/.env')
     out = []
@@ -156,7 +203,9 @@ describe('a directory an earlier run left', () => {
     )
   })
 
-  it('refuses it at once, before any other question, when a flag makes another project of it', { timeout: 60_000 }, async () => {
+  it('refuses it at once, before any other question, when a flag makes another project of it', {
+    timeout: 60_000,
+  }, async () => {
     expect(await run(['weather', '--yes', '--no-install', '--no-git'], io)).toBe(0)
     prompts.inject(['cancel'])
     expect(await run(['weather', '--template', 'streaming', '--no-install', '--no-git'], io)).toBe(1)
@@ -164,7 +213,9 @@ describe('a directory an earlier run left', () => {
     expect(manifest(join(cwd, 'weather')).description).toBe('An A2A agent built with create-a2a-agent')
   })
 
-  it('offers the choices at once for a project that has been used (a2a dev wrote .a2a/), never its questions', { timeout: 60_000 }, async () => {
+  it('offers the choices at once for a project that has been used (a2a dev wrote .a2a/), never its questions', {
+    timeout: 60_000,
+  }, async () => {
     expect(await run(['weather', '--yes', '--no-install', '--no-git'], io)).toBe(0)
     mkdirSync(join(cwd, 'weather/.a2a'))
     writeFileSync(join(cwd, 'weather/.a2a/dev.json'), '{}\n')

@@ -24,7 +24,10 @@ beforeAll(async () => {
   project = await space.generate('on-deno', ['--runtime', 'deno', '--auth', 'bearer'])
   const runtime = join(project, 'node_modules/a2a-runtime')
   mkdirSync(runtime, { recursive: true })
-  writeFileSync(join(runtime, 'package.json'), JSON.stringify({ name: 'a2a-runtime', version: '0.0.0', type: 'module', exports: './index.js' }))
+  writeFileSync(
+    join(runtime, 'package.json'),
+    JSON.stringify({ name: 'a2a-runtime', version: '0.0.0', type: 'module', exports: './index.js' }),
+  )
   writeFileSync(
     join(runtime, 'index.js'),
     [
@@ -39,10 +42,18 @@ beforeAll(async () => {
 afterAll(() => space?.remove())
 
 /** `deno task start` in the project: what the stand-in printed and what Deno said on stderr. */
-async function start(env: NodeJS.ProcessEnv = {}): Promise<{ settings: { token: string | null; level: string | null }; stderr: string }> {
+async function start(
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ settings: { token: string | null; level: string | null }; stderr: string }> {
   const { stdout, stderr } = await exec(deno, ['task', 'start'], {
     cwd: project,
-    env: { HOME: process.env.HOME, PATH: `${dirname(deno)}${delimiter}${process.env.PATH ?? ''}`, NO_COLOR: '1', DENO_NO_UPDATE_CHECK: '1', ...env },
+    env: {
+      HOME: process.env.HOME,
+      PATH: `${dirname(deno)}${delimiter}${process.env.PATH ?? ''}`,
+      NO_COLOR: '1',
+      DENO_NO_UPDATE_CHECK: '1',
+      ...env,
+    },
     timeout: 60_000,
   })
   return { settings: JSON.parse(stdout.trim().split('\n').at(-1)!), stderr }

@@ -42,7 +42,9 @@ describe('the generated Dockerfile', () => {
 
   it('installs the dependencies in a stage of their own, with npm ci on the lockfile and the vendored runtime copied first', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2)
-    const deps = stages.find((stage) => stage.steps.some((step) => step.keyword === 'RUN' && /\bnpm ci\b/.test(step.shell!)))
+    const deps = stages.find((stage) =>
+      stage.steps.some((step) => step.keyword === 'RUN' && /\bnpm ci\b/.test(step.shell!)),
+    )
     expect(deps, 'a stage runs npm ci').toBeDefined()
     expect(deps).not.toBe(final())
     const install = indexOf(deps!, (step) => step.keyword === 'RUN' && /\bnpm ci\b/.test(step.shell!))
@@ -58,7 +60,8 @@ describe('the generated Dockerfile', () => {
     const copies = (path: string) => copiedBefore.some((source) => globToRegExp(source).test(path))
     expect(copies('package.json')).toBe(true)
     expect(copies('package-lock.json')).toBe(true)
-    const runtime = (JSON.parse(space.read(project, 'package.json')) as { dependencies: Record<string, string> }).dependencies['a2a-runtime']!
+    const runtime = (JSON.parse(space.read(project, 'package.json')) as { dependencies: Record<string, string> })
+      .dependencies['a2a-runtime']!
     const tarball = /^file:\.\/(vendor)\//.exec(runtime)
     expect(tarball, 'from a clone, the runtime is a tarball in vendor/').not.toBeNull()
     expect(copies('vendor')).toBe(true)
@@ -70,7 +73,11 @@ describe('the generated Dockerfile', () => {
     expect(env.NODE_ENV).toBe('production')
     expect(env.HOST).toBe('0.0.0.0')
     expect(stepsOf(stage, 'EXPOSE').map((step) => step.args[0])).toEqual([env.PORT])
-    expect(stage.steps.some((step) => step.keyword === 'COPY' && step.flags.from !== undefined && /node_modules/.test(step.args[0]!))).toBe(true)
+    expect(
+      stage.steps.some(
+        (step) => step.keyword === 'COPY' && step.flags.from !== undefined && /node_modules/.test(step.args[0]!),
+      ),
+    ).toBe(true)
 
     const user = indexOf(stage, (step) => step.keyword === 'USER')
     expect(user).toBeGreaterThan(-1)

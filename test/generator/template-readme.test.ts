@@ -21,7 +21,10 @@ const variants = [
   { dir: 'langgraph', flags: ['--template', 'langgraph', '--push-notifications'] },
   { dir: 'on-bun', flags: ['--runtime', 'bun', '--push-notifications'] },
   { dir: 'on-deno', flags: ['--runtime', 'deno', '--template', 'multi-turn', '--auth', 'bearer'] },
-  { dir: 'on-workers', flags: ['--runtime', 'workers', '--template', 'ai-sdk', '--auth', 'apikey', '--push-notifications'] },
+  {
+    dir: 'on-workers',
+    flags: ['--runtime', 'workers', '--template', 'ai-sdk', '--auth', 'apikey', '--push-notifications'],
+  },
 ] as const
 
 let space: Workspace
@@ -31,8 +34,19 @@ beforeAll(async () => {
   assertBuilt()
   space = workspace('a2a-template-readme-')
   for (const { dir, flags } of variants) projects.set(dir, await space.generate(dir, [...flags]))
-  projects.set('forecast', await space.generate('forecast', ['--template', 'multi-turn', '--skill', 'forecast:Forecast:Weather for a city']))
-  projects.set('symbols', await space.generate('symbols', ['--name', 'Weather <Bot> & "Co"', '--description', 'Tells the weather &copy; <b>Co</b>']))
+  projects.set(
+    'forecast',
+    await space.generate('forecast', ['--template', 'multi-turn', '--skill', 'forecast:Forecast:Weather for a city']),
+  )
+  projects.set(
+    'symbols',
+    await space.generate('symbols', [
+      '--name',
+      'Weather <Bot> & "Co"',
+      '--description',
+      'Tells the weather &copy; <b>Co</b>',
+    ]),
+  )
 }, 300_000)
 
 afterAll(() => space?.remove())
@@ -42,18 +56,25 @@ describe.each(variants)('$dir project', ({ dir }) => {
   const readme = () => space.read(project(), 'README.md')
 
   it('README: every command works as pasted: scripts that exist, variables set in the same block, docker flags on files that exist', () => {
-    const scripts = Object.keys((JSON.parse(space.read(project(), 'package.json')) as { scripts?: Record<string, string> }).scripts ?? {})
+    const scripts = Object.keys(
+      (JSON.parse(space.read(project(), 'package.json')) as { scripts?: Record<string, string> }).scripts ?? {},
+    )
     // A Deno project's commands are the tasks of its deno.json.
-    const tasks = existsSync(join(project(), 'deno.json')) ? Object.keys(parseJsonc(space.read(project(), 'deno.json')).tasks) : []
+    const tasks = existsSync(join(project(), 'deno.json'))
+      ? Object.keys(parseJsonc(space.read(project(), 'deno.json')).tasks)
+      : []
     const blocks = readmeBlocks(readme())
     expect(blocks.length).toBeGreaterThan(3)
     for (const block of blocks) {
       const assigned = new Set<string>()
       for (const { line, kind } of block) {
-        for (const script of [...line.matchAll(/\bnpm run ([\w:-]+)/g)].map((match) => match[1]!)) expect(scripts, line).toContain(script)
-        for (const task of [...line.matchAll(/\bdeno task ([\w:-]+)/g)].map((match) => match[1]!)) expect(tasks, line).toContain(task)
+        for (const script of [...line.matchAll(/\bnpm run ([\w:-]+)/g)].map((match) => match[1]!))
+          expect(scripts, line).toContain(script)
+        for (const task of [...line.matchAll(/\bdeno task ([\w:-]+)/g)].map((match) => match[1]!))
+          expect(tasks, line).toContain(task)
         // A variable read must be set earlier in the block: a credential in .env is not in the shell.
-        for (const name of variablesRead(line)) expect(assigned.has(name), `${line}\nreads $${name}, which nothing in its block sets`).toBe(true)
+        for (const name of variablesRead(line))
+          expect(assigned.has(name), `${line}\nreads $${name}, which nothing in its block sets`).toBe(true)
         for (const name of variablesSet(line)) assigned.add(name)
         if (kind === 'docker')
           expect(
@@ -125,8 +146,22 @@ describe('multi-turn template', () => {
 // Each template that calls a model says which framework runs it, and only that one; the rest of what they share
 // (.env's OPENAI_* settings, the stand-in server of the tests) is the same.
 describe.each([
-  { dir: 'model', adapter: 'fromAiSdk', framework: 'ai', others: ['fromMastra', 'fromLangGraph'], mock: "the AI SDK's mock model", node: '22' },
-  { dir: 'mastra', adapter: 'fromMastra', framework: '@mastra/core', others: ['fromAiSdk', 'fromLangGraph'], mock: "the AI SDK's mock model", node: '22.22' },
+  {
+    dir: 'model',
+    adapter: 'fromAiSdk',
+    framework: 'ai',
+    others: ['fromMastra', 'fromLangGraph'],
+    mock: "the AI SDK's mock model",
+    node: '22',
+  },
+  {
+    dir: 'mastra',
+    adapter: 'fromMastra',
+    framework: '@mastra/core',
+    others: ['fromAiSdk', 'fromLangGraph'],
+    mock: "the AI SDK's mock model",
+    node: '22.22',
+  },
   {
     dir: 'langgraph',
     adapter: 'fromLangGraph',
@@ -151,17 +186,25 @@ describe.each([
     const { dependencies } = JSON.parse(read('package.json')) as { dependencies: Record<string, string> }
     expect(dependencies[framework]).toMatch(/^\^\d+\.\d+\.\d+$/)
     // Set in .env, where the key goes; documented with their defaults in .env.example.
-    expect(Object.keys(parseEnv(read('.env')))).toEqual(expect.arrayContaining(['OPENAI_BASE_URL', 'OPENAI_API_KEY', 'OPENAI_MODEL']))
-    for (const name of ['OPENAI_BASE_URL', 'OPENAI_API_KEY', 'OPENAI_MODEL']) expect(read('.env.example')).toMatch(new RegExp(`^# ${name}=`, 'm'))
+    expect(Object.keys(parseEnv(read('.env')))).toEqual(
+      expect.arrayContaining(['OPENAI_BASE_URL', 'OPENAI_API_KEY', 'OPENAI_MODEL']),
+    )
+    for (const name of ['OPENAI_BASE_URL', 'OPENAI_API_KEY', 'OPENAI_MODEL'])
+      expect(read('.env.example')).toMatch(new RegExp(`^# ${name}=`, 'm'))
     expect(read('test/llm-stand-in.ts')).toContain('export async function startStandInLlm')
     expect(read('test/agent.test.ts')).toContain('startStandInLlm()')
   })
 
   it('package.json: engines asks for the Node.js its dependencies declare (the AI SDK and LangChain 22, Mastra 22.22), and the README says it', () => {
-    const manifest = JSON.parse(read('package.json')) as { engines: { node: string }; devDependencies: Record<string, string> }
+    const manifest = JSON.parse(read('package.json')) as {
+      engines: { node: string }
+      devDependencies: Record<string, string>
+    }
     expect(manifest.engines.node).toBe(`>=${node}${'.0'.repeat(3 - node.split('.').length)}`)
     expect(manifest.devDependencies['@types/node']).toBe('^22.12.0')
-    expect(read('README.md').split('## The model')[1]).toContain(`It needs Node.js ≥ ${node}, the oldest its dependencies declare`)
+    expect(read('README.md').split('## The model')[1]).toContain(
+      `It needs Node.js ≥ ${node}, the oldest its dependencies declare`,
+    )
   })
 
   it("the key goes in .env, and the README's docker run passes that .env (--env-file), not variables of the shell", () => {

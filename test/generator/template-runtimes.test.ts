@@ -16,10 +16,17 @@ const RUNTIMES = ['node', 'bun', 'deno', 'workers'] as const
 beforeAll(async () => {
   assertBuilt()
   space = workspace('a2a-template-runtimes-')
-  for (const runtime of RUNTIMES) projects.set(runtime, await space.generate(`on-${runtime}`, ['--runtime', runtime, '--auth', 'bearer']))
-  projects.set('workers-llm', await space.generate('model-worker', ['--runtime', 'workers', '--template', 'ai-sdk', '--auth', 'apikey']))
+  for (const runtime of RUNTIMES)
+    projects.set(runtime, await space.generate(`on-${runtime}`, ['--runtime', runtime, '--auth', 'bearer']))
+  projects.set(
+    'workers-llm',
+    await space.generate('model-worker', ['--runtime', 'workers', '--template', 'ai-sdk', '--auth', 'apikey']),
+  )
   for (const template of ['mastra', 'langgraph'])
-    projects.set(`workers-${template}`, await space.generate(`${template}-worker`, ['--runtime', 'workers', '--template', template]))
+    projects.set(
+      `workers-${template}`,
+      await space.generate(`${template}-worker`, ['--runtime', 'workers', '--template', template]),
+    )
 }, 300_000)
 
 afterAll(() => space?.remove())
@@ -37,18 +44,21 @@ describe('every runtime', () => {
     }
   })
 
-  it.each(RUNTIMES)('%s: a README with a Deploy section, and commands that name only scripts or tasks the project has', (runtime) => {
-    const readme = read(runtime, 'README.md')
-    expect(readme).toContain('## Deploy')
-    const scripts = Object.keys(manifest(runtime).scripts ?? {})
-    const tasks = runtime === 'deno' ? Object.keys(parseJsonc(read(runtime, 'deno.json')).tasks) : []
-    for (const [, script] of readme.matchAll(/`npm run ([\w:-]+)/g)) expect(scripts, script).toContain(script)
-    for (const [, task] of readme.matchAll(/`deno task ([\w:-]+)/g)) expect(tasks, task).toContain(task)
-    for (const { line } of readmeBlocks(readme).flat()) {
-      for (const [, script] of line.matchAll(/\bnpm run ([\w:-]+)/g)) expect(scripts, line).toContain(script)
-      for (const [, task] of line.matchAll(/\bdeno task ([\w:-]+)/g)) expect(tasks, line).toContain(task)
-    }
-  })
+  it.each(RUNTIMES)(
+    '%s: a README with a Deploy section, and commands that name only scripts or tasks the project has',
+    (runtime) => {
+      const readme = read(runtime, 'README.md')
+      expect(readme).toContain('## Deploy')
+      const scripts = Object.keys(manifest(runtime).scripts ?? {})
+      const tasks = runtime === 'deno' ? Object.keys(parseJsonc(read(runtime, 'deno.json')).tasks) : []
+      for (const [, script] of readme.matchAll(/`npm run ([\w:-]+)/g)) expect(scripts, script).toContain(script)
+      for (const [, task] of readme.matchAll(/`deno task ([\w:-]+)/g)) expect(tasks, task).toContain(task)
+      for (const { line } of readmeBlocks(readme).flat()) {
+        for (const [, script] of line.matchAll(/\bnpm run ([\w:-]+)/g)) expect(scripts, line).toContain(script)
+        for (const [, task] of line.matchAll(/\bdeno task ([\w:-]+)/g)) expect(tasks, line).toContain(task)
+      }
+    },
+  )
 
   it('only the node project has a Dockerfile (it runs `a2a start` on Node); the others say how to deploy instead', () => {
     expect(has('node', 'Dockerfile')).toBe(true)
@@ -63,7 +73,13 @@ describe('every runtime', () => {
 
 describe('node', () => {
   it('keeps the scripts of a2a dev and a2a start, and no entry file of its own', () => {
-    expect(manifest('node').scripts).toEqual({ dev: 'a2a dev', start: 'a2a start', test: 'vitest run', typecheck: 'tsc --noEmit', card: 'a2a card validate' })
+    expect(manifest('node').scripts).toEqual({
+      dev: 'a2a dev',
+      start: 'a2a start',
+      test: 'vitest run',
+      typecheck: 'tsc --noEmit',
+      card: 'a2a card validate',
+    })
     expect(has('node', 'src/server.ts')).toBe(false)
   })
 })
@@ -100,7 +116,8 @@ describe('deno', () => {
     expect(read('deno', 'deno.json')).toMatch(/\/\/ The dependencies stay in package\.json/)
     expect(manifest('deno').dependencies['a2a-runtime']).toMatch(/^file:\.\/vendor\//)
     expect(manifest('deno').scripts).toBeUndefined()
-    for (const path of ['deno.json', 'src/server.ts', 'test/agent.test.ts']) expect(read('deno', path)).not.toMatch(/jsr:|deno\.land/)
+    for (const path of ['deno.json', 'src/server.ts', 'test/agent.test.ts'])
+      expect(read('deno', path)).not.toMatch(/jsr:|deno\.land/)
     // Deno reads its compiler options from deno.json: no tsconfig.json to disagree.
     expect(has('deno', 'tsconfig.json')).toBe(false)
   })

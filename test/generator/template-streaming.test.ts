@@ -18,7 +18,9 @@ afterAll(async () => {
 })
 
 describe('streaming template', () => {
-  it('answers a long message word by word without piling up abort listeners (no MaxListenersExceededWarning)', { timeout: 60_000 }, async () => {
+  it('answers a long message word by word without piling up abort listeners (no MaxListenersExceededWarning)', {
+    timeout: 60_000,
+  }, async () => {
     const project = await space.generate('long-talk', ['--template', 'streaming'])
     server = await startA2a('a2a-streaming-agent-', space.read(project, 'src/agent.ts'), {})
     const words = Array.from({ length: 30 }, (_, i) => `word${i}`)
@@ -32,7 +34,9 @@ describe('streaming template', () => {
         params: { message: { role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: words.join(' ') }] } },
       }),
     })
-    const { result } = (await response.json()) as { result: { status: { state: string }; artifacts: Array<{ parts: Array<{ text: string }> }> } }
+    const { result } = (await response.json()) as {
+      result: { status: { state: string }; artifacts: Array<{ parts: Array<{ text: string }> }> }
+    }
     expect(result.status.state).toBe('completed')
     expect(result.artifacts[0]!.parts.map((part) => part.text).join('')).toBe(`Stream heard: ${words.join(' ')}`)
 

@@ -38,11 +38,15 @@ export function workspace(prefix: string): Workspace {
   const root = mkdtempSync(join(realpathSync(tmpdir()), prefix))
   return {
     async generate(dir, flags = []) {
-      const { stdout } = await exec(process.execPath, [bin, dir, '--yes', '--no-install', '--no-git', '--json', '--pm', 'npm', ...flags], {
-        cwd: root,
-        timeout: 60_000,
-        env: { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false' },
-      })
+      const { stdout } = await exec(
+        process.execPath,
+        [bin, dir, '--yes', '--no-install', '--no-git', '--json', '--pm', 'npm', ...flags],
+        {
+          cwd: root,
+          timeout: 60_000,
+          env: { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false' },
+        },
+      )
       return (JSON.parse(stdout.trim().split('\n').at(-1)!) as { dir: string }).dir
     },
     read: (project, path) => readFileSync(join(project, path), 'utf8'),

@@ -86,7 +86,10 @@ let axeSource: string | undefined
  * injection throw (and the page log a CSP violation), while an evaluation is not the page's to refuse. So the
  * page is checked as served, its CSP on.
  */
-export async function axeViolations(page: Page, { impacts = ['serious', 'critical'] }: { impacts?: AxeImpact[] } = {}): Promise<AxeViolation[]> {
+export async function axeViolations(
+  page: Page,
+  { impacts = ['serious', 'critical'] }: { impacts?: AxeImpact[] } = {},
+): Promise<AxeViolation[]> {
   if (!(await page.evaluate(() => typeof (window as any).axe?.run === 'function'))) {
     axeSource ??= readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
     // A script, not an expression: the trailing `0` gives the evaluation a value to return.

@@ -1,5 +1,14 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -30,14 +39,30 @@ const running = new Set<DevServer>()
  */
 export async function generateProject(template = 'streaming'): Promise<string> {
   for (const built of ['generator/dist/index.js', 'runtime/dist/index.js']) {
-    if (!existsSync(join(repoRoot, built))) throw new Error(`${built} is missing: run \`npm run build\` (npm test does) first.`)
+    if (!existsSync(join(repoRoot, built)))
+      throw new Error(`${built} is missing: run \`npm run build\` (npm test does) first.`)
   }
   const root = mkdtempSync(join(realpathSync(tmpdir()), 'a2a-inspector-'))
   generated.add(root)
   const { stdout } = await exec(
     process.execPath,
-    [generatorBin, 'inspector-agent', '--yes', '--no-install', '--no-git', '--json', '--pm', 'npm', '--template', template],
-    { cwd: root, timeout: 2 * SLOW, env: { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false' } },
+    [
+      generatorBin,
+      'inspector-agent',
+      '--yes',
+      '--no-install',
+      '--no-git',
+      '--json',
+      '--pm',
+      'npm',
+      '--template',
+      template,
+    ],
+    {
+      cwd: root,
+      timeout: 2 * SLOW,
+      env: { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false' },
+    },
   )
   const project = (JSON.parse(stdout.trim().split('\n').at(-1)!) as { dir: string }).dir
   mkdirSync(join(project, 'node_modules'), { recursive: true })
@@ -189,7 +214,11 @@ export interface DevServer {
  * output also when the server exits first or is not serving after `SLOW`. The server is tracked until stopped,
  * so `cleanUp` in an afterAll ends it when a test fails first.
  */
-export async function startDev(project: string, env: Record<string, string> = {}, { agentLoads = true }: { agentLoads?: boolean } = {}): Promise<DevServer> {
+export async function startDev(
+  project: string,
+  env: Record<string, string> = {},
+  { agentLoads = true }: { agentLoads?: boolean } = {},
+): Promise<DevServer> {
   const port = await freePort()
   const child = spawn(process.execPath, [a2aBin, 'dev'], {
     cwd: project,
@@ -200,7 +229,11 @@ export async function startDev(project: string, env: Record<string, string> = {}
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const exitedWithin = (ms: number) => Promise.race([exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref())])
+  const exitedWithin = (ms: number) =>
+    Promise.race([
+      exited.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms).unref()),
+    ])
   let stopping: Promise<number | null> | undefined
   const server: DevServer = {
     url: '',
@@ -211,7 +244,8 @@ export async function startDev(project: string, env: Record<string, string> = {}
       stopping ??= (async () => {
         if (child.exitCode === null && child.signalCode === null) {
           process.kill(child.pid!, 'SIGTERM')
-          if (!(await exitedWithin(30_000)) && child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
+          if (!(await exitedWithin(30_000)) && child.exitCode === null && child.signalCode === null)
+            process.kill(child.pid!, 'SIGKILL')
         }
         const code = await exited
         running.delete(server)
@@ -242,7 +276,9 @@ export async function startDev(project: string, env: Record<string, string> = {}
     if (url && status) {
       if (status !== 200 && (agentLoads || status !== 503)) {
         await server.stop()
-        throw new Error(`a2a dev answered its card with HTTP ${status}${agentLoads ? ' (the agent did not load?)' : ''}:\n${output}`)
+        throw new Error(
+          `a2a dev answered its card with HTTP ${status}${agentLoads ? ' (the agent did not load?)' : ''}:\n${output}`,
+        )
       }
       server.url = url
       server.inspectorUrl = `${url}__a2a/`
@@ -274,7 +310,12 @@ async function call(url: string, method: string, params: unknown): Promise<JsonR
 
 /** A user message of `text`; `taskId` makes it the next turn of that task. */
 function userMessage(text: string, taskId?: string): Record<string, unknown> {
-  return { role: 'user', messageId: `m-${Math.random().toString(36).slice(2)}`, parts: [{ kind: 'text', text }], ...(taskId && { taskId }) }
+  return {
+    role: 'user',
+    messageId: `m-${Math.random().toString(36).slice(2)}`,
+    parts: [{ kind: 'text', text }],
+    ...(taskId && { taskId }),
+  }
 }
 
 /** `message/send` of `text` (non-blocking with `{ configuration: { blocking: false } }` in `extra`). */

@@ -2,7 +2,15 @@ import type { Browser, Page, Route } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SLOW } from '../_served-project.ts'
 import { axeViolations, browserTestsEnabled, launchBrowser } from './_browser.ts'
-import { cleanUp, type DevServer, gatedAgentSource, gateFile, generateProject, startDev, writeAgent } from './_dev-project.ts'
+import {
+  cleanUp,
+  type DevServer,
+  gatedAgentSource,
+  gateFile,
+  generateProject,
+  startDev,
+  writeAgent,
+} from './_dev-project.ts'
 import { answerOf, lastExchange, openInspector, sendFromPage, stateOf } from './_page.ts'
 
 /**
@@ -28,9 +36,15 @@ const errorOf = (page: Page) =>
 describe.runIf(browserTestsEnabled())('a send the agent refuses, in the inspector', () => {
   beforeAll(async () => {
     project = await generateProject()
-    guardedSource = gatedAgentSource({ gate: gateFile(project) }).replace('capabilities: {', "authentication: { schemes: ['bearer'] },\n    capabilities: {")
+    guardedSource = gatedAgentSource({ gate: gateFile(project) }).replace(
+      'capabilities: {',
+      "authentication: { schemes: ['bearer'] },\n    capabilities: {",
+    )
     writeAgent(project, guardedSource)
-    const [started, launched] = await Promise.allSettled([startDev(project, { A2A_BEARER_TOKEN: 'inspector-secret' }), launchBrowser()])
+    const [started, launched] = await Promise.allSettled([
+      startDev(project, { A2A_BEARER_TOKEN: 'inspector-secret' }),
+      launchBrowser(),
+    ])
     if (launched.status === 'fulfilled') browser = launched.value
     if (started.status === 'rejected') throw started.reason
     dev = started.value
@@ -44,7 +58,9 @@ describe.runIf(browserTestsEnabled())('a send the agent refuses, in the inspecto
     await cleanUp()
   }, 2 * SLOW)
 
-  it('shows a 401 as its code, message and status, and the exchange is no longer sending', { timeout: 2 * SLOW }, async () => {
+  it('shows a 401 as its code, message and status, and the exchange is no longer sending', {
+    timeout: 2 * SLOW,
+  }, async () => {
     await sendFromPage(page, 'let me in')
     await expect.poll(() => errorOf(page), { timeout: SLOW }).toContain('HTTP 401')
     expect(await errorOf(page)).toMatch(/^-32000: Unauthorized: .*bearer/i)
@@ -54,7 +70,9 @@ describe.runIf(browserTestsEnabled())('a send the agent refuses, in the inspecto
 
   it('shows a -32602 the same way, naming the field', { timeout: 2 * SLOW }, async () => {
     await page.getByLabel('Bearer token').fill('inspector-secret')
-    await page.getByLabel('File').setInputFiles({ name: 'picture.png', mimeType: 'image/png', buffer: Buffer.from('not really a png') })
+    await page
+      .getByLabel('File')
+      .setInputFiles({ name: 'picture.png', mimeType: 'image/png', buffer: Buffer.from('not really a png') })
     await sendFromPage(page, 'a picture')
     await expect.poll(() => errorOf(page), { timeout: SLOW }).toContain('-32602')
     expect(await errorOf(page)).toContain('params.message.parts[1]')
@@ -81,8 +99,11 @@ describe.runIf(browserTestsEnabled())('a send the agent refuses, in the inspecto
     expect(await axeViolations(page)).toEqual([])
   })
 
-  it('ends a send that gets no answer at all (the connection fails), streamed or not', { timeout: 3 * SLOW }, async () => {
-    const refuseCalls = (route: Route) => (route.request().method() === 'POST' ? route.abort('connectionrefused') : route.continue())
+  it('ends a send that gets no answer at all (the connection fails), streamed or not', {
+    timeout: 3 * SLOW,
+  }, async () => {
+    const refuseCalls = (route: Route) =>
+      route.request().method() === 'POST' ? route.abort('connectionrefused') : route.continue()
     await page.route(dev.url, refuseCalls)
     await sendFromPage(page, 'into the void')
     await expect.poll(() => errorOf(page), { timeout: SLOW }).toContain('The agent did not answer')
@@ -91,7 +112,11 @@ describe.runIf(browserTestsEnabled())('a send the agent refuses, in the inspecto
     // An agent that does not stream is sent a plain message/send: its failure ends the exchange the same way.
     writeAgent(project, guardedSource.replace('capabilities: { streaming: true,', 'capabilities: { streaming: false,'))
     const streams = () =>
-      page.evaluate(() => fetch('/.well-known/agent.json', { cache: 'no-store' }).then(async (r) => (await r.json()).capabilities.streaming))
+      page.evaluate(() =>
+        fetch('/.well-known/agent.json', { cache: 'no-store' }).then(
+          async (r) => (await r.json()).capabilities.streaming,
+        ),
+      )
     await expect.poll(streams, { timeout: SLOW }).toBe(false)
     await page.reload()
     await page.getByRole('heading', { level: 1, name: /Inspector Fixture/ }).waitFor()

@@ -3,7 +3,16 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SLOW } from '../_served-project.ts'
 import { axeViolations, browserTestsEnabled, launchBrowser, newPage, saveScreenshot } from './_browser.ts'
-import { cleanUp, type DevServer, gatedAgentSource, gateFile, generateProject, sendMessage, startDev, writeAgent } from './_dev-project.ts'
+import {
+  cleanUp,
+  type DevServer,
+  gatedAgentSource,
+  gateFile,
+  generateProject,
+  sendMessage,
+  startDev,
+  writeAgent,
+} from './_dev-project.ts'
 import { answerOf, lastExchange, openInspector as openPage, sendFromPage, stateOf } from './_page.ts'
 
 /**
@@ -54,16 +63,22 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     await cleanUp()
   }, 2 * SLOW)
 
-  it('has an accessibility check that finds what it should: a button without a name on a page is critical', { timeout: SLOW }, async () => {
+  it('has an accessibility check that finds what it should: a button without a name on a page is critical', {
+    timeout: SLOW,
+  }, async () => {
     const page = await newPage(browser!)
     pages.push(page)
     await page.setContent(
       '<!doctype html><html lang="en"><head><title>bad</title></head><body><main><h1>bad</h1><button id="empty"></button></main></body></html>',
     )
-    expect(await axeViolations(page)).toContainEqual(expect.objectContaining({ id: 'button-name', impact: 'critical', nodes: ['#empty'] }))
+    expect(await axeViolations(page)).toContainEqual(
+      expect.objectContaining({ id: 'button-name', impact: 'critical', nodes: ['#empty'] }),
+    )
   })
 
-  it('is announced at start-up and serves its page under /__a2a/, and nothing else there', { timeout: SLOW }, async () => {
+  it('is announced at start-up and serves its page under /__a2a/, and nothing else there', {
+    timeout: SLOW,
+  }, async () => {
     expect(dev.output()).toContain(`Inspector at ${dev.inspectorUrl}`)
     const page = await fetch(dev.inspectorUrl)
     expect(page.status).toBe(200)
@@ -76,21 +91,29 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     expect(foreign.status).toBe(403)
   })
 
-  it('shows the card as each dialect gets it, with the findings of `a2a card validate` linked to their fields', { timeout: 2 * SLOW }, async () => {
+  it('shows the card as each dialect gets it, with the findings of `a2a card validate` linked to their fields', {
+    timeout: 2 * SLOW,
+  }, async () => {
     const page = await openInspector()
     await page.getByRole('button', { name: 'Card', exact: true }).click()
     const findings = page.getByRole('list', { name: 'Card findings' })
     await expect.poll(() => findings.innerText(), { timeout: SLOW }).toContain('the description is very short')
     // The platform card: `url` at the top level.
-    await expect.poll(() => page.locator('.card-view .json-tree').innerText(), { timeout: SLOW }).toContain('"Test agent"')
+    await expect
+      .poll(() => page.locator('.card-view .json-tree').innerText(), { timeout: SLOW })
+      .toContain('"Test agent"')
     await saveScreenshot(page, 'card')
     await page.getByRole('radio', { name: 'A2A v1.0' }).check()
     // v1.0's card lists its interfaces with the protocol version; v0.3's names its preferred transport.
-    await expect.poll(() => page.locator('.card-view .json-tree').innerText(), { timeout: SLOW }).toContain('protocolVersion')
+    await expect
+      .poll(() => page.locator('.card-view .json-tree').innerText(), { timeout: SLOW })
+      .toContain('protocolVersion')
     // v0.3's card says its protocol version at the top level, which v1.0's does not.
     expect(await page.locator('.card-view .json-tree').innerText()).not.toContain('protocolVersion: "0.3.0"')
     await page.getByRole('radio', { name: 'A2A v0.3' }).check()
-    await expect.poll(() => page.locator('.card-view .json-tree').innerText(), { timeout: SLOW }).toContain('protocolVersion: "0.3.0"')
+    await expect
+      .poll(() => page.locator('.card-view .json-tree').innerText(), { timeout: SLOW })
+      .toContain('protocolVersion: "0.3.0"')
     // The finding's link goes to its field, in the platform card, and focuses it.
     await findings.getByRole('link', { name: 'description' }).click()
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('card-description')
@@ -106,7 +129,9 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     expect(await answerOf(page)).not.toContain('omega')
     expect(await stateOf(page)).toBe('working')
     // The working update with a message shows as progress.
-    expect(await lastExchange(page).getByRole('list', { name: 'Progress' }).innerText()).toContain('alpha sent, omega waits for the gate')
+    expect(await lastExchange(page).getByRole('list', { name: 'Progress' }).innerText()).toContain(
+      'alpha sent, omega waits for the gate',
+    )
     await saveScreenshot(page, 'streaming')
     writeFileSync(gate, '')
     await expect.poll(() => answerOf(page), { timeout: SLOW }).toContain('alpha omega')
@@ -114,7 +139,9 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     await expectNoSeriousViolations(page)
   })
 
-  it("renders the agent's Markdown but never its HTML: no element, style, form or script link reaches the page", { timeout: 2 * SLOW }, async () => {
+  it("renders the agent's Markdown but never its HTML: no element, style, form or script link reaches the page", {
+    timeout: 2 * SLOW,
+  }, async () => {
     const page = await openInspector()
     await sendFromPage(page, 'markup')
     await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
@@ -124,7 +151,16 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     expect(await answer.locator('strong').first().innerText()).toBe('bold')
     expect(await answer.locator('a[href="https://example.com/"]').getAttribute('target')).toBe('_blank')
     // Every attempt shows as text, and none became an element.
-    for (const selector of ['img', 'style', 'form', 'script', 'iframe', 'a[href^="javascript"]', 'a[href^="data"]', '[onerror]']) {
+    for (const selector of [
+      'img',
+      'style',
+      'form',
+      'script',
+      'iframe',
+      'a[href^="javascript"]',
+      'a[href^="data"]',
+      '[onerror]',
+    ]) {
       expect(await answer.locator(selector).count(), selector).toBe(0)
     }
     expect(await answer.innerText()).toContain('onerror')
@@ -132,7 +168,9 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     expect(await page.getByRole('button', { name: 'Send', exact: true }).isVisible()).toBe(true)
   })
 
-  it('answers an input-required question in place, on the same task, which then completes', { timeout: 2 * SLOW }, async () => {
+  it('answers an input-required question in place, on the same task, which then completes', {
+    timeout: 2 * SLOW,
+  }, async () => {
     const page = await openInspector()
     await sendFromPage(page, 'ask')
     await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('input-required')
@@ -154,14 +192,22 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     const page = await openInspector()
     await page.getByRole('combobox', { name: 'Skill' }).selectOption('fixture')
     await page.getByText('Data part (JSON)').click()
-    await page.getByRole('textbox', { name: 'JSON value sent as a data part' }).fill('{"colour": "blue", "sizes": [1, 2]}')
-    await page.getByLabel('File').setInputFiles({ name: 'note.txt', mimeType: 'text/plain', buffer: Buffer.from('a note') })
+    await page
+      .getByRole('textbox', { name: 'JSON value sent as a data part' })
+      .fill('{"colour": "blue", "sizes": [1, 2]}')
+    await page
+      .getByLabel('File')
+      .setInputFiles({ name: 'note.txt', mimeType: 'text/plain', buffer: Buffer.from('a note') })
     await sendFromPage(page, 'parts')
     await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
     const received = lastExchange(page).getByRole('article', { name: 'received' })
     const tree = await received.locator('.json-tree').innerText()
-    for (const shown of ['"text"', '"data"', '"file note.txt"', 'colour: "blue"', 'skill: "fixture"']) expect(tree).toContain(shown)
-    const [download] = await Promise.all([page.waitForEvent('download'), lastExchange(page).getByRole('link', { name: 'Download reply.txt' }).click()])
+    for (const shown of ['"text"', '"data"', '"file note.txt"', 'colour: "blue"', 'skill: "fixture"'])
+      expect(tree).toContain(shown)
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      lastExchange(page).getByRole('link', { name: 'Download reply.txt' }).click(),
+    ])
     expect(download.suggestedFilename()).toBe('reply.txt')
     expect(readFileSync(await download.path()).toString()).toBe('hello back')
     // A bad data part is refused on the page, naming the problem, and nothing is sent.
@@ -239,7 +285,9 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     expect(body.result?.status?.state).toBe('completed')
     await expect.poll(() => list.innerText(), { timeout: SLOW }).toContain('from another client')
     await list.getByRole('button', { name: /from another client/ }).click()
-    await expect.poll(() => page.locator('.task-detail').innerText(), { timeout: SLOW }).toContain('Echo: from another client')
+    await expect
+      .poll(() => page.locator('.task-detail').innerText(), { timeout: SLOW })
+      .toContain('Echo: from another client')
     // Its timeline, from the events the agent keeps of it, in the chosen dialect's frames.
     await page.getByRole('button', { name: 'Replay its events' }).click()
     const timeline = page.locator('.timeline')
@@ -269,7 +317,9 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     await expectNoSeriousViolations(page)
   })
 
-  it('shows a save that does not load as file:line and cause, live, and clears it on a good save', { timeout: 3 * SLOW }, async () => {
+  it('shows a save that does not load as file:line and cause, live, and clears it on a good save', {
+    timeout: 3 * SLOW,
+  }, async () => {
     const page = await openInspector()
     await sendFromPage(page, 'before the break')
     await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
@@ -279,7 +329,9 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     lines[brokenLine - 1] = "    if (text === 'ask' {"
     writeAgent(project, lines.join('\n'))
     const banner = page.getByTestId('load-failure')
-    await expect.poll(() => banner.innerText().catch(() => ''), { timeout: SLOW }).toContain(`src/agent.ts:${brokenLine}:`)
+    await expect
+      .poll(() => banner.innerText().catch(() => ''), { timeout: SLOW })
+      .toContain(`src/agent.ts:${brokenLine}:`)
     expect(await page.getByRole('alert').innerText()).toContain('The agent does not load')
     await saveScreenshot(page, 'load-failure')
     await expectNoSeriousViolations(page)
@@ -301,7 +353,9 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     expect(await page.locator('.exchange').count()).toBe(2)
   })
 
-  it('follows the tasks of an agent that does not stream: the answer read until it settles, a running task canceled', { timeout: 3 * SLOW }, async () => {
+  it('follows the tasks of an agent that does not stream: the answer read until it settles, a running task canceled', {
+    timeout: 3 * SLOW,
+  }, async () => {
     writeAgent(project, agentSource().replace('capabilities: { streaming: true,', 'capabilities: { streaming: false,'))
     try {
       const page = await openInspector()
@@ -337,9 +391,14 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     }
   })
 
-  it('sends the credential an agent with authentication asks for, and keeps a refused message to send again', { timeout: 3 * SLOW }, async () => {
+  it('sends the credential an agent with authentication asks for, and keeps a refused message to send again', {
+    timeout: 3 * SLOW,
+  }, async () => {
     const guarded = await generateProject()
-    writeAgent(guarded, agentSource().replace('capabilities: {', "authentication: { schemes: ['bearer'] },\n    capabilities: {"))
+    writeAgent(
+      guarded,
+      agentSource().replace('capabilities: {', "authentication: { schemes: ['bearer'] },\n    capabilities: {"),
+    )
     const server = await startDev(guarded, { A2A_BEARER_TOKEN: 'inspector-secret' })
     const page = await newPage(browser!)
     pages.push(page)

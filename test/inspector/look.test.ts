@@ -2,7 +2,15 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SLOW } from '../_served-project.ts'
 import { axeViolations, browserTestsEnabled, launchBrowser, saveScreenshot } from './_browser.ts'
-import { cleanUp, type DevServer, gatedAgentSource, gateFile, generateProject, startDev, writeAgent } from './_dev-project.ts'
+import {
+  cleanUp,
+  type DevServer,
+  gatedAgentSource,
+  gateFile,
+  generateProject,
+  startDev,
+  writeAgent,
+} from './_dev-project.ts'
 import { openInspector, sendFromPage, stateOf } from './_page.ts'
 
 /**
@@ -67,7 +75,9 @@ describe.runIf(browserTestsEnabled())('how the inspector looks', () => {
       // The chat with an answer and an error, the task list and a timeline, the card, the push view.
       await sendFromPage(page, 'hello')
       await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
-      await page.getByLabel('File').setInputFiles({ name: 'picture.png', mimeType: 'image/png', buffer: Buffer.from('not a png') })
+      await page
+        .getByLabel('File')
+        .setInputFiles({ name: 'picture.png', mimeType: 'image/png', buffer: Buffer.from('not a png') })
       await sendFromPage(page, 'a picture the agent does not take')
       await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('error')
       await page.getByLabel('File').setInputFiles([])
@@ -89,7 +99,9 @@ describe.runIf(browserTestsEnabled())('how the inspector looks', () => {
     })
   }
 
-  it('fits a 320 px wide window: the Dialect select and its explanation within it, nothing scrolled sideways', { timeout: 2 * SLOW }, async () => {
+  it('fits a 320 px wide window: the Dialect select and its explanation within it, nothing scrolled sideways', {
+    timeout: 2 * SLOW,
+  }, async () => {
     const page = await open({ viewport: { width: 320, height: 640 } })
     const select = page.getByRole('combobox', { name: 'Dialect' })
     const box = (await select.boundingBox())!

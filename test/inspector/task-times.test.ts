@@ -4,7 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { rpc } from '../_rpc.ts'
 import { SLOW } from '../_served-project.ts'
 import { browserTestsEnabled, launchBrowser, saveScreenshot } from './_browser.ts'
-import { cleanUp, type DevServer, gatedAgentSource, gateFile, generateProject, sendMessage, startDev, writeAgent } from './_dev-project.ts'
+import {
+  cleanUp,
+  type DevServer,
+  gatedAgentSource,
+  gateFile,
+  generateProject,
+  sendMessage,
+  startDev,
+  writeAgent,
+} from './_dev-project.ts'
 import { openInspector } from './_page.ts'
 
 /**
@@ -43,7 +52,8 @@ async function open(): Promise<Page> {
 }
 
 /** The task's line in the Tasks view's list (found by the start of its id, which the line shows). */
-const lineOf = (page: Page) => page.locator('.task-list li', { has: page.locator(`code:text-is("${taskId.slice(0, 8)}")`) })
+const lineOf = (page: Page) =>
+  page.locator('.task-list li', { has: page.locator(`code:text-is("${taskId.slice(0, 8)}")`) })
 
 /** The task's timeline, replayed in the Tasks view: each entry's offset text, its title and what it says. */
 async function replayedTimeline(page: Page): Promise<Array<{ offset: string; title: string | null; text: string }>> {
@@ -55,7 +65,11 @@ async function replayedTimeline(page: Page): Promise<Array<{ offset: string; tit
   return timeline.locator('.timeline-entry').evaluateAll((entries) =>
     entries.map((entry) => {
       const offset = entry.querySelector('.offset')!
-      return { offset: offset.textContent ?? '', title: offset.getAttribute('title'), text: entry.querySelector('.summary')!.textContent ?? '' }
+      return {
+        offset: offset.textContent ?? '',
+        title: offset.getAttribute('title'),
+        text: entry.querySelector('.summary')!.textContent ?? '',
+      }
     }),
   )
 }
@@ -81,12 +95,18 @@ describe.runIf(browserTestsEnabled())('times in the inspector', () => {
     // Another client's streaming task: "alpha " at once, then nothing until the gate opens, a measured while later.
     const { body } = await sendMessage(dev.url, 'stream', { configuration: { blocking: false } })
     taskId = body.result.id
-    await until(async () => JSON.stringify((await rpcResult('tasks/get', { id: taskId })).artifacts).includes('alpha'), 'the first chunk')
+    await until(
+      async () => JSON.stringify((await rpcResult('tasks/get', { id: taskId })).artifacts).includes('alpha'),
+      'the first chunk',
+    )
     const waitFrom = Date.now()
     await new Promise((resolve) => setTimeout(resolve, 1500))
     apart = Date.now() - waitFrom
     writeFileSync(gate, '')
-    await until(async () => (await rpcResult('tasks/get', { id: taskId })).status.state === 'completed', 'the completion')
+    await until(
+      async () => (await rpcResult('tasks/get', { id: taskId })).status.state === 'completed',
+      'the completion',
+    )
   }, 3 * SLOW)
 
   afterAll(async () => {
@@ -118,7 +138,9 @@ describe.runIf(browserTestsEnabled())('times in the inspector', () => {
   }, async () => {
     const page = await open()
     // As when the dev server has forgotten the task's times: only what the events carry is left.
-    await page.route('**/__a2a/api/tasks/*/times', (route) => route.fulfill({ status: 404, contentType: 'application/json', body: '{"error":"forgotten"}' }))
+    await page.route('**/__a2a/api/tasks/*/times', (route) =>
+      route.fulfill({ status: 404, contentType: 'application/json', body: '{"error":"forgotten"}' }),
+    )
     const entries = await replayedTimeline(page)
     expect(entries.map((entry) => entry.text).join('\n')).toContain('artifact stream')
     for (const entry of entries) {
@@ -134,7 +156,9 @@ describe.runIf(browserTestsEnabled())('times in the inspector', () => {
     expect(completed.title).toBe(task.status.timestamp)
   })
 
-  it('serves the times the dev server noted for a task, and says which task it has none for', { timeout: SLOW }, async () => {
+  it('serves the times the dev server noted for a task, and says which task it has none for', {
+    timeout: SLOW,
+  }, async () => {
     const times = await fetch(`${dev.inspectorUrl}api/tasks/${encodeURIComponent(taskId)}/times`)
     expect(times.status).toBe(200)
     const body = (await times.json()) as { createdAt: number; firstSeq: number; at: number[]; lastSeq: number }
@@ -151,7 +175,9 @@ describe.runIf(browserTestsEnabled())('times in the inspector', () => {
     expect(garbled.status).toBe(400)
   })
 
-  it('shows when each task in the list last changed, relative, with its ISO time as the title', { timeout: 2 * SLOW }, async () => {
+  it('shows when each task in the list last changed, relative, with its ISO time as the title', {
+    timeout: 2 * SLOW,
+  }, async () => {
     const page = await open()
     await page.getByRole('button', { name: 'Tasks', exact: true }).click()
     const time = lineOf(page).locator('time')

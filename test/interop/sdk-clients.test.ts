@@ -45,7 +45,11 @@ const agent = (card: Partial<Agent['card']> = {}): Agent =>
       let artifactId: string | undefined
       for (const [i, word] of words.entries()) {
         await pause(5)
-        artifactId = task.artifact(i === 0 ? word : ` ${word}`, { artifactId, append: i > 0, lastChunk: i === words.length - 1 })
+        artifactId = task.artifact(i === 0 ? word : ` ${word}`, {
+          artifactId,
+          append: i > 0,
+          lastChunk: i === words.length - 1,
+        })
       }
       task.complete()
     },
@@ -63,7 +67,9 @@ const v1Message = (text: string, taskId = '') => ({
   message: {
     messageId: crypto.randomUUID(),
     role: Role.ROLE_USER,
-    parts: [{ content: { $case: 'text' as const, value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+    parts: [
+      { content: { $case: 'text' as const, value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' },
+    ],
     taskId,
     contextId: '',
     extensions: [],
@@ -73,9 +79,12 @@ const v1Message = (text: string, taskId = '') => ({
 })
 
 const v1Client = (url: string) =>
-  new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] })).createFromUrl(url)
+  new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] }),
+  ).createFromUrl(url)
 
-const v1Text = (task: any) => task.artifacts.flatMap((artifact: any) => artifact.parts.map((part: any) => part.content.value)).join('')
+const v1Text = (task: any) =>
+  task.artifacts.flatMap((artifact: any) => artifact.parts.map((part: any) => part.content.value)).join('')
 
 describe('@a2a-js/sdk 1.x (A2A v1.0)', () => {
   it('discovers the card, sends, streams, gets and lists', async () => {
@@ -112,7 +121,12 @@ describe('@a2a-js/sdk 1.x (A2A v1.0)', () => {
     const client = await v1Client(target.url)
     const running: any = await client.sendMessage({
       ...v1Message('wait'),
-      configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately: true, taskPushNotificationConfig: undefined } as any,
+      configuration: {
+        acceptedOutputModes: [],
+        historyLength: undefined,
+        returnImmediately: true,
+        taskPushNotificationConfig: undefined,
+      } as any,
     })
     const canceled: any = await client.cancelTask({ tenant: '', id: running.id, metadata: {} })
     expect(canceled.status.state).toBe(TaskState.TASK_STATE_CANCELED)
@@ -122,11 +136,19 @@ describe('@a2a-js/sdk 1.x (A2A v1.0)', () => {
   it('sets a push config with authentication, and the webhook gets each update with its Authorization and token', async () => {
     // Closed after the test by the receiver's own hook.
     const receiver = await startReceiver()
-    const target = await start({ push: { allow: ['127.0.0.1'], allowHttp: true } }, { capabilities: { streaming: true, pushNotifications: true } })
+    const target = await start(
+      { push: { allow: ['127.0.0.1'], allowHttp: true } },
+      { capabilities: { streaming: true, pushNotifications: true } },
+    )
     const client = await v1Client(target.url)
     const running: any = await client.sendMessage({
       ...v1Message('wait'),
-      configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately: true, taskPushNotificationConfig: undefined } as any,
+      configuration: {
+        acceptedOutputModes: [],
+        historyLength: undefined,
+        returnImmediately: true,
+        taskPushNotificationConfig: undefined,
+      } as any,
     })
     const config = await client.createTaskPushNotificationConfig({
       tenant: '',
@@ -139,7 +161,10 @@ describe('@a2a-js/sdk 1.x (A2A v1.0)', () => {
     expect(config).toMatchObject({ id: 'sdk-hook', taskId: running.id, url: receiver.url })
     await client.cancelTask({ tenant: '', id: running.id, metadata: {} })
     await expect
-      .poll(() => receiver.delivered.some((delivery) => JSON.stringify(delivery.body).includes('TASK_STATE_CANCELED')), { timeout: 10_000 })
+      .poll(
+        () => receiver.delivered.some((delivery) => JSON.stringify(delivery.body).includes('TASK_STATE_CANCELED')),
+        { timeout: 10_000 },
+      )
       .toBe(true)
     for (const delivery of receiver.delivered) {
       expect(delivery.headers.authorization).toBe('Bearer sdk-secret')
@@ -158,9 +183,16 @@ describe('@a2a-js/sdk 1.x (A2A v1.0)', () => {
     })
     const target = await nodeServer.start(stubborn)
     const client = await v1Client(target.url)
-    const running: any = await client.sendMessage({ ...v1Message('x'), configuration: { acceptedOutputModes: [], returnImmediately: true } as any })
-    await expect(client.cancelTask({ tenant: '', id: running.id, metadata: {} })).rejects.toThrow(/does not support cancellation/)
-    await expect.poll(async () => ((await client.getTask({ tenant: '', id: running.id })) as any).status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    const running: any = await client.sendMessage({
+      ...v1Message('x'),
+      configuration: { acceptedOutputModes: [], returnImmediately: true } as any,
+    })
+    await expect(client.cancelTask({ tenant: '', id: running.id, metadata: {} })).rejects.toThrow(
+      /does not support cancellation/,
+    )
+    await expect
+      .poll(async () => ((await client.getTask({ tenant: '', id: running.id })) as any).status.state)
+      .toBe(TaskState.TASK_STATE_COMPLETED)
   })
 
   it('resumes an input-required task with a follow-up naming it', async () => {
@@ -176,7 +208,10 @@ describe('@a2a-js/sdk 1.x (A2A v1.0)', () => {
   it('resubscribes to a running task and follows it to the end', async () => {
     const target = await start()
     const client = await v1Client(target.url)
-    const running: any = await client.sendMessage({ ...v1Message('wait'), configuration: { acceptedOutputModes: [], returnImmediately: true } as any })
+    const running: any = await client.sendMessage({
+      ...v1Message('wait'),
+      configuration: { acceptedOutputModes: [], returnImmediately: true } as any,
+    })
     const events: any[] = []
     const following = (async () => {
       for await (const event of client.resubscribeTask({ tenant: '', id: running.id })) events.push(event)
@@ -201,7 +236,9 @@ describe('@a2a-js/sdk 1.x (A2A v1.0)', () => {
     const answer: any = await (await v1Client(target.url)).sendMessage(v1Message('Oslo', question.id))
     expect(answer.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
     await following
-    const seen = events.map(({ payload }) => (payload.$case === 'artifactUpdate' ? 'artifact' : `${payload.$case}:${payload.value.status.state}`))
+    const seen = events.map(({ payload }) =>
+      payload.$case === 'artifactUpdate' ? 'artifact' : `${payload.$case}:${payload.value.status.state}`,
+    )
     expect(seen).toEqual([
       `task:${TaskState.TASK_STATE_INPUT_REQUIRED}`,
       `statusUpdate:${TaskState.TASK_STATE_WORKING}`,
@@ -219,10 +256,15 @@ describe('@a2a-js/sdk 1.x (A2A v1.0)', () => {
   })
 
   it('sends the bearer token it is given, and is refused without it', async () => {
-    const target = await start({ auth: { bearerTokens: ['interop-token'] } }, { authentication: { schemes: ['bearer'] } })
+    const target = await start(
+      { auth: { bearerTokens: ['interop-token'] } },
+      { authentication: { schemes: ['bearer'] } },
+    )
     const client = await v1Client(target.url)
     await expect(client.sendMessage(v1Message('hi'))).rejects.toThrow()
-    const sent: any = await client.sendMessage(v1Message('hi'), { serviceParameters: { Authorization: 'Bearer interop-token' } })
+    const sent: any = await client.sendMessage(v1Message('hi'), {
+      serviceParameters: { Authorization: 'Bearer interop-token' },
+    })
     expect(sent.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
   })
 })
@@ -238,10 +280,12 @@ const v03Message = (text: string, taskId?: string) => ({
     ...(taskId && { taskId }),
   },
 })
-const v03Text = (task: any) => task.artifacts.flatMap((artifact: any) => artifact.parts.map((part: any) => part.text)).join('')
+const v03Text = (task: any) =>
+  task.artifacts.flatMap((artifact: any) => artifact.parts.map((part: any) => part.text)).join('')
 
 /** A 0.3 client whose requests say A2A-Version: 0.3, as the server needs when its default dialect is the platform's. */
-const declaringFetch: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'A2A-Version': '0.3' } })
+const declaringFetch: typeof fetch = (input, init) =>
+  fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'A2A-Version': '0.3' } })
 
 describe.each([
   ['an agent in the a2a-0.3 dialect', { dialect: 'a2a-0.3' } as A2AAppOptions, fetch],
@@ -282,9 +326,15 @@ describe.each([
   })
 
   it('sends a bearer token through its fetch, and is refused without it', async () => {
-    const target = await start({ ...options, auth: { bearerTokens: ['v03-token'] } }, { authentication: { schemes: ['bearer'] } })
+    const target = await start(
+      { ...options, auth: { bearerTokens: ['v03-token'] } },
+      { authentication: { schemes: ['bearer'] } },
+    )
     const withToken: typeof fetch = (input, init) =>
-      fetchImpl(input, { ...init, headers: { ...(init?.headers as Record<string, string>), Authorization: 'Bearer v03-token' } })
+      fetchImpl(input, {
+        ...init,
+        headers: { ...(init?.headers as Record<string, string>), Authorization: 'Bearer v03-token' },
+      })
     const refused = await A2AClientV03.fromCardUrl(`${target.url}.well-known/agent-card.json`, { fetchImpl })
     const denied: any = await refused.sendMessage(v03Message('hi'))
     expect(denied.error).toMatchObject({ code: -32000, message: expect.stringMatching(/Unauthorized/) })
@@ -306,7 +356,9 @@ describe.each([
     const answer: any = await (await client(target.url)).sendMessage(v03Message('Lima', question.result.id))
     expect(answer.result.status.state).toBe('completed')
     await following
-    expect(followed.map((event) => (event.kind === 'artifact-update' ? 'artifact' : `${event.kind}:${event.status.state}`))).toEqual([
+    expect(
+      followed.map((event) => (event.kind === 'artifact-update' ? 'artifact' : `${event.kind}:${event.status.state}`)),
+    ).toEqual([
       'task:input-required',
       'status-update:working',
       'status-update:working',
@@ -375,7 +427,9 @@ describe('@a2a-js/sdk 0.3.x against a default agent, without A2A-Version', () =>
   it('a card asked for with A2A-Version: 0.3 or 1.0 keeps streaming, which the root serves to such clients', async () => {
     const target = await start()
     for (const version of ['0.3', '1.0']) {
-      const card = await (await target.fetch('/.well-known/agent-card.json', { headers: { 'A2A-Version': version } })).json()
+      const card = await (
+        await target.fetch('/.well-known/agent-card.json', { headers: { 'A2A-Version': version } })
+      ).json()
       expect(card.capabilities.streaming).toBe(true)
     }
   })
@@ -390,13 +444,15 @@ describe('@a2a-js/sdk 0.3.x against a default agent, without A2A-Version', () =>
 describe('one server, three dialects', () => {
   it('answers the platform dialect, v1.0 and v0.3 at the same time', async () => {
     const target = await start()
-    const platform = await target.rpc('message/send', { message: { role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'platform' }] } })
+    const platform = await target.rpc('message/send', {
+      message: { role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'platform' }] },
+    })
     expect(platform.body.result).toMatchObject({ kind: 'task', status: { state: 'completed' } })
     const v1: any = await (await v1Client(target.url)).sendMessage(v1Message('v1'))
     expect(v1Text(v1)).toBe('Echo: v1')
-    const v03: any = await (await A2AClientV03.fromCardUrl(`${target.url}.well-known/agent-card.json`, { fetchImpl: declaringFetch })).sendMessage(
-      v03Message('v03'),
-    )
+    const v03: any = await (
+      await A2AClientV03.fromCardUrl(`${target.url}.well-known/agent-card.json`, { fetchImpl: declaringFetch })
+    ).sendMessage(v03Message('v03'))
     expect(v03Text(v03.result)).toBe('Echo: v03')
     const notFound = await target.rpc('tasks/get', { id: 'nope' })
     expect(notFound.body.error).toEqual({ code: -32602, message: 'Task not found' })
@@ -405,7 +461,11 @@ describe('one server, three dialects', () => {
 
 describe('an agent that answers with a message (task.reply), to the official clients', () => {
   const replier = defineAgent({
-    card: { name: 'Replier', description: 'Answers with a message', skills: [{ id: 'hi', name: 'Hi', description: 'Says hello', tags: ['hi'] }] },
+    card: {
+      name: 'Replier',
+      description: 'Answers with a message',
+      skills: [{ id: 'hi', name: 'Hi', description: 'Says hello', tags: ['hi'] }],
+    },
     messageReplies: true,
     execute: (ctx, task) => task.reply(`Hello, ${ctx.text}`),
   })

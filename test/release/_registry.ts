@@ -49,9 +49,13 @@ export async function startRegistry(dir: string, ownPackages: string[]): Promise
   )
   const port = await freePort()
   const url = `http://127.0.0.1:${port}/`
-  const child: ChildProcess = spawn(process.execPath, [verdaccioBin, '--config', config, '--listen', `127.0.0.1:${port}`], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [verdaccioBin, '--config', config, '--listen', `127.0.0.1:${port}`],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   let output = ''
   child.stdout!.on('data', (chunk) => (output += chunk))
   child.stderr!.on('data', (chunk) => (output += chunk))

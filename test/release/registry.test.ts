@@ -44,16 +44,29 @@ beforeAll(async () => {
   for (const dir of [join(root, 'runtime'), join(root, 'generator')]) {
     const { stdout } = await exec('npm', ['pack', '--json', '--pack-destination', packed], { cwd: dir, timeout: STEP })
     const [{ name, version, filename, integrity }] = JSON.parse(stdout) as [Published & { filename: string }]
-    await exec('npm', ['publish', join(packed, filename), '--userconfig', registry.publisherNpmrc, '--registry', registry.url, '--provenance=false'], {
-      cwd: packed,
-      timeout: STEP,
-    })
+    await exec(
+      'npm',
+      [
+        'publish',
+        join(packed, filename),
+        '--userconfig',
+        registry.publisherNpmrc,
+        '--registry',
+        registry.url,
+        '--provenance=false',
+      ],
+      {
+        cwd: packed,
+        timeout: STEP,
+      },
+    )
     published.set(name, { name, version, integrity })
   }
 }, 2 * STEP)
 
 afterAll(async () => {
-  for (const child of running) if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL')
+  for (const child of running)
+    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL')
   await registry?.stop()
   await rm(workspace, { recursive: true, force: true, maxRetries: 3 })
 }, 600_000)
@@ -95,11 +108,31 @@ function userMachine(name: string): { env: NodeJS.ProcessEnv; home: string; work
 }
 
 const CREATES = [
-  { how: 'npm create a2a-agent@latest', machine: 'npm-create', pm: 'npm', command: ['npm', 'create', 'a2a-agent@latest', 'my-agent', '--', '--yes'] },
+  {
+    how: 'npm create a2a-agent@latest',
+    machine: 'npm-create',
+    pm: 'npm',
+    command: ['npm', 'create', 'a2a-agent@latest', 'my-agent', '--', '--yes'],
+  },
   { how: 'npx create-a2a-agent', machine: 'npx', pm: 'npm', command: ['npx', 'create-a2a-agent', 'my-agent', '--yes'] },
-  { how: 'pnpm create a2a-agent', machine: 'pnpm', pm: 'pnpm', command: ['pnpm', 'create', 'a2a-agent', 'my-agent', '--yes'] },
-  { how: 'yarn create a2a-agent', machine: 'yarn', pm: 'yarn', command: ['yarn', 'create', 'a2a-agent', 'my-agent', '--yes'] },
-  { how: 'bun create a2a-agent', machine: 'bun', pm: 'bun', command: ['bun', 'create', 'a2a-agent', 'my-agent', '--yes'] },
+  {
+    how: 'pnpm create a2a-agent',
+    machine: 'pnpm',
+    pm: 'pnpm',
+    command: ['pnpm', 'create', 'a2a-agent', 'my-agent', '--yes'],
+  },
+  {
+    how: 'yarn create a2a-agent',
+    machine: 'yarn',
+    pm: 'yarn',
+    command: ['yarn', 'create', 'a2a-agent', 'my-agent', '--yes'],
+  },
+  {
+    how: 'bun create a2a-agent',
+    machine: 'bun',
+    pm: 'bun',
+    command: ['bun', 'create', 'a2a-agent', 'my-agent', '--yes'],
+  },
 ] as const
 
 /**
@@ -118,7 +151,9 @@ async function expectNpmPagesPublished(text: string) {
 
 /** The lockfile the package manager wrote in the project. */
 function lockfileOf(project: string): string {
-  const found = readdirSync(project).filter((file) => ['package-lock.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lock'].includes(file))
+  const found = readdirSync(project).filter((file) =>
+    ['package-lock.json', 'pnpm-lock.yaml', 'yarn.lock', 'bun.lock'].includes(file),
+  )
   expect(found).toHaveLength(1)
   return readFileSync(join(project, found[0]!), 'utf8')
 }
@@ -132,7 +167,15 @@ describe('npm create a2a-agent, against a registry the packages were published t
     "the generator's --help, run from the registry, points to its npm page, and the runtime's page is its full documentation",
     async () => {
       const machine = userMachine('help')
-      await expectNpmPagesPublished((await exec('npx', ['create-a2a-agent@latest', '--help'], { cwd: machine.work, env: machine.env, timeout: STEP })).stdout)
+      await expectNpmPagesPublished(
+        (
+          await exec('npx', ['create-a2a-agent@latest', '--help'], {
+            cwd: machine.work,
+            env: machine.env,
+            timeout: STEP,
+          })
+        ).stdout,
+      )
       const { readme } = (await (await fetch(`${registry.url}a2a-runtime`)).json()) as { readme: string }
       for (const section of [
         '## Writing an agent',
@@ -169,18 +212,24 @@ describe('npm create a2a-agent, against a registry the packages were published t
       const manifest = JSON.parse(readFileSync(join(project, 'package.json'), 'utf8'))
       expect(manifest.dependencies['a2a-runtime']).toBe(`^${runtime.version}`)
       expect(lockfileOf(project)).toContain(runtime.integrity)
-      expect(JSON.parse(readFileSync(join(project, 'node_modules/a2a-runtime/package.json'), 'utf8')).version).toBe(runtime.version)
+      expect(JSON.parse(readFileSync(join(project, 'node_modules/a2a-runtime/package.json'), 'utf8')).version).toBe(
+        runtime.version,
+      )
       expect(existsSync(join(project, 'vendor'))).toBe(false)
       // The framework adapters' frameworks are optional peers: the runtime installs none of them.
       for (const framework of ['ai', '@mastra/core', '@langchain/core', '@langchain/langgraph']) {
-        expect(existsSync(join(project, 'node_modules', framework)), `${framework} installed with a2a-runtime`).toBe(false)
+        expect(existsSync(join(project, 'node_modules', framework)), `${framework} installed with a2a-runtime`).toBe(
+          false,
+        )
       }
 
       // The pages its README and `a2a --help` send a user to exist once published.
       await expectNpmPagesPublished(readFileSync(join(project, 'README.md'), 'utf8'))
       const installed = join(project, 'node_modules/a2a-runtime')
       const a2a = join(installed, JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')).bin.a2a)
-      await expectNpmPagesPublished((await exec(process.execPath, [a2a, '--help'], { env: machine.env, timeout: STEP })).stdout)
+      await expectNpmPagesPublished(
+        (await exec(process.execPath, [a2a, '--help'], { env: machine.env, timeout: STEP })).stdout,
+      )
 
       const run = (script: string) => exec(pm, ['run', script], { cwd: project, env: machine.env, timeout: STEP })
       await run('typecheck')

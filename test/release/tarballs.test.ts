@@ -19,7 +19,9 @@ interface Packed {
 
 function pack(workspace?: string): Packed {
   const args = ['pack', '--dry-run', '--json', '--ignore-scripts', ...(workspace ? ['--workspace', workspace] : [])]
-  const [packed] = JSON.parse(execFileSync('npm', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })) as Packed[]
+  const [packed] = JSON.parse(
+    execFileSync('npm', args, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }),
+  ) as Packed[]
   return packed!
 }
 
@@ -30,7 +32,8 @@ function modulesOf(srcDir: string): string[] {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const path = join(dir, entry.name)
       if (entry.isDirectory()) walk(path)
-      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) found.push(relative(srcDir, path).slice(0, -'.ts'.length))
+      else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts'))
+        found.push(relative(srcDir, path).slice(0, -'.ts'.length))
     }
   }
   walk(srcDir)
@@ -69,7 +72,9 @@ describe.each([
 
   it('holds its license, README, manifest and bin, and otherwise only its build output (and the generator its templates)', () => {
     expect(packed.name).toBe(name)
-    expect(paths.filter((path) => !path.startsWith('dist/') && !path.startsWith('templates/')).sort()).toEqual([...others].sort())
+    expect(paths.filter((path) => !path.startsWith('dist/') && !path.startsWith('templates/')).sort()).toEqual(
+      [...others].sort(),
+    )
     if (name === 'a2a-runtime') expect(templates).toEqual([])
     else expect(templates.length).toBeGreaterThan(10)
   })
@@ -92,20 +97,26 @@ describe.each([
       return
     }
     const html = readFileSync(join(root, dir, 'dist/inspector/index.html'), 'utf8')
-    const named = [...html.matchAll(/(?:src|href)="\/__a2a\/(assets\/[^"]+)"/g)].map((match) => `dist/inspector/${match[1]}`)
+    const named = [...html.matchAll(/(?:src|href)="\/__a2a\/(assets\/[^"]+)"/g)].map(
+      (match) => `dist/inspector/${match[1]}`,
+    )
     expect(named.map((path) => path.split('.').pop()).sort()).toEqual(['css', 'js'])
     expect(page).toEqual(['dist/inspector/index.html', ...named].sort())
   })
 
   it("ships no tests, benchmarks, fixtures or TypeScript sources (a template is a project's source to be)", () => {
     const stray = paths.filter(
-      (path) => !path.startsWith('templates/') && (/(^|\/)(test|tests|bench|fixtures|src)\//.test(path) || /\.test\.|\.spec\./.test(path)),
+      (path) =>
+        !path.startsWith('templates/') &&
+        (/(^|\/)(test|tests|bench|fixtures|src)\//.test(path) || /\.test\.|\.spec\./.test(path)),
     )
     expect(stray).toEqual([])
   })
 
   it(`stays within its size budget (${budget.packed / KiB} KiB packed, ${budget.unpacked / KiB} KiB unpacked)`, () => {
-    console.info(`${name}: ${(packed.size / KiB).toFixed(0)} KiB packed, ${(packed.unpackedSize / KiB).toFixed(0)} KiB unpacked, ${paths.length} files`)
+    console.info(
+      `${name}: ${(packed.size / KiB).toFixed(0)} KiB packed, ${(packed.unpackedSize / KiB).toFixed(0)} KiB unpacked, ${paths.length} files`,
+    )
     expect(packed.size).toBeLessThan(budget.packed)
     expect(packed.unpackedSize).toBeLessThan(budget.unpacked)
   })

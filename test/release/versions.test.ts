@@ -22,7 +22,8 @@ describe('releasing the two packages together', () => {
   })
 
   it('publishes both publicly, with provenance', () => {
-    for (const path of ['generator/package.json', 'runtime/package.json']) expect(manifest(path).publishConfig).toEqual({ access: 'public', provenance: true })
+    for (const path of ['generator/package.json', 'runtime/package.json'])
+      expect(manifest(path).publishConfig).toEqual({ access: 'public', provenance: true })
   })
 
   it('makes a published generator depend on the runtime of its own version, even beside a folder named runtime', () => {
@@ -34,7 +35,10 @@ describe('releasing the two packages together', () => {
       const decoy = join(installed, 'node_modules/runtime')
       mkdirSync(generator, { recursive: true })
       mkdirSync(decoy, { recursive: true })
-      writeFileSync(join(generator, 'package.json'), JSON.stringify({ name: 'create-a2a-agent', version: manifest('generator/package.json').version }))
+      writeFileSync(
+        join(generator, 'package.json'),
+        JSON.stringify({ name: 'create-a2a-agent', version: manifest('generator/package.json').version }),
+      )
       writeFileSync(join(decoy, 'package.json'), JSON.stringify({ name: 'runtime', version: '1.0.0' }))
       expect(planRuntimeDependency(generator)).toEqual({ specifier: `^${manifest('runtime/package.json').version}` })
     } finally {

@@ -16,14 +16,19 @@ const root = fileURLToPath(new URL('../..', import.meta.url))
 const biome = join(root, 'node_modules/.bin/biome')
 const exec = promisify(execFile)
 
-/** `biome lint` with the repository's configuration on two modules that import each other as given; the rules it reports. */
+/**
+ * `biome lint` with the repository's configuration on two modules that import each other as given; the rules it
+ * reports.
+ */
 async function lintPair(aImportsB: string, bImportsA: string): Promise<string[]> {
   const dir = mkdtempSync(join(tmpdir(), 'a2a-lint-'))
   try {
     copyFileSync(join(root, 'biome.json'), join(dir, 'biome.json'))
     writeFileSync(join(dir, 'a.ts'), `${aImportsB}\nexport const a = 1\nexport type A = number\n`)
     writeFileSync(join(dir, 'b.ts'), `${bImportsA}\nexport const b = 2\nexport type B = number\n`)
-    const result = await exec(biome, ['lint', '--reporter=json', '--vcs-enabled=false', 'a.ts', 'b.ts'], { cwd: dir }).catch((failure) => failure)
+    const result = await exec(biome, ['lint', '--reporter=json', '--vcs-enabled=false', 'a.ts', 'b.ts'], {
+      cwd: dir,
+    }).catch((failure) => failure)
     const report = JSON.parse(result.stdout) as { diagnostics: Array<{ category: string }> }
     return report.diagnostics.map((diagnostic) => diagnostic.category)
   } finally {
@@ -33,15 +38,21 @@ async function lintPair(aImportsB: string, bImportsA: string): Promise<string[]>
 
 describe('the import-cycle rule', () => {
   it('finds two modules that import values from each other (with the .js specifiers the sources use)', async () => {
-    expect(await lintPair("import { b } from './b.js'\nexport const useB = () => b", "import { a } from './a.js'\nexport const useA = () => a")).toContain(
-      'lint/suspicious/noImportCycles',
-    )
+    expect(
+      await lintPair(
+        "import { b } from './b.js'\nexport const useB = () => b",
+        "import { a } from './a.js'\nexport const useA = () => a",
+      ),
+    ).toContain('lint/suspicious/noImportCycles')
   })
 
   it('finds a cycle made only of type imports', async () => {
-    expect(await lintPair("import type { B } from './b.ts'\nexport type UsesB = B", "import type { A } from './a.ts'\nexport type UsesA = A")).toContain(
-      'lint/suspicious/noImportCycles',
-    )
+    expect(
+      await lintPair(
+        "import type { B } from './b.ts'\nexport type UsesB = B",
+        "import type { A } from './a.ts'\nexport type UsesA = A",
+      ),
+    ).toContain('lint/suspicious/noImportCycles')
   })
 
   it('finds nothing when the imports go one way', async () => {
@@ -81,7 +92,8 @@ describe('the bindings layer rule', () => {
     const found = await lintTree({
       [`${bindings}/_v1.ts`]: "import { taskToV03 } from './_v03-shapes.js'\nexport const v1 = taskToV03\n",
       [`${bindings}/_push.ts`]: "import type { V1 } from './_v1-task.ts'\nexport type Push = V1\n",
-      [`${bindings}/shared/_slash-methods.ts`]: "import { platformBinding } from '../_platform.js'\nexport const shared = platformBinding\n",
+      [`${bindings}/shared/_slash-methods.ts`]:
+        "import { platformBinding } from '../_platform.js'\nexport const shared = platformBinding\n",
     })
     expect(found).toEqual({
       [`${bindings}/_v1.ts`]: ['lint/style/noRestrictedImports'],

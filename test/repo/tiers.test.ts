@@ -23,23 +23,32 @@ function testFiles(dir: string): string[] {
 
 describe('the test tiers', () => {
   it('put every test file in exactly one tier', async () => {
-    const { stdout } = await exec(join(root, 'node_modules/.bin/vitest'), ['list', '--filesOnly', '--json'], { cwd: root })
-    const listed = (JSON.parse(stdout) as Array<{ file: string; projectName: string }>).map(({ file, projectName }) => ({
-      file: relative(root, file),
-      tier: projectName,
-    }))
+    const { stdout } = await exec(join(root, 'node_modules/.bin/vitest'), ['list', '--filesOnly', '--json'], {
+      cwd: root,
+    })
+    const listed = (JSON.parse(stdout) as Array<{ file: string; projectName: string }>).map(
+      ({ file, projectName }) => ({
+        file: relative(root, file),
+        tier: projectName,
+      }),
+    )
     const tiersOf = new Map<string, string[]>()
     for (const { file, tier } of listed) tiersOf.set(file, [...(tiersOf.get(file) ?? []), tier])
     const files = testFiles(join(root, 'test'))
     expect(files.length).toBeGreaterThan(50)
-    expect(files.filter((file) => tiersOf.get(file)?.length !== 1).map((file) => `${file}: ${tiersOf.get(file) ?? 'none'}`)).toEqual([])
+    expect(
+      files.filter((file) => tiersOf.get(file)?.length !== 1).map((file) => `${file}: ${tiersOf.get(file) ?? 'none'}`),
+    ).toEqual([])
     expect([...new Set(listed.map(({ tier }) => tier))].sort()).toEqual(TIERS.map(({ name }) => name).sort())
   })
 
   it('each have a script, and `npm test` runs them all', () => {
-    const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts
+    const scripts = (
+      JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts
     expect(scripts['test:fast']).toBe('vitest run --project unit')
-    for (const { name } of TIERS.filter(({ name }) => name !== 'unit')) expect(scripts[`test:${name}`]).toMatch(new RegExp(`vitest run --project ${name}$`))
+    for (const { name } of TIERS.filter(({ name }) => name !== 'unit'))
+      expect(scripts[`test:${name}`]).toMatch(new RegExp(`vitest run --project ${name}$`))
     expect(scripts.test).toMatch(/&& vitest run$/)
   })
 })

@@ -29,7 +29,9 @@ describe('the CI workflow', () => {
   })
 
   it('is linted by a linter that finds mistakes (a misspelt matrix key, an unknown runner)', () => {
-    const broken = readFileSync(workflowPath, 'utf8').replace('matrix.node }}', 'matrix.nodes }}').replace('runs-on: ubuntu-latest', 'runs-on: ubuntu-lts')
+    const broken = readFileSync(workflowPath, 'utf8')
+      .replace('matrix.node }}', 'matrix.nodes }}')
+      .replace('runs-on: ubuntu-latest', 'runs-on: ubuntu-lts')
     const kinds = lint(broken, workflowPath).map((finding) => finding.kind)
     expect(kinds).toEqual(expect.arrayContaining(['expression', 'runner-label']))
   })

@@ -55,7 +55,9 @@ export function gatedAgent(options: { cancelable: boolean; streaming?: boolean }
     async (ctx, task) => {
       task.working('started')
       started.resolve(ctx.taskId)
-      const aborted = new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }))
+      const aborted = new Promise<void>((resolve) =>
+        ctx.signal.addEventListener('abort', () => resolve(), { once: true }),
+      )
       await Promise.race([release.promise, aborted])
       seen.aborted = ctx.signal.aborted
       task.artifact('finished')

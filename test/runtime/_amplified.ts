@@ -9,7 +9,8 @@ import { rpc } from './_flood.ts'
 /** The JSON text each shape fills, under the 1 MiB body limit with its envelope. */
 const BODY_CHARS = 1_000_000
 
-const repeated = (unit: string, chars: number) => Array.from({ length: Math.floor(chars / (unit.length + 1)) }, () => unit).join(',')
+const repeated = (unit: string, chars: number) =>
+  Array.from({ length: Math.floor(chars / (unit.length + 1)) }, () => unit).join(',')
 
 /** Keys k0…k15 in an order of their own for each seed: each order is a hidden class chain of its own in V8. */
 function shuffledObject(seed: number): string {
@@ -106,7 +107,12 @@ export interface AmplifiedResult {
  * `count` sends of `shape`, `concurrency` at a time. Each answer must be a completed task or a -32602 naming
  * maxTaskBytes: a refusal before anything is kept.
  */
-export async function sendAmplified(port: number, shape: AmplifiedShape, count: number, concurrency = 4): Promise<AmplifiedResult> {
+export async function sendAmplified(
+  port: number,
+  shape: AmplifiedShape,
+  count: number,
+  concurrency = 4,
+): Promise<AmplifiedResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
   const result: AmplifiedResult = { completed: 0, refused: 0, problems: [] }
   let next = 0
@@ -116,8 +122,10 @@ export async function sendAmplified(port: number, shape: AmplifiedShape, count: 
       try {
         const { status, body } = await rpc(port, 'message/send', undefined, { agent, raw: shape.body(i) })
         if (status === 200 && body.result?.status?.state === 'completed') result.completed++
-        else if (status === 200 && body.error?.code === -32602 && /maxTaskBytes/.test(body.error.message)) result.refused++
-        else if (result.problems.length < 20) result.problems.push(`${shape.name} #${i}: HTTP ${status} ${JSON.stringify(body).slice(0, 300)}`)
+        else if (status === 200 && body.error?.code === -32602 && /maxTaskBytes/.test(body.error.message))
+          result.refused++
+        else if (result.problems.length < 20)
+          result.problems.push(`${shape.name} #${i}: HTTP ${status} ${JSON.stringify(body).slice(0, 300)}`)
       } catch (error) {
         if (result.problems.length < 20) result.problems.push(`${shape.name} #${i}: ${(error as Error).message}`)
       }

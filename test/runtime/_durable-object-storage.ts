@@ -21,17 +21,21 @@ export class DurableObjectStorageStandIn implements DurableObjectStorageLike {
 
   async put<T>(entries: Record<string, T>): Promise<void> {
     const pairs = Object.entries(entries)
-    if (pairs.length > MAX_KEYS_PER_CALL) throw new RangeError(`put: ${pairs.length} keys in one call (at most ${MAX_KEYS_PER_CALL})`)
+    if (pairs.length > MAX_KEYS_PER_CALL)
+      throw new RangeError(`put: ${pairs.length} keys in one call (at most ${MAX_KEYS_PER_CALL})`)
     for (const [key, value] of pairs) {
-      const bytes = typeof value === 'string' ? Buffer.byteLength(value, 'utf16le') : Buffer.byteLength(JSON.stringify(value))
-      if (bytes > MAX_VALUE_BYTES) throw new RangeError(`put: the value of ${key} is ${bytes} bytes (at most ${MAX_VALUE_BYTES})`)
+      const bytes =
+        typeof value === 'string' ? Buffer.byteLength(value, 'utf16le') : Buffer.byteLength(JSON.stringify(value))
+      if (bytes > MAX_VALUE_BYTES)
+        throw new RangeError(`put: the value of ${key} is ${bytes} bytes (at most ${MAX_VALUE_BYTES})`)
     }
     this.calls++
     for (const [key, value] of pairs) this.#values.set(key, structuredClone(value))
   }
 
   async delete(keys: string[]): Promise<number> {
-    if (keys.length > MAX_KEYS_PER_CALL) throw new RangeError(`delete: ${keys.length} keys in one call (at most ${MAX_KEYS_PER_CALL})`)
+    if (keys.length > MAX_KEYS_PER_CALL)
+      throw new RangeError(`delete: ${keys.length} keys in one call (at most ${MAX_KEYS_PER_CALL})`)
     this.calls++
     let deleted = 0
     for (const key of keys) if (this.#values.delete(key)) deleted++

@@ -18,7 +18,11 @@ export function floodBody(i: number): { kind: 'text' | 'parts'; body: string; te
   if (i % 3 === 2) return { kind: 'parts', body: TINY_PARTS.body(i) }
   // A different text each time (its number first), so nothing can be shared between tasks.
   const text = `${i} `.padEnd(TEXT_CHARS, 'abcdefghijklmnopqrstuvwxyz')
-  return { kind: 'text', body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'message/send', params: userMessage(text) }), text }
+  return {
+    kind: 'text',
+    body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'message/send', params: userMessage(text) }),
+    text,
+  }
 }
 
 /** A task a flood had answered `completed`: its id, and what its answer said (the echo's length). */
@@ -67,7 +71,9 @@ export async function floodThenKill(
         if (status === 200 && answer.result?.status?.state === 'completed' && whole) {
           acknowledged.push({ id: answer.result.id, kind, echoChars: echoed!.length })
         } else if (!killing && problems.length < 20)
-          problems.push(`#${i}: HTTP ${status} ${JSON.stringify(answer.error ?? answer.result?.status ?? answer).slice(0, 300)}`)
+          problems.push(
+            `#${i}: HTTP ${status} ${JSON.stringify(answer.error ?? answer.result?.status ?? answer).slice(0, 300)}`,
+          )
       } catch (error) {
         if (!killing && problems.length < 20) problems.push(`#${i}: ${(error as Error).message}`)
       } finally {

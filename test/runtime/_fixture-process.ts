@@ -20,7 +20,9 @@ export function fixturePath(name: string): string {
 /** Fails with a pointer at `npm run build` when the built runtime the fixtures import is missing. */
 export function assertRuntimeBuilt(): void {
   if (!existsSync(DIST_INDEX)) {
-    throw new Error(`${DIST_INDEX} is missing: the agent process imports the built a2a-runtime. Run \`npm run build\` (npm test does) first.`)
+    throw new Error(
+      `${DIST_INDEX} is missing: the agent process imports the built a2a-runtime. Run \`npm run build\` (npm test does) first.`,
+    )
   }
 }
 
@@ -34,7 +36,13 @@ function listeningUrl(child: ChildProcess, stderr: () => string, timeoutMs?: num
     const timer =
       timeoutMs === undefined
         ? undefined
-        : setTimeout(() => reject(new Error(`the agent process did not listen within ${timeoutMs / 1000} s: ${stderr().slice(-1000)}`)), timeoutMs)
+        : setTimeout(
+            () =>
+              reject(
+                new Error(`the agent process did not listen within ${timeoutMs / 1000} s: ${stderr().slice(-1000)}`),
+              ),
+            timeoutMs,
+          )
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk
       const match = /^url (\S+)$/m.exec(out)
@@ -55,7 +63,10 @@ function listeningUrl(child: ChildProcess, stderr: () => string, timeoutMs?: num
  * prints its url. The caller ends it.
  */
 export async function startServeFixture(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [SERVE_FIXTURE], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [SERVE_FIXTURE], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stderr = ''
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
   // No clock of its own: the test's timeout bounds the wait.
@@ -92,9 +103,15 @@ export interface FixtureAgent<P> {
  * `env`, and resolves once it listens. A2A_RUNTIME_ENTRY in `env` points the fixture at another build of the
  * runtime, so the built one need not be there then.
  */
-export async function startFixtureAgent<P>(fixture: string, env: Record<string, string> = {}): Promise<FixtureAgent<P>> {
+export async function startFixtureAgent<P>(
+  fixture: string,
+  env: Record<string, string> = {},
+): Promise<FixtureAgent<P>> {
   if (!env.A2A_RUNTIME_ENTRY) assertRuntimeBuilt()
-  const child = spawn(process.execPath, ['--expose-gc', fixturePath(fixture)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] })
+  const child = spawn(process.execPath, ['--expose-gc', fixturePath(fixture)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  })
   let stderr = ''
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-65_536)))
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
@@ -131,7 +148,11 @@ export async function startFixtureAgent<P>(fixture: string, env: Record<string, 
       return new Promise<P>((resolve, reject) => {
         const timer = setTimeout(() => {
           waiting.delete(id)
-          reject(new Error(`the agent process did not answer a probe within 10 s${alive() ? '' : ` (it exited: ${stderr.slice(-1000)})`}`))
+          reject(
+            new Error(
+              `the agent process did not answer a probe within 10 s${alive() ? '' : ` (it exited: ${stderr.slice(-1000)})`}`,
+            ),
+          )
         }, 10_000)
         waiting.set(id, (probe) => {
           clearTimeout(timer)

@@ -16,7 +16,8 @@ export interface FloodProbe extends FixtureProbe {
 export type FloodAgent = FixtureAgent<FloodProbe>
 
 /** Starts the fixture with `env` (the store's A2A_* settings) and resolves once it listens. */
-export const startFloodAgent = (env: Record<string, string> = {}) => startFixtureAgent<FloodProbe>('flood-agent.mjs', env)
+export const startFloodAgent = (env: Record<string, string> = {}) =>
+  startFixtureAgent<FloodProbe>('flood-agent.mjs', env)
 
 /** A JSON-RPC call on `agent` (keep-alive connections), its answer parsed. */
 export function rpc(
@@ -88,8 +89,10 @@ export async function flood(
         const { status, body } = await rpc(port, 'message/send', userMessage(text), { agent })
         const task = body.result
         const echoed = task?.artifacts?.[0]?.parts?.[0]?.text
-        if (status === 200 && task?.status?.state === 'completed' && echoed === `Echo: ${text}`) acknowledged.push(task.id)
-        else if (problemCount++ < 20) problems.push(`#${index}: HTTP ${status} ${JSON.stringify(body.error ?? task?.status ?? body).slice(0, 300)}`)
+        if (status === 200 && task?.status?.state === 'completed' && echoed === `Echo: ${text}`)
+          acknowledged.push(task.id)
+        else if (problemCount++ < 20)
+          problems.push(`#${index}: HTTP ${status} ${JSON.stringify(body.error ?? task?.status ?? body).slice(0, 300)}`)
       } catch (error) {
         if (problemCount++ < 20) problems.push(`#${index}: ${(error as Error).message}`)
       }

@@ -44,7 +44,8 @@ export class Raw {
   ) {}
 }
 
-export const isContainer = (value: unknown): value is Json | unknown[] => typeof value === 'object' && value !== null && !(value instanceof Raw)
+export const isContainer = (value: unknown): value is Json | unknown[] =>
+  typeof value === 'object' && value !== null && !(value instanceof Raw)
 export const isObject = (value: unknown): value is Json => isContainer(value) && !Array.isArray(value)
 
 /**
@@ -197,7 +198,10 @@ export function rawMutation(rng: Rng, bytes: Bytes, careful: boolean): { bytes: 
       return { bytes: bytes.slice(0, at), label: `truncated at ${at}/${bytes.byteLength}` }
     },
     () => ({ bytes: concat(new Uint8Array([0xef, 0xbb, 0xbf]), bytes), label: 'UTF-8 BOM first' }),
-    () => ({ bytes: concat(encoder.encode(' \n\t\r '), bytes, encoder.encode('\n\r\t ')), label: 'JSON whitespace around' }),
+    () => ({
+      bytes: concat(encoder.encode(' \n\t\r '), bytes, encoder.encode('\n\r\t ')),
+      label: 'JSON whitespace around',
+    }),
     () => {
       const space = rng.pick(['\u00a0', '\u000b', '\u000c', '\u2028', '\u0000'])
       return { bytes: concat(encoder.encode(space), bytes), label: `${JSON.stringify(space)} first` }

@@ -6,11 +6,15 @@ import { performance } from 'node:perf_hooks'
  * request goes through an `Agent` the caller sizes (1,000+ sockets for the load test) and destroys at the end.
  */
 
-export const jsonRpc = (method: string, params: unknown, id: string | number = `r-${Math.random().toString(36).slice(2)}`) =>
-  JSON.stringify({ jsonrpc: '2.0', id, method, params })
+export const jsonRpc = (
+  method: string,
+  params: unknown,
+  id: string | number = `r-${Math.random().toString(36).slice(2)}`,
+) => JSON.stringify({ jsonrpc: '2.0', id, method, params })
 
 /** An agent for many requests at once: no cap on sockets. `keepAlive` reuses connections between requests. */
-export const httpAgent = (keepAlive: boolean) => new Agent({ keepAlive, maxSockets: Number.POSITIVE_INFINITY, maxFreeSockets: 256 })
+export const httpAgent = (keepAlive: boolean) =>
+  new Agent({ keepAlive, maxSockets: Number.POSITIVE_INFINITY, maxFreeSockets: 256 })
 
 export interface HttpReply {
   status: number
@@ -33,13 +37,22 @@ export function post(url: string, body: string | Buffer, options: RequestOptions
   return new Promise((resolve, reject) => {
     const req = request(
       url,
-      { method: 'POST', agent: options.agent, headers: { 'content-type': 'application/json', 'content-length': payload.length, ...options.headers } },
+      {
+        method: 'POST',
+        agent: options.agent,
+        headers: { 'content-type': 'application/json', 'content-length': payload.length, ...options.headers },
+      },
       (res) => {
         const chunks: Buffer[] = []
         res.on('data', (chunk: Buffer) => chunks.push(chunk))
         res.once('end', () => {
           clearTimeout(timer)
-          resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), ms: performance.now() - started })
+          resolve({
+            status: res.statusCode!,
+            headers: res.headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+            ms: performance.now() - started,
+          })
         })
         res.once('error', fail)
       },
@@ -109,7 +122,16 @@ export function openStream(
 ): OpenStream {
   const started = performance.now()
   const payload = Buffer.from(body)
-  const result: StreamResult = { status: 0, contentType: '', frames: [], text: '', ended: false, timedOut: false, firstMs: Number.NaN, ms: Number.NaN }
+  const result: StreamResult = {
+    status: 0,
+    contentType: '',
+    frames: [],
+    text: '',
+    ended: false,
+    timedOut: false,
+    firstMs: Number.NaN,
+    ms: Number.NaN,
+  }
   let settle!: (result: StreamResult) => void
   const done = new Promise<StreamResult>((resolve) => (settle = resolve))
   let finished = false
@@ -122,7 +144,11 @@ export function openStream(
   }
   const req = request(
     url,
-    { method: 'POST', agent: options.agent, headers: { 'content-type': 'application/json', 'content-length': payload.length, ...options.headers } },
+    {
+      method: 'POST',
+      agent: options.agent,
+      headers: { 'content-type': 'application/json', 'content-length': payload.length, ...options.headers },
+    },
     (res) => {
       result.status = res.statusCode!
       result.contentType = String(res.headers['content-type'] ?? '')
@@ -185,7 +211,11 @@ function parseFrame(block: string): SseFrame | undefined {
 }
 
 /** Runs `work` over `items` with at most `limit` at once. */
-export async function eachLimited<T>(items: T[], limit: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+export async function eachLimited<T>(
+  items: T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0
   const lane = async () => {
     while (next < items.length) {
@@ -226,5 +256,10 @@ export const v1State = (state: string) =>
 
 /** The task id a stream event is about, in either dialect. */
 export function taskIdOf(data: SseFrame['data']): string | undefined {
-  return data?.params?.taskId ?? data?.result?.task?.id ?? data?.result?.statusUpdate?.taskId ?? data?.result?.artifactUpdate?.taskId
+  return (
+    data?.params?.taskId ??
+    data?.result?.task?.id ??
+    data?.result?.statusUpdate?.taskId ??
+    data?.result?.artifactUpdate?.taskId
+  )
 }

@@ -72,7 +72,12 @@ export function rssOf(pid: number): { rss: number; peak: number } | undefined {
 }
 
 /** Polls `read` every `intervalMs` until `done` holds of its value or `timeoutMs` passes; returns the last value. */
-export async function pollUntil<T>(read: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs: number, intervalMs = 100): Promise<T> {
+export async function pollUntil<T>(
+  read: () => T | Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs: number,
+  intervalMs = 100,
+): Promise<T> {
   const until = Date.now() + timeoutMs
   let value = await read()
   while (!done(value) && Date.now() < until) {

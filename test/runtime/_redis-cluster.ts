@@ -24,7 +24,10 @@ export interface RedisCluster {
    * `cluster_state:fail` and refuse every key (CLUSTERDOWN), theirs too (cluster-require-full-coverage is left on).
    */
   killNode(i: number): Promise<void>
-  /** SIGKILLs every node still running, waits for them to exit and removes their folders; a second call waits for the first. */
+  /**
+   * SIGKILLs every node still running, waits for them to exit and removes their folders; a second call waits for the
+   * first.
+   */
   stop(): Promise<void>
 }
 
@@ -40,7 +43,10 @@ export interface RedisClusterOptions {
 }
 
 const HOST = '127.0.0.1'
-/** Every wait here is bounded by this, not by a short timeout: start-up takes 2–6 s (redis-cli waits in whole seconds for the nodes to join), more on a loaded machine. */
+/**
+ * Every wait here is bounded by this, not by a short timeout: start-up takes 2–6 s (redis-cli waits in whole seconds
+ * for the nodes to join), more on a loaded machine.
+ */
 const DEADLINE_MS = 60_000
 
 interface Node {
@@ -57,8 +63,10 @@ interface Node {
 export async function startRedisCluster(options: RedisClusterOptions = {}): Promise<RedisCluster> {
   const masters = options.masters ?? 3
   const nodeTimeoutMs = options.nodeTimeoutMs ?? 5000
-  if (!Number.isInteger(masters) || masters < 3) throw new Error(`a Redis Cluster needs at least 3 masters, not ${masters}`)
-  if (!redisAvailable()) throw new Error('redis-server is not installed (Debian: apt-get install redis-server; .ci/run installs it)')
+  if (!Number.isInteger(masters) || masters < 3)
+    throw new Error(`a Redis Cluster needs at least 3 masters, not ${masters}`)
+  if (!redisAvailable())
+    throw new Error('redis-server is not installed (Debian: apt-get install redis-server; .ci/run installs it)')
 
   const root = mkdtempSync(join(tmpdir(), 'a2a-redis-cluster-'))
   const nodes: Node[] = []
@@ -131,7 +139,9 @@ export async function startRedisCluster(options: RedisClusterOptions = {}): Prom
     await settled(nodes, deadline)
   } catch (error) {
     await stop()
-    throw new Error(`could not start a Redis Cluster of ${masters} masters: ${(error as Error).message}`, { cause: error })
+    throw new Error(`could not start a Redis Cluster of ${masters} masters: ${(error as Error).message}`, {
+      cause: error,
+    })
   }
 
   return {
@@ -165,27 +175,40 @@ async function listening(node: Node, deadline: number): Promise<void> {
   while (!(await accepts(node.port))) {
     const child = node.child!
     if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined)
-      throw new Error(`redis-server on ${node.port} exited (${child.exitCode ?? child.signalCode ?? 'did not start'}) before it listened:\n${logOf(node)}`)
-    if (Date.now() > deadline) throw new Error(`redis-server did not listen on ${node.port} within ${DEADLINE_MS} ms:\n${logOf(node)}`)
+      throw new Error(
+        `redis-server on ${node.port} exited (${child.exitCode ?? child.signalCode ?? 'did not start'}) before it listened:\n${logOf(node)}`,
+      )
+    if (Date.now() > deadline)
+      throw new Error(`redis-server did not listen on ${node.port} within ${DEADLINE_MS} ms:\n${logOf(node)}`)
     await sleep(50)
   }
 }
 
 /** `redis-cli --cluster create`, killed by PID past the deadline; throws with what it printed unless it exits 0. */
 async function createCluster(nodes: Node[], running: Set<ChildProcess>, deadline: number): Promise<void> {
-  const args = ['--cluster', 'create', ...nodes.map((node) => `${node.host}:${node.port}`), '--cluster-replicas', '0', '--cluster-yes']
+  const args = [
+    '--cluster',
+    'create',
+    ...nodes.map((node) => `${node.host}:${node.port}`),
+    '--cluster-replicas',
+    '0',
+    '--cluster-yes',
+  ]
   const cli = spawn('redis-cli', args, { stdio: ['ignore', 'pipe', 'pipe'] })
   track(cli, running)
   let output = ''
   cli.stdout!.on('data', (chunk) => (output += chunk))
   cli.stderr!.on('data', (chunk) => (output += chunk))
   const timer = setTimeout(() => void end(cli), Math.max(0, deadline - Date.now()))
-  const outcome = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>((resolve) => {
-    cli.once('error', (error) => resolve({ code: null, signal: null, error }))
-    cli.once('close', (code, signal) => resolve({ code, signal }))
-  })
+  const outcome = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>(
+    (resolve) => {
+      cli.once('error', (error) => resolve({ code: null, signal: null, error }))
+      cli.once('close', (code, signal) => resolve({ code, signal }))
+    },
+  )
   clearTimeout(timer)
-  if (outcome.error) throw new Error(`redis-cli did not run (${outcome.error.message}; Debian: apt-get install redis-tools)`)
+  if (outcome.error)
+    throw new Error(`redis-cli did not run (${outcome.error.message}; Debian: apt-get install redis-tools)`)
   if (outcome.code !== 0) {
     const how = outcome.signal ? `was killed (${outcome.signal}) after ${DEADLINE_MS} ms` : `exited ${outcome.code}`
     throw new Error(`redis-cli ${args.join(' ')} ${how}:\n${output.trim()}`)
@@ -198,7 +221,15 @@ async function createCluster(nodes: Node[], running: Set<ChildProcess>, deadline
  */
 async function settled(nodes: Node[], deadline: number): Promise<void> {
   const clients = nodes.map(
-    (node) => new Redis({ host: node.host, port: node.port, maxRetriesPerRequest: 0, retryStrategy: () => 100, connectTimeout: 5000, commandTimeout: 5000 }),
+    (node) =>
+      new Redis({
+        host: node.host,
+        port: node.port,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => 100,
+        connectTimeout: 5000,
+        commandTimeout: 5000,
+      }),
   )
   for (const client of clients) client.on('error', () => {}) // the poll reads failures as "not yet"
   let last = 'nothing asked yet'
@@ -236,8 +267,14 @@ function disagreement(views: Array<{ port: number; info: string; nodes: string }
         .filter((line) => line.includes(':'))
         .map((line) => line.split(':', 2) as [string, string]),
     )
-    const wanted = { cluster_state: 'ok', cluster_slots_assigned: '16384', cluster_slots_ok: '16384', cluster_known_nodes: String(count) }
-    for (const [field, value] of Object.entries(wanted)) if (info[field] !== value) return `node ${view.port} reports ${field}:${info[field]}, not ${value}`
+    const wanted = {
+      cluster_state: 'ok',
+      cluster_slots_assigned: '16384',
+      cluster_slots_ok: '16384',
+      cluster_known_nodes: String(count),
+    }
+    for (const [field, value] of Object.entries(wanted))
+      if (info[field] !== value) return `node ${view.port} reports ${field}:${info[field]}, not ${value}`
     const lines = view.nodes.trim().split('\n')
     // <id> <ip:port@bus> <flags> <master> <ping> <pong> <epoch> <link-state> <slot> ...
     const unwell = lines.find((line) => {

@@ -22,12 +22,19 @@ export function redisAvailable(): boolean {
 
 /** `durableDir`: keep an append-only file there, fsynced on every write, so a restart keeps what was written. */
 export async function startRedis(options: { durableDir?: string } = {}): Promise<RedisServer> {
-  if (!redisAvailable()) throw new Error('redis-server is not installed (Debian: apt-get install redis-server; .ci/run installs it)')
+  if (!redisAvailable())
+    throw new Error('redis-server is not installed (Debian: apt-get install redis-server; .ci/run installs it)')
   const port = await freePort()
   let child: ChildProcess | undefined
   const launch = async () => {
-    const persistence = options.durableDir ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', options.durableDir] : ['--appendonly', 'no']
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--protected-mode', 'no'], { stdio: 'ignore' })
+    const persistence = options.durableDir
+      ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', options.durableDir]
+      : ['--appendonly', 'no']
+    child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--protected-mode', 'no'],
+      { stdio: 'ignore' },
+    )
     const deadline = Date.now() + 5000
     while (!(await accepts(port))) {
       if (Date.now() > deadline) throw new Error(`redis-server did not listen on ${port}`)
@@ -43,7 +50,13 @@ export async function startRedis(options: { durableDir?: string } = {}): Promise
     await exited
   }
   await launch()
-  return { url: `redis://127.0.0.1:${port}/0`, port, kill: () => end('SIGKILL'), restart: launch, stop: () => end('SIGKILL') }
+  return {
+    url: `redis://127.0.0.1:${port}/0`,
+    port,
+    kill: () => end('SIGKILL'),
+    restart: launch,
+    stop: () => end('SIGKILL'),
+  }
 }
 
 function accepts(port: number): Promise<boolean> {

@@ -18,10 +18,14 @@ export interface SlowReadersProbe extends FixtureProbe {
 export type SlowReadersAgent = FixtureAgent<SlowReadersProbe>
 
 /** Starts the fixture with `env` (the runtime's A2A_* budgets) and resolves once it listens. */
-export const startSlowReadersAgent = (env: Record<string, string> = {}) => startFixtureAgent<SlowReadersProbe>('slow-readers-agent.mjs', env)
+export const startSlowReadersAgent = (env: Record<string, string> = {}) =>
+  startFixtureAgent<SlowReadersProbe>('slow-readers-agent.mjs', env)
 
-export const rpcBody = (method: string, params: unknown, id: string | number = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params })
-export const message = (text: string) => ({ message: { role: 'user', messageId: `m-${Math.random().toString(36).slice(2)}`, parts: [{ kind: 'text', text }] } })
+export const rpcBody = (method: string, params: unknown, id: string | number = 1) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params })
+export const message = (text: string) => ({
+  message: { role: 'user', messageId: `m-${Math.random().toString(36).slice(2)}`, parts: [{ kind: 'text', text }] },
+})
 
 /** A JSON-RPC call whose answer is read whole (a client that keeps up). */
 export function call(
@@ -32,11 +36,20 @@ export function call(
   const started = performance.now()
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, method: 'POST', path: '/', agent: false, headers: { 'content-type': 'application/json', ...headers } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/',
+        agent: false,
+        headers: { 'content-type': 'application/json', ...headers },
+      },
       (res) => {
         let text = ''
         res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text, ms: performance.now() - started }))
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, headers: res.headers, text, ms: performance.now() - started }),
+        )
         res.on('error', reject)
       },
     )
@@ -72,7 +85,9 @@ export function stalledClient(port: number, body: string): Promise<StalledClient
       reject(error)
     })
     socket.once('connect', () =>
-      socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`),
+      socket.write(
+        `POST / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      ),
     )
     socket.once('data', (chunk: Buffer) => {
       clearTimeout(timer)
@@ -80,7 +95,12 @@ export function stalledClient(port: number, body: string): Promise<StalledClient
       // A reset from the server later (a cut) must not surface as an unhandled error in the test.
       socket.on('error', () => {})
       const head = chunk.toString('latin1')
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), ms: performance.now() - started, head, socket })
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0),
+        ms: performance.now() - started,
+        head,
+        socket,
+      })
     })
   })
 }
@@ -99,10 +119,21 @@ export function readRest(client: StalledClient): Promise<string> {
 }
 
 /** A subscriber that reads the whole stream: its events' JSON, in order. */
-export function readingSubscriber(port: number, body: string, headers: Record<string, string> = {}): Promise<{ status: number; events: any[] }> {
+export function readingSubscriber(
+  port: number,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; events: any[] }> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, method: 'POST', path: '/', agent: false, headers: { 'content-type': 'application/json', ...headers } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/',
+        agent: false,
+        headers: { 'content-type': 'application/json', ...headers },
+      },
       (res) => {
         let text = ''
         res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
@@ -144,10 +175,17 @@ export const socketsOf = (pid: number) => fdsOf(pid)?.sockets ?? -1
 export { pollUntil, rssOf }
 
 /** Opens `count` stalled clients, at most `parallel` connecting at once. */
-export async function stalledClients(port: number, body: string | ((i: number) => string), count: number, parallel = 50): Promise<StalledClient[]> {
+export async function stalledClients(
+  port: number,
+  body: string | ((i: number) => string),
+  count: number,
+  parallel = 50,
+): Promise<StalledClient[]> {
   const clients: StalledClient[] = []
   for (let i = 0; i < count; i += parallel) {
-    const batch = Array.from({ length: Math.min(parallel, count - i) }, (_, j) => stalledClient(port, typeof body === 'string' ? body : body(i + j)))
+    const batch = Array.from({ length: Math.min(parallel, count - i) }, (_, j) =>
+      stalledClient(port, typeof body === 'string' ? body : body(i + j)),
+    )
     clients.push(...(await Promise.all(batch)))
   }
   return clients

@@ -12,7 +12,10 @@ const FRAMES: Record<Framing, RegExp> = {
 }
 
 /** Reads a whole SSE body and checks its framing; `ids` are the event numbers (numbered framing only). */
-export async function readEvents(response: Response, framing: Framing = 'data-only'): Promise<{ raw: string; events: any[]; ids: number[] }> {
+export async function readEvents(
+  response: Response,
+  framing: Framing = 'data-only',
+): Promise<{ raw: string; events: any[]; ids: number[] }> {
   const raw = await response.text()
   expect(raw).toMatch(FRAMES[framing])
   const frames = raw.split('\n\n').filter(Boolean)

@@ -16,7 +16,8 @@ export interface CapsProbe extends FixtureProbe {
 export type CapsAgent = Omit<FixtureAgent<CapsProbe>, 'release'>
 
 /** Starts the fixture with `env` (the runtime's A2A_* caps and timeouts) and resolves once it listens. */
-export const startCapsAgent = (env: Record<string, string> = {}): Promise<CapsAgent> => startFixtureAgent<CapsProbe>('caps-agent.mjs', env)
+export const startCapsAgent = (env: Record<string, string> = {}): Promise<CapsAgent> =>
+  startFixtureAgent<CapsProbe>('caps-agent.mjs', env)
 
 /** A TCP client whose every byte the test writes; it reads what the server answers and notes when it closes. */
 export interface RawConnection {
@@ -66,7 +67,10 @@ const FILLER = Buffer.alloc(4 * 1024 * 1024, 'x')
  * A request that declares a body of `declared` bytes (or sends one chunk of that size, `chunked`) and stops one
  * byte (chunked: the last chunk) short, so the server waits for the rest until it refuses it or times it out.
  */
-export async function stalledBody(port: number, options: { declared: number; localAddress?: string; chunked?: boolean }): Promise<RawConnection> {
+export async function stalledBody(
+  port: number,
+  options: { declared: number; localAddress?: string; chunked?: boolean },
+): Promise<RawConnection> {
   const connection = await rawConnection(port, options.localAddress)
   const head = `POST / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n`
   if (options.chunked) {
@@ -89,7 +93,9 @@ export async function stalledBodies(
   const parallel = options.parallel ?? 100
   const all: RawConnection[] = []
   for (let i = 0; i < count; i += parallel) {
-    const batch = await Promise.allSettled(Array.from({ length: Math.min(parallel, count - i) }, () => stalledBody(port, options)))
+    const batch = await Promise.allSettled(
+      Array.from({ length: Math.min(parallel, count - i) }, () => stalledBody(port, options)),
+    )
     for (const outcome of batch) if (outcome.status === 'fulfilled') all.push(outcome.value)
   }
   return all
@@ -109,7 +115,10 @@ export interface Traffic {
  * A client that keeps sending message/send, one at a time and `gapMs` apart, until `stop()` (or `maxMs`, or
  * `maxRequests`).
  */
-export function normalClient(port: number, { maxMs = 60_000, maxRequests = 5_000, gapMs = 10 } = {}): { stop(): Promise<Traffic> } {
+export function normalClient(
+  port: number,
+  { maxMs = 60_000, maxRequests = 5_000, gapMs = 10 } = {},
+): { stop(): Promise<Traffic> } {
   const traffic: Traffic = { ms: [], statuses: [], failures: [] }
   let stopped = false
   const until = performance.now() + maxMs
@@ -143,7 +152,13 @@ export function percentile(values: number[], p: number): number {
 }
 
 /** How the stalled connections ended: refused with a 503, cut with a 408, or closed with no answer. */
-export function outcomes(connections: RawConnection[]): { refused: number; cut: number; unanswered: number; open: number; other: number } {
+export function outcomes(connections: RawConnection[]): {
+  refused: number
+  cut: number
+  unanswered: number
+  open: number
+  other: number
+} {
   const counts = { refused: 0, cut: 0, unanswered: 0, open: 0, other: 0 }
   for (const connection of connections) {
     const status = connection.status()

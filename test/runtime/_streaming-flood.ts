@@ -19,7 +19,8 @@ export interface StreamingFloodResult {
   rss: number[]
 }
 
-export const startStreamingAgent = (): Promise<FloodAgent> => startFloodAgent({ NODE_OPTIONS: '--max-old-space-size=512' })
+export const startStreamingAgent = (): Promise<FloodAgent> =>
+  startFloodAgent({ NODE_OPTIONS: '--max-old-space-size=512' })
 
 /**
  * Sends from `clients` clients for `seconds`, each `message/send` without blocking (the task runs on), waiting
@@ -34,7 +35,10 @@ export async function streamingFlood(server: FloodAgent, seconds: number, client
     while (performance.now() < until && server.alive()) {
       const i = next++
       try {
-        const params = { message: { role: 'user', messageId: `flood-${i}`, parts: [{ kind: 'text', text: wordsText(i) }] }, configuration: { blocking: false } }
+        const params = {
+          message: { role: 'user', messageId: `flood-${i}`, parts: [{ kind: 'text', text: wordsText(i) }] },
+          configuration: { blocking: false },
+        }
         // A connection of its own per send: the server closes the connection of a 429, and a kept-alive socket
         // reused at that moment is reset under the next request (a client's race, not the server's answer).
         const { status, body } = await rpc(server.port, 'message/send', params)
@@ -42,7 +46,8 @@ export async function streamingFlood(server: FloodAgent, seconds: number, client
         else if (status === 429) {
           result.busy++
           await new Promise((resolve) => setTimeout(resolve, 100))
-        } else if (result.problems.length < 20) result.problems.push(`#${i}: HTTP ${status} ${JSON.stringify(body).slice(0, 300)}`)
+        } else if (result.problems.length < 20)
+          result.problems.push(`#${i}: HTTP ${status} ${JSON.stringify(body).slice(0, 300)}`)
       } catch (error) {
         if (result.problems.length < 20) result.problems.push(`#${i}: ${(error as Error).message}`)
       }

@@ -17,7 +17,8 @@ export interface BudgetsProbe extends FixtureProbe {
 export type BudgetsAgent = FixtureAgent<BudgetsProbe>
 
 /** Starts the fixture with `env` (the runtime's A2A_* budgets) and resolves once it listens. */
-export const startBudgetsAgent = (env: Record<string, string> = {}) => startFixtureAgent<BudgetsProbe>('task-budgets-agent.mjs', env)
+export const startBudgetsAgent = (env: Record<string, string> = {}) =>
+  startFixtureAgent<BudgetsProbe>('task-budgets-agent.mjs', env)
 
 export interface RpcAnswer {
   status: number
@@ -30,15 +31,30 @@ export interface RpcAnswer {
 }
 
 /** One JSON-RPC call, its answer read whole and parsed. */
-export async function rpc(port: number, method: string, params: unknown, headers: Record<string, string> = {}): Promise<RpcAnswer> {
+export async function rpc(
+  port: number,
+  method: string,
+  params: unknown,
+  headers: Record<string, string> = {},
+): Promise<RpcAnswer> {
   const answer = await call(port, rpcBody(method, params), headers)
-  return { status: answer.status, headers: answer.headers, body: JSON.parse(answer.text), chars: answer.text.length, ms: answer.ms }
+  return {
+    status: answer.status,
+    headers: answer.headers,
+    body: JSON.parse(answer.text),
+    chars: answer.text.length,
+    ms: answer.ms,
+  }
 }
 
 let messages = 0
 /** message/send params (platform dialect) with a text part, continuing `taskId` when given. */
 export function userText(text: string, taskId?: string, configuration?: Record<string, unknown>) {
-  const message: Record<string, unknown> = { role: 'user', messageId: `budget-${++messages}`, parts: [{ kind: 'text', text }] }
+  const message: Record<string, unknown> = {
+    role: 'user',
+    messageId: `budget-${++messages}`,
+    parts: [{ kind: 'text', text }],
+  }
   if (taskId !== undefined) message.taskId = taskId
   return configuration ? { message, configuration } : { message }
 }

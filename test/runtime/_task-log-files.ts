@@ -64,7 +64,12 @@ export function recordsOf(
         throw error
       }
       if (taskId && record.t !== taskId) continue
-      records.push({ segment, kind: 'snapshot' in record ? ('snapshot' as const) : ('entries' as const), n: record.n, text })
+      records.push({
+        segment,
+        kind: 'snapshot' in record ? ('snapshot' as const) : ('entries' as const),
+        n: record.n,
+        text,
+      })
     }
   }
   return records

@@ -15,7 +15,11 @@ export interface Target {
   logger: CapturedLogger
   fetch(path: string, init?: RequestInit): Promise<Response>
   /** POSTs a JSON-RPC request to `/` and returns the parsed body. */
-  rpc(method: string, params?: unknown, options?: { id?: string | number; headers?: Record<string, string>; path?: string }): Promise<RpcReply>
+  rpc(
+    method: string,
+    params?: unknown,
+    options?: { id?: string | number; headers?: Record<string, string>; path?: string },
+  ): Promise<RpcReply>
   /** POSTs a raw body to `/` with a JSON content type unless `headers` says otherwise. */
   post(body: BodyInit, headers?: Record<string, string>): Promise<Response>
   /** Shuts the target down as its host would (`app.close()`, or the server's `close()`); once, however often called. */
@@ -126,7 +130,8 @@ export const nodeServerRedisStore: Transport = {
   async start(agent, options = {}) {
     if (options.store !== undefined) return nodeServer.start(agent, options)
     const url = inject('redisUrl')
-    if (!url) throw new Error('redis-server is not installed (Debian: apt-get install redis-server; .ci/run installs it)')
+    if (!url)
+      throw new Error('redis-server is not installed (Debian: apt-get install redis-server; .ci/run installs it)')
     return nodeServer.start(agent, { ...options, store: createRedisStore({ url, prefix: `test-${newPrefix()}:` }) })
   },
 }

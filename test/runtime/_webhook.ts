@@ -36,7 +36,12 @@ export async function startReceiver(answer: Answer = () => 200): Promise<Receive
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8')
-      const delivery: Delivery = { path: req.url ?? '', headers: req.headers, raw, body: raw ? JSON.parse(raw) : undefined }
+      const delivery: Delivery = {
+        path: req.url ?? '',
+        headers: req.headers,
+        raw,
+        body: raw ? JSON.parse(raw) : undefined,
+      }
       const status = answer(attempts.length)
       attempts.push(delivery)
       if (status === 'hang') return

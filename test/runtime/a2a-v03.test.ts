@@ -44,24 +44,35 @@ describe.each(transports)('A2A v0.3 dialect ($name)', (transport) => {
     it.each([
       ['messageId', 'params.message.messageId'],
       ['role', 'params.message.role'],
-    ])('message/send and message/stream without message.%s MUST answer -32602 naming it, and start no task', async (left, field) => {
-      const { agent: counting, counts } = countingAgent()
-      const target = await transport.start(counting, options)
-      for (const method of ['message/send', 'message/stream']) {
-        const message: Record<string, unknown> = textMessage('hi')
-        delete message[left]
-        const reply = await target.rpc(method, { message }, { id: `no-${left}`, headers })
-        expect(reply.status).toBe(200)
-        expect(reply.headers.get('content-type')).toMatch(/^application\/json\b/)
-        expect(reply.body).toEqual({ jsonrpc: '2.0', id: `no-${left}`, error: { code: -32602, message: expect.stringContaining(`\`${field}\``) } })
-      }
-      expect(counts.runs).toBe(0)
-      expect(await tasksIn(target)).toBe(0)
-    })
+    ])(
+      'message/send and message/stream without message.%s MUST answer -32602 naming it, and start no task',
+      async (left, field) => {
+        const { agent: counting, counts } = countingAgent()
+        const target = await transport.start(counting, options)
+        for (const method of ['message/send', 'message/stream']) {
+          const message: Record<string, unknown> = textMessage('hi')
+          delete message[left]
+          const reply = await target.rpc(method, { message }, { id: `no-${left}`, headers })
+          expect(reply.status).toBe(200)
+          expect(reply.headers.get('content-type')).toMatch(/^application\/json\b/)
+          expect(reply.body).toEqual({
+            jsonrpc: '2.0',
+            id: `no-${left}`,
+            error: { code: -32602, message: expect.stringContaining(`\`${field}\``) },
+          })
+        }
+        expect(counts.runs).toBe(0)
+        expect(await tasksIn(target)).toBe(0)
+      },
+    )
 
     it('message/send with an empty messageId MUST answer -32602 naming it', async () => {
       const target = await transport.start(echoAgent, options)
-      const reply = await target.rpc('message/send', { message: { ...textMessage('hi'), messageId: '' } }, { id: 'empty', headers })
+      const reply = await target.rpc(
+        'message/send',
+        { message: { ...textMessage('hi'), messageId: '' } },
+        { id: 'empty', headers },
+      )
       expect(reply.body.error).toEqual({ code: -32602, message: expect.stringContaining('`params.message.messageId`') })
       expect(await tasksIn(target)).toBe(0)
     })
@@ -138,8 +149,16 @@ describe.each(transports)('A2A v1.0 parts served in the v0.3 shapes ($name)', (t
 
     it("A v1.0 client's message MUST be served in the v0.3 shapes to this client: its non-object data wrapped, its media types left out", async () => {
       const target = await transport.start(v1PartsAgent)
-      const parts = [{ data: ['x'] }, { text: 'hi', mediaType: 'text/plain' }, { data: { a: 1 }, mediaType: 'application/json' }]
-      const sent = await target.rpc('SendMessage', { message: { messageId: 'from-v1', role: 'ROLE_USER', parts } }, { headers: { 'A2A-Version': '1.0' } })
+      const parts = [
+        { data: ['x'] },
+        { text: 'hi', mediaType: 'text/plain' },
+        { data: { a: 1 }, mediaType: 'application/json' },
+      ]
+      const sent = await target.rpc(
+        'SendMessage',
+        { message: { messageId: 'from-v1', role: 'ROLE_USER', parts } },
+        { headers: { 'A2A-Version': '1.0' } },
+      )
       const task = (await target.rpc('tasks/get', { id: sent.body.result.task.id }, { headers })).body.result
       expect(task.history[0].parts).toEqual([
         { kind: 'data', data: { value: ['x'] } },
@@ -150,7 +169,12 @@ describe.each(transports)('A2A v1.0 parts served in the v0.3 shapes ($name)', (t
 
     it('message/stream MUST send such parts in the v0.3 shapes', async () => {
       const target = await transport.start(v1PartsAgent)
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 'stream', method: 'message/stream', params: { message: textMessage('hi') } })
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'stream',
+        method: 'message/stream',
+        params: { message: textMessage('hi') },
+      })
       const response = await target.post(body, headers)
       const { events } = await readEvents(response, framing)
       // The platform dialect sends notifications, v0.3 responses to the request.

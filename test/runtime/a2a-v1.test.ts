@@ -38,7 +38,10 @@ const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
 })
 
 /** SendMessage / SendStreamingMessage params in the v1.0 shape. */
-const sendParams = (text: string, options: { message?: Record<string, unknown>; configuration?: Record<string, unknown> } = {}) => ({
+const sendParams = (
+  text: string,
+  options: { message?: Record<string, unknown>; configuration?: Record<string, unknown> } = {},
+) => ({
   message: userMessage(text, options.message),
   ...(options.configuration && { configuration: options.configuration }),
 })
@@ -56,11 +59,17 @@ async function within<T>(promise: Promise<T>, what: string, ms = 5000): Promise<
   }
 }
 
-const errorInfo = (reason: string) => [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }]
+const errorInfo = (reason: string) => [
+  { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' },
+]
 
 /** A v1.0 call: the method as given, with `A2A-Version: 1.0` unless the headers say otherwise; answered within 5 s. */
-const call = (target: Target, method: string, params?: unknown, options: { id?: string | number; headers?: Record<string, string> } = {}) =>
-  within(target.rpc(method, params, { ...options, headers: { ...V1, ...options.headers } }), `the ${method} answer`)
+const call = (
+  target: Target,
+  method: string,
+  params?: unknown,
+  options: { id?: string | number; headers?: Record<string, string> } = {},
+) => within(target.rpc(method, params, { ...options, headers: { ...V1, ...options.headers } }), `the ${method} answer`)
 
 /** The `result` of a v1.0 call that must succeed. */
 async function resultOf(target: Target, method: string, params?: unknown): Promise<any> {
@@ -80,7 +89,11 @@ async function sendTask(target: Target, text: string, options: Parameters<typeof
 /** A JSON-RPC error answer carrying exactly this code (and, when given, this ErrorInfo reason). */
 function expectError(reply: { status: number; body: any }, id: string | number, code: number, reason?: string) {
   expect(reply.status).toBe(200)
-  expect(reply.body).toEqual({ jsonrpc: '2.0', id, error: { code, message: expect.any(String), ...(reason && { data: errorInfo(reason) }) } })
+  expect(reply.body).toEqual({
+    jsonrpc: '2.0',
+    id,
+    error: { code, message: expect.any(String), ...(reason && { data: errorInfo(reason) }) },
+  })
 }
 
 /** POSTs a (streaming) v1.0 call and hands back the raw response. */
@@ -139,7 +152,10 @@ const summary = (result: any): string => {
 function kindPaths(value: unknown, path = '$'): string[] {
   if (Array.isArray(value)) return value.flatMap((item, i) => kindPaths(item, `${path}[${i}]`))
   if (typeof value !== 'object' || value === null) return []
-  return Object.entries(value).flatMap(([key, child]) => [...(key === 'kind' ? [`${path}.kind`] : []), ...kindPaths(child, `${path}.${key}`)])
+  return Object.entries(value).flatMap(([key, child]) => [
+    ...(key === 'kind' ? [`${path}.kind`] : []),
+    ...kindPaths(child, `${path}.${key}`),
+  ])
 }
 
 /** Tasks in the store, through ListTasks. */
@@ -161,7 +177,9 @@ function scriptedAgent() {
     async (ctx, task) => {
       counts.runs++
       if (ctx.history.length > 1) {
-        task.artifact({ saw: ctx.history.map((m) => `${m.role}: ${m.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('')}`) })
+        task.artifact({
+          saw: ctx.history.map((m) => `${m.role}: ${m.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('')}`),
+        })
         task.artifact(`Hello, ${ctx.text}`)
         return task.complete()
       }
@@ -174,7 +192,9 @@ function scriptedAgent() {
       if (ctx.text === 'wait' || ctx.text === 'steps') {
         task.working('started')
         started.resolve(ctx.taskId)
-        const aborted = new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }))
+        const aborted = new Promise<void>((resolve) =>
+          ctx.signal.addEventListener('abort', () => resolve(), { once: true }),
+        )
         await Promise.race([gate.promise, aborted])
         if (ctx.signal.aborted) return
         if (ctx.text === 'steps') {
@@ -206,7 +226,11 @@ async function startScripted(transport: Transport) {
 
 /** Sends "wait" (or "steps") with returnImmediately and waits until the agent holds the task. */
 async function startGatedTask(script: Awaited<ReturnType<typeof startScripted>>, text: 'wait' | 'steps' = 'wait') {
-  const task = await within(sendTask(script.target, text, { configuration: { returnImmediately: true } }), 'the immediate SendMessage answer', 2000)
+  const task = await within(
+    sendTask(script.target, text, { configuration: { returnImmediately: true } }),
+    'the immediate SendMessage answer',
+    2000,
+  )
   expect(await within(script.started, 'the agent starting')).toBe(task.id)
   return task
 }
@@ -228,7 +252,10 @@ async function subscribe(transport: Transport, target: Target, taskId: string, i
 }
 
 const pushCalls: Array<[string, (taskId: string) => Record<string, unknown>]> = [
-  ['CreateTaskPushNotificationConfig', (taskId) => ({ taskId, url: 'https://client.example.com/hook', token: 'push-token' })],
+  [
+    'CreateTaskPushNotificationConfig',
+    (taskId) => ({ taskId, url: 'https://client.example.com/hook', token: 'push-token' }),
+  ],
   ['GetTaskPushNotificationConfig', (taskId) => ({ taskId, id: 'config-1' })],
   ['ListTaskPushNotificationConfigs', (taskId) => ({ taskId })],
   ['DeleteTaskPushNotificationConfig', (taskId) => ({ taskId, id: 'config-1' })],
@@ -248,7 +275,13 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       expect(task.status.state).toBe('TASK_STATE_COMPLETED')
       expect(task.artifacts).toEqual([{ artifactId: expect.any(String), parts: [{ text: 'Echo: hello' }] }])
       expect(task.history).toEqual([
-        { messageId: expect.any(String), role: 'ROLE_USER', parts: [{ text: 'hello' }], taskId: task.id, contextId: task.contextId },
+        {
+          messageId: expect.any(String),
+          role: 'ROLE_USER',
+          parts: [{ text: 'hello' }],
+          taskId: task.id,
+          contextId: task.contextId,
+        },
       ])
     })
 
@@ -287,19 +320,36 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       const target = await transport.start(echoAgent)
       const card = await (await target.fetch('/.well-known/agent-card.json', { headers: V1 })).json()
       expect(card.capabilities.extendedAgentCard ?? false).toBe(false)
-      expectError(await call(target, 'GetExtendedAgentCard', {}, { id: 'ext-1' }), 'ext-1', -32007, 'EXTENDED_AGENT_CARD_NOT_CONFIGURED')
+      expectError(
+        await call(target, 'GetExtendedAgentCard', {}, { id: 'ext-1' }),
+        'ext-1',
+        -32007,
+        'EXTENDED_AGENT_CARD_NOT_CONFIGURED',
+      )
     })
 
     it.each(pushCalls)('%s MUST answer -32003 PushNotificationNotSupported', async (method, params) => {
       const target = await transport.start(echoAgent)
       const task = await sendTask(target, 'hi')
-      expectError(await call(target, method, params(task.id), { id: 'push-1' }), 'push-1', -32003, 'PUSH_NOTIFICATION_NOT_SUPPORTED')
+      expectError(
+        await call(target, method, params(task.id), { id: 'push-1' }),
+        'push-1',
+        -32003,
+        'PUSH_NOTIFICATION_NOT_SUPPORTED',
+      )
     })
 
     it('SendMessage with a push notification config MUST answer -32003 and start no task', async () => {
       const script = await startScripted(transport)
-      const params = sendParams('hi', { configuration: { taskPushNotificationConfig: { url: 'https://client.example.com/hook', token: 'push-token' } } })
-      expectError(await call(script.target, 'SendMessage', params, { id: 'push-send' }), 'push-send', -32003, 'PUSH_NOTIFICATION_NOT_SUPPORTED')
+      const params = sendParams('hi', {
+        configuration: { taskPushNotificationConfig: { url: 'https://client.example.com/hook', token: 'push-token' } },
+      })
+      expectError(
+        await call(script.target, 'SendMessage', params, { id: 'push-send' }),
+        'push-send',
+        -32003,
+        'PUSH_NOTIFICATION_NOT_SUPPORTED',
+      )
       expect(script.counts.runs).toBe(0)
       expect(await totalTasks(script.target)).toBe(0)
     })
@@ -308,7 +358,12 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       const target = await transport.start(echoAgent)
       const task = await sendTask(target, 'hi')
       const followUp = sendParams('more', { message: { taskId: task.id } })
-      expectError(await call(target, 'SendMessage', followUp, { id: 'ended-1' }), 'ended-1', -32004, 'UNSUPPORTED_OPERATION')
+      expectError(
+        await call(target, 'SendMessage', followUp, { id: 'ended-1' }),
+        'ended-1',
+        -32004,
+        'UNSUPPORTED_OPERATION',
+      )
     })
 
     it('An unknown method MUST answer -32601 Method not found', async () => {
@@ -349,7 +404,11 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       const shapeTarget = await transport.start(shapes)
       const seen: unknown[] = []
       const completed = await sendTask(shapeTarget, 'x')
-      seen.push(completed, await resultOf(shapeTarget, 'GetTask', { id: completed.id }), await resultOf(shapeTarget, 'ListTasks', { includeArtifacts: true }))
+      seen.push(
+        completed,
+        await resultOf(shapeTarget, 'GetTask', { id: completed.id }),
+        await resultOf(shapeTarget, 'ListTasks', { includeArtifacts: true }),
+      )
       seen.push(await readStream(await post(shapeTarget, 'SendStreamingMessage', sendParams('y'), { id: 's' }), 's'))
       const asked = await sendTask(target, 'ask')
       seen.push(asked, await sendTask(target, 'Ada', { message: { taskId: asked.id } }))
@@ -390,12 +449,21 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       })
       const target = await transport.start(textOnly)
       const image = { raw: 'aGVsbG8=', mediaType: 'image/png', filename: 'a.png' }
-      const reply = await call(target, 'SendMessage', sendParams('x', { message: { parts: [{ text: 'look' }, image] } }), { id: 'modes' })
+      const reply = await call(
+        target,
+        'SendMessage',
+        sendParams('x', { message: { parts: [{ text: 'look' }, image] } }),
+        { id: 'modes' },
+      )
       expectError(reply, 'modes', -32005, 'CONTENT_TYPE_NOT_SUPPORTED')
       expect(reply.body.error.message).toMatch(/params\.message\.parts\[1\]. is image\/png.*takes text\/plain/)
-      const data = await call(target, 'SendMessage', sendParams('x', { message: { parts: [{ data: { a: 1 } }] } }), { id: 'data' })
+      const data = await call(target, 'SendMessage', sendParams('x', { message: { parts: [{ data: { a: 1 } }] } }), {
+        id: 'data',
+      })
       expectError(data, 'data', -32005, 'CONTENT_TYPE_NOT_SUPPORTED')
-      const streamed = await call(target, 'SendStreamingMessage', sendParams('x', { message: { parts: [image] } }), { id: 'stream' })
+      const streamed = await call(target, 'SendStreamingMessage', sendParams('x', { message: { parts: [image] } }), {
+        id: 'stream',
+      })
       expectError(streamed, 'stream', -32005, 'CONTENT_TYPE_NOT_SUPPORTED')
       expect(ran).toBe(false)
       // A text part with no media type is text/plain: a text/plain card takes it.
@@ -405,16 +473,25 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
     it("A part of a type a skill's inputModes name (image/*), or any type on a card taking */*, MUST be accepted", async () => {
       const image = { raw: 'aGVsbG8=', mediaType: 'image/png' }
       const skilled = agent((_ctx, task) => task.complete(), {
-        card: { skills: [{ id: 'see', name: 'See', description: 'Looks at images', tags: [], inputModes: ['image/*'] }] },
+        card: {
+          skills: [{ id: 'see', name: 'See', description: 'Looks at images', tags: [], inputModes: ['image/*'] }],
+        },
       })
       const anything = agent((_ctx, task) => task.complete(), { card: { defaultInputModes: ['*/*'] } })
       for (const taking of [skilled, anything]) {
         const target = await transport.start(taking)
-        expect((await sendTask(target, 'x', { message: { parts: [{ text: 'look' }, image] } })).status.state).toBe('TASK_STATE_COMPLETED')
+        expect((await sendTask(target, 'x', { message: { parts: [{ text: 'look' }, image] } })).status.state).toBe(
+          'TASK_STATE_COMPLETED',
+        )
       }
       const target = await transport.start(skilled)
       expectError(
-        await call(target, 'SendMessage', sendParams('x', { message: { parts: [{ raw: 'eA==', mediaType: 'audio/wav' }] } }), { id: 'audio' }),
+        await call(
+          target,
+          'SendMessage',
+          sendParams('x', { message: { parts: [{ raw: 'eA==', mediaType: 'audio/wav' }] } }),
+          { id: 'audio' },
+        ),
         'audio',
         -32005,
         'CONTENT_TYPE_NOT_SUPPORTED',
@@ -444,7 +521,10 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       expect(seenByAgent).toEqual([
         { kind: 'text', text: 'look at these' },
         { kind: 'data', data: { city: 'Paris', days: 3 } },
-        { kind: 'file', file: { uri: 'https://files.example.com/report.pdf', mimeType: 'application/pdf', name: 'report.pdf' } },
+        {
+          kind: 'file',
+          file: { uri: 'https://files.example.com/report.pdf', mimeType: 'application/pdf', name: 'report.pdf' },
+        },
         { kind: 'file', file: { bytes: 'aGVsbG8gd29ybGQ=', mimeType: 'text/plain' } },
       ])
       expect(task.artifacts[0].parts).toEqual(parts)
@@ -471,7 +551,10 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       const got = await resultOf(target, 'GetTask', { id: task.id })
       expect(got.history[0].parts).toEqual(parts)
       expect(got.artifacts[0].parts).toEqual(parts)
-      const streamed = await readStream(await post(target, 'SendStreamingMessage', sendParams('x', { message: { parts } }), { id: 'data' }), 'data')
+      const streamed = await readStream(
+        await post(target, 'SendStreamingMessage', sendParams('x', { message: { parts } }), { id: 'data' }),
+        'data',
+      )
       expect(streamed.find((r) => r.artifactUpdate).artifactUpdate.artifact.parts).toEqual(parts)
     })
 
@@ -507,9 +590,14 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
         expect(served.artifacts[0].parts).toEqual(answer)
         expect(served.status.message.parts).toEqual([{ text: '*done*', mediaType: 'text/markdown' }])
       }
-      const streamed = await readStream(await post(target, 'SendStreamingMessage', sendParams('x', { message: { parts } }), { id: 'typed' }), 'typed')
+      const streamed = await readStream(
+        await post(target, 'SendStreamingMessage', sendParams('x', { message: { parts } }), { id: 'typed' }),
+        'typed',
+      )
       expect(streamed.find((r) => r.artifactUpdate).artifactUpdate.artifact.parts).toEqual(answer)
-      expect(streamed.at(-1).statusUpdate.status.message.parts).toEqual([{ text: '*done*', mediaType: 'text/markdown' }])
+      expect(streamed.at(-1).statusUpdate.status.message.parts).toEqual([
+        { text: '*done*', mediaType: 'text/markdown' },
+      ])
     })
 
     it('Artifacts MUST carry an artifactId and parts in the v1.0 part shapes', async () => {
@@ -548,7 +636,10 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       const task = await sendTask(target, 'time')
       const got = await resultOf(target, 'GetTask', { id: task.id })
       const listed = await resultOf(target, 'ListTasks', {})
-      const streamed = await readStream(await post(target, 'SendStreamingMessage', sendParams('time'), { id: 't' }), 't')
+      const streamed = await readStream(
+        await post(target, 'SendStreamingMessage', sendParams('time'), { id: 't' }),
+        't',
+      )
       const stamps = [
         task.status.timestamp,
         got.status.timestamp,
@@ -604,14 +695,19 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       expect(await within(script.started, 'the agent starting')).toBe(task.id)
       expect((await resultOf(script.target, 'GetTask', { id: task.id })).status.state).toBe('TASK_STATE_WORKING')
       script.release()
-      await expect.poll(async () => (await resultOf(script.target, 'GetTask', { id: task.id })).status.state, { timeout: 5000 }).toBe('TASK_STATE_COMPLETED')
+      await expect
+        .poll(async () => (await resultOf(script.target, 'GetTask', { id: task.id })).status.state, { timeout: 5000 })
+        .toBe('TASK_STATE_COMPLETED')
     })
 
     it('historyLength in the SendMessage configuration MUST limit the returned history', async () => {
       const { target } = await startScripted(transport)
       const first = await sendTask(target, 'ask', { configuration: { historyLength: 1 } })
       expect(first.history.map((m: any) => m.role)).toEqual(['ROLE_AGENT'])
-      const lastTwo = await sendTask(target, 'Ada', { message: { taskId: first.id }, configuration: { historyLength: 2 } })
+      const lastTwo = await sendTask(target, 'Ada', {
+        message: { taskId: first.id },
+        configuration: { historyLength: 2 },
+      })
       expect(lastTwo.history.map((m: any) => [m.role, m.parts[0].text])).toEqual([
         ['ROLE_AGENT', 'What is your name?'],
         ['ROLE_USER', 'Ada'],
@@ -643,9 +739,14 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
     it('A follow-up whose contextId does not match the task MUST answer -32602 and leave the task as it was', async () => {
       const script = await startScripted(transport)
       const asked = await sendTask(script.target, 'ask')
-      const reply = await call(script.target, 'SendMessage', sendParams('Ada', { message: { taskId: asked.id, contextId: 'some-other-context' } }), {
-        id: 'ctx',
-      })
+      const reply = await call(
+        script.target,
+        'SendMessage',
+        sendParams('Ada', { message: { taskId: asked.id, contextId: 'some-other-context' } }),
+        {
+          id: 'ctx',
+        },
+      )
       expect(reply.body.id).toBe('ctx')
       expect(reply.body.error.code).toBe(-32602)
       expect(reply.body.result).toBeUndefined()
@@ -672,20 +773,29 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       expect(events.length).toBeGreaterThanOrEqual(4)
     })
 
-    it.each([[42], ['stream-id-7']])('Every stream event MUST be a JSON-RPC response carrying the request id exactly (id %j)', async (id) => {
-      const target = await transport.start(progressAgent)
-      const { events } = await within(readEvents(await post(target, 'SendStreamingMessage', sendParams('ids'), { id }), 'numbered'), 'the end of the stream')
-      expect(events.length).toBeGreaterThanOrEqual(4)
-      for (const event of events) {
-        expect(Object.keys(event).sort()).toEqual(['id', 'jsonrpc', 'result'])
-        expect(event.jsonrpc).toBe('2.0')
-        expect(event.id).toStrictEqual(id)
-      }
-    })
+    it.each([[42], ['stream-id-7']])(
+      'Every stream event MUST be a JSON-RPC response carrying the request id exactly (id %j)',
+      async (id) => {
+        const target = await transport.start(progressAgent)
+        const { events } = await within(
+          readEvents(await post(target, 'SendStreamingMessage', sendParams('ids'), { id }), 'numbered'),
+          'the end of the stream',
+        )
+        expect(events.length).toBeGreaterThanOrEqual(4)
+        for (const event of events) {
+          expect(Object.keys(event).sort()).toEqual(['id', 'jsonrpc', 'result'])
+          expect(event.jsonrpc).toBe('2.0')
+          expect(event.id).toStrictEqual(id)
+        }
+      },
+    )
 
     it("The first stream result MUST be the Task, then statusUpdate/artifactUpdate in the agent's order, with no final field", async () => {
       const target = await transport.start(progressAgent)
-      const results = await readStream(await post(target, 'SendStreamingMessage', sendParams('order'), { id: 'order' }), 'order')
+      const results = await readStream(
+        await post(target, 'SendStreamingMessage', sendParams('order'), { id: 'order' }),
+        'order',
+      )
       expect(results.map(summary)).toEqual([
         'task',
         'status:TASK_STATE_WORKING',
@@ -696,7 +806,13 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       const task = results[0].task
       expect(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']).toContain(task.status.state)
       expect(task.history).toEqual([
-        { messageId: expect.any(String), role: 'ROLE_USER', parts: [{ text: 'order' }], taskId: task.id, contextId: task.contextId },
+        {
+          messageId: expect.any(String),
+          role: 'ROLE_USER',
+          parts: [{ text: 'order' }],
+          taskId: task.id,
+          contextId: task.contextId,
+        },
       ])
       for (const result of results.slice(1)) {
         const update = result.statusUpdate ?? result.artifactUpdate
@@ -705,7 +821,10 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
         expect(update).not.toHaveProperty('final')
         expect(result).not.toHaveProperty('final')
       }
-      expect(results[2].statusUpdate.status.message).toMatchObject({ role: 'ROLE_AGENT', parts: [{ text: 'Looking it up…' }] })
+      expect(results[2].statusUpdate.status.message).toMatchObject({
+        role: 'ROLE_AGENT',
+        parts: [{ text: 'Looking it up…' }],
+      })
       const stored = await resultOf(target, 'GetTask', { id: task.id })
       expect(stored.status.state).toBe('TASK_STATE_COMPLETED')
       expect(stored.artifacts[0].artifactId).toBe(results[3].artifactUpdate.artifact.artifactId)
@@ -731,17 +850,33 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       ['fail', 'TASK_STATE_FAILED'],
     ])('The stream MUST close after a terminal state (%s → %s)', async (text, state) => {
       const { target } = await startScripted(transport)
-      const results = await readStream(await post(target, 'SendStreamingMessage', sendParams(text), { id: 'end' }), 'end')
+      const results = await readStream(
+        await post(target, 'SendStreamingMessage', sendParams(text), { id: 'end' }),
+        'end',
+      )
       expect(results.at(-1).statusUpdate.status.state).toBe(state)
       expect(results.filter((r) => r.statusUpdate?.status.state === state)).toHaveLength(1)
     })
 
     it('The stream MUST close after input-required', async () => {
       const { target } = await startScripted(transport)
-      const results = await readStream(await post(target, 'SendStreamingMessage', sendParams('ask'), { id: 'ask' }), 'ask')
-      expect(results.map(summary)).toEqual(['task', 'status:TASK_STATE_WORKING', 'status:TASK_STATE_WORKING', 'status:TASK_STATE_INPUT_REQUIRED'])
-      expect(results.at(-1).statusUpdate.status.message).toMatchObject({ role: 'ROLE_AGENT', parts: [{ text: 'What is your name?' }] })
-      expect((await resultOf(target, 'GetTask', { id: results[0].task.id })).status.state).toBe('TASK_STATE_INPUT_REQUIRED')
+      const results = await readStream(
+        await post(target, 'SendStreamingMessage', sendParams('ask'), { id: 'ask' }),
+        'ask',
+      )
+      expect(results.map(summary)).toEqual([
+        'task',
+        'status:TASK_STATE_WORKING',
+        'status:TASK_STATE_WORKING',
+        'status:TASK_STATE_INPUT_REQUIRED',
+      ])
+      expect(results.at(-1).statusUpdate.status.message).toMatchObject({
+        role: 'ROLE_AGENT',
+        parts: [{ text: 'What is your name?' }],
+      })
+      expect((await resultOf(target, 'GetTask', { id: results[0].task.id })).status.state).toBe(
+        'TASK_STATE_INPUT_REQUIRED',
+      )
     })
 
     it('With capabilities.streaming false, SendStreamingMessage and SubscribeToTask MUST answer a -32004 JSON error, not a stream', async () => {
@@ -777,7 +912,12 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       })
       script.release()
       const rest = await drain(sub.reader, 'sub-1')
-      expect(rest.map(summary)).toEqual(['status:TASK_STATE_WORKING', 'artifact:a', 'artifact:b', 'status:TASK_STATE_COMPLETED'])
+      expect(rest.map(summary)).toEqual([
+        'status:TASK_STATE_WORKING',
+        'artifact:a',
+        'artifact:b',
+        'status:TASK_STATE_COMPLETED',
+      ])
       expect(rest[0].statusUpdate.status.message.parts).toEqual([{ text: 'step 2' }])
       for (const result of rest) expect((result.statusUpdate ?? result.artifactUpdate).taskId).toBe(task.id)
     })
@@ -804,7 +944,12 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       expect(firstTwo).toEqual(firstOne)
       script.release()
       const [restOne, restTwo] = await Promise.all([drain(one.reader, 'one'), drain(two.reader, 'two')])
-      expect(restOne.map(summary)).toEqual(['status:TASK_STATE_WORKING', 'artifact:a', 'artifact:b', 'status:TASK_STATE_COMPLETED'])
+      expect(restOne.map(summary)).toEqual([
+        'status:TASK_STATE_WORKING',
+        'artifact:a',
+        'artifact:b',
+        'status:TASK_STATE_COMPLETED',
+      ])
       expect(restTwo).toEqual(restOne)
     })
 
@@ -819,7 +964,12 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       await sleep(50)
       script.release()
       const rest = await drain(staying.reader, 'staying')
-      expect(rest.map(summary)).toEqual(['status:TASK_STATE_WORKING', 'artifact:a', 'artifact:b', 'status:TASK_STATE_COMPLETED'])
+      expect(rest.map(summary)).toEqual([
+        'status:TASK_STATE_WORKING',
+        'artifact:a',
+        'artifact:b',
+        'status:TASK_STATE_COMPLETED',
+      ])
       const stored = await resultOf(script.target, 'GetTask', { id: task.id })
       expect(stored.status.state).toBe('TASK_STATE_COMPLETED')
       expect(stored.artifacts.map((a: any) => a.parts)).toEqual([[{ text: 'a' }], [{ text: 'b' }]])
@@ -837,14 +987,19 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       await expect.poll(() => sub.reader.heartbeats).toBeGreaterThan(0)
       const answered = await sendTask(target, 'Ada', { message: { taskId: asked.id } })
       expect(answered.status.state).toBe('TASK_STATE_COMPLETED')
-      const rest = [streamResult(await within(next, 'the first event of the next turn'), 'sub-turns'), ...(await drain(sub.reader, 'sub-turns'))]
+      const rest = [
+        streamResult(await within(next, 'the first event of the next turn'), 'sub-turns'),
+        ...(await drain(sub.reader, 'sub-turns')),
+      ]
       expect(rest.map(summary)).toEqual([
         'status:TASK_STATE_WORKING',
         expect.stringMatching(/^artifact:/),
         'artifact:Hello, Ada',
         'status:TASK_STATE_COMPLETED',
       ])
-      expect(rest[1].artifactUpdate.artifact.parts[0].data).toEqual({ saw: ['user: ask', 'agent: What is your name?', 'user: Ada'] })
+      expect(rest[1].artifactUpdate.artifact.parts[0].data).toEqual({
+        saw: ['user: ask', 'agent: What is your name?', 'user: Ada'],
+      })
     })
 
     it('SubscribeToTask on a terminal task MUST answer -32004 UnsupportedOperation', async () => {
@@ -950,8 +1105,12 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       expect(completed.tasks.map((t: any) => t.id).sort()).toEqual([done1.id, done2.id].sort())
       expect(completed.totalSize).toBe(2)
       for (const task of completed.tasks) expect(task.status.state).toBe('TASK_STATE_COMPLETED')
-      expect((await resultOf(target, 'ListTasks', { status: 'TASK_STATE_INPUT_REQUIRED' })).tasks.map((t: any) => t.id)).toEqual([asked.id])
-      expect((await resultOf(target, 'ListTasks', { status: 'TASK_STATE_FAILED' })).tasks.map((t: any) => t.id)).toEqual([failed.id])
+      expect(
+        (await resultOf(target, 'ListTasks', { status: 'TASK_STATE_INPUT_REQUIRED' })).tasks.map((t: any) => t.id),
+      ).toEqual([asked.id])
+      expect(
+        (await resultOf(target, 'ListTasks', { status: 'TASK_STATE_FAILED' })).tasks.map((t: any) => t.id),
+      ).toEqual([failed.id])
     })
 
     it('ListTasks MUST leave artifacts out unless includeArtifacts is true', async () => {
@@ -997,12 +1156,18 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
     it('SendMessage MUST accept message_id, context_id, task_id, history_length, return_immediately and accepted_output_modes as their lowerCamelCase names', async () => {
       const script = await startScripted(transport)
       const { target } = script
-      const asked = await resultOf(target, 'SendMessage', { message: snakeMessage('ask', { context_id: 'ctx-snake' }), configuration: { history_length: 1 } })
+      const asked = await resultOf(target, 'SendMessage', {
+        message: snakeMessage('ask', { context_id: 'ctx-snake' }),
+        configuration: { history_length: 1 },
+      })
       expect(asked.task.contextId).toBe('ctx-snake')
       expect(asked.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED')
       expect(asked.task.history.map((m: any) => m.role)).toEqual(['ROLE_AGENT'])
 
-      const resumed = await resultOf(target, 'SendMessage', { message: snakeMessage('Ada', { task_id: asked.task.id }), configuration: { history_length: 0 } })
+      const resumed = await resultOf(target, 'SendMessage', {
+        message: snakeMessage('Ada', { task_id: asked.task.id }),
+        configuration: { history_length: 0 },
+      })
       expect(resumed.task.id).toBe(asked.task.id)
       expect(resumed.task.status.state).toBe('TASK_STATE_COMPLETED')
       expect(resumed.task.history ?? []).toEqual([])
@@ -1055,7 +1220,9 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
     it('GetTask MUST accept history_length as historyLength', async () => {
       const { target } = await startScripted(transport)
       const asked = await sendTask(target, 'ask')
-      expect((await resultOf(target, 'GetTask', { id: asked.id, history_length: 1 })).history.map((m: any) => m.role)).toEqual(['ROLE_AGENT'])
+      expect(
+        (await resultOf(target, 'GetTask', { id: asked.id, history_length: 1 })).history.map((m: any) => m.role),
+      ).toEqual(['ROLE_AGENT'])
       expect((await resultOf(target, 'GetTask', { id: asked.id, history_length: 0 })).history ?? []).toEqual([])
     })
 
@@ -1083,11 +1250,17 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
         expect(task.artifacts).toHaveLength(1)
         expect(task.history ?? []).toEqual([])
       }
-      const second = await resultOf(target, 'ListTasks', { context_id: 'ctx-list', page_size: 2, page_token: first.nextPageToken })
+      const second = await resultOf(target, 'ListTasks', {
+        context_id: 'ctx-list',
+        page_size: 2,
+        page_token: first.nextPageToken,
+      })
       expect(second.tasks).toHaveLength(1)
       expect(second.nextPageToken).toBe('')
       expect([...first.tasks, ...second.tasks].map((t: any) => t.id).sort()).toEqual(created.map((t) => t.id).sort())
-      const later = await resultOf(target, 'ListTasks', { status_timestamp_after: new Date(Date.now() + 60_000).toISOString() })
+      const later = await resultOf(target, 'ListTasks', {
+        status_timestamp_after: new Date(Date.now() + 60_000).toISOString(),
+      })
       expect(later.tasks).toEqual([])
     })
 
@@ -1106,26 +1279,41 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
         configuration: { task_push_notification_config: { url: receiver.url, token: 'snake-token' } },
       })
       const taskId = sent.task.id
-      await expect.poll(() => receiver.delivered.some((d) => d.body.statusUpdate?.status.state === 'TASK_STATE_COMPLETED')).toBe(true)
+      await expect
+        .poll(() => receiver.delivered.some((d) => d.body.statusUpdate?.status.state === 'TASK_STATE_COMPLETED'))
+        .toBe(true)
       expect(receiver.delivered[0]!.headers['x-a2a-notification-token']).toBe('snake-token')
 
-      const created = await resultOf(target, 'CreateTaskPushNotificationConfig', { task_id: taskId, id: 'snake-config', url: receiver.url })
+      const created = await resultOf(target, 'CreateTaskPushNotificationConfig', {
+        task_id: taskId,
+        id: 'snake-config',
+        url: receiver.url,
+      })
       expect(created).toMatchObject({ id: 'snake-config', taskId, url: receiver.url })
       const nested = await resultOf(target, 'CreateTaskPushNotificationConfig', {
         task_id: taskId,
         push_notification_config: { id: 'nested-config', url: receiver.url },
       })
       expect(nested).toMatchObject({ id: 'nested-config', taskId })
-      expect(await resultOf(target, 'GetTaskPushNotificationConfig', { task_id: taskId, id: 'snake-config' })).toMatchObject({ id: 'snake-config', taskId })
+      expect(
+        await resultOf(target, 'GetTaskPushNotificationConfig', { task_id: taskId, id: 'snake-config' }),
+      ).toMatchObject({ id: 'snake-config', taskId })
       const listed = await resultOf(target, 'ListTaskPushNotificationConfigs', { task_id: taskId })
       expect(listed.configs.map((c: any) => c.id)).toEqual(expect.arrayContaining(['snake-config', 'nested-config']))
       const missing = await call(target, 'GetTaskPushNotificationConfig', { id: 'snake-config' }, { id: 'no-task' })
       expectError(missing, 'no-task', -32602)
       expect(missing.body.error.message).toContain('`params.taskId`')
-      const wrong = await call(target, 'GetTaskPushNotificationConfig', { task_id: 7, id: 'snake-config' }, { id: 'bad-task' })
+      const wrong = await call(
+        target,
+        'GetTaskPushNotificationConfig',
+        { task_id: 7, id: 'snake-config' },
+        { id: 'bad-task' },
+      )
       expect(wrong.body.error.message).toContain('`params.task_id`')
       await resultOf(target, 'DeleteTaskPushNotificationConfig', { task_id: taskId, id: 'snake-config' })
-      expect((await resultOf(target, 'ListTaskPushNotificationConfigs', { taskId })).configs.map((c: any) => c.id)).not.toContain('snake-config')
+      expect(
+        (await resultOf(target, 'ListTaskPushNotificationConfigs', { taskId })).configs.map((c: any) => c.id),
+      ).not.toContain('snake-config')
     })
 
     it('A field given under both names with the same value MUST be accepted', async () => {
@@ -1134,7 +1322,12 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       const task = (
         await resultOf(target, 'SendMessage', {
           message: { ...message, messageId: message.message_id, contextId: 'ctx-2', context_id: 'ctx-2' },
-          configuration: { historyLength: 1, history_length: 1, acceptedOutputModes: ['text/plain'], accepted_output_modes: ['text/plain'] },
+          configuration: {
+            historyLength: 1,
+            history_length: 1,
+            acceptedOutputModes: ['text/plain'],
+            accepted_output_modes: ['text/plain'],
+          },
         })
       ).task
       expect(task.contextId).toBe('ctx-2')
@@ -1143,8 +1336,18 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
     })
 
     it.each([
-      ['message.messageId', (m: any) => ({ message: { ...m, messageId: 'one', message_id: 'two' } }), 'params.message.messageId', 'params.message.message_id'],
-      ['message.contextId', (m: any) => ({ message: { ...m, contextId: 'one', context_id: 'two' } }), 'params.message.contextId', 'params.message.context_id'],
+      [
+        'message.messageId',
+        (m: any) => ({ message: { ...m, messageId: 'one', message_id: 'two' } }),
+        'params.message.messageId',
+        'params.message.message_id',
+      ],
+      [
+        'message.contextId',
+        (m: any) => ({ message: { ...m, contextId: 'one', context_id: 'two' } }),
+        'params.message.contextId',
+        'params.message.context_id',
+      ],
       [
         'configuration.historyLength',
         (m: any) => ({ message: m, configuration: { historyLength: 1, history_length: 2 } }),
@@ -1153,7 +1356,10 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       ],
       [
         'configuration.acceptedOutputModes',
-        (m: any) => ({ message: m, configuration: { acceptedOutputModes: ['text/plain'], accepted_output_modes: ['text/plain', 'text/html'] } }),
+        (m: any) => ({
+          message: m,
+          configuration: { acceptedOutputModes: ['text/plain'], accepted_output_modes: ['text/plain', 'text/html'] },
+        }),
         'params.configuration.acceptedOutputModes',
         'params.configuration.accepted_output_modes',
       ],
@@ -1173,7 +1379,12 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
     it('GetTask and ListTasks giving a field under both names with different values MUST answer -32602 naming both', async () => {
       const target = await transport.start(echoAgent)
       const task = await sendTask(target, 'x')
-      const get = await call(target, 'GetTask', { id: task.id, historyLength: 0, history_length: 1 }, { id: 'get-both' })
+      const get = await call(
+        target,
+        'GetTask',
+        { id: task.id, historyLength: 0, history_length: 1 },
+        { id: 'get-both' },
+      )
       expectError(get, 'get-both', -32602)
       expect(get.body.error.message).toContain('`params.history_length`')
       const list = await call(target, 'ListTasks', { pageSize: 1, page_size: 2 }, { id: 'list-both' })
@@ -1184,10 +1395,20 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
 
     it('A wrong value under a .proto name MUST be refused with -32602 naming the field as the client wrote it', async () => {
       const target = await transport.start(echoAgent)
-      const history = await call(target, 'SendMessage', { message: userMessage('x'), configuration: { history_length: -1 } }, { id: 'bad-history' })
+      const history = await call(
+        target,
+        'SendMessage',
+        { message: userMessage('x'), configuration: { history_length: -1 } },
+        { id: 'bad-history' },
+      )
       expectError(history, 'bad-history', -32602)
       expect(history.body.error.message).toContain('`params.configuration.history_length`')
-      const context = await call(target, 'SendMessage', { message: { ...userMessage('x'), context_id: 7 } }, { id: 'bad-context' })
+      const context = await call(
+        target,
+        'SendMessage',
+        { message: { ...userMessage('x'), context_id: 7 } },
+        { id: 'bad-context' },
+      )
       expectError(context, 'bad-context', -32602)
       expect(context.body.error.message).toContain('`params.message.context_id`')
       const size = await call(target, 'ListTasks', { page_size: 0 }, { id: 'bad-size' })
@@ -1211,7 +1432,13 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
         error: {
           code: -32001,
           message: expect.any(String),
-          data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' }],
+          data: [
+            {
+              '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+              reason: 'TASK_NOT_FOUND',
+              domain: 'a2a-protocol.org',
+            },
+          ],
         },
       })
     })
@@ -1219,7 +1446,12 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
     it('CancelTask of a completed task MUST answer -32002 with ErrorInfo TASK_NOT_CANCELABLE', async () => {
       const { target } = await startScripted(transport)
       const task = await sendTask(target, 'done')
-      expectError(await call(target, 'CancelTask', { id: task.id }, { id: 'late' }), 'late', -32002, 'TASK_NOT_CANCELABLE')
+      expectError(
+        await call(target, 'CancelTask', { id: task.id }, { id: 'late' }),
+        'late',
+        -32002,
+        'TASK_NOT_CANCELABLE',
+      )
       expect((await resultOf(target, 'GetTask', { id: task.id })).status.state).toBe('TASK_STATE_COMPLETED')
     })
   })
@@ -1227,7 +1459,10 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
   describe('versioning (A2A-Version)', () => {
     it('A2A-Version 2.0 MUST answer -32009 VERSION_NOT_SUPPORTED with the request id', async () => {
       const script = await startScripted(transport)
-      const reply = await call(script.target, 'SendMessage', sendParams('hi'), { id: 'v2', headers: { 'A2A-Version': '2.0' } })
+      const reply = await call(script.target, 'SendMessage', sendParams('hi'), {
+        id: 'v2',
+        headers: { 'A2A-Version': '2.0' },
+      })
       expectError(reply, 'v2', -32009, 'VERSION_NOT_SUPPORTED')
       expect(script.counts.runs).toBe(0)
       const numeric = await call(script.target, 'GetTask', { id: 'x' }, { id: 99, headers: { 'A2A-Version': '2.0' } })
@@ -1236,7 +1471,10 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
 
     it('A2A-Version 1.0.3 MUST be served as 1.0 (the patch is ignored)', async () => {
       const target = await transport.start(echoAgent)
-      const reply = await call(target, 'SendMessage', sendParams('patch'), { id: 'patch', headers: { 'A2A-Version': '1.0.3' } })
+      const reply = await call(target, 'SendMessage', sendParams('patch'), {
+        id: 'patch',
+        headers: { 'A2A-Version': '1.0.3' },
+      })
       expect(reply.body.id).toBe('patch')
       expect(Object.keys(reply.body.result)).toEqual(['task'])
       expect(reply.body.result.task.status.state).toBe('TASK_STATE_COMPLETED')
@@ -1246,7 +1484,9 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
 
     it('A2A-Version 0.3 with message/send MUST answer in the v0.3 (platform) shape', async () => {
       const target = await transport.start(echoAgent)
-      const params = { message: { kind: 'message', role: 'user', messageId: 'm-03', parts: [{ kind: 'text', text: 'old' }] } }
+      const params = {
+        message: { kind: 'message', role: 'user', messageId: 'm-03', parts: [{ kind: 'text', text: 'old' }] },
+      }
       const reply = await call(target, 'message/send', params, { id: 'v03', headers: { 'A2A-Version': '0.3' } })
       expect(reply.body.id).toBe('v03')
       const task = reply.body.result
@@ -1258,7 +1498,9 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
 
     it('A2A-Version 1.0 with a slash method (message/send) MUST answer -32601', async () => {
       const target = await transport.start(echoAgent)
-      const params = { message: { kind: 'message', role: 'user', messageId: 'm-slash', parts: [{ kind: 'text', text: 'x' }] } }
+      const params = {
+        message: { kind: 'message', role: 'user', messageId: 'm-slash', parts: [{ kind: 'text', text: 'x' }] },
+      }
       expectError(await call(target, 'message/send', params, { id: 'slash' }), 'slash', -32601)
       expect(await totalTasks(target)).toBe(0)
     })
@@ -1274,7 +1516,9 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
 
     it('Without A2A-Version a slash method MUST keep the platform shape', async () => {
       const target = await transport.start(echoAgent)
-      const params = { message: { kind: 'message', role: 'user', messageId: 'm-plat', parts: [{ kind: 'text', text: 'platform' }] } }
+      const params = {
+        message: { kind: 'message', role: 'user', messageId: 'm-plat', parts: [{ kind: 'text', text: 'platform' }] },
+      }
       const reply = await target.rpc('message/send', params, { id: 'plat' })
       expect(reply.body.id).toBe('plat')
       const task = reply.body.result
@@ -1295,7 +1539,11 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       expect(card).toMatchObject(TEST_CARD_FIELDS)
       expect(card.capabilities.pushNotifications ?? false).toBe(false)
       for (const skill of card.skills) expect(Array.isArray(skill.tags)).toBe(true)
-      expect(card.supportedInterfaces[0]).toEqual({ url: target.url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' })
+      expect(card.supportedInterfaces[0]).toEqual({
+        url: target.url,
+        protocolBinding: 'JSONRPC',
+        protocolVersion: '1.0',
+      })
       // v1.0 names its protocol version per interface; a top-level protocolVersion is the v0.3 card's.
       expect(card).not.toHaveProperty('protocolVersion')
       expect(kindPaths(card)).toEqual([])
@@ -1306,25 +1554,35 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       const response = await target.fetch('/.well-known/agent-card.json')
       expect(response.status).toBe(200)
       const card = await response.json()
-      // A client that does not say A2A-Version: 0.3 gets the platform dialect's notifications on a stream here: the card
+      // A client that does not say A2A-Version: 0.3 gets the platform dialect's notifications on a stream here: the
+      // card
       // claims no streaming to it (test/interop/sdk-clients.test.ts).
       const capabilities = { streaming: false }
-      expect(card).toMatchObject({ protocolVersion: '0.3.0', url: target.url, preferredTransport: 'JSONRPC', ...TEST_CARD_FIELDS, capabilities })
+      expect(card).toMatchObject({
+        protocolVersion: '0.3.0',
+        url: target.url,
+        preferredTransport: 'JSONRPC',
+        ...TEST_CARD_FIELDS,
+        capabilities,
+      })
     })
 
     it.each([
       ['v1.0', V1],
       ['v0.3', {}],
-    ])('The %s agent-card.json MUST carry Cache-Control with max-age, an ETag and Vary: A2A-Version', async (_name, headers) => {
-      const target = await transport.start(echoAgent)
-      const response = await target.fetch('/.well-known/agent-card.json', { headers })
-      expect(response.status).toBe(200)
-      expect(response.headers.get('cache-control')).toMatch(/(^|[,\s])max-age=[1-9]\d*\b/)
-      expect(response.headers.get('etag')).toMatch(/^(W\/)?"[^"]+"$/)
-      const vary = (response.headers.get('vary') ?? '').split(',').map((token) => token.trim().toLowerCase())
-      expect(vary).toContain('a2a-version')
-      await response.text()
-    })
+    ])(
+      'The %s agent-card.json MUST carry Cache-Control with max-age, an ETag and Vary: A2A-Version',
+      async (_name, headers) => {
+        const target = await transport.start(echoAgent)
+        const response = await target.fetch('/.well-known/agent-card.json', { headers })
+        expect(response.status).toBe(200)
+        expect(response.headers.get('cache-control')).toMatch(/(^|[,\s])max-age=[1-9]\d*\b/)
+        expect(response.headers.get('etag')).toMatch(/^(W\/)?"[^"]+"$/)
+        const vary = (response.headers.get('vary') ?? '').split(',').map((token) => token.trim().toLowerCase())
+        expect(vary).toContain('a2a-version')
+        await response.text()
+      },
+    )
 
     it('The two agent-card.json shapes MUST have different ETags, and If-None-Match with the current ETag MUST answer 304 without a body', async () => {
       const target = await transport.start(echoAgent)
@@ -1345,7 +1603,9 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       expect(await v03Again.text()).toBe('')
 
       // The other shape's tag does not match: the client gets the card it asked for.
-      const crossed = await target.fetch('/.well-known/agent-card.json', { headers: { ...V1, 'If-None-Match': v03Tag } })
+      const crossed = await target.fetch('/.well-known/agent-card.json', {
+        headers: { ...V1, 'If-None-Match': v03Tag },
+      })
       expect(crossed.status).toBe(200)
       expect((await crossed.json()).supportedInterfaces[0].protocolVersion).toBe('1.0')
     })
@@ -1358,7 +1618,12 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       const etag = response.headers.get('etag')
       expect(etag).toMatch(/^(W\/)?"[^"]+"$/)
       const card = await response.json()
-      expect(card).toMatchObject({ name: 'Test Agent', url: target.url, version: '1.2.3', capabilities: { streaming: true, pushNotifications: false } })
+      expect(card).toMatchObject({
+        name: 'Test Agent',
+        url: target.url,
+        version: '1.2.3',
+        capabilities: { streaming: true, pushNotifications: false },
+      })
       expect(card.supportedInterfaces).toEqual([{ url: target.url, protocolBinding: 'JSONRPC', transport: 'JSONRPC' }])
       expect(card).not.toHaveProperty('protocolVersion')
       // A2A-Version does not change the platform card.
@@ -1409,7 +1674,10 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       const wrong = await call(target, 'GetTask', { id: 'x' }, { headers: { Authorization: 'Bearer wrong' } })
       expect(wrong.status).toBe(401)
 
-      const allowed = await call(target, 'SendMessage', sendParams('hi'), { id: 'auth', headers: { Authorization: 'Bearer t' } })
+      const allowed = await call(target, 'SendMessage', sendParams('hi'), {
+        id: 'auth',
+        headers: { Authorization: 'Bearer t' },
+      })
       expect(allowed.status).toBe(200)
       expect(allowed.body.result.task.status.state).toBe('TASK_STATE_COMPLETED')
       const list = await call(target, 'ListTasks', {}, { headers: { Authorization: 'Bearer t' } })

@@ -11,9 +11,16 @@ describe('agentWorker', () => {
     const { worker } = agentWorker(echoAgent, { binding: 'TASKS' })
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
     try {
-      const response = await worker.fetch(new Request('https://agent.example/', { method: 'POST', body: '{}' }), { AGENT: {}, A2A_API_KEY: 'k' })
+      const response = await worker.fetch(new Request('https://agent.example/', { method: 'POST', body: '{}' }), {
+        AGENT: {},
+        A2A_API_KEY: 'k',
+      })
       expect(response.status).toBe(500)
-      expect(await response.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error: the agent is not configured' } })
+      expect(await response.json()).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32603, message: 'Internal error: the agent is not configured' },
+      })
       expect(logged).toHaveBeenCalledWith(expect.stringContaining('the Durable Object binding TASKS is missing'))
     } finally {
       logged.mockRestore()
@@ -22,13 +29,21 @@ describe('agentWorker', () => {
 
   it("refuses A2A_STORE in the Worker's variables when its object starts: tasks are kept in the Durable Object", () => {
     const { AgentObject } = agentWorker(echoAgent)
-    const state = { storage: new DurableObjectStorageStandIn(), blockConcurrencyWhile: <T>(callback: () => Promise<T>) => callback() }
-    expect(() => new AgentObject(state, { A2A_STORE: 'file:.tasks' })).toThrow(/A2A_STORE does not apply on Cloudflare Workers/)
+    const state = {
+      storage: new DurableObjectStorageStandIn(),
+      blockConcurrencyWhile: <T>(callback: () => Promise<T>) => callback(),
+    }
+    expect(() => new AgentObject(state, { A2A_STORE: 'file:.tasks' })).toThrow(
+      /A2A_STORE does not apply on Cloudflare Workers/,
+    )
   })
 
   it("reads a number in the Worker's variables as a setting (wrangler.jsonc vars may be numbers), refusing a bad one by name", () => {
     const { AgentObject } = agentWorker(echoAgent)
-    const state = { storage: new DurableObjectStorageStandIn(), blockConcurrencyWhile: <T>(callback: () => Promise<T>) => callback() }
+    const state = {
+      storage: new DurableObjectStorageStandIn(),
+      blockConcurrencyWhile: <T>(callback: () => Promise<T>) => callback(),
+    }
     expect(() => new AgentObject(state, { A2A_MAX_RUNNING_BYTES: 1 })).toThrow(/A2A_MAX_RUNNING_BYTES/)
     expect(() => new AgentObject(state, { A2A_MAX_RUNNING_BYTES: 64 * 1024 * 1024 })).not.toThrow()
   })
@@ -41,10 +56,16 @@ describe('agentWorker', () => {
     }
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
     try {
-      const response = await worker.fetch(new Request('https://agent.example/', { method: 'POST', body: '{}' }), { AGENT: failing })
+      const response = await worker.fetch(new Request('https://agent.example/', { method: 'POST', body: '{}' }), {
+        AGENT: failing,
+      })
       expect(response.status).toBe(503)
       expect(response.headers.get('retry-after')).toBe('1')
-      expect(await response.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'The agent is unavailable; retry shortly' } })
+      expect(await response.json()).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32603, message: 'The agent is unavailable; retry shortly' },
+      })
       expect(logged).toHaveBeenCalledWith("The agent's Durable Object did not answer", expect.any(Error))
     } finally {
       logged.mockRestore()
@@ -63,8 +84,12 @@ describe('agentWorker', () => {
         },
       }),
     }
-    const first = await worker.fetch(new Request('https://agent.example/.well-known/agent-card.json'), { AGENT: namespace })
-    const second = await worker.fetch(new Request('https://agent.example/', { method: 'POST', body: '{}' }), { AGENT: namespace })
+    const first = await worker.fetch(new Request('https://agent.example/.well-known/agent-card.json'), {
+      AGENT: namespace,
+    })
+    const second = await worker.fetch(new Request('https://agent.example/', { method: 'POST', body: '{}' }), {
+      AGENT: namespace,
+    })
     expect([await first.text(), await second.text()]).toEqual(['from the object', 'from the object'])
     expect(seen).toEqual([
       { name: 'agent', url: 'https://agent.example/.well-known/agent-card.json' },

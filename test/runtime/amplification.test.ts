@@ -15,20 +15,28 @@ const SENDS = 25
 const HEAP = '--max-old-space-size=512'
 const RSS_CEILING = 768 * MiB
 
-it(`${SENDS} sends of ~1 MB of each amplifying shape leave an agent on a 512 MiB heap alive, under 768 MiB of RSS`, { timeout: 300_000 }, async () => {
+it(`${SENDS} sends of ~1 MB of each amplifying shape leave an agent on a 512 MiB heap alive, under 768 MiB of RSS`, {
+  timeout: 300_000,
+}, async () => {
   const server = await startFloodAgent({ NODE_OPTIONS: HEAP })
   try {
     const rss = sampleRss(server.pid)
     const results: Array<AmplifiedResult & { name: string; ms: number }> = []
     for (const shape of AMPLIFIED_SHAPES) {
       const started = performance.now()
-      results.push({ name: shape.name, ...(await sendAmplified(server.port, shape, SENDS)), ms: performance.now() - started })
+      results.push({
+        name: shape.name,
+        ...(await sendAmplified(server.port, shape, SENDS)),
+        ms: performance.now() - started,
+      })
     }
     const peak = rss.stop()
     console.log(
       [
         `width amplification, ${SENDS} sends of each shape, 512 MiB heap: RSS peak ${mib(peak)}`,
-        ...results.map((r) => `  ${r.name}: ${r.completed} completed, ${r.refused} refused (${(r.ms / 1000).toFixed(1)} s)`),
+        ...results.map(
+          (r) => `  ${r.name}: ${r.completed} completed, ${r.refused} refused (${(r.ms / 1000).toFixed(1)} s)`,
+        ),
       ].join('\n'),
     )
     expect(server.alive()).toBe(true)

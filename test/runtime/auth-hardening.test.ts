@@ -38,7 +38,10 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await server.close()
 })
 
-async function serveProtected(options: { bearerTokens: string[]; apiKeys: string[] }, requestLog = true): Promise<A2AServer & { logger: CapturedLogger }> {
+async function serveProtected(
+  options: { bearerTokens: string[]; apiKeys: string[] },
+  requestLog = true,
+): Promise<A2AServer & { logger: CapturedLogger }> {
   const logger = captureLogger()
   const server = await serveAgent(protectedAgent(['bearer', 'apiKey']), {
     auth: options,
@@ -63,7 +66,13 @@ const fastFifth = (values: number[]) => [...values].sort((a, b) => a - b)[Math.f
  * time, and other test files run on the same cores). Each sample runs the check `batch` times, so a fast
  * check still measures well above the timer's resolution.
  */
-function timingRatio<T>(check: (candidate: T) => unknown, slowSuspect: T, fastSuspect: T, samples: number, batch: number): number {
+function timingRatio<T>(
+  check: (candidate: T) => unknown,
+  slowSuspect: T,
+  fastSuspect: T,
+  samples: number,
+  batch: number,
+): number {
   const time = (candidate: T) => {
     const start = process.hrtime.bigint()
     for (let i = 0; i < batch; i++) check(candidate)
@@ -208,7 +217,10 @@ describe('the credential check takes no longer or shorter for a right credential
 
 /** Every captured line as text, with its detail in full (an error's message and stack, an object's fields). */
 const logText = (logger: CapturedLogger) =>
-  logger.lines.map((line) => `${line.level} ${line.message}${line.detail === undefined ? '' : ` ${inspect(line.detail, { depth: 10 })}`}`)
+  logger.lines.map(
+    (line) =>
+      `${line.level} ${line.message}${line.detail === undefined ? '' : ` ${inspect(line.detail, { depth: 10 })}`}`,
+  )
 
 async function waitFor(condition: () => boolean, ms: number, what: string): Promise<void> {
   const until = Date.now() + ms
@@ -226,7 +238,11 @@ describe('credentials never reach the logs', () => {
     const wrong = Array.from({ length: 20 }, (_, i) => secret(`wrong-${i}`))
     const secrets = [token, key, ...wrong]
     const post = (path: string, headers: Record<string, string>, body = rpcBody('message/send', 'hello')) =>
-      fetch(new URL(path, server.url), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
+      fetch(new URL(path, server.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+      })
 
     const statuses: number[] = []
     const expectStatus = async (response: Promise<Response>, status: number) => {
@@ -256,8 +272,14 @@ describe('credentials never reach the logs', () => {
     await expectStatus(post(`/;token=${token}`, {}), 404)
     await expectStatus(fetch(new URL(`/${key}`, server.url)), 404)
     // Bodies: the secret as the message text and in metadata, accepted and refused, blocking and streamed.
-    await expectStatus(post('/', { 'x-api-key': key }, rpcBody('message/send', token, { metadata: { apiKey: key } })), 200)
-    await expectStatus(post('/', { 'x-api-key': wrong[0]! }, rpcBody('message/send', token, { metadata: { apiKey: key } })), 401)
+    await expectStatus(
+      post('/', { 'x-api-key': key }, rpcBody('message/send', token, { metadata: { apiKey: key } })),
+      200,
+    )
+    await expectStatus(
+      post('/', { 'x-api-key': wrong[0]! }, rpcBody('message/send', token, { metadata: { apiKey: key } })),
+      401,
+    )
     await expectStatus(post('/', { authorization: `Bearer ${token}` }, rpcBody('message/stream', key)), 200)
     await expectStatus(post('/', { 'x-api-key': key }, `{"jsonrpc":"2.0","id":"${token}","method":"${key}"}`), 200)
     // Absolute-form targets and fragments, which fetch never sends: the log must not show them either.
@@ -267,13 +289,20 @@ describe('credentials never reach the logs', () => {
         `GET http://user:${token}@127.0.0.1:${server.port}/.well-known/agent.json?key=${key} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
       ),
     ).toMatch(/^HTTP\/1\.1 \d{3}/)
-    expect(await rawRequest(server.port, `GET /.well-known/agent.json#${token} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)).toMatch(
-      /^HTTP\/1\.1 \d{3}/,
-    )
+    expect(
+      await rawRequest(
+        server.port,
+        `GET /.well-known/agent.json#${token} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+      ),
+    ).toMatch(/^HTTP\/1\.1 \d{3}/)
 
     const requests = statuses.length + 2
     // A request's line is written when its response closes, just after the client has read it.
-    await waitFor(() => server.logger.lines.filter((line) => / \d{3} [\d.]+ ms$/.test(line.message)).length >= requests, 10_000, 'a log line per request')
+    await waitFor(
+      () => server.logger.lines.filter((line) => / \d{3} [\d.]+ ms$/.test(line.message)).length >= requests,
+      10_000,
+      'a log line per request',
+    )
     const lines = logText(server.logger)
     for (const value of secrets)
       expect(
@@ -307,7 +336,11 @@ export default defineAgent({
   execute(ctx, task) { task.artifact(ctx.text); task.complete() },
 })
 `
-      started = await startA2a('a2a-auth-log-', source, { A2A_BEARER_TOKEN: token, A2A_REQUEST_LOG: 'info', A2A_LOG_LEVEL: 'debug' })
+      started = await startA2a('a2a-auth-log-', source, {
+        A2A_BEARER_TOKEN: token,
+        A2A_REQUEST_LOG: 'info',
+        A2A_LOG_LEVEL: 'debug',
+      })
       const { url, output, exited, child } = started
 
       const post = async (path: string, headers: Record<string, string>, text = 'hi') => {
@@ -321,7 +354,11 @@ export default defineAgent({
       }
       for (const guess of wrong) expect(await post(`/?token=${guess}`, { authorization: `Bearer ${guess}` })).toBe(401)
       expect(await post(`/?access_token=${token}`, { authorization: `Bearer ${token}` }, token)).toBe(200)
-      await waitFor(() => (output().match(/POST \/\S* \d{3} /g) ?? []).length >= wrong.length + 1, 10_000, 'the request lines')
+      await waitFor(
+        () => (output().match(/POST \/\S* \d{3} /g) ?? []).length >= wrong.length + 1,
+        10_000,
+        'the request lines',
+      )
 
       process.kill(child.pid!, 'SIGTERM')
       expect(await exited).toBe(0)
@@ -368,7 +405,9 @@ describe('many wrong credentials in a row', () => {
       statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1)
     }
     expect(Object.fromEntries(statuses)).toEqual({ 401: 500 })
-    expect([...bodies]).toEqual(['{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Unauthorized: invalid credentials"}}'])
+    expect([...bodies]).toEqual([
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Unauthorized: invalid credentials"}}',
+    ])
 
     for (const headers of [{ authorization: `Bearer ${token}` }, { 'x-api-key': key }] as Record<string, string>[]) {
       const response = await fetch(server.url, {

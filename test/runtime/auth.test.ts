@@ -26,11 +26,16 @@ const openAgent = agent((ctx, task) => {
   task.complete()
 })
 
-const sendParams = (text: string) => ({ message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } })
+const sendParams = (text: string) => ({
+  message: { kind: 'message', role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] },
+})
 
 /** `message/send` with the given headers; returns the raw response so the test can read status, headers and text. */
 const send = (target: Target, headers: Record<string, string> = {}, text = 'hello') =>
-  target.post(JSON.stringify({ jsonrpc: '2.0', id: 'auth-1', method: 'message/send', params: sendParams(text) }), headers)
+  target.post(
+    JSON.stringify({ jsonrpc: '2.0', id: 'auth-1', method: 'message/send', params: sendParams(text) }),
+    headers,
+  )
 
 async function expectAccepted(response: Response) {
   expect(response.status).toBe(200)
@@ -93,7 +98,9 @@ describe.each(transports)('authentication ($name)', (transport) => {
 
     it('refuses an Authorization header of another scheme, or Bearer without a token', async () => {
       const target = await transport.start(bearerAgent, { auth: { bearerTokens: [TOKEN] } })
-      await expectUnauthorized(await send(target, { authorization: `Basic ${Buffer.from(`user:${TOKEN}`).toString('base64')}` }))
+      await expectUnauthorized(
+        await send(target, { authorization: `Basic ${Buffer.from(`user:${TOKEN}`).toString('base64')}` }),
+      )
       await expectUnauthorized(await send(target, { authorization: TOKEN }))
       await expectUnauthorized(await send(target, { authorization: 'Bearer' }))
       await expectUnauthorized(await send(target, { authorization: `Bearer ${TOKEN}x` }))
@@ -181,7 +188,9 @@ describe.each(transports)('authentication ($name)', (transport) => {
 
     it('protects every method and POST /jsonrpc, before the body is read', async () => {
       const target = await transport.start(bearerAgent, { auth: { bearerTokens: [TOKEN] } })
-      const task = (await target.rpc('message/send', sendParams('mine'), { headers: { authorization: `Bearer ${TOKEN}` } })).body.result
+      const task = (
+        await target.rpc('message/send', sendParams('mine'), { headers: { authorization: `Bearer ${TOKEN}` } })
+      ).body.result
       expect(task.status.state).toBe('completed')
       for (const [method, params] of [
         ['tasks/get', { id: task.id }],
@@ -272,19 +281,27 @@ describe.each(transports)('authentication ($name)', (transport) => {
     it.each([
       { declared: 'bearer', scheme: 'apiKey' },
       { declared: 'apiKey', scheme: 'bearer' },
-    ])('refuses to start when the auth option configures $scheme but the card declares only $declared, naming $scheme', async ({ declared, scheme }) => {
-      // The declared scheme has its credential; the only fault is the undeclared one.
-      await expect(transport.start(protectedAgent([declared]), { auth: { bearerTokens: [TOKEN], apiKeys: [KEY] } })).rejects.toThrow(`"${scheme}"`)
-    })
+    ])(
+      'refuses to start when the auth option configures $scheme but the card declares only $declared, naming $scheme',
+      async ({ declared, scheme }) => {
+        // The declared scheme has its credential; the only fault is the undeclared one.
+        await expect(
+          transport.start(protectedAgent([declared]), { auth: { bearerTokens: [TOKEN], apiKeys: [KEY] } }),
+        ).rejects.toThrow(`"${scheme}"`)
+      },
+    )
 
     it('refuses to start when the auth option configures a scheme on a card without authentication', async () => {
       await expect(transport.start(openAgent, { auth: { bearerTokens: [TOKEN] } })).rejects.toThrow('"bearer"')
     })
 
-    it.each(['oauth2', 'basic', 'Bearer'])('refuses to start when the card names the unknown scheme %s', async (scheme) => {
-      process.env.A2A_BEARER_TOKEN = 'env-token'
-      await expect(transport.start(protectedAgent([scheme]))).rejects.toThrow(`"${scheme}"`)
-    })
+    it.each(['oauth2', 'basic', 'Bearer'])(
+      'refuses to start when the card names the unknown scheme %s',
+      async (scheme) => {
+        process.env.A2A_BEARER_TOKEN = 'env-token'
+        await expect(transport.start(protectedAgent([scheme]))).rejects.toThrow(`"${scheme}"`)
+      },
+    )
 
     it('refuses an empty list of schemes', async () => {
       await expect(transport.start(protectedAgent([]))).rejects.toThrow('authentication.schemes')

@@ -22,21 +22,27 @@ import {
 // written for them waits, counted, up to a cap per stream and a budget across the server, and a response whose
 // client takes nothing for the write timeout is cut. A2A_RUNTIME_ENTRY runs the same tests on another build.
 
-const runtimeEntry: Record<string, string> = process.env.A2A_RUNTIME_ENTRY ? { A2A_RUNTIME_ENTRY: process.env.A2A_RUNTIME_ENTRY } : {}
+const runtimeEntry: Record<string, string> = process.env.A2A_RUNTIME_ENTRY
+  ? { A2A_RUNTIME_ENTRY: process.env.A2A_RUNTIME_ENTRY }
+  : {}
 let agent: SlowReadersAgent | undefined
 afterEach(async () => {
   await agent?.kill()
   agent = undefined
 })
 
-const start = async (env: Record<string, string> = {}) => (agent = await startSlowReadersAgent({ ...runtimeEntry, ...env }))
+const start = async (env: Record<string, string> = {}) =>
+  (agent = await startSlowReadersAgent({ ...runtimeEntry, ...env }))
 const resultOf = (text: string) => JSON.parse(text).result
 
 describe.skipIf(!procfs)('backpressure on every response (an agent process, clients that stop reading)', () => {
   it('drops 500 subscribers that stop reading a busy stream (10 MB of events, more than the socket buffers of the kernel take): RSS grows less than 128 MiB (44 MiB measured), the task completes and a reading subscriber gets every event', async () => {
     const server = await start()
     const ARTIFACTS = 640
-    const sent = await call(server.port, rpcBody('message/send', { ...message(`burst:${ARTIFACTS}:16384`), configuration: { blocking: false } }))
+    const sent = await call(
+      server.port,
+      rpcBody('message/send', { ...message(`burst:${ARTIFACTS}:16384`), configuration: { blocking: false } }),
+    )
     const taskId = resultOf(sent.text).id as string
     await server.probe({ gc: true })
     const before = rssOf(server.pid)!.rss
@@ -65,7 +71,9 @@ describe.skipIf(!procfs)('backpressure on every response (an agent process, clie
       15_000,
     )
     const peak = rss.stop()
-    console.info(`500 subscribers that stop reading a 10 MB stream: RSS ${mib(before)} → peak ${mib(peak)} (+${mib(peak - before)}), ${after.dropped} dropped`)
+    console.info(
+      `500 subscribers that stop reading a 10 MB stream: RSS ${mib(before)} → peak ${mib(peak)} (+${mib(peak - before)}), ${after.dropped} dropped`,
+    )
     expect(after.dropped).toBe(500)
     expect(after.connections).toBe(0)
     expect(peak - before).toBeLessThan(128 * MiB)
@@ -123,7 +131,10 @@ describe.skipIf(!procfs)('backpressure on every response (an agent process, clie
   it('cuts a stream whose client stops reading while events wait for it, after the write timeout; a quiet stream with nothing waiting stays open', async () => {
     // A cap on the backlog this high leaves the write timeout to act.
     const server = await start({ A2A_WRITE_TIMEOUT_MS: '1500', A2A_SSE_MAX_BACKLOG_BYTES: String(256 * MiB) })
-    const quietTask = resultOf((await call(server.port, rpcBody('message/send', { ...message('quiet'), configuration: { blocking: false } }))).text)
+    const quietTask = resultOf(
+      (await call(server.port, rpcBody('message/send', { ...message('quiet'), configuration: { blocking: false } })))
+        .text,
+    )
     const [quiet] = await stalledClients(server.port, rpcBody('tasks/resubscribe', { id: quietTask.id }), 1)
     expect(quiet!.status).toBe(200)
     // A stream of 10 MB (more than the kernel's socket buffers take) to a client that reads only its first bytes.
@@ -148,10 +159,18 @@ describe.skipIf(!procfs)('backpressure on every response (an agent process, clie
     // The client's kernel buffers take megabytes before the backlog builds here, so the events it misses pass the
     // default 1 MiB event-log window; a window that holds them all is what this resume needs (past it, the client
     // is told to fetch the task: store-bytes.test.ts).
-    const server = await start({ A2A_SSE_MAX_BACKLOG_BYTES: String(64 * 1024), A2A_EVENT_LOG_BYTES: String(32 * 1024 * 1024) })
+    const server = await start({
+      A2A_SSE_MAX_BACKLOG_BYTES: String(64 * 1024),
+      A2A_EVENT_LOG_BYTES: String(32 * 1024 * 1024),
+    })
     const ARTIFACTS = 300
     const task = resultOf(
-      (await call(server.port, rpcBody('message/send', { ...message(`burst:${ARTIFACTS}:36000`), configuration: { blocking: false } }))).text,
+      (
+        await call(
+          server.port,
+          rpcBody('message/send', { ...message(`burst:${ARTIFACTS}:36000`), configuration: { blocking: false } }),
+        )
+      ).text,
     )
     const [stalled] = await stalledClients(server.port, rpcBody('tasks/resubscribe', { id: task.id }), 1)
     // The stream opens with the task's status, numbered: where a resume starts from.
@@ -172,7 +191,9 @@ describe.skipIf(!procfs)('backpressure on every response (an agent process, clie
       (state) => state === 'completed',
       30_000,
     )
-    const resumed = await readingSubscriber(server.port, rpcBody('tasks/resubscribe', { id: task.id }), { 'last-event-id': lastId! })
+    const resumed = await readingSubscriber(server.port, rpcBody('tasks/resubscribe', { id: task.id }), {
+      'last-event-id': lastId!,
+    })
     const parts = resumed.events
       .filter((event) => event.method === 'tasks/artifactUpdate')
       .map((event) => Number(/^part (\d+) /.exec(event.params.artifact.parts[0].text)![1]))
@@ -183,7 +204,10 @@ describe.skipIf(!procfs)('backpressure on every response (an agent process, clie
 })
 
 describe('the budgets of unread bytes as options', () => {
-  const agentOnly = defineAgent({ card: { name: 'Options', description: 'Checks options', version: '1.0.0' }, execute: (_ctx, task) => task.complete() })
+  const agentOnly = defineAgent({
+    card: { name: 'Options', description: 'Checks options', version: '1.0.0' },
+    execute: (_ctx, task) => task.complete(),
+  })
   const ENV = ['A2A_SSE_MAX_BACKLOG_BYTES', 'A2A_MAX_PENDING_RESPONSE_BYTES', 'A2A_WRITE_TIMEOUT_MS'] as const
 
   it('refuses a value that is not a positive whole number, naming the option, its variable and the value', () => {
@@ -191,7 +215,9 @@ describe('the budgets of unread bytes as options', () => {
     expect(() => createA2AApp(agentOnly, { writeTimeoutMs: 0 })).toThrow(
       'writeTimeoutMs (A2A_WRITE_TIMEOUT_MS) must be a whole number from 1 to 2147483647 (got 0)',
     )
-    expect(() => createA2AApp(agentOnly, { maxStreamBacklogBytes: 1.5 })).toThrow('maxStreamBacklogBytes (A2A_SSE_MAX_BACKLOG_BYTES) must be a whole number')
+    expect(() => createA2AApp(agentOnly, { maxStreamBacklogBytes: 1.5 })).toThrow(
+      'maxStreamBacklogBytes (A2A_SSE_MAX_BACKLOG_BYTES) must be a whole number',
+    )
     const saved = ENV.map((name) => process.env[name])
     try {
       process.env.A2A_MAX_PENDING_RESPONSE_BYTES = '64MiB'

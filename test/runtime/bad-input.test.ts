@@ -36,14 +36,17 @@ async function expectRefusal(response: Response, expected: Refusal): Promise<{ c
   return body.error
 }
 
-/** True when `message` names `field` itself (not a longer path that starts with it), after the "Invalid params:" prefix. */
+/**
+ * True when `message` names `field` itself (not a longer path that starts with it), after the "Invalid params:" prefix.
+ */
 function namesField(message: string, field: string): boolean {
   const detail = message.replace(/^[^:]*:\s*/, '')
   const escaped = field.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
   return new RegExp(`(^|[^.\\w])${escaped}(?![.\\[\\w])`).test(detail)
 }
 
-const rpcBody = (method: unknown, params: unknown, id: unknown = 'req-1') => JSON.stringify({ jsonrpc: '2.0', id, method, params })
+const rpcBody = (method: unknown, params: unknown, id: unknown = 'req-1') =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params })
 
 /** Asks a question when the text starts with "ask", otherwise answers: gives tests a task that still takes messages. */
 const askingAgent = agent((ctx, task) => {
@@ -57,10 +60,12 @@ const askingAgent = agent((ctx, task) => {
 
 /** A valid `message/send` request of exactly `bytes` bytes (UTF-8), padded with `fill`. */
 function requestOfSize(bytes: number, id: string, fill = 'x'): string {
-  const build = (pad: string) => rpcBody('message/send', { message: { role: 'user', messageId: 'sized', parts: [{ kind: 'text', text: pad }] } }, id)
+  const build = (pad: string) =>
+    rpcBody('message/send', { message: { role: 'user', messageId: 'sized', parts: [{ kind: 'text', text: pad }] } }, id)
   const overhead = Buffer.byteLength(build(''))
   const fillBytes = Buffer.byteLength(fill)
-  if (bytes < overhead || (bytes - overhead) % fillBytes !== 0) throw new Error(`cannot build a request of ${bytes} bytes`)
+  if (bytes < overhead || (bytes - overhead) % fillBytes !== 0)
+    throw new Error(`cannot build a request of ${bytes} bytes`)
   const body = build(fill.repeat((bytes - overhead) / fillBytes))
   expect(Buffer.byteLength(body)).toBe(bytes)
   return body
@@ -79,8 +84,11 @@ function streamOf(text: string, size = 64): ReadableStream<Uint8Array> {
   })
 }
 
-const postStream = (target: Target, text: string, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
-  target.fetch('/', { method: 'POST', body: streamOf(text), headers, duplex: 'half' } as RequestInit)
+const postStream = (
+  target: Target,
+  text: string,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+) => target.fetch('/', { method: 'POST', body: streamOf(text), headers, duplex: 'half' } as RequestInit)
 
 /** A store whose `create` fails like a broken disk for the tasks `fails` picks. */
 function fragileStore(fails: (task: Task) => boolean = () => true): TaskStore {
@@ -115,7 +123,10 @@ const VALID_REQUEST = { jsonrpc: '2.0', id: 'batched', method: 'message/send', p
 
 const parseErrors: RawCase[] = [
   { name: 'plain text', body: 'not json at all' },
-  { name: 'a truncated object that had an id', body: '{"jsonrpc":"2.0","id":"lost","method":"message/send","params":{' },
+  {
+    name: 'a truncated object that had an id',
+    body: '{"jsonrpc":"2.0","id":"lost","method":"message/send","params":{',
+  },
   { name: 'an empty body', body: '' },
   { name: 'single quotes', body: "{'jsonrpc': '2.0', 'id': 1, 'method': 'message/send'}" },
   { name: 'a trailing comma', body: '{"jsonrpc":"2.0","id":"trailing","method":"message/send","params":{},}' },
@@ -143,7 +154,11 @@ const invalidRequests: RawCase[] = [
     body: JSON.stringify({ jsonrpc: 2, id: 'numeric-version', method: 'message/send', params: userMessage('x') }),
     refusal: { code: -32600, id: 'numeric-version' },
   },
-  { name: 'no method', body: JSON.stringify({ jsonrpc: '2.0', id: 'no-method', params: userMessage('x') }), refusal: { code: -32600, id: 'no-method' } },
+  {
+    name: 'no method',
+    body: JSON.stringify({ jsonrpc: '2.0', id: 'no-method', params: userMessage('x') }),
+    refusal: { code: -32600, id: 'no-method' },
+  },
   {
     name: 'a numeric method (id 0 echoed)',
     body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 42, params: userMessage('x') }),
@@ -154,7 +169,11 @@ const invalidRequests: RawCase[] = [
     body: JSON.stringify({ jsonrpc: '2.0', id: 'obj-method', method: { name: 'message/send' } }),
     refusal: { code: -32600, id: 'obj-method' },
   },
-  { name: 'an empty method', body: JSON.stringify({ jsonrpc: '2.0', id: -3, method: '', params: userMessage('x') }), refusal: { code: -32600, id: -3 } },
+  {
+    name: 'an empty method',
+    body: JSON.stringify({ jsonrpc: '2.0', id: -3, method: '', params: userMessage('x') }),
+    refusal: { code: -32600, id: -3 },
+  },
   {
     name: 'an object id',
     body: JSON.stringify({ jsonrpc: '2.0', id: { n: 1 }, method: 'message/send', params: userMessage('x') }),
@@ -172,7 +191,17 @@ const invalidRequests: RawCase[] = [
   },
 ]
 
-const unknownMethods = ['tasks/list', 'message/sendx', 'Message/Send', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__']
+const unknownMethods = [
+  'tasks/list',
+  'message/sendx',
+  'Message/Send',
+  '__proto__',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '__defineGetter__',
+]
 
 interface ParamsCase {
   name: string
@@ -183,7 +212,14 @@ interface ParamsCase {
 
 /** A valid follow-up to `existing`; each case below breaks exactly one thing in it. */
 const followUp = (existing: string, message: Record<string, unknown> = {}, params: Record<string, unknown> = {}) => ({
-  message: { kind: 'message', role: 'user', messageId: 'follow-up', taskId: existing, parts: [{ kind: 'text', text: 'blue' }], ...message },
+  message: {
+    kind: 'message',
+    role: 'user',
+    messageId: 'follow-up',
+    taskId: existing,
+    parts: [{ kind: 'text', text: 'blue' }],
+    ...message,
+  },
   ...params,
 })
 
@@ -193,11 +229,23 @@ const sendParamCases: ParamsCase[] = [
   { name: 'params is missing', params: () => undefined, field: 'params' },
   { name: 'message is missing', params: () => ({}), field: 'params.message' },
   { name: 'message is a string', params: () => ({ message: 'blue' }), field: 'params.message' },
-  { name: 'message is an array', params: () => ({ message: [{ kind: 'text', text: 'blue' }] }), field: 'params.message' },
-  { name: 'parts is not an array', params: (t) => followUp(t, { parts: { kind: 'text', text: 'blue' } }), field: 'params.message.parts' },
+  {
+    name: 'message is an array',
+    params: () => ({ message: [{ kind: 'text', text: 'blue' }] }),
+    field: 'params.message',
+  },
+  {
+    name: 'parts is not an array',
+    params: (t) => followUp(t, { parts: { kind: 'text', text: 'blue' } }),
+    field: 'params.message.parts',
+  },
   { name: 'parts is missing', params: (t) => followUp(t, { parts: undefined }), field: 'params.message.parts' },
   { name: 'parts is empty', params: (t) => followUp(t, { parts: [] }), field: 'params.message.parts' },
-  { name: 'a part has no kind', params: (t) => followUp(t, { parts: [{ text: 'blue' }] }), field: 'params.message.parts[0].kind' },
+  {
+    name: 'a part has no kind',
+    params: (t) => followUp(t, { parts: [{ text: 'blue' }] }),
+    field: 'params.message.parts[0].kind',
+  },
   {
     name: 'a part has an unknown kind',
     params: (t) =>
@@ -209,21 +257,49 @@ const sendParamCases: ParamsCase[] = [
       }),
     field: 'params.message.parts[1].kind',
   },
-  { name: 'a part is not an object', params: (t) => followUp(t, { parts: ['blue'] }), field: 'params.message.parts[0]' },
-  { name: 'a text part whose text is a number', params: (t) => followUp(t, { parts: [{ kind: 'text', text: 42 }] }), field: 'params.message.parts[0].text' },
-  { name: 'a text part without text', params: (t) => followUp(t, { parts: [{ kind: 'text' }] }), field: 'params.message.parts[0].text' },
+  {
+    name: 'a part is not an object',
+    params: (t) => followUp(t, { parts: ['blue'] }),
+    field: 'params.message.parts[0]',
+  },
+  {
+    name: 'a text part whose text is a number',
+    params: (t) => followUp(t, { parts: [{ kind: 'text', text: 42 }] }),
+    field: 'params.message.parts[0].text',
+  },
+  {
+    name: 'a text part without text',
+    params: (t) => followUp(t, { parts: [{ kind: 'text' }] }),
+    field: 'params.message.parts[0].text',
+  },
   {
     name: 'a data part whose data is an array',
     params: (t) => followUp(t, { parts: [{ kind: 'data', data: [1, 2] }] }),
     field: 'params.message.parts[0].data',
   },
-  { name: 'a data part whose data is null', params: (t) => followUp(t, { parts: [{ kind: 'data', data: null }] }), field: 'params.message.parts[0].data' },
+  {
+    name: 'a data part whose data is null',
+    params: (t) => followUp(t, { parts: [{ kind: 'data', data: null }] }),
+    field: 'params.message.parts[0].data',
+  },
   { name: 'a non-string messageId', params: (t) => followUp(t, { messageId: 7 }), field: 'params.message.messageId' },
   { name: 'a non-string message.taskId', params: (t) => followUp(t, { taskId: 42 }), field: 'params.message.taskId' },
-  { name: 'a non-string message.contextId', params: (t) => followUp(t, { contextId: { id: 'c' } }), field: 'params.message.contextId' },
+  {
+    name: 'a non-string message.contextId',
+    params: (t) => followUp(t, { contextId: { id: 'c' } }),
+    field: 'params.message.contextId',
+  },
   { name: 'a non-string params.id', params: (t) => followUp(t, { taskId: undefined }, { id: 42 }), field: 'params.id' },
-  { name: 'a non-string params.metadata.contextId', params: (t) => followUp(t, {}, { metadata: { contextId: 5 } }), field: 'params.metadata.contextId' },
-  { name: 'params.metadata that is not an object', params: (t) => followUp(t, {}, { metadata: 'ctx' }), field: 'params.metadata' },
+  {
+    name: 'a non-string params.metadata.contextId',
+    params: (t) => followUp(t, {}, { metadata: { contextId: 5 } }),
+    field: 'params.metadata.contextId',
+  },
+  {
+    name: 'params.metadata that is not an object',
+    params: (t) => followUp(t, {}, { metadata: 'ctx' }),
+    field: 'params.metadata',
+  },
   { name: 'role "agent"', params: (t) => followUp(t, { role: 'agent' }), field: 'params.message.role' },
   {
     name: 'a non-boolean configuration.blocking',
@@ -275,24 +351,31 @@ describe.each(transports)('bad input ($name)', (transport) => {
   })
 
   describe('a request without an id, or with a null one: answered with id null, as any request', () => {
-    const withoutId = (method: string, params: unknown, id?: null) => JSON.stringify({ jsonrpc: '2.0', method, params, ...(id === null && { id }) })
-    it.each([{ given: 'no id' }, { given: 'id null', id: null }] as const)('with $given, answers its result', async ({ id }) => {
-      const target = await transport.start(echoAgent)
-      const response = await target.post(withoutId('message/send', userMessage('no id'), id))
-      expect(response.status).toBe(200)
-      const body = (await response.json()) as any
-      expect(body).toMatchObject({
-        jsonrpc: '2.0',
-        id: null,
-        result: { status: { state: 'completed' }, artifacts: [{ parts: [{ kind: 'text', text: 'Echo: no id' }] }] },
-      })
-    })
+    const withoutId = (method: string, params: unknown, id?: null) =>
+      JSON.stringify({ jsonrpc: '2.0', method, params, ...(id === null && { id }) })
+    it.each([{ given: 'no id' }, { given: 'id null', id: null }] as const)(
+      'with $given, answers its result',
+      async ({ id }) => {
+        const target = await transport.start(echoAgent)
+        const response = await target.post(withoutId('message/send', userMessage('no id'), id))
+        expect(response.status).toBe(200)
+        const body = (await response.json()) as any
+        expect(body).toMatchObject({
+          jsonrpc: '2.0',
+          id: null,
+          result: { status: { state: 'completed' }, artifacts: [{ parts: [{ kind: 'text', text: 'Echo: no id' }] }] },
+        })
+      },
+    )
 
     it('answers an unknown method with -32601 and bad params with -32602 naming the field, both with id null', async () => {
       const target = await transport.start(echoAgent)
       const unknown = await expectRefusal(await target.post(withoutId('tasks/unknown', {})), { code: -32601, id: null })
       expect(unknown.message).toContain('tasks/unknown')
-      const bad = await expectRefusal(await target.post(withoutId('message/send', { message: { role: 'user', parts: 'none' } })), { code: -32602, id: null })
+      const bad = await expectRefusal(
+        await target.post(withoutId('message/send', { message: { role: 'user', parts: 'none' } })),
+        { code: -32602, id: null },
+      )
       expect(namesField(bad.message, 'params.message.parts')).toBe(true)
     })
 
@@ -300,9 +383,16 @@ describe.each(transports)('bad input ($name)', (transport) => {
       const target = await transport.start(echoAgent)
       const headers = { 'A2A-Version': '1.0' }
       const sent = (await (
-        await target.post(withoutId('SendMessage', { message: { role: 'ROLE_USER', messageId: 'v1-no-id', parts: [{ text: 'hi' }] } }), headers)
+        await target.post(
+          withoutId('SendMessage', { message: { role: 'ROLE_USER', messageId: 'v1-no-id', parts: [{ text: 'hi' }] } }),
+          headers,
+        )
       ).json()) as any
-      expect(sent).toMatchObject({ jsonrpc: '2.0', id: null, result: { task: { status: { state: 'TASK_STATE_COMPLETED' } } } })
+      expect(sent).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        result: { task: { status: { state: 'TASK_STATE_COMPLETED' } } },
+      })
       const unknown = (await (await target.post(withoutId('NoSuchMethod', {}), headers)).json()) as any
       expect(unknown).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32601 } })
     })
@@ -332,13 +422,16 @@ describe.each(transports)('bad input ($name)', (transport) => {
     })
 
     describe.each(['message/send', 'message/stream'])('%s', (method) => {
-      it.each(sendParamCases)('answers $name with -32602 naming $field, as JSON, leaving the task alone', async ({ params, field }) => {
-        const { target, waiting, before, snapshot } = await withWaitingTask()
-        const response = await target.post(rpcBody(method, params(waiting.id), 'bad-params'))
-        const error = await expectRefusal(response, { code: -32602, id: 'bad-params' })
-        expect(namesField(error.message, field), `"${error.message}" should name ${field}`).toBe(true)
-        expect(await snapshot()).toEqual(before)
-      })
+      it.each(sendParamCases)(
+        'answers $name with -32602 naming $field, as JSON, leaving the task alone',
+        async ({ params, field }) => {
+          const { target, waiting, before, snapshot } = await withWaitingTask()
+          const response = await target.post(rpcBody(method, params(waiting.id), 'bad-params'))
+          const error = await expectRefusal(response, { code: -32602, id: 'bad-params' })
+          expect(namesField(error.message, field), `"${error.message}" should name ${field}`).toBe(true)
+          expect(await snapshot()).toEqual(before)
+        },
+      )
 
       it('answers params.id and params.message.taskId naming different tasks with -32602 naming both', async () => {
         const { target, waiting, before, snapshot } = await withWaitingTask()
@@ -393,7 +486,11 @@ describe.each(transports)('bad input ($name)', (transport) => {
         expect(body.id).toBe(`size-${size}`)
         expect(body.result.status.state).toBe('completed')
       }
-      const error = await expectRefusal(await target.post(requestOfSize(limit + 1, 'over')), { code: -32600, id: null, status: 413 })
+      const error = await expectRefusal(await target.post(requestOfSize(limit + 1, 'over')), {
+        code: -32600,
+        id: null,
+        status: 413,
+      })
       expect(error.message).toContain(String(limit))
     })
 
@@ -403,7 +500,11 @@ describe.each(transports)('bad input ($name)', (transport) => {
       const under = await postStream(target, requestOfSize(limit, 'stream-at-limit'))
       expect(under.status).toBe(200)
       expect((await under.json()).result.status.state).toBe('completed')
-      await expectRefusal(await postStream(target, requestOfSize(limit + 1, 'stream-over')), { code: -32600, id: null, status: 413 })
+      await expectRefusal(await postStream(target, requestOfSize(limit + 1, 'stream-over')), {
+        code: -32600,
+        id: null,
+        status: 413,
+      })
     })
 
     it('counts the limit in bytes, not characters', async () => {
@@ -424,12 +525,15 @@ describe.each(transports)('bad input ($name)', (transport) => {
       expect(reply.body).toMatchObject({ id: 'after', result: { status: { state: 'completed' } } })
     })
 
-    it.runIf(transport.name === 'in-process')('refuses a body over the limit even when its Content-Length understates it', async () => {
-      const target = await transport.start(echoAgent, { maxBodySize: 600 })
-      const body = requestOfSize(4096, 'understated')
-      const response = await target.post(body, { 'content-length': '100' })
-      await expectRefusal(response, { code: -32600, id: null, status: 413 })
-    })
+    it.runIf(transport.name === 'in-process')(
+      'refuses a body over the limit even when its Content-Length understates it',
+      async () => {
+        const target = await transport.start(echoAgent, { maxBodySize: 600 })
+        const body = requestOfSize(4096, 'understated')
+        const response = await target.post(body, { 'content-length': '100' })
+        await expectRefusal(response, { code: -32600, id: null, status: 413 })
+      },
+    )
 
     it.runIf(transport.name === 'node-server')(
       'refuses a chunked node:http upload as soon as it passes the limit, before it ends, and keeps answering',
@@ -456,7 +560,11 @@ describe.each(transports)('bad input ($name)', (transport) => {
         const keepAlive = new HttpAgent({ keepAlive: true, maxSockets: 1 })
         try {
           // 30 chunks of 48 bytes in all; a declared length is refused at once, a chunked body once past the limit.
-          const upload = chunkedUpload(target.url, keepAlive, framing === 'content-length' ? { 'content-length': String(30 * CHUNK.length) } : {})
+          const upload = chunkedUpload(
+            target.url,
+            keepAlive,
+            framing === 'content-length' ? { 'content-length': String(30 * CHUNK.length) } : {},
+          )
           for (let i = 0; i < 15; i++) upload.request.write(CHUNK)
           if (framing === 'chunked') for (let i = 0; i < 15; i++) upload.request.write(CHUNK)
           const answer = await upload.response
@@ -467,7 +575,9 @@ describe.each(transports)('bad input ($name)', (transport) => {
           upload.request.end()
           const next = chunkedUpload(target.url, keepAlive)
           next.request.end(rpcBody('message/send', userMessage('next'), 'next'))
-          const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer within 8 s to the request after the 413')), 8000))
+          const timeout = new Promise<never>((_, reject) =>
+            setTimeout(() => reject(new Error('no answer within 8 s to the request after the 413')), 8000),
+          )
           const reply = await Promise.race([next.response, timeout])
           expect(reply.response.status).toBe(200)
           expect(await reply.response.json()).toMatchObject({ id: 'next', result: { status: { state: 'completed' } } })
@@ -479,21 +589,27 @@ describe.each(transports)('bad input ($name)', (transport) => {
   })
 
   describe('Content-Type', () => {
-    it.each(['text/plain', 'application/x-www-form-urlencoded', 'text/plain; charset=utf-8', 'multipart/form-data; boundary=x'])(
-      'refuses %s with HTTP 415 and -32600 naming the content type, echoing the id, running nothing',
-      async (type) => {
-        const target = await transport.start(echoAgent)
-        const response = await target.post(rpcBody('message/send', userMessage('typed'), 'typed'), { 'content-type': type })
-        const error = await expectRefusal(response, { code: -32600, id: 'typed', status: 415 })
-        expect(error.message).toContain('Content-Type')
-        expect(error.message).toContain(type.split(';')[0])
-        expect((await target.app.store.list({ limit: 10 })).total).toBe(0)
-      },
-    )
+    it.each([
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'text/plain; charset=utf-8',
+      'multipart/form-data; boundary=x',
+    ])('refuses %s with HTTP 415 and -32600 naming the content type, echoing the id, running nothing', async (type) => {
+      const target = await transport.start(echoAgent)
+      const response = await target.post(rpcBody('message/send', userMessage('typed'), 'typed'), {
+        'content-type': type,
+      })
+      const error = await expectRefusal(response, { code: -32600, id: 'typed', status: 415 })
+      expect(error.message).toContain('Content-Type')
+      expect(error.message).toContain(type.split(';')[0])
+      expect((await target.app.store.list({ limit: 10 })).total).toBe(0)
+    })
 
     it.each(['application/json; charset=utf-8', 'application/json', 'Application/JSON'])('accepts %s', async (type) => {
       const target = await transport.start(echoAgent)
-      const response = await target.post(rpcBody('message/send', userMessage('typed'), 'typed'), { 'content-type': type })
+      const response = await target.post(rpcBody('message/send', userMessage('typed'), 'typed'), {
+        'content-type': type,
+      })
       expect(response.status).toBe(200)
       expect(await response.json()).toMatchObject({ id: 'typed', result: { status: { state: 'completed' } } })
     })
@@ -533,11 +649,19 @@ describe.each(transports)('bad input ($name)', (transport) => {
 
     it('applies the same rules at POST /jsonrpc', async () => {
       const target = await transport.start(echoAgent)
-      const post = (body: string, type = 'application/json') => target.fetch('/jsonrpc', { method: 'POST', body, headers: { 'content-type': type } })
+      const post = (body: string, type = 'application/json') =>
+        target.fetch('/jsonrpc', { method: 'POST', body, headers: { 'content-type': type } })
       await expectRefusal(await post('{oops'), { code: -32700, id: null })
-      await expectRefusal(await post(rpcBody('message/send', userMessage('x'), 'alias'), 'text/plain'), { code: -32600, id: 'alias', status: 415 })
+      await expectRefusal(await post(rpcBody('message/send', userMessage('x'), 'alias'), 'text/plain'), {
+        code: -32600,
+        id: 'alias',
+        status: 415,
+      })
       await expectRefusal(await post(rpcBody('__proto__', {}, 'alias')), { code: -32601, id: 'alias' })
-      await expectRefusal(await post(rpcBody('message/send', { message: { role: 'user', parts: [] } }, 'alias')), { code: -32602, id: 'alias' })
+      await expectRefusal(await post(rpcBody('message/send', { message: { role: 'user', parts: [] } }, 'alias')), {
+        code: -32602,
+        id: 'alias',
+      })
     })
   })
 
@@ -570,14 +694,23 @@ describe.each(transports)('bad input ($name)', (transport) => {
       const before = { done: await get(done.id), waiting: await get(waiting.id) }
 
       const checks: Array<Promise<unknown>> = []
-      const refuse = (send: Promise<Response>, refusal: Refusal) => checks.push(send.then((response) => expectRefusal(response, refusal)))
+      const refuse = (send: Promise<Response>, refusal: Refusal) =>
+        checks.push(send.then((response) => expectRefusal(response, refusal)))
       for (let round = 0; round < 3; round++) {
         for (const { body, refusal } of [...parseErrors, ...invalidRequests]) refuse(target.post(body), refusal)
-        for (const method of unknownMethods) refuse(target.post(rpcBody(method, followUp(waiting.id), 'unknown')), { code: -32601, id: 'unknown' })
+        for (const method of unknownMethods)
+          refuse(target.post(rpcBody(method, followUp(waiting.id), 'unknown')), { code: -32601, id: 'unknown' })
         for (const method of ['message/send', 'message/stream']) {
-          for (const { params } of sendParamCases) refuse(target.post(rpcBody(method, params(waiting.id), 'p')), { code: -32602, id: 'p' })
-          refuse(target.post(rpcBody(method, followUp(waiting.id, {}, { id: done.id }), 'mismatch')), { code: -32602, id: 'mismatch' })
-          refuse(target.post(rpcBody(method, followUp(done.id, {}, { id: waiting.id }), 'mismatch')), { code: -32602, id: 'mismatch' })
+          for (const { params } of sendParamCases)
+            refuse(target.post(rpcBody(method, params(waiting.id), 'p')), { code: -32602, id: 'p' })
+          refuse(target.post(rpcBody(method, followUp(waiting.id, {}, { id: done.id }), 'mismatch')), {
+            code: -32602,
+            id: 'mismatch',
+          })
+          refuse(target.post(rpcBody(method, followUp(done.id, {}, { id: waiting.id }), 'mismatch')), {
+            code: -32602,
+            id: 'mismatch',
+          })
         }
         for (const method of ['tasks/get', 'tasks/cancel']) {
           for (const { params } of taskParamCases(method as 'tasks/get'))
@@ -589,9 +722,17 @@ describe.each(transports)('bad input ($name)', (transport) => {
         }
         const oversized = requestOfSize(limit + 1, 'oversized')
         refuse(target.post(oversized, { 'content-length': String(limit + 1) }), { code: -32600, id: null, status: 413 })
-        refuse(postStream(target, requestOfSize(8 * limit, 'oversized-stream')), { code: -32600, id: null, status: 413 })
+        refuse(postStream(target, requestOfSize(8 * limit, 'oversized-stream')), {
+          code: -32600,
+          id: null,
+          status: 413,
+        })
         for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
-          refuse(target.post(rpcBody('message/send', followUp(waiting.id), 'typed'), { 'content-type': type }), { code: -32600, id: 'typed', status: 415 })
+          refuse(target.post(rpcBody('message/send', followUp(waiting.id), 'typed'), { 'content-type': type }), {
+            code: -32600,
+            id: 'typed',
+            status: 415,
+          })
         }
         refuse(target.post(rpcBody('message/send', userMessage('explode'), 'boom')), { code: -32603, id: 'boom' })
       }
@@ -609,7 +750,9 @@ describe.each(transports)('bad input ($name)', (transport) => {
       // The only error logged is the store failure; bad input is not an error of the server.
       const errors = target.logger.lines.filter((line) => line.level === 'error')
       expect(errors.length).toBe(3)
-      expect(errors.every((line) => line.detail instanceof Error && line.detail.message === 'disk on fire SECRET')).toBe(true)
+      expect(
+        errors.every((line) => line.detail instanceof Error && line.detail.message === 'disk on fire SECRET'),
+      ).toBe(true)
     })
   })
 })
@@ -623,15 +766,25 @@ function chunkedUpload(url: string, httpAgent?: HttpAgent, headers: Record<strin
   let request!: ClientRequest
   const response = new Promise<{ response: Response }>((resolve, reject) => {
     request = httpRequest(
-      { host: hostname, port, path: '/', method: 'POST', agent: httpAgent ?? false, headers: { 'content-type': 'application/json', ...headers } },
+      {
+        host: hostname,
+        port,
+        path: '/',
+        method: 'POST',
+        agent: httpAgent ?? false,
+        headers: { 'content-type': 'application/json', ...headers },
+      },
       (res) => {
         const chunks: Buffer[] = []
         res.on('data', (chunk: Buffer) => chunks.push(chunk))
         res.on('error', reject)
         res.on('end', () => {
           const fetchHeaders = new Headers()
-          for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') fetchHeaders.set(name, value)
-          resolve({ response: new Response(Buffer.concat(chunks), { status: res.statusCode ?? 0, headers: fetchHeaders }) })
+          for (const [name, value] of Object.entries(res.headers))
+            if (typeof value === 'string') fetchHeaders.set(name, value)
+          resolve({
+            response: new Response(Buffer.concat(chunks), { status: res.statusCode ?? 0, headers: fetchHeaders }),
+          })
         })
       },
     )

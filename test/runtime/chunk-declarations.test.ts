@@ -28,7 +28,13 @@ afterEach(async () => {
 
 /** serveAgent on 127.0.0.1 with a free port and these slow-client timeouts. */
 async function serve(options: ServeOptions): Promise<A2AServer> {
-  const server = await serveAgent(agent, { logger: captureLogger(), ...options, port: 0, hostname: '127.0.0.1', handleSignals: false })
+  const server = await serveAgent(agent, {
+    logger: captureLogger(),
+    ...options,
+    port: 0,
+    hostname: '127.0.0.1',
+    handleSignals: false,
+  })
   servers.push(server)
   return server
 }
@@ -60,7 +66,9 @@ const SEND = JSON.stringify({
   jsonrpc: '2.0',
   id: 'chunks',
   method: 'message/send',
-  params: { message: { kind: 'message', role: 'user', messageId: 'm-chunks', parts: [{ kind: 'text', text: 'in chunks' }] } },
+  params: {
+    message: { kind: 'message', role: 'user', messageId: 'm-chunks', parts: [{ kind: 'text', text: 'in chunks' }] },
+  },
 })
 const TOO_LARGE = 'Invalid Request: the body exceeds the limit of 1048576 bytes'
 
@@ -80,14 +88,20 @@ describe('a chunked body whose chunk header declares an absurd size', () => {
     }
     // A chunked body within the limit, in several chunks, is served.
     const pieces = [SEND.slice(0, 10), SEND.slice(10, 50), SEND.slice(50)]
-    const served = await chunkedPost(port, `${pieces.map((piece) => `${hex(piece.length)}\r\n${piece}\r\n`).join('')}0\r\n\r\n`)
+    const served = await chunkedPost(
+      port,
+      `${pieces.map((piece) => `${hex(piece.length)}\r\n${piece}\r\n`).join('')}0\r\n\r\n`,
+    )
     expect(served.status).toBe(200)
     expect(served.body).toContain('"text":"echo in chunks"')
   })
 
   it('that sends a few bytes and stalls is closed by the request timeout like any stalled body (408), its declared size unread by Node', async () => {
     const { port } = await serve({ requestTimeoutMs: 2_000, headersTimeoutMs: 2_000 })
-    const [absurd, overLimit] = await Promise.all([chunkedPost(port, 'ffffffffffffffff\r\n{"a":'), chunkedPost(port, `${hex(MiB + 1)}\r\n{"a":`)])
+    const [absurd, overLimit] = await Promise.all([
+      chunkedPost(port, 'ffffffffffffffff\r\n{"a":'),
+      chunkedPost(port, `${hex(MiB + 1)}\r\n{"a":`),
+    ])
     for (const stalled of [absurd, overLimit]) {
       expect(stalled.status).toBe(408)
       expect(stalled.ms).toBeLessThan(15_000)

@@ -74,7 +74,12 @@ describe('1,500 stalled request bodies from another address', () => {
     const started = performance.now()
     const stalled = held(await stalledBodies(agent.port, 1_500, { declared: MiB, localAddress: '127.0.0.2' }))
     const opened = performance.now() - started
-    const allClosed = await pollUntil(() => stalled.every((connection) => connection.isClosed()), Boolean, REQUEST_TIMEOUT_MS + SLACK_MS + 10_000, 100)
+    const allClosed = await pollUntil(
+      () => stalled.every((connection) => connection.isClosed()),
+      Boolean,
+      REQUEST_TIMEOUT_MS + SLACK_MS + 10_000,
+      100,
+    )
     const closedAfter = performance.now() - started
     const traffic = await normal.stop()
     const peak = rss.stop()
@@ -128,7 +133,9 @@ describe('per-address connection cap (maxConnectionsPerAddress)', () => {
 
     const past = held(await rawConnection(agent.port, '127.0.0.2'))
     const started = performance.now()
-    past.socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`)
+    past.socket.write(
+      `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
+    )
     await past.closed
     const refusedIn = performance.now() - started
     expect(past.received()).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/)
@@ -136,7 +143,9 @@ describe('per-address connection cap (maxConnectionsPerAddress)', () => {
     expect(past.received()).toMatch(/\r\nRetry-After: 1\r\n/)
     // Its request was never answered: the 503 is the server's only answer.
     expect(past.received().match(/HTTP\/1\.1/g)).toHaveLength(1)
-    console.log(`per-address cap 20: the 21st connection from 127.0.0.2 refused (503, closed) in ${refusedIn.toFixed(1)} ms`)
+    console.log(
+      `per-address cap 20: the 21st connection from 127.0.0.2 refused (503, closed) in ${refusedIn.toFixed(1)} ms`,
+    )
 
     // Another address is served meanwhile.
     expect((await send(agent.port)).status).toBe(200)
@@ -250,7 +259,9 @@ describe('request bodies being received (maxBodyBytesInFlight)', () => {
       code: -32603,
       message: `Too many request bodies being received at once (maxBodyBytesInFlight: ${BUDGET} bytes); retry shortly`,
     })
-    console.log(`maxBodyBytesInFlight ${BUDGET}: a third 1 MiB body refused in ${refused.ms.toFixed(1)} ms while two stall`)
+    console.log(
+      `maxBodyBytesInFlight ${BUDGET}: a third 1 MiB body refused in ${refused.ms.toFixed(1)} ms while two stall`,
+    )
     // An ordinary message is read and answered meanwhile.
     const small = await send(agent.port, 'small')
     expect(small.status).toBe(200)
@@ -272,7 +283,10 @@ describe('request bodies being received (maxBodyBytesInFlight)', () => {
 
   it('frees the room of bodies cut by the request timeout', async () => {
     agent = await startCapsAgent({ A2A_MAX_BODY_BYTES_IN_FLIGHT: String(BUDGET), A2A_REQUEST_TIMEOUT_MS: '1000' })
-    const stalled = held([await stalledBody(agent.port, { declared: MiB }), await stalledBody(agent.port, { declared: MiB })])
+    const stalled = held([
+      await stalledBody(agent.port, { declared: MiB }),
+      await stalledBody(agent.port, { declared: MiB }),
+    ])
     await Promise.all(stalled.map((connection) => connection.closed))
     expect(stalled.map((connection) => connection.status())).toEqual([408, 408])
     const accepted = await send(agent.port, largeText)
@@ -282,7 +296,13 @@ describe('request bodies being received (maxBodyBytesInFlight)', () => {
 
 describe('cap settings', () => {
   async function expectRefused(options: ServeOptions, expected: string): Promise<void> {
-    const outcome = await serveAgent(echoAgent, { logger: captureLogger(), port: 0, hostname: '127.0.0.1', handleSignals: false, ...options }).then(
+    const outcome = await serveAgent(echoAgent, {
+      logger: captureLogger(),
+      port: 0,
+      hostname: '127.0.0.1',
+      handleSignals: false,
+      ...options,
+    }).then(
       (server) => {
         servers.push(server)
         return server
@@ -294,7 +314,12 @@ describe('cap settings', () => {
   }
 
   it('defaults to 4,096 connections', async () => {
-    const server = await serveAgent(echoAgent, { logger: captureLogger(), port: 0, hostname: '127.0.0.1', handleSignals: false })
+    const server = await serveAgent(echoAgent, {
+      logger: captureLogger(),
+      port: 0,
+      hostname: '127.0.0.1',
+      handleSignals: false,
+    })
     servers.push(server)
     expect(server.server!.maxConnections).toBe(4096)
   })
@@ -302,25 +327,45 @@ describe('cap settings', () => {
   it.each([
     [{ maxConnections: 0 }, 'maxConnections (A2A_MAX_CONNECTIONS) must be a whole number from 1 (got 0)'],
     [{ maxConnections: 1.5 }, 'maxConnections (A2A_MAX_CONNECTIONS) must be a whole number from 1 (got 1.5)'],
-    [{ maxConnectionsPerAddress: -1 }, 'maxConnectionsPerAddress (A2A_MAX_CONNECTIONS_PER_ADDRESS) must be a whole number from 0 (0: no cap) (got -1)'],
+    [
+      { maxConnectionsPerAddress: -1 },
+      'maxConnectionsPerAddress (A2A_MAX_CONNECTIONS_PER_ADDRESS) must be a whole number from 0 (0: no cap) (got -1)',
+    ],
     [
       { maxBodyBytesInFlight: MiB },
       'maxBodyBytesInFlight (A2A_MAX_BODY_BYTES_IN_FLIGHT) must be a whole number of bytes, at least twice maxBodySize (2097152), so the largest body fits (got 1048576)',
     ],
-  ] as const)('refuses %o with a ConfigurationError naming the option, its variable and the value', async (options, expected) => {
-    await expectRefused(options, expected)
-  })
+  ] as const)(
+    'refuses %o with a ConfigurationError naming the option, its variable and the value',
+    async (options, expected) => {
+      await expectRefused(options, expected)
+    },
+  )
 
   it('reads A2A_MAX_CONNECTIONS, A2A_MAX_CONNECTIONS_PER_ADDRESS and A2A_MAX_BODY_BYTES_IN_FLIGHT; a bad one is named with its value; the options win', async () => {
     process.env.A2A_MAX_CONNECTIONS = '12'
-    const fromEnv = await serveAgent(echoAgent, { logger: captureLogger(), port: 0, hostname: '127.0.0.1', handleSignals: false })
+    const fromEnv = await serveAgent(echoAgent, {
+      logger: captureLogger(),
+      port: 0,
+      hostname: '127.0.0.1',
+      handleSignals: false,
+    })
     servers.push(fromEnv)
     expect(fromEnv.server!.maxConnections).toBe(12)
-    const fromOption = await serveAgent(echoAgent, { logger: captureLogger(), port: 0, hostname: '127.0.0.1', handleSignals: false, maxConnections: 30 })
+    const fromOption = await serveAgent(echoAgent, {
+      logger: captureLogger(),
+      port: 0,
+      hostname: '127.0.0.1',
+      handleSignals: false,
+      maxConnections: 30,
+    })
     servers.push(fromOption)
     expect(fromOption.server!.maxConnections).toBe(30)
     process.env.A2A_MAX_CONNECTIONS_PER_ADDRESS = 'lots'
-    await expectRefused({}, 'maxConnectionsPerAddress (A2A_MAX_CONNECTIONS_PER_ADDRESS) must be a whole number from 0 (0: no cap) (got "lots")')
+    await expectRefused(
+      {},
+      'maxConnectionsPerAddress (A2A_MAX_CONNECTIONS_PER_ADDRESS) must be a whole number from 0 (0: no cap) (got "lots")',
+    )
     delete process.env.A2A_MAX_CONNECTIONS_PER_ADDRESS
     process.env.A2A_MAX_BODY_BYTES_IN_FLIGHT = '64MiB'
     expect(() => createA2AApp(echoAgent, { logger: captureLogger() })).toThrow(
@@ -343,7 +388,14 @@ describe('in-process app (any runtime)', () => {
         },
       })
     const post = (body: ReadableStream<Uint8Array> | string) =>
-      app.fetch(new Request('http://localhost/', { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit))
+      app.fetch(
+        new Request('http://localhost/', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+          duplex: 'half',
+        } as RequestInit),
+      )
     const first = post(stalling())
     const second = await post(stalling())
     expect(second.status).toBe(503)

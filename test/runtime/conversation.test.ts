@@ -27,14 +27,25 @@ const recaller = (options?: { maxBytes?: number; maxTasks?: number }) =>
 
 let count = 0
 async function send(target: Target, text: string, ids: { contextId?: string; taskId?: string } = {}) {
-  const message = { kind: 'message', role: 'user', messageId: `conv-${++count}`, parts: [{ kind: 'text', text }], ...ids }
+  const message = {
+    kind: 'message',
+    role: 'user',
+    messageId: `conv-${++count}`,
+    parts: [{ kind: 'text', text }],
+    ...ids,
+  }
   const { body } = await target.rpc('message/send', { message })
   expect(body.error).toBeUndefined()
   // Tasks that end in the same millisecond have the same status time, and the store orders those by id: the next
   // task ends in a later millisecond, so "newest" means the one sent last.
   const ended = Date.now()
   while (Date.now() === ended) await new Promise((resolve) => setTimeout(resolve, 1))
-  return body.result as { id: string; contextId: string; status: { state: string }; artifacts?: Array<{ parts: Array<{ data?: { lines: string[] } }> }> }
+  return body.result as {
+    id: string
+    contextId: string
+    status: { state: string }
+    artifacts?: Array<{ parts: Array<{ data?: { lines: string[] } }> }>
+  }
 }
 /** The conversation the agent read in that task. */
 const seen = (task: Awaited<ReturnType<typeof send>>) => task.artifacts?.[0]?.parts[1]?.data?.lines
@@ -45,7 +56,11 @@ describe.each(transports)('an agent reads its conversation ($name)', (transport)
     const first = await send(target, 'My name is Ada')
     expect(seen(first)).toEqual(['user: My name is Ada'])
     const second = await send(target, 'What is my name?', { contextId: first.contextId })
-    expect(seen(second)).toEqual(['user: My name is Ada', 'agent: answer to My name is Ada[data]', 'user: What is my name?'])
+    expect(seen(second)).toEqual([
+      'user: My name is Ada',
+      'agent: answer to My name is Ada[data]',
+      'user: What is my name?',
+    ])
   })
 
   it('another context is not seen', async () => {
@@ -61,7 +76,13 @@ describe.each(transports)('an agent reads its conversation ($name)', (transport)
     const asking = await send(target, 'ask', { contextId: first.contextId })
     expect(asking.status.state).toBe('input-required')
     const answered = await send(target, 'Ada', { taskId: asking.id })
-    expect(seen(answered)).toEqual(['user: hello', 'agent: answer to hello[data]', 'user: ask', 'agent: What is your name?', 'user: Ada'])
+    expect(seen(answered)).toEqual([
+      'user: hello',
+      'agent: answer to hello[data]',
+      'user: ask',
+      'agent: What is your name?',
+      'user: Ada',
+    ])
   })
 
   it('keeps the newest earlier tasks that fit maxBytes and leaves the older ones out', async () => {
@@ -85,6 +106,8 @@ describe.each(transports)('an agent reads its conversation ($name)', (transport)
     const target = await transport.start(recaller({ maxBytes: 0 }))
     const task = await send(target, 'hi')
     expect(task.status.state).toBe('failed')
-    expect(target.logger.text('error')).toContain('conversation(): maxBytes must be a whole number of at least 1 (got 0)')
+    expect(target.logger.text('error')).toContain(
+      'conversation(): maxBytes must be a whole number of at least 1 (got 0)',
+    )
   })
 })

@@ -39,7 +39,9 @@ describe.each(transports)('task deadlines ($name)', (transport) => {
       agent(() => new Promise(() => {}), { timeoutMs: 100 }),
       { shutdownTimeoutMs: 50 },
     )
-    const response = await target.post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: userMessage('x') }))
+    const response = await target.post(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: userMessage('x') }),
+    )
     const { events } = await readEvents(response)
     expect(events.at(-1).params).toMatchObject({ final: true, status: { state: 'failed' } })
   })
@@ -70,8 +72,8 @@ describe.each(transports)('task deadlines ($name)', (transport) => {
 
 describe('defineAgent timeoutMs', () => {
   it.each([0, -1, 1.5, Number.NaN, 2 ** 31, '100'])('refuses %j, naming the field', (timeoutMs) => {
-    expect(() => defineAgent({ card: { name: 'T', description: 'd' }, execute: () => {}, timeoutMs: timeoutMs as number })).toThrow(
-      /`timeoutMs` must be a whole number of milliseconds/,
-    )
+    expect(() =>
+      defineAgent({ card: { name: 'T', description: 'd' }, execute: () => {}, timeoutMs: timeoutMs as number }),
+    ).toThrow(/`timeoutMs` must be a whole number of milliseconds/)
   })
 })

@@ -50,8 +50,14 @@ async function call(url: string, method: string, params: unknown, version?: stri
 
 /** A blocking send in `dialect`; `streaming`: its streaming method instead. */
 function send(url: string, dialect: Dialect, text: string, streaming = false): Promise<Answer> {
-  if (dialect === 'v1.0') return call(url, streaming ? 'SendStreamingMessage' : 'SendMessage', userMessageV1(text), '1.0')
-  return call(url, streaming ? 'message/stream' : 'message/send', userMessage(text), dialect === 'v0.3' ? '0.3' : undefined)
+  if (dialect === 'v1.0')
+    return call(url, streaming ? 'SendStreamingMessage' : 'SendMessage', userMessageV1(text), '1.0')
+  return call(
+    url,
+    streaming ? 'message/stream' : 'message/send',
+    userMessage(text),
+    dialect === 'v0.3' ? '0.3' : undefined,
+  )
 }
 
 /** The id of the task a send answered with, when it answered one that completed. */
@@ -61,12 +67,17 @@ function completedTask(dialect: Dialect, answer: Answer): string | undefined {
   return answer.status === 200 && task?.status?.state === done ? task.id : undefined
 }
 
-async function startAgent(storeDir: string): Promise<FixtureAgent<{ logged: { warn: number; error: number; last: string[] } }>> {
-  const agent = await startFixtureAgent<{ logged: { warn: number; error: number; last: string[] } }>('file-store-agent.mjs', {
-    A2A_STORE: `file:${storeDir}`,
-    // Several segments on the small disk, so one is begun while it is full too.
-    A2A_STORE_SEGMENT_BYTES: String(256 * KiB),
-  })
+async function startAgent(
+  storeDir: string,
+): Promise<FixtureAgent<{ logged: { warn: number; error: number; last: string[] } }>> {
+  const agent = await startFixtureAgent<{ logged: { warn: number; error: number; last: string[] } }>(
+    'file-store-agent.mjs',
+    {
+      A2A_STORE: `file:${storeDir}`,
+      // Several segments on the small disk, so one is begun while it is full too.
+      A2A_STORE_SEGMENT_BYTES: String(256 * KiB),
+    },
+  )
   cleanups.push(() => agent.kill())
   return agent
 }
@@ -103,7 +114,12 @@ describe.skipIf(unavailable !== undefined)('the file store on a full disk (a 2 M
       const dialect = DIALECTS[n % DIALECTS.length]!
       const streaming = n % 5 === 4
       const answer = await send(agent.url, dialect, big(1000 + n), streaming)
-      expect({ dialect, streaming, status: answer.status, retryAfter: answer.retryAfter }).toEqual({ dialect, streaming, status: 503, retryAfter: '1' })
+      expect({ dialect, streaming, status: answer.status, retryAfter: answer.retryAfter }).toEqual({
+        dialect,
+        streaming,
+        status: 503,
+        retryAfter: '1',
+      })
       expect(answer.body.error.message).toMatch(FULL)
       expect(answer.body.error.code).toBe(-32603)
     }
@@ -114,7 +130,9 @@ describe.skipIf(unavailable !== undefined)('the file store on a full disk (a 2 M
     expect(filesAfter.length).toBeLessThanOrEqual(filesAtFirst.length + 1)
     expect(badSegments(storeDir).torn).toEqual([])
     const { logged } = await agent.probe()
-    expect(logged.last.join('\n')).toMatch(/Task store: cannot write to .*ENOSPC.*answer HTTP 503 until there is room again/)
+    expect(logged.last.join('\n')).toMatch(
+      /Task store: cannot write to .*ENOSPC.*answer HTTP 503 until there is room again/,
+    )
 
     // Room again (the filler goes): sends succeed, with no restart.
     rmSync(filler)
@@ -167,7 +185,9 @@ describe.skipIf(unavailable !== undefined)('the file store on a full disk (a 2 M
       contextId: 'ctx',
       status: { state: 'submitted', timestamp: new Date().toISOString() },
       artifacts: [],
-      history: [{ kind: 'message', role: 'user', messageId: `m-${n}`, parts: [{ kind: 'text', text: 'y'.repeat(20 * KiB) }] }],
+      history: [
+        { kind: 'message', role: 'user', messageId: `m-${n}`, parts: [{ kind: 'text', text: 'y'.repeat(20 * KiB) }] },
+      ],
     })
     const saved: string[] = []
     let refused: unknown
@@ -230,7 +250,10 @@ describe('the file store at start', () => {
     writeFileSync(join(log, '000000000101.jsonl'), header)
     writeFileSync(join(log, '000000000102.jsonl'), header.slice(0, 10))
     writeFileSync(join(log, '000000000103.jsonl'), `${header}{"t":"lost","n":1,"snap`)
-    writeFileSync(join(log, '000000000104.jsonl'), `${header}{"t":"lost too","n":1,"snapshot":"${'z'.repeat(200 * KiB)}`)
+    writeFileSync(
+      join(log, '000000000104.jsonl'),
+      `${header}{"t":"lost too","n":1,"snapshot":"${'z'.repeat(200 * KiB)}`,
+    )
 
     const logger = captureLogger()
     const again = createFileStore({ dir, logger })

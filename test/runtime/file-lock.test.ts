@@ -33,7 +33,8 @@ function open(dir: string) {
 }
 
 const lockHolder = (dir: string) => JSON.parse(readFileSync(join(dir, 'lock'), 'utf8')) as { pid: number }
-const inUse = (dir: string, pid: number) => `Task store: ${dir} is in use by another server process (pid ${pid}); one process per directory`
+const inUse = (dir: string, pid: number) =>
+  `Task store: ${dir} is in use by another server process (pid ${pid}); one process per directory`
 
 describe('the file store lock: one process per directory', () => {
   it('refuses a second store on a directory another live process holds, naming the directory and its pid; a second agent process exits saying so', async () => {
@@ -41,7 +42,9 @@ describe('the file store lock: one process per directory', () => {
     const holder = await startAgentProcess(dir)
     expect(() => createFileStore({ dir })).toThrow(ConfigurationError)
     expect(() => createFileStore({ dir })).toThrow(inUse(dir, holder.pid))
-    await expect(startFixtureAgent('file-store-agent.mjs', { A2A_STORE: `file:${dir}` })).rejects.toThrow(inUse(dir, holder.pid))
+    await expect(startFixtureAgent('file-store-agent.mjs', { A2A_STORE: `file:${dir}` })).rejects.toThrow(
+      inUse(dir, holder.pid),
+    )
     expect(holder.alive()).toBe(true)
   })
 
@@ -72,7 +75,10 @@ describe('the file store lock: one process per directory', () => {
     () => {
       const dir = tempDir()
       // A live process that is not this one, with another start time than the one the lock says.
-      writeFileSync(join(dir, 'lock'), JSON.stringify({ pid: process.ppid, started: '1', token: 'left-by-an-earlier-process' }))
+      writeFileSync(
+        join(dir, 'lock'),
+        JSON.stringify({ pid: process.ppid, started: '1', token: 'left-by-an-earlier-process' }),
+      )
       open(dir)
       expect(lockHolder(dir).pid).toBe(process.pid)
     },

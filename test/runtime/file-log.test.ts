@@ -110,7 +110,10 @@ describe('the file store log (A2A_STORE=file:<dir>)', () => {
       answered += first.bytes
       const taskId = first.body.result.id
       for (let i = 1; i < messages; i++) {
-        const next = await call(agentProcess.url, 'message/send', { ...userMessage(text(i), { taskId }), configuration })
+        const next = await call(agentProcess.url, 'message/send', {
+          ...userMessage(text(i), { taskId }),
+          configuration,
+        })
         expect(next.body.result?.status.state).toBe('input-required')
         answered += next.bytes
       }
@@ -130,7 +133,10 @@ describe('the file store log (A2A_STORE=file:<dir>)', () => {
       // As long as a request may be (1 MiB) with its envelope.
       const message = 'stream:1000:1024 '.padEnd(MiB - KiB, 'y')
       const before = bytesWritten(agentProcess.pid)
-      const done = await call(agentProcess.url, 'message/send', { ...userMessage(message), configuration: { historyLength: 0 } })
+      const done = await call(agentProcess.url, 'message/send', {
+        ...userMessage(message),
+        configuration: { historyLength: 0 },
+      })
       expect(done.body.result.status.state).toBe('completed')
       // The chunks' text joined, as the task keeps it.
       expect(done.body.result.artifacts[0].parts).toHaveLength(1)
@@ -177,7 +183,9 @@ describe('the file store log (A2A_STORE=file:<dir>)', () => {
     expect((await second.rpc('tasks/get', { id: opened.id })).result).toEqual(served)
     const ended = (await second.rpc('message/send', userMessage('a dragon', { taskId: opened.id }))).result
     expect(ended.status.state).toBe('completed')
-    expect(ended.artifacts[0].parts.map((part: any) => part.text).join('')).toMatch(/^Once upon a time in Far far .*, there lived a dragon\. The end\.$/)
+    expect(ended.artifacts[0].parts.map((part: any) => part.text).join('')).toMatch(
+      /^Once upon a time in Far far .*, there lived a dragon\. The end\.$/,
+    )
     await second.close()
     // The second process went on numbering the task's records where the first stopped.
     expect(recordsOf(dir, opened.id).at(-1)!.n).toBe(5)
@@ -227,7 +235,9 @@ describe('the file store log (A2A_STORE=file:<dir>)', () => {
     expect((await second.rpc('tasks/get', { id: opened.id })).result).toEqual(asked)
     const warnings = second.logger.text('warn')
     expect(warnings).toContain(`${segment} is damaged at line ${damaged + 1} (a record of task ${opened.id})`)
-    expect(warnings).toContain(`task ${opened.id} is read back as it was at its record 2: record 3 of it is missing or damaged`)
+    expect(warnings).toContain(
+      `task ${opened.id} is read back as it was at its record 2: record 3 of it is missing or damaged`,
+    )
     // The task goes on from there, and its next write is a whole snapshot.
     const again = (await second.rpc('message/send', userMessage('Farland', { taskId: opened.id }))).result
     expect(again.status.state).toBe('auth-required')
@@ -245,7 +255,9 @@ describe('the file store log (A2A_STORE=file:<dir>)', () => {
     const repair = breakTheLog(dir)
     const refused = await first.rpc('message/send', userMessage('Farland', { taskId: opened.id }))
     expect(refused.error).toEqual({ code: -32603, message: 'Internal error' })
-    expect(first.logger.text('error')).toMatch(new RegExp(`The task store could not save an event of task ${opened.id}`))
+    expect(first.logger.text('error')).toMatch(
+      new RegExp(`The task store could not save an event of task ${opened.id}`),
+    )
     repair()
     const waiting = (await first.rpc('message/send', userMessage('signed in', { taskId: opened.id }))).result
     expect(waiting.status.state).toBe('input-required')
@@ -330,8 +342,11 @@ describe('the file store log (A2A_STORE=file:<dir>)', () => {
     })
     const first = await serve(worker, dir)
     cleanups.push(() => gate.resolve())
-    const sent = (await first.rpc('message/send', { ...userMessage('work'), configuration: { blocking: false } })).result
-    await expect.poll(() => recordsOf(dir, sent.id).filter((record) => record.kind === 'entries').length).toBeGreaterThan(0)
+    const sent = (await first.rpc('message/send', { ...userMessage('work'), configuration: { blocking: false } }))
+      .result
+    await expect
+      .poll(() => recordsOf(dir, sent.id).filter((record) => record.kind === 'entries').length)
+      .toBeGreaterThan(0)
     expect(logBytes(dir)).toBeGreaterThan(MiB / 2)
 
     // The process dies here: the next start reads the turn so far, and fails the task.
@@ -354,10 +369,17 @@ describe('the file store log (A2A_STORE=file:<dir>)', () => {
     let killed = false
     const conversation = async () => {
       try {
-        let task = (await call(agentProcess.url, 'message/send', userMessage(`chat ${'x'.repeat(8 * KiB)}`))).body.result
+        let task = (await call(agentProcess.url, 'message/send', userMessage(`chat ${'x'.repeat(8 * KiB)}`))).body
+          .result
         answered.set(task.id, task.history)
         while (!killed) {
-          task = (await call(agentProcess.url, 'message/send', userMessage(`chat ${'z'.repeat(2 * KiB)}`, { taskId: task.id }))).body.result
+          task = (
+            await call(
+              agentProcess.url,
+              'message/send',
+              userMessage(`chat ${'z'.repeat(2 * KiB)}`, { taskId: task.id }),
+            )
+          ).body.result
           if (task?.status.state !== 'input-required') return
           answered.set(task.id, task.history)
           followUps++
@@ -389,6 +411,8 @@ describe('the file store log (A2A_STORE=file:<dir>)', () => {
     writeFileSync(join(dir, 'tasks', 'some-task.json'), '{"v":2}')
     const { store, logger } = reopen(dir)
     expect(store.size).toBe(0)
-    expect(logger.text('warn')).toContain(`${join(dir, 'tasks')} holds task files of an earlier release of the store, which this one does not read`)
+    expect(logger.text('warn')).toContain(
+      `${join(dir, 'tasks')} holds task files of an earlier release of the store, which this one does not read`,
+    )
   })
 })

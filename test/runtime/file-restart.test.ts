@@ -17,7 +17,9 @@ import { logBytes } from './_task-log-files.ts'
 // memory near the budget, and serves. The full-strength form is test/soak/file-restart.soak.ts.
 // A2A_RUNTIME_ENTRY runs the same tests on another build.
 
-const runtimeEntry: Record<string, string> = process.env.A2A_RUNTIME_ENTRY ? { A2A_RUNTIME_ENTRY: process.env.A2A_RUNTIME_ENTRY } : {}
+const runtimeEntry: Record<string, string> = process.env.A2A_RUNTIME_ENTRY
+  ? { A2A_RUNTIME_ENTRY: process.env.A2A_RUNTIME_ENTRY }
+  : {}
 const HEAP = { NODE_OPTIONS: '--max-old-space-size=512' }
 const NOT_FOUND = { code: -32602, message: 'Task not found' }
 
@@ -84,7 +86,9 @@ describe.skipIf(!procfs)('the file store started again on a log larger than its 
 
     const next = await flood(agent.port, { count: 4, concurrency: 2, textChars: 1_000_000 })
     expect(next.problems).toEqual([])
-    expect((await rpc(agent.port, 'tasks/get', { id: next.acknowledged.at(-1) })).body.result.status.state).toBe('completed')
+    expect((await rpc(agent.port, 'tasks/get', { id: next.acknowledged.at(-1) })).body.result.status.state).toBe(
+      'completed',
+    )
     expect(probe.logged.last.join('\n')).not.toMatch(/skipping|damaged|missing|could not/)
   }, 180_000)
 
@@ -116,12 +120,15 @@ describe.skipIf(!procfs)('the file store started again on a log larger than its 
     const newestMissing = answers.findLastIndex((answer) => !answer.task)
     expect(found.filter((i) => i < newestMissing - 2)).toEqual([])
     expect(found).toContain(answers.length - 1)
-    for (const i of found) expect(answers[i]!.task.artifacts[0].parts[0].text).toHaveLength(flooded.acknowledged[i]!.echoChars)
+    for (const i of found)
+      expect(answers[i]!.task.artifacts[0].parts[0].text).toHaveLength(flooded.acknowledged[i]!.echoChars)
     for (const answer of answers.slice(0, 10)) expect(answer.error).toEqual(NOT_FOUND)
     // One warning names the tasks let go: how many (those acknowledged and not kept, and any of the sends under way
     // that reached the log), their bytes, and the newest 10 of them by id.
     // Besides it, only the sends under way that reached the log: failed, as the process stopped.
-    const [warning, ...others] = probe.logged.last.filter((line) => !/when the server stopped; it is failed$/.test(line))
+    const [warning, ...others] = probe.logged.last.filter(
+      (line) => !/when the server stopped; it is failed$/.test(line),
+    )
     expect(others).toEqual([])
     expect(probe.logged.warn).toBe(probe.logged.last.length)
     const [, count] =
@@ -146,8 +153,12 @@ describe.skipIf(!procfs)('the file store started again on a log larger than its 
     expect(reprobe.storeSize).toBe(probe.storeSize)
     expect(reprobe.logged.warn).toBe(0)
     const last = flooded.acknowledged.at(-1)!
-    expect((await rpc(again.agent.port, 'tasks/get', { id: last.id })).body.result.artifacts[0].parts[0].text).toHaveLength(last.echoChars)
-    expect((await rpc(again.agent.port, 'message/send', userMessage('still here'))).body.result.status.state).toBe('completed')
+    expect(
+      (await rpc(again.agent.port, 'tasks/get', { id: last.id })).body.result.artifacts[0].parts[0].text,
+    ).toHaveLength(last.echoChars)
+    expect((await rpc(again.agent.port, 'message/send', userMessage('still here'))).body.result.status.state).toBe(
+      'completed',
+    )
   }, 180_000)
 })
 

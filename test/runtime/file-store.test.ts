@@ -25,7 +25,13 @@ function tempDir(): string {
 
 async function serve(agentToServe: Parameters<typeof serveAgent>[0], dir: string) {
   const logger = captureLogger()
-  const server = await serveAgent(agentToServe, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger, store: `file:${dir}` })
+  const server = await serveAgent(agentToServe, {
+    port: 0,
+    hostname: '127.0.0.1',
+    handleSignals: false,
+    logger,
+    store: `file:${dir}`,
+  })
   let closed = false
   const close = async () => {
     if (!closed) await server.close()
@@ -78,13 +84,19 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
       }),
       dir,
     )
-    const running = (await first.rpc('message/send', { ...userMessage('long job'), configuration: { blocking: false } })).result
+    const running = (
+      await first.rpc('message/send', { ...userMessage('long job'), configuration: { blocking: false } })
+    ).result
     // The process dies without a shutdown: a fresh store on the same directory is the next start.
     const store = createFileStore({ dir, logger: captureLogger() })
     const task = store.get(running.id)!
     expect(task.status.state).toBe('failed')
     expect(task.status.message?.parts[0]).toEqual({ kind: 'text', text: 'The server stopped before the task finished' })
-    expect(store.events(running.id)?.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'failed' } })
+    expect(store.events(running.id)?.at(-1)).toMatchObject({
+      kind: 'status-update',
+      final: true,
+      status: { state: 'failed' },
+    })
     await store.close()
     gate.resolve()
   })
@@ -118,7 +130,13 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
     const dir = tempDir()
     // A segment per write, so each write begins one.
     const store = createFileStore({ dir, segmentBytes: 1 })
-    const server = await serveAgent(echoAgent, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger: captureLogger(), store })
+    const server = await serveAgent(echoAgent, {
+      port: 0,
+      hostname: '127.0.0.1',
+      handleSignals: false,
+      logger: captureLogger(),
+      store,
+    })
     cleanups.push(() => server.close())
     const repair = breakTheLog(dir)
     cleanups.push(repair)
@@ -173,7 +191,13 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
   it('reads back, after tasks came and went faster than their writes, the tasks retention kept and no other', async () => {
     const dir = tempDir()
     const store = createFileStore({ dir, maxTasks: 1 })
-    const server = await serveAgent(echoAgent, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger: captureLogger(), store })
+    const server = await serveAgent(echoAgent, {
+      port: 0,
+      hostname: '127.0.0.1',
+      handleSignals: false,
+      logger: captureLogger(),
+      store,
+    })
     cleanups.push(() => server.close())
     await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
@@ -240,7 +264,9 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
     killed = true
     child.kill('SIGKILL')
     await Promise.all(workers)
-    await new Promise((resolve) => (child.exitCode === null && child.signalCode === null ? child.once('exit', resolve) : resolve(undefined)))
+    await new Promise((resolve) =>
+      child.exitCode === null && child.signalCode === null ? child.once('exit', resolve) : resolve(undefined),
+    )
 
     const logger = captureLogger()
     const store = createFileStore({ dir, logger })
@@ -259,7 +285,13 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
       task.complete(`Echo: ${ctx.text}`)
     })
     const store = createFileStore({ dir, maxTasks: 64, segmentBytes: 16 * 1024 })
-    const server = await serveAgent(asker, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger: captureLogger(), store })
+    const server = await serveAgent(asker, {
+      port: 0,
+      hostname: '127.0.0.1',
+      handleSignals: false,
+      logger: captureLogger(),
+      store,
+    })
     cleanups.push(() => server.close())
     const call = async (method: string, params: unknown) => (await rpc(server.url, method, params)).body.result
     const send = (text: string) => call('message/send', userMessage(text))
@@ -279,7 +311,10 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
     // What a restart would read: the records since each kept task's last snapshot. About 1 KiB a task here.
     const reopened = createFileStore({ dir, maxTasks: 64 })
     cleanups.push(() => reopened.close())
-    expect(reopened.get(held.id)?.status).toMatchObject({ state: 'completed', message: { parts: [{ text: 'Echo: hold' }] } })
+    expect(reopened.get(held.id)?.status).toMatchObject({
+      state: 'completed',
+      message: { parts: [{ text: 'Echo: hold' }] },
+    })
     expect(reopened.size).toBe(store.size)
     // What a restart reads back at most: 65 tasks (64 kept, the one held) of the size of the last one's records.
     const perTask = recordsOf(dir, last.id).reduce((sum, record) => sum + Buffer.byteLength(record.text) + 1, 0)

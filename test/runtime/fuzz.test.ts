@@ -7,7 +7,16 @@ import { v03Binding } from '../../runtime/src/bindings/_v03.ts'
 import type { Binding } from '../../runtime/src/bindings/shared/_binding.ts'
 import { ErrorCode } from '../../runtime/src/errors.ts'
 import { agent } from './_agents.ts'
-import { buildBody, DIALECTS, type Dialect, type FuzzBody, type FuzzTasks, METHODS, POLLUTION_MARKERS, STREAMING_METHODS } from './_fuzz-bodies.ts'
+import {
+  buildBody,
+  DIALECTS,
+  type Dialect,
+  type FuzzBody,
+  type FuzzTasks,
+  METHODS,
+  POLLUTION_MARKERS,
+  STREAMING_METHODS,
+} from './_fuzz-bodies.ts'
 import { nodeServer, type Target } from './_transports.ts'
 
 /**
@@ -127,14 +136,19 @@ function expectedFor(body: FuzzBody): Expected {
   }
   const object = typeof value === 'object' && value !== null && !Array.isArray(value)
   const request = (object ? value : {}) as Record<string, unknown>
-  const id = typeof request.id === 'string' || (typeof request.id === 'number' && Number.isFinite(request.id)) ? request.id : null
+  const id =
+    typeof request.id === 'string' || (typeof request.id === 'number' && Number.isFinite(request.id))
+      ? request.id
+      : null
   const method = typeof request.method === 'string' ? request.method : ''
   const binding = bindingOf(method)
   if (!typed) return untyped(method, id)
   if (!object) return { refused: true, status: 200, code: -32600, id: null }
-  // No id, or a null one, is answered as a request with id null; any other id that is not a string or a finite number is refused.
+  // No id, or a null one, is answered as a request with id null; any other id that is not a string or a finite number
+  // is refused.
   const badId = id === null && request.id !== undefined && request.id !== null
-  if (request.jsonrpc !== '2.0' || typeof request.method !== 'string' || request.method === '' || badId) return { refused: true, status: 200, code: -32600, id }
+  if (request.jsonrpc !== '2.0' || typeof request.method !== 'string' || request.method === '' || badId)
+    return { refused: true, status: 200, code: -32600, id }
   if (!binding) return { refused: true, status: 200, code: ErrorCode.VersionNotSupported, id }
   if (!binding.methods.has(method)) return { refused: true, status: 200, code: -32601, id }
   return { refused: false, id, method }
@@ -169,7 +183,9 @@ async function readStream(response: Response, firstFrame = false): Promise<{ tex
   const deadline = Date.now() + STREAM_TIMEOUT_MS
   for (;;) {
     let timer: ReturnType<typeof setTimeout> | undefined
-    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()))))
+    const timeout = new Promise<'timeout'>(
+      (resolve) => (timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()))),
+    )
     const read = await Promise.race([reader.read(), timeout])
     clearTimeout(timer)
     if (read === 'timeout' || text.length > STREAM_LIMIT) {
@@ -185,24 +201,29 @@ async function readStream(response: Response, firstFrame = false): Promise<{ tex
   }
 }
 
-const isObject = (value: unknown): value is Record<string, any> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, any> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** What is wrong with a JSON-RPC response object (an empty list when nothing is). */
 function responseProblems(message: unknown, id: JsonRpcId): string[] {
   if (!isObject(message)) return ['not a JSON object']
   const problems: string[] = []
   const keys = Object.keys(message).sort().join(',')
-  if (keys !== 'error,id,jsonrpc' && keys !== 'id,jsonrpc,result') problems.push(`keys ${keys}: want jsonrpc, id and exactly one of result and error`)
+  if (keys !== 'error,id,jsonrpc' && keys !== 'id,jsonrpc,result')
+    problems.push(`keys ${keys}: want jsonrpc, id and exactly one of result and error`)
   if (message.jsonrpc !== '2.0') problems.push(`jsonrpc ${JSON.stringify(message.jsonrpc)}`)
-  if (message.id !== id) problems.push(`id ${JSON.stringify(message.id)?.slice(0, 60)}, want ${JSON.stringify(id)?.slice(0, 60)}`)
+  if (message.id !== id)
+    problems.push(`id ${JSON.stringify(message.id)?.slice(0, 60)}, want ${JSON.stringify(id)?.slice(0, 60)}`)
   if ('error' in message) {
     const { error } = message
     if (!isObject(error)) problems.push('error is not an object')
     else {
-      if (!Number.isInteger(error.code) || !KNOWN_CODES.has(error.code)) problems.push(`error.code ${error.code} is not one of the runtime's codes`)
+      if (!Number.isInteger(error.code) || !KNOWN_CODES.has(error.code))
+        problems.push(`error.code ${error.code} is not one of the runtime's codes`)
       // -32603 is for the unexpected: a bug, since nothing here makes the store or the agent fail.
       if (error.code === ErrorCode.Internal) problems.push(`-32603 ${error.message}`)
-      if (typeof error.message !== 'string' || error.message === '') problems.push('error.message is not a non-empty string')
+      if (typeof error.message !== 'string' || error.message === '')
+        problems.push('error.message is not a non-empty string')
       const extra = Object.keys(error).filter((key) => !['code', 'message', 'data'].includes(key))
       if (extra.length) problems.push(`error has ${extra.join(', ')}`)
     }
@@ -210,7 +231,9 @@ function responseProblems(message: unknown, id: JsonRpcId): string[] {
   return problems
 }
 
-/** Every frame of an SSE body: `id:` lines, `data:` lines of JSON-RPC (responses to `id`, or platform notifications). */
+/**
+ * Every frame of an SSE body: `id:` lines, `data:` lines of JSON-RPC (responses to `id`, or platform notifications).
+ */
 function streamProblems(text: string, id: JsonRpcId): string[] {
   const problems: string[] = []
   for (const frame of text.split('\n\n').slice(0, -1)) {
@@ -228,7 +251,12 @@ function streamProblems(text: string, id: JsonRpcId): string[] {
         continue
       }
       // The platform dialect streams notifications; the A2A dialects stream responses to the request.
-      const notification = isObject(event) && event.jsonrpc === '2.0' && typeof event.method === 'string' && isObject(event.params) && !('id' in event)
+      const notification =
+        isObject(event) &&
+        event.jsonrpc === '2.0' &&
+        typeof event.method === 'string' &&
+        isObject(event.params) &&
+        !('id' in event)
       if (!notification) problems.push(...responseProblems(event, id).map((problem) => `stream event: ${problem}`))
     }
   }
@@ -280,7 +308,11 @@ async function check(target: Target, body: FuzzBody): Promise<Verdict> {
       problems.push(`HTTP ${response.status} ${code ?? 'result'}, want HTTP ${expected.status} ${expected.code}`)
   } else if (response.status !== 200) problems.push(`HTTP ${response.status} from ${expected.method}`)
   if (body.mustRefuse && code === undefined) problems.push('accepted (a result) though it must be refused')
-  return { outcome: `${response.status} ${code ?? 'result'}`, reached: expected.refused ? undefined : expected.method, problems }
+  return {
+    outcome: `${response.status} ${code ?? 'result'}`,
+    reached: expected.refused ? undefined : expected.method,
+    problems,
+  }
 }
 
 /** Runs `work` for 0…count-1, `concurrency` at a time. */
@@ -325,7 +357,8 @@ const PROTOTYPES: Record<string, object> = {
 function prototypeState(): Map<string, PropertyDescriptor> {
   const state = new Map<string, PropertyDescriptor>()
   for (const [name, prototype] of Object.entries(PROTOTYPES)) {
-    for (const key of Reflect.ownKeys(prototype)) state.set(`${name}.prototype.${String(key)}`, Object.getOwnPropertyDescriptor(prototype, key)!)
+    for (const key of Reflect.ownKeys(prototype))
+      state.set(`${name}.prototype.${String(key)}`, Object.getOwnPropertyDescriptor(prototype, key)!)
   }
   return state
 }
@@ -336,7 +369,8 @@ function prototypeChanges(before: Map<string, PropertyDescriptor>): string[] {
   for (const [key, descriptor] of before) {
     const now = after.get(key)
     if (!now) changes.push(`removed ${key}`)
-    else if (now.value !== descriptor.value || now.get !== descriptor.get || now.set !== descriptor.set) changes.push(`changed ${key}`)
+    else if (now.value !== descriptor.value || now.get !== descriptor.get || now.set !== descriptor.set)
+      changes.push(`changed ${key}`)
   }
   return changes
 }
@@ -370,7 +404,11 @@ async function snapshot(target: Target, id: string, webhooks = true): Promise<st
 
 async function fuzzTasks(target: Target, webhook: string): Promise<FuzzTasks> {
   const send = async (text: string) =>
-    (await target.rpc('message/send', { message: { kind: 'message', role: 'user', messageId: `setup-${text}`, parts: [{ kind: 'text', text }] } })).body.result
+    (
+      await target.rpc('message/send', {
+        message: { kind: 'message', role: 'user', messageId: `setup-${text}`, parts: [{ kind: 'text', text }] },
+      })
+    ).body.result
   const done = await send('hello')
   const waiting = await send('ask me')
   const scratch = await send('scratch')
@@ -387,7 +425,11 @@ async function fuzzTasks(target: Target, webhook: string): Promise<FuzzTasks> {
 }
 
 async function snapshots(target: Target, tasks: FuzzTasks) {
-  return { done: await snapshot(target, tasks.done), waiting: await snapshot(target, tasks.waiting), scratch: await snapshot(target, tasks.scratch, false) }
+  return {
+    done: await snapshot(target, tasks.done),
+    waiting: await snapshot(target, tasks.waiting),
+    scratch: await snapshot(target, tasks.scratch, false),
+  }
 }
 
 /** The server answers ordinary requests in all three dialects, and the waiting task takes its follow-up. */
@@ -418,11 +460,21 @@ async function expectNormalService(target: Target, tasks: FuzzTasks): Promise<vo
     { id: 'after-4', headers: { 'a2a-version': '1.0' } },
   )
   expect(v1.body).toMatchObject({ id: 'after-4', result: { task: { status: { state: 'TASK_STATE_COMPLETED' } } } })
-  const v1Got = await target.rpc('GetTask', { id: v1.body.result.task.id }, { id: 'after-5', headers: { 'a2a-version': '1.0' } })
+  const v1Got = await target.rpc(
+    'GetTask',
+    { id: v1.body.result.task.id },
+    { id: 'after-5', headers: { 'a2a-version': '1.0' } },
+  )
   expect(v1Got.body.result).toEqual(v1.body.result.task)
 
   const followUp = await target.rpc('message/send', {
-    message: { kind: 'message', role: 'user', messageId: 'after-6', taskId: tasks.waiting, parts: [{ kind: 'text', text: 'blue' }] },
+    message: {
+      kind: 'message',
+      role: 'user',
+      messageId: 'after-6',
+      taskId: tasks.waiting,
+      parts: [{ kind: 'text', text: 'blue' }],
+    },
   })
   expect(followUp.body.result).toMatchObject({ id: tasks.waiting, status: { state: 'completed' } })
 }
@@ -431,11 +483,18 @@ async function expectNormalService(target: Target, tasks: FuzzTasks): Promise<vo
 
 describe(`fuzzed JSON-RPC bodies (seed ${SEED}; replay with A2A_FUZZ_SEED=${SEED})`, () => {
   it('covers every method each dialect serves, streaming and push-notification-config ones included', () => {
-    for (const dialect of DIALECTS) expect([...METHODS[dialect]].sort(), dialect).toEqual([...BINDINGS[dialect].methods.keys()].sort())
+    for (const dialect of DIALECTS)
+      expect([...METHODS[dialect]].sort(), dialect).toEqual([...BINDINGS[dialect].methods.keys()].sort())
   })
 
   it('rebuilds the same body from the same seed, dialect and index, so a failure can be replayed', () => {
-    const tasks: FuzzTasks = { waiting: 'w', waitingContext: 'c', done: 'd', scratch: 's', webhook: 'http://127.0.0.1:1/hook' }
+    const tasks: FuzzTasks = {
+      waiting: 'w',
+      waitingContext: 'c',
+      done: 'd',
+      scratch: 's',
+      webhook: 'http://127.0.0.1:1/hook',
+    }
     for (const index of [0, 1, 17, 999]) {
       const first = buildBody(SEED, 'a2a-1.0', index, tasks)
       const again = buildBody(SEED, 'a2a-1.0', index, tasks)
@@ -449,7 +508,12 @@ describe(`fuzzed JSON-RPC bodies (seed ${SEED}; replay with A2A_FUZZ_SEED=${SEED
     it(`answers ${BODIES_PER_DIALECT} hostile bodies for every method with a JSON-RPC error or a valid answer: no 5xx, crash, hang, change to another task or polluted prototype, and serves normally afterwards`, async () => {
       const receiver = await startReceiver()
       // The slash-named methods speak the platform dialect whatever A2A_DIALECT says: expectedFor assumes it.
-      const target = await nodeServer.start(fuzzAgent, { maxBodySize: MAX_BODY, push: PUSH_OPTIONS, dialect: 'platform', sseHeartbeatMs: HEARTBEAT_MS })
+      const target = await nodeServer.start(fuzzAgent, {
+        maxBodySize: MAX_BODY,
+        push: PUSH_OPTIONS,
+        dialect: 'platform',
+        sseHeartbeatMs: HEARTBEAT_MS,
+      })
       const tasks = await fuzzTasks(target, receiver.url)
       const before = await snapshots(target, tasks)
       const prototypes = prototypeState()
@@ -487,10 +551,20 @@ describe(`fuzzed JSON-RPC bodies (seed ${SEED}; replay with A2A_FUZZ_SEED=${SEED
       expect(await snapshots(target, tasks)).toEqual(before)
 
       // Past the envelope, the bodies reached every method's own validation; and every layer answered some.
-      for (const method of METHODS[dialect]) expect(reached.get(method) ?? 0, `bodies that reached ${method}`).toBeGreaterThanOrEqual(20)
+      for (const method of METHODS[dialect])
+        expect(reached.get(method) ?? 0, `bodies that reached ${method}`).toBeGreaterThanOrEqual(20)
       expect(mustRefuse).toBeGreaterThan(50)
       const seen = [...outcomes.keys()]
-      for (const outcome of ['415 -32600', '413 -32600', '200 -32700', '200 -32600', '200 -32601', '200 -32602', '200 -32009', '200 result'])
+      for (const outcome of [
+        '415 -32600',
+        '413 -32600',
+        '200 -32700',
+        '200 -32600',
+        '200 -32601',
+        '200 -32602',
+        '200 -32009',
+        '200 result',
+      ])
         expect(seen, outcome).toContain(outcome)
       // A v1.0 body without a JSON type gets v1.0's own code.
       if (dialect === 'a2a-1.0') expect(seen).toContain('415 -32005')

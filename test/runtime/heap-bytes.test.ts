@@ -16,7 +16,9 @@ import { fixturePath } from './_fixture-process.ts'
 const N = 20_000
 const many = <T>(make: (i: number) => T): { a: T[] } => ({ a: Array.from({ length: N }, (_, i) => make(i)) })
 
-/** An object of the keys k0…k(n-1) in an order of its own (a seeded shuffle): each order is a hidden class of its own. */
+/**
+ * An object of the keys k0…k(n-1) in an order of its own (a seeded shuffle): each order is a hidden class of its own.
+ */
 function shuffledKeys(n: number, seed: number): Record<string, number> {
   const keys = Array.from({ length: n }, (_, i) => `k${i}`)
   let state = seed + 1
@@ -39,13 +41,17 @@ const HOSTILE: Record<string, unknown> = {
   'objects each with a key of its own': many((i) => ({ [`x${i}`]: 0 })),
   'objects each with two keys of their own': many((i) => ({ [`x${i}`]: 0, [`y${i}`]: 0 })),
   'one object of many keys': Object.fromEntries(Array.from({ length: N }, (_, i) => [`k${i}`, 0])),
-  'one object of many keys holding empty objects': Object.fromEntries(Array.from({ length: N }, (_, i) => [`k${i}`, {}])),
+  'one object of many keys holding empty objects': Object.fromEntries(
+    Array.from({ length: N }, (_, i) => [`k${i}`, {}]),
+  ),
   'fractions among strings': many((i) => (i % 2 ? 1.5 : 'x')),
   'fractions in objects': many(() => ({ a: 1.5 })),
   'booleans in arrays': many(() => [true]),
   'empty strings': many(() => ''),
   'distinct short strings': many((i) => `q${i}`),
-  'objects of the same sixteen keys in shuffled orders': { a: Array.from({ length: 2_000 }, (_, i) => shuffledKeys(16, i)) },
+  'objects of the same sixteen keys in shuffled orders': {
+    a: Array.from({ length: 2_000 }, (_, i) => shuffledKeys(16, i)),
+  },
   'tiny text parts': { parts: Array.from({ length: N }, () => ({ kind: 'text', text: 'a' })) },
 }
 
@@ -53,16 +59,32 @@ const HOSTILE: Record<string, unknown> = {
 const ORDINARY: Record<string, unknown> = {
   'a long text': { text: 'lorem ipsum dolor sit amet '.repeat(40_000) },
   'a long text past Latin-1': { text: 'Grüße 😀 und 東京 '.repeat(40_000) },
-  records: many((i) => ({ name: `customer ${i}`, createdAt: '2026-01-01T00:00:00Z', id: i, ok: true, score: i / 7, tags: ['a', 'b'], note: null })),
+  records: many((i) => ({
+    name: `customer ${i}`,
+    createdAt: '2026-01-01T00:00:00Z',
+    id: i,
+    ok: true,
+    score: i / 7,
+    tags: ['a', 'b'],
+    note: null,
+  })),
   'a table of numbers': many((i) => [i, i * 2.5, i % 3]),
-  'text parts of sentences': { parts: Array.from({ length: N }, (_, i) => ({ kind: 'text', text: `Sentence number ${i} of the answer, with some words.` })) },
+  'text parts of sentences': {
+    parts: Array.from({ length: N }, (_, i) => ({
+      kind: 'text',
+      text: `Sentence number ${i} of the answer, with some words.`,
+    })),
+  },
 }
 
 /** The Node this suite runs on, and the others the product is tested on (test-runtimes/), where installed. */
 const NODES = [
   { name: `Node ${process.versions.node}`, path: process.execPath },
   ...['22', '24']
-    .map((major) => ({ name: `Node ${major}`, path: fileURLToPath(new URL(`../../test-runtimes/node_modules/node${major}/bin/node`, import.meta.url)) }))
+    .map((major) => ({
+      name: `Node ${major}`,
+      path: fileURLToPath(new URL(`../../test-runtimes/node_modules/node${major}/bin/node`, import.meta.url)),
+    }))
     .filter((node) => existsSync(node.path)),
 ]
 
@@ -79,37 +101,40 @@ function measuredHeap(values: unknown[], node = process.execPath): number[] {
 describe('heap prices', () => {
   const priced = (value: unknown) => heapBytes(JSON.parse(JSON.stringify(value)))
 
-  it.each(NODES)('never price a hostile shape below the heap V8 gives it (and show how much JSON text understates it), on $name', ({ path: node }) => {
-    const names = Object.keys(HOSTILE)
-    // Each shape in a fresh process, as the prices are per value; then all in one process, one after another, as
-    // a long-lived server meets them: V8's shared structures (hidden classes and their transitions) grow with
-    // every shape kept alive, and the sum of the prices must cover that too.
-    const alone = names.map((name) => measuredHeap([HOSTILE[name]], node)[0]!)
-    const together = measuredHeap(Object.values(HOSTILE), node).reduce((sum, bytes) => sum + bytes, 0)
-    const rows = names.map((name, i) => {
-      const text = JSON.stringify(HOSTILE[name]).length
-      return { name, text, heap: alone[i]!, price: priced(HOSTILE[name]) }
-    })
-    console.log(
-      rows
-        .map(
-          (r) =>
-            `${r.name}: JSON ${r.text} B, heap ${r.heap} B (${(r.heap / r.text).toFixed(1)}x), priced ${r.price} B (${(r.price / r.heap).toFixed(2)}x the heap)`,
-        )
-        .join('\n'),
-    )
-    for (const row of rows) {
-      // A collection is not exact to the byte: 5% below the measured heap is noise, not an under-count.
-      expect(row.price, row.name).toBeGreaterThanOrEqual(row.heap * 0.95)
-      // …nor priced so far above that the budgets stop meaning memory.
-      expect(row.price, row.name).toBeLessThan(row.heap * 4)
-    }
-    const priceTotal = rows.reduce((sum, row) => sum + row.price, 0)
-    console.log(`all shapes in one process: heap ${together} B, priced ${priceTotal} B`)
-    expect(priceTotal).toBeGreaterThanOrEqual(together)
-    // The reason for all this: JSON text understates the worst of these twenty times over.
-    expect(Math.max(...rows.map((r) => r.heap / r.text))).toBeGreaterThan(15)
-  })
+  it.each(NODES)(
+    'never price a hostile shape below the heap V8 gives it (and show how much JSON text understates it), on $name',
+    ({ path: node }) => {
+      const names = Object.keys(HOSTILE)
+      // Each shape in a fresh process, as the prices are per value; then all in one process, one after another, as
+      // a long-lived server meets them: V8's shared structures (hidden classes and their transitions) grow with
+      // every shape kept alive, and the sum of the prices must cover that too.
+      const alone = names.map((name) => measuredHeap([HOSTILE[name]], node)[0]!)
+      const together = measuredHeap(Object.values(HOSTILE), node).reduce((sum, bytes) => sum + bytes, 0)
+      const rows = names.map((name, i) => {
+        const text = JSON.stringify(HOSTILE[name]).length
+        return { name, text, heap: alone[i]!, price: priced(HOSTILE[name]) }
+      })
+      console.log(
+        rows
+          .map(
+            (r) =>
+              `${r.name}: JSON ${r.text} B, heap ${r.heap} B (${(r.heap / r.text).toFixed(1)}x), priced ${r.price} B (${(r.price / r.heap).toFixed(2)}x the heap)`,
+          )
+          .join('\n'),
+      )
+      for (const row of rows) {
+        // A collection is not exact to the byte: 5% below the measured heap is noise, not an under-count.
+        expect(row.price, row.name).toBeGreaterThanOrEqual(row.heap * 0.95)
+        // …nor priced so far above that the budgets stop meaning memory.
+        expect(row.price, row.name).toBeLessThan(row.heap * 4)
+      }
+      const priceTotal = rows.reduce((sum, row) => sum + row.price, 0)
+      console.log(`all shapes in one process: heap ${together} B, priced ${priceTotal} B`)
+      expect(priceTotal).toBeGreaterThanOrEqual(together)
+      // The reason for all this: JSON text understates the worst of these twenty times over.
+      expect(Math.max(...rows.map((r) => r.heap / r.text))).toBeGreaterThan(15)
+    },
+  )
 
   it('price what honest clients send close to its heap', () => {
     const names = Object.keys(ORDINARY)

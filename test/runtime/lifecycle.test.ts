@@ -5,7 +5,8 @@ import { userMessage } from './_messages.ts'
 import { eventReader, readEvents } from './_sse.ts'
 import { transports } from './_transports.ts'
 
-const streamRequest = (params: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 'stream', method: 'message/stream', params })
+const streamRequest = (params: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 'stream', method: 'message/stream', params })
 
 describe.each(transports)('task lifecycle ($name)', (transport) => {
   describe('every task ends terminal', () => {
@@ -151,32 +152,38 @@ describe.each(transports)('task lifecycle ($name)', (transport) => {
         },
       )
       const target = await transport.start(stubborn)
-      const task = (await target.rpc('message/send', { ...userMessage('x'), configuration: { blocking: false } })).body.result
+      const task = (await target.rpc('message/send', { ...userMessage('x'), configuration: { blocking: false } })).body
+        .result
       const reply = await target.rpc('tasks/cancel', { id: task.id })
       expect(reply.body.error).toEqual({ code: -32002, message: 'Too late to stop the rocket' })
       expect((await target.rpc('tasks/get', { id: task.id })).body.result.status.state).toBe('working')
       release.resolve()
-      await expect.poll(async () => (await target.rpc('tasks/get', { id: task.id })).body.result.status.state).toBe('completed')
+      await expect
+        .poll(async () => (await target.rpc('tasks/get', { id: task.id })).body.result.status.state)
+        .toBe('completed')
     })
 
-    it.each(['completed', 'failed', 'canceled'] as const)('answers -32002 for a %s task and leaves it unchanged', async (end) => {
-      const ender = agent(
-        (_ctx, task) => {
-          task.artifact('result')
-          if (end === 'completed') task.complete()
-          else if (end === 'failed') task.fail('could not')
-          else task.cancel()
-        },
-        { cancel: () => {} },
-      )
-      const target = await transport.start(ender)
-      const task = (await target.rpc('message/send', userMessage('x'))).body.result
-      expect(task.status.state).toBe(end)
-      const reply = await target.rpc('tasks/cancel', { id: task.id }, { id: 'late' })
-      expect(reply.body).toMatchObject({ id: 'late', error: { code: -32002 } })
-      expect(reply.body.error.message).toContain(end)
-      expect((await target.rpc('tasks/get', { id: task.id })).body.result).toEqual(task)
-    })
+    it.each(['completed', 'failed', 'canceled'] as const)(
+      'answers -32002 for a %s task and leaves it unchanged',
+      async (end) => {
+        const ender = agent(
+          (_ctx, task) => {
+            task.artifact('result')
+            if (end === 'completed') task.complete()
+            else if (end === 'failed') task.fail('could not')
+            else task.cancel()
+          },
+          { cancel: () => {} },
+        )
+        const target = await transport.start(ender)
+        const task = (await target.rpc('message/send', userMessage('x'))).body.result
+        expect(task.status.state).toBe(end)
+        const reply = await target.rpc('tasks/cancel', { id: task.id }, { id: 'late' })
+        expect(reply.body).toMatchObject({ id: 'late', error: { code: -32002 } })
+        expect(reply.body.error.message).toContain(end)
+        expect((await target.rpc('tasks/get', { id: task.id })).body.result).toEqual(task)
+      },
+    )
 
     it('answers an unknown task with -32602 "Task not found"', async () => {
       const target = await transport.start(gatedAgent().agent)
@@ -201,7 +208,9 @@ describe.each(transports)('task lifecycle ($name)', (transport) => {
           task.inputRequired('Which city?')
           return
         }
-        const said = ctx.history.map((m) => `${m.role}:${m.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('')}`)
+        const said = ctx.history.map(
+          (m) => `${m.role}:${m.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('')}`,
+        )
         task.artifact(`Sunny in ${ctx.text} (${said.join(' | ')})`)
         task.complete()
       })
@@ -216,14 +225,18 @@ describe.each(transports)('task lifecycle ($name)', (transport) => {
       expect(second.id).toBe(first.id)
       expect(second.contextId).toBe(first.contextId)
       expect(second.status.state).toBe('completed')
-      expect(second.artifacts[0].parts[0].text).toBe('Sunny in Paris (user:weather please | agent:Which city? | user:Paris)')
+      expect(second.artifacts[0].parts[0].text).toBe(
+        'Sunny in Paris (user:weather please | agent:Which city? | user:Paris)',
+      )
       expect(second.history).toHaveLength(3)
     })
 
     it('accepts the task id in params.id and the same contextId', async () => {
       const target = await transport.start(weatherAgent())
       const first = (await target.rpc('message/send', userMessage('weather'))).body.result
-      const second = (await target.rpc('message/send', { ...userMessage('Oslo', { contextId: first.contextId }), id: first.id })).body.result
+      const second = (
+        await target.rpc('message/send', { ...userMessage('Oslo', { contextId: first.contextId }), id: first.id })
+      ).body.result
       expect(second.status.state).toBe('completed')
       expect(second.artifacts[0].parts[0].text).toMatch(/^Sunny in Oslo/)
     })
@@ -231,7 +244,10 @@ describe.each(transports)('task lifecycle ($name)', (transport) => {
     it('refuses a follow-up whose contextId belongs to another conversation', async () => {
       const target = await transport.start(weatherAgent())
       const first = (await target.rpc('message/send', userMessage('weather'))).body.result
-      const reply = await target.rpc('message/send', { ...userMessage('Rome', { taskId: first.id }), metadata: { contextId: 'other' } })
+      const reply = await target.rpc('message/send', {
+        ...userMessage('Rome', { taskId: first.id }),
+        metadata: { contextId: 'other' },
+      })
       expect(reply.body.error.code).toBe(-32602)
       expect(reply.body.error.message).toMatch(/contextId/)
       expect((await target.rpc('tasks/get', { id: first.id })).body.result.status.state).toBe('input-required')

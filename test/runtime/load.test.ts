@@ -1,7 +1,17 @@
 import type { Agent } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { afterAll, expect, it } from 'vitest'
-import { eachLimited, httpAgent, jsonRpc, type OpenStream, openStream, rpc, type StreamResult, summarize, taskIdOf } from './_load-client.ts'
+import {
+  eachLimited,
+  httpAgent,
+  jsonRpc,
+  type OpenStream,
+  openStream,
+  rpc,
+  type StreamResult,
+  summarize,
+  taskIdOf,
+} from './_load-client.ts'
 import { type AgentProcess, fdsOf, pollUntil, procfs, rssOf, startAgentProcess } from './_load-process.ts'
 import { userMessage, userMessageV1 } from './_messages.ts'
 
@@ -47,7 +57,8 @@ const track = (agent: Agent) => {
   agents.push(agent)
   return agent
 }
-const mb = (bytes: number | undefined) => (bytes === undefined || Number.isNaN(bytes) ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(1)} MB`)
+const mb = (bytes: number | undefined) =>
+  bytes === undefined || Number.isNaN(bytes) ? 'n/a' : `${(bytes / 1024 / 1024).toFixed(1)} MB`
 
 /** The fd count once it stops moving (two equal readings 100 ms apart, at most 5 s). */
 async function steadyFds(pid: number): Promise<number | undefined> {
@@ -77,7 +88,9 @@ it(`holds ${STREAMS} SSE streams open at once, ends every task completed with al
   // client connected.
   const warm = track(httpAgent(true))
   for (let i = 0; i < 10; i++) {
-    expect((await rpc(url, 'message/send', userMessage(`warm ${i}`), { agent: warm })).body.result.status.state).toBe('completed')
+    expect((await rpc(url, 'message/send', userMessage(`warm ${i}`), { agent: warm })).body.result.status.state).toBe(
+      'completed',
+    )
     const stream = openStream(url, jsonRpc('message/stream', userMessage('stream:1:0')), { agent: warm })
     expect((await stream.done).ended).toBe(true)
   }
@@ -110,8 +123,14 @@ it(`holds ${STREAMS} SSE streams open at once, ends every task completed with al
   for (let i = 0; i < STREAMS; i++) {
     const v1 = i % 2 === 1
     const text = `hold:${ARTIFACTS}:${GAP_MS}`
-    const body = v1 ? jsonRpc('SendStreamingMessage', userMessageV1(text), i) : jsonRpc('message/stream', userMessage(text), i)
-    const stream = openStream(url, body, { agent: streamAgent, timeoutMs: 60_000, onFrame: (_frame, index) => index === 0 && firstEvents++ })
+    const body = v1
+      ? jsonRpc('SendStreamingMessage', userMessageV1(text), i)
+      : jsonRpc('message/stream', userMessage(text), i)
+    const stream = openStream(url, body, {
+      agent: streamAgent,
+      timeoutMs: 60_000,
+      onFrame: (_frame, index) => index === 0 && firstEvents++,
+    })
     streams.push(stream)
     results.push(stream.done)
   }
@@ -183,7 +202,8 @@ it(`holds ${STREAMS} SSE streams open at once, ends every task completed with al
       notCompleted.push(`${id}: HTTP ${reply.status} ${reply.text.slice(0, 200)}`)
   })
   expect(notCompleted.slice(0, 5)).toEqual([])
-  const total = async (status?: string) => (await rpc(url, 'ListTasks', { pageSize: 1, ...(status && { status }) }, { agent: control })).body.result.totalSize
+  const total = async (status?: string) =>
+    (await rpc(url, 'ListTasks', { pageSize: 1, ...(status && { status }) }, { agent: control })).body.result.totalSize
   expect(await total('TASK_STATE_WORKING')).toBe(0)
   expect(await total('TASK_STATE_SUBMITTED')).toBe(0)
   expect(await total('TASK_STATE_COMPLETED')).toBe(STREAMS + warmTasks)
@@ -194,14 +214,22 @@ it(`holds ${STREAMS} SSE streams open at once, ends every task completed with al
     Array.from(
       { length: SECOND_WAVE },
       (_, i) =>
-        openStream(url, jsonRpc(i % 2 ? 'SendStreamingMessage' : 'message/stream', i % 2 ? userMessageV1('stream:1:0') : userMessage('stream:1:0'), i), {
-          agent: streamAgent,
-        }).done,
+        openStream(
+          url,
+          jsonRpc(
+            i % 2 ? 'SendStreamingMessage' : 'message/stream',
+            i % 2 ? userMessageV1('stream:1:0') : userMessage('stream:1:0'),
+            i,
+          ),
+          {
+            agent: streamAgent,
+          },
+        ).done,
     ),
   )
-  expect(second.map((result) => `${result.status} ${result.frames.map((frame) => summarize(frame.data)).at(-1)}`)).toEqual(
-    Array(SECOND_WAVE).fill('200 status:completed:final'),
-  )
+  expect(
+    second.map((result) => `${result.status} ${result.frames.map((frame) => summarize(frame.data)).at(-1)}`),
+  ).toEqual(Array(SECOND_WAVE).fill('200 status:completed:final'))
 
   // The clients go; the server closes every connection and is back to its baseline of descriptors.
   control.destroy()

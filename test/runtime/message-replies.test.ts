@@ -51,25 +51,42 @@ describe.each(transports)('agents that answer with a message ($name)', (transpor
 
   it('v1.0 SendStreamingMessage sends the reply as the one event of its stream, result.message, and closes it', async () => {
     const target = await transport.start(sometimes)
-    const response = await target.post(JSON.stringify({ jsonrpc: '2.0', id: 's1', method: 'SendStreamingMessage', params: v1Params('reply please') }), V1)
+    const response = await target.post(
+      JSON.stringify({ jsonrpc: '2.0', id: 's1', method: 'SendStreamingMessage', params: v1Params('reply please') }),
+      V1,
+    )
     const { events } = await readEvents(response, 'numbered')
     expect(events).toHaveLength(1)
-    expect(events[0]).toMatchObject({ jsonrpc: '2.0', id: 's1', result: { message: { role: 'ROLE_AGENT', parts: [{ text: 'a quick answer' }] } } })
+    expect(events[0]).toMatchObject({
+      jsonrpc: '2.0',
+      id: 's1',
+      result: { message: { role: 'ROLE_AGENT', parts: [{ text: 'a quick answer' }] } },
+    })
     expect(Object.keys(events[0].result)).toEqual(['message'])
   })
 
   it('v1.0 answers with the Task when the agent runs one: a stream opens with the task, marked working at the agent first move', async () => {
     const target = await transport.start(sometimes)
-    const response = await target.post(JSON.stringify({ jsonrpc: '2.0', id: 's2', method: 'SendStreamingMessage', params: v1Params('work please') }), V1)
+    const response = await target.post(
+      JSON.stringify({ jsonrpc: '2.0', id: 's2', method: 'SendStreamingMessage', params: v1Params('work please') }),
+      V1,
+    )
     const { events } = await readEvents(response, 'numbered')
-    expect(events.map((event) => Object.keys(event.result)[0])).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate'])
+    expect(events.map((event) => Object.keys(event.result)[0])).toEqual([
+      'task',
+      'statusUpdate',
+      'artifactUpdate',
+      'statusUpdate',
+    ])
     expect(events[1].result.statusUpdate.status.state).toBe('TASK_STATE_WORKING')
     expect(events[3].result.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED')
   })
 
   it('v1.0 SendMessage with returnImmediately answers with the task (the client asked not to wait for the answer)', async () => {
     const target = await transport.start(sometimes)
-    const { body } = await target.rpc('SendMessage', v1Params('reply please', { returnImmediately: true }), { headers: V1 })
+    const { body } = await target.rpc('SendMessage', v1Params('reply please', { returnImmediately: true }), {
+      headers: V1,
+    })
     expect(Object.keys(body.result)).toEqual(['task'])
   })
 
@@ -83,20 +100,32 @@ describe.each(transports)('agents that answer with a message ($name)', (transpor
 
   it('v0.3 message/stream sends the reply as the one event of its stream, and closes it', async () => {
     const target = await transport.start(sometimes)
-    const response = await target.post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'message/stream', params: slashParams('reply please') }), V03)
+    const response = await target.post(
+      JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'message/stream', params: slashParams('reply please') }),
+      V03,
+    )
     const { events } = await readEvents(response, 'numbered')
     expect(events).toHaveLength(1)
-    expect(events[0]).toMatchObject({ id: 7, result: { kind: 'message', role: 'agent', parts: [{ kind: 'text', text: 'a quick answer' }] } })
+    expect(events[0]).toMatchObject({
+      id: 7,
+      result: { kind: 'message', role: 'agent', parts: [{ kind: 'text', text: 'a quick answer' }] },
+    })
   })
 
   it('the platform dialect answers an agent reply with the task completed, the reply its artifact; its stream goes working, artifact, completed', async () => {
     const target = await transport.start(replier)
     const { body } = await target.rpc('message/send', slashParams('Cy'))
-    expect(body.result).toMatchObject({ kind: 'task', status: { state: 'completed' }, artifacts: [{ parts: [{ kind: 'text', text: 'Hello, Cy' }] }] })
+    expect(body.result).toMatchObject({
+      kind: 'task',
+      status: { state: 'completed' },
+      artifacts: [{ parts: [{ kind: 'text', text: 'Hello, Cy' }] }],
+    })
     // The task is kept like any other.
     expect((await target.rpc('tasks/get', { id: body.result.id })).body.result.status.state).toBe('completed')
 
-    const response = await target.post(JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'message/stream', params: slashParams('Di') }))
+    const response = await target.post(
+      JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'message/stream', params: slashParams('Di') }),
+    )
     const { events } = await readEvents(response)
     expect(events.map((event) => [event.method, event.params.status?.state])).toEqual([
       ['tasks/statusUpdate', 'working'],
@@ -130,7 +159,9 @@ describe.each(transports)('agents that answer with a message ($name)', (transpor
   it('ends a task whose first move refuses it straight from submitted: rejected, with no working before', async () => {
     const refuser = agent((_ctx, task) => task.reject('Not today'), { messageReplies: true })
     const target = await transport.start(refuser)
-    const response = await target.post(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'message/stream', params: slashParams('x') }))
+    const response = await target.post(
+      JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'message/stream', params: slashParams('x') }),
+    )
     const { events } = await readEvents(response)
     expect(events.map((event) => event.params.status?.state)).toEqual(['rejected'])
   })
@@ -173,7 +204,8 @@ describe.each(transports)('agents that answer with a message ($name)', (transpor
 describe('agents that answer with a message, on the Redis store', () => {
   it("keeps a task whose agent has not moved yet past the store's ttlMs: its lease keeps it, as a first event would", async () => {
     const url = inject('redisUrl')
-    if (!url) throw new Error('redis-server is not installed (Debian: apt-get install redis-server; .ci/run installs it)')
+    if (!url)
+      throw new Error('redis-server is not installed (Debian: apt-get install redis-server; .ci/run installs it)')
     const gate = deferred()
     const started = deferred<string>()
     const slow = agent(
@@ -185,13 +217,21 @@ describe('agents that answer with a message, on the Redis store', () => {
       { messageReplies: true },
     )
     // A created task expires after ttlMs until its first event: here the agent takes longer than that to move.
-    const store = createRedisStore({ url, prefix: `reply-${Math.random().toString(36).slice(2, 8)}:`, ttlMs: 1500, leaseMs: 300 })
+    const store = createRedisStore({
+      url,
+      prefix: `reply-${Math.random().toString(36).slice(2, 8)}:`,
+      ttlMs: 1500,
+      leaseMs: 300,
+    })
     const target = await nodeServer.start(slow, { store })
     const answer = target.rpc('message/send', slashParams('x'))
     const taskId = await started.promise
     await new Promise((resolve) => setTimeout(resolve, 2500))
     expect((await target.rpc('tasks/get', { id: taskId })).body.result.status.state).toBe('submitted')
     gate.resolve()
-    expect((await answer).body.result).toMatchObject({ status: { state: 'completed' }, artifacts: [{ parts: [{ kind: 'text', text: 'at last' }] }] })
+    expect((await answer).body.result).toMatchObject({
+      status: { state: 'completed' },
+      artifacts: [{ parts: [{ kind: 'text', text: 'at last' }] }],
+    })
   })
 })

@@ -60,7 +60,8 @@ async function quietStream(options: Parameters<typeof inProcess.start>[1] = {}) 
     /** Releases the agent and reads the stream to its end: every frame, comments included. */
     async finish(): Promise<string[]> {
       gate.resolve()
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value, { stream: true })
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+        text += decoder.decode(chunk.value, { stream: true })
       const frames = text.split('\n\n').filter(Boolean)
       // The events are whole whatever came between them, and the task completed.
       expect(frames.filter((frame) => !frame.startsWith(':')).every((frame) => frame.startsWith('data: '))).toBe(true)
@@ -89,19 +90,22 @@ describe('the SSE heartbeat, on a clock the test moves', () => {
   it.each([
     ['the sseHeartbeatMs option', { sseHeartbeatMs: PERIOD_MS }, undefined],
     ['A2A_SSE_HEARTBEAT_MS', {}, String(PERIOD_MS)],
-  ] as const)('with %s, writes ": keep-alive" once per period of quiet: none within the first period, one per period after', async (_source, options, env) => {
-    if (env !== undefined) process.env.A2A_SSE_HEARTBEAT_MS = env
-    const stream = await quietStream(options)
-    // Within one period of the last event, nothing: the stream was not quiet that long.
-    vi.advanceTimersByTime(PERIOD_MS - 1)
-    // Then ten periods of quiet: a comment for each period the stream was quiet throughout (nine or ten,
-    // depending on where the last event fell in the first period), never one per shorter period.
-    vi.advanceTimersByTime(10 * PERIOD_MS)
-    const frames = await stream.finish()
-    expect(comments(frames).every((frame) => frame === ': keep-alive')).toBe(true)
-    expect(comments(frames).length).toBeGreaterThanOrEqual(9)
-    expect(comments(frames).length).toBeLessThanOrEqual(10)
-  })
+  ] as const)(
+    'with %s, writes ": keep-alive" once per period of quiet: none within the first period, one per period after',
+    async (_source, options, env) => {
+      if (env !== undefined) process.env.A2A_SSE_HEARTBEAT_MS = env
+      const stream = await quietStream(options)
+      // Within one period of the last event, nothing: the stream was not quiet that long.
+      vi.advanceTimersByTime(PERIOD_MS - 1)
+      // Then ten periods of quiet: a comment for each period the stream was quiet throughout (nine or ten,
+      // depending on where the last event fell in the first period), never one per shorter period.
+      vi.advanceTimersByTime(10 * PERIOD_MS)
+      const frames = await stream.finish()
+      expect(comments(frames).every((frame) => frame === ': keep-alive')).toBe(true)
+      expect(comments(frames).length).toBeGreaterThanOrEqual(9)
+      expect(comments(frames).length).toBeLessThanOrEqual(10)
+    },
+  )
 
   it('writes no comment before a whole period of quiet has passed', async () => {
     const stream = await quietStream({ sseHeartbeatMs: PERIOD_MS })

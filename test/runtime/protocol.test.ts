@@ -48,7 +48,12 @@ describe.each(transports)('platform protocol ($name)', (transport) => {
       expect(typeof task.artifacts[0].artifactId).toBe('string')
       expect(typeof task.id).toBe('string')
       expect(typeof task.contextId).toBe('string')
-      expect(task.history[0]).toMatchObject({ kind: 'message', role: 'user', taskId: task.id, contextId: task.contextId })
+      expect(task.history[0]).toMatchObject({
+        kind: 'message',
+        role: 'user',
+        taskId: task.id,
+        contextId: task.contextId,
+      })
     })
 
     it('answers a numeric request id with the same number', async () => {
@@ -68,7 +73,10 @@ describe.each(transports)('platform protocol ($name)', (transport) => {
 
     it('takes the contextId from params.metadata.contextId, else from the message', async () => {
       const target = await transport.start(echoAgent)
-      const fromMetadata = await target.rpc('message/send', { ...userMessage('x', { contextId: 'from-message' }), metadata: { contextId: 'ctx-meta' } })
+      const fromMetadata = await target.rpc('message/send', {
+        ...userMessage('x', { contextId: 'from-message' }),
+        metadata: { contextId: 'ctx-meta' },
+      })
       expect(fromMetadata.body.result.contextId).toBe('ctx-meta')
       const fromMessage = await target.rpc('message/send', userMessage('x', { contextId: 'ctx-message' }))
       expect(fromMessage.body.result.contextId).toBe('ctx-message')
@@ -84,13 +92,17 @@ describe.each(transports)('platform protocol ($name)', (transport) => {
       )
       const image = { kind: 'file', file: { bytes: 'aGVsbG8=', mimeType: 'image/png', name: 'a.png' } }
       for (const method of ['message/send', 'message/stream']) {
-        const reply = await target.rpc(method, { message: { role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'look' }, image] } })
+        const reply = await target.rpc(method, {
+          message: { role: 'user', messageId: 'm', parts: [{ kind: 'text', text: 'look' }, image] },
+        })
         expect(reply.body.error).toMatchObject({
           code: -32602,
           message: expect.stringMatching(/params\.message\.parts\[1\]. is image\/png.*takes text\/plain/),
         })
       }
-      const data = await target.rpc('message/send', { message: { role: 'user', messageId: 'm', parts: [{ kind: 'data', data: { a: 1 } }] } })
+      const data = await target.rpc('message/send', {
+        message: { role: 'user', messageId: 'm', parts: [{ kind: 'data', data: { a: 1 } }] },
+      })
       expect(data.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('application/json') })
       expect(ran).toBe(false)
     })
@@ -128,7 +140,9 @@ describe.each(transports)('platform protocol ($name)', (transport) => {
       const target = await transport.start(progressAgent)
       const reply = await target.rpc('message/send', { ...userMessage('later'), configuration: { blocking: false } })
       expect(reply.body.result.status.state).toBe('working')
-      await expect.poll(async () => (await target.rpc('tasks/get', { id: reply.body.result.id })).body.result.status.state).toBe('completed')
+      await expect
+        .poll(async () => (await target.rpc('tasks/get', { id: reply.body.result.id })).body.result.status.state)
+        .toBe('completed')
     })
 
     it('honours configuration.historyLength in the answer', async () => {
@@ -146,17 +160,25 @@ describe.each(transports)('platform protocol ($name)', (transport) => {
           task.complete()
         }),
       )
-      const refused = await target.rpc('message/send', { ...userMessage('x'), configuration: { acceptedOutputModes: ['image/png'] } })
+      const refused = await target.rpc('message/send', {
+        ...userMessage('x'),
+        configuration: { acceptedOutputModes: ['image/png'] },
+      })
       expect(refused.body.error.code).toBe(-32005)
       expect(refused.body.error.message).toContain('image/png')
       expect(ran).toBe(false)
-      const accepted = await target.rpc('message/send', { ...userMessage('x'), configuration: { acceptedOutputModes: ['application/json', 'text/*'] } })
+      const accepted = await target.rpc('message/send', {
+        ...userMessage('x'),
+        configuration: { acceptedOutputModes: ['application/json', 'text/*'] },
+      })
       expect(accepted.body.result.status.state).toBe('completed')
     })
 
     it('keeps 200 concurrent sends apart: unique ids, each with its own answer', async () => {
       const target = await transport.start(progressAgent)
-      const replies = await Promise.all(Array.from({ length: 200 }, (_, i) => target.rpc('message/send', userMessage(`n${i}`), { id: i })))
+      const replies = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => target.rpc('message/send', userMessage(`n${i}`), { id: i })),
+      )
       const ids = new Set(replies.map((r) => r.body.result.id))
       expect(ids.size).toBe(200)
       replies.forEach((reply, i) => {
@@ -194,7 +216,9 @@ describe.each(transports)('platform protocol ($name)', (transport) => {
   describe('message/stream', () => {
     it('sends the spec headers and frames each event exactly as data: <json> and a blank line', async () => {
       const target = await transport.start(progressAgent)
-      const response = await target.post(JSON.stringify({ jsonrpc: '2.0', id: 's1', method: 'message/stream', params: userMessage('stream me') }))
+      const response = await target.post(
+        JSON.stringify({ jsonrpc: '2.0', id: 's1', method: 'message/stream', params: userMessage('stream me') }),
+      )
       expect(response.status).toBe(200)
       expect(response.headers.get('content-type')).toBe('text/event-stream')
       expect(response.headers.get('cache-control')).toBe('no-cache')
@@ -206,7 +230,9 @@ describe.each(transports)('platform protocol ($name)', (transport) => {
 
     it('sends JSON-RPC notifications in the order the agent produced them, working first and the final status last', async () => {
       const target = await transport.start(progressAgent)
-      const response = await target.post(JSON.stringify({ jsonrpc: '2.0', id: 's2', method: 'message/stream', params: userMessage('order') }))
+      const response = await target.post(
+        JSON.stringify({ jsonrpc: '2.0', id: 's2', method: 'message/stream', params: userMessage('order') }),
+      )
       const { events } = await readEvents(response)
       for (const event of events) {
         expect(event.jsonrpc).toBe('2.0')
@@ -214,7 +240,11 @@ describe.each(transports)('platform protocol ($name)', (transport) => {
         expect(typeof event.params.taskId).toBe('string')
         expect(typeof event.params.contextId).toBe('string')
       }
-      const summary = events.map((e) => (e.method === 'tasks/statusUpdate' ? `status:${e.params.status.state}` : `artifact:${e.params.artifact.parts[0].text}`))
+      const summary = events.map((e) =>
+        e.method === 'tasks/statusUpdate'
+          ? `status:${e.params.status.state}`
+          : `artifact:${e.params.artifact.parts[0].text}`,
+      )
       expect(summary).toEqual(['status:working', 'status:working', 'artifact:Answer: order', 'status:completed'])
       expect(events[1].params.status.message.parts[0].text).toBe('Looking it up…')
       const taskIds = new Set(events.map((e) => e.params.taskId))
@@ -228,7 +258,11 @@ describe.each(transports)('platform protocol ($name)', (transport) => {
 
     it('streams chunked artifacts with append and lastChunk, and stores them joined', async () => {
       const target = await transport.start(chunkedAgent)
-      const { events } = await readEvents(await target.post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: userMessage('x') })))
+      const { events } = await readEvents(
+        await target.post(
+          JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: userMessage('x') }),
+        ),
+      )
       const artifacts = events.filter((e) => e.method === 'tasks/artifactUpdate').map((e) => e.params)
       expect(artifacts.map((a) => [a.artifact.parts[0].text, a.append ?? false, a.artifact.lastChunk])).toEqual([
         ['Hel', false, false],
@@ -243,7 +277,9 @@ describe.each(transports)('platform protocol ($name)', (transport) => {
     })
 
     it('answers a JSON-RPC error, not a stream, when the card says streaming is off', async () => {
-      const target = await transport.start(agent((_c, t) => t.complete(), { card: { capabilities: { streaming: false } } }))
+      const target = await transport.start(
+        agent((_c, t) => t.complete(), { card: { capabilities: { streaming: false } } }),
+      )
       const reply = await target.rpc('message/stream', userMessage('x'), { id: 'no-stream' })
       expect(reply.headers.get('content-type')).toBe('application/json')
       expect(reply.body.id).toBe('no-stream')
@@ -275,7 +311,9 @@ describe.each(transports)('platform protocol ($name)', (transport) => {
       if (transport.name === 'in-process') await events.cancel()
       else controller.abort()
       finish()
-      await expect.poll(async () => (await target.rpc('tasks/get', { id: taskId })).body.result.status.state).toBe('completed')
+      await expect
+        .poll(async () => (await target.rpc('tasks/get', { id: taskId })).body.result.status.state)
+        .toBe('completed')
       const task = (await target.rpc('tasks/get', { id: taskId })).body.result
       expect(task.artifacts[0].parts[0].text).toBe('done anyway')
       expect(target.logger.text('error')).toBe('')
@@ -287,14 +325,23 @@ describe.each(transports)('platform protocol ($name)', (transport) => {
 describe('SSE on the wire (node-server)', () => {
   it('sends the spec headers and the exact event bytes over a real socket', async () => {
     const target = await nodeServer.start(progressAgent)
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 'raw', method: 'message/stream', params: userMessage('raw bytes') })
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'raw',
+      method: 'message/stream',
+      params: userMessage('raw bytes'),
+    })
     const { headers, raw } = await new Promise<{ headers: Record<string, unknown>; raw: string }>((resolve, reject) => {
-      const req = httpRequest(target.url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => chunks.push(chunk))
-        res.on('end', () => resolve({ headers: res.headers, raw: Buffer.concat(chunks).toString('utf8') }))
-        res.on('error', reject)
-      })
+      const req = httpRequest(
+        target.url,
+        { method: 'POST', headers: { 'content-type': 'application/json' } },
+        (res) => {
+          const chunks: Buffer[] = []
+          res.on('data', (chunk: Buffer) => chunks.push(chunk))
+          res.on('end', () => resolve({ headers: res.headers, raw: Buffer.concat(chunks).toString('utf8') }))
+          res.on('error', reject)
+        },
+      )
       req.on('error', reject)
       req.end(body)
     })
@@ -303,7 +350,10 @@ describe('SSE on the wire (node-server)', () => {
     expect(headers.connection).toBe('keep-alive')
     const frames = raw.split('\n\n')
     expect(frames.pop()).toBe('')
-    for (const frame of frames) expect(frame).toMatch(/^data: \{"jsonrpc":"2\.0","method":"tasks\/(statusUpdate|artifactUpdate)","params":\{.*\}\}$/)
+    for (const frame of frames)
+      expect(frame).toMatch(
+        /^data: \{"jsonrpc":"2\.0","method":"tasks\/(statusUpdate|artifactUpdate)","params":\{.*\}\}$/,
+      )
     const last = JSON.parse(frames.at(-1)!.slice(6))
     expect(last.params.status.state).toBe('completed')
   })

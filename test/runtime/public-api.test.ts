@@ -16,7 +16,14 @@ const manifest = JSON.parse(readFileSync(join(root, 'runtime/package.json'), 'ut
 
 const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
   '.': {
-    values: ['TaskNotCancelableError', 'TaskTerminalError', 'createA2AApp', 'createMemoryStore', 'defineAgent', 'serveAgent'],
+    values: [
+      'TaskNotCancelableError',
+      'TaskTerminalError',
+      'createA2AApp',
+      'createMemoryStore',
+      'defineAgent',
+      'serveAgent',
+    ],
     types: [
       'A2AApp',
       'A2AAppOptions',
@@ -39,7 +46,13 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
   },
   './workers': {
     values: ['agentWorker', 'createDurableObjectStore'],
-    types: ['AgentWorker', 'AgentWorkerOptions', 'DurableObjectStateLike', 'DurableObjectStorageLike', 'DurableObjectStoreOptions'],
+    types: [
+      'AgentWorker',
+      'AgentWorkerOptions',
+      'DurableObjectStateLike',
+      'DurableObjectStorageLike',
+      'DurableObjectStoreOptions',
+    ],
   },
   './file-store': { values: ['createFileStore'], types: ['FileStoreOptions'] },
   './redis-store': { values: ['createRedisStore'], types: ['RedisStoreOptions'] },
@@ -65,7 +78,11 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
 
 /** The source file a subpath is built from (`./dist/entries/workers.js` → `runtime/src/entries/workers.ts`). */
 function sourceOf(subpath: string): string {
-  return join(root, 'runtime', (manifest.exports[subpath].default as string).replace('./dist/', 'src/').replace(/\.js$/, '.ts'))
+  return join(
+    root,
+    'runtime',
+    (manifest.exports[subpath].default as string).replace('./dist/', 'src/').replace(/\.js$/, '.ts'),
+  )
 }
 
 /** Names an entry file exports, by kind: its re-export lists and its own exported declarations. */
@@ -82,20 +99,28 @@ function exportedNames(file: string): { values: string[]; types: string[] } {
       else values.push(name)
     }
   }
-  for (const [, kind, name] of source.matchAll(/^export (?:declare )?(?:async )?(function|const|let|class|interface|type) (\w+)/gm)) {
+  for (const [, kind, name] of source.matchAll(
+    /^export (?:declare )?(?:async )?(function|const|let|class|interface|type) (\w+)/gm,
+  )) {
     ;(kind === 'interface' || kind === 'type' ? types : values).push(name!)
   }
-  expect(source, `${file}: every export is a list or a declaration this test reads`).not.toMatch(/^export (\*|default)/m)
+  expect(source, `${file}: every export is a list or a declaration this test reads`).not.toMatch(
+    /^export (\*|default)/m,
+  )
   return { values: values.sort(), types: types.sort() }
 }
 
 /** The text of every fenced code block in a Markdown file. */
 function codeBlocks(file: string): string {
-  return [...readFileSync(join(root, file), 'utf8').matchAll(/^```\w*\n([\s\S]*?)^```/gm)].map(([, code]) => code).join('\n')
+  return [...readFileSync(join(root, file), 'utf8').matchAll(/^```\w*\n([\s\S]*?)^```/gm)]
+    .map(([, code]) => code)
+    .join('\n')
 }
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? filesUnder(join(dir, name)) : [join(dir, name)]))
+  return readdirSync(dir).flatMap((name) =>
+    statSync(join(dir, name)).isDirectory() ? filesUnder(join(dir, name)) : [join(dir, name)],
+  )
 }
 
 describe('the public API of a2a-runtime', () => {
@@ -105,7 +130,10 @@ describe('the public API of a2a-runtime', () => {
 
   it.each(Object.keys(PUBLIC_API))('%s exports exactly its listed values and types', async (subpath) => {
     const expected = PUBLIC_API[subpath]!
-    expect(exportedNames(sourceOf(subpath))).toEqual({ values: [...expected.values].sort(), types: [...expected.types].sort() })
+    expect(exportedNames(sourceOf(subpath))).toEqual({
+      values: [...expected.values].sort(),
+      types: [...expected.types].sort(),
+    })
     // The values as a program sees them: the module's keys at run time.
     const specifier = subpath === '.' ? 'a2a-runtime' : `a2a-runtime${subpath.slice(1)}`
     expect(Object.keys(await import(/* @vite-ignore */ specifier)).sort()).toEqual([...expected.values].sort())

@@ -14,7 +14,9 @@ import { startReceiver } from './_webhook.ts'
 const V1 = { 'a2a-version': '1.0' }
 const withPush = { card: { capabilities: { pushNotifications: true } } }
 const pushAgent = agent((_ctx, task) => task.complete(), withPush)
-const v1Message = (text: string) => ({ message: { role: 'ROLE_USER', messageId: `m-${Math.random()}`, parts: [{ text }] } })
+const v1Message = (text: string) => ({
+  message: { role: 'ROLE_USER', messageId: `m-${Math.random()}`, parts: [{ text }] },
+})
 
 /** Webhooks the guard refuses with its default settings, and the words the refusal names. */
 const REFUSED: Array<[string, RegExp]> = [
@@ -44,7 +46,11 @@ const REFUSED: Array<[string, RegExp]> = [
 describe('the SSRF guard at configuration time', () => {
   it.each(REFUSED)('refuses %s with -32602 naming the field, and starts no task', async (url, reason) => {
     const target = await inProcess.start(pushAgent)
-    const sent = await target.rpc('SendMessage', { ...v1Message('x'), configuration: { taskPushNotificationConfig: { url } } }, { headers: V1 })
+    const sent = await target.rpc(
+      'SendMessage',
+      { ...v1Message('x'), configuration: { taskPushNotificationConfig: { url } } },
+      { headers: V1 },
+    )
     expect(sent.body.error.code).toBe(-32602)
     expect(sent.body.error.message).toMatch(/`params\.configuration\.taskPushNotificationConfig\.url` /)
     expect(sent.body.error.message).toMatch(reason)
@@ -53,14 +59,18 @@ describe('the SSRF guard at configuration time', () => {
     const taskId = (await target.rpc('SendMessage', v1Message('x'), { headers: V1 })).body.result.task.id
     const created = await target.rpc('CreateTaskPushNotificationConfig', { taskId, url }, { headers: V1 })
     expect(created.body.error).toMatchObject({ code: -32602, message: expect.stringMatching(reason) })
-    expect((await target.rpc('ListTaskPushNotificationConfigs', { taskId }, { headers: V1 })).body.result.configs).toEqual([])
+    expect(
+      (await target.rpc('ListTaskPushNotificationConfigs', { taskId }, { headers: V1 })).body.result.configs,
+    ).toEqual([])
   })
 
   it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:93.184.216.34', '172.32.0.1', '192.169.0.1'])(
     'accepts a public address such as %s',
     async (address) => {
       const resolve = async () => [{ address, family: address.includes(':') ? 6 : 4 }]
-      expect(await refusedWebhook(new URL('https://hooks.example.com/a2a'), addressPolicy([], false), resolve)).toBeUndefined()
+      expect(
+        await refusedWebhook(new URL('https://hooks.example.com/a2a'), addressPolicy([], false), resolve),
+      ).toBeUndefined()
     },
   )
 
@@ -81,33 +91,47 @@ describe('the SSRF guard at configuration time', () => {
     ['documentation 203.0.113.0/24', ['203.0.113.0', '203.0.113.255']],
     ['multicast 224.0.0.0/4', ['224.0.0.1', '239.255.255.255']],
     ['reserved and broadcast 240.0.0.0/4', ['240.0.0.1', '255.255.255.255']],
-    ['IPv4-compatible ::/96 (the unspecified ::, loopback ::1), even of a public IPv4 address', ['::', '::1', '::127.0.0.1', '::8.8.8.8', '::ffff:ffff']],
+    [
+      'IPv4-compatible ::/96 (the unspecified ::, loopback ::1), even of a public IPv4 address',
+      ['::', '::1', '::127.0.0.1', '::8.8.8.8', '::ffff:ffff'],
+    ],
     [
       'SIIT IPv4-translated ::ffff:0:0:0/96, even of a public IPv4 address',
       ['::ffff:0:0.0.0.0', '::ffff:0:127.0.0.1', '::ffff:0:8.8.8.8', '::ffff:0:255.255.255.255'],
     ],
     ['IPv4-mapped IPv6 of a private address', ['::ffff:10.1.2.3', '::ffff:169.254.169.254']],
-    ['NAT64 64:ff9b::/96, even of a public IPv4 address', ['64:ff9b::7f00:1', '64:ff9b::808:808', '64:ff9b::ffff:ffff']],
+    [
+      'NAT64 64:ff9b::/96, even of a public IPv4 address',
+      ['64:ff9b::7f00:1', '64:ff9b::808:808', '64:ff9b::ffff:ffff'],
+    ],
     ['local-use NAT64 64:ff9b:1::/48', ['64:ff9b:1::1', '64:ff9b:1:ffff:ffff:ffff:ffff:ffff']],
     ['Teredo 2001::/32', ['2001::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001:0:ffff:ffff:ffff:ffff:ffff:ffff']],
-    ['6to4 2002::/16, even of a public IPv4 address', ['2002:7f00:1::1', '2002:808:808::1', '2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff']],
+    [
+      '6to4 2002::/16, even of a public IPv4 address',
+      ['2002:7f00:1::1', '2002:808:808::1', '2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
+    ],
     ['deprecated site-local fec0::/10', ['fec0::1', 'feff:ffff:ffff:ffff:ffff:ffff:ffff:ffff']],
     ['discard 100::/64', ['100::', '100::ffff:ffff:ffff:ffff']],
     ['documentation 2001:db8::/32', ['2001:db8::1', '2001:db8:ffff:ffff:ffff:ffff:ffff:ffff']],
     ['unique local fc00::/7', ['fc00::1', 'fd00:ec2::254', 'fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff']],
     ['IPv6 link-local fe80::/10', ['fe80::', 'febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff']],
     ['IPv6 multicast ff00::/8', ['ff02::1', 'ff0e::101', 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff']],
-  ] as const)('refuses every address of the %s range, at its edges too, as a literal and as what a name resolves to', async (_range, addresses) => {
-    const policy = addressPolicy([], false)
-    for (const address of addresses) {
-      const literal = new URL(address.includes(':') ? `https://[${address}]/hook` : `https://${address}/hook`)
-      expect(await refusedWebhook(literal, policy), address).toMatch(/ is a loopback, private, link-local or reserved address$/)
-      const resolve = async () => [{ address, family: address.includes(':') ? 6 : 4 }]
-      expect(await refusedWebhook(new URL('https://hooks.example.com/a2a'), policy, resolve), address).toBe(
-        'hooks.example.com resolves to a loopback, private, link-local or reserved address',
-      )
-    }
-  })
+  ] as const)(
+    'refuses every address of the %s range, at its edges too, as a literal and as what a name resolves to',
+    async (_range, addresses) => {
+      const policy = addressPolicy([], false)
+      for (const address of addresses) {
+        const literal = new URL(address.includes(':') ? `https://[${address}]/hook` : `https://${address}/hook`)
+        expect(await refusedWebhook(literal, policy), address).toMatch(
+          / is a loopback, private, link-local or reserved address$/,
+        )
+        const resolve = async () => [{ address, family: address.includes(':') ? 6 : 4 }]
+        expect(await refusedWebhook(new URL('https://hooks.example.com/a2a'), policy, resolve), address).toBe(
+          'hooks.example.com resolves to a loopback, private, link-local or reserved address',
+        )
+      }
+    },
+  )
 
   // The public neighbours of the ranges above: a range written wider than it is would refuse them.
   it.each([
@@ -140,22 +164,32 @@ describe('the SSRF guard at configuration time', () => {
     '::ffff:1:0:0',
   ])('accepts %s, just outside a refused range', async (address) => {
     const resolve = async () => [{ address, family: address.includes(':') ? 6 : 4 }]
-    expect(await refusedWebhook(new URL('https://hooks.example.com/a2a'), addressPolicy([], false), resolve)).toBeUndefined()
+    expect(
+      await refusedWebhook(new URL('https://hooks.example.com/a2a'), addressPolicy([], false), resolve),
+    ).toBeUndefined()
   })
 
   it('lets through exactly the allowed addresses, and http: only when allowed', async () => {
     const receiver = await startReceiver()
     const allowed = await inProcess.start(pushAgent, { push: { allow: ['127.0.0.1/32'], allowHttp: true } })
     const taskId = (await allowed.rpc('SendMessage', v1Message('x'), { headers: V1 })).body.result.task.id
-    expect((await allowed.rpc('CreateTaskPushNotificationConfig', { taskId, url: receiver.url }, { headers: V1 })).body.result.url).toBe(receiver.url)
-    const other = await allowed.rpc('CreateTaskPushNotificationConfig', { taskId, url: 'http://10.0.0.1/hook' }, { headers: V1 })
+    expect(
+      (await allowed.rpc('CreateTaskPushNotificationConfig', { taskId, url: receiver.url }, { headers: V1 })).body
+        .result.url,
+    ).toBe(receiver.url)
+    const other = await allowed.rpc(
+      'CreateTaskPushNotificationConfig',
+      { taskId, url: 'http://10.0.0.1/hook' },
+      { headers: V1 },
+    )
     expect(other.body.error.message).toMatch(/10\.0\.0\.1 is a loopback, private/)
 
     const httpsOnly = await inProcess.start(pushAgent, { push: { allow: ['127.0.0.1'] } })
     const taskId2 = (await httpsOnly.rpc('SendMessage', v1Message('x'), { headers: V1 })).body.result.task.id
-    expect((await httpsOnly.rpc('CreateTaskPushNotificationConfig', { taskId: taskId2, url: receiver.url }, { headers: V1 })).body.error.message).toMatch(
-      /http: webhooks are refused/,
-    )
+    expect(
+      (await httpsOnly.rpc('CreateTaskPushNotificationConfig', { taskId: taskId2, url: receiver.url }, { headers: V1 }))
+        .body.error.message,
+    ).toMatch(/http: webhooks are refused/)
   })
 
   it('reads its allowances from A2A_PUSH_ALLOW and A2A_PUSH_ALLOW_HTTP', async () => {
@@ -165,18 +199,26 @@ describe('the SSRF guard at configuration time', () => {
     try {
       const target = await inProcess.start(pushAgent)
       const taskId = (await target.rpc('SendMessage', v1Message('x'), { headers: V1 })).body.result.task.id
-      expect((await target.rpc('CreateTaskPushNotificationConfig', { taskId, url: receiver.url }, { headers: V1 })).body.result.url).toBe(receiver.url)
+      expect(
+        (await target.rpc('CreateTaskPushNotificationConfig', { taskId, url: receiver.url }, { headers: V1 })).body
+          .result.url,
+      ).toBe(receiver.url)
     } finally {
       delete process.env.A2A_PUSH_ALLOW
       delete process.env.A2A_PUSH_ALLOW_HTTP
     }
   })
 
-  it.each([['nonsense'], ['10.0.0.0/33'], ['::1/129'], ['300.1.1.1']])('stops start-up on a bad allowance %s, naming it', (entry) => {
-    expect(() => createA2AApp(pushAgent, { push: { allow: [entry] } })).toThrow(
-      new RegExp(`push\\.allow: "${entry.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}" is not an IP address or CIDR range`),
-    )
-  })
+  it.each([['nonsense'], ['10.0.0.0/33'], ['::1/129'], ['300.1.1.1']])(
+    'stops start-up on a bad allowance %s, naming it',
+    (entry) => {
+      expect(() => createA2AApp(pushAgent, { push: { allow: [entry] } })).toThrow(
+        new RegExp(
+          `push\\.allow: "${entry.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}" is not an IP address or CIDR range`,
+        ),
+      )
+    },
+  )
 
   it('refuses header-breaking tokens and credentials without echoing them', async () => {
     const target = await inProcess.start(pushAgent, { push: { allow: ['127.0.0.1'], allowHttp: true } })
@@ -187,7 +229,11 @@ describe('the SSRF guard at configuration time', () => {
       { authentication: { scheme: 'Bearer', credentials: smuggled } },
       { authentication: { scheme: 'Bearer\r\nX: y', credentials: 'c' } },
     ]) {
-      const reply = await target.rpc('CreateTaskPushNotificationConfig', { taskId, url: 'http://127.0.0.1:9/hook', ...config }, { headers: V1 })
+      const reply = await target.rpc(
+        'CreateTaskPushNotificationConfig',
+        { taskId, url: 'http://127.0.0.1:9/hook', ...config },
+        { headers: V1 },
+      )
       expect(reply.body.error.code).toBe(-32602)
       expect(reply.body.error.message).not.toContain('X-Injected')
     }
@@ -203,9 +249,15 @@ describe('the SSRF guard at connect time', () => {
   it('refuses a name that resolves to a private address when the connection is made (DNS rebinding)', async () => {
     const policy = addressPolicy([], true)
     // At configuration time the name looked public…
-    expect(await refusedWebhook(new URL('http://rebinding.test/hook'), policy, async () => [{ address: '93.184.216.34', family: 4 }])).toBeUndefined()
+    expect(
+      await refusedWebhook(new URL('http://rebinding.test/hook'), policy, async () => [
+        { address: '93.184.216.34', family: 4 },
+      ]),
+    ).toBeUndefined()
     // …but the connection resolves it again, and now it is loopback.
-    const error = await new Promise<NodeJS.ErrnoException | null>((resolve) => guardedLookup(policy)('localhost', { all: true }, (e) => resolve(e)))
+    const error = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      guardedLookup(policy)('localhost', { all: true }, (e) => resolve(e)),
+    )
     expect(error?.code).toBe('EA2ABLOCKED')
     expect(error?.message).toMatch(/localhost resolves to .* loopback/)
   })
@@ -251,9 +303,15 @@ describe('the SSRF guard at connect time', () => {
     })
     servers.push(trickling)
     await new Promise<void>((resolve) => trickling.listen(0, '127.0.0.1', resolve))
-    const target = await nodeServer.start(pushAgent, { push: { allow: ['127.0.0.1'], allowHttp: true, timeoutMs: 300, retries: 0 } })
+    const target = await nodeServer.start(pushAgent, {
+      push: { allow: ['127.0.0.1'], allowHttp: true, timeoutMs: 300, retries: 0 },
+    })
     const url = `http://127.0.0.1:${(trickling.address() as AddressInfo).port}/hook`
-    await target.rpc('SendMessage', { ...v1Message('x'), configuration: { taskPushNotificationConfig: { url } } }, { headers: V1 })
+    await target.rpc(
+      'SendMessage',
+      { ...v1Message('x'), configuration: { taskPushNotificationConfig: { url } } },
+      { headers: V1 },
+    )
     await expect.poll(() => target.logger.text('warn'), { timeout: 3000 }).toMatch(/no complete answer within 300 ms/)
     await expect.poll(() => sockets.size, { timeout: 3000 }).toBe(0)
   })
@@ -268,15 +326,18 @@ describe('the SSRF guard at connect time', () => {
       task.complete()
     }, withPush)
     const target = await nodeServer.start(spaced, { push: { allow: ['127.0.0.1'], allowHttp: true, retries: 0 } })
-    await target.rpc('SendMessage', { ...v1Message('x'), configuration: { taskPushNotificationConfig: { url: receiver.url } } }, { headers: V1 })
+    await target.rpc(
+      'SendMessage',
+      { ...v1Message('x'), configuration: { taskPushNotificationConfig: { url: receiver.url } } },
+      { headers: V1 },
+    )
     await expect.poll(() => receiver.attempts.at(-1)?.body.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED')
     // working, step 0, step 1 fail; steps 2-4 are skipped; the final one is tried.
-    expect(receiver.attempts.map((attempt) => attempt.body.statusUpdate.status.message?.parts[0].text ?? attempt.body.statusUpdate.status.state)).toEqual([
-      'TASK_STATE_WORKING',
-      'step 0',
-      'step 1',
-      'TASK_STATE_COMPLETED',
-    ])
+    expect(
+      receiver.attempts.map(
+        (attempt) => attempt.body.statusUpdate.status.message?.parts[0].text ?? attempt.body.statusUpdate.status.state,
+      ),
+    ).toEqual(['TASK_STATE_WORKING', 'step 0', 'step 1', 'TASK_STATE_COMPLETED'])
     expect(target.logger.text('warn')).toMatch(/only the final notification will be tried from now on/)
   })
 
@@ -287,7 +348,11 @@ describe('the SSRF guard at connect time', () => {
     await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve))
     const target = await nodeServer.start(pushAgent, { push: { allow: ['127.0.0.1'], allowHttp: true } })
     const url = `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}/hook`
-    await target.rpc('SendMessage', { ...v1Message('x'), configuration: { taskPushNotificationConfig: { url } } }, { headers: V1 })
+    await target.rpc(
+      'SendMessage',
+      { ...v1Message('x'), configuration: { taskPushNotificationConfig: { url } } },
+      { headers: V1 },
+    )
     await expect.poll(() => target.logger.text('warn')).toMatch(/HTTP 307 \(redirects are not followed\)/)
     expect(inside.attempts).toHaveLength(0)
   })

@@ -31,15 +31,27 @@ const twoTurns = agent((ctx, task) => {
   }
 }, withPush)
 
-const v1Message = (text: string, extra: object = {}) => ({ message: { role: 'ROLE_USER', messageId: `m-${Math.random()}`, parts: [{ text }], ...extra } })
-const slashMessage = (text: string) => ({ message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } })
+const v1Message = (text: string, extra: object = {}) => ({
+  message: { role: 'ROLE_USER', messageId: `m-${Math.random()}`, parts: [{ text }], ...extra },
+})
+const slashMessage = (text: string) => ({
+  message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] },
+})
 
 describe.each(transports)('push notifications ($name)', (transport) => {
   it('posts each update of a v1.0 task as a StreamResponse, in order, with the token and Authorization headers', async () => {
     const receiver = await startReceiver()
     const target = await transport.start(pushEcho, { push: LOOPBACK })
-    const webhook = { url: receiver.url, token: 'task-token-1', authentication: { scheme: 'Bearer', credentials: 'webhook-secret' } }
-    const reply = await target.rpc('SendMessage', { ...v1Message('hi'), configuration: { taskPushNotificationConfig: webhook } }, { headers: V1 })
+    const webhook = {
+      url: receiver.url,
+      token: 'task-token-1',
+      authentication: { scheme: 'Bearer', credentials: 'webhook-secret' },
+    }
+    const reply = await target.rpc(
+      'SendMessage',
+      { ...v1Message('hi'), configuration: { taskPushNotificationConfig: webhook } },
+      { headers: V1 },
+    )
     const taskId = reply.body.result.task.id
     await expect.poll(() => receiver.delivered.length).toBe(4)
     const [working, progress, artifact, completed] = receiver.delivered.map((d) => d.body)
@@ -57,11 +69,18 @@ describe.each(transports)('push notifications ($name)', (transport) => {
   it('posts the whole v0.3 Task on each change of a task configured with message/send, ending with its final state', async () => {
     const receiver = await startReceiver()
     const target = await transport.start(pushEcho, { push: LOOPBACK })
-    const params = { ...slashMessage('hi'), configuration: { pushNotificationConfig: { url: receiver.url, token: 'tok' } } }
+    const params = {
+      ...slashMessage('hi'),
+      configuration: { pushNotificationConfig: { url: receiver.url, token: 'tok' } },
+    }
     const task = (await target.rpc('message/send', params, { headers: V03 })).body.result
     await expect.poll(() => receiver.delivered.at(-1)?.body.status.state).toBe('completed')
     const last = receiver.delivered.at(-1)!
-    expect(last.body).toMatchObject({ kind: 'task', id: task.id, artifacts: [{ parts: [{ kind: 'text', text: 'Echo: hi' }] }] })
+    expect(last.body).toMatchObject({
+      kind: 'task',
+      id: task.id,
+      artifacts: [{ parts: [{ kind: 'text', text: 'Echo: hi' }] }],
+    })
     expect(last.headers['content-type']).toBe('application/json')
     expect(last.headers['x-a2a-notification-token']).toBe('tok')
     // Whole tasks: a later one carries every earlier change, so queued ones may be folded into it.
@@ -98,23 +117,36 @@ describe.each(transports)('push notifications ($name)', (transport) => {
     expect(created).toMatchObject({ taskId, url: receiver.url, token: 't', authentication: { scheme: 'Bearer' } })
     expect(typeof created.id).toBe('string')
     expect(JSON.stringify(created)).not.toContain('never-echoed')
-    const named = (await target.rpc('CreateTaskPushNotificationConfig', { taskId, id: 'second', url: receiver.url }, { headers: V1 })).body.result
+    const named = (
+      await target.rpc('CreateTaskPushNotificationConfig', { taskId, id: 'second', url: receiver.url }, { headers: V1 })
+    ).body.result
     expect(named.id).toBe('second')
 
-    expect((await target.rpc('GetTaskPushNotificationConfig', { taskId, id: created.id }, { headers: V1 })).body.result).toEqual(created)
+    expect(
+      (await target.rpc('GetTaskPushNotificationConfig', { taskId, id: created.id }, { headers: V1 })).body.result,
+    ).toEqual(created)
     const listed = (await target.rpc('ListTaskPushNotificationConfigs', { taskId }, { headers: V1 })).body.result
     expect(listed.nextPageToken).toBe('')
     expect(listed.configs.map((c: { id: string }) => c.id).sort()).toEqual([created.id, 'second'].sort())
 
     // Both webhooks hear the follow-up turn.
     await target.rpc('SendMessage', v1Message('blue', { taskId }), { headers: V1 })
-    await expect.poll(() => receiver.delivered.filter((d) => d.body.statusUpdate?.status.state === 'TASK_STATE_COMPLETED').length).toBe(2)
+    await expect
+      .poll(() => receiver.delivered.filter((d) => d.body.statusUpdate?.status.state === 'TASK_STATE_COMPLETED').length)
+      .toBe(2)
 
-    expect((await target.rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'second' }, { headers: V1 })).body.result).toEqual({})
-    expect((await target.rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'second' }, { headers: V1 })).body.result).toEqual({})
-    const gone = (await target.rpc('GetTaskPushNotificationConfig', { taskId, id: 'second' }, { headers: V1 })).body.error
+    expect(
+      (await target.rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'second' }, { headers: V1 })).body.result,
+    ).toEqual({})
+    expect(
+      (await target.rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'second' }, { headers: V1 })).body.result,
+    ).toEqual({})
+    const gone = (await target.rpc('GetTaskPushNotificationConfig', { taskId, id: 'second' }, { headers: V1 })).body
+      .error
     expect(gone).toMatchObject({ code: -32001, message: expect.stringContaining('"second"') })
-    expect((await target.rpc('ListTaskPushNotificationConfigs', { taskId }, { headers: V1 })).body.result.configs).toHaveLength(1)
+    expect(
+      (await target.rpc('ListTaskPushNotificationConfigs', { taskId }, { headers: V1 })).body.result.configs,
+    ).toHaveLength(1)
   })
 
   it('sets, gets, lists and deletes v0.3 configs, a config without an id being named after its task', async () => {
@@ -124,69 +156,141 @@ describe.each(transports)('push notifications ($name)', (transport) => {
     const set = (
       await target.rpc(
         'tasks/pushNotificationConfig/set',
-        { taskId, pushNotificationConfig: { url: receiver.url, authentication: { schemes: ['Bearer'], credentials: 'secret-0.3' } } },
+        {
+          taskId,
+          pushNotificationConfig: {
+            url: receiver.url,
+            authentication: { schemes: ['Bearer'], credentials: 'secret-0.3' },
+          },
+        },
         { headers: V03 },
       )
     ).body.result
-    expect(set).toEqual({ taskId, pushNotificationConfig: { id: taskId, url: receiver.url, authentication: { schemes: ['Bearer'] } } })
-    expect((await target.rpc('tasks/pushNotificationConfig/get', { id: taskId }, { headers: V03 })).body.result).toEqual(set)
-    expect((await target.rpc('tasks/pushNotificationConfig/list', { id: taskId }, { headers: V03 })).body.result).toEqual([set])
+    expect(set).toEqual({
+      taskId,
+      pushNotificationConfig: { id: taskId, url: receiver.url, authentication: { schemes: ['Bearer'] } },
+    })
+    expect(
+      (await target.rpc('tasks/pushNotificationConfig/get', { id: taskId }, { headers: V03 })).body.result,
+    ).toEqual(set)
+    expect(
+      (await target.rpc('tasks/pushNotificationConfig/list', { id: taskId }, { headers: V03 })).body.result,
+    ).toEqual([set])
 
     await target.rpc('message/send', { message: { ...slashMessage('red').message, taskId } }, { headers: V03 })
     await expect.poll(() => receiver.delivered.at(-1)?.body.status.state).toBe('completed')
     expect(receiver.delivered.at(-1)!.headers.authorization).toBe('Bearer secret-0.3')
 
-    expect((await target.rpc('tasks/pushNotificationConfig/delete', { id: taskId, pushNotificationConfigId: taskId }, { headers: V03 })).body.result).toBeNull()
-    expect((await target.rpc('tasks/pushNotificationConfig/list', { id: taskId }, { headers: V03 })).body.result).toEqual([])
+    expect(
+      (
+        await target.rpc(
+          'tasks/pushNotificationConfig/delete',
+          { id: taskId, pushNotificationConfigId: taskId },
+          { headers: V03 },
+        )
+      ).body.result,
+    ).toBeNull()
+    expect(
+      (await target.rpc('tasks/pushNotificationConfig/list', { id: taskId }, { headers: V03 })).body.result,
+    ).toEqual([])
   })
 
   it('answers -32001 for configs of an unknown task, and refuses more than 10 webhooks per task', async () => {
     const receiver = await startReceiver()
     const target = await transport.start(twoTurns, { push: LOOPBACK })
-    const unknown = await target.rpc('CreateTaskPushNotificationConfig', { taskId: 'no-such-task', url: receiver.url }, { headers: V1 })
-    expect(unknown.body.error.code).toBe(-32001)
-    expect((await target.rpc('tasks/pushNotificationConfig/list', { id: 'no-such-task' }, { headers: V03 })).body.error.code).toBe(-32001)
-    const taskId = (await target.rpc('SendMessage', v1Message('start'), { headers: V1 })).body.result.task.id
-    for (let i = 0; i < 10; i++) await target.rpc('CreateTaskPushNotificationConfig', { taskId, id: `c${i}`, url: receiver.url }, { headers: V1 })
-    const eleventh = await target.rpc('CreateTaskPushNotificationConfig', { taskId, id: 'c10', url: receiver.url }, { headers: V1 })
-    expect(eleventh.body.error).toMatchObject({ code: -32602, message: expect.stringContaining('10 push notification configs') })
-    // Replacing one that exists is still fine.
-    expect((await target.rpc('CreateTaskPushNotificationConfig', { taskId, id: 'c3', url: `${receiver.url}?v=2` }, { headers: V1 })).body.result.url).toBe(
-      `${receiver.url}?v=2`,
+    const unknown = await target.rpc(
+      'CreateTaskPushNotificationConfig',
+      { taskId: 'no-such-task', url: receiver.url },
+      { headers: V1 },
     )
+    expect(unknown.body.error.code).toBe(-32001)
+    expect(
+      (await target.rpc('tasks/pushNotificationConfig/list', { id: 'no-such-task' }, { headers: V03 })).body.error.code,
+    ).toBe(-32001)
+    const taskId = (await target.rpc('SendMessage', v1Message('start'), { headers: V1 })).body.result.task.id
+    for (let i = 0; i < 10; i++)
+      await target.rpc('CreateTaskPushNotificationConfig', { taskId, id: `c${i}`, url: receiver.url }, { headers: V1 })
+    const eleventh = await target.rpc(
+      'CreateTaskPushNotificationConfig',
+      { taskId, id: 'c10', url: receiver.url },
+      { headers: V1 },
+    )
+    expect(eleventh.body.error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('10 push notification configs'),
+    })
+    // Replacing one that exists is still fine.
+    expect(
+      (
+        await target.rpc(
+          'CreateTaskPushNotificationConfig',
+          { taskId, id: 'c3', url: `${receiver.url}?v=2` },
+          { headers: V1 },
+        )
+      ).body.result.url,
+    ).toBe(`${receiver.url}?v=2`)
   })
 
   it('takes a webhook given with a follow-up before the task resumes; one too many is refused and the task waits on', async () => {
     const receiver = await startReceiver()
     const target = await transport.start(twoTurns, { push: { ...LOOPBACK, maxConfigsPerTask: 1 } })
-    const first = { ...v1Message('start'), configuration: { taskPushNotificationConfig: { url: receiver.url, id: 'first' } } }
+    const first = {
+      ...v1Message('start'),
+      configuration: { taskPushNotificationConfig: { url: receiver.url, id: 'first' } },
+    }
     const taskId = (await target.rpc('SendMessage', first, { headers: V1 })).body.result.task.id
-    const tooMany = { ...v1Message('blue', { taskId }), configuration: { taskPushNotificationConfig: { url: receiver.url, id: 'second' } } }
+    const tooMany = {
+      ...v1Message('blue', { taskId }),
+      configuration: { taskPushNotificationConfig: { url: receiver.url, id: 'second' } },
+    }
     expect((await target.rpc('SendMessage', tooMany, { headers: V1 })).body.error).toMatchObject({
       code: -32602,
       message: expect.stringContaining('1 push notification configs'),
     })
-    expect((await target.rpc('GetTask', { id: taskId }, { headers: V1 })).body.result.status.state).toBe('TASK_STATE_INPUT_REQUIRED')
-    const replacing = { ...v1Message('blue', { taskId }), configuration: { taskPushNotificationConfig: { url: `${receiver.url}?turn=2`, id: 'first' } } }
-    expect((await target.rpc('SendMessage', replacing, { headers: V1 })).body.result.task.status.state).toBe('TASK_STATE_COMPLETED')
+    expect((await target.rpc('GetTask', { id: taskId }, { headers: V1 })).body.result.status.state).toBe(
+      'TASK_STATE_INPUT_REQUIRED',
+    )
+    const replacing = {
+      ...v1Message('blue', { taskId }),
+      configuration: { taskPushNotificationConfig: { url: `${receiver.url}?turn=2`, id: 'first' } },
+    }
+    expect((await target.rpc('SendMessage', replacing, { headers: V1 })).body.result.task.status.state).toBe(
+      'TASK_STATE_COMPLETED',
+    )
     // The second turn's updates (working, artifact, completed) all go to the replaced URL, the last one last.
     const last = () => receiver.delivered.at(-1)
-    await expect.poll(() => [last()?.path, last()?.body.statusUpdate?.status.state]).toEqual(['/hook?turn=2', 'TASK_STATE_COMPLETED'])
+    await expect
+      .poll(() => [last()?.path, last()?.body.statusUpdate?.status.state])
+      .toEqual(['/hook?turn=2', 'TASK_STATE_COMPLETED'])
     expect(receiver.delivered.slice(-3).map((d) => d.path)).toEqual(['/hook?turn=2', '/hook?turn=2', '/hook?turn=2'])
     // A follow-up the task refuses (it has ended) leaves no webhook behind.
     await target.rpc('DeleteTaskPushNotificationConfig', { taskId, id: 'first' }, { headers: V1 })
-    const late = { ...v1Message('again', { taskId }), configuration: { taskPushNotificationConfig: { url: receiver.url, id: 'late' } } }
+    const late = {
+      ...v1Message('again', { taskId }),
+      configuration: { taskPushNotificationConfig: { url: receiver.url, id: 'late' } },
+    }
     expect((await target.rpc('SendMessage', late, { headers: V1 })).body.error.code).toBe(-32004)
-    expect((await target.rpc('ListTaskPushNotificationConfigs', { taskId }, { headers: V1 })).body.result.configs).toEqual([])
+    expect(
+      (await target.rpc('ListTaskPushNotificationConfigs', { taskId }, { headers: V1 })).body.result.configs,
+    ).toEqual([])
   })
 
   it('retries a webhook that answers 503 with backoff, and still delivers in order', async () => {
     const receiver = await startReceiver((n) => (n < 2 ? 503 : 200))
     const target = await transport.start(pushEcho, { push: LOOPBACK })
-    await target.rpc('SendMessage', { ...v1Message('x'), configuration: { taskPushNotificationConfig: { url: receiver.url } } }, { headers: V1 })
+    await target.rpc(
+      'SendMessage',
+      { ...v1Message('x'), configuration: { taskPushNotificationConfig: { url: receiver.url } } },
+      { headers: V1 },
+    )
     await expect.poll(() => receiver.delivered.length).toBe(4)
     expect(receiver.attempts.length).toBe(6)
-    expect(receiver.delivered.map((d) => Object.keys(d.body)[0])).toEqual(['statusUpdate', 'statusUpdate', 'artifactUpdate', 'statusUpdate'])
+    expect(receiver.delivered.map((d) => Object.keys(d.body)[0])).toEqual([
+      'statusUpdate',
+      'statusUpdate',
+      'artifactUpdate',
+      'statusUpdate',
+    ])
     expect(receiver.delivered[0]!.body.statusUpdate.status.state).toBe('TASK_STATE_WORKING')
   })
 
@@ -194,8 +298,16 @@ describe.each(transports)('push notifications ($name)', (transport) => {
     const receiver = await startReceiver((n) => (n === 0 ? 400 : 200))
     const target = await transport.start(pushEcho, { push: LOOPBACK })
     const url = `${receiver.url}/secret-path-segment?key=query-secret`
-    const webhook = { url, token: 'token-secret', authentication: { scheme: 'Bearer', credentials: 'credential-secret' } }
-    await target.rpc('SendMessage', { ...v1Message('x'), configuration: { taskPushNotificationConfig: webhook } }, { headers: V1 })
+    const webhook = {
+      url,
+      token: 'token-secret',
+      authentication: { scheme: 'Bearer', credentials: 'credential-secret' },
+    }
+    await target.rpc(
+      'SendMessage',
+      { ...v1Message('x'), configuration: { taskPushNotificationConfig: webhook } },
+      { headers: V1 },
+    )
     await expect.poll(() => receiver.delivered.length).toBe(3)
     expect(receiver.attempts.length).toBe(4)
     const warnings = target.logger.text('warn')
@@ -209,9 +321,17 @@ describe.each(transports)('push notifications ($name)', (transport) => {
     const healthy = await startReceiver()
     // The stuck webhook's attempt outlives the test: everything below happens while it still holds it.
     const target = await transport.start(pushEcho, { push: { ...LOOPBACK, timeoutMs: 120_000, retries: 0 } })
-    const slow = await target.rpc('SendMessage', { ...v1Message('a'), configuration: { taskPushNotificationConfig: { url: stuck.url } } }, { headers: V1 })
+    const slow = await target.rpc(
+      'SendMessage',
+      { ...v1Message('a'), configuration: { taskPushNotificationConfig: { url: stuck.url } } },
+      { headers: V1 },
+    )
     expect(slow.body.result.task.status.state).toBe('TASK_STATE_COMPLETED')
-    const fast = await target.rpc('SendMessage', { ...v1Message('b'), configuration: { taskPushNotificationConfig: { url: healthy.url } } }, { headers: V1 })
+    const fast = await target.rpc(
+      'SendMessage',
+      { ...v1Message('b'), configuration: { taskPushNotificationConfig: { url: healthy.url } } },
+      { headers: V1 },
+    )
     expect(fast.body.result.task.status.state).toBe('TASK_STATE_COMPLETED')
     await expect.poll(() => healthy.delivered.length).toBe(4)
     expect(stuck.attempts.length).toBe(1)
@@ -228,7 +348,11 @@ describe.each(transports)('push notifications ($name)', (transport) => {
     await target.rpc('CreateTaskPushNotificationConfig', { taskId, id: 'healthy', url: healthy.url }, { headers: V1 })
     await target.rpc('SendMessage', v1Message('blue', { taskId }), { headers: V1 })
     await expect.poll(() => healthy.delivered.at(-1)?.body.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED')
-    expect(healthy.delivered.map((d) => Object.keys(d.body)[0])).toEqual(['statusUpdate', 'artifactUpdate', 'statusUpdate'])
+    expect(healthy.delivered.map((d) => Object.keys(d.body)[0])).toEqual([
+      'statusUpdate',
+      'artifactUpdate',
+      'statusUpdate',
+    ])
     expect(stuck.attempts.length).toBe(1)
     expect(stuck.delivered).toEqual([])
   })
@@ -241,7 +365,10 @@ describe.each(transports)('push notifications ($name)', (transport) => {
       task.complete()
     }, withPush)
     const target = await transport.start(gated, { push: LOOPBACK })
-    const params = { ...v1Message('x'), configuration: { taskPushNotificationConfig: { url: receiver.url }, returnImmediately: true } }
+    const params = {
+      ...v1Message('x'),
+      configuration: { taskPushNotificationConfig: { url: receiver.url }, returnImmediately: true },
+    }
     const taskId = (await target.rpc('SendMessage', params, { headers: V1 })).body.result.task.id
     await expect.poll(() => receiver.delivered.length).toBe(1)
     expect(receiver.delivered[0]!.body.statusUpdate).toMatchObject({ taskId, status: { state: 'TASK_STATE_WORKING' } })
@@ -258,11 +385,27 @@ describe.each(transports)('push notifications not declared ($name)', (transport)
       ['GetTaskPushNotificationConfig', { taskId: 't', id: 'c' }, V1],
       ['ListTaskPushNotificationConfigs', { taskId: 't' }, V1],
       ['DeleteTaskPushNotificationConfig', { taskId: 't', id: 'c' }, V1],
-      ['SendMessage', { ...v1Message('x'), configuration: { taskPushNotificationConfig: { url: 'https://example.com/hook' } } }, V1],
-      ['tasks/pushNotificationConfig/set', { taskId: 't', pushNotificationConfig: { url: 'https://example.com/hook' } }, V03],
+      [
+        'SendMessage',
+        { ...v1Message('x'), configuration: { taskPushNotificationConfig: { url: 'https://example.com/hook' } } },
+        V1,
+      ],
+      [
+        'tasks/pushNotificationConfig/set',
+        { taskId: 't', pushNotificationConfig: { url: 'https://example.com/hook' } },
+        V03,
+      ],
       ['tasks/pushNotificationConfig/get', { id: 't' }, V03],
-      ['message/send', { ...slashMessage('x'), configuration: { pushNotificationConfig: { url: 'https://example.com/hook' } } }, V03],
-      ['message/send', { ...slashMessage('x'), configuration: { pushNotificationConfig: { url: 'https://example.com/hook' } } }, {}],
+      [
+        'message/send',
+        { ...slashMessage('x'), configuration: { pushNotificationConfig: { url: 'https://example.com/hook' } } },
+        V03,
+      ],
+      [
+        'message/send',
+        { ...slashMessage('x'), configuration: { pushNotificationConfig: { url: 'https://example.com/hook' } } },
+        {},
+      ],
     ]
     for (const [method, params, headers] of calls) {
       expect((await target.rpc(method, params, { headers })).body.error?.code, method).toBe(-32003)
@@ -358,12 +501,20 @@ describe('push notifications with webhooks in a shared store', () => {
   it('posts an ended task once to a whole-Task webhook when its final update arrives after an earlier post carried it', async () => {
     const receiver = await startClosingReceiver()
     const configs = new HeldConfigs()
-    const app = createA2AApp(pushEcho, { store: sharingWebhooks(createMemoryStore(), configs), push: LOOPBACK, logger: captureLogger() })
+    const app = createA2AApp(pushEcho, {
+      store: sharingWebhooks(createMemoryStore(), configs),
+      push: LOOPBACK,
+      logger: captureLogger(),
+    })
     try {
       const params = { ...slashMessage('hi'), configuration: { pushNotificationConfig: { url: receiver.url } } }
       const request = { jsonrpc: '2.0', id: 1, method: 'message/send', params }
       const answer = await app.fetch(
-        new Request('http://agent.test/', { method: 'POST', headers: { 'content-type': 'application/json', ...V03 }, body: JSON.stringify(request) }),
+        new Request('http://agent.test/', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...V03 },
+          body: JSON.stringify(request),
+        }),
       )
       expect((await answer.json()).result.status.state).toBe('completed')
       // The first update's read of the webhooks: by now the task has ended, so its Task post shows it completed.

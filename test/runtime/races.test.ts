@@ -69,7 +69,8 @@ describe.each(transports)('races and limits ($name)', (transport) => {
       { cancel: () => sleep(40) },
     )
     const target = await transport.start(quick)
-    const task = (await target.rpc('message/send', { ...userMessage('x'), configuration: { blocking: false } })).body.result
+    const task = (await target.rpc('message/send', { ...userMessage('x'), configuration: { blocking: false } })).body
+      .result
     const reply = await target.rpc('tasks/cancel', { id: task.id })
     expect(reply.body.error.code).toBe(-32002)
     expect(reply.body.error.message).toMatch(/completed/)
@@ -80,7 +81,10 @@ describe.each(transports)('races and limits ($name)', (transport) => {
     const target = await transport.start(gated.agent)
     const sent = target.rpc('message/send', userMessage('x'))
     const taskId = await gated.started
-    const [a, b] = await Promise.all([target.rpc('tasks/cancel', { id: taskId }), target.rpc('tasks/cancel', { id: taskId })])
+    const [a, b] = await Promise.all([
+      target.rpc('tasks/cancel', { id: taskId }),
+      target.rpc('tasks/cancel', { id: taskId }),
+    ])
     expect(gated.seen.cancelCalls).toBe(1)
     // A cancel that overlaps the first shares its answer; one that lands after it finds the task canceled.
     for (const reply of [a.body, b.body]) {
@@ -118,7 +122,8 @@ describe.each(transports)('races and limits ($name)', (transport) => {
   it('refuses new tasks past maxRunningTasks with HTTP 429, and takes them again once tasks end', async () => {
     const gated = gatedAgent({ cancelable: false })
     const target = await transport.start(gated.agent, { maxRunningTasks: 2 })
-    const nonBlocking = (text: string) => target.rpc('message/send', { ...userMessage(text), configuration: { blocking: false } })
+    const nonBlocking = (text: string) =>
+      target.rpc('message/send', { ...userMessage(text), configuration: { blocking: false } })
     expect((await nonBlocking('one')).body.result).toBeDefined()
     expect((await nonBlocking('two')).body.result).toBeDefined()
     const refused = await nonBlocking('three')
@@ -133,13 +138,20 @@ describe.each(transports)('races and limits ($name)', (transport) => {
     const gated = gatedAgent({ cancelable: false })
     const target = await transport.start(gated.agent, { maxRunningTasks: 5 })
     const replies = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => target.rpc('message/send', { ...userMessage(`task ${i}`), configuration: { blocking: false } })),
+      Array.from({ length: 50 }, (_, i) =>
+        target.rpc('message/send', { ...userMessage(`task ${i}`), configuration: { blocking: false } }),
+      ),
     )
     const statuses = replies.map((reply) => reply.status)
     expect(statuses.filter((status) => status === 200)).toHaveLength(5)
     expect(statuses.filter((status) => status === 429)).toHaveLength(45)
     gated.release()
-    await expect.poll(async () => (await target.rpc('message/send', { ...userMessage('after'), configuration: { blocking: false } })).status).toBe(200)
+    await expect
+      .poll(
+        async () =>
+          (await target.rpc('message/send', { ...userMessage('after'), configuration: { blocking: false } })).status,
+      )
+      .toBe(200)
   })
 
   it('refuses new tasks once shutdown has begun, while tasks/get still answers', async () => {
@@ -170,7 +182,9 @@ describe.each(transports)('races and limits ($name)', (transport) => {
     )
     let deep: Record<string, unknown> = {}
     for (let i = 0; i < 1000; i++) deep = { deep }
-    const dataReply = await target.rpc('message/send', { message: { role: 'user', messageId: 'm', parts: [{ kind: 'data', data: deep }] } })
+    const dataReply = await target.rpc('message/send', {
+      message: { role: 'user', messageId: 'm', parts: [{ kind: 'data', data: deep }] },
+    })
     expect(dataReply.body.error.code).toBe(-32602)
     expect(dataReply.body.error.message).toContain('params.message.parts[0].data')
     const metadataReply = await target.rpc('message/send', { ...userMessage('x'), metadata: deep })
@@ -180,7 +194,11 @@ describe.each(transports)('races and limits ($name)', (transport) => {
     let fine: Record<string, unknown> = { leaf: true }
     for (let i = 0; i < 30; i++) fine = { fine }
     expect(
-      (await target.rpc('message/send', { message: { role: 'user', messageId: 'm', parts: [{ kind: 'data', data: fine }] } })).body.result.status.state,
+      (
+        await target.rpc('message/send', {
+          message: { role: 'user', messageId: 'm', parts: [{ kind: 'data', data: fine }] },
+        })
+      ).body.result.status.state,
     ).toBe('completed')
   })
 })

@@ -5,7 +5,8 @@ import { rawRequest } from './_raw-request.ts'
 
 /**
  * Every status the runtime answers on Node carries its standard reason phrase (`HTTP/1.1 401 Unauthorized`, not
- * `HTTP/1.1 401 `): clients and proxies print it, and some log nothing else. (`a2a dev`: test/cli/dev-reason-phrase.test.ts.)
+ * `HTTP/1.1 401 `): clients and proxies print it, and some log nothing else. (`a2a dev`:
+ * test/cli/dev-reason-phrase.test.ts.)
  */
 
 const servers: A2AServer[] = []

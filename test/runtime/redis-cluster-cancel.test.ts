@@ -87,7 +87,9 @@ const sendGo = (server: A2AServer) =>
 async function watch(pattern: string): Promise<{ first: Promise<string> }> {
   const watcher = new Redis(redis.url)
   cleanups.push(() => watcher.disconnect())
-  const first = new Promise<string>((resolve) => watcher.once('pmessage', (_pattern, _channel, message: string) => resolve(message)))
+  const first = new Promise<string>((resolve) =>
+    watcher.once('pmessage', (_pattern, _channel, message: string) => resolve(message)),
+  )
   await watcher.psubscribe(pattern)
   return { first }
 }
@@ -95,12 +97,20 @@ async function watch(pattern: string): Promise<{ first: Promise<string> }> {
 async function instance(served: Agent, url: string, prefix: string): Promise<A2AServer> {
   const store = createRedisStore({ url, prefix })
   const logger = captureLogger()
-  const server = await serveAgent(served, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger, store, shutdownTimeoutMs: 500 })
+  const server = await serveAgent(served, {
+    port: 0,
+    hostname: '127.0.0.1',
+    handleSignals: false,
+    logger,
+    store,
+    shutdownTimeoutMs: 500,
+  })
   cleanups.push(() => server.close())
   return server
 }
 
-const call = async (server: { url: string }, method: string, params: unknown) => (await rpc(server.url, method, params)).body
+const call = async (server: { url: string }, method: string, params: unknown) =>
+  (await rpc(server.url, method, params)).body
 
 it('cancels, from B, a task running on A whose listening connection subscribed only after B had first asked', async () => {
   const proxy = await subscribeHoldingProxy(redis.port)

@@ -51,7 +51,9 @@ describe('a local Redis Cluster of 3 masters', () => {
     expect(perNode.reduce((sum, count) => sum + count, 0)).toBe(keys.length)
   })
 
-  it('runs a script on keys sharing a hash tag and refuses one on keys of two slots (CROSSSLOT)', { timeout: 60_000 }, async () => {
+  it('runs a script on keys sharing a hash tag and refuses one on keys of two slots (CROSSSLOT)', {
+    timeout: 60_000,
+  }, async () => {
     const client = clusterClient()
     const [task, events] = ['a2a:{task-1}:task', 'a2a:{task-1}:events']
     expect(await client.cluster('KEYSLOT', task)).toBe(await client.cluster('KEYSLOT', events))
@@ -67,7 +69,9 @@ describe('a local Redis Cluster of 3 masters', () => {
     expect(await client.get(task)).toBe('completed')
   })
 
-  it('delivers a PUBLISH made on any node to a subscriber through the Cluster client', { timeout: 60_000 }, async () => {
+  it('delivers a PUBLISH made on any node to a subscriber through the Cluster client', {
+    timeout: 60_000,
+  }, async () => {
     const subscriber = clusterClient()
     const received: string[] = []
     subscriber.on('message', (channel: string, message: string) => received.push(`${channel} ${message}`))
@@ -77,7 +81,9 @@ describe('a local Redis Cluster of 3 masters', () => {
     await expect.poll(() => received.sort()).toEqual(cluster.nodes.map((_, i) => `a2a:harness:wake from node ${i}`))
   })
 
-  it('delivers an SPUBLISH to an SSUBSCRIBE through the Cluster client (shardedSubscribers: true)', { timeout: 60_000 }, async () => {
+  it('delivers an SPUBLISH to an SSUBSCRIBE through the Cluster client (shardedSubscribers: true)', {
+    timeout: 60_000,
+  }, async () => {
     // Sharded pub/sub stays in the shard that owns the channel's slot. With `shardedSubscribers: true` ioredis keeps a
     // subscriber connection per master and sends SSUBSCRIBE to the owner of the channel's slot.
     const subscriber = clusterClient({ shardedSubscribers: true })
@@ -99,15 +105,20 @@ describe('a local Redis Cluster of 3 masters', () => {
   })
 
   // Last: it leaves the cluster without its third master.
-  it('fails a command on the slots of a killed node (killNode) once the client has retried, not hanging', { timeout: 60_000 }, async () => {
+  it('fails a command on the slots of a killed node (killNode) once the client has retried, not hanging', {
+    timeout: 60_000,
+  }, async () => {
     const client = clusterClient()
     client.on('node error', () => {}) // one per refused reconnect to the dead node
     const key = 'a2a:{task-3}:task' // slot 13321, the third master's
     await client.set(key, 'before')
     await cluster.killNode(2)
     const started = performance.now()
-    // ioredis retries on "Connection is closed." every 100 ms, refreshing the slots, then gives up (maxRedirections 16).
-    await expect(client.set(key, 'after')).rejects.toThrow(/Too many Cluster redirections|Connection is closed|CLUSTERDOWN/)
+    // ioredis retries on "Connection is closed." every 100 ms, refreshing the slots, then gives up (maxRedirections
+    // 16).
+    await expect(client.set(key, 'after')).rejects.toThrow(
+      /Too many Cluster redirections|Connection is closed|CLUSTERDOWN/,
+    )
     console.log(`a command on the killed node's slots failed after ${Math.round(performance.now() - started)} ms`)
   })
 })

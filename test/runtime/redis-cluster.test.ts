@@ -45,7 +45,12 @@ afterEach(async () => {
 })
 
 /** One instance of an agent, its tasks in the shared Redis under `prefix`. */
-async function instance(served: Agent, prefix: string, options: A2AAppOptions = {}, tuning: Partial<Shared> = {}): Promise<A2AServer> {
+async function instance(
+  served: Agent,
+  prefix: string,
+  options: A2AAppOptions = {},
+  tuning: Partial<Shared> = {},
+): Promise<A2AServer> {
   const store = createRedisStore({ ...shared, prefix, ...tuning })
   const server = await serveAgent(served, {
     port: 0,
@@ -61,7 +66,9 @@ async function instance(served: Agent, prefix: string, options: A2AAppOptions = 
 }
 
 const freshPrefix = () => `cluster-${Math.random().toString(36).slice(2, 10)}:`
-const platformMessage = (text: string) => ({ message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } })
+const platformMessage = (text: string) => ({
+  message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] },
+})
 
 async function call(server: { url: string }, method: string, params: unknown, headers: Record<string, string> = {}) {
   const { status, body } = await rpc(server.url, method, params, { headers })
@@ -93,7 +100,8 @@ async function runningOnA() {
   const prefix = freshPrefix()
   const stepped = steppedAgent()
   const [a, b] = [await instance(stepped.agent, prefix), await instance(stepped.agent, prefix)]
-  const sent = (await call(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body.result
+  const sent = (await call(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body
+    .result
   await stepped.started
   return { a, b, stepped, sent, prefix }
 }
@@ -127,10 +135,22 @@ function crossInstanceBehaviour(): void {
       [a, 'done'],
     ]
     for (const [server, text] of turns) {
-      const reply = (await call(server, 'message/send', { message: { ...platformMessage(text).message, taskId: first.id } })).body
+      const reply = (
+        await call(server, 'message/send', { message: { ...platformMessage(text).message, taskId: first.id } })
+      ).body
       expect(reply.error).toBeUndefined()
     }
-    const expected = ['one', 'And after one?', 'two', 'And after two?', 'three', 'And after three?', 'four', 'And after four?', 'done']
+    const expected = [
+      'one',
+      'And after one?',
+      'two',
+      'And after two?',
+      'three',
+      'And after three?',
+      'four',
+      'And after four?',
+      'done',
+    ]
     for (const server of [a, b]) {
       const task = (await call(server, 'tasks/get', { id: first.id })).body.result
       expect(task.status.state).toBe('completed')
@@ -159,9 +179,14 @@ function crossInstanceBehaviour(): void {
     const receiver = await startReceiver()
     await call(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })
     const taskId = await started.promise
-    const created = await call(b, 'tasks/pushNotificationConfig/set', { taskId, pushNotificationConfig: { url: receiver.url } })
+    const created = await call(b, 'tasks/pushNotificationConfig/set', {
+      taskId,
+      pushNotificationConfig: { url: receiver.url },
+    })
     expect(created.body.result.pushNotificationConfig).toEqual({ id: taskId, url: receiver.url })
-    expect((await call(a, 'tasks/pushNotificationConfig/list', { id: taskId })).body.result).toEqual([created.body.result])
+    expect((await call(a, 'tasks/pushNotificationConfig/list', { id: taskId })).body.result).toEqual([
+      created.body.result,
+    ])
     gate.resolve()
     await expect.poll(() => receiver.delivered.at(-1)?.body.status.state).toBe('completed')
     // Closing waits for every queued notification of both instances: a second one would have come by then.
@@ -226,16 +251,22 @@ function crossInstanceBehaviour(): void {
       subscribers.push({ reader, opened: reader.lastId! })
     }
     firstTurn.resolve()
-    await expect.poll(async () => (await call(b, 'tasks/get', { id: taskId })).body.result.status.state).toBe('input-required')
+    await expect
+      .poll(async () => (await call(b, 'tasks/get', { id: taskId })).body.result.status.state)
+      .toBe('input-required')
     const followUp = async (server: A2AServer, text: string) =>
-      (await call(server, 'message/send', { message: { ...platformMessage(text).message, taskId } })).body.result.status.state
+      (await call(server, 'message/send', { message: { ...platformMessage(text).message, taskId } })).body.result.status
+        .state
     expect(await followUp(b, 'ask again')).toBe('input-required')
     expect(await followUp(a, 'Oslo')).toBe('completed')
     for (const { reader, opened } of subscribers) {
       const seen: Array<[number, string]> = []
       for (let event = await reader.next(); event; event = await reader.next()) {
         const { statusUpdate, artifactUpdate } = event.result
-        seen.push([reader.lastId!, statusUpdate ? statusUpdate.status.state : `artifact ${artifactUpdate.artifact.parts[0].text}`])
+        seen.push([
+          reader.lastId!,
+          statusUpdate ? statusUpdate.status.state : `artifact ${artifactUpdate.artifact.parts[0].text}`,
+        ])
       }
       expect(seen.map(([id]) => id)).toEqual(Array.from({ length: 8 - opened }, (_, i) => opened + 1 + i))
       expect(seen.filter(([id]) => id >= 3).map(([, what]) => what)).toEqual([
@@ -257,7 +288,8 @@ function crossInstanceBehaviour(): void {
     const expected = { result: { id: sent.id, status: { state: 'canceled' } } }
     expect(canceled, 'what B answered the cancel').toMatchObject(expected)
     await stepped.aborted
-    for (const server of [a, b]) expect((await call(server, 'tasks/get', { id: sent.id })).body.result.status.state).toBe('canceled')
+    for (const server of [a, b])
+      expect((await call(server, 'tasks/get', { id: sent.id })).body.result.status.state).toBe('canceled')
     // A finished task is not cancelable, whichever instance is asked.
     expect((await call(b, 'tasks/cancel', { id: sent.id })).body.error.code).toBe(-32002)
   })
@@ -279,7 +311,9 @@ function crossInstanceBehaviour(): void {
     const asked = (await call(a, 'message/send', platformMessage('start'))).body.result
     expect(asked.status.state).toBe('input-required')
 
-    const followUp = call(b, 'message/send', { message: { ...platformMessage('the blue one').message, taskId: asked.id } })
+    const followUp = call(b, 'message/send', {
+      message: { ...platformMessage('the blue one').message, taskId: asked.id },
+    })
     let answered = false
     void followUp.then(() => (answered = true))
     // Not refused while A's agent lingers: B waits for A to let go of the task.
@@ -323,10 +357,14 @@ function crossInstanceBehaviour(): void {
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'SubscribeToTask', params: { id: taskId } }),
     })
     const { ids } = await readEvents(resumed, 'numbered')
-    expect([...Array.from({ length: lastId }, (_, i) => i + 1), ...ids]).toEqual(Array.from({ length: 10 }, (_, i) => i + 1))
+    expect([...Array.from({ length: lastId }, (_, i) => i + 1), ...ids]).toEqual(
+      Array.from({ length: 10 }, (_, i) => i + 1),
+    )
   })
 
-  it('loses none of 1,000 tasks spread over both instances: each is completed and readable from either', { timeout: 60_000 }, async () => {
+  it('loses none of 1,000 tasks spread over both instances: each is completed and readable from either', {
+    timeout: 60_000,
+  }, async () => {
     const prefix = freshPrefix()
     const [a, b] = [await instance(echoAgent, prefix), await instance(echoAgent, prefix)]
     const ids: string[] = []
@@ -349,11 +387,14 @@ function crossInstanceBehaviour(): void {
     expect(listed.body.result.totalSize).toBe(1000)
   })
 
-  it("stops the run of an instance that lost its lease (the agent's signal fires) and fails the task, with the reason", { timeout: 15_000 }, async () => {
+  it("stops the run of an instance that lost its lease (the agent's signal fires) and fails the task, with the reason", {
+    timeout: 15_000,
+  }, async () => {
     const prefix = freshPrefix()
     const stepped = steppedAgent()
     const a = await instance(stepped.agent, prefix, {}, { leaseMs: LEASE_MS })
-    const sent = (await call(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body.result
+    const sent = (await call(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body
+      .result
     await stepped.started
     // As if A had stalled past its lease: the lease is gone from Redis.
     const raw = shared.cluster ? new Cluster([cluster!.nodes[0]!]) : new Redis(shared.url)
@@ -361,14 +402,21 @@ function crossInstanceBehaviour(): void {
     expect(await raw.del(`${prefix}{${sent.id}}:lease`)).toBe(1)
     await stepped.aborted
     await expect
-      .poll(async () => (await call(a, 'tasks/get', { id: sent.id })).body.result.status, { timeout: 10 * LEASE_MS, interval: 100 })
+      .poll(async () => (await call(a, 'tasks/get', { id: sent.id })).body.result.status, {
+        timeout: 10 * LEASE_MS,
+        interval: 100,
+      })
       .toMatchObject({
         state: 'failed',
-        message: { parts: [{ kind: 'text', text: 'The instance running the task stalled past its lease; the task is failed' }] },
+        message: {
+          parts: [{ kind: 'text', text: 'The instance running the task stalled past its lease; the task is failed' }],
+        },
       })
   })
 
-  it('fails, on B, a task whose instance A was killed mid-task, once its lease has run out', { timeout: 30_000 }, async () => {
+  it('fails, on B, a task whose instance A was killed mid-task, once its lease has run out', {
+    timeout: 30_000,
+  }, async () => {
     const prefix = freshPrefix()
     // B looks for tasks whose instance died once a lease.
     const b = await instance(echoAgent, prefix, {}, { leaseMs: LEASE_MS })
@@ -376,12 +424,17 @@ function crossInstanceBehaviour(): void {
       A2A_STORE: `${shared.url}?prefix=${encodeURIComponent(prefix)}&leaseMs=${LEASE_MS}&cluster=${shared.cluster}`,
     })
     cleanups.push(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'))
-    const sent = (await call({ url: aUrl }, 'message/send', { ...platformMessage('never'), configuration: { blocking: false } })).body.result
+    const sent = (
+      await call({ url: aUrl }, 'message/send', { ...platformMessage('never'), configuration: { blocking: false } })
+    ).body.result
     expect((await call(b, 'tasks/get', { id: sent.id })).body.result.status.state).toBe('working')
 
     child.kill('SIGKILL')
     await expect
-      .poll(async () => (await call(b, 'tasks/get', { id: sent.id })).body.result.status, { timeout: 10 * LEASE_MS, interval: 100 })
+      .poll(async () => (await call(b, 'tasks/get', { id: sent.id })).body.result.status, {
+        timeout: 10 * LEASE_MS,
+        interval: 100,
+      })
       .toMatchObject({
         state: 'failed',
         message: { parts: [{ kind: 'text', text: 'The instance running the task stopped before it finished' }] },
@@ -428,7 +481,9 @@ describe('one Redis going down under two instances', () => {
     expect(getDown.body.error.message).toMatch(/unreachable/)
 
     await redis.restart()
-    await expect.poll(async () => (await call(a, 'tasks/get', { id: before.id })).body.result?.status.state, { timeout: 10_000 }).toBe('completed')
+    await expect
+      .poll(async () => (await call(a, 'tasks/get', { id: before.id })).body.result?.status.state, { timeout: 10_000 })
+      .toBe('completed')
     expect((await call(a, 'message/send', platformMessage('after'))).body.result.status.state).toBe('completed')
   })
 
@@ -447,7 +502,8 @@ describe('one Redis going down under two instances', () => {
       task.complete()
     })
     const a = await instance(trickle, prefix)
-    const sent = (await call(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body.result
+    const sent = (await call(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })).body
+      .result
     await progressed.promise
     await redis.kill()
     await new Promise((resolve) => setTimeout(resolve, 300))
@@ -456,7 +512,10 @@ describe('one Redis going down under two instances', () => {
     const reader = createRedisStore({ url: redis.url, prefix, leaseMs: LEASE_MS, timeoutMs: 1000 })
     cleanups.push(() => reader.close())
     await expect
-      .poll(async () => (await reader.get(sent.id).catch(() => undefined))?.status.state, { timeout: 30_000, interval: 100 })
+      .poll(async () => (await reader.get(sent.id).catch(() => undefined))?.status.state, {
+        timeout: 30_000,
+        interval: 100,
+      })
       .toMatch(/^(completed|failed)$/)
     const task = (await reader.get(sent.id))!
     const kept = (await reader.events(sent.id))!
@@ -469,9 +528,13 @@ describe('one Redis going down under two instances', () => {
       const events = await reader.events(sent.id, after)
       if (!events) continue
       served.push(after)
-      expect(events.map((event) => event.seq)).toEqual(Array.from({ length: last.seq - after }, (_, i) => after + i + 1))
+      expect(events.map((event) => event.seq)).toEqual(
+        Array.from({ length: last.seq - after }, (_, i) => after + i + 1),
+      )
     }
-    console.info(`a task whose Redis went down mid-run: ${task.status.state} at event ${last.seq}; resumable after ${served[0]} and on`)
+    console.info(
+      `a task whose Redis went down mid-run: ${task.status.state} at event ${last.seq}; resumable after ${served[0]} and on`,
+    )
     if (task.status.state === 'completed') expect(task.artifacts).toHaveLength(60)
     else
       expect(task.status.message?.parts[0]).toMatchObject({
@@ -479,7 +542,9 @@ describe('one Redis going down under two instances', () => {
       })
   })
 
-  it('keeps every acknowledged task when Redis is killed in the middle of a flood, and no request hangs', { timeout: 30_000 }, async () => {
+  it('keeps every acknowledged task when Redis is killed in the middle of a flood, and no request hangs', {
+    timeout: 30_000,
+  }, async () => {
     const prefix = freshPrefix()
     const [a, b] = [await instance(echoAgent, prefix), await instance(echoAgent, prefix)]
     const acknowledged: string[] = []
@@ -509,13 +574,18 @@ describe('one Redis going down under two instances', () => {
     await Promise.all(workers)
     expect(wrong.slice(0, 3)).toEqual([])
     // Each instance reconnects on its own schedule (backing off up to a second): wait until A is back too.
-    await expect.poll(async () => (await call(a, 'tasks/get', { id: acknowledged[0] })).status, { timeout: 10_000 }).toBe(200)
+    await expect
+      .poll(async () => (await call(a, 'tasks/get', { id: acknowledged[0] })).status, { timeout: 10_000 })
+      .toBe(200)
     const lost: string[] = []
     for (const id of acknowledged) {
       const reply = await call(a, 'tasks/get', { id })
       if (reply.body.result?.status.state !== 'completed')
         lost.push(`${id}: ${reply.status} ${JSON.stringify(reply.body.result?.status ?? reply.body).slice(0, 600)}`)
     }
-    expect(lost.slice(0, 3), `${lost.length} of ${acknowledged.length} acknowledged tasks are not completed after the restart`).toEqual([])
+    expect(
+      lost.slice(0, 3),
+      `${lost.length} of ${acknowledged.length} acknowledged tasks are not completed after the restart`,
+    ).toEqual([])
   })
 })

@@ -42,7 +42,8 @@ async function moved<T>(work: () => Promise<T>): Promise<{ result: T; bytes: num
 
 /** What ListTasks shows of a task (the binding's cut), on the task the memory store answers. */
 function cut(task: Task, historyLength: number | undefined, includeArtifacts: boolean): Task {
-  const history = historyLength === undefined ? task.history : historyLength === 0 ? [] : task.history.slice(-historyLength)
+  const history =
+    historyLength === undefined ? task.history : historyLength === 0 ? [] : task.history.slice(-historyLength)
   return { ...task, history, artifacts: includeArtifacts ? task.artifacts : [] }
 }
 
@@ -58,7 +59,10 @@ async function seed(): Promise<void> {
   for (let i = 0; i < 30; i++) {
     const contextId = contexts[i % contexts.length]!
     const kind = i % 3
-    const run = await ScriptedTask.start(store, clock, { contextId, text: kind === 1 ? big(`question ${i}`) : `hello ${i}` })
+    const run = await ScriptedTask.start(store, clock, {
+      contextId,
+      text: kind === 1 ? big(`question ${i}`) : `hello ${i}`,
+    })
     run.working()
     if (kind === 0) {
       run.artifact({ parts: [text(big(`answer ${i}`))], name: `answer ${i}` })
@@ -101,8 +105,12 @@ describe('ListTasks on the Redis store reads what it answers', () => {
   it('a page of 100 over 30 tasks of ~2 MiB with historyLength 0 moves under 1 MiB, and answers what the memory store answers', async () => {
     const memory = createMemoryStore({ maxBytes: 1024 * MiB })
     for (const task of tasks) memory.create(structuredClone(task))
-    const { result: page, bytes } = await moved(() => store.list({ limit: 100, historyLength: 0, includeArtifacts: false }))
-    console.info(`ListTasks {pageSize: 100, historyLength: 0} over 30 tasks of ~2 MiB: ${(bytes / KiB).toFixed(1)} KiB out of Redis`)
+    const { result: page, bytes } = await moved(() =>
+      store.list({ limit: 100, historyLength: 0, includeArtifacts: false }),
+    )
+    console.info(
+      `ListTasks {pageSize: 100, historyLength: 0} over 30 tasks of ~2 MiB: ${(bytes / KiB).toFixed(1)} KiB out of Redis`,
+    )
     expect(bytes).toBeLessThan(MiB)
     const expected = memory.list({ limit: 100 })
     expect(page.tasks).toHaveLength(30)
@@ -114,7 +122,13 @@ describe('ListTasks on the Redis store reads what it answers', () => {
       let cursor: string | undefined
       let mine: string | undefined
       do {
-        const got = await store.list({ limit: 4, contextId, historyLength: 0, includeArtifacts: false, ...(cursor && { cursor }) })
+        const got = await store.list({
+          limit: 4,
+          contextId,
+          historyLength: 0,
+          includeArtifacts: false,
+          ...(cursor && { cursor }),
+        })
         const want = memory.list({ limit: 4, contextId, ...(mine && { cursor: mine }) })
         expect(asJson(got.tasks)).toEqual(asJson(want.tasks.map((task) => cut(task, 0, false))))
         expect(got.total).toBe(want.total)
@@ -124,7 +138,9 @@ describe('ListTasks on the Redis store reads what it answers', () => {
       } while (cursor)
     }
     const completed = await store.list({ limit: 100, state: 'completed', historyLength: 0, includeArtifacts: false })
-    expect(asJson(completed.tasks)).toEqual(asJson(memory.list({ limit: 100, state: 'completed' }).tasks.map((task) => cut(task, 0, false))))
+    expect(asJson(completed.tasks)).toEqual(
+      asJson(memory.list({ limit: 100, state: 'completed' }).tasks.map((task) => cut(task, 0, false))),
+    )
     memory.close()
   })
 
@@ -134,7 +150,9 @@ describe('ListTasks on the Redis store reads what it answers', () => {
     const expected = memory.list({ limit: 100 }).tasks
     // The two newest messages: the 2 MiB question only where it is among them (a task that was asked nothing back).
     const newestTwo = expected.reduce((sum, task) => sum + JSON.stringify(task.history.slice(-2)).length, 0)
-    const { result: two, bytes } = await moved(() => store.list({ limit: 100, historyLength: 2, includeArtifacts: false }))
+    const { result: two, bytes } = await moved(() =>
+      store.list({ limit: 100, historyLength: 2, includeArtifacts: false }),
+    )
     console.info(
       `ListTasks {pageSize: 100, historyLength: 2}: ${(bytes / KiB).toFixed(1)} KiB out of Redis for ${(newestTwo / KiB).toFixed(1)} KiB of messages`,
     )
@@ -170,7 +188,11 @@ describe('ListTasks on the Redis store reads what it answers', () => {
           kind: 'task',
           id,
           contextId,
-          status: { state: 'input-required', timestamp: new Date(at + i).toISOString(), message: message('agent', 'which?') },
+          status: {
+            state: 'input-required',
+            timestamp: new Date(at + i).toISOString(),
+            message: message('agent', 'which?'),
+          },
           artifacts: [{ artifactId: `${id}-a`, parts: [text(`answer ${i}`)] }],
           history: [message('user', `hello ${i}`), message('agent', 'which?')],
           metadata: { n: i },
@@ -178,25 +200,50 @@ describe('ListTasks on the Redis store reads what it answers', () => {
         // As the earlier layout wrote it: the json at seq 1, then a follow-up and the next question in the entries.
         const followUp = message('user', `this one ${i}`)
         const again = message('agent', 'and then?')
-        const status = { state: 'input-required' as const, timestamp: new Date(at + 10 + i).toISOString(), message: again }
+        const status = {
+          state: 'input-required' as const,
+          timestamp: new Date(at + 10 + i).toISOString(),
+          message: again,
+        }
         const asked = { kind: 'status-update', seq: 2, taskId: id, contextId, status, final: true }
         await raw.hset(keys.task(id), 'json', JSON.stringify(task), 'seq', 1, 'state', 'input-required', 'last', 2)
         await raw.xadd(keys.entries(id), '2-0', 'm', JSON.stringify(followUp))
         await raw.xadd(keys.entries(id), '2-1', 'e', JSON.stringify(asked))
         await raw.hset(keys.indexed, id, `input-required ${contextId}`)
-        for (const index of [keys.all, keys.byState('input-required'), keys.byContext(contextId), keys.byContextState(contextId, 'input-required')])
+        for (const index of [
+          keys.all,
+          keys.byState('input-required'),
+          keys.byContext(contextId),
+          keys.byContextState(contextId, 'input-required'),
+        ])
           await raw.zadd(index, at + 10 + i, id)
         written.unshift({ ...task, history: [...task.history, followUp, again], status })
       }
       const listed = await old.list({ limit: 10, historyLength: 2, includeArtifacts: false })
       expect(asJson(listed.tasks)).toEqual(asJson(written.map((task) => cut(task, 2, false))))
       expect(asJson((await old.list({ limit: 10 })).tasks)).toEqual(asJson(written))
-      expect(asJson((await old.list({ limit: 10, historyLength: 0 })).tasks)).toEqual(asJson(written.map((task) => cut(task, 0, true))))
+      expect(asJson((await old.list({ limit: 10, historyLength: 0 })).tasks)).toEqual(
+        asJson(written.map((task) => cut(task, 0, true))),
+      )
       // The next event (written alone, it would miss the history kept in the json): the whole task, in the new layout.
       const task = written.at(-1)!
       task.status = { state: 'completed', timestamp: new Date(at + 100).toISOString() }
-      task.history.push({ kind: 'message', messageId: 'last words', role: 'user', parts: [text('that one')], taskId: task.id, contextId: task.contextId })
-      await old.append(task, { kind: 'status-update', seq: 3, taskId: task.id, contextId: task.contextId, status: task.status, final: true })
+      task.history.push({
+        kind: 'message',
+        messageId: 'last words',
+        role: 'user',
+        parts: [text('that one')],
+        taskId: task.id,
+        contextId: task.contextId,
+      })
+      await old.append(task, {
+        kind: 'status-update',
+        seq: 3,
+        taskId: task.id,
+        contextId: task.contextId,
+        status: task.status,
+        final: true,
+      })
       expect(await raw.hget(keys.task(task.id), 'v')).toBe('2')
       expect(asJson(await old.get(task.id))).toEqual(asJson(task))
       const after = await old.list({ limit: 10, historyLength: 1, includeArtifacts: false })
@@ -208,7 +255,9 @@ describe('ListTasks on the Redis store reads what it answers', () => {
 })
 
 describe('a Redis that does not answer in time', () => {
-  it('answers 503 with Retry-After saying the store did not answer within its timeout, not that it is unreachable', { timeout: 60_000 }, async () => {
+  it('answers 503 with Retry-After saying the store did not answer within its timeout, not that it is unreachable', {
+    timeout: 60_000,
+  }, async () => {
     const slow = await startRedis()
     const pauser = new Redis(slow.url)
     const server = await serveAgent(echoAgent, {

@@ -44,9 +44,12 @@ async function serve(served: Agent): Promise<A2AServer & { prefix: string }> {
   return Object.assign(server, { prefix })
 }
 
-const call = async (server: { url: string }, method: string, params: unknown) => (await rpc(server.url, method, params, { version: '1.0' })).body
+const call = async (server: { url: string }, method: string, params: unknown) =>
+  (await rpc(server.url, method, params, { version: '1.0' })).body
 
-const message = (text: string) => ({ message: { role: 'ROLE_USER', messageId: `m-${Math.random()}`, parts: [{ text }] } })
+const message = (text: string) => ({
+  message: { role: 'ROLE_USER', messageId: `m-${Math.random()}`, parts: [{ text }] },
+})
 
 /** Redis's counters of bytes it has read from and written to its clients. */
 async function traffic(): Promise<{ input: number; output: number }> {
@@ -58,13 +61,17 @@ async function traffic(): Promise<{ input: number; output: number }> {
 const mib = (bytes: number) => `${(bytes / MiB).toFixed(2)} MiB`
 
 describe('the Redis store at scale', () => {
-  it('answers ListTasks of one task over 200 large ones by reading that one task, not all 200', { timeout: 120_000 }, async () => {
+  it('answers ListTasks of one task over 200 large ones by reading that one task, not all 200', {
+    timeout: 120_000,
+  }, async () => {
     const server = await serve(echoAgent)
     const text = 'x'.repeat(64 * KiB)
     for (let sent = 0; sent < 200; sent += 10) {
       await Promise.all(
         Array.from({ length: 10 }, async () =>
-          expect((await call(server, 'SendMessage', message(text))).result.task.status.state).toBe('TASK_STATE_COMPLETED'),
+          expect((await call(server, 'SendMessage', message(text))).result.task.status.state).toBe(
+            'TASK_STATE_COMPLETED',
+          ),
         ),
       )
     }
@@ -85,7 +92,11 @@ describe('the Redis store at scale', () => {
       const size = Math.ceil(ctx.text.length / chunks)
       let artifactId: string | undefined
       for (let i = 0; i < chunks; i++) {
-        artifactId = task.artifact(ctx.text.slice(i * size, (i + 1) * size), { ...(artifactId && { artifactId }), append: i > 0, lastChunk: i === chunks - 1 })
+        artifactId = task.artifact(ctx.text.slice(i * size, (i + 1) * size), {
+          ...(artifactId && { artifactId }),
+          append: i > 0,
+          lastChunk: i === chunks - 1,
+        })
       }
       task.complete()
     })
@@ -98,7 +109,8 @@ describe('the Redis store at scale', () => {
     const read = await call(server, 'GetTask', { id: sent.result.task.id })
     expect(read.result.artifacts[0].parts.map((part: { text: string }) => part.text).join('')).toBe(text)
     const written = after.input - before.input
-    // The message and the answer: ~2 MiB. Rewriting the task at every chunk would write ~1.5 GiB (1 MiB and a growing answer, 1,000 times).
+    // The message and the answer: ~2 MiB. Rewriting the task at every chunk would write ~1.5 GiB (1 MiB and a growing
+    // answer, 1,000 times).
     console.info(`a 1000 KiB message answered in ${chunks} chunks: ${mib(written)} written to Redis`)
     expect(written).toBeLessThan(4 * 2 * 1000 * KiB)
   })

@@ -21,9 +21,14 @@ const trickling = (gap: number) =>
   })
 const LAST_EVENT = CHUNKS + 2
 
-const platformMessage = (text: string) => ({ message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } })
-const v1Message = (text: string) => ({ message: { role: 'ROLE_USER', messageId: `m-${Math.random()}`, parts: [{ text }] } })
-const rpcBody = (method: string, params: unknown, id: string | number = 'r') => JSON.stringify({ jsonrpc: '2.0', id, method, params })
+const platformMessage = (text: string) => ({
+  message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] },
+})
+const v1Message = (text: string) => ({
+  message: { role: 'ROLE_USER', messageId: `m-${Math.random()}`, parts: [{ text }] },
+})
+const rpcBody = (method: string, params: unknown, id: string | number = 'r') =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params })
 
 /** Each dialect's way to start a stream and to resubscribe, and how to read a task id from its events. */
 const dialects = [
@@ -31,8 +36,12 @@ const dialects = [
     name: 'A2A v1.0 (SubscribeToTask)',
     start: (target: Target) => target.post(rpcBody('SendStreamingMessage', v1Message('go')), V1),
     resubscribe: (target: Target, taskId: string, lastEventId?: number) =>
-      target.post(rpcBody('SubscribeToTask', { id: taskId }), { ...V1, ...(lastEventId !== undefined && { 'Last-Event-ID': String(lastEventId) }) }),
-    taskIdOf: (event: any) => event.result.task?.id ?? event.result.statusUpdate?.taskId ?? event.result.artifactUpdate?.taskId,
+      target.post(rpcBody('SubscribeToTask', { id: taskId }), {
+        ...V1,
+        ...(lastEventId !== undefined && { 'Last-Event-ID': String(lastEventId) }),
+      }),
+    taskIdOf: (event: any) =>
+      event.result.task?.id ?? event.result.statusUpdate?.taskId ?? event.result.artifactUpdate?.taskId,
     // The v1.0 stream opens with the Task (numbered like the event it reflects), which a resumed stream skips.
     isTaskFrame: (event: any) => event.result.task !== undefined,
   },
@@ -40,7 +49,10 @@ const dialects = [
     name: 'A2A v0.3 (tasks/resubscribe)',
     start: (target: Target) => target.post(rpcBody('message/stream', platformMessage('go')), V03),
     resubscribe: (target: Target, taskId: string, lastEventId?: number) =>
-      target.post(rpcBody('tasks/resubscribe', { id: taskId }), { ...V03, ...(lastEventId !== undefined && { 'Last-Event-ID': String(lastEventId) }) }),
+      target.post(rpcBody('tasks/resubscribe', { id: taskId }), {
+        ...V03,
+        ...(lastEventId !== undefined && { 'Last-Event-ID': String(lastEventId) }),
+      }),
     taskIdOf: (event: any) => (event.result.kind === 'task' ? event.result.id : event.result.taskId),
     isTaskFrame: (event: any) => event.result.kind === 'task',
   },
@@ -48,7 +60,10 @@ const dialects = [
     name: 'platform (message/stream numbered by Last-Event-ID: 0, tasks/resubscribe)',
     start: (target: Target) => target.post(rpcBody('message/stream', platformMessage('go')), { 'Last-Event-ID': '0' }),
     resubscribe: (target: Target, taskId: string, lastEventId?: number) =>
-      target.post(rpcBody('tasks/resubscribe', { id: taskId }), lastEventId !== undefined ? { 'Last-Event-ID': String(lastEventId) } : {}),
+      target.post(
+        rpcBody('tasks/resubscribe', { id: taskId }),
+        lastEventId !== undefined ? { 'Last-Event-ID': String(lastEventId) } : {},
+      ),
     taskIdOf: (event: any) => event.params.taskId,
     isTaskFrame: () => false,
   },
@@ -84,7 +99,9 @@ describe.each(transports)('resumable streams ($name)', (transport) => {
     it('resumes a stream whose task ended while the client was away: the missed events, the final one last', async () => {
       const target = await transport.start(trickling(1))
       const first = await readThenDrop(await dialect.start(target), 2, dialect)
-      await expect.poll(async () => (await target.rpc('tasks/get', { id: first.taskId })).body.result?.status.state).toBe('completed')
+      await expect
+        .poll(async () => (await target.rpc('tasks/get', { id: first.taskId })).body.result?.status.state)
+        .toBe('completed')
       const resumed = await readEvents(await dialect.resubscribe(target, first.taskId, first.lastId), 'numbered')
       expect(resumed.ids).toEqual(Array.from({ length: LAST_EVENT - 2 }, (_, i) => i + 3))
       expect(JSON.stringify(resumed.events.at(-1))).toMatch(/completed|COMPLETED/)
@@ -93,7 +110,9 @@ describe.each(transports)('resumable streams ($name)', (transport) => {
     it('a Last-Event-ID equal to the last event of an ended task gives an empty stream that ends', async () => {
       const target = await transport.start(trickling(0))
       const first = await readThenDrop(await dialect.start(target), 1, dialect)
-      await expect.poll(async () => (await target.rpc('tasks/get', { id: first.taskId })).body.result?.status.state).toBe('completed')
+      await expect
+        .poll(async () => (await target.rpc('tasks/get', { id: first.taskId })).body.result?.status.state)
+        .toBe('completed')
       const response = await dialect.resubscribe(target, first.taskId, LAST_EVENT)
       expect(response.status).toBe(200)
       expect(await response.text()).toBe('')
@@ -108,12 +127,15 @@ describe.each(transports)('resumable streams ($name)', (transport) => {
     expect(reply.body.error.message).toMatch(/Last-Event-ID 99 is after the last event of task .* \(3\)/)
   })
 
-  it.each(['abc', '-1', '1.5', '1e3', '12345678901234567'])('refuses Last-Event-ID %j with -32602 naming the header', async (value) => {
-    const target = await transport.start(echoAgent)
-    const reply = await target.rpc('tasks/resubscribe', { id: 'any' }, { headers: { 'Last-Event-ID': value } })
-    expect(reply.body.error.code).toBe(-32602)
-    expect(reply.body.error.message).toMatch(/^Invalid params: Last-Event-ID must be the number of an event/)
-  })
+  it.each(['abc', '-1', '1.5', '1e3', '12345678901234567'])(
+    'refuses Last-Event-ID %j with -32602 naming the header',
+    async (value) => {
+      const target = await transport.start(echoAgent)
+      const reply = await target.rpc('tasks/resubscribe', { id: 'any' }, { headers: { 'Last-Event-ID': value } })
+      expect(reply.body.error.code).toBe(-32602)
+      expect(reply.body.error.message).toMatch(/^Invalid params: Last-Event-ID must be the number of an event/)
+    },
+  )
 
   it('says clearly when the events to resume from are no longer kept (the log of an ended task was compacted)', async () => {
     const store = createMemoryStore({ endedLogs: 1 })
@@ -139,8 +161,17 @@ describe.each(transports)('resumable streams ($name)', (transport) => {
       task.complete()
     })
     const target = await transport.start(busy)
-    const task = (await target.rpc('SendMessage', { ...v1Message('go'), configuration: { returnImmediately: true } }, { headers: V1 })).body.result.task
-    const { events, ids } = await readEvents(await target.post(rpcBody('SubscribeToTask', { id: task.id }), V1), 'numbered')
+    const task = (
+      await target.rpc(
+        'SendMessage',
+        { ...v1Message('go'), configuration: { returnImmediately: true } },
+        { headers: V1 },
+      )
+    ).body.result.task
+    const { events, ids } = await readEvents(
+      await target.post(rpcBody('SubscribeToTask', { id: task.id }), V1),
+      'numbered',
+    )
     const snapshot = events[0].result.task
     // Event 1 is working, event 2 the artifact's first (empty) chunk, then one event per appended "x", which the
     // task joins to its text: the text's length counts the appends the snapshot reflects.
@@ -158,7 +189,9 @@ describe.each(transports)('resumable streams ($name)', (transport) => {
     expect(sent.body.result.status.state).toBe('completed')
     const restarted = await target.rpc('message/stream', platformMessage('x'), { headers: { 'Last-Event-ID': '3' } })
     expect(restarted.body.error.code).toBe(-32602)
-    expect(restarted.body.error.message).toMatch(/would start another one; resume a broken stream with tasks\/resubscribe or SubscribeToTask/)
+    expect(restarted.body.error.message).toMatch(
+      /would start another one; resume a broken stream with tasks\/resubscribe or SubscribeToTask/,
+    )
     const v1 = await target.rpc('SendStreamingMessage', v1Message('x'), { headers: { ...V1, 'Last-Event-ID': '3' } })
     expect(v1.body.error.code).toBe(-32602)
   })
@@ -181,8 +214,11 @@ describe.each(transports)('resumable streams ($name)', (transport) => {
         task.complete()
       }),
     )
-    const sent = (await target.rpc('message/send', { ...platformMessage('x'), configuration: { blocking: false } })).body.result
-    await expect.poll(async () => (await target.rpc('tasks/get', { id: sent.id })).body.result.status.message?.parts[0].text).toBe('waiting')
+    const sent = (await target.rpc('message/send', { ...platformMessage('x'), configuration: { blocking: false } }))
+      .body.result
+    await expect
+      .poll(async () => (await target.rpc('tasks/get', { id: sent.id })).body.result.status.message?.parts[0].text)
+      .toBe('waiting')
     const response = await target.post(rpcBody('tasks/resubscribe', { id: sent.id }))
     gate.resolve()
     const { events, ids } = await readEvents(response, 'numbered')
@@ -218,42 +254,46 @@ function storeWithSlowResumeRead(whileReading: () => Promise<void>): TaskStore {
 }
 
 describe.each([inProcess, nodeServer])('resuming while the task moves on ($name)', (transport) => {
-  it.each(dialects)('$name: events that happen while the missed ones are read are sent once, in order, none missing', async (dialect) => {
-    const burst = deferred()
-    const burstSent = deferred()
-    const finish = deferred()
-    const moving = agent(async (_ctx, task) => {
-      // Events 1 (working), 2 and 3; then 4-8 while the resumed stream reads the missed events; then 9, 10.
-      const id = task.artifact('part 0', { lastChunk: false })
-      task.artifact('part 1', { artifactId: id, append: true, lastChunk: false })
-      await burst.promise
-      for (let i = 2; i < 7; i++) task.artifact(`part ${i}`, { artifactId: id, append: true, lastChunk: false })
-      burstSent.resolve()
-      await finish.promise
-      task.artifact('part 7', { artifactId: id, append: true, lastChunk: true })
-      task.complete()
-    })
-    const store = storeWithSlowResumeRead(async () => {
-      burst.resolve()
-      await burstSent.promise
-    })
-    const target = await transport.start(moving, { store })
-    const first = await readThenDrop(await dialect.start(target), 2, dialect)
-    expect(first.ids).toEqual([1, 2])
+  it.each(dialects)(
+    '$name: events that happen while the missed ones are read are sent once, in order, none missing',
+    async (dialect) => {
+      const burst = deferred()
+      const burstSent = deferred()
+      const finish = deferred()
+      const moving = agent(async (_ctx, task) => {
+        // Events 1 (working), 2 and 3; then 4-8 while the resumed stream reads the missed events; then 9, 10.
+        const id = task.artifact('part 0', { lastChunk: false })
+        task.artifact('part 1', { artifactId: id, append: true, lastChunk: false })
+        await burst.promise
+        for (let i = 2; i < 7; i++) task.artifact(`part ${i}`, { artifactId: id, append: true, lastChunk: false })
+        burstSent.resolve()
+        await finish.promise
+        task.artifact('part 7', { artifactId: id, append: true, lastChunk: true })
+        task.complete()
+      })
+      const store = storeWithSlowResumeRead(async () => {
+        burst.resolve()
+        await burstSent.promise
+      })
+      const target = await transport.start(moving, { store })
+      const first = await readThenDrop(await dialect.start(target), 2, dialect)
+      expect(first.ids).toEqual([1, 2])
 
-    const reader = eventReader(await dialect.resubscribe(target, first.taskId, first.lastId))
-    const ids: number[] = []
-    const texts: string[] = []
-    for (let event = await reader.next(); event !== undefined; event = await reader.next()) {
-      // The stream is answered; the task may end now.
-      finish.resolve()
-      ids.push(reader.lastId!)
-      const parts = event.result?.artifactUpdate?.artifact.parts ?? event.result?.artifact?.parts ?? event.params?.artifact?.parts
-      if (parts) texts.push(parts[0].text)
-    }
-    expect(ids).toEqual([3, 4, 5, 6, 7, 8, 9, 10])
-    expect(texts).toEqual(['part 1', 'part 2', 'part 3', 'part 4', 'part 5', 'part 6', 'part 7'])
-  })
+      const reader = eventReader(await dialect.resubscribe(target, first.taskId, first.lastId))
+      const ids: number[] = []
+      const texts: string[] = []
+      for (let event = await reader.next(); event !== undefined; event = await reader.next()) {
+        // The stream is answered; the task may end now.
+        finish.resolve()
+        ids.push(reader.lastId!)
+        const parts =
+          event.result?.artifactUpdate?.artifact.parts ?? event.result?.artifact?.parts ?? event.params?.artifact?.parts
+        if (parts) texts.push(parts[0].text)
+      }
+      expect(ids).toEqual([3, 4, 5, 6, 7, 8, 9, 10])
+      expect(texts).toEqual(['part 1', 'part 2', 'part 3', 'part 4', 'part 5', 'part 6', 'part 7'])
+    },
+  )
 })
 
 describe('subscribing while the task moves on in the same turn (in-process)', () => {
@@ -272,8 +312,16 @@ describe('subscribing while the task moves on in the same turn (in-process)', ()
       task.complete()
     })
     const target = await inProcess.start(busy)
-    const task = (await target.rpc('SendMessage', { ...v1Message('go'), configuration: { returnImmediately: true } }, { headers: V1 })).body.result.task
-    await expect.poll(async () => (await target.rpc('GetTask', { id: task.id }, { headers: V1 })).body.result.artifacts?.length).toBe(1)
+    const task = (
+      await target.rpc(
+        'SendMessage',
+        { ...v1Message('go'), configuration: { returnImmediately: true } },
+        { headers: V1 },
+      )
+    ).body.result.task
+    await expect
+      .poll(async () => (await target.rpc('GetTask', { id: task.id }, { headers: V1 })).body.result.artifacts?.length)
+      .toBe(1)
     go.resolve()
     const response = target.post(rpcBody('SubscribeToTask', { id: task.id }), V1)
     const { events, ids } = await readEvents(await response, 'numbered')

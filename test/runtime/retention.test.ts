@@ -110,11 +110,14 @@ describe.each(transports)('memory store retention ($name)', (transport) => {
 
     it('never evicts a running task: a flood of completed tasks past maxTasks leaves it retrievable, and it completes when released', async () => {
       const gated = track(gatedAgent({ cancelable: false }))
-      const router = agent((ctx, task) => (ctx.text === 'hold' ? gated.agent.execute(ctx, task) : echoAgent.execute(ctx, task)))
+      const router = agent((ctx, task) =>
+        ctx.text === 'hold' ? gated.agent.execute(ctx, task) : echoAgent.execute(ctx, task),
+      )
       const store = createMemoryStore({ maxTasks: 3 })
       const target = await transport.start(router, { store })
 
-      const running = (await target.rpc('message/send', { ...userMessage('hold'), configuration: { blocking: false } })).body.result
+      const running = (await target.rpc('message/send', { ...userMessage('hold'), configuration: { blocking: false } }))
+        .body.result
       expect(await gated.started).toBe(running.id)
       const flood: string[] = []
       for (let i = 0; i < 20; i++) {
@@ -136,11 +139,14 @@ describe.each(transports)('memory store retention ($name)', (transport) => {
 
     it('evicts the task that settled longest ago first, not the one created first', async () => {
       const gated = track(gatedAgent({ cancelable: false }))
-      const router = agent((ctx, task) => (ctx.text === 'hold' ? gated.agent.execute(ctx, task) : echoAgent.execute(ctx, task)))
+      const router = agent((ctx, task) =>
+        ctx.text === 'hold' ? gated.agent.execute(ctx, task) : echoAgent.execute(ctx, task),
+      )
       const store = createMemoryStore({ maxTasks: 3 })
       const target = await transport.start(router, { store })
 
-      const early = (await target.rpc('message/send', { ...userMessage('hold'), configuration: { blocking: false } })).body.result.id
+      const early = (await target.rpc('message/send', { ...userMessage('hold'), configuration: { blocking: false } }))
+        .body.result.id
       await gated.started
       const a = await sendCompleted(target, 'a')
       const b = await sendCompleted(target, 'b')
@@ -185,7 +191,8 @@ describe.each(transports)('memory store retention ($name)', (transport) => {
       const target = await transport.start(gated.agent, { store })
       // Stopped, so the task, once completed, stays young enough to be read back.
       freezeDate()
-      const id = (await target.rpc('message/send', { ...userMessage('hold'), configuration: { blocking: false } })).body.result.id
+      const id = (await target.rpc('message/send', { ...userMessage('hold'), configuration: { blocking: false } })).body
+        .result.id
       await gated.started
       // A sweep as if long past ttlMs.
       store.sweep(Date.now() + 60_000)
@@ -227,7 +234,10 @@ describe.each(transports)('memory store retention ($name)', (transport) => {
       const waiting = (await target.rpc('message/send', userMessage('ask'))).body.result
       expect(waiting.status.state).toBe('input-required')
 
-      const followUp = await target.rpc('message/send', { ...userMessage('B', { taskId: waiting.id }), configuration: { blocking: false } })
+      const followUp = await target.rpc('message/send', {
+        ...userMessage('B', { taskId: waiting.id }),
+        configuration: { blocking: false },
+      })
       expect(followUp.body.result).toMatchObject({ id: waiting.id, status: { state: 'working' } })
       expect(await asking.resumed).toBe(waiting.id)
       // The task settled first of all, so it would be the first to go if it still counted as settled.
@@ -254,22 +264,37 @@ describe.each(transports)('memory store retention ($name)', (transport) => {
 
       const log = store.events(waiting.id)
       expect(log?.map((e) => e.seq)).toEqual([1, 2, 3, 4])
-      expect(log?.map(describeEvent)).toEqual(['status:working', 'status:working:thinking', 'artifact:draft', 'status:input-required:Which one?'])
+      expect(log?.map(describeEvent)).toEqual([
+        'status:working',
+        'status:working:thinking',
+        'artifact:draft',
+        'status:input-required:Which one?',
+      ])
       expect(log?.every((e) => e.taskId === waiting.id && e.contextId === waiting.contextId)).toBe(true)
       expect(store.events(waiting.id, 2)?.map((e) => e.seq)).toEqual([3, 4])
 
-      const followUp = await target.rpc('message/send', { ...userMessage('A', { taskId: waiting.id }), configuration: { blocking: false } })
+      const followUp = await target.rpc('message/send', {
+        ...userMessage('A', { taskId: waiting.id }),
+        configuration: { blocking: false },
+      })
       expect(followUp.body.result.status.state).toBe('working')
       await asking.resumed
       // The resumed turn numbers its events after the first turn's.
       expect(store.events(waiting.id)?.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6])
-      expect(store.events(waiting.id)?.slice(4).map(describeEvent)).toEqual(['status:working', 'status:working:resumed'])
+      expect(store.events(waiting.id)?.slice(4).map(describeEvent)).toEqual([
+        'status:working',
+        'status:working:resumed',
+      ])
 
       asking.release()
       await expect.poll(async () => (await lookUp(target, waiting.id)).task?.status.state).toBe('completed')
       // Ended: its events stay for a client resuming a broken stream, until a later task ends after it.
       expect(store.events(waiting.id)?.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
-      expect(store.events(waiting.id)?.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } })
+      expect(store.events(waiting.id)?.at(-1)).toMatchObject({
+        kind: 'status-update',
+        final: true,
+        status: { state: 'completed' },
+      })
       await sendCompleted(target, 'a later task')
       expect(store.events(waiting.id)).toBeUndefined()
       expect(store.events(waiting.id, 0)).toBeUndefined()
@@ -282,10 +307,15 @@ describe.each(transports)('memory store retention ($name)', (transport) => {
     it('keeps the logs of the last endedLogs tasks to end (final event included), none of older ones, nor of an unknown task', async () => {
       const store = createMemoryStore({ endedLogs: 2 })
       const target = await transport.start(echoAgent, { store })
-      const [first, second, third] = [await sendCompleted(target, 'one'), await sendCompleted(target, 'two'), await sendCompleted(target, 'three')]
+      const [first, second, third] = [
+        await sendCompleted(target, 'one'),
+        await sendCompleted(target, 'two'),
+        await sendCompleted(target, 'three'),
+      ]
       expect(store.get(first)?.status.state).toBe('completed')
       expect(store.events(first)).toBeUndefined()
-      for (const id of [second, third]) expect(store.events(id)?.at(-1)).toMatchObject({ final: true, status: { state: 'completed' } })
+      for (const id of [second, third])
+        expect(store.events(id)?.at(-1)).toMatchObject({ final: true, status: { state: 'completed' } })
       expect(store.events('no-such-task')).toBeUndefined()
     })
 
@@ -325,7 +355,14 @@ describe('MemoryTaskStore', () => {
   let seq = 0
   const settle = (store: MemoryTaskStore, t: Task, state: 'completed' | 'input-required' = 'completed') => {
     t.status = { state, timestamp: new Date().toISOString() }
-    store.append(t, { kind: 'status-update', seq: ++seq, taskId: t.id, contextId: t.contextId, status: t.status, final: true })
+    store.append(t, {
+      kind: 'status-update',
+      seq: ++seq,
+      taskId: t.id,
+      contextId: t.contextId,
+      status: t.status,
+      final: true,
+    })
   }
 
   it('a context lists only the tasks retention keeps: an evicted task leaves its context, and an emptied context lists nothing', () => {

@@ -18,7 +18,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /** Rejects with `what` when `promise` takes longer than `ms`, so no wait in this suite is unbounded. */
 async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms: ${what}`)), ms)))
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms: ${what}`)), ms)),
+  )
   try {
     return await Promise.race([promise, timeout])
   } finally {
@@ -34,7 +36,9 @@ function tryConnect(port: number): Promise<'connected' | 'refused' | string> {
       socket.destroy()
       resolve('connected')
     })
-    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED' ? 'refused' : `error ${error.code}`))
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      resolve(error.code === 'ECONNREFUSED' ? 'refused' : `error ${error.code}`),
+    )
   })
 }
 
@@ -73,7 +77,9 @@ const sendBody = (text: string) =>
   })
 
 const summary = (event: any): string =>
-  event.method === 'tasks/statusUpdate' ? `status:${event.params.status.state}` : `artifact:${event.params.artifact.parts[0].text}`
+  event.method === 'tasks/statusUpdate'
+    ? `status:${event.params.status.state}`
+    : `artifact:${event.params.artifact.parts[0].text}`
 
 /** Reads a live SSE body to its end; a connection cut midway is returned as `error`, not thrown. */
 async function readRest(events: ReturnType<typeof eventReader>): Promise<{ events: any[]; error?: unknown }> {
@@ -134,9 +140,13 @@ async function startAgentProcess(env: Record<string, string> = {}): Promise<Agen
   let stderr = ''
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
-  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })))
+  const exited = new Promise<Exit>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
+  )
   // Wait for the stream to end too, so the `tasks` line printed at exit has been read.
-  const closed = new Promise<Exit>((resolve) => child.once('close', (code, signal) => resolve({ code, signal, at: Date.now() })))
+  const closed = new Promise<Exit>((resolve) =>
+    child.once('close', (code, signal) => resolve({ code, signal, at: Date.now() })),
+  )
   let exitedEarly = false
   void exited.then(() => (exitedEarly = true))
 
@@ -174,7 +184,11 @@ async function startAgentProcess(env: Record<string, string> = {}): Promise<Agen
 }
 
 async function openStream(url: string, text: string) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: streamBody(text) })
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: streamBody(text),
+  })
   expect(response.status).toBe(200)
   expect(response.headers.get('content-type')).toBe('text/event-stream')
   return eventReader(response)
@@ -183,7 +197,9 @@ async function openStream(url: string, text: string) {
 describe('serveAgent as a process', () => {
   beforeAll(() => {
     if (!existsSync(DIST_INDEX)) {
-      throw new Error(`${DIST_INDEX} is missing: the fixture process imports the built a2a-runtime. Run \`npm run build\` (npm test does) first.`)
+      throw new Error(
+        `${DIST_INDEX} is missing: the fixture process imports the built a2a-runtime. Run \`npm run build\` (npm test does) first.`,
+      )
     }
   })
 
@@ -204,7 +220,12 @@ describe('serveAgent as a process', () => {
     const rest = await within(readRest(events), 10_000, 'the rest of the stream')
     expect(rest.error).toBeUndefined()
     const all = [first, ...rest.events]
-    expect(all.map(summary)).toEqual(['status:working', 'status:working', 'artifact:done slow:1200', 'status:completed'])
+    expect(all.map(summary)).toEqual([
+      'status:working',
+      'status:working',
+      'artifact:done slow:1200',
+      'status:completed',
+    ])
     const last = all.at(-1)
     expect(last.params).toMatchObject({ taskId, final: true })
     // The answer was produced after the signal: the task really ran through the shutdown.
@@ -264,7 +285,9 @@ describe('serveAgent as a process', () => {
     expect(agent.url).toBe(`http://127.0.0.1:${port}/`)
     const card = await (await fetch(`http://127.0.0.1:${port}/.well-known/agent.json`)).json()
     expect(card.url).toBe(`http://127.0.0.1:${port}/`)
-    const reply = await (await fetch(agent.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sendBody('hi') })).json()
+    const reply = await (
+      await fetch(agent.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sendBody('hi') })
+    ).json()
     expect(reply.result.status.state).toBe('completed')
   })
 })
@@ -280,7 +303,13 @@ describe('serveAgent in process', () => {
   async function serveGated() {
     const gated = gatedAgent({ cancelable: false })
     const logger = captureLogger()
-    const server: A2AServer = await serveAgent(gated.agent, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger, shutdownTimeoutMs: 60_000 })
+    const server: A2AServer = await serveAgent(gated.agent, {
+      port: 0,
+      hostname: '127.0.0.1',
+      handleSignals: false,
+      logger,
+      shutdownTimeoutMs: 60_000,
+    })
     // Release before closing, so a failed test never waits out the grace period.
     cleanups.push(() => server.close())
     cleanups.push(() => gated.release())
@@ -298,7 +327,8 @@ describe('serveAgent in process', () => {
     expect(response.status).toBe(200)
     const card = await response.json()
     expect(card.url).toBe(server.url)
-    // The listening address, not whatever origin the request named (another name of this machine: a foreign one is refused).
+    // The listening address, not whatever origin the request named (another name of this machine: a foreign one is
+    // refused).
     expect((await getWithHost(server.url, '/.well-known/agent.json', 'localhost:9999')).url).toBe(server.url)
     expect(process.listenerCount('SIGTERM')).toBe(sigterm)
     expect(process.listenerCount('SIGINT')).toBe(sigint)
@@ -306,9 +336,11 @@ describe('serveAgent in process', () => {
 
   it('close() refuses new connections at once but resolves only after the running task has finished', async () => {
     const { server, started, release, seen } = await serveGated()
-    const sending = fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sendBody('hold') }).catch(
-      (error: unknown) => error,
-    )
+    const sending = fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: sendBody('hold'),
+    }).catch((error: unknown) => error)
     const taskId = await within(started, 8_000, 'the agent to start')
 
     let closed = false
@@ -316,7 +348,13 @@ describe('serveAgent in process', () => {
     expect(await tryConnect(server.port)).toBe('refused')
 
     // A later answer from the app itself: it refuses a new task, as it does only while close() waits.
-    const late = await server.app.fetch(new Request(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sendBody('late') }))
+    const late = await server.app.fetch(
+      new Request(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: sendBody('late'),
+      }),
+    )
     expect(late.status).toBe(503)
     expect(closed).toBe(false)
     expect((await server.app.store.get(taskId))?.status.state).toBe('working')
@@ -334,7 +372,11 @@ describe('serveAgent in process', () => {
 
   it('close() still delivers the answer of a blocking send whose task finishes during the grace period', async () => {
     const { server, started, release } = await serveGated()
-    const sending = fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sendBody('hold') }).then(
+    const sending = fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: sendBody('hold'),
+    }).then(
       async (response) => ({ status: response.status, body: await response.json() }),
       (error: unknown) => ({ error }),
     )

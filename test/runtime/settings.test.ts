@@ -47,14 +47,21 @@ describe('settings, in one place', () => {
   it('names every variable the runtime reads, and reads every variable it names', () => {
     const listed = new Set<string>(SETTINGS.map((setting) => setting.variable))
     const files = sources(runtimeSrc).filter(({ path }) => path !== 'settings.ts')
-    const named = new Set(files.flatMap(({ text }) => [...text.matchAll(/['"`](A2A_[A-Z0-9_]+|PORT|HOST)['"`]/g)].map((match) => match[1]!)))
+    const named = new Set(
+      files.flatMap(({ text }) =>
+        [...text.matchAll(/['"`](A2A_[A-Z0-9_]+|PORT|HOST)['"`]/g)].map((match) => match[1]!),
+      ),
+    )
     expect([...named].filter((variable) => !listed.has(variable))).toEqual([])
     expect([...listed].filter((variable) => !named.has(variable))).toEqual([])
   })
 
   it('reads the environment only through the settings module (the CLI hands it process.env, loaded with .env)', () => {
     const readers = sources(runtimeSrc)
-      .filter(({ path, text }) => /process\.env\b(?!\s*[,)])/.test(text.replace(/^\s*(\*|\/\/).*$/gm, '')) && path !== 'settings.ts')
+      .filter(
+        ({ path, text }) =>
+          /process\.env\b(?!\s*[,)])/.test(text.replace(/^\s*(\*|\/\/).*$/gm, '')) && path !== 'settings.ts',
+      )
       .map(({ path }) => path)
     // _env.ts is the one that loads the project's .env into process.env.
     expect(readers).toEqual([join('cli', '_env.ts')])
@@ -77,21 +84,32 @@ describe('settings, in one place', () => {
 
   it.each([
     [{ A2A_DIALECT: 'a2a-2.0' }, 'dialect (A2A_DIALECT) must be "platform" or "a2a-0.3" (got "a2a-2.0")'],
-    [{ A2A_MAX_TASK_BYTES: 'lots' }, 'maxTaskBytes (A2A_MAX_TASK_BYTES) must be a whole number of bytes, at least 1 (got "lots")'],
-    [{ A2A_SSE_HEARTBEAT_MS: '-5' }, 'sseHeartbeatMs (A2A_SSE_HEARTBEAT_MS) must be a whole number of ms from 0 (0: none) (got "-5")'],
-    [{ A2A_STORE_MAX_BYTES: '0' }, 'maxBytes (A2A_STORE_MAX_BYTES) must be a whole number of bytes from 1 to 9007199254740991 (got "0")'],
+    [
+      { A2A_MAX_TASK_BYTES: 'lots' },
+      'maxTaskBytes (A2A_MAX_TASK_BYTES) must be a whole number of bytes, at least 1 (got "lots")',
+    ],
+    [
+      { A2A_SSE_HEARTBEAT_MS: '-5' },
+      'sseHeartbeatMs (A2A_SSE_HEARTBEAT_MS) must be a whole number of ms from 0 (0: none) (got "-5")',
+    ],
+    [
+      { A2A_STORE_MAX_BYTES: '0' },
+      'maxBytes (A2A_STORE_MAX_BYTES) must be a whole number of bytes from 1 to 9007199254740991 (got "0")',
+    ],
     [{ A2A_LOG_LEVEL: 'loud' }, 'A2A_LOG_LEVEL must be one of debug, info, warn, error, silent (got "loud")'],
   ])('refuses %o with a ConfigurationError naming the option, the variable and the value', (env, message) => {
-    expect(() => createA2AApp(agent, { env, ...(!('A2A_LOG_LEVEL' in env) && { logger: silent }) })).toThrow(new ConfigurationError(message))
+    expect(() => createA2AApp(agent, { env, ...(!('A2A_LOG_LEVEL' in env) && { logger: silent }) })).toThrow(
+      new ConfigurationError(message),
+    )
   })
 
   it('serveAgent reads PORT, HOST and its connection settings from the env given', async () => {
     await expect(serveAgent(agent, { env: { PORT: '70000' }, logger: silent, handleSignals: false })).rejects.toThrow(
       'The port must be an integer from 0 to 65535 (got 70000)',
     )
-    await expect(serveAgent(agent, { env: { A2A_MAX_CONNECTIONS: '0' }, logger: silent, handleSignals: false })).rejects.toThrow(
-      'maxConnections (A2A_MAX_CONNECTIONS) must be a whole number from 1 (got "0")',
-    )
+    await expect(
+      serveAgent(agent, { env: { A2A_MAX_CONNECTIONS: '0' }, logger: silent, handleSignals: false }),
+    ).rejects.toThrow('maxConnections (A2A_MAX_CONNECTIONS) must be a whole number from 1 (got "0")')
   })
 
   it('the stores take their budgets from the env given, and refuse a bad option with the same error', () => {

@@ -32,7 +32,12 @@ const TIMEOUT_ENV = ['A2A_HEADERS_TIMEOUT_MS', 'A2A_REQUEST_TIMEOUT_MS', 'A2A_KE
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const rpcBody = (method: string, text: string) =>
-  JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } } })
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method,
+    params: { message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }] } },
+  })
 
 const servers: A2AServer[] = []
 const sockets: Socket[] = []
@@ -116,7 +121,11 @@ async function expectHealthy(server: A2AServer): Promise<void> {
   const card = await fetch(new URL('.well-known/agent.json', server.url))
   expect(card.status).toBe(200)
   await card.body?.cancel()
-  const reply = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: rpcBody('message/send', 'still here') })
+  const reply = await fetch(server.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: rpcBody('message/send', 'still here'),
+  })
   expect(reply.status).toBe(200)
   expect((await reply.json()).result.status.state).toBe('completed')
 }
@@ -135,7 +144,10 @@ describe('slow clients are cut by timeouts', () => {
     const server = await serve(APART)
     const client = await rawClient(server.port)
     // Never-ending headers: a byte every 20 ms would keep the connection forever without the timeout.
-    const sent = await client.trickle(`GET /.well-known/agent.json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ${'a'.repeat(10_000)}`, 20)
+    const sent = await client.trickle(
+      `GET /.well-known/agent.json HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ${'a'.repeat(10_000)}`,
+      20,
+    )
     const elapsed = await client.closed
     expect(sent).toBeGreaterThan(5)
     expect(elapsed).toBeGreaterThanOrEqual(APART.headersTimeoutMs - 20)
@@ -149,7 +161,9 @@ describe('slow clients are cut by timeouts', () => {
     const client = await rawClient(server.port)
     // Longer than the request timeout allows at a byte every 20 ms.
     const body = rpcBody('message/send', `slow body ${'x'.repeat(2_000)}`)
-    client.socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`)
+    client.socket.write(
+      `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    )
     const sent = await client.trickle(body, 20)
     const elapsed = await client.closed
     expect(sent).toBeGreaterThan(5)
@@ -170,7 +184,9 @@ describe('slow clients are cut by timeouts', () => {
     const idle = await rawClient(server.port)
     const trickling = await rawClient(server.port)
     const body = rpcBody('message/send', 'slow')
-    trickling.socket.write(`POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`)
+    trickling.socket.write(
+      `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    )
     void trickling.trickle(body, 20)
     await Promise.all([idle.closed, trickling.closed])
     await expectHealthy(server)
@@ -207,7 +223,8 @@ describe('slow clients are cut by timeouts', () => {
     const started = Date.now()
     const clients = await Promise.all(Array.from({ length: 200 }, () => rawClient(server.port)))
     // Half say nothing; half send part of a request line and stop.
-    for (const [i, client] of clients.entries()) if (i % 2) client.socket.write('POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Wait: ')
+    for (const [i, client] of clients.entries())
+      if (i % 2) client.socket.write('POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Wait: ')
     // While all 200 are held open, real requests are answered promptly.
     const before = Date.now()
     await expectHealthy(server)
@@ -235,7 +252,11 @@ describe('answers that take long are not cut by the request timeout', () => {
   it('keeps an SSE stream open longer than requestTimeoutMs and delivers every event up to completed', async () => {
     const server = await serve({}, slowAgent(LONG_MS))
     const started = Date.now()
-    const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: rpcBody('message/stream', 'wait') })
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: rpcBody('message/stream', 'wait'),
+    })
     expect(response.headers.get('content-type')).toBe('text/event-stream')
     const { events } = await readEvents(response)
     expect(Date.now() - started).toBeGreaterThanOrEqual(LONG_MS - 20)
@@ -246,7 +267,11 @@ describe('answers that take long are not cut by the request timeout', () => {
   it('answers a blocking message/send whose agent takes longer than requestTimeoutMs', async () => {
     const server = await serve({}, slowAgent(LONG_MS))
     const started = Date.now()
-    const response = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: rpcBody('message/send', 'wait') })
+    const response = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: rpcBody('message/send', 'wait'),
+    })
     expect(response.status).toBe(200)
     expect((await response.json()).result.status.state).toBe('completed')
     expect(Date.now() - started).toBeGreaterThanOrEqual(LONG_MS - 20)
@@ -265,7 +290,11 @@ describe('timeout settings', () => {
   }
 
   it('defaults to a 15 s headers timeout, a 30 s request timeout and a 5 s keep-alive timeout, advertised as Keep-Alive: timeout=5', async () => {
-    const server = await serve({ headersTimeoutMs: undefined, requestTimeoutMs: undefined, keepAliveTimeoutMs: undefined })
+    const server = await serve({
+      headersTimeoutMs: undefined,
+      requestTimeoutMs: undefined,
+      keepAliveTimeoutMs: undefined,
+    })
     expect(server.server!.headersTimeout).toBe(15_000)
     expect(server.server!.requestTimeout).toBe(30_000)
     expect(server.server!.keepAliveTimeout).toBe(5_000)
@@ -284,10 +313,20 @@ describe('timeout settings', () => {
     process.env.A2A_HEADERS_TIMEOUT_MS = '12000'
     process.env.A2A_REQUEST_TIMEOUT_MS = '20000'
     process.env.A2A_KEEP_ALIVE_TIMEOUT_MS = '65000'
-    const fromEnv = await serve({ headersTimeoutMs: undefined, requestTimeoutMs: undefined, keepAliveTimeoutMs: undefined })
-    expect([fromEnv.server!.headersTimeout, fromEnv.server!.requestTimeout, fromEnv.server!.keepAliveTimeout]).toEqual([12_000, 20_000, 65_000])
+    const fromEnv = await serve({
+      headersTimeoutMs: undefined,
+      requestTimeoutMs: undefined,
+      keepAliveTimeoutMs: undefined,
+    })
+    expect([fromEnv.server!.headersTimeout, fromEnv.server!.requestTimeout, fromEnv.server!.keepAliveTimeout]).toEqual([
+      12_000, 20_000, 65_000,
+    ])
     const fromOptions = await serve({ headersTimeoutMs: 1_000, requestTimeoutMs: 2_000, keepAliveTimeoutMs: 3_000 })
-    expect([fromOptions.server!.headersTimeout, fromOptions.server!.requestTimeout, fromOptions.server!.keepAliveTimeout]).toEqual([1_000, 2_000, 3_000])
+    expect([
+      fromOptions.server!.headersTimeout,
+      fromOptions.server!.requestTimeout,
+      fromOptions.server!.keepAliveTimeout,
+    ]).toEqual([1_000, 2_000, 3_000])
   })
 
   it.each([
@@ -299,7 +338,10 @@ describe('timeout settings', () => {
     // Past 2^31 - 1 ms Node's timers fire after 1 ms: a typo would close every keep-alive connection at once.
     ['keepAliveTimeoutMs', 2 ** 31],
   ] as const)('refuses %s = %s with a ConfigurationError naming the option', async (name, value) => {
-    await expectRefused({ [name]: value }, new RegExp(`^${name} \\(A2A_\\w+\\) must be a whole number of ms from 1 to 2147483647 \\(got ${value}\\)$`))
+    await expectRefused(
+      { [name]: value },
+      new RegExp(`^${name} \\(A2A_\\w+\\) must be a whole number of ms from 1 to 2147483647 \\(got ${value}\\)$`),
+    )
   })
 
   it('refuses a non-numeric A2A_KEEP_ALIVE_TIMEOUT_MS, naming the variable and echoing the value', async () => {
@@ -311,7 +353,10 @@ describe('timeout settings', () => {
   })
 
   it('refuses a headersTimeoutMs longer than requestTimeoutMs, naming both', async () => {
-    await expectRefused({ headersTimeoutMs: 2_000, requestTimeoutMs: 1_000 }, 'headersTimeoutMs (2000) must not exceed requestTimeoutMs (1000)')
+    await expectRefused(
+      { headersTimeoutMs: 2_000, requestTimeoutMs: 1_000 },
+      'headersTimeoutMs (2000) must not exceed requestTimeoutMs (1000)',
+    )
   })
 })
 

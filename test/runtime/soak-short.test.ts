@@ -8,7 +8,9 @@ import { expectSoakHeld, runMixedSoak } from '../soak/_mixed.ts'
  * then no task lost or stuck, the stream and running-task counts back (the caps are set low), memory back
  * after retention and file descriptors back to baseline. The report is in the failure message.
  */
-it('runs a 5 s mixed soak: no task lost or stuck, no 5xx, memory back after retention, file descriptors back to baseline', { timeout: 90_000 }, async () => {
+it('runs a 5 s mixed soak: no task lost or stuck, no 5xx, memory back after retention, file descriptors back to baseline', {
+  timeout: 90_000,
+}, async () => {
   const result = await runMixedSoak({
     seconds: 5,
     concurrency: 8,

@@ -18,7 +18,9 @@ import { logBytes } from './_task-log-files.ts'
 // event log past its window (A2A_EVENT_LOG_BYTES). The full-strength flood is test/soak/flood.soak.ts.
 // A2A_RUNTIME_ENTRY runs the same tests on another build (they fail on one without the budgets).
 
-const runtimeEntry: Record<string, string> = process.env.A2A_RUNTIME_ENTRY ? { A2A_RUNTIME_ENTRY: process.env.A2A_RUNTIME_ENTRY } : {}
+const runtimeEntry: Record<string, string> = process.env.A2A_RUNTIME_ENTRY
+  ? { A2A_RUNTIME_ENTRY: process.env.A2A_RUNTIME_ENTRY }
+  : {}
 let server: FloodAgent | undefined
 const dirs: string[] = []
 afterEach(async () => {
@@ -60,7 +62,11 @@ describe.skipIf(!procfs)('the memory store bounded in bytes (an agent process)',
     const agent = await start({ A2A_STORE_MAX_BYTES: String(16 * MiB) })
     // Two tasks that run through the whole flood.
     const running = await Promise.all(
-      [1, 2].map(async () => (await rpc(agent.port, 'message/send', { ...userMessage('hold'), configuration: { blocking: false } })).body.result.id as string),
+      [1, 2].map(
+        async () =>
+          (await rpc(agent.port, 'message/send', { ...userMessage('hold'), configuration: { blocking: false } })).body
+            .result.id as string,
+      ),
     )
     const rss = sampleRss(agent.pid)
     const result = await flood(agent.port, { count: 240, concurrency: 4, textChars: TEXT_CHARS })
@@ -82,11 +88,15 @@ describe.skipIf(!procfs)('the memory store bounded in bytes (an agent process)',
       expect(body.result.status.state).toBe('completed')
       expect(body.result.artifacts[0].parts[0].text).toHaveLength('Echo: '.length + TEXT_CHARS)
     }
-    for (const id of result.acknowledged.slice(0, 10)) expect((await rpc(agent.port, 'tasks/get', { id })).body.error).toEqual(NOT_FOUND)
-    for (const id of running) expect((await rpc(agent.port, 'tasks/get', { id })).body.result.status.state).toBe('working')
+    for (const id of result.acknowledged.slice(0, 10))
+      expect((await rpc(agent.port, 'tasks/get', { id })).body.error).toEqual(NOT_FOUND)
+    for (const id of running)
+      expect((await rpc(agent.port, 'tasks/get', { id })).body.result.status.state).toBe('working')
     agent.release()
     for (const id of running) {
-      await expect.poll(async () => (await rpc(agent.port, 'tasks/get', { id })).body.result?.status.state, { timeout: 15_000 }).toBe('completed')
+      await expect
+        .poll(async () => (await rpc(agent.port, 'tasks/get', { id })).body.result?.status.state, { timeout: 15_000 })
+        .toBe('completed')
     }
     expect(probe.logged).toMatchObject({ warn: 0, error: 0 })
   }, 180_000)
@@ -94,19 +104,24 @@ describe.skipIf(!procfs)('the memory store bounded in bytes (an agent process)',
   it.each([
     ['small tasks', 2_000, 40],
     ['tasks of 64 KiB', 300, 64 * 1024],
-  ])('counts what its tasks take on the heap, never less (%s: heap growth after a collection against the count)', async (_, count, chars) => {
-    await start({})
-    const before = await server!.probe({ gc: true })
-    const result = await flood(server!.port, { count, concurrency: 4, textChars: chars })
-    expect(result.problems).toEqual([])
-    const after = await server!.probe({ gc: true })
-    const heap = after.memory.heapUsed - before.memory.heapUsed
-    const counted = after.storeBytes - before.storeBytes
-    console.log(`${count} tasks of ${chars} characters: heap +${mib(heap)}, the store counts ${mib(counted)} (${(counted / heap).toFixed(2)}x)`)
-    expect(after.storeSize - before.storeSize).toBe(count)
-    expect(counted).toBeGreaterThanOrEqual(heap * 0.9)
-    expect(counted).toBeLessThan(heap * 2.5)
-  })
+  ])(
+    'counts what its tasks take on the heap, never less (%s: heap growth after a collection against the count)',
+    async (_, count, chars) => {
+      await start({})
+      const before = await server!.probe({ gc: true })
+      const result = await flood(server!.port, { count, concurrency: 4, textChars: chars })
+      expect(result.problems).toEqual([])
+      const after = await server!.probe({ gc: true })
+      const heap = after.memory.heapUsed - before.memory.heapUsed
+      const counted = after.storeBytes - before.storeBytes
+      console.log(
+        `${count} tasks of ${chars} characters: heap +${mib(heap)}, the store counts ${mib(counted)} (${(counted / heap).toFixed(2)}x)`,
+      )
+      expect(after.storeSize - before.storeSize).toBe(count)
+      expect(counted).toBeGreaterThanOrEqual(heap * 0.9)
+      expect(counted).toBeLessThan(heap * 2.5)
+    },
+  )
 
   it('answers a task larger than the whole byte budget in full, then does not keep it: tasks/get answers Task not found, a small task is kept', async () => {
     const agent = await start({ A2A_STORE_MAX_BYTES: String(MiB) })
@@ -117,7 +132,9 @@ describe.skipIf(!procfs)('the memory store bounded in bytes (an agent process)',
     expect(large.artifacts[0].parts[0].text).toBe(`Echo: ${text}`)
     const small = (await rpc(agent.port, 'message/send', userMessage('small'))).body.result
     expect((await rpc(agent.port, 'tasks/get', { id: large.id })).body.error).toEqual(NOT_FOUND)
-    expect((await rpc(agent.port, 'tasks/get', { id: small.id })).body.result.artifacts[0].parts[0].text).toBe('Echo: small')
+    expect((await rpc(agent.port, 'tasks/get', { id: small.id })).body.result.artifacts[0].parts[0].text).toBe(
+      'Echo: small',
+    )
     const probe = await agent.probe()
     expect(probe.storeSize).toBe(1)
     expect(probe.storeBytes).toBeLessThan(4096)
@@ -130,10 +147,15 @@ describe.skipIf(!procfs)('the memory store bounded in bytes (an agent process)',
     expect(task.status.state).toBe('completed')
     const inside = await resume(agent.port, 'tasks/resubscribe', task.id, 38)
     expect(inside.ids).toEqual([39, 40, 41, 42])
-    expect(inside.events!.at(-1).result ?? inside.events!.at(-1).params).toMatchObject({ final: true, status: { state: 'completed' } })
+    expect(inside.events!.at(-1).result ?? inside.events!.at(-1).params).toMatchObject({
+      final: true,
+      status: { state: 'completed' },
+    })
     const before = await resume(agent.port, 'tasks/resubscribe', task.id, 5)
     expect(before.error.code).toBe(-32004)
-    expect(before.error.message).toMatch(/^The events of task \S+ after 5 are no longer kept .*; fetch the task with tasks\/get for its current state/)
+    expect(before.error.message).toMatch(
+      /^The events of task \S+ after 5 are no longer kept .*; fetch the task with tasks\/get for its current state/,
+    )
     const beforeV1 = await resume(agent.port, 'SubscribeToTask', task.id, 5, V1)
     expect(beforeV1.error.code).toBe(-32004)
     expect(beforeV1.error.message).toMatch(
@@ -162,7 +184,9 @@ describe.skipIf(!procfs)('the memory store bounded in bytes (an agent process)',
     // The newest events are there to resume from; the first ones are not.
     const last = 50_002
     expect((await resume(agent.port, 'tasks/resubscribe', task.id, last - 2)).ids).toEqual([last - 1, last])
-    expect((await resume(agent.port, 'tasks/resubscribe', task.id, 1)).error.message).toMatch(/after 1 are no longer kept/)
+    expect((await resume(agent.port, 'tasks/resubscribe', task.id, 1)).error.message).toMatch(
+      /after 1 are no longer kept/,
+    )
   }, 60_000)
   it('bounds the file store the same way: past A2A_STORE_MAX_BYTES (16 MiB) the oldest settled tasks leave memory, their records the log, and a restart keeps the newest within the budget', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'a2a-store-bytes-'))
@@ -186,7 +210,9 @@ describe.skipIf(!procfs)('the memory store bounded in bytes (an agent process)',
     const restarted = await agent.probe()
     expect(restarted.storeSize).toBe(probe.storeSize)
     expect(restarted.storeBytes).toBeLessThanOrEqual(16 * MiB)
-    expect((await rpc(agent.port, 'tasks/get', { id: newest })).body.result.artifacts[0].parts[0].text).toHaveLength('Echo: '.length + TEXT_CHARS)
+    expect((await rpc(agent.port, 'tasks/get', { id: newest })).body.result.artifacts[0].parts[0].text).toHaveLength(
+      'Echo: '.length + TEXT_CHARS,
+    )
     expect(restarted.logged).toMatchObject({ warn: 0, error: 0 })
   }, 120_000)
 })
@@ -200,7 +226,9 @@ describe('the byte budgets of the memory store (configuration)', () => {
     (option, env) => {
       vi.stubEnv(env, 'lots')
       expect(() => createMemoryStore()).toThrow(ConfigurationError)
-      expect(() => createMemoryStore()).toThrow(`${option} (${env}) must be a whole number of bytes from 1 to ${Number.MAX_SAFE_INTEGER} (got "lots")`)
+      expect(() => createMemoryStore()).toThrow(
+        `${option} (${env}) must be a whole number of bytes from 1 to ${Number.MAX_SAFE_INTEGER} (got "lots")`,
+      )
       expect(createMemoryStore({ [option]: 4096 })[option]).toBe(4096)
       vi.stubEnv(env, '2048')
       expect(createMemoryStore()[option]).toBe(2048)
@@ -220,17 +248,37 @@ describe('the byte budgets of the memory store (configuration)', () => {
         contextId: ids.contextId,
         status: { state: 'working' as const, timestamp: new Date().toISOString() },
         artifacts: [] as any[],
-        history: [{ kind: 'message' as const, messageId: `m-${i}`, role: 'user' as const, parts: [{ kind: 'text' as const, text: 'stream' }], ...ids }],
+        history: [
+          {
+            kind: 'message' as const,
+            messageId: `m-${i}`,
+            role: 'user' as const,
+            parts: [{ kind: 'text' as const, text: 'stream' }],
+            ...ids,
+          },
+        ],
       }
       store.create(task)
       return { task, ids }
     })
     for (let chunk = 0; chunk < 500; chunk++) {
       for (const { task, ids } of tasks) {
-        const artifact = { artifactId: `a-${task.id}`, parts: [{ kind: 'text' as const, text: ` word${chunk}` }], lastChunk: false }
+        const artifact = {
+          artifactId: `a-${task.id}`,
+          parts: [{ kind: 'text' as const, text: ` word${chunk}` }],
+          lastChunk: false,
+        }
         if (chunk === 0) task.artifacts.push({ ...artifact, parts: [...artifact.parts] })
-        else task.artifacts[0].parts[0] = { kind: 'text', text: task.artifacts[0].parts[0].text + artifact.parts[0]!.text }
-        store.append(task, { kind: 'artifact-update', seq: chunk + 1, ...ids, artifact, append: chunk > 0, lastChunk: false })
+        else
+          task.artifacts[0].parts[0] = { kind: 'text', text: task.artifacts[0].parts[0].text + artifact.parts[0]!.text }
+        store.append(task, {
+          kind: 'artifact-update',
+          seq: chunk + 1,
+          ...ids,
+          artifact,
+          append: chunk > 0,
+          lastChunk: false,
+        })
       }
     }
     // Every task is running: none can go. Their logs gave way to about the budget (a walk frees at least a
@@ -279,8 +327,20 @@ describe('the byte budgets of the memory store (configuration)', () => {
       history: [],
     }
     store.create(task)
-    store.append(task, { kind: 'status-update', seq: 1, ...ids, status: { state: 'working', timestamp: new Date().toISOString() }, final: false })
-    const question = { kind: 'message' as const, messageId: 'q', role: 'agent' as const, parts: [{ kind: 'text' as const, text: '?'.repeat(5000) }], ...ids }
+    store.append(task, {
+      kind: 'status-update',
+      seq: 1,
+      ...ids,
+      status: { state: 'working', timestamp: new Date().toISOString() },
+      final: false,
+    })
+    const question = {
+      kind: 'message' as const,
+      messageId: 'q',
+      role: 'agent' as const,
+      parts: [{ kind: 'text' as const, text: '?'.repeat(5000) }],
+      ...ids,
+    }
     store.append(task, {
       kind: 'status-update',
       seq: 2,
@@ -303,7 +363,9 @@ describe('the byte budgets of the memory store (configuration)', () => {
       const store = createMemoryStore({ env: {} })
       store.close()
       console.log(JSON.stringify({ limit: getHeapStatistics().heap_size_limit, store: store.maxBytes, running: readTaskByteLimits({}, {}).maxRunningBytes }))`
-    const result = spawnSync(process.execPath, ['--max-old-space-size=256', '--input-type=module', '-e', script], { encoding: 'utf8' })
+    const result = spawnSync(process.execPath, ['--max-old-space-size=256', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    })
     expect(result.stderr).toBe('')
     const { limit, store, running } = JSON.parse(result.stdout)
     expect(limit).toBeLessThan(512 * MiB)

@@ -16,7 +16,8 @@ import { type RedisCluster, startRedisCluster } from './_redis-cluster.ts'
 const CHECK_TIMEOUT_MS = 60_000
 
 describe('the memory store keeps the TaskStore contract', () => {
-  for (const check of taskStoreContract({ open: () => createMemoryStore() })) it(check.name, check.run, CHECK_TIMEOUT_MS)
+  for (const check of taskStoreContract({ open: () => createMemoryStore() }))
+    it(check.name, check.run, CHECK_TIMEOUT_MS)
 })
 
 describe('the file store keeps the TaskStore contract', () => {
@@ -56,7 +57,8 @@ describe('the Durable Object store keeps the TaskStore contract', () => {
     await store.close?.()
     return openOn(storageOf.get(store)!)
   }
-  for (const check of taskStoreContract({ open: () => openOn(new DurableObjectStorageStandIn()), reopen })) it(check.name, check.run, CHECK_TIMEOUT_MS)
+  for (const check of taskStoreContract({ open: () => openOn(new DurableObjectStorageStandIn()), reopen }))
+    it(check.name, check.run, CHECK_TIMEOUT_MS)
 })
 
 describe.each([

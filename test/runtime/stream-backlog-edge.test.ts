@@ -39,7 +39,12 @@ let steps: Steps
  * says so, waits, and completes.
  */
 const agent = defineAgent({
-  card: { name: 'Backlog Edge', description: 'Streams events of chosen sizes', version: '1.0.0', capabilities: { streaming: true } },
+  card: {
+    name: 'Backlog Edge',
+    description: 'Streams events of chosen sizes',
+    version: '1.0.0',
+    capabilities: { streaming: true },
+  },
   async execute(ctx, task) {
     const [head, edges] = ctx.text.split(':')
     const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
@@ -75,15 +80,25 @@ function subscribe(port: number, text: string) {
   let body = ''
   let response: IncomingMessage | undefined
   const ended = new Promise<{ whole: boolean }>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/', agent: false, headers: { 'content-type': 'application/json' } }, (res) => {
-      response = res
-      res.setEncoding('latin1')
-      res.on('data', (chunk: string) => (body += chunk))
-      res.on('end', () => resolve({ whole: res.complete }))
-      // A subscriber the server drops has its connection closed mid-body.
-      res.on('error', () => resolve({ whole: false }))
-      res.on('close', () => resolve({ whole: res.complete }))
-    })
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/',
+        agent: false,
+        headers: { 'content-type': 'application/json' },
+      },
+      (res) => {
+        response = res
+        res.setEncoding('latin1')
+        res.on('data', (chunk: string) => (body += chunk))
+        res.on('end', () => resolve({ whole: res.complete }))
+        // A subscriber the server drops has its connection closed mid-body.
+        res.on('error', () => resolve({ whole: false }))
+        res.on('close', () => resolve({ whole: res.complete }))
+      },
+    )
     req.on('error', (error) => (response ? resolve({ whole: false }) : reject(error)))
     req.end(streamBody(text))
   })
@@ -154,7 +169,9 @@ describe('maxStreamBacklogBytes at its edge (a subscriber that does not read)', 
     const over = await toTheEdge(port, [...Array(EDGE_EVENTS - 1).fill(EDGE_CHARS), EDGE_CHARS + 1], true)
     await expect
       .poll(() => dropped().map((line) => line.message))
-      .toEqual([`SSE client dropped: its unread events would pass maxStreamBacklogBytes (${cap} bytes); it can resume with Last-Event-ID`])
+      .toEqual([
+        `SSE client dropped: its unread events would pass maxStreamBacklogBytes (${cap} bytes); it can resume with Last-Event-ID`,
+      ])
     steps.end.release()
     over.resume()
     expect(await over.ended).toEqual({ whole: false })

@@ -23,7 +23,12 @@ const nextTurn = () => new Promise((resolve) => setImmediate(resolve))
  * the large artifact and the completion.
  */
 const agent = defineAgent({
-  card: { name: 'Large Event', description: 'Streams one large artifact', version: '1.0.0', capabilities: { streaming: true } },
+  card: {
+    name: 'Large Event',
+    description: 'Streams one large artifact',
+    version: '1.0.0',
+    capabilities: { streaming: true },
+  },
   async execute(ctx, task) {
     const mid = ctx.text.startsWith('mid:')
     const chars = Number(mid ? ctx.text.slice(4) : ctx.text)
@@ -59,11 +64,21 @@ const DIALECTS: Dialect[] = [
     name: 'platform message/stream',
     method: 'message/stream',
     headers: {},
-    message: (text) => ({ kind: 'message', role: 'user', messageId: `m-large-${++messages}`, parts: [{ kind: 'text', text }] }),
+    message: (text) => ({
+      kind: 'message',
+      role: 'user',
+      messageId: `m-large-${++messages}`,
+      parts: [{ kind: 'text', text }],
+    }),
     // Notifications: tasks/statusUpdate and tasks/artifactUpdate.
-    isEvent: (event) => event.jsonrpc === '2.0' && ['tasks/statusUpdate', 'tasks/artifactUpdate'].includes(event.method),
-    artifactText: (event) => (event.method === 'tasks/artifactUpdate' ? [event.params.artifact.artifactId, event.params.artifact.parts[0].text] : undefined),
-    isFinal: (event) => event.method === 'tasks/statusUpdate' && event.params.final === true && event.params.status.state === 'completed',
+    isEvent: (event) =>
+      event.jsonrpc === '2.0' && ['tasks/statusUpdate', 'tasks/artifactUpdate'].includes(event.method),
+    artifactText: (event) =>
+      event.method === 'tasks/artifactUpdate'
+        ? [event.params.artifact.artifactId, event.params.artifact.parts[0].text]
+        : undefined,
+    isFinal: (event) =>
+      event.method === 'tasks/statusUpdate' && event.params.final === true && event.params.status.state === 'completed',
   },
   {
     name: 'A2A v1.0 SendStreamingMessage',
@@ -80,11 +95,19 @@ const DIALECTS: Dialect[] = [
   },
 ]
 
-/** Streams one message over node:http, reading as fast as the bytes come: the body de-chunked and whether it ended whole. */
+/**
+ * Streams one message over node:http, reading as fast as the bytes come: the body de-chunked and whether it ended
+ * whole.
+ */
 function stream(port: number, dialect: Dialect, text: string) {
   return new Promise<{ body: string; whole: boolean }>((resolve) => {
     let body = ''
-    const payload = JSON.stringify({ jsonrpc: '2.0', id: 'large', method: dialect.method, params: { message: dialect.message(text) } })
+    const payload = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'large',
+      method: dialect.method,
+      params: { message: dialect.message(text) },
+    })
     const req = request(
       {
         host: '127.0.0.1',

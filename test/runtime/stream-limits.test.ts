@@ -26,14 +26,20 @@ function waitingAgent() {
 }
 
 /** Reads a live body until its text matches `pattern` (failing past `ms`); then `rest()` reads it to its end. */
-async function readUntil(response: Response, pattern: RegExp, ms: number): Promise<{ text: string; rest: () => Promise<string> }> {
+async function readUntil(
+  response: Response,
+  pattern: RegExp,
+  ms: number,
+): Promise<{ text: string; rest: () => Promise<string> }> {
   const reader = response.body!.getReader()
   const decoder = new TextDecoder()
   let text = ''
   const until = Date.now() + ms
   while (!pattern.test(text)) {
     let timer: ReturnType<typeof setTimeout> | undefined
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, until - Date.now()))))
+    const late = new Promise<'late'>(
+      (resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, until - Date.now()))),
+    )
     const chunk = await Promise.race([reader.read(), late])
     clearTimeout(timer)
     if (chunk === 'late') throw new Error(`the stream did not show ${pattern} within ${ms} ms: ${JSON.stringify(text)}`)
@@ -42,7 +48,8 @@ async function readUntil(response: Response, pattern: RegExp, ms: number): Promi
   }
   const rest = async () => {
     let more = ''
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) more += decoder.decode(chunk.value, { stream: true })
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      more += decoder.decode(chunk.value, { stream: true })
     return more
   }
   return { text, rest }
@@ -89,7 +96,9 @@ describe.each(transports)('stream limits and heartbeats ($name)', (transport) =>
     const target = await transport.start(waiting.agent, { maxStreams: 1 })
     for (let i = 0; i < 3; i++) {
       expect((await target.rpc('tasks/resubscribe', { id: 'no-such-task' })).body.error.code).toBe(-32602)
-      expect((await target.rpc('message/stream', { message: { role: 'user', parts: [] } })).body.error.code).toBe(-32602)
+      expect((await target.rpc('message/stream', { message: { role: 'user', parts: [] } })).body.error.code).toBe(
+        -32602,
+      )
     }
     waiting.open()
     await readEvents(await target.post(streamBody('x')))

@@ -26,7 +26,9 @@ it('a flood of 1 MiB messages to the streaming agent on a 512 MiB heap: alive, u
     expect(result.busy).toBeGreaterThan(0)
     expect(peak).toBeLessThan(768 * MiB)
     // What the tasks streamed counted: past the running budget, tasks over their share were failed, with the reason.
-    expect(probe.logged.last.some((line) => /is failed: The running tasks hold \d+ bytes, past maxRunningBytes/.test(line))).toBe(true)
+    expect(
+      probe.logged.last.some((line) => /is failed: The running tasks hold \d+ bytes, past maxRunningBytes/.test(line)),
+    ).toBe(true)
     expect(probe.logged.error).toBe(0)
   } finally {
     await server.kill()

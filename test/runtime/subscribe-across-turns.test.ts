@@ -10,9 +10,15 @@ import { type Target, transports } from './_transports.ts'
 
 const V1 = { 'A2A-Version': '1.0' }
 const V03 = { 'A2A-Version': '0.3' }
-const rpcBody = (method: string, params: unknown, id: string | number = 's') => JSON.stringify({ jsonrpc: '2.0', id, method, params })
+const rpcBody = (method: string, params: unknown, id: string | number = 's') =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params })
 const platformMessage = (text: string, taskId?: string) => ({
-  message: { role: 'user', messageId: `m-${Math.random()}`, parts: [{ kind: 'text', text }], ...(taskId && { taskId }) },
+  message: {
+    role: 'user',
+    messageId: `m-${Math.random()}`,
+    parts: [{ kind: 'text', text }],
+    ...(taskId && { taskId }),
+  },
 })
 
 /** "ask" and "ask again" ask for input; any other text is the answer: an artifact, then completed. */
@@ -33,7 +39,9 @@ const state = (spelled: string) =>
     .toLowerCase()
     .replace(/_/g, '-')
 
-/** Each dialect's subscription, and one line per event it sends: `task:<state>`, `status:<state>`, `artifact:<text>`. */
+/**
+ * Each dialect's subscription, and one line per event it sends: `task:<state>`, `status:<state>`, `artifact:<text>`.
+ */
 const dialects = [
   {
     name: 'A2A v1.0 SubscribeToTask',
@@ -59,9 +67,11 @@ const dialects = [
   },
   {
     name: 'platform tasks/resubscribe',
-    subscribe: (target: Target, taskId: string, headers: Record<string, string> = {}) => target.post(rpcBody('tasks/resubscribe', { id: taskId }), headers),
+    subscribe: (target: Target, taskId: string, headers: Record<string, string> = {}) =>
+      target.post(rpcBody('tasks/resubscribe', { id: taskId }), headers),
     // It opens with the current status, as a notification like the others.
-    summary: ({ method, params }: any) => (method === 'tasks/statusUpdate' ? `status:${params.status.state}` : `artifact:${params.artifact.parts[0].text}`),
+    summary: ({ method, params }: any) =>
+      method === 'tasks/statusUpdate' ? `status:${params.status.state}` : `artifact:${params.artifact.parts[0].text}`,
   },
 ]
 
@@ -106,7 +116,11 @@ describe.each(transports)('subscriptions across turns ($name)', (transport) => {
       expect(await followUp(target, taskId, 'Oslo')).toBe('completed')
       const first = await nextEvent
       const rest = await readToEnd(reader, dialect.summary)
-      expect([dialect.summary(first), ...rest.seen]).toEqual(['status:working', 'artifact:Weather in Oslo', 'status:completed'])
+      expect([dialect.summary(first), ...rest.seen]).toEqual([
+        'status:working',
+        'artifact:Weather in Oslo',
+        'status:completed',
+      ])
       expect(rest.ids).toEqual([opened + 2, opened + 3])
     })
 
@@ -159,7 +173,10 @@ describe.each(transports)('subscriptions across turns ($name)', (transport) => {
     await Promise.all([one.next(), two.next()])
     expect(await followUp(target, taskId, 'Bern')).toBe('completed')
     const [restOne, restTwo] = await Promise.all([readToEnd(one, v1.summary), readToEnd(two, platform.summary)])
-    expect(restOne).toEqual({ seen: ['status:working', 'artifact:Weather in Bern', 'status:completed'], ids: [3, 4, 5] })
+    expect(restOne).toEqual({
+      seen: ['status:working', 'artifact:Weather in Bern', 'status:completed'],
+      ids: [3, 4, 5],
+    })
     expect(restTwo).toEqual(restOne)
   })
 
@@ -176,7 +193,9 @@ describe.each(transports)('subscriptions across turns ($name)', (transport) => {
     })
     const target = await transport.start(holding, { shutdownTimeoutMs: 60_000 })
     const taskId = await taskWaitingForInput(target)
-    const running = (await target.rpc('message/send', { ...platformMessage('hold'), configuration: { blocking: false } })).body.result
+    const running = (
+      await target.rpc('message/send', { ...platformMessage('hold'), configuration: { blocking: false } })
+    ).body.result
     const reader = eventReader(await dialects[0]!.subscribe(target, taskId))
     expect(Object.keys((await reader.next()).result)).toEqual(['task'])
     const closing = target.close()

@@ -88,7 +88,10 @@ describe('maxTaskBytes: follow-ups on one task', () => {
       { 'A2A-Version': '1.0' },
     )
     expect(v1.status).toBe(200)
-    expect(v1.body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/more than maxTaskBytes \(8388608\); start a new task$/) })
+    expect(v1.body.error).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/more than maxTaskBytes \(8388608\); start a new task$/),
+    })
 
     // The largest task the limit allows answers in every dialect, whole, within the limit (and its wire slack).
     for (const { dialect, method, headers } of GET_TASK_DIALECTS) {
@@ -100,7 +103,9 @@ describe('maxTaskBytes: follow-ups on one task', () => {
       expect(got.body.result.history, dialect).toHaveLength(2 + 2 * accepted)
       expect(got.chars, dialect).toBeGreaterThan(DEFAULT_MAX_TASK_BYTES - 64 * 1024)
       expect(got.chars, dialect).toBeLessThan(DEFAULT_MAX_TASK_BYTES + WIRE_SLACK)
-      console.log(`tasks/get of a task at maxTaskBytes (${dialect}): ${got.chars} characters in ${got.ms.toFixed(0)} ms`)
+      console.log(
+        `tasks/get of a task at maxTaskBytes (${dialect}): ${got.chars} characters in ${got.ms.toFixed(0)} ms`,
+      )
     }
 
     const small = await rpc(agent.port, 'message/send', userText('chat a short one', taskId))
@@ -128,7 +133,10 @@ describe('maxTaskBytes: follow-ups on one task', () => {
     for (let i = 0; i < 1_000; i++) {
       const answer = await rpc(agent.port, 'message/send', userText(text, taskId))
       if (answer.body.result?.status.state === 'input-required') outcomes.accepted++
-      else if (answer.body.error?.code === -32602 && /more than maxTaskBytes \(2097152\)/.test(answer.body.error.message)) {
+      else if (
+        answer.body.error?.code === -32602 &&
+        /more than maxTaskBytes \(2097152\)/.test(answer.body.error.message)
+      ) {
         outcomes.refused++
         if (firstRefused === -1) firstRefused = i
       } else outcomes.other.push(JSON.stringify(answer.body).slice(0, 300))
@@ -155,7 +163,9 @@ describe('maxTaskBytes: follow-ups on one task', () => {
 })
 
 describe('maxTaskBytes on the file store', () => {
-  it('counts a task read back after a restart: the follow-up past the limit is still refused, a smaller one taken', { timeout: 90_000 }, async () => {
+  it('counts a task read back after a restart: the follow-up past the limit is still refused, a smaller one taken', {
+    timeout: 90_000,
+  }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'task-budgets-'))
     try {
       const env = { A2A_STORE: `file:${dir}`, A2A_MAX_TASK_BYTES: String(2 * MiB) }
@@ -163,7 +173,10 @@ describe('maxTaskBytes on the file store', () => {
       const taskId: string = (await rpc(agent.port, 'message/send', userText('chat start'))).body.result.id
       // Three of 600 KiB fit in 2 MiB, a fourth does not.
       const text = chatText(600 * 1024)
-      for (let i = 0; i < 3; i++) expect((await rpc(agent.port, 'message/send', userText(text, taskId))).body.result?.status.state).toBe('input-required')
+      for (let i = 0; i < 3; i++)
+        expect((await rpc(agent.port, 'message/send', userText(text, taskId))).body.result?.status.state).toBe(
+          'input-required',
+        )
       await agent.kill()
       agent = await startBudgetsAgent(env)
       const refused = await rpc(agent.port, 'message/send', userText(text, taskId))
@@ -186,7 +199,10 @@ describe('maxTaskBytes: an agent whose output passes it', () => {
   }, async () => {
     agent = await startBudgetsAgent({ A2A_MAX_TASK_BYTES: String(2 * MiB) })
     // Artifacts of 512 Ki characters: three fit in 2 MiB, the fourth does not.
-    const { status, events } = await readingSubscriber(agent.port, rpcBody('message/stream', userText(`grow:8:${512 * 1024}`)))
+    const { status, events } = await readingSubscriber(
+      agent.port,
+      rpcBody('message/stream', userText(`grow:8:${512 * 1024}`)),
+    )
     expect(status).toBe(200)
     // The platform dialect streams notifications: the task, its status and artifact updates, each in `params`.
     expect(events.every((event) => event.error === undefined)).toBe(true)
@@ -194,13 +210,19 @@ describe('maxTaskBytes: an agent whose output passes it', () => {
     const last = events.at(-1).params
     expect(last).toMatchObject({ final: true, status: { state: 'failed' } })
     const reason: string = last.status.message.parts[0].text
-    expect(reason).toMatch(/^The task passed maxTaskBytes \(2097152\): an artifact would add \d+ bytes and make it hold \d+$/)
+    expect(reason).toMatch(
+      /^The task passed maxTaskBytes \(2097152\): an artifact would add \d+ bytes and make it hold \d+$/,
+    )
 
     const got = await rpc(agent.port, 'tasks/get', { id: last.taskId })
-    expect(got.body.result.status).toMatchObject({ state: 'failed', message: { parts: [{ kind: 'text', text: reason }] } })
+    expect(got.body.result.status).toMatchObject({
+      state: 'failed',
+      message: { parts: [{ kind: 'text', text: reason }] },
+    })
     expect(got.body.result.artifacts).toHaveLength(3)
     expect(got.chars).toBeLessThan(2 * MiB + WIRE_SLACK)
-    // The agent's next artifact was refused (TaskTerminalError), as after a deadline; the runtime said why it failed the task.
+    // The agent's next artifact was refused (TaskTerminalError), as after a deadline; the runtime said why it failed
+    // the task.
     const probe = await pollUntil(
       () => agent!.probe(),
       (p) => p.lateMoves >= 1,
@@ -208,7 +230,9 @@ describe('maxTaskBytes: an agent whose output passes it', () => {
     )
     expect(probe.lateMoves).toBe(1)
     expect(probe.logged.warn).toBe(1)
-    expect(probe.logged.last[0]).toMatch(/task \S+ is failed: The task passed maxTaskBytes \(2097152\): an artifact would add/)
+    expect(probe.logged.last[0]).toMatch(
+      /task \S+ is failed: The task passed maxTaskBytes \(2097152\): an artifact would add/,
+    )
     expect(probe.logged.error).toBe(0)
   })
 
@@ -230,18 +254,24 @@ describe('maxTaskBytes: an agent whose output passes it', () => {
     expect(got.body.result.status.state).toBe('failed')
   })
 
-  it('fails the task whose agent sends an artifact JSON cannot hold (a cycle), with the reason, and answers it', { timeout: 30_000 }, async () => {
+  it('fails the task whose agent sends an artifact JSON cannot hold (a cycle), with the reason, and answers it', {
+    timeout: 30_000,
+  }, async () => {
     agent = await startBudgetsAgent()
     const answer = await rpc(agent.port, 'message/send', userText('cycle'))
     expect(answer.status).toBe(200)
     expect(answer.body.result.status.state).toBe('failed')
-    expect(answer.body.result.status.message.parts[0].text).toBe('The agent sent an artifact that cannot be written as JSON (a cycle or a BigInt)')
+    expect(answer.body.result.status.message.parts[0].text).toBe(
+      'The agent sent an artifact that cannot be written as JSON (a cycle or a BigInt)',
+    )
     expect(answer.body.result.artifacts ?? []).toEqual([])
     expect((await rpc(agent.port, 'tasks/get', { id: answer.body.result.id })).body.result.status.state).toBe('failed')
     expect((await agent.probe()).lateMoves).toBe(1)
   })
 
-  it('refuses a first message larger than the limit with -32602 before any task exists', { timeout: 30_000 }, async () => {
+  it('refuses a first message larger than the limit with -32602 before any task exists', {
+    timeout: 30_000,
+  }, async () => {
     agent = await startBudgetsAgent({ A2A_MAX_TASK_BYTES: String(64 * 1024) })
     const answer = await rpc(agent.port, 'message/send', userText(chatText(128 * 1024)))
     expect(answer.body.error?.code).toBe(-32602)
@@ -249,7 +279,9 @@ describe('maxTaskBytes: an agent whose output passes it', () => {
       /^Invalid params: message: a message of \d+ bytes is more than maxTaskBytes \(65536\), the most one task may hold$/,
     )
     expect((await rpc(agent.port, 'tasks/list', {})).body.result?.tasks ?? []).toEqual([])
-    expect((await rpc(agent.port, 'message/send', userText('chat small'))).body.result.status.state).toBe('input-required')
+    expect((await rpc(agent.port, 'message/send', userText('chat small'))).body.result.status.state).toBe(
+      'input-required',
+    )
   })
 })
 
@@ -263,7 +295,11 @@ describe('maxRunningBytes: the running tasks together', () => {
     const rss = sampleRss(agent.pid)
     // Just under 1 MiB of memory with the message's objects and ids and the agent's progress message.
     const hold = 'hold '.padEnd(MiB - 2048, 'x')
-    const sends = await Promise.all(Array.from({ length: 24 }, () => rpc(agent!.port, 'message/send', userText(hold, undefined, { blocking: false }))))
+    const sends = await Promise.all(
+      Array.from({ length: 24 }, () =>
+        rpc(agent!.port, 'message/send', userText(hold, undefined, { blocking: false })),
+      ),
+    )
     const running = sends.filter((send) => send.body.result?.status.state === 'working')
     const busy = sends.filter((send) => send.status === 429)
     const peak = rss.stop()
@@ -288,7 +324,11 @@ describe('maxRunningBytes: the running tasks together', () => {
     )
     expect(states.every((state) => state === 'completed')).toBe(true)
     // Released when they settled: as many again run now.
-    const again = await Promise.all(Array.from({ length: 16 }, () => rpc(agent!.port, 'message/send', userText(hold, undefined, { blocking: false }))))
+    const again = await Promise.all(
+      Array.from({ length: 16 }, () =>
+        rpc(agent!.port, 'message/send', userText(hold, undefined, { blocking: false })),
+      ),
+    )
     expect(again.map((send) => send.body.result?.status.state)).toEqual(Array(16).fill('working'))
     agent.release()
     expect((await agent.probe()).logged).toMatchObject({ warn: 0, error: 0 })
@@ -307,12 +347,18 @@ describe('the budgets at their edges', () => {
         task.complete()
       },
     })
-  const messageOf = (text: string, messageId: string) => ({ role: 'user', messageId, parts: [{ kind: 'text', text: text.padEnd(4000, '.') }] })
+  const messageOf = (text: string, messageId: string) => ({
+    role: 'user',
+    messageId,
+    parts: [{ kind: 'text', text: text.padEnd(4000, '.') }],
+  })
   // The size the runtime gives such a message once it belongs to a task: what both budgets count it as.
   const bytes = userMessageBytes(readSendParams({ message: messageOf('send', 'edge-1') }, 'platform').message)
   const send = async (app: ReturnType<typeof createA2AApp>, text: string, messageId: string) => {
     const body = rpcBody('message/send', { message: messageOf(text, messageId), configuration: { blocking: false } })
-    const response = await app.fetch(new Request('http://localhost/', { method: 'POST', headers: { 'content-type': 'application/json' }, body }))
+    const response = await app.fetch(
+      new Request('http://localhost/', { method: 'POST', headers: { 'content-type': 'application/json' }, body }),
+    )
     return { status: response.status, body: (await response.json()) as any }
   }
   afterEach(() => release())
@@ -331,9 +377,17 @@ describe('the budgets at their edges', () => {
   })
 
   it('maxTaskBytes: a first message of exactly the limit is taken, one byte over is refused with -32602 naming it', async () => {
-    const exact = await send(createA2AApp(agentOf(), { maxTaskBytes: bytes, maxRunningBytes: 16 * MiB }), 'send', 'edge-1')
+    const exact = await send(
+      createA2AApp(agentOf(), { maxTaskBytes: bytes, maxRunningBytes: 16 * MiB }),
+      'send',
+      'edge-1',
+    )
     expect(exact.body.result.id).toBeTruthy()
-    const over = await send(createA2AApp(agentOf(), { maxTaskBytes: bytes - 1, maxRunningBytes: 16 * MiB }), 'send', 'edge-1')
+    const over = await send(
+      createA2AApp(agentOf(), { maxTaskBytes: bytes - 1, maxRunningBytes: 16 * MiB }),
+      'send',
+      'edge-1',
+    )
     expect(over.body.error).toEqual({
       code: -32602,
       message: `Invalid params: message: a message of ${bytes} bytes is more than maxTaskBytes (${bytes - 1}), the most one task may hold`,
@@ -342,11 +396,16 @@ describe('the budgets at their edges', () => {
 })
 
 describe('configuration', () => {
-  const agentOnly = defineAgent({ card: { name: 'Budgets', description: 'Configuration only', version: '1.0.0' }, execute: (_ctx, task) => task.complete() })
+  const agentOnly = defineAgent({
+    card: { name: 'Budgets', description: 'Configuration only', version: '1.0.0' },
+    execute: (_ctx, task) => task.complete(),
+  })
 
   it('refuses a bad maxTaskBytes or maxRunningBytes with a ConfigurationError naming the option, its variable and the value; the option wins over the variable', () => {
     expect(() => createA2AApp(agentOnly, { maxTaskBytes: 0 })).toThrow(ConfigurationError)
-    expect(() => createA2AApp(agentOnly, { maxTaskBytes: 0 })).toThrow('maxTaskBytes (A2A_MAX_TASK_BYTES) must be a whole number of bytes, at least 1 (got 0)')
+    expect(() => createA2AApp(agentOnly, { maxTaskBytes: 0 })).toThrow(
+      'maxTaskBytes (A2A_MAX_TASK_BYTES) must be a whole number of bytes, at least 1 (got 0)',
+    )
     expect(() => createA2AApp(agentOnly, { maxRunningBytes: 1.5 })).toThrow(
       'maxRunningBytes (A2A_MAX_RUNNING_BYTES) must be a whole number of bytes, at least 8388608 (got 1.5)',
     )
@@ -355,11 +414,15 @@ describe('configuration', () => {
       'maxRunningBytes (A2A_MAX_RUNNING_BYTES) must be a whole number of bytes, at least 4096 (got 4095)',
     )
     process.env.A2A_MAX_TASK_BYTES = '8MiB'
-    expect(() => createA2AApp(agentOnly)).toThrow('maxTaskBytes (A2A_MAX_TASK_BYTES) must be a whole number of bytes, at least 1 (got "8MiB")')
+    expect(() => createA2AApp(agentOnly)).toThrow(
+      'maxTaskBytes (A2A_MAX_TASK_BYTES) must be a whole number of bytes, at least 1 (got "8MiB")',
+    )
     expect(() => createA2AApp(agentOnly, { maxTaskBytes: 4096 })).not.toThrow()
     delete process.env.A2A_MAX_TASK_BYTES
     process.env.A2A_MAX_RUNNING_BYTES = '-1'
-    expect(() => createA2AApp(agentOnly)).toThrow('maxRunningBytes (A2A_MAX_RUNNING_BYTES) must be a whole number of bytes, at least 8388608 (got "-1")')
+    expect(() => createA2AApp(agentOnly)).toThrow(
+      'maxRunningBytes (A2A_MAX_RUNNING_BYTES) must be a whole number of bytes, at least 8388608 (got "-1")',
+    )
     expect(() => createA2AApp(agentOnly, { maxRunningBytes: 16 * MiB })).not.toThrow()
   })
 

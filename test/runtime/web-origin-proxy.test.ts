@@ -13,14 +13,22 @@ import { nodeServer } from './_transports.ts'
  */
 
 const agent = defineAgent({
-  card: { name: 'Proxied', description: 'Echoes', skills: [{ id: 'echo', name: 'Echo', description: 'Echoes', tags: ['test'] }] },
+  card: {
+    name: 'Proxied',
+    description: 'Echoes',
+    skills: [{ id: 'echo', name: 'Echo', description: 'Echoes', tags: ['test'] }],
+  },
   execute(ctx, task) {
     task.artifact(`echo ${ctx.text}`)
     task.complete()
   },
 })
 
-function post(port: number, headers: Record<string, string>, text: string): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
+function post(
+  port: number,
+  headers: Record<string, string>,
+  text: string,
+): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
   const body = JSON.stringify({
     jsonrpc: '2.0',
     id: text,
@@ -29,7 +37,14 @@ function post(port: number, headers: Record<string, string>, text: string): Prom
   })
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, method: 'POST', path: '/', agent: false, headers: { 'content-type': 'application/json', ...headers } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/',
+        agent: false,
+        headers: { 'content-type': 'application/json', ...headers },
+      },
       (res) => {
         let received = ''
         res.setEncoding('utf8').on('data', (chunk: string) => (received += chunk))
@@ -43,7 +58,11 @@ function post(port: number, headers: Record<string, string>, text: string): Prom
 
 describe('an Origin equal to the public URL, behind a proxy that forwards another Host', () => {
   it('is served as the agent own origin, and the same request from any other origin is refused with 403', async () => {
-    const target = await nodeServer.start(agent, { publicUrl: 'https://agents.example.com/echo/', allowedHosts: [], corsOrigins: [] })
+    const target = await nodeServer.start(agent, {
+      publicUrl: 'https://agents.example.com/echo/',
+      allowedHosts: [],
+      corsOrigins: [],
+    })
     const port = Number(new URL(target.url).port)
     // nginx's default: the Host is the upstream address it connects to (an IP address, always allowed).
     const upstream = { host: `127.0.0.1:${port}` }
@@ -52,7 +71,12 @@ describe('an Origin equal to the public URL, behind a proxy that forwards anothe
     expect(own.body.result.artifacts[0].parts[0].text).toBe('echo from-public-page')
     // Its own origin gets no CORS headers (none are needed).
     expect(own.headers['access-control-allow-origin']).toBeUndefined()
-    for (const origin of ['https://evil.example', 'http://agents.example.com', 'https://agents.example.com:8443', 'https://sub.agents.example.com']) {
+    for (const origin of [
+      'https://evil.example',
+      'http://agents.example.com',
+      'https://agents.example.com:8443',
+      'https://sub.agents.example.com',
+    ]) {
       const refused = await post(port, { ...upstream, origin }, 'from-elsewhere')
       expect(refused.status, origin).toBe(403)
       expect(refused.body, origin).toEqual({
@@ -64,7 +88,11 @@ describe('an Origin equal to the public URL, behind a proxy that forwards anothe
   })
 
   it('is served with its port when the proxy forwards the public name without it (nginx Host $host), another port is refused', async () => {
-    const target = await nodeServer.start(agent, { publicUrl: 'https://agents.example.com:8443/', allowedHosts: [], corsOrigins: [] })
+    const target = await nodeServer.start(agent, {
+      publicUrl: 'https://agents.example.com:8443/',
+      allowedHosts: [],
+      corsOrigins: [],
+    })
     const port = Number(new URL(target.url).port)
     const forwarded = { host: 'agents.example.com' }
     const own = await post(port, { ...forwarded, origin: 'https://agents.example.com:8443' }, 'public-port')

@@ -40,8 +40,15 @@ afterEach(async () => {
   devProject = undefined
 })
 
-async function start(env: Record<string, string> = {}): Promise<{ url: string; port: number; pid: number; output(): string }> {
-  const server = await startA2a('a2a-web-origin-', AGENT, { A2A_ALLOWED_HOSTS: '', A2A_CORS_ORIGINS: '', A2A_PUBLIC_URL: '', ...env })
+async function start(
+  env: Record<string, string> = {},
+): Promise<{ url: string; port: number; pid: number; output(): string }> {
+  const server = await startA2a('a2a-web-origin-', AGENT, {
+    A2A_ALLOWED_HOSTS: '',
+    A2A_CORS_ORIGINS: '',
+    A2A_PUBLIC_URL: '',
+    ...env,
+  })
   started.push(server)
   return { url: server.url, port: Number(new URL(server.url).port), pid: server.child.pid!, output: server.output }
 }
@@ -56,15 +63,30 @@ interface Answer {
 /** One request over node:http, which sends the Host, Origin and Content-Type given (or none) as they are. */
 function send(
   port: number,
-  init: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Uint8Array; agent?: HttpAgent },
+  init: {
+    method?: string
+    path?: string
+    headers?: Record<string, string>
+    body?: string | Uint8Array
+    agent?: HttpAgent
+  },
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, method: init.method ?? 'GET', path: init.path ?? '/', headers: init.headers, agent: init.agent ?? false },
+      {
+        host: '127.0.0.1',
+        port,
+        method: init.method ?? 'GET',
+        path: init.path ?? '/',
+        headers: init.headers,
+        agent: init.agent ?? false,
+      },
       (res) => {
         let text = ''
         res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
-        res.once('end', () => resolve({ status: res.statusCode!, headers: res.headers, text, json: () => JSON.parse(text) }))
+        res.once('end', () =>
+          resolve({ status: res.statusCode!, headers: res.headers, text, json: () => JSON.parse(text) }),
+        )
       },
     )
     req.once('error', reject)
@@ -74,14 +96,23 @@ function send(
 
 const JSON_TYPE = { 'content-type': 'application/json' }
 const V1 = { 'a2a-version': '1.0' }
-const rpc = (method: string, params: unknown, id: string | number = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params })
+const rpc = (method: string, params: unknown, id: string | number = 1) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params })
 const sendMessage = (text: string) =>
-  rpc('message/send', { message: { kind: 'message', role: 'user', messageId: `m-${text}`, parts: [{ kind: 'text', text }] } }, text)
+  rpc(
+    'message/send',
+    { message: { kind: 'message', role: 'user', messageId: `m-${text}`, parts: [{ kind: 'text', text }] } },
+    text,
+  )
 const listTasks = rpc('ListTasks', {})
 
 /** The tasks the agent holds, read as an allowed client. */
 async function taskCount(port: number): Promise<number> {
-  const answer = await send(port, { method: 'POST', headers: { host: `127.0.0.1:${port}`, ...JSON_TYPE, ...V1 }, body: listTasks })
+  const answer = await send(port, {
+    method: 'POST',
+    headers: { host: `127.0.0.1:${port}`, ...JSON_TYPE, ...V1 },
+    body: listTasks,
+  })
   expect(answer.status).toBe(200)
   return answer.json().result.totalSize
 }
@@ -92,16 +123,27 @@ describe('a POST whose body is not typed as JSON (what a page may send anywhere 
     const { port } = await start({ A2A_CORS_ORIGINS: '*' })
     const browserShaped = { host: `127.0.0.1:${port}`, origin: 'http://evil.example' }
     // fetch(url, { method: 'POST', mode: 'no-cors', body: string }) sends text/plain; a Blob without type sends none.
-    const plain = await send(port, { method: 'POST', headers: { ...browserShaped, 'content-type': 'text/plain;charset=UTF-8' }, body: sendMessage('plain') })
+    const plain = await send(port, {
+      method: 'POST',
+      headers: { ...browserShaped, 'content-type': 'text/plain;charset=UTF-8' },
+      body: sendMessage('plain'),
+    })
     expect(plain.status).toBe(415)
     expect(plain.json()).toEqual({
       jsonrpc: '2.0',
       id: 'plain',
       error: { code: -32600, message: 'Invalid Request: Content-Type must be application/json (got "text/plain")' },
     })
-    const typeless = await send(port, { method: 'POST', headers: browserShaped, body: new TextEncoder().encode(sendMessage('typeless')) })
+    const typeless = await send(port, {
+      method: 'POST',
+      headers: browserShaped,
+      body: new TextEncoder().encode(sendMessage('typeless')),
+    })
     expect(typeless.status).toBe(415)
-    expect(typeless.json().error).toEqual({ code: -32600, message: 'Invalid Request: Content-Type must be application/json (got none)' })
+    expect(typeless.json().error).toEqual({
+      code: -32600,
+      message: 'Invalid Request: Content-Type must be application/json (got none)',
+    })
     const form = await send(port, {
       method: 'POST',
       path: '/jsonrpc',
@@ -119,7 +161,11 @@ describe('a POST whose body is not typed as JSON (what a page may send anywhere 
     expect(v1.json().error).toMatchObject({ code: -32005, data: [{ reason: 'CONTENT_TYPE_NOT_SUPPORTED' }] })
     expect(await taskCount(port)).toBe(0)
     // The same message typed as JSON is served: the refusals above were about the type alone.
-    const typed = await send(port, { method: 'POST', headers: { ...browserShaped, ...JSON_TYPE }, body: sendMessage('typed') })
+    const typed = await send(port, {
+      method: 'POST',
+      headers: { ...browserShaped, ...JSON_TYPE },
+      body: sendMessage('typed'),
+    })
     expect(typed.json().result.status.state).toBe('completed')
     expect(await taskCount(port)).toBe(1)
   })
@@ -146,7 +192,11 @@ describe('a POST whose body is not typed as JSON (what a page may send anywhere 
 describe('a Host the agent is not known by (DNS rebinding)', () => {
   it('is refused with 403 on both cards, any other path and JSON-RPC, so ListTasks is not readable; the names of this machine are served', async () => {
     const { port, output } = await start()
-    const sent = await send(port, { method: 'POST', headers: { host: `localhost:${port}`, ...JSON_TYPE }, body: sendMessage('secret') })
+    const sent = await send(port, {
+      method: 'POST',
+      headers: { host: `localhost:${port}`, ...JSON_TYPE },
+      body: sendMessage('secret'),
+    })
     expect(sent.json().result.status.state).toBe('completed')
     // A page at http://evil.example:<port> whose name now resolves to 127.0.0.1: to the browser, same-origin.
     const rebound = { host: `evil.example:${port}` }
@@ -165,7 +215,11 @@ describe('a Host the agent is not known by (DNS rebinding)', () => {
         body: listTasks,
       })
       expect(list.status).toBe(403)
-      expect(list.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('Host "evil.example') } })
+      expect(list.json()).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: expect.stringContaining('Host "evil.example') },
+      })
       expect(list.text).not.toContain('secret')
     }
     // The same requests under this machine's names and addresses are answered.
@@ -203,7 +257,10 @@ describe('a Host the agent is not known by (DNS rebinding)', () => {
   it('is judged by the first of repeated Host lines, as Node reads the request: a foreign first one is refused with 403', async () => {
     const { port } = await start()
     const card = (hosts: string[]) =>
-      rawRequest(port, `GET /.well-known/agent.json HTTP/1.1\r\n${hosts.map((host) => `Host: ${host}\r\n`).join('')}Connection: close\r\n\r\n`)
+      rawRequest(
+        port,
+        `GET /.well-known/agent.json HTTP/1.1\r\n${hosts.map((host) => `Host: ${host}\r\n`).join('')}Connection: close\r\n\r\n`,
+      )
     expect(await card([`evil.example:${port}`, `localhost:${port}`])).toMatch(/^HTTP\/1\.1 403 /)
     expect(await card([`localhost:${port}`])).toMatch(/^HTTP\/1\.1 200 /)
     // Repeated Content-Type lines: the first decides too (a page's fetch can send only one, joined).
@@ -218,8 +275,12 @@ describe('a Host the agent is not known by (DNS rebinding)', () => {
   })
 
   it('is served once listed in A2A_ALLOWED_HOSTS (a name, or .domain for its subdomains), and the public URL host is always served', async () => {
-    const { port } = await start({ A2A_ALLOWED_HOSTS: 'agent.example, .corp.example', A2A_PUBLIC_URL: 'https://agents.example.com/echo/' })
-    const status = async (host: string) => (await send(port, { path: '/.well-known/agent.json', headers: { host } })).status
+    const { port } = await start({
+      A2A_ALLOWED_HOSTS: 'agent.example, .corp.example',
+      A2A_PUBLIC_URL: 'https://agents.example.com/echo/',
+    })
+    const status = async (host: string) =>
+      (await send(port, { path: '/.well-known/agent.json', headers: { host } })).status
     expect(await status('agent.example')).toBe(200)
     expect(await status(`AGENT.example:${port}`)).toBe(200)
     expect(await status('corp.example')).toBe(200)
@@ -241,7 +302,9 @@ describe('a Host the agent is not known by (DNS rebinding)', () => {
     const burst = async (count: number, name: (i: number) => string) => {
       for (let i = 0; i < count; i += 8) {
         const answers = await Promise.all(
-          Array.from({ length: 8 }, (_, j) => send(fixture.port, { path: '/.well-known/agent.json', headers: { host: name(i + j) }, agent })),
+          Array.from({ length: 8 }, (_, j) =>
+            send(fixture.port, { path: '/.well-known/agent.json', headers: { host: name(i + j) }, agent }),
+          ),
         )
         for (const answer of answers) expect(answer.status).toBe(200)
       }
@@ -252,10 +315,20 @@ describe('a Host the agent is not known by (DNS rebinding)', () => {
       const before = (await fixture.probe({ gc: true })).memory.heapUsed
       await burst(4000, (i) => `${label}${i}.example.org`)
       const grown = ((await fixture.probe({ gc: true })).memory.heapUsed - before) / 2 ** 20
-      console.log(`4,000 distinct 8 KiB Hosts: heap used ${(before / 2 ** 20).toFixed(1)} MiB, then ${grown >= 0 ? '+' : ''}${grown.toFixed(2)} MiB after a GC`)
+      console.log(
+        `4,000 distinct 8 KiB Hosts: heap used ${(before / 2 ** 20).toFixed(1)} MiB, then ${grown >= 0 ? '+' : ''}${grown.toFixed(2)} MiB after a GC`,
+      )
       expect(grown, `heap +${grown.toFixed(1)} MiB`).toBeLessThan(8)
       // Still refused when not under the listed domain: the memory is of allowed names only.
-      expect((await send(fixture.port, { path: '/.well-known/agent.json', headers: { host: `${label}.evil.example` }, agent })).status).toBe(403)
+      expect(
+        (
+          await send(fixture.port, {
+            path: '/.well-known/agent.json',
+            headers: { host: `${label}.evil.example` },
+            agent,
+          })
+        ).status,
+      ).toBe(403)
     } finally {
       agent.destroy()
       await fixture.kill()
@@ -264,7 +337,9 @@ describe('a Host the agent is not known by (DNS rebinding)', () => {
 
   it('is served with A2A_ALLOWED_HOSTS=* (any host, as serveAgent answers on every interface without a public URL)', async () => {
     const { port } = await start({ A2A_ALLOWED_HOSTS: '*' })
-    expect((await send(port, { path: '/.well-known/agent.json', headers: { host: `evil.example:${port}` } })).status).toBe(200)
+    expect(
+      (await send(port, { path: '/.well-known/agent.json', headers: { host: `evil.example:${port}` } })).status,
+    ).toBe(200)
     // Listening on every interface, the agent cannot know the names it is reached by (a container's, a proxy's).
     expect(defaultAllowedHosts('0.0.0.0', undefined, {})).toBe(true)
     expect(defaultAllowedHosts('::', undefined, {})).toBe(true)
@@ -284,17 +359,35 @@ describe('CORS', () => {
     const host = `127.0.0.1:${port}`
     const preflight = await send(port, {
       method: 'OPTIONS',
-      headers: { host, origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization, a2a-version' },
+      headers: {
+        host,
+        origin: APP,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type, authorization, a2a-version',
+      },
     })
     expect(preflight.status).toBe(204)
     expect(preflight.headers['access-control-allow-origin']).toBe(APP)
     expect(preflight.headers['access-control-allow-methods']).toBe('GET, POST, OPTIONS')
     const allowed = String(preflight.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/)
-    expect(allowed).toEqual(expect.arrayContaining(['content-type', 'authorization', 'x-api-key', 'a2a-version', 'a2a-extensions', 'last-event-id']))
+    expect(allowed).toEqual(
+      expect.arrayContaining([
+        'content-type',
+        'authorization',
+        'x-api-key',
+        'a2a-version',
+        'a2a-extensions',
+        'last-event-id',
+      ]),
+    )
     expect(Number(preflight.headers['access-control-max-age'])).toBeGreaterThan(0)
     expect(preflight.headers.vary).toMatch(/\bOrigin\b/)
 
-    const sent = await send(port, { method: 'POST', headers: { host, origin: APP, ...JSON_TYPE }, body: sendMessage('from the app') })
+    const sent = await send(port, {
+      method: 'POST',
+      headers: { host, origin: APP, ...JSON_TYPE },
+      body: sendMessage('from the app'),
+    })
     expect(sent.status).toBe(200)
     expect(sent.json().result.artifacts[0].parts[0].text).toBe('echo from the app')
     expect(sent.headers['access-control-allow-origin']).toBe(APP)
@@ -310,10 +403,18 @@ describe('CORS', () => {
     expect(streamed.text).toContain('echo streamed')
     expect(streamed.text).toContain('"final":true')
     // A refusal is readable by the page too.
-    const missing = await send(port, { method: 'POST', headers: { host, origin: APP, ...JSON_TYPE }, body: rpc('tasks/get', { id: 'nope' }) })
+    const missing = await send(port, {
+      method: 'POST',
+      headers: { host, origin: APP, ...JSON_TYPE },
+      body: rpc('tasks/get', { id: 'nope' }),
+    })
     expect(missing.json().error.code).toBe(-32602)
     expect(missing.headers['access-control-allow-origin']).toBe(APP)
-    const untyped = await send(port, { method: 'POST', headers: { host, origin: APP, 'content-type': 'text/plain' }, body: sendMessage('untyped') })
+    const untyped = await send(port, {
+      method: 'POST',
+      headers: { host, origin: APP, 'content-type': 'text/plain' },
+      body: sendMessage('untyped'),
+    })
     expect(untyped.status).toBe(415)
     expect(untyped.headers['access-control-allow-origin']).toBe(APP)
 
@@ -334,19 +435,36 @@ describe('CORS', () => {
   it('refuses any other origin with 403, its preflight too, and serves the agent own origin without listing', async () => {
     const { port } = await start({ A2A_CORS_ORIGINS: APP })
     const host = `127.0.0.1:${port}`
-    for (const origin of ['http://evil.example', 'http://app.example:5174', 'https://app.example:5173', 'null', `http://localhost:${port}`]) {
-      const preflight = await send(port, { method: 'OPTIONS', headers: { host, origin, 'access-control-request-method': 'POST' } })
+    for (const origin of [
+      'http://evil.example',
+      'http://app.example:5174',
+      'https://app.example:5173',
+      'null',
+      `http://localhost:${port}`,
+    ]) {
+      const preflight = await send(port, {
+        method: 'OPTIONS',
+        headers: { host, origin, 'access-control-request-method': 'POST' },
+      })
       expect(preflight.status, origin).toBe(403)
       expect(preflight.headers['access-control-allow-origin']).toBeUndefined()
       const card = await send(port, { path: '/.well-known/agent.json', headers: { host, origin } })
       expect(card.status, origin).toBe(403)
       expect(card.json().error).toContain('A2A_CORS_ORIGINS')
-      const sent = await send(port, { method: 'POST', headers: { host, origin, ...JSON_TYPE }, body: sendMessage('nope') })
+      const sent = await send(port, {
+        method: 'POST',
+        headers: { host, origin, ...JSON_TYPE },
+        body: sendMessage('nope'),
+      })
       expect(sent.status, origin).toBe(403)
     }
     expect(await taskCount(port)).toBe(0)
     // Browsers send Origin on same-origin POSTs too: the agent's own origin (its Host, its listening address).
-    const own = await send(port, { method: 'POST', headers: { host, origin: `http://${host}`, ...JSON_TYPE }, body: sendMessage('own') })
+    const own = await send(port, {
+      method: 'POST',
+      headers: { host, origin: `http://${host}`, ...JSON_TYPE },
+      body: sendMessage('own'),
+    })
     expect(own.status).toBe(200)
     expect(own.headers['access-control-allow-origin']).toBeUndefined()
     const viaLocalhost = await send(port, {
@@ -369,7 +487,14 @@ describe('a2a dev', () => {
     const port = await freePort()
     devChild = spawn(process.execPath, [a2aBin, 'dev'], {
       cwd: devProject,
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', A2A_ALLOWED_HOSTS: '', A2A_CORS_ORIGINS: '', ...env },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        A2A_ALLOWED_HOSTS: '',
+        A2A_CORS_ORIGINS: '',
+        ...env,
+      },
     })
     let output = ''
     devChild.stdout!.on('data', (chunk) => (output += chunk))
@@ -391,8 +516,12 @@ describe('a2a dev', () => {
       body: sendMessage('x'),
     })
     expect(posted.status).toBe(403)
-    expect((await send(port, { path: '/.well-known/agent.json', headers: { host: `localhost:${port}` } })).status).toBe(200)
-    expect((await send(port, { path: '/.well-known/agent.json', headers: { host: `dev.example:${port}` } })).status).toBe(200)
+    expect((await send(port, { path: '/.well-known/agent.json', headers: { host: `localhost:${port}` } })).status).toBe(
+      200,
+    )
+    expect(
+      (await send(port, { path: '/.well-known/agent.json', headers: { host: `dev.example:${port}` } })).status,
+    ).toBe(200)
     expect(await taskCount(port)).toBe(0)
   })
 
@@ -429,7 +558,9 @@ describe('settings', () => {
 
   it('refuses a bad allowedHosts or A2A_ALLOWED_HOSTS with a ConfigurationError naming it and the value', () => {
     for (const bad of ['http://agent.example', 'agent.example:8080', 'agent.example/path', 'a b', '*.example.com']) {
-      expect(refusal({ allowedHosts: [bad] })).toMatch(new RegExp(`^allowedHosts .*\\(got ${JSON.stringify(bad).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\)$`))
+      expect(refusal({ allowedHosts: [bad] })).toMatch(
+        new RegExp(`^allowedHosts .*\\(got ${JSON.stringify(bad).replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\\)$`),
+      )
       expect(refusal({}, { A2A_ALLOWED_HOSTS: `ok.example,${bad}` })).toMatch(/^A2A_ALLOWED_HOSTS /)
     }
     expect(refusal({ allowedHosts: 'agent.example' as unknown as string[] })).toMatch(/^allowedHosts must be an array/)
@@ -441,19 +572,31 @@ describe('settings', () => {
   })
 
   it('refuses a bad corsOrigins or A2A_CORS_ORIGINS with a ConfigurationError naming it and the value', () => {
-    for (const bad of ['app.example', 'https://app.example/path', 'ftp://app.example', 'https://user@app.example', 'https://app.example?x=1']) {
+    for (const bad of [
+      'app.example',
+      'https://app.example/path',
+      'ftp://app.example',
+      'https://user@app.example',
+      'https://app.example?x=1',
+    ]) {
       expect(refusal({ corsOrigins: [bad] })).toMatch(/^corsOrigins must list origins/)
       expect(refusal({ corsOrigins: [bad] })).toContain(`(got ${JSON.stringify(bad)})`)
-      expect(refusal({}, { A2A_CORS_ORIGINS: `https://ok.example,${bad}` })).toMatch(/^A2A_CORS_ORIGINS must list origins/)
+      expect(refusal({}, { A2A_CORS_ORIGINS: `https://ok.example,${bad}` })).toMatch(
+        /^A2A_CORS_ORIGINS must list origins/,
+      )
     }
-    expect(refusal({ corsOrigins: 'https://app.example' as unknown as string[] })).toMatch(/^corsOrigins must be an array/)
+    expect(refusal({ corsOrigins: 'https://app.example' as unknown as string[] })).toMatch(
+      /^corsOrigins must be an array/,
+    )
     expect(refusal({ corsOrigins: ['https://app.example'] }, { A2A_CORS_ORIGINS: 'bad' })).toBeUndefined()
     expect(refusal({}, { A2A_CORS_ORIGINS: 'https://app.example/, http://localhost:5173, *' })).toBeUndefined()
   })
 
   it('refuses a publicUrl that is not an absolute http(s) URL (its host would be allowed), naming it and A2A_PUBLIC_URL', () => {
     for (const bad of ['agents.example.com', '/echo/', 'ftp://agents.example.com/']) {
-      expect(refusal({ publicUrl: bad })).toBe(`publicUrl (A2A_PUBLIC_URL) must be an absolute http(s) URL (got ${JSON.stringify(bad)})`)
+      expect(refusal({ publicUrl: bad })).toBe(
+        `publicUrl (A2A_PUBLIC_URL) must be an absolute http(s) URL (got ${JSON.stringify(bad)})`,
+      )
     }
     expect(refusal({ publicUrl: 'https://agents.example.com/echo/' })).toBeUndefined()
   })

@@ -7,18 +7,30 @@ import { startReceiver } from './_webhook.ts'
 // is exercised end to end by test/cross-runtime/behaviour.test.ts.)
 
 const post = (url: string, timeoutMs = 10_000) =>
-  fetchTransport().post(new URL(url), { 'content-type': 'application/json', 'x-a2a-notification-token': 't' }, '{"kind":"task"}', timeoutMs)
+  fetchTransport().post(
+    new URL(url),
+    { 'content-type': 'application/json', 'x-a2a-notification-token': 't' },
+    '{"kind":"task"}',
+    timeoutMs,
+  )
 
 describe('the fetch webhook transport', () => {
   it('delivers with the headers and body given, on a 2xx', async () => {
     const receiver = await startReceiver(() => 204)
     expect(await post(receiver.url)).toEqual({ delivered: true })
-    expect(receiver.delivered[0]).toMatchObject({ raw: '{"kind":"task"}', headers: { 'x-a2a-notification-token': 't', 'content-type': 'application/json' } })
+    expect(receiver.delivered[0]).toMatchObject({
+      raw: '{"kind":"task"}',
+      headers: { 'x-a2a-notification-token': 't', 'content-type': 'application/json' },
+    })
   })
 
   it('does not follow a redirect, and does not retry it', async () => {
     const receiver = await startReceiver(() => 302)
-    expect(await post(receiver.url)).toEqual({ delivered: false, retry: false, reason: 'HTTP 302 (redirects are not followed)' })
+    expect(await post(receiver.url)).toEqual({
+      delivered: false,
+      retry: false,
+      reason: 'HTTP 302 (redirects are not followed)',
+    })
     expect(receiver.attempts).toHaveLength(1)
   })
 
@@ -36,7 +48,11 @@ describe('the fetch webhook transport', () => {
 
   it('gives up on a receiver that never answers after the timeout, to retry later', async () => {
     const receiver = await startReceiver(() => 'hang')
-    expect(await post(receiver.url, 200)).toEqual({ delivered: false, retry: true, reason: 'no complete answer within 200 ms' })
+    expect(await post(receiver.url, 200)).toEqual({
+      delivered: false,
+      retry: true,
+      reason: 'no complete answer within 200 ms',
+    })
   })
 
   it('reports an unreachable receiver, to retry later', async () => {

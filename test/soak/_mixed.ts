@@ -62,10 +62,25 @@ export interface SoakOptions {
 export interface SoakResult {
   problems: string[]
   report: string
-  tasks: { started: number; verified: number; evicted: number; lost: number; stuck: number; evictedOnLaterGet: number; states: Record<string, number> }
+  tasks: {
+    started: number
+    verified: number
+    evicted: number
+    lost: number
+    stuck: number
+    evictedOnLaterGet: number
+    states: Record<string, number>
+  }
   requests: number
   fiveHundreds: number
-  memory: { baselineHeap: number; baselineRss: number; peakRss: number; afterHeap: number; afterRss: number; storeAfter: number }
+  memory: {
+    baselineHeap: number
+    baselineRss: number
+    peakRss: number
+    afterHeap: number
+    afterRss: number
+    storeAfter: number
+  }
   fds: { baseline: number; peak: number; after: number } | undefined
   peakActive: number
 }
@@ -192,7 +207,12 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
         problem(`${name}: HTTP ${status}`)
       }
     }
-    const call = async (name: string, method: string, params: unknown, headers?: Record<string, string>): Promise<RpcReply> => {
+    const call = async (
+      name: string,
+      method: string,
+      params: unknown,
+      headers?: Record<string, string>,
+    ): Promise<RpcReply> => {
       const reply = await rpc(url, method, params, { agent, headers, timeoutMs: requestTimeout })
       record(name, reply.ms, reply.status)
       if (reply.body?.error?.code === -32603) problem(`${name}: ${method} answered -32603 Internal error`)
@@ -214,7 +234,11 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
       })
     }
 
-    const begin = (name: string): Pick<Tracked, 'kind' | 'startedAt' | 'opsAtStart'> => ({ kind: name, startedAt: Date.now(), opsAtStart: taskOps++ })
+    const begin = (name: string): Pick<Tracked, 'kind' | 'startedAt' | 'opsAtStart'> => ({
+      kind: name,
+      startedAt: Date.now(),
+      opsAtStart: taskOps++,
+    })
     const acknowledged = (start: Pick<Tracked, 'kind' | 'startedAt' | 'opsAtStart'>, id: string): Tracked => {
       counts.started++
       return { ...start, id }
@@ -233,7 +257,9 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
       if (mayBeEvicted(task)) counts.evicted++
       else {
         counts.lost++
-        problem(`LOST ${task.kind} ${task.id}: ${what}, ${taskOps - task.opsAtStart} task requests and ${Date.now() - task.startedAt} ms after it started`)
+        problem(
+          `LOST ${task.kind} ${task.id}: ${what}, ${taskOps - task.opsAtStart} task requests and ${Date.now() - task.startedAt} ms after it started`,
+        )
       }
     }
     const stateOf = (reply: RpcReply): string | undefined => {
@@ -249,7 +275,9 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
       const state = stateOf(reply)
       if (!state || !expected.includes(state as Expected)) {
         if (state === 'working' || state === 'submitted') counts.stuck++
-        return problem(`${task.kind} ${task.id}: expected ${expected.join('|')}, the store has ${state ?? reply.text.slice(0, 200)}`)
+        return problem(
+          `${task.kind} ${task.id}: expected ${expected.join('|')}, the store has ${state ?? reply.text.slice(0, 200)}`,
+        )
       }
       counts.verified++
       states[state] = (states[state] ?? 0) + 1
@@ -265,7 +293,9 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
         if (state && (TERMINAL.has(state) || state === 'input-required')) return verify(task, expected)
         if (Date.now() > until) {
           counts.stuck++
-          return problem(`STUCK ${task.kind} ${task.id}: still ${state} ${Date.now() - task.startedAt} ms after it started`)
+          return problem(
+            `STUCK ${task.kind} ${task.id}: still ${state} ${Date.now() - task.startedAt} ms after it started`,
+          )
         }
         await sleep(50)
       }
@@ -298,7 +328,8 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
         const result = reply.body?.result?.task
         if (!result?.id) return problem(`send-v1: ${reply.text.slice(0, 200)}`)
         const task = acknowledged(start, result.id)
-        if (result.status.state !== 'TASK_STATE_COMPLETED') problem(`send-v1 ${task.id}: answered ${result.status.state}`)
+        if (result.status.state !== 'TASK_STATE_COMPLETED')
+          problem(`send-v1 ${task.id}: answered ${result.status.state}`)
         await verify(task, ['completed'], true)
       },
       async fail() {
@@ -334,7 +365,8 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
         const result = first.body?.result
         if (!result?.id) return problem(`multi-turn: ${first.text.slice(0, 200)}`)
         const task = acknowledged(start, result.id)
-        if (result.status.state !== 'input-required') return problem(`multi-turn ${task.id}: answered ${result.status.state}`)
+        if (result.status.state !== 'input-required')
+          return problem(`multi-turn ${task.id}: answered ${result.status.state}`)
         await sleep(Math.random() * 20)
         const resumed = begin('multi-turn')
         const follow = userMessage('B', { taskId: task.id })
@@ -370,7 +402,10 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
         const start = begin('cancel')
         const v1 = Math.random() < 0.5
         const reply = v1
-          ? await call('send-v1', 'SendMessage', { ...userMessageV1('slow:5000'), configuration: { returnImmediately: true } })
+          ? await call('send-v1', 'SendMessage', {
+              ...userMessageV1('slow:5000'),
+              configuration: { returnImmediately: true },
+            })
           : await call('send', 'message/send', { ...userMessage('slow:5000'), configuration: { blocking: false } })
         const id = v1 ? reply.body?.result?.task?.id : reply.body?.result?.id
         if (!id) return problem(`cancel: ${reply.text.slice(0, 200)}`)
@@ -391,7 +426,8 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
           return
         }
         const state = stateOf(reply)
-        if (state !== known.state) problem(`get ${known.task.id}: ended ${known.state}, now ${state ?? reply.text.slice(0, 200)}`)
+        if (state !== known.state)
+          problem(`get ${known.task.id}: ended ${known.state}, now ${state ?? reply.text.slice(0, 200)}`)
       },
       async list() {
         const filter = Math.random() < 0.3 ? { status: 'TASK_STATE_COMPLETED' } : {}
@@ -400,7 +436,8 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
         const page = first.body?.result
         if (!page) return problem(`list: ${first.text.slice(0, 200)}`)
         // Retention holds: never more than maxTasks settled tasks plus the running ones.
-        if (page.totalSize > options.maxTasks + options.maxRunning) problem(`list: ${page.totalSize} tasks held, past maxTasks ${options.maxTasks} + running`)
+        if (page.totalSize > options.maxTasks + options.maxRunning)
+          problem(`list: ${page.totalSize} tasks held, past maxTasks ${options.maxTasks} + running`)
         const pages = [page]
         if (page.nextPageToken && Math.random() < 0.5) {
           const next = await call('list', 'ListTasks', { pageSize: 50, ...filter, pageToken: page.nextPageToken })
@@ -416,19 +453,31 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
       async resubscribe() {
         const start = begin('resubscribe')
         const v1 = Math.random() < 0.5
-        const reply = await call('send', 'message/send', { ...userMessage(streamText(4, 15)), configuration: { blocking: false } })
+        const reply = await call('send', 'message/send', {
+          ...userMessage(streamText(4, 15)),
+          configuration: { blocking: false },
+        })
         const id = reply.body?.result?.id
         if (!id) return problem(`resubscribe: ${reply.text.slice(0, 200)}`)
         const task = acknowledged(start, id)
-        const result = await stream('resubscribe', v1 ? jsonRpc('SubscribeToTask', { id }) : jsonRpc('tasks/resubscribe', { id }))
+        const result = await stream(
+          'resubscribe',
+          v1 ? jsonRpc('SubscribeToTask', { id }) : jsonRpc('tasks/resubscribe', { id }),
+        )
         if (result.frames.length === 0) {
           // It ended before the subscription arrived (a slow machine): an error, not a stream.
           const error = JSON.parse(result.text || '{}').error
-          if (!/finished task has no more events/.test(error?.message ?? '')) problem(`resubscribe ${id}: HTTP ${result.status} ${result.text.slice(0, 200)}`)
+          if (!/finished task has no more events/.test(error?.message ?? ''))
+            problem(`resubscribe ${id}: HTTP ${result.status} ${result.text.slice(0, 200)}`)
           else counts.lateResubscribes++
         } else {
           const got = summaries(result.frames)
-          if (result.status !== 200 || !result.ended || got.at(-1) !== 'status:completed:final' || !/^(task|status):working/.test(got[0] ?? ''))
+          if (
+            result.status !== 200 ||
+            !result.ended ||
+            got.at(-1) !== 'status:completed:final' ||
+            !/^(task|status):working/.test(got[0] ?? '')
+          )
             problem(`resubscribe ${id}: HTTP ${result.status}, events ${JSON.stringify(got)}`)
         }
         await verify(task, ['completed'])
@@ -438,17 +487,30 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
         // the two streams carry every event once, in order.
         const start = begin('resume')
         const v1 = Math.random() < 0.5
-        const body = v1 ? jsonRpc('SendStreamingMessage', userMessageV1(streamText(4, 15))) : jsonRpc('message/stream', userMessage(streamText(4, 15)))
-        const first = await stream('stream', body, v1 ? undefined : { 'last-event-id': '0' }, (_frame, index, s) => index === 2 && s.destroy())
+        const body = v1
+          ? jsonRpc('SendStreamingMessage', userMessageV1(streamText(4, 15)))
+          : jsonRpc('message/stream', userMessage(streamText(4, 15)))
+        const first = await stream(
+          'stream',
+          body,
+          v1 ? undefined : { 'last-event-id': '0' },
+          (_frame, index, s) => index === 2 && s.destroy(),
+        )
         const id = taskIdOf(first.frames[0]?.data)
         if (!id) return problem(`resume: no task (HTTP ${first.status}) ${first.text.slice(0, 200)}`)
         const task = acknowledged(start, id)
         const lastId = first.frames.at(-1)?.id
         if (first.frames.length !== 3 || lastId === undefined)
-          return problem(`resume ${id}: the first stream had ${JSON.stringify(summaries(first.frames))} ids ${first.frames.map((f) => f.id)}`)
-        const rest = await stream('resubscribe', v1 ? jsonRpc('SubscribeToTask', { id }) : jsonRpc('tasks/resubscribe', { id }), {
-          'last-event-id': String(lastId),
-        })
+          return problem(
+            `resume ${id}: the first stream had ${JSON.stringify(summaries(first.frames))} ids ${first.frames.map((f) => f.id)}`,
+          )
+        const rest = await stream(
+          'resubscribe',
+          v1 ? jsonRpc('SubscribeToTask', { id }) : jsonRpc('tasks/resubscribe', { id }),
+          {
+            'last-event-id': String(lastId),
+          },
+        )
         if (rest.frames.length === 0) {
           const error = JSON.parse(rest.text || '{}').error
           // The store keeps the events of the last `endedLogs` (1,000) tasks to end.
@@ -467,7 +529,9 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
         // Leaves mid-stream: the task runs on to its end, and the server lets the connection go.
         const start = begin('disconnect')
         const v1 = Math.random() < 0.5
-        const body = v1 ? jsonRpc('SendStreamingMessage', userMessageV1(streamText(5, 20))) : jsonRpc('message/stream', userMessage(streamText(5, 20)))
+        const body = v1
+          ? jsonRpc('SendStreamingMessage', userMessageV1(streamText(5, 20)))
+          : jsonRpc('message/stream', userMessage(streamText(5, 20)))
         const result = await stream('disconnect', body, undefined, (_frame, index, s) => index === 1 && s.destroy())
         const id = taskIdOf(result.frames[0]?.data)
         if (!id) return problem(`disconnect: no task (HTTP ${result.status}) ${result.text.slice(0, 200)}`)
@@ -481,7 +545,9 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
           const socket = connect({ host: '127.0.0.1', port: server!.port })
           const body = jsonRpc('message/send', userMessage('slow:30'))
           socket.once('connect', () => {
-            socket.write(`POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
+            socket.write(
+              `POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+            )
             setTimeout(() => socket.destroy(), 5)
           })
           socket.once('close', () => resolve())
@@ -504,7 +570,9 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
         const which = Math.floor(Math.random() * 11)
         const expectError = (reply: RpcReply, code: number, status = 200) => {
           if (reply.status !== status || reply.body?.error?.code !== code)
-            problem(`bad #${which}: expected HTTP ${status} and ${code}, got HTTP ${reply.status} ${reply.text.slice(0, 200)}`)
+            problem(
+              `bad #${which}: expected HTTP ${status} and ${code}, got HTTP ${reply.status} ${reply.text.slice(0, 200)}`,
+            )
         }
         const raw = async (body: string, headers?: Record<string, string>) => {
           const reply = await post(url, body, { agent, headers, timeoutMs: requestTimeout })
@@ -523,7 +591,11 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
           case 2:
             return expectError(await call('bad', 'message/send', { message: { role: 'user' } }), -32602)
           case 3:
-            return expectError(await raw(jsonRpc('message/send', userMessage('x')), { 'content-type': 'text/plain' }), -32600, 415)
+            return expectError(
+              await raw(jsonRpc('message/send', userMessage('x')), { 'content-type': 'text/plain' }),
+              -32600,
+              415,
+            )
           case 4:
             return expectError(await call('bad', 'tasks/get', { id: 'no-such-task' }), -32602)
           case 5: {
@@ -542,7 +614,10 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
             return
           }
           case 7:
-            return expectError(await raw(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } }])), -32600)
+            return expectError(
+              await raw(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: 'x' } }])),
+              -32600,
+            )
           case 8:
             return expectError(await call('bad', 'message/stream', userMessage('x'), { 'last-event-id': '5' }), -32602)
           case 9: {
@@ -551,7 +626,9 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
             await new Promise<void>((resolve) => {
               const socket = connect({ host: '127.0.0.1', port: server!.port })
               socket.once('connect', () => {
-                socket.write('POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 400\r\n\r\n{"jsonrpc":"2.0","id":1,')
+                socket.write(
+                  'POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 400\r\n\r\n{"jsonrpc":"2.0","id":1,',
+                )
                 setTimeout(() => socket.destroy(), 5)
               })
               socket.once('close', () => resolve())
@@ -570,7 +647,9 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
                 resolve('timeout')
               }, requestTimeout)
               socket.once('connect', () =>
-                socket.write('POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 2000000\r\n\r\n{"jsonrpc":'),
+                socket.write(
+                  'POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 2000000\r\n\r\n{"jsonrpc":',
+                ),
               )
               socket.setEncoding('utf8').on('data', (chunk: string) => {
                 head += chunk
@@ -675,7 +754,9 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
       const left = reply.body?.result?.totalSize
       if (left !== 0) {
         counts.stuck += left ?? 0
-        problem(`STUCK: ${left} tasks ${state} after the drain: ${JSON.stringify(reply.body?.result?.tasks?.map((t: any) => t.id))}`)
+        problem(
+          `STUCK: ${left} tasks ${state} after the drain: ${JSON.stringify(reply.body?.result?.tasks?.map((t: any) => t.id))}`,
+        )
       }
     }
     // The clients go: the server's descriptors come back to the baseline.
@@ -686,7 +767,8 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
       (p) => p.connections === 0,
       patience,
     )
-    if (closed.connections !== 0) problem(`the server still holds ${closed.connections} connections ${patience} ms after the clients left`)
+    if (closed.connections !== 0)
+      problem(`the server still holds ${closed.connections} connections ${patience} ms after the clients left`)
     let afterFds: number | undefined
     if (baselineFds !== undefined) {
       afterFds = (await pollUntil(
@@ -703,12 +785,15 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
       counts.stuck > 0 ? 0 : retentionWait,
       200,
     )
-    if (emptied.storeSize !== 0) problem(`retention: ${emptied.storeSize} tasks still held ${retentionWait} ms after the soak`)
+    if (emptied.storeSize !== 0)
+      problem(`retention: ${emptied.storeSize} tasks still held ${retentionWait} ms after the soak`)
     const after = await server.probe({ gc: true })
     const afterRss = rssOf(pid)?.rss ?? after.memory.rss
     peakRss = Math.max(peakRss, rssOf(pid)?.peak ?? 0)
     if (after.logged.error > 0 || after.logged.warn > 0)
-      problem(`the server logged ${after.logged.error} errors and ${after.logged.warn} warnings: ${after.logged.last.join(' | ').slice(0, 2000)}`)
+      problem(
+        `the server logged ${after.logged.error} errors and ${after.logged.warn} warnings: ${after.logged.last.join(' | ').slice(0, 2000)}`,
+      )
     if (after.finished !== after.started) problem(`agent turns started ${after.started}, finished ${after.finished}`)
 
     const soakCounts = {
@@ -720,8 +805,16 @@ export async function runMixedSoak(options: SoakOptions): Promise<SoakResult> {
       evictedOnLaterGet: counts.evictedOnLaterGet - warmCounts.evictedOnLaterGet,
       lateResubscribes: counts.lateResubscribes - warmCounts.lateResubscribes,
     }
-    const memory = { baselineHeap: baseline.memory.heapUsed, baselineRss, peakRss, afterHeap: after.memory.heapUsed, afterRss, storeAfter: emptied.storeSize }
-    const fds = baselineFds === undefined ? undefined : { baseline: baselineFds, peak: peakFds, after: afterFds ?? Number.NaN }
+    const memory = {
+      baselineHeap: baseline.memory.heapUsed,
+      baselineRss,
+      peakRss,
+      afterHeap: after.memory.heapUsed,
+      afterRss,
+      storeAfter: emptied.storeSize,
+    }
+    const fds =
+      baselineFds === undefined ? undefined : { baseline: baselineFds, peak: peakFds, after: afterFds ?? Number.NaN }
     const report = formatReport({
       options,
       ranMs,
@@ -753,7 +846,15 @@ function formatReport(r: {
   ranMs: number
   kinds: Map<string, Kind>
   opCounts: Map<string, number>
-  soakCounts: { started: number; verified: number; evicted: number; lost: number; stuck: number; evictedOnLaterGet: number; lateResubscribes: number }
+  soakCounts: {
+    started: number
+    verified: number
+    evicted: number
+    lost: number
+    stuck: number
+    evictedOnLaterGet: number
+    lateResubscribes: number
+  }
   states: Record<string, number>
   requests: number
   fiveHundreds: number

@@ -34,7 +34,9 @@ it(`${SENDS} sends of each amplifying shape, then ${FLOOD_TASKS} messages of 1 M
     console.log(
       [
         `width amplification at full strength, 512 MiB heap: RSS peak ${mib(peak)} (the ceiling is 768 MiB)`,
-        ...results.map((r) => `  ${r.name}: ${r.completed} completed, ${r.refused} refused in ${(r.ms / 1000).toFixed(0)} s`),
+        ...results.map(
+          (r) => `  ${r.name}: ${r.completed} completed, ${r.refused} refused in ${(r.ms / 1000).toFixed(0)} s`,
+        ),
         `  then ${text.acknowledged.length} of ${FLOOD_TASKS} messages of 1 MiB answered whole in ${(text.ms / 1000).toFixed(0)} s`,
         `  the store: ${probe.storeSize} tasks, ${mib(probe.storeBytes)} counted; heap ${mib(probe.memory.heapUsed)} after a collection`,
       ].join('\n'),

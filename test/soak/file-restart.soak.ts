@@ -59,17 +59,24 @@ it(`${ROUNDS} SIGKILLs in the middle of a flood of 1 MiB and tiny-part messages:
       expect(restarted.ms).toBeLessThan(10_000)
       expect(restarted.peakRss).toBeLessThan(RSS_CEILING)
       expect(probe.storeBytes).toBeLessThanOrEqual(128 * MiB)
-      for (const [i, answer] of newest.entries()) expect(answer.task?.artifacts[0].parts[0].text).toHaveLength(flooded.acknowledged.at(i - 3)!.echoChars)
+      for (const [i, answer] of newest.entries())
+        expect(answer.task?.artifacts[0].parts[0].text).toHaveLength(flooded.acknowledged.at(i - 3)!.echoChars)
       for (const answer of oldest) expect(answer.error).toEqual(NOT_FOUND)
       expect(probe.logged.last.join('\n')).not.toMatch(/skipping|damaged|missing|could not/)
     }
     // The last start serves as the others did.
-    const sent = (await rpc(agent.port, 'message/send', { message: { role: 'user', messageId: 'last', parts: [{ kind: 'text', text: 'still here' }] } })).body
+    const sent = (
+      await rpc(agent.port, 'message/send', {
+        message: { role: 'user', messageId: 'last', parts: [{ kind: 'text', text: 'still here' }] },
+      })
+    ).body
     expect(sent.result.status.state).toBe('completed')
     console.log(
-      ['the file store killed mid-flood, default settings:', ...lines.map((line) => `  ${line}`), `  RSS at the end ${mib(rssOf(agent.pid)?.rss ?? 0)}`].join(
-        '\n',
-      ),
+      [
+        'the file store killed mid-flood, default settings:',
+        ...lines.map((line) => `  ${line}`),
+        `  RSS at the end ${mib(rssOf(agent.pid)?.rss ?? 0)}`,
+      ].join('\n'),
     )
   } finally {
     await agent.kill()

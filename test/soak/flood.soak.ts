@@ -9,7 +9,8 @@ import { MiB, mib, rssOf, sampleRss } from '../runtime/_slow-readers.ts'
  * 30,000). The agent stays alive, its RSS (sampled every 50 ms) stays under 768 MiB throughout, every sender gets
  * its whole answer, the newest tasks are readable and the oldest answer Task not found. Measured: 30,000 tasks in
  * 26 minutes (19 tasks/s on a loaded 2-core machine), RSS peak 526 MiB, the store at 44 tasks and 126 of its 128 MiB.
- * Before the byte budget the process died of "Reached heap limit" after about 2,000 tasks. The short form runs in `npm test`
+ * Before the byte budget the process died of "Reached heap limit" after about 2,000 tasks. The short form runs in `npm
+ * test`
  * (test/runtime/store-bytes.test.ts).
  */
 
@@ -42,8 +43,12 @@ it(`${TASKS} messages of 1 MiB, 4 at a time: the agent stays alive with RSS unde
     const peak = rss.stop()
     const alive = server.alive()
     const probe = await server.probe({ gc: true })
-    const newest = await Promise.all(result.acknowledged.slice(-3).map(async (id) => (await rpc(server.port, 'tasks/get', { id })).body))
-    const oldest = await Promise.all(result.acknowledged.slice(0, 3).map(async (id) => (await rpc(server.port, 'tasks/get', { id })).body))
+    const newest = await Promise.all(
+      result.acknowledged.slice(-3).map(async (id) => (await rpc(server.port, 'tasks/get', { id })).body),
+    )
+    const oldest = await Promise.all(
+      result.acknowledged.slice(0, 3).map(async (id) => (await rpc(server.port, 'tasks/get', { id })).body),
+    )
     console.log(
       [
         'the 1 MiB flood, default settings:',

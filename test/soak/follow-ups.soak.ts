@@ -19,7 +19,9 @@ it(`1,000 follow-ups of 1 MiB on one task (default settings): 8 accepted, the re
 }, async () => {
   const agent = await startBudgetsAgent({ A2A_MAX_TASK_BYTES: '', A2A_MAX_RUNNING_BYTES: '' })
   try {
-    const first = await rpc(agent.port, 'message/send', { message: { role: 'user', messageId: 'soak-0', parts: [{ kind: 'text', text: 'chat start' }] } })
+    const first = await rpc(agent.port, 'message/send', {
+      message: { role: 'user', messageId: 'soak-0', parts: [{ kind: 'text', text: 'chat start' }] },
+    })
     const taskId: string = first.body.result.id
     await agent.probe({ gc: true })
     const before = rssOf(agent.pid)!.rss
@@ -30,10 +32,16 @@ it(`1,000 follow-ups of 1 MiB on one task (default settings): 8 accepted, the re
     const started = performance.now()
     let slowest = 0
     for (let i = 1; i <= FOLLOW_UPS; i++) {
-      const answer = await rpc(agent.port, 'message/send', { message: { role: 'user', messageId: `soak-${i}`, taskId, parts: [{ kind: 'text', text }] } })
+      const answer = await rpc(agent.port, 'message/send', {
+        message: { role: 'user', messageId: `soak-${i}`, taskId, parts: [{ kind: 'text', text }] },
+      })
       slowest = Math.max(slowest, answer.ms)
       if (answer.body.result?.status.state === 'input-required') outcomes.accepted++
-      else if (answer.body.error?.code === -32602 && /more than maxTaskBytes \(8388608\); start a new task$/.test(answer.body.error.message)) outcomes.refused++
+      else if (
+        answer.body.error?.code === -32602 &&
+        /more than maxTaskBytes \(8388608\); start a new task$/.test(answer.body.error.message)
+      )
+        outcomes.refused++
       else outcomes.other.push(JSON.stringify(answer.body).slice(0, 300))
     }
     const took = performance.now() - started
@@ -49,7 +57,10 @@ it(`1,000 follow-ups of 1 MiB on one task (default settings): 8 accepted, the re
         `${FOLLOW_UPS} follow-ups of 1 MiB on one task, default settings (maxTaskBytes 8 MiB):`,
         `  ${outcomes.accepted} accepted, ${outcomes.refused} refused (-32602), ${outcomes.other.length} other, in ${(took / 1000).toFixed(1)} s (slowest answer ${slowest.toFixed(0)} ms)`,
         `  agent RSS ${mib(before)} before, peak ${mib(peak)} (+${mib(peak - before)}; ceiling +${mib(RSS_CEILING)})`,
-        ...gets.map(({ dialect, got }) => `  ${dialect} tasks/get: ${got.status}, ${got.chars} characters in ${got.ms.toFixed(0)} ms`),
+        ...gets.map(
+          ({ dialect, got }) =>
+            `  ${dialect} tasks/get: ${got.status}, ${got.chars} characters in ${got.ms.toFixed(0)} ms`,
+        ),
       ].join('\n'),
     )
     expect(outcomes.other).toEqual([])

@@ -9,7 +9,8 @@ import { expectSoakHeld, runMixedSoak } from './_mixed.ts'
  */
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 60)
-if (!Number.isFinite(seconds) || seconds <= 0) throw new Error(`SOAK_SECONDS must be a positive number of seconds (got ${process.env.SOAK_SECONDS})`)
+if (!Number.isFinite(seconds) || seconds <= 0)
+  throw new Error(`SOAK_SECONDS must be a positive number of seconds (got ${process.env.SOAK_SECONDS})`)
 
 it(`runs a ${seconds} s mixed soak: no task lost or stuck, no 5xx, memory back under its ceiling after retention, file descriptors back to baseline`, {
   timeout: (seconds + 120) * 1000,

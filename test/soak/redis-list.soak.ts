@@ -32,7 +32,11 @@ const MAX_PAGES = 3000
 const MAX_SENDS = 5000
 const BUDGET_MS = 250
 
-async function timedRpc(url: string, method: string, params: unknown): Promise<{ status: number; ms: number; body: any }> {
+async function timedRpc(
+  url: string,
+  method: string,
+  params: unknown,
+): Promise<{ status: number; ms: number; body: any }> {
   const started = performance.now()
   const { status, body } = await rpc(url, method, params, { version: '1.0' })
   return { status, ms: performance.now() - started, body }
@@ -64,7 +68,13 @@ it(`${TASKS} tasks of 2 MiB in Redis, ${LISTERS} clients looping ListTasks {page
       return typeof value === 'function' ? value.bind(target) : value
     },
   }) as RedisTaskStore as TaskStore
-  const server = await serveAgent(echoAgent, { port: 0, hostname: '127.0.0.1', handleSignals: false, logger: captureLogger(), store: served })
+  const server = await serveAgent(echoAgent, {
+    port: 0,
+    hostname: '127.0.0.1',
+    handleSignals: false,
+    logger: captureLogger(),
+    store: served,
+  })
   try {
     const seeding = performance.now()
     const clock = new StatusClock()
@@ -97,7 +107,11 @@ it(`${TASKS} tasks of 2 MiB in Redis, ${LISTERS} clients looping ListTasks {page
     const lister = async () => {
       let pageToken = ''
       while (performance.now() < deadline && pages.length < MAX_PAGES) {
-        const page = await timedRpc(server.url, 'ListTasks', { pageSize: 100, historyLength: 0, ...(pageToken && { pageToken }) })
+        const page = await timedRpc(server.url, 'ListTasks', {
+          pageSize: 100,
+          historyLength: 0,
+          ...(pageToken && { pageToken }),
+        })
         pages.push({ ms: page.ms, status: page.status })
         pageToken = page.body.result?.nextPageToken ?? ''
       }
@@ -106,7 +120,9 @@ it(`${TASKS} tasks of 2 MiB in Redis, ${LISTERS} clients looping ListTasks {page
       // Sends start once the listings are under way, and stop with them.
       await new Promise((resolve) => setTimeout(resolve, 200))
       for (let i = 0; listing && i < MAX_SENDS; i++) {
-        const answer = await timedRpc(server.url, 'SendMessage', { message: { role: 'ROLE_USER', messageId: `send-${i}`, parts: [{ text: `ping ${i}` }] } })
+        const answer = await timedRpc(server.url, 'SendMessage', {
+          message: { role: 'ROLE_USER', messageId: `send-${i}`, parts: [{ text: `ping ${i}` }] },
+        })
         sends.push({ ms: answer.ms, status: answer.status, state: answer.body.result?.task?.status?.state })
       }
     }

@@ -35,11 +35,16 @@ it(`800 running tasks of 1 MiB (default settings): as many run as the budget has
     const started = performance.now()
     for (let sent = 0; sent < SENDS; sent += AT_ONCE) {
       const wave = await Promise.all(
-        Array.from({ length: Math.min(AT_ONCE, SENDS - sent) }, () => rpc(agent.port, 'message/send', userText(hold, undefined, { blocking: false }))),
+        Array.from({ length: Math.min(AT_ONCE, SENDS - sent) }, () =>
+          rpc(agent.port, 'message/send', userText(hold, undefined, { blocking: false })),
+        ),
       )
       for (const answer of wave) {
         if (answer.body.result?.status.state === 'working') running.push(answer.body.result.id)
-        else if (answer.status === 429 && /would pass maxRunningBytes \(\d+\); retry later$/.test(answer.body.error?.message ?? '')) {
+        else if (
+          answer.status === 429 &&
+          /would pass maxRunningBytes \(\d+\); retry later$/.test(answer.body.error?.message ?? '')
+        ) {
           outcomes.busy++
           budget = Number(/maxRunningBytes \((\d+)\)/.exec(answer.body.error!.message)![1])
         } else outcomes.other.push(`${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`)
@@ -55,7 +60,11 @@ it(`800 running tasks of 1 MiB (default settings): as many run as the budget has
       60_000,
       250,
     )
-    const again = await Promise.all(Array.from({ length: AT_ONCE }, () => rpc(agent.port, 'message/send', userText(hold, undefined, { blocking: false }))))
+    const again = await Promise.all(
+      Array.from({ length: AT_ONCE }, () =>
+        rpc(agent.port, 'message/send', userText(hold, undefined, { blocking: false })),
+      ),
+    )
     agent.release()
     console.log(
       [

@@ -31,9 +31,16 @@ it('500 non-reading subscribers and 300 non-reading large tasks/get add under 25
   try {
     const ARTIFACTS = 640
     const TASK_CHARS = 7_000_000
-    const large = JSON.parse((await call(server.port, rpcBody('message/send', message(`big:${TASK_CHARS}`)))).text).result
+    const large = JSON.parse(
+      (await call(server.port, rpcBody('message/send', message(`big:${TASK_CHARS}`)))).text,
+    ).result
     const busy = JSON.parse(
-      (await call(server.port, rpcBody('message/send', { ...message(`burst:${ARTIFACTS}:16384`), configuration: { blocking: false } }))).text,
+      (
+        await call(
+          server.port,
+          rpcBody('message/send', { ...message(`burst:${ARTIFACTS}:16384`), configuration: { blocking: false } }),
+        )
+      ).text,
     ).result
     await server.probe({ gc: true })
     const before = rssOf(server.pid)!.rss

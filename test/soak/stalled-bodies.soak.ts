@@ -34,7 +34,12 @@ it('1,500 stalled 1 MiB bodies from another address are held off while a normal 
       50,
     )
     const refusedAfter = performance.now() - started
-    const allClosed = await pollUntil(() => stalled.every((connection) => connection.isClosed()), Boolean, REQUEST_TIMEOUT_MS + 30_000, 100)
+    const allClosed = await pollUntil(
+      () => stalled.every((connection) => connection.isClosed()),
+      Boolean,
+      REQUEST_TIMEOUT_MS + 30_000,
+      100,
+    )
     const closedAfter = performance.now() - started
     const traffic = await normal.stop()
     const peak = rss.stop()

@@ -19,7 +19,8 @@ it(`${SECONDS} s of 1 MiB messages to the streaming agent on a 512 MiB heap: RSS
     const result = await streamingFlood(server, SECONDS)
     const probe = await server.probe()
     const minutes: number[] = []
-    for (let start = 60; start + 60 <= result.rss.length; start += 60) minutes.push(Math.max(...result.rss.slice(start, start + 60)))
+    for (let start = 60; start + 60 <= result.rss.length; start += 60)
+      minutes.push(Math.max(...result.rss.slice(start, start + 60)))
     const mean = minutes.reduce((sum, peak) => sum + peak, 0) / minutes.length
     console.log(
       [

@@ -1,6 +1,18 @@
 import { dialectHeaders } from './dialects'
 import type { Dialect } from './model'
-import { card, connected, deliveries, type LoadState, load, type PushDelivery, pushUrl, refusedDeliveries, reloads, type TaskLine, tasks } from './state'
+import {
+  card,
+  connected,
+  deliveries,
+  type LoadState,
+  load,
+  type PushDelivery,
+  pushUrl,
+  refusedDeliveries,
+  reloads,
+  type TaskLine,
+  tasks,
+} from './state'
 
 /** The most deliveries the page keeps (the server keeps its own, bounded in bytes). */
 const MAX_DELIVERIES = 200
@@ -32,10 +44,14 @@ function upsertTask(line: TaskLine): void {
   tasks.update((map) => new Map(map).set(line.id, line))
 }
 
-/** The agent's tasks, newest first, from the dev store (no credentials needed, and there while the agent does not load). */
+/**
+ * The agent's tasks, newest first, from the dev store (no credentials needed, and there while the agent does not load).
+ */
 async function loadTasks(): Promise<void> {
   try {
-    const { tasks: lines } = (await (await fetch('/__a2a/api/tasks', { cache: 'no-store' })).json()) as { tasks: TaskLine[] }
+    const { tasks: lines } = (await (await fetch('/__a2a/api/tasks', { cache: 'no-store' })).json()) as {
+      tasks: TaskLine[]
+    }
     tasks.update((map) => {
       const next = new Map(map)
       for (const line of lines) if (!next.has(line.id)) next.set(line.id, line)
@@ -48,7 +64,9 @@ async function loadTasks(): Promise<void> {
 
 async function loadDeliveries(): Promise<void> {
   try {
-    const { deliveries: kept } = (await (await fetch('/__a2a/api/push', { cache: 'no-store' })).json()) as { deliveries: PushDelivery[] }
+    const { deliveries: kept } = (await (await fetch('/__a2a/api/push', { cache: 'no-store' })).json()) as {
+      deliveries: PushDelivery[]
+    }
     deliveries.set(kept.slice(-MAX_DELIVERIES))
   } catch {
     // as above

@@ -12,8 +12,22 @@ const str = (value: unknown): string | undefined => (typeof value === 'string' ?
 export type Operation = 'send' | 'stream' | 'subscribe' | 'get' | 'cancel' | 'list'
 
 const METHODS: Record<Dialect, Record<Operation, string>> = {
-  platform: { send: 'message/send', stream: 'message/stream', subscribe: 'tasks/resubscribe', get: 'tasks/get', cancel: 'tasks/cancel', list: '' },
-  'a2a-0.3': { send: 'message/send', stream: 'message/stream', subscribe: 'tasks/resubscribe', get: 'tasks/get', cancel: 'tasks/cancel', list: '' },
+  platform: {
+    send: 'message/send',
+    stream: 'message/stream',
+    subscribe: 'tasks/resubscribe',
+    get: 'tasks/get',
+    cancel: 'tasks/cancel',
+    list: '',
+  },
+  'a2a-0.3': {
+    send: 'message/send',
+    stream: 'message/stream',
+    subscribe: 'tasks/resubscribe',
+    get: 'tasks/get',
+    cancel: 'tasks/cancel',
+    list: '',
+  },
   'a2a-1.0': {
     send: 'SendMessage',
     stream: 'SendStreamingMessage',
@@ -63,9 +77,18 @@ function partOut(dialect: Dialect, part: Part): Json {
  * The params of a send (or stream) in a dialect. `blocking: false` asks for the task at once (a send that is not
  * streamed, so the page can follow and cancel it).
  */
-export function sendParams(dialect: Dialect, outgoing: Outgoing, messageId: string, { blocking }: { blocking: boolean }): Json {
+export function sendParams(
+  dialect: Dialect,
+  outgoing: Outgoing,
+  messageId: string,
+  { blocking }: { blocking: boolean },
+): Json {
   const v1 = dialect === 'a2a-1.0'
-  const message: Json = { role: v1 ? 'ROLE_USER' : 'user', messageId, parts: outgoing.parts.map((part) => partOut(dialect, part)) }
+  const message: Json = {
+    role: v1 ? 'ROLE_USER' : 'user',
+    messageId,
+    parts: outgoing.parts.map((part) => partOut(dialect, part)),
+  }
   if (!v1) message.kind = 'message'
   if (outgoing.contextId) message.contextId = outgoing.contextId
   if (outgoing.taskId) message.taskId = outgoing.taskId
@@ -139,7 +162,9 @@ export function taskIn(value: unknown): Task {
     contextId: str(task.contextId) ?? '',
     state: stateIn(status.state),
     artifacts: Array.isArray(task.artifacts) ? task.artifacts.map(artifactIn) : [],
-    history: Array.isArray(task.history) ? task.history.map(messageIn).filter((message): message is Message => !!message) : [],
+    history: Array.isArray(task.history)
+      ? task.history.map(messageIn).filter((message): message is Message => !!message)
+      : [],
   }
   const statusMessage = messageIn(status.message)
   if (statusMessage) out.statusMessage = statusMessage
@@ -157,7 +182,10 @@ function statusUpdate(value: Json): Update {
     contextId: str(value.contextId) ?? '',
     state,
     // v1.0 has no `final`: a stream's turn ends at a terminal or interrupted state.
-    final: typeof value.final === 'boolean' ? value.final : /^(completed|failed|canceled|rejected|input-required|auth-required)$/.test(state),
+    final:
+      typeof value.final === 'boolean'
+        ? value.final
+        : /^(completed|failed|canceled|rejected|input-required|auth-required)$/.test(state),
   }
   const message = messageIn(status.message)
   if (message) update.message = message
@@ -169,7 +197,14 @@ function statusUpdate(value: Json): Update {
 function artifactUpdate(value: Json): Update {
   const artifact = artifactIn(value.artifact)
   const lastChunk = value.lastChunk === true || (isObject(value.artifact) && value.artifact.lastChunk === true)
-  return { kind: 'artifact', taskId: str(value.taskId) ?? '', contextId: str(value.contextId) ?? '', artifact, append: value.append === true, lastChunk }
+  return {
+    kind: 'artifact',
+    taskId: str(value.taskId) ?? '',
+    contextId: str(value.contextId) ?? '',
+    artifact,
+    append: value.append === true,
+    lastChunk,
+  }
 }
 
 /** A result (of a send, a get, a stream event) in any dialect, as updates. */
@@ -184,7 +219,8 @@ function resultIn(result: unknown): Update[] {
   if (result.kind === 'status-update') return [statusUpdate(result)]
   if (result.kind === 'artifact-update') return [artifactUpdate(result)]
   if (result.kind === 'message') return [{ kind: 'message', message: messageIn(result)! }]
-  if (result.kind === 'task' || (typeof result.id === 'string' && isObject(result.status))) return [{ kind: 'task', task: taskIn(result) }]
+  if (result.kind === 'task' || (typeof result.id === 'string' && isObject(result.status)))
+    return [{ kind: 'task', task: taskIn(result) }]
   return []
 }
 
@@ -199,5 +235,10 @@ export function frameIn(json: unknown): Update[] {
 
 export function errorIn(error: unknown): Update {
   const value = isObject(error) ? error : {}
-  return { kind: 'error', code: typeof value.code === 'number' ? value.code : 0, message: str(value.message) ?? 'Unknown error', data: value.data }
+  return {
+    kind: 'error',
+    code: typeof value.code === 'number' ? value.code : 0,
+    message: str(value.message) ?? 'Unknown error',
+    data: value.data,
+  }
 }

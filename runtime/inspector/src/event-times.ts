@@ -15,7 +15,8 @@ export async function fetchEventTimes(taskId: string): Promise<EventTimes | unde
 /** The time a task's event carries, in ms since the epoch: a status change's timestamp (artifacts carry none). */
 function carriedTime(updates: Update[]): number | undefined {
   for (const update of updates) {
-    const stamp = update.kind === 'status' ? update.timestamp : update.kind === 'task' ? update.task.timestamp : undefined
+    const stamp =
+      update.kind === 'status' ? update.timestamp : update.kind === 'task' ? update.task.timestamp : undefined
     const at = stamp === undefined ? Number.NaN : Date.parse(stamp)
     if (!Number.isNaN(at)) return at
   }

@@ -8,7 +8,8 @@ function appendParts(parts: Part[], more: Part[]): Part[] {
   const out = [...parts]
   for (const part of more) {
     const last = out[out.length - 1]
-    if (part.kind === 'text' && last?.kind === 'text') out[out.length - 1] = { kind: 'text', text: last.text + part.text }
+    if (part.kind === 'text' && last?.kind === 'text')
+      out[out.length - 1] = { kind: 'text', text: last.text + part.text }
     else out.push(part)
   }
   return out
@@ -22,7 +23,8 @@ function withArtifact(artifacts: Artifact[], artifact: Artifact, append: boolean
   return next
 }
 
-const summaryOfParts = (parts: Part[]) => textOf(parts) || (parts[0]?.kind === 'data' ? JSON.stringify(parts[0].data).slice(0, 200) : '')
+const summaryOfParts = (parts: Part[]) =>
+  textOf(parts) || (parts[0]?.kind === 'data' ? JSON.stringify(parts[0].data).slice(0, 200) : '')
 
 /** An error as the page shows it: its JSON-RPC code, its message, and the HTTP status when that says more. */
 const errorText = (error: Extract<Update, { kind: 'error' }>) =>
@@ -32,29 +34,45 @@ const errorText = (error: Extract<Update, { kind: 'error' }>) =>
 export function applied(exchange: Exchange, update: Update): Exchange {
   switch (update.kind) {
     case 'status': {
-      const next: Exchange = { ...exchange, taskId: update.taskId || exchange.taskId, contextId: update.contextId || exchange.contextId, state: update.state }
+      const next: Exchange = {
+        ...exchange,
+        taskId: update.taskId || exchange.taskId,
+        contextId: update.contextId || exchange.contextId,
+        state: update.state,
+      }
       const said = update.message ? summaryOfParts(update.message.parts) : ''
       if (update.state === 'working' && said) next.progress = [...exchange.progress, said]
-      if (update.state === 'input-required' || update.state === 'auth-required') next.question = said || 'The agent needs more input.'
+      if (update.state === 'input-required' || update.state === 'auth-required')
+        next.question = said || 'The agent needs more input.'
       else if (update.message && (update.state === 'failed' || update.state === 'rejected')) next.error = said
       else if (update.message && update.state !== 'working') next.reply = update.message
       return next
     }
     case 'artifact':
-      return { ...exchange, taskId: update.taskId || exchange.taskId, artifacts: withArtifact(exchange.artifacts, update.artifact, update.append) }
+      return {
+        ...exchange,
+        taskId: update.taskId || exchange.taskId,
+        artifacts: withArtifact(exchange.artifacts, update.artifact, update.append),
+      }
     case 'task': {
       const { task } = update
       // A follow-up's stream opens with the whole task: the earlier turns' artifacts belong to the earlier exchanges.
       const artifacts = exchange.followUp && !TERMINAL_STATES.has(task.state) ? exchange.artifacts : task.artifacts
       const next: Exchange = { ...exchange, taskId: task.id, contextId: task.contextId, state: task.state, artifacts }
       const said = task.statusMessage ? summaryOfParts(task.statusMessage.parts) : ''
-      if (task.state === 'input-required' || task.state === 'auth-required') next.question = said || 'The agent needs more input.'
+      if (task.state === 'input-required' || task.state === 'auth-required')
+        next.question = said || 'The agent needs more input.'
       else if (task.state === 'failed' || task.state === 'rejected') next.error = said || `The task ${task.state}`
       else if (task.statusMessage && task.state !== 'working') next.reply = task.statusMessage
       return next
     }
     case 'message':
-      return { ...exchange, reply: update.message, contextId: update.message.contextId ?? exchange.contextId, state: 'replied' }
+      return {
+        ...exchange,
+        reply: update.message,
+        contextId: update.message.contextId ?? exchange.contextId,
+        state: 'replied',
+      }
     case 'error':
       // Before any answer of the agent's the exchange was sending: refused, it is over (the task, if any, says more).
       return { ...exchange, error: errorText(update), state: exchange.state === 'sending' ? 'error' : exchange.state }

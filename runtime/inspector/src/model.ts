@@ -41,7 +41,15 @@ export interface Task {
 /** One thing a stream or an answer said, in the page's terms. */
 export type Update =
   /** `timestamp`: when the status changed (ISO 8601), when the event says. */
-  | { kind: 'status'; taskId: string; contextId: string; state: string; message?: Message; final: boolean; timestamp?: string }
+  | {
+      kind: 'status'
+      taskId: string
+      contextId: string
+      state: string
+      message?: Message
+      final: boolean
+      timestamp?: string
+    }
   | { kind: 'artifact'; taskId: string; contextId: string; artifact: Artifact; append: boolean; lastChunk: boolean }
   | { kind: 'task'; task: Task }
   | { kind: 'message'; message: Message }

@@ -25,7 +25,10 @@ const FRAME_END = /\r?\n\r?\n/
 /** Raw text kept per wire event: a page showing a 50 MB artifact would only stall the browser. */
 const MAX_RAW_CHARS = 64 * 1024
 
-const clip = (text: string) => (text.length > MAX_RAW_CHARS ? `${text.slice(0, MAX_RAW_CHARS)}… (${text.length - MAX_RAW_CHARS} more characters)` : text)
+const clip = (text: string) =>
+  text.length > MAX_RAW_CHARS
+    ? `${text.slice(0, MAX_RAW_CHARS)}… (${text.length - MAX_RAW_CHARS} more characters)`
+    : text
 
 let nextId = 1
 
@@ -36,8 +39,16 @@ function authHeaders(): Record<string, string> {
   return given.scheme === 'bearer' ? { authorization: `Bearer ${given.value}` } : { 'x-api-key': given.value }
 }
 
-function request(dialect: Dialect, operation: Operation, params: unknown): { body: string; headers: Record<string, string> } {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: `inspector-${nextId++}`, method: methodName(dialect, operation), params }, null, 2)
+function request(
+  dialect: Dialect,
+  operation: Operation,
+  params: unknown,
+): { body: string; headers: Record<string, string> } {
+  const body = JSON.stringify(
+    { jsonrpc: '2.0', id: `inspector-${nextId++}`, method: methodName(dialect, operation), params },
+    null,
+    2,
+  )
   return { body, headers: { 'content-type': 'application/json', ...dialectHeaders(dialect), ...authHeaders() } }
 }
 
@@ -57,14 +68,26 @@ function answered(text: string, status: number): Update[] {
   // An answer that is no JSON-RPC error (a proxy's page, an empty body) is an error all the same.
   return withStatus.some((update) => update.kind === 'error')
     ? withStatus
-    : [{ kind: 'error', code: 0, message: `The agent answered HTTP ${status} without a JSON-RPC error`, httpStatus: status }]
+    : [
+        {
+          kind: 'error',
+          code: 0,
+          message: `The agent answered HTTP ${status} without a JSON-RPC error`,
+          httpStatus: status,
+        },
+      ]
 }
 
 /**
  * One JSON-RPC call, answered in one response. `onWire` hears the request and the response; the updates are
  * the answer's (an error becomes an `error` update).
  */
-export async function call(dialect: Dialect, operation: Operation, params: unknown, onWire?: (event: WireEvent) => void): Promise<Update[]> {
+export async function call(
+  dialect: Dialect,
+  operation: Operation,
+  params: unknown,
+  onWire?: (event: WireEvent) => void,
+): Promise<Update[]> {
   const { body, headers } = request(dialect, operation, params)
   onWire?.({ at: now(), direction: 'request', raw: body, updates: [] })
   let text: string
@@ -75,7 +98,9 @@ export async function call(dialect: Dialect, operation: Operation, params: unkno
     text = await response.text()
   } catch (error) {
     // Heard like any answer: a send with no answer at all is over too, not left sending.
-    const updates: Update[] = [{ kind: 'error', code: 0, message: `The agent did not answer: ${(error as Error).message}` }]
+    const updates: Update[] = [
+      { kind: 'error', code: 0, message: `The agent did not answer: ${(error as Error).message}` },
+    ]
     onWire?.({ at: now(), direction: 'response', raw: '', updates })
     return updates
   }
@@ -85,7 +110,11 @@ export async function call(dialect: Dialect, operation: Operation, params: unkno
 }
 
 /** The result of a call as JSON (for views that show a whole object), or the error. */
-export async function callForResult(dialect: Dialect, operation: Operation, params: unknown): Promise<{ result?: unknown; error?: string }> {
+export async function callForResult(
+  dialect: Dialect,
+  operation: Operation,
+  params: unknown,
+): Promise<{ result?: unknown; error?: string }> {
   const { body, headers } = request(dialect, operation, params)
   try {
     const json = await (await fetch(ENDPOINT, { method: 'POST', headers, body })).json()
@@ -115,7 +144,12 @@ export async function stream(
   onWire({ at: now(), direction: 'request', raw: body, updates: [] })
   let response: Response
   try {
-    response = await fetch(ENDPOINT, { method: 'POST', headers: { ...headers, accept: 'text/event-stream' }, body, signal })
+    response = await fetch(ENDPOINT, {
+      method: 'POST',
+      headers: { ...headers, accept: 'text/event-stream' },
+      body,
+      signal,
+    })
   } catch (error) {
     if (!signal.aborted)
       onWire({
@@ -163,6 +197,11 @@ export async function stream(
     }
   } catch (error) {
     if (!signal.aborted)
-      onWire({ at: now(), direction: 'frame', raw: '', updates: [{ kind: 'error', code: 0, message: `The stream broke: ${(error as Error).message}` }] })
+      onWire({
+        at: now(),
+        direction: 'frame',
+        raw: '',
+        updates: [{ kind: 'error', code: 0, message: `The stream broke: ${(error as Error).message}` }],
+      })
   }
 }

@@ -16,16 +16,19 @@ const controllers = new Map<number, AbortController>()
 
 /** A message id; randomUUID exists only on secure pages, and a dev server may be reached by a listed host name. */
 const messageId = (): string =>
-  crypto.randomUUID?.() ?? Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('')
+  crypto.randomUUID?.() ??
+  Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('')
 
 /** The exchange, while the page still shows it ("New context" clears them). */
 const current = (key: number): Exchange | undefined => exchanges.value.find((exchange) => exchange.key === key)
 
 function patch(key: number, change: (exchange: Exchange) => Exchange): void {
-  if (current(key)) exchanges.update((list) => list.map((exchange) => (exchange.key === key ? change(exchange) : exchange)))
+  if (current(key))
+    exchanges.update((list) => list.map((exchange) => (exchange.key === key ? change(exchange) : exchange)))
 }
 
-const settled = (state: string) => TERMINAL_STATES.has(state) || state === 'input-required' || state === 'auth-required' || state === 'replied'
+const settled = (state: string) =>
+  TERMINAL_STATES.has(state) || state === 'input-required' || state === 'auth-required' || state === 'replied'
 
 function announce(before: Exchange, after: Exchange): void {
   if (before.state === after.state && before.error === after.error) return
@@ -48,7 +51,8 @@ function follower(key: number, dialect: Dialect, sentIn: number) {
     for (const update of event.updates) exchange = applied(exchange, update)
     patch(key, () => exchange)
     announce(before, exchange)
-    if (exchange.contextId && generation === sentIn && contextId.value !== exchange.contextId) contextId.set(exchange.contextId)
+    if (exchange.contextId && generation === sentIn && contextId.value !== exchange.contextId)
+      contextId.set(exchange.contextId)
     if (!exchange.taskId) {
       pending.push(event)
       return
@@ -65,8 +69,17 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
  * Reads the task until it settles: after a stream that ended early (broken, or closed before a final status), and
  * for a send without streaming, which answers at once (`blocking: false`) so the task can be followed and canceled.
  */
-async function followByReading(key: number, dialect: Dialect, onWire: (event: WireEvent) => void, signal: AbortSignal): Promise<void> {
-  for (let exchange = current(key); exchange?.taskId && !settled(exchange.state) && !signal.aborted; exchange = current(key)) {
+async function followByReading(
+  key: number,
+  dialect: Dialect,
+  onWire: (event: WireEvent) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  for (
+    let exchange = current(key);
+    exchange?.taskId && !settled(exchange.state) && !signal.aborted;
+    exchange = current(key)
+  ) {
     await call(dialect, 'get', { id: exchange.taskId, historyLength: 0 }, onWire)
     const now = current(key)
     if (!now || settled(now.state) || now.error) return
@@ -80,7 +93,15 @@ async function followByReading(key: number, dialect: Dialect, onWire: (event: Wi
  */
 export function send(dialect: Dialect, outgoing: Outgoing): Promise<boolean> {
   const key = nextKey++
-  const exchange: Exchange = { key, dialect, sent: outgoing.parts, state: 'sending', progress: [], artifacts: [], running: true }
+  const exchange: Exchange = {
+    key,
+    dialect,
+    sent: outgoing.parts,
+    state: 'sending',
+    progress: [],
+    artifacts: [],
+    running: true,
+  }
   if (outgoing.skillId) exchange.skillId = outgoing.skillId
   if (outgoing.taskId) {
     exchange.taskId = outgoing.taskId
@@ -105,7 +126,12 @@ export function send(dialect: Dialect, outgoing: Outgoing): Promise<boolean> {
       else {
         const updates = await call(dialect, 'send', params, onWire)
         if (!updates.length)
-          onWire({ at: now(), direction: 'response', raw: '', updates: [{ kind: 'error', code: 0, message: 'The answer was not understood' }] })
+          onWire({
+            at: now(),
+            direction: 'response',
+            raw: '',
+            updates: [{ kind: 'error', code: 0, message: 'The answer was not understood' }],
+          })
       }
       await followByReading(key, dialect, onWire, controller.signal)
     } finally {
@@ -117,7 +143,11 @@ export function send(dialect: Dialect, outgoing: Outgoing): Promise<boolean> {
   return taken.then((ok) => {
     // The question is answered once the agent has taken the answer; a refused one leaves the question open.
     if (ok && outgoing.taskId) {
-      exchanges.update((list) => list.map((known) => (known.taskId === outgoing.taskId && known.key !== key ? { ...known, answered: true } : known)))
+      exchanges.update((list) =>
+        list.map((known) =>
+          known.taskId === outgoing.taskId && known.key !== key ? { ...known, answered: true } : known,
+        ),
+      )
     }
     return ok
   })
@@ -139,10 +169,16 @@ export async function replay(taskId: string, dialect: Dialect): Promise<void> {
   const known = await fetchEventTimes(taskId)
   const replayOf = known?.createdAt === undefined ? {} : { createdAt: known.createdAt }
   const controller = new AbortController()
-  await stream(dialect, { id: taskId }, (event) => record(taskId, dialect, event, replayedAt(event, known), replayOf), controller.signal, {
-    operation: 'subscribe',
-    lastEventId: 0,
-  })
+  await stream(
+    dialect,
+    { id: taskId },
+    (event) => record(taskId, dialect, event, replayedAt(event, known), replayOf),
+    controller.signal,
+    {
+      operation: 'subscribe',
+      lastEventId: 0,
+    },
+  )
 }
 
 /** A new conversation: the next message starts a new context. */

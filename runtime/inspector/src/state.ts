@@ -57,7 +57,9 @@ export interface Timeline {
 export type Tab = 'chat' | 'tasks' | 'card' | 'push'
 
 const savedDialect = localStorage.getItem('a2a-inspector-dialect')
-export const dialect = new Store<Dialect>(DIALECTS.some((known) => known.id === savedDialect) ? (savedDialect as Dialect) : 'platform')
+export const dialect = new Store<Dialect>(
+  DIALECTS.some((known) => known.id === savedDialect) ? (savedDialect as Dialect) : 'platform',
+)
 dialect.subscribe(() => localStorage.setItem('a2a-inspector-dialect', dialect.value))
 
 export const tab = new Store<Tab>('chat')
@@ -82,7 +84,9 @@ export const pushUrl = new Store<string | undefined>(undefined)
 export type Credential = { scheme: 'bearer' | 'apiKey'; value: string }
 const savedCredential = sessionStorage.getItem('a2a-inspector-credential')
 /** What the page sends an agent that asks for authentication; kept for this tab only. */
-export const credential = new Store<Credential | undefined>(savedCredential ? (JSON.parse(savedCredential) as Credential) : undefined)
+export const credential = new Store<Credential | undefined>(
+  savedCredential ? (JSON.parse(savedCredential) as Credential) : undefined,
+)
 credential.subscribe(() => {
   if (credential.value?.value) sessionStorage.setItem('a2a-inspector-credential', JSON.stringify(credential.value))
   else sessionStorage.removeItem('a2a-inspector-credential')

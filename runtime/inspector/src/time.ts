@@ -32,7 +32,8 @@ const UNITS: ReadonlyArray<[Intl.RelativeTimeFormatUnit, number]> = [
 export function sinceText(at: number, now: number): string {
   const ago = now - at
   if (ago < 1000) return relative.format(0, 'second')
-  for (const [unit, ms] of UNITS) if (ago >= ms || unit === 'second') return relative.format(-Math.floor(ago / ms), unit)
+  for (const [unit, ms] of UNITS)
+    if (ago >= ms || unit === 'second') return relative.format(-Math.floor(ago / ms), unit)
   return relative.format(0, 'second')
 }
 

@@ -15,7 +15,13 @@ const MAX_ENTRIES = 2000
  * the map replaced (not copied entry by entry), so a long stream costs each event its own entry, not the whole
  * history again.
  */
-export function record(taskId: string, dialect: Dialect, event: WireEvent, at: number | undefined, replayOf?: { createdAt?: number }): void {
+export function record(
+  taskId: string,
+  dialect: Dialect,
+  event: WireEvent,
+  at: number | undefined,
+  replayOf?: { createdAt?: number },
+): void {
   const map = timelines.value
   let timeline = map.get(taskId)
   if (!timeline) {
@@ -24,7 +30,11 @@ export function record(taskId: string, dialect: Dialect, event: WireEvent, at: n
     if (t0 !== undefined) timeline.t0 = t0
     map.set(taskId, timeline)
   }
-  const entry: TimelineEntry = { direction: event.direction, raw: event.raw, summary: event.updates.map(describeUpdate) }
+  const entry: TimelineEntry = {
+    direction: event.direction,
+    raw: event.raw,
+    summary: event.updates.map(describeUpdate),
+  }
   if (at !== undefined) entry.at = at
   timeline.entries.push(entry)
   timeline.chars += event.raw.length

@@ -6,7 +6,10 @@ import { runTurn, type TurnEvent } from './_turn.js'
 
 /** What every adapter takes (each framework's adds its own). */
 export interface AdapterOptions {
-  /** The card, or the fields of it to set; the rest is derived from the framework's agent (its name, a skill tagged with its tools). */
+  /**
+   * The card, or the fields of it to set; the rest is derived from the framework's agent (its name, a skill tagged with
+   * its tools).
+   */
   card?: Partial<AgentCardInput>
   /** How much of the context's earlier conversation a new run is given (see `ctx.conversation`). */
   conversation?: ConversationOptions

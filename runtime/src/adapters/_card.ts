@@ -12,7 +12,11 @@ export interface FrameworkAgentFacts {
  * The card of an adapted agent: what the caller gives wins; the rest comes from the framework's agent (its name,
  * its description, a skill whose tags are its tools), so one line serves a working card.
  */
-export function adapterCard(facts: FrameworkAgentFacts, given: Partial<AgentCardInput> | undefined, framework: string): AgentCardInput {
+export function adapterCard(
+  facts: FrameworkAgentFacts,
+  given: Partial<AgentCardInput> | undefined,
+  framework: string,
+): AgentCardInput {
   const name = given?.name ?? facts.name ?? `${framework} agent`
   const description = given?.description ?? facts.description ?? `An agent built with ${framework}`
   return { ...given, name, description, skills: given?.skills ?? [derivedSkill(name, description, facts.tools)] }

@@ -31,7 +31,12 @@ export interface TurnOptions {
  * Each text chunk goes to the client as it comes (a model may pause for seconds mid-answer: nothing is held back),
  * so the end of the answer is marked by a last chunk with no text.
  */
-export async function runTurn(ctx: ExecutionContext, task: TaskHandle, events: AsyncIterable<TurnEvent>, options: TurnOptions): Promise<void> {
+export async function runTurn(
+  ctx: ExecutionContext,
+  task: TaskHandle,
+  events: AsyncIterable<TurnEvent>,
+  options: TurnOptions,
+): Promise<void> {
   const showInput = options.showToolInput !== false
   let artifactId: string | undefined
   // Closes the answer's artifact: a last chunk with no text (a chunk is sent as it comes, before the end is known).
@@ -43,7 +48,12 @@ export async function runTurn(ctx: ExecutionContext, task: TaskHandle, events: A
     for await (const event of events) {
       if (event.type === 'text') {
         if (event.text === '') continue
-        artifactId = task.artifact(event.text, artifactId === undefined ? { name: 'answer', lastChunk: false } : { artifactId, append: true, lastChunk: false })
+        artifactId = task.artifact(
+          event.text,
+          artifactId === undefined
+            ? { name: 'answer', lastChunk: false }
+            : { artifactId, append: true, lastChunk: false },
+        )
       } else if (event.type === 'tool-call') {
         task.working(toolParts(event, showInput))
       } else {
@@ -62,7 +72,9 @@ export async function runTurn(ctx: ExecutionContext, task: TaskHandle, events: A
   if (ctx.signal.aborted) return
   close()
   if (question) {
-    task.inputRequired(question.metadata ? [{ kind: 'text', text: question.question, metadata: question.metadata }] : question.question)
+    task.inputRequired(
+      question.metadata ? [{ kind: 'text', text: question.question, metadata: question.metadata }] : question.question,
+    )
     return
   }
   // The answer is always an artifact, even an empty one: clients read the result there.
@@ -72,7 +84,10 @@ export async function runTurn(ctx: ExecutionContext, task: TaskHandle, events: A
 
 function toolParts(event: { toolName: string; input?: unknown }, showInput: boolean): Part[] {
   const parts: Part[] = [{ kind: 'text', text: `Calling tool ${event.toolName}` }]
-  const input = showInput && event.input !== null && typeof event.input === 'object' ? (event.input as Record<string, unknown>) : undefined
+  const input =
+    showInput && event.input !== null && typeof event.input === 'object'
+      ? (event.input as Record<string, unknown>)
+      : undefined
   parts.push({ kind: 'data', data: { tool: event.toolName, ...(input && { input }) } })
   return parts
 }
@@ -89,6 +104,9 @@ function failureReason(framework: string, error: unknown): string {
 
 function statusOf(error: unknown): number | undefined {
   if (!error || typeof error !== 'object') return undefined
-  const candidate = (error as { statusCode?: unknown; status?: unknown }).statusCode ?? (error as { status?: unknown }).status
-  return typeof candidate === 'number' && Number.isInteger(candidate) && candidate >= 100 && candidate <= 599 ? candidate : undefined
+  const candidate =
+    (error as { statusCode?: unknown; status?: unknown }).statusCode ?? (error as { status?: unknown }).status
+  return typeof candidate === 'number' && Number.isInteger(candidate) && candidate >= 100 && candidate <= 599
+    ? candidate
+    : undefined
 }

@@ -27,10 +27,20 @@ function serialiseNotification(event: TaskEvent): string {
     return JSON.stringify({
       jsonrpc: '2.0',
       method: 'tasks/statusUpdate',
-      params: { taskId: event.taskId, contextId: event.contextId, status: statusToV03(event.status), final: event.final },
+      params: {
+        taskId: event.taskId,
+        contextId: event.contextId,
+        status: statusToV03(event.status),
+        final: event.final,
+      },
     })
   }
-  const params = { taskId: event.taskId, contextId: event.contextId, artifact: artifactToV03(event.artifact), ...(event.append && { append: true }) }
+  const params = {
+    taskId: event.taskId,
+    contextId: event.contextId,
+    artifact: artifactToV03(event.artifact),
+    ...(event.append && { append: true }),
+  }
   return JSON.stringify({ jsonrpc: '2.0', method: 'tasks/artifactUpdate', params })
 }
 
@@ -43,7 +53,14 @@ function serialiseNotification(event: TaskEvent): string {
 const resubscribe = subscribeWith({
   readTaskId,
   task: (task) =>
-    notification({ kind: 'status-update', seq: 0, taskId: task.id, contextId: task.contextId, status: task.status, final: isSettled(task.status.state) }),
+    notification({
+      kind: 'status-update',
+      seq: 0,
+      taskId: task.id,
+      contextId: task.contextId,
+      status: task.status,
+      final: isSettled(task.status.state),
+    }),
   event: (event) => notification(event),
 })
 
@@ -59,5 +76,6 @@ export const platformBinding: Binding = {
     // Beyond the platform spec, like tasks/resubscribe: the v0.3 methods, for agents that declare push.
     ...v03PushMethods,
   ]),
-  wireError: (error) => (error instanceof TaskNotFoundError ? new A2AError(ErrorCode.InvalidParams, 'Task not found') : error),
+  wireError: (error) =>
+    error instanceof TaskNotFoundError ? new A2AError(ErrorCode.InvalidParams, 'Task not found') : error,
 }

@@ -13,7 +13,13 @@ import { artifactToV03, messageToV03, statusToV03, taskToV03 } from './shared/_v
 
 function result(event: TaskEvent): object {
   if (event.kind === 'status-update')
-    return { kind: 'status-update', taskId: event.taskId, contextId: event.contextId, status: statusToV03(event.status), final: event.final }
+    return {
+      kind: 'status-update',
+      taskId: event.taskId,
+      contextId: event.contextId,
+      status: statusToV03(event.status),
+      final: event.final,
+    }
   return {
     kind: 'artifact-update',
     taskId: event.taskId,

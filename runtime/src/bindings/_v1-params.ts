@@ -63,7 +63,10 @@ function readPartV1(value: unknown, path: string): Part {
     part = { kind: 'data', data: value.data }
   } else if (typeof value.url === 'string' || typeof value.raw === 'string') {
     const file = typeof value.url === 'string' ? { uri: value.url } : { bytes: value.raw as string }
-    part = { kind: 'file', file: { ...file, ...(mediaType && { mimeType: mediaType }), ...(filename && { name: filename }) } }
+    part = {
+      kind: 'file',
+      file: { ...file, ...(mediaType && { mimeType: mediaType }), ...(filename && { name: filename }) },
+    }
   } else throw new InvalidParamsError(`\`${path}\` needs one of \`text\` (string), \`data\`, \`url\` or \`raw\``)
   // A file part keeps its media type in the file, as v0.3 has it; a text or data part beside its content.
   if (mediaType !== undefined && part.kind !== 'file') part.mediaType = mediaType
@@ -75,7 +78,9 @@ function readMessageV1(value: unknown, path: string): Message {
   if (!isObject(value)) throw new InvalidParamsError(`\`${path}\` must be an object`)
   const parts = value.parts
   if (value.role !== 'ROLE_USER' && value.role !== 'user') {
-    throw new InvalidParamsError(value.role === undefined ? `\`${path}.role\` is required ("ROLE_USER")` : `\`${path}.role\` must be "ROLE_USER"`)
+    throw new InvalidParamsError(
+      value.role === undefined ? `\`${path}.role\` is required ("ROLE_USER")` : `\`${path}.role\` must be "ROLE_USER"`,
+    )
   }
   // A message in the v0.3 shape (parts with `kind`) is read the v0.3 way, its ids under either spelling.
   if (Array.isArray(parts) && parts.some((part) => isObject(part) && 'kind' in part)) {
@@ -86,10 +91,16 @@ function readMessageV1(value: unknown, path: string): Message {
     }
     return readV03Message({ ...value, ...ids, role: 'user' }, path, true)
   }
-  if (!Array.isArray(parts) || parts.length === 0) throw new InvalidParamsError(`\`${path}.parts\` must be a non-empty array`)
+  if (!Array.isArray(parts) || parts.length === 0)
+    throw new InvalidParamsError(`\`${path}.parts\` must be a non-empty array`)
   const messageId = stringField(value.messageId, value.message_id, path, 'messageId')
   if (messageId === undefined) throw new InvalidParamsError(`\`${path}.messageId\` is required`)
-  const message: Message = { kind: 'message', messageId, role: 'user', parts: parts.map((part, i) => readPartV1(part, `${path}.parts[${i}]`)) }
+  const message: Message = {
+    kind: 'message',
+    messageId,
+    role: 'user',
+    parts: parts.map((part, i) => readPartV1(part, `${path}.parts[${i}]`)),
+  }
   const contextId = stringField(value.contextId, value.context_id, path, 'contextId')
   const taskId = stringField(value.taskId, value.task_id, path, 'taskId')
   if (contextId !== undefined) message.contextId = contextId
@@ -116,11 +127,16 @@ export function readSendParamsV1(params: unknown): SendParamsV1 {
   const p = readParamsObject(params)
   const message = readMessageV1(p.message, MESSAGE)
   const configuration = p.configuration
-  if (configuration !== undefined && !isObject(configuration)) throw new InvalidParamsError(`\`${CONFIGURATION}\` must be an object`)
+  if (configuration !== undefined && !isObject(configuration))
+    throw new InvalidParamsError(`\`${CONFIGURATION}\` must be an object`)
   const config = isObject(configuration) ? configuration : NOTHING
-  const returnImmediately = field(config.returnImmediately, config.return_immediately, CONFIGURATION, 'returnImmediately') ?? config.blocking === false
+  const returnImmediately =
+    field(config.returnImmediately, config.return_immediately, CONFIGURATION, 'returnImmediately') ??
+    config.blocking === false
   if (typeof returnImmediately !== 'boolean')
-    throw new InvalidParamsError(`\`${CONFIGURATION}.${givenName(config.returnImmediately, 'returnImmediately')}\` must be a boolean`)
+    throw new InvalidParamsError(
+      `\`${CONFIGURATION}.${givenName(config.returnImmediately, 'returnImmediately')}\` must be a boolean`,
+    )
   const request: SendParamsV1 = {
     message,
     returnImmediately,
@@ -130,13 +146,29 @@ export function readSendParamsV1(params: unknown): SendParamsV1 {
   if (message.taskId !== undefined) request.taskId = message.taskId
   if (message.contextId !== undefined) request.contextId = message.contextId
   // v1.0 names it taskPushNotificationConfig; clients between versions send the v0.3 name.
-  const v1Webhook = field(config.taskPushNotificationConfig, config.task_push_notification_config, CONFIGURATION, 'taskPushNotificationConfig')
+  const v1Webhook = field(
+    config.taskPushNotificationConfig,
+    config.task_push_notification_config,
+    CONFIGURATION,
+    'taskPushNotificationConfig',
+  )
   if (v1Webhook !== undefined)
-    request.webhook = readWebhook(v1Webhook, `${CONFIGURATION}.${givenName(config.taskPushNotificationConfig, 'taskPushNotificationConfig')}`)
+    request.webhook = readWebhook(
+      v1Webhook,
+      `${CONFIGURATION}.${givenName(config.taskPushNotificationConfig, 'taskPushNotificationConfig')}`,
+    )
   else {
-    const v03Webhook = field(config.pushNotificationConfig, config.push_notification_config, CONFIGURATION, 'pushNotificationConfig')
+    const v03Webhook = field(
+      config.pushNotificationConfig,
+      config.push_notification_config,
+      CONFIGURATION,
+      'pushNotificationConfig',
+    )
     if (v03Webhook !== undefined)
-      request.webhook = readWebhook(v03Webhook, `${CONFIGURATION}.${givenName(config.pushNotificationConfig, 'pushNotificationConfig')}`)
+      request.webhook = readWebhook(
+        v03Webhook,
+        `${CONFIGURATION}.${givenName(config.pushNotificationConfig, 'pushNotificationConfig')}`,
+      )
   }
   return request
 }
@@ -165,11 +197,16 @@ export function readListParamsV1(params: unknown): ListParamsV1 {
   let state: TaskState | undefined
   if (status !== undefined && status !== 'TASK_STATE_UNSPECIFIED') {
     state = stateFromV1(status)
-    if (!state) throw new InvalidParamsError(`\`params.status\` must be a task state such as "TASK_STATE_WORKING" (got ${JSON.stringify(status).slice(0, 60)})`)
+    if (!state)
+      throw new InvalidParamsError(
+        `\`params.status\` must be a task state such as "TASK_STATE_WORKING" (got ${JSON.stringify(status).slice(0, 60)})`,
+      )
   }
   const after = stringField(p.statusTimestampAfter, p.status_timestamp_after, 'params', 'statusTimestampAfter')
   if (after !== undefined && Number.isNaN(Date.parse(after)))
-    throw new InvalidParamsError(`\`params.${givenName(p.statusTimestampAfter, 'statusTimestampAfter')}\` must be an ISO 8601 time`)
+    throw new InvalidParamsError(
+      `\`params.${givenName(p.statusTimestampAfter, 'statusTimestampAfter')}\` must be an ISO 8601 time`,
+    )
   const includeArtifacts = field(p.includeArtifacts, p.include_artifacts, 'params', 'includeArtifacts')
   if (includeArtifacts !== undefined && typeof includeArtifacts !== 'boolean')
     throw new InvalidParamsError(`\`params.${givenName(p.includeArtifacts, 'includeArtifacts')}\` must be a boolean`)
@@ -180,5 +217,9 @@ export function readListParamsV1(params: unknown): ListParamsV1 {
   if (state !== undefined) query.state = state
   if (after !== undefined) query.updatedAfter = new Date(after).toISOString()
   if (cursor !== undefined) query.cursor = cursor
-  return { query, historyLength: historyLengthField(p.historyLength, p.history_length, 'params'), includeArtifacts: includeArtifacts === true }
+  return {
+    query,
+    historyLength: historyLengthField(p.historyLength, p.history_length, 'params'),
+    includeArtifacts: includeArtifacts === true,
+  }
 }

@@ -31,11 +31,17 @@ function protoName(jsonName: string): string {
 export function field(value: unknown, protoValue: unknown, path: string, jsonName: string): unknown {
   if (protoValue === undefined) return value
   if (value === undefined || sameJson(value, protoValue, 0)) return protoValue
-  throw new InvalidParamsError(`\`${path}.${jsonName}\` and \`${path}.${protoName(jsonName)}\` are the same field with different values; give it once`)
+  throw new InvalidParamsError(
+    `\`${path}.${jsonName}\` and \`${path}.${protoName(jsonName)}\` are the same field with different values; give it once`,
+  )
 }
 
-/** The name a field that `field` found was given under, for an error about its value: `value` is the one under `jsonName`. */
-export const givenName = (value: unknown, jsonName: string): string => (value === undefined ? protoName(jsonName) : jsonName)
+/**
+ * The name a field that `field` found was given under, for an error about its value: `value` is the one under
+ * `jsonName`.
+ */
+export const givenName = (value: unknown, jsonName: string): string =>
+  value === undefined ? protoName(jsonName) : jsonName
 
 /** Deeper than any value the binding accepts (64 levels): two values this deep count as different, and are refused. */
 const MAX_DEPTH = 64
@@ -52,6 +58,7 @@ function sameJson(a: unknown, b: unknown, depth: number): boolean {
   if (Array.isArray(b)) return false
   const keys = Object.keys(a)
   if (keys.length !== Object.keys(b).length) return false
-  for (const key of keys) if (!Object.hasOwn(b, key) || !sameJson((a as Json)[key], (b as Json)[key], depth + 1)) return false
+  for (const key of keys)
+    if (!Object.hasOwn(b, key) || !sameJson((a as Json)[key], (b as Json)[key], depth + 1)) return false
   return true
 }

@@ -29,20 +29,30 @@ export const v1PushMethods: Array<[string, MethodHandler]> = [
     'CreateTaskPushNotificationConfig',
     pushMethod(async (p, push, call) => {
       // The config's fields sit beside taskId; some clients nest them in `config` or `pushNotificationConfig`.
-      const nested = p.config ?? field(p.pushNotificationConfig, p.push_notification_config, 'params', 'pushNotificationConfig')
+      const nested =
+        p.config ?? field(p.pushNotificationConfig, p.push_notification_config, 'params', 'pushNotificationConfig')
       const where =
-        nested === undefined ? 'params' : p.config !== undefined ? 'params.config' : `params.${givenName(p.pushNotificationConfig, 'pushNotificationConfig')}`
+        nested === undefined
+          ? 'params'
+          : p.config !== undefined
+            ? 'params.config'
+            : `params.${givenName(p.pushNotificationConfig, 'pushNotificationConfig')}`
       return configToV1(await create(push, call, readV1TaskId(p), readWebhook(nested ?? p, where), where))
     }),
   ],
   [
     'GetTaskPushNotificationConfig',
-    pushMethod(async (p, push, call) => configToV1(await find(push, call, readV1TaskId(p), readString(p.id, 'params.id', 128)))),
+    pushMethod(async (p, push, call) =>
+      configToV1(await find(push, call, readV1TaskId(p), readString(p.id, 'params.id', 128))),
+    ),
   ],
   [
     'ListTaskPushNotificationConfigs',
     // At most `maxConfigsPerTask` per task: one page holds them all.
-    pushMethod(async (p, push, call) => ({ configs: (await listOf(push, call, readV1TaskId(p))).map(configToV1), nextPageToken: '' })),
+    pushMethod(async (p, push, call) => ({
+      configs: (await listOf(push, call, readV1TaskId(p))).map(configToV1),
+      nextPageToken: '',
+    })),
   ],
   [
     'DeleteTaskPushNotificationConfig',

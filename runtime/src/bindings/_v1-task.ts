@@ -14,7 +14,12 @@ export interface TaskView {
 export function taskToV1(task: Task, view: TaskView = {}): Json {
   const out: Json = { id: task.id, contextId: task.contextId, status: statusToV1(task.status) }
   if (view.includeArtifacts !== false && task.artifacts.length) out.artifacts = task.artifacts.map(artifactToV1)
-  const history = view.historyLength === undefined ? task.history : view.historyLength === 0 ? [] : task.history.slice(-view.historyLength)
+  const history =
+    view.historyLength === undefined
+      ? task.history
+      : view.historyLength === 0
+        ? []
+        : task.history.slice(-view.historyLength)
   if (history.length) out.history = history.map(messageToV1)
   if (task.metadata) out.metadata = task.metadata
   return out

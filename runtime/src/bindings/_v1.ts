@@ -116,7 +116,11 @@ const cancelTask: MethodHandler = async (params, { engine }) => taskToV1(await e
 const listTasks: MethodHandler = async (params, { engine }) => {
   const { query, historyLength, includeArtifacts } = readListParamsV1(params)
   // The store may read only what the answer shows of each task (the Redis store does).
-  const page = await engine.store.list({ ...query, ...(historyLength !== undefined && { historyLength }), includeArtifacts })
+  const page = await engine.store.list({
+    ...query,
+    ...(historyLength !== undefined && { historyLength }),
+    includeArtifacts,
+  })
   return {
     tasks: page.tasks.map((task) => taskToV1(task, { historyLength, includeArtifacts })),
     nextPageToken: page.nextCursor ?? '',
@@ -137,5 +141,6 @@ export const v1Binding: Binding = {
     ['GetExtendedAgentCard', extendedCardNotConfigured],
     ...v1PushMethods,
   ]),
-  wireError: (error) => withErrorInfo(error instanceof TaskEndedError ? new UnsupportedOperationError(error.detail) : error),
+  wireError: (error) =>
+    withErrorInfo(error instanceof TaskEndedError ? new UnsupportedOperationError(error.detail) : error),
 }

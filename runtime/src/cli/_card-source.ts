@@ -9,7 +9,9 @@ const CARD_BYTES_LIMIT = 1024 * 1024
 
 export type CardText = { card: unknown } | { finding: Finding }
 
-const problem = (message: string, hint: string): { finding: Finding } => ({ finding: { level: 'error', path: '$', message, hint } })
+const problem = (message: string, hint: string): { finding: Finding } => ({
+  finding: { level: 'error', path: '$', message, hint },
+})
 
 const tooLarge = (bytes: string) =>
   problem(
@@ -21,7 +23,11 @@ const STDIN = '/dev/stdin'
 
 export function readCardFile(path: string): CardText {
   const stat = statSync(path)
-  if (stat.isDirectory()) return problem(`${path} is a folder, not a card file`, "pass the JSON file of the card, or no argument for the project's card")
+  if (stat.isDirectory())
+    return problem(
+      `${path} is a folder, not a card file`,
+      "pass the JSON file of the card, or no argument for the project's card",
+    )
   // A pipe or FIFO (`/dev/stdin`, `<(…)`) has no size to go by: only a regular file is refused by its size.
   if (stat.isFile() && stat.size > CARD_BYTES_LIMIT) return tooLarge(`${stat.size} bytes`)
   // The command's own stdin is read as it is: opening /dev/stdin anew fails when it is a socket (ENXIO).
@@ -83,12 +89,15 @@ export async function readCardResponse(response: Response): Promise<CardText> {
 
 function parseCard(raw: string): CardText {
   const text = raw.replace(/^\uFEFF/, '')
-  if (!text.trim()) return problem('the card is empty', 'write the card as a JSON object: { "name": ..., "description": ..., ... }')
+  if (!text.trim())
+    return problem('the card is empty', 'write the card as a JSON object: { "name": ..., "description": ..., ... }')
   try {
     return { card: JSON.parse(text) }
   } catch (error) {
     const { line, column } = whereJsonBroke(text, (error as Error).message)
-    const reason = (error as Error).message.replace(/ in JSON at position \d+.*$/, '').replace(/ \(line \d+ column \d+\)$/, '')
+    const reason = (error as Error).message
+      .replace(/ in JSON at position \d+.*$/, '')
+      .replace(/ \(line \d+ column \d+\)$/, '')
     return problem(`not valid JSON at line ${line}, column ${column}: ${reason}`, 'fix the JSON syntax there')
   }
 }

@@ -46,11 +46,16 @@ export function registerCard(program: Command): void {
     .argument('[source]', 'a card file, the URL of a running agent, or an agent module (as --entry)')
     .option('--entry <module>', "the project's agent module", DEFAULT_ENTRY)
     .option('--json', 'print the findings as JSON')
-    .option('--live', "probe the running agent too (send, stream, authentication): at the URL given, else this project's a2a dev")
+    .option(
+      '--live',
+      "probe the running agent too (send, stream, authentication): at the URL given, else this project's a2a dev",
+    )
     .option('--token <token>', 'bearer token for --live (default: A2A_BEARER_TOKEN)')
     .option('--api-key <key>', 'API key for --live (default: A2A_API_KEY)')
     .action(async (source: string | undefined, flags: ValidateFlags) => {
-      const { label, findings } = flags.live ? await liveFindings(source, flags) : await findingsFor(source, flags.entry ?? DEFAULT_ENTRY)
+      const { label, findings } = flags.live
+        ? await liveFindings(source, flags)
+        : await findingsFor(source, flags.entry ?? DEFAULT_ENTRY)
       report(label, findings, flags.json === true)
       process.exitCode = findings.some((finding) => finding.level === 'error') ? 1 : 0
     })
@@ -64,7 +69,10 @@ async function liveFindings(source: string | undefined, flags: ValidateFlags): P
   const { base, via } = await chooseAgent(process.cwd(), source === undefined ? undefined : agentOf(source))
   if (via) process.stderr.write(`→ ${base.href} (${via})\n`)
   const checked = await fetchFindings(source !== undefined && namedCard(source) ? source : base.href)
-  if (checked.card) checked.findings.push(...(await probeLive(base, checked.card, { headers: clientHeaders(base, flags), timeoutMs: 10_000 })))
+  if (checked.card)
+    checked.findings.push(
+      ...(await probeLive(base, checked.card, { headers: clientHeaders(base, flags), timeoutMs: 10_000 })),
+    )
   return checked
 }
 
@@ -80,7 +88,8 @@ async function findingsFor(source: string | undefined, entry: string): Promise<C
   if (/^https?:\/\//i.test(source)) return fetchFindings(source)
   // `a2a card validate src/agent.ts` means the card that module serves, not a JSON file.
   if (AGENT_MODULE.test(source)) return { label: `${source} (as served)`, findings: await projectFindings(source) }
-  if (!existsSync(source)) throw new ProjectError(`No card file at ${source} (pass a JSON file, or a URL starting with http:// or https://)`)
+  if (!existsSync(source))
+    throw new ProjectError(`No card file at ${source} (pass a JSON file, or a URL starting with http:// or https://)`)
   return { label: source, findings: findingsOf(readCardFile(source)) }
 }
 
@@ -97,7 +106,14 @@ async function projectFindings(entry: string): Promise<Finding[]> {
   } catch (error) {
     if (!(error instanceof ConfigurationError)) throw error
     const field = /`([^`]+)`/.exec(error.message)?.[1] ?? '$'
-    return [{ level: 'error', path: field, message: error.message.replace(/^Agent card: /, ''), hint: 'the runtime refuses to start with this card' }]
+    return [
+      {
+        level: 'error',
+        path: field,
+        message: error.message.replace(/^Agent card: /, ''),
+        hint: 'the runtime refuses to start with this card',
+      },
+    ]
   }
 }
 
@@ -124,8 +140,13 @@ async function fetchFindings(source: string): Promise<Checked> {
     if ('finding' in read) return { label: url, findings: [read.finding] }
     return { label: url, findings: checkCard(read.card), ...(isObject(read.card) && { card: read.card }) }
   }
-  const hint = named ? 'check the card URL, or give the agent URL to try both well-known paths' : 'serve the card at .well-known/agent.json'
-  return { label: named?.href ?? base.href, findings: [{ level: 'error', path: '$', message: `no card: ${failures.join('; ')}`, hint }] }
+  const hint = named
+    ? 'check the card URL, or give the agent URL to try both well-known paths'
+    : 'serve the card at .well-known/agent.json'
+  return {
+    label: named?.href ?? base.href,
+    findings: [{ level: 'error', path: '$', message: `no card: ${failures.join('; ')}`, hint }],
+  }
 }
 
 function report(label: string, findings: Finding[], json: boolean): void {
@@ -134,9 +155,13 @@ function report(label: string, findings: Finding[], json: boolean): void {
     return
   }
   for (const finding of findings) {
-    process.stdout.write(`${finding.level === 'error' ? 'error  ' : 'warning'} ${finding.path}: ${finding.message} → ${finding.hint}\n`)
+    process.stdout.write(
+      `${finding.level === 'error' ? 'error  ' : 'warning'} ${finding.path}: ${finding.message} → ${finding.hint}\n`,
+    )
   }
   const errors = findings.filter((finding) => finding.level === 'error').length
   const warnings = findings.length - errors
-  process.stdout.write(`${label}: ${errors ? `${errors} error(s)` : 'valid'}${warnings ? `, ${warnings} warning(s)` : ''}\n`)
+  process.stdout.write(
+    `${label}: ${errors ? `${errors} error(s)` : 'valid'}${warnings ? `, ${warnings} warning(s)` : ''}\n`,
+  )
 }

@@ -43,7 +43,9 @@ export async function readJson(response: Response, what: string): Promise<unknow
   try {
     return JSON.parse(text)
   } catch {
-    throw new ProjectError(`${what} is not JSON (HTTP ${response.status}, ${response.headers.get('content-type') ?? 'no content type'}): is this an A2A agent?`)
+    throw new ProjectError(
+      `${what} is not JSON (HTTP ${response.status}, ${response.headers.get('content-type') ?? 'no content type'}): is this an A2A agent?`,
+    )
   }
 }
 

@@ -26,7 +26,11 @@ export function createEnvReloader(dir: string): { reload(): string[] } {
     reload() {
       // A .env that is not a file (a folder, a dangling link) counts as none.
       const parsed = isFile(path) ? parseEnv(readFileSync(path, 'utf8')) : {}
-      const next = new Map(Object.entries(parsed).filter((entry): entry is [string, string] => entry[1] !== undefined && !fromShell.has(entry[0])))
+      const next = new Map(
+        Object.entries(parsed).filter(
+          (entry): entry is [string, string] => entry[1] !== undefined && !fromShell.has(entry[0]),
+        ),
+      )
       const changed: string[] = []
       for (const key of applied.keys()) {
         if (!next.has(key)) {

@@ -12,7 +12,9 @@ interface ProbeOptions {
   timeoutMs: number
 }
 
-const message = (text: string) => ({ message: { role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text }] } })
+const message = (text: string) => ({
+  message: { role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text }] },
+})
 
 /**
  * Probes a running agent for the platform spec's troubleshooting conditions: a message/send that never
@@ -88,7 +90,10 @@ export async function probeLive(base: URL, card: Record<string, any>, options: P
       findings.push(refused)
       return findings
     }
-    const reply = (await response.json()) as { result?: { kind?: string; status?: { state?: string } }; error?: { code: number; message: string } }
+    const reply = (await response.json()) as {
+      result?: { kind?: string; status?: { state?: string } }
+      error?: { code: number; message: string }
+    }
     // A Message (an agent that replies, on the A2A v0.3 dialect) is an answer that ended its exchange.
     const state = reply.result?.kind === 'message' ? 'completed' : reply.result?.status?.state
     if (reply.error)
@@ -177,7 +182,12 @@ function credentialsProblem(status: number, headers: Record<string, string>): Fi
           message: 'HTTP 401: the agent did not accept the credentials given, so nothing else was probed',
           hint: `check the token or key; ${HOW_TO_PASS}`,
         }
-      : { level: 'error', path: 'authentication', message: 'HTTP 401: the agent needs credentials, so nothing else was probed', hint: HOW_TO_PASS }
+      : {
+          level: 'error',
+          path: 'authentication',
+          message: 'HTTP 401: the agent needs credentials, so nothing else was probed',
+          hint: HOW_TO_PASS,
+        }
   }
   if (status === 403) {
     return {

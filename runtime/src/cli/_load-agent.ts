@@ -19,7 +19,8 @@ const HOW_TO_NAME_ENTRY = 'pass its path as an argument'
 
 /** The one line every command prints outside a project (no agent module where it looks). */
 export function assertEntryExists(cwd: string, entry: string, howToName = HOW_TO_NAME_ENTRY): void {
-  if (!existsSync(resolve(cwd, entry))) throw new ProjectError(`Cannot find the agent module ${entry} in ${cwd} (${howToName})`)
+  if (!existsSync(resolve(cwd, entry)))
+    throw new ProjectError(`Cannot find the agent module ${entry} in ${cwd} (${howToName})`)
 }
 
 /**
@@ -39,7 +40,11 @@ export class AgentLoadError extends ProjectError {
  * Imports the project's agent module (TypeScript runs without a build step) and returns its default export,
  * which must come from `defineAgent()`.
  */
-export async function loadAgent(cwd: string, entry = DEFAULT_ENTRY, howToName = HOW_TO_NAME_ENTRY): Promise<{ agent: Agent; path: string }> {
+export async function loadAgent(
+  cwd: string,
+  entry = DEFAULT_ENTRY,
+  howToName = HOW_TO_NAME_ENTRY,
+): Promise<{ agent: Agent; path: string }> {
   const path = resolve(cwd, entry)
   assertEntryExists(cwd, entry, howToName)
   forgetProjectModules(cwd)

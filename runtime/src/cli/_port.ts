@@ -7,5 +7,13 @@ import { type Env, wholeNumberSetting } from '../settings.js'
 export function portSetting(flag: string | undefined, env: Env): number {
   // The flag is checked as text, as the variable is: `--port abc` says "abc", not NaN.
   const source: Env = flag === undefined ? env : { PORT: flag }
-  return wholeNumberSetting({ option: '--port', variable: 'PORT', given: undefined, env: source, fallback: 3000, min: 0, max: 65535 })
+  return wholeNumberSetting({
+    option: '--port',
+    variable: 'PORT',
+    given: undefined,
+    env: source,
+    fallback: 3000,
+    min: 0,
+    max: 65535,
+  })
 }

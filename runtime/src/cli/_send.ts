@@ -49,10 +49,15 @@ async function send(firstText: string, flags: SendFlags): Promise<void> {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...clientHeaders(base, flags) }
 
   // Starting the dev server is the fix only when it is the agent addressed: not for one the user named.
-  const card = await fetchCard(base, flags.url === undefined ? 'is the agent running? start it with `npm run dev`' : 'is the agent running there?')
+  const card = await fetchCard(
+    base,
+    flags.url === undefined ? 'is the agent running? start it with `npm run dev`' : 'is the agent running there?',
+  )
   const streaming = flags.stream ?? card.capabilities?.streaming === true
   if (flags.stream && card.capabilities?.streaming !== true)
-    throw new ProjectError(`${card.name ?? 'The agent'} does not stream (capabilities.streaming is not true); drop --stream`)
+    throw new ProjectError(
+      `${card.name ?? 'The agent'} does not stream (capabilities.streaming is not true); drop --stream`,
+    )
   const endpoint = base.href
   const output = createSendOutput()
   const log = (line: string) => !flags.json && output.note(line)
@@ -87,7 +92,9 @@ async function converse(
       ...(flags.skill && { metadata: { skillId: flags.skill } }),
     }
     const params = { message, ...(contextId && { metadata: { contextId } }) }
-    const turn = streaming ? await streamTurn(endpoint, headers, params, flags, output) : await sendTurn(endpoint, headers, params, flags.json === true)
+    const turn = streaming
+      ? await streamTurn(endpoint, headers, params, flags, output)
+      : await sendTurn(endpoint, headers, params, flags.json === true)
     taskId = turn.taskId
     contextId = turn.contextId
     const question = textOf(turn.status.message?.parts)
@@ -110,7 +117,10 @@ async function converse(
   }
 }
 
-async function fetchCard(base: URL, unreachableHint: string): Promise<{ name?: string; capabilities?: { streaming?: boolean } }> {
+async function fetchCard(
+  base: URL,
+  unreachableHint: string,
+): Promise<{ name?: string; capabilities?: { streaming?: boolean } }> {
   const url = new URL('.well-known/agent.json', base).href
   let response: Response
   try {
@@ -125,7 +135,12 @@ async function fetchCard(base: URL, unreachableHint: string): Promise<{ name?: s
 }
 
 /** One JSON-RPC call: a stream comes back as the Response, anything else as its parsed `result`. */
-async function rpc(endpoint: string, headers: Record<string, string>, method: string, params: unknown): Promise<Response | unknown> {
+async function rpc(
+  endpoint: string,
+  headers: Record<string, string>,
+  method: string,
+  params: unknown,
+): Promise<Response | unknown> {
   let response: Response
   try {
     // Not followed: the credentials would go along to wherever the redirect points.
@@ -146,13 +161,22 @@ async function rpc(endpoint: string, headers: Record<string, string>, method: st
     )
   }
   if (response.headers.get('content-type')?.startsWith('text/event-stream')) return response
-  const body = (await readJson(response, `The answer to ${method}`)) as { result?: unknown; error?: { code: number; message: string } }
+  const body = (await readJson(response, `The answer to ${method}`)) as {
+    result?: unknown
+    error?: { code: number; message: string }
+  }
   if (body?.error) throw new ProjectError(`The agent answered error ${body.error.code}: ${body.error.message}`)
-  if (!response.ok || body?.result === undefined) throw new ProjectError(`The agent answered HTTP ${response.status} without a result`)
+  if (!response.ok || body?.result === undefined)
+    throw new ProjectError(`The agent answered HTTP ${response.status} without a result`)
   return body.result
 }
 
-async function sendTurn(endpoint: string, headers: Record<string, string>, params: unknown, json: boolean): Promise<Turn> {
+async function sendTurn(
+  endpoint: string,
+  headers: Record<string, string>,
+  params: unknown,
+  json: boolean,
+): Promise<Turn> {
   const answer = (await rpc(endpoint, headers, 'message/send', params)) as Task | Message
   if (json) process.stdout.write(`${JSON.stringify(answer)}\n`)
   // An agent on the A2A v0.3 dialect may answer with a message: the reply, and no task.
@@ -164,10 +188,17 @@ async function sendTurn(endpoint: string, headers: Record<string, string>, param
   return { taskId: answer.id, contextId: answer.contextId, status: answer.status }
 }
 
-async function streamTurn(endpoint: string, headers: Record<string, string>, params: unknown, flags: SendFlags, output: SendOutput): Promise<Turn> {
+async function streamTurn(
+  endpoint: string,
+  headers: Record<string, string>,
+  params: unknown,
+  flags: SendFlags,
+  output: SendOutput,
+): Promise<Turn> {
   const json = flags.json === true
   const response = await rpc(endpoint, headers, 'message/stream', params)
-  if (!(response instanceof Response) || !response.body) throw new ProjectError('The agent answered message/stream without a stream')
+  if (!(response instanceof Response) || !response.body)
+    throw new ProjectError('The agent answered message/stream without a stream')
   const body = response.body as AsyncIterable<Uint8Array>
   const decoder = new TextDecoder()
   let buffer = ''
@@ -181,7 +212,8 @@ async function streamTurn(endpoint: string, headers: Record<string, string>, par
   }
   if (!turn) throw new ProjectError('The stream ended without a status')
   // Closed before the task ended or asked for something: as cut as a reset connection.
-  if (!isTerminal(turn.status.state) && !isInterrupted(turn.status.state)) throw streamCut(endpoint, turn, flags, 'the agent closed it')
+  if (!isTerminal(turn.status.state) && !isInterrupted(turn.status.state))
+    throw streamCut(endpoint, turn, flags, 'the agent closed it')
   return turn
 
   async function readEvents(): Promise<void> {
@@ -193,7 +225,11 @@ async function streamTurn(endpoint: string, headers: Record<string, string>, par
         const data = frame.split('\n').find((line) => line.startsWith('data:'))
         if (!data) continue
         // biome-ignore lint/suspicious/noExplicitAny: the agent's JSON, each field read where it is used
-        const event = parseEvent(data.slice(5).trim()) as { method?: string; params?: any; error?: { code: number; message: string } }
+        const event = parseEvent(data.slice(5).trim()) as {
+          method?: string
+          params?: any
+          error?: { code: number; message: string }
+        }
         if (json) process.stdout.write(`${JSON.stringify(event)}\n`)
         if (event.error) throw new ProjectError(`The agent answered error ${event.error.code}: ${event.error.message}`)
         const { taskId, contextId } = event.params ?? {}
@@ -226,7 +262,10 @@ const isInterrupted = (state: TaskStatus['state']) => state === 'input-required'
 /** A stream that ended before its task did: what happened, the task, and how to go on, in one line. */
 function streamCut(endpoint: string, turn: Turn | undefined, flags: SendFlags, cause: string): ProjectError {
   const where = `The stream from ${endpoint} was cut (${cause})`
-  if (!turn?.taskId) return new ProjectError(`${where} before the agent named a task: is the agent still running? send the message again`)
+  if (!turn?.taskId)
+    return new ProjectError(
+      `${where} before the agent named a task: is the agent still running? send the message again`,
+    )
   // `a2a send` cannot reattach to a stream (tasks/resubscribe): the task is continued with a new message.
   return new ProjectError(
     `${where} while task ${turn.taskId} was ${turn.status.state}: is the agent still running? once it is, go on with ${continueCommand('"<message>"', turn.taskId, flags)}`,
@@ -253,4 +292,6 @@ function describeCause(error: unknown): string {
 }
 
 const textOf = (parts: Part[] | undefined): string =>
-  (parts ?? []).map((part) => (part.kind === 'text' ? part.text : part.kind === 'data' ? JSON.stringify(part.data) : '')).join('')
+  (parts ?? [])
+    .map((part) => (part.kind === 'text' ? part.text : part.kind === 'data' ? JSON.stringify(part.data) : ''))
+    .join('')

@@ -23,15 +23,25 @@ export function registerStart(program: Command): void {
     .option('-H, --host <host>', 'interface to listen on (default: HOST, else 127.0.0.1)')
     .option('--public-url <url>', "the card's url behind a proxy (default: A2A_PUBLIC_URL)")
     .option('--log-level <level>', 'debug, info, warn, error or silent (default: A2A_LOG_LEVEL, else info)')
-    .option('--request-log <level>', 'the level of the one line logged per request (default: A2A_REQUEST_LOG, else debug)')
+    .option(
+      '--request-log <level>',
+      'the level of the one line logged per request (default: A2A_REQUEST_LOG, else debug)',
+    )
     .action(async (entry: string, flags: StartFlags) => {
       const cwd = process.cwd()
       loadDotEnv(cwd)
-      const level = logLevel(flags.logLevel, '--log-level') ?? logLevel(envValue(process.env, 'A2A_LOG_LEVEL'), 'A2A_LOG_LEVEL') ?? 'info'
+      const level =
+        logLevel(flags.logLevel, '--log-level') ??
+        logLevel(envValue(process.env, 'A2A_LOG_LEVEL'), 'A2A_LOG_LEVEL') ??
+        'info'
       const logger = createConsoleLogger(level)
-      const requestLog = logLevel(flags.requestLog, '--request-log') ?? logLevel(envValue(process.env, 'A2A_REQUEST_LOG'), 'A2A_REQUEST_LOG') ?? 'debug'
+      const requestLog =
+        logLevel(flags.requestLog, '--request-log') ??
+        logLevel(envValue(process.env, 'A2A_REQUEST_LOG'), 'A2A_REQUEST_LOG') ??
+        'debug'
       // Below the log level the request line would be dropped anyway: skip the work on every request.
-      const requestLogLevel = requestLog !== 'silent' && LOG_RANK[requestLog] >= LOG_RANK[level] ? requestLog : undefined
+      const requestLogLevel =
+        requestLog !== 'silent' && LOG_RANK[requestLog] >= LOG_RANK[level] ? requestLog : undefined
       // Checked before the agent loads: a bad PORT is said at once, in one line.
       const port = portSetting(flags.port, process.env)
       const { agent } = await loadAgent(cwd, entry)

@@ -18,7 +18,9 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   send: async () => (await import('./_send.js')).registerSend,
 }
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string
+}
 
 /** The runtime's npm page (its README, which documents this command): what `--help` points to. */
 const DOCS = 'https://www.npmjs.com/package/a2a-runtime'

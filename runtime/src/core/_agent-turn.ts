@@ -34,7 +34,10 @@ export async function runAgentTurn(
         await prepare(run.id)
       } catch (error) {
         logger.error(`Task ${run.id} could not be prepared to run; it is failed`, error)
-        run.setStatus('failed', `The task could not start: ${error instanceof A2AError ? error.message : 'the server could not save its settings'}`)
+        run.setStatus(
+          'failed',
+          `The task could not start: ${error instanceof A2AError ? error.message : 'the server could not save its settings'}`,
+        )
         return
       }
     }

@@ -83,7 +83,8 @@ const FIELD_RULES: readonly FieldRule[] = [
 /** The issues of a card, in the order of its fields. */
 export function cardIssues(card: unknown, scope: CardScope): CardIssue[] {
   const issues = new Issues()
-  if (!isObject(card)) issues.error('$', 'must be a JSON object', 'serve the card as a JSON object', 'the card is not a JSON object')
+  if (!isObject(card))
+    issues.error('$', 'must be a JSON object', 'serve the card as a JSON object', 'the card is not a JSON object')
   else for (const rule of FIELD_RULES) if (scope === 'served' || !rule.servedOnly) rule.check(card, issues)
   return issues.list
 }
@@ -93,7 +94,11 @@ function checkNameAndDescription(card: Card, issues: Issues): void {
     if (!isNonEmptyString(card[field])) issues.error(field, 'must be a non-empty string', `set card.${field}`)
   }
   if (isNonEmptyString(card.description) && card.description.trim().length < 20) {
-    issues.warning('description', 'the description is very short', 'say what the agent does and for whom in a sentence; clients and people choose agents by it')
+    issues.warning(
+      'description',
+      'the description is very short',
+      'say what the agent does and for whom in a sentence; clients and people choose agents by it',
+    )
   }
 }
 
@@ -107,9 +112,17 @@ function checkAddress(card: Card, issues: Issues): void {
     return
   }
   if (typeof card.url !== 'string')
-    issues.error('url', 'must be a string', 'the runtime fills it from the listening address; behind a proxy set A2A_PUBLIC_URL')
+    issues.error(
+      'url',
+      'must be a string',
+      'the runtime fills it from the listening address; behind a proxy set A2A_PUBLIC_URL',
+    )
   else if (!isHttpUrl(card.url))
-    issues.error('url', `must be an absolute http(s) URL (got ${JSON.stringify(card.url)})`, 'set A2A_PUBLIC_URL (or publicUrl) to the address clients reach')
+    issues.error(
+      'url',
+      `must be an absolute http(s) URL (got ${JSON.stringify(card.url)})`,
+      'set A2A_PUBLIC_URL (or publicUrl) to the address clients reach',
+    )
   if (card.supportedInterfaces === undefined) return
   if (!Array.isArray(card.supportedInterfaces)) {
     issues.error('supportedInterfaces', 'must be an array', 'list { url, protocolBinding: "JSONRPC" } entries')
@@ -117,7 +130,12 @@ function checkAddress(card: Card, issues: Issues): void {
   }
   card.supportedInterfaces.forEach((entry, i) => {
     if (!isObject(entry) || typeof entry.url !== 'string')
-      issues.error(`supportedInterfaces[${i}]`, 'needs a `url` string', 'give the interface its url', 'each interface needs a `url` string')
+      issues.error(
+        `supportedInterfaces[${i}]`,
+        'needs a `url` string',
+        'give the interface its url',
+        'each interface needs a `url` string',
+      )
   })
 }
 
@@ -129,13 +147,23 @@ function checkV1Interfaces(interfaces: unknown, issues: Issues): void {
   const example = '[{ url: "https://…/", protocolBinding: "JSONRPC", protocolVersion: "1.0" }]'
   if (!Array.isArray(interfaces) || interfaces.length === 0) {
     const message = 'an A2A v1.0 card (no top-level `url`) needs `supportedInterfaces`: a non-empty array'
-    issues.error('supportedInterfaces', 'must be a non-empty array', `set card.supportedInterfaces, e.g. ${example}`, message)
+    issues.error(
+      'supportedInterfaces',
+      'must be a non-empty array',
+      `set card.supportedInterfaces, e.g. ${example}`,
+      message,
+    )
     return
   }
   interfaces.forEach((entry, i) => {
     const at = `supportedInterfaces[${i}]`
     if (!isObject(entry)) {
-      issues.error(at, 'must be an object', `give it url, protocolBinding and protocolVersion, e.g. ${example}`, 'an interface must be an object')
+      issues.error(
+        at,
+        'must be an object',
+        `give it url, protocolBinding and protocolVersion, e.g. ${example}`,
+        'an interface must be an object',
+      )
       return
     }
     if (typeof entry.url !== 'string' || !isHttpUrl(entry.url)) {
@@ -149,12 +177,23 @@ function checkV1Interfaces(interfaces: unknown, issues: Issues): void {
     }
     if (!isNonEmptyString(entry.protocolBinding)) {
       const hint = 'name the binding served at that url, e.g. "JSONRPC"'
-      issues.error(`${at}.protocolBinding`, 'must be a non-empty string', hint, '`protocolBinding` must be a non-empty string')
+      issues.error(
+        `${at}.protocolBinding`,
+        'must be a non-empty string',
+        hint,
+        '`protocolBinding` must be a non-empty string',
+      )
     }
     const versionHint = 'set the A2A version served at that url, e.g. "1.0"'
-    if (entry.protocolVersion === undefined) issues.warning(`${at}.protocolVersion`, 'the interface names no `protocolVersion`', versionHint)
+    if (entry.protocolVersion === undefined)
+      issues.warning(`${at}.protocolVersion`, 'the interface names no `protocolVersion`', versionHint)
     else if (!isNonEmptyString(entry.protocolVersion))
-      issues.error(`${at}.protocolVersion`, 'must be a non-empty string', versionHint, '`protocolVersion` must be a non-empty string')
+      issues.error(
+        `${at}.protocolVersion`,
+        'must be a non-empty string',
+        versionHint,
+        '`protocolVersion` must be a non-empty string',
+      )
   })
 }
 
@@ -176,7 +215,8 @@ function checkCapabilities(card: Card, issues: Issues): void {
   }
   for (const key of ['streaming', 'pushNotifications'] as const) {
     const value = card.capabilities[key]
-    if (value !== undefined && typeof value !== 'boolean') issues.error(`capabilities.${key}`, 'must be a boolean', 'set it to true or false')
+    if (value !== undefined && typeof value !== 'boolean')
+      issues.error(`capabilities.${key}`, 'must be a boolean', 'set it to true or false')
   }
 }
 
@@ -187,12 +227,18 @@ function checkModes(card: Card, issues: Issues): void {
       issues.error(field, 'must be an array of media types', `set card.${field}, e.g. ["text/plain"]`)
       continue
     }
-    if (modes.length === 0) issues.warning(field, `\`${field}\` is empty`, 'list at least one media type, e.g. "text/plain"')
+    if (modes.length === 0)
+      issues.warning(field, `\`${field}\` is empty`, 'list at least one media type, e.g. "text/plain"')
     modes.forEach((mode, i) => {
       if (typeof mode === 'string' && MEDIA_TYPE.test(mode)) return
       const shown = JSON.stringify(mode)
       const hint = 'use type/subtype, e.g. "text/plain" or "application/json"'
-      issues.error(`${field}[${i}]`, `must be a media type such as text/plain (got ${shown})`, hint, `${shown} is not a media type`)
+      issues.error(
+        `${field}[${i}]`,
+        `must be a media type such as text/plain (got ${shown})`,
+        hint,
+        `${shown} is not a media type`,
+      )
     })
   }
 }
@@ -202,16 +248,27 @@ function checkSkills(card: Card, issues: Issues): void {
     issues.error('skills', 'must be an array', "declare the agent's skills")
     return
   }
-  if (card.skills.length === 0) issues.warning('skills', 'the card declares no skills', 'add at least one skill so clients know what to ask')
+  if (card.skills.length === 0)
+    issues.warning('skills', 'the card declares no skills', 'add at least one skill so clients know what to ask')
   const seen = new Map<string, number>()
   for (const [i, skill] of card.skills.entries()) {
     const at = `skills[${i}]`
     if (!isObject(skill)) {
-      issues.error(at, 'must be an object', 'give it id, name, description, tags and examples', 'a skill must be an object')
+      issues.error(
+        at,
+        'must be an object',
+        'give it id, name, description, tags and examples',
+        'a skill must be an object',
+      )
       continue
     }
     if (typeof skill.id !== 'string' || !skill.id)
-      issues.error(`${at}.id`, 'must be a non-empty string', 'give the skill an id', 'the skill id must be a non-empty string')
+      issues.error(
+        `${at}.id`,
+        'must be a non-empty string',
+        'give the skill an id',
+        'the skill id must be a non-empty string',
+      )
     else if (seen.has(skill.id)) {
       const id = JSON.stringify(skill.id)
       issues.error(
@@ -223,14 +280,28 @@ function checkSkills(card: Card, issues: Issues): void {
     } else seen.set(skill.id, i)
     for (const field of ['name', 'description'] as const) {
       if (!isNonEmptyString(skill[field]))
-        issues.error(`${at}.${field}`, 'must be a non-empty string', `set ${at}.${field}`, `the skill ${field} must be a non-empty string`)
+        issues.error(
+          `${at}.${field}`,
+          'must be a non-empty string',
+          `set ${at}.${field}`,
+          `the skill ${field} must be a non-empty string`,
+        )
     }
     for (const field of ['tags', 'examples'] as const) {
       const list = skill[field]
       if (list === undefined && field === 'examples')
-        issues.warning(`${at}.examples`, 'the skill has no examples', 'add a request or two people would send, e.g. "Weather in Oslo?"')
+        issues.warning(
+          `${at}.examples`,
+          'the skill has no examples',
+          'add a request or two people would send, e.g. "Weather in Oslo?"',
+        )
       else if (!Array.isArray(list) || !list.every((item) => typeof item === 'string'))
-        issues.error(`${at}.${field}`, 'must be an array of strings', `set ${at}.${field}`, `\`${field}\` must be an array of strings`)
+        issues.error(
+          `${at}.${field}`,
+          'must be an array of strings',
+          `set ${at}.${field}`,
+          `\`${field}\` must be an array of strings`,
+        )
       else if (list.length === 0)
         issues.warning(
           `${at}.${field}`,

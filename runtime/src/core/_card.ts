@@ -38,5 +38,11 @@ export function normalizeCard(input: AgentCardInput): CardTemplate {
 export function cardAt(template: CardTemplate, url: string): AgentCard {
   const { name, description, ...rest } = template
   // Name, description and address first: the order people read a card in.
-  return { name, description, url, supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', transport: 'JSONRPC' }], ...rest }
+  return {
+    name,
+    description,
+    url,
+    supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', transport: 'JSONRPC' }],
+    ...rest,
+  }
 }

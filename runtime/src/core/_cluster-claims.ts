@@ -9,7 +9,12 @@ const FOLLOW_UP_WAIT_MS = 30_000
  * input, that instance's agent is returning from the turn: the follow-up waits for its lease, as it waits for a
  * local run (bounded: an instance that died holding it loses it after its lease time).
  */
-export async function claimForFollowUp(cluster: ClusterLink, store: TaskStore, taskId: string, closing: () => boolean): Promise<boolean> {
+export async function claimForFollowUp(
+  cluster: ClusterLink,
+  store: TaskStore,
+  taskId: string,
+  closing: () => boolean,
+): Promise<boolean> {
   if (await cluster.claim(taskId)) return true
   const task = await store.get(taskId)
   if (!task || !isInterrupted(task.status.state)) return false

@@ -29,7 +29,11 @@ const PAGE_SIZE = 20
  * has no artifact), then this task's history. Reads the store newest first and stops at the first task that does
  * not fit the budget, so what it costs grows with the budget, not with the context.
  */
-export async function readConversation(store: TaskStore, task: Task, options: ConversationOptions = {}): Promise<Message[]> {
+export async function readConversation(
+  store: TaskStore,
+  task: Task,
+  options: ConversationOptions = {},
+): Promise<Message[]> {
   const maxBytes = positive(options.maxBytes, DEFAULT_CONVERSATION_BYTES, 'maxBytes')
   const maxTasks = positive(options.maxTasks, DEFAULT_CONVERSATION_TASKS, 'maxTasks')
   const earlier: Message[][] = []
@@ -60,7 +64,14 @@ function turnOf(task: Task): Message[] {
   const messages = [...task.history]
   const answerParts = task.artifacts.flatMap((artifact) => joinedText(artifact.parts))
   if (answerParts.length > 0) {
-    messages.push({ kind: 'message', role: 'agent', messageId: `${task.id}:artifacts`, parts: answerParts, taskId: task.id, contextId: task.contextId })
+    messages.push({
+      kind: 'message',
+      role: 'agent',
+      messageId: `${task.id}:artifacts`,
+      parts: answerParts,
+      taskId: task.id,
+      contextId: task.contextId,
+    })
   } else {
     const status = task.status.message
     if (status && status.role === 'agent' && !task.history.includes(status)) messages.push(status)
@@ -83,6 +94,7 @@ function joinedText(parts: Part[]): Part[] {
 
 function positive(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`conversation(): ${name} must be a whole number of at least 1 (got ${value})`)
+  if (!Number.isInteger(value) || value < 1)
+    throw new RangeError(`conversation(): ${name} must be a whole number of at least 1 (got ${value})`)
   return value
 }

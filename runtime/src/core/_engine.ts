@@ -1,5 +1,11 @@
 import type { Agent, ExecutionContext } from '../agent.js'
-import { InvalidParamsError, ServerUnavailableError, TaskEndedError, TaskNotCancelableError, TaskNotFoundError } from '../errors.js'
+import {
+  InvalidParamsError,
+  ServerUnavailableError,
+  TaskEndedError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+} from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { TaskStore } from '../stores/task-store.js'
 import type { Message, Task, TaskEvent } from '../types.js'
@@ -97,7 +103,12 @@ export class TaskEngine {
       passed: (run, reason) => logger.warn(`Agent "${this.agent.card.name}": task ${run.id} is failed: ${reason}`),
     }
     this.#sink = (task, event) => {
-      if (event.kind === 'status-update' && event.status.state === 'completed' && task.artifacts.length === 0 && hasText(event.status.message)) {
+      if (
+        event.kind === 'status-update' &&
+        event.status.state === 'completed' &&
+        task.artifacts.length === 0 &&
+        hasText(event.status.message)
+      ) {
         logger.warn(
           `Agent "${this.agent.card.name}" completed task ${task.id} with its answer only in the status message; clients such as the platform show only artifacts. Use task.artifact(answer) before task.complete().`,
         )
@@ -156,23 +167,36 @@ export class TaskEngine {
    */
   async send(request: SendRequest, listener?: TaskListener): Promise<StartedTask> {
     this.#joinCluster()
-    if (this.#closing) throw new ServerUnavailableError('The server is shutting down; send the message again shortly', 503)
+    if (this.#closing)
+      throw new ServerUnavailableError('The server is shutting down; send the message again shortly', 503)
     const { maxTaskBytes } = this.byteLimits
     const bytes = userMessageBytes(request.message)
     if (bytes > maxTaskBytes)
-      throw new InvalidParamsError(`message: a message of ${bytes} bytes is more than maxTaskBytes (${maxTaskBytes}), the most one task may hold`)
+      throw new InvalidParamsError(
+        `message: a message of ${bytes} bytes is more than maxTaskBytes (${maxTaskBytes}), the most one task may hold`,
+      )
     if (this.#executions.size + this.#reserved >= this.maxRunningTasks) {
-      throw new ServerUnavailableError(`The server is busy: ${this.maxRunningTasks} tasks are running; retry later`, 429)
+      throw new ServerUnavailableError(
+        `The server is busy: ${this.maxRunningTasks} tasks are running; retry later`,
+        429,
+      )
     }
     // Reserved before any store I/O and released once the run is registered (or the send failed).
     this.#runningBytes.reserve(bytes)
     const reservation: Reservation = { bytes }
     this.#reserved++
     try {
-      if (request.taskId === undefined) return this.#start(await this.#create(request, bytes), reservation, request.message, listener, request.prepare)
+      if (request.taskId === undefined)
+        return this.#start(await this.#create(request, bytes), reservation, request.message, listener, request.prepare)
       const taskId = request.taskId
       return await this.#locks.hold(taskId, async () =>
-        this.#start(await this.#resume(taskId, request, reservation), reservation, request.message, listener, request.prepare),
+        this.#start(
+          await this.#resume(taskId, request, reservation),
+          reservation,
+          request.message,
+          listener,
+          request.prepare,
+        ),
       )
     } finally {
       this.#reserved--
@@ -243,7 +267,8 @@ export class TaskEngine {
     for (let attempt = 0; !(await cluster.claim(taskId)); attempt++) {
       const answer = await cluster.cancel(taskId)
       if (answer) return answer
-      if (attempt === 2) throw new ServerUnavailableError(`Task ${taskId} is changing hands between instances; retry the cancel`, 503)
+      if (attempt === 2)
+        throw new ServerUnavailableError(`Task ${taskId} is changing hands between instances; retry the cancel`, 503)
     }
     try {
       return await this.#cancelRun(await this.#idleRun(taskId))
@@ -254,16 +279,21 @@ export class TaskEngine {
 
   async #cancelRun(run: TaskRun): Promise<Task> {
     if (isTerminal(run.state)) throw new TaskNotCancelableError(`Task cannot be canceled: it is already ${run.state}`)
-    if (!this.agent.cancel) throw new TaskNotCancelableError('Task cannot be canceled: this agent does not support cancellation')
+    if (!this.agent.cancel)
+      throw new TaskNotCancelableError('Task cannot be canceled: this agent does not support cancellation')
     try {
       await this.agent.cancel(this.#context(run, lastUserMessage(run.task)), run)
     } catch (error) {
       if (error instanceof TaskNotCancelableError) throw error
       // The client asked to stop; a failing hook must not keep the task alive.
-      this.logger.error(`Agent "${this.agent.card.name}" threw in cancel() for task ${run.id}; canceling it anyway`, error)
+      this.logger.error(
+        `Agent "${this.agent.card.name}" threw in cancel() for task ${run.id}; canceling it anyway`,
+        error,
+      )
     }
     // The task may have ended on its own while the hook ran: then it was not canceled.
-    if (isTerminal(run.state) && run.state !== 'canceled') throw new TaskNotCancelableError(`Task cannot be canceled: it is already ${run.state}`)
+    if (isTerminal(run.state) && run.state !== 'canceled')
+      throw new TaskNotCancelableError(`Task cannot be canceled: it is already ${run.state}`)
     run.abort('Task canceled')
     if (!isTerminal(run.state)) run.setStatus('canceled')
     return run.task
@@ -293,7 +323,13 @@ export class TaskEngine {
     this.#followers.end()
   }
 
-  #start(run: TaskRun, reservation: Reservation, message: Message, listener: TaskListener | undefined, prepare?: SendRequest['prepare']): StartedTask {
+  #start(
+    run: TaskRun,
+    reservation: Reservation,
+    message: Message,
+    listener: TaskListener | undefined,
+    prepare?: SendRequest['prepare'],
+  ): StartedTask {
     // The run holds what the send reserved (its task's bytes) until it settles.
     run.holdIn(this.#runningBytes)
     reservation.bytes = 0
@@ -302,7 +338,9 @@ export class TaskEngine {
     // Only a blocking send waits for it; a failed save must not become an unhandled rejection elsewhere.
     settled.catch(noop)
     // #execute ends every task itself; this catch only keeps a bug there from becoming an unhandled rejection.
-    const done = this.#execute(run, message, prepare).catch((error) => this.logger.error(`Task ${run.id} could not be finished`, error))
+    const done = this.#execute(run, message, prepare).catch((error) =>
+      this.logger.error(`Task ${run.id} could not be finished`, error),
+    )
     this.#executions.set(run.id, { run, done })
     return { run, settled, unsubscribe }
   }
@@ -313,7 +351,14 @@ export class TaskEngine {
     const contextId = request.contextId ?? message.contextId ?? newId()
     message.taskId = id
     message.contextId = contextId
-    const task: Task = { kind: 'task', id, contextId, status: { state: 'submitted', timestamp: isoNow() }, artifacts: [], history: [message] }
+    const task: Task = {
+      kind: 'task',
+      id,
+      contextId,
+      status: { state: 'submitted', timestamp: isoNow() },
+      artifacts: [],
+      history: [message],
+    }
     // Held before it exists (or as it comes to exist), so no instance takes the new task for one whose instance died.
     const cluster = this.store.cluster
     if (cluster && !cluster.claimsOnCreate) await cluster.claim(id)
@@ -330,10 +375,13 @@ export class TaskEngine {
     const running = this.#executions.get(taskId)
     // The agent may still be returning after asking for input; the follow-up waits for it.
     if (running && isInterrupted(running.run.state)) await running.done
-    if (this.#executions.has(taskId)) throw new InvalidParamsError(`task ${taskId} is still working; send a follow-up when it asks for input`)
+    if (this.#executions.has(taskId))
+      throw new InvalidParamsError(`task ${taskId} is still working; send a follow-up when it asks for input`)
     const cluster = this.store.cluster
     if (cluster && !(await claimForFollowUp(cluster, this.store, taskId, () => this.#closing)))
-      throw new InvalidParamsError(`task ${taskId} is still working on another instance; send a follow-up when it asks for input`)
+      throw new InvalidParamsError(
+        `task ${taskId} is still working on another instance; send a follow-up when it asks for input`,
+      )
     try {
       return await this.#resumeHeld(taskId, request, reservation)
     } catch (error) {
@@ -345,16 +393,21 @@ export class TaskEngine {
   async #resumeHeld(taskId: string, request: SendRequest, reservation: Reservation): Promise<TaskRun> {
     const run = await this.#idleRun(taskId)
     const { task } = run
-    if (isTerminal(task.status.state)) throw new TaskEndedError(`task ${taskId} is ${task.status.state} and takes no more messages; start a new task`)
+    if (isTerminal(task.status.state))
+      throw new TaskEndedError(`task ${taskId} is ${task.status.state} and takes no more messages; start a new task`)
     if (request.contextId !== undefined && request.contextId !== task.contextId) {
-      throw new InvalidParamsError(`contextId ${JSON.stringify(request.contextId)} does not match the context of task ${taskId}`)
+      throw new InvalidParamsError(
+        `contextId ${JSON.stringify(request.contextId)} does not match the context of task ${taskId}`,
+      )
     }
     // Refused before anything changes: the task stays as it was, readable and open to a smaller message.
     const held = run.bytes.total
     const bytes = reservation.bytes
     const { maxTaskBytes } = this.byteLimits
     if (held + bytes > maxTaskBytes) {
-      throw new InvalidParamsError(`message: the task would hold ${held + bytes} bytes, more than maxTaskBytes (${maxTaskBytes}); start a new task`)
+      throw new InvalidParamsError(
+        `message: the task would hold ${held + bytes} bytes, more than maxTaskBytes (${maxTaskBytes}); start a new task`,
+      )
     }
     // The rest of the task is held while it runs, too.
     this.#runningBytes.reserve(held)
@@ -388,5 +441,6 @@ export class TaskEngine {
 }
 
 const noop = (): void => {}
-const UNSAVED_REASON = 'The task store could not save an event of this task; the task is failed so that no client misses one'
+const UNSAVED_REASON =
+  'The task store could not save an event of this task; the task is failed so that no client misses one'
 const LEASE_LOST_REASON = 'The instance running the task stalled past its lease; the task is failed'

@@ -11,7 +11,14 @@ export function failWithReason(task: Task, reason: string, seq: number): TaskSta
   const status: Task['status'] = {
     state: 'failed',
     timestamp: isoNow(),
-    message: { kind: 'message', messageId: newId(), role: 'agent', parts: [{ kind: 'text', text: reason }], contextId: task.contextId, taskId: task.id },
+    message: {
+      kind: 'message',
+      messageId: newId(),
+      role: 'agent',
+      parts: [{ kind: 'text', text: reason }],
+      contextId: task.contextId,
+      taskId: task.id,
+    },
   }
   task.status = status
   return { kind: 'status-update', seq, taskId: task.id, contextId: task.contextId, status, final: true }

@@ -38,7 +38,12 @@ const noop = (): void => {}
  * moves on while the caller awaits); the number is `undefined` when the store no longer keeps the log of a
  * task at rest (it ended a while ago).
  */
-export async function subscribeToTask(engine: Subscribable, taskId: string, listener: TaskListener, onEnd: () => void): Promise<Subscription> {
+export async function subscribeToTask(
+  engine: Subscribable,
+  taskId: string,
+  listener: TaskListener,
+  onEnd: () => void,
+): Promise<Subscription> {
   const follower = new TaskFollower(taskId, listener, onEnd, engine.followers)
   const cluster = engine.store.cluster
   // Registered before anything is read: no event published from here on can slip past it.

@@ -27,16 +27,34 @@ export interface TaskByteLimits {
 /** The limits from the options, else the environment, else the defaults; a bad one names itself and its value. */
 export function readTaskByteLimits(options: Partial<TaskByteLimits>, env: Env): TaskByteLimits {
   const read = (option: keyof TaskByteLimits, variable: Variable, fallback: number, min = 1): number =>
-    wholeNumberSetting({ option, variable, given: options[option], env, fallback, min, unit: 'bytes', atLeast: String(min) })
+    wholeNumberSetting({
+      option,
+      variable,
+      given: options[option],
+      env,
+      fallback,
+      min,
+      unit: 'bytes',
+      atLeast: String(min),
+    })
   const maxTaskBytes = read('maxTaskBytes', 'A2A_MAX_TASK_BYTES', DEFAULT_MAX_TASK_BYTES)
   // Below maxTaskBytes, the largest task could never run.
-  const maxRunningBytes = read('maxRunningBytes', 'A2A_MAX_RUNNING_BYTES', Math.max(heapShare(MAX_RUNNING_BYTES_CEILING), maxTaskBytes), maxTaskBytes)
+  const maxRunningBytes = read(
+    'maxRunningBytes',
+    'A2A_MAX_RUNNING_BYTES',
+    Math.max(heapShare(MAX_RUNNING_BYTES_CEILING), maxTaskBytes),
+    maxTaskBytes,
+  )
   return { maxTaskBytes, maxRunningBytes }
 }
 
 /** A user message's size once it belongs to a task (with the ids the server fills in), as the bindings build it. */
 export function userMessageBytes(message: Message): number {
-  return messageHeapBytes(message) + (message.taskId === undefined ? ID_HEAP_BYTES : 0) + (message.contextId === undefined ? ID_HEAP_BYTES : 0)
+  return (
+    messageHeapBytes(message) +
+    (message.taskId === undefined ? ID_HEAP_BYTES : 0) +
+    (message.contextId === undefined ? ID_HEAP_BYTES : 0)
+  )
 }
 
 // The counts of the tasks waiting for the client, for their next turn. A running task's count lives in its run;
@@ -88,7 +106,8 @@ export class TaskBytes {
     for (const artifact of task.artifacts) total += artifactHeapBytes(artifact)
     const message = task.status.message
     // A question to the user is also in the history: counted once.
-    const status = message && !task.history.some((m) => m.messageId === message.messageId) ? messageHeapBytes(message) : 0
+    const status =
+      message && !task.history.some((m) => m.messageId === message.messageId) ? messageHeapBytes(message) : 0
     return new TaskBytes(total + status, status)
   }
 }

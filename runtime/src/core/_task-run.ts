@@ -171,7 +171,12 @@ export class TaskRun implements TaskHandle {
     // What the task grows by: the chunk's parts (text joined to the text before it), or the chunk less the
     // artifact it replaces. A plain text chunk (the common case, streamed word by word too) is counted without a walk.
     const text =
-      typeof content === 'string' && options.name === undefined && options.description === undefined && options.metadata === undefined ? content : undefined
+      typeof content === 'string' &&
+      options.name === undefined &&
+      options.description === undefined &&
+      options.metadata === undefined
+        ? content
+        : undefined
     const growth =
       append && existing
         ? appendedHeapBytes(existing, parts)
@@ -194,7 +199,15 @@ export class TaskRun implements TaskHandle {
       else if (artifacts.length === 0) this.task.artifacts = [stored]
       else artifacts.push(stored)
     }
-    this.#emit({ kind: 'artifact-update', seq: 0, taskId: this.id, contextId: this.contextId, artifact: chunk, append, lastChunk })
+    this.#emit({
+      kind: 'artifact-update',
+      seq: 0,
+      taskId: this.id,
+      contextId: this.contextId,
+      artifact: chunk,
+      append,
+      lastChunk,
+    })
     return artifactId
   }
 
@@ -224,7 +237,8 @@ export class TaskRun implements TaskHandle {
     if (!this.#guard('reply')) return
     const parts = toMessageParts(content)
     // Too large for the task: failed with the reason before a client is told anything.
-    if (!this.#fits(artifactHeapBytes({ artifactId: REPLY_ARTIFACT_ID_SIZED, parts, lastChunk: true }), 'a reply')) return
+    if (!this.#fits(artifactHeapBytes({ artifactId: REPLY_ARTIFACT_ID_SIZED, parts, lastChunk: true }), 'a reply'))
+      return
     this.#startPending = false
     // The client is never handed the task: the reply names its context only.
     const reply: Message = { kind: 'message', messageId: newId(), role: 'agent', parts, contextId: this.contextId }
@@ -274,7 +288,14 @@ export class TaskRun implements TaskHandle {
       this.#running = undefined
       TaskBytes.settled(this.task, counted, isTerminal(state))
     }
-    const saved = this.#emit({ kind: 'status-update', seq: 0, taskId: this.id, contextId: this.contextId, status, final })
+    const saved = this.#emit({
+      kind: 'status-update',
+      seq: 0,
+      taskId: this.id,
+      contextId: this.contextId,
+      status,
+      final,
+    })
     if (final && this.#settleWaiters.length) {
       const waiters = this.#settleWaiters
       this.#settleWaiters = []
@@ -290,7 +311,14 @@ export class TaskRun implements TaskHandle {
   }
 
   agentMessage(content: MessageContent): Message {
-    return { kind: 'message', messageId: newId(), role: 'agent', parts: toMessageParts(content), contextId: this.contextId, taskId: this.id }
+    return {
+      kind: 'message',
+      messageId: newId(),
+      role: 'agent',
+      parts: toMessageParts(content),
+      contextId: this.contextId,
+      taskId: this.id,
+    }
   }
 
   /**
@@ -304,7 +332,8 @@ export class TaskRun implements TaskHandle {
     const total = this.bytes.total + bytes
     let reason: string | undefined
     if (!Number.isFinite(bytes)) reason = `The agent sent ${what} that cannot be written as JSON (a cycle or a BigInt)`
-    else if (total > maxTaskBytes) reason = `The task passed maxTaskBytes (${maxTaskBytes}): ${what} would add ${bytes} bytes and make it hold ${total}`
+    else if (total > maxTaskBytes)
+      reason = `The task passed maxTaskBytes (${maxTaskBytes}): ${what} would add ${bytes} bytes and make it hold ${total}`
     else reason = this.#running?.refusal(this.bytes.total, bytes, what)
     if (reason === undefined) return true
     this.abort(reason)

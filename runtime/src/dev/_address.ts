@@ -1,4 +1,14 @@
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { isObject } from '../_is-object.js'
 import { isLoopbackHost } from '../cli/_loopback.js'
@@ -92,14 +102,16 @@ function readRecord(path: string): RecordRead | undefined {
     fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0))
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ELOOP' || code === 'EMLINK') return { ignored: 'it is a symbolic link (a dev server writes a plain file)' }
+    if (code === 'ELOOP' || code === 'EMLINK')
+      return { ignored: 'it is a symbolic link (a dev server writes a plain file)' }
     return undefined // no file, or not ours to read: no dev server
   }
   try {
     const stat = fstatSync(fd)
     if (!stat.isFile()) return { ignored: 'it is not a plain file' }
     const uid = process.getuid?.()
-    if (uid !== undefined && stat.uid !== uid) return { ignored: `it belongs to another user (uid ${stat.uid}), not to you (uid ${uid})` }
+    if (uid !== undefined && stat.uid !== uid)
+      return { ignored: `it belongs to another user (uid ${stat.uid}), not to you (uid ${uid})` }
     const buffer = Buffer.alloc(RECORD_BYTES_LIMIT)
     const length = readSync(fd, buffer, 0, buffer.length, null)
     const record = JSON.parse(buffer.subarray(0, length).toString('utf8')) as unknown

@@ -70,7 +70,13 @@ export class DevAgent {
       const frame = error instanceof AgentLoadError && error.frame ? `\n${error.frame}` : ''
       logger.error(`The agent failed to load: ${this.#failure}. Fix it and save; the server keeps running.${frame}`)
       const ms = Math.round(performance.now() - started)
-      this.inspector.loaded({ at: new Date().toISOString(), ms, files, failure: splitFailure(this.#failure), findings: [] })
+      this.inspector.loaded({
+        at: new Date().toISOString(),
+        ms,
+        files,
+        failure: splitFailure(this.#failure),
+        findings: [],
+      })
     }
   }
 
@@ -91,7 +97,9 @@ export class DevAgent {
   warnAboutCard(agent: Agent): Finding[] {
     const findings = checkCard(cardAt(normalizeCard(agent.card), this.#url ?? 'http://localhost:3000/'))
     for (const finding of findings) {
-      this.logger[finding.level === 'error' ? 'error' : 'warn'](`card ${finding.path}: ${finding.message} (${finding.hint})`)
+      this.logger[finding.level === 'error' ? 'error' : 'warn'](
+        `card ${finding.path}: ${finding.message} (${finding.hint})`,
+      )
     }
     return findings
   }
@@ -104,8 +112,19 @@ export class DevAgent {
     res.once('close', () => this.inFlight--)
     if (this.#serve && !this.#failure) return this.#serve(req, res)
     const refused = this.webOrigin.refusal(req.headers.host ?? null, req.headers.origin ?? null)
-    const message = refused ? `Invalid Request: ${refused}` : `The agent failed to load: ${this.#failure ?? 'still loading'}`
-    res.writeHead(refused ? 403 : 503, refused ? { 'content-type': 'application/json', connection: 'close' } : { 'content-type': 'application/json' })
-    res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: refused ? ErrorCode.InvalidRequest : ErrorCode.Internal, message } }))
+    const message = refused
+      ? `Invalid Request: ${refused}`
+      : `The agent failed to load: ${this.#failure ?? 'still loading'}`
+    res.writeHead(
+      refused ? 403 : 503,
+      refused ? { 'content-type': 'application/json', connection: 'close' } : { 'content-type': 'application/json' },
+    )
+    res.end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: refused ? ErrorCode.InvalidRequest : ErrorCode.Internal, message },
+      }),
+    )
   }
 }

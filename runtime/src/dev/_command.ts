@@ -47,14 +47,22 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   env.reload()
   // A PORT that is not a port stops the start, as it does for `a2a start` (not a silent 3000).
   const port = portSetting(flags.port, process.env)
-  const logger = createConsoleLogger(logLevel(flags.logLevel, '--log-level') ?? logLevel(envValue(process.env, 'A2A_LOG_LEVEL'), 'A2A_LOG_LEVEL') ?? 'info')
+  const logger = createConsoleLogger(
+    logLevel(flags.logLevel, '--log-level') ??
+      logLevel(envValue(process.env, 'A2A_LOG_LEVEL'), 'A2A_LOG_LEVEL') ??
+      'info',
+  )
   // The same slow-client timeouts and connection caps as `a2a start`, from the same variables (the .env's too);
   // a bad one stops the start as it does there.
   const connectionPolicy = readConnectionPolicy({}, process.env)
   // The app answers only this machine's names and the listed ones (A2A_ALLOWED_HOSTS), whatever interface it
   // listens on: a dev server is what a web page on another site would go for. This guard covers the answers
   // given while the agent does not load.
-  const webOrigin = new WebOriginGuard(readWebOrigin({}, process.env), { rpc: new Set(RPC_PATHS), served: SERVED_PATHS }, logger)
+  const webOrigin = new WebOriginGuard(
+    readWebOrigin({}, process.env),
+    { rpc: new Set(RPC_PATHS), served: SERVED_PATHS },
+    logger,
+  )
   // The page at /__a2a/: it sees every task (the store reports their states) and every reload.
   const inspector = new Inspector(webOrigin)
   const dev = new DevAgent(
@@ -97,13 +105,16 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   // listhen may have moved to the next free port: `a2a send` in this project finds the real one here.
   const address = publishDevAddress(cwd, url)
   if (address.heldBy) {
-    logger.warn(`Another a2a dev of this project runs at ${address.heldBy}: a2a send and card validate here go to that one`)
+    logger.warn(
+      `Another a2a dev of this project runs at ${address.heldBy}: a2a send and card validate here go to that one`,
+    )
   }
   process.once('exit', () => address.remove())
   const stopWatching = reloadOnSave(cwd, env, (files) => dev.load(files), logger)
 
   // Agent code under edit may leave a promise rejected or throw from a timer: say where, keep serving.
-  const survive = (error: unknown) => logger.error(`Unhandled error in the agent's code: ${describeLoadFailure(error, cwd)}`, error)
+  const survive = (error: unknown) =>
+    logger.error(`Unhandled error in the agent's code: ${describeLoadFailure(error, cwd)}`, error)
   process.on('unhandledRejection', survive)
   process.on('uncaughtException', survive)
   const stop = () => {

@@ -9,7 +9,12 @@ const SETTLE_MS = 15
  * Watches the project and reloads on every save, one reload at a time (saves during a reload bring one more
  * afterwards); a changed `.env` is read again first. The function returned stops watching.
  */
-export function reloadOnSave(cwd: string, env: ReturnType<typeof createEnvReloader>, load: (files: string[]) => Promise<void>, logger: Logger): () => void {
+export function reloadOnSave(
+  cwd: string,
+  env: ReturnType<typeof createEnvReloader>,
+  load: (files: string[]) => Promise<void>,
+  logger: Logger,
+): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined
   let changed = new Set<string>()
   let reloading: Promise<void> | undefined
@@ -31,7 +36,9 @@ export function reloadOnSave(cwd: string, env: ReturnType<typeof createEnvReload
     changed.add(file)
     clearTimeout(timer)
     timer = setTimeout(() => {
-      reloading = (reloading ?? Promise.resolve()).then(reload).catch((error) => logger.error('The reload failed', error))
+      reloading = (reloading ?? Promise.resolve())
+        .then(reload)
+        .catch((error) => logger.error('The reload failed', error))
     }, SETTLE_MS)
   })
   return () => {

@@ -21,7 +21,13 @@ export interface DevListener {
  * and ended streams a moment to flush (saying what it waits for), then every connection still open is cut and
  * the process exits. A second signal stops at once.
  */
-export function stopOnSignals(dev: DevAgent, listener: DevListener, stopWatching: () => void, removeAddress: () => void, logger: Logger): void {
+export function stopOnSignals(
+  dev: DevAgent,
+  listener: DevListener,
+  stopWatching: () => void,
+  removeAddress: () => void,
+  logger: Logger,
+): void {
   let stopping = false
   const shutdown = async (signal: NodeJS.Signals) => {
     if (stopping) {

@@ -41,7 +41,10 @@ export function watchProject(root: string, onChange: (file: string) => void): { 
     if (watchers.has(path)) return
     let watcher: FSWatcher
     try {
-      watcher = watch(join(root, path), (_event, file) => file && seen(path ? join(path, file.toString()) : file.toString()))
+      watcher = watch(
+        join(root, path),
+        (_event, file) => file && seen(path ? join(path, file.toString()) : file.toString()),
+      )
     } catch {
       return // gone between listing and watching
     }

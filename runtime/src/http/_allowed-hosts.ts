@@ -24,7 +24,9 @@ export function readAllowedHosts(option: unknown, env: Env): AllowedHostsSetting
   if (option !== undefined) {
     if (option === true) return true
     if (!Array.isArray(option))
-      throw new ConfigurationError(`allowedHosts must be an array of host names, or true for any host (got ${JSON.stringify(option)})`)
+      throw new ConfigurationError(
+        `allowedHosts must be an array of host names, or true for any host (got ${JSON.stringify(option)})`,
+      )
     return entries(option, 'allowedHosts')
   }
   const raw = envValue(env, ALLOWED_HOSTS_ENV)

@@ -28,21 +28,27 @@ export interface AppSettings {
 
 export function readAppSettings(options: A2AAppOptions, env: Env): AppSettings {
   const maxBodySize = options.maxBodySize ?? DEFAULT_MAX_BODY_SIZE
-  if (!Number.isInteger(maxBodySize) || maxBodySize <= 0) throw new ConfigurationError(`maxBodySize must be a positive integer (got ${maxBodySize})`)
+  if (!Number.isInteger(maxBodySize) || maxBodySize <= 0)
+    throw new ConfigurationError(`maxBodySize must be a positive integer (got ${maxBodySize})`)
   const { publicUrl } = options
   if (publicUrl && (!URL.canParse(publicUrl) || !/^https?:$/.test(new URL(publicUrl).protocol)))
-    throw new ConfigurationError(`publicUrl (A2A_PUBLIC_URL) must be an absolute http(s) URL (got ${JSON.stringify(publicUrl)})`)
+    throw new ConfigurationError(
+      `publicUrl (A2A_PUBLIC_URL) must be an absolute http(s) URL (got ${JSON.stringify(publicUrl)})`,
+    )
   const maxRunningTasks = options.maxRunningTasks ?? DEFAULT_MAX_RUNNING_TASKS
   if (!Number.isInteger(maxRunningTasks) || maxRunningTasks <= 0)
     throw new ConfigurationError(`maxRunningTasks must be a positive integer (got ${maxRunningTasks})`)
   const maxStreams = options.maxStreams ?? DEFAULT_MAX_STREAMS
-  if (!Number.isInteger(maxStreams) || maxStreams <= 0) throw new ConfigurationError(`maxStreams must be a positive integer (got ${maxStreams})`)
+  if (!Number.isInteger(maxStreams) || maxStreams <= 0)
+    throw new ConfigurationError(`maxStreams must be a positive integer (got ${maxStreams})`)
   return {
     maxBodySize,
     bodyBudget: readBodyBudget(options.maxBodyBytesInFlight, maxBodySize, env),
     maxRunningTasks,
     taskBytes: readTaskByteLimits(options, env),
-    dialect: choiceSetting<SlashDialect>(options.dialect, 'dialect', env, 'A2A_DIALECT', ['platform', 'a2a-0.3']) ?? 'platform',
+    dialect:
+      choiceSetting<SlashDialect>(options.dialect, 'dialect', env, 'A2A_DIALECT', ['platform', 'a2a-0.3']) ??
+      'platform',
     heartbeatMs: wholeNumberSetting({
       option: 'sseHeartbeatMs',
       variable: 'A2A_SSE_HEARTBEAT_MS',

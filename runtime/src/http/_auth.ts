@@ -29,7 +29,12 @@ export function credentialMatcher(accepted: string[]): (candidate: string) => bo
  * Builds the check for exactly the schemes the card declares. A declared scheme without credentials, or
  * credentials given for a scheme the card does not declare, stops start-up: card and server must agree.
  */
-export function createAuthCheck(schemes: AuthScheme[] | undefined, options: AuthOptions = {}, logger: Logger, env: Env = processEnv()): AuthCheck | undefined {
+export function createAuthCheck(
+  schemes: AuthScheme[] | undefined,
+  options: AuthOptions = {},
+  logger: Logger,
+  env: Env = processEnv(),
+): AuthCheck | undefined {
   const declared = new Set(schemes ?? [])
   const given: Record<AuthScheme, string[] | undefined> = {
     bearer: options.bearerTokens ?? envList(env, AUTH_ENV.bearer),
@@ -48,14 +53,18 @@ export function createAuthCheck(schemes: AuthScheme[] | undefined, options: Auth
       )
     }
     if (!declared.has(scheme) && given[scheme]) {
-      logger.warn(`${AUTH_ENV[scheme]} is set but the agent card does not declare the "${scheme}" scheme, so it is not checked`)
+      logger.warn(
+        `${AUTH_ENV[scheme]} is set but the agent card does not declare the "${scheme}" scheme, so it is not checked`,
+      )
     }
   }
   if (declared.size === 0) return undefined
 
   const bearer = declared.has('bearer') ? credentialMatcher(given.bearer!) : undefined
   const apiKey = declared.has('apiKey') ? credentialMatcher(given.apiKey!) : undefined
-  const expected = [bearer && 'Authorization: Bearer <token>', apiKey && 'X-API-Key: <key>'].filter(Boolean).join(' or ')
+  const expected = [bearer && 'Authorization: Bearer <token>', apiKey && 'X-API-Key: <key>']
+    .filter(Boolean)
+    .join(' or ')
 
   return (headers) => {
     let presented = false

@@ -31,7 +31,10 @@ export class BodyBudget {
     return this.#inFlight
   }
 
-  /** A reservation for one body: `declared` bytes now (its Content-Length, when it has one), or undefined when they do not fit. */
+  /**
+   * A reservation for one body: `declared` bytes now (its Content-Length, when it has one), or undefined when they do
+   * not fit.
+   */
   reserve(declared: number): BodyReservation | undefined {
     const reservation = new BodyReservation(this)
     return reservation.cover(declared) ? reservation : undefined
@@ -50,7 +53,10 @@ export class BodyBudget {
 
   /** The answer to a body that does not fit: 503 with Retry-After, and the connection closed (its body unread). */
   refusal(): ServerUnavailableError {
-    return new ServerUnavailableError(`Too many request bodies being received at once (maxBodyBytesInFlight: ${this.max} bytes); retry shortly`, 503)
+    return new ServerUnavailableError(
+      `Too many request bodies being received at once (maxBodyBytesInFlight: ${this.max} bytes); retry shortly`,
+      503,
+    )
   }
 }
 

@@ -96,7 +96,12 @@ export async function readJsonBody(request: Request, limit: number, budget?: Bod
 const withoutBom = (text: string): string => (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text)
 
 /** `drains`: a body over the limit is read to its end (see DRAINED_BYTES_MAX) before it is refused. */
-async function readCounted(request: Request, limit: number, reservation: BodyReservation | undefined, drains: boolean): Promise<string> {
+async function readCounted(
+  request: Request,
+  limit: number,
+  reservation: BodyReservation | undefined,
+  drains: boolean,
+): Promise<string> {
   if (!request.body) return ''
   const reader = request.body.getReader()
   let chunks: Uint8Array[] = []

@@ -9,7 +9,9 @@ import { type Env, envValue, type Variable } from '../settings.js'
 
 export const CORS_ORIGINS_ENV: Variable = 'A2A_CORS_ORIGINS'
 
-/** `true` allows any origin; otherwise exact origins (`https://app.example.com`, port included when not the default). */
+/**
+ * `true` allows any origin; otherwise exact origins (`https://app.example.com`, port included when not the default).
+ */
 export type CorsOriginsSetting = string[] | true
 
 /** The option, else `A2A_CORS_ORIGINS` (comma-separated, `*` for any), else none. */
@@ -51,7 +53,11 @@ function originOf(entry: string): string | undefined {
   } catch {
     return undefined
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin.toLowerCase() !== entry.replace(/\/$/, '').toLowerCase()) return undefined
+  if (
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.origin.toLowerCase() !== entry.replace(/\/$/, '').toLowerCase()
+  )
+    return undefined
   return url.origin
 }
 

@@ -30,7 +30,10 @@ export class DialectRouter {
     if (V1_VERSION.test(requested)) return v1Binding
     if (V03_VERSION.test(requested)) return v03Binding
     throw withErrorInfo(
-      new A2AError(ErrorCode.VersionNotSupported, `A2A-Version ${JSON.stringify(requested.slice(0, 20))} is not supported; this agent speaks 1.0 and 0.3`),
+      new A2AError(
+        ErrorCode.VersionNotSupported,
+        `A2A-Version ${JSON.stringify(requested.slice(0, 20))} is not supported; this agent speaks 1.0 and 0.3`,
+      ),
     )
   }
 

@@ -26,14 +26,17 @@ export function idOf(body: unknown): JsonRpcId {
 
 /** Checks the JSON-RPC 2.0 envelope; the message names what is wrong. */
 export function readCall(body: unknown): JsonRpcCall {
-  if (Array.isArray(body)) throw new InvalidRequestError('batch requests (arrays) are not supported; send one request object')
+  if (Array.isArray(body))
+    throw new InvalidRequestError('batch requests (arrays) are not supported; send one request object')
   if (!isObject(body)) throw new InvalidRequestError('the body must be a JSON-RPC request object')
   if (body.jsonrpc !== '2.0') throw new InvalidRequestError('`jsonrpc` must be "2.0"')
-  if (typeof body.method !== 'string' || body.method === '') throw new InvalidRequestError('`method` must be a non-empty string')
+  if (typeof body.method !== 'string' || body.method === '')
+    throw new InvalidRequestError('`method` must be a non-empty string')
   const id = idOf(body)
   // A request without an id is a notification to JSON-RPC, but over HTTP its sender waits for an answer: it gets
   // one, with `id: null`, its result or the error it deserves (an unknown method, bad params) as any request.
-  if (id === null && body.id !== undefined && body.id !== null) throw new InvalidRequestError('`id` must be a string, a number or null')
+  if (id === null && body.id !== undefined && body.id !== null)
+    throw new InvalidRequestError('`id` must be a string, a number or null')
   return { id, method: body.method, params: body.params }
 }
 
@@ -48,7 +51,13 @@ export function resultResponse(id: JsonRpcId, result: unknown, outgoing?: Outgoi
 }
 
 export function errorResponse(id: JsonRpcId, error: A2AError, headers?: Record<string, string>): Response {
-  const detail = error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data }
+  const detail =
+    error.data === undefined
+      ? { code: error.code, message: error.message }
+      : { code: error.code, message: error.message, data: error.data }
   const body = JSON.stringify({ jsonrpc: '2.0', id, error: detail })
-  return new FastResponse(body, { status: error.httpStatus, headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS })
+  return new FastResponse(body, {
+    status: error.httpStatus,
+    headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS,
+  })
 }

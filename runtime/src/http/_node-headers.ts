@@ -13,7 +13,10 @@ export function nodeHeadersOf(request: Request): IncomingHttpHeaders | undefined
 }
 
 /** A header of a request (a lower-case name that Node never gives as a list), read where it costs least. */
-export function headerOf(request: Request, name: 'host' | 'origin' | 'content-type' | 'content-length' | 'a2a-version'): string | null {
+export function headerOf(
+  request: Request,
+  name: 'host' | 'origin' | 'content-type' | 'content-length' | 'a2a-version',
+): string | null {
   const node = nodeHeadersOf(request)
   return node ? ((node[name] as string | undefined) ?? null) : request.headers.get(name)
 }

@@ -28,11 +28,19 @@ export interface OutgoingLimits {
 
 /** The limits from the options, else the environment, else the defaults; a bad one names itself and its value. */
 export function readOutgoingLimits(options: Partial<OutgoingLimits>, env: Env): OutgoingLimits {
-  const read = (option: keyof OutgoingLimits, variable: Variable, fallback: number, max = Number.MAX_SAFE_INTEGER): number =>
-    wholeNumberSetting({ option, variable, given: options[option], env, fallback, min: 1, max })
+  const read = (
+    option: keyof OutgoingLimits,
+    variable: Variable,
+    fallback: number,
+    max = Number.MAX_SAFE_INTEGER,
+  ): number => wholeNumberSetting({ option, variable, given: options[option], env, fallback, min: 1, max })
   return {
     maxStreamBacklogBytes: read('maxStreamBacklogBytes', 'A2A_SSE_MAX_BACKLOG_BYTES', DEFAULT_MAX_STREAM_BACKLOG_BYTES),
-    maxPendingResponseBytes: read('maxPendingResponseBytes', 'A2A_MAX_PENDING_RESPONSE_BYTES', DEFAULT_MAX_PENDING_RESPONSE_BYTES),
+    maxPendingResponseBytes: read(
+      'maxPendingResponseBytes',
+      'A2A_MAX_PENDING_RESPONSE_BYTES',
+      DEFAULT_MAX_PENDING_RESPONSE_BYTES,
+    ),
     writeTimeoutMs: read('writeTimeoutMs', 'A2A_WRITE_TIMEOUT_MS', DEFAULT_WRITE_TIMEOUT_MS, MAX_TIMER_MS),
   }
 }
@@ -119,7 +127,9 @@ export class Outgoing {
         seen.reads = body.reads
         seen.since = now
       } else if (now - seen.since >= writeTimeoutMs) {
-        this.logger.info(`Response cut: its client read nothing for ${writeTimeoutMs} ms while bytes waited for it (writeTimeoutMs)`)
+        this.logger.info(
+          `Response cut: its client read nothing for ${writeTimeoutMs} ms while bytes waited for it (writeTimeoutMs)`,
+        )
         body.cut(`the client read nothing for ${writeTimeoutMs} ms (writeTimeoutMs)`)
       }
     }

@@ -33,7 +33,12 @@ export function createRoutes(
   // A2A clients: v1.0 ones say so in A2A-Version; any other request gets the v0.3 shape.
   h3.get(
     A2A_CARD_PATH,
-    checked((event) => cardResponse(event.req, cardFor(V1_VERSION.test(headerOf(event.req, 'a2a-version') ?? '') ? 'a2a-1.0' : 'a2a-0.3', event))),
+    checked((event) =>
+      cardResponse(
+        event.req,
+        cardFor(V1_VERSION.test(headerOf(event.req, 'a2a-version') ?? '') ? 'a2a-1.0' : 'a2a-0.3', event),
+      ),
+    ),
   )
   const rpcRoute = checked((event) => rpc(event.req as Request))
   for (const path of RPC_PATHS) h3.post(path, rpcRoute)

@@ -47,7 +47,9 @@ export function rpcHandler(parts: RpcHandlerParts): (request: Request) => Promis
       const contentType = headerOf(request, 'content-type')
       if (!isJsonContentType(contentType)) {
         // Read (within the same limits) only to answer in the client's dialect with its id; nothing is run.
-        const body = await readJsonBody(request, maxBodySize, bodyBudget).catch((error) => (error instanceof ParseError ? undefined : Promise.reject(error)))
+        const body = await readJsonBody(request, maxBodySize, bodyBudget).catch((error) =>
+          error instanceof ParseError ? undefined : Promise.reject(error),
+        )
         id = idOf(body)
         binding = router.dialectOf(body, headerOf(request, 'a2a-version'))
         throw unsupportedContentType(contentType, binding === v1Binding)
@@ -76,13 +78,23 @@ export function rpcHandler(parts: RpcHandlerParts): (request: Request) => Promis
         // After a refused body the rest of it is still on the connection, and a server that is going away
         // wants the client elsewhere: close the connection rather than keep it alive.
         const close = error.httpStatus === 413 || error.httpStatus === 503
-        const headers = error.httpStatus === 503 ? CLOSE_RETRY_LATER : close ? CLOSE_CONNECTION : error.httpStatus === 429 ? RETRY_LATER : undefined
+        const headers =
+          error.httpStatus === 503
+            ? CLOSE_RETRY_LATER
+            : close
+              ? CLOSE_CONNECTION
+              : error.httpStatus === 429
+                ? RETRY_LATER
+                : undefined
         return errorResponse(id, binding.wireError(error), headers)
       }
       // A client that hung up while sending its request is no server error: nobody is left to answer.
       if (clientLeft(error)) {
         logger.debug('A client left before its request was read')
-        return errorResponse(id, new A2AError(ErrorCode.InvalidRequest, 'Invalid Request: the request body ended early'))
+        return errorResponse(
+          id,
+          new A2AError(ErrorCode.InvalidRequest, 'Invalid Request: the request body ended early'),
+        )
       }
       // The client learns only that something failed; the detail stays in the log.
       logger.error('Unexpected error while answering a JSON-RPC request', error)

@@ -47,7 +47,8 @@ export interface SseOptions {
 
 const HEARTBEAT = encoder.encode(': keep-alive\n\n')
 
-const frame = (json: string, id: number | undefined) => (id === undefined ? `data: ${json}\n\n` : `id: ${id}\ndata: ${json}\n\n`)
+const frame = (json: string, id: number | undefined) =>
+  id === undefined ? `data: ${json}\n\n` : `id: ${id}\ndata: ${json}\n\n`
 
 // The last single-event chunk encoded, by its event: the subscribers of one task get the same JSON for each
 // event (the platform dialect's notifications, or any dialect's frames under one request id) and share one copy
@@ -203,7 +204,9 @@ export class SseStream implements WatchedBody {
       return
     }
     if (!this.#outgoing.reserve(chunk.length)) {
-      this.#drop(`bytes waiting for slow clients would pass maxPendingResponseBytes (${this.#outgoing.limits.maxPendingResponseBytes} bytes)`)
+      this.#drop(
+        `bytes waiting for slow clients would pass maxPendingResponseBytes (${this.#outgoing.limits.maxPendingResponseBytes} bytes)`,
+      )
       return
     }
     this.#queue.push(chunk)
@@ -247,7 +250,8 @@ export class SseStream implements WatchedBody {
     const head = this.#queue[0]!
     // A piece of a larger chunk is a copy: a piece Node holds for a client that stopped reading must not keep
     // the whole chunk alive once it has left the queue (and the count).
-    const piece = this.#offset === 0 && head.length <= PIECE_BYTES ? head : head.slice(this.#offset, this.#offset + PIECE_BYTES)
+    const piece =
+      this.#offset === 0 && head.length <= PIECE_BYTES ? head : head.slice(this.#offset, this.#offset + PIECE_BYTES)
     this.#offset += piece.length
     this.#queued -= piece.length
     if (this.#offset === head.length) {

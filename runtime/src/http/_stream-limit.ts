@@ -20,7 +20,8 @@ export class StreamLimit {
 
   /** A new stream, counted until it ends (bound: the bindings call it without its object). */
   readonly open = (): SseStream => {
-    if (this.#open >= this.#maxStreams) throw new ServerUnavailableError(`Too many open streams (${this.#maxStreams}); retry shortly`, 503)
+    if (this.#open >= this.#maxStreams)
+      throw new ServerUnavailableError(`Too many open streams (${this.#maxStreams}); retry shortly`, 503)
     this.#open++
     return new SseStream({ heartbeatMs: this.#heartbeatMs, onEnd: this.#ended, outgoing: this.#outgoing })
   }

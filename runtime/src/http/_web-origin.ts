@@ -4,7 +4,14 @@ import { ErrorCode } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { Env } from '../settings.js'
 import { ALLOWED_HOSTS_ENV, AllowedHosts, type AllowedHostsSetting, readAllowedHosts } from './_allowed-hosts.js'
-import { CORS_ORIGINS_ENV, type CorsOriginsSetting, corsHeaders, preflightHeaders, readCorsOrigins, VARY } from './_cors.js'
+import {
+  CORS_ORIGINS_ENV,
+  type CorsOriginsSetting,
+  corsHeaders,
+  preflightHeaders,
+  readCorsOrigins,
+  VARY,
+} from './_cors.js'
 import { headerOf } from './_node-headers.js'
 
 /**
@@ -39,7 +46,9 @@ function originRefused(origin: string): string {
 }
 
 const ALLOW = 'GET, POST, OPTIONS'
-/** Refusals are logged at most this often: an operator behind a proxy learns which Host to allow, a flood fills no log. */
+/**
+ * Refusals are logged at most this often: an operator behind a proxy learns which Host to allow, a flood fills no log.
+ */
 const LOG_EVERY_MS = 60_000
 const JSON_TYPE: [string, string] = ['content-type', 'application/json']
 
@@ -57,7 +66,11 @@ export class WebOriginGuard {
   #refusedSinceLog = 0
   #loggedAt = -Infinity
 
-  constructor(settings: WebOriginSettings, paths: { rpc: ReadonlySet<string>; served: ReadonlySet<string> }, logger?: Pick<Logger, 'warn'>) {
+  constructor(
+    settings: WebOriginSettings,
+    paths: { rpc: ReadonlySet<string>; served: ReadonlySet<string> },
+    logger?: Pick<Logger, 'warn'>,
+  ) {
     this.#logger = logger
     this.#hosts = new AllowedHosts(settings.hosts)
     this.#anyOrigin = settings.origins === true
@@ -89,7 +102,8 @@ export class WebOriginGuard {
     this.#refusedSinceLog++
     const now = performance.now()
     if (!this.#logger || now - this.#loggedAt < LOG_EVERY_MS) return
-    const more = this.#refusedSinceLog > 1 ? ` (${this.#refusedSinceLog - 1} more refused since the last such line)` : ''
+    const more =
+      this.#refusedSinceLog > 1 ? ` (${this.#refusedSinceLog - 1} more refused since the last such line)` : ''
     this.#logger.warn(`Refused a request with 403: ${message}${more}`)
     this.#loggedAt = now
     this.#refusedSinceLog = 0
@@ -133,14 +147,19 @@ export class WebOriginGuard {
 
   #options(event: H3Event, origin?: string): Response | undefined {
     if (!this.#servedPaths.has(event.url.pathname)) return undefined
-    return new FastResponse(null, { status: 204, headers: origin === undefined ? [['allow', ALLOW]] : preflightHeaders(origin) })
+    return new FastResponse(null, {
+      status: 204,
+      headers: origin === undefined ? [['allow', ALLOW]] : preflightHeaders(origin),
+    })
   }
 
   #refuse(event: H3Event, message: string): Response {
     this.#log(message)
     // A JSON-RPC client gets a JSON-RPC error; anything else a plain JSON object naming the problem.
     const rpc = event.req.method === 'POST' && this.#rpcPaths.has(event.url.pathname)
-    const body = rpc ? { jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${message}` } } : { error: message }
+    const body = rpc
+      ? { jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${message}` } }
+      : { error: message }
     return new FastResponse(JSON.stringify(body), { status: 403, headers: [JSON_TYPE, ['connection', 'close']] })
   }
 }

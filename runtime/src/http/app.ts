@@ -39,10 +39,17 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   const logger = options.logger ?? createConsoleLogger(undefined, env)
   // Every setting is read and checked first: a bad one opens no store.
   const settings = readAppSettings(options, env)
-  const webOrigin = new WebOriginGuard(readWebOrigin(options, env), { rpc: new Set(RPC_PATHS), served: SERVED_PATHS }, logger)
+  const webOrigin = new WebOriginGuard(
+    readWebOrigin(options, env),
+    { rpc: new Set(RPC_PATHS), served: SERVED_PATHS },
+    logger,
+  )
   if (settings.publicUrl) webOrigin.addUrl(settings.publicUrl)
   const storeSetting = options.store ?? envValue(env, 'A2A_STORE')
-  const store = typeof storeSetting === 'string' ? storeFromSetting(storeSetting, { logger, env }) : (storeSetting ?? createMemoryStore({ env }))
+  const store =
+    typeof storeSetting === 'string'
+      ? storeFromSetting(storeSetting, { logger, env })
+      : (storeSetting ?? createMemoryStore({ env }))
   const engine = new TaskEngine(agent, store, logger, settings.maxRunningTasks, settings.taskBytes)
 
   // Made when a card first declares push notifications (a2a dev may turn them on in a reload).
@@ -63,7 +70,8 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   let listeningUrl: string | undefined
   const router = new DialectRouter(settings.dialect)
   // A v0.3 card claims streaming only to a client whose streams this endpoint answers in v0.3 (bindings/_cards.ts).
-  const answersV03 = (event: H3Event) => router.dialectOf(STREAM_CALL, headerOf(event.req, 'a2a-version')).name === 'a2a-0.3'
+  const answersV03 = (event: H3Event) =>
+    router.dialectOf(STREAM_CALL, headerOf(event.req, 'a2a-version')).name === 'a2a-0.3'
   const cardFor = (dialect: CardDialect, event: H3Event) =>
     served.current.card(
       dialect === 'a2a-0.3' && !answersV03(event) ? 'a2a-0.3-platform' : dialect,

@@ -16,4 +16,7 @@ export interface AuthOptions {
 }
 
 /** Environment variables that hold the credentials of each scheme. */
-export const AUTH_ENV = { bearer: 'A2A_BEARER_TOKEN', apiKey: 'A2A_API_KEY' } as const satisfies Record<AuthScheme, Variable>
+export const AUTH_ENV = { bearer: 'A2A_BEARER_TOKEN', apiKey: 'A2A_API_KEY' } as const satisfies Record<
+  AuthScheme,
+  Variable
+>

@@ -34,9 +34,25 @@ export interface ConnectionCaps {
 /** The caps from the options, else the environment, else the defaults; a bad one names itself and its value. */
 export function readConnectionCaps(options: ConnectionCapOptions, env: Env): ConnectionCaps {
   const read = (option: keyof ConnectionCapOptions, variable: Variable, fallback: number, min: number): number =>
-    wholeNumberSetting({ option, variable, given: options[option], env, fallback, min, ...(min === 0 && { note: '0: no cap' }) })
+    wholeNumberSetting({
+      option,
+      variable,
+      given: options[option],
+      env,
+      fallback,
+      min,
+      ...(min === 0 && { note: '0: no cap' }),
+    })
   const maxConnections = read('maxConnections', 'A2A_MAX_CONNECTIONS', DEFAULT_MAX_CONNECTIONS, 1)
-  return { maxConnections, maxConnectionsPerAddress: read('maxConnectionsPerAddress', 'A2A_MAX_CONNECTIONS_PER_ADDRESS', defaultPerAddress(maxConnections), 0) }
+  return {
+    maxConnections,
+    maxConnectionsPerAddress: read(
+      'maxConnectionsPerAddress',
+      'A2A_MAX_CONNECTIONS_PER_ADDRESS',
+      defaultPerAddress(maxConnections),
+      0,
+    ),
+  }
 }
 
 /**

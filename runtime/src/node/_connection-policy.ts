@@ -1,8 +1,18 @@
 import type { Server } from 'node:http'
 import type { Env } from '../settings.js'
-import { applyConnectionCaps, type ConnectionCapOptions, type ConnectionCaps, readConnectionCaps } from './_connection-caps.js'
+import {
+  applyConnectionCaps,
+  type ConnectionCapOptions,
+  type ConnectionCaps,
+  readConnectionCaps,
+} from './_connection-caps.js'
 import { giveReasonPhrases } from './_reason-phrases.js'
-import { applySlowClientTimeouts, readSlowClientTimeouts, type SlowClientTimeoutOptions, type SlowClientTimeouts } from './_slow-client-timeouts.js'
+import {
+  applySlowClientTimeouts,
+  readSlowClientTimeouts,
+  type SlowClientTimeoutOptions,
+  type SlowClientTimeouts,
+} from './_slow-client-timeouts.js'
 
 /**
  * What bounds the connections of a Node HTTP server: slow-client timeouts and connection caps. `serveAgent`
@@ -14,7 +24,10 @@ export interface ConnectionPolicy {
 }
 
 /** From the options, else the `A2A_*` environment, else the defaults; a bad value is a ConfigurationError naming it. */
-export function readConnectionPolicy(options: SlowClientTimeoutOptions & ConnectionCapOptions, env: Env): ConnectionPolicy {
+export function readConnectionPolicy(
+  options: SlowClientTimeoutOptions & ConnectionCapOptions,
+  env: Env,
+): ConnectionPolicy {
   return { timeouts: readSlowClientTimeouts(options, env), caps: readConnectionCaps(options, env) }
 }
 

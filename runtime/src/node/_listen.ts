@@ -16,9 +16,17 @@ export function listen(server: Server, port: number, hostname: string): Promise<
   return new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'EADDRINUSE')
-        reject(new ConfigurationError(`Port ${port} on ${hostname} is already in use: stop the other server or choose another port (PORT)`))
+        reject(
+          new ConfigurationError(
+            `Port ${port} on ${hostname} is already in use: stop the other server or choose another port (PORT)`,
+          ),
+        )
       else if (error.code === 'EACCES')
-        reject(new ConfigurationError(`No permission to listen on port ${port} on ${hostname}: choose a port above 1023 (PORT)`))
+        reject(
+          new ConfigurationError(
+            `No permission to listen on port ${port} on ${hostname}: choose a port above 1023 (PORT)`,
+          ),
+        )
       else reject(error)
     })
     server.listen(port, hostname, () => {

@@ -31,7 +31,13 @@ interface DenoServer {
 }
 interface DenoGlobal {
   serve(
-    options: { port: number; hostname: string; onListen: () => void; onError: (error: unknown) => Response; signal: AbortSignal },
+    options: {
+      port: number
+      hostname: string
+      onListen: () => void
+      onError: (error: unknown) => Response
+      signal: AbortSignal
+    },
     handler: (request: Request) => Response | Promise<Response>,
   ): DenoServer
 }
@@ -74,7 +80,11 @@ const internalError = (): Response =>
     headers: { 'content-type': 'application/json' },
   })
 
-export async function listenNative(runtime: NativeRuntime, app: A2AApp, settings: NativeServeSettings): Promise<NativeListener> {
+export async function listenNative(
+  runtime: NativeRuntime,
+  app: A2AApp,
+  settings: NativeServeSettings,
+): Promise<NativeListener> {
   const handler = settings.log ? withNativeRequestLog(app.fetch, settings.log) : app.fetch
   return runtime === 'bun' ? listenBun(handler, settings) : listenDeno(handler, settings)
 }
@@ -108,7 +118,10 @@ function listenBun(handler: (request: Request) => Promise<Response>, settings: N
   }
 }
 
-async function listenDeno(handler: (request: Request) => Promise<Response>, settings: NativeServeSettings): Promise<NativeListener> {
+async function listenDeno(
+  handler: (request: Request) => Promise<Response>,
+  settings: NativeServeSettings,
+): Promise<NativeListener> {
   const deno = (globalThis as unknown as { Deno: DenoGlobal }).Deno
   let listening!: () => void
   const ready = new Promise<void>((resolve) => {
@@ -120,7 +133,13 @@ async function listenDeno(handler: (request: Request) => Promise<Response>, sett
   let server: DenoServer
   try {
     server = deno.serve(
-      { port: settings.port, hostname: settings.hostname, onListen: () => listening(), onError: internalError, signal: abort.signal },
+      {
+        port: settings.port,
+        hostname: settings.hostname,
+        onListen: () => listening(),
+        onError: internalError,
+        signal: abort.signal,
+      },
       handler,
     )
   } catch (error) {
@@ -152,14 +171,21 @@ async function listenDeno(handler: (request: Request) => Promise<Response>, sett
 function listenError(error: unknown, { port, hostname }: NativeServeSettings): unknown {
   const code = (error as { code?: string; name?: string }).code ?? (error as { name?: string }).name
   if (code === 'EADDRINUSE' || code === 'AddrInUse')
-    return new ConfigurationError(`Port ${port} on ${hostname} is already in use: stop the other server or choose another port (PORT)`)
+    return new ConfigurationError(
+      `Port ${port} on ${hostname} is already in use: stop the other server or choose another port (PORT)`,
+    )
   if (code === 'EACCES' || code === 'PermissionDenied')
-    return new ConfigurationError(`No permission to listen on port ${port} on ${hostname}: choose a port above 1023 (PORT)`)
+    return new ConfigurationError(
+      `No permission to listen on port ${port} on ${hostname}: choose a port above 1023 (PORT)`,
+    )
   return error
 }
 
 /** The handler with one log line per request once its answer is ready: method, route, status, time. */
-function withNativeRequestLog(fetch: (request: Request) => Promise<Response>, log: (line: string) => void): (request: Request) => Promise<Response> {
+function withNativeRequestLog(
+  fetch: (request: Request) => Promise<Response>,
+  log: (line: string) => void,
+): (request: Request) => Promise<Response> {
   return async (request) => {
     const started = performance.now()
     const response = await fetch(request)

@@ -1,4 +1,11 @@
-import { createServer, type IncomingMessage, type RequestListener, type Server, ServerResponse, STATUS_CODES } from 'node:http'
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  ServerResponse,
+  STATUS_CODES,
+} from 'node:http'
 
 /**
  * The runtime's answers are web Responses, which h3 writes to Node with their `statusText` as the reason phrase;

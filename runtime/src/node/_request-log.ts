@@ -7,7 +7,9 @@ type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown
 export function withRequestLog(handler: NodeHandler, log: (line: string) => void): NodeHandler {
   return (req, res) => {
     const started = performance.now()
-    res.once('close', () => log(`${req.method} ${logPath(req.url)} ${res.statusCode} ${(performance.now() - started).toFixed(1)} ms`))
+    res.once('close', () =>
+      log(`${req.method} ${logPath(req.url)} ${res.statusCode} ${(performance.now() - started).toFixed(1)} ms`),
+    )
     return handler(req, res)
   }
 }

@@ -30,7 +30,9 @@ export function readSlowClientTimeouts(options: SlowClientTimeoutOptions, env: E
   const headers = read('headersTimeoutMs', 'A2A_HEADERS_TIMEOUT_MS')
   // The headers are part of the request (Node refuses the opposite).
   if (headers !== undefined && headers > request) {
-    throw new ConfigurationError(`headersTimeoutMs (${headers}) must not exceed requestTimeoutMs (${request}): the headers are part of the request`)
+    throw new ConfigurationError(
+      `headersTimeoutMs (${headers}) must not exceed requestTimeoutMs (${request}): the headers are part of the request`,
+    )
   }
   const keepAlive = read('keepAliveTimeoutMs', 'A2A_KEEP_ALIVE_TIMEOUT_MS') ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS
   return { headers: headers ?? Math.min(DEFAULT_HEADERS_TIMEOUT_MS, request), request, keepAlive }
@@ -48,7 +50,10 @@ export function applySlowClientTimeouts(server: Server, timeouts: SlowClientTime
   server.requestTimeout = timeouts.request
   server.keepAliveTimeout = timeouts.keepAlive
   const checks = server as Server & { connectionsCheckingInterval: number }
-  checks.connectionsCheckingInterval = Math.max(10, Math.min(1000, Math.floor(Math.min(timeouts.headers, timeouts.request) / 4)))
+  checks.connectionsCheckingInterval = Math.max(
+    10,
+    Math.min(1000, Math.floor(Math.min(timeouts.headers, timeouts.request) / 4)),
+  )
   if (server.listening) rearmConnectionChecks(server)
 }
 

@@ -118,20 +118,35 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
   const hostname = options.hostname ?? envValue(env, 'HOST') ?? '127.0.0.1'
   const publicUrl = options.publicUrl ?? envValue(env, 'A2A_PUBLIC_URL')
   const allowedHosts = options.allowedHosts ?? defaultAllowedHosts(hostname, publicUrl, env)
-  const app = createA2AApp(agent, { ...options, env, logger, ...(publicUrl && { publicUrl }), ...(allowedHosts && { allowedHosts }) })
+  const app = createA2AApp(agent, {
+    ...options,
+    env,
+    logger,
+    ...(publicUrl && { publicUrl }),
+    ...(allowedHosts && { allowedHosts }),
+  })
 
   const log = options.requestLogLevel ? logger[options.requestLogLevel].bind(logger) : undefined
   const runtime = nativeRuntime()
   let listener: { port: number; server: Server | undefined; close: () => Promise<void> }
   if (runtime) {
-    const native = await listenNative(runtime, app, { port, hostname, idleTimeoutMs: bunIdleTimeout(connectionPolicy), ...(log && { log }) })
+    const native = await listenNative(runtime, app, {
+      port,
+      hostname,
+      idleTimeoutMs: bunIdleTimeout(connectionPolicy),
+      ...(log && { log }),
+    })
     listener = { port: native.port, server: undefined, close: nativeClose(native, app, () => detachSignals?.()) }
   } else {
     const handler = toNodeHandler(app.h3)
     const server = createPhrasedServer(log ? withRequestLog(handler, log) : handler)
     applyConnectionPolicy(server, connectionPolicy)
     await listen(server, port, hostname)
-    listener = { port: (server.address() as AddressInfo).port, server, close: gracefulClose(server, app, () => detachSignals?.()) }
+    listener = {
+      port: (server.address() as AddressInfo).port,
+      server,
+      close: gracefulClose(server, app, () => detachSignals?.()),
+    }
   }
   const url = `http://${displayHost(hostname)}:${listener.port}/`
   app.setUrl(url)

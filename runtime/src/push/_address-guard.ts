@@ -43,7 +43,13 @@ const BLOCKED_RANGES: Array<[string, number, 'ipv4' | 'ipv6']> = [
 ]
 
 /** Host names of metadata services that some platforms resolve without DNS. */
-const BLOCKED_NAMES = new Set(['metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal'])
+const BLOCKED_NAMES = new Set([
+  'metadata',
+  'metadata.google.internal',
+  'metadata.goog',
+  'instance-data',
+  'instance-data.ec2.internal',
+])
 
 const blocked = new BlockList()
 for (const [address, prefix, family] of BLOCKED_RANGES) blocked.addSubnet(address, prefix, family)
@@ -65,7 +71,9 @@ export function addressPolicy(allow: readonly string[], allowHttp: boolean, sour
     const family = isIP(address)
     const prefix = prefixText === undefined ? (family === 6 ? 128 : 32) : Number(prefixText)
     if (!family || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 6 ? 128 : 32)) {
-      throw new ConfigurationError(`${source}: ${JSON.stringify(entry)} is not an IP address or CIDR range (e.g. 127.0.0.1 or 10.0.0.0/8)`)
+      throw new ConfigurationError(
+        `${source}: ${JSON.stringify(entry)} is not an IP address or CIDR range (e.g. 127.0.0.1 or 10.0.0.0/8)`,
+      )
     }
     list.addSubnet(address, prefix, family === 6 ? 'ipv6' : 'ipv4')
   }
@@ -89,7 +97,11 @@ export const bareHost = (hostname: string): string => (hostname.startsWith('[') 
  * Why `url` may not be a webhook, or `undefined`: scheme, credentials in the URL, and every address its host
  * resolves to. `resolve` is `dns.lookup` except in tests.
  */
-export async function refusedWebhook(url: URL, policy: AddressPolicy, resolve = lookupAll): Promise<string | undefined> {
+export async function refusedWebhook(
+  url: URL,
+  policy: AddressPolicy,
+  resolve = lookupAll,
+): Promise<string | undefined> {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return `must be an https: URL (got ${url.protocol})`
   if (url.protocol === 'http:' && !policy.allowHttp)
     return 'must be an https: URL (http: webhooks are refused unless the server allows them: A2A_PUSH_ALLOW_HTTP)'
@@ -116,7 +128,9 @@ export async function refusedWebhook(url: URL, policy: AddressPolicy, resolve = 
 }
 
 const lookupAll = (host: string): Promise<LookupAddress[]> =>
-  new Promise((resolve, reject) => dnsLookup(host, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))))
+  new Promise((resolve, reject) =>
+    dnsLookup(host, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+  )
 
 /**
  * A `lookup` for `http.request` that refuses, at connect time, an address the policy does not allow: the
@@ -129,7 +143,8 @@ export function guardedLookup(policy: AddressPolicy): LookupFunction {
       if (error) return callback(error, '')
       for (const entry of addresses) {
         const why = refusedAddress(entry.address, policy)
-        if (why) return callback(Object.assign(new Error(`${hostname} resolves to ${why}`), { code: 'EA2ABLOCKED' }), '')
+        if (why)
+          return callback(Object.assign(new Error(`${hostname} resolves to ${why}`), { code: 'EA2ABLOCKED' }), '')
       }
       if (options.all) return callback(null, addresses)
       const first = addresses[0]

@@ -3,7 +3,13 @@ import type { Logger } from '../logger.js'
 import type { Task, TaskEvent } from '../types.js'
 import { type AddressPolicy, bareHost, refusedAddress } from './_address-guard.js'
 import { Slots } from './_slots.js'
-import { fetchTransport, nodeTransport, type Outcome, onCloudflareWorkers, type WebhookTransport } from './_webhook-transport.js'
+import {
+  fetchTransport,
+  nodeTransport,
+  type Outcome,
+  onCloudflareWorkers,
+  type WebhookTransport,
+} from './_webhook-transport.js'
 import type { PushConfig, PushConfigStore } from './push-config.js'
 
 /** What one notification to one webhook carries. */
@@ -95,7 +101,9 @@ export class PushDelivery {
     readonly logger: Logger,
   ) {
     this.#slots = new Slots(options.maxConcurrent)
-    this.#transport = onCloudflareWorkers() ? fetchTransport() : nodeTransport(options.policy, options.timeoutMs, options.maxConcurrent)
+    this.#transport = onCloudflareWorkers()
+      ? fetchTransport()
+      : nodeTransport(options.policy, options.timeoutMs, options.maxConcurrent)
   }
 
   /** Hears every event of the tasks this instance runs. Returns at once; delivery happens later. */
@@ -114,7 +122,9 @@ export class PushDelivery {
     const fresh = [{ task, event }]
     remember(this.#latest, task.id, event.seq)
     this.#queues.set(task.id, fresh)
-    this.#drain(task.id, fresh).catch((error) => this.logger.error(`Push notifications of task ${task.id} stopped`, error))
+    this.#drain(task.id, fresh).catch((error) =>
+      this.logger.error(`Push notifications of task ${task.id} stopped`, error),
+    )
   }
 
   /** Forgets what was read of a task's webhooks (this instance changed them). */
@@ -126,7 +136,10 @@ export class PushDelivery {
   async settle(ms: number): Promise<void> {
     if (this.#queues.size === 0 && this.#lanes.size === 0) return
     let timer: ReturnType<typeof setTimeout> | undefined
-    await Promise.race([new Promise<void>((resolve) => this.#idle.push(resolve)), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))])
+    await Promise.race([
+      new Promise<void>((resolve) => this.#idle.push(resolve)),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+    ])
     clearTimeout(timer)
   }
 
@@ -145,7 +158,9 @@ export class PushDelivery {
     if (!lane) {
       const fresh: Lane = { config, items: [item] }
       this.#lanes.set(key, fresh)
-      this.#runLane(key, fresh).catch((error) => this.logger.error(`Push notifications of task ${item.task.id} stopped`, error))
+      this.#runLane(key, fresh).catch((error) =>
+        this.logger.error(`Push notifications of task ${item.task.id} stopped`, error),
+      )
       return
     }
     // The webhook as it stands now (a config replaced under the same id takes effect from here).
@@ -214,12 +229,17 @@ export class PushDelivery {
           // the latest: one already sent to this URL, or a later one in the lane, makes this one's POST needless.
           const wholeTask = lane.config.dialect !== 'a2a-1.0'
           const covered = this.#covered.get(key)
-          if (wholeTask && ((covered?.url === lane.config.url && item.event.seq <= covered.seq) || lane.items.length > 0)) continue
+          if (
+            wholeTask &&
+            ((covered?.url === lane.config.url && item.event.seq <= covered.seq) || lane.items.length > 0)
+          )
+            continue
           if (!final && (this.#failures.get(key) ?? 0) >= FAILURES_BEFORE_FINAL_ONLY) continue
           // Read as the body is rendered (synchronously, at the start of the delivery).
           const reflected = this.#latest.get(item.task.id) ?? item.event.seq
           const url = lane.config.url
-          if ((await this.#deliver(lane.config, item, key)) && wholeTask) remember(this.#covered, key, { url, seq: reflected })
+          if ((await this.#deliver(lane.config, item, key)) && wholeTask)
+            remember(this.#covered, key, { url, seq: reflected })
         } finally {
           if (final) {
             this.#failures.delete(key)
@@ -292,7 +312,8 @@ export class PushDelivery {
       return Promise.resolve({ delivered: false, retry: false, reason: 'the URL is not valid' })
     }
     const { policy, timeoutMs } = this.options
-    if (url.protocol === 'http:' && !policy.allowHttp) return Promise.resolve({ delivered: false, retry: false, reason: 'http: webhooks are not allowed' })
+    if (url.protocol === 'http:' && !policy.allowHttp)
+      return Promise.resolve({ delivered: false, retry: false, reason: 'http: webhooks are not allowed' })
     // A literal address is connected to without a lookup, so the guard checks it here.
     const host = bareHost(url.hostname)
     const refused = isIP(host) ? refusedAddress(host, policy) : undefined
@@ -321,7 +342,8 @@ const sleep = (delay: number): Promise<void> =>
 function remember<V>(map: Map<string, V>, key: string, value: V): void {
   map.delete(key)
   map.set(key, value)
-  if (map.size > MAX_REMEMBERED) for (const oldest of map.keys()) if (map.delete(oldest) && map.size <= MAX_REMEMBERED * 0.9) break
+  if (map.size > MAX_REMEMBERED)
+    for (const oldest of map.keys()) if (map.delete(oldest) && map.size <= MAX_REMEMBERED * 0.9) break
 }
 
 /** Logs name the webhook by its origin only: paths and queries often carry secrets (e.g. chat webhooks). */

@@ -24,7 +24,8 @@ export class PushService {
     this.#policy = addressPolicy(allow, allowHttp, options.allow ? 'push.allow' : 'A2A_PUSH_ALLOW')
     const whole = (value: number | undefined, fallback: number, name: string, min: number) => {
       const result = value ?? fallback
-      if (!Number.isInteger(result) || result < min) throw new ConfigurationError(`push.${name} must be an integer of at least ${min} (got ${result})`)
+      if (!Number.isInteger(result) || result < min)
+        throw new ConfigurationError(`push.${name} must be an integer of at least ${min} (got ${result})`)
       return result
     }
     this.maxConfigsPerTask = whole(options.maxConfigsPerTask, 10, 'maxConfigsPerTask', 1)
@@ -46,7 +47,11 @@ export class PushService {
     const local = this.configs
     if (local instanceof MemoryPushConfigs) {
       // Webhooks of tasks that retention removed go with them.
-      this.#sweep = setInterval(() => sweep(local, store).catch((error) => logger.error('Could not sweep the webhooks of removed tasks', error)), SWEEP_MS)
+      this.#sweep = setInterval(
+        () =>
+          sweep(local, store).catch((error) => logger.error('Could not sweep the webhooks of removed tasks', error)),
+        SWEEP_MS,
+      )
       this.#sweep.unref()
     }
   }
@@ -67,7 +72,9 @@ export class PushService {
   async assertRoom(taskId: string, id: string): Promise<void> {
     const existing = await this.configs.list(taskId)
     if (existing.length >= this.maxConfigsPerTask && !existing.some((other) => other.id === id)) {
-      throw new InvalidParamsError(`task ${taskId} already has ${this.maxConfigsPerTask} push notification configs; delete one first`)
+      throw new InvalidParamsError(
+        `task ${taskId} already has ${this.maxConfigsPerTask} push notification configs; delete one first`,
+      )
     }
   }
 

@@ -20,11 +20,13 @@ export interface WebhookTransport {
 const MAX_ANSWER_BYTES = 64 * 1024
 
 /** Workers say so in `navigator.userAgent` (Cloudflare's documented way to tell). */
-export const onCloudflareWorkers = (): boolean => (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers'
+export const onCloudflareWorkers = (): boolean =>
+  (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers'
 
 function outcomeOf(status: number): Outcome {
   if (status >= 200 && status < 300) return { delivered: true }
-  if (status >= 300 && status < 400) return { delivered: false, retry: false, reason: `HTTP ${status} (redirects are not followed)` }
+  if (status >= 300 && status < 400)
+    return { delivered: false, retry: false, reason: `HTTP ${status} (redirects are not followed)` }
   return { delivered: false, retry: status === 408 || status === 429 || status >= 500, reason: `HTTP ${status}` }
 }
 
@@ -73,7 +75,11 @@ export function nodeTransport(policy: AddressPolicy, timeoutMs: number, maxConcu
         })
         request.on('error', (error: NodeJS.ErrnoException) => {
           const blocked = error.code === 'EA2ABLOCKED'
-          finish({ delivered: false, retry: !blocked, reason: blocked ? `refused: ${error.message}` : (error.code ?? error.message) })
+          finish({
+            delivered: false,
+            retry: !blocked,
+            reason: blocked ? `refused: ${error.message}` : (error.code ?? error.message),
+          })
         })
         request.end(body)
       }),
@@ -105,7 +111,8 @@ export function fetchTransport(): WebhookTransport {
         await reader?.cancel().catch(() => {})
         return outcome
       } catch (error) {
-        if (abort.signal.aborted) return { delivered: false, retry: true, reason: `no complete answer within ${timeoutMs} ms` }
+        if (abort.signal.aborted)
+          return { delivered: false, retry: true, reason: `no complete answer within ${timeoutMs} ms` }
         return { delivered: false, retry: true, reason: (error as Error).message }
       } finally {
         clearTimeout(timer)

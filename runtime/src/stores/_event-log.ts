@@ -47,7 +47,10 @@ export class EventLog {
     return this.#keptAfter
   }
 
-  /** Adds the newest event (`size` its bytes, as `sizeOf` counts it); returns how the bytes kept changed (it may drop older ones). */
+  /**
+   * Adds the newest event (`size` its bytes, as `sizeOf` counts it); returns how the bytes kept changed (it may drop
+   * older ones).
+   */
   push(event: TaskEvent, size: number): number {
     const before = this.#bytes
     this.#events.push(event)

@@ -27,7 +27,8 @@ export function applyEvent(task: Task, event: TaskEvent): void {
     const { status } = event
     task.status = status
     // A question to the user joins the conversation too: the same message, in the history and the status.
-    if (status.message && (status.state === 'input-required' || status.state === 'auth-required')) task.history.push(status.message)
+    if (status.message && (status.state === 'input-required' || status.state === 'auth-required'))
+      task.history.push(status.message)
     return
   }
   const chunk = event.artifact

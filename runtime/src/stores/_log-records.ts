@@ -35,7 +35,8 @@ export const snapshotLine = (taskId: string, n: number, snapshot: TaskSnapshot):
 export const entriesLine = (taskId: string, n: number, entries: readonly LogEntry[]): string =>
   `{"t":${JSON.stringify(taskId)},"n":${n},"entries":${JSON.stringify(entries)}}\n`
 
-export const droppedLine = (taskId: string, n: number): string => `{"t":${JSON.stringify(taskId)},"n":${n},"dropped":true}\n`
+export const droppedLine = (taskId: string, n: number): string =>
+  `{"t":${JSON.stringify(taskId)},"n":${n},"dropped":true}\n`
 
 /** The record a line holds; `undefined` when it is not one (damaged, or cut short). */
 export function parseRecord(line: string): LogRecord | undefined {
@@ -48,7 +49,9 @@ export function parseRecord(line: string): LogRecord | undefined {
   if (!isObject(value) || typeof value.t !== 'string' || !Number.isSafeInteger(value.n)) return undefined
   if (isObject(value.snapshot)) {
     const { task, events } = value.snapshot
-    return isObject(task) && typeof task.id === 'string' && (events === null || Array.isArray(events)) ? (value as LogRecord) : undefined
+    return isObject(task) && typeof task.id === 'string' && (events === null || Array.isArray(events))
+      ? (value as LogRecord)
+      : undefined
   }
   if (value.dropped === true) return value as LogRecord
   return Array.isArray(value.entries) && value.entries.every(isEntry) ? (value as LogRecord) : undefined

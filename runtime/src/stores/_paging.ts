@@ -16,7 +16,8 @@ export function pageOf(tasks: Task[], query: TaskQuery): TaskPage {
   )
   matching.sort(newestFirst)
   const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
-  if (query.cursor !== undefined && !after) throw new InvalidParamsError('the page token is not one from a previous page')
+  if (query.cursor !== undefined && !after)
+    throw new InvalidParamsError('the page token is not one from a previous page')
   const start = after ? matching.findIndex((task) => newestFirst(task, after) > 0) : 0
   const from = start === -1 ? matching.length : start
   const page = matching.slice(from, from + query.limit)
@@ -25,7 +26,9 @@ export function pageOf(tasks: Task[], query: TaskQuery): TaskPage {
   return { tasks: page, total: matching.length, ...(more && last && { nextCursor: encodeCursor(last) }) }
 }
 
-/** Newest status first; ties by id, descending (as Redis orders a sorted set read in reverse), so the order is total. */
+/**
+ * Newest status first; ties by id, descending (as Redis orders a sorted set read in reverse), so the order is total.
+ */
 function newestFirst(a: Pick<Task, 'id' | 'status'>, b: Pick<Task, 'id' | 'status'>): number {
   if (a.status.timestamp !== b.status.timestamp) return a.status.timestamp < b.status.timestamp ? 1 : -1
   return a.id < b.id ? 1 : a.id > b.id ? -1 : 0
@@ -37,5 +40,7 @@ export function encodeCursor(task: Pick<Task, 'id' | 'status'>): string {
 
 export function decodeCursor(cursor: string): Pick<Task, 'id' | 'status'> | undefined {
   const [timestamp, id] = Buffer.from(cursor, 'base64url').toString().split('|')
-  return timestamp && id && !Number.isNaN(Date.parse(timestamp)) ? { id, status: { state: 'completed', timestamp } } : undefined
+  return timestamp && id && !Number.isNaN(Date.parse(timestamp))
+    ? { id, status: { state: 'completed', timestamp } }
+    : undefined
 }

@@ -1,4 +1,11 @@
-import { artifactHeapBytes, heapBytes, joinedTextHeapBytes, messageHeapBytes, partsHeapBytes, stringHeapBytes } from '../_heap-bytes.js'
+import {
+  artifactHeapBytes,
+  heapBytes,
+  joinedTextHeapBytes,
+  messageHeapBytes,
+  partsHeapBytes,
+  stringHeapBytes,
+} from '../_heap-bytes.js'
 import type { Task, TaskEvent } from '../types.js'
 
 /**
@@ -49,10 +56,12 @@ export function eventBytesFrom(event: TaskEvent, growth: number): number {
  * part of its own, some 60 bytes more, which this does not see).
  */
 export function taskGrowthBytes(event: TaskEvent): number {
-  if (event.kind === 'status-update') return STATUS_EVENT_BYTES + (event.status.message ? messageHeapBytes(event.status.message) : 0)
+  if (event.kind === 'status-update')
+    return STATUS_EVENT_BYTES + (event.status.message ? messageHeapBytes(event.status.message) : 0)
   if (!event.append) return artifactHeapBytes(event.artifact)
   const { parts } = event.artifact
   const only = parts.length === 1 ? parts[0] : undefined
-  if (only?.kind === 'text' && only.mediaType === undefined && only.metadata === undefined) return joinedTextHeapBytes(only.text)
+  if (only?.kind === 'text' && only.mediaType === undefined && only.metadata === undefined)
+    return joinedTextHeapBytes(only.text)
   return partsHeapBytes(parts)
 }

@@ -37,7 +37,9 @@ export interface DurableObjectStoreOptions extends MemoryStoreOptions {
 const DEFAULT_DURABLE_OBJECT_STORE_MAX_BYTES = 32 * 1024 * 1024
 
 const PREFIX = 'task:'
-/** A stored value is at most 128 KiB: a task's JSON is kept in pieces of this many characters (≤ 64 KiB each as UTF-16). */
+/**
+ * A stored value is at most 128 KiB: a task's JSON is kept in pieces of this many characters (≤ 64 KiB each as UTF-16).
+ */
 const PIECE_CHARS = 32 * 1024
 /** Storage takes at most 128 keys per put or delete. */
 const KEYS_PER_CALL = 128
@@ -51,7 +53,8 @@ const pieceKey = (taskId: string, index: number): string => `${PREFIX}${taskId}:
 /**
  * Tasks in a Durable Object's storage, served from memory: the memory store (its retention and byte budgets)
  * with each task written to storage when it is created, when a follow-up resumes it and each time it settles
- * (completed, failed, canceled, rejected, or waiting for input): the whole task with its event log, in pieces. A task is read back when the
+ * (completed, failed, canceled, rejected, or waiting for input): the whole task with its event log, in pieces. A task
+ * is read back when the
  * object starts again (`restore()`, in `blockConcurrencyWhile`); one that was running when the object stopped
  * is failed with a reason, as on the file store. Retention deletes a task from storage as from memory.
  *
@@ -75,7 +78,9 @@ export class DurableObjectTaskStore implements TaskStore {
     this.#storage = storage
     this.#logger = options.logger
     const env = options.env ?? processEnv()
-    const maxBytes = options.maxBytes ?? (envValue(env, 'A2A_STORE_MAX_BYTES') === undefined ? DEFAULT_DURABLE_OBJECT_STORE_MAX_BYTES : undefined)
+    const maxBytes =
+      options.maxBytes ??
+      (envValue(env, 'A2A_STORE_MAX_BYTES') === undefined ? DEFAULT_DURABLE_OBJECT_STORE_MAX_BYTES : undefined)
     this.#memory = new MemoryTaskStore({ ...options, env, ...(maxBytes !== undefined && { maxBytes }) }, (taskId) => {
       this.#delete(taskId).catch((error: unknown) =>
         this.#logger?.warn(`Task store: could not delete task ${taskId} from storage: ${(error as Error).message}`),
@@ -83,7 +88,9 @@ export class DurableObjectTaskStore implements TaskStore {
     })
   }
 
-  /** Reads the stored tasks back into memory, oldest settled first; fails the ones left running. Call it once, first. */
+  /**
+   * Reads the stored tasks back into memory, oldest settled first; fails the ones left running. Call it once, first.
+   */
   async restore(now = Date.now()): Promise<void> {
     const stored = await this.#storage.list<StoredTask | string>({ prefix: PREFIX })
     const snapshots: TaskSnapshot[] = []
@@ -180,7 +187,8 @@ export class DurableObjectTaskStore implements TaskStore {
     const json = JSON.stringify(snapshot)
     const count = Math.max(1, Math.ceil(json.length / PIECE_CHARS))
     const entries: [string, StoredTask | string][] = []
-    for (let index = 0; index < count; index++) entries.push([pieceKey(taskId, index), json.slice(index * PIECE_CHARS, (index + 1) * PIECE_CHARS)])
+    for (let index = 0; index < count; index++)
+      entries.push([pieceKey(taskId, index), json.slice(index * PIECE_CHARS, (index + 1) * PIECE_CHARS)])
     // The header last: a reader that finds it finds every piece it counts (one put is atomic; several are in order).
     entries.push([`${PREFIX}${taskId}`, { pieces: count }])
     const before = this.#pieces.get(taskId) ?? 0
@@ -193,7 +201,8 @@ export class DurableObjectTaskStore implements TaskStore {
       const writes: Promise<unknown>[] = []
       for (let start = 0; start < entries.length; start += KEYS_PER_CALL)
         writes.push(this.#storage.put(Object.fromEntries(entries.slice(start, start + KEYS_PER_CALL))))
-      for (let start = 0; start < stale.length; start += KEYS_PER_CALL) writes.push(this.#storage.delete(stale.slice(start, start + KEYS_PER_CALL)))
+      for (let start = 0; start < stale.length; start += KEYS_PER_CALL)
+        writes.push(this.#storage.delete(stale.slice(start, start + KEYS_PER_CALL)))
       return Promise.all(writes).then(() => undefined)
     })
   }
@@ -205,7 +214,8 @@ export class DurableObjectTaskStore implements TaskStore {
     for (let index = 0; index < count; index++) keys.push(pieceKey(taskId, index))
     return this.#queue(() => {
       const writes: Promise<unknown>[] = []
-      for (let start = 0; start < keys.length; start += KEYS_PER_CALL) writes.push(this.#storage.delete(keys.slice(start, start + KEYS_PER_CALL)))
+      for (let start = 0; start < keys.length; start += KEYS_PER_CALL)
+        writes.push(this.#storage.delete(keys.slice(start, start + KEYS_PER_CALL)))
       return Promise.all(writes).then(() => undefined)
     })
   }
@@ -219,6 +229,9 @@ export class DurableObjectTaskStore implements TaskStore {
 }
 
 /** A task store in a Durable Object's storage; see `DurableObjectTaskStore`. Call `restore()` before serving. */
-export function createDurableObjectStore(storage: DurableObjectStorageLike, options?: DurableObjectStoreOptions): DurableObjectTaskStore {
+export function createDurableObjectStore(
+  storage: DurableObjectStorageLike,
+  options?: DurableObjectStoreOptions,
+): DurableObjectTaskStore {
   return new DurableObjectTaskStore(storage, options)
 }

@@ -13,14 +13,21 @@ const STORE_SETTING_FORMS = '"memory", "file:<directory>" or "redis://host:port/
  * The store one setting names (`A2A_STORE`): `memory` (the default), `file:<directory>` for the durable
  * embedded store (a relative directory is taken from `cwd`), or `redis://…` for several instances.
  */
-export function storeFromSetting(setting: string, options: { cwd?: string; logger?: Pick<Logger, 'warn' | 'error'>; env?: Env } = {}): TaskStore {
+export function storeFromSetting(
+  setting: string,
+  options: { cwd?: string; logger?: Pick<Logger, 'warn' | 'error'>; env?: Env } = {},
+): TaskStore {
   const value = setting.trim()
   const env = options.env ?? processEnv()
   if (value === '' || value === 'memory') return createMemoryStore({ env })
   if (value.startsWith('file:')) {
     const dir = value.slice('file:'.length)
     if (!dir) throw new ConfigurationError(`A2A_STORE: "file:" needs a directory, e.g. file:./.a2a`)
-    return createFileStore({ dir: isAbsolute(dir) ? dir : resolve(options.cwd ?? process.cwd(), dir), env, ...(options.logger && { logger: options.logger }) })
+    return createFileStore({
+      dir: isAbsolute(dir) ? dir : resolve(options.cwd ?? process.cwd(), dir),
+      env,
+      ...(options.logger && { logger: options.logger }),
+    })
   }
   if (value.startsWith('redis://') || value.startsWith('rediss://')) return redisFromUrl(value, options.logger, env)
   throw new ConfigurationError(`A2A_STORE must be ${STORE_SETTING_FORMS} (got ${JSON.stringify(value.slice(0, 80))})`)
@@ -40,14 +47,26 @@ function redisFromUrl(value: string, logger: Pick<Logger, 'warn' | 'error'> | un
   for (const [key, raw] of url.searchParams) {
     if (key === 'prefix') prefix = raw
     else if (key === 'cluster') {
-      if (raw !== 'true' && raw !== 'false') throw new ConfigurationError(`A2A_STORE: cluster must be true or false (got ${JSON.stringify(raw)})`)
+      if (raw !== 'true' && raw !== 'false')
+        throw new ConfigurationError(`A2A_STORE: cluster must be true or false (got ${JSON.stringify(raw)})`)
       cluster = raw === 'true'
     } else if (key === 'leaseMs' || key === 'ttlMs' || key === 'maxTasks') {
       const number = Number(raw)
-      if (!Number.isInteger(number) || number <= 0) throw new ConfigurationError(`A2A_STORE: ${key} must be a positive integer (got ${JSON.stringify(raw)})`)
+      if (!Number.isInteger(number) || number <= 0)
+        throw new ConfigurationError(`A2A_STORE: ${key} must be a positive integer (got ${JSON.stringify(raw)})`)
       numbers[key] = number
-    } else throw new ConfigurationError(`A2A_STORE: unknown option ${JSON.stringify(key)} (prefix, leaseMs, ttlMs, maxTasks, cluster)`)
+    } else
+      throw new ConfigurationError(
+        `A2A_STORE: unknown option ${JSON.stringify(key)} (prefix, leaseMs, ttlMs, maxTasks, cluster)`,
+      )
   }
   url.search = ''
-  return createRedisStore({ url: url.href, env, ...numbers, ...(prefix !== undefined && { prefix }), ...(cluster && { cluster }), ...(logger && { logger }) })
+  return createRedisStore({
+    url: url.href,
+    env,
+    ...numbers,
+    ...(prefix !== undefined && { prefix }),
+    ...(cluster && { cluster }),
+    ...(logger && { logger }),
+  })
 }

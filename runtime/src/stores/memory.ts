@@ -128,8 +128,20 @@ export class MemoryTaskStore implements TaskStore {
     this.#removed = removed
     this.maxTasks = positive(options.maxTasks, DEFAULT_MAX_TASKS, 'maxTasks')
     const env = options.env ?? processEnv()
-    this.maxBytes = readByteBudget(options.maxBytes, 'maxBytes', 'A2A_STORE_MAX_BYTES', heapShare(DEFAULT_STORE_MAX_BYTES), env)
-    this.eventLogBytes = readByteBudget(options.eventLogBytes, 'eventLogBytes', 'A2A_EVENT_LOG_BYTES', DEFAULT_EVENT_LOG_BYTES, env)
+    this.maxBytes = readByteBudget(
+      options.maxBytes,
+      'maxBytes',
+      'A2A_STORE_MAX_BYTES',
+      heapShare(DEFAULT_STORE_MAX_BYTES),
+      env,
+    )
+    this.eventLogBytes = readByteBudget(
+      options.eventLogBytes,
+      'eventLogBytes',
+      'A2A_EVENT_LOG_BYTES',
+      DEFAULT_EVENT_LOG_BYTES,
+      env,
+    )
     this.ttlMs = positive(options.ttlMs, DEFAULT_TTL_MS, 'ttlMs')
     this.endedLogs = options.endedLogs === 0 ? 0 : positive(options.endedLogs, DEFAULT_ENDED_LOGS, 'endedLogs')
     this.#ended = new Array(this.endedLogs)
@@ -232,7 +244,8 @@ export class MemoryTaskStore implements TaskStore {
   /** Removes settled tasks older than the time-to-live. Runs on a timer; callable for tests and tools. */
   sweep(now = Date.now()): void {
     // Settled entries sit in the order they settled, so the first young one ends the walk.
-    for (let entry = this.#settled.first(); entry && now - entry.settledAt > this.ttlMs; entry = this.#settled.first()) this.#evict(entry)
+    for (let entry = this.#settled.first(); entry && now - entry.settledAt > this.ttlMs; entry = this.#settled.first())
+      this.#evict(entry)
   }
 
   /**
@@ -307,7 +320,10 @@ export class MemoryTaskStore implements TaskStore {
     this.#remove(entry.task.id, entry, true)
   }
 
-  /** Keeps `task` (in place of an entry of the same id) and counts its bytes; the caller settles it and applies retention. */
+  /**
+   * Keeps `task` (in place of an entry of the same id) and counts its bytes; the caller settles it and applies
+   * retention.
+   */
   #put(task: Task, log: EventLog | undefined, settledAt: number): Entry {
     const entry: Entry = {
       task,
@@ -413,6 +429,7 @@ export function createMemoryStore(options?: MemoryStoreOptions): MemoryTaskStore
 
 function positive(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback
-  if (!Number.isFinite(value) || value <= 0) throw new ConfigurationError(`${name} (memory store) must be a positive number (got ${value})`)
+  if (!Number.isFinite(value) || value <= 0)
+    throw new ConfigurationError(`${name} (memory store) must be a positive number (got ${value})`)
   return value
 }

@@ -81,14 +81,24 @@ export function agentWorker(agent: Agent, options: AgentWorkerOptions = {}): Age
       const env = settingsOf(bindings)
       // The file and Redis stores need a file system and TCP sockets: say so rather than ignore the setting.
       if (envValue(env, 'A2A_STORE') !== undefined) {
-        throw new ConfigurationError("A2A_STORE does not apply on Cloudflare Workers: tasks are kept in the agent's Durable Object; remove the variable")
+        throw new ConfigurationError(
+          "A2A_STORE does not apply on Cloudflare Workers: tasks are kept in the agent's Durable Object; remove the variable",
+        )
       }
       const logger = options.logger ?? createConsoleLogger(undefined, env)
       const store = createDurableObjectStore(state.storage, { env, logger })
       // No request is let in before the tasks are back in memory.
       void state.blockConcurrencyWhile(() => store.restore())
-      const maxRunningBytes = options.maxRunningBytes ?? (envValue(env, 'A2A_MAX_RUNNING_BYTES') === undefined ? DEFAULT_WORKER_RUNNING_BYTES : undefined)
-      this.#app = createA2AApp(agent, { ...options, env, logger, store, ...(maxRunningBytes !== undefined && { maxRunningBytes }) })
+      const maxRunningBytes =
+        options.maxRunningBytes ??
+        (envValue(env, 'A2A_MAX_RUNNING_BYTES') === undefined ? DEFAULT_WORKER_RUNNING_BYTES : undefined)
+      this.#app = createA2AApp(agent, {
+        ...options,
+        env,
+        logger,
+        store,
+        ...(maxRunningBytes !== undefined && { maxRunningBytes }),
+      })
     }
 
     fetch(request: Request): Promise<Response> {
@@ -134,18 +144,32 @@ function settingsOf(bindings: Record<string, unknown>): Env {
 
 /** The object did not answer: HTTP 503 with the JSON-RPC error of a server that cannot answer now. */
 function unavailable(): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'The agent is unavailable; retry shortly' } }), {
-    status: 503,
-    headers: { 'content-type': 'application/json', 'retry-after': '1' },
-  })
+  return new Response(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32603, message: 'The agent is unavailable; retry shortly' },
+    }),
+    {
+      status: 503,
+      headers: { 'content-type': 'application/json', 'retry-after': '1' },
+    },
+  )
 }
 
 /** The Worker is deployed without the binding: the operator, not the client, has to act. */
 function missingBinding(binding: string): Response {
   const message = `Server misconfigured: the Durable Object binding ${binding} is missing (add it to wrangler.jsonc, with a migration for its class)`
   console.error(message)
-  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error: the agent is not configured' } }), {
-    status: 500,
-    headers: { 'content-type': 'application/json' },
-  })
+  return new Response(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32603, message: 'Internal error: the agent is not configured' },
+    }),
+    {
+      status: 500,
+      headers: { 'content-type': 'application/json' },
+    },
+  )
 }

@@ -17,8 +17,11 @@ export function modelFromEnv(env: Record<string, string | undefined> = process.e
   const baseURL = (env.OPENAI_BASE_URL || OPENAI_URL).replace(/\/+$/, '')
   const apiKey = env.OPENAI_API_KEY || undefined
   // Local servers take no key; OpenAI and the gateways do.
-  if (!apiKey && baseURL === OPENAI_URL) throw new ModelNotConfiguredError('The model is not configured: set OPENAI_API_KEY in .env (see .env.example).')
-  return createOpenAICompatible({ name: 'model', baseURL, ...(apiKey && { apiKey }) }).chatModel(env.OPENAI_MODEL || 'gpt-4o-mini')
+  if (!apiKey && baseURL === OPENAI_URL)
+    throw new ModelNotConfiguredError('The model is not configured: set OPENAI_API_KEY in .env (see .env.example).')
+  return createOpenAICompatible({ name: 'model', baseURL, ...(apiKey && { apiKey }) }).chatModel(
+    env.OPENAI_MODEL || 'gpt-4o-mini',
+  )
 }
 
 /**
@@ -32,7 +35,9 @@ export function modelFailureReason(failure: unknown): string | undefined {
   // same model without those retries, reports the provider's error as it is.
   const error = RetryError.isInstance(failure) ? failure.lastError : failure
   if (!APICallError.isInstance(error)) return undefined
-  if (error.statusCode === 401 || error.statusCode === 403) return `The model endpoint refused the key (HTTP ${error.statusCode}): check OPENAI_API_KEY in .env`
-  if (error.statusCode === undefined) return `Cannot reach the model endpoint ${new URL(error.url).origin}: check OPENAI_BASE_URL in .env`
+  if (error.statusCode === 401 || error.statusCode === 403)
+    return `The model endpoint refused the key (HTTP ${error.statusCode}): check OPENAI_API_KEY in .env`
+  if (error.statusCode === undefined)
+    return `Cannot reach the model endpoint ${new URL(error.url).origin}: check OPENAI_BASE_URL in .env`
   return undefined
 }

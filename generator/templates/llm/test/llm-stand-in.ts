@@ -24,7 +24,9 @@ export async function startStandInLlm(apiKey = 'stand-in-key'): Promise<StandInL
       return void res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"bad key"}}')
     let body = ''
     for await (const chunk of req) body += chunk
-    const { messages } = JSON.parse(body) as { messages: Array<{ role: string; content: string | Array<{ type: string; text?: string }> }> }
+    const { messages } = JSON.parse(body) as {
+      messages: Array<{ role: string; content: string | Array<{ type: string; text?: string }> }>
+    }
     const content = messages.filter((message) => message.role === 'user').at(-1)?.content ?? ''
     // A message's content is a string, or parts (text among them) when it carries more than text.
     const lastUser = typeof content === 'string' ? content : content.map((part) => part.text ?? '').join('')
@@ -43,7 +45,9 @@ export async function startStandInLlm(apiKey = 'stand-in-key'): Promise<StandInL
       res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta }] })}\n\n`)
     }
     // The last chunk says why the answer ended, as every OpenAI-compatible server does.
-    res.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`)
+    res.end(
+      `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`,
+    )
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo

@@ -32,7 +32,12 @@ export function App() {
       <LoadBanner />
       <nav class="tabs" aria-label="Views">
         {TABS.map((t) => (
-          <button key={t.id} type="button" aria-current={current === t.id ? 'page' : undefined} onClick={() => tab.set(t.id)}>
+          <button
+            key={t.id}
+            type="button"
+            aria-current={current === t.id ? 'page' : undefined}
+            onClick={() => tab.set(t.id)}
+          >
             {t.label}
           </button>
         ))}

@@ -11,7 +11,8 @@ const ANCHOR = 'card-'
 function focusField(path: string): boolean {
   const target = document.getElementById(`${ANCHOR}${path}`)
   if (!target) return false
-  for (let node = target.parentElement; node; node = node.parentElement) if (node instanceof HTMLDetailsElement) node.open = true
+  for (let node = target.parentElement; node; node = node.parentElement)
+    if (node instanceof HTMLDetailsElement) node.open = true
   target.scrollIntoView({ block: 'center' })
   target.focus()
   target.classList.add('flash')
@@ -46,7 +47,8 @@ export function CardView() {
         <legend>Served to</legend>
         {DIALECTS.map((d) => (
           <label key={d.id}>
-            <input type="radio" name="card-dialect" checked={shown === d.id} onChange={() => setShown(d.id)} /> {d.label}
+            <input type="radio" name="card-dialect" checked={shown === d.id} onChange={() => setShown(d.id)} />{' '}
+            {d.label}
           </label>
         ))}
       </fieldset>
@@ -62,7 +64,10 @@ export function CardView() {
           )}
         </div>
         <div>
-          <h3>Checks ({findings.length === 0 ? 'all pass' : `${findings.length} finding${findings.length > 1 ? 's' : ''}`})</h3>
+          <h3>
+            Checks ({findings.length === 0 ? 'all pass' : `${findings.length} finding${findings.length > 1 ? 's' : ''}`}
+            )
+          </h3>
           <p class="muted">
             What <code>a2a card validate</code> says of this card.
           </p>

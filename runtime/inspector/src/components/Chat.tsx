@@ -52,18 +52,29 @@ function AnswerForm({ exchange }: { exchange: Exchange }) {
       onSubmit={(event) => {
         event.preventDefault()
         if (!text.trim()) return
-        void send(exchange.dialect, { parts: [{ kind: 'text', text }], taskId: exchange.taskId!, ...(exchange.contextId && { contextId: exchange.contextId }) })
+        void send(exchange.dialect, {
+          parts: [{ kind: 'text', text }],
+          taskId: exchange.taskId!,
+          ...(exchange.contextId && { contextId: exchange.contextId }),
+        })
       }}
     >
       <label for={id}>Your answer</label>
-      <input id={id} ref={input} value={text} onInput={(event) => setText(event.currentTarget.value)} autoComplete="off" />
+      <input
+        id={id}
+        ref={input}
+        value={text}
+        onInput={(event) => setText(event.currentTarget.value)}
+        autoComplete="off"
+      />
       <button type="submit">Answer</button>
     </form>
   )
 }
 
 function ExchangeView({ exchange }: { exchange: Exchange }) {
-  const cancelable = !!exchange.taskId && !TERMINAL_STATES.has(exchange.state) && exchange.state !== 'replied' && !exchange.answered
+  const cancelable =
+    !!exchange.taskId && !TERMINAL_STATES.has(exchange.state) && exchange.state !== 'replied' && !exchange.answered
   return (
     <li class="exchange" data-state={exchange.state} data-task-id={exchange.taskId}>
       <div class="bubble user">

@@ -17,7 +17,12 @@ export function Credentials() {
       {schemes.length > 1 && (
         <label>
           Scheme{' '}
-          <select value={scheme} onChange={(event) => credential.set({ scheme: event.currentTarget.value as Credential['scheme'], value: given?.value ?? '' })}>
+          <select
+            value={scheme}
+            onChange={(event) =>
+              credential.set({ scheme: event.currentTarget.value as Credential['scheme'], value: given?.value ?? '' })
+            }
+          >
             {schemes.map((known) => (
               <option key={known} value={known}>
                 {LABELS[known]}

@@ -7,14 +7,27 @@ export function JsonTree({ value, anchorPrefix }: { value: unknown; anchorPrefix
   )
 }
 
-const childPath = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key)
+const childPath = (path: string, key: string | number) =>
+  typeof key === 'number' ? `${path}[${key}]` : path ? `${path}.${key}` : key
 
 function Leaf({ value }: { value: unknown }) {
   if (typeof value === 'string') return <span class="json-string">{JSON.stringify(value)}</span>
   return <span class={`json-${value === null ? 'null' : typeof value}`}>{String(value)}</span>
 }
 
-function Node({ value, name, path, anchorPrefix, depth }: { value: unknown; name?: string; path: string; anchorPrefix: string | undefined; depth: number }) {
+function Node({
+  value,
+  name,
+  path,
+  anchorPrefix,
+  depth,
+}: {
+  value: unknown
+  name?: string
+  path: string
+  anchorPrefix: string | undefined
+  depth: number
+}) {
   const id = anchorPrefix !== undefined && path ? `${anchorPrefix}${path}` : undefined
   const key = name !== undefined ? <span class="json-key">{name}: </span> : null
   if (typeof value !== 'object' || value === null) {
@@ -25,7 +38,9 @@ function Node({ value, name, path, anchorPrefix, depth }: { value: unknown; name
       </div>
     )
   }
-  const entries: Array<[string | number, unknown]> = Array.isArray(value) ? value.map((item, i) => [i, item]) : Object.entries(value)
+  const entries: Array<[string | number, unknown]> = Array.isArray(value)
+    ? value.map((item, i) => [i, item])
+    : Object.entries(value)
   const brackets = Array.isArray(value) ? ['[', ']'] : ['{', '}']
   if (!entries.length) {
     return (
@@ -47,7 +62,14 @@ function Node({ value, name, path, anchorPrefix, depth }: { value: unknown; name
       </summary>
       <div class="json-children">
         {entries.map(([k, v]) => (
-          <Node key={k} value={v} name={String(k)} path={childPath(path, k)} anchorPrefix={anchorPrefix} depth={depth + 1} />
+          <Node
+            key={k}
+            value={v}
+            name={String(k)}
+            path={childPath(path, k)}
+            anchorPrefix={anchorPrefix}
+            depth={depth + 1}
+          />
         ))}
       </div>
       <span class="json-close">{brackets[1]}</span>

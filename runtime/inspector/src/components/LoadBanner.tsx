@@ -9,7 +9,9 @@ export function LoadBanner() {
   const failure = state?.failure
   return (
     <div class="banners">
-      <div role="status">{online === 'lost' && <div class="banner warn">Not connected to the dev server; retrying…</div>}</div>
+      <div role="status">
+        {online === 'lost' && <div class="banner warn">Not connected to the dev server; retrying…</div>}
+      </div>
       <div role="alert">
         {failure && (
           <div class="banner error" data-testid="load-failure">

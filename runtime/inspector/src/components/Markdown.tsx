@@ -23,10 +23,14 @@ const markdown = new Marked({
     html: ({ text }) => escapeHtml(text),
     // Links open beside the inspector, which keeps its conversation and timelines in memory only.
     link({ href, text }) {
-      return SAFE_URL.test(href) ? `<a href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer">${escapeHtml(text)}</a>` : escapeHtml(text)
+      return SAFE_URL.test(href)
+        ? `<a href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer">${escapeHtml(text)}</a>`
+        : escapeHtml(text)
     },
     image: ({ href, text }) =>
-      SAFE_URL.test(href) ? `<a href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer">${escapeHtml(text || href)}</a>` : escapeHtml(text),
+      SAFE_URL.test(href)
+        ? `<a href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer">${escapeHtml(text || href)}</a>`
+        : escapeHtml(text),
   },
 })
 

@@ -10,7 +10,11 @@ function Download({ part }: { part: FilePart }) {
   const name = part.name ?? 'file'
   const href = useMemo(() => {
     try {
-      return URL.createObjectURL(new Blob([Uint8Array.from(atob(part.bytes ?? ''), (c) => c.charCodeAt(0))], { type: 'application/octet-stream' }))
+      return URL.createObjectURL(
+        new Blob([Uint8Array.from(atob(part.bytes ?? ''), (c) => c.charCodeAt(0))], {
+          type: 'application/octet-stream',
+        }),
+      )
     } catch {
       return undefined // not base64: nothing to download
     }

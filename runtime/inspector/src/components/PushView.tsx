@@ -10,8 +10,8 @@ export function PushView() {
     <section class="push-view" aria-labelledby="push-title">
       <h2 id="push-title">Push notifications</h2>
       <p>
-        The dev server receives webhooks at <code>{receiver}</code>. Tick “Push notifications to the inspector” in the chat, or give that URL to any client as a
-        task's push config; what the agent sends shows here.
+        The dev server receives webhooks at <code>{receiver}</code>. Tick “Push notifications to the inspector” in the
+        chat, or give that URL to any client as a task's push config; what the agent sends shows here.
       </p>
       <button
         type="button"
@@ -34,7 +34,8 @@ export function PushView() {
           {[...received].reverse().map((delivery) => (
             <li key={delivery.id} class="delivery">
               <h3>
-                #{delivery.id} at {new Date(delivery.at).toLocaleTimeString()} to <code>{delivery.path}</code> ({delivery.bytes} bytes)
+                #{delivery.id} at {new Date(delivery.at).toLocaleTimeString()} to <code>{delivery.path}</code> (
+                {delivery.bytes} bytes)
               </h3>
               <table>
                 <caption class="visually-hidden">Headers</caption>

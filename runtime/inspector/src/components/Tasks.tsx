@@ -71,7 +71,12 @@ export function Tasks() {
           <ul aria-label="Tasks, newest first">
             {list.map((task) => (
               <li key={task.id}>
-                <button type="button" class="task-line" aria-current={task.id === selected} onClick={() => selectedTask.set(task.id)}>
+                <button
+                  type="button"
+                  class="task-line"
+                  aria-current={task.id === selected}
+                  onClick={() => selectedTask.set(task.id)}
+                >
                   <StateBadge state={task.state} />
                   <span class="task-title">{task.title || '(no text)'}</span>
                   <Since iso={task.at} />
@@ -100,7 +105,9 @@ export function Tasks() {
                 asks the agent for the events it keeps of it, in the chosen dialect, each at the time it happened.
               </p>
             )}
-            <h3>Stored task ({chosen === 'platform' ? 'platform' : chosen === 'a2a-1.0' ? 'A2A v1.0' : 'A2A v0.3'} shape)</h3>
+            <h3>
+              Stored task ({chosen === 'platform' ? 'platform' : chosen === 'a2a-1.0' ? 'A2A v1.0' : 'A2A v0.3'} shape)
+            </h3>
             <StoredTask taskId={selected} chosen={chosen} />
           </>
         ) : (

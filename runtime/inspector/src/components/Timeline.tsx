@@ -13,7 +13,8 @@ function originOf(timeline: TimelineData): number | undefined {
   if (timeline.t0 !== undefined) return timeline.t0
   let earliest: number | undefined
   for (const entry of timeline.entries) {
-    if (entry.direction === 'frame' && entry.at !== undefined && (earliest === undefined || entry.at < earliest)) earliest = entry.at
+    if (entry.direction === 'frame' && entry.at !== undefined && (earliest === undefined || entry.at < earliest))
+      earliest = entry.at
   }
   return earliest ?? timeline.entries.find((entry) => entry.at !== undefined)?.at
 }
@@ -34,11 +35,12 @@ export function Timeline({ timeline }: { timeline: TimelineData }) {
     <div class="timeline">
       <div class="timeline-head">
         <span class="muted">
-          Spoken in {dialectLabel}; {timeline.entries.length} events{timeline.dropped ? ` (the ${timeline.dropped} before them dropped)` : ''};{' '}
-          {originText(timeline)}
+          Spoken in {dialectLabel}; {timeline.entries.length} events
+          {timeline.dropped ? ` (the ${timeline.dropped} before them dropped)` : ''}; {originText(timeline)}
         </span>
         <label>
-          <input type="checkbox" checked={raw} onChange={(event) => setRaw(event.currentTarget.checked)} /> Show raw JSON-RPC and SSE frames
+          <input type="checkbox" checked={raw} onChange={(event) => setRaw(event.currentTarget.checked)} /> Show raw
+          JSON-RPC and SSE frames
         </label>
       </div>
       <ol aria-label="Timeline">
@@ -56,7 +58,13 @@ export function Timeline({ timeline }: { timeline: TimelineData }) {
               {entry.summary.length ? (
                 entry.summary.map((line, j) => <div key={j}>{line}</div>)
               ) : (
-                <div class="muted">{entry.direction !== 'request' ? '—' : timeline.replayed ? 'sent now, for the events the agent keeps' : 'sent'}</div>
+                <div class="muted">
+                  {entry.direction !== 'request'
+                    ? '—'
+                    : timeline.replayed
+                      ? 'sent now, for the events the agent keeps'
+                      : 'sent'}
+                </div>
               )}
               {raw && entry.raw && <pre class="raw">{entry.raw}</pre>}
             </div>

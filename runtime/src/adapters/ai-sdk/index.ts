@@ -19,14 +19,20 @@ export function fromAiSdk(agent: AiSdkAgent, options: AiSdkAdapterOptions = {}):
   const tools = agent.tools ?? {}
   const toolFacts = Object.entries(tools)
     .filter(([, tool]) => !isAskUser(tool))
-    .map(([name, tool]) => ({ name, description: (tool as { description?: unknown }).description as string | undefined }))
+    .map(([name, tool]) => ({
+      name,
+      description: (tool as { description?: unknown }).description as string | undefined,
+    }))
   return adapterAgent({
     framework: 'AI SDK',
     facts: { ...(agent.id !== undefined && { name: agent.id }), tools: toolFacts },
     options,
     async *events(ctx) {
       const conversation = await ctx.conversation(options.conversation)
-      const result = await agent.stream({ messages: toModelMessages(toTurnMessages(conversation)), abortSignal: ctx.signal })
+      const result = await agent.stream({
+        messages: toModelMessages(toTurnMessages(conversation)),
+        abortSignal: ctx.signal,
+      })
       for await (const part of result.fullStream) {
         if (part.type === 'text-delta') yield { type: 'text', text: part.text ?? '' }
         else if (part.type === 'tool-call') yield toolEvent(part, tools)
@@ -41,7 +47,10 @@ export function fromAiSdk(agent: AiSdkAgent, options: AiSdkAdapterOptions = {}):
 export interface AiSdkAgent {
   readonly id?: string | undefined
   readonly tools?: Record<string, unknown>
-  stream(options: { messages: ModelMessage[]; abortSignal?: AbortSignal }): PromiseLike<{ fullStream: AsyncIterable<AiSdkStreamPart> }>
+  stream(options: {
+    messages: ModelMessage[]
+    abortSignal?: AbortSignal
+  }): PromiseLike<{ fullStream: AsyncIterable<AiSdkStreamPart> }>
 }
 
 /** The stream parts the adapter reads; the others (steps, reasoning, sources) pass by. */
@@ -85,7 +94,10 @@ function toolEvent(part: AiSdkStreamPart, tools: Record<string, unknown>): TurnE
   const toolName = part.toolName ?? 'tool'
   if (isAskUser(tools[toolName])) {
     const question = (part.input as { question?: unknown } | undefined)?.question
-    return { type: 'ask', question: typeof question === 'string' && question.trim() !== '' ? question : 'Could you tell me more?' }
+    return {
+      type: 'ask',
+      question: typeof question === 'string' && question.trim() !== '' ? question : 'Could you tell me more?',
+    }
   }
   return { type: 'tool-call', toolName, input: part.input }
 }

@@ -58,7 +58,8 @@ export function fromLangGraph(graph: LangGraphAgent, options: LangGraphAdapterOp
           if ('__interrupt__' in updates) interrupted = true
           else yield* toolCalls(updates)
         }
-        // Asked from the thread's saved state, as the answer will be matched to it: the same interrupt, first of those pending.
+        // Asked from the thread's saved state, as the answer will be matched to it: the same interrupt, first of those
+        // pending.
         const asked = interrupted ? await pendingInterrupt(graph, config) : undefined
         if (asked) {
           waiting = true
@@ -79,7 +80,9 @@ export interface LangGraphAgent {
   /** A prebuilt ReAct agent's `tools` node holds its tools: the card lists them. */
   readonly nodes?: Record<string, { bound?: unknown }>
   stream(input: unknown, options: Record<string, unknown>): PromiseLike<AsyncIterable<unknown>>
-  getState(config: Record<string, unknown>): PromiseLike<{ tasks: ReadonlyArray<{ interrupts: readonly LangGraphInterrupt[]; result?: unknown }> }>
+  getState(
+    config: Record<string, unknown>,
+  ): PromiseLike<{ tasks: ReadonlyArray<{ interrupts: readonly LangGraphInterrupt[]; result?: unknown }> }>
 }
 
 interface LangGraphInterrupt {
@@ -95,7 +98,10 @@ export interface LangGraphAdapterOptions extends AdapterOptions {
    * @default false
    */
   keepThreads?: boolean
-  /** More of the run's config (`recursionLimit`, `context`, `configurable` entries); `thread_id` is always the task's id. */
+  /**
+   * More of the run's config (`recursionLimit`, `context`, `configurable` entries); `thread_id` is always the task's
+   * id.
+   */
   config?: {
     /** Entries of `config.configurable` for every run, beside the `thread_id` the adapter sets. */
     configurable?: Record<string, unknown>
@@ -115,21 +121,33 @@ function reactAgentTools(graph: LangGraphAgent): Array<{ name: string; descripti
   if (!Array.isArray(tools)) return []
   return tools
     .filter((tool): tool is { name: string; description?: unknown } => typeof tool?.name === 'string')
-    .map((tool) => ({ name: tool.name, ...(typeof tool.description === 'string' && { description: tool.description }) }))
+    .map((tool) => ({
+      name: tool.name,
+      ...(typeof tool.description === 'string' && { description: tool.description }),
+    }))
 }
 
 /**
  * The `interrupt()` the task's thread waits on, the first if parallel nodes interrupted: a task that has its result
  * was answered already. Without a checkpointer there is no thread (and LangGraph refuses an interrupt).
  */
-async function pendingInterrupt(graph: LangGraphAgent, config: Record<string, unknown>): Promise<LangGraphInterrupt | undefined> {
+async function pendingInterrupt(
+  graph: LangGraphAgent,
+  config: Record<string, unknown>,
+): Promise<LangGraphInterrupt | undefined> {
   if (!graph.checkpointer) return undefined
   const state = await graph.getState(config)
   return state.tasks.flatMap((task) => (task.result === undefined ? task.interrupts : []))[0]
 }
 
-/** Deletes a task's thread from the graph's checkpointer, when it has one that can (`BaseCheckpointSaver.deleteThread`). */
-async function forgetThread(graph: LangGraphAgent, threadId: string, logger: { warn(message: string, detail?: unknown): void }): Promise<void> {
+/**
+ * Deletes a task's thread from the graph's checkpointer, when it has one that can (`BaseCheckpointSaver.deleteThread`).
+ */
+async function forgetThread(
+  graph: LangGraphAgent,
+  threadId: string,
+  logger: { warn(message: string, detail?: unknown): void },
+): Promise<void> {
   const saver = graph.checkpointer as { deleteThread?: (threadId: string) => Promise<void> } | undefined
   if (typeof saver?.deleteThread !== 'function') return
   try {
@@ -144,20 +162,32 @@ function* toolCalls(updates: Record<string, unknown>): Generator<TurnEvent> {
   for (const update of Object.values(updates)) {
     const messages = (update as { messages?: unknown } | null)?.messages
     for (const message of Array.isArray(messages) ? messages : [messages]) {
-      for (const call of (message as LangChainMessage | undefined)?.tool_calls ?? []) yield { type: 'tool-call', toolName: call.name, input: call.args }
+      for (const call of (message as LangChainMessage | undefined)?.tool_calls ?? [])
+        yield { type: 'tool-call', toolName: call.name, input: call.args }
     }
   }
 }
 
-/** An interrupt's value as a question: a string, an object's `question` or `message`, else its JSON (an object kept whole in the metadata). */
+/**
+ * An interrupt's value as a question: a string, an object's `question` or `message`, else its JSON (an object kept
+ * whole in the metadata).
+ */
 function askEvent(value: unknown): TurnEvent {
   if (typeof value === 'string') return { type: 'ask', question: value }
   const { question, message } = (value ?? {}) as { question?: unknown; message?: unknown }
-  const text = typeof question === 'string' ? question : typeof message === 'string' ? message : JSON.stringify(value ?? null)
-  return { type: 'ask', question: text, ...(value !== null && typeof value === 'object' && { metadata: { interrupt: value } }) }
+  const text =
+    typeof question === 'string' ? question : typeof message === 'string' ? message : JSON.stringify(value ?? null)
+  return {
+    type: 'ask',
+    question: text,
+    ...(value !== null && typeof value === 'object' && { metadata: { interrupt: value } }),
+  }
 }
 
-/** The conversation as LangChain message objects (the `messages` channel's reducer makes them messages). Files are named in the text: providers take LangChain's file blocks each their own way. */
+/**
+ * The conversation as LangChain message objects (the `messages` channel's reducer makes them messages). Files are named
+ * in the text: providers take LangChain's file blocks each their own way.
+ */
 function toLangChainMessages(turns: TurnMessage[]): Array<{ role: 'user' | 'assistant'; content: string }> {
   return turns.map((turn) => {
     const named = turn.files.map((file) => `[file${file.filename ? ` ${file.filename}` : ''}]`)

@@ -22,20 +22,29 @@ export function fromMastra(agent: MastraAgent, options: MastraAdapterOptions = {
   const tools = typeof configured === 'object' && configured !== null ? (configured as Record<string, unknown>) : {}
   const toolFacts = Object.entries(tools)
     .filter(([, tool]) => !isAskUser(tool))
-    .map(([name, tool]) => ({ name, description: (tool as { description?: unknown }).description as string | undefined }))
+    .map(([name, tool]) => ({
+      name,
+      description: (tool as { description?: unknown }).description as string | undefined,
+    }))
   return adapterAgent({
     framework: 'Mastra',
     // A system prompt is no public description: its first sentence at most.
     facts: {
       name: agent.name || agent.id,
-      description: agent.getDescription() || (typeof instructions === 'string' ? instructions.split(/(?<=[.!?])\s/)[0] : undefined),
+      description:
+        agent.getDescription() ||
+        (typeof instructions === 'string' ? instructions.split(/(?<=[.!?])\s/)[0] : undefined),
       tools: toolFacts,
     },
     options,
     async *events(ctx) {
       const suspended = suspendedRun(ctx)
       const run = suspended ? await resume(agent, ctx, suspended) : undefined
-      const output = run ?? (await agent.stream(toMastraMessages(toTurnMessages(await ctx.conversation(options.conversation))), { abortSignal: ctx.signal }))
+      const output =
+        run ??
+        (await agent.stream(toMastraMessages(toTurnMessages(await ctx.conversation(options.conversation))), {
+          abortSignal: ctx.signal,
+        }))
       for await (const chunk of output.fullStream) {
         const payload = (chunk.payload ?? {}) as MastraPayload
         if (chunk.type === 'text-delta') yield { type: 'text', text: payload.text ?? '' }
@@ -44,7 +53,8 @@ export function fromMastra(agent: MastraAgent, options: MastraAdapterOptions = {
         else if (chunk.type === 'tool-call-suspended') yield askEvent(output.runId, payload)
         else if (chunk.type === 'error') throw payload.error
         // Mastra ends a failed step with a finish chunk: never let one pass as an empty answer.
-        else if (chunk.type === 'finish' && payload.stepResult?.reason === 'error') throw new Error('The Mastra run ended with an error')
+        else if (chunk.type === 'finish' && payload.stepResult?.reason === 'error')
+          throw new Error('The Mastra run ended with an error')
         else if (chunk.type === 'abort') return
       }
     },
@@ -57,7 +67,10 @@ export interface MastraAgent {
   readonly name: string
   getDescription(): string
   stream(messages: MastraMessage[], options: { abortSignal?: AbortSignal }): PromiseLike<MastraRun>
-  resumeStream(resumeData: Record<string, string>, options: { runId: string; toolCallId?: string; abortSignal?: AbortSignal }): PromiseLike<MastraRun>
+  resumeStream(
+    resumeData: Record<string, string>,
+    options: { runId: string; toolCallId?: string; abortSignal?: AbortSignal },
+  ): PromiseLike<MastraRun>
 }
 
 interface MastraRun {
@@ -79,7 +92,12 @@ interface MastraPayload {
 
 type MastraMessage =
   | { role: 'assistant'; content: string }
-  | { role: 'user'; content: Array<{ type: 'text'; text: string } | { type: 'file'; data: string | URL; mediaType: string; filename?: string }> }
+  | {
+      role: 'user'
+      content: Array<
+        { type: 'text'; text: string } | { type: 'file'; data: string | URL; mediaType: string; filename?: string }
+      >
+    }
 
 /** How `fromMastra` serves the agent: its card, the conversation a run gets, its time limit, failure reasons. */
 export type MastraAdapterOptions = AdapterOptions
@@ -92,8 +110,14 @@ const ASK_USER = Symbol.for('a2a-runtime.askUser')
  * the tool's result. Resuming needs the suspended run kept: the agent registered on a `Mastra` instance (its
  * storage, in memory by default, keeps it). Without one the answer starts a new run on the conversation instead.
  */
-export function askUserTool(description = 'Ask the user a question and wait for the answer. Use it when you need something only the user can tell you.') {
-  const question = { type: 'object' as const, properties: { question: { type: 'string' as const } }, required: ['question'] }
+export function askUserTool(
+  description = 'Ask the user a question and wait for the answer. Use it when you need something only the user can tell you.',
+) {
+  const question = {
+    type: 'object' as const,
+    properties: { question: { type: 'string' as const } },
+    required: ['question'],
+  }
   const tool = createTool({
     id: 'askUser',
     description,
@@ -102,7 +126,9 @@ export function askUserTool(description = 'Ask the user a question and wait for 
     resumeSchema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
     execute: async (input, context) => {
       const answer = (context?.agent?.resumeData as { answer?: unknown } | undefined)?.answer
-      return typeof answer === 'string' ? { answer } : context?.agent?.suspend({ question: (input as { question: string }).question })
+      return typeof answer === 'string'
+        ? { answer }
+        : context?.agent?.suspend({ question: (input as { question: string }).question })
     },
   })
   Object.defineProperty(tool, ASK_USER, { value: true })
@@ -116,8 +142,14 @@ type SuspendedRun = { runId: string; toolCallId?: string; answerField: string }
 
 function askEvent(runId: string, payload: MastraPayload): TurnEvent {
   const asked = payload.suspendPayload as { question?: unknown; message?: unknown } | undefined
-  const question = [asked?.question, asked?.message].find((text): text is string => typeof text === 'string' && text.trim() !== '')
-  const run: SuspendedRun = { runId, answerField: answerField(payload.resumeSchema), ...(payload.toolCallId && { toolCallId: payload.toolCallId }) }
+  const question = [asked?.question, asked?.message].find(
+    (text): text is string => typeof text === 'string' && text.trim() !== '',
+  )
+  const run: SuspendedRun = {
+    runId,
+    answerField: answerField(payload.resumeSchema),
+    ...(payload.toolCallId && { toolCallId: payload.toolCallId }),
+  }
   return { type: 'ask', question: question ?? 'Could you tell me more?', metadata: { mastra: run } }
 }
 
@@ -141,10 +173,15 @@ function suspendedRun(ctx: ExecutionContext): SuspendedRun | undefined {
 /** Resumes the suspended run with the answer, or nothing when Mastra no longer has it (no storage, a restart). */
 async function resume(agent: MastraAgent, ctx: ExecutionContext, run: SuspendedRun): Promise<MastraRun | undefined> {
   try {
-    return await agent.resumeStream({ [run.answerField]: ctx.text }, { runId: run.runId, toolCallId: run.toolCallId, abortSignal: ctx.signal })
+    return await agent.resumeStream(
+      { [run.answerField]: ctx.text },
+      { runId: run.runId, toolCallId: run.toolCallId, abortSignal: ctx.signal },
+    )
   } catch (error) {
     if ((error as { id?: unknown }).id !== 'AGENT_RESUME_NO_SNAPSHOT_FOUND') throw error
-    ctx.logger.warn(`Mastra: run ${run.runId} of task ${ctx.taskId} is no longer suspended; the answer starts a new run on the conversation`)
+    ctx.logger.warn(
+      `Mastra: run ${run.runId} of task ${ctx.taskId} is no longer suspended; the answer starts a new run on the conversation`,
+    )
     return undefined
   }
 }
@@ -156,7 +193,8 @@ async function resume(agent: MastraAgent, ctx: ExecutionContext, run: SuspendedR
  * the card lists no tools.
  */
 function codeDefaults(agent: MastraAgent): { instructions?: unknown; tools?: unknown } {
-  const read = (agent as { __getOverridableFields?: () => { instructions?: unknown; tools?: unknown } }).__getOverridableFields
+  const read = (agent as { __getOverridableFields?: () => { instructions?: unknown; tools?: unknown } })
+    .__getOverridableFields
   return typeof read === 'function' ? read.call(agent) : {}
 }
 

@@ -9,7 +9,8 @@ import type { CallContext, MethodHandler } from './_binding.js'
  * with its own framing), `Last-Event-ID` on a send, and the refusals the A2A dialects (v0.3, v1.0) share.
  */
 
-export const streamingOff = () => new UnsupportedOperationError('Streaming is not supported: the agent card sets capabilities.streaming to false')
+export const streamingOff = () =>
+  new UnsupportedOperationError('Streaming is not supported: the agent card sets capabilities.streaming to false')
 
 export const extendedCardNotConfigured: MethodHandler = async () => {
   throw new A2AError(ErrorCode.ExtendedCardNotConfigured, 'This agent has no extended agent card configured')
@@ -22,7 +23,9 @@ function readLastEventId(headers: Headers): number | undefined {
   const value = headers.get('last-event-id')?.trim()
   if (!value) return undefined
   if (!EVENT_NUMBER.test(value))
-    throw new InvalidParamsError(`Last-Event-ID must be the number of an event from a stream of this agent (got ${JSON.stringify(value.slice(0, 40))})`)
+    throw new InvalidParamsError(
+      `Last-Event-ID must be the number of an event from a stream of this agent (got ${JSON.stringify(value.slice(0, 40))})`,
+    )
   return Number(value)
 }
 
@@ -90,15 +93,21 @@ export function subscribeWith(framing: Framing): MethodHandler {
         // it since the subscription began are in it, and are not sent again.
         const { task, seq: reflected } = current()
         if (!following && isTerminal(task.status.state)) {
-          throw new UnsupportedOperationError(`Task ${taskId} is ${task.status.state}: a finished task has no more events to subscribe to`)
+          throw new UnsupportedOperationError(
+            `Task ${taskId} is ${task.status.state}: a finished task has no more events to subscribe to`,
+          )
         }
         sse.send(framing.task(task, id), reflected)
         delivered = reflected ?? 0
       } else {
         const last = current().seq
-        const missed = last === undefined ? undefined : lastEventId < last ? await engine.eventsAfter(taskId, lastEventId) : []
+        const missed =
+          last === undefined ? undefined : lastEventId < last ? await engine.eventsAfter(taskId, lastEventId) : []
         if (!missed) throw notKept(taskId, lastEventId, dialect)
-        if (lastEventId > last!) throw new InvalidParamsError(`Last-Event-ID ${lastEventId} is after the last event of task ${taskId} (${last})`)
+        if (lastEventId > last!)
+          throw new InvalidParamsError(
+            `Last-Event-ID ${lastEventId} is after the last event of task ${taskId} (${last})`,
+          )
         delivered = lastEventId
         for (const event of missed) deliver(event)
       }

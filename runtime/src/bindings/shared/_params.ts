@@ -30,7 +30,8 @@ export function assertDepth(value: unknown, field: string, depth = 0): void {
  */
 export function historyLengthOf(value: unknown, path: string, name: string): number | undefined {
   if (value === undefined || value === null) return undefined
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new InvalidParamsError(`\`${path}.${name}\` must be a non-negative integer`)
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    throw new InvalidParamsError(`\`${path}.${name}\` must be a non-negative integer`)
   return value
 }
 

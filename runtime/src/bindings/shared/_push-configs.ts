@@ -12,7 +12,10 @@ import { pushNotSupported, toConfig, type WebhookInput } from './_webhooks.js'
  */
 
 function configNotFound(taskId: string, id: string): A2AError {
-  return new A2AError(ErrorCode.TaskNotFound, `Push notification config ${JSON.stringify(id.slice(0, 128))} not found for task ${taskId}`)
+  return new A2AError(
+    ErrorCode.TaskNotFound,
+    `Push notification config ${JSON.stringify(id.slice(0, 128))} not found for task ${taskId}`,
+  )
 }
 
 /** The push service, or -32003 when the card does not declare push notifications. */
@@ -30,7 +33,13 @@ export const pushMethod =
     return method(readParamsObject(params), push, call)
   }
 
-export async function create(push: PushService, call: CallContext, taskId: string, webhook: WebhookInput, field: string): Promise<PushConfig> {
+export async function create(
+  push: PushService,
+  call: CallContext,
+  taskId: string,
+  webhook: WebhookInput,
+  field: string,
+): Promise<PushConfig> {
   await call.engine.get(taskId)
   await push.check(webhook.url, `${field}.url`)
   const config = toConfig(webhook, taskId, call.dialect)

@@ -42,11 +42,18 @@ export type EventFrames = (event: TaskEvent, task: Task, id: JsonRpcId, first: b
  * `message/stream` for the slash-named dialects, which differ only in how an event is framed and whether
  * events are always numbered (`id:`); the platform dialect numbers them when asked (`CallContext.eventIds`).
  */
-export function streamWith(frames: EventFrames, alwaysNumbered = false, replyFrame?: (reply: Message, id: JsonRpcId) => string): MethodHandler {
+export function streamWith(
+  frames: EventFrames,
+  alwaysNumbered = false,
+  replyFrame?: (reply: Message, id: JsonRpcId) => string,
+): MethodHandler {
   return async (params, call) => {
     const { engine, streaming, id, outputModes, eventIds, headers, openStream } = call
     const numbered = numberingAsked(headers) || alwaysNumbered || eventIds
-    if (!streaming) throw new UnsupportedOperationError('Streaming is not supported: the agent card sets capabilities.streaming to false; use message/send')
+    if (!streaming)
+      throw new UnsupportedOperationError(
+        'Streaming is not supported: the agent card sets capabilities.streaming to false; use message/send',
+      )
     const request = readSendParams(params, call.dialect)
     assertOutputModes(request.acceptedOutputModes, outputModes)
     call.inputModes.check(request.message, false)

@@ -44,7 +44,8 @@ function optionalJson(value: unknown, field: string): Json | undefined {
 
 export function readTaskId(params: unknown): string {
   const id = readParamsObject(params).id
-  if (typeof id !== 'string' || id === '') throw new InvalidParamsError('`params.id` must be a non-empty string (the task id)')
+  if (typeof id !== 'string' || id === '')
+    throw new InvalidParamsError('`params.id` must be a non-empty string (the task id)')
   return id
 }
 
@@ -72,12 +73,17 @@ function readPart(value: unknown, field: string): Part {
       if (!file) throw new InvalidParamsError(`\`${field}.file\` must be an object`)
       const uri = optionalString(file.uri, `${field}.file.uri`)
       const bytes = optionalString(file.bytes, `${field}.file.bytes`)
-      if (uri === undefined && bytes === undefined) throw new InvalidParamsError(`\`${field}.file\` needs \`uri\` or \`bytes\``)
+      if (uri === undefined && bytes === undefined)
+        throw new InvalidParamsError(`\`${field}.file\` needs \`uri\` or \`bytes\``)
       const name = optionalString(file.name, `${field}.file.name`)
       const mimeType = optionalString(file.mimeType, `${field}.file.mimeType`)
       part = {
         kind: 'file',
-        file: { ...(name !== undefined && { name }), ...(mimeType !== undefined && { mimeType }), ...(uri !== undefined ? { uri } : { bytes }) },
+        file: {
+          ...(name !== undefined && { name }),
+          ...(mimeType !== undefined && { mimeType }),
+          ...(uri !== undefined ? { uri } : { bytes }),
+        },
       }
       break
     }
@@ -106,7 +112,8 @@ function shown(value: unknown): string {
  */
 export function readMessage(value: unknown, field: string, required: boolean): Message {
   if (!isObject(value)) throw new InvalidParamsError(`\`${field}\` must be an object`)
-  if (value.role !== undefined && value.role !== 'user') throw new InvalidParamsError(`\`${field}.role\` must be "user"`)
+  if (value.role !== undefined && value.role !== 'user')
+    throw new InvalidParamsError(`\`${field}.role\` must be "user"`)
   if (value.role === undefined && required) throw new InvalidParamsError(`\`${field}.role\` is required ("user")`)
   if (!Array.isArray(value.parts)) throw new InvalidParamsError(`\`${field}.parts\` must be an array`)
   if (value.parts.length === 0) throw new InvalidParamsError(`\`${field}.parts\` must hold at least one part`)
@@ -123,7 +130,9 @@ export function readMessage(value: unknown, field: string, required: boolean): M
   return message
 }
 
-/** `message/send` and `message/stream`, in the platform dialect or A2A v0.3 (which requires a message's id and role). */
+/**
+ * `message/send` and `message/stream`, in the platform dialect or A2A v0.3 (which requires a message's id and role).
+ */
 export function readSendParams(params: unknown, dialect: PushDialect): SendParams {
   const p = readParamsObject(params)
   const message = readMessage(p.message, 'params.message', dialect !== 'platform')
@@ -138,13 +147,18 @@ export function readSendParams(params: unknown, dialect: PushDialect): SendParam
   const metadataContextId = optionalString(metadata?.contextId, 'params.metadata.contextId')
 
   const blocking = configuration?.blocking
-  if (blocking !== undefined && typeof blocking !== 'boolean') throw new InvalidParamsError('`params.configuration.blocking` must be a boolean')
+  if (blocking !== undefined && typeof blocking !== 'boolean')
+    throw new InvalidParamsError('`params.configuration.blocking` must be a boolean')
 
   const request: SendParams = {
     message,
     blocking: blocking ?? true,
     historyLength: historyLengthOf(configuration?.historyLength, 'params.configuration', 'historyLength'),
-    acceptedOutputModes: outputModesOf(configuration?.acceptedOutputModes, 'params.configuration', 'acceptedOutputModes'),
+    acceptedOutputModes: outputModesOf(
+      configuration?.acceptedOutputModes,
+      'params.configuration',
+      'acceptedOutputModes',
+    ),
   }
   const taskId = message.taskId ?? taskIdParam
   const contextId = metadataContextId ?? message.contextId

@@ -17,14 +17,17 @@ function configToV03(config: PushConfig): Json {
 }
 
 /** v0.3 names the config by `pushNotificationConfigId`, and by the task's id when it is left out. */
-const v03ConfigId = (p: Json, taskId: string): string => readConfigId(p.pushNotificationConfigId, 'params.pushNotificationConfigId') ?? taskId
+const v03ConfigId = (p: Json, taskId: string): string =>
+  readConfigId(p.pushNotificationConfigId, 'params.pushNotificationConfigId') ?? taskId
 
 export const v03PushMethods: Array<[string, MethodHandler]> = [
   [
     'tasks/pushNotificationConfig/set',
     pushMethod(async (p, push, call) => {
       const where = 'params.pushNotificationConfig'
-      return configToV03(await create(push, call, readTaskIdField(p, 'taskId'), readWebhook(p.pushNotificationConfig, where), where))
+      return configToV03(
+        await create(push, call, readTaskIdField(p, 'taskId'), readWebhook(p.pushNotificationConfig, where), where),
+      )
     }),
   ],
   [
@@ -34,7 +37,10 @@ export const v03PushMethods: Array<[string, MethodHandler]> = [
       return configToV03(await find(push, call, taskId, v03ConfigId(p, taskId)))
     }),
   ],
-  ['tasks/pushNotificationConfig/list', pushMethod(async (p, push, call) => (await listOf(push, call, readTaskIdField(p, 'id'))).map(configToV03))],
+  [
+    'tasks/pushNotificationConfig/list',
+    pushMethod(async (p, push, call) => (await listOf(push, call, readTaskIdField(p, 'id'))).map(configToV03)),
+  ],
   [
     'tasks/pushNotificationConfig/delete',
     pushMethod(async (p, push, call) => {

@@ -11,11 +11,15 @@ import type { Artifact, Message, Part, Task, TaskStatus } from '../../types.js'
  * Only what holds such a part is copied; the checks cost a look at each part, far less than writing it.
  */
 
-const fitsV03 = (part: Part): boolean => part.kind === 'file' || (part.mediaType === undefined && (part.kind === 'text' || isObject(part.data)))
+const fitsV03 = (part: Part): boolean =>
+  part.kind === 'file' || (part.mediaType === undefined && (part.kind === 'text' || isObject(part.data)))
 
 function partToV03(part: Part): Part {
   if (part.kind === 'file' || fitsV03(part)) return part
-  if (part.kind === 'text') return part.metadata ? { kind: 'text', text: part.text, metadata: part.metadata } : { kind: 'text', text: part.text }
+  if (part.kind === 'text')
+    return part.metadata
+      ? { kind: 'text', text: part.text, metadata: part.metadata }
+      : { kind: 'text', text: part.text }
   const data = isObject(part.data) ? part.data : { value: part.data }
   return part.metadata ? { kind: 'data', data, metadata: part.metadata } : { kind: 'data', data }
 }
@@ -36,6 +40,16 @@ export function statusToV03(status: TaskStatus): TaskStatus {
 }
 
 export function taskToV03(task: Task): Task {
-  if (messageFits(task.status.message) && task.history.every(messageFits) && task.artifacts.every((artifact) => partsFit(artifact.parts))) return task
-  return { ...task, status: statusToV03(task.status), history: task.history.map(messageToV03), artifacts: task.artifacts.map(artifactToV03) }
+  if (
+    messageFits(task.status.message) &&
+    task.history.every(messageFits) &&
+    task.artifacts.every((artifact) => partsFit(artifact.parts))
+  )
+    return task
+  return {
+    ...task,
+    status: statusToV03(task.status),
+    history: task.history.map(messageToV03),
+    artifacts: task.artifacts.map(artifactToV03),
+  }
 }

@@ -41,7 +41,11 @@ function partToV1(part: Part): Json {
 }
 
 export function messageToV1(message: Message): Json {
-  const out: Json = { messageId: message.messageId, role: message.role === 'user' ? 'ROLE_USER' : 'ROLE_AGENT', parts: message.parts.map(partToV1) }
+  const out: Json = {
+    messageId: message.messageId,
+    role: message.role === 'user' ? 'ROLE_USER' : 'ROLE_AGENT',
+    parts: message.parts.map(partToV1),
+  }
   if (message.contextId) out.contextId = message.contextId
   if (message.taskId) out.taskId = message.taskId
   if (message.metadata) out.metadata = message.metadata

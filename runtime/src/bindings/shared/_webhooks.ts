@@ -18,7 +18,8 @@ export interface WebhookInput {
   authentication?: { schemes: string[]; credentials?: string }
 }
 
-export const pushNotSupported = (): A2AError => new A2AError(ErrorCode.PushNotificationNotSupported, 'Push notifications are not supported by this agent')
+export const pushNotSupported = (): A2AError =>
+  new A2AError(ErrorCode.PushNotificationNotSupported, 'Push notifications are not supported by this agent')
 
 const MAX_URL = 2048
 const MAX_SECRET = 4096
@@ -38,19 +39,23 @@ function readSecret(value: unknown, field: string): string | undefined {
   if (value === undefined || value === '') return undefined
   // The value itself is never echoed: errors about secrets name only the field.
   if (typeof value !== 'string' || value.length > MAX_SECRET || !HEADER_VALUE.test(value)) {
-    throw new InvalidParamsError(`\`${field}\` must be a string of visible ASCII characters (at most ${MAX_SECRET}), as it travels in an HTTP header`)
+    throw new InvalidParamsError(
+      `\`${field}\` must be a string of visible ASCII characters (at most ${MAX_SECRET}), as it travels in an HTTP header`,
+    )
   }
   return value
 }
 
 function readScheme(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !SCHEME.test(value)) throw new InvalidParamsError(`\`${field}\` must be an HTTP authentication scheme such as "Bearer"`)
+  if (typeof value !== 'string' || !SCHEME.test(value))
+    throw new InvalidParamsError(`\`${field}\` must be an HTTP authentication scheme such as "Bearer"`)
   return value
 }
 
 export function readConfigId(value: unknown, field: string): string | undefined {
   if (value === undefined || value === '') return undefined
-  if (typeof value !== 'string' || !CONFIG_ID.test(value)) throw new InvalidParamsError(`\`${field}\` must be a string of up to 128 visible ASCII characters`)
+  if (typeof value !== 'string' || !CONFIG_ID.test(value))
+    throw new InvalidParamsError(`\`${field}\` must be a string of up to 128 visible ASCII characters`)
   return value
 }
 
@@ -72,7 +77,10 @@ export function readWebhook(value: unknown, field: string): WebhookInput {
     if (auth.scheme !== undefined) schemes = [readScheme(auth.scheme, `${field}.authentication.scheme`)]
     else if (Array.isArray(auth.schemes) && auth.schemes.length > 0 && auth.schemes.length <= 8) {
       schemes = auth.schemes.map((scheme, i) => readScheme(scheme, `${field}.authentication.schemes[${i}]`))
-    } else throw new InvalidParamsError(`\`${field}.authentication\` needs \`scheme\` (a string) or \`schemes\` (a non-empty array)`)
+    } else
+      throw new InvalidParamsError(
+        `\`${field}.authentication\` needs \`scheme\` (a string) or \`schemes\` (a non-empty array)`,
+      )
     const credentials = readSecret(auth.credentials, `${field}.authentication.credentials`)
     webhook.authentication = credentials === undefined ? { schemes } : { schemes, credentials }
   }
@@ -83,7 +91,11 @@ export function readWebhook(value: unknown, field: string): WebhookInput {
  * A webhook given with a message: checked by the guard before the task exists, saved once the engine has
  * taken the message and before the agent starts, so it hears the first event.
  */
-export async function attachWebhook(request: SendRequest & { webhook?: WebhookInput }, call: CallContext, field: string): Promise<void> {
+export async function attachWebhook(
+  request: SendRequest & { webhook?: WebhookInput },
+  call: CallContext,
+  field: string,
+): Promise<void> {
   const webhook = request.webhook
   if (!webhook) return
   const push = call.push
@@ -92,13 +104,19 @@ export async function attachWebhook(request: SendRequest & { webhook?: WebhookIn
   const dialect = call.dialect
   // Saved only once the engine has taken the message (a refused follow-up leaves no webhook behind); a
   // follow-up's task must have room for it first, as one too many must not fail the task.
-  if (request.taskId !== undefined) await push.assertRoom(request.taskId, webhook.id ?? (dialect === 'a2a-1.0' ? '' : request.taskId))
+  if (request.taskId !== undefined)
+    await push.assertRoom(request.taskId, webhook.id ?? (dialect === 'a2a-1.0' ? '' : request.taskId))
   request.prepare = (taskId) => push.save(toConfig(webhook, taskId, dialect))
 }
 
 export function toConfig(webhook: WebhookInput, taskId: string, dialect: PushDialect): PushConfig {
   // v0.3 servers name a webhook given without an id after its task; v1.0 ones give it a fresh id.
-  const config: PushConfig = { id: webhook.id ?? (dialect === 'a2a-1.0' ? newId() : taskId), taskId, url: webhook.url, dialect }
+  const config: PushConfig = {
+    id: webhook.id ?? (dialect === 'a2a-1.0' ? newId() : taskId),
+    taskId,
+    url: webhook.url,
+    dialect,
+  }
   if (webhook.token !== undefined) config.token = webhook.token
   if (webhook.authentication) config.authentication = webhook.authentication
   return config

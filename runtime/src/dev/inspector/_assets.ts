@@ -32,7 +32,11 @@ export function inspectorAssets(): Map<string, Asset> {
   const add = (relativePath: string) => {
     const file = join(ASSETS_DIR, relativePath)
     const name = relativePath === 'index.html' ? '' : relativePath.split('\\').join('/')
-    assets!.set(name, { body: readFileSync(file), type: TYPES[extname(file)] ?? 'application/octet-stream', immutable: name.startsWith('assets/') })
+    assets!.set(name, {
+      body: readFileSync(file),
+      type: TYPES[extname(file)] ?? 'application/octet-stream',
+      immutable: name.startsWith('assets/'),
+    })
   }
   try {
     for (const entry of readdirSync(ASSETS_DIR, { recursive: true, withFileTypes: true })) {

@@ -34,9 +34,17 @@ export class PushReceiver {
     }
     const headers: Record<string, string> = {}
     for (const [name, value] of Object.entries(req.headers)) {
-      if (SHOWN_HEADERS.test(name) && value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value
+      if (SHOWN_HEADERS.test(name) && value !== undefined)
+        headers[name] = Array.isArray(value) ? value.join(', ') : value
     }
-    const delivery: PushDelivery = { id: this.#nextId++, at: new Date().toISOString(), path, headers, body: parsed, bytes: body.length }
+    const delivery: PushDelivery = {
+      id: this.#nextId++,
+      at: new Date().toISOString(),
+      path,
+      headers,
+      body: parsed,
+      bytes: body.length,
+    }
     // Counted as the page will receive it: the JSON of the whole delivery.
     const bytes = Buffer.byteLength(JSON.stringify(delivery))
     this.#kept.push({ delivery, bytes })

@@ -128,7 +128,9 @@ export class Inspector {
     const asset = inspectorAssets().get(path.slice(INSPECTOR_PATH.length))
     if (!asset) {
       const built = inspectorAssets().size > 0
-      sendJson(res, 404, { error: built ? `${path} is not part of the inspector` : 'the inspector was not built with this package' })
+      sendJson(res, 404, {
+        error: built ? `${path} is not part of the inspector` : 'the inspector was not built with this package',
+      })
       return
     }
     res.writeHead(200, {
@@ -174,7 +176,10 @@ export class Inspector {
     }
     const times = this.#clock.timesOf(taskId)
     if (times) sendJson(res, 200, times)
-    else sendJson(res, 404, { error: `no event times for task ${JSON.stringify(taskId.slice(0, 80))}: the dev server did not see it, or has forgotten` })
+    else
+      sendJson(res, 404, {
+        error: `no event times for task ${JSON.stringify(taskId.slice(0, 80))}: the dev server did not see it, or has forgotten`,
+      })
   }
 
   async #receive(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {

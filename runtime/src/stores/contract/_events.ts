@@ -12,7 +12,10 @@ export function eventChecks(): SessionCheck[] {
       check: eventsInOrder,
     },
     { name: 'events, lastSeq and snapshot give undefined for a task never created', check: unknownTask },
-    { name: 'lastSeq and snapshot, when implemented, give the number of the last event, snapshot with the task as it stands', check: lastNumbers },
+    {
+      name: 'lastSeq and snapshot, when implemented, give the number of the last event, snapshot with the task as it stands',
+      check: lastNumbers,
+    },
   ]
 }
 

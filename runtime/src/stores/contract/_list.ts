@@ -11,10 +11,19 @@ import type { SessionCheck, StoreSession } from './_session.js'
 export function listChecks(): SessionCheck[] {
   return [
     { name: 'list gives tasks newest status first, whatever order they were written in', check: newestFirst },
-    { name: 'list filters by contextId, state and updatedAfter (at or after), alone and combined, total counting every match', check: filters },
-    { name: 'list pages with limit and nextCursor: every matching task once, newest first, total on every page, no nextCursor on the last', check: pages },
+    {
+      name: 'list filters by contextId, state and updatedAfter (at or after), alone and combined, total counting every match',
+      check: filters,
+    },
+    {
+      name: 'list pages with limit and nextCursor: every matching task once, newest first, total on every page, no nextCursor on the last',
+      check: pages,
+    },
     { name: 'list pages through tasks with equal status times without repeating or skipping one', check: ties },
-    { name: 'list moves a task whose status changes to the front; an artifact alone does not move it', check: statusMovesToFront },
+    {
+      name: 'list moves a task whose status changes to the front; an artifact alone does not move it',
+      check: statusMovesToFront,
+    },
     { name: 'list refuses a cursor that no page gave, with InvalidParamsError', check: foreignCursor },
   ]
 }
@@ -99,7 +108,8 @@ async function pages({ store }: StoreSession): Promise<void> {
   const [a, b] = [randomUUID(), randomUUID()]
   const contexts = [a, b, a, a, b, a, a]
   const tasks: Task[] = []
-  for (const contextId of contexts) tasks.push(await place(store, clock, { contextId, state: 'completed', at: clock.next() }))
+  for (const contextId of contexts)
+    tasks.push(await place(store, clock, { contextId, state: 'completed', at: clock.next() }))
   const newest = tasks.slice().reverse()
 
   const first = await store.list({ limit: 3 })
@@ -112,12 +122,20 @@ async function pages({ store }: StoreSession): Promise<void> {
   assert.deepEqual(ids(all.tasks), ids(newest), 'paging with limit 2 gives every task once, newest first')
 
   const inA = await pageThrough(store, { contextId: a, limit: 2 })
-  assert.deepEqual(ids(inA.tasks), ids(newest.filter((task) => task.contextId === a)), 'paging one context with limit 2')
+  assert.deepEqual(
+    ids(inA.tasks),
+    ids(newest.filter((task) => task.contextId === a)),
+    'paging one context with limit 2',
+  )
   assert.deepEqual(inA.sizes, [2, 2, 1])
   assert.deepEqual(inA.totals, [5, 5, 5], 'total of every page of one context')
 
   const exact = await pageThrough(store, { contextId: b, limit: 2 })
-  assert.deepEqual(ids(exact.tasks), ids(newest.filter((task) => task.contextId === b)), 'a filter whose matches fill exactly one page')
+  assert.deepEqual(
+    ids(exact.tasks),
+    ids(newest.filter((task) => task.contextId === b)),
+    'a filter whose matches fill exactly one page',
+  )
   assert.deepEqual(exact.sizes, [2], 'no page after a full last one (nextCursor absent)')
 }
 
@@ -155,7 +173,11 @@ async function statusMovesToFront({ store }: StoreSession): Promise<void> {
   )
   const changed = clock.next()
   await oldest.complete()
-  assert.deepEqual(ids((await store.list({ limit: 10 })).tasks), [oldest.id, newest.id, middle.id], 'a task whose status changed is not first')
+  assert.deepEqual(
+    ids((await store.list({ limit: 10 })).tasks),
+    [oldest.id, newest.id, middle.id],
+    'a task whose status changed is not first',
+  )
   const since = await store.list({ updatedAfter: changed, limit: 10 })
   assert.deepEqual(ids(since.tasks), [oldest.id], 'updatedAfter the change gives the task that changed')
   assert.equal(since.total, 1)
@@ -175,7 +197,10 @@ async function foreignCursor({ store }: StoreSession): Promise<void> {
 }
 
 /** Every page of a query, following nextCursor; fails instead of looping when the cursors never end. */
-async function pageThrough(store: TaskStore, query: Omit<TaskQuery, 'cursor'>): Promise<{ tasks: Task[]; sizes: number[]; totals: number[] }> {
+async function pageThrough(
+  store: TaskStore,
+  query: Omit<TaskQuery, 'cursor'>,
+): Promise<{ tasks: Task[]; sizes: number[]; totals: number[] }> {
   const tasks: Task[] = []
   const sizes: number[] = []
   const totals: number[] = []
@@ -197,7 +222,12 @@ async function pageThrough(store: TaskStore, query: Omit<TaskQuery, 'cursor'>): 
     }
     cursor = page.nextCursor
   } while (cursor !== undefined)
-  for (const total of totals) assert.equal(total, tasks.length, `list(${JSON.stringify(query)}): total is not the number of tasks on all pages together`)
+  for (const total of totals)
+    assert.equal(
+      total,
+      tasks.length,
+      `list(${JSON.stringify(query)}): total is not the number of tasks on all pages together`,
+    )
   return { tasks, sizes, totals }
 }
 

@@ -24,7 +24,10 @@ async function concurrentTasks({ store }: StoreSession): Promise<void> {
   const contexts = [randomUUID(), randomUUID(), randomUUID(), randomUUID()]
   const runs = await Promise.all(
     Array.from({ length: CONCURRENT_TASKS }, async (_, i) => {
-      const run = await ScriptedTask.start(store, clock, { contextId: contexts[i % contexts.length]!, text: `question ${i}` })
+      const run = await ScriptedTask.start(store, clock, {
+        contextId: contexts[i % contexts.length]!,
+        text: `question ${i}`,
+      })
       run.working()
       run.artifact({ parts: [text(`answer ${i}`)] })
       await run.complete()
@@ -38,7 +41,8 @@ async function concurrentTasks({ store }: StoreSession): Promise<void> {
   const inOneContext = await store.list({ contextId: contexts[0]!, limit: 10 })
   assert.equal(inOneContext.total, CONCURRENT_TASKS / contexts.length, 'list total of one context')
   const read = await Promise.all(runs.map((run) => store.get(run.id)))
-  for (const [i, task] of read.entries()) assertSameTask(task, runs[i]!.task, `task ${i} of ${CONCURRENT_TASKS} run concurrently`)
+  for (const [i, task] of read.entries())
+    assertSameTask(task, runs[i]!.task, `task ${i} of ${CONCURRENT_TASKS} run concurrently`)
 }
 
 async function longStream({ store }: StoreSession): Promise<void> {
@@ -46,10 +50,21 @@ async function longStream({ store }: StoreSession): Promise<void> {
   run.working()
   const artifactId = randomUUID()
   // As a streaming agent sends it: every chunk says `append`, the first one too; the last one says it is the last.
-  for (let i = 0; i < CHUNKS; i++) run.artifact({ artifactId, parts: [text(chunkText(i))], append: true, lastChunk: false })
+  for (let i = 0; i < CHUNKS; i++)
+    run.artifact({ artifactId, parts: [text(chunkText(i))], append: true, lastChunk: false })
   // A part of another kind, or a text with a media type, is a part of its own; text after it joins anew.
-  run.artifact({ artifactId, parts: [{ kind: 'data', data: { step: 1 } }, text('after ')], append: true, lastChunk: false })
-  run.artifact({ artifactId, parts: [text('the data'), { kind: 'text', text: '# notes', mediaType: 'text/markdown' }], append: true, lastChunk: true })
+  run.artifact({
+    artifactId,
+    parts: [{ kind: 'data', data: { step: 1 } }, text('after ')],
+    append: true,
+    lastChunk: false,
+  })
+  run.artifact({
+    artifactId,
+    parts: [text('the data'), { kind: 'text', text: '# notes', mediaType: 'text/markdown' }],
+    append: true,
+    lastChunk: true,
+  })
   await run.complete()
   const task = await store.get(run.id)
   assert.ok(task, 'get after the stream gave undefined')

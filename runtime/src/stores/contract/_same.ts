@@ -29,22 +29,40 @@ export function assertSameTask(actual: Task | undefined, expected: Task, what: s
  *   and it can only be `undefined` when the events it keeps do not reach back that far;
  * - `lastSeq`, when implemented, is the number of the last event while the store has the log.
  */
-export async function assertEventsKept(store: TaskStore, taskId: string, appended: TaskEvent[], ended: boolean): Promise<void> {
+export async function assertEventsKept(
+  store: TaskStore,
+  taskId: string,
+  appended: TaskEvent[],
+  ended: boolean,
+): Promise<void> {
   const last = appended.at(-1)?.seq ?? 0
   const kept = await store.events(taskId)
   let firstKept = Number.POSITIVE_INFINITY
   if (kept === undefined) {
-    assert.ok(ended, `events(${JSON.stringify(taskId)}) gave undefined for a task that has not ended (only an ended task's log may be compacted)`)
+    assert.ok(
+      ended,
+      `events(${JSON.stringify(taskId)}) gave undefined for a task that has not ended (only an ended task's log may be compacted)`,
+    )
   } else {
-    assert.ok(kept.length > 0 || appended.length === 0, `events(${JSON.stringify(taskId)}) gave no events; it must keep at least the last (seq ${last})`)
-    assertSameJson(kept, appended.slice(appended.length - kept.length), `events(${JSON.stringify(taskId)}) is not the newest of the events appended, in order`)
+    assert.ok(
+      kept.length > 0 || appended.length === 0,
+      `events(${JSON.stringify(taskId)}) gave no events; it must keep at least the last (seq ${last})`,
+    )
+    assertSameJson(
+      kept,
+      appended.slice(appended.length - kept.length),
+      `events(${JSON.stringify(taskId)}) is not the newest of the events appended, in order`,
+    )
     firstKept = kept[0]?.seq ?? last + 1
   }
   for (let afterSeq = 0; afterSeq <= last; afterSeq++) {
     const after = await store.events(taskId, afterSeq)
     const what = `events(${JSON.stringify(taskId)}, ${afterSeq})`
     if (after === undefined) {
-      assert.ok(afterSeq < firstKept - 1, `${what} gave undefined though events(id) keeps every event after ${afterSeq}`)
+      assert.ok(
+        afterSeq < firstKept - 1,
+        `${what} gave undefined though events(id) keeps every event after ${afterSeq}`,
+      )
       continue
     }
     assertSameJson(
@@ -66,7 +84,11 @@ export async function assertSnapshot(store: TaskStore, expected: Task, lastSeq: 
   const snapshot = await store.snapshot(expected.id)
   assert.ok(snapshot, `snapshot(${JSON.stringify(expected.id)}) gave undefined for a task the store has`)
   assertSameTask(snapshot.task, expected, 'snapshot')
-  assert.equal(snapshot.seq, lastSeq, `snapshot(${JSON.stringify(expected.id)}).seq is not the number of the task's last event`)
+  assert.equal(
+    snapshot.seq,
+    lastSeq,
+    `snapshot(${JSON.stringify(expected.id)}).seq is not the number of the task's last event`,
+  )
 }
 
 function asJson(value: unknown): unknown {

@@ -159,7 +159,15 @@ export class ScriptedTask {
       if (existing) artifacts[index] = stored
       else artifacts.push(stored)
     }
-    this.#emit({ kind: 'artifact-update', seq: 0, taskId: this.id, contextId: this.#task.contextId, artifact: chunk, append, lastChunk })
+    this.#emit({
+      kind: 'artifact-update',
+      seq: 0,
+      taskId: this.id,
+      contextId: this.#task.contextId,
+      artifact: chunk,
+      append,
+      lastChunk,
+    })
     return artifactId
   }
 
@@ -216,5 +224,12 @@ function userMessage(value: string, taskId: string, contextId: string): Message 
 }
 
 function agentMessage(value: string, task: Task): Message {
-  return { kind: 'message', messageId: randomUUID(), role: 'agent', parts: [text(value)], contextId: task.contextId, taskId: task.id }
+  return {
+    kind: 'message',
+    messageId: randomUUID(),
+    role: 'agent',
+    parts: [text(value)],
+    contextId: task.contextId,
+    taskId: task.id,
+  }
 }

@@ -26,7 +26,10 @@ export interface SessionCheck {
 }
 
 /** Runs a check on a fresh store and closes the store it ends with, whether the check passed or not. */
-export async function withStore(options: StoreContractOptions, check: (session: StoreSession) => Promise<void>): Promise<void> {
+export async function withStore(
+  options: StoreContractOptions,
+  check: (session: StoreSession) => Promise<void>,
+): Promise<void> {
   let store = await options.open()
   const session: StoreSession = {
     get store() {

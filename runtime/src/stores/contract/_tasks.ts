@@ -13,7 +13,10 @@ export function taskChecks(canReopen: boolean): SessionCheck[] {
       name: 'get returns the task as the runtime holds it after a run: status changes, chunks appended to an artifact, an artifact replaced, a second artifact, completion',
       check: (session) => fullRun(session, false),
     },
-    ...whenReopening({ name: 'get returns the same finished task after the store is opened again', check: (session) => fullRun(session, true) }),
+    ...whenReopening({
+      name: 'get returns the same finished task after the store is opened again',
+      check: (session) => fullRun(session, true),
+    }),
     {
       name: 'questions and follow-ups join the history in order: user message, question, follow-up, each turn',
       check: (session) => conversation(session, false),
@@ -40,7 +43,12 @@ async function fullRun(session: StoreSession, reopen: boolean): Promise<void> {
   run.artifact({ artifactId: streamed, parts: [text('upon ')], append: true, lastChunk: false })
   run.artifact({ artifactId: streamed, parts: [text('a time.')], append: true, lastChunk: true })
   // An artifact whose first chunk already says `append` (there is nothing to extend yet): a new artifact.
-  const table = run.artifact({ parts: [{ kind: 'data', data: { rows: 1 } }], append: true, lastChunk: false, metadata: { draft: true } })
+  const table = run.artifact({
+    parts: [{ kind: 'data', data: { rows: 1 } }],
+    append: true,
+    lastChunk: false,
+    metadata: { draft: true },
+  })
   run.artifact({ artifactId: table, parts: [{ kind: 'data', data: { rows: 2 } }], description: 'final table' })
   run.artifact({ parts: [{ kind: 'file', file: { name: 'a.txt', mimeType: 'text/plain', bytes: 'aGk=' } }] })
   run.working({ message: 'Checking the result' })
@@ -68,7 +76,10 @@ async function conversation(session: StoreSession, reopen: boolean): Promise<voi
   await run.complete()
   const kept = await session.store.get(run.id)
   assertSameTask(kept, run.task, 'after the conversation')
-  const said = kept.history.map((message) => [message.role, message.parts[0]?.kind === 'text' ? message.parts[0].text : undefined])
+  const said = kept.history.map((message) => [
+    message.role,
+    message.parts[0]?.kind === 'text' ? message.parts[0].text : undefined,
+  ])
   assert.deepEqual(said, [
     ['user', 'Book a table'],
     ['agent', 'For how many people?'],
@@ -92,7 +103,11 @@ async function resumeAfterReopen(session: StoreSession, run: ScriptedTask): Prom
   const task = await store.get(run.id)
   assertSameTask(task, run.task, 'waiting for input, after opening the store again')
   const lastSeq = store.lastSeq ? await store.lastSeq(run.id) : (await store.events(run.id))?.at(-1)?.seq
-  assert.equal(lastSeq, run.seq, 'after opening the store again, the number of the last event (which numbers the next turn) differs')
+  assert.equal(
+    lastSeq,
+    run.seq,
+    'after opening the store again, the number of the last event (which numbers the next turn) differs',
+  )
   await assertEventsKept(store, run.id, run.events, false)
   run.continueOn(store, task)
 }

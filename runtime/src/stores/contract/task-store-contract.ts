@@ -9,7 +9,10 @@ export type { StoreContractOptions } from './_session.js'
 /** One behaviour of the contract: run it in a test of its own. */
 export interface StoreCheck {
   name: string
-  /** Opens a store, checks, and closes the store (`close`) whatever happened; rejects with an `AssertionError` when the store breaks the contract. */
+  /**
+   * Opens a store, checks, and closes the store (`close`) whatever happened; rejects with an `AssertionError` when the
+   * store breaks the contract.
+   */
   run(): Promise<void>
 }
 

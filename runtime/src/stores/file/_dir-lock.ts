@@ -35,7 +35,9 @@ export class DirectoryLock {
         )
       }
       if (!holder && Date.now() - modifiedAt(path) < HALF_WRITTEN_GRACE_MS) {
-        throw new ConfigurationError(`Task store: ${dir} is being opened by another server process (its lock is not written yet); one process per directory`)
+        throw new ConfigurationError(
+          `Task store: ${dir} is being opened by another server process (its lock is not written yet); one process per directory`,
+        )
       }
       takeOver(path, found)
     }
@@ -150,8 +152,13 @@ function read(path: string): string | undefined {
 function parseHolder(text: string): Holder | undefined {
   try {
     const value = JSON.parse(text) as Partial<Holder>
-    if (!Number.isSafeInteger(value.pid) || (value.pid as number) <= 0 || typeof value.token !== 'string') return undefined
-    return { pid: value.pid as number, started: typeof value.started === 'string' ? value.started : undefined, token: value.token }
+    if (!Number.isSafeInteger(value.pid) || (value.pid as number) <= 0 || typeof value.token !== 'string')
+      return undefined
+    return {
+      pid: value.pid as number,
+      started: typeof value.started === 'string' ? value.started : undefined,
+      token: value.token,
+    }
   } catch {
     return undefined
   }

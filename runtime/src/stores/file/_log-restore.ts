@@ -35,7 +35,10 @@ export interface IndexedTask extends TaskLogRead {
   timestamp: string
   /** Whether its event log was kept (a snapshot says null once it was dropped). */
   logged: boolean
-  /** Its bytes as the memory store counts them, priced from its records: the task, and its events before the event log's window. */
+  /**
+   * Its bytes as the memory store counts them, priced from its records: the task, and its events before the event log's
+   * window.
+   */
   taskBytes: number
   /** Of `taskBytes`, a status message outside the history (the next status replaces it). */
   statusBytes: number
@@ -73,7 +76,11 @@ export interface RestoredTask {
  * (a record read out of order, after damage, leaves the task as it was before the gap, with a warning); a dropped
  * record forgets the task. Entries of a task whose snapshot is gone are passed over.
  */
-export function indexLog(logDir: string, segments: Iterable<number>, logger: Pick<Logger, 'warn'> | undefined): LogIndex {
+export function indexLog(
+  logDir: string,
+  segments: Iterable<number>,
+  logger: Pick<Logger, 'warn'> | undefined,
+): LogIndex {
   const tasks = new Map<string, IndexedTask>()
   const unreadable = new Set<number>()
   let position = 0
@@ -96,7 +103,9 @@ export function indexLog(logDir: string, segments: Iterable<number>, logger: Pic
       if (known.broken) return
       if (record.n !== expected) {
         known.broken = true
-        logger?.warn(`Task store: task ${record.t} is read back as it was at its record ${expected - 1}: record ${expected} of it is missing or damaged`)
+        logger?.warn(
+          `Task store: task ${record.t} is read back as it was at its record ${expected - 1}: record ${expected} of it is missing or damaged`,
+        )
         return
       }
       for (const entry of record.entries) {
@@ -115,7 +124,9 @@ export function indexLog(logDir: string, segments: Iterable<number>, logger: Pic
       known.at.push(segment, offset, bytes)
     }
     const damaged = (line: number, taskId: string | undefined): void => {
-      logger?.warn(`Task store: ${path} is damaged at line ${line}${taskId ? ` (a record of task ${taskId})` : ''}; the records after it are read`)
+      logger?.warn(
+        `Task store: ${path} is damaged at line ${line}${taskId ? ` (a record of task ${taskId})` : ''}; the records after it are read`,
+      )
     }
     try {
       scanSegment(path, { record, damaged })
@@ -160,7 +171,10 @@ function indexSnapshot(
     statusBytes: message && !task.history.includes(message) ? messageHeapBytes(message) : 0,
     eventsBytes,
     lastEventBytes: last ? eventBytes(last) : 0,
-    artifacts: task.artifacts.length === 0 ? undefined : new Map(task.artifacts.map((artifact) => [artifact.artifactId, priced(artifact)])),
+    artifacts:
+      task.artifacts.length === 0
+        ? undefined
+        : new Map(task.artifacts.map((artifact) => [artifact.artifactId, priced(artifact)])),
     at: [segment, offset, bytes],
     lastRecord: Math.max(record.n, known?.lastRecord ?? 0),
     snapshotBytes: bytes,
@@ -205,7 +219,10 @@ function priceArtifact(indexed: IndexedTask, chunk: Artifact, append: boolean): 
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i]!
       // Text after text is joined to it (`appendParts`): the characters, not a part more.
-      bytes += isPlainText(part) && (i === 0 ? existing.joins : isPlainText(parts[i - 1])) ? joinedBytes(part.text) : partsHeapBytes([part]) - EMPTY_PARTS
+      bytes +=
+        isPlainText(part) && (i === 0 ? existing.joins : isPlainText(parts[i - 1]))
+          ? joinedBytes(part.text)
+          : partsHeapBytes([part]) - EMPTY_PARTS
     }
     if (parts.length > 0) existing.joins = isPlainText(parts.at(-1))
     existing.bytes += bytes
@@ -253,7 +270,11 @@ export interface RestorePlan {
 
 /** The price of the task left running once it is failed (`failStopped`): its status replaced, an event more. */
 function stoppedPrice(indexed: IndexedTask): { taskBytes: number; eventsBytes: number; lastEventBytes: number } {
-  const task = { id: indexed.id, contextId: indexed.contextId, status: { state: indexed.state, timestamp: indexed.timestamp } } as Task
+  const task = {
+    id: indexed.id,
+    contextId: indexed.contextId,
+    status: { state: indexed.state, timestamp: indexed.timestamp },
+  } as Task
   const failed = failStopped(task, [], 0)![0]!
   const bytes = eventBytes(failed)
   return {
@@ -281,7 +302,9 @@ interface Planned {
 export function planRestore(index: LogIndex, retention: Retention, now: number): RestorePlan {
   const settled: IndexedTask[] = []
   const stopped: IndexedTask[] = []
-  for (const indexed of [...index.tasks.values()].sort((a, b) => a.settledAt - b.settledAt || a.position - b.position)) {
+  for (const indexed of [...index.tasks.values()].sort(
+    (a, b) => a.settledAt - b.settledAt || a.position - b.position,
+  )) {
     if (indexed.settledAt && now - indexed.settledAt > retention.ttlMs) continue
     if (isSettled(indexed.state)) settled.push(indexed)
     else stopped.push(indexed)
@@ -356,7 +379,10 @@ function windowBytes(bytes: number, last: number, window: number): number {
 
 /** What a task will cost the memory store, as priced from its records (for the warning that it is dropped). */
 export function plannedBytes(indexed: IndexedTask, retention: Retention): number {
-  return indexed.taskBytes + (indexed.logged ? windowBytes(indexed.eventsBytes, indexed.lastEventBytes, retention.eventLogBytes) : 0)
+  return (
+    indexed.taskBytes +
+    (indexed.logged ? windowBytes(indexed.eventsBytes, indexed.lastEventBytes, retention.eventLogBytes) : 0)
+  )
 }
 
 /**
@@ -366,12 +392,14 @@ export function plannedBytes(indexed: IndexedTask, retention: Retention): number
 export function readTaskBack(indexed: IndexedTask, reader: SegmentReader): RestoredTask {
   const { at, id } = indexed
   const first = reader.read(at[0]!, at[1]!, at[2]!)
-  if (!first || first.t !== id || !('snapshot' in first)) throw new Error(`its snapshot is no longer where it was read (segment ${at[0]}, byte ${at[1]})`)
+  if (!first || first.t !== id || !('snapshot' in first))
+    throw new Error(`its snapshot is no longer where it was read (segment ${at[0]}, byte ${at[1]})`)
   const { task, events, keptAfter } = first.snapshot
   const restored: RestoredTask = { task, events: events ?? undefined, keptAfter: keptAfter || 0 }
   for (let i = 3; i < at.length; i += 3) {
     const record = reader.read(at[i]!, at[i + 1]!, at[i + 2]!)
-    if (!record || record.t !== id || !('entries' in record)) throw new Error(`its record is no longer where it was read (segment ${at[i]}, byte ${at[i + 1]})`)
+    if (!record || record.t !== id || !('entries' in record))
+      throw new Error(`its record is no longer where it was read (segment ${at[i]}, byte ${at[i + 1]})`)
     for (const entry of record.entries) {
       if ('settledAt' in entry) continue
       if ('event' in entry) {

@@ -8,7 +8,8 @@ import { type LogRecord, parseRecord, SEGMENT_HEADER, taskIdOfLine } from '../_l
  */
 const SEGMENT = /^(\d{1,15})\.jsonl$/
 
-export const segmentPath = (logDir: string, segment: number): string => join(logDir, `${String(segment).padStart(12, '0')}.jsonl`)
+export const segmentPath = (logDir: string, segment: number): string =>
+  join(logDir, `${String(segment).padStart(12, '0')}.jsonl`)
 
 /** The segments in `logDir` and their sizes, by number. */
 export function listSegments(logDir: string): Map<number, number> {
@@ -28,7 +29,10 @@ const READ_BYTES = 1024 * 1024
 export interface SegmentVisitor {
   /** A record, in the order of the file; `offset` and `bytes`: its line's place in the file, newline included. */
   record(record: LogRecord, offset: number, bytes: number): void
-  /** A line that does not parse with whole records after it (damage no crash of this store makes): told before the record after it. */
+  /**
+   * A line that does not parse with whole records after it (damage no crash of this store makes): told before the
+   * record after it.
+   */
   damaged(line: number, taskId: string | undefined): void
 }
 
@@ -46,7 +50,8 @@ export function scanSegment(path: string, visitor: SegmentVisitor): void {
     const chunk = Buffer.allocUnsafe(Math.max(READ_BYTES, header.length))
     const start = readSync(fd, chunk, 0, header.length, 0)
     if (start === 0) return
-    if (!chunk.subarray(0, start).equals(header.subarray(0, start))) throw new Error('it is not a segment of this version of the task log')
+    if (!chunk.subarray(0, start).equals(header.subarray(0, start)))
+      throw new Error('it is not a segment of this version of the task log')
     // Cut short while its header was written: a segment begun by a crash's last moment.
     if (start < header.length) return
     const unreadable: Array<{ line: number; taskId: string | undefined }> = []
@@ -101,7 +106,9 @@ export class SegmentReader {
     this.#logDir = logDir
   }
 
-  /** The record of the line at `offset` (`bytes` long, newline included) in `segment`; `undefined` when it is not one. */
+  /**
+   * The record of the line at `offset` (`bytes` long, newline included) in `segment`; `undefined` when it is not one.
+   */
   read(segment: number, offset: number, bytes: number): LogRecord | undefined {
     let fd = this.#files.get(segment)
     if (fd === undefined) {

@@ -158,7 +158,13 @@ export class TaskLog {
     for (const held of this.#records) this.#live.remove(held.segment, held.bytes)
     this.#records = []
     const line = droppedLine(this.#taskId, ++this.#lastRecord)
-    this.#writer.append({ text: line, bytes: Buffer.byteLength(line), durable: false, admit: () => undefined, done: noop })
+    this.#writer.append({
+      text: line,
+      bytes: Buffer.byteLength(line),
+      durable: false,
+      admit: () => undefined,
+      done: noop,
+    })
   }
 
   /** An entries record of `entries`; `tooLarge` writes instead when the entries would outweigh the snapshot. */

@@ -107,7 +107,13 @@ export class FileTaskStore implements TaskStore {
     this.dir = options.dir
     this.#logDir = join(options.dir, 'log')
     this.#logger = options.logger
-    this.#segmentBytes = readByteBudget(options.segmentBytes, 'segmentBytes', 'A2A_STORE_SEGMENT_BYTES', DEFAULT_SEGMENT_BYTES, options.env ?? processEnv())
+    this.#segmentBytes = readByteBudget(
+      options.segmentBytes,
+      'segmentBytes',
+      'A2A_STORE_SEGMENT_BYTES',
+      DEFAULT_SEGMENT_BYTES,
+      options.env ?? processEnv(),
+    )
     this.#memory = new MemoryTaskStore(options, (taskId) => this.#remove(taskId))
     let lock: DirectoryLock | undefined
     try {
@@ -216,7 +222,12 @@ export class FileTaskStore implements TaskStore {
 
   #snapshotOf(task: Task): TaskSnapshot {
     const taskId = task.id
-    return { task, events: this.#memory.events(taskId) ?? null, keptAfter: this.#memory.keptAfter(taskId), settledAt: this.#memory.settledAt(taskId) }
+    return {
+      task,
+      events: this.#memory.events(taskId) ?? null,
+      keptAfter: this.#memory.keptAfter(taskId),
+      settledAt: this.#memory.settledAt(taskId),
+    }
   }
 
   #logOf(taskId: string): TaskLog {
@@ -303,12 +314,18 @@ export class FileTaskStore implements TaskStore {
         for (const [segment, bytes] of indexed.records) this.#liveBytesCounter.add(segment, bytes)
         if (plan.dropped.has(indexed)) {
           // Not built: a dropped record says it is gone, and its records are no longer live.
-          this.#logs.set(indexed.id, new TaskLog(indexed.id, this.#writer, this.#liveBytesCounter, { ...indexed, historyLength: 0 }))
+          this.#logs.set(
+            indexed.id,
+            new TaskLog(indexed.id, this.#writer, this.#liveBytesCounter, { ...indexed, historyLength: 0 }),
+          )
           this.#remove(indexed.id)
         }
         // Built last, after every settled task is in: they are settled now, so retention walks them last.
         else if (!isSettled(indexed.state)) stopped.push(indexed)
-        else this.#restoreTask(indexed, reader, (file) => memory.restore(file.task, file.events, indexed.settledAt, file.keptAfter))
+        else
+          this.#restoreTask(indexed, reader, (file) =>
+            memory.restore(file.task, file.events, indexed.settledAt, file.keptAfter),
+          )
       }
       for (const indexed of stopped) {
         this.#restoreTask(indexed, reader, (file) => {
@@ -331,8 +348,15 @@ export class FileTaskStore implements TaskStore {
     this.#warnDropped(dropped)
   }
 
-  /** Builds a task from its records and hands it to `restore`; a task that cannot be read again is left in the log, unread. */
-  #restoreTask(indexed: IndexedTask, reader: SegmentReader, restore: (file: ReturnType<typeof readTaskBack>) => void): void {
+  /**
+   * Builds a task from its records and hands it to `restore`; a task that cannot be read again is left in the log,
+   * unread.
+   */
+  #restoreTask(
+    indexed: IndexedTask,
+    reader: SegmentReader,
+    restore: (file: ReturnType<typeof readTaskBack>) => void,
+  ): void {
     let file: ReturnType<typeof readTaskBack>
     try {
       file = readTaskBack(indexed, reader)
@@ -340,12 +364,20 @@ export class FileTaskStore implements TaskStore {
       // As an unreadable segment is: left for a look, and no segment from its snapshot's on is deleted.
       for (const [segment, bytes] of indexed.records) this.#liveBytesCounter.remove(segment, bytes)
       this.#unreadable.add(indexed.at[0]!)
-      this.#logger?.warn(`Task store: task ${indexed.id} could not be read back: ${(error as Error).message}; it is left in the log, unread`)
+      this.#logger?.warn(
+        `Task store: task ${indexed.id} could not be read back: ${(error as Error).message}; it is left in the log, unread`,
+      )
       return
     }
     // Before the restore: retention may let the task go at once, and its records with it. Its history as read
     // back: the next entries record carries the messages after it.
-    this.#logs.set(indexed.id, new TaskLog(indexed.id, this.#writer, this.#liveBytesCounter, { ...indexed, historyLength: file.task.history.length }))
+    this.#logs.set(
+      indexed.id,
+      new TaskLog(indexed.id, this.#writer, this.#liveBytesCounter, {
+        ...indexed,
+        historyLength: file.task.history.length,
+      }),
+    )
     restore(file)
   }
 
@@ -388,7 +420,9 @@ export class FileTaskStore implements TaskStore {
     if (!refused) this.#logger?.warn(`Task store: writing to ${this.#logDir} again: there is room`)
     else {
       const detail = refused.cause instanceof Error ? refused.cause.message : refused.message
-      this.#logger?.warn(`Task store: cannot write to ${this.#logDir} (${detail}); requests that save a task answer HTTP 503 until there is room again`)
+      this.#logger?.warn(
+        `Task store: cannot write to ${this.#logDir} (${detail}); requests that save a task answer HTTP 503 until there is room again`,
+      )
     }
   }
 
@@ -396,7 +430,9 @@ export class FileTaskStore implements TaskStore {
   #warnOfEarlierLayout(): void {
     const earlier = join(this.dir, 'tasks')
     if (existsSync(earlier) && readdirSync(earlier).length > 0) {
-      this.#logger?.warn(`Task store: ${earlier} holds task files of an earlier release of the store, which this one does not read`)
+      this.#logger?.warn(
+        `Task store: ${earlier} holds task files of an earlier release of the store, which this one does not read`,
+      )
     }
   }
 }

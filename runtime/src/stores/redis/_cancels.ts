@@ -41,7 +41,13 @@ export class CancelForwarding {
   #handler: ((taskId: string) => Promise<Task> | undefined) | undefined
 
   /** `read` reads a task from the store, for a task that ends on its own before its instance sees the request. */
-  constructor(connection: RedisConnection, keys: RedisKeys, instanceId: string, timeoutMs: number, read: (taskId: string) => Promise<Task | undefined>) {
+  constructor(
+    connection: RedisConnection,
+    keys: RedisKeys,
+    instanceId: string,
+    timeoutMs: number,
+    read: (taskId: string) => Promise<Task | undefined>,
+  ) {
     this.#connection = connection
     this.#keys = keys
     this.#instanceId = instanceId
@@ -76,7 +82,8 @@ export class CancelForwarding {
       for (;;) {
         const pause = new Promise<undefined>((resolve) => setTimeout(resolve, ASK_EVERY_MS))
         const reply = await Promise.race([answered, pause])
-        if (reply?.error) throw new A2AError(reply.error.code, reply.error.message, reply.error.httpStatus, reply.error.data)
+        if (reply?.error)
+          throw new A2AError(reply.error.code, reply.error.message, reply.error.httpStatus, reply.error.data)
         if (reply?.task) return reply.task
         const task = await this.#read(taskId)
         if (!task) throw new TaskNotFoundError(taskId)
@@ -85,8 +92,16 @@ export class CancelForwarding {
           throw new TaskNotCancelableError(`Task cannot be canceled: it is already ${task.status.state}`)
         }
         // At rest (waiting for input) and held by no one: the caller cancels it itself.
-        if (isSettled(task.status.state) && !(await this.#connection.run((redis) => redis.exists(this.#keys.lease(taskId))))) return undefined
-        if (Date.now() > deadline) throw new ServerUnavailableError(`The instance running task ${taskId} did not answer the cancel; retry shortly`, 503)
+        if (
+          isSettled(task.status.state) &&
+          !(await this.#connection.run((redis) => redis.exists(this.#keys.lease(taskId))))
+        )
+          return undefined
+        if (Date.now() > deadline)
+          throw new ServerUnavailableError(
+            `The instance running task ${taskId} did not answer the cancel; retry shortly`,
+            503,
+          )
         // No answer yet: the request (or its answer) may have been published while a connection was not listening.
         await ask()
       }

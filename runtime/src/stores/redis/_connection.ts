@@ -14,7 +14,9 @@ function loadIoredis(): typeof import('ioredis') {
     return createRequire(import.meta.url)('ioredis') as typeof import('ioredis')
   } catch (error) {
     if ((error as { code?: string }).code !== 'MODULE_NOT_FOUND') throw error
-    throw new ConfigurationError('The Redis store needs the ioredis package, which is not installed: run `npm install ioredis` in the project')
+    throw new ConfigurationError(
+      'The Redis store needs the ioredis package, which is not installed: run `npm install ioredis` in the project',
+    )
   }
 }
 
@@ -25,8 +27,13 @@ function connect(url: string, cluster: boolean, options: RedisOptions): RedisCli
   if (!cluster) return new ioredis.Redis(url, options)
   const { protocol, hostname, port, username, password, pathname } = new URL(url)
   if (pathname.length > 1 && pathname !== '/0')
-    throw new ConfigurationError(`A Redis Cluster has only database 0 (got ${JSON.stringify(pathname.slice(1))} in the store's URL)`)
-  const credentials = { ...(username && { username: decodeURIComponent(username) }), ...(password && { password: decodeURIComponent(password) }) }
+    throw new ConfigurationError(
+      `A Redis Cluster has only database 0 (got ${JSON.stringify(pathname.slice(1))} in the store's URL)`,
+    )
+  const credentials = {
+    ...(username && { username: decodeURIComponent(username) }),
+    ...(password && { password: decodeURIComponent(password) }),
+  }
   return new ioredis.Cluster([{ host: hostname, port: Number(port) || 6379 }], {
     redisOptions: { ...options, ...credentials, ...(protocol === 'rediss:' && { tls: {} }) },
     enableOfflineQueue: options.enableOfflineQueue ?? true,
@@ -45,8 +52,15 @@ const COMMAND_TIMED_OUT = 'Command timed out'
 function unavailable(error: unknown, timeoutMs: number): A2AError {
   if (error instanceof A2AError) return error
   const detail = error instanceof Error ? error.message : String(error)
-  if (detail === COMMAND_TIMED_OUT) return new ServerUnavailableError(`The task store (Redis) did not answer within ${timeoutMs} ms; retry shortly`, 503)
-  return new ServerUnavailableError(`The task store (Redis) is unreachable: ${detail.slice(0, 120)}; retry shortly`, 503)
+  if (detail === COMMAND_TIMED_OUT)
+    return new ServerUnavailableError(
+      `The task store (Redis) did not answer within ${timeoutMs} ms; retry shortly`,
+      503,
+    )
+  return new ServerUnavailableError(
+    `The task store (Redis) is unreachable: ${detail.slice(0, 120)}; retry shortly`,
+    503,
+  )
 }
 
 /**

@@ -43,7 +43,9 @@ export class Leases {
   }
 
   async claim(taskId: string): Promise<boolean> {
-    const taken = await this.#connection.run((redis) => redis.set(this.#keys.lease(taskId), this.#instanceId, 'PX', this.#leaseMs, 'NX'))
+    const taken = await this.#connection.run((redis) =>
+      redis.set(this.#keys.lease(taskId), this.#instanceId, 'PX', this.#leaseMs, 'NX'),
+    )
     if (taken === 'OK') this.#held.add(taskId)
     return taken === 'OK'
   }
@@ -51,7 +53,9 @@ export class Leases {
   async release(taskId: string): Promise<void> {
     // Not held: never taken, or given back by the event that ended the task.
     if (!this.#held.delete(taskId)) return
-    await this.#connection.run((redis) => runScript(redis, 'a2aRelease', 1, this.#keys.lease(taskId), this.#instanceId)).catch(() => {})
+    await this.#connection
+      .run((redis) => runScript(redis, 'a2aRelease', 1, this.#keys.lease(taskId), this.#instanceId))
+      .catch(() => {})
   }
 
   async releaseAll(): Promise<void> {
@@ -65,9 +69,16 @@ export class Leases {
     // Sent together, each on the node of its task (a pipeline must stay on one node of a cluster).
     const renewed = await Promise.all(
       held.map((taskId) =>
-        runScript(redis, 'a2aRenewTask', 2, this.#keys.lease(taskId), this.#keys.task(taskId), this.#instanceId, this.#leaseMs, this.#ttlMs).catch(
-          () => undefined,
-        ),
+        runScript(
+          redis,
+          'a2aRenewTask',
+          2,
+          this.#keys.lease(taskId),
+          this.#keys.task(taskId),
+          this.#instanceId,
+          this.#leaseMs,
+          this.#ttlMs,
+        ).catch(() => undefined),
       ),
     )
     // A lease that could not be renewed has run out (this instance stalled past it): another instance may

@@ -12,17 +12,29 @@ export interface ScriptClient {
 
 export type ScriptName = keyof typeof SCRIPTS
 
-/** Defines every script as a command of `client` (ioredis sends EVALSHA, and the script itself only when Redis lacks it). */
+/**
+ * Defines every script as a command of `client` (ioredis sends EVALSHA, and the script itself only when Redis lacks
+ * it).
+ */
 export function defineScripts(client: ScriptClient): void {
   for (const [name, lua] of Object.entries(SCRIPTS)) client.defineCommand(name, { lua })
 }
 
 /** Calls a script defined by `defineScripts`. */
-export function runScript(client: ScriptClient, name: ScriptName, keys: number, ...args: Array<string | number>): Promise<unknown> {
-  return (client as unknown as Record<ScriptName, (...args: Array<string | number>) => Promise<unknown>>)[name](keys, ...args)
+export function runScript(
+  client: ScriptClient,
+  name: ScriptName,
+  keys: number,
+  ...args: Array<string | number>
+): Promise<unknown> {
+  return (client as unknown as Record<ScriptName, (...args: Array<string | number>) => Promise<unknown>>)[name](
+    keys,
+    ...args,
+  )
 }
 
-const ended = (state: string): string => `${state} == 'completed' or ${state} == 'failed' or ${state} == 'canceled' or ${state} == 'rejected'`
+const ended = (state: string): string =>
+  `${state} == 'completed' or ${state} == 'failed' or ${state} == 'canceled' or ${state} == 'rejected'`
 
 /**
  * Files a task under its state, its context and both, newest status first (score: the status time in ms),
@@ -310,7 +322,8 @@ if ttl > 0 then redis.call('pexpire', KEYS[2], ttl) end
 return 1`
 
 // Compare-and-renew / compare-and-delete of a lease: only the instance that holds it may touch it.
-const RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
+const RENEW =
+  "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end"
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
 
 /**

@@ -134,23 +134,34 @@ export class RedisTaskStore implements TaskStore {
     this.maxTasks = options.maxTasks ?? DEFAULT_MAX_TASKS
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
-    this.eventLogBytes = readByteBudget(options.eventLogBytes, 'eventLogBytes', 'A2A_EVENT_LOG_BYTES', DEFAULT_EVENT_LOG_BYTES, options.env ?? processEnv())
+    this.eventLogBytes = readByteBudget(
+      options.eventLogBytes,
+      'eventLogBytes',
+      'A2A_EVENT_LOG_BYTES',
+      DEFAULT_EVENT_LOG_BYTES,
+      options.env ?? processEnv(),
+    )
     this.#timeoutMs = options.timeoutMs ?? 5000
     this.#logger = options.logger
     this.#clustered = options.cluster === true
     this.#connection = new RedisConnection(options.url, this.#clustered, this.#timeoutMs)
     this.#leases = new Leases(this.#connection, this.keys, this.instanceId, this.leaseMs, this.ttlMs)
-    const cancels = new CancelForwarding(this.#connection, this.keys, this.instanceId, this.#timeoutMs, (taskId) => this.get(taskId))
+    const cancels = new CancelForwarding(this.#connection, this.keys, this.instanceId, this.#timeoutMs, (taskId) =>
+      this.get(taskId),
+    )
     this.#timers.push(setInterval(() => void this.#leases.renew(), Math.max(50, Math.floor(this.leaseMs / 3))))
     this.#timers.push(setInterval(() => void this.#failLostTasks(), this.leaseMs))
-    this.#timers.push(setInterval(() => void this.sweep().catch(noop), Math.min(60_000, Math.max(1000, Math.floor(this.ttlMs / 4)))))
+    this.#timers.push(
+      setInterval(() => void this.sweep().catch(noop), Math.min(60_000, Math.max(1000, Math.floor(this.ttlMs / 4)))),
+    )
     for (const timer of this.#timers) timer.unref()
     void this.#connection.connected.then(() => this.#failLostTasks())
     this.cluster = {
       claimsOnCreate: true,
       claim: (taskId) => this.#leases.claim(taskId),
       release: (taskId) => this.#leases.release(taskId),
-      follow: (taskId, afterSeq, onEvent) => followTask(this.#connection, this.keys, (id, after) => this.events(id, after), taskId, afterSeq, onEvent),
+      follow: (taskId, afterSeq, onEvent) =>
+        followTask(this.#connection, this.keys, (id, after) => this.events(id, after), taskId, afterSeq, onEvent),
       cancel: (taskId) => cancels.forward(taskId),
       onCancel: (handler) => cancels.onCancel(handler),
       onLost: (handler) => this.#leases.onLost(handler),
@@ -166,21 +177,44 @@ export class RedisTaskStore implements TaskStore {
     const [taskKey, entriesKey] = this.keys.taskKeys(task.id)
     const taskArgs = [taskKey, entriesKey, this.keys.lease(task.id)]
     const messages = task.history.map((message) => JSON.stringify(message))
-    const createArgs = [json, task.status.state, this.ttlMs, this.instanceId, this.leaseMs, headOf(task), messages.length, ...messages]
+    const createArgs = [
+      json,
+      task.status.state,
+      this.ttlMs,
+      this.instanceId,
+      this.leaseMs,
+      headOf(task),
+      messages.length,
+      ...messages,
+    ]
     this.#remember(task.id, { history: task.history.length, json: json.length, added: 0, seq: 0, whole: false })
     let created: unknown
     try {
       created = await this.#connection.run(async (redis) => {
         // On one Redis, one call with its indexing. On a cluster the index is on another node: both sent at once,
         // and a list that finds the id before the task skips it, until its first event (at once) files it again.
-        if (!this.#clustered) return runScript(redis, 'a2aCreate', 9, ...taskArgs, ...this.#indexKeys(task), ...createArgs, ...this.#indexArgs(task))
-        const [result] = await Promise.all([runScript(redis, 'a2aCreate', 3, ...taskArgs, ...createArgs), this.#index(redis, task)])
+        if (!this.#clustered)
+          return runScript(
+            redis,
+            'a2aCreate',
+            9,
+            ...taskArgs,
+            ...this.#indexKeys(task),
+            ...createArgs,
+            ...this.#indexArgs(task),
+          )
+        const [result] = await Promise.all([
+          runScript(redis, 'a2aCreate', 3, ...taskArgs, ...createArgs),
+          this.#index(redis, task),
+        ])
         return result
       })
     } catch (error) {
       this.#written.delete(task.id)
       // It may have landed with its lease (the answer was lost): give that back rather than wait for it to run out.
-      void this.#connection.run((redis) => runScript(redis, 'a2aRelease', 1, this.keys.lease(task.id), this.instanceId)).catch(noop)
+      void this.#connection
+        .run((redis) => runScript(redis, 'a2aRelease', 1, this.keys.lease(task.id), this.instanceId))
+        .catch(noop)
       throw error
     }
     if (created !== 1) {
@@ -234,13 +268,15 @@ export class RedisTaskStore implements TaskStore {
       written = await write(this.#appendArgs(task, event, eventJson, settles))
       // The task's log does not end with the event before this one (another instance wrote it since, or an
       // earlier event of this task did not land): the whole task as it is now, with every event handed so far.
-      if (written === NOT_NEXT) written = await write(this.#wholeArgs(task, Math.max(event.seq, this.#written.get(task.id)?.seq ?? 0)))
+      if (written === NOT_NEXT)
+        written = await write(this.#wholeArgs(task, Math.max(event.seq, this.#written.get(task.id)?.seq ?? 0)))
       const landed = written === WRITTEN || written === ALREADY_WRITTEN
       // The event that ended the task gave its lease back: no renewal may take it for lost from here on.
       if (landed && ends) this.#leases.gaveBack(task.id)
       // The status moved: on a cluster the task moves in the indexes in another call (another slot). An event
       // that had landed before a retry still files its task there.
-      if (landed && event.kind === 'status-update' && !indexHere) await this.#retried(() => this.#connection.run((redis) => this.#index(redis, task)))
+      if (landed && event.kind === 'status-update' && !indexHere)
+        await this.#retried(() => this.#connection.run((redis) => this.#index(redis, task)))
     } catch (error) {
       // What was sent may not have landed: the next write of this task is whole.
       const known = this.#written.get(task.id)
@@ -249,9 +285,18 @@ export class RedisTaskStore implements TaskStore {
     }
     if (settles && isTerminal(task.status.state)) this.#written.delete(task.id)
     // Another instance ended the task (it took this one for dead when its lease ran out): nothing is overwritten.
-    if (written === ENDED) throw new ServerUnavailableError(`Task ${task.id} was ended by another instance while this one ran it (its lease ran out)`, 503)
-    if (written === GONE) throw new ServerUnavailableError(`Task ${task.id} is no longer in the store (it expired or was trimmed)`, 503)
-    if (written === OVERTAKEN) throw new ServerUnavailableError(`Event ${event.seq} of task ${task.id} could not be written before later ones were`, 503)
+    if (written === ENDED)
+      throw new ServerUnavailableError(
+        `Task ${task.id} was ended by another instance while this one ran it (its lease ran out)`,
+        503,
+      )
+    if (written === GONE)
+      throw new ServerUnavailableError(`Task ${task.id} is no longer in the store (it expired or was trimmed)`, 503)
+    if (written === OVERTAKEN)
+      throw new ServerUnavailableError(
+        `Event ${event.seq} of task ${task.id} could not be written before later ones were`,
+        503,
+      )
     // Counting the index costs a round trip: check it every TRIM_EVERY settlings (trim removes a margin more).
     if (settles && ++this.#settledSinceTrim >= TRIM_EVERY) {
       this.#settledSinceTrim = 0
@@ -294,7 +339,9 @@ export class RedisTaskStore implements TaskStore {
       // stay a small multiple of the bytes added), or mid-turn once they pass both twice the json and the event
       // log's budget (only entries folded in may leave the log: it stays within a few times its bytes). The
       // history is not in the json: its messages are written once, as they join.
-      const fold = settles ? written.added * 2 >= written.json : written.added > Math.max(2 * written.json, this.eventLogBytes)
+      const fold = settles
+        ? written.added * 2 >= written.json
+        : written.added > Math.max(2 * written.json, this.eventLogBytes)
       if (!fold) return ['', '', head, '0', String(messages.length), ...messages]
       const json = withoutHistory(task)
       written.json = json.length
@@ -316,15 +363,16 @@ export class RedisTaskStore implements TaskStore {
   }
 
   #remember(taskId: string, written: Written): void {
-    if (this.#written.size >= MAX_WRITTEN && !this.#written.has(taskId)) this.#written.delete(this.#written.keys().next().value!)
+    if (this.#written.size >= MAX_WRITTEN && !this.#written.has(taskId))
+      this.#written.delete(this.#written.keys().next().value!)
     this.#written.set(taskId, written)
   }
 
   /** The task as written, with what was added since folded in, and the number of its last event. */
   async #read(taskId: string): Promise<{ task: Task; seq: number } | undefined> {
-    const found = (await this.#connection.run((redis) => runScript(redis, 'a2aRead', 2, this.keys.task(taskId), this.keys.entries(taskId)))) as
-      | [string, string, StreamEntry[], string[]?]
-      | null
+    const found = (await this.#connection.run((redis) =>
+      runScript(redis, 'a2aRead', 2, this.keys.task(taskId), this.keys.entries(taskId)),
+    )) as [string, string, StreamEntry[], string[]?] | null
     if (!found) return undefined
     const [json, seq, entries, history] = found
     return { task: folded(json, entries, history), seq: entries.length ? seqOf(entries.at(-1)![0]) : Number(seq) }
@@ -344,12 +392,15 @@ export class RedisTaskStore implements TaskStore {
     // Events up to `kept` may be missing (one could not be written): a resume from before them is refused.
     if (afterSeq !== undefined && afterSeq < kept) return undefined
     const events: TaskEvent[] = []
-    for (const [id, fields] of entries) if (fields[0] === 'e' && seqOf(id) > kept) events.push(JSON.parse(fields[1]!) as TaskEvent)
+    for (const [id, fields] of entries)
+      if (fields[0] === 'e' && seqOf(id) > kept) events.push(JSON.parse(fields[1]!) as TaskEvent)
     return events
   }
 
   async lastSeq(taskId: string): Promise<number | undefined> {
-    const seq = await this.#connection.run((redis) => runScript(redis, 'a2aLastSeq', 2, this.keys.task(taskId), this.keys.entries(taskId)))
+    const seq = await this.#connection.run((redis) =>
+      runScript(redis, 'a2aLastSeq', 2, this.keys.task(taskId), this.keys.entries(taskId)),
+    )
     return seq === null ? undefined : Number(seq)
   }
 
@@ -376,7 +427,8 @@ export class RedisTaskStore implements TaskStore {
           : this.keys.all
     const min = query.updatedAfter === undefined ? '-inf' : String(Date.parse(query.updatedAfter))
     let cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
-    if (query.cursor !== undefined && !cursor) throw new InvalidParamsError('the page token is not one from a previous page')
+    if (query.cursor !== undefined && !cursor)
+      throw new InvalidParamsError('the page token is not one from a previous page')
     const view = viewOf(query)
     return this.#connection.run(async (redis) => {
       const tasks: Task[] = []
@@ -407,11 +459,19 @@ export class RedisTaskStore implements TaskStore {
         const read: Array<Task | undefined> = []
         for (let at = 0; at < page.length; at += LIST_BATCH) {
           const batch = page.slice(at, at + LIST_BATCH)
-          read.push(...(await Promise.all(batch.map((id) => (view ? this.#readView(redis, id, view) : this.#readTask(redis, id))))))
+          read.push(
+            ...(await Promise.all(
+              batch.map((id) => (view ? this.#readView(redis, id, view) : this.#readTask(redis, id))),
+            )),
+          )
         }
         const gone = page.filter((_, at) => !read[at])
         for (const found of read) if (found) tasks.push(found)
-        if (page.length) cursor = { id: page.at(-1)!, status: { state: 'completed', timestamp: new Date(Number(scores[page.length - 1])).toISOString() } }
+        if (page.length)
+          cursor = {
+            id: page.at(-1)!,
+            status: { state: 'completed', timestamp: new Date(Number(scores[page.length - 1])).toISOString() },
+          }
         if (!gone.length) break
         await this.#unindex(redis, gone)
         total -= gone.length
@@ -424,17 +484,24 @@ export class RedisTaskStore implements TaskStore {
 
   /** The whole task, on a connection already taken (see `#read`). */
   async #readTask(redis: RedisClient, taskId: string): Promise<Task | undefined> {
-    const found = (await runScript(redis, 'a2aRead', 2, this.keys.task(taskId), this.keys.entries(taskId))) as [string, string, StreamEntry[], string[]?] | null
+    const found = (await runScript(redis, 'a2aRead', 2, this.keys.task(taskId), this.keys.entries(taskId))) as
+      | [string, string, StreamEntry[], string[]?]
+      | null
     return found ? folded(found[0], found[2], found[3]) : undefined
   }
 
   /** What a listing shows of a task, read alone (see LIST_READ): history and artifacts only as far as `view` asks. */
   async #readView(redis: RedisClient, taskId: string, view: Required<ListView>): Promise<Task | undefined> {
     const history = view.historyLength === Number.POSITIVE_INFINITY ? 'all' : String(view.historyLength)
-    const found = (await runScript(redis, 'a2aListRead', 2, this.keys.task(taskId), this.keys.entries(taskId), history, view.includeArtifacts ? 1 : 0)) as
-      | [1, string, string, StreamEntry[]]
-      | [2, string, string[], string?, string?, StreamEntry[]?]
-      | null
+    const found = (await runScript(
+      redis,
+      'a2aListRead',
+      2,
+      this.keys.task(taskId),
+      this.keys.entries(taskId),
+      history,
+      view.includeArtifacts ? 1 : 0,
+    )) as [1, string, string, StreamEntry[]] | [2, string, string[], string?, string?, StreamEntry[]?] | null
     if (!found) return undefined
     let task: Task
     if (found[0] === 1) {
@@ -460,7 +527,14 @@ export class RedisTaskStore implements TaskStore {
     const { contextId } = task
     const { state } = task.status
     const keys = this.keys
-    return [keys.all, keys.indexed, keys.running, keys.byState(state), keys.byContext(contextId), keys.byContextState(contextId, state)]
+    return [
+      keys.all,
+      keys.indexed,
+      keys.running,
+      keys.byState(state),
+      keys.byContext(contextId),
+      keys.byContextState(contextId, state),
+    ]
   }
 
   /** INDEX's arguments for the task under its status now. */
@@ -487,7 +561,14 @@ export class RedisTaskStore implements TaskStore {
       if ((await this.#connection.client.set(this.keys.sweepLock, token, 'PX', lockMs, 'NX')) !== 'OK') return
       try {
         for (let start = 0; ; ) {
-          const ids = await this.#connection.client.zrangebyscore(this.keys.all, '-inf', now - this.ttlMs, 'LIMIT', start, SWEEP_BATCH)
+          const ids = await this.#connection.client.zrangebyscore(
+            this.keys.all,
+            '-inf',
+            now - this.ttlMs,
+            'LIMIT',
+            start,
+            SWEEP_BATCH,
+          )
           if (!ids.length) return
           const present = await Promise.all(ids.map((id) => this.#connection.client.exists(this.keys.task(id))))
           const gone = ids.filter((_, at) => present[at] === 0)
@@ -508,7 +589,15 @@ export class RedisTaskStore implements TaskStore {
   readonly pushConfigs: PushConfigStore = {
     save: async (config) => {
       const saved = await this.#connection.run((redis) =>
-        runScript(redis, 'a2aSavePush', 2, this.keys.task(config.taskId), this.keys.push(config.taskId), config.id, JSON.stringify(config)),
+        runScript(
+          redis,
+          'a2aSavePush',
+          2,
+          this.keys.task(config.taskId),
+          this.keys.push(config.taskId),
+          config.id,
+          JSON.stringify(config),
+        ),
       )
       if (saved === 0) throw new TaskNotFoundError(config.taskId)
     },
@@ -554,7 +643,9 @@ export class RedisTaskStore implements TaskStore {
           const failed = failWithReason(task, LOST_REASON, seq)
           // The instance that died may have sent events it never wrote: the log is kept only from this one.
           await this.#append(task, failed, seq - 1)
-          this.#logger?.warn(`Task ${taskId} lost the instance that ran it (no lease for ${this.leaseMs} ms); it is failed`)
+          this.#logger?.warn(
+            `Task ${taskId} lost the instance that ran it (no lease for ${this.leaseMs} ms); it is failed`,
+          )
         } finally {
           await this.#leases.release(taskId)
         }
@@ -644,7 +735,8 @@ function folded(json: string, entries: StreamEntry[], history?: string[]): Task 
   return task
 }
 
-const parsedMessages = (messages: string[]): Message[] => messages.flatMap((json) => (json ? [JSON.parse(json) as Message] : []))
+const parsedMessages = (messages: string[]): Message[] =>
+  messages.flatMap((json) => (json ? [JSON.parse(json) as Message] : []))
 
 /** A stream entry as Redis returns it: its id (`<seq>-<n>`) and one field, `e` (an event) or `m` (a message). */
 type StreamEntry = [string, string[]]

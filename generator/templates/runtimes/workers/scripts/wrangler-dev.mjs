@@ -8,7 +8,9 @@ import { dirname, join } from 'node:path'
 const wrangler = join(dirname(createRequire(import.meta.url).resolve('wrangler/package.json')), 'bin/wrangler.js')
 const port = process.env.PORT || '3000'
 const host = process.env.HOST || '127.0.0.1'
-const child = spawn(process.execPath, [wrangler, 'dev', '--port', port, '--ip', host, ...process.argv.slice(2)], { stdio: 'inherit' })
+const child = spawn(process.execPath, [wrangler, 'dev', '--port', port, '--ip', host, ...process.argv.slice(2)], {
+  stdio: 'inherit',
+})
 
 // A signal sent to this process alone (a process manager's SIGTERM) reaches wrangler too.
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal))
