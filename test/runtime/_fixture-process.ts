@@ -76,8 +76,8 @@ export async function startServeFixture(env: Record<string, string>): Promise<{ 
 
 /** What every fixture's probe answers; each fixture adds its own counters. */
 export interface FixtureProbe {
-  /** Warnings and errors the runtime logged: how many, and the first 20. */
-  logged: { warn: number; error: number; last: string[] }
+  /** Warnings and errors the runtime logged: how many, the first 20, and the first 5 errors. */
+  logged: { warn: number; error: number; last: string[]; errors: string[] }
   memory: NodeJS.MemoryUsage
 }
 

@@ -1,6 +1,6 @@
 import { defineAgent } from 'a2a-runtime'
 import { describe, expect, it } from 'vitest'
-import { agent } from './_agents.ts'
+import { agent, deferred } from './_agents.ts'
 import { userMessage } from './_messages.ts'
 import { readEvents } from './_sse.ts'
 import { transports } from './_transports.ts'
@@ -31,6 +31,40 @@ describe.each(transports)('task deadlines ($name)', (transport) => {
     expect(seen.aborted).toBe(true)
     expect((await target.rpc('tasks/get', { id: task.id })).body.result.status.state).toBe('failed')
     expect(target.logger.text('warn')).toMatch(/passed its time limit \(150 ms\); it is failed/)
+  })
+
+  it('takes an agent stopped by the refused move after its deadline as no fault: no error logged', async () => {
+    const moved = deferred()
+    const late = agent(
+      async (ctx, task) => {
+        task.working('thinking')
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }))
+        try {
+          task.artifact('too late') // throws TaskTerminalError, out of execute
+        } finally {
+          moved.resolve()
+        }
+      },
+      { timeoutMs: 100 },
+    )
+    const target = await transport.start(late)
+    const task = (await target.rpc('message/send', userMessage('x'))).body.result
+    expect(task.status.state).toBe('failed')
+    await moved.promise
+    await expect
+      .poll(() => target.logger.text('debug'))
+      .toMatch(/stopped on a refused move after task .* had ended \(failed\)/)
+    expect(target.logger.text('error')).toBe('')
+  })
+
+  it('still logs an agent that moves its own ended task as an error', async () => {
+    const twice = agent(async (_ctx, task) => {
+      task.complete('done')
+      task.artifact('after the end') // the agent's own bug: it ended the task itself
+    })
+    const target = await transport.start(twice)
+    expect((await target.rpc('message/send', userMessage('x'))).body.result.status.state).toBe('completed')
+    await expect.poll(() => target.logger.text('error')).toMatch(/threw after task .* had ended \(completed\)/)
   })
 
   it('ends the stream of a timed-out task with the failed status', async () => {

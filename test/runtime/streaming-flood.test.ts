@@ -29,6 +29,7 @@ it('a flood of 1 MiB messages to the streaming agent on a 512 MiB heap: alive, u
     expect(
       probe.logged.last.some((line) => /is failed: The running tasks hold \d+ bytes, past maxRunningBytes/.test(line)),
     ).toBe(true)
+    expect(probe.logged.errors).toEqual([])
     expect(probe.logged.error).toBe(0)
   } finally {
     await server.kill()

@@ -1,5 +1,5 @@
 import type { Agent, ExecutionContext } from '../agent.js'
-import { A2AError } from '../errors.js'
+import { A2AError, TaskTerminalError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import { isSettled, isTerminal } from './_lifecycle.js'
 import type { TaskRun } from './_task-run.js'
@@ -49,6 +49,10 @@ export async function runAgentTurn(
     if (!isTerminal(run.state)) {
       logger.error(`Agent "${name}" threw while running task ${run.id}; the task is failed`, error)
       run.setStatus('failed', 'The agent failed with an internal error before finishing the task')
+    } else if (error instanceof TaskTerminalError && run.signal.aborted) {
+      // The runtime ended the task (a deadline, a budget, a lost lease, a shutdown: said when it happened, with the
+      // signal fired) and the agent's next move was refused: the expected way its code stops, not a fault.
+      logger.debug(`Agent "${name}" stopped on a refused move after task ${run.id} had ended (${run.state})`)
     } else if (run.state !== 'canceled') {
       logger.error(`Agent "${name}" threw after task ${run.id} had ended (${run.state})`, error)
     }
