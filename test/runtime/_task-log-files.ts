@@ -45,22 +45,26 @@ function linesOf(segment: string): string[] {
 /**
  * The records of every segment in order (of one task, when `taskId` is given), with the segment each is in.
  * A line that is not JSON throws, unless `skipDamaged` (a test that damaged a record itself: the store deletes
- * that segment only once it compacts, which may come before or after the look).
+ * that segment only once it compacts, which may come before or after the look), or unless it is the log's very
+ * last line and `cutTail` (a process killed mid-write leaves that line short; the store ignores it).
  */
 export function recordsOf(
   dir: string,
   taskId?: string,
-  { skipDamaged = false } = {},
+  { skipDamaged = false, cutTail = false } = {},
 ): Array<{ segment: string; kind: 'snapshot' | 'entries'; n: number; text: string }> {
   const records = []
-  for (const segment of segmentsOf(dir)) {
-    for (const text of linesOf(segment)) {
+  const segments = segmentsOf(dir)
+  for (const segment of segments) {
+    const lines = linesOf(segment)
+    const last = segment === segments.at(-1) ? lines.findLastIndex((line) => line !== '') : -1
+    for (const [index, text] of lines.entries()) {
       if (!text) continue
       let record: { t: string; n: number }
       try {
         record = JSON.parse(text)
       } catch (error) {
-        if (skipDamaged) continue
+        if (skipDamaged || (cutTail && index === last)) continue
         throw error
       }
       if (taskId && record.t !== taskId) continue

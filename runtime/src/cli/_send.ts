@@ -224,9 +224,9 @@ async function streamTurn(
         buffer = buffer.slice(end + 2)
         const data = frame.split('\n').find((line) => line.startsWith('data:'))
         if (!data) continue
-        // biome-ignore lint/suspicious/noExplicitAny: the agent's JSON, each field read where it is used
         const event = parseEvent(data.slice(5).trim()) as {
           method?: string
+          // biome-ignore lint/suspicious/noExplicitAny: the agent's JSON, each field read where it is used
           params?: any
           error?: { code: number; message: string }
         }
