@@ -1,15 +1,11 @@
 import { execFile } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import { agentBase, clientHeaders } from '../../runtime/src/cli/_client.ts'
+import { a2aBin, makeAgentProject } from '../_support.ts'
 
-const runtimeDir = fileURLToPath(new URL('../../runtime', import.meta.url))
-const a2aBin = join(runtimeDir, 'bin/a2a.mjs')
 const cleanEnv = Object.fromEntries(
   Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_)/.test(key)),
 ) as Record<string, string>
@@ -155,15 +151,11 @@ describe('one-line errors', () => {
   it.each(['a2a-syntax-', 'a2a syntax é-'])(
     'a2a start and a2a card validate name the file, line and cause of a syntax error (project in %j)',
     async (prefix) => {
-      const project = mkdtempSync(join(tmpdir(), prefix))
-      cleanups.push(() => rmSync(project, { recursive: true, force: true }))
-      mkdirSync(join(project, 'src'))
-      mkdirSync(join(project, 'node_modules'))
-      symlinkSync(runtimeDir, join(project, 'node_modules/a2a-runtime'), 'dir')
-      writeFileSync(
-        join(project, 'src/agent.ts'),
+      const project = makeAgentProject(
+        prefix,
         "import { defineAgent } from 'a2a-runtime'\nexport default defineAgent({\n  card: { name: 'x' description: 'y' },\n})\n",
       )
+      cleanups.push(() => rmSync(project, { recursive: true, force: true }))
       for (const args of [['start'], ['card', 'validate']]) {
         const { code, stderr } = await a2a(args, { cwd: project, env: { PORT: '0', HOST: '127.0.0.1' } })
         expect(code).toBe(1)
@@ -176,15 +168,11 @@ describe('one-line errors', () => {
   it.each(['a2a-throws-', 'a2a throws é-'])(
     'a2a start names the file and line of an error thrown at import (project in %j)',
     async (prefix) => {
-      const project = mkdtempSync(join(tmpdir(), prefix))
-      cleanups.push(() => rmSync(project, { recursive: true, force: true }))
-      mkdirSync(join(project, 'src'))
-      mkdirSync(join(project, 'node_modules'))
-      symlinkSync(runtimeDir, join(project, 'node_modules/a2a-runtime'), 'dir')
-      writeFileSync(
-        join(project, 'src/agent.ts'),
+      const project = makeAgentProject(
+        prefix,
         "import { defineAgent } from 'a2a-runtime'\n\nthrow new Error('config missing at import')\n",
       )
+      cleanups.push(() => rmSync(project, { recursive: true, force: true }))
       const { code, stderr } = await a2a(['start'], { cwd: project, env: { PORT: '0', HOST: '127.0.0.1' } })
       expect(code).toBe(1)
       expect(stderr).toMatch(/^a2a: src\/agent\.ts:3:\d+ Error: config missing at import/)

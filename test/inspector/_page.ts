@@ -1,8 +1,23 @@
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
 import { SLOW } from '../_served-project.ts'
-import { newPage } from './_browser.ts'
+import { launchBrowser, newPage } from './_browser.ts'
+import { type DevServer, startDev } from './_dev-project.ts'
 
 /** What the inspector's browser tests do on its page, as a developer would: by labels and roles. */
+
+/**
+ * `a2a dev` on `project` and Chromium, started side by side. A browser that started is closed when the dev server
+ * did not (a dev server that started is stopped by `cleanUp`, as every one is).
+ */
+export async function startDevAndBrowser(project: string): Promise<{ dev: DevServer; browser: Browser }> {
+  const [started, launched] = await Promise.allSettled([startDev(project), launchBrowser()])
+  if (started.status === 'rejected') {
+    if (launched.status === 'fulfilled') await launched.value.close()
+    throw started.reason
+  }
+  if (launched.status === 'rejected') throw launched.reason
+  return { dev: started.value, browser: launched.value }
+}
 
 /**
  * A new page (its own context; `options` as for `newPage`) on the inspector at `url`, once the page knows the

@@ -2,7 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SLOW } from '../_served-project.ts'
-import { axeViolations, browserTestsEnabled, launchBrowser, newPage, saveScreenshot } from './_browser.ts'
+import { axeViolations, browserTestsEnabled, newPage, saveScreenshot } from './_browser.ts'
 import {
   cleanUp,
   type DevServer,
@@ -13,7 +13,14 @@ import {
   startDev,
   writeAgent,
 } from './_dev-project.ts'
-import { answerOf, lastExchange, openInspector as openPage, sendFromPage, stateOf } from './_page.ts'
+import {
+  answerOf,
+  lastExchange,
+  openInspector as openPage,
+  sendFromPage,
+  startDevAndBrowser,
+  stateOf,
+} from './_page.ts'
 
 /**
  * The dev inspector in Chromium, against a generated project under `a2a dev`: every view driven as a developer
@@ -49,11 +56,7 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     project = await generateProject()
     gate = gateFile(project)
     writeAgent(project, agentSource())
-    const [started, launched] = await Promise.allSettled([startDev(project), launchBrowser()])
-    if (launched.status === 'fulfilled') browser = launched.value
-    if (started.status === 'rejected') throw started.reason
-    dev = started.value
-    if (launched.status === 'rejected') throw launched.reason
+    ;({ dev, browser } = await startDevAndBrowser(project))
   }, 3 * SLOW)
 
   afterAll(async () => {

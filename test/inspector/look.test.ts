@@ -1,17 +1,9 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SLOW } from '../_served-project.ts'
-import { axeViolations, browserTestsEnabled, launchBrowser, saveScreenshot } from './_browser.ts'
-import {
-  cleanUp,
-  type DevServer,
-  gatedAgentSource,
-  gateFile,
-  generateProject,
-  startDev,
-  writeAgent,
-} from './_dev-project.ts'
-import { openInspector, sendFromPage, stateOf } from './_page.ts'
+import { axeViolations, browserTestsEnabled, saveScreenshot } from './_browser.ts'
+import { cleanUp, type DevServer, gatedAgentSource, gateFile, generateProject, writeAgent } from './_dev-project.ts'
+import { openInspector, sendFromPage, startDevAndBrowser, stateOf } from './_page.ts'
 
 /**
  * How the inspector looks: it follows the system's light or dark scheme and reads well in both (axe), fits a
@@ -54,11 +46,7 @@ describe.runIf(browserTestsEnabled())('how the inspector looks', () => {
   beforeAll(async () => {
     const project = await generateProject()
     writeAgent(project, gatedAgentSource({ gate: gateFile(project) }))
-    const [started, launched] = await Promise.allSettled([startDev(project), launchBrowser()])
-    if (launched.status === 'fulfilled') browser = launched.value
-    if (started.status === 'rejected') throw started.reason
-    dev = started.value
-    if (launched.status === 'rejected') throw launched.reason
+    ;({ dev, browser } = await startDevAndBrowser(project))
   }, 3 * SLOW)
 
   afterAll(async () => {

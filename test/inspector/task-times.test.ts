@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { rpc } from '../_rpc.ts'
 import { SLOW } from '../_served-project.ts'
-import { browserTestsEnabled, launchBrowser, saveScreenshot } from './_browser.ts'
+import { browserTestsEnabled, saveScreenshot } from './_browser.ts'
 import {
   cleanUp,
   type DevServer,
@@ -11,10 +11,9 @@ import {
   gateFile,
   generateProject,
   sendMessage,
-  startDev,
   writeAgent,
 } from './_dev-project.ts'
-import { openInspector } from './_page.ts'
+import { openInspector, startDevAndBrowser } from './_page.ts'
 
 /**
  * Times in the inspector's Tasks view: a replayed timeline places each event at the time it happened (not all at
@@ -87,11 +86,7 @@ describe.runIf(browserTestsEnabled())('times in the inspector', () => {
     gate = gateFile(project)
     rmSync(gate, { force: true })
     writeAgent(project, gatedAgentSource({ gate }))
-    const [started, launched] = await Promise.allSettled([startDev(project), launchBrowser()])
-    if (launched.status === 'fulfilled') browser = launched.value
-    if (started.status === 'rejected') throw started.reason
-    dev = started.value
-    if (launched.status === 'rejected') throw launched.reason
+    ;({ dev, browser } = await startDevAndBrowser(project))
     // Another client's streaming task: "alpha " at once, then nothing until the gate opens, a measured while later.
     const { body } = await sendMessage(dev.url, 'stream', { configuration: { blocking: false } })
     taskId = body.result.id
