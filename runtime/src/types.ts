@@ -177,12 +177,41 @@ interface AgentCapabilities {
   pushNotifications?: boolean
 }
 
-/** Scheme names the runtime validates. `bearer`: `Authorization: Bearer <token>`; `apiKey`: `X-API-Key: <key>`. */
-export type AuthScheme = 'bearer' | 'apiKey'
+/**
+ * Scheme names the runtime validates. `bearer`: `Authorization: Bearer <token>` (tokens from a list); `apiKey`:
+ * `X-API-Key: <key>`; `oidc`: `Authorization: Bearer <JWT>` issued by an OpenID Connect provider.
+ */
+export type AuthScheme = 'bearer' | 'apiKey' | 'oidc'
+
+/**
+ * Who is calling, as its credential proves: agent code reads it as `ctx.principal`, and each task belongs to the
+ * principal that created it (no other caller can see, follow, cancel or continue it).
+ */
+export interface Principal {
+  /**
+   * The same for every request of the same caller, and what its tasks are owned by: `<issuer> <subject>` for a
+   * token of an OpenID Connect issuer, `credential:<name>` for a named bearer token or API key, and `credential:`
+   * for the unnamed ones (together one shared caller).
+   */
+  readonly id: string
+  /** The scheme the request proved itself with. */
+  readonly scheme: AuthScheme
+  /** The token's `sub`, or the name given with the credential (`A2A_API_KEY=alice:…`); undefined when unnamed. */
+  readonly subject: string | undefined
+  /** The token's `iss`; undefined for bearer tokens and API keys from a list. */
+  readonly issuer: string | undefined
+  /** The scopes the token grants (its `scope` or `scp` claim); empty for bearer tokens and API keys. */
+  readonly scopes: readonly string[]
+  /** Every claim of the token; empty for bearer tokens and API keys. */
+  readonly claims: Readonly<Record<string, unknown>>
+}
 
 /** The schemes a request must satisfy one of; credentials come from the `auth` option or the environment. */
 interface AgentAuthentication {
-  /** `bearer` (`Authorization: Bearer <token>`) and `apiKey` (`X-API-Key: <key>`), at least one. */
+  /**
+   * `bearer` (`Authorization: Bearer <token>`), `apiKey` (`X-API-Key: <key>`) and `oidc` (`Authorization: Bearer
+   * <JWT>` of an OpenID Connect issuer), at least one.
+   */
   schemes: AuthScheme[]
 }
 

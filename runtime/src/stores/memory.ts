@@ -59,6 +59,8 @@ export interface MemoryStoreOptions {
 
 interface Entry {
   task: Task
+  /** The `Principal.id` of the caller that created the task; undefined when the agent checks no credentials. */
+  owner: string | undefined
   /** The task's newest events; dropped some time after it ends (`endedLogs`), when the task says it all. */
   log: EventLog | undefined
   /** When the task last settled; 0 while it runs. */
@@ -163,9 +165,10 @@ export class MemoryTaskStore implements TaskStore {
     return this.#entries.has(taskId)
   }
 
-  get(taskId: string): Task | undefined {
+  get(taskId: string, owner?: string): Task | undefined {
     const entry = this.#entries.get(taskId)
-    if (!entry) return undefined
+    // Another owner's task answers as one that does not exist (and is not swept on that caller's behalf).
+    if (!entry || (owner !== undefined && entry.owner !== owner)) return undefined
     if (entry.settledAt && Date.now() - entry.settledAt > this.ttlMs) {
       this.#drop(taskId, entry)
       return undefined
@@ -173,8 +176,8 @@ export class MemoryTaskStore implements TaskStore {
     return entry.task
   }
 
-  create(task: Task): void {
-    this.#put(task, new EventLog(this.eventLogBytes, eventBytes), 0)
+  create(task: Task, owner?: string): void {
+    this.#put(task, owner, new EventLog(this.eventLogBytes, eventBytes), 0)
     this.#keepWithinBudget()
   }
 
@@ -227,18 +230,24 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   list(query: TaskQuery): TaskPage {
-    if (query.contextId === undefined)
-      return pageOf(
-        Array.from(this.#entries.values(), (entry) => entry.task),
-        query,
-      )
+    const { owner } = query
+    const tasks: Task[] = []
+    if (query.contextId === undefined) {
+      for (const entry of this.#entries.values()) if (owner === undefined || entry.owner === owner) tasks.push(entry.task)
+      return pageOf(tasks, query)
+    }
     if (!this.#contextsIndexed) {
       this.#contextsIndexed = true
       for (const entry of this.#entries.values()) this.#link(entry)
     }
-    const tasks: Task[] = []
-    for (let entry = this.#byContext.get(query.contextId); entry; entry = entry.nextInContext) tasks.push(entry.task)
+    for (let entry = this.#byContext.get(query.contextId); entry; entry = entry.nextInContext)
+      if (owner === undefined || entry.owner === owner) tasks.push(entry.task)
     return pageOf(tasks, query)
+  }
+
+  /** The `Principal.id` the task was created by (undefined: created without one, or not kept). */
+  ownerOf(taskId: string): string | undefined {
+    return this.#entries.get(taskId)?.owner
   }
 
   /** Removes settled tasks older than the time-to-live. Runs on a timer; callable for tests and tools. */
@@ -250,11 +259,18 @@ export class MemoryTaskStore implements TaskStore {
 
   /**
    * Puts back a task read from elsewhere (a durable store's files at start): `settledAt` 0 for a running
-   * task. Call in the order the tasks settled, oldest first, so retention drops the oldest first.
+   * task. Call in the order the tasks settled, oldest first, so retention drops the oldest first. `owner` as
+   * `create` was given it.
    */
-  restore(task: Task, events: TaskEvent[] | undefined, settledAt: number, keptAfter = 0): void {
+  restore(
+    task: Task,
+    events: TaskEvent[] | undefined,
+    settledAt: number,
+    keptAfter = 0,
+    owner: string | undefined = undefined,
+  ): void {
     const log = events && new EventLog(this.eventLogBytes, eventBytes, events, keptAfter)
-    const entry = this.#put(task, log, settledAt)
+    const entry = this.#put(task, owner, log, settledAt)
     if (settledAt) this.#settle(task.id, entry, Boolean(log) && isTerminal(task.status.state), settledAt)
     this.#keepWithinBudget()
   }
@@ -324,9 +340,10 @@ export class MemoryTaskStore implements TaskStore {
    * Keeps `task` (in place of an entry of the same id) and counts its bytes; the caller settles it and applies
    * retention.
    */
-  #put(task: Task, log: EventLog | undefined, settledAt: number): Entry {
+  #put(task: Task, owner: string | undefined, log: EventLog | undefined, settledAt: number): Entry {
     const entry: Entry = {
       task,
+      owner,
       log,
       settledAt,
       place: -1,

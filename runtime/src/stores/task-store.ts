@@ -9,10 +9,17 @@ export type { MaybePromise } from '../types.js'
  * is given (the memory store does) or serialise it (a remote store must).
  */
 export interface TaskStore {
-  /** The task, or `undefined` when it never existed or retention removed it. */
-  get(taskId: string): MaybePromise<Task | undefined>
-  /** Keeps a new task, once, before any of its events. */
-  create(task: Task): MaybePromise<void>
+  /**
+   * The task, or `undefined` when it never existed or retention removed it. With `owner`: `undefined` too when
+   * the task is not that owner's (another's, or created without one), exactly as for a task that does not exist;
+   * without it, whoever owns it (the runtime's own reads, after it checked the caller).
+   */
+  get(taskId: string, owner?: string): MaybePromise<Task | undefined>
+  /**
+   * Keeps a new task, once, before any of its events. `owner` (the `Principal.id` of the caller that created it;
+   * undefined when the agent checks no credentials) is kept with the task for its whole life, restarts included.
+   */
+  create(task: Task, owner?: string): MaybePromise<void>
   /** `task` already reflects `event`. */
   append(task: Task, event: TaskEvent): MaybePromise<void>
   /**
@@ -30,9 +37,9 @@ export interface TaskStore {
   close?(): MaybePromise<void>
   /**
    * The task and the number of its last event, read together (a store that other instances write to must
-   * not let an event fall between the two reads).
+   * not let an event fall between the two reads). `owner` as for `get`.
    */
-  snapshot?(taskId: string): MaybePromise<{ task: Task; seq: number } | undefined>
+  snapshot?(taskId: string, owner?: string): MaybePromise<{ task: Task; seq: number } | undefined>
   /** Present on a store that several instances share (Redis): how they coordinate the tasks' runs. */
   readonly cluster?: ClusterLink
   /** Webhooks of tasks, on a store several instances share (otherwise the runtime keeps them in memory). */
@@ -68,6 +75,11 @@ export interface ClusterLink {
 
 /** What `list` answers: the filters of a ListTasks request and the page it asks for. */
 export interface TaskQuery {
+  /**
+   * Only the tasks of this owner (`Principal.id`); tasks created without an owner are nobody's. Undefined: every
+   * task (an agent that checks no credentials).
+   */
+  owner?: string
   /** Only the tasks of this context. */
   contextId?: string
   /** Only the tasks in this state. */
