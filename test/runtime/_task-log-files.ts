@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 // The file store's log as the tests look at it from outside: the segments under `<dir>/log/`, one JSON record
@@ -91,4 +91,11 @@ export function breakTheLog(dir: string): () => void {
     rmSync(logDir(dir))
     renameSync(away, logDir(dir))
   }
+}
+
+/** Writes the log's first segment with `records` (one JSON line each) after the header, as a store would have. */
+export function writeSegment(dir: string, records: unknown[]): void {
+  mkdirSync(logDir(dir), { recursive: true })
+  const lines = records.map((record) => `${JSON.stringify(record)}\n`).join('')
+  writeFileSync(join(logDir(dir), `${'1'.padStart(12, '0')}.jsonl`), `{"log":"a2a-tasks","version":1}\n${lines}`)
 }

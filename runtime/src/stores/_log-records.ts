@@ -19,6 +19,11 @@ export interface TaskSnapshot {
   keptAfter: number
   /** When the task last settled (ms since the epoch); 0 while it ran. */
   settledAt: number
+  /**
+   * The `Principal.id` of the caller that created the task, in every snapshot of it (compaction writes new ones);
+   * absent when it was created without one, as in the records written before owners were kept: read back unowned.
+   */
+  owner?: string
 }
 
 export type LogRecord =
@@ -48,8 +53,11 @@ export function parseRecord(line: string): LogRecord | undefined {
   }
   if (!isObject(value) || typeof value.t !== 'string' || !Number.isSafeInteger(value.n)) return undefined
   if (isObject(value.snapshot)) {
-    const { task, events } = value.snapshot
-    return isObject(task) && typeof task.id === 'string' && (events === null || Array.isArray(events))
+    const { task, events, owner } = value.snapshot
+    return isObject(task) &&
+      typeof task.id === 'string' &&
+      (events === null || Array.isArray(events)) &&
+      (owner === undefined || typeof owner === 'string')
       ? (value as LogRecord)
       : undefined
   }

@@ -100,7 +100,7 @@ export class DurableObjectTaskStore implements TaskStore {
       const pieces: string[] = []
       for (let index = 0; index < value.pieces; index++) pieces.push(stored.get(pieceKey(taskId, index)) as string)
       try {
-        snapshots.push(JSON.parse(pieces.join('')) as TaskSnapshot)
+        snapshots.push(parseSnapshot(pieces.join('')))
         this.#pieces.set(taskId, value.pieces)
       } catch {
         this.#logger?.warn(`Task store: task ${taskId} could not be read back from storage; it is deleted`)
@@ -110,17 +110,17 @@ export class DurableObjectTaskStore implements TaskStore {
     }
     const stopped: TaskSnapshot[] = []
     for (const snapshot of snapshots.sort((a, b) => a.settledAt - b.settledAt)) {
-      const { task, events, keptAfter, settledAt } = snapshot
+      const { task, events, keptAfter, settledAt, owner } = snapshot
       if (settledAt && now - settledAt > this.#memory.ttlMs) {
         await this.#delete(task.id)
         continue
       }
-      if (isSettled(task.status.state)) this.#memory.restore(task, events ?? undefined, settledAt, keptAfter)
+      if (isSettled(task.status.state)) this.#memory.restore(task, events ?? undefined, settledAt, keptAfter, owner)
       else stopped.push(snapshot)
     }
-    for (const { task, events, keptAfter } of stopped) {
+    for (const { task, events, keptAfter, owner } of stopped) {
       const was = task.status.state
-      this.#memory.restore(task, failStopped(task, events ?? undefined, keptAfter), now, keptAfter)
+      this.#memory.restore(task, failStopped(task, events ?? undefined, keptAfter), now, keptAfter, owner)
       this.#logger?.warn(`Task store: task ${task.id} was ${was} when the object stopped; it is failed`)
       if (this.#memory.has(task.id)) await this.#save(task)
     }
@@ -134,12 +134,13 @@ export class DurableObjectTaskStore implements TaskStore {
     return this.#memory.bytes
   }
 
-  get(taskId: string): Task | undefined {
-    return this.#memory.get(taskId)
+  get(taskId: string, owner?: string): Task | undefined {
+    return this.#memory.get(taskId, owner)
   }
 
-  async create(task: Task): Promise<void> {
-    this.#memory.create(task)
+  async create(task: Task, owner?: string): Promise<void> {
+    // The owner goes into the task's first save (`#save` asks the memory store), in the same put.
+    this.#memory.create(task, owner)
     try {
       await this.#save(task)
     } catch (error) {
@@ -183,6 +184,8 @@ export class DurableObjectTaskStore implements TaskStore {
       events: this.#memory.events(taskId) ?? null,
       keptAfter: this.#memory.keptAfter(taskId),
       settledAt: this.#memory.settledAt(taskId),
+      // Left out of the JSON when undefined: an unowned task is stored as before.
+      owner: this.#memory.ownerOf(taskId),
     }
     const json = JSON.stringify(snapshot)
     const count = Math.max(1, Math.ceil(json.length / PIECE_CHARS))
@@ -226,6 +229,13 @@ export class DurableObjectTaskStore implements TaskStore {
     this.#writes = done.catch(() => {})
     return done
   }
+}
+
+/** A stored task's JSON; throws when it is not one (an owner that is not a string: damaged). */
+function parseSnapshot(json: string): TaskSnapshot {
+  const snapshot = JSON.parse(json) as TaskSnapshot
+  if (snapshot.owner !== undefined && typeof snapshot.owner !== 'string') throw new Error('owner is not a string')
+  return snapshot
 }
 
 /** A task store in a Durable Object's storage; see `DurableObjectTaskStore`. Call `restore()` before serving. */

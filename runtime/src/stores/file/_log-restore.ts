@@ -68,6 +68,8 @@ export interface RestoredTask {
   /** Its event log; undefined when the log had been dropped. */
   events: TaskEvent[] | undefined
   keptAfter: number
+  /** Whose task it is (`TaskSnapshot.owner`); undefined for a task created without an owner. */
+  owner: string | undefined
 }
 
 /**
@@ -394,8 +396,8 @@ export function readTaskBack(indexed: IndexedTask, reader: SegmentReader): Resto
   const first = reader.read(at[0]!, at[1]!, at[2]!)
   if (!first || first.t !== id || !('snapshot' in first))
     throw new Error(`its snapshot is no longer where it was read (segment ${at[0]}, byte ${at[1]})`)
-  const { task, events, keptAfter } = first.snapshot
-  const restored: RestoredTask = { task, events: events ?? undefined, keptAfter: keptAfter || 0 }
+  const { task, events, keptAfter, owner } = first.snapshot
+  const restored: RestoredTask = { task, events: events ?? undefined, keptAfter: keptAfter || 0, owner }
   for (let i = 3; i < at.length; i += 3) {
     const record = reader.read(at[i]!, at[i + 1]!, at[i + 2]!)
     if (!record || record.t !== id || !('entries' in record))

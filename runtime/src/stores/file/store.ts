@@ -149,12 +149,13 @@ export class FileTaskStore implements TaskStore {
     return this.#memory.bytes
   }
 
-  get(taskId: string): Task | undefined {
-    return this.#memory.get(taskId)
+  get(taskId: string, owner?: string): Task | undefined {
+    return this.#memory.get(taskId, owner)
   }
 
-  async create(task: Task): Promise<void> {
-    this.#memory.create(task)
+  async create(task: Task, owner?: string): Promise<void> {
+    // The owner goes into the task's first snapshot (`#snapshotOf` asks the memory store), in the same write.
+    this.#memory.create(task, owner)
     const log = new TaskLog(task.id, this.#writer, this.#liveBytesCounter)
     this.#logs.set(task.id, log)
     try {
@@ -227,6 +228,8 @@ export class FileTaskStore implements TaskStore {
       events: this.#memory.events(taskId) ?? null,
       keptAfter: this.#memory.keptAfter(taskId),
       settledAt: this.#memory.settledAt(taskId),
+      // Left out of the line when undefined (JSON.stringify skips it): an unowned task's record is as before.
+      owner: this.#memory.ownerOf(taskId),
     }
   }
 
@@ -324,7 +327,7 @@ export class FileTaskStore implements TaskStore {
         else if (!isSettled(indexed.state)) stopped.push(indexed)
         else
           this.#restoreTask(indexed, reader, (file) =>
-            memory.restore(file.task, file.events, indexed.settledAt, file.keptAfter),
+            memory.restore(file.task, file.events, indexed.settledAt, file.keptAfter, file.owner),
           )
       }
       for (const indexed of stopped) {
@@ -332,7 +335,7 @@ export class FileTaskStore implements TaskStore {
           const { task, keptAfter } = file
           const was = task.status.state
           const failed = failStopped(task, file.events, keptAfter)
-          memory.restore(task, failed, now, keptAfter)
+          memory.restore(task, failed, now, keptAfter, file.owner)
           this.#logger?.warn(`Task store: task ${task.id} was ${was} when the server stopped; it is failed`)
           const log = this.#logs.get(task.id)
           if (!log) return
