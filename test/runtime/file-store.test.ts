@@ -1,14 +1,17 @@
+import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { serveAgent } from 'a2a-runtime'
 import { createFileStore } from 'a2a-runtime/file-store'
 import { afterEach, describe, expect, it } from 'vitest'
 import { rpc } from '../_rpc.ts'
 import { agent, deferred, echoAgent } from './_agents.ts'
-import { startServeFixture } from './_fixture-process.ts'
+import { assertRuntimeBuilt, startServeFixture } from './_fixture-process.ts'
 import { captureLogger } from './_logger.ts'
 import { userMessage } from './_messages.ts'
+import { expectOwnTasks, type OwnedTasks } from './_owned-tasks.ts'
 import { readEvents } from './_sse.ts'
 import { breakTheLog, logBytes, recordsOf, segmentsOf } from './_task-log-files.ts'
 
@@ -41,6 +44,36 @@ async function serve(agentToServe: Parameters<typeof serveAgent>[0], dir: string
   const call = async (method: string, params: unknown) => (await rpc(server.url, method, params)).body
   return { server, rpc: call, close, logger }
 }
+
+/**
+ * A process that writes tasks of two owners and one unowned to a file store on STORE_DIR through the built
+ * a2a-runtime, as the engine does (create, then each event), leaves Bob's second task running, and says `ready`
+ * once the others have settled: the test SIGKILLs it there.
+ */
+const OWNERS_WRITER = `
+import { createFileStore } from 'a2a-runtime/file-store'
+const store = createFileStore({ dir: process.env.STORE_DIR })
+const at = (ms) => new Date(Date.UTC(2026, 10, 26, 0, 0, 0, ms)).toISOString()
+async function run(id, owner, ms, settles) {
+  const task = { kind: 'task', id, contextId: 'shared-context', status: { state: 'submitted', timestamp: at(ms) },
+    history: [{ kind: 'message', role: 'user', messageId: 'm-' + id, parts: [{ kind: 'text', text: 'Hello' }] }],
+    artifacts: [] }
+  await store.create(task, owner)
+  const move = (seq, state, final) => {
+    task.status = { state, timestamp: at(ms + seq) }
+    const event = { kind: 'status-update', seq, taskId: id, contextId: task.contextId, status: task.status, final }
+    return store.append(task, event)
+  }
+  move(1, 'working', false)
+  if (settles) await move(2, 'completed', true)
+}
+await run('a-1', 'alice', 10, true)
+await run('b-1', 'bob', 20, true)
+await run('b-2', 'bob', 30, false)
+await run('u-1', undefined, 40, true)
+process.stdout.write('ready\\n')
+setInterval(() => {}, 60_000)
+`
 
 describe('the file store (A2A_STORE=file:<dir>)', () => {
   it('returns a task finished before a restart from tasks/get after it, with its history and artifacts', async () => {
@@ -321,5 +354,39 @@ describe('the file store (A2A_STORE=file:<dir>)', () => {
     const live = 65 * perTask
     // Twice that, the segment being written and the one being compacted.
     expect(largest).toBeLessThan(2 * live + 2 * 16 * 1024)
+  })
+
+  it('keeps each task with its owner through a SIGKILL of the process that wrote them: each caller sees only its own after the restart, the task left running failed and still its owner’s, and after the next restart too', async () => {
+    assertRuntimeBuilt()
+    const dir = tempDir()
+    const child = spawn(process.execPath, ['--input-type=module', '-e', OWNERS_WRITER], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      env: { ...process.env, STORE_DIR: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    cleanups.push(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'))
+    let out = ''
+    let err = ''
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk))
+    await expect
+      .poll(() => (child.exitCode === null ? out : `exited ${child.exitCode}: ${err}`), { timeout: 30_000 })
+      .toBe('ready\n')
+    child.kill('SIGKILL')
+    await exited
+
+    const tasks: OwnedTasks = { alice: ['a-1'], bob: ['b-1', 'b-2'], unowned: ['u-1'] }
+    for (const restart of [1, 2]) {
+      const logger = captureLogger()
+      const store = createFileStore({ dir, logger })
+      await expectOwnTasks(store, tasks)
+      expect(store.get('b-2', 'bob')?.status.state, `restart ${restart}`).toBe('failed')
+      // The first restart fails the task left running and writes it again; the second reads that back.
+      expect(logger.text('warn'), `restart ${restart}`).toMatch(
+        restart === 1 ? /^Task store: task b-2 was (submitted|working) when the server stopped; it is failed$/ : /^$/,
+      )
+      await store.close()
+    }
   })
 })
