@@ -113,6 +113,21 @@ export class UnauthorizedError extends A2AError {
   }
 }
 
+/**
+ * A valid token that does not grant a scope the agent requires: 403 with RFC 6750's `insufficient_scope`, not 401,
+ * as the same grant presented again would not do.
+ */
+export class InsufficientScopeError extends A2AError {
+  override name = 'InsufficientScopeError'
+  constructor(readonly missingScopes: string[]) {
+    super(
+      ErrorCode.Unauthorized,
+      `Forbidden: the token does not grant the scope${missingScopes.length > 1 ? 's' : ''} ${missingScopes.join(' ')}`,
+      403,
+    )
+  }
+}
+
 /** The server cannot take a new task now (busy, or shutting down); the client may retry. */
 export class ServerUnavailableError extends A2AError {
   override name = 'ServerUnavailableError'
