@@ -18,7 +18,7 @@ export const SERVED_PATHS: ReadonlySet<string> = new Set([CARD_PATH, A2A_CARD_PA
  */
 export function createRoutes(
   webOrigin: WebOriginGuard,
-  cardFor: (dialect: CardDialect, event: H3Event) => CachedCard,
+  cardFor: (dialect: CardDialect, event: H3Event) => CachedCard | Promise<CachedCard>,
   rpc: (request: Request) => Promise<Response>,
 ): H3 {
   const h3 = new H3({ silent: true })
@@ -26,18 +26,18 @@ export function createRoutes(
     (route: (event: H3Event) => Response | Promise<Response>) =>
     (event: H3Event): Response | Promise<Response> =>
       webOrigin.check(event) ?? route(event)
+  // A signed card is a promise until its first signature is made; afterwards, as an unsigned one, it is at hand.
+  const respond = (event: H3Event, card: CachedCard | Promise<CachedCard>) =>
+    card instanceof Promise ? card.then((made) => cardResponse(event.req, made)) : cardResponse(event.req, card)
   h3.get(
     CARD_PATH,
-    checked((event) => cardResponse(event.req, cardFor('platform', event))),
+    checked((event) => respond(event, cardFor('platform', event))),
   )
   // A2A clients: v1.0 ones say so in A2A-Version; any other request gets the v0.3 shape.
   h3.get(
     A2A_CARD_PATH,
     checked((event) =>
-      cardResponse(
-        event.req,
-        cardFor(V1_VERSION.test(headerOf(event.req, 'a2a-version') ?? '') ? 'a2a-1.0' : 'a2a-0.3', event),
-      ),
+      respond(event, cardFor(V1_VERSION.test(headerOf(event.req, 'a2a-version') ?? '') ? 'a2a-1.0' : 'a2a-0.3', event)),
     ),
   )
   const rpcRoute = checked((event) => rpc(event.req as Request))

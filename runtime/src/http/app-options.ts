@@ -54,6 +54,16 @@ export interface A2AAppOptions {
    */
   auth?: AuthOptions
   /**
+   * Signs the A2A cards (`/.well-known/agent-card.json`, both shapes) with a private key, as A2A v1.0 §8.4 says:
+   * a JWS (`typ` JOSE) over the card's RFC 8785 form in its `signatures`, which clients verify with the public key.
+   * `key` is the key's text, PEM (PKCS#8) or JWK; RSA keys sign RS256, EC keys ES256/384/512 by curve, Ed25519
+   * keys EdDSA. `keyId` is the `kid` the signatures name (publish the public key under it in your JWKS); without
+   * it, the JWK's own `kid`, else the key's RFC 7638 thumbprint. The platform's `/.well-known/agent.json` is not
+   * signed. A key that cannot sign stops the app from starting.
+   * @default A2A_CARD_SIGNING_KEY (the path of the key file), else the cards are not signed
+   */
+  cardSigning?: { key: string; keyId?: string }
+  /**
    * Waits this long for running tasks on `close()` before failing them, in ms.
    * @default 10_000
    */
