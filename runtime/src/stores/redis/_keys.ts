@@ -80,6 +80,30 @@ export class RedisKeys {
     return `${this.index}ctx-state:${state}:${contextId}`
   }
 
+  /**
+   * Hash: task id → the `Principal.id` of its owner, for the tasks created with one (a task missing from it is
+   * nobody's). The index keeps it so that taking a task out of the indexes knows its owner's sets without the task.
+   */
+  get owners(): string {
+    return `${this.index}owners`
+  }
+
+  /**
+   * The sorted set of the owner's tasks, of one context and/or in one state when given (the owner's own `all`,
+   * `ctx:`, `state:` and `ctx-state:`). The scripts build the same names in Lua (`OWNER_SETS_LUA` in `_scripts.ts`).
+   */
+  byOwner(owner: string, filters: { contextId?: string | undefined; state?: string | undefined } = {}): string {
+    // The owner's byte length goes first: an owner and a context id may both hold ':' (an issuer's URL), and
+    // `<owner>:<context>` alone would read the same for two different pairs.
+    const who = `${new TextEncoder().encode(owner).length}:${owner}`
+    const { contextId, state } = filters
+    if (contextId === undefined)
+      return state === undefined ? `${this.index}owner:${who}` : `${this.index}owner-state:${state}:${who}`
+    return state === undefined
+      ? `${this.index}owner-ctx:${who}:${contextId}`
+      : `${this.index}owner-ctx-state:${state}:${who}:${contextId}`
+  }
+
   live(taskId: string): string {
     return `${this.prefix}live:${taskId}`
   }

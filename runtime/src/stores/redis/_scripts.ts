@@ -37,26 +37,73 @@ const ended = (state: string): string =>
   `${state} == 'completed' or ${state} == 'failed' or ${state} == 'canceled' or ${state} == 'rejected'`
 
 /**
- * Files a task under its state, its context and both, newest status first (score: the status time in ms),
- * leaving the sets it was in before; `key(i)` and `arg(i)` name INDEX's keys and arguments (see there) where
- * the script that runs it has them.
+ * The Lua function `ownerSets(prefix, owner, state, ctx)`: the names of the sorted sets an owner's task in `state`
+ * and context `ctx` is filed under, as `RedisKeys.byOwner` names them (the owner's byte length, then the owner: `#`
+ * counts bytes); none for a task nobody owns (`owner` false).
  */
-const indexLua = (key: (i: number) => string, arg: (i: number) => string): string => `
-local id, state, ctx, score, prefix = ${arg(1)}, ${arg(2)}, ${arg(3)}, ${arg(4)}, ${arg(6)}
-local was = redis.call('hget', ${key(2)}, id)
-if was then
-  local old = string.match(was, '^(%S+)')
-  if old ~= state then
-    redis.call('zrem', prefix .. 'state:' .. old, id)
-    redis.call('zrem', prefix .. 'ctx-state:' .. old .. ':' .. ctx, id)
+const OWNER_SETS_LUA = `
+local function ownerSets(prefix, owner, state, ctx)
+  if not owner then return {} end
+  local who = #owner .. ':' .. owner
+  return {
+    prefix .. 'owner:' .. who,
+    prefix .. 'owner-state:' .. state .. ':' .. who,
+    prefix .. 'owner-ctx:' .. who .. ':' .. ctx,
+    prefix .. 'owner-ctx-state:' .. state .. ':' .. who .. ':' .. ctx,
+  }
+end`
+
+/**
+ * The Lua function `file`: files a task under its state, its context and both, and under its owner's four sets
+ * when it has one, newest status first (score: the status time in ms), leaving the sets it was in before. The
+ * index keeps each task's owner (the `owners` hash) beside what it is filed under, so that a task leaves its
+ * owner's sets with the others (UNINDEX) when it expires or is trimmed. `ownerArg`: '+<owner>', '-' for none, or
+ * '?' for the one the index holds (then the answer is 2 when the task was not filed: its owner is not known here).
+ * Arguments: all, indexed, running, by state, by context, by context and state, owners (keys); task id, state,
+ * context id, score, settled ('1'/'0'), index prefix, owner. Returns 1 (or 2, as said).
+ */
+const FILE_LUA = `${OWNER_SETS_LUA}
+local function file(all, indexed, running, byState, byCtx, byCtxState, owners, id, state, ctx, score, settled, prefix,
+    ownerArg)
+  local was = redis.call('hget', indexed, id)
+  local filedOwner = redis.call('hget', owners, id)
+  local owner, answer = filedOwner, 1
+  if ownerArg == '?' then
+    if not was then answer = 2 end
+  elseif string.sub(ownerArg, 1, 1) == '+' then
+    owner = string.sub(ownerArg, 2)
+  else
+    owner = false
   end
-end
-redis.call('hset', ${key(2)}, id, state .. ' ' .. ctx)
-redis.call('zadd', ${key(1)}, score, id)
-redis.call('zadd', ${key(4)}, score, id)
-redis.call('zadd', ${key(5)}, score, id)
-redis.call('zadd', ${key(6)}, score, id)
-if ${arg(5)} == '1' then redis.call('srem', ${key(3)}, id) else redis.call('sadd', ${key(3)}, id) end`
+  local now = { all, byState, byCtx, byCtxState }
+  for _, set in ipairs(ownerSets(prefix, owner, state, ctx)) do now[#now + 1] = set end
+  if was then
+    local oldState, oldCtx = string.match(was, '^(%S+) (.*)$')
+    local before = {
+      prefix .. 'state:' .. oldState, prefix .. 'ctx:' .. oldCtx, prefix .. 'ctx-state:' .. oldState .. ':' .. oldCtx,
+    }
+    for _, set in ipairs(ownerSets(prefix, filedOwner, oldState, oldCtx)) do before[#before + 1] = set end
+    local staying = {}
+    for _, set in ipairs(now) do staying[set] = true end
+    for _, set in ipairs(before) do
+      if not staying[set] then redis.call('zrem', set, id) end
+    end
+  end
+  redis.call('hset', indexed, id, state .. ' ' .. ctx)
+  if owner then redis.call('hset', owners, id, owner) else redis.call('hdel', owners, id) end
+  for _, set in ipairs(now) do redis.call('zadd', set, score, id) end
+  if settled == '1' then redis.call('srem', running, id) else redis.call('sadd', running, id) end
+  return answer
+end`
+
+/**
+ * Whether a task whose hash holds `owner` (false: none) may be answered to a read asking for `wanted`: '' (the
+ * runtime's own read, which checked its caller) or '+<owner>' (only that owner's task).
+ */
+const OWNED_LUA = `
+local function owned(owner, wanted)
+  return wanted == '' or (owner ~= false and '+' .. owner == wanted)
+end`
 
 /**
  * One event of a task, all or nothing, and never over a task that has ended (an instance whose lease ran out
@@ -86,26 +133,27 @@ if ${arg(5)} == '1' then redis.call('srem', ${key(3)}, id) else redis.call('sadd
  * An event that ends the task gives its lease back (when this instance holds it): the run is over.
  *
  * On a single Redis, where one script may touch the index keys too, a status event also files the task under
- * its new status (see INDEX) in the same call: the index keys follow the task's, and INDEX's arguments the rest.
- * (A retry of an event that landed files nothing: it was filed as it landed, and a later status may have been.)
+ * its new status (see INDEX) and its owner as the task's hash holds it, in the same call: the index keys follow
+ * the task's, and INDEX's first six arguments the rest. (A retry of an event that landed files nothing: it was
+ * filed as it landed, and a later status may have been.)
  *
- * KEYS: task, entries, push, lease[, INDEX's six keys]. ARGV: seq, event JSON, state after it, live channel,
+ * KEYS: task, entries, push, lease[, INDEX's seven keys]. ARGV: seq, event JSON, state after it, live channel,
  * settles ('1'/'0'), ttl ms, kept after (0: no mark), log bytes, this instance's id (the lease's holder), the
  * task's json without history ('' to keep the one written), the number of the last event it holds, its head
  * ('' to keep the one written), whole ('1': the messages are the whole history; '0': they join it), the number
- * of messages, the messages[, then INDEX's six arguments].
+ * of messages, the messages[, then INDEX's first six arguments].
  * Returns 1 when written, 2 when it already was, 0 when the task has ended, -1 when it is gone, -2 when the
  * event does not follow the last one written, or the task is of the earlier layout (nothing written: send the
  * whole task), -3 when later events were written before it.
  */
-const APPEND = `
+const APPEND = `${FILE_LUA}
 local function index()
-  if #KEYS < 10 then return end
+  if #KEYS < 11 then return end
   local n = #ARGV
-  ${indexLua(
-    (i) => `KEYS[${4 + i}]`,
-    (i) => `ARGV[n - ${6 - i}]`,
-  )}
+  -- The owner as the task's hash holds it (written with the task by CREATE).
+  local owner = redis.call('hget', KEYS[1], 'owner')
+  file(KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], ARGV[n - 5], ARGV[n - 4], ARGV[n - 3],
+    ARGV[n - 2], ARGV[n - 1], ARGV[n], owner and '+' .. owner or '-')
 end
 local fields = redis.call('hmget', KEYS[1], 'state', 'seq', 'kept', 'logBytes', 'last', 'v', 'hn')
 local state = fields[1]
@@ -178,11 +226,18 @@ local function history(key, from, to)
 end`
 
 /**
- * The task as written and what was added since, read together. KEYS: task, entries.
- * Returns nil, or { json, seq, entries after seq } for a task of the earlier layout (its history in `json` and
- * the entries), or { json, seq, entries after seq, history } (see APPEND).
+ * The task as written and what was added since, read together, when the reader may see it: its owner is checked
+ * before anything of the task is read (a task of another owner answers as one that does not exist).
+ * KEYS: task, entries. ARGV: whose task ('' any, '+<owner>' only that owner's; see OWNED_LUA).
+ * Returns nil, 0 for a task of another owner (nothing of it read), or { json, seq, entries after seq } for a task
+ * of the earlier layout (its history in `json` and the entries), or { json, seq, entries after seq, history } (see
+ * APPEND).
  */
-const READ = `${HISTORY_LUA}
+const READ = `${HISTORY_LUA}${OWNED_LUA}
+if not owned(redis.call('hget', KEYS[1], 'owner'), ARGV[1]) then
+  if redis.call('exists', KEYS[1]) == 1 then return 0 end
+  return false
+end
 local doc = redis.call('hmget', KEYS[1], 'json', 'seq', 'v', 'hn')
 if not doc[1] then return false end
 local entries = redis.call('xrange', KEYS[2], (tonumber(doc[2]) + 1) .. '-0', '+')
@@ -194,13 +249,15 @@ return { doc[1], doc[2], entries, history(KEYS[1], 0, tonumber(doc[4])) }`
  * its last status) and its newest `history` messages; with `artifacts` '1', its json (without history) and the
  * entries after it in place of the head. Nothing is parsed here: Redis only hands fields over. A task of the
  * earlier layout is read whole (READ's first answer), as only the whole of it says its history.
- * KEYS: task, entries. ARGV: most messages of the history ('all', or a number), artifacts ('1'/'0').
- * Returns nil; { 1, json, seq, entries after seq } for the earlier layout; { 2, head, history } or
- * { 2, head, history, json, seq, entries after seq }.
+ * KEYS: task, entries. ARGV: most messages of the history ('all', or a number), artifacts ('1'/'0'), whose task
+ * (as READ's).
+ * Returns nil; 0 for a task of another owner (nothing of it read); { 1, json, seq, entries after seq } for the
+ * earlier layout; { 2, head, history } or { 2, head, history, json, seq, entries after seq }.
  */
-const LIST_READ = `${HISTORY_LUA}
-local doc = redis.call('hmget', KEYS[1], 'v', 'hn', 'seq')
+const LIST_READ = `${HISTORY_LUA}${OWNED_LUA}
+local doc = redis.call('hmget', KEYS[1], 'v', 'hn', 'seq', 'owner')
 if not doc[3] then return false end
+if not owned(doc[4], ARGV[3]) then return 0 end
 local function entries() return redis.call('xrange', KEYS[2], (tonumber(doc[3]) + 1) .. '-0', '+') end
 if doc[1] ~= '2' then return { 1, redis.call('hget', KEYS[1], 'json'), doc[3], entries() } end
 local hn = tonumber(doc[2])
@@ -226,60 +283,66 @@ if last then return tonumber(string.match(last[1], '^(%d+)')) end
 return tonumber(seq)`
 
 /**
- * Files a task under its state, its context and both, newest status first (score: the status time in ms),
- * leaving the sets it was in before. KEYS: all, indexed, running, by state, by context, by context and state.
- * ARGV: task id, state, context id, score, settled ('1'/'0'), index prefix.
+ * Files a task under its state, its context and both, and its owner's sets, newest status first (score: the
+ * status time in ms), leaving the sets it was in before (see `file` in FILE_LUA).
+ * KEYS: all, indexed, running, by state, by context, by context and state, owners.
+ * ARGV: task id, state, context id, score, settled ('1'/'0'), index prefix, owner ('+<owner>', '-', '?').
+ * Returns 1, or 2 when the owner was '?' and the task was not filed (filed now without an owner: file it again
+ * with the owner its hash holds).
  */
-const INDEX = `${indexLua(
-  (i) => `KEYS[${i}]`,
-  (i) => `ARGV[${i}]`,
-)}
-return 1`
+const INDEX = `${FILE_LUA}
+return file(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5],
+  ARGV[6], ARGV[7])`
 
 /**
  * A new task, with its lease taken by the instance that runs it, so no instance takes it for one whose runner
  * died. Its entries are cleared (nothing of an older task with its id can be left, but anyway); it expires as a
  * settled task would until its first event (which keeps it): a create whose indexing never happened leaves
- * nothing behind for good. It is written in parts (see APPEND). On a single Redis it is indexed in the same call
- * (as APPEND does).
- * KEYS: task, entries, lease[, INDEX's six keys]. ARGV: task JSON without history, state, ttl ms, this instance's
- * id, lease ms, head, the number of messages of the history, the messages[, INDEX's six arguments].
+ * nothing behind for good. It is written in parts (see APPEND), with its owner (the field `owner`, absent for a
+ * task nobody owns), which no later write changes. On a single Redis it is indexed in the same call (as APPEND
+ * does), under its owner too.
+ * KEYS: task, entries, lease[, INDEX's seven keys]. ARGV: task JSON without history, state, ttl ms, this
+ * instance's id, lease ms, head, owner ('+<owner>' or '-'), the number of messages of the history, the
+ * messages[, INDEX's first six arguments].
  * Returns 1, or 0 when another instance holds the lease.
  */
-const CREATE = `
+const CREATE = `${FILE_LUA}
 local holder = redis.call('get', KEYS[3])
 if holder and holder ~= ARGV[4] then return 0 end
 redis.call('set', KEYS[3], ARGV[4], 'PX', ARGV[5])
 redis.call('del', KEYS[1], KEYS[2])
-local count = tonumber(ARGV[7])
+local count = tonumber(ARGV[8])
 redis.call('hset', KEYS[1], 'json', ARGV[1], 'seq', 0, 'state', ARGV[2], 'head', ARGV[6], 'v', '2', 'hn', count)
-for i = 1, count do redis.call('hset', KEYS[1], 'h:' .. (i - 1), ARGV[7 + i]) end
+if string.sub(ARGV[7], 1, 1) == '+' then redis.call('hset', KEYS[1], 'owner', string.sub(ARGV[7], 2)) end
+for i = 1, count do redis.call('hset', KEYS[1], 'h:' .. (i - 1), ARGV[8 + i]) end
 redis.call('pexpire', KEYS[1], ARGV[3])
-if #KEYS >= 9 then
+if #KEYS >= 10 then
   local n = #ARGV
-  ${indexLua(
-    (i) => `KEYS[${3 + i}]`,
-    (i) => `ARGV[n - ${6 - i}]`,
-  )}
+  file(KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], ARGV[n - 5], ARGV[n - 4], ARGV[n - 3],
+    ARGV[n - 2], ARGV[n - 1], ARGV[n], ARGV[7])
 end
 return 1`
 
 /**
- * Takes tasks out of every index (they expired or were trimmed). KEYS: all, indexed, running.
- * ARGV: index prefix, then the task ids.
+ * Takes tasks out of every index, their owners' sets included (they expired or were trimmed).
+ * KEYS: all, indexed, running, owners. ARGV: index prefix, then the task ids.
  */
-const UNINDEX = `
+const UNINDEX = `${OWNER_SETS_LUA}
 local prefix = ARGV[1]
 for i = 2, #ARGV do
   local id = ARGV[i]
   local was = redis.call('hget', KEYS[2], id)
+  local owner = redis.call('hget', KEYS[4], id)
+  local state, ctx = '', ''
   if was then
-    local state, ctx = string.match(was, '^(%S+) (.*)$')
+    state, ctx = string.match(was, '^(%S+) (.*)$')
     redis.call('zrem', prefix .. 'state:' .. state, id)
     redis.call('zrem', prefix .. 'ctx:' .. ctx, id)
     redis.call('zrem', prefix .. 'ctx-state:' .. state .. ':' .. ctx, id)
     redis.call('hdel', KEYS[2], id)
   end
+  for _, set in ipairs(ownerSets(prefix, owner, state, ctx)) do redis.call('zrem', set, id) end
+  redis.call('hdel', KEYS[4], id)
   redis.call('zrem', KEYS[1], id)
   redis.call('srem', KEYS[3], id)
 end

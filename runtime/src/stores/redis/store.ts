@@ -168,11 +168,15 @@ export class RedisTaskStore implements TaskStore {
     }
   }
 
-  async get(taskId: string): Promise<Task | undefined> {
-    return (await this.#read(taskId))?.task
+  async get(taskId: string, owner?: string): Promise<Task | undefined> {
+    return (await this.#read(taskId, owner))?.task
   }
 
-  async create(task: Task): Promise<void> {
+  /**
+   * Writes the task with its owner in one script (the hash's `owner` field, which no later write touches), and
+   * files it under its owner's sets of the index (see `RedisKeys.byOwner`).
+   */
+  async create(task: Task, owner?: string): Promise<void> {
     const json = withoutHistory(task)
     const [taskKey, entriesKey] = this.keys.taskKeys(task.id)
     const taskArgs = [taskKey, entriesKey, this.keys.lease(task.id)]
@@ -184,6 +188,7 @@ export class RedisTaskStore implements TaskStore {
       this.instanceId,
       this.leaseMs,
       headOf(task),
+      ownerArg(owner),
       messages.length,
       ...messages,
     ]
@@ -197,7 +202,7 @@ export class RedisTaskStore implements TaskStore {
           return runScript(
             redis,
             'a2aCreate',
-            9,
+            10,
             ...taskArgs,
             ...this.#indexKeys(task),
             ...createArgs,
@@ -205,7 +210,7 @@ export class RedisTaskStore implements TaskStore {
           )
         const [result] = await Promise.all([
           runScript(redis, 'a2aCreate', 3, ...taskArgs, ...createArgs),
-          this.#index(redis, task),
+          this.#index(redis, task, ownerArg(owner)),
         ])
         return result
       })
@@ -276,7 +281,7 @@ export class RedisTaskStore implements TaskStore {
       // The status moved: on a cluster the task moves in the indexes in another call (another slot). An event
       // that had landed before a retry still files its task there.
       if (landed && event.kind === 'status-update' && !indexHere)
-        await this.#retried(() => this.#connection.run((redis) => this.#index(redis, task)))
+        await this.#retried(() => this.#connection.run((redis) => this.#refile(redis, task)))
     } catch (error) {
       // What was sent may not have landed: the next write of this task is whole.
       const known = this.#written.get(task.id)
@@ -368,11 +373,15 @@ export class RedisTaskStore implements TaskStore {
     this.#written.set(taskId, written)
   }
 
-  /** The task as written, with what was added since folded in, and the number of its last event. */
-  async #read(taskId: string): Promise<{ task: Task; seq: number } | undefined> {
+  /**
+   * The task as written, with what was added since folded in, and the number of its last event; with `owner`, only
+   * when it is that owner's (checked by the script, before it reads the task).
+   */
+  async #read(taskId: string, owner?: string): Promise<{ task: Task; seq: number } | undefined> {
     const found = (await this.#connection.run((redis) =>
-      runScript(redis, 'a2aRead', 2, this.keys.task(taskId), this.keys.entries(taskId)),
-    )) as [string, string, StreamEntry[], string[]?] | null
+      runScript(redis, 'a2aRead', 2, this.keys.task(taskId), this.keys.entries(taskId), readerArg(owner)),
+    )) as ReadReply
+    // Another owner's task answers as one that does not exist.
     if (!found) return undefined
     const [json, seq, entries, history] = found
     return { task: folded(json, entries, history), seq: entries.length ? seqOf(entries.at(-1)![0]) : Number(seq) }
@@ -404,8 +413,8 @@ export class RedisTaskStore implements TaskStore {
     return seq === null ? undefined : Number(seq)
   }
 
-  snapshot(taskId: string): Promise<{ task: Task; seq: number } | undefined> {
-    return this.#read(taskId)
+  snapshot(taskId: string, owner?: string): Promise<{ task: Task; seq: number } | undefined> {
+    return this.#read(taskId, owner)
   }
 
   /**
@@ -413,18 +422,21 @@ export class RedisTaskStore implements TaskStore {
    * `includeArtifacts: false` (ListTasks passes them: what its answer shows of each task) only that is read of
    * each task: its head (status, metadata), its newest messages, its artifacts when asked; a page then costs
    * what it answers, not the size of its tasks. Tasks are read a few at a time, so one listing of large tasks
-   * does not hold every other request on the connection behind it.
+   * does not hold every other request on the connection behind it. With `owner`, the owner's own sets of the index
+   * (every task is filed under its owner's too): a page costs the same however many tasks other owners have.
    */
   async list(query: TaskQuery & ListView): Promise<TaskPage> {
-    const { contextId, state } = query
+    const { contextId, state, owner } = query
     const index =
-      contextId !== undefined
-        ? state !== undefined
-          ? this.keys.byContextState(contextId, state)
-          : this.keys.byContext(contextId)
-        : state !== undefined
-          ? this.keys.byState(state)
-          : this.keys.all
+      owner !== undefined
+        ? this.keys.byOwner(owner, { contextId, state })
+        : contextId !== undefined
+          ? state !== undefined
+            ? this.keys.byContextState(contextId, state)
+            : this.keys.byContext(contextId)
+          : state !== undefined
+            ? this.keys.byState(state)
+            : this.keys.all
     const min = query.updatedAfter === undefined ? '-inf' : String(Date.parse(query.updatedAfter))
     let cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
     if (query.cursor !== undefined && !cursor)
@@ -456,25 +468,28 @@ export class RedisTaskStore implements TaskStore {
         }
         more = ids.length > wanted
         const page = ids.slice(0, wanted)
-        const read: Array<Task | undefined> = []
+        const read: Array<Task | undefined | typeof ANOTHERS> = []
         for (let at = 0; at < page.length; at += LIST_BATCH) {
           const batch = page.slice(at, at + LIST_BATCH)
           read.push(
             ...(await Promise.all(
-              batch.map((id) => (view ? this.#readView(redis, id, view) : this.#readTask(redis, id))),
+              batch.map((id) => (view ? this.#readView(redis, id, view, owner) : this.#readTask(redis, id, owner))),
             )),
           )
         }
         const gone = page.filter((_, at) => !read[at])
-        for (const found of read) if (found) tasks.push(found)
+        // Never filed under another owner's sets (CREATE writes the owner with the task and files it under it):
+        // skipped all the same, and left where it is (it is not gone).
+        const skipped = gone.length + read.filter((found) => found === ANOTHERS).length
+        for (const found of read) if (found && found !== ANOTHERS) tasks.push(found)
         if (page.length)
           cursor = {
             id: page.at(-1)!,
             status: { state: 'completed', timestamp: new Date(Number(scores[page.length - 1])).toISOString() },
           }
-        if (!gone.length) break
-        await this.#unindex(redis, gone)
-        total -= gone.length
+        if (!skipped) break
+        if (gone.length) await this.#unindex(redis, gone)
+        total -= skipped
         if (!more) break
       }
       // The position in the index, not the task's status now (it may have moved since the index was read).
@@ -482,16 +497,30 @@ export class RedisTaskStore implements TaskStore {
     })
   }
 
-  /** The whole task, on a connection already taken (see `#read`). */
-  async #readTask(redis: RedisClient, taskId: string): Promise<Task | undefined> {
-    const found = (await runScript(redis, 'a2aRead', 2, this.keys.task(taskId), this.keys.entries(taskId))) as
-      | [string, string, StreamEntry[], string[]?]
-      | null
+  /** The whole task, on a connection already taken (see `#read`); `ANOTHERS` when it is not `owner`'s. */
+  async #readTask(redis: RedisClient, taskId: string, owner?: string): Promise<Task | undefined | typeof ANOTHERS> {
+    const found = (await runScript(
+      redis,
+      'a2aRead',
+      2,
+      this.keys.task(taskId),
+      this.keys.entries(taskId),
+      readerArg(owner),
+    )) as ReadReply
+    if (found === 0) return ANOTHERS
     return found ? folded(found[0], found[2], found[3]) : undefined
   }
 
-  /** What a listing shows of a task, read alone (see LIST_READ): history and artifacts only as far as `view` asks. */
-  async #readView(redis: RedisClient, taskId: string, view: Required<ListView>): Promise<Task | undefined> {
+  /**
+   * What a listing shows of a task, read alone (see LIST_READ): history and artifacts only as far as `view` asks;
+   * `ANOTHERS` when it is not `owner`'s.
+   */
+  async #readView(
+    redis: RedisClient,
+    taskId: string,
+    view: Required<ListView>,
+    owner: string | undefined,
+  ): Promise<Task | undefined | typeof ANOTHERS> {
     const history = view.historyLength === Number.POSITIVE_INFINITY ? 'all' : String(view.historyLength)
     const found = (await runScript(
       redis,
@@ -501,7 +530,9 @@ export class RedisTaskStore implements TaskStore {
       this.keys.entries(taskId),
       history,
       view.includeArtifacts ? 1 : 0,
-    )) as [1, string, string, StreamEntry[]] | [2, string, string[], string?, string?, StreamEntry[]?] | null
+      readerArg(owner),
+    )) as [1, string, string, StreamEntry[]] | [2, string, string[], string?, string?, StreamEntry[]?] | 0 | null
+    if (found === 0) return ANOTHERS
     if (!found) return undefined
     let task: Task
     if (found[0] === 1) {
@@ -517,9 +548,20 @@ export class RedisTaskStore implements TaskStore {
     return task
   }
 
-  /** Files the task in the indexes under its status now. */
-  async #index(redis: RedisClient, task: Task): Promise<void> {
-    await runScript(redis, 'a2aIndex', 6, ...this.#indexKeys(task), ...this.#indexArgs(task))
+  /** Files the task in the indexes under its status now; `owner` as INDEX takes it. Answers INDEX's answer. */
+  #index(redis: RedisClient, task: Task, owner: string): Promise<unknown> {
+    return runScript(redis, 'a2aIndex', 7, ...this.#indexKeys(task), ...this.#indexArgs(task), owner)
+  }
+
+  /**
+   * Files the task again under its status now, on Redis Cluster (where APPEND cannot): under the owner the index
+   * holds. A task a listing took out of the index before its CREATE landed (see `create`) has none there: its owner
+   * is read from its hash then, and it is filed again under it.
+   */
+  async #refile(redis: RedisClient, task: Task): Promise<void> {
+    if ((await this.#index(redis, task, '?')) !== UNFILED) return
+    const owner = await redis.hget(this.keys.task(task.id), 'owner')
+    await this.#index(redis, task, ownerArg(owner ?? undefined))
   }
 
   /** INDEX's keys for the task under its status now. */
@@ -534,6 +576,7 @@ export class RedisTaskStore implements TaskStore {
       keys.byState(state),
       keys.byContext(contextId),
       keys.byContextState(contextId, state),
+      keys.owners,
     ]
   }
 
@@ -545,7 +588,7 @@ export class RedisTaskStore implements TaskStore {
 
   async #unindex(redis: RedisClient, taskIds: string[]): Promise<void> {
     const keys = this.keys
-    await runScript(redis, 'a2aUnindex', 3, keys.all, keys.indexed, keys.running, keys.index, ...taskIds)
+    await runScript(redis, 'a2aUnindex', 4, keys.all, keys.indexed, keys.running, keys.owners, keys.index, ...taskIds)
   }
 
   /**
@@ -698,6 +741,17 @@ interface ListView {
   includeArtifacts?: boolean
 }
 
+/** What a listing's read of a task answers for a task of another owner than the one listing. */
+const ANOTHERS = Symbol('another owner')
+/** What INDEX answers when asked to keep the owner of a task the index does not hold (see `#refile`). */
+const UNFILED = 2
+
+/** The owner as CREATE and INDEX take it: '+<owner>', or '-' for a task nobody owns. */
+const ownerArg = (owner: string | undefined): string => (owner === undefined ? '-' : `+${owner}`)
+
+/** Whose task a read answers, as READ and LIST_READ take it: '' any (the runtime's own read), '+<owner>' theirs. */
+const readerArg = (owner: string | undefined): string => (owner === undefined ? '' : `+${owner}`)
+
 /** Tasks read per round trip of a listing (pipelined together). */
 const LIST_BATCH = 10
 
@@ -737,6 +791,9 @@ function folded(json: string, entries: StreamEntry[], history?: string[]): Task 
 
 const parsedMessages = (messages: string[]): Message[] =>
   messages.flatMap((json) => (json ? [JSON.parse(json) as Message] : []))
+
+/** What READ answers (see `_scripts.ts`): nothing, 0 for another owner's task, or the task's parts. */
+type ReadReply = [string, string, StreamEntry[], string[]?] | 0 | null
 
 /** A stream entry as Redis returns it: its id (`<seq>-<n>`) and one field, `e` (an event) or `m` (a message). */
 type StreamEntry = [string, string[]]
