@@ -86,6 +86,27 @@ describe('the file store keeps each task with its owner', () => {
     expect(recordsOf(dir, 'held').filter((record) => record.kind === 'snapshot')).toHaveLength(1)
   })
 
+  it('keeps the restart within a smaller budget with owners in the log: the newest tasks, each still its owner’s, the others dropped with a warning', async () => {
+    const dir = tempDir()
+    const store = open(dir)
+    const owners = ['alice', 'bob']
+    for (let i = 0; i < 40; i++) await ownedTask(store, `t-${i}`, owners[i % 2], i * 10, 'completed', 'x'.repeat(2000))
+    const perTask = store.bytes / 40
+    await store.close()
+
+    const logger = captureLogger()
+    const maxBytes = Math.floor(perTask * 12)
+    const reopened = open(dir, { maxTasks: 10, maxBytes, logger })
+    expect(reopened.size).toBe(10)
+    expect(reopened.bytes).toBeLessThanOrEqual(maxBytes)
+    expect(logger.text('warn')).toMatch(/^Task store: 30 tasks of the log \(\d+ bytes\) did not fit/)
+    for (const owner of owners) {
+      const own = reopened.list({ owner, limit: 50 }).tasks.map((task) => task.id)
+      const newest = Array.from({ length: 5 }, (_, k) => `t-${38 + owners.indexOf(owner) - 2 * k}`)
+      expect(own, owner).toEqual(newest)
+    }
+  })
+
   it('reads a log written before owners were kept (no owner field) back unowned: nobody’s, and every task to a read without an owner', () => {
     const dir = tempDir()
     const task = submitted('old-1', 0)
