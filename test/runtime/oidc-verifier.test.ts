@@ -217,7 +217,7 @@ describe('an issuer that does not answer', () => {
 
   test('answers 503, asks again at most once per interval, logs the outage once, and recovers', async () => {
     issuer.down(true)
-    const verifier = verifierFor(configFor(), { retryAfterFailureMs: 3_000 })
+    const verifier = verifierFor(configFor(), { retryAfterFailureMs: 1_500 })
     const token = await issuer.mint()
     const outcomes = await Promise.all(
       Array.from({ length: 20 }, () => verifier.verify(token).catch((error: unknown) => error)),
@@ -228,6 +228,13 @@ describe('an issuer that does not answer', () => {
       expect(outcome).toMatchObject({ httpStatus: 503 })
     }
     expect(issuer.fetches.discovery).toBe(1)
+    // Still down when the interval has passed: asked again, and the outage is not logged a second time.
+    await expect
+      .poll(async () => {
+        await verifier.verify(token).catch(() => {})
+        return issuer.fetches.discovery
+      })
+      .toBe(2)
 
     issuer.down(false)
     await expect.poll(() => verifier.verify(token).then((verified) => verified.subject, String)).toBe('alice')
