@@ -13,15 +13,16 @@ const problem = (message: string, hint: string): { finding: Finding } => ({
   finding: { level: 'error', path: '$', message, hint },
 })
 
-const tooLarge = (bytes: string) =>
+const tooLarge = (bytes: string, what: string) =>
   problem(
-    `the card is ${bytes}, over the ${CARD_BYTES_LIMIT / 1024 / 1024} MiB this check reads`,
+    `${what} is ${bytes}, over the ${CARD_BYTES_LIMIT / 1024 / 1024} MiB this check reads`,
     'clients fetch the card to choose an agent: keep skills and descriptions short, link long documentation',
   )
 
 const STDIN = '/dev/stdin'
 
-export function readCardFile(path: string): CardText {
+/** `what` names the document in the findings: a key set (`a2a card validate --jwks`) is read the same way. */
+export function readCardFile(path: string, what = 'the card'): CardText {
   const stat = statSync(path)
   if (stat.isDirectory())
     return problem(
@@ -29,7 +30,7 @@ export function readCardFile(path: string): CardText {
       "pass the JSON file of the card, or no argument for the project's card",
     )
   // A pipe or FIFO (`/dev/stdin`, `<(…)`) has no size to go by: only a regular file is refused by its size.
-  if (stat.isFile() && stat.size > CARD_BYTES_LIMIT) return tooLarge(`${stat.size} bytes`)
+  if (stat.isFile() && stat.size > CARD_BYTES_LIMIT) return tooLarge(`${stat.size} bytes`, what)
   // The command's own stdin is read as it is: opening /dev/stdin anew fails when it is a socket (ENXIO).
   const fd = path === STDIN ? 0 : openSync(path, 'r')
   let text: Buffer
@@ -38,8 +39,8 @@ export function readCardFile(path: string): CardText {
   } finally {
     if (fd !== 0) closeSync(fd)
   }
-  if (text.length > CARD_BYTES_LIMIT) return tooLarge(`more than ${CARD_BYTES_LIMIT} bytes`)
-  return parseCard(text.toString('utf8'))
+  if (text.length > CARD_BYTES_LIMIT) return tooLarge(`more than ${CARD_BYTES_LIMIT} bytes`, what)
+  return parseCard(text.toString('utf8'), what)
 }
 
 /**
@@ -68,11 +69,11 @@ function readUpTo(fd: number, limit: number): Buffer {
 }
 
 /** The body of a response, cut off past the limit so a huge or endless card cannot exhaust the memory. */
-export async function readCardResponse(response: Response): Promise<CardText> {
+export async function readCardResponse(response: Response, what = 'the card'): Promise<CardText> {
   const declared = Number(response.headers.get('content-length'))
   if (declared > CARD_BYTES_LIMIT) {
     await response.body?.cancel()
-    return tooLarge(`${declared} bytes`)
+    return tooLarge(`${declared} bytes`, what)
   }
   const chunks: Uint8Array[] = []
   let received = 0
@@ -80,17 +81,17 @@ export async function readCardResponse(response: Response): Promise<CardText> {
     received += chunk.byteLength
     if (received > CARD_BYTES_LIMIT) {
       await response.body?.cancel().catch(() => {})
-      return tooLarge(`more than ${CARD_BYTES_LIMIT} bytes`)
+      return tooLarge(`more than ${CARD_BYTES_LIMIT} bytes`, what)
     }
     chunks.push(chunk)
   }
-  return parseCard(Buffer.concat(chunks).toString('utf8'))
+  return parseCard(Buffer.concat(chunks).toString('utf8'), what)
 }
 
-function parseCard(raw: string): CardText {
+function parseCard(raw: string, what: string): CardText {
   const text = raw.replace(/^\uFEFF/, '')
   if (!text.trim())
-    return problem('the card is empty', 'write the card as a JSON object: { "name": ..., "description": ..., ... }')
+    return problem(`${what} is empty`, 'write the card as a JSON object: { "name": ..., "description": ..., ... }')
   try {
     return { card: JSON.parse(text) }
   } catch (error) {

@@ -5,6 +5,14 @@ import { cardAt, normalizeCard } from '../core/_card.js'
 import { ConfigurationError } from '../errors.js'
 import { envValue } from '../settings.js'
 import { checkCard, type Finding } from './_card-check.js'
+import {
+  checkSignatures,
+  type KeySet,
+  readKeySet,
+  type SignatureReport,
+  signatureFindings,
+  signatureLines,
+} from './_card-signatures.js'
 import { type CardText, readCardFile, readCardResponse } from './_card-source.js'
 import { agentBase, clientHeaders, unreachable } from './_client.js'
 import { loadDotEnv } from './_env.js'
@@ -19,6 +27,7 @@ interface ValidateFlags {
   live?: boolean
   token?: string
   apiKey?: string
+  jwks?: string
 }
 
 const CARD_PATHS = ['.well-known/agent.json', '.well-known/agent-card.json']
@@ -52,11 +61,20 @@ export function registerCard(program: Command): void {
     )
     .option('--token <token>', 'bearer token for --live (default: A2A_BEARER_TOKEN)')
     .option('--api-key <key>', 'API key for --live (default: A2A_API_KEY)')
+    .option(
+      '--jwks <file-or-url>',
+      "verify the card's signatures with these public keys (a JWKS file or URL), never with keys the card names",
+    )
     .action(async (source: string | undefined, flags: ValidateFlags) => {
-      const { label, findings } = flags.live
+      if (flags.jwks !== undefined && (source === undefined || AGENT_MODULE.test(source)) && !flags.live)
+        throw new ProjectError("--jwks verifies a served card's signatures: give the card file or the agent's URL")
+      const keySet = flags.jwks === undefined ? undefined : await readKeySet(flags.jwks)
+      const checked = flags.live
         ? await liveFindings(source, flags)
         : await findingsFor(source, flags.entry ?? DEFAULT_ENTRY)
-      report(label, findings, flags.json === true)
+      const signed = await signedCards(checked, keySet)
+      const findings = [...checked.findings, ...signed.flatMap((card) => card.findings)]
+      report(checked.label, findings, flags.json === true, signed, keySet)
       process.exitCode = findings.some((finding) => finding.level === 'error') ? 1 : 0
     })
 }
@@ -79,8 +97,64 @@ async function liveFindings(source: string | undefined, flags: ValidateFlags): P
 interface Checked {
   label: string
   findings: Finding[]
-  /** The fetched card, when it was a JSON object (for --live). */
+  /** The card read, when it was a JSON object (for --live and --jwks). */
   card?: Record<string, unknown>
+  /** The agent-card.json to read both A2A shapes of, for --jwks: the URL named that card or the agent. */
+  a2aCardUrl?: string
+}
+
+/** A card whose signatures were checked: which one, the outcome, and the findings it adds. */
+interface SignedCard {
+  /** Which card, when several were checked (`the A2A v1.0 card`). */
+  which?: string
+  report: SignatureReport
+  findings: Finding[]
+}
+
+/**
+ * The cards whose signatures the report covers: with --jwks, both A2A shapes of a running agent's card (its
+ * agent.json, the platform's, has no signatures) or the card file; without, the card read when it is signed.
+ */
+async function signedCards(checked: Checked, keySet: KeySet | undefined): Promise<SignedCard[]> {
+  const checkedCard = async (card: unknown, which?: string): Promise<SignedCard> => {
+    const report = await checkSignatures(card, keySet)
+    const findings = signatureFindings(report, keySet).map((finding) =>
+      which ? { ...finding, message: `${which}: ${finding.message}` } : finding,
+    )
+    return { ...(which && { which }), report, findings }
+  }
+  if (keySet && checked.a2aCardUrl) {
+    const cards: SignedCard[] = []
+    for (const [which, headers] of A2A_SHAPES) {
+      const read = await fetchCard(checked.a2aCardUrl, headers)
+      cards.push(
+        'card' in read
+          ? await checkedCard(read.card, which)
+          : { which, report: { outcome: 'unsigned', signatures: [] }, findings: [read.finding] },
+      )
+    }
+    return cards
+  }
+  if (checked.card && (keySet || checked.card.signatures !== undefined)) return [await checkedCard(checked.card)]
+  return []
+}
+
+const A2A_SHAPES: ReadonlyArray<readonly [string, Record<string, string>]> = [
+  ['the A2A v1.0 card', { 'a2a-version': '1.0' }],
+  ['the A2A v0.3 card', {}],
+]
+
+async function fetchCard(url: string, headers: Record<string, string>): Promise<CardText> {
+  let response: Response
+  try {
+    response = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) })
+  } catch (error) {
+    throw unreachable(url, error, 'is the agent running? wrong port?')
+  }
+  if (response.ok) return readCardResponse(response)
+  await response.body?.cancel()
+  const hint = 'an A2A agent serves its card there; without one there are no signatures to verify'
+  return { finding: { level: 'warning', path: '$', message: `${url} answered HTTP ${response.status}`, hint } }
 }
 
 async function findingsFor(source: string | undefined, entry: string): Promise<Checked> {
@@ -90,7 +164,12 @@ async function findingsFor(source: string | undefined, entry: string): Promise<C
   if (AGENT_MODULE.test(source)) return { label: `${source} (as served)`, findings: await projectFindings(source) }
   if (!existsSync(source))
     throw new ProjectError(`No card file at ${source} (pass a JSON file, or a URL starting with http:// or https://)`)
-  return { label: source, findings: findingsOf(readCardFile(source)) }
+  const read = readCardFile(source)
+  return {
+    label: source,
+    findings: findingsOf(read),
+    ...('card' in read && isObject(read.card) && { card: read.card }),
+  }
 }
 
 const findingsOf = (read: CardText): Finding[] => ('finding' in read ? [read.finding] : checkCard(read.card))
@@ -124,6 +203,10 @@ async function projectFindings(entry: string): Promise<Finding[]> {
 async function fetchFindings(source: string): Promise<Checked> {
   const named = namedCard(source)
   const base = agentBase(source)
+  const a2aCardUrl =
+    named === undefined || named.pathname.endsWith('agent-card.json')
+      ? (named?.href ?? new URL('.well-known/agent-card.json', base).href)
+      : undefined
   const failures: string[] = []
   for (const url of named ? [named.href] : CARD_PATHS.map((path) => new URL(path, base).href)) {
     let response: Response
@@ -137,8 +220,13 @@ async function fetchFindings(source: string): Promise<Checked> {
       continue
     }
     const read = await readCardResponse(response)
-    if ('finding' in read) return { label: url, findings: [read.finding] }
-    return { label: url, findings: checkCard(read.card), ...(isObject(read.card) && { card: read.card }) }
+    if ('finding' in read) return { label: url, findings: [read.finding], ...(a2aCardUrl && { a2aCardUrl }) }
+    return {
+      label: url,
+      findings: checkCard(read.card),
+      ...(isObject(read.card) && { card: read.card }),
+      ...(a2aCardUrl && { a2aCardUrl }),
+    }
   }
   const hint = named
     ? 'check the card URL, or give the agent URL to try both well-known paths'
@@ -149,10 +237,14 @@ async function fetchFindings(source: string): Promise<Checked> {
   }
 }
 
-function report(label: string, findings: Finding[], json: boolean): void {
+function report(label: string, findings: Finding[], json: boolean, signed: SignedCard[], keySet?: KeySet): void {
   if (json) {
-    process.stdout.write(`${JSON.stringify({ source: label, findings })}\n`)
+    const signatures = signed.map(({ which, report }) => ({ ...(which && { card: which }), ...report }))
+    process.stdout.write(`${JSON.stringify({ source: label, findings, ...(signed.length && { signatures }) })}\n`)
     return
+  }
+  for (const { which, report } of signed) {
+    for (const line of signatureLines(report, keySet)) process.stdout.write(`${which ? `${which}: ` : ''}${line}\n`)
   }
   for (const finding of findings) {
     process.stdout.write(
@@ -161,7 +253,11 @@ function report(label: string, findings: Finding[], json: boolean): void {
   }
   const errors = findings.filter((finding) => finding.level === 'error').length
   const warnings = findings.length - errors
+  const outcomes = signed.map(
+    ({ which, report }) => `${which ? `${which.replace(/^the /, '')} ` : ''}${report.outcome}`,
+  )
+  const signatures = outcomes.length ? `; signature${outcomes.length > 1 ? 's' : ''} ${outcomes.join(', ')}` : ''
   process.stdout.write(
-    `${label}: ${errors ? `${errors} error(s)` : 'valid'}${warnings ? `, ${warnings} warning(s)` : ''}\n`,
+    `${label}: ${errors ? `${errors} error(s)` : 'valid'}${warnings ? `, ${warnings} warning(s)` : ''}${signatures}\n`,
   )
 }
