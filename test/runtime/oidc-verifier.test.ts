@@ -209,6 +209,9 @@ describe('keys', () => {
     cache.set('expired', 5, now() - 1)
     expect(cache.get('expired')).toBeUndefined()
     expect(cache.size).toBe(3)
+    const none = new VerifiedTokenCache<number>(0)
+    none.set('token', 1, exp)
+    expect(none.get('token')).toBeUndefined()
   })
 })
 

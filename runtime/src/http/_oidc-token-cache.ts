@@ -35,7 +35,10 @@ export class VerifiedTokenCache<T> {
     const key = digest(token)
     this.#entries.delete(key)
     // A Map iterates in insertion order: the first key is the oldest entry.
-    while (this.#entries.size >= this.maxEntries) this.#entries.delete(this.#entries.keys().next().value!)
+    while (this.#entries.size > 0 && this.#entries.size >= this.maxEntries) {
+      this.#entries.delete(this.#entries.keys().next().value!)
+    }
+    if (this.maxEntries < 1) return
     this.#entries.set(key, { value, expiresAtMs })
   }
 
