@@ -1,7 +1,7 @@
 import type { ConversationOptions } from './core/_conversation.js'
 import { ConfigurationError } from './errors.js'
 import type { Logger } from './logger.js'
-import type { AgentCardInput, Message, Part, TaskState } from './types.js'
+import type { AgentCardInput, Message, Part, Principal, TaskState } from './types.js'
 
 /** What `execute` and `cancel` learn about the request. */
 export interface ExecutionContext {
@@ -19,6 +19,12 @@ export interface ExecutionContext {
   readonly history: readonly Message[]
   /** Fires when the task is canceled (or the server shuts down past its grace period). */
   readonly signal: AbortSignal
+  /**
+   * Who sent this message (for a cancel hook: who asked to cancel), as the credential proves it: subject, issuer,
+   * scopes and claims of a JWT, or the name given with a listed credential. Undefined when the agent checks no
+   * credentials. Only this caller can see, follow, cancel or continue the task.
+   */
+  readonly principal: Principal | undefined
   /**
    * The conversation so far in this task's context, oldest first: every earlier task with the same `contextId`
    * as its messages followed by its answer (its artifacts as one agent message), then this task's history. It

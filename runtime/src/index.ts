@@ -20,4 +20,4 @@ export { createMemoryStore } from './stores/memory.js'
 export type { MemoryStoreOptions } from './stores/memory.js'
 
 // Data model
-export type { AgentCard, AgentSkill, Artifact, Message, Part, Task, TaskState } from './types.js'
+export type { AgentCard, AgentSkill, Artifact, Message, Part, Principal, Task, TaskState } from './types.js'

@@ -56,6 +56,7 @@ const DEFAULTS: Record<string, string> = {
   FileStoreOptions: 'logger segmentBytes',
   LangGraphAdapterOptions: 'keepThreads',
   MemoryStoreOptions: 'endedLogs env eventLogBytes maxBytes maxTasks ttlMs',
+  OidcOptions: 'algorithms audience clockToleranceSeconds issuer requiredScopes',
   PushOptions: 'allow allowHttp maxConcurrent maxConfigsPerTask retries retryDelayMs timeoutMs',
   RedisStoreOptions: 'cluster env eventLogBytes leaseMs logger maxTasks prefix timeoutMs ttlMs',
   ServeOptions: `handleSignals headersTimeoutMs hostname keepAliveTimeoutMs maxConnections maxConnectionsPerAddress port

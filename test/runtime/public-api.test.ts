@@ -38,6 +38,7 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'MemoryStoreOptions',
       'Message',
       'Part',
+      'Principal',
       'ServeOptions',
       'Task',
       'TaskHandle',

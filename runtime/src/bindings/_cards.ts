@@ -15,18 +15,20 @@ import type { AuthScheme } from '../types.js'
 
 export type CardDialect = 'platform' | 'a2a-1.0' | 'a2a-0.3' | 'a2a-0.3-platform'
 
-const V1_SCHEMES: Record<AuthScheme, unknown> = {
-  bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } },
-  apiKey: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key' } },
+const V1_SCHEMES: Record<AuthScheme, (openIdConnectUrl: string | undefined) => unknown> = {
+  bearer: () => ({ httpAuthSecurityScheme: { scheme: 'Bearer' } }),
+  apiKey: () => ({ apiKeySecurityScheme: { location: 'header', name: 'X-API-Key' } }),
+  oidc: (openIdConnectUrl) => ({ openIdConnectSecurityScheme: { openIdConnectUrl } }),
 }
 
-const V03_SCHEMES: Record<AuthScheme, unknown> = {
-  bearer: { type: 'http', scheme: 'bearer' },
-  apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+const V03_SCHEMES: Record<AuthScheme, (openIdConnectUrl: string | undefined) => unknown> = {
+  bearer: () => ({ type: 'http', scheme: 'bearer' }),
+  apiKey: () => ({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
+  oidc: (openIdConnectUrl) => ({ type: 'openIdConnect', openIdConnectUrl }),
 }
 
 function common(template: CardTemplate, url: string) {
-  const { authentication, name, description, ...rest } = template
+  const { authentication, name, description, openIdConnectUrl: _declaredBelow, ...rest } = template
   return {
     name,
     description,
@@ -49,7 +51,9 @@ export function renderCard(dialect: CardDialect, template: CardTemplate, url: st
     if (!schemes.length) return card
     return {
       ...card,
-      securitySchemes: Object.fromEntries(schemes.map((scheme) => [scheme, V1_SCHEMES[scheme]])),
+      securitySchemes: Object.fromEntries(
+        schemes.map((scheme) => [scheme, V1_SCHEMES[scheme](template.openIdConnectUrl)]),
+      ),
       // Any one of the schemes is enough: the list is an OR.
       securityRequirements: schemes.map((scheme) => ({ schemes: { [scheme]: { list: [] } } })),
     }
@@ -62,7 +66,9 @@ export function renderCard(dialect: CardDialect, template: CardTemplate, url: st
   if (!schemes.length) return v03
   return {
     ...v03,
-    securitySchemes: Object.fromEntries(schemes.map((scheme) => [scheme, V03_SCHEMES[scheme]])),
+    securitySchemes: Object.fromEntries(
+      schemes.map((scheme) => [scheme, V03_SCHEMES[scheme](template.openIdConnectUrl)]),
+    ),
     security: schemes.map((scheme) => ({ [scheme]: [] })),
   }
 }

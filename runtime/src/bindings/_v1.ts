@@ -74,7 +74,7 @@ const sendMessage: MethodHandler = async (params, call) => {
   assertOutputModes(request.acceptedOutputModes, outputModes)
   call.inputModes.check(request.message, true)
   await attachWebhook(request, call, 'params.configuration.taskPushNotificationConfig')
-  const { run, settled } = await engine.send(request)
+  const { run, settled } = await engine.send({ ...request, principal: call.principal })
   if (!request.returnImmediately) await settled
   // An agent that replied with a message answers with it (a client told to return at once has the task already).
   if (run.replied && !request.returnImmediately) return { message: messageToV1(run.replied) }
@@ -91,7 +91,7 @@ const sendStreamingMessage: MethodHandler = async (params, call) => {
   await attachWebhook(request, call, 'params.configuration.taskPushNotificationConfig')
   const stream = taskStream(id, openStream())
   try {
-    const { unsubscribe } = await engine.send(request, stream.listener)
+    const { unsubscribe } = await engine.send({ ...request, principal: call.principal }, stream.listener)
     stream.sse.onCancel(unsubscribe)
     return stream.sse.response
   } catch (error) {
@@ -106,18 +106,21 @@ const subscribeToTask = subscribeWith({
   event: (event, id) => JSON.stringify({ jsonrpc: '2.0', id, result: eventToV1(event) }),
 })
 
-const getTask: MethodHandler = async (params, { engine }) => {
+const getTask: MethodHandler = async (params, { engine, principal }) => {
   const { id, historyLength } = readTaskIdV1(params)
-  return taskToV1(await engine.get(id), { historyLength })
+  return taskToV1(await engine.get(id, principal?.id), { historyLength })
 }
 
-const cancelTask: MethodHandler = async (params, { engine }) => taskToV1(await engine.cancel(readTaskIdV1(params).id))
+const cancelTask: MethodHandler = async (params, { engine, principal }) =>
+  taskToV1(await engine.cancel(readTaskIdV1(params).id, principal))
 
-const listTasks: MethodHandler = async (params, { engine }) => {
+const listTasks: MethodHandler = async (params, { engine, principal }) => {
   const { query, historyLength, includeArtifacts } = readListParamsV1(params)
-  // The store may read only what the answer shows of each task (the Redis store does).
+  // The store may read only what the answer shows of each task (the Redis store does); a caller only its own
+  // tasks, whatever filters it gives (A2A v1.0 §3.1.4).
   const page = await engine.store.list({
     ...query,
+    ...(principal && { owner: principal.id }),
     ...(historyLength !== undefined && { historyLength }),
     includeArtifacts,
   })

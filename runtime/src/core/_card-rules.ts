@@ -9,7 +9,7 @@ import type { AuthScheme } from '../types.js'
  * exactly what the runtime refuses.
  */
 
-const KNOWN_AUTH_SCHEMES: readonly AuthScheme[] = ['bearer', 'apiKey']
+const KNOWN_AUTH_SCHEMES: readonly AuthScheme[] = ['bearer', 'apiKey', 'oidc']
 
 interface Issue {
   /** The JSON path of the field, as both callers name it: `skills[1].id`. */
@@ -315,7 +315,7 @@ function checkSkills(card: Card, issues: Issues): void {
 function checkAuthentication(card: Card, issues: Issues): void {
   if (card.authentication === undefined) return
   const schemes = isObject(card.authentication) ? card.authentication.schemes : undefined
-  const hint = `use ${KNOWN_AUTH_SCHEMES.join(' or ')}`
+  const hint = `use ${KNOWN_AUTH_SCHEMES.slice(0, -1).join(', ')} or ${KNOWN_AUTH_SCHEMES.at(-1)}`
   if (!Array.isArray(schemes) || schemes.length === 0) {
     issues.error('authentication.schemes', 'must be a non-empty array', hint)
     return

@@ -3,8 +3,11 @@ import { ConfigurationError } from '../errors.js'
 import type { AgentCard, AgentCardInput } from '../types.js'
 import { type CardError, cardIssues } from './_card-rules.js'
 
-/** The card without its address: everything the runtime can settle when the agent is defined. */
-export type CardTemplate = Omit<AgentCard, 'url' | 'supportedInterfaces'>
+/**
+ * The card without its address: everything the runtime can settle when the agent is defined, and the discovery
+ * URL of the OpenID Connect issuer, which the A2A cards declare with the `oidc` scheme (the server knows it).
+ */
+export type CardTemplate = Omit<AgentCard, 'url' | 'supportedInterfaces'> & { openIdConnectUrl?: string }
 
 /**
  * Fills defaults, then refuses a card that breaks one of the card rules (`_card-rules.ts`, which `a2a card
@@ -36,7 +39,7 @@ export function normalizeCard(input: AgentCardInput): CardTemplate {
 
 /** The card as served at one address. */
 export function cardAt(template: CardTemplate, url: string): AgentCard {
-  const { name, description, ...rest } = template
+  const { name, description, openIdConnectUrl: _inTheA2ACardsOnly, ...rest } = template
   // Name, description and address first: the order people read a card in.
   return {
     name,

@@ -33,6 +33,8 @@ export async function readConversation(
   store: TaskStore,
   task: Task,
   options: ConversationOptions = {},
+  /** Only this owner's tasks of the context (another caller may have named the same context). */
+  owner?: string,
 ): Promise<Message[]> {
   const maxBytes = positive(options.maxBytes, DEFAULT_CONVERSATION_BYTES, 'maxBytes')
   const maxTasks = positive(options.maxTasks, DEFAULT_CONVERSATION_TASKS, 'maxTasks')
@@ -40,7 +42,12 @@ export async function readConversation(
   let bytes = 0
   let cursor: string | undefined
   reading: do {
-    const page = await store.list({ contextId: task.contextId, limit: Math.min(PAGE_SIZE, maxTasks + 1), cursor })
+    const page = await store.list({
+      contextId: task.contextId,
+      limit: Math.min(PAGE_SIZE, maxTasks + 1),
+      cursor,
+      ...(owner !== undefined && { owner }),
+    })
     for (const other of page.tasks) {
       if (other.id === task.id) continue
       const messages = turnOf(other)

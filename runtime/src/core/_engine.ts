@@ -8,7 +8,7 @@ import {
 } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { TaskStore } from '../stores/task-store.js'
-import type { Message, Task, TaskEvent } from '../types.js'
+import type { Message, Principal, Task, TaskEvent } from '../types.js'
 import { runAgentTurn } from './_agent-turn.js'
 import { isoNow } from './_clock.js'
 import { claimForFollowUp } from './_cluster-claims.js'
@@ -33,6 +33,11 @@ export interface SendRequest {
    * it hears the task's first event). When it fails, the task fails with the reason.
    */
   prepare?: (taskId: string) => Promise<void>
+  /**
+   * Who sends it (undefined when the agent checks no credentials): a new task is theirs, and a task named by
+   * `taskId` must be theirs (another's answers as one that does not exist).
+   */
+  principal?: Principal | undefined
 }
 
 export interface StartedTask {
@@ -189,6 +194,8 @@ export class TaskEngine {
       if (request.taskId === undefined)
         return this.#start(await this.#create(request, bytes), reservation, request.message, listener, request.prepare)
       const taskId = request.taskId
+      // Another caller's task is one that does not exist: asked before anything of it is touched (its lock included).
+      await this.#authorize(taskId, request.principal?.id)
       return await this.#locks.hold(taskId, async () =>
         this.#start(
           await this.#resume(taskId, request, reservation),
@@ -210,7 +217,7 @@ export class TaskEngine {
     this.#clusterJoined = true
     const cluster = this.store.cluster
     if (!cluster) return
-    cluster.onCancel((taskId) => (this.#executions.has(taskId) ? this.cancel(taskId) : undefined))
+    cluster.onCancel((taskId) => (this.#executions.has(taskId) ? this.#cancelOnce(taskId, undefined) : undefined))
     cluster.onLost((taskId) => {
       const run = this.#executions.get(taskId)?.run
       // Ended here already: the store gave the lease back with the ending event; nothing was lost.
@@ -222,17 +229,39 @@ export class TaskEngine {
     })
   }
 
-  async get(taskId: string): Promise<Task> {
-    const task = this.#executions.get(taskId)?.run.task ?? (await this.store.get(taskId))
+  /** The task, when `owner` (a `Principal.id`; undefined: any) owns it; otherwise TaskNotFoundError. */
+  async get(taskId: string, owner?: string): Promise<Task> {
+    const run = this.#executions.get(taskId)?.run
+    if (run) {
+      if (owner !== undefined && run.owner !== owner) throw new TaskNotFoundError(taskId)
+      return run.task
+    }
+    const task = await this.store.get(taskId, owner)
     if (!task) throw new TaskNotFoundError(taskId)
     return task
+  }
+
+  /**
+   * Refuses a task `owner` does not own exactly as one that does not exist, before anything else reads it or waits
+   * on it: the running run's owner, else the store's answer for that owner.
+   */
+  async #authorize(taskId: string, owner: string | undefined): Promise<void> {
+    if (owner === undefined) return
+    const run = this.#executions.get(taskId)?.run
+    if (run ? run.owner !== owner : !(await this.store.get(taskId, owner))) throw new TaskNotFoundError(taskId)
   }
 
   /**
    * Follows a task until it ends: its events from now on, of this turn and of the turns that follow-ups start,
    * each once, in order (see `subscribeToTask`). `onEnd` hears that the server ended the subscription (a shutdown).
    */
-  subscribe(taskId: string, listener: TaskListener, onEnd: () => void = noop): Promise<Subscription> {
+  async subscribe(
+    taskId: string,
+    listener: TaskListener,
+    onEnd: () => void = noop,
+    owner: string | undefined = undefined,
+  ): Promise<Subscription> {
+    await this.#authorize(taskId, owner)
     return subscribeToTask(this.#subscribable, taskId, listener, onEnd)
   }
 
@@ -241,15 +270,24 @@ export class TaskEngine {
     return this.store.events(taskId, afterSeq)
   }
 
-  /** Cancels a task that has not ended, if the agent allows it. Concurrent cancels of a task share one answer. */
-  cancel(taskId: string): Promise<Task> {
+  /**
+   * Cancels a task that has not ended, if the agent allows it. Concurrent cancels of a task share one answer. With
+   * `principal`, only a task it owns (another's is not found); the agent's cancel hook sees it as `ctx.principal`.
+   */
+  async cancel(taskId: string, principal?: Principal): Promise<Task> {
+    // Checked before a pending cancel is joined: its answer would tell of the task.
+    await this.#authorize(taskId, principal?.id)
+    return this.#cancelOnce(taskId, principal)
+  }
+
+  #cancelOnce(taskId: string, principal: Principal | undefined): Promise<Task> {
     let pending = this.#cancellations.get(taskId)
     if (!pending) {
       const running = this.#executions.get(taskId)?.run
       pending = running
-        ? this.#cancelRun(running)
+        ? this.#cancelRun(running, principal)
         : // A task at rest is held while it is canceled, so a follow-up cannot start it meanwhile.
-          this.#locks.hold(taskId, () => this.#cancelAtRest(taskId))
+          this.#locks.hold(taskId, () => this.#cancelAtRest(taskId, principal))
       const settled = pending.finally(() => this.#cancellations.delete(taskId))
       settled.catch(noop)
       this.#cancellations.set(taskId, pending)
@@ -258,11 +296,11 @@ export class TaskEngine {
   }
 
   /** A task not running here: at rest, or (with a shared store) running on another instance. */
-  async #cancelAtRest(taskId: string): Promise<Task> {
+  async #cancelAtRest(taskId: string, principal: Principal | undefined): Promise<Task> {
     const local = this.#executions.get(taskId)?.run
-    if (local) return this.#cancelRun(local)
+    if (local) return this.#cancelRun(local, principal)
     const cluster = this.store.cluster
-    if (!cluster) return this.#cancelRun(await this.#idleRun(taskId))
+    if (!cluster) return this.#cancelRun(await this.#idleRun(taskId, principal), principal)
     // Held elsewhere: the instance that runs it cancels it. Otherwise hold it here while it is canceled.
     for (let attempt = 0; !(await cluster.claim(taskId)); attempt++) {
       const answer = await cluster.cancel(taskId)
@@ -271,14 +309,16 @@ export class TaskEngine {
         throw new ServerUnavailableError(`Task ${taskId} is changing hands between instances; retry the cancel`, 503)
     }
     try {
-      return await this.#cancelRun(await this.#idleRun(taskId))
+      return await this.#cancelRun(await this.#idleRun(taskId, principal), principal)
     } finally {
       await cluster.release(taskId)
     }
   }
 
-  async #cancelRun(run: TaskRun): Promise<Task> {
+  async #cancelRun(run: TaskRun, principal: Principal | undefined): Promise<Task> {
     if (isTerminal(run.state)) throw new TaskNotCancelableError(`Task cannot be canceled: it is already ${run.state}`)
+    // A cancel forwarded from another instance has no caller here: the hook sees the turn's.
+    if (principal) run.principal = principal
     if (!this.agent.cancel)
       throw new TaskNotCancelableError('Task cannot be canceled: this agent does not support cancellation')
     try {
@@ -359,16 +399,21 @@ export class TaskEngine {
       artifacts: [],
       history: [message],
     }
+    const { principal } = request
+    const owner = principal?.id
     // Held before it exists (or as it comes to exist), so no instance takes the new task for one whose instance died.
     const cluster = this.store.cluster
     if (cluster && !cluster.claimsOnCreate) await cluster.claim(id)
     try {
-      await this.store.create(task)
+      await this.store.create(task, owner)
     } catch (error) {
       if (cluster) await cluster.release(id)
       throw error
     }
-    return new TaskRun(task, this.#sink, 0, this.#taskLimits, TaskBytes.created(bytes))
+    const run = new TaskRun(task, this.#sink, 0, this.#taskLimits, TaskBytes.created(bytes))
+    run.owner = owner
+    run.principal = principal
+    return run
   }
 
   async #resume(taskId: string, request: SendRequest, reservation: Reservation): Promise<TaskRun> {
@@ -391,7 +436,7 @@ export class TaskEngine {
   }
 
   async #resumeHeld(taskId: string, request: SendRequest, reservation: Reservation): Promise<TaskRun> {
-    const run = await this.#idleRun(taskId)
+    const run = await this.#idleRun(taskId, request.principal)
     const { task } = run
     if (isTerminal(task.status.state))
       throw new TaskEndedError(`task ${taskId} is ${task.status.state} and takes no more messages; start a new task`)
@@ -419,10 +464,15 @@ export class TaskEngine {
     return run
   }
 
-  async #idleRun(taskId: string): Promise<TaskRun> {
-    const task = await this.store.get(taskId)
+  /** A task at rest, loaded to move it; `principal` (checked by the caller already) owns it and makes this move. */
+  async #idleRun(taskId: string, principal: Principal | undefined): Promise<TaskRun> {
+    const owner = principal?.id
+    const task = await this.store.get(taskId, owner)
     if (!task) throw new TaskNotFoundError(taskId)
-    return new TaskRun(task, this.#sink, (await lastSeqOf(this.store, taskId)) ?? 0, this.#taskLimits)
+    const run = new TaskRun(task, this.#sink, (await lastSeqOf(this.store, taskId)) ?? 0, this.#taskLimits)
+    run.owner = owner
+    run.principal = principal
+    return run
   }
 
   async #execute(run: TaskRun, message: Message, prepare: SendRequest['prepare']): Promise<void> {

@@ -1,7 +1,7 @@
 import type { ExecutionContext } from '../agent.js'
 import type { Logger } from '../logger.js'
 import type { TaskStore } from '../stores/task-store.js'
-import type { Message, Task } from '../types.js'
+import type { Message, Principal, Task } from '../types.js'
 import { type ConversationOptions, readConversation } from './_conversation.js'
 import { newId } from './_ids.js'
 import type { TaskRun } from './_task-run.js'
@@ -13,6 +13,7 @@ export class RunContext implements ExecutionContext {
   readonly taskId: string
   readonly contextId: string
   readonly history: readonly Message[]
+  readonly principal: Principal | undefined
   readonly #run: TaskRun
   readonly #store: TaskStore
 
@@ -29,6 +30,7 @@ export class RunContext implements ExecutionContext {
     this.taskId = run.id
     this.contextId = run.contextId
     this.history = run.task.history
+    this.principal = run.principal
   }
 
   get signal(): AbortSignal {
@@ -36,7 +38,7 @@ export class RunContext implements ExecutionContext {
   }
 
   conversation(options?: ConversationOptions): Promise<Message[]> {
-    return readConversation(this.#store, this.#run.task, options)
+    return readConversation(this.#store, this.#run.task, options, this.#run.owner)
   }
 }
 

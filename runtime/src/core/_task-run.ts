@@ -2,7 +2,7 @@ import { appendedHeapBytes, appendParts, TextJoins } from '../_artifact-append.j
 import { artifactHeapBytes, messageHeapBytes, textArtifactHeapBytes } from '../_heap-bytes.js'
 import type { ArtifactContent, ArtifactOptions, MessageContent, TaskHandle } from '../agent.js'
 import { TaskTerminalError } from '../errors.js'
-import type { Artifact, Message, Part, Task, TaskEvent, TaskState } from '../types.js'
+import type { Artifact, Message, Part, Principal, Task, TaskEvent, TaskState } from '../types.js'
 import { isoNow } from './_clock.js'
 import { newId } from './_ids.js'
 import { isSettled, isTerminal } from './_lifecycle.js'
@@ -63,6 +63,10 @@ export class TaskRun implements TaskHandle {
   #replying: Message | undefined
   /** What the agent replied with (`reply()`), once the reply is the task's answer. */
   replied: Message | undefined
+  /** The `Principal.id` that owns the task (undefined when the agent checks no credentials). */
+  owner: string | undefined
+  /** Who sent the message (or the cancel) this turn answers: `ctx.principal`. */
+  principal: Principal | undefined
 
   constructor(
     readonly task: Task,

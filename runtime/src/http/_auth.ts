@@ -1,11 +1,17 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { ConfigurationError, UnauthorizedError } from '../errors.js'
+import { A2AError, ConfigurationError, UnauthorizedError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import { type Env, envList, processEnv } from '../settings.js'
-import type { AuthScheme } from '../types.js'
+import type { AuthScheme, MaybePromise, Principal } from '../types.js'
+import { namedCredentials } from './_credential-names.js'
+import { createOidcVerifier, type OidcVerifier, readOidcConfig } from './_oidc.js'
 import { AUTH_ENV, type AuthOptions } from './auth-options.js'
 
-export type AuthCheck = (headers: Headers) => UnauthorizedError | undefined
+/** Who the request is from, or why it is refused (401; 403 for a token without a required scope; 503). */
+export type AuthOutcome = Principal | A2AError
+
+/** Checks a request's credentials: synchronous for credential lists, a promise only when a JWT is verified. */
+export type AuthCheck = (headers: Headers) => MaybePromise<AuthOutcome>
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest()
 
@@ -13,21 +19,33 @@ const digest = (value: string): Buffer => createHash('sha256').update(value).dig
  * Checks a presented credential against the accepted ones in a time that says nothing about them: both sides
  * are SHA-256 digests, so the comparison never sees the secret's length nor stops at its first wrong byte
  * (`timingSafeEqual`), and every accepted digest is compared without stopping early, so timing says neither
- * how much of a guess was right nor which credential matched.
+ * how much of a guess was right nor which credential matched. Answers the index of the match, or -1.
  */
-export function credentialMatcher(accepted: string[]): (candidate: string) => boolean {
+export function credentialMatcher(accepted: string[]): (candidate: string) => number {
   const digests = accepted.map(digest)
   return (candidate) => {
     const given = digest(candidate)
-    let match = false
-    for (const expected of digests) match = timingSafeEqual(given, expected) || match
+    let match = -1
+    for (let i = 0; i < digests.length; i++) if (timingSafeEqual(given, digests[i]!) && match < 0) match = i
     return match
   }
 }
 
+/** The scheme's credentials as the matcher sees them, and the principal each one proves. */
+function credentialCheck(scheme: 'bearer' | 'apiKey', entries: string[]): (candidate: string) => Principal | undefined {
+  const credentials = namedCredentials(scheme, entries)
+  const matches = credentialMatcher(credentials.map((credential) => credential.secret))
+  return (candidate) => credentials[matches(candidate)]?.principal
+}
+
+const BEARER = /^Bearer\s+(.+)$/i
+/** A compact JWS: three base64url parts. A listed bearer token of this shape is still checked as listed first. */
+const JWT_SHAPE = /^[\w-]+\.[\w-]+\.[\w-]*$/
+
 /**
- * Builds the check for exactly the schemes the card declares. A declared scheme without credentials, or
- * credentials given for a scheme the card does not declare, stops start-up: card and server must agree.
+ * Builds the check for exactly the schemes the card declares. A declared scheme without credentials (or, for
+ * `oidc`, without an issuer), or credentials given for a scheme the card does not declare, stops start-up: card and
+ * server must agree.
  */
 export function createAuthCheck(
   schemes: AuthScheme[] | undefined,
@@ -36,20 +54,35 @@ export function createAuthCheck(
   env: Env = processEnv(),
 ): AuthCheck | undefined {
   const declared = new Set(schemes ?? [])
-  const given: Record<AuthScheme, string[] | undefined> = {
+  const lists: Record<'bearer' | 'apiKey', string[] | undefined> = {
     bearer: options.bearerTokens ?? envList(env, AUTH_ENV.bearer),
     apiKey: options.apiKeys ?? envList(env, AUTH_ENV.apiKey),
   }
-  const option: Record<AuthScheme, string> = { bearer: 'auth.bearerTokens', apiKey: 'auth.apiKeys' }
-  for (const scheme of ['bearer', 'apiKey'] as const) {
-    if (declared.has(scheme) && !given[scheme]?.length) {
+  const optionNames: Record<AuthScheme, string> = {
+    bearer: 'auth.bearerTokens',
+    apiKey: 'auth.apiKeys',
+    oidc: 'auth.oidc.issuer',
+  }
+  const oidcConfig = readOidcConfig(options.oidc, env)
+  const given: Record<AuthScheme, boolean> = {
+    bearer: Boolean(lists.bearer?.length),
+    apiKey: Boolean(lists.apiKey?.length),
+    oidc: oidcConfig !== undefined,
+  }
+  const byOption: Record<AuthScheme, boolean> = {
+    bearer: Boolean(options.bearerTokens?.length),
+    apiKey: Boolean(options.apiKeys?.length),
+    oidc: options.oidc?.issuer !== undefined,
+  }
+  for (const scheme of ['bearer', 'apiKey', 'oidc'] as const) {
+    if (declared.has(scheme) && !given[scheme]) {
       throw new ConfigurationError(
-        `The agent card declares the "${scheme}" authentication scheme but no credential is configured: set ${AUTH_ENV[scheme]} (or the ${option[scheme]} option)`,
+        `The agent card declares the "${scheme}" authentication scheme but no ${scheme === 'oidc' ? 'issuer' : 'credential'} is configured: set ${AUTH_ENV[scheme]} (or the ${optionNames[scheme]} option)`,
       )
     }
-    if (!declared.has(scheme) && (scheme === 'bearer' ? options.bearerTokens : options.apiKeys)?.length) {
+    if (!declared.has(scheme) && byOption[scheme]) {
       throw new ConfigurationError(
-        `The ${option[scheme]} option is set but the agent card does not declare the "${scheme}" scheme; add it to card.authentication.schemes`,
+        `The ${optionNames[scheme]} option is set but the agent card does not declare the "${scheme}" scheme; add it to card.authentication.schemes`,
       )
     }
     if (!declared.has(scheme) && given[scheme]) {
@@ -60,29 +93,48 @@ export function createAuthCheck(
   }
   if (declared.size === 0) return undefined
 
-  const bearer = declared.has('bearer') ? credentialMatcher(given.bearer!) : undefined
-  const apiKey = declared.has('apiKey') ? credentialMatcher(given.apiKey!) : undefined
-  const expected = [bearer && 'Authorization: Bearer <token>', apiKey && 'X-API-Key: <key>']
+  const bearer = declared.has('bearer') ? credentialCheck('bearer', lists.bearer!) : undefined
+  const apiKey = declared.has('apiKey') ? credentialCheck('apiKey', lists.apiKey!) : undefined
+  const oidc: OidcVerifier | undefined = declared.has('oidc') ? createOidcVerifier(oidcConfig!, logger) : undefined
+  const expected = [(bearer || oidc) && 'Authorization: Bearer <token>', apiKey && 'X-API-Key: <key>']
     .filter(Boolean)
     .join(' or ')
+  const missing = new UnauthorizedError(`Unauthorized: send ${expected}`)
+  const invalid = new UnauthorizedError('Unauthorized: invalid credentials')
 
   return (headers) => {
     let presented = false
-    if (bearer) {
+    if (bearer || oidc) {
       const header = headers.get('authorization')
       if (header !== null) {
         presented = true
-        const token = /^Bearer\s+(.+)$/i.exec(header)?.[1]
-        if (token !== undefined && bearer(token.trim())) return undefined
+        const token = BEARER.exec(header)?.[1]?.trim()
+        if (token !== undefined) {
+          const listed = bearer?.(token)
+          if (listed) return listed
+          if (oidc && JWT_SHAPE.test(token)) return verified(oidc, token)
+        }
       }
     }
     if (apiKey) {
       const key = headers.get('x-api-key')
       if (key !== null) {
         presented = true
-        if (apiKey(key)) return undefined
+        const listed = apiKey(key)
+        if (listed) return listed
       }
     }
-    return new UnauthorizedError(presented ? 'Unauthorized: invalid credentials' : `Unauthorized: send ${expected}`)
+    return presented ? invalid : missing
+  }
+}
+
+/** The principal a verified token proves; its refusal (an A2AError) as the outcome, not a rejection. */
+async function verified(oidc: OidcVerifier, token: string): Promise<AuthOutcome> {
+  try {
+    const { issuer, subject, scopes, claims } = await oidc.verify(token)
+    return { id: `${issuer} ${subject}`, scheme: 'oidc', subject, issuer, scopes, claims }
+  } catch (error) {
+    if (error instanceof A2AError) return error
+    throw error
   }
 }

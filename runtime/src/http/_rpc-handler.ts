@@ -2,6 +2,7 @@ import { v1Binding } from '../bindings/_v1.js'
 import type { TaskEngine } from '../core/_engine.js'
 import { A2AError, ErrorCode, MethodNotFoundError, ParseError } from '../errors.js'
 import type { Logger } from '../logger.js'
+import type { Principal } from '../types.js'
 import { isJsonContentType, readJsonBody, unsupportedContentType } from './_body.js'
 import type { BodyBudget } from './_body-budget.js'
 import type { DialectRouter } from './_dialect-router.js'
@@ -40,9 +41,14 @@ export function rpcHandler(parts: RpcHandlerParts): (request: Request) => Promis
     try {
       const current = served.current
       const { authCheck, streaming, wwwAuthenticate, push } = current
+      let principal: Principal | undefined
       if (authCheck) {
-        const denied = authCheck(request.headers)
-        if (denied) return errorResponse(null, denied, wwwAuthenticate)
+        // A listed credential is checked at once; only a JWT's verification is awaited.
+        const checked = authCheck(request.headers)
+        const outcome = checked instanceof Promise ? await checked : checked
+        if (outcome instanceof A2AError)
+          return errorResponse(null, outcome, outcome.httpStatus === 401 ? wwwAuthenticate : undefined)
+        principal = outcome
       }
       const contentType = headerOf(request, 'content-type')
       if (!isJsonContentType(contentType)) {
@@ -71,6 +77,7 @@ export function rpcHandler(parts: RpcHandlerParts): (request: Request) => Promis
         openStream,
         push,
         dialect: binding.name,
+        principal,
       })
       return result instanceof Response ? result : resultResponse(id, result, outgoing)
     } catch (error) {

@@ -233,7 +233,8 @@ export class MemoryTaskStore implements TaskStore {
     const { owner } = query
     const tasks: Task[] = []
     if (query.contextId === undefined) {
-      for (const entry of this.#entries.values()) if (owner === undefined || entry.owner === owner) tasks.push(entry.task)
+      for (const entry of this.#entries.values())
+        if (owner === undefined || entry.owner === owner) tasks.push(entry.task)
       return pageOf(tasks, query)
     }
     if (!this.#contextsIndexed) {

@@ -4,6 +4,7 @@ import type { JsonRpcId } from '../../http/_jsonrpc.js'
 import type { SseStream } from '../../http/_sse.js'
 import type { PushService } from '../../push/_service.js'
 import type { PushDialect } from '../../push/push-config.js'
+import type { Principal } from '../../types.js'
 import type { InputModes } from './_input-modes.js'
 
 export interface CallContext {
@@ -26,6 +27,8 @@ export interface CallContext {
   push: PushService | undefined
   /** The dialect answering: webhooks configured in it receive its shapes. */
   dialect: PushDialect
+  /** Who is calling; undefined when the agent checks no credentials (then every caller is the same). */
+  principal: Principal | undefined
 }
 
 /** Returns the JSON-RPC `result`, or a `Response` when the method streams. */

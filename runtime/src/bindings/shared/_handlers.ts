@@ -59,7 +59,7 @@ interface Framing {
  * still keeps its events.
  */
 export function subscribeWith(framing: Framing): MethodHandler {
-  return async (params, { engine, streaming, id, headers, openStream, dialect }) => {
+  return async (params, { engine, streaming, id, headers, openStream, dialect, principal }) => {
     if (!streaming) throw streamingOff()
     const taskId = framing.readTaskId(params)
     const lastEventId = readLastEventId(headers)
@@ -81,7 +81,12 @@ export function subscribeWith(framing: Framing): MethodHandler {
     }
     let subscribed: Awaited<ReturnType<typeof engine.subscribe>>
     try {
-      subscribed = await engine.subscribe(taskId, (event) => (early ? early.push(event) : deliver(event)), ended)
+      subscribed = await engine.subscribe(
+        taskId,
+        (event) => (early ? early.push(event) : deliver(event)),
+        ended,
+        principal?.id,
+      )
     } catch (error) {
       sse.close() // never sent: it must not count as open
       throw error

@@ -40,7 +40,7 @@ export async function create(
   webhook: WebhookInput,
   field: string,
 ): Promise<PushConfig> {
-  await call.engine.get(taskId)
+  await call.engine.get(taskId, call.principal?.id)
   await push.check(webhook.url, `${field}.url`)
   const config = toConfig(webhook, taskId, call.dialect)
   await push.save(config)
@@ -48,19 +48,19 @@ export async function create(
 }
 
 export async function find(push: PushService, call: CallContext, taskId: string, id: string): Promise<PushConfig> {
-  await call.engine.get(taskId)
+  await call.engine.get(taskId, call.principal?.id)
   const config = (await push.configs.list(taskId)).find((candidate) => candidate.id === id)
   if (!config) throw configNotFound(taskId, id)
   return config
 }
 
 export async function listOf(push: PushService, call: CallContext, taskId: string): Promise<PushConfig[]> {
-  await call.engine.get(taskId)
+  await call.engine.get(taskId, call.principal?.id)
   return push.configs.list(taskId)
 }
 
 /** Deleting is idempotent (A2A v1.0 §3.1.10): a config that is already gone is no error. */
 export async function remove(push: PushService, call: CallContext, taskId: string, id: string): Promise<void> {
-  await call.engine.get(taskId)
+  await call.engine.get(taskId, call.principal?.id)
   await push.delete(taskId, id)
 }

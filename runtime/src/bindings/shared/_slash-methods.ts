@@ -28,7 +28,7 @@ export const send: MethodHandler = async (params, call) => {
   assertOutputModes(request.acceptedOutputModes, outputModes)
   call.inputModes.check(request.message, false)
   await attachWebhook(request, call, WEBHOOK_FIELD)
-  const { run, settled } = await engine.send(request)
+  const { run, settled } = await engine.send({ ...request, principal: call.principal })
   if (request.blocking) await settled
   // A2A v0.3 answers an agent's reply with the Message; the platform contract answers with the task.
   if (run.replied && request.blocking && call.dialect === 'a2a-0.3') return messageToV03(run.replied)
@@ -62,7 +62,7 @@ export function streamWith(
     let first = true
     let replied = false
     try {
-      const { unsubscribe } = await engine.send(request, (event, task) => {
+      const { unsubscribe } = await engine.send({ ...request, principal: call.principal }, (event, task) => {
         if (replied) return
         // An agent's reply (`reply()`) is the stream's one event where the dialect has Messages.
         const reply = first && replyFrame ? replyOf(event) : undefined
@@ -88,10 +88,11 @@ export function streamWith(
   }
 }
 
-export const get: MethodHandler = async (params, { engine }) => {
+export const get: MethodHandler = async (params, { engine, principal }) => {
   const id = readTaskId(params)
   const historyLength = readHistoryLength(readParamsObject(params))
-  return taskToV03(withHistoryLength(await engine.get(id), historyLength))
+  return taskToV03(withHistoryLength(await engine.get(id, principal?.id), historyLength))
 }
 
-export const cancel: MethodHandler = async (params, { engine }) => taskToV03(await engine.cancel(readTaskId(params)))
+export const cancel: MethodHandler = async (params, { engine, principal }) =>
+  taskToV03(await engine.cancel(readTaskId(params), principal))

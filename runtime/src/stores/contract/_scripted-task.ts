@@ -28,6 +28,8 @@ export interface StartOptions {
   text?: string
   /** The status time of the new (submitted) task; default the clock's next. */
   at?: string
+  /** The `Principal.id` that creates it; default none (an agent that checks no credentials). */
+  owner?: string
 }
 
 export interface StatusOptions {
@@ -85,7 +87,7 @@ export class ScriptedTask {
       history: [userMessage(options.text ?? 'Hello', id, contextId)],
     }
     await store.cluster?.claim(id)
-    await store.create(task)
+    await store.create(task, options.owner)
     return new ScriptedTask(store, clock, task)
   }
 

@@ -1,6 +1,7 @@
 import { eventChecks } from './_events.js'
 import { listChecks } from './_list.js'
 import { loadChecks } from './_load.js'
+import { ownerChecks } from './_owners.js'
 import { type StoreContractOptions, withStore } from './_session.js'
 import { taskChecks } from './_tasks.js'
 
@@ -28,10 +29,18 @@ export interface StoreCheck {
  * after applying each event, numbered from 1, without waiting for one write before the next (a settling event
  * waits for all of them); a follow-up joins the history outside any event; on a store with a `cluster` link, the
  * task's lease is held while it runs. The task a store gives back must equal, as JSON, the one the runtime holds.
+ * A task created with an owner is that owner's only: read with another owner it is as absent as an unknown id.
  * Status times are set by the checks, increasing from the present, so nothing waits on the clock. A store that
  * keeps its data elsewhere needs an empty place per `open` (a fresh key prefix, schema or directory).
  */
 export function taskStoreContract(options: StoreContractOptions): StoreCheck[] {
-  const checks = [...taskChecks(options.reopen !== undefined), ...eventChecks(), ...listChecks(), ...loadChecks()]
+  const canReopen = options.reopen !== undefined
+  const checks = [
+    ...taskChecks(canReopen),
+    ...eventChecks(),
+    ...listChecks(),
+    ...ownerChecks(canReopen),
+    ...loadChecks(),
+  ]
   return checks.map(({ name, check }) => ({ name, run: () => withStore(options, check) }))
 }
