@@ -316,7 +316,7 @@ describe("an owner's listing on the Redis store costs its page, not the other ow
     return { result, bytes: after.bytes - before.bytes, commands: after.commands - before.commands }
   }
 
-  it("reads ALICE's 3 tasks of ~2 MiB among BOB's 400 with a few dozen commands and under 1 MiB (ListTasks' pageSize 100, historyLength 0)", {
+  it("reads ALICE's 3 tasks of ~2 MiB among BOB's 400 with a few dozen commands and under 1 MiB (ListTasks' pageSize 100, historyLength 0); BOB's get of one of them moves under 1 KiB", {
     timeout: 120_000,
   }, async () => {
     const clock = new StatusClock()
@@ -360,5 +360,15 @@ describe("an owner's listing on the Redis store costs its page, not the other ow
     }
     const bobs = await store.list({ owner: BOB, limit: 1, contextId: SHARED, historyLength: 0 })
     expect(bobs.total).toBe(200)
+    // BOB reading one of ALICE's 4 MiB tasks by its id: Redis checks the owner before it reads anything of it.
+    const reads: Array<() => Promise<unknown>> = [
+      () => store.get(alice[0]!.id, BOB),
+      () => store.snapshot(alice[0]!.id, BOB),
+    ]
+    for (const read of reads) {
+      const { result, bytes } = await cost(read)
+      expect(result).toBeUndefined()
+      expect(bytes - idle.bytes).toBeLessThan(KiB)
+    }
   })
 })

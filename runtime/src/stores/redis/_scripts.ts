@@ -234,7 +234,8 @@ end`
  * APPEND).
  */
 const READ = `${HISTORY_LUA}${OWNED_LUA}
-if not owned(redis.call('hget', KEYS[1], 'owner'), ARGV[1]) then
+-- The runtime's own read ('') asks nothing more of Redis than before owners were kept.
+if ARGV[1] ~= '' and not owned(redis.call('hget', KEYS[1], 'owner'), ARGV[1]) then
   if redis.call('exists', KEYS[1]) == 1 then return 0 end
   return false
 end
