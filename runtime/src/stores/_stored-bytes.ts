@@ -34,6 +34,11 @@ export function taskBytes(task: Task): number {
   return bytes
 }
 
+/** The owner a store keeps beside a task (`Principal.id`): a string of its own once read back from a log. */
+export function ownerBytes(owner: string | undefined): number {
+  return owner === undefined ? 0 : stringHeapBytes(owner)
+}
+
 /** An event as an event log keeps it. */
 export function eventBytes(event: TaskEvent): number {
   if (event.kind === 'artifact-update') return ARTIFACT_EVENT_BYTES + artifactHeapBytes(event.artifact)

@@ -8,7 +8,7 @@ import { readByteBudget } from './_byte-budget.js'
 import { EventLog } from './_event-log.js'
 import { pageOf } from './_paging.js'
 import { SettledOrder } from './_settled-order.js'
-import { eventBytes, eventBytesFrom, taskBytes, taskGrowthBytes } from './_stored-bytes.js'
+import { eventBytes, eventBytesFrom, ownerBytes, taskBytes, taskGrowthBytes } from './_stored-bytes.js'
 import type { TaskPage, TaskQuery, TaskStore } from './task-store.js'
 
 /**
@@ -348,7 +348,7 @@ export class MemoryTaskStore implements TaskStore {
       log,
       settledAt,
       place: -1,
-      taskBytes: taskBytes(task),
+      taskBytes: taskBytes(task) + ownerBytes(owner),
       statusBytes: 0,
       historyCounted: task.history.length,
       previousInContext: undefined,

@@ -6,7 +6,7 @@ import type { Artifact, Task, TaskEvent, TaskState, TaskStatus } from '../../typ
 import { applyEvent } from '../_fold.js'
 import type { LogRecord } from '../_log-records.js'
 import { failStopped } from '../_stopped.js'
-import { eventBytes, taskBytes } from '../_stored-bytes.js'
+import { eventBytes, ownerBytes, taskBytes } from '../_stored-bytes.js'
 import { type SegmentReader, scanSegment, segmentPath } from './_segments.js'
 import type { TaskLogRead } from './_task-log.js'
 
@@ -154,7 +154,7 @@ function indexSnapshot(
   bytes: number,
   position: number,
 ): IndexedTask {
-  const { task, events, settledAt } = record.snapshot
+  const { task, events, settledAt, owner } = record.snapshot
   const status = task.status as TaskStatus | undefined
   const message = status?.message
   let eventsBytes = 0
@@ -168,7 +168,7 @@ function indexSnapshot(
     state: status?.state ?? 'submitted',
     timestamp: status?.timestamp ?? '',
     logged: events !== null,
-    taskBytes: taskBytes(task),
+    taskBytes: taskBytes(task) + ownerBytes(owner),
     // As `taskBytes` counts it: a message of the status that is not the history's own object.
     statusBytes: message && !task.history.includes(message) ? messageHeapBytes(message) : 0,
     eventsBytes,
