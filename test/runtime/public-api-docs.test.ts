@@ -42,7 +42,7 @@ const OPTION_ROOTS = [
  * its tag (or gaining one) is a decision made here. Each was checked against the code that applies it.
  */
 const DEFAULTS: Record<string, string> = {
-  A2AAppOptions: `allowedHosts auth corsOrigins dialect env eventIds logger maxBodyBytesInFlight maxBodySize
+  A2AAppOptions: `allowedHosts auth cardSigning corsOrigins dialect env eventIds logger maxBodyBytesInFlight maxBodySize
     maxPendingResponseBytes maxRunningBytes maxRunningTasks maxStreamBacklogBytes maxStreams maxTaskBytes publicUrl
     shutdownTimeoutMs sseHeartbeatMs store writeTimeoutMs`,
   AdapterOptions: 'failureReason showToolInput timeoutMs',

@@ -20,9 +20,9 @@ export interface KeySet {
   keys: JWK[]
 }
 
-export type CardOutcome = 'verified' | 'unverifiable' | 'unsigned' | 'invalid'
+type CardOutcome = 'verified' | 'unverifiable' | 'unsigned' | 'invalid'
 
-export interface SignatureCheck {
+interface SignatureCheck {
   /** The JSON path of the signature (`signatures[0]`). */
   path: string
   outcome: Exclude<CardOutcome, 'unsigned'>

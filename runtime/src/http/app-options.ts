@@ -62,7 +62,12 @@ export interface A2AAppOptions {
    * signed. A key that cannot sign stops the app from starting.
    * @default A2A_CARD_SIGNING_KEY (the path of the key file), else the cards are not signed
    */
-  cardSigning?: { key: string; keyId?: string }
+  cardSigning?: {
+    /** The private key's text: PEM (`-----BEGIN PRIVATE KEY-----`) or a JWK with its `d`. */
+    key: string
+    /** The `kid` the signatures name, under which clients find the public key in your JWKS. */
+    keyId?: string
+  }
   /**
    * Waits this long for running tasks on `close()` before failing them, in ms.
    * @default 10_000
