@@ -158,6 +158,16 @@ describe('a2a card validate --jwks', () => {
     expect(jwks.requests()).toBe(1)
   })
 
+  it("given the platform card's URL, verifies the A2A cards beside it (agent.json has no signatures)", async () => {
+    const { code, report } = await validateJson([`${agent.url}.well-known/agent.json`, '--jwks', jwksFile])
+    expect(code).toBe(0)
+    expect(report.source).toBe(`${agent.url}.well-known/agent.json`)
+    expect(report.signatures!.map((card) => [card.card, card.outcome])).toEqual([
+      ['the A2A v1.0 card', 'verified'],
+      ['the A2A v0.3 card', 'verified'],
+    ])
+  })
+
   it('refuses a tampered card file: exit 1, the signature named as not matching', async () => {
     const tampered = file(
       'tampered.json',

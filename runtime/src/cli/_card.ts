@@ -203,10 +203,13 @@ async function projectFindings(entry: string): Promise<Finding[]> {
 async function fetchFindings(source: string): Promise<Checked> {
   const named = namedCard(source)
   const base = agentBase(source)
+  // The A2A card beside the one named (the platform's agent.json has no signatures), or the one named.
   const a2aCardUrl =
-    named === undefined || named.pathname.endsWith('agent-card.json')
-      ? (named?.href ?? new URL('.well-known/agent-card.json', base).href)
-      : undefined
+    named === undefined
+      ? new URL('.well-known/agent-card.json', base).href
+      : /agent-card\.json\/?$/.test(named.pathname)
+        ? named.href
+        : new URL(named.pathname.replace(CARD_PATH, '/.well-known/agent-card.json'), named.origin).href
   const failures: string[] = []
   for (const url of named ? [named.href] : CARD_PATHS.map((path) => new URL(path, base).href)) {
     let response: Response
