@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { generateAgentCardSignature } from '@a2a-js/sdk'
 import { calculateJwkThumbprint, type JWK } from 'jose'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { type CommandResult, runA2a, type StartedA2a, startA2a } from '../_support.ts'
+import { type CommandResult, makeAgentProject, runA2a, type StartedA2a, startA2a } from '../_support.ts'
 
 /** The environment without anything that would change which card or address the CLI sees. */
 const cleanEnv = Object.fromEntries(
@@ -273,5 +273,22 @@ describe('a2a card validate --jwks', () => {
     ])
     expect(result.code).toBe(1)
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining('not a JWKS')])
+  })
+})
+
+describe('a2a start with a card signing key', () => {
+  it('a public key file stops it: exit 1, one line naming the setting and the file', async () => {
+    const project = makeAgentProject('a2a-card-bad-key-', AGENT)
+    try {
+      const publicFile = file('public.pem', agentKey.publicKey.export({ type: 'spki', format: 'pem' }) as string)
+      const env = { ...cleanEnv, PORT: '0', HOST: '127.0.0.1', A2A_CARD_SIGNING_KEY: publicFile }
+      const result = await runA2a(['start'], { cwd: project, env, running })
+      expect(result.code).toBe(1)
+      expect(result.stderr.trim().split('\n')).toEqual([
+        expect.stringContaining(`cardSigning.key (A2A_CARD_SIGNING_KEY): ${publicFile}: a public key`),
+      ])
+    } finally {
+      rmSync(project, { recursive: true, force: true })
+    }
   })
 })
