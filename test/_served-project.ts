@@ -27,15 +27,27 @@ export async function startProject(
   [command, ...args]: string[] = ['npm', 'start'],
   baseEnv: NodeJS.ProcessEnv = process.env,
 ): Promise<ServedProject> {
-  const port = await freePort()
-  const child = spawn(command!, args, {
-    cwd: project,
-    env: { ...baseEnv, PORT: String(port), HOST: '127.0.0.1', ...env },
-    detached: true,
-  })
-  running.add(child)
-  const url = `http://127.0.0.1:${port}/`
-  const { exited } = await untilCardAnswers(child, url, [command, ...args].join(' '))
+  let started: { child: ChildProcess; url: string; exited: Promise<number | null> } | undefined
+  // A free port is free when asked, not when the server binds it: another process on a busy machine may take it in
+  // between. Then the server says so and exits, and the project is started again on another port.
+  for (let attempt = 1; !started; attempt++) {
+    const port = await freePort()
+    const child = spawn(command!, args, {
+      cwd: project,
+      env: { ...baseEnv, PORT: String(port), HOST: '127.0.0.1', ...env },
+      detached: true,
+    })
+    running.add(child)
+    const url = `http://127.0.0.1:${port}/`
+    try {
+      const { exited } = await untilCardAnswers(child, url, [command, ...args].join(' '))
+      started = { child, url, exited }
+    } catch (error) {
+      running.delete(child)
+      if (attempt === 3 || !/address already in use|EADDRINUSE/i.test(String(error))) throw error
+    }
+  }
+  const { child, url, exited } = started
   return {
     url,
     async stop() {
