@@ -9,6 +9,7 @@ import { envValue, processEnv } from '../settings.js'
 import { storeFromSetting } from '../stores/from-setting.js'
 import { createMemoryStore } from '../stores/memory.js'
 import { readAppSettings } from './_app-settings.js'
+import { readCardSigning } from './_card-signing.js'
 import { DialectRouter } from './_dialect-router.js'
 import { headerOf } from './_node-headers.js'
 import { Outgoing } from './_outgoing.js'
@@ -39,6 +40,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   const logger = options.logger ?? createConsoleLogger(undefined, env)
   // Every setting is read and checked first: a bad one opens no store.
   const settings = readAppSettings(options, env)
+  const cardSigner = readCardSigning(options.cardSigning, env)
   const webOrigin = new WebOriginGuard(
     readWebOrigin(options, env),
     { rpc: new Set(RPC_PATHS), served: SERVED_PATHS },
@@ -72,11 +74,16 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   // A v0.3 card claims streaming only to a client whose streams this endpoint answers in v0.3 (bindings/_cards.ts).
   const answersV03 = (event: H3Event) =>
     router.dialectOf(STREAM_CALL, headerOf(event.req, 'a2a-version')).name === 'a2a-0.3'
-  const cardFor = (dialect: CardDialect, event: H3Event) =>
-    served.current.card(
+  const cardFor = (dialect: CardDialect, event: H3Event) => {
+    const card = served.current.card(
       dialect === 'a2a-0.3' && !answersV03(event) ? 'a2a-0.3-platform' : dialect,
       settings.publicUrl ?? listeningUrl ?? `${event.url.origin}/`,
+      cardSigner,
     )
+    // A signature that fails after the key was accepted is the runtime's fault: the client sees a 500, the log why.
+    if (card instanceof Promise) card.catch((error: unknown) => logger.error('Could not sign the card', error))
+    return card
+  }
   const outgoing = new Outgoing(settings.outgoing, logger)
   const rpc = rpcHandler({
     served,
