@@ -246,11 +246,16 @@ export interface AgentCardInput {
   /**
    * The single declaration of authentication: the server validates exactly these schemes.
    *
-   * **Important:** credentials come from the environment (`A2A_BEARER_TOKEN`, `A2A_API_KEY`; a comma-separated list
-   * each) or the
-   * `auth` option of `createA2AApp`; a scheme without credentials stops the app from starting.
+   * **Important:** credentials come from the environment (`A2A_BEARER_TOKEN`, `A2A_API_KEY`, a comma-separated list
+   * each; `A2A_OIDC_ISSUER` and `A2A_OIDC_AUDIENCE`) or the `auth` option of `createA2AApp`; a scheme without them
+   * stops the app from starting.
    */
   authentication?: AgentAuthentication
+  /**
+   * What only authenticated callers see: the authenticated extended card (A2A `GetExtendedAgentCard`, v0.3
+   * `agent/getAuthenticatedExtendedCard`), the public card with these skills added. Needs `authentication`.
+   */
+  extendedCard?: ExtendedCardInput
   /** Who runs the agent. */
   provider?: {
     /** The organization's name. */
@@ -262,6 +267,14 @@ export interface AgentCardInput {
   documentationUrl?: string
   /** An icon for the agent. */
   iconUrl?: string
+}
+
+/** The authenticated extended card: the public card with more. */
+export interface ExtendedCardInput {
+  /** Skills added to the public card's. */
+  skills: AgentSkill[]
+  /** A description in place of the public one. */
+  description?: string
 }
 
 interface AgentInterface {
@@ -284,6 +297,8 @@ export interface AgentCard extends Required<Pick<AgentCardInput, 'name' | 'descr
   provider?: { organization: string; url: string }
   documentationUrl?: string
   iconUrl?: string
+  /** Served to authenticated callers only (never in the public card). */
+  extendedCard?: ExtendedCardInput
 }
 
 /** A value, or a promise of it: what a store's methods may return, in memory or over the network. */

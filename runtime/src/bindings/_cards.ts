@@ -28,7 +28,7 @@ const V03_SCHEMES: Record<AuthScheme, (openIdConnectUrl: string | undefined) => 
 }
 
 function common(template: CardTemplate, url: string) {
-  const { authentication, name, description, openIdConnectUrl: _declaredBelow, ...rest } = template
+  const { authentication, name, description, openIdConnectUrl: _declaredBelow, extendedCard, ...rest } = template
   return {
     name,
     description,
@@ -41,12 +41,31 @@ function common(template: CardTemplate, url: string) {
     additionalInterfaces: [{ url, transport: 'JSONRPC' }],
     ...rest,
     schemes: authentication?.schemes ?? [],
+    extended: extendedCard !== undefined,
   }
+}
+
+/**
+ * The authenticated extended card in an A2A dialect: the public card with the extended card's skills added (and its
+ * description, when it has one).
+ */
+export function renderExtendedCard(dialect: 'a2a-1.0' | 'a2a-0.3', template: CardTemplate, url: string): object {
+  const extended = template.extendedCard!
+  return renderCard(
+    dialect,
+    {
+      ...template,
+      description: extended.description ?? template.description,
+      skills: [...template.skills, ...extended.skills],
+    },
+    url,
+  )
 }
 
 export function renderCard(dialect: CardDialect, template: CardTemplate, url: string): object {
   if (dialect === 'platform') return cardAt(template, url)
-  const { schemes, ...card } = common(template, url)
+  const { schemes, extended, ...shared } = common(template, url)
+  const card = extended ? { ...shared, capabilities: { ...shared.capabilities, extendedAgentCard: true } } : shared
   if (dialect === 'a2a-1.0') {
     if (!schemes.length) return card
     return {
@@ -60,8 +79,9 @@ export function renderCard(dialect: CardDialect, template: CardTemplate, url: st
   }
   const v03 = {
     protocolVersion: '0.3.0',
-    ...card,
-    ...(dialect === 'a2a-0.3-platform' && { capabilities: { ...card.capabilities, streaming: false } }),
+    ...shared,
+    ...(dialect === 'a2a-0.3-platform' && { capabilities: { ...shared.capabilities, streaming: false } }),
+    ...(extended && { supportsAuthenticatedExtendedCard: true }),
   }
   if (!schemes.length) return v03
   return {

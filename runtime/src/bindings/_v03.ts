@@ -1,6 +1,6 @@
 import type { Task, TaskEvent } from '../types.js'
 import type { Binding } from './shared/_binding.js'
-import { extendedCardNotConfigured, subscribeWith } from './shared/_handlers.js'
+import { extendedCardIn, subscribeWith } from './shared/_handlers.js'
 import { cancel, get, send, streamWith } from './shared/_slash-methods.js'
 import { readTaskId } from './shared/_slash-params.js'
 import { v03PushMethods } from './shared/_v03-push.js'
@@ -51,7 +51,7 @@ export const v03Binding: Binding = {
     ['tasks/cancel', cancel],
     ['tasks/resubscribe', resubscribe],
     ...v03PushMethods,
-    ['agent/getAuthenticatedExtendedCard', extendedCardNotConfigured],
+    ['agent/getAuthenticatedExtendedCard', extendedCardIn('a2a-0.3')],
   ]),
   // Core errors already carry the A2A v0.3 codes (-32001 for an unknown task).
   wireError: (error) => error,

@@ -7,7 +7,7 @@ import { readListParamsV1, readSendParamsV1, readTaskIdV1 } from './_v1-params.j
 import { v1PushMethods } from './_v1-push.js'
 import { taskToV1 } from './_v1-task.js'
 import type { Binding, MethodHandler } from './shared/_binding.js'
-import { extendedCardNotConfigured, numberingAsked, streamingOff, subscribeWith } from './shared/_handlers.js'
+import { extendedCardIn, numberingAsked, streamingOff, subscribeWith } from './shared/_handlers.js'
 import { assertOutputModes } from './shared/_params.js'
 import { eventToV1, messageToV1 } from './shared/_v1-shapes.js'
 import { attachWebhook } from './shared/_webhooks.js'
@@ -141,7 +141,7 @@ export const v1Binding: Binding = {
     ['ListTasks', listTasks],
     ['CancelTask', cancelTask],
     ['SubscribeToTask', subscribeToTask],
-    ['GetExtendedAgentCard', extendedCardNotConfigured],
+    ['GetExtendedAgentCard', extendedCardIn('a2a-1.0')],
     ...v1PushMethods,
   ]),
   wireError: (error) =>

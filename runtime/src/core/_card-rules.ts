@@ -78,6 +78,7 @@ const FIELD_RULES: readonly FieldRule[] = [
   { fields: 'defaultInputModes, defaultOutputModes', check: checkModes },
   { fields: 'skills', check: checkSkills },
   { fields: 'authentication', check: checkAuthentication },
+  { fields: 'extendedCard', check: checkExtendedCard },
 ]
 
 /** The issues of a card, in the order of its fields. */
@@ -309,6 +310,38 @@ function checkSkills(card: Card, issues: Issues): void {
           field === 'tags' ? 'add keywords clients can match' : 'add a request or two people would send',
         )
     }
+  }
+}
+
+/**
+ * The authenticated extended card (as `defineAgent` takes it; a served card never carries it): skills of their own,
+ * ids unique among the public ones too, and only for an agent whose callers authenticate.
+ */
+function checkExtendedCard(card: Card, issues: Issues): void {
+  const extended = card.extendedCard
+  if (extended === undefined) return
+  if (!isObject(extended) || !Array.isArray(extended.skills) || extended.skills.length === 0) {
+    issues.error('extendedCard.skills', 'must be a non-empty array of skills', 'list the skills only callers see')
+    return
+  }
+  if (card.authentication === undefined)
+    issues.error(
+      'extendedCard',
+      'needs authentication: only authenticated callers get the extended card',
+      'declare authentication.schemes',
+    )
+  if (extended.description !== undefined && !isNonEmptyString(extended.description))
+    issues.error('extendedCard.description', 'must be a non-empty string', 'give it a description or leave it out')
+  // The public skills first, so a repeated id is reported where the extended card repeats it.
+  const publicSkills = Array.isArray(card.skills) ? card.skills.length : 0
+  const combined = new Issues()
+  checkSkills({ skills: [...(Array.isArray(card.skills) ? card.skills : []), ...extended.skills] }, combined)
+  for (const issue of combined.list) {
+    const index = /^skills\[(\d+)\]/.exec(issue.path)
+    if (!index || Number(index[1]) < publicSkills) continue
+    const path = issue.path.replace(/^skills\[\d+\]/, `extendedCard.skills[${Number(index[1]) - publicSkills}]`)
+    if (issue.level === 'error') issues.error(path, issue.refusal, issue.hint)
+    else issues.warning(path, issue.message.replaceAll(issue.path, path), issue.hint)
   }
 }
 

@@ -28,18 +28,23 @@ export function normalizeCard(input: AgentCardInput): CardTemplate {
     skills: input.skills ?? [],
   } as CardTemplate
   if (input.authentication !== undefined) card.authentication = input.authentication
+  if (input.extendedCard !== undefined) card.extendedCard = input.extendedCard
   const refused = cardIssues(card, 'defined').find((issue): issue is CardError => issue.level === 'error')
   if (refused) throw new ConfigurationError(`Agent card: \`${refused.path}\` ${refused.refusal}`)
   if (card.authentication) card.authentication = { schemes: [...card.authentication.schemes] }
   if (input.provider) card.provider = input.provider
   if (input.documentationUrl) card.documentationUrl = input.documentationUrl
   if (input.iconUrl) card.iconUrl = input.iconUrl
+  if (input.extendedCard) {
+    const { skills, description } = input.extendedCard
+    card.extendedCard = { skills: [...skills], ...(description !== undefined && { description }) }
+  }
   return card
 }
 
 /** The card as served at one address. */
 export function cardAt(template: CardTemplate, url: string): AgentCard {
-  const { name, description, openIdConnectUrl: _inTheA2ACardsOnly, ...rest } = template
+  const { name, description, openIdConnectUrl: _inTheA2ACardsOnly, extendedCard: _forCallersOnly, ...rest } = template
   // Name, description and address first: the order people read a card in.
   return {
     name,

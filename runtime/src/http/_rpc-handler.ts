@@ -25,6 +25,8 @@ export interface RpcHandlerParts {
   bodyBudget: BodyBudget
   eventIds: boolean
   openStream: () => SseStream
+  /** The address the agent's cards give, for this request. */
+  cardUrl: (request: Request) => string
   outgoing: Outgoing
   logger: Logger
 }
@@ -34,7 +36,7 @@ export interface RpcHandlerParts {
  * binding its method and `A2A-Version` choose; every failure answered in that binding's dialect.
  */
 export function rpcHandler(parts: RpcHandlerParts): (request: Request) => Promise<Response> {
-  const { served, router, engine, maxBodySize, bodyBudget, eventIds, openStream, outgoing, logger } = parts
+  const { served, router, engine, maxBodySize, bodyBudget, eventIds, openStream, cardUrl, outgoing, logger } = parts
   return async (request) => {
     let id: JsonRpcId = null
     let binding = router.legacy
@@ -78,6 +80,7 @@ export function rpcHandler(parts: RpcHandlerParts): (request: Request) => Promis
         push,
         dialect: binding.name,
         principal,
+        extendedCard: current.template.extendedCard && ((dialect) => current.extendedCard(dialect, cardUrl(request))),
       })
       return result instanceof Response ? result : resultResponse(id, result, outgoing)
     } catch (error) {

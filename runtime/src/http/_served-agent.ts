@@ -1,5 +1,5 @@
 import type { Agent } from '../agent.js'
-import { type CardDialect, renderCard } from '../bindings/_cards.js'
+import { type CardDialect, renderCard, renderExtendedCard } from '../bindings/_cards.js'
 import { InputModes } from '../bindings/shared/_input-modes.js'
 import { type CardTemplate, normalizeCard } from '../core/_card.js'
 import type { Logger } from '../logger.js'
@@ -73,6 +73,11 @@ export class ServedAgent {
       this.#cards.set(key, card)
     }
     return card
+  }
+
+  /** The authenticated extended card (the agent declares one) in an A2A dialect, at one address. */
+  extendedCard(dialect: 'a2a-1.0' | 'a2a-0.3', url: string): object {
+    return renderExtendedCard(dialect, this.template, url)
   }
 
   /** Signs the card; once signed it replaces its promise in the cache, and a failure is not kept. */

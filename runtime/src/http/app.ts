@@ -93,6 +93,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
     bodyBudget: settings.bodyBudget,
     eventIds: settings.eventIds,
     openStream: new StreamLimit(settings.maxStreams, settings.heartbeatMs, outgoing).open,
+    cardUrl: (request) => settings.publicUrl ?? listeningUrl ?? `${new URL(request.url).origin}/`,
     outgoing,
     logger,
   })

@@ -29,6 +29,8 @@ export interface CallContext {
   dialect: PushDialect
   /** Who is calling; undefined when the agent checks no credentials (then every caller is the same). */
   principal: Principal | undefined
+  /** The authenticated extended card in a dialect's shape; undefined when the agent declares none. */
+  extendedCard: ((dialect: 'a2a-1.0' | 'a2a-0.3') => object) | undefined
 }
 
 /** Returns the JSON-RPC `result`, or a `Response` when the method streams. */

@@ -12,9 +12,17 @@ import type { CallContext, MethodHandler } from './_binding.js'
 export const streamingOff = () =>
   new UnsupportedOperationError('Streaming is not supported: the agent card sets capabilities.streaming to false')
 
-export const extendedCardNotConfigured: MethodHandler = async () => {
-  throw new A2AError(ErrorCode.ExtendedCardNotConfigured, 'This agent has no extended agent card configured')
-}
+/**
+ * The authenticated extended card (v1.0 GetExtendedAgentCard, v0.3 agent/getAuthenticatedExtendedCard): only an agent
+ * that declares one has it, and such an agent authenticates every call before it reaches a method.
+ */
+export const extendedCardIn =
+  (dialect: 'a2a-1.0' | 'a2a-0.3'): MethodHandler =>
+  async (_params, { extendedCard }) => {
+    if (!extendedCard)
+      throw new A2AError(ErrorCode.ExtendedCardNotConfigured, 'This agent has no extended agent card configured')
+    return extendedCard(dialect)
+  }
 
 const EVENT_NUMBER = /^\d{1,15}$/
 
