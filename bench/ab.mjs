@@ -11,6 +11,10 @@
 // turn cannot (their pairs spread by ±25% on a shared machine). On a loaded machine it still favoured one side by
 // 4–6% (the same build on both sides read 1.04): compare two builds in both orders (A and B swapped) as well.
 //
+// Workloads (the platform's JSON-RPC): message/send at c=16 and c=1, message/stream at c=16 (the echo's three SSE
+// events, read to the end), GetTask at c=16 (tasks/get of one task the server answered before its rounds), card GETs.
+// Every answer's body is checked, not only its status.
+//
 // node bench/ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--rounds 8] [--duration 3] [--only <name
 // part>] [--together]
 //
@@ -21,6 +25,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
+import { watchForeignLoad } from './_foreign-load.mjs'
 import { freePort, killAll, pinningSupport, pinPrefix, start, waitForCard } from './_processes.mjs'
 import { geomeanInterval } from './_stats.mjs'
 
@@ -50,16 +55,38 @@ const pinning = pinningSupport()
 if (pinning.pinned) spawnSync(pinning.taskset, ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
 const server = new URL('./servers/echo-runtime.mjs', import.meta.url).pathname
 
-const body = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'message/send',
-  params: { message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }] } },
-})
-const post = { method: 'POST', headers: { 'content-type': 'application/json' }, body }
+const rpc = (method, params) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
+const message = { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }] }
+const post = (body) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body })
+// Every answer is checked (a fast error is not throughput): the echoed text, and the task's end.
+const echoed = (body) => body.includes('"Echo: hi"') && body.includes('"state":"completed"')
+const streamed = (body) => echoed(body) && body.includes('"final":true')
+
+/** GetTask reads one task the server answered before the rounds: it stays the newest, so retention keeps it. */
+async function getTaskOptions(url) {
+  const answer = await (await fetch(url, post(rpc('message/send', { message })))).json()
+  const id = answer.result?.id
+  if (!id) throw new Error(`GetTask: the task to read was not created: ${JSON.stringify(answer)}`)
+  return { ...post(rpc('tasks/get', { id })), connections: 16, verifyBody: (body) => echoed(body) && body.includes(id) }
+}
+
 const allWorkloads = [
-  { name: 'message/send c=16', path: '/', options: { ...post, connections: 16 } },
-  { name: 'message/send c=1', path: '/', options: { ...post, connections: 1 } },
+  {
+    name: 'message/send c=16',
+    path: '/',
+    options: { ...post(rpc('message/send', { message })), connections: 16, verifyBody: echoed },
+  },
+  {
+    name: 'message/send c=1',
+    path: '/',
+    options: { ...post(rpc('message/send', { message })), connections: 1, verifyBody: echoed },
+  },
+  {
+    name: 'message/stream c=16',
+    path: '/',
+    options: { ...post(rpc('message/stream', { message })), connections: 16, verifyBody: streamed },
+  },
+  { name: 'GetTask c=16', path: '/', prepare: getTaskOptions },
   { name: 'card GET c=16', path: '/.well-known/agent.json', options: { connections: 16 } },
 ]
 // --only "c=16" runs the workloads whose name contains it.
@@ -94,13 +121,11 @@ const geomean = (values) => Math.exp(values.reduce((sum, value) => sum + Math.lo
  * Both servers under load at once, each with half the workload's connections: CPU per request compared within each
  * round.
  */
-async function together(workload, urls, pids, rates, cpuPerRequest) {
-  const connections = Math.max(1, Math.floor(workload.options.connections / 2))
+async function together(workload, options, urls, pids, rates, cpuPerRequest) {
+  const connections = Math.max(1, Math.floor(options.A.connections / 2))
   // Warmed together, as they are measured: the one warmed last must not come to the rounds hotter.
   await Promise.all(
-    ['A', 'B'].map((name) =>
-      autocannon({ url: urls[name] + workload.path, ...workload.options, connections, duration }),
-    ),
+    ['A', 'B'].map((name) => autocannon({ url: urls[name] + workload.path, ...options[name], connections, duration })),
   )
   for (let round = 0; round < rounds; round++) {
     await new Promise((done) => setTimeout(done, 1000))
@@ -108,18 +133,25 @@ async function together(workload, urls, pids, rates, cpuPerRequest) {
     const order = round % 2 ? ['B', 'A'] : ['A', 'B']
     const before = { A: cpuTicks(pids.A), B: cpuTicks(pids.B) }
     const results = await Promise.all(
-      order.map((name) => autocannon({ url: urls[name] + workload.path, ...workload.options, connections, duration })),
+      order.map((name) => autocannon({ url: urls[name] + workload.path, ...options[name], connections, duration })),
     )
     for (const [i, name] of order.entries()) {
       const result = results[i]
-      if (result.non2xx || result.errors)
-        throw new Error(`${workload.name} on ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
+      refuseFailures(workload, name, result)
       rates[name].push(result.requests.average)
       const after = cpuTicks(pids[name])
       if (before[name] !== undefined && after !== undefined)
         cpuPerRequest[name].push((after - before[name]) / result.requests.total)
     }
   }
+}
+
+/** A fast error is not throughput: a refused request, a failed connection or a wrong answer ends the run. */
+function refuseFailures(workload, name, result) {
+  if (result.non2xx || result.errors || result.mismatches)
+    throw new Error(
+      `${workload.name} on ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors, ${result.mismatches} wrong answers`,
+    )
 }
 
 function report(workload, rates, cpuPerRequest) {
@@ -135,6 +167,9 @@ function report(workload, rates, cpuPerRequest) {
   }
 }
 
+// What other processes took meanwhile (a shared machine): printed per workload, since it moves the readings.
+const foreign = watchForeignLoad()
+const cores = (value) => (Number.isFinite(value) ? value.toFixed(2) : 'n/a')
 try {
   const urls = {}
   const pids = {}
@@ -152,11 +187,15 @@ try {
   for (const workload of workloads) {
     const rates = { A: [], B: [] }
     const cpuPerRequest = { A: [], B: [] }
+    foreign.part(workload.name)
     // Not counted: the first seconds warm the JIT and fill the store to its retention limit, where it then stays.
-    for (const name of ['A', 'B'])
-      await autocannon({ url: urls[name] + workload.path, ...workload.options, duration: 2 * duration })
+    const options = {}
+    for (const name of ['A', 'B']) {
+      options[name] = workload.prepare ? await workload.prepare(urls[name]) : workload.options
+      await autocannon({ url: urls[name] + workload.path, ...options[name], duration: 2 * duration })
+    }
     if (values.together) {
-      await together(workload, urls, pids, rates, cpuPerRequest)
+      await together(workload, options, urls, pids, rates, cpuPerRequest)
       report(workload, rates, cpuPerRequest)
       continue
     }
@@ -165,17 +204,22 @@ try {
         // The other server's tail (closing connections, a collection) would otherwise run on the same core.
         await new Promise((done) => setTimeout(done, 1000))
         const cpuBefore = cpuTicks(pids[name])
-        const result = await autocannon({ url: urls[name] + workload.path, ...workload.options, duration })
+        const result = await autocannon({ url: urls[name] + workload.path, ...options[name], duration })
         const cpuAfter = cpuTicks(pids[name])
-        // A fast error is not throughput.
-        if (result.non2xx || result.errors)
-          throw new Error(`${workload.name} on ${name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`)
+        refuseFailures(workload, name, result)
         rates[name].push(result.requests.average)
         if (cpuBefore !== undefined && cpuAfter !== undefined)
           cpuPerRequest[name].push((cpuAfter - cpuBefore) / result.requests.total)
       }
     }
     report(workload, rates, cpuPerRequest)
+  }
+  const load = foreign.stop()
+  if (load.supported) {
+    const parts = Object.entries(load.parts).filter(([name]) => name !== 'start')
+    console.log(
+      `\nOther processes' CPU, in cores (mean, peak over 5 s): ${parts.map(([name, part]) => `${name} ${cores(part.meanCores)} (${cores(part.peak5sCores)})`).join('; ')}`,
+    )
   }
 } finally {
   killAll()
