@@ -16,6 +16,7 @@ import { Outgoing } from './_outgoing.js'
 import { createRoutes, RPC_PATHS, SERVED_PATHS } from './_routes.js'
 import { rpcHandler } from './_rpc-handler.js'
 import { ServedAgent } from './_served-agent.js'
+import { keepServed } from './_served-check.js'
 import { StreamLimit } from './_stream-limit.js'
 import { readWebOrigin, WebOriginGuard } from './_web-origin.js'
 import type { A2AApp, A2AAppOptions } from './app-options.js'
@@ -99,7 +100,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   })
   const h3 = createRoutes(webOrigin, cardFor, rpc)
 
-  return {
+  const app: A2AApp = {
     h3,
     fetch: async (request) => h3.fetch(request),
     get agent() {
@@ -121,4 +122,6 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
       await store.close?.()
     },
   }
+  keepServed(app, served)
+  return app
 }
