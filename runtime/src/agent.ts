@@ -80,8 +80,20 @@ export interface TaskHandle {
   working(message?: MessageContent): void
   /** Ask the client for more input; the task resumes when a message names it. */
   inputRequired(message: MessageContent): void
-  /** Ask the client to authenticate; the task resumes when a message names it. */
+  /**
+   * Ask the client for an authorization the task needs (A2A §7.6: an OAuth token for an API, a person's approval),
+   * saying in the message what and how; the task resumes when a message names it. That follow-up authorizes
+   * nothing by itself (§7.6.4): check whatever it carries, or what arrived out of band, before acting on it.
+   */
   authRequired(message: MessageContent): void
+  /**
+   * The out-of-band form of `authRequired`: the task waits in `auth-required` with the message while `until`
+   * obtains the authorization by other means (an OAuth callback, an approval service), then moves back to
+   * `working` and returns what `until` resolved to. Clients follow the task meanwhile (SubscribeToTask, push,
+   * GetTask); a follow-up message is refused while it waits. `until` gets the task's signal: it fires on cancel and
+   * shutdown, and a rejection of `until` is the agent's to handle (uncaught, it fails the task).
+   */
+  authorization<T>(message: MessageContent, until: (signal: AbortSignal) => Promise<T>): Promise<T>
   /** Add a result. Returns the artifact id (pass it back with `append` for the next chunk). */
   artifact(content: ArtifactContent, options?: ArtifactOptions): string
   /** End the task done, its answer in the artifacts sent before; the message, if any, is its final status. */

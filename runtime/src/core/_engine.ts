@@ -418,6 +418,10 @@ export class TaskEngine {
 
   async #resume(taskId: string, request: SendRequest, reservation: Reservation): Promise<TaskRun> {
     const running = this.#executions.get(taskId)
+    if (running?.run.awaitingAuthorization)
+      throw new InvalidParamsError(
+        `task ${taskId} waits for an authorization the agent obtains out of band, then goes on by itself; follow it with SubscribeToTask or GetTask`,
+      )
     // The agent may still be returning after asking for input; the follow-up waits for it.
     if (running && isInterrupted(running.run.state)) await running.done
     if (this.#executions.has(taskId))

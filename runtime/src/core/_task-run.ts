@@ -67,6 +67,8 @@ export class TaskRun implements TaskHandle {
   owner: string | undefined
   /** Who sent the message (or the cancel) this turn answers: `ctx.principal`. */
   principal: Principal | undefined
+  /** In `auth-required` while the agent obtains the authorization out of band (`authorization()`). */
+  awaitingAuthorization = false
 
   constructor(
     readonly task: Task,
@@ -156,6 +158,19 @@ export class TaskRun implements TaskHandle {
 
   authRequired(message: MessageContent): void {
     if (this.#guard('authRequired')) this.#move('auth-required', message)
+  }
+
+  async authorization<T>(message: MessageContent, until: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    this.authRequired(message)
+    this.awaitingAuthorization = true
+    try {
+      const granted = await until(this.signal)
+      // Canceled or ended meanwhile: `working` refuses (or, canceled, does nothing), as any move would.
+      this.working()
+      return granted
+    } finally {
+      this.awaitingAuthorization = false
+    }
   }
 
   artifact(content: ArtifactContent, options: ArtifactOptions = {}): string {
