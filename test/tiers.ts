@@ -22,6 +22,7 @@ const runtimeProcesses = [
   'test/runtime/load.test.ts',
   'test/runtime/redis-cluster-harness.test.ts',
   'test/runtime/redis-cluster.test.ts',
+  'test/runtime/redis-owners.test.ts',
   'test/runtime/serve.test.ts',
   'test/runtime/slow-clients.test.ts',
   'test/runtime/store-bytes.test.ts',

@@ -71,10 +71,11 @@ function taskStream(id: JsonRpcId, sse: SseStream) {
 const sendMessage: MethodHandler = async (params, call) => {
   const { engine, outputModes } = call
   const request = readSendParamsV1(params)
+  request.principal = call.principal
   assertOutputModes(request.acceptedOutputModes, outputModes)
   call.inputModes.check(request.message, true)
   await attachWebhook(request, call, 'params.configuration.taskPushNotificationConfig')
-  const { run, settled } = await engine.send({ ...request, principal: call.principal })
+  const { run, settled } = await engine.send(request)
   if (!request.returnImmediately) await settled
   // An agent that replied with a message answers with it (a client told to return at once has the task already).
   if (run.replied && !request.returnImmediately) return { message: messageToV1(run.replied) }
@@ -86,12 +87,13 @@ const sendStreamingMessage: MethodHandler = async (params, call) => {
   if (!streaming) throw streamingOff()
   numberingAsked(headers)
   const request = readSendParamsV1(params)
+  request.principal = call.principal
   assertOutputModes(request.acceptedOutputModes, outputModes)
   call.inputModes.check(request.message, true)
   await attachWebhook(request, call, 'params.configuration.taskPushNotificationConfig')
   const stream = taskStream(id, openStream())
   try {
-    const { unsubscribe } = await engine.send({ ...request, principal: call.principal }, stream.listener)
+    const { unsubscribe } = await engine.send(request, stream.listener)
     stream.sse.onCancel(unsubscribe)
     return stream.sse.response
   } catch (error) {

@@ -25,10 +25,11 @@ function withHistoryLength(task: Task, historyLength: number | undefined): Task 
 export const send: MethodHandler = async (params, call) => {
   const { engine, outputModes } = call
   const request = readSendParams(params, call.dialect)
+  request.principal = call.principal
   assertOutputModes(request.acceptedOutputModes, outputModes)
   call.inputModes.check(request.message, false)
   await attachWebhook(request, call, WEBHOOK_FIELD)
-  const { run, settled } = await engine.send({ ...request, principal: call.principal })
+  const { run, settled } = await engine.send(request)
   if (request.blocking) await settled
   // A2A v0.3 answers an agent's reply with the Message; the platform contract answers with the task.
   if (run.replied && request.blocking && call.dialect === 'a2a-0.3') return messageToV03(run.replied)
@@ -55,6 +56,7 @@ export function streamWith(
         'Streaming is not supported: the agent card sets capabilities.streaming to false; use message/send',
       )
     const request = readSendParams(params, call.dialect)
+    request.principal = call.principal
     assertOutputModes(request.acceptedOutputModes, outputModes)
     call.inputModes.check(request.message, false)
     await attachWebhook(request, call, WEBHOOK_FIELD)
@@ -62,7 +64,7 @@ export function streamWith(
     let first = true
     let replied = false
     try {
-      const { unsubscribe } = await engine.send({ ...request, principal: call.principal }, (event, task) => {
+      const { unsubscribe } = await engine.send(request, (event, task) => {
         if (replied) return
         // An agent's reply (`reply()`) is the stream's one event where the dialect has Messages.
         const reply = first && replyFrame ? replyOf(event) : undefined
