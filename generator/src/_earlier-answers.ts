@@ -20,7 +20,7 @@ export function earlierAnswers(dir: string, given: Answers): Answers[] {
     agent,
   )
   if (name === undefined || !skills || !capabilities) return []
-  const scheme = /^ {4}authentication: \{ schemes: \['(bearer|apiKey)'\] \},$/m.exec(agent)?.[1]
+  const scheme = /^ {4}authentication: \{ schemes: \['(bearer|apiKey|oidc)'\] \},$/m.exec(agent)?.[1]
   const recovered: Answers = {
     packageName: manifest.name,
     name,
@@ -28,7 +28,8 @@ export function earlierAnswers(dir: string, given: Answers): Answers[] {
     skills,
     streaming: capabilities[1] === 'true',
     pushNotifications: capabilities[2] === 'true',
-    auth: scheme === 'bearer' ? 'bearer' : scheme === 'apiKey' ? 'apikey' : 'none',
+    // The issuer and audience of `oidc` are in .env only, which an earlier run's project keeps as it is.
+    auth: scheme === 'apiKey' ? 'apikey' : (scheme ?? 'none'),
     runtime: runtimeOf(dir, manifest),
   }
   const templates = given.template ? [given.template] : templatesOf(manifest.dependencies ?? {})

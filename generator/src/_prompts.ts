@@ -62,6 +62,14 @@ function validateWith(rule: (value: string) => string | undefined, label = ''): 
   }
 }
 
+/** As `validateWith`, but a blank answer is fine: it leaves the setting to be filled in later. */
+function optional(rule: (value: string) => string | undefined, label: string): (value: string) => true | string {
+  const check = validateWith(rule, label)
+  return (value) => (value.trim() ? check(value) : true)
+}
+
+const blankAsUnset = (value: string): string | undefined => value.trim() || undefined
+
 /** Refuses, in its prompt, a directory that is a file or runs through one. */
 function validateDir(cwd: string): (value: string) => true | string {
   const notEmpty = validateWith(ANSWER_RULES.dir, 'The directory ')
@@ -219,8 +227,30 @@ export async function askMissing(given: Answers, cwd: string, isEarlierRun: Earl
         { title: 'none', value: 'none' },
         { title: 'bearer token', value: 'bearer' },
         { title: 'API key (X-API-Key)', value: 'apikey' },
+        { title: 'OpenID Connect (JWTs of your issuer)', value: 'oidc' },
       ],
       initial: 0,
+    })
+  }
+  // Only for OpenID Connect; left blank, .env holds a placeholder to fill in before the agent serves.
+  const oidc = (_: unknown, values: Record<string, unknown>) =>
+    (answers.auth ?? values.auth) === 'oidc' ? 'text' : null
+  if (answers.oidcIssuer === undefined) {
+    more.push({
+      type: oidc,
+      name: 'oidcIssuer',
+      message: 'OpenID Connect issuer URL (blank: set A2A_OIDC_ISSUER in .env later)',
+      validate: optional(ANSWER_RULES.oidcIssuer, 'The issuer '),
+      format: blankAsUnset,
+    })
+  }
+  if (answers.oidcAudience === undefined) {
+    more.push({
+      type: oidc,
+      name: 'oidcAudience',
+      message: 'Audience its tokens name, aud (blank: set A2A_OIDC_AUDIENCE in .env later)',
+      validate: optional(ANSWER_RULES.oidcAudience, 'The audience '),
+      format: blankAsUnset,
     })
   }
   Object.assign(answers, await prompts(more, { onCancel }))

@@ -77,6 +77,11 @@ function createProgram(io: CliIo): Command {
     .option('--no-push-notifications', 'no push notifications (default)')
     // Defaults shown in the help; a default is not an answer, so the question is still asked (see `given`).
     .addOption(new Option('--auth <mode>', 'authentication').choices(AUTH_MODES).default('none'))
+    .option(
+      '--oidc-issuer <url>',
+      'with --auth oidc: the issuer whose JWTs the agent accepts (https:, or http: on localhost)',
+    )
+    .option('--oidc-audience <aud>', 'with --auth oidc: the audience its tokens must name (aud)')
     .addOption(new Option('--template <name>', 'project template').choices(TEMPLATES).default('echo'))
     .addOption(
       new Option('--runtime <name>', 'where the agent runs: Node, Bun, Deno or Cloudflare Workers')
@@ -119,7 +124,10 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
       skills: (flags.skill as string[] | undefined)?.map(parseSkill),
       streaming: flags.streaming,
       pushNotifications: flags.pushNotifications,
-      auth: given('auth'),
+      // An issuer or audience given says which authentication: nothing to ask.
+      auth: given('auth') ?? (flags.oidcIssuer !== undefined || flags.oidcAudience !== undefined ? 'oidc' : undefined),
+      oidcIssuer: flags.oidcIssuer,
+      oidcAudience: flags.oidcAudience,
       template: given('template'),
       runtime: given('runtime'),
       pm: flags.pm,
@@ -243,7 +251,7 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
       ? `\nThe model: put your key in .env, as OPENAI_API_KEY=<your key>; OPENAI_MODEL picks the model, OPENAI_BASE_URL another OpenAI-compatible endpoint (a local one needs no key).`
       : ''
     say(
-      `\nNext:\n${commands.map((command) => `  ${command}`).join('\n')}\n${model}\nThe Agent Card will be at http://localhost:3000/.well-known/agent.json`,
+      `\nNext:\n${commands.map((command) => `  ${command}`).join('\n')}\n${model}${oidcStep(options)}\nThe Agent Card will be at http://localhost:3000/.well-known/agent.json`,
     )
     if (asked) say(`\nTo do this again without questions:\n  ${equivalentCommand(options)}`)
     if (options.json) {
@@ -291,6 +299,16 @@ function holdsProject(answers: Answers, cwd: string, runtimeDependency: RuntimeD
   return isEarlierRun(options.dir, files, pendingPaths(runtimeDependency), options.force)
 }
 
+/** What an `oidc` project still needs before it serves: the issuer and audience its .env holds as placeholders. */
+function oidcStep(options: ProjectOptions): string {
+  const missing = [
+    options.oidcIssuer === undefined && 'A2A_OIDC_ISSUER (your issuer)',
+    options.oidcAudience === undefined && 'A2A_OIDC_AUDIENCE (the audience its tokens name)',
+  ].filter(Boolean)
+  if (options.auth !== 'oidc' || missing.length === 0) return ''
+  return `\nOpenID Connect: set ${missing.join(' and ')} in .env before the agent serves; its tests run their own issuer.`
+}
+
 function nextCommands(options: ProjectOptions, cwd: string, needsInstall: boolean): string[] {
   const into = relative(cwd, options.dir) || '.'
   return [
@@ -323,7 +341,10 @@ export function equivalentCommand(options: ProjectOptions): string {
   }
   words.push('--template', options.template)
   if (options.runtime !== 'node') words.push('--runtime', options.runtime)
-  words.push('--auth', options.auth, '--pm', options.pm)
+  words.push('--auth', options.auth)
+  if (options.oidcIssuer !== undefined) words.push('--oidc-issuer', options.oidcIssuer)
+  if (options.oidcAudience !== undefined) words.push('--oidc-audience', options.oidcAudience)
+  words.push('--pm', options.pm)
   if (!options.streaming) words.push('--no-streaming')
   if (options.pushNotifications) words.push('--push-notifications')
   if (!options.install) words.push('--no-install')

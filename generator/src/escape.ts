@@ -32,6 +32,16 @@ export function markdown(value: string): string {
     .replace(/^(\s*)>/, '$1\\>')
 }
 
+/**
+ * A value on a `.env` line, unquoted: the readers of .env (Node, Bun, Deno, wrangler's dotenv) agree on it only
+ * without spaces, quotes, backslashes, `#` (a comment) and `$` (expanded by some). The answers written there are
+ * checked to have none (`options.ts`); this refuses one that slipped through rather than write a different value.
+ */
+export function dotenvValue(value: string): string {
+  if (/[\s"'`$\\#]/.test(value)) throw new Error(`${JSON.stringify(value)} cannot be written to .env unquoted`)
+  return value
+}
+
 /** One shell word, for the equivalent command printed after an interactive run (POSIX shells). */
 export function shellWord(value: string): string {
   if (/^[A-Za-z0-9_./:=@%+,-]+$/.test(value)) return value

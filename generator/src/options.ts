@@ -5,7 +5,7 @@ import { assertSkillId, packageNameFromDir, packageNameProblem, toDisplayName, t
 export const TEMPLATES = ['echo', 'streaming', 'multi-turn', 'ai-sdk', 'mastra', 'langgraph'] as const
 export type TemplateName = (typeof TEMPLATES)[number]
 
-export const AUTH_MODES = ['none', 'bearer', 'apikey'] as const
+export const AUTH_MODES = ['none', 'bearer', 'apikey', 'oidc'] as const
 type AuthMode = (typeof AUTH_MODES)[number]
 
 /**
@@ -43,6 +43,9 @@ export interface Answers {
   streaming?: boolean
   pushNotifications?: boolean
   auth?: string
+  /** With `oidc`: the issuer whose JWTs the agent accepts, and the audience they must name (else set in .env later). */
+  oidcIssuer?: string
+  oidcAudience?: string
   template?: string
   runtime?: string
   pm?: string
@@ -67,6 +70,9 @@ export interface ProjectOptions {
   /** The card declares push notifications: clients may give a webhook for a task's updates. */
   pushNotifications: boolean
   auth: AuthMode
+  /** With `oidc`, written into .env; undefined leaves .env a commented placeholder to fill in. */
+  oidcIssuer: string | undefined
+  oidcAudience: string | undefined
   template: TemplateName
   runtime: RuntimeName
   pm: PackageManager
@@ -125,7 +131,37 @@ export const ANSWER_RULES = {
   name: (value: string) => (value.trim() ? undefined : 'must not be empty'),
   description: (value: string) => (value.trim() ? undefined : 'must not be empty'),
   packageName: (value: string) => packageNameProblem(value.trim()),
+  oidcIssuer: (value: string) => oidcIssuerProblem(value.trim()),
+  oidcAudience: (value: string) => oidcAudienceProblem(value.trim()),
 } satisfies Record<string, (value: string) => string | undefined>
+
+/**
+ * Characters .env cannot hold unquoted the same way in every reader (Node, Bun, Deno, wrangler's dotenv, which
+ * also expands `$`): an issuer or audience never needs them, so they are refused rather than quoted.
+ */
+const NOT_IN_DOTENV = /[\s"'`$\\#]/
+
+/**
+ * The issuer, as the runtime accepts it (A2A_OIDC_ISSUER): an absolute `https:` URL, or `http:` on this machine
+ * only (local development), without a query or fragment. Its keys come from there: over plain http from elsewhere
+ * they could be swapped on the way.
+ */
+function oidcIssuerProblem(value: string): string | undefined {
+  const url = URL.canParse(value) ? new URL(value) : undefined
+  const loopback = (host: string) => host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host)
+  if (!(url?.protocol === 'https:' || (url?.protocol === 'http:' && loopback(url.hostname))))
+    return 'must be an absolute https: URL (http: only on localhost or 127.0.0.1), e.g. https://login.example.com/'
+  if (NOT_IN_DOTENV.test(value) || /[?]/.test(value)) return 'must be a URL without a query, spaces, quotes, $ or #'
+  return undefined
+}
+
+/** The audience tokens must name (`aud`): comma-separated for several, as A2A_OIDC_AUDIENCE reads it. */
+function oidcAudienceProblem(value: string): string | undefined {
+  if (!value) return 'must not be empty'
+  if (NOT_IN_DOTENV.test(value)) return 'must have no spaces, quotes, $ or #'
+  if (value.split(',').some((entry) => !entry.trim())) return 'must not have an empty entry between commas'
+  return undefined
+}
 
 /**
  * The card's name a directory suggests: "weather-bot" → "Weather Bot"; a name no package name can be made of stays as
@@ -184,6 +220,9 @@ export function resolveOptions(answers: Answers, cwd: string): ProjectOptions {
     if (!skill.description.trim()) throw new UsageError(`--skill ${skill.id}: the description must not be empty`)
   }
 
+  const auth = oneOf((answers.auth ?? 'none').toLowerCase(), AUTH_MODES, '--auth')
+  const oidc = resolveOidc(answers, auth)
+
   return {
     dir,
     dirArgument,
@@ -193,7 +232,8 @@ export function resolveOptions(answers: Answers, cwd: string): ProjectOptions {
     skills,
     streaming: answers.streaming ?? true,
     pushNotifications: answers.pushNotifications ?? false,
-    auth: oneOf((answers.auth ?? 'none').toLowerCase(), AUTH_MODES, '--auth'),
+    auth,
+    ...oidc,
     template,
     runtime: oneOf(answers.runtime ?? 'node', RUNTIMES, '--runtime'),
     pm: oneOf(answers.pm ?? detectPackageManager(), PACKAGE_MANAGERS, '--pm'),
@@ -202,6 +242,22 @@ export function resolveOptions(answers: Answers, cwd: string): ProjectOptions {
     force: answers.force ?? false,
     json: answers.json ?? false,
   }
+}
+
+/** The issuer and audience of `--auth oidc`, checked; refused with another mode, where nothing would read them. */
+function resolveOidc(answers: Answers, auth: AuthMode): Pick<ProjectOptions, 'oidcIssuer' | 'oidcAudience'> {
+  const given = { '--oidc-issuer': answers.oidcIssuer, '--oidc-audience': answers.oidcAudience }
+  for (const [flag, value] of Object.entries(given)) {
+    if (value !== undefined && auth !== 'oidc') throw new UsageError(`${flag} is for --auth oidc (got --auth ${auth})`)
+  }
+  const issuer = answers.oidcIssuer?.trim()
+  const issuerProblem = issuer === undefined ? undefined : ANSWER_RULES.oidcIssuer(issuer)
+  if (issuerProblem) throw new UsageError(`--oidc-issuer ${issuerProblem} (got ${JSON.stringify(answers.oidcIssuer)})`)
+  const audience = answers.oidcAudience?.trim()
+  const audienceProblem = audience === undefined ? undefined : ANSWER_RULES.oidcAudience(audience)
+  if (audienceProblem)
+    throw new UsageError(`--oidc-audience ${audienceProblem} (got ${JSON.stringify(answers.oidcAudience)})`)
+  return { oidcIssuer: issuer, oidcAudience: audience }
 }
 
 /** `--package-name` when given, else the one the directory's name makes; says what to pass when npm would refuse it. */

@@ -4,7 +4,7 @@ import { join, relative, sep } from 'node:path'
 import Handlebars from 'handlebars'
 import { projectCommand } from './_install.js'
 import { nodeRequirement } from './_requirements.js'
-import { json, markdown, tsString } from './escape.js'
+import { dotenvValue, json, markdown, tsString } from './escape.js'
 import { toWorkerName } from './names.js'
 import type { ProjectOptions } from './options.js'
 
@@ -36,7 +36,9 @@ const PRIVATE_FILES = new Set(['.env'])
 class UserText {
   constructor(readonly value: string) {}
   toString(): never {
-    throw new Error('A template printed a user string without an escaping helper ({{ts x}}, {{json x}} or {{md x}})')
+    throw new Error(
+      'A template printed a user string without an escaping helper ({{ts x}}, {{json x}}, {{md x}} or {{env x}})',
+    )
   }
 }
 
@@ -61,6 +63,7 @@ function createHandlebars(): typeof Handlebars {
   hbs.registerHelper('tsValue', (value: unknown) => tsValue(plain(value)))
   hbs.registerHelper('ts', (value: unknown) => tsString(text(value)))
   hbs.registerHelper('md', (value: unknown) => markdown(text(value)))
+  hbs.registerHelper('env', (value: unknown) => dotenvValue(text(value)))
   return hbs
 }
 
@@ -86,9 +89,17 @@ function templateContext(options: ProjectOptions, runtimeDependency: string) {
     skillIdUnion: options.skills.map((skill) => JSON.stringify(skill.id)).join(' | '),
     streaming: options.streaming,
     pushNotifications: options.pushNotifications,
-    authScheme: options.auth === 'bearer' ? 'bearer' : options.auth === 'apikey' ? 'apiKey' : undefined,
+    authScheme: options.auth === 'apikey' ? 'apiKey' : options.auth === 'none' ? undefined : options.auth,
     authBearer: options.auth === 'bearer',
     authApiKey: options.auth === 'apikey',
+    /** JWTs of an OpenID Connect issuer, sent as `Authorization: Bearer` too; .env holds the issuer, not a secret. */
+    authOidc: options.auth === 'oidc',
+    /** The scheme's credential travels in `Authorization: Bearer` (a listed token or a JWT). */
+    authorizationHeader: options.auth === 'bearer' || options.auth === 'oidc',
+    /** A credential generated into .env (bearer, apikey): the issuer of `oidc` is no secret to generate. */
+    generatedCredential: options.auth === 'bearer' || options.auth === 'apikey',
+    oidcIssuer: options.oidcIssuer === undefined ? undefined : new UserText(options.oidcIssuer),
+    oidcAudience: options.oidcAudience === undefined ? undefined : new UserText(options.oidcAudience),
     template: options.template,
     multiTurn: options.template === 'multi-turn',
     // A template that calls a language model (its settings in .env, a stand-in server in its tests), and its framework.
