@@ -1,6 +1,6 @@
 import { agentWorker } from 'a2a-runtime/workers'
 import { describe, expect, it, vi } from 'vitest'
-import { echoAgent } from './_agents.ts'
+import { agent, echoAgent } from './_agents.ts'
 import { DurableObjectStorageStandIn } from './_durable-object-storage.ts'
 
 // agentWorker as served by workerd is covered by test/cross-runtime/behaviour.test.ts (wrangler dev); these pin what it
@@ -95,5 +95,63 @@ describe('agentWorker', () => {
       { name: 'agent', url: 'https://agent.example/.well-known/agent-card.json' },
       { name: 'agent', url: 'https://agent.example/' },
     ])
+  })
+})
+
+describe("agentWorker's Durable Object under identity", () => {
+  it("keeps each caller's tasks its own, also after the object restarts on the same storage", async () => {
+    const protectedEcho = agent(
+      (ctx, task) => {
+        task.artifact(`Echo: ${ctx.text}`)
+        task.complete()
+      },
+      { card: { authentication: { schemes: ['apiKey'] } } },
+    )
+    const { AgentObject } = agentWorker(protectedEcho)
+    const storage = new DurableObjectStorageStandIn()
+    const start = async () => {
+      let restored: Promise<unknown> = Promise.resolve()
+      const object = new AgentObject(
+        {
+          storage,
+          blockConcurrencyWhile: <T>(callback: () => Promise<T>) => {
+            const done = callback()
+            restored = done
+            return done
+          },
+        },
+        { A2A_API_KEY: 'alice:key-a,bob:key-b' },
+      )
+      await restored
+      return object
+    }
+    const rpc = async (
+      object: { fetch(request: Request): Promise<Response> },
+      key: string,
+      method: string,
+      params: object,
+    ) =>
+      (
+        await object.fetch(
+          new Request('https://agent.example/', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-api-key': key, 'a2a-version': '1.0' },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+          }),
+        )
+      ).json()
+    const message = { role: 'ROLE_USER', messageId: crypto.randomUUID(), parts: [{ text: 'hi' }] }
+    const first = await start()
+    const created = await rpc(first, 'key-a', 'SendMessage', { message })
+    const taskId = created.result.task.id
+    for (const object of [first, await start()]) {
+      expect((await rpc(object, 'key-a', 'GetTask', { id: taskId })).result.id).toBe(taskId)
+      const bobs = await rpc(object, 'key-b', 'GetTask', { id: taskId })
+      const unknown = await rpc(object, 'key-b', 'GetTask', { id: crypto.randomUUID() })
+      expect(bobs.error.code).toBe(-32001)
+      expect(bobs.error.message.replace(taskId, '<id>')).toBe(unknown.error.message.replace(/[0-9a-f-]{36}/, '<id>'))
+      expect((await rpc(object, 'key-b', 'ListTasks', {})).result.totalSize).toBe(0)
+      expect((await rpc(object, 'key-a', 'ListTasks', {})).result.totalSize).toBe(1)
+    }
   })
 })
