@@ -250,9 +250,8 @@ export function signatureLines(report: SignatureReport, keySet: KeySet | undefin
       check.covers === 'whole'
         ? 'covers every field'
         : `covers the A2A v1.0 fields${check.uncovered ? `, not ${check.uncovered.join(', ')}` : ''}`
-    return [
-      `verified ${check.path}: ${check.alg} signature with kid "${check.kid}" verified by key ${describeKey(check.key)} of ${keySet?.source}; ${covers}`,
-    ]
+    const by = `key ${describeKey(check.key)} of ${keySet?.source}`
+    return [`verified ${check.path}: ${check.alg} signature with kid "${check.kid}" verified by ${by}; ${covers}`]
   })
 }
 
