@@ -195,7 +195,7 @@ export class TaskEngine {
         return this.#start(await this.#create(request, bytes), reservation, request.message, listener, request.prepare)
       const taskId = request.taskId
       // Another caller's task is one that does not exist: asked before anything of it is touched (its lock included).
-      await this.#authorize(taskId, request.principal?.id)
+      if (request.principal) await this.#authorize(taskId, request.principal.id)
       return await this.#locks.hold(taskId, async () =>
         this.#start(
           await this.#resume(taskId, request, reservation),
@@ -245,8 +245,7 @@ export class TaskEngine {
    * Refuses a task `owner` does not own exactly as one that does not exist, before anything else reads it or waits
    * on it: the running run's owner, else the store's answer for that owner.
    */
-  async #authorize(taskId: string, owner: string | undefined): Promise<void> {
-    if (owner === undefined) return
+  async #authorize(taskId: string, owner: string): Promise<void> {
     const run = this.#executions.get(taskId)?.run
     if (run ? run.owner !== owner : !(await this.store.get(taskId, owner))) throw new TaskNotFoundError(taskId)
   }
@@ -261,7 +260,7 @@ export class TaskEngine {
     onEnd: () => void = noop,
     owner: string | undefined = undefined,
   ): Promise<Subscription> {
-    await this.#authorize(taskId, owner)
+    if (owner !== undefined) await this.#authorize(taskId, owner)
     return subscribeToTask(this.#subscribable, taskId, listener, onEnd)
   }
 
@@ -276,7 +275,7 @@ export class TaskEngine {
    */
   async cancel(taskId: string, principal?: Principal): Promise<Task> {
     // Checked before a pending cancel is joined: its answer would tell of the task.
-    await this.#authorize(taskId, principal?.id)
+    if (principal) await this.#authorize(taskId, principal.id)
     return this.#cancelOnce(taskId, principal)
   }
 
