@@ -204,14 +204,28 @@ describe('keys', () => {
   test('the cache of verified tokens keeps its newest entries up to its size', () => {
     const cache = new VerifiedTokenCache<number>(3)
     const exp = now() + 300
-    for (const n of [1, 2, 3, 4]) cache.set(`token-${n}`, n, exp)
+    for (const n of [1, 2, 3, 4]) cache.set(`token-${n}`, n, exp, 100)
     expect([1, 2, 3, 4].map((n) => cache.get(`token-${n}`))).toEqual([undefined, 2, 3, 4])
-    cache.set('expired', 5, now() - 1)
+    cache.set('expired', 5, now() - 1, 100)
     expect(cache.get('expired')).toBeUndefined()
     expect(cache.size).toBe(3)
     const none = new VerifiedTokenCache<number>(0)
-    none.set('token', 1, exp)
+    none.set('token', 1, exp, 100)
     expect(none.get('token')).toBeUndefined()
+  })
+
+  test('the cache of verified tokens keeps within its bytes: the oldest go first, one larger than all is not kept', () => {
+    // Each entry counts its value's bytes and 200 of its own: three of 1,000 fit in 3,600, a fourth pushes one out.
+    const cache = new VerifiedTokenCache<number>(100, 3_600)
+    const exp = now() + 300
+    for (const n of [1, 2, 3, 4]) cache.set(`token-${n}`, n, exp, 1_000)
+    expect([1, 2, 3, 4].map((n) => cache.get(`token-${n}`))).toEqual([undefined, 2, 3, 4])
+    expect(cache.bytes).toBe(3_600)
+    cache.set('huge', 5, exp, 10_000)
+    expect(cache.get('huge')).toBeUndefined()
+    expect(cache.bytes).toBe(3_600)
+    cache.set('token-2', 2, exp, 1_000)
+    expect(cache.bytes).toBe(3_600)
   })
 })
 

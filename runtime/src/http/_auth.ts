@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js'
 import { type Env, envList, processEnv } from '../settings.js'
 import type { AuthScheme, MaybePromise, Principal } from '../types.js'
 import { namedCredentials } from './_credential-names.js'
-import { createOidcVerifier, type OidcVerifier, readOidcConfig } from './_oidc.js'
+import { createOidcVerifier, type OidcVerifier, readOidcConfig, type VerifiedToken } from './_oidc.js'
 import { AUTH_ENV, type AuthOptions } from './auth-options.js'
 
 /** Who the request is from, or why it is refused (401; 403 for a token without a required scope; 503). */
@@ -128,11 +128,28 @@ export function createAuthCheck(
   }
 }
 
+// A token the verifier remembers comes back as the same object: its principal is made once too.
+const principals = new WeakMap<VerifiedToken, Principal>()
+
 /** The principal a verified token proves; its refusal (an A2AError) as the outcome, not a rejection. */
 async function verified(oidc: OidcVerifier, token: string): Promise<AuthOutcome> {
   try {
-    const { issuer, subject, scopes, claims } = await oidc.verify(token)
-    return { id: `${issuer} ${subject}`, scheme: 'oidc', subject, issuer, scopes, claims }
+    const verifiedToken = await oidc.verify(token)
+    let principal = principals.get(verifiedToken)
+    if (!principal) {
+      const { issuer, subject, scopes, claims } = verifiedToken
+      const frozenScopes = Object.freeze([...scopes])
+      principal = Object.freeze({
+        id: `${issuer} ${subject}`,
+        scheme: 'oidc',
+        subject,
+        issuer,
+        scopes: frozenScopes,
+        claims,
+      })
+      principals.set(verifiedToken, principal)
+    }
+    return principal
   } catch (error) {
     if (error instanceof A2AError) return error
     throw error

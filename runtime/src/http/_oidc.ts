@@ -1,4 +1,5 @@
 import { type JWTPayload, type JWTVerifyOptions, jwtVerify } from 'jose'
+import { heapBytes } from '../_heap-bytes.js'
 import { InsufficientScopeError, ServerUnavailableError, UnauthorizedError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { OidcConfig } from './_oidc-config.js'
@@ -56,7 +57,7 @@ export function createOidcVerifier(
       }
       const accepted = acceptedToken(payload, config)
       // `requiredClaims` made jose check that `exp` is there and a number.
-      verified.set(token, accepted, payload.exp!)
+      verified.set(token, accepted, payload.exp!, heapBytes(accepted.claims))
       return accepted
     },
   }
