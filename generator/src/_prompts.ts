@@ -100,9 +100,9 @@ export type EarlierRunCheck = (answers: Answers) => boolean
  * The directory, asked until it is one the project can go in, each checked as soon as it is named. A busy one
  * (other files in it) offers another directory, writing beside those files (`--force`: nothing is overwritten) or
  * cancelling; it never offers to delete them. One that holds this very project from an earlier run takes that
- * run's answers (read back from its files, checked by rendering them), so nothing more is asked.
+ * run's answers (read back from its files, checked by rendering them), so nothing more is asked: resolves true then.
  */
-async function askDirectory(answers: Answers, cwd: string, isEarlierRun: EarlierRunCheck): Promise<void> {
+async function askDirectory(answers: Answers, cwd: string, isEarlierRun: EarlierRunCheck): Promise<boolean> {
   for (;;) {
     if (answers.dir === undefined) {
       answers.dir = (
@@ -117,11 +117,11 @@ async function askDirectory(answers: Answers, cwd: string, isEarlierRun: Earlier
     }
     const dir = resolve(cwd, answers.dir)
     const busy = busyEntries(dir)
-    if (!busy.length || answers.force) return
+    if (!busy.length || answers.force) return false
     const earlier = earlierAnswers(dir, answers).find(isEarlierRun)
     if (earlier) {
       Object.assign(answers, earlier)
-      return
+      return true
     }
     const shown = busy.length > 3 ? `${busy.slice(0, 3).join(', ')} and ${busy.length - 3} more` : busy.join(', ')
     const choice = await ask<'another' | 'beside' | 'cancel'>({
@@ -152,7 +152,8 @@ async function askDirectory(answers: Answers, cwd: string, isEarlierRun: Earlier
 /** Asks for what the flags left out, and only that. */
 export async function askMissing(given: Answers, cwd: string, isEarlierRun: EarlierRunCheck): Promise<Answers> {
   const answers: Answers = { ...given }
-  await askDirectory(answers, cwd, isEarlierRun)
+  // Continued: the earlier run's answers are the project's, down to what only its .env holds (an OIDC issuer).
+  if (await askDirectory(answers, cwd, isEarlierRun)) return answers
   const dir = resolve(cwd, answers.dir ?? DEFAULT_DIR)
 
   const more: PromptObject[] = []

@@ -16,6 +16,7 @@ import {
 import { tmpdir } from 'node:os'
 import { delimiter, join, relative, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { parseEnv } from 'node:util'
 import prompts from 'prompts'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type CliIo, run } from '../../generator/src/cli.ts'
@@ -319,6 +320,50 @@ describe('--yes --json', () => {
     ).toContain('.env')
     expect(read(dir, 'src/agent.ts')).toContain("authentication: { schemes: ['bearer'] }")
     expect((JSON.parse(result.stdout) as { files: string[] }).files).toContain('.env')
+  })
+
+  it('--auth oidc without an issuer or audience: .env holds them as commented placeholders (0600), the next steps say to set them, and the project tests with a local issuer of its own', async () => {
+    const result = await create(['jwt', '--yes', '--no-install', '--no-git', '--auth', 'oidc'])
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    const dir = join(cwd, 'jwt')
+    const env = read(dir, '.env')
+    expect(parseEnv(env)).toEqual({})
+    expect(env).toMatch(/^# A2A_OIDC_ISSUER=https:\/\/\S+$/m)
+    expect(env).toMatch(/^# A2A_OIDC_AUDIENCE=\S+$/m)
+    expect((statSync(join(dir, '.env')).mode & 0o777).toString(8)).toBe('600')
+    expect(result.stdout.split('\nNext:\n')[1]).toMatch(
+      /^OpenID Connect: set A2A_OIDC_ISSUER \(your issuer\) and A2A_OIDC_AUDIENCE \(the audience its tokens name\) in \.env/m,
+    )
+    expect(read(dir, 'src/agent.ts')).toContain("authentication: { schemes: ['oidc'] }")
+    expect(read(dir, 'test/oidc-issuer.ts')).toContain('export async function startTestIssuer')
+    const manifest = JSON.parse(read(dir, 'package.json')) as { devDependencies: Record<string, string> }
+    expect(manifest.devDependencies.jose).toMatch(/^\^6\./)
+  })
+
+  it('--oidc-issuer and --oidc-audience (--auth oidc implied) go into .env as given, and nothing is left to set', async () => {
+    const flags = ['--oidc-issuer', 'https://login.example.com/tenant/v2.0', '--oidc-audience', 'api://jwt,api://other']
+    const result = await create(['jwt', '--yes', '--no-install', '--no-git', ...flags])
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    const dir = join(cwd, 'jwt')
+    expect(parseEnv(read(dir, '.env'))).toEqual({
+      A2A_OIDC_ISSUER: 'https://login.example.com/tenant/v2.0',
+      A2A_OIDC_AUDIENCE: 'api://jwt,api://other',
+    })
+    expect(result.stdout).not.toContain('OpenID Connect: set')
+    expect(read(dir, 'src/agent.ts')).toContain("authentication: { schemes: ['oidc'] }")
+  })
+
+  it.each([
+    [['--oidc-issuer', 'http://login.example.com/'], /^--oidc-issuer must be an absolute https: URL/],
+    [['--auth', 'bearer', '--oidc-audience', 'api://x'], /^--oidc-audience is for --auth oidc \(got --auth bearer\)$/],
+  ])('%j exits 2 in one line naming the flag, and writes nothing', async (flags, message) => {
+    const result = await create(['jwt', '--yes', '--no-install', '--no-git', ...flags])
+    expect(result.code).toBe(2)
+    expect(result.stderr.trim()).toMatch(message)
+    expect(result.stderr.trim().split('\n')).toHaveLength(1)
+    expect(existsSync(join(cwd, 'jwt'))).toBe(false)
   })
 
   it('writes the .env (the credential) readable and writable by its owner only (0600)', async () => {

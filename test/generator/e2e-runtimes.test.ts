@@ -6,12 +6,16 @@ import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type OidcIssuer, startOidcIssuer, TEST_AUDIENCE } from '../_oidc-issuer.ts'
 import { answerText, send, startProject } from '../_served-project.ts'
 
 /**
  * A project generated for each runtime besides Node, from this clone (the runtime packed into its vendor/), installed
  * by the generator with npm, then run as its README says on that runtime: its own type-check and tests, then its
- * server with PORT and HOST, answering one message/send with the credential generated into its .env.
+ * server with PORT and HOST, answering one message/send with a JWT of the OpenID Connect issuer its .env names.
+ * OpenID Connect covers most per runtime: .env read as the runtime reads it (as for a bearer token), and the
+ * project's tests and server fetching an issuer's keys and verifying JWTs there (in workerd too). Bearer tokens
+ * and API keys are installed and served on Node (e2e.test.ts) and type-checked on Workers (combinations.test.ts).
  */
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
@@ -47,9 +51,10 @@ function runtimeEnv(binary: string): NodeJS.ProcessEnv {
 }
 
 let workspace: string
+let issuer: OidcIssuer
 const running = new Set<ChildProcess>()
 
-beforeAll(() => {
+beforeAll(async () => {
   for (const [name, path] of Object.entries(BINARIES)) {
     // Never a silent skip: without the runtime the suite fails, saying how to get it.
     if (!existsSync(path))
@@ -59,15 +64,17 @@ beforeAll(() => {
     throw new Error('The generator and the runtime are not built: run `npm run build` first (the bin imports dist/).')
   }
   workspace = mkdtempSync(join(realpathSync(tmpdir()), 'create-a2a-agent-runtimes-'))
+  issuer = await startOidcIssuer()
 })
 
 afterAll(async () => {
   for (const child of running)
     if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL')
+  await issuer?.stop()
   if (workspace) await rm(workspace, { recursive: true, force: true, maxRetries: 3 })
 }, 600_000)
 
-/** Generates and installs (npm) a project on `runtime` with a bearer token; its path. */
+/** Generates and installs (npm) a project on `runtime` trusting the test's issuer (in its .env); its path. */
 async function generate(runtime: string, env: NodeJS.ProcessEnv): Promise<string> {
   const { stdout } = await exec(
     process.execPath,
@@ -77,7 +84,11 @@ async function generate(runtime: string, env: NodeJS.ProcessEnv): Promise<string
       '--runtime',
       runtime,
       '--auth',
-      'bearer',
+      'oidc',
+      '--oidc-issuer',
+      issuer.url,
+      '--oidc-audience',
+      TEST_AUDIENCE,
       '--pm',
       'npm',
       '--no-git',
@@ -115,14 +126,18 @@ const run = async (project: string, env: NodeJS.ProcessEnv, [command, ...args]: 
 }
 
 /**
- * Serves the project with its start command and checks it answers message/send, with the .env token and not without.
+ * Serves the project with its start command and checks it answers message/send with a token of the issuer its .env
+ * names, and not without one or with an expired one.
  */
 async function expectServed(project: string, env: NodeJS.ProcessEnv, start: string[]) {
-  const token = /^A2A_BEARER_TOKEN=(.+)$/m.exec(readFileSync(join(project, '.env'), 'utf8'))![1]!
+  expect(readFileSync(join(project, '.env'), 'utf8')).toContain(`\nA2A_OIDC_ISSUER=${issuer.url}\n`)
   const server = await startProject(project, running, {}, start, env)
   try {
     expect((await send(server.url, 'ping')).status).toBe(401)
-    const reply = await send(server.url, 'ping', { authorization: `Bearer ${token}` })
+    const hourAgo = Math.floor(Date.now() / 1000) - 3600
+    const expired = await issuer.mint({ iat: hourAgo - 60, exp: hourAgo })
+    expect((await send(server.url, 'ping', { authorization: `Bearer ${expired}` })).status).toBe(401)
+    const reply = await send(server.url, 'ping', { authorization: `Bearer ${await issuer.mint()}` })
     expect(reply.body.result.status.state).toBe('completed')
     expect(answerText(reply.body.result)).toBe('Echo: ping')
   } finally {
@@ -131,7 +146,7 @@ async function expectServed(project: string, env: NodeJS.ProcessEnv, start: stri
 }
 
 describe('a project generated for another runtime', { timeout: 900_000 }, () => {
-  it('bun: installs with npm, type-checks, runs its tests on Bun, validates its card, and npm start serves it on Bun with PORT, HOST and the token of .env', async () => {
+  it('bun: installs with npm, type-checks, runs its tests on Bun, validates its card, and npm start serves it on Bun with PORT, HOST and the OpenID Connect issuer of .env', async () => {
     const env = runtimeEnv(BINARIES.bun)
     const project = await generate('bun', env)
     await run(project, env, ['npm', 'run', 'typecheck'])
@@ -143,7 +158,7 @@ describe('a project generated for another runtime', { timeout: 900_000 }, () => 
     await expectServed(project, env, ['npm', 'start'])
   })
 
-  it('deno: installs with npm, deno task check passes, deno task test runs its tests on Deno, deno task card validates, and deno task start serves it with PORT, HOST and the token of .env', async () => {
+  it('deno: installs with npm, deno task check passes, deno task test runs its tests on Deno, deno task card validates, and deno task start serves it with PORT, HOST and the OpenID Connect issuer of .env', async () => {
     const env = runtimeEnv(BINARIES.deno)
     const project = await generate('deno', env)
     await run(project, env, ['deno', 'task', 'check'])
@@ -155,7 +170,7 @@ describe('a project generated for another runtime', { timeout: 900_000 }, () => 
     await expectServed(project, env, ['deno', 'task', 'start'])
   })
 
-  it('workers: installs with npm on Node 24, type-checks, its tests run the Worker in workerd, deploy bundles it, and npm start (wrangler dev) serves it with PORT, HOST and the token of .env', async () => {
+  it('workers: installs with npm on Node 24, type-checks, its tests run the Worker in workerd, deploy bundles it, and npm start (wrangler dev) serves it with PORT, HOST and the OpenID Connect issuer of .env', async () => {
     const env = runtimeEnv(BINARIES.node24)
     const project = await generate('workers', env)
     await run(project, env, ['npm', 'run', 'typecheck'])

@@ -341,6 +341,64 @@ describe('resolveOptions', () => {
   })
 })
 
+describe('resolveOptions with --auth oidc', () => {
+  it.each([
+    'https://login.example.com/',
+    'https://login.microsoftonline.com/tenant-id/v2.0',
+    'http://127.0.0.1:8080',
+    'http://localhost:8080/realms/agents',
+    'http://[::1]:9000/',
+  ])('takes the issuer %s and an audience, trimmed', (issuer) => {
+    const options = resolveOptions({ auth: 'oidc', oidcIssuer: ` ${issuer} `, oidcAudience: ' api://agent ' }, cwd)
+    expect(options).toMatchObject({ auth: 'oidc', oidcIssuer: issuer, oidcAudience: 'api://agent' })
+  })
+
+  it('leaves both unset without them (.env gets placeholders)', () => {
+    expect(resolveOptions({ auth: 'oidc' }, cwd)).toMatchObject({ oidcIssuer: undefined, oidcAudience: undefined })
+  })
+
+  it.each([
+    ['http://login.example.com/', 'https: URL'],
+    ['http://10.0.0.5/', 'https: URL'],
+    ['login.example.com', 'https: URL'],
+    ['ftp://login.example.com/', 'https: URL'],
+    ['', 'https: URL'],
+    ['https://login.example.com/?tenant=a', 'without a query'],
+    ['https://login.example.com/#x', 'without a query'],
+    ['https://login.example.com/$tenant', 'without a query'],
+    ["https://login.example.com/a'b", 'without a query'],
+  ])('refuses the issuer %j in one line naming --oidc-issuer', (issuer, problem) => {
+    const error = usageErrorOf(() => resolveOptions({ auth: 'oidc', oidcIssuer: issuer }, cwd))
+    expect(error.message).toMatch(/^--oidc-issuer must be /)
+    expect(error.message).toContain(problem)
+    expect(error.message).toContain(JSON.stringify(issuer))
+    expect(error.message).not.toContain('\n')
+    expect(error.exitCode).toBe(2)
+  })
+
+  it.each(['', '   ', 'my agent', 'a,,b', 'aud#1', '$AUD', '"api"'])(
+    'refuses the audience %j in one line naming --oidc-audience',
+    (audience) => {
+      const error = usageErrorOf(() => resolveOptions({ auth: 'oidc', oidcAudience: audience }, cwd))
+      expect(error.message).toMatch(/^--oidc-audience must /)
+      expect(error.message).not.toContain('\n')
+      expect(error.exitCode).toBe(2)
+    },
+  )
+
+  it.each(['none', 'bearer', 'apikey'])(
+    'refuses an issuer or audience with --auth %s, where nothing reads them',
+    (auth) => {
+      expect(usageErrorOf(() => resolveOptions({ auth, oidcIssuer: 'https://a.example/' }, cwd)).message).toBe(
+        `--oidc-issuer is for --auth oidc (got --auth ${auth})`,
+      )
+      expect(usageErrorOf(() => resolveOptions({ auth, oidcAudience: 'api://agent' }, cwd)).message).toBe(
+        `--oidc-audience is for --auth oidc (got --auth ${auth})`,
+      )
+    },
+  )
+})
+
 describe('detectPackageManager', () => {
   it.each([
     ['pnpm/9.0.0 npm/? node/v20.11.0 linux x64', 'pnpm'],
@@ -659,6 +717,25 @@ describe('equivalentCommand', () => {
     expect(value('--auth')).toBe('apikey')
     expect(value('--pm')).toBe('bun')
     expect(words.at(-1)).toBe('--yes')
+  })
+
+  it('round-trips --auth oidc with its issuer and audience, and without them', async () => {
+    const given = resolveOptions(
+      {
+        dir: 'jwt',
+        auth: 'oidc',
+        oidcIssuer: 'https://login.example.com/',
+        oidcAudience: 'api://a,api://b',
+        pm: 'npm',
+      },
+      cwd,
+    )
+    const placeholders = resolveOptions({ dir: 'jwt', auth: 'oidc', pm: 'npm' }, cwd)
+    const words = shellSplit(equivalentCommand(given))
+    expect(words[words.indexOf('--oidc-issuer') + 1]).toBe('https://login.example.com/')
+    expect(equivalentCommand(placeholders)).not.toContain('--oidc-')
+    expect(await resolvedByRun(equivalentCommand(given))).toEqual(given)
+    expect(await resolvedByRun(equivalentCommand(placeholders))).toEqual(placeholders)
   })
 
   it.each(TEMPLATES)('leaves out --skill for the %s template default skill and still round-trips', async (template) => {

@@ -10,6 +10,7 @@ import {
 } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { parseEnv } from 'node:util'
 import prompts from 'prompts'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type CliIo, run } from '../../generator/src/cli.ts'
@@ -82,6 +83,47 @@ describe('each answer is checked in its prompt, by the rule its flag meets', () 
     expect(await run(['--no-install', '--no-git'], io)).toBe(0)
     expect(err).toEqual([])
     expect(existsSync(join(cwd, 'agent/package.json'))).toBe(true)
+  })
+})
+
+describe('OpenID Connect', () => {
+  /** The answers after the directory with `oidc` chosen, then the issuer and the audience as given. */
+  const OIDC = (issuer: string, audience: string) => [
+    ...REST('Jwt', 'Checks tokens').slice(0, 6),
+    'oidc',
+    issuer,
+    audience,
+    false,
+  ]
+
+  it('asks for the issuer and audience once oidc is chosen, refusing an http: issuer off this machine in its prompt, and writes them into .env', async () => {
+    prompts.override({ oidcIssuer: 'http://login.example.com/' })
+    prompts.inject(['jwt', ...OIDC('https://login.example.com/', 'api://jwt')])
+    expect(await run(['--no-install', '--no-git'], io)).toBe(0)
+    expect(err).toEqual([])
+    expect(injected._injected ?? []).toEqual([])
+    expect(parseEnv(read(join(cwd, 'jwt'), '.env'))).toEqual({
+      A2A_OIDC_ISSUER: 'https://login.example.com/',
+      A2A_OIDC_AUDIENCE: 'api://jwt',
+    })
+    expect(out.join('\n')).toContain('--auth oidc --oidc-issuer https://login.example.com/ --oidc-audience api://jwt')
+  })
+
+  it('takes blank answers as "later": .env holds commented placeholders and the next steps say what to set', async () => {
+    prompts.inject(['jwt', ...OIDC('  ', '')])
+    expect(await run(['--no-install', '--no-git'], io)).toBe(0)
+    expect(err).toEqual([])
+    expect(injected._injected ?? []).toEqual([])
+    expect(parseEnv(read(join(cwd, 'jwt'), '.env'))).toEqual({})
+    expect(out.join('\n')).toContain('OpenID Connect: set A2A_OIDC_ISSUER (your issuer) and A2A_OIDC_AUDIENCE')
+    expect(out.join('\n')).not.toContain('--oidc-issuer')
+  })
+
+  it('asks neither with another authentication', async () => {
+    prompts.inject(['plain', ...REST('Plain', 'No tokens')])
+    expect(await run(['--no-install', '--no-git'], io)).toBe(0)
+    expect(injected._injected ?? []).toEqual([])
+    expect(existsSync(join(cwd, 'plain/.env'))).toBe(false)
   })
 })
 
@@ -201,6 +243,21 @@ describe('a directory an earlier run left', () => {
     expect(again[again.indexOf('To do this again without questions:') + 1]).toContain(
       '--runtime bun --auth apikey --pm pnpm --no-streaming --push-notifications',
     )
+  })
+
+  it('continues an OpenID Connect project with its .env (the issuer and audience) as it is, asking nothing more', {
+    timeout: 60_000,
+  }, async () => {
+    const flags = ['jwt', '--oidc-issuer', 'https://login.example.com/', '--oidc-audience', 'api://jwt', '--yes']
+    expect(await run([...flags, '--no-install', '--no-git'], io)).toBe(0)
+    const settings = read(cwd, 'jwt/.env')
+    out = []
+    prompts.inject(['jwt'])
+    expect(await run(['--no-install', '--no-git'], io)).toBe(0)
+    expect(err).toEqual([])
+    expect(injected._injected ?? []).toEqual([])
+    expect(out.join('\n')).toMatch(/^Continuing in .*jwt: it holds this project from an earlier run/m)
+    expect(read(cwd, 'jwt/.env')).toBe(settings)
   })
 
   it('refuses it at once, before any other question, when a flag makes another project of it', {
