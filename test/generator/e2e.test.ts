@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultDisplayName, type TemplateName } from '../../generator/src/options.ts'
 import { MODEL_TEMPLATES } from '../../generator/src/render.ts'
 import { type StandInLlm, startStandInLlm } from '../../generator/templates/llm/test/llm-stand-in.ts'
+import { startOidcIssuer, TEST_AUDIENCE } from '../_oidc-issuer.ts'
 import { OTHER_PACKAGE_MANAGERS, packageManagersOnPath } from '../_package-managers.ts'
 import { answerText, SLOW, send, startProject, untilCardAnswers } from '../_served-project.ts'
 import { freePort } from '../_support.ts'
@@ -118,12 +119,14 @@ const npm = (project: string, script: string) =>
  * Every shell command of the project's README, run with bash as pasted: its server command (`npm run dev`)
  * on a free port, then each block in the project folder. The README says port 3000; here every command gets
  * the free port instead (`localhost:3000` rewritten, `PORT` set as `a2a send` reads it). Docker commands need
- * an engine: template-readme.test.ts checks them without one. Returns each block's output.
+ * an engine: template-readme.test.ts checks them without one. `pasted` replaces what a reader pastes in (a
+ * placeholder the README asks them to fill in) with the value the test has. Returns each block's output.
  */
 async function runReadme(
   project: string,
   serverEnv: Record<string, string> = {},
   commandEnv: Record<string, string> = {},
+  pasted: Record<string, string> = {},
 ): Promise<Array<{ script: string; stdout: string; stderr: string }>> {
   const blocks = readmeBlocks(readFileSync(join(project, 'README.md'), 'utf8'))
   const serverLine = blocks.flat().find((command) => command.kind === 'server')?.line
@@ -135,7 +138,12 @@ async function runReadme(
     for (const block of blocks) {
       const script = block
         .filter((command) => command.kind === 'run')
-        .map((command) => command.line.replaceAll('localhost:3000', `localhost:${port}`))
+        .map((command) =>
+          Object.entries(pasted).reduce(
+            (line, [placeholder, value]) => line.replaceAll(placeholder, value),
+            command.line.replaceAll('localhost:3000', `localhost:${port}`),
+          ),
+        )
         .join('\n')
       if (!script) continue
       const { stdout, stderr } = await exec('bash', ['-e', '-o', 'pipefail', '-c', script], {
@@ -637,5 +645,46 @@ describe('generated projects', { timeout: 300_000 }, () => {
     })
     expect(viaSdk.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
     expect(await server.stop()).toBe(true)
+  })
+
+  it('OpenID Connect (--auth oidc --yes, no issuer given): commits without .env, passes its own tests, every README command works as pasted with a JWT for the placeholder, and npm start checks JWTs of the issuer set, telling the agent who called', async () => {
+    const project = await sharedProject('jwt-agent', ['--yes', '--auth', 'oidc'])
+    await expectCommittedWithoutEnv(project, true)
+    await npm(project, 'typecheck')
+    const issuer = await startOidcIssuer()
+    try {
+      // What the user sets in .env before serving: the environment wins over it.
+      const settings = { A2A_OIDC_ISSUER: issuer.url, A2A_OIDC_AUDIENCE: TEST_AUDIENCE }
+      const token = await issuer.mint({ sub: 'readme-reader' })
+      const readme = await runReadme(project, settings, {}, { '<a JWT from your issuer>': token })
+      // `npm run test` is a README command: the project's own tests, on their own issuer.
+      expect(readme.some((output) => /npm run test/.test(output.script))).toBe(true)
+      const sent = readme.find((output) => /^npx a2a send "Hello" --token "\$TOKEN"$/m.test(output.script))!
+      expect(sent.stdout).toContain('Echo: Hello')
+      // The echo agent's progress names the caller: ctx.principal, from the token's sub.
+      expect(sent.stderr).toContain('for readme-reader')
+      expect(outputOf(readme, /message\/send/)).toMatch(/"state":"completed"/)
+
+      const server = await startProject(project, running, settings)
+      const card = await (await fetch(`${server.url}.well-known/agent.json`)).json()
+      expect(card.authentication).toEqual({ schemes: ['oidc'] })
+      expect((await send(server.url, 'hi')).status).toBe(401)
+      const hourAgo = Math.floor(Date.now() / 1000) - 3600
+      const expired = await send(server.url, 'hi', {
+        authorization: `Bearer ${await issuer.mint({ iat: hourAgo - 60, exp: hourAgo })}`,
+      })
+      expect(expired.status).toBe(401)
+      expect(expired.body.error?.message).toMatch(/expired/)
+      const accepted = await send(server.url, 'hi', { authorization: `Bearer ${token}` })
+      expect(answerText(accepted.body.result)).toBe('Echo: hi')
+      const client = await v1Client(server.url)
+      const viaSdk: any = await client.sendMessage(v1Text('hi'), {
+        serviceParameters: { Authorization: `Bearer ${await issuer.mint({ sub: 'sdk-user' })}` },
+      })
+      expect(viaSdk.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+      expect(await server.stop()).toBe(true)
+    } finally {
+      await issuer.stop()
+    }
   })
 })

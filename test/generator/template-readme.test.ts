@@ -14,6 +14,14 @@ const variants = [
   { dir: 'plain', flags: [] },
   { dir: 'bearer', flags: ['--auth', 'bearer'] },
   { dir: 'apikey', flags: ['--auth', 'apikey'] },
+  { dir: 'oidc', flags: ['--auth', 'oidc'] },
+  {
+    dir: 'oidc-asks-on-workers',
+    flags: [
+      ...['--runtime', 'workers', '--template', 'multi-turn'],
+      ...['--oidc-issuer', 'https://login.example.com/', '--oidc-audience', 'api://agent'],
+    ],
+  },
   { dir: 'streaming', flags: ['--template', 'streaming', '--push-notifications'] },
   { dir: 'asks', flags: ['--template', 'multi-turn', '--auth', 'apikey', '--no-streaming'] },
   { dir: 'model', flags: ['--template', 'ai-sdk', '--auth', 'bearer'] },
@@ -108,8 +116,12 @@ describe.each(variants)('$dir project', ({ dir }) => {
     // The .env as the user has it: the credential generated, the model's key filled in.
     const env = space.read(project(), '.env').replace(/^OPENAI_API_KEY=$/m, 'OPENAI_API_KEY=sk-mine')
     const generated = parseEnv(env)
-    const kept = Object.keys(generated).filter((name) => /^(A2A_BEARER_TOKEN|A2A_API_KEY|OPENAI_API_KEY)$/.test(name))
-    expect(kept.length).toBeGreaterThan(0)
+    const kept = Object.keys(generated).filter((name) =>
+      /^(A2A_BEARER_TOKEN|A2A_API_KEY|A2A_OIDC_ISSUER|A2A_OIDC_AUDIENCE|OPENAI_API_KEY)$/.test(name),
+    )
+    // Only OpenID Connect without an issuer or audience leaves .env all comments (the placeholders to fill in).
+    if (dir === 'oidc') expect(generated).toEqual({})
+    else expect(kept.length).toBeGreaterThan(0)
     // Appending the example, one way a user may follow "add the lines you need", keeps every one.
     const appended = parseEnv(`${env}\n${space.read(project(), '.env.example')}`)
     for (const name of kept) {
