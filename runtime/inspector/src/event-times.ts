@@ -1,3 +1,4 @@
+import { authHeaders } from './auth-headers'
 import type { Update } from './model'
 import type { WireEvent } from './rpc'
 import type { EventTimes } from './state'
@@ -5,7 +6,10 @@ import type { EventTimes } from './state'
 /** When the dev server saw each event of the task; undefined when it cannot say (it no longer holds the task's). */
 export async function fetchEventTimes(taskId: string): Promise<EventTimes | undefined> {
   try {
-    const response = await fetch(`/__a2a/api/tasks/${encodeURIComponent(taskId)}/times`, { cache: 'no-store' })
+    const response = await fetch(`/__a2a/api/tasks/${encodeURIComponent(taskId)}/times`, {
+      headers: authHeaders(),
+      cache: 'no-store',
+    })
     return response.ok ? ((await response.json()) as EventTimes) : undefined
   } catch {
     return undefined // the dev server is gone: the replay itself will say so

@@ -1,6 +1,7 @@
+import { authHeaders } from './auth-headers'
 import { dialectHeaders, errorIn, frameIn, methodName, type Operation } from './dialects'
 import type { Dialect, Update } from './model'
-import { credential } from './state'
+import { fieldsOf, readFrames } from './sse'
 
 /** What the page saw on the wire: the request it sent, then each response or SSE frame, as text. */
 export interface WireEvent {
@@ -19,9 +20,6 @@ export const now = (): number => performance.timeOrigin + performance.now()
 /** The agent's JSON-RPC endpoint: the page is served by the agent's own server. */
 const ENDPOINT = '/'
 
-/** The blank line that ends an SSE frame, with any of the line endings SSE allows. */
-const FRAME_END = /\r?\n\r?\n/
-
 /** Raw text kept per wire event: a page showing a 50 MB artifact would only stall the browser. */
 const MAX_RAW_CHARS = 64 * 1024
 
@@ -31,13 +29,6 @@ const clip = (text: string) =>
     : text
 
 let nextId = 1
-
-/** The credential the agent's card asks for, as its header. */
-function authHeaders(): Record<string, string> {
-  const given = credential.value
-  if (!given?.value) return {}
-  return given.scheme === 'bearer' ? { authorization: `Bearer ${given.value}` } : { 'x-api-key': given.value }
-}
 
 function request(
   dialect: Dialect,
@@ -166,35 +157,14 @@ export async function stream(
     onWire({ at: now(), direction: 'response', raw: clip(text), updates: answered(text, response.status) })
     return
   }
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
-  let buffered = ''
   try {
-    for (;;) {
-      const { value, done } = await reader.read()
-      if (done) break
-      // Only the new text (and the 3 characters before it) can hold a frame's end: large frames stay linear.
-      let from = Math.max(0, buffered.length - 3)
-      buffered += value
-      for (let match = FRAME_END.exec(buffered.slice(from)); match; match = FRAME_END.exec(buffered.slice(from))) {
-        const end = from + match.index
-        const frame = buffered.slice(0, end)
-        buffered = buffered.slice(end + match[0].length)
-        from = 0
-        const lines = frame.split(/\r?\n/)
-        const data = lines
-          .filter((line) => line.startsWith('data:'))
-          .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5))
-          .join('\n')
-        if (!data) continue // a comment (heartbeat) or an id-only frame
-        const event: WireEvent = { at: now(), direction: 'frame', raw: clip(frame), updates: parsed(data) }
-        const id = lines
-          .find((line) => line.startsWith('id:'))
-          ?.slice(3)
-          .trim()
-        if (id && /^\d{1,15}$/.test(id)) event.seq = Number(id)
-        onWire(event)
-      }
-    }
+    await readFrames(response.body, (frame) => {
+      const { data, id } = fieldsOf(frame)
+      if (!data) return // a comment (heartbeat) or an id-only frame
+      const event: WireEvent = { at: now(), direction: 'frame', raw: clip(frame), updates: parsed(data) }
+      if (id && /^\d{1,15}$/.test(id)) event.seq = Number(id)
+      onWire(event)
+    })
   } catch (error) {
     if (!signal.aborted)
       onWire({

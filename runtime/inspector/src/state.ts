@@ -73,6 +73,11 @@ export const exchanges = new Store<Exchange[]>([])
 export const contextId = new Store<string | undefined>(undefined)
 export const timelines = new Store<Map<string, Timeline>>(new Map())
 export const tasks = new Store<Map<string, TaskLine>>(new Map())
+/**
+ * Whether the dev server lists tasks for the page's credential: `refused` holds why not (the agent asks for a
+ * credential the page lacks, or does not accept the one it has), so an empty list never passes for "no tasks".
+ */
+export const taskFeed = new Store<{ refused?: string }>({})
 export const selectedTask = new Store<string | undefined>(undefined)
 export const deliveries = new Store<PushDelivery[]>([])
 /** Deliveries the receiver refused (too large), which the page counts. */

@@ -6,6 +6,7 @@ import { ProjectError } from '../cli/_errors.js'
 import { AgentLoadError, loadAgent } from '../cli/_load-agent.js'
 import { cardAt, normalizeCard } from '../core/_card.js'
 import { ConfigurationError, ErrorCode } from '../errors.js'
+import { authCheckOf } from '../http/_served-check.js'
 import type { WebOriginGuard } from '../http/_web-origin.js'
 import { type A2AApp, type A2AAppOptions, createA2AApp } from '../http/app.js'
 import type { Logger } from '../logger.js'
@@ -32,7 +33,10 @@ export class DevAgent {
     readonly webOrigin: WebOriginGuard,
     readonly appOptions: A2AAppOptions,
     readonly inspector: Inspector,
-  ) {}
+  ) {
+    // The inspector's task feed answers a page's credential as the agent served now answers it.
+    inspector.checkWith(() => this.#app && authCheckOf(this.#app))
+  }
 
   get app(): A2AApp | undefined {
     return this.#app

@@ -63,7 +63,8 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
     { rpc: new Set(RPC_PATHS), served: SERVED_PATHS },
     logger,
   )
-  // The page at /__a2a/: it sees every task (the store reports their states) and every reload.
+  // The page at /__a2a/: it sees every reload and the tasks (the store reports their states): every task, or when the
+  // card declares authentication, those of the credential the page sends.
   const inspector = new Inspector(webOrigin)
   const dev = new DevAgent(
     cwd,

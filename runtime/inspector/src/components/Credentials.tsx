@@ -1,14 +1,22 @@
 import { type Credential, card, credential } from '../state'
 import { useStore } from '../store'
 
-const LABELS: Record<Credential['scheme'], string> = { bearer: 'Bearer token', apiKey: 'API key' }
-
-/** The credential for an agent whose card declares authentication: sent with every call the page makes. */
+/**
+ * The credential for an agent whose card declares authentication: sent with every call the page makes, and with
+ * the dev server's task feed, which lists that credential's tasks. A JWT (`oidc`) is sent as a bearer token.
+ */
 export function Credentials() {
   const served = useStore(card)
   const given = useStore(credential)
-  const schemes = ((served?.authentication as { schemes?: string[] } | undefined)?.schemes ?? []).filter(
-    (scheme): scheme is Credential['scheme'] => scheme === 'bearer' || scheme === 'apiKey',
+  const declared = (served?.authentication as { schemes?: string[] } | undefined)?.schemes ?? []
+  const bearerLabel = declared.includes('oidc')
+    ? declared.includes('bearer')
+      ? 'Bearer token or JWT'
+      : 'Bearer token (JWT)'
+    : 'Bearer token'
+  const labels: Record<Credential['scheme'], string> = { bearer: bearerLabel, apiKey: 'API key' }
+  const schemes = (['bearer', 'apiKey'] as const).filter((scheme) =>
+    scheme === 'bearer' ? declared.includes('bearer') || declared.includes('oidc') : declared.includes(scheme),
   )
   if (!schemes.length) return null
   const scheme = given && schemes.includes(given.scheme) ? given.scheme : schemes[0]!
@@ -25,14 +33,14 @@ export function Credentials() {
           >
             {schemes.map((known) => (
               <option key={known} value={known}>
-                {LABELS[known]}
+                {labels[known]}
               </option>
             ))}
           </select>
         </label>
       )}
       <label>
-        {LABELS[scheme]}{' '}
+        {labels[scheme]}{' '}
         <input
           type="password"
           autoComplete="off"

@@ -3,7 +3,7 @@ import { taskIn } from '../dialects'
 import type { Dialect } from '../model'
 import { callForResult } from '../rpc'
 import { replay } from '../session'
-import { dialect, selectedTask, tasks, timelines } from '../state'
+import { dialect, selectedTask, taskFeed, tasks, timelines } from '../state'
 import { useStore } from '../store'
 import { JsonTree } from './JsonTree'
 import { Parts } from './Parts'
@@ -61,11 +61,18 @@ export function Tasks() {
   const selected = useStore(selectedTask)
   const chosen = useStore(dialect)
   const recorded = useStore(timelines)
+  const feed = useStore(taskFeed)
   return (
     <section class="tasks" aria-labelledby="tasks-title">
       <div class="task-list">
         <h2 id="tasks-title">Tasks</h2>
-        {list.length === 0 ? (
+        {feed.refused ? (
+          // Said as a refusal, never an empty list: "no tasks" would be a lie about the agent.
+          <p class="error" role="alert">
+            The dev server lists tasks only for a credential the agent accepts, and refused this page's: {feed.refused}.
+            Enter yours above; the list shows the tasks of that credential only.
+          </p>
+        ) : list.length === 0 ? (
           <p class="muted">No tasks yet: they appear here live, from this page or any other client.</p>
         ) : (
           <ul aria-label="Tasks, newest first">

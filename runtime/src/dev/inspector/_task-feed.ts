@@ -28,9 +28,10 @@ export function reportingStates(store: TaskStore, onChange: (task: Task) => void
     onChange(task)
     return undefined
   }
-  const create = (task: Task) => {
+  // The owner goes through: without it every task under a2a dev would be nobody's, seen by no caller.
+  const create = (task: Task, owner?: string) => {
     clock.created(task.id)
-    return after(store.create(task), task)
+    return after(store.create(task, owner), task)
   }
   const append = (task: Task, event: Parameters<TaskStore['append']>[1]) => {
     clock.appended(task.id, event.seq)

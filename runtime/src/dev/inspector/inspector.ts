@@ -1,9 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { AuthCheck } from '../../http/_auth.js'
 import type { WebOriginGuard } from '../../http/_web-origin.js'
 import type { TaskStore } from '../../stores/task-store.js'
+import type { MaybePromise } from '../../types.js'
 import { inspectorAssets } from './_assets.js'
 import { InspectorChannel } from './_channel.js'
 import { EventClock } from './_event-clock.js'
+import { type FeedAccess, feedAccess } from './_feed-access.js'
 import { PushReceiver } from './_push-receiver.js'
 import { reportingStates, taskLine } from './_task-feed.js'
 import type { Finding, LoadFailure, LoadState } from './wire.js'
@@ -15,6 +18,8 @@ const PUSH_PATH = `${INSPECTOR_PATH}push`
 const TIMES_PATH = /^\/__a2a\/api\/tasks\/([^/]+)\/times$/
 /** The task list's first page; the page adds tasks as they come. */
 const MAX_LISTED_TASKS = 200
+/** A reload during a page's credential check makes it check again, this many times at most. */
+const CHECK_ATTEMPTS = 3
 
 const isLoopback = (address: string | undefined): boolean =>
   address !== undefined && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'))
@@ -30,7 +35,9 @@ export function splitFailure(text: string): LoadFailure {
 /**
  * The dev inspector behind `/__a2a/`: the page and its files, the live channel (reloads, task states, push
  * deliveries), and the push receiver. Every request is checked against the dev server's Host and Origin rules
- * first: a web page on another site may not read it or post to it.
+ * first: a web page on another site may not read it or post to it. When the agent's card declares authentication,
+ * the task feed (the list, the live task lines, the event times) answers a page the tasks of the credential it sends
+ * (`Authorization` or `X-API-Key`, as the agent's own methods take it), checked as the agent checks JSON-RPC.
  */
 export class Inspector {
   readonly #channel = new InspectorChannel()
@@ -39,8 +46,14 @@ export class Inspector {
   #load: LoadState | undefined
   #url = ''
   #store: TaskStore | undefined
+  #check: () => AuthCheck | undefined = () => undefined
 
   constructor(readonly webOrigin: WebOriginGuard) {}
+
+  /** The credential check of the agent served now (none until one loads, or when its card declares none). */
+  checkWith(check: () => AuthCheck | undefined): void {
+    this.#check = check
+  }
 
   setUrl(url: string): void {
     this.#url = url
@@ -56,7 +69,8 @@ export class Inspector {
     return reportingStates(
       store,
       (task) => {
-        if (this.#channel.pages) this.#channel.send('task', taskLine(task))
+        if (this.#channel.pages)
+          this.#channel.sendTask(taskLine(task), this.#check(), (owner) => owns(store, task.id, owner))
       },
       this.#clock,
     )
@@ -65,6 +79,8 @@ export class Inspector {
   loaded(state: LoadState): void {
     this.#load = state
     this.#channel.send('load', state)
+    // A load that changed the check (a reload makes a new one) has the pages connect again and be checked by it.
+    this.#channel.recheck(this.#check())
   }
 
   cardChecked(findings: Finding[]): void {
@@ -108,16 +124,16 @@ export class Inspector {
       if (method === 'HEAD') {
         res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
         res.end()
-      } else this.#channel.open(res, this.#hello())
+      } else void this.#openChannel(req, res)
       return
     }
     if (path === `${INSPECTOR_PATH}api/tasks`) {
-      void this.#listTasks(res)
+      void this.#withAccess(req, res, (access) => this.#listTasks(res, access))
       return
     }
     const timed = TIMES_PATH.exec(path)
     if (timed) {
-      this.#sendTimes(res, timed[1]!)
+      void this.#withAccess(req, res, (access) => this.#sendTimes(res, timed[1]!, access))
       return
     }
     if (path === `${INSPECTOR_PATH}api/push`) {
@@ -153,20 +169,66 @@ export class Inspector {
   }
 
   /**
-   * The newest tasks as lines, from the dev store itself: it answers while the agent does not load, and needs none
-   * of the credentials the agent's own methods may ask for.
+   * The live channel, its task lines for the page's credential. A page without one (or with a wrong one) still
+   * hears of loads and push deliveries, but of no task. Its access is decided under the check in force when it
+   * connects: should a reload change the check meanwhile, it is decided again.
    */
-  async #listTasks(res: ServerResponse): Promise<void> {
+  async #openChannel(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let access: FeedAccess
+    for (let attempt = 1; ; attempt++) {
+      const check = this.#check()
+      try {
+        access = await feedAccess(check, req.headers)
+      } catch {
+        if (!res.headersSent) sendJson(res, 500, { error: 'the credential check failed' })
+        return
+      }
+      if (this.#check() === check || attempt === CHECK_ATTEMPTS) break
+    }
+    // A page gone during the check would never hear "close" again: it is not added.
+    if (req.socket.destroyed) return
+    this.#channel.open(res, this.#hello(), access)
+  }
+
+  /**
+   * Answers `reply` with the page's access to the task feed, or refuses: a missing or wrong credential gets the
+   * agent's own reason (401; 403 for a missing scope, 503 while an issuer is out), never a task.
+   */
+  async #withAccess(
+    req: IncomingMessage,
+    res: ServerResponse,
+    reply: (access: FeedAccess) => Promise<void>,
+  ): Promise<void> {
+    let access: FeedAccess
     try {
-      const page = this.#store ? await this.#store.list({ limit: MAX_LISTED_TASKS }) : { tasks: [], total: 0 }
+      access = await feedAccess(this.#check(), req.headers)
+    } catch {
+      sendJson(res, 500, { error: 'the credential check failed' })
+      return
+    }
+    if (access.kind === 'refused') sendJson(res, access.status, { error: access.reason })
+    else await reply(access)
+  }
+
+  /**
+   * The newest tasks as lines, from the dev store itself (it answers while the agent does not load): every task, or
+   * the caller's only.
+   */
+  async #listTasks(res: ServerResponse, access: FeedAccess): Promise<void> {
+    const owner = access.kind === 'own' ? { owner: access.owner } : {}
+    try {
+      const page = this.#store ? await this.#store.list({ limit: MAX_LISTED_TASKS, ...owner }) : { tasks: [], total: 0 }
       sendJson(res, 200, { tasks: page.tasks.map(taskLine), total: page.total })
     } catch (error) {
       sendJson(res, 500, { error: `the task store failed: ${(error as Error).message}` })
     }
   }
 
-  /** When each event of a task came, for a replay of its timeline; 404 when the dev server has no times for it. */
-  #sendTimes(res: ServerResponse, encodedId: string): void {
+  /**
+   * When each event of a task came, for a replay of its timeline; 404 when the dev server has no times for it, and
+   * for another caller's task, exactly as for one it never saw.
+   */
+  async #sendTimes(res: ServerResponse, encodedId: string, access: FeedAccess): Promise<void> {
     let taskId: string
     try {
       taskId = decodeURIComponent(encodedId)
@@ -174,7 +236,15 @@ export class Inspector {
       sendJson(res, 400, { error: 'the task id in the path is not valid percent-encoding' })
       return
     }
-    const times = this.#clock.timesOf(taskId)
+    let visible = true
+    try {
+      // The owner is asked first: nothing of another caller's task is read.
+      if (access.kind === 'own') visible = this.#store !== undefined && (await owns(this.#store, taskId, access.owner))
+    } catch (error) {
+      sendJson(res, 500, { error: `the task store failed: ${(error as Error).message}` })
+      return
+    }
+    const times = visible ? this.#clock.timesOf(taskId) : undefined
     if (times) sendJson(res, 200, times)
     else
       sendJson(res, 404, {
@@ -202,6 +272,12 @@ export class Inspector {
 /** `/__a2a` and everything under it (no agent route starts so: the app serves only the card and JSON-RPC). */
 export const isInspectorPath = (url: string | undefined): boolean =>
   url?.startsWith('/__a2a') === true && (url.length === 6 || url[6] === '/' || url[6] === '?')
+
+/** Whether the store holds the task as `owner`'s (asked the way the agent asks it: another's answers as none). */
+function owns(store: TaskStore, taskId: string, owner: string): MaybePromise<boolean> {
+  const task = store.get(taskId, owner)
+  return task instanceof Promise ? task.then((found) => found !== undefined) : task !== undefined
+}
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body)
