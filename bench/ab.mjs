@@ -15,8 +15,13 @@
 // events, read to the end), GetTask at c=16 (tasks/get of one task the server answered before its rounds), card GETs.
 // Every answer's body is checked, not only its status.
 //
+// --rate <n> offers each server n requests per second (autocannon's overallRate) instead of as many as it answers:
+// the CPU per request is then compared at the same load on both. On a machine other work keeps busy, a load
+// generator short of CPU feeds the two servers unevenly (one gets fewer requests per wake-up, which costs it more
+// per request): a rate well under what the servers answer takes that out.
+//
 // node bench/ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--rounds 8] [--duration 3] [--only <name
-// part>] [--together]
+// part>] [--together] [--rate <requests per second>]
 //
 // B defaults to this clone's build (npm run build first). An older build: `git worktree add /tmp/a <ref>`,
 // then `npx tsc -p runtime/tsconfig.build.json` in it with this clone's node_modules linked.
@@ -34,13 +39,14 @@ const { values, positionals } = parseArgs({
   options: {
     rounds: { type: 'string', default: '8' },
     duration: { type: 'string', default: '3' },
-    only: { type: 'string' },
+    only: { type: 'string', multiple: true },
     together: { type: 'boolean', default: false },
+    rate: { type: 'string' },
   },
 })
 if (positionals.length < 1) {
   console.error(
-    'usage: node bench/ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--rounds 8] [--duration 3] [--only <name part>] [--together]',
+    'usage: node bench/ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--rounds 8] [--duration 3] [--only <name part>] [--together] [--rate <requests per second>]',
   )
   process.exit(2)
 }
@@ -50,6 +56,8 @@ const entries = {
 }
 const rounds = Number(values.rounds)
 const duration = Number(values.duration)
+// Spread into every measured load (not the first warm-up, which fills the store as fast as it can).
+const paced = values.rate ? { overallRate: Number(values.rate) } : {}
 const pinning = pinningSupport()
 // autocannon runs in this process: on CPU 1, every thread, apart from the servers.
 if (pinning.pinned) spawnSync(pinning.taskset, ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
@@ -89,8 +97,10 @@ const allWorkloads = [
   { name: 'GetTask c=16', path: '/', prepare: getTaskOptions },
   { name: 'card GET c=16', path: '/.well-known/agent.json', options: { connections: 16 } },
 ]
-// --only "c=16" runs the workloads whose name contains it.
-const workloads = values.only ? allWorkloads.filter((workload) => workload.name.includes(values.only)) : allWorkloads
+// --only "c=16" runs the workloads whose name contains it; --only may be given more than once.
+const workloads = values.only
+  ? allWorkloads.filter((workload) => values.only.some((part) => workload.name.includes(part)))
+  : allWorkloads
 if (workloads.length === 0) {
   console.error(
     `no workload is named like ${JSON.stringify(values.only)}: ${allWorkloads.map((workload) => workload.name).join(', ')}`,
@@ -125,7 +135,9 @@ async function together(workload, options, urls, pids, rates, cpuPerRequest) {
   const connections = Math.max(1, Math.floor(options.A.connections / 2))
   // Warmed together, as they are measured: the one warmed last must not come to the rounds hotter.
   await Promise.all(
-    ['A', 'B'].map((name) => autocannon({ url: urls[name] + workload.path, ...options[name], connections, duration })),
+    ['A', 'B'].map((name) =>
+      autocannon({ url: urls[name] + workload.path, ...options[name], connections, duration, ...paced }),
+    ),
   )
   for (let round = 0; round < rounds; round++) {
     await new Promise((done) => setTimeout(done, 1000))
@@ -133,7 +145,9 @@ async function together(workload, options, urls, pids, rates, cpuPerRequest) {
     const order = round % 2 ? ['B', 'A'] : ['A', 'B']
     const before = { A: cpuTicks(pids.A), B: cpuTicks(pids.B) }
     const results = await Promise.all(
-      order.map((name) => autocannon({ url: urls[name] + workload.path, ...options[name], connections, duration })),
+      order.map((name) =>
+        autocannon({ url: urls[name] + workload.path, ...options[name], connections, duration, ...paced }),
+      ),
     )
     for (const [i, name] of order.entries()) {
       const result = results[i]
@@ -182,7 +196,7 @@ try {
     await waitForCard(handle, `${urls[name]}/.well-known/agent.json`)
   }
   console.log(
-    `A ${entries.A}\nB ${entries.B}\n${rounds} rounds of ${duration} s per server${pinning.pinned ? ', servers on CPU 0' : ` (not pinned: ${pinning.why})`}\n`,
+    `A ${entries.A}\nB ${entries.B}\n${rounds} rounds of ${duration} s per server${values.rate ? ` at ${values.rate} req/s each` : ''}${pinning.pinned ? ', servers on CPU 0' : ` (not pinned: ${pinning.why})`}\n`,
   )
   for (const workload of workloads) {
     const rates = { A: [], B: [] }
@@ -204,7 +218,7 @@ try {
         // The other server's tail (closing connections, a collection) would otherwise run on the same core.
         await new Promise((done) => setTimeout(done, 1000))
         const cpuBefore = cpuTicks(pids[name])
-        const result = await autocannon({ url: urls[name] + workload.path, ...options[name], duration })
+        const result = await autocannon({ url: urls[name] + workload.path, ...options[name], duration, ...paced })
         const cpuAfter = cpuTicks(pids[name])
         refuseFailures(workload, name, result)
         rates[name].push(result.requests.average)
