@@ -21,18 +21,18 @@ import { renderProject } from '../../generator/src/render.ts'
 import { assertBuilt } from './template-support.ts'
 
 // Every project the generator can make — each template with each authentication, with and without streaming,
-// with and without push notifications (6 × 3 × 2 × 2 = 72) — type-checks as written: its agent, its tests and
+// with and without push notifications (6 × 4 × 2 × 2 = 96) — type-checks as written: its agent, its tests and
 // its helpers against the runtime's published types. The install-and-run suites cover a few of these; this one
 // covers them all with one install (the projects share the packed runtime, the model templates' frameworks and this
 // repository's typescript, @types/node and vitest). The runtime changes only the files around the agent: Bun's
-// entry is the same whatever the options, a Worker's test differs by template and authentication (6 × 3 = 18 more,
+// entry is the same whatever the options, a Worker's test differs by template and authentication (6 × 4 = 24 more,
 // against the wrangler of test-runtimes/), and a Deno project is checked by `deno check` in e2e-runtimes.test.ts
 // (it has no tsconfig.json).
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const tsc = join(root, 'node_modules/typescript/bin/tsc')
 const exec = promisify(execFile)
-const AUTH_MODES = ['none', 'bearer', 'apikey'] as const
+const AUTH_MODES = ['none', 'bearer', 'apikey', 'oidc'] as const
 
 const combinations = TEMPLATES.flatMap((template) =>
   AUTH_MODES.flatMap((auth) =>
@@ -88,21 +88,25 @@ async function typecheck(project: string): Promise<{ code: number; output: strin
   return { code: result.code, output: `${result.stdout}${result.stderr}` }
 }
 
-/** What the templates that call a model add to package.json (their frameworks), as the generator writes it. */
+/**
+ * What the templates that call a model add to package.json (their frameworks), and what `--auth oidc` adds (jose,
+ * for the tests' issuer), as the generator writes it.
+ */
 function frameworkDependencies(): Record<string, string> {
   const dependencies: Record<string, string> = {}
   for (const template of TEMPLATES) {
     const options = resolveOptions(
-      { dir: `manifest-${template}`, yes: true, install: false, git: false, pm: 'npm', template },
+      { dir: `manifest-${template}`, yes: true, install: false, git: false, pm: 'npm', template, auth: 'oidc' },
       workspace,
     )
     const manifest = renderProject(join(root, 'generator/templates'), options, '*').find(
       (file) => file.path === 'package.json',
     )!
-    Object.assign(
-      dependencies,
-      (JSON.parse(String(manifest.content)) as { dependencies: Record<string, string> }).dependencies,
-    )
+    const written = JSON.parse(String(manifest.content)) as {
+      dependencies: Record<string, string>
+      devDependencies: Record<string, string>
+    }
+    Object.assign(dependencies, written.dependencies, { jose: written.devDependencies.jose! })
   }
   delete dependencies['a2a-runtime']
   return dependencies
@@ -146,8 +150,8 @@ afterAll(async () => {
 }, 120_000)
 
 describe('every combination of template, authentication, streaming and push notifications', () => {
-  it('counts 72 combinations', () => {
-    expect(combinations).toHaveLength(72)
+  it('counts 96 combinations', () => {
+    expect(combinations).toHaveLength(96)
   })
 
   it.each(combinations)(
