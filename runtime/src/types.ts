@@ -270,7 +270,7 @@ export interface AgentCardInput {
 }
 
 /** The authenticated extended card: the public card with more. */
-export interface ExtendedCardInput {
+interface ExtendedCardInput {
   /** Skills added to the public card's. */
   skills: AgentSkill[]
   /** A description in place of the public one. */

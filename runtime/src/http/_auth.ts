@@ -8,7 +8,7 @@ import { createOidcVerifier, type OidcVerifier, readOidcConfig, type VerifiedTok
 import { AUTH_ENV, type AuthOptions } from './auth-options.js'
 
 /** Who the request is from, or why it is refused (401; 403 for a token without a required scope; 503). */
-export type AuthOutcome = Principal | A2AError
+type AuthOutcome = Principal | A2AError
 
 /** Checks a request's credentials: synchronous for credential lists, a promise only when a JWT is verified. */
 export type AuthCheck = (headers: Headers) => MaybePromise<AuthOutcome>
