@@ -4,7 +4,15 @@ import type { Command } from 'commander'
 import { isObject } from '../_is-object.js'
 import { isTerminal } from '../core/_lifecycle.js'
 import type { Message, Part, Task, TaskStatus } from '../types.js'
-import { clientHeaders, readJson, redirectTarget, unreachable } from './_client.js'
+import {
+  CredentialsRefused,
+  clientHeaders,
+  credentialsRefused,
+  readJson,
+  redirectTarget,
+  refusalMessage,
+  unreachable,
+} from './_client.js'
 import { ProjectError } from './_errors.js'
 import { chooseAgent } from './_local-agent.js'
 import { createSendOutput, type SendOutput } from './_send-output.js'
@@ -65,6 +73,11 @@ async function send(firstText: string, flags: SendFlags): Promise<void> {
   log(`→ ${card.name ? `${card.name} at ` : ''}${endpoint}${notes ? ` (${notes})` : ''}`)
   try {
     await converse(firstText, flags, endpoint, headers, streaming, output, log)
+  } catch (error) {
+    if (!(error instanceof CredentialsRefused)) throw error
+    const sent = 'authorization' in headers || 'x-api-key' in headers
+    const schemes = card.authentication?.schemes
+    throw new ProjectError(refusalMessage(error, sent, Array.isArray(schemes) ? schemes : []))
   } finally {
     if (!flags.json) output.finish()
   }
@@ -117,10 +130,7 @@ async function converse(
   }
 }
 
-async function fetchCard(
-  base: URL,
-  unreachableHint: string,
-): Promise<{ name?: string; capabilities?: { streaming?: boolean } }> {
+async function fetchCard(base: URL, unreachableHint: string): Promise<AgentCardSeen> {
   const url = new URL('.well-known/agent.json', base).href
   let response: Response
   try {
@@ -131,7 +141,14 @@ async function fetchCard(
   if (!response.ok) throw new ProjectError(`${url} answered HTTP ${response.status}: is this an A2A agent?`)
   const card = await readJson(response, `The card at ${url}`)
   if (!isObject(card)) throw new ProjectError(`The card at ${url} is not a JSON object`)
-  return card as { name?: string; capabilities?: { streaming?: boolean } }
+  return card as AgentCardSeen
+}
+
+/** What `a2a send` reads of the card, each field checked where it is used. */
+interface AgentCardSeen {
+  name?: string
+  capabilities?: { streaming?: boolean }
+  authentication?: { schemes?: unknown }
 }
 
 /** One JSON-RPC call: a stream comes back as the Response, anything else as its parsed `result`. */
@@ -160,6 +177,7 @@ async function rpc(
       `${endpoint} redirected ${method} to ${target} (HTTP ${response.status}); not followed, so no message or credentials went there: pass --url ${target} if that is the agent`,
     )
   }
+  if (response.status === 401 || response.status === 403) throw await credentialsRefused(response)
   if (response.headers.get('content-type')?.startsWith('text/event-stream')) return response
   const body = (await readJson(response, `The answer to ${method}`)) as {
     result?: unknown
