@@ -711,7 +711,9 @@ describe('the command line', () => {
       /--template <name> .*\(choices: "echo", "streaming", "multi-turn", "ai-sdk", "mastra", "langgraph", default: "echo"\)/,
     )
     expect(help).toMatch(/--runtime <name> .*\(choices: "node", "bun", "deno", "workers", default: "node"\)/)
-    expect(help).toMatch(/--auth <mode> .*\(choices: "none", "bearer", "apikey", default: "none"\)/)
+    expect(help).toMatch(/--auth <mode> .*\(choices: "none", "bearer", "apikey", "oidc", default: "none"\)/)
+    expect(help).toMatch(/--oidc-issuer <url> with --auth oidc: /)
+    expect(help).toMatch(/--oidc-audience <aud> with --auth oidc: /)
     expect(help).toContain('--package-name <name>')
     expect(help).not.toContain('default: []')
   })
