@@ -192,6 +192,46 @@ describe.runIf(browserTestsEnabled())('the dev inspector shows each caller its o
     }
   })
 
+  it('shows a push delivery about a task to its owner only, in either shape, and one about no task to every caller', {
+    timeout: 2 * SLOW,
+  }, async () => {
+    const alices = await sendAs(ALICE, 'pushed for alice')
+    const bobs = await sendAs(BOB, 'pushed for bob')
+    const alice = await openChannel(ALICE)
+    try {
+      await expect.poll(() => alice.frames.some((frame) => frame.event === 'hello'), { timeout: SLOW }).toBe(true)
+      // As the agent's webhooks get them: a v0.3 or platform config the Task, a v1.0 one a StreamResponse.
+      const deliver = (path: string, body: unknown) =>
+        fetch(`${dev.url}__a2a/${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      expect((await deliver('push', { kind: 'task', id: bobs, status: { state: 'completed' } })).status).toBe(200)
+      expect(
+        (await deliver('push/v1', { statusUpdate: { taskId: alices, status: { state: 'completed' } } })).status,
+      ).toBe(200)
+      expect((await deliver('push', { note: 'about no task' })).status).toBe(200)
+      const pushedTo = (channel: typeof alice) =>
+        channel.frames.filter((frame) => frame.event === 'push').map((frame) => frame.data.taskId ?? 'none')
+      await expect.poll(() => pushedTo(alice), { timeout: SLOW }).toEqual([alices, 'none'])
+
+      const kept = async (headers: Record<string, string>) =>
+        (await inspectorGet('api/push', headers)).body.deliveries.map(
+          (delivery: { taskId?: string }) => delivery.taskId ?? 'none',
+        )
+      expect(await kept(ALICE)).toEqual([alices, 'none'])
+      expect(await kept(BOB)).toEqual([bobs, 'none'])
+      expect(await kept({})).toEqual(['none'])
+      // Alice forgets what she sees; Bob's stays his.
+      const forgotten = await fetch(`${dev.url}__a2a/api/push`, { method: 'DELETE', headers: ALICE })
+      expect(await forgotten.json()).toEqual({ deliveries: [] })
+      expect(await kept(BOB)).toEqual([bobs])
+    } finally {
+      alice.close()
+    }
+  })
+
   it("shows Alice's page her tasks only, live and after a reload, Bob's his, and a page without a key the refusal", {
     timeout: 4 * SLOW,
   }, async () => {

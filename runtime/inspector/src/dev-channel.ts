@@ -93,9 +93,8 @@ async function loadTasks(): Promise<void> {
 
 async function loadDeliveries(): Promise<void> {
   try {
-    const { deliveries: kept } = (await (await fetch('/__a2a/api/push', { cache: 'no-store' })).json()) as {
-      deliveries: PushDelivery[]
-    }
+    const response = await fetch('/__a2a/api/push', { headers: authHeaders(), cache: 'no-store' })
+    const { deliveries: kept } = (await response.json()) as { deliveries: PushDelivery[] }
     deliveries.set(kept.slice(-MAX_DELIVERIES))
   } catch {
     // as above
@@ -184,6 +183,8 @@ export function connect(): void {
     tasks.set(new Map())
     selectedTask.set(undefined)
     taskFeed.set({})
+    // Deliveries carry their tasks' content: the new credential's are fetched when its channel opens.
+    deliveries.set([])
     clearTimeout(settle)
     settle = setTimeout(() => void open(), CREDENTIAL_SETTLE_MS)
   })

@@ -1,3 +1,4 @@
+import { authHeaders } from '../auth-headers'
 import { deliveries, pushUrl, refusedDeliveries } from '../state'
 import { useStore } from '../store'
 import { JsonTree } from './JsonTree'
@@ -16,7 +17,7 @@ export function PushView() {
       <button
         type="button"
         onClick={() => {
-          void fetch('/__a2a/api/push', { method: 'DELETE' }).then(() => deliveries.set([]))
+          void fetch('/__a2a/api/push', { method: 'DELETE', headers: authHeaders() }).then(() => deliveries.set([]))
         }}
         disabled={!received.length}
       >

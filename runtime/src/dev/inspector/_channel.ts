@@ -2,7 +2,6 @@ import type { ServerResponse } from 'node:http'
 import type { AuthCheck } from '../../http/_auth.js'
 import type { MaybePromise } from '../../types.js'
 import type { FeedAccess } from './_feed-access.js'
-import type { TaskLine } from './wire.js'
 
 /** A page that stops reading is cut once this much waits for it; the page reconnects and starts afresh. */
 const MAX_BACKLOG_BYTES = 1024 * 1024
@@ -13,7 +12,7 @@ const HEARTBEAT_MS = 15_000
  * The dev server's live channel to its inspector pages (Server-Sent Events): reloads, load failures, task
  * states, push deliveries. Each page gets what happens from its connection on; `hello` (written on connect)
  * says what it missed. Bounded per page in bytes: a page that does not read is cut, never buffered for.
- * Task lines go only to the pages allowed to see the task (`FeedAccess`, decided when the page connected).
+ * What is about a task goes only to the pages allowed to see it (`FeedAccess`, decided when the page connected).
  */
 export class InspectorChannel {
   readonly #pages = new Map<ServerResponse, FeedAccess>()
@@ -40,13 +39,19 @@ export class InspectorChannel {
   }
 
   /**
-   * Sends a task's line to the pages that may see it under `check`, the credential check in force: every page when
-   * there is none, otherwise the pages whose caller `owns` the task (asked once per caller). A page whose access
-   * was decided under another check, or whose token has expired, hears nothing of it.
+   * Sends an event about a task (its line, a push delivery of it) to the pages that may see the task under `check`,
+   * the credential check in force: every page when there is none, otherwise the pages whose caller `owns` the task
+   * (asked once per caller). A page whose access was decided under another check, or whose token has expired,
+   * hears nothing of it.
    */
-  sendTask(line: TaskLine, check: AuthCheck | undefined, owns: (owner: string) => MaybePromise<boolean>): void {
+  sendAboutTask(
+    event: string,
+    data: unknown,
+    check: AuthCheck | undefined,
+    owns: (owner: string) => MaybePromise<boolean>,
+  ): void {
     if (!this.#pages.size) return
-    const text = frame('task', line)
+    const text = frame(event, data)
     const now = Date.now()
     const answers = new Map<string, MaybePromise<boolean>>()
     for (const [res, access] of this.#pages) {

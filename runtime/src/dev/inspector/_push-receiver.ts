@@ -45,6 +45,8 @@ export class PushReceiver {
       body: parsed,
       bytes: body.length,
     }
+    const taskId = taskIdIn(parsed)
+    if (taskId !== undefined) delivery.taskId = taskId
     // Counted as the page will receive it: the JSON of the whole delivery.
     const bytes = Buffer.byteLength(JSON.stringify(delivery))
     this.#kept.push({ delivery, bytes })
@@ -53,10 +55,28 @@ export class PushReceiver {
     return delivery
   }
 
-  clear(): void {
-    this.#kept.length = 0
-    this.#keptBytes = 0
+  /** Forgets the deliveries `forget` picks (all of them without it). */
+  clear(forget: (delivery: PushDelivery) => boolean = () => true): void {
+    for (let i = this.#kept.length - 1; i >= 0; i--) {
+      if (!forget(this.#kept[i]!.delivery)) continue
+      this.#keptBytes -= this.#kept[i]!.bytes
+      this.#kept.splice(i, 1)
+    }
   }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * The task a delivery is about, so the inspector shows it only to the task's owner: a v0.3 or platform webhook gets
+ * the Task (`id`), a v1.0 one a StreamResponse (`task.id`, `statusUpdate.taskId`, `artifactUpdate.taskId`).
+ */
+function taskIdIn(body: unknown): string | undefined {
+  if (!isRecord(body)) return undefined
+  const inner = [body.task, body.statusUpdate, body.artifactUpdate].find(isRecord)
+  const id = inner ? (inner.taskId ?? inner.id) : body.kind === 'task' || 'status' in body ? body.id : undefined
+  return typeof id === 'string' ? id : undefined
 }
 
 /** The request body, or `undefined` once it passes `limit` bytes (the rest is not read). */

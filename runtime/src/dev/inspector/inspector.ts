@@ -9,7 +9,7 @@ import { EventClock } from './_event-clock.js'
 import { type FeedAccess, feedAccess } from './_feed-access.js'
 import { PushReceiver } from './_push-receiver.js'
 import { reportingStates, taskLine } from './_task-feed.js'
-import type { Finding, LoadFailure, LoadState } from './wire.js'
+import type { Finding, LoadFailure, LoadState, PushDelivery } from './wire.js'
 
 /** Where the inspector lives: a path no agent route can take (the app serves only the card and JSON-RPC). */
 const INSPECTOR_PATH = '/__a2a/'
@@ -70,7 +70,7 @@ export class Inspector {
       store,
       (task) => {
         if (this.#channel.pages)
-          this.#channel.sendTask(taskLine(task), this.#check(), (owner) => owns(store, task.id, owner))
+          this.#channel.sendAboutTask('task', taskLine(task), this.#check(), (owner) => owns(store, task.id, owner))
       },
       this.#clock,
     )
@@ -137,8 +137,7 @@ export class Inspector {
       return
     }
     if (path === `${INSPECTOR_PATH}api/push`) {
-      if (method === 'DELETE') this.#push.clear()
-      sendJson(res, 200, { deliveries: this.#push.deliveries })
+      void this.#deliveries(req, res, method === 'DELETE')
       return
     }
     const asset = inspectorAssets().get(path.slice(INSPECTOR_PATH.length))
@@ -211,6 +210,35 @@ export class Inspector {
   }
 
   /**
+   * The push deliveries the page may see: with authentication declared, those about the caller's tasks (a delivery
+   * carries a task's content) and those about no task; `forget` forgets them (and only them) first.
+   */
+  async #deliveries(req: IncomingMessage, res: ServerResponse, forget: boolean): Promise<void> {
+    let visible: Set<PushDelivery>
+    try {
+      const access = await feedAccess(this.#check(), req.headers)
+      const all = this.#push.deliveries
+      const shown = await Promise.all(
+        all.map((delivery) =>
+          access.kind === 'all' || delivery.taskId === undefined
+            ? true
+            : access.kind === 'own' && this.#owns(delivery.taskId, access.owner),
+        ),
+      )
+      visible = new Set(all.filter((_, i) => shown[i]))
+    } catch (error) {
+      sendJson(res, 500, { error: `the deliveries could not be sorted by caller: ${(error as Error).message}` })
+      return
+    }
+    if (forget) this.#push.clear((delivery) => visible.has(delivery))
+    sendJson(res, 200, { deliveries: forget ? [] : [...visible] })
+  }
+
+  #owns(taskId: string, owner: string): MaybePromise<boolean> {
+    return this.#store ? owns(this.#store, taskId, owner) : false
+  }
+
+  /**
    * The newest tasks as lines, from the dev store itself (it answers while the agent does not load): every task, or
    * the caller's only.
    */
@@ -239,7 +267,7 @@ export class Inspector {
     let visible = true
     try {
       // The owner is asked first: nothing of another caller's task is read.
-      if (access.kind === 'own') visible = this.#store !== undefined && (await owns(this.#store, taskId, access.owner))
+      if (access.kind === 'own') visible = await this.#owns(taskId, access.owner)
     } catch (error) {
       sendJson(res, 500, { error: `the task store failed: ${(error as Error).message}` })
       return
@@ -261,7 +289,9 @@ export class Inspector {
         this.#channel.send('push-refused', { at: new Date().toISOString(), path, reason: 'over 256 KiB' })
         return
       }
-      this.#channel.send('push', delivery)
+      const { taskId } = delivery
+      if (taskId === undefined) this.#channel.send('push', delivery)
+      else this.#channel.sendAboutTask('push', delivery, this.#check(), (owner) => this.#owns(taskId, owner))
       sendJson(res, 200, { received: delivery.id })
     } catch {
       if (!res.headersSent) sendJson(res, 400, { error: 'the delivery could not be read' }, { connection: 'close' })

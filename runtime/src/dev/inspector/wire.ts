@@ -69,4 +69,6 @@ export interface PushDelivery {
   body: unknown
   /** The body's size in bytes as sent. */
   bytes: number
+  /** The task it is about, as its body names it (a v0.3 or platform Task, a v1.0 StreamResponse); absent when none. */
+  taskId?: string
 }
