@@ -271,7 +271,7 @@ describe.runIf(browserTestsEnabled())('the dev inspector shows each caller its o
     expect(before.alice).not.toBe(before.bob)
   })
 
-  it("switches the list with the key: Bob's key on Alice's page replaces her tasks with his, a wrong one with the refusal", {
+  it("swaps the list with the key: Bob's key on Alice's page shows his tasks, not hers; a wrong key the refusal", {
     timeout: 3 * SLOW,
   }, async () => {
     await sendAs(ALICE, 'alice switch')
