@@ -52,7 +52,9 @@ describe.each([
     // The dev inspector's page is 32 KiB of it packed, 97 KiB unpacked.
     // Measured 2026-11-27: 301 KiB packed, 975 KiB unpacked, 287 files (the heap prices, the file store's bounded
     // restart, Redis listings by what they show; no file of another kind).
-    budget: { packed: 330 * KiB, unpacked: 1100 * KiB },
+    // Measured 2026-11-28: 360 KiB packed, 1160 KiB unpacked, 351 files (identity: OIDC verification 30 KiB and card
+    // signing 21 KiB unpacked, owner indexes in every store, the inspector's scoped feed; no file of another kind).
+    budget: { packed: 400 * KiB, unpacked: 1300 * KiB },
   },
   {
     name: 'create-a2a-agent',
