@@ -9,8 +9,11 @@ import { type DevServer, startDev } from './_dev-project.ts'
  * `a2a dev` on `project` and Chromium, started side by side. A browser that started is closed when the dev server
  * did not (a dev server that started is stopped by `cleanUp`, as every one is).
  */
-export async function startDevAndBrowser(project: string): Promise<{ dev: DevServer; browser: Browser }> {
-  const [started, launched] = await Promise.allSettled([startDev(project), launchBrowser()])
+export async function startDevAndBrowser(
+  project: string,
+  env: Record<string, string> = {},
+): Promise<{ dev: DevServer; browser: Browser }> {
+  const [started, launched] = await Promise.allSettled([startDev(project, env), launchBrowser()])
   if (started.status === 'rejected') {
     if (launched.status === 'fulfilled') await launched.value.close()
     throw started.reason

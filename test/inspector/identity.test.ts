@@ -6,17 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type OidcIssuer, startOidcIssuer, TEST_AUDIENCE } from '../_oidc-issuer.ts'
 import { rpc } from '../_rpc.ts'
 import { SLOW } from '../_served-project.ts'
-import { browserTestsEnabled, launchBrowser } from './_browser.ts'
-import {
-  cleanUp,
-  type DevServer,
-  gatedAgentSource,
-  gateFile,
-  generateProject,
-  startDev,
-  writeAgent,
-} from './_dev-project.ts'
-import { openInspector } from './_page.ts'
+import { browserTestsEnabled } from './_browser.ts'
+import { cleanUp, type DevServer, gatedAgentSource, gateFile, generateProject, writeAgent } from './_dev-project.ts'
+import { openInspector, startDevAndBrowser } from './_page.ts'
 
 /**
  * The dev inspector under identity: when the agent's card declares authentication, its task feed (the list, the
@@ -100,6 +92,13 @@ async function openChannel(headers: Record<string, string>) {
 /** The task list's lines on `page` (the Tasks view), as their text. */
 const taskList = (page: Page) => page.locator('.task-list')
 
+/** What the task list says when the feed is refused ('' while it says nothing). */
+const refusalOn = (page: Page) =>
+  taskList(page)
+    .getByRole('alert')
+    .innerText()
+    .catch(() => '')
+
 async function openAs(key: string | undefined, url = dev.inspectorUrl): Promise<Page> {
   const page = await openInspector(browser!, url)
   pages.push(page)
@@ -115,11 +114,7 @@ describe.runIf(browserTestsEnabled())('the dev inspector shows each caller its o
     writeAgent(project, guardedAgent(project))
     // As a developer names them: in the project's .env, which a2a dev reads.
     writeFileSync(join(project, '.env'), `A2A_API_KEY=alice:${ALICE['x-api-key']},bob:${BOB['x-api-key']}\n`)
-    const [started, launched] = await Promise.allSettled([startDev(project), launchBrowser()])
-    if (launched.status === 'fulfilled') browser = launched.value
-    if (started.status === 'rejected') throw started.reason
-    dev = started.value
-    if (launched.status === 'rejected') throw launched.reason
+    ;({ dev, browser } = await startDevAndBrowser(project))
   }, 3 * SLOW)
 
   afterAll(async () => {
@@ -287,16 +282,7 @@ describe.runIf(browserTestsEnabled())('the dev inspector shows each caller its o
     await expect.poll(() => taskList(page).innerText(), { timeout: SLOW }).toContain('bob while he looks')
     expect(await taskList(page).innerText()).not.toMatch(/alice/)
     await page.getByLabel('API key').fill('not-a-key')
-    await expect
-      .poll(
-        () =>
-          taskList(page)
-            .getByRole('alert')
-            .innerText()
-            .catch(() => ''),
-        { timeout: SLOW },
-      )
-      .toContain('Unauthorized: invalid credentials')
+    await expect.poll(() => refusalOn(page), { timeout: SLOW }).toContain('Unauthorized: invalid credentials')
     expect(await page.locator('.task-list li').count()).toBe(0)
   })
 })
@@ -311,11 +297,7 @@ describe.runIf(browserTestsEnabled())('the dev inspector with a JWT in its crede
     const oidcProject = await generateProject()
     writeAgent(oidcProject, guardedAgent(oidcProject, "['oidc']"))
     const env = { A2A_OIDC_ISSUER: issuer.url, A2A_OIDC_AUDIENCE: TEST_AUDIENCE }
-    const [started, launched] = await Promise.allSettled([startDev(oidcProject, env), launchBrowser()])
-    if (launched.status === 'fulfilled') jwtBrowser = launched.value
-    if (started.status === 'rejected') throw started.reason
-    oidcDev = started.value
-    if (launched.status === 'rejected') throw launched.reason
+    ;({ dev: oidcDev, browser: jwtBrowser } = await startDevAndBrowser(oidcProject, env))
   }, 3 * SLOW)
 
   afterAll(async () => {
@@ -338,16 +320,7 @@ describe.runIf(browserTestsEnabled())('the dev inspector with a JWT in its crede
     expect(await taskList(page).innerText()).not.toContain('jwt bob')
     // A token the issuer did not sign is refused as the agent refuses it.
     await page.getByLabel('Bearer token (JWT)').fill(await issuer.mint({ sub: 'alice' }, { unpublished: true }))
-    await expect
-      .poll(
-        () =>
-          taskList(page)
-            .getByRole('alert')
-            .innerText()
-            .catch(() => ''),
-        { timeout: SLOW },
-      )
-      .toContain('HTTP 401')
+    await expect.poll(() => refusalOn(page), { timeout: SLOW }).toContain('HTTP 401')
     expect(await page.locator('.task-list li').count()).toBe(0)
   })
 })
