@@ -43,20 +43,22 @@ export interface InstallOutcome {
  */
 export async function install(dir: string, pm: PackageManager, stdio: 'inherit' | 'stderr'): Promise<InstallOutcome> {
   const [command, ...args] = installCommand(pm)
-  const child = execa(command!, args, {
+  let interrupted = false
+  let child: ReturnType<typeof execa> | undefined
+  const onInterrupt = () => {
+    interrupted = true
+    child?.kill('SIGINT')
+  }
+  process.on('SIGINT', onInterrupt)
+  child = execa(command!, args, {
     cwd: dir,
     stdout: stdio === 'inherit' ? 'inherit' : process.stderr,
     stderr: 'inherit',
     stdin: 'ignore',
   })
-  let interrupted = false
-  const onInterrupt = () => {
-    interrupted = true
-    child.kill('SIGINT')
-  }
-  process.on('SIGINT', onInterrupt)
   try {
     await child
+    process.off('SIGINT', onInterrupt)
     return {}
   } catch (error) {
     const failure = error as {
@@ -66,12 +68,16 @@ export async function install(dir: string, pm: PackageManager, stdio: 'inherit' 
       shortMessage?: string
       message: string
     }
-    if (interrupted || failure.signal === 'SIGINT' || failure.exitCode === 130)
+    if (interrupted || failure.signal === 'SIGINT' || failure.exitCode === 130) {
+      // Kept a moment: the Ctrl-C that stopped the package manager may reach this process after its exit was heard,
+      // and with no listener of ours execa's exit hook would re-raise it, ending the process before it says how to
+      // finish. Not for ever: a later Ctrl-C (run as a library) must stop the process again.
+      setTimeout(() => process.off('SIGINT', onInterrupt), 1000).unref()
       return { interrupted: true, error: 'interrupted' }
+    }
+    process.off('SIGINT', onInterrupt)
     return {
       error: failure.code === 'ENOENT' ? `${command} is not installed` : (failure.shortMessage ?? failure.message),
     }
-  } finally {
-    process.off('SIGINT', onInterrupt)
   }
 }
