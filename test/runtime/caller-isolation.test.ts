@@ -233,3 +233,87 @@ describe.each(transports)('each caller sees only its own tasks ($name)', (transp
     ])
   })
 })
+
+describe.each(transports)(
+  'another caller against a task while it runs, or one full of webhooks ($name)',
+  (transport) => {
+    it('answers every operation on a running task as on one that does not exist, and the task runs on', async () => {
+      let release: () => void = () => {}
+      const released = new Promise<void>((resolve) => (release = resolve))
+      const cancelers: Array<string | undefined> = []
+      const holding = agent(
+        async (ctx, task) => {
+          task.working('holding')
+          await Promise.race([released, new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))])
+          if (ctx.signal.aborted) return
+          task.artifact('released')
+          task.complete()
+        },
+        {
+          card: { authentication: { schemes: ['apiKey', 'bearer'] }, capabilities: { streaming: true } },
+          cancel: (ctx, task) => {
+            cancelers.push(ctx.principal?.subject)
+            task.cancel()
+          },
+        },
+      )
+      const target = await transport.start(holding, { auth })
+      const start = async () =>
+        (
+          await target.rpc(
+            'SendMessage',
+            { message: v1Message('hold'), configuration: { returnImmediately: true } },
+            { headers: { ...ALICE, ...V1 } },
+          )
+        ).body.result.task as { id: string }
+      const running = await start()
+      for (const op of OPERATIONS.filter((op) => op.headers === V1 && !op.name.includes('Push'))) {
+        const foreign = await answerOf(target, BOB, op, running.id)
+        const unknown = await answerOf(target, BOB, op, randomUUID())
+        expect(foreign, `${op.name} on a running task`).toEqual(unknown)
+      }
+      const mine = await target.rpc('GetTask', { id: running.id }, { headers: { ...ALICE, ...V1 } })
+      expect(mine.body.result.status.state).toBe('TASK_STATE_WORKING')
+      // Her own cancel reaches the agent's hook as hers.
+      const canceled = await target.rpc('CancelTask', { id: running.id }, { headers: { ...ALICE, ...V1 } })
+      expect(canceled.body.result.status.state).toBe('TASK_STATE_CANCELED')
+      expect(cancelers).toEqual(['alice'])
+      const next = await start()
+      release()
+      await expect
+        .poll(
+          async () =>
+            (await target.rpc('GetTask', { id: next.id }, { headers: { ...ALICE, ...V1 } })).body.result.status.state,
+        )
+        .toBe('TASK_STATE_COMPLETED')
+    })
+
+    it("refuses a follow-up with a webhook naming another's task full of webhooks as a missing task, not as full", async () => {
+      const target = await transport.start(asking, {
+        auth,
+        push: { allow: ['0.0.0.0/0', '::/0'], maxConfigsPerTask: 1 },
+      })
+      const alices = await startTask(target, ALICE)
+      const created = await target.rpc(
+        'CreateTaskPushNotificationConfig',
+        { taskId: alices.id, url: 'https://192.0.2.1/alice' },
+        { headers: { ...ALICE, ...V1 } },
+      )
+      expect(created.body.result?.id, JSON.stringify(created.body)).toBeDefined()
+      const withWebhook = (taskId: string) => ({
+        message: v1Message('more', { taskId }),
+        configuration: { taskPushNotificationConfig: { url: 'https://192.0.2.1/bob' } },
+      })
+      const foreign = await target.rpc('SendMessage', withWebhook(alices.id), { headers: { ...BOB, ...V1 }, id: 1 })
+      const unknownId = randomUUID()
+      const unknown = await target.rpc('SendMessage', withWebhook(unknownId), { headers: { ...BOB, ...V1 }, id: 1 })
+      expect(JSON.stringify(foreign.body).replaceAll(alices.id, '<id>')).toBe(
+        JSON.stringify(unknown.body).replaceAll(unknownId, '<id>'),
+      )
+      expect(foreign.body.error.code, JSON.stringify(foreign.body)).toBe(-32001)
+      // Alice herself is told it is full.
+      const own = await target.rpc('SendMessage', withWebhook(alices.id), { headers: { ...ALICE, ...V1 } })
+      expect(own.body.error.message).toMatch(/push notification config/)
+    })
+  },
+)

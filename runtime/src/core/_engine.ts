@@ -229,13 +229,14 @@ export class TaskEngine {
     })
   }
 
-  /** The task, when `owner` (a `Principal.id`; undefined: any) owns it; otherwise TaskNotFoundError. */
+  /**
+   * The task, when `owner` (a `Principal.id`; undefined: any) owns it; otherwise TaskNotFoundError. Another owner's
+   * running task is asked of the store all the same (which answers nothing for that owner), so it takes as long to
+   * refuse as an id nobody has.
+   */
   async get(taskId: string, owner?: string): Promise<Task> {
     const run = this.#executions.get(taskId)?.run
-    if (run) {
-      if (owner !== undefined && run.owner !== owner) throw new TaskNotFoundError(taskId)
-      return run.task
-    }
+    if (run && (owner === undefined || run.owner === owner)) return run.task
     const task = await this.store.get(taskId, owner)
     if (!task) throw new TaskNotFoundError(taskId)
     return task
@@ -243,11 +244,10 @@ export class TaskEngine {
 
   /**
    * Refuses a task `owner` does not own exactly as one that does not exist, before anything else reads it or waits
-   * on it: the running run's owner, else the store's answer for that owner.
+   * on it.
    */
   async #authorize(taskId: string, owner: string): Promise<void> {
-    const run = this.#executions.get(taskId)?.run
-    if (run ? run.owner !== owner : !(await this.store.get(taskId, owner))) throw new TaskNotFoundError(taskId)
+    await this.get(taskId, owner)
   }
 
   /**
@@ -316,12 +316,11 @@ export class TaskEngine {
 
   async #cancelRun(run: TaskRun, principal: Principal | undefined): Promise<Task> {
     if (isTerminal(run.state)) throw new TaskNotCancelableError(`Task cannot be canceled: it is already ${run.state}`)
-    // A cancel forwarded from another instance has no caller here: the hook sees the turn's.
-    if (principal) run.principal = principal
     if (!this.agent.cancel)
       throw new TaskNotCancelableError('Task cannot be canceled: this agent does not support cancellation')
     try {
-      await this.agent.cancel(this.#context(run, lastUserMessage(run.task)), run)
+      // The hook sees who asks to cancel; a cancel forwarded from another instance has no caller here: the turn's.
+      await this.agent.cancel(this.#context(run, lastUserMessage(run.task), principal ?? run.principal), run)
     } catch (error) {
       if (error instanceof TaskNotCancelableError) throw error
       // The client asked to stop; a failing hook must not keep the task alive.
@@ -488,8 +487,8 @@ export class TaskEngine {
     }
   }
 
-  #context(run: TaskRun, message: Message): ExecutionContext {
-    return new RunContext(run, message, this.store, this.logger)
+  #context(run: TaskRun, message: Message, principal = run.principal): ExecutionContext {
+    return new RunContext(run, message, this.store, this.logger, principal)
   }
 }
 

@@ -13,7 +13,6 @@ export class RunContext implements ExecutionContext {
   readonly taskId: string
   readonly contextId: string
   readonly history: readonly Message[]
-  readonly principal: Principal | undefined
   readonly #run: TaskRun
   readonly #store: TaskStore
 
@@ -22,6 +21,7 @@ export class RunContext implements ExecutionContext {
     readonly message: Message,
     store: TaskStore,
     readonly logger: Logger,
+    readonly principal: Principal | undefined,
   ) {
     this.#run = run
     this.#store = store
@@ -30,7 +30,6 @@ export class RunContext implements ExecutionContext {
     this.taskId = run.id
     this.contextId = run.contextId
     this.history = run.task.history
-    this.principal = run.principal
   }
 
   get signal(): AbortSignal {

@@ -103,9 +103,12 @@ export async function attachWebhook(
   await push.check(webhook.url, `${field}.url`)
   const dialect = call.dialect
   // Saved only once the engine has taken the message (a refused follow-up leaves no webhook behind); a
-  // follow-up's task must have room for it first, as one too many must not fail the task.
-  if (request.taskId !== undefined)
+  // follow-up's task must have room for it first, as one too many must not fail the task. Its configs are another
+  // caller's to count only once the task is known to be this caller's: before, another's answers as a missing one.
+  if (request.taskId !== undefined) {
+    if (call.principal) await call.engine.get(request.taskId, call.principal.id)
     await push.assertRoom(request.taskId, webhook.id ?? (dialect === 'a2a-1.0' ? '' : request.taskId))
+  }
   request.prepare = (taskId) => push.save(toConfig(webhook, taskId, dialect))
 }
 
