@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { Principal } from 'a2a-runtime'
+import { createA2AApp, createMemoryStore, type Principal } from 'a2a-runtime'
+import type { TaskStore } from 'a2a-runtime/store'
 import { describe, expect, it } from 'vitest'
 import { agent } from './_agents.ts'
 import { type Target, transports } from './_transports.ts'
@@ -317,3 +318,26 @@ describe.each(transports)(
     })
   },
 )
+
+describe('a store that does not keep owners', () => {
+  it('stops an agent that checks credentials from starting, naming keepsOwners; without credentials it serves', () => {
+    const memory = createMemoryStore()
+    // A store written for a runtime before owners: everything but `keepsOwners` (and it ignores owners).
+    const ownerless: TaskStore = {
+      get: (taskId) => memory.get(taskId),
+      create: (task) => memory.create(task),
+      append: (task, event) => memory.append(task, event),
+      events: (taskId, afterSeq) => memory.events(taskId, afterSeq),
+      list: (query) => memory.list({ ...query, owner: undefined }),
+    }
+    expect(() => createA2AApp(asking, { auth, store: ownerless })).toThrow(
+      /declares authentication, but its task store does not keep owners \(keepsOwners\)/,
+    )
+    expect(() =>
+      createA2AApp(
+        agent((_ctx, task) => task.complete()),
+        { store: ownerless },
+      ),
+    ).not.toThrow()
+  })
+})

@@ -3,11 +3,13 @@ import type { Agent } from '../agent.js'
 import type { CardDialect } from '../bindings/_cards.js'
 import { renderPush } from '../bindings/_push.js'
 import { TaskEngine } from '../core/_engine.js'
+import { ConfigurationError } from '../errors.js'
 import { createConsoleLogger } from '../logger.js'
 import { PushService } from '../push/_service.js'
 import { envValue, processEnv } from '../settings.js'
 import { storeFromSetting } from '../stores/from-setting.js'
 import { createMemoryStore } from '../stores/memory.js'
+import type { TaskStore } from '../stores/task-store.js'
 import { readAppSettings } from './_app-settings.js'
 import { readCardSigning } from './_card-signing.js'
 import { DialectRouter } from './_dialect-router.js'
@@ -68,7 +70,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
     return pushService
   }
   const auth = { options: options.auth, logger, env }
-  const served = { current: new ServedAgent(agent, auth, pushFor) }
+  const served = { current: ownersKept(new ServedAgent(agent, auth, pushFor), store) }
 
   let listeningUrl: string | undefined
   const router = new DialectRouter(settings.dialect)
@@ -112,7 +114,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
       webOrigin.addUrl(url)
     },
     replaceAgent(next) {
-      served.current = new ServedAgent(next, auth, pushFor)
+      served.current = ownersKept(new ServedAgent(next, auth, pushFor), store)
       engine.agent = next
     },
     async close() {
@@ -124,4 +126,16 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   }
   keepServed(app, served)
   return app
+}
+
+/**
+ * An agent that checks credentials keeps each caller's tasks apart through its store: a store that does not say it
+ * keeps owners (one written for an earlier runtime, say) would show every caller every task, so it stops start-up.
+ */
+function ownersKept(served: ServedAgent, store: TaskStore): ServedAgent {
+  if (served.authCheck && store.keepsOwners !== true)
+    throw new ConfigurationError(
+      'The agent card declares authentication, but its task store does not keep owners (keepsOwners): each caller must see only its own tasks; use a store that does (memory, file, Redis, Durable Object) or add owners to yours (taskStoreContract checks them)',
+    )
+  return served
 }

@@ -63,6 +63,7 @@ const pieceKey = (taskId: string, index: number): string => `${PREFIX}${taskId}:
  * turn in progress are not written until it settles.
  */
 export class DurableObjectTaskStore implements TaskStore {
+  readonly keepsOwners = true
   readonly #memory: MemoryTaskStore
   readonly #storage: DurableObjectStorageLike
   readonly #logger: DurableObjectStoreOptions['logger']

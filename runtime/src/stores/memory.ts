@@ -98,6 +98,7 @@ const SHRUNK_LOG_BYTES = 16 * 1024
  * bytes as they grow, event by event (never the whole task again).
  */
 export class MemoryTaskStore implements TaskStore {
+  readonly keepsOwners = true
   readonly maxTasks: number
   readonly maxBytes: number
   readonly eventLogBytes: number

@@ -44,6 +44,12 @@ export interface TaskStore {
   readonly cluster?: ClusterLink
   /** Webhooks of tasks, on a store several instances share (otherwise the runtime keeps them in memory). */
   readonly pushConfigs?: PushConfigStore
+  /**
+   * `true` says this store keeps each task's owner and answers by it (`create`, `get`, `snapshot` and `list` with
+   * an owner, as `taskStoreContract` checks). An agent whose card declares authentication refuses to start on a
+   * store without it: one that ignored owners would show every caller every task.
+   */
+  readonly keepsOwners?: boolean
 }
 
 /**

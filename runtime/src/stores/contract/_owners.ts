@@ -36,6 +36,7 @@ export function ownerChecks(canReopen: boolean): SessionCheck[] {
 }
 
 async function readsByOwner(session: StoreSession, reopen: boolean): Promise<void> {
+  assert.equal(session.store.keepsOwners, true, 'a store that keeps owners says so: keepsOwners must be true')
   const clock = new StatusClock()
   const alices = await ScriptedTask.start(session.store, clock, { owner: ALICE, text: "Alice's question" })
   const bobs = await ScriptedTask.start(session.store, clock, { owner: BOB, text: "Bob's question" })

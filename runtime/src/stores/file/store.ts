@@ -70,6 +70,7 @@ const noop = (): void => {}
  * as there is room, without a restart. The logger hears when the disk fills and when there is room again.
  */
 export class FileTaskStore implements TaskStore {
+  readonly keepsOwners = true
   readonly dir: string
   readonly #memory: MemoryTaskStore
   readonly #logDir: string

@@ -104,6 +104,7 @@ const SWEEP_BATCH = 500
  * way, saying so.
  */
 export class RedisTaskStore implements TaskStore {
+  readonly keepsOwners = true
   readonly cluster: ClusterLink
   readonly instanceId = newId()
   readonly prefix: string
