@@ -186,3 +186,39 @@ describe('a key that cannot sign stops start-up', () => {
     )
   })
 })
+
+describe('signing where the agent knows no address of its own', () => {
+  it('serves the cards unsigned (one warning) rather than sign an address a request Host chose; with publicUrl it signs', async () => {
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    const warned: string[] = []
+    const logger = { debug() {}, info() {}, warn: (line: string) => warned.push(line), error() {} }
+    const app = createA2AApp(echoAgent, { cardSigning: { key: pem(privateKey) }, logger, env: {} })
+    for (const host of ['127.0.0.2', '127.0.0.3:1', 'localhost:2']) {
+      const response = await app.fetch(
+        new Request(`http://${host}/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0' } }),
+      )
+      const card = (await response.json()) as Card
+      expect(card.signatures, host).toBeUndefined()
+      expect(card.supportedInterfaces).toEqual(
+        expect.arrayContaining([expect.objectContaining({ url: `http://${host}/` })]),
+      )
+    }
+    expect(warned).toEqual([
+      'The cards are served unsigned: the agent knows no address of its own to sign; set A2A_PUBLIC_URL',
+    ])
+    await app.close()
+    const known = createA2AApp(echoAgent, {
+      cardSigning: { key: pem(privateKey) },
+      publicUrl: 'https://agent.example/',
+      logger,
+      env: {},
+    })
+    const signed = (await (
+      await known.fetch(
+        new Request('http://127.0.0.2/.well-known/agent-card.json', { headers: { 'a2a-version': '1.0' } }),
+      )
+    ).json()) as Card
+    expect(signed.signatures).toHaveLength(1)
+    await known.close()
+  })
+})

@@ -77,11 +77,19 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   // A v0.3 card claims streaming only to a client whose streams this endpoint answers in v0.3 (bindings/_cards.ts).
   const answersV03 = (event: H3Event) =>
     router.dialectOf(STREAM_CALL, headerOf(event.req, 'a2a-version')).name === 'a2a-0.3'
+  let unsignedSaid = false
   const cardFor = (dialect: CardDialect, event: H3Event) => {
+    const known = settings.publicUrl ?? listeningUrl
+    // Signed only at the agent's own address: a signature over an address a request's Host chose would vouch for it,
+    // and a signature per Host would let any client make the agent sign again and again.
+    if (cardSigner && !known && !unsignedSaid) {
+      unsignedSaid = true
+      logger.warn('The cards are served unsigned: the agent knows no address of its own to sign; set A2A_PUBLIC_URL')
+    }
     const card = served.current.card(
       dialect === 'a2a-0.3' && !answersV03(event) ? 'a2a-0.3-platform' : dialect,
-      settings.publicUrl ?? listeningUrl ?? `${event.url.origin}/`,
-      cardSigner,
+      known ?? `${event.url.origin}/`,
+      known ? cardSigner : undefined,
     )
     // A signature that fails after the key was accepted is the runtime's fault: the client sees a 500, the log why.
     if (card instanceof Promise) card.catch((error: unknown) => logger.error('Could not sign the card', error))
