@@ -341,3 +341,19 @@ describe('a store that does not keep owners', () => {
     ).not.toThrow()
   })
 })
+
+describe('named credentials', () => {
+  it('says at start which names it read (a secret written with a colon shows up as named), never a secret', () => {
+    const lines: string[] = []
+    const logger = { debug() {}, info: (line: string) => lines.push(line), warn() {}, error() {} }
+    createA2AApp(asking, { auth, logger, env: {} })
+    expect(lines).toEqual([
+      'auth.bearerTokens: 1 named credential (bob), 0 unnamed',
+      'auth.apiKeys: 1 named credential (alice), 1 unnamed',
+    ])
+    lines.length = 0
+    createA2AApp(asking, { logger, env: { A2A_API_KEY: 'sk:live-secret,another', A2A_BEARER_TOKEN: 'plain' } })
+    expect(lines).toEqual(['A2A_API_KEY: 1 named credential (sk), 1 unnamed'])
+    expect(lines.join('\n')).not.toContain('live-secret')
+  })
+})

@@ -31,9 +31,23 @@ export function credentialMatcher(accepted: string[]): (candidate: string) => nu
   }
 }
 
-/** The scheme's credentials as the matcher sees them, and the principal each one proves. */
-function credentialCheck(scheme: 'bearer' | 'apiKey', entries: string[]): (candidate: string) => Principal | undefined {
+/**
+ * The scheme's credentials as the matcher sees them, and the principal each one proves. The names read are said
+ * once: an entry `name:secret` is named, so a secret that was written with a colon shows up here.
+ */
+function credentialCheck(
+  scheme: 'bearer' | 'apiKey',
+  entries: string[],
+  /** Where the entries come from, as the line says it: the variable or the option. */
+  source: string,
+  logger: Logger,
+): (candidate: string) => Principal | undefined {
   const credentials = namedCredentials(scheme, entries)
+  const names = credentials.flatMap(({ principal }) => (principal.subject === undefined ? [] : [principal.subject]))
+  if (names.length > 0)
+    logger.info(
+      `${source}: ${names.length} named credential${names.length === 1 ? '' : 's'} (${[...new Set(names)].join(', ')}), ${credentials.length - names.length} unnamed`,
+    )
   const matches = credentialMatcher(credentials.map((credential) => credential.secret))
   return (candidate) => credentials[matches(candidate)]?.principal
 }
@@ -93,8 +107,13 @@ export function createAuthCheck(
   }
   if (declared.size === 0) return undefined
 
-  const bearer = declared.has('bearer') ? credentialCheck('bearer', lists.bearer!) : undefined
-  const apiKey = declared.has('apiKey') ? credentialCheck('apiKey', lists.apiKey!) : undefined
+  const sourceOf = (scheme: 'bearer' | 'apiKey') => (byOption[scheme] ? optionNames[scheme] : AUTH_ENV[scheme])
+  const bearer = declared.has('bearer')
+    ? credentialCheck('bearer', lists.bearer!, sourceOf('bearer'), logger)
+    : undefined
+  const apiKey = declared.has('apiKey')
+    ? credentialCheck('apiKey', lists.apiKey!, sourceOf('apiKey'), logger)
+    : undefined
   const oidc: OidcVerifier | undefined = declared.has('oidc') ? createOidcVerifier(oidcConfig!, logger) : undefined
   const expected = [(bearer || oidc) && 'Authorization: Bearer <token>', apiKey && 'X-API-Key: <key>']
     .filter(Boolean)
