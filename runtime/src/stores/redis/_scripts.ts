@@ -90,7 +90,11 @@ local function file(all, indexed, running, byState, byCtx, byCtxState, owners, i
     end
   end
   redis.call('hset', indexed, id, state .. ' ' .. ctx)
-  if owner then redis.call('hset', owners, id, owner) else redis.call('hdel', owners, id) end
+  if owner then
+    if owner ~= filedOwner then redis.call('hset', owners, id, owner) end
+  elseif filedOwner then
+    redis.call('hdel', owners, id)
+  end
   for _, set in ipairs(now) do redis.call('zadd', set, score, id) end
   if settled == '1' then redis.call('srem', running, id) else redis.call('sadd', running, id) end
   return answer
