@@ -119,6 +119,19 @@ describe.each(transports)('OpenID Connect callers ($name)', (transport) => {
   })
 })
 
+describe('required scopes', () => {
+  it('a token without a required scope is 403 with the insufficient_scope challenge, naming the scope', async () => {
+    const target = await transports[1]!.start(oidcAgent, { env: { ...env(), A2A_OIDC_SCOPES: 'tasks:write' } })
+    const reading = await issuer.mint({ sub: 'erin', scope: 'tasks:read' })
+    const refused = await target.rpc('SendMessage', message('hi'), { headers: bearer(reading) })
+    expect(refused.status).toBe(403)
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope"')
+    expect(refused.body.error.message).toContain('tasks:write')
+    const writing = await issuer.mint({ sub: 'erin', scope: 'tasks:read tasks:write' })
+    expect((await target.rpc('SendMessage', message('hi'), { headers: bearer(writing) })).status).toBe(200)
+  })
+})
+
 describe('the card of an agent whose callers are OpenID Connect subjects', () => {
   it("declares the scheme with the issuer's discovery URL, in the v1.0 and v0.3 shapes", async () => {
     const target = await transports[1]!.start(oidcAgent, { env: env() })

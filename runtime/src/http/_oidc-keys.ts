@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from 'jose'
+import { isObject } from '../_is-object.js'
 import { ConfigurationError } from '../errors.js'
 import type { Logger } from '../logger.js'
 import { secureUrl } from './_oidc-config.js'
@@ -49,7 +50,7 @@ export function issuerKeys(issuer: string, logger: Logger, timing: OidcTiming): 
 }
 
 /** OpenID Connect Discovery §4: the issuer without its trailing `/`, then `/.well-known/openid-configuration`. */
-function discoveryUrl(issuer: string): URL {
+export function discoveryUrl(issuer: string): URL {
   return new URL(`${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`)
 }
 
@@ -80,6 +81,3 @@ async function discover(issuer: string, link: IssuerLink, timing: OidcTiming): P
 /** The shape jose requires of a JWKS (`keys`, an array of objects), checked here so a bad one counts as an outage. */
 const checkKeySet = (body: unknown): string | undefined =>
   isObject(body) && Array.isArray(body.keys) && body.keys.every(isObject) ? undefined : 'is not a JSON Web Key Set'
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -13,6 +13,8 @@ import type { ServedAgent } from './_served-agent.js'
 import type { SseStream } from './_sse.js'
 
 const CLOSE_CONNECTION = { connection: 'close' } as const
+/** RFC 6750 §3.1: a token that proves the caller but lacks a scope the agent requires. */
+const INSUFFICIENT_SCOPE = { 'www-authenticate': 'Bearer error="insufficient_scope"' } as const
 const RETRY_LATER = { 'retry-after': '1' } as const
 const CLOSE_RETRY_LATER = { ...CLOSE_CONNECTION, ...RETRY_LATER } as const
 
@@ -49,7 +51,11 @@ export function rpcHandler(parts: RpcHandlerParts): (request: Request) => Promis
         const checked = authCheck(request.headers)
         const outcome = checked instanceof Promise ? await checked : checked
         if (outcome instanceof A2AError)
-          return errorResponse(null, outcome, outcome.httpStatus === 401 ? wwwAuthenticate : undefined)
+          return errorResponse(
+            null,
+            outcome,
+            outcome.httpStatus === 401 ? wwwAuthenticate : outcome.httpStatus === 403 ? INSUFFICIENT_SCOPE : undefined,
+          )
         principal = outcome
       }
       const contentType = headerOf(request, 'content-type')

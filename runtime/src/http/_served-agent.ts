@@ -9,6 +9,7 @@ import { type AuthCheck, createAuthCheck } from './_auth.js'
 import { type CachedCard, cacheableCard } from './_card-response.js'
 import type { CardSigner } from './_card-signing.js'
 import { readOidcConfig } from './_oidc.js'
+import { discoveryUrl } from './_oidc-keys.js'
 import type { AuthOptions } from './auth-options.js'
 
 // The card is public; a cache keyed by the requested origin must not grow with hostile Host headers.
@@ -46,7 +47,7 @@ export class ServedAgent {
   ) {
     const template = normalizeCard(agent.card)
     const schemes = template.authentication?.schemes ?? []
-    if (schemes.includes('oidc')) template.openIdConnectUrl = discoveryUrl(auth)
+    if (schemes.includes('oidc')) template.openIdConnectUrl = openIdConnectUrl(auth)
     this.template = template
     this.push = pushFor(template.capabilities.pushNotifications)
     this.inputModes = InputModes.of(template)
@@ -98,7 +99,7 @@ export class ServedAgent {
 }
 
 /** Where the card says the issuer describes itself (`createAuthCheck` has refused a declared `oidc` without one). */
-function discoveryUrl(auth: AuthSettings): string | undefined {
+function openIdConnectUrl(auth: AuthSettings): string | undefined {
   const issuer = readOidcConfig(auth.options?.oidc, auth.env)?.issuer
-  return issuer && `${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`
+  return issuer && discoveryUrl(issuer).href
 }
