@@ -7,6 +7,7 @@ import { type A2AApp, type A2AAppOptions, createA2AApp } from '../http/app.js'
 import { createConsoleLogger, type LogLevel } from '../logger.js'
 import { envValue, processEnv } from '../settings.js'
 import { applyConnectionPolicy, type ConnectionPolicy, readConnectionPolicy } from './_connection-policy.js'
+import { lingerAfterEarlyAnswers } from './_lingering-close.js'
 import { displayHost, listen, readPort } from './_listen.js'
 import { listenNative, type NativeRuntime, nativeRuntime } from './_native-serve.js'
 import { createPhrasedServer } from './_reason-phrases.js'
@@ -140,6 +141,7 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
   } else {
     const handler = toNodeHandler(app.h3)
     const server = createPhrasedServer(log ? withRequestLog(handler, log) : handler)
+    lingerAfterEarlyAnswers(server)
     applyConnectionPolicy(server, connectionPolicy)
     await listen(server, port, hostname)
     listener = {
