@@ -27,9 +27,9 @@
 // then `npx tsc -p runtime/tsconfig.build.json` in it with this clone's node_modules linked.
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
+import { buildsToCompare } from './_builds.mjs'
 import { watchForeignLoad } from './_foreign-load.mjs'
 import { freePort, killAll, pinningSupport, pinPrefix, start, waitForCard } from './_processes.mjs'
 import { geomeanInterval } from './_stats.mjs'
@@ -44,16 +44,10 @@ const { values, positionals } = parseArgs({
     rate: { type: 'string' },
   },
 })
-if (positionals.length < 1) {
-  console.error(
-    'usage: node bench/ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--rounds 8] [--duration 3] [--only <name part>] [--together] [--rate <requests per second>]',
-  )
-  process.exit(2)
-}
-const entries = {
-  A: resolve(positionals[0]),
-  B: resolve(positionals[1] ?? new URL('../runtime/dist/index.js', import.meta.url).pathname),
-}
+const entries = buildsToCompare(
+  positionals,
+  'usage: node bench/ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--rounds 8] [--duration 3] [--only <name part>] [--together] [--rate <requests per second>]',
+)
 const rounds = Number(values.rounds)
 const duration = Number(values.duration)
 // Spread into every measured load (not the first warm-up, which fills the store as fast as it can).

@@ -11,8 +11,8 @@
 //   [--concurrency 16] [--only <name part>]…
 // Workloads (the platform's JSON-RPC): message/send, message/stream (read to the end), GetTask (tasks/get of one task
 // created before the blocks), each with `concurrency` requests in flight; every answer's body is checked.
-import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { buildsToCompare } from './_builds.mjs'
 import { geomeanInterval, median } from './_stats.mjs'
 import { echoDefinition, silentLogger } from './servers/_echo-agent.mjs'
 
@@ -25,16 +25,10 @@ const { values, positionals } = parseArgs({
     only: { type: 'string', multiple: true },
   },
 })
-if (positionals.length < 1) {
-  console.error(
-    'usage: node bench/fetch-ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--blocks 1500] [--requests 100] [--concurrency 16] [--only <name part>]',
-  )
-  process.exit(2)
-}
-const entries = {
-  A: resolve(positionals[0]),
-  B: resolve(positionals[1] ?? new URL('../runtime/dist/index.js', import.meta.url).pathname),
-}
+const entries = buildsToCompare(
+  positionals,
+  'usage: node bench/fetch-ab.mjs <A runtime/dist/index.js> [<B runtime/dist/index.js>] [--blocks 1500] [--requests 100] [--concurrency 16] [--only <name part>]',
+)
 const blocks = Number(values.blocks)
 const perBlock = Number(values.requests)
 const concurrency = Number(values.concurrency)
