@@ -1,7 +1,7 @@
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
 import { SLOW } from '../_served-project.ts'
 import { launchBrowser, newPage } from './_browser.ts'
-import { type DevServer, startDev } from './_dev-project.ts'
+import { cleanUp, type DevServer, startDev } from './_dev-project.ts'
 
 /** What the inspector's browser tests do on its page, as a developer would: by labels and roles. */
 
@@ -47,3 +47,13 @@ export async function sendFromPage(page: Page, text: string): Promise<void> {
 export const lastExchange = (page: Page) => page.locator('.exchange').last()
 export const stateOf = (page: Page) => lastExchange(page).locator('.state').innerText()
 export const answerOf = (page: Page) => lastExchange(page).locator('.artifact').innerText()
+
+/**
+ * Ends what a suite started, in the order that lets each stop cleanly: the pages first (the dev server then stops
+ * with no inspector connected), the browser, then the dev servers and projects (`cleanUp`).
+ */
+export async function closeAll(pages: Page[], browser: Browser | undefined): Promise<void> {
+  for (const page of pages) await page.context().close()
+  await browser?.close()
+  await cleanUp()
+}

@@ -8,7 +8,7 @@ import { rpc } from '../_rpc.ts'
 import { SLOW } from '../_served-project.ts'
 import { browserTestsEnabled } from './_browser.ts'
 import { cleanUp, type DevServer, gatedAgentSource, gateFile, generateProject, writeAgent } from './_dev-project.ts'
-import { openInspector, startDevAndBrowser } from './_page.ts'
+import { closeAll, openInspector, startDevAndBrowser } from './_page.ts'
 
 /**
  * The dev inspector under identity: when the agent's card declares authentication, its task feed (the list, the
@@ -117,11 +117,7 @@ describe.runIf(browserTestsEnabled())('the dev inspector shows each caller its o
     ;({ dev, browser } = await startDevAndBrowser(project))
   }, 3 * SLOW)
 
-  afterAll(async () => {
-    for (const page of pages) await page.context().close()
-    await browser?.close()
-    await cleanUp()
-  }, 2 * SLOW)
+  afterAll(() => closeAll(pages, browser), 2 * SLOW)
 
   it("lists a caller's own tasks only, and refuses a missing or wrong key with the reason and no task", {
     timeout: 2 * SLOW,

@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SLOW } from '../_served-project.ts'
 import { axeViolations, browserTestsEnabled, newPage, saveScreenshot } from './_browser.ts'
 import {
-  cleanUp,
   type DevServer,
   gatedAgentSource,
   gateFile,
@@ -15,6 +14,7 @@ import {
 } from './_dev-project.ts'
 import {
   answerOf,
+  closeAll,
   lastExchange,
   openInspector as openPage,
   sendFromPage,
@@ -59,12 +59,7 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     ;({ dev, browser } = await startDevAndBrowser(project))
   }, 3 * SLOW)
 
-  afterAll(async () => {
-    // Pages first: the dev server then stops with no inspector connected.
-    for (const page of pages) await page.context().close()
-    await browser?.close()
-    await cleanUp()
-  }, 2 * SLOW)
+  afterAll(() => closeAll(pages, browser), 2 * SLOW)
 
   it('has an accessibility check that finds what it should: a button without a name on a page is critical', {
     timeout: SLOW,

@@ -2,8 +2,8 @@ import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SLOW } from '../_served-project.ts'
 import { axeViolations, browserTestsEnabled, saveScreenshot } from './_browser.ts'
-import { cleanUp, type DevServer, gatedAgentSource, gateFile, generateProject, writeAgent } from './_dev-project.ts'
-import { openInspector, sendFromPage, startDevAndBrowser, stateOf } from './_page.ts'
+import { type DevServer, gatedAgentSource, gateFile, generateProject, writeAgent } from './_dev-project.ts'
+import { closeAll, openInspector, sendFromPage, startDevAndBrowser, stateOf } from './_page.ts'
 
 /**
  * How the inspector looks: it follows the system's light or dark scheme and reads well in both (axe), fits a
@@ -49,11 +49,7 @@ describe.runIf(browserTestsEnabled())('how the inspector looks', () => {
     ;({ dev, browser } = await startDevAndBrowser(project))
   }, 3 * SLOW)
 
-  afterAll(async () => {
-    for (const page of pages) await page.context().close()
-    await browser?.close()
-    await cleanUp()
-  }, 2 * SLOW)
+  afterAll(() => closeAll(pages, browser), 2 * SLOW)
 
   for (const colorScheme of ['light', 'dark'] as const) {
     it(`follows a ${colorScheme} system scheme, every view readable (axe)`, { timeout: 3 * SLOW }, async () => {

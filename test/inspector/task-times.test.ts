@@ -4,16 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { rpc } from '../_rpc.ts'
 import { SLOW } from '../_served-project.ts'
 import { browserTestsEnabled, saveScreenshot } from './_browser.ts'
-import {
-  cleanUp,
-  type DevServer,
-  gatedAgentSource,
-  gateFile,
-  generateProject,
-  sendMessage,
-  writeAgent,
-} from './_dev-project.ts'
-import { openInspector, startDevAndBrowser } from './_page.ts'
+import { type DevServer, gatedAgentSource, gateFile, generateProject, sendMessage, writeAgent } from './_dev-project.ts'
+import { closeAll, openInspector, startDevAndBrowser } from './_page.ts'
 
 /**
  * Times in the inspector's Tasks view: a replayed timeline places each event at the time it happened (not all at
@@ -104,11 +96,7 @@ describe.runIf(browserTestsEnabled())('times in the inspector', () => {
     )
   }, 3 * SLOW)
 
-  afterAll(async () => {
-    for (const page of pages) await page.context().close()
-    await browser?.close()
-    await cleanUp()
-  }, 2 * SLOW)
+  afterAll(() => closeAll(pages, browser), 2 * SLOW)
 
   it("replays a task with each event at its own offset from the task's creation", { timeout: 2 * SLOW }, async () => {
     const page = await open()
