@@ -388,11 +388,11 @@ describe.each([
 describe('@a2a-js/sdk 0.3.x against a default agent, without A2A-Version', () => {
   const cardUrl = (url: string) => `${url}.well-known/agent-card.json`
 
-  it('reads a card without streaming, and sends, gets and cancels; the client refuses to stream instead of failing mid-stream', async () => {
+  it("follows the card's url to POST /v0.3, where it sends, gets, cancels, streams and resubscribes", async () => {
     const target = await start()
     const a2a = await A2AClientV03.fromCardUrl(cardUrl(target.url))
     const card: any = await a2a.getAgentCard()
-    expect(card).toMatchObject({ protocolVersion: '0.3.0', url: target.url, capabilities: { streaming: false } })
+    expect(card).toMatchObject({ protocolVersion: '0.3.0', url: `${target.url}v0.3`, capabilities: { streaming: true } })
 
     const sent: any = await a2a.sendMessage(v03Message('hello'))
     expect(sent.result).toMatchObject({ kind: 'task', status: { state: 'completed' } })
@@ -402,42 +402,54 @@ describe('@a2a-js/sdk 0.3.x against a default agent, without A2A-Version', () =>
     const running: any = await a2a.sendMessage({ ...v03Message('wait'), configuration: { blocking: false } } as any)
     expect(((await a2a.cancelTask({ id: running.result.id })) as any).result.status.state).toBe('canceled')
 
-    const stream = async () => {
-      for await (const _ of a2a.sendMessageStream(v03Message('streamed'))) {
-      }
-    }
-    await expect(stream()).rejects.toThrow(/does not support streaming/)
-    const follow = async () => {
-      for await (const _ of a2a.resubscribeTask({ id: sent.result.id })) {
-      }
-    }
-    await expect(follow()).rejects.toThrow(/does not support streaming/)
+    const events: any[] = []
+    for await (const event of a2a.sendMessageStream(v03Message('streamed words'))) events.push(event)
+    expect(events[0]).toMatchObject({ kind: 'task' })
+    expect(events.filter((event) => event.kind === 'artifact-update').length).toBeGreaterThan(1)
+    expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } })
+
+    const asked: any = await a2a.sendMessage(v03Message('ask'))
+    expect(asked.result.status.state).toBe('input-required')
+    const followed: any[] = []
+    const following = (async () => {
+      for await (const event of a2a.resubscribeTask({ id: asked.result.id })) followed.push(event)
+    })()
+    await expect.poll(() => followed.length).toBeGreaterThan(0)
+    await a2a.sendMessage(v03Message('Paris', asked.result.id))
+    await following
+    expect(followed.at(-1)).toMatchObject({ kind: 'status-update', status: { state: 'completed' } })
   })
 
-  it("the 0.3 ClientFactory's sendMessageStream gets the finished task as its one event", async () => {
+  it("the 0.3 ClientFactory's sendMessageStream gets the task, its chunks and the end", async () => {
     const target = await start()
     const client = await new ClientFactoryV03().createFromUrl(target.url)
     const events: any[] = []
     for await (const event of client.sendMessageStream(v03Message('streamed words'))) events.push(event)
-    expect(events).toHaveLength(1)
-    expect(events[0]).toMatchObject({ kind: 'task', status: { state: 'completed' } })
-    expect(v03Text(events[0])).toBe('Echo: streamed words')
+    expect(events[0]).toMatchObject({ kind: 'task' })
+    const text = events
+      .filter((event) => event.kind === 'artifact-update')
+      .flatMap((event) => event.artifact.parts.map((part: any) => part.text))
+      .join('')
+    expect(text).toBe('Echo: streamed words')
+    expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } })
   })
 
-  it('a card asked for with A2A-Version: 0.3 or 1.0 keeps streaming, which the root serves to such clients', async () => {
+  it('POST / keeps the platform dialect for the same method names (its notifications on a stream)', async () => {
     const target = await start()
-    for (const version of ['0.3', '1.0']) {
-      const card = await (
-        await target.fetch('/.well-known/agent-card.json', { headers: { 'A2A-Version': version } })
-      ).json()
-      expect(card.capabilities.streaming).toBe(true)
-    }
+    const response = await target.fetch('/', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/stream', params: v03Message('hi') }),
+    })
+    const text = await response.text()
+    expect(text).toContain('"method":"tasks/statusUpdate"')
+    expect(text).not.toContain('"kind":"task"')
   })
 
-  it('an agent whose slash-named methods speak v0.3 keeps streaming in that card', async () => {
+  it('an agent whose slash-named methods speak v0.3 gives its root as the v0.3 address', async () => {
     const target = await start({ dialect: 'a2a-0.3' })
     const card = await (await target.fetch('/.well-known/agent-card.json')).json()
-    expect(card.capabilities.streaming).toBe(true)
+    expect(card).toMatchObject({ url: target.url, capabilities: { streaming: true } })
   })
 })
 

@@ -1554,17 +1554,18 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       const response = await target.fetch('/.well-known/agent-card.json')
       expect(response.status).toBe(200)
       const card = await response.json()
-      // A client that does not say A2A-Version: 0.3 gets the platform dialect's notifications on a stream here: the
-      // card
-      // claims no streaming to it (test/interop/sdk-clients.test.ts).
-      const capabilities = { streaming: false }
+      // POST / speaks the platform dialect to slash-named methods: v0.3 clients are sent to POST /v0.3, where the
+      // whole v0.3 dialect (streams included) is served.
+      const v03 = `${target.url}v0.3`
       expect(card).toMatchObject({
         protocolVersion: '0.3.0',
-        url: target.url,
+        url: v03,
         preferredTransport: 'JSONRPC',
+        additionalInterfaces: [{ url: v03, transport: 'JSONRPC' }],
         ...TEST_CARD_FIELDS,
-        capabilities,
       })
+      expect(card.supportedInterfaces).toContainEqual({ url: v03, protocolBinding: 'JSONRPC', protocolVersion: '0.3' })
+      expect(card.supportedInterfaces[0]).toEqual({ url: target.url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' })
     })
 
     it.each([

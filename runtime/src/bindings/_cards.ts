@@ -4,16 +4,27 @@ import type { AuthScheme } from '../types.js'
 /**
  * The one card declaration in each dialect's shape. The platform reads `/.well-known/agent.json`; A2A clients
  * read `/.well-known/agent-card.json`, v1.0 ones (A2A-Version: 1.0) in the v1.0 shape and older ones in the
- * v0.3 shape. Each shape also carries the other generation's addressing fields, so either client finds the
- * endpoint in either.
- *
- * Where slash-named methods speak the platform dialect, a v0.3 client that does not say `A2A-Version: 0.3` (the
- * 0.3 SDKs never do) gets the platform's answers: a stream of notifications, which such a client cannot read. Its
- * card (`a2a-0.3-platform`) claims only what it is served: the v0.3 shape without streaming (the 0.3 SDK then
- * sends instead of streaming, or refuses before asking).
+ * v0.3 shape. Each shape also carries the other generation's addressing fields, so either client finds its
+ * endpoint in either: v1.0 clients read `supportedInterfaces` (every binding the agent serves, each at its
+ * address), v0.3 clients the top-level `url` / `preferredTransport` / `additionalInterfaces`, which name the
+ * address where the whole v0.3 dialect is served (`POST /v0.3`, or `POST /` when slash-named methods speak v0.3
+ * there): the platform dialect shares v0.3's method names on `POST /` but not its streams.
  */
 
-export type CardDialect = 'platform' | 'a2a-1.0' | 'a2a-0.3' | 'a2a-0.3-platform'
+/** Where each binding is served, for one base address of the agent. */
+export interface Addresses {
+  /** JSON-RPC, A2A v1.0 (and the platform dialect): the agent's base address. */
+  jsonRpc: string
+  /** JSON-RPC in the A2A v0.3 dialect. */
+  v03: string
+}
+
+/** The addresses of an agent served at `url` (its base address, ending in `/`). */
+export function addressesAt(url: string, v03OnRoot: boolean): Addresses {
+  return { jsonRpc: url, v03: v03OnRoot ? url : `${url.endsWith('/') ? url : `${url}/`}v0.3` }
+}
+
+export type CardDialect = 'platform' | 'a2a-1.0' | 'a2a-0.3'
 
 const V1_SCHEMES: Record<AuthScheme, (openIdConnectUrl: string | undefined) => unknown> = {
   bearer: () => ({ httpAuthSecurityScheme: { scheme: 'Bearer' } }),
@@ -27,18 +38,18 @@ const V03_SCHEMES: Record<AuthScheme, (openIdConnectUrl: string | undefined) => 
   oidc: (openIdConnectUrl) => ({ type: 'openIdConnect', openIdConnectUrl }),
 }
 
-function common(template: CardTemplate, url: string) {
+function common(template: CardTemplate, at: Addresses) {
   const { authentication, name, description, openIdConnectUrl: _declaredBelow, extendedCard, ...rest } = template
   return {
     name,
     description,
-    url,
+    url: at.v03,
     supportedInterfaces: [
-      { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-      { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      { url: at.jsonRpc, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: at.v03, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
     ],
     preferredTransport: 'JSONRPC',
-    additionalInterfaces: [{ url, transport: 'JSONRPC' }],
+    additionalInterfaces: [{ url: at.v03, transport: 'JSONRPC' }],
     ...rest,
     schemes: authentication?.schemes ?? [],
     extended: extendedCard !== undefined,
@@ -49,7 +60,7 @@ function common(template: CardTemplate, url: string) {
  * The authenticated extended card in an A2A dialect: the public card with the extended card's skills added (and its
  * description, when it has one).
  */
-export function renderExtendedCard(dialect: 'a2a-1.0' | 'a2a-0.3', template: CardTemplate, url: string): object {
+export function renderExtendedCard(dialect: 'a2a-1.0' | 'a2a-0.3', template: CardTemplate, at: Addresses): object {
   const extended = template.extendedCard!
   return renderCard(
     dialect,
@@ -58,13 +69,13 @@ export function renderExtendedCard(dialect: 'a2a-1.0' | 'a2a-0.3', template: Car
       description: extended.description ?? template.description,
       skills: [...template.skills, ...extended.skills],
     },
-    url,
+    at,
   )
 }
 
-export function renderCard(dialect: CardDialect, template: CardTemplate, url: string): object {
-  if (dialect === 'platform') return cardAt(template, url)
-  const { schemes, extended, ...shared } = common(template, url)
+export function renderCard(dialect: CardDialect, template: CardTemplate, at: Addresses): object {
+  if (dialect === 'platform') return cardAt(template, at.jsonRpc)
+  const { schemes, extended, ...shared } = common(template, at)
   const card = extended ? { ...shared, capabilities: { ...shared.capabilities, extendedAgentCard: true } } : shared
   if (dialect === 'a2a-1.0') {
     if (!schemes.length) return card
@@ -80,7 +91,6 @@ export function renderCard(dialect: CardDialect, template: CardTemplate, url: st
   const v03 = {
     protocolVersion: '0.3.0',
     ...shared,
-    ...(dialect === 'a2a-0.3-platform' && { capabilities: { ...shared.capabilities, streaming: false } }),
     ...(extended && { supportsAuthenticatedExtendedCard: true }),
   }
   if (!schemes.length) return v03

@@ -38,8 +38,8 @@ const frames = (event: TaskEvent, task: Task, id: unknown, first: boolean) =>
 
 const resubscribe = subscribeWith({
   readTaskId,
-  task: (task, id) => respond(id, taskToV03(task)),
-  event: (event, id) => respond(id, result(event)),
+  task: (task, { id }) => respond(id, taskToV03(task)),
+  event: (event, { id }) => respond(id, result(event)),
 })
 
 export const v03Binding: Binding = {

@@ -1,12 +1,11 @@
 import { replyOf } from '../core/_task-run.js'
 import { A2AError, ErrorCode, TaskEndedError, UnsupportedOperationError } from '../errors.js'
 import type { JsonRpcId } from '../http/_jsonrpc.js'
-import type { SseStream } from '../http/_sse.js'
 import type { Task, TaskEvent } from '../types.js'
 import { readListParamsV1, readSendParamsV1, readTaskIdV1 } from './_v1-params.js'
 import { v1PushMethods } from './_v1-push.js'
 import { taskToV1 } from './_v1-task.js'
-import type { Binding, MethodHandler } from './shared/_binding.js'
+import type { Binding, CallContext, EventStream, MethodHandler } from './shared/_binding.js'
 import { extendedCardIn, numberingAsked, streamingOff, subscribeWith } from './shared/_handlers.js'
 import { assertOutputModes } from './shared/_params.js'
 import { eventToV1, messageToV1 } from './shared/_v1-shapes.js'
@@ -37,12 +36,13 @@ export function withErrorInfo(error: A2AError): A2AError {
 }
 
 /**
- * An SSE body whose events are JSON-RPC responses to `id`; the first one carries the Task, or is the one Message
- * an agent replied with (`reply()`), after which the stream ends.
+ * A send's stream: the first event carries the Task, or is the one Message an agent replied with (`reply()`), after
+ * which the stream ends. Each result is framed as the binding frames it (`frameV1`).
  */
-function taskStream(id: JsonRpcId, sse: SseStream) {
+function taskStream(call: CallContext, stream: EventStream) {
+  const { id, frameV1 } = call
   // Numbered by the task's events; the Task frame carries the number of the event it already reflects.
-  const send = (result: unknown, seq: number) => sse.send(JSON.stringify({ jsonrpc: '2.0', id, result }), seq)
+  const send = (result: object, seq: number) => stream.send(frameV1(result, id), seq)
   let sentTask = false
   let replied = false
   const sendTask = (task: Task, seq: number) => {
@@ -56,17 +56,20 @@ function taskStream(id: JsonRpcId, sse: SseStream) {
     if (reply) {
       replied = true
       send({ message: messageToV1(reply) }, event.seq)
-      sse.close()
+      stream.close()
       return
     }
     sendTask(task, event.seq)
     send(eventToV1(event), event.seq)
     // A send's stream is its turn's: it ends when the task ends or waits for input (the follow-up opens the next
     // one). SubscribeToTask follows the task across turns (`subscribeWith`).
-    if (event.kind === 'status-update' && event.final) sse.close()
+    if (event.kind === 'status-update' && event.final) stream.close()
   }
-  return { sse, sendTask, listener }
+  return { stream, sendTask, listener }
 }
+
+/** A v1.0 stream result inside the JSON-RPC response to request `id` (the JSON-RPC binding's `frameV1`). */
+export const jsonRpcFrameV1 = (result: object, id: JsonRpcId): string => JSON.stringify({ jsonrpc: '2.0', id, result })
 
 const sendMessage: MethodHandler = async (params, call) => {
   const { engine, outputModes } = call
@@ -83,7 +86,7 @@ const sendMessage: MethodHandler = async (params, call) => {
 }
 
 const sendStreamingMessage: MethodHandler = async (params, call) => {
-  const { engine, streaming, id, outputModes, headers, openStream } = call
+  const { engine, streaming, outputModes, headers, openStream } = call
   if (!streaming) throw streamingOff()
   numberingAsked(headers)
   const request = readSendParamsV1(params)
@@ -91,21 +94,21 @@ const sendStreamingMessage: MethodHandler = async (params, call) => {
   assertOutputModes(request.acceptedOutputModes, outputModes)
   call.inputModes.check(request.message, true)
   await attachWebhook(request, call, 'params.configuration.taskPushNotificationConfig')
-  const stream = taskStream(id, openStream())
+  const stream = taskStream(call, openStream())
   try {
     const { unsubscribe } = await engine.send(request, stream.listener)
-    stream.sse.onCancel(unsubscribe)
-    return stream.sse.response
+    stream.stream.onCancel(unsubscribe)
+    return stream.stream.response
   } catch (error) {
-    stream.sse.close() // never sent: it must not count as open
+    stream.stream.close() // never sent: it must not count as open
     throw error
   }
 }
 
 const subscribeToTask = subscribeWith({
   readTaskId: (params) => readTaskIdV1(params).id,
-  task: (task, id) => JSON.stringify({ jsonrpc: '2.0', id, result: { task: taskToV1(task) } }),
-  event: (event, id) => JSON.stringify({ jsonrpc: '2.0', id, result: eventToV1(event) }),
+  task: (task, { id, frameV1 }) => frameV1({ task: taskToV1(task) }, id),
+  event: (event, { id, frameV1 }) => frameV1(eventToV1(event), id),
 })
 
 const getTask: MethodHandler = async (params, { engine, principal }) => {

@@ -7,19 +7,23 @@ import type { WebOriginGuard } from './_web-origin.js'
 
 const CARD_PATH = '/.well-known/agent.json'
 const A2A_CARD_PATH = '/.well-known/agent-card.json'
-export const RPC_PATHS = ['/', '/jsonrpc'] as const
+/** JSON-RPC: the platform dialect and A2A v1.0 (or v0.3, by setting) at `/` and `/jsonrpc`, A2A v0.3 at `/v0.3`. */
+export const RPC_PATHS = ['/', '/jsonrpc', '/v0.3'] as const
+const V03_PATH = '/v0.3'
 /** Every path the app serves (the request log prints no other). */
 export const SERVED_PATHS: ReadonlySet<string> = new Set([CARD_PATH, A2A_CARD_PATH, ...RPC_PATHS])
 
 /**
  * The app's routes: the card at `/.well-known/agent.json` (platform) and `/.well-known/agent-card.json` (A2A),
- * JSON-RPC at `POST /` and `POST /jsonrpc`. A foreign `Host` or `Origin` never reaches the agent: every route,
+ * JSON-RPC at `POST /` and `POST /jsonrpc`, and in the A2A v0.3 dialect at `POST /v0.3` (the address the A2A
+ * cards give v0.3 clients). A foreign `Host` or `Origin` never reaches the agent: every route,
  * and any other path or method, is checked first.
  */
 export function createRoutes(
   webOrigin: WebOriginGuard,
   cardFor: (dialect: CardDialect, event: H3Event) => CachedCard | Promise<CachedCard>,
   rpc: (request: Request) => Promise<Response>,
+  rpcV03: (request: Request) => Promise<Response>,
 ): H3 {
   const h3 = new H3({ silent: true })
   const checked =
@@ -41,7 +45,11 @@ export function createRoutes(
     ),
   )
   const rpcRoute = checked((event) => rpc(event.req as Request))
-  for (const path of RPC_PATHS) h3.post(path, rpcRoute)
+  for (const path of RPC_PATHS) if (path !== V03_PATH) h3.post(path, rpcRoute)
+  h3.post(
+    V03_PATH,
+    checked((event) => rpcV03(event.req as Request)),
+  )
   // Any other path or method: refused as the routes are, a preflight answered, anything else not found.
   h3.all(
     '/**',

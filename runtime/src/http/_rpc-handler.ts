@@ -1,4 +1,5 @@
-import { v1Binding } from '../bindings/_v1.js'
+import { jsonRpcFrameV1, v1Binding } from '../bindings/_v1.js'
+import type { EventStream } from '../bindings/shared/_binding.js'
 import type { TaskEngine } from '../core/_engine.js'
 import { A2AError, ErrorCode, MethodNotFoundError, ParseError } from '../errors.js'
 import type { Logger } from '../logger.js'
@@ -10,7 +11,6 @@ import { errorResponse, idOf, type JsonRpcId, readCall, resultResponse } from '.
 import { headerOf } from './_node-headers.js'
 import type { Outgoing } from './_outgoing.js'
 import type { ServedAgent } from './_served-agent.js'
-import type { SseStream } from './_sse.js'
 
 const CLOSE_CONNECTION = { connection: 'close' } as const
 /** RFC 6750 §3.1: a token that proves the caller but lacks a scope the agent requires. */
@@ -26,7 +26,7 @@ export interface RpcHandlerParts {
   maxBodySize: number
   bodyBudget: BodyBudget
   eventIds: boolean
-  openStream: () => SseStream
+  openStream: () => EventStream
   /** The address the agent's cards give, for this request. */
   cardUrl: (request: Request) => string
   outgoing: Outgoing
@@ -83,6 +83,7 @@ export function rpcHandler(parts: RpcHandlerParts): (request: Request) => Promis
         headers: request.headers,
         eventIds,
         openStream,
+        frameV1: jsonRpcFrameV1,
         push,
         dialect: binding.name,
         principal,

@@ -1,5 +1,5 @@
 import type { Agent } from '../agent.js'
-import { type CardDialect, renderCard, renderExtendedCard } from '../bindings/_cards.js'
+import { type Addresses, type CardDialect, renderCard, renderExtendedCard } from '../bindings/_cards.js'
 import { InputModes } from '../bindings/shared/_input-modes.js'
 import { type CardTemplate, normalizeCard } from '../core/_card.js'
 import type { Logger } from '../logger.js'
@@ -39,11 +39,15 @@ export class ServedAgent {
   /** Each card once per dialect and address; a signed one is a promise until its signature is made. */
   readonly #cards = new Map<string, CachedCard | Promise<CachedCard>>()
 
-  /** `pushFor` gives the app's push service when the card declares push notifications. */
+  /**
+   * `pushFor` gives the app's push service when the card declares push notifications; `addresses` where each binding
+   * is served for a base address of the agent.
+   */
   constructor(
     readonly agent: Agent,
     auth: AuthSettings,
     pushFor: (declared: boolean) => PushService | undefined,
+    private readonly addresses: (url: string) => Addresses,
   ) {
     const template = normalizeCard(agent.card)
     const schemes = template.authentication?.schemes ?? []
@@ -65,7 +69,7 @@ export class ServedAgent {
     const key = `${dialect} ${url}`
     let card = this.#cards.get(key)
     if (card === undefined) {
-      const rendered = renderCard(dialect, this.template, url)
+      const rendered = renderCard(dialect, this.template, this.addresses(url))
       card =
         signer && dialect !== 'platform'
           ? this.#signed(key, rendered as Record<string, unknown>, dialect === 'a2a-1.0', signer)
@@ -78,7 +82,12 @@ export class ServedAgent {
 
   /** The authenticated extended card (the agent declares one) in an A2A dialect, at one address. */
   extendedCard(dialect: 'a2a-1.0' | 'a2a-0.3', url: string): object {
-    return renderExtendedCard(dialect, this.template, url)
+    return renderExtendedCard(dialect, this.template, this.addresses(url))
+  }
+
+  /** Renders the cards again on their next request: the bindings served, or their addresses, have changed. */
+  forgetCards(): void {
+    this.#cards.clear()
   }
 
   /** Signs the card; once signed it replaces its promise in the cache, and a failure is not kept. */

@@ -1,6 +1,6 @@
 import type { H3Event } from 'h3'
 import type { Agent } from '../agent.js'
-import type { CardDialect } from '../bindings/_cards.js'
+import { addressesAt, type CardDialect } from '../bindings/_cards.js'
 import { renderPush } from '../bindings/_push.js'
 import { TaskEngine } from '../core/_engine.js'
 import { ConfigurationError } from '../errors.js'
@@ -13,10 +13,9 @@ import type { TaskStore } from '../stores/task-store.js'
 import { readAppSettings } from './_app-settings.js'
 import { readCardSigning } from './_card-signing.js'
 import { DialectRouter } from './_dialect-router.js'
-import { headerOf } from './_node-headers.js'
 import { Outgoing } from './_outgoing.js'
 import { createRoutes, RPC_PATHS, SERVED_PATHS } from './_routes.js'
-import { rpcHandler } from './_rpc-handler.js'
+import { type RpcHandlerParts, rpcHandler } from './_rpc-handler.js'
 import { ServedAgent } from './_served-agent.js'
 import { keepServed } from './_served-check.js'
 import { StreamLimit } from './_stream-limit.js'
@@ -24,8 +23,6 @@ import { readWebOrigin, WebOriginGuard } from './_web-origin.js'
 import type { A2AApp, A2AAppOptions } from './app-options.js'
 
 export type { A2AApp, A2AAppOptions } from './app-options.js'
-
-const STREAM_CALL = { method: 'message/stream' }
 
 /** How long a shutdown lets the final notifications of tasks that just ended go out. */
 const PUSH_FLUSH_MS = 5000
@@ -70,13 +67,13 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
     return pushService
   }
   const auth = { options: options.auth, logger, env }
-  const served = { current: ownersKept(new ServedAgent(agent, auth, pushFor), store) }
+  // v0.3 clients are sent to POST /v0.3, unless slash-named methods speak v0.3 on POST / as well.
+  const v03OnRoot = settings.dialect === 'a2a-0.3'
+  const addresses = (url: string) => addressesAt(url, v03OnRoot)
+  const servedAgent = (served: Agent) => ownersKept(new ServedAgent(served, auth, pushFor, addresses), store)
+  const served = { current: servedAgent(agent) }
 
   let listeningUrl: string | undefined
-  const router = new DialectRouter(settings.dialect)
-  // A v0.3 card claims streaming only to a client whose streams this endpoint answers in v0.3 (bindings/_cards.ts).
-  const answersV03 = (event: H3Event) =>
-    router.dialectOf(STREAM_CALL, headerOf(event.req, 'a2a-version')).name === 'a2a-0.3'
   let unsignedSaid = false
   const cardFor = (dialect: CardDialect, event: H3Event) => {
     const known = settings.publicUrl ?? listeningUrl
@@ -86,19 +83,14 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
       unsignedSaid = true
       logger.warn('The cards are served unsigned: the agent knows no address of its own to sign; set A2A_PUBLIC_URL')
     }
-    const card = served.current.card(
-      dialect === 'a2a-0.3' && !answersV03(event) ? 'a2a-0.3-platform' : dialect,
-      known ?? `${event.url.origin}/`,
-      known ? cardSigner : undefined,
-    )
+    const card = served.current.card(dialect, known ?? `${event.url.origin}/`, known ? cardSigner : undefined)
     // A signature that fails after the key was accepted is the runtime's fault: the client sees a 500, the log why.
     if (card instanceof Promise) card.catch((error: unknown) => logger.error('Could not sign the card', error))
     return card
   }
   const outgoing = new Outgoing(settings.outgoing, logger)
-  const rpc = rpcHandler({
+  const rpcParts: Omit<RpcHandlerParts, 'router'> = {
     served,
-    router,
     engine,
     maxBodySize: settings.maxBodySize,
     bodyBudget: settings.bodyBudget,
@@ -107,8 +99,10 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
     cardUrl: (request) => settings.publicUrl ?? listeningUrl ?? `${new URL(request.url).origin}/`,
     outgoing,
     logger,
-  })
-  const h3 = createRoutes(webOrigin, cardFor, rpc)
+  }
+  const rpc = rpcHandler({ ...rpcParts, router: new DialectRouter(settings.dialect) })
+  const rpcV03 = rpcHandler({ ...rpcParts, router: new DialectRouter('a2a-0.3') })
+  const h3 = createRoutes(webOrigin, cardFor, rpc, rpcV03)
 
   const app: A2AApp = {
     h3,
@@ -122,7 +116,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
       webOrigin.addUrl(url)
     },
     replaceAgent(next) {
-      served.current = ownersKept(new ServedAgent(next, auth, pushFor), store)
+      served.current = servedAgent(next)
       engine.agent = next
     },
     async close() {

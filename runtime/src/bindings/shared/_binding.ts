@@ -1,7 +1,6 @@
 import type { TaskEngine } from '../../core/_engine.js'
 import type { A2AError } from '../../errors.js'
 import type { JsonRpcId } from '../../http/_jsonrpc.js'
-import type { SseStream } from '../../http/_sse.js'
 import type { PushService } from '../../push/_service.js'
 import type { PushDialect } from '../../push/push-config.js'
 import type { Principal } from '../../types.js'
@@ -21,8 +20,14 @@ export interface CallContext {
   headers: Headers
   /** Streams carry `id:` lines on the platform dialect too (the A2A dialects always send them). */
   eventIds: boolean
-  /** Opens an SSE response with the app's heartbeat, counted against its limit of open streams. */
-  openStream(): SseStream
+  /** Opens a stream of events (an SSE response with the app's heartbeat, or a gRPC server stream), counted against
+   *  the app's limit of open streams. */
+  openStream(): EventStream
+  /**
+   * One A2A v1.0 stream result (a StreamResponse) as this binding frames it: a JSON-RPC response carrying the request
+   * id, or the result alone (HTTP+JSON, gRPC). Module-level functions, so a request makes no closure for it.
+   */
+  frameV1(result: object, id: JsonRpcId): string
   /** Push notifications, when the card declares them. */
   push: PushService | undefined
   /** The dialect answering: webhooks configured in it receive its shapes. */
@@ -31,6 +36,18 @@ export interface CallContext {
   principal: Principal | undefined
   /** The authenticated extended card in a dialect's shape; undefined when the agent declares none. */
   extendedCard: ((dialect: 'a2a-1.0' | 'a2a-0.3') => object) | undefined
+}
+
+/** Where a streaming method sends its events: what a binding's stream offers the methods (`SseStream` over HTTP). */
+export interface EventStream {
+  /** Sends one event, numbered `seq` when the client may resume after it. */
+  send(frame: string, seq?: number): void
+  /** Ends the stream after what was sent. */
+  close(): void
+  /** Called once if the client goes away before `close()`; at once if it already has. */
+  onCancel(callback: () => void): void
+  /** The HTTP answer carrying the stream (a gRPC stream has none: its handler ignores what the method returns). */
+  readonly response: Response
 }
 
 /** Returns the JSON-RPC `result`, or a `Response` when the method streams. */

@@ -1,6 +1,5 @@
 import { isTerminal } from '../../core/_lifecycle.js'
 import { A2AError, ErrorCode, InvalidParamsError, UnsupportedOperationError } from '../../errors.js'
-import type { JsonRpcId } from '../../http/_jsonrpc.js'
 import type { Task, TaskEvent } from '../../types.js'
 import type { CallContext, MethodHandler } from './_binding.js'
 
@@ -52,8 +51,8 @@ export function numberingAsked(headers: Headers): boolean {
 
 interface Framing {
   readTaskId(params: unknown): string
-  task(task: Task, id: JsonRpcId): string
-  event(event: TaskEvent, id: JsonRpcId): string
+  task(task: Task, call: CallContext): string
+  event(event: TaskEvent, call: CallContext): string
 }
 
 /**
@@ -67,7 +66,8 @@ interface Framing {
  * still keeps its events.
  */
 export function subscribeWith(framing: Framing): MethodHandler {
-  return async (params, { engine, streaming, id, headers, openStream, dialect, principal }) => {
+  return async (params, call) => {
+    const { engine, streaming, headers, openStream, dialect, principal } = call
     if (!streaming) throw streamingOff()
     const taskId = framing.readTaskId(params)
     const lastEventId = readLastEventId(headers)
@@ -76,7 +76,7 @@ export function subscribeWith(framing: Framing): MethodHandler {
     const deliver = (event: TaskEvent): void => {
       if (event.seq <= delivered) return
       delivered = event.seq
-      sse.send(framing.event(event, id), event.seq)
+      sse.send(framing.event(event, call), event.seq)
       if (event.kind === 'status-update' && isTerminal(event.status.state)) sse.close()
     }
     // Live events that arrive while the Task or the missed events are being read wait for them; so does the
@@ -110,7 +110,7 @@ export function subscribeWith(framing: Framing): MethodHandler {
             `Task ${taskId} is ${task.status.state}: a finished task has no more events to subscribe to`,
           )
         }
-        sse.send(framing.task(task, id), reflected)
+        sse.send(framing.task(task, call), reflected)
         delivered = reflected ?? 0
       } else {
         const last = current().seq
