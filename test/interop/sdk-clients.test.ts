@@ -392,7 +392,11 @@ describe('@a2a-js/sdk 0.3.x against a default agent, without A2A-Version', () =>
     const target = await start()
     const a2a = await A2AClientV03.fromCardUrl(cardUrl(target.url))
     const card: any = await a2a.getAgentCard()
-    expect(card).toMatchObject({ protocolVersion: '0.3.0', url: `${target.url}v0.3`, capabilities: { streaming: true } })
+    expect(card).toMatchObject({
+      protocolVersion: '0.3.0',
+      url: `${target.url}v0.3`,
+      capabilities: { streaming: true },
+    })
 
     const sent: any = await a2a.sendMessage(v03Message('hello'))
     expect(sent.result).toMatchObject({ kind: 'task', status: { state: 'completed' } })

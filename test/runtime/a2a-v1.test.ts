@@ -1565,7 +1565,11 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
         ...TEST_CARD_FIELDS,
       })
       expect(card.supportedInterfaces).toContainEqual({ url: v03, protocolBinding: 'JSONRPC', protocolVersion: '0.3' })
-      expect(card.supportedInterfaces[0]).toEqual({ url: target.url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' })
+      expect(card.supportedInterfaces[0]).toEqual({
+        url: target.url,
+        protocolBinding: 'JSONRPC',
+        protocolVersion: '1.0',
+      })
     })
 
     it.each([
