@@ -17,11 +17,13 @@ export interface Addresses {
   jsonRpc: string
   /** JSON-RPC in the A2A v0.3 dialect. */
   v03: string
+  /** The gRPC binding's `host:port`, when it listens. */
+  grpc?: string | undefined
 }
 
 /** The addresses of an agent served at `url` (its base address, ending in `/`). */
-export function addressesAt(url: string, v03OnRoot: boolean): Addresses {
-  return { jsonRpc: url, v03: v03OnRoot ? url : `${url.endsWith('/') ? url : `${url}/`}v0.3` }
+export function addressesAt(url: string, v03OnRoot: boolean, grpc?: string): Addresses {
+  return { jsonRpc: url, v03: v03OnRoot ? url : `${url.endsWith('/') ? url : `${url}/`}v0.3`, grpc }
 }
 
 export type CardDialect = 'platform' | 'a2a-1.0' | 'a2a-0.3'
@@ -44,8 +46,10 @@ function common(template: CardTemplate, at: Addresses) {
     name,
     description,
     url: at.v03,
+    // The first is the one a v1.0 client prefers (§8.3).
     supportedInterfaces: [
       { url: at.jsonRpc, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      ...(at.grpc ? [{ url: at.grpc, protocolBinding: 'GRPC', protocolVersion: '1.0' }] : []),
       { url: at.v03, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
     ],
     preferredTransport: 'JSONRPC',

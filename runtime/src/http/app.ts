@@ -10,6 +10,7 @@ import { envValue, processEnv } from '../settings.js'
 import { storeFromSetting } from '../stores/from-setting.js'
 import { createMemoryStore } from '../stores/memory.js'
 import type { TaskStore } from '../stores/task-store.js'
+import { keepInternals } from './_app-internals.js'
 import { readAppSettings } from './_app-settings.js'
 import { readCardSigning } from './_card-signing.js'
 import { DialectRouter } from './_dialect-router.js'
@@ -17,7 +18,6 @@ import { Outgoing } from './_outgoing.js'
 import { createRoutes, RPC_PATHS, SERVED_PATHS } from './_routes.js'
 import { type RpcHandlerParts, rpcHandler } from './_rpc-handler.js'
 import { ServedAgent } from './_served-agent.js'
-import { keepServed } from './_served-check.js'
 import { StreamLimit } from './_stream-limit.js'
 import { readWebOrigin, WebOriginGuard } from './_web-origin.js'
 import type { A2AApp, A2AAppOptions } from './app-options.js'
@@ -69,7 +69,8 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   const auth = { options: options.auth, logger, env }
   // v0.3 clients are sent to POST /v0.3, unless slash-named methods speak v0.3 on POST / as well.
   const v03OnRoot = settings.dialect === 'a2a-0.3'
-  const addresses = (url: string) => addressesAt(url, v03OnRoot)
+  let grpcAddress: string | undefined
+  const addresses = (url: string) => addressesAt(url, v03OnRoot, grpcAddress)
   const servedAgent = (served: Agent) => ownersKept(new ServedAgent(served, auth, pushFor, addresses), store)
   const served = { current: servedAgent(agent) }
 
@@ -89,13 +90,14 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
     return card
   }
   const outgoing = new Outgoing(settings.outgoing, logger)
+  const streams = new StreamLimit(settings.maxStreams, settings.heartbeatMs, outgoing)
   const rpcParts: Omit<RpcHandlerParts, 'router'> = {
     served,
     engine,
     maxBodySize: settings.maxBodySize,
     bodyBudget: settings.bodyBudget,
     eventIds: settings.eventIds,
-    openStream: new StreamLimit(settings.maxStreams, settings.heartbeatMs, outgoing).open,
+    openStream: streams.open,
     cardUrl: (request) => settings.publicUrl ?? listeningUrl ?? `${new URL(request.url).origin}/`,
     outgoing,
     logger,
@@ -126,7 +128,17 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
       await store.close?.()
     },
   }
-  keepServed(app, served)
+  keepInternals(app, {
+    served,
+    engine,
+    settings,
+    streams,
+    logger,
+    announceGrpc(address) {
+      grpcAddress = address
+      served.current.forgetCards()
+    },
+  })
   return app
 }
 
