@@ -130,6 +130,9 @@ export default defineAgent({
     // One line per request, at the level asked for.
     expect(output).toMatch(/POST \/ 200 [\d.]+ ms/)
     expect(output).toMatch(/GET \/\.well-known\/agent\.json 200/)
+    // Each interface of the A2A v1.0 card was asked in its binding: v0.3 at its own address.
+    expect(output).toMatch(/GET \/\.well-known\/agent-card\.json 200/)
+    expect(output).toMatch(/POST \/v0\.3 200/)
   })
 
   it.each([
@@ -202,5 +205,71 @@ export default defineAgent({
     expect(stderr).toContain(
       "a2a: --live probes a running agent: give its URL, or no argument for this project's a2a dev",
     )
+  })
+})
+
+/**
+ * An agent whose A2A v1.0 card declares JSON-RPC 1.0 and 0.3 at its root, where the 0.3 client's stream gets
+ * the platform dialect's notifications (the defect a default agent had), and one more interface where nobody listens.
+ */
+async function agentWithInterfaces(deadUrl: string): Promise<string> {
+  let url = ''
+  const server: Server = createServer(async (req, res) => {
+    if (req.method === 'GET') {
+      const card = {
+        ...goodCard(url),
+        supportedInterfaces: [
+          { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+          { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+          { url: deadUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        ],
+      }
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card))
+    }
+    let body = ''
+    for await (const chunk of req) body += chunk
+    const { id, method } = JSON.parse(body)
+    const v1 = req.headers['a2a-version'] === '1.0'
+    const json = (payload: unknown) =>
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id, ...payload! }))
+    const task = { id: 't', contextId: 'c', status: { state: v1 ? 'TASK_STATE_COMPLETED' : 'completed' } }
+    const stream = (frames: unknown[]) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+      res.end(frames.map((frame) => `data: ${JSON.stringify(frame)}\n\n`).join(''))
+    }
+    if (method === 'message/send') return void json({ result: { kind: 'task', ...task } })
+    if (method === 'SendMessage') return void json({ result: { task } })
+    if (method === 'SendStreamingMessage') return void stream([{ jsonrpc: '2.0', id, result: { task } }])
+    if (method === 'message/stream')
+      return void stream([
+        { jsonrpc: '2.0', method: 'tasks/statusUpdate', params: { taskId: 't', status: task.status } },
+      ])
+    json({ error: v1 || method === 'tasks/get' ? { code: -32001, message: 'Task not found' } : { code: -32601 } })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+  cleanups.push(() => server.close())
+  return url
+}
+
+describe('a2a card validate --live, every interface of the A2A v1.0 card', () => {
+  it('reports the interface whose stream is not framed as its binding says, and the one nobody serves, by index', async () => {
+    const dead = `http://127.0.0.1:${await freePort()}/`
+    const url = await agentWithInterfaces(dead)
+    const { code, stdout } = await validateLive(url)
+    expect(code).toBe(1)
+    const errors = stdout.split('\n').filter((line) => line.startsWith('error'))
+    expect(errors).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^error {3}supportedInterfaces\\[1\\]: JSONRPC 0\\.3 at ${url}: a stream event is not a JSON-RPC response carrying a result`,
+        ),
+      ),
+      expect.stringMatching(
+        new RegExp(`^error {3}supportedInterfaces\\[2\\]: JSONRPC 1\\.0 at ${dead}: no answer .*or no connection`),
+      ),
+    ])
   })
 })

@@ -17,6 +17,7 @@ import { type CardText, readCardFile, readCardResponse } from './_card-source.js
 import { agentBase, clientHeaders, unreachable } from './_client.js'
 import { loadDotEnv } from './_env.js'
 import { ProjectError } from './_errors.js'
+import { probeInterfaces } from './_interface-probes.js'
 import { probeLive } from './_live-probe.js'
 import { DEFAULT_ENTRY, loadAgent } from './_load-agent.js'
 import { chooseAgent } from './_local-agent.js'
@@ -87,12 +88,20 @@ async function liveFindings(source: string | undefined, flags: ValidateFlags): P
   const { base, via } = await chooseAgent(process.cwd(), source === undefined ? undefined : agentOf(source))
   if (via) process.stderr.write(`→ ${base.href} (${via})\n`)
   const checked = await fetchFindings(source !== undefined && namedCard(source) ? source : base.href)
-  if (checked.card)
-    checked.findings.push(
-      ...(await probeLive(base, checked.card, { headers: clientHeaders(base, flags), timeoutMs: 10_000 })),
-    )
+  const probing = { headers: clientHeaders(base, flags), timeoutMs: 10_000 }
+  const platform = checked.card ? await probeLive(base, checked.card, probing) : []
+  checked.findings.push(...platform)
+  // A probe that stopped at the door (credentials, a redirect) said why once: the interfaces would say it again.
+  if (platform.some((finding) => finding.message.includes(STOPPED))) return checked
+  // Every interface the A2A v1.0 card declares, each in its own binding (an agent without one has nothing more).
+  const v1 = await fetchCard(checked.a2aCardUrl ?? new URL(A2A_CARD_PATH, base).href, V1_CARD_HEADERS)
+  if ('card' in v1 && isObject(v1.card)) checked.findings.push(...(await probeInterfaces(v1.card, probing)))
   return checked
 }
+
+const STOPPED = 'nothing else was probed'
+const A2A_CARD_PATH = '.well-known/agent-card.json'
+const V1_CARD_HEADERS = { 'a2a-version': '1.0' }
 
 interface Checked {
   label: string
