@@ -439,11 +439,9 @@ describe('generated projects', { timeout: 300_000 }, () => {
       pageSize: 10,
     } as any)
     expect(listed.tasks.length).toBe(2)
-    expect(await server.stop()).toBe(true)
 
-    // The same project for v0.3 clients, which send no A2A-Version: the dialect setting of .env.example.
-    const v03Server = await startProject(project, running, { A2A_DIALECT: 'a2a-0.3' })
-    const v03 = await A2AClientV03.fromCardUrl(`${v03Server.url}.well-known/agent-card.json`)
+    // The same agent, no setting, for v0.3 clients (which send no A2A-Version): the card sends them to POST /v0.3.
+    const v03 = await A2AClientV03.fromCardUrl(`${server.url}.well-known/agent-card.json`)
     const message = (value: string) => ({
       message: {
         kind: 'message' as const,
@@ -456,9 +454,10 @@ describe('generated projects', { timeout: 300_000 }, () => {
     expect(v03Sent.result).toMatchObject({ kind: 'task', status: { state: 'completed' } })
     const v03Events: any[] = []
     for await (const event of v03.sendMessageStream(message('four'))) v03Events.push(event)
+    expect(v03Events[0]).toMatchObject({ kind: 'task' })
     expect(v03Events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } })
     expect(((await v03.getTask({ id: v03Sent.result.id })) as any).result.id).toBe(v03Sent.result.id)
-    expect(await v03Server.stop()).toBe(true)
+    expect(await server.stop()).toBe(true)
   })
 
   it('multi-turn with an API key: commits without .env, the README shows how to answer its question (a2a send --task, taskId) and works as pasted, and it answers the follow-up', async () => {
