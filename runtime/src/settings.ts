@@ -24,6 +24,13 @@ export const SETTINGS = [
     means: 'Address to listen on; `0.0.0.0` in a container.',
   },
   {
+    variable: 'A2A_GRPC_PORT',
+    option: 'grpcPort',
+    default: 'none (no gRPC)',
+    means:
+      'Also serve A2A v1.0 over gRPC on this port (`0`: a free one), Node only; needs `@grpc/grpc-js` and `@bufbuild/protobuf`.',
+  },
+  {
     variable: 'A2A_PUBLIC_URL',
     option: 'publicUrl',
     default: 'the listening address',

@@ -2,7 +2,15 @@ import { ServerUnavailableError } from '../errors.js'
 import type { Outgoing } from './_outgoing.js'
 import { SseStream } from './_sse.js'
 
-/** The SSE streams open at once: past `maxStreams` a streaming request gets HTTP 503 until some end. */
+/** What a stream of a binding other than SSE (gRPC) gets to be counted and budgeted as an SSE stream is. */
+export interface CountedStream {
+  /** Call once when the stream ends (closed, cut, or its client went away): it no longer counts as open. */
+  onEnd: () => void
+  /** The server's budget of unread bytes, the backlog cap and the write timeout, shared with SSE. */
+  outgoing: Outgoing
+}
+
+/** The streams open at once, over every binding: past `maxStreams` a new one is refused (HTTP 503) until some end. */
 export class StreamLimit {
   #open = 0
   readonly #maxStreams: number
@@ -20,9 +28,33 @@ export class StreamLimit {
 
   /** A new stream, counted until it ends (bound: the bindings call it without its object). */
   readonly open = (): SseStream => {
+    this.#claim()
+    return new SseStream({ heartbeatMs: this.#heartbeatMs, onEnd: this.#ended, outgoing: this.#outgoing })
+  }
+
+  /**
+   * A stream of another binding (gRPC), made by `make` and counted with the SSE streams until it calls `onEnd`:
+   * past `maxStreams` it is refused as `open` refuses.
+   */
+  openCounted<T>(make: (counted: CountedStream) => T): T {
+    this.#claim()
+    let ended = false
+    const onEnd = () => {
+      if (ended) return
+      ended = true
+      this.#ended()
+    }
+    try {
+      return make({ onEnd, outgoing: this.#outgoing })
+    } catch (error) {
+      onEnd()
+      throw error
+    }
+  }
+
+  #claim(): void {
     if (this.#open >= this.#maxStreams)
       throw new ServerUnavailableError(`Too many open streams (${this.#maxStreams}); retry shortly`, 503)
     this.#open++
-    return new SseStream({ heartbeatMs: this.#heartbeatMs, onEnd: this.#ended, outgoing: this.#outgoing })
   }
 }

@@ -2,10 +2,11 @@ import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import type { Agent } from '../agent.js'
+import { startGrpc } from '../grpc/serve-grpc.js'
 import { defaultAllowedHosts } from '../http/_allowed-hosts.js'
 import { type A2AApp, type A2AAppOptions, createA2AApp } from '../http/app.js'
 import { createConsoleLogger, type LogLevel } from '../logger.js'
-import { envValue, processEnv } from '../settings.js'
+import { envValue, optionalWholeNumberSetting, processEnv } from '../settings.js'
 import { applyConnectionPolicy, type ConnectionPolicy, readConnectionPolicy } from './_connection-policy.js'
 import { lingerAfterEarlyAnswers } from './_lingering-close.js'
 import { displayHost, listen, readPort } from './_listen.js'
@@ -26,6 +27,13 @@ export interface ServeOptions extends A2AAppOptions {
    * @default HOST, else '127.0.0.1'
    */
   hostname?: string
+  /**
+   * Also serve the agent over gRPC (A2A v1.0, `lf.a2a.v1.A2AService`) on this port, on the same address as HTTP;
+   * `0` picks a free port. The cards list the interface; it closes with the server. Node only, and it needs the
+   * packages `@grpc/grpc-js` and `@bufbuild/protobuf` (see `a2a-runtime/grpc`).
+   * @default A2A_GRPC_PORT, else none (no gRPC)
+   */
+  grpcPort?: number
   /**
    * Log one line per request (method, route, status, time) at this level. The path is logged without its query
    * string, which may carry a token.
@@ -92,6 +100,8 @@ export interface A2AServer {
   readonly port: number
   /** The app it serves (its store, `replaceAgent`). */
   readonly app: A2AApp
+  /** Where the gRPC binding listens (`host:port`, as the cards list it), when `grpcPort` is set. */
+  readonly grpcAddress: string | undefined
   /** The server that serves it: Node's `node:http` server, or Bun's or Deno's own. */
   readonly runtime: 'node' | NativeRuntime
   /** Node's HTTP server; `undefined` on Bun and Deno, whose native servers serve the app. */
@@ -115,6 +125,14 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
   // Checked before the app exists, so a bad value opens no store.
   const connectionPolicy = readConnectionPolicy(options, env)
   const port = readPort(options.port, env)
+  const grpcPort = optionalWholeNumberSetting({
+    option: 'grpcPort',
+    variable: 'A2A_GRPC_PORT',
+    given: options.grpcPort,
+    env,
+    min: 0,
+    max: 65535,
+  })
   const logger = options.logger ?? createConsoleLogger(undefined, env)
   const hostname = options.hostname ?? envValue(env, 'HOST') ?? '127.0.0.1'
   const publicUrl = options.publicUrl ?? envValue(env, 'A2A_PUBLIC_URL')
@@ -152,12 +170,33 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
   }
   const url = `http://${displayHost(hostname)}:${listener.port}/`
   app.setUrl(url)
+  let close = listener.close
+  let grpcAddress: string | undefined
+  if (grpcPort !== undefined) {
+    try {
+      const grpc = await startGrpc(app, { port: grpcPort, host: hostname, httpUrl: url })
+      grpcAddress = grpc.address
+      // gRPC stops taking calls as HTTP does; its streams end as the app drains the tasks they follow.
+      close = withGrpc(listener.close, grpc.close)
+    } catch (error) {
+      await listener.close()
+      throw error
+    }
+  }
   logger.info(`Agent "${agent.card.name}" listening on ${url} (card at ${url}.well-known/agent.json)`)
 
   let detachSignals: (() => void) | undefined
-  const { close } = listener
   if (options.handleSignals ?? true) detachSignals = exitOnSignals(close, logger, options.shutdownTimeoutMs ?? 10_000)
-  return { url, port: listener.port, app, runtime: runtime ?? 'node', server: listener.server, close }
+  return { url, port: listener.port, app, runtime: runtime ?? 'node', server: listener.server, grpcAddress, close }
+}
+
+/** Closes the HTTP server and the gRPC one together, once. */
+function withGrpc(closeHttp: () => Promise<void>, closeGrpc: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined
+  return () => {
+    closing ??= Promise.all([closeHttp(), closeGrpc()]).then(() => undefined)
+    return closing
+  }
 }
 
 /** The idle timeout Bun's server gets: the request timeout (it bounds a trickled request as Node's does). */

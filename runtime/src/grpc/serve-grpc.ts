@@ -1,0 +1,46 @@
+import { ConfigurationError } from '../errors.js'
+import type { A2AApp } from '../http/app-options.js'
+import type { GrpcListenOptions } from './_server.js'
+import type { GrpcServeOptions, GrpcServer } from './grpc-server.js'
+
+const PEERS = ['@grpc/grpc-js', '@bufbuild/protobuf']
+
+/** The gRPC server's modules, loaded only when gRPC is enabled: its two packages are optional peers. */
+async function loadServer(): Promise<typeof import('./_server.js')> {
+  try {
+    return await import('./_server.js')
+  } catch (error) {
+    const { code, message } = error as { code?: string; message?: string }
+    if (
+      (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
+      PEERS.some((peer) => message?.includes(peer))
+    )
+      throw new ConfigurationError(
+        `gRPC needs the packages ${PEERS.join(' and ')}, which are not installed: run \`npm install ${PEERS.join(' ')}\` in the project`,
+      )
+    throw error
+  }
+}
+
+/** Starts the gRPC binding for `serveAgent`, which gives the agent's HTTP address. */
+export async function startGrpc(app: A2AApp, options: GrpcListenOptions): Promise<GrpcServer> {
+  const { startGrpcServer } = await loadServer()
+  return startGrpcServer(app, options)
+}
+
+/**
+ * Serves the app's agent over gRPC too (A2A v1.0 §10, `lf.a2a.v1.A2AService`), on a port of its own beside the HTTP
+ * server: the same agent, tasks, credentials and budgets, and the A2A cards list the interface while it listens.
+ * Node only; it needs the packages `@grpc/grpc-js` and `@bufbuild/protobuf`. `serveAgent` starts it for you with
+ * `A2A_GRPC_PORT` (or `grpcPort`).
+ *
+ * @example
+ * const server = await serveAgent(agent)
+ * const grpc = await serveGrpc(server.app, { port: 50051 })
+ */
+export async function serveGrpc(app: A2AApp, options: GrpcServeOptions = {}): Promise<GrpcServer> {
+  const port = options.port ?? 50051
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigurationError(`The gRPC port must be an integer from 0 to 65535 (got ${options.port})`)
+  return startGrpc(app, { port, host: options.host ?? '127.0.0.1' })
+}

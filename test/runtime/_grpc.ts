@@ -1,0 +1,105 @@
+import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client'
+import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc'
+import { type Agent, defineAgent, type ServeOptions, serveAgent } from 'a2a-runtime'
+import { afterEach } from 'vitest'
+import { type CapturedLogger, captureLogger } from './_logger.ts'
+
+/** Servers the gRPC suites start, each closed after its test. */
+const started: Array<() => Promise<void>> = []
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((close) => close()))
+})
+
+export interface GrpcTarget {
+  /** The HTTP address (the cards). */
+  url: string
+  /** `host:port` of the gRPC binding. */
+  grpcAddress: string
+  logger: CapturedLogger
+  close(): Promise<void>
+}
+
+/** `serveAgent` on 127.0.0.1 with free ports for HTTP and gRPC, closed after the test. */
+export async function serveWithGrpc(agent: Agent, options: ServeOptions = {}): Promise<GrpcTarget> {
+  const logger = captureLogger()
+  const server = await serveAgent(agent, {
+    logger,
+    grpcPort: 0,
+    ...options,
+    port: 0,
+    hostname: '127.0.0.1',
+    handleSignals: false,
+  })
+  started.push(() => server.close())
+  if (!server.grpcAddress) throw new Error('serveAgent started no gRPC server')
+  return { url: server.url, grpcAddress: server.grpcAddress, logger, close: () => server.close() }
+}
+
+/** The official SDK 1.x client, finding the gRPC interface through the agent's card. */
+export const grpcClient = (url: string) =>
+  new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new GrpcTransportFactory()],
+      preferredTransports: ['GRPC'],
+    }),
+  ).createFromUrl(url)
+
+const pause = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer)
+        resolve()
+      },
+      { once: true },
+    )
+  })
+
+/** Progress, an answer in chunks, a question on "ask", long work on "wait". */
+export const grpcAgent = (card: Partial<Agent['card']> = {}): Agent =>
+  defineAgent({
+    card: {
+      name: 'gRPC Agent',
+      description: 'Answers over gRPC',
+      skills: [{ id: 'echo', name: 'Echo', description: 'Echoes', tags: ['echo'] }],
+      ...card,
+    },
+    async execute(ctx, task) {
+      if (ctx.text === 'ask' && ctx.history.length === 1) return task.inputRequired('Which city?')
+      task.working('On it')
+      if (ctx.text === 'wait') {
+        await pause(20_000, ctx.signal)
+        if (ctx.signal.aborted) return
+      }
+      const words = `Echo: ${ctx.text}`.split(' ')
+      let artifactId: string | undefined
+      for (const [i, word] of words.entries()) {
+        artifactId = task.artifact(i === 0 ? word : ` ${word}`, {
+          artifactId,
+          append: i > 0,
+          lastChunk: i === words.length - 1,
+        })
+      }
+      task.complete()
+    },
+    cancel: (_ctx, task) => task.cancel('Stopped'),
+  })
+
+/** A v1.0 message as the SDK 1.x types it. */
+export const sdkMessage = (text: string, taskId = '') => ({
+  tenant: '',
+  metadata: {},
+  configuration: undefined,
+  message: {
+    messageId: crypto.randomUUID(),
+    role: 1,
+    parts: [{ content: { $case: 'text' as const, value: text }, metadata: undefined, filename: '', mediaType: '' }],
+    taskId,
+    contextId: '',
+    extensions: [],
+    metadata: {},
+    referenceTaskIds: [],
+  },
+})
