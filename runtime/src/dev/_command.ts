@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { createEnvReloader } from '../cli/_env.js'
 import { assertEntryExists, DEFAULT_ENTRY } from '../cli/_load-agent.js'
 import { portSetting } from '../cli/_port.js'
-import { RPC_PATHS, SERVED_PATHS } from '../http/_routes.js'
+import { GUARDED_PATHS } from '../http/_routes.js'
 import { readWebOrigin, WebOriginGuard } from '../http/_web-origin.js'
 import { createConsoleLogger, type LogLevel, logLevel } from '../logger.js'
 import { applyConnectionPolicy, readConnectionPolicy } from '../node/_connection-policy.js'
@@ -58,11 +58,7 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   // The app answers only this machine's names and the listed ones (A2A_ALLOWED_HOSTS), whatever interface it
   // listens on: a dev server is what a web page on another site would go for. This guard covers the answers
   // given while the agent does not load.
-  const webOrigin = new WebOriginGuard(
-    readWebOrigin({}, process.env),
-    { rpc: new Set(RPC_PATHS), served: SERVED_PATHS },
-    logger,
-  )
+  const webOrigin = new WebOriginGuard(readWebOrigin({}, process.env), GUARDED_PATHS, logger)
   // The page at /__a2a/: it sees every reload and the tasks (the store reports their states): every task, or when the
   // card declares authentication, those of the credential the page sends.
   const inspector = new Inspector(webOrigin)

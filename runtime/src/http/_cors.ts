@@ -83,14 +83,14 @@ export function corsHeaders(origin: string): Array<[string, string]> {
   ]
 }
 
-/** The headers of a preflight (`OPTIONS`) answer for an allowed origin. */
-export function preflightHeaders(origin: string): Array<[string, string]> {
+/** The headers of a preflight (`OPTIONS`) answer for an allowed origin, on a path that takes the methods `allow`. */
+export function preflightHeaders(origin: string, allow: string): Array<[string, string]> {
   return [
     ['access-control-allow-origin', origin],
-    ['access-control-allow-methods', 'GET, POST, OPTIONS'],
+    ['access-control-allow-methods', allow],
     ['access-control-allow-headers', ALLOWED_REQUEST_HEADERS],
     ['access-control-max-age', PREFLIGHT_MAX_AGE],
     ['vary', VARY],
-    ['allow', 'GET, POST, OPTIONS'],
+    ['allow', allow],
   ]
 }

@@ -1,29 +1,40 @@
-import { H3, type H3Event, HTTPError } from 'h3'
+import { H3, type H3Event } from 'h3'
 import type { CardDialect } from '../bindings/_cards.js'
+import { restAllow } from '../bindings/_rest-routes.js'
 import { type CachedCard, cardResponse } from './_card-response.js'
 import { V1_VERSION } from './_dialect-router.js'
 import { headerOf } from './_node-headers.js'
-import type { WebOriginGuard } from './_web-origin.js'
+import type { GuardedPaths, WebOriginGuard } from './_web-origin.js'
 
 const CARD_PATH = '/.well-known/agent.json'
 const A2A_CARD_PATH = '/.well-known/agent-card.json'
 /** JSON-RPC: the platform dialect and A2A v1.0 (or v0.3, by setting) at `/` and `/jsonrpc`, A2A v0.3 at `/v0.3`. */
 export const RPC_PATHS = ['/', '/jsonrpc', '/v0.3'] as const
 const V03_PATH = '/v0.3'
-/** Every path the app serves (the request log prints no other). */
+/** Every path the app serves besides the HTTP+JSON binding's (the request log prints these as they are). */
 export const SERVED_PATHS: ReadonlySet<string> = new Set([CARD_PATH, A2A_CARD_PATH, ...RPC_PATHS])
+const SERVED_ALLOW = 'GET, POST, OPTIONS'
+
+/** What the web-origin guard knows of the app's paths: how to refuse on each, what an OPTIONS request is told. */
+export const GUARDED_PATHS: GuardedPaths = {
+  rpc: new Set(RPC_PATHS),
+  allowOf: (path) => (SERVED_PATHS.has(path) ? SERVED_ALLOW : restAllow(path)),
+  rest: (path) => !SERVED_PATHS.has(path) && restAllow(path) !== undefined,
+}
 
 /**
  * The app's routes: the card at `/.well-known/agent.json` (platform) and `/.well-known/agent-card.json` (A2A),
- * JSON-RPC at `POST /` and `POST /jsonrpc`, and in the A2A v0.3 dialect at `POST /v0.3` (the address the A2A
- * cards give v0.3 clients). A foreign `Host` or `Origin` never reaches the agent: every route,
- * and any other path or method, is checked first.
+ * JSON-RPC at `POST /` and `POST /jsonrpc`, in the A2A v0.3 dialect at `POST /v0.3` (the address the A2A
+ * cards give v0.3 clients), and A2A v1.0's HTTP+JSON binding on every other path (`POST /message:send`,
+ * `GET /tasks/{id}`…: one route that reads the path itself, answering 404 for a path none of its operations has).
+ * A foreign `Host` or `Origin` never reaches the agent: every route, and any other path or method, is checked first.
  */
 export function createRoutes(
   webOrigin: WebOriginGuard,
   cardFor: (dialect: CardDialect, event: H3Event) => CachedCard | Promise<CachedCard>,
   rpc: (request: Request) => Promise<Response>,
   rpcV03: (request: Request) => Promise<Response>,
+  rest: (request: Request, pathname: string, search: string) => Promise<Response>,
 ): H3 {
   const h3 = new H3({ silent: true })
   const checked =
@@ -50,12 +61,10 @@ export function createRoutes(
     V03_PATH,
     checked((event) => rpcV03(event.req as Request)),
   )
-  // Any other path or method: refused as the routes are, a preflight answered, anything else not found.
+  // Any other path or method: refused as the routes are, a preflight answered, anything else the HTTP+JSON binding's.
   h3.all(
     '/**',
-    checked(() => {
-      throw new HTTPError({ status: 404, statusText: 'Not Found' })
-    }),
+    checked((event) => rest(event.req as Request, event.url.pathname, event.url.search)),
   )
   return h3
 }

@@ -1,5 +1,6 @@
 import type { H3Event } from 'h3'
 import { FastResponse } from 'srvx'
+import { statusJson } from '../bindings/_rest-status.js'
 import { ErrorCode } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { Env } from '../settings.js'
@@ -26,6 +27,16 @@ export interface WebOriginOptions {
   corsOrigins?: string[]
 }
 
+/** What the guard knows of the app's paths. */
+export interface GuardedPaths {
+  /** Where a refused POST is answered as a JSON-RPC error. */
+  rpc: ReadonlySet<string>
+  /** The `Allow` header of a path the app serves (an OPTIONS request's answer), undefined for any other path. */
+  allowOf(path: string): string | undefined
+  /** Where a refusal is a `google.rpc.Status` (the HTTP+JSON binding's paths). */
+  rest(path: string): boolean
+}
+
 export interface WebOriginSettings {
   hosts: AllowedHostsSetting
   origins: CorsOriginsSetting
@@ -45,12 +56,12 @@ function originRefused(origin: string): string {
   return `Origin ${JSON.stringify(origin.slice(0, 100))} is not allowed: requests from other web origins (browser pages) are refused. To allow this one, add it to ${CORS_ORIGINS_ENV} (the corsOrigins option)`
 }
 
-const ALLOW = 'GET, POST, OPTIONS'
 /**
  * Refusals are logged at most this often: an operator behind a proxy learns which Host to allow, a flood fills no log.
  */
 const LOG_EVERY_MS = 60_000
 const JSON_TYPE: [string, string] = ['content-type', 'application/json']
+const A2A_JSON_TYPE: [string, string] = ['content-type', 'application/a2a+json']
 
 export class WebOriginGuard {
   readonly #hosts: AllowedHosts
@@ -60,24 +71,18 @@ export class WebOriginGuard {
   readonly #corsListed: boolean
   /** Origins the agent itself is reached at (its public URL, its listening address). */
   readonly #own = new Set<string>()
-  readonly #rpcPaths: ReadonlySet<string>
-  readonly #servedPaths: ReadonlySet<string>
+  readonly #paths: GuardedPaths
   readonly #logger: Pick<Logger, 'warn'> | undefined
   #refusedSinceLog = 0
   #loggedAt = -Infinity
 
-  constructor(
-    settings: WebOriginSettings,
-    paths: { rpc: ReadonlySet<string>; served: ReadonlySet<string> },
-    logger?: Pick<Logger, 'warn'>,
-  ) {
+  constructor(settings: WebOriginSettings, paths: GuardedPaths, logger?: Pick<Logger, 'warn'>) {
     this.#logger = logger
     this.#hosts = new AllowedHosts(settings.hosts)
     this.#anyOrigin = settings.origins === true
     this.#origins = new Set(settings.origins === true ? [] : settings.origins)
     this.#corsListed = this.#anyOrigin || this.#origins.size > 0
-    this.#rpcPaths = paths.rpc
-    this.#servedPaths = paths.served
+    this.#paths = paths
   }
 
   /** The agent is reached at `url` (its public URL, its listening address): its host and origin are its own. */
@@ -146,20 +151,30 @@ export class WebOriginGuard {
   }
 
   #options(event: H3Event, origin?: string): Response | undefined {
-    if (!this.#servedPaths.has(event.url.pathname)) return undefined
+    const allow = this.#paths.allowOf(event.url.pathname)
+    if (allow === undefined) return undefined
     return new FastResponse(null, {
       status: 204,
-      headers: origin === undefined ? [['allow', ALLOW]] : preflightHeaders(origin),
+      headers: origin === undefined ? [['allow', allow]] : preflightHeaders(origin, allow),
     })
   }
 
   #refuse(event: H3Event, message: string): Response {
     this.#log(message)
-    // A JSON-RPC client gets a JSON-RPC error; anything else a plain JSON object naming the problem.
-    const rpc = event.req.method === 'POST' && this.#rpcPaths.has(event.url.pathname)
+    // A JSON-RPC client gets a JSON-RPC error, an HTTP+JSON one a google.rpc.Status; anything else a plain JSON
+    // object naming the problem.
+    const path = event.url.pathname
+    const rpc = event.req.method === 'POST' && this.#paths.rpc.has(path)
+    const rest = !rpc && this.#paths.rest(path)
     const body = rpc
-      ? { jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${message}` } }
-      : { error: message }
-    return new FastResponse(JSON.stringify(body), { status: 403, headers: [JSON_TYPE, ['connection', 'close']] })
+      ? JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${message}` },
+        })
+      : rest
+        ? statusJson(403, message)
+        : JSON.stringify({ error: message })
+    return new FastResponse(body, { status: 403, headers: [rest ? A2A_JSON_TYPE : JSON_TYPE, ['connection', 'close']] })
   }
 }

@@ -15,7 +15,8 @@ import { readAppSettings } from './_app-settings.js'
 import { readCardSigning } from './_card-signing.js'
 import { DialectRouter } from './_dialect-router.js'
 import { Outgoing } from './_outgoing.js'
-import { createRoutes, RPC_PATHS, SERVED_PATHS } from './_routes.js'
+import { restHandler } from './_rest-handler.js'
+import { createRoutes, GUARDED_PATHS } from './_routes.js'
 import { type RpcHandlerParts, rpcHandler } from './_rpc-handler.js'
 import { ServedAgent } from './_served-agent.js'
 import { StreamLimit } from './_stream-limit.js'
@@ -29,7 +30,7 @@ const PUSH_FLUSH_MS = 5000
 
 /**
  * Builds the h3 app that serves an agent: the card at `/.well-known/agent.json` and JSON-RPC 2.0 at `POST /`
- * (and `POST /jsonrpc`).
+ * (and `POST /jsonrpc`), A2A v1.0's HTTP+JSON binding beside it (`POST /message:send`, `GET /tasks/{id}`…).
  *
  * @example
  * const app = createA2AApp(agent)
@@ -41,11 +42,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   // Every setting is read and checked first: a bad one opens no store.
   const settings = readAppSettings(options, env)
   const cardSigner = readCardSigning(options.cardSigning, env)
-  const webOrigin = new WebOriginGuard(
-    readWebOrigin(options, env),
-    { rpc: new Set(RPC_PATHS), served: SERVED_PATHS },
-    logger,
-  )
+  const webOrigin = new WebOriginGuard(readWebOrigin(options, env), GUARDED_PATHS, logger)
   if (settings.publicUrl) webOrigin.addUrl(settings.publicUrl)
   const storeSetting = options.store ?? envValue(env, 'A2A_STORE')
   const store =
@@ -104,7 +101,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   }
   const rpc = rpcHandler({ ...rpcParts, router: new DialectRouter(settings.dialect) })
   const rpcV03 = rpcHandler({ ...rpcParts, router: new DialectRouter('a2a-0.3') })
-  const h3 = createRoutes(webOrigin, cardFor, rpc, rpcV03)
+  const h3 = createRoutes(webOrigin, cardFor, rpc, rpcV03, restHandler(rpcParts))
 
   const app: A2AApp = {
     h3,

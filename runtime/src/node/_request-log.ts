@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { restPattern } from '../bindings/_rest-routes.js'
 import { SERVED_PATHS } from '../http/_routes.js'
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown
@@ -16,8 +17,9 @@ export function withRequestLog(handler: NodeHandler, log: (line: string) => void
 
 /**
  * The request target as the request log shows it: one of the app's routes, without the query string or
- * fragment (clients put tokens there, `/?token=…`); any other target (a path segment holding a secret,
- * `/;token=…`, an absolute-form URL with user info) is shown as `(other path)`, never as sent.
+ * fragment (clients put tokens there, `/?token=…`), an HTTP+JSON path by its shape (`/{tenant}/tasks/{id}`: ids and
+ * tenants are the clients'); any other target (a path segment holding a secret, `/;token=…`, an absolute-form URL
+ * with user info) is shown as `(other path)`, never as sent.
  */
 export function logPath(url = ''): string {
   let path = url.split(/[?#]/, 1)[0]!
@@ -28,5 +30,5 @@ export function logPath(url = ''): string {
       return '(other path)'
     }
   }
-  return SERVED_PATHS.has(path) ? path : '(other path)'
+  return SERVED_PATHS.has(path) ? path : (restPattern(path) ?? '(other path)')
 }
