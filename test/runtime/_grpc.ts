@@ -1,7 +1,11 @@
 import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client'
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc'
+import { decodeErrorInfo, decodeStatus } from '@a2a-js/sdk/errors/grpc'
+import { fromBinary, fromJson, type JsonValue, toBinary, toJson } from '@bufbuild/protobuf'
+import { type Client, credentials, Metadata, makeGenericClientConstructor, type ServiceError } from '@grpc/grpc-js'
 import { type Agent, defineAgent, type ServeOptions, serveAgent } from 'a2a-runtime'
 import { afterEach } from 'vitest'
+import { a2aFile } from '../../runtime/src/grpc/_descriptors.ts'
 import { type CapturedLogger, captureLogger } from './_logger.ts'
 
 /** Servers the gRPC suites start, each closed after its test. */
@@ -102,4 +106,64 @@ export const sdkMessage = (text: string, taskId = '') => ({
     metadata: {},
     referenceTaskIds: [],
   },
+})
+
+// --- A raw grpc-js client, for what the SDK client does not send (bad metadata, unread streams) ---------------
+
+const methodsByName = new Map(a2aFile.services[0]!.methods.map((method) => [method.name, method]))
+
+const rawDefinition = Object.fromEntries(
+  [...methodsByName.values()].map((method) => [
+    method.name,
+    {
+      path: `/lf.a2a.v1.A2AService/${method.name}`,
+      requestStream: false,
+      responseStream: method.methodKind === 'server_streaming',
+      requestSerialize: (json: JsonValue) => Buffer.from(toBinary(method.input, fromJson(method.input, json))),
+      requestDeserialize: (bytes: Buffer) => bytes,
+      responseSerialize: (value: Buffer) => value,
+      responseDeserialize: (bytes: Buffer) => toJson(method.output, fromBinary(method.output, bytes)),
+    },
+  ]),
+)
+
+const RawClient = makeGenericClientConstructor(rawDefinition, 'A2AService')
+
+/** A grpc-js client of A2AService taking and giving ProtoJSON, closed after the test. */
+export function rawClient(address: string): Client & Record<string, any> {
+  const client = new RawClient(address, credentials.createInsecure())
+  started.push(async () => client.close())
+  return client as Client & Record<string, any>
+}
+
+/** A unary call's answer, or its error as grpc-js gives it. */
+export function unaryCall(
+  client: Record<string, any>,
+  method: string,
+  request: JsonValue,
+  metadata: Record<string, string> = {},
+): Promise<{ response?: any; error?: ServiceError }> {
+  const md = new Metadata()
+  for (const [key, value] of Object.entries(metadata)) md.set(key, value)
+  return new Promise((resolve) => {
+    client[method](request, md, (error: ServiceError | null, response: any) =>
+      resolve(error ? { error } : { response }),
+    )
+  })
+}
+
+/** The ErrorInfo reason and domain of an error's `grpc-status-details-bin`, read by the official SDK's decoder. */
+export function errorInfoOf(error: ServiceError): { reason: string; domain: string } | undefined {
+  const bin = error.metadata?.get('grpc-status-details-bin')[0]
+  if (!bin) return undefined
+  const status = decodeStatus(bin as Buffer)
+  const info = status.details.find((detail) => detail.typeUrl === 'type.googleapis.com/google.rpc.ErrorInfo')
+  return info && decodeErrorInfo(info.value)
+}
+
+/** A v1.0 message in ProtoJSON. */
+export const protoMessage = (text: string) => ({
+  messageId: crypto.randomUUID(),
+  role: 'ROLE_USER',
+  parts: [{ text }],
 })
