@@ -11,7 +11,7 @@ import { inProcess, nodeServer, type Target } from './_transports.ts'
  * A2A v1.0's HTTP+JSON binding (§11) on the wire: its paths and methods (each under a tenant too), query parameters,
  * `google.rpc.Status` errors at the §5.4 statuses, SSE framing, and the checks every request gets (credentials, body
  * limits, web origins), over raw HTTP. What each operation does is checked through both bindings by
- * v1-bindings.test.ts.
+ * rest-behaviour.test.ts.
  */
 
 const message = (text: string, extra: Record<string, unknown> = {}) => ({
