@@ -1,5 +1,6 @@
 import { Role, TaskState } from '@a2a-js/sdk'
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client'
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client'
+import { TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors'
 import { type A2AAppOptions, type Agent, defineAgent } from 'a2a-runtime'
 import { A2AClient as A2AClientV03, ClientFactory as ClientFactoryV03 } from 'a2a-sdk-v03/client'
 import { describe, expect, it } from 'vitest'
@@ -266,6 +267,137 @@ describe('@a2a-js/sdk 1.x (A2A v1.0)', () => {
       serviceParameters: { Authorization: 'Bearer interop-token' },
     })
     expect(sent.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+  })
+})
+
+// --- A2A v1.0 over HTTP+JSON (@a2a-js/sdk 1.x, RestTransportFactory) ------------------------------------------
+
+const restClient = (url: string) =>
+  new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new RestTransportFactory()],
+      preferredTransports: ['HTTP+JSON'],
+    }),
+  )
+    .createFromUrl(url)
+    .then((client) => {
+      // Over HTTP+JSON, not the card's first interface (JSON-RPC), which the default options also take.
+      expect((client as any).transport.protocolName).toBe('HTTP+JSON')
+      return client
+    })
+
+const returningAtOnce = { acceptedOutputModes: [], returnImmediately: true } as any
+
+describe('@a2a-js/sdk 1.x over HTTP+JSON (A2A v1.0 REST)', () => {
+  it("picks the card's HTTP+JSON interface, then sends, streams, gets, lists, resumes and cancels", async () => {
+    const target = await start()
+    const client = await restClient(target.url)
+    const sent: any = await client.sendMessage(v1Message('hello'))
+    expect(sent.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    expect(v1Text(sent)).toBe('Echo: hello')
+
+    const events: any[] = []
+    for await (const event of client.sendMessageStream(v1Message('streamed words'))) events.push(event)
+    expect(events[0].payload.$case).toBe('task')
+    expect(events.filter((event) => event.payload.$case === 'artifactUpdate')).toHaveLength(3)
+    expect(events.at(-1).payload.value.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+
+    const got: any = await client.getTask({ tenant: '', id: sent.id, historyLength: 1 })
+    expect(got.id).toBe(sent.id)
+    expect(got.history).toHaveLength(1)
+    await expect(client.getTask({ tenant: '', id: 'no-such-task' })).rejects.toBeInstanceOf(TaskNotFoundError)
+    const listed: any = await client.listTasks({
+      tenant: '',
+      contextId: sent.contextId,
+      status: TaskState.TASK_STATE_COMPLETED,
+      pageSize: 10,
+      pageToken: '',
+      historyLength: 0,
+      statusTimestampAfter: undefined,
+      includeArtifacts: true,
+    } as any)
+    expect(listed.tasks.map((task: any) => task.id)).toEqual([sent.id])
+    expect(v1Text(listed.tasks[0])).toBe('Echo: hello')
+
+    const question: any = await client.sendMessage(v1Message('ask'))
+    expect(question.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED)
+    const answer: any = await client.sendMessage(v1Message('Oslo', question.id))
+    expect(v1Text(answer)).toBe('Echo: Oslo')
+
+    const running: any = await client.sendMessage({ ...v1Message('wait'), configuration: returningAtOnce })
+    const followed: any[] = []
+    const following = (async () => {
+      for await (const event of client.resubscribeTask({ tenant: '', id: running.id })) followed.push(event)
+    })()
+    await expect.poll(() => followed.length).toBeGreaterThan(0)
+    const canceled: any = await client.cancelTask({ tenant: '', id: running.id, metadata: {} })
+    expect(canceled.status.state).toBe(TaskState.TASK_STATE_CANCELED)
+    await following
+    expect(followed[0].payload.$case).toBe('task')
+    expect(followed.at(-1).payload.value.status.state).toBe(TaskState.TASK_STATE_CANCELED)
+    await expect(client.cancelTask({ tenant: '', id: running.id, metadata: {} })).rejects.toBeInstanceOf(
+      TaskNotCancelableError,
+    )
+  })
+
+  it('creates, gets, lists and deletes push configs, and the webhook receives the updates', async () => {
+    const receiver = await startReceiver()
+    const target = await start(
+      { push: { allow: ['127.0.0.1'], allowHttp: true } },
+      { capabilities: { streaming: true, pushNotifications: true } },
+    )
+    const client = await restClient(target.url)
+    const running: any = await client.sendMessage({ ...v1Message('wait'), configuration: returningAtOnce })
+    const config = await client.createTaskPushNotificationConfig({
+      tenant: '',
+      id: 'rest-hook',
+      taskId: running.id,
+      url: receiver.url,
+      token: 'rest-token',
+      authentication: undefined,
+    })
+    expect(config).toMatchObject({ id: 'rest-hook', taskId: running.id, url: receiver.url, token: 'rest-token' })
+    const got = await client.getTaskPushNotificationConfig({ tenant: '', taskId: running.id, id: 'rest-hook' })
+    expect(got).toMatchObject({ id: 'rest-hook', url: receiver.url })
+    const listed = await client.listTaskPushNotificationConfig({
+      tenant: '',
+      taskId: running.id,
+      pageSize: 0,
+      pageToken: '',
+    })
+    expect(listed.configs.map((entry) => entry.id)).toEqual(['rest-hook'])
+    await client.cancelTask({ tenant: '', id: running.id, metadata: {} })
+    await expect
+      .poll(() => receiver.delivered.some((delivery) => JSON.stringify(delivery.body).includes('TASK_STATE_CANCELED')))
+      .toBe(true)
+    expect(receiver.delivered[0]!.headers['x-a2a-notification-token']).toBe('rest-token')
+    await client.deleteTaskPushNotificationConfig({ tenant: '', taskId: running.id, id: 'rest-hook' })
+    const after = await client.listTaskPushNotificationConfig({
+      tenant: '',
+      taskId: running.id,
+      pageSize: 0,
+      pageToken: '',
+    })
+    expect(after.configs).toEqual([])
+  })
+
+  it('fetches the extended card with its credential, reaches the agent under a tenant, and is refused without one', async () => {
+    const target = await start(
+      { auth: { apiKeys: ['rest-interop-key'] } },
+      {
+        authentication: { schemes: ['apiKey'] },
+        extendedCard: { skills: [{ id: 'bulk', name: 'Bulk', description: 'Many at once', tags: ['bulk'] }] },
+      },
+    )
+    const client = await restClient(target.url)
+    const key = { serviceParameters: { 'X-API-Key': 'rest-interop-key' } }
+    await expect(client.sendMessage(v1Message('hi'))).rejects.toThrow()
+    const card: any = await client.getAgentCard(key)
+    expect(card.skills.map((skill: any) => skill.id)).toEqual(['echo', 'bulk'])
+    const tenanted: any = await client.sendMessage({ ...v1Message('hi'), tenant: 'acme' }, key)
+    expect(v1Text(tenanted)).toBe('Echo: hi')
+    const got: any = await client.getTask({ tenant: 'acme', id: tenanted.id }, key)
+    expect(got.id).toBe(tenanted.id)
   })
 })
 
