@@ -262,6 +262,80 @@ describe.each(RUNTIMES)('agent served on $name', (runtime) => {
     },
   )
 
+  it('HTTP+JSON: sends, streams bare numbered StreamResponses, gets, lists, and answers errors as a google.rpc.Status', async () => {
+    const v1Card = await cardAt(agent.url, '/.well-known/agent-card.json', V1)
+    expect(v1Card.supportedInterfaces[1]).toEqual({
+      url: agent.url,
+      protocolBinding: 'HTTP+JSON',
+      protocolVersion: '1.0',
+    })
+    const headers = { 'x-api-key': API_KEY, 'a2a-version': '1.0' }
+    const call = (method: string, path: string, body?: unknown) =>
+      fetch(new URL(path, agent.url), {
+        method,
+        headers: { ...headers, ...(body !== undefined && { 'content-type': 'application/a2a+json' }) },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      })
+    const message = (text: string) => ({
+      message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] },
+    })
+
+    const sent = await call('POST', '/message:send', message('hello'))
+    expect(sent.status).toBe(200)
+    expect(sent.headers.get('content-type')).toBe('application/a2a+json')
+    const { task } = await sent.json()
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(task.artifacts[0].parts).toEqual([{ text: 'echo hello' }])
+
+    const streamed = await call('POST', '/acme/message:stream', message('chunks:2'))
+    expect(streamed.status).toBe(200)
+    expect(streamed.headers.get('content-type')).toMatch(/^text\/event-stream\b/)
+    const { events, ids } = await readEvents(streamed, 'numbered')
+    expect(events.map((event) => Object.keys(event)[0])).toEqual([
+      'task',
+      'statusUpdate',
+      'statusUpdate',
+      'artifactUpdate',
+      'artifactUpdate',
+      'statusUpdate',
+    ])
+    expect(events.at(-1).statusUpdate.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(ids).toEqual([1, 1, 2, 3, 4, 5])
+
+    const got = await call('GET', `/tasks/${task.id}?historyLength=1`)
+    expect(got.status).toBe(200)
+    const gotTask = await got.json()
+    expect(gotTask.id).toBe(task.id)
+    expect(gotTask.history).toHaveLength(1)
+    const listed = await (await call('GET', `/tasks?contextId=${task.contextId}&includeArtifacts=true`)).json()
+    expect(listed.tasks.map((entry: any) => entry.id)).toEqual([task.id])
+
+    const missing = await call('GET', '/tasks/no-such-task')
+    expect(missing.status).toBe(404)
+    expect(missing.headers.get('content-type')).toBe('application/a2a+json')
+    expect(await missing.json()).toEqual({
+      error: {
+        code: 404,
+        status: 'NOT_FOUND',
+        message: 'Task not found',
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'TASK_NOT_FOUND',
+            domain: 'a2a-protocol.org',
+            metadata: { taskId: 'no-such-task' },
+          },
+        ],
+      },
+    })
+    const refused = await fetch(new URL('/tasks', agent.url), { headers: { 'a2a-version': '1.0' } })
+    expect(refused.status).toBe(401)
+    expect((await refused.json()).error).toMatchObject({ code: 401, status: 'UNAUTHENTICATED' })
+    const wrongMethod = await call('DELETE', '/message:send')
+    expect(wrongMethod.status).toBe(405)
+    expect(wrongMethod.headers.get('allow')).toBe('POST, OPTIONS')
+  })
+
   it('posts the task to a webhook given with the send, on each change, ending with its final state', async () => {
     const v03 = DIALECTS.find((dialect) => dialect.name === 'A2A v0.3')!
     const receiver = await startReceiver()
