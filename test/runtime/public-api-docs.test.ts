@@ -25,6 +25,7 @@ const SOURCES = join(root, 'runtime/src/')
 const OPTION_ROOTS = [
   'A2AAppOptions',
   'ServeOptions',
+  'GrpcServeOptions',
   'MemoryStoreOptions',
   'FileStoreOptions',
   'RedisStoreOptions',
@@ -54,13 +55,14 @@ const DEFAULTS: Record<string, string> = {
   ConversationOptions: 'maxBytes maxTasks',
   DurableObjectStoreOptions: 'logger',
   FileStoreOptions: 'logger segmentBytes',
+  GrpcServeOptions: 'host port',
   LangGraphAdapterOptions: 'keepThreads',
   MemoryStoreOptions: 'endedLogs env eventLogBytes maxBytes maxTasks ttlMs',
   OidcOptions: 'algorithms audience clockToleranceSeconds issuer requiredScopes',
   PushOptions: 'allow allowHttp maxConcurrent maxConfigsPerTask retries retryDelayMs timeoutMs',
   RedisStoreOptions: 'cluster env eventLogBytes leaseMs logger maxTasks prefix timeoutMs ttlMs',
-  ServeOptions: `handleSignals headersTimeoutMs hostname keepAliveTimeoutMs maxConnections maxConnectionsPerAddress port
-    requestLogLevel requestTimeoutMs`,
+  ServeOptions: `grpcPort handleSignals headersTimeoutMs hostname keepAliveTimeoutMs maxConnections maxConnectionsPerAddress
+    port requestLogLevel requestTimeoutMs`,
 }
 
 /** A comment that speaks of a default must give it as a tag. */

@@ -57,6 +57,7 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
   },
   './file-store': { values: ['createFileStore'], types: ['FileStoreOptions'] },
   './redis-store': { values: ['createRedisStore'], types: ['RedisStoreOptions'] },
+  './grpc': { values: ['serveGrpc'], types: ['GrpcServeOptions', 'GrpcServer'] },
   './store': {
     values: ['InvalidParamsError', 'TaskNotFoundError', 'taskStoreContract'],
     types: [
@@ -154,6 +155,14 @@ describe('the public API of a2a-runtime', () => {
     expect(manifest.dependencies.ioredis).toBeUndefined()
     expect(manifest.peerDependencies.ioredis).toBeDefined()
     expect(manifest.peerDependenciesMeta.ioredis).toEqual({ optional: true })
+  })
+
+  it("keeps gRPC's packages optional peers: an agent that does not serve gRPC installs none", () => {
+    for (const peer of ['@grpc/grpc-js', '@bufbuild/protobuf']) {
+      expect(manifest.dependencies[peer]).toBeUndefined()
+      expect(manifest.peerDependencies[peer]).toBeDefined()
+      expect(manifest.peerDependenciesMeta[peer]).toEqual({ optional: true })
+    }
   })
 
   it('type-checks the tests against the same entry files (tsconfig paths follow the exports)', () => {
