@@ -76,7 +76,7 @@ function readQuery(search: string, fields: ReadonlyMap<string, QueryType>, into:
 }
 
 /** A path segment as it was meant (`%2F` a slash inside an id); one that is not valid percent-encoding is refused. */
-export function pathSegment(segment: string, what: string): string {
+function pathSegment(segment: string, what: string): string {
   if (!segment.includes('%')) return segment
   try {
     return decodeURIComponent(segment)

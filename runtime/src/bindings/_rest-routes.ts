@@ -19,7 +19,7 @@ export type RestOperation =
   | 'GetExtendedAgentCard'
 
 /** One path shape: the operation of each HTTP method it takes. */
-export interface RestRoute {
+interface RestRoute {
   /** The shape as the request log shows it: ids as `{id}`, never their values. */
   readonly pattern: string
   /** The same under a tenant. */

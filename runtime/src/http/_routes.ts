@@ -9,7 +9,7 @@ import type { GuardedPaths, WebOriginGuard } from './_web-origin.js'
 const CARD_PATH = '/.well-known/agent.json'
 const A2A_CARD_PATH = '/.well-known/agent-card.json'
 /** JSON-RPC: the platform dialect and A2A v1.0 (or v0.3, by setting) at `/` and `/jsonrpc`, A2A v0.3 at `/v0.3`. */
-export const RPC_PATHS = ['/', '/jsonrpc', '/v0.3'] as const
+const RPC_PATHS = ['/', '/jsonrpc', '/v0.3'] as const
 const V03_PATH = '/v0.3'
 /** Every path the app serves besides the HTTP+JSON binding's (the request log prints these as they are). */
 export const SERVED_PATHS: ReadonlySet<string> = new Set([CARD_PATH, A2A_CARD_PATH, ...RPC_PATHS])
