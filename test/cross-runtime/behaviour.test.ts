@@ -310,6 +310,15 @@ describe.each(RUNTIMES)('agent served on $name', (runtime) => {
     const listed = await (await call('GET', `/tasks?contextId=${task.contextId}&includeArtifacts=true`)).json()
     expect(listed.tasks.map((entry: any) => entry.id)).toEqual([task.id])
 
+    // A cancel without a body, typed as JSON all the same, as the official client sends it.
+    const asked = (await (await call('POST', '/message:send', message('ask'))).json()).task
+    const canceled = await fetch(new URL(`/tasks/${asked.id}:cancel`, agent.url), {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+    })
+    expect(canceled.status).toBe(200)
+    expect((await canceled.json()).status.state).toBe('TASK_STATE_CANCELED')
+
     const missing = await call('GET', '/tasks/no-such-task')
     expect(missing.status).toBe(404)
     expect(missing.headers.get('content-type')).toBe('application/a2a+json')
