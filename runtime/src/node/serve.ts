@@ -147,6 +147,8 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
 
   const log = options.requestLogLevel ? logger[options.requestLogLevel].bind(logger) : undefined
   const runtime = nativeRuntime()
+  // Set once signals are handled; declared before the listener, whose close may run first (gRPC failed to start).
+  let detachSignals: (() => void) | undefined
   let listener: { port: number; server: Server | undefined; close: () => Promise<void> }
   if (runtime) {
     const native = await listenNative(runtime, app, {
@@ -185,7 +187,6 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
   }
   logger.info(`Agent "${agent.card.name}" listening on ${url} (card at ${url}.well-known/agent.json)`)
 
-  let detachSignals: (() => void) | undefined
   if (options.handleSignals ?? true) detachSignals = exitOnSignals(close, logger, options.shutdownTimeoutMs ?? 10_000)
   return { url, port: listener.port, app, runtime: runtime ?? 'node', server: listener.server, grpcAddress, close }
 }
