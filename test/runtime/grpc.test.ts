@@ -203,7 +203,7 @@ describe('gRPC status codes and their ErrorInfo', () => {
       auth: { bearerTokens: ['grpc-token-91ad'] },
     })
     const client = rawClient(target.grpcAddress)
-    for (const metadata of [{}, { authorization: 'Bearer wrong' }]) {
+    for (const metadata of [{}, { authorization: 'Bearer wrong' }] as Array<Record<string, string>>) {
       const refused = await unaryCall(client, 'SendMessage', { message: protoMessage('hi') }, metadata)
       expect(refused.error?.code).toBe(status.UNAUTHENTICATED)
       expect(errorInfoOf(refused.error!)).toBeUndefined()
@@ -235,7 +235,7 @@ describe('gRPC status codes and their ErrorInfo', () => {
 
   it('INTERNAL without detail for an unexpected failure, whose detail goes to the log', async () => {
     const store = createMemoryStore()
-    store.get = async () => {
+    store.get = () => {
       throw new Error('the disk is on fire')
     }
     const target = await serveWithGrpc(grpcAgent(), { store })
