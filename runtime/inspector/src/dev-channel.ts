@@ -1,18 +1,21 @@
 import { authHeaders } from './auth-headers'
 import { dialectHeaders } from './dialects'
 import type { Dialect } from './model'
+import { restAddressIn } from './rest'
 import { fieldsOf, readFrames } from './sse'
 import {
   card,
   connected,
   credential,
   deliveries,
+  dialect,
   type LoadState,
   load,
   type PushDelivery,
   pushUrl,
   refusedDeliveries,
   reloads,
+  restAddress,
   selectedTask,
   type TaskLine,
   taskFeed,
@@ -29,6 +32,7 @@ const CREDENTIAL_SETTLE_MS = 300
 const CARD_PATHS: Record<Dialect, string> = {
   platform: '/.well-known/agent.json',
   'a2a-1.0': '/.well-known/agent-card.json',
+  'a2a-1.0-rest': '/.well-known/agent-card.json',
   'a2a-0.3': '/.well-known/agent-card.json',
 }
 
@@ -43,10 +47,18 @@ export async function fetchCard(dialect: Dialect): Promise<Record<string, unknow
   }
 }
 
-/** The platform card, which the chat reads for streaming, skills and push. */
+/**
+ * The platform card, which the chat reads for streaming, skills and push, and the v1.0 card's REST interface (an
+ * `HTTP+JSON` entry of its `supportedInterfaces`), which decides whether the page offers REST and where it sends.
+ */
 async function refreshCard(): Promise<void> {
-  const served = await fetchCard('platform')
+  const [served, v1] = await Promise.all([fetchCard('platform'), fetchCard('a2a-1.0')])
   if (!('error' in served)) card.set(served)
+  if ('error' in v1) return
+  const address = restAddressIn(v1)
+  restAddress.set(address)
+  // REST chosen earlier, of an agent that no longer lists it: the same v1.0 operations in JSON-RPC.
+  if (address === undefined && dialect.value === 'a2a-1.0-rest') dialect.set('a2a-1.0')
 }
 
 /** The tasks the channel told of since its hello: newer than the list asked for then. */

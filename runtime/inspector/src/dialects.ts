@@ -1,17 +1,22 @@
-import type { Artifact, Dialect, Message, Part, Task, Update } from './model'
+import { type Artifact, type Dialect, type Message, type Part, speaksV1, type Task, type Update } from './model'
 
 /**
- * What differs between the three dialects one A2A server speaks: method names, the `A2A-Version` header, and the
- * shapes of parts, states and stream events. Requests are built here and answers read back into the page's model.
+ * What differs between the dialects one A2A server speaks: method names, the `A2A-Version` header, and the shapes
+ * of parts, states and stream events. Requests are built here and answers read back into the page's model (REST's
+ * paths and errors: rest.ts).
  */
 
 type Json = Record<string, unknown>
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
+export const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined)
 
 export type Operation = 'send' | 'stream' | 'subscribe' | 'get' | 'cancel' | 'list'
 
-const METHODS: Record<Dialect, Record<Operation, string>> = {
+/** The dialects spoken in JSON-RPC on the agent's endpoint, each with its method names. */
+type JsonRpcDialect = Exclude<Dialect, 'a2a-1.0-rest'>
+
+const METHODS: Record<JsonRpcDialect, Record<Operation, string>> = {
   platform: {
     send: 'message/send',
     stream: 'message/stream',
@@ -38,11 +43,11 @@ const METHODS: Record<Dialect, Record<Operation, string>> = {
   },
 }
 
-export const methodName = (dialect: Dialect, operation: Operation): string => METHODS[dialect][operation]
+export const methodName = (dialect: JsonRpcDialect, operation: Operation): string => METHODS[dialect][operation]
 
 /** The header that picks the dialect (the platform speaks on slash-named methods without one). */
 export function dialectHeaders(dialect: Dialect): Record<string, string> {
-  if (dialect === 'a2a-1.0') return { 'A2A-Version': '1.0' }
+  if (speaksV1(dialect)) return { 'A2A-Version': '1.0' }
   if (dialect === 'a2a-0.3') return { 'A2A-Version': '0.3' }
   return {}
 }
@@ -57,7 +62,7 @@ export interface Outgoing {
 }
 
 function partOut(dialect: Dialect, part: Part): Json {
-  if (dialect === 'a2a-1.0') {
+  if (speaksV1(dialect)) {
     if (part.kind === 'text') return { text: part.text }
     if (part.kind === 'data') return { data: part.data }
     const out: Json = part.uri !== undefined ? { url: part.uri } : { raw: part.bytes ?? '' }
@@ -83,7 +88,7 @@ export function sendParams(
   messageId: string,
   { blocking }: { blocking: boolean },
 ): Json {
-  const v1 = dialect === 'a2a-1.0'
+  const v1 = speaksV1(dialect)
   const message: Json = {
     role: v1 ? 'ROLE_USER' : 'user',
     messageId,
@@ -208,7 +213,7 @@ function artifactUpdate(value: Json): Update {
 }
 
 /** A result (of a send, a get, a stream event) in any dialect, as updates. */
-function resultIn(result: unknown): Update[] {
+export function resultIn(result: unknown): Update[] {
   if (!isObject(result)) return []
   // v1.0: one key says what it is.
   if (isObject(result.statusUpdate)) return [statusUpdate(result.statusUpdate)]
@@ -233,12 +238,30 @@ export function frameIn(json: unknown): Update[] {
   return resultIn(json.result)
 }
 
+/**
+ * The A2A error type an error names in its `google.rpc.ErrorInfo` detail: among a google.rpc.Status's `details`
+ * (REST), or a v1.0 JSON-RPC error's `data`.
+ */
+function reasonOf(details: unknown): string | undefined {
+  if (!Array.isArray(details)) return undefined
+  const info = details.find(
+    (detail) => isObject(detail) && String(detail['@type']).endsWith('google.rpc.ErrorInfo') && str(detail.reason),
+  )
+  return info ? str(info.reason) : undefined
+}
+
+/** A JSON-RPC error object, or a google.rpc.Status (REST's `error`), as the page shows it. */
 export function errorIn(error: unknown): Update {
   const value = isObject(error) ? error : {}
-  return {
+  const update: Update = {
     kind: 'error',
     code: typeof value.code === 'number' ? value.code : 0,
     message: str(value.message) ?? 'Unknown error',
-    data: value.data,
+    data: value.data ?? value.details,
   }
+  const status = str(value.status)
+  const reason = reasonOf(value.details) ?? reasonOf(value.data)
+  if (status) update.status = status
+  if (reason) update.reason = reason
+  return update
 }

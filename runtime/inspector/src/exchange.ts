@@ -26,9 +26,15 @@ function withArtifact(artifacts: Artifact[], artifact: Artifact, append: boolean
 const summaryOfParts = (parts: Part[]) =>
   textOf(parts) || (parts[0]?.kind === 'data' ? JSON.stringify(parts[0].data).slice(0, 200) : '')
 
-/** An error as the page shows it: its JSON-RPC code, its message, and the HTTP status when that says more. */
-const errorText = (error: Extract<Update, { kind: 'error' }>) =>
-  `${error.code ? `${error.code}: ` : ''}${error.message}${error.httpStatus ? ` (HTTP ${error.httpStatus})` : ''}`
+/**
+ * An error as the page shows it: its code (JSON-RPC's, or REST's HTTP status) and status name, its message, the A2A
+ * error type its ErrorInfo names, and the answer's HTTP status when the code does not say it already.
+ */
+export function errorText(error: Extract<Update, { kind: 'error' }>): string {
+  const head = [error.code || '', error.status ?? ''].filter(Boolean).join(' ')
+  const http = error.httpStatus && error.httpStatus !== error.code ? ` (HTTP ${error.httpStatus})` : ''
+  return `${head ? `${head}: ` : ''}${error.message}${error.reason ? ` [${error.reason}]` : ''}${http}`
+}
 
 /** What an update does to the exchange it answers. */
 export function applied(exchange: Exchange, update: Update): Exchange {

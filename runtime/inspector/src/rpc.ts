@@ -1,7 +1,15 @@
 import { authHeaders } from './auth-headers'
-import { dialectHeaders, errorIn, frameIn, methodName, type Operation } from './dialects'
+import { dialectHeaders, frameIn, methodName, type Operation } from './dialects'
+import { errorText } from './exchange'
 import type { Dialect, Update } from './model'
+import { restAnswerIn, restRequest, restRequestText } from './rest'
 import { fieldsOf, readFrames } from './sse'
+import { restAddress } from './state'
+
+/**
+ * The page's calls to the agent, in the chosen dialect: JSON-RPC on the agent's endpoint, or REST on the paths of
+ * the card's HTTP+JSON interface.
+ */
 
 /** What the page saw on the wire: the request it sent, then each response or SSE frame, as text. */
 export interface WireEvent {
@@ -30,44 +38,67 @@ const clip = (text: string) =>
 
 let nextId = 1
 
-function request(
-  dialect: Dialect,
-  operation: Operation,
-  params: unknown,
-): { body: string; headers: Record<string, string> } {
+type Params = Record<string, unknown>
+
+/** A request as sent, and as the timeline shows it (`raw`). */
+interface Outgoing {
+  url: string
+  init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string }
+  raw: string
+  rest: boolean
+}
+
+function request(dialect: Dialect, operation: Operation, params: Params): Outgoing {
+  const headers = { ...dialectHeaders(dialect), ...authHeaders() }
+  if (dialect === 'a2a-1.0-rest') {
+    // Until the card is read, the root: where this runtime serves REST by default.
+    const sent = restRequest(restAddress.value ?? '', operation, params)
+    const init: Outgoing['init'] = { method: sent.method, headers }
+    if (sent.body !== undefined) {
+      headers['content-type'] = 'application/a2a+json'
+      init.body = sent.body
+    }
+    return { url: sent.path, init, raw: restRequestText(sent), rest: true }
+  }
   const body = JSON.stringify(
     { jsonrpc: '2.0', id: `inspector-${nextId++}`, method: methodName(dialect, operation), params },
     null,
     2,
   )
-  return { body, headers: { 'content-type': 'application/json', ...dialectHeaders(dialect), ...authHeaders() } }
+  headers['content-type'] = 'application/json'
+  return { url: ENDPOINT, init: { method: 'POST', headers, body }, raw: body, rest: false }
 }
 
-function parsed(text: string): Update[] {
+function parsed(text: string, rest: boolean): Update[] {
   try {
-    return frameIn(JSON.parse(text))
+    const json: unknown = JSON.parse(text)
+    return rest ? restAnswerIn(json) : frameIn(json)
   } catch {
     return [{ kind: 'error', code: 0, message: `Not JSON: ${text.slice(0, 200)}` }]
   }
 }
 
 /** A whole answer's updates; its errors carry the HTTP status when it was not a success (401, 503…). */
-function answered(text: string, status: number): Update[] {
-  const updates = parsed(text)
+function answered(text: string, status: number, rest: boolean): Update[] {
+  const updates = parsed(text, rest)
   if (status >= 200 && status < 300) return updates
   const withStatus = updates.map((update) => (update.kind === 'error' ? { ...update, httpStatus: status } : update))
-  // An answer that is no JSON-RPC error (a proxy's page, an empty body) is an error all the same.
+  // An answer that is no error of the binding's (a proxy's page, an empty body) is an error all the same.
   return withStatus.some((update) => update.kind === 'error')
     ? withStatus
     : [
         {
           kind: 'error',
           code: 0,
-          message: `The agent answered HTTP ${status} without a JSON-RPC error`,
+          message: `The agent answered HTTP ${status} without ${rest ? 'a google.rpc.Status' : 'a JSON-RPC error'}`,
           httpStatus: status,
         },
       ]
 }
+
+/** An answer as the timeline shows it: REST's status is half its meaning (there is no envelope), so it goes first. */
+const answerText = (text: string, status: number, rest: boolean) =>
+  rest ? `HTTP ${status}${text ? `\n\n${clip(text)}` : ''}` : clip(text)
 
 /**
  * One JSON-RPC call, answered in one response. `onWire` hears the request and the response; the updates are
@@ -76,15 +107,15 @@ function answered(text: string, status: number): Update[] {
 export async function call(
   dialect: Dialect,
   operation: Operation,
-  params: unknown,
+  params: Params,
   onWire?: (event: WireEvent) => void,
 ): Promise<Update[]> {
-  const { body, headers } = request(dialect, operation, params)
-  onWire?.({ at: now(), direction: 'request', raw: body, updates: [] })
+  const { url, init, raw, rest } = request(dialect, operation, params)
+  onWire?.({ at: now(), direction: 'request', raw, updates: [] })
   let text: string
   let status: number
   try {
-    const response = await fetch(ENDPOINT, { method: 'POST', headers, body })
+    const response = await fetch(url, init)
     status = response.status
     text = await response.text()
   } catch (error) {
@@ -95,8 +126,8 @@ export async function call(
     onWire?.({ at: now(), direction: 'response', raw: '', updates })
     return updates
   }
-  const updates = answered(text, status)
-  onWire?.({ at: now(), direction: 'response', raw: clip(text), updates })
+  const updates = answered(text, status, rest)
+  onWire?.({ at: now(), direction: 'response', raw: answerText(text, status, rest), updates })
   return updates
 }
 
@@ -104,16 +135,17 @@ export async function call(
 export async function callForResult(
   dialect: Dialect,
   operation: Operation,
-  params: unknown,
+  params: Params,
 ): Promise<{ result?: unknown; error?: string }> {
-  const { body, headers } = request(dialect, operation, params)
+  const { url, init, rest } = request(dialect, operation, params)
   try {
-    const json = await (await fetch(ENDPOINT, { method: 'POST', headers, body })).json()
-    if (json.error) {
-      const error = errorIn(json.error)
-      return { error: error.kind === 'error' ? `${error.code}: ${error.message}` : 'error' }
-    }
-    return { result: json.result }
+    const response = await fetch(url, init)
+    const text = await response.text()
+    const error = answered(text, response.status, rest).find((update) => update.kind === 'error')
+    if (error?.kind === 'error') return { error: errorText(error) }
+    // REST answers the result itself; JSON-RPC wraps it.
+    const json = JSON.parse(text)
+    return { result: rest ? json : json.result }
   } catch (error) {
     return { error: (error as Error).message }
   }
@@ -125,22 +157,18 @@ export async function callForResult(
  */
 export async function stream(
   dialect: Dialect,
-  params: unknown,
+  params: Params,
   onWire: (event: WireEvent) => void,
   signal: AbortSignal,
   { operation = 'stream', lastEventId }: { operation?: 'stream' | 'subscribe'; lastEventId?: number } = {},
 ): Promise<void> {
-  const { body, headers } = request(dialect, operation, params)
-  if (lastEventId !== undefined) headers['last-event-id'] = String(lastEventId)
-  onWire({ at: now(), direction: 'request', raw: body, updates: [] })
+  const { url, init, raw, rest } = request(dialect, operation, params)
+  if (lastEventId !== undefined) init.headers['last-event-id'] = String(lastEventId)
+  init.headers.accept = 'text/event-stream'
+  onWire({ at: now(), direction: 'request', raw, updates: [] })
   let response: Response
   try {
-    response = await fetch(ENDPOINT, {
-      method: 'POST',
-      headers: { ...headers, accept: 'text/event-stream' },
-      body,
-      signal,
-    })
+    response = await fetch(url, { ...init, signal })
   } catch (error) {
     if (!signal.aborted)
       onWire({
@@ -151,17 +179,18 @@ export async function stream(
       })
     return
   }
-  // An error before the stream starts comes back as one JSON-RPC response.
+  // An error before the stream starts comes back as one answer (JSON-RPC's response, REST's HTTP error).
   if (!response.headers.get('content-type')?.includes('text/event-stream') || !response.body) {
     const text = await response.text()
-    onWire({ at: now(), direction: 'response', raw: clip(text), updates: answered(text, response.status) })
+    const updates = answered(text, response.status, rest)
+    onWire({ at: now(), direction: 'response', raw: answerText(text, response.status, rest), updates })
     return
   }
   try {
     await readFrames(response.body, (frame) => {
       const { data, id } = fieldsOf(frame)
       if (!data) return // a comment (heartbeat) or an id-only frame
-      const event: WireEvent = { at: now(), direction: 'frame', raw: clip(frame), updates: parsed(data) }
+      const event: WireEvent = { at: now(), direction: 'frame', raw: clip(frame), updates: parsed(data, rest) }
       if (id && /^\d{1,15}$/.test(id)) event.seq = Number(id)
       onWire(event)
     })

@@ -62,6 +62,12 @@ export const dialect = new Store<Dialect>(
 )
 dialect.subscribe(() => localStorage.setItem('a2a-inspector-dialect', dialect.value))
 
+/**
+ * The path of the agent's REST interface (A2A v1.0 over HTTP+JSON) as its v1.0 card lists it: undefined until the
+ * card is read, or when it lists none (then the page offers no REST).
+ */
+export const restAddress = new Store<string | undefined>(undefined)
+
 export const tab = new Store<Tab>('chat')
 export const card = new Store<Record<string, unknown> | undefined>(undefined)
 export const load = new Store<LoadState | undefined>(undefined)

@@ -7,6 +7,9 @@ import { JsonTree } from './JsonTree'
 
 const ANCHOR = 'card-'
 
+/** The cards there are: a REST client reads the A2A v1.0 card, as a JSON-RPC one does. */
+const CARD_DIALECTS = DIALECTS.filter((d) => d.id !== 'a2a-1.0-rest')
+
 /** Moves to a card field shown with its anchor: opens the branches above it, scrolls to it, focuses it. */
 function focusField(path: string): boolean {
   const target = document.getElementById(`${ANCHOR}${path}`)
@@ -45,7 +48,7 @@ export function CardView() {
       <h2 id="card-title">Agent Card</h2>
       <fieldset class="segmented">
         <legend>Served to</legend>
-        {DIALECTS.map((d) => (
+        {CARD_DIALECTS.map((d) => (
           <label key={d.id}>
             <input type="radio" name="card-dialect" checked={shown === d.id} onChange={() => setShown(d.id)} />{' '}
             {d.label}

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { type Part, TERMINAL_STATES } from '../model'
+import { type Part, speaksV1, TERMINAL_STATES } from '../model'
 import { cancel, newContext, send } from '../session'
 import { card, contextId, dialect, type Exchange, exchanges, pushUrl, selectedTask, tab } from '../state'
 import { useStore } from '../store'
@@ -176,7 +176,7 @@ export function Chat() {
         return
       }
       // v0.3 and the platform carry an object in a data part; v1.0 any JSON value.
-      if (dialect.value !== 'a2a-1.0' && (typeof value !== 'object' || value === null || Array.isArray(value))) {
+      if (!speaksV1(dialect.value) && (typeof value !== 'object' || value === null || Array.isArray(value))) {
         setDataError('The data part must be a JSON object in this dialect (A2A v1.0 takes any JSON value)')
         return
       }

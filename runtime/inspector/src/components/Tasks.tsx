@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { taskIn } from '../dialects'
-import type { Dialect } from '../model'
+import { DIALECTS, type Dialect, speaksV1 } from '../model'
 import { callForResult } from '../rpc'
 import { replay } from '../session'
 import { dialect, selectedTask, taskFeed, tasks, timelines } from '../state'
@@ -112,9 +112,7 @@ export function Tasks() {
                 asks the agent for the events it keeps of it, in the chosen dialect, each at the time it happened.
               </p>
             )}
-            <h3>
-              Stored task ({chosen === 'platform' ? 'platform' : chosen === 'a2a-1.0' ? 'A2A v1.0' : 'A2A v0.3'} shape)
-            </h3>
+            <h3>Stored task ({speaksV1(chosen) ? 'A2A v1.0' : DIALECTS.find((d) => d.id === chosen)?.label} shape)</h3>
             <StoredTask taskId={selected} chosen={chosen} />
           </>
         ) : (

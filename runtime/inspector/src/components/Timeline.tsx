@@ -39,8 +39,8 @@ export function Timeline({ timeline }: { timeline: TimelineData }) {
           {timeline.dropped ? ` (the ${timeline.dropped} before them dropped)` : ''}; {originText(timeline)}
         </span>
         <label>
-          <input type="checkbox" checked={raw} onChange={(event) => setRaw(event.currentTarget.checked)} /> Show raw
-          JSON-RPC and SSE frames
+          <input type="checkbox" checked={raw} onChange={(event) => setRaw(event.currentTarget.checked)} /> Show raw{' '}
+          {timeline.dialect === 'a2a-1.0-rest' ? 'HTTP requests' : 'JSON-RPC'} and SSE frames
         </label>
       </div>
       <ol aria-label="Timeline">
