@@ -44,6 +44,15 @@ export async function sendFromPage(page: Page, text: string): Promise<void> {
   await page.getByRole('button', { name: 'Send', exact: true }).click()
 }
 
+/**
+ * Has the page speak `dialect` (an option's value: `platform`, `a2a-1.0`, `a2a-1.0-rest`, `a2a-0.3`), once the
+ * select offers it: REST is offered when the agent's card, read after the page opened, lists it.
+ */
+export async function chooseDialect(page: Page, dialect: string): Promise<void> {
+  await page.locator(`#dialect option[value="${dialect}"]`).waitFor({ state: 'attached' })
+  await page.getByRole('combobox', { name: 'Dialect' }).selectOption(dialect)
+}
+
 export const lastExchange = (page: Page) => page.locator('.exchange').last()
 export const stateOf = (page: Page) => lastExchange(page).locator('.state').innerText()
 export const answerOf = (page: Page) => lastExchange(page).locator('.artifact').innerText()

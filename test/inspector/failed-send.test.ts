@@ -1,5 +1,6 @@
 import type { Browser, Page, Route } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { rpc } from '../_rpc.ts'
 import { SLOW } from '../_served-project.ts'
 import { axeViolations, browserTestsEnabled, launchBrowser } from './_browser.ts'
 import {
@@ -11,12 +12,12 @@ import {
   startDev,
   writeAgent,
 } from './_dev-project.ts'
-import { answerOf, lastExchange, openInspector, sendFromPage, stateOf } from './_page.ts'
+import { answerOf, chooseDialect, lastExchange, openInspector, sendFromPage, stateOf } from './_page.ts'
 
 /**
  * A message the agent never takes — refused for its credentials (401), while the code does not load (503), for
  * its params (-32602) — ends its exchange: the error shows with its code, message and HTTP status, and the
- * badge leaves "sending".
+ * badge leaves "sending". In REST the same, read from a google.rpc.Status: HTTP status, its name, the A2A reason.
  */
 
 let project: string
@@ -126,5 +127,37 @@ describe.runIf(browserTestsEnabled())('a send the agent refuses, in the inspecto
     await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('error')
     await page.unroute(dev.url, refuseCalls)
     writeAgent(project, guardedSource)
+  })
+
+  it('shows a REST error as its HTTP status and status name, its message and its A2A reason', {
+    timeout: 3 * SLOW,
+  }, async () => {
+    await chooseDialect(page, 'a2a-1.0-rest')
+    await page.getByLabel('Bearer token').fill('')
+    await sendFromPage(page, 'let me in over REST')
+    await expect.poll(() => errorOf(page), { timeout: SLOW }).toMatch(/^401 UNAUTHENTICATED: Unauthorized: .*bearer/i)
+    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('error')
+    // A question that another client's cancel ends while the page waits to answer it: the answer is refused with
+    // the A2A error type the ErrorInfo names.
+    await page.getByLabel('Bearer token').fill('inspector-secret')
+    await sendFromPage(page, 'ask')
+    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('input-required')
+    const taskId = (await lastExchange(page).getAttribute('data-task-id'))!
+    const canceled = await rpc(
+      dev.url,
+      'tasks/cancel',
+      { id: taskId },
+      { headers: { authorization: 'Bearer inspector-secret' } },
+    )
+    expect(canceled.body.result?.status?.state).toBe('canceled')
+    await lastExchange(page).getByRole('textbox', { name: 'Your answer' }).fill('too late')
+    await lastExchange(page).getByRole('button', { name: 'Answer' }).click()
+    await expect
+      .poll(() => errorOf(page), { timeout: SLOW })
+      .toMatch(/^400 FAILED_PRECONDITION: .+ \[UNSUPPORTED_OPERATION\]$/)
+    // The task read back says why: another client canceled it.
+    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('canceled')
+    expect(await errorOf(page)).toContain('[UNSUPPORTED_OPERATION]')
+    expect(await axeViolations(page)).toEqual([])
   })
 })

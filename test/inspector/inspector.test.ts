@@ -14,6 +14,7 @@ import {
 } from './_dev-project.ts'
 import {
   answerOf,
+  chooseDialect,
   closeAll,
   lastExchange,
   openInspector as openPage,
@@ -46,6 +47,18 @@ async function openInspector(): Promise<Page> {
   pages.push(page)
   return page
 }
+
+/** The dialects the chat's cases run in: the platform's JSON-RPC, and A2A v1.0 over HTTP+JSON. */
+const CHAT_DIALECTS = [
+  ['platform', 'the platform dialect'],
+  ['a2a-1.0-rest', 'A2A v1.0 REST'],
+] as const
+
+/** The timeline's checkbox that shows the raw wire, named for what the dialect sends. */
+const rawCheckbox = (page: Page, dialect = 'platform') =>
+  page.locator('.timeline').getByRole('checkbox', {
+    name: `Show raw ${dialect === 'a2a-1.0-rest' ? 'HTTP requests' : 'JSON-RPC'} and SSE frames`,
+  })
 
 async function expectNoSeriousViolations(page: Page): Promise<void> {
   expect(await axeViolations(page)).toEqual([])
@@ -118,24 +131,26 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     await expectNoSeriousViolations(page)
   })
 
-  it('streams an answer chunk by chunk as the agent writes it', { timeout: 2 * SLOW }, async () => {
-    rmSync(gate, { force: true })
-    const page = await openInspector()
-    await sendFromPage(page, 'stream')
-    // The first chunk shows while the agent still holds the second (it waits for the gate).
-    await expect.poll(() => answerOf(page).catch(() => ''), { timeout: SLOW }).toContain('alpha')
-    expect(await answerOf(page)).not.toContain('omega')
-    expect(await stateOf(page)).toBe('working')
-    // The working update with a message shows as progress.
-    expect(await lastExchange(page).getByRole('list', { name: 'Progress' }).innerText()).toContain(
-      'alpha sent, omega waits for the gate',
-    )
-    await saveScreenshot(page, 'streaming')
-    writeFileSync(gate, '')
-    await expect.poll(() => answerOf(page), { timeout: SLOW }).toContain('alpha omega')
-    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
-    await expectNoSeriousViolations(page)
-  })
+  for (const [dialect, named] of CHAT_DIALECTS)
+    it(`streams an answer chunk by chunk as the agent writes it, in ${named}`, { timeout: 2 * SLOW }, async () => {
+      rmSync(gate, { force: true })
+      const page = await openInspector()
+      await chooseDialect(page, dialect)
+      await sendFromPage(page, 'stream')
+      // The first chunk shows while the agent still holds the second (it waits for the gate).
+      await expect.poll(() => answerOf(page).catch(() => ''), { timeout: SLOW }).toContain('alpha')
+      expect(await answerOf(page)).not.toContain('omega')
+      expect(await stateOf(page)).toBe('working')
+      // The working update with a message shows as progress.
+      expect(await lastExchange(page).getByRole('list', { name: 'Progress' }).innerText()).toContain(
+        'alpha sent, omega waits for the gate',
+      )
+      if (dialect === 'platform') await saveScreenshot(page, 'streaming')
+      writeFileSync(gate, '')
+      await expect.poll(() => answerOf(page), { timeout: SLOW }).toContain('alpha omega')
+      await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
+      await expectNoSeriousViolations(page)
+    })
 
   it("renders the agent's Markdown but never its HTML: no element, style, form or script link reaches the page", {
     timeout: 2 * SLOW,
@@ -166,23 +181,25 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     expect(await page.getByRole('button', { name: 'Send', exact: true }).isVisible()).toBe(true)
   })
 
-  it('answers an input-required question in place, on the same task, which then completes', {
-    timeout: 2 * SLOW,
-  }, async () => {
-    const page = await openInspector()
-    await sendFromPage(page, 'ask')
-    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('input-required')
-    const asking = lastExchange(page)
-    expect(await asking.locator('.question').innerText()).toContain('What should I answer?')
-    const taskId = await asking.getAttribute('data-task-id')
-    await asking.getByRole('textbox', { name: 'Your answer' }).fill('blue')
-    await asking.getByRole('button', { name: 'Answer' }).click()
-    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
-    expect(await answerOf(page)).toContain('Answer: blue')
-    expect(await lastExchange(page).getAttribute('data-task-id')).toBe(taskId)
-    // Answered: the question's form is gone.
-    expect(await page.getByRole('textbox', { name: 'Your answer' }).count()).toBe(0)
-  })
+  for (const [dialect, named] of CHAT_DIALECTS)
+    it(`answers an input-required question in place, on the same task, which then completes, in ${named}`, {
+      timeout: 2 * SLOW,
+    }, async () => {
+      const page = await openInspector()
+      await chooseDialect(page, dialect)
+      await sendFromPage(page, 'ask')
+      await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('input-required')
+      const asking = lastExchange(page)
+      expect(await asking.locator('.question').innerText()).toContain('What should I answer?')
+      const taskId = await asking.getAttribute('data-task-id')
+      await asking.getByRole('textbox', { name: 'Your answer' }).fill('blue')
+      await asking.getByRole('button', { name: 'Answer' }).click()
+      await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
+      expect(await answerOf(page)).toContain('Answer: blue')
+      expect(await lastExchange(page).getAttribute('data-task-id')).toBe(taskId)
+      // Answered: the question's form is gone.
+      expect(await page.getByRole('textbox', { name: 'Your answer' }).count()).toBe(0)
+    })
 
   it('sends a data part and a file to the chosen skill, and shows a data answer as a JSON tree and a file answer as a download', {
     timeout: 2 * SLOW,
@@ -235,14 +252,16 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     expect(await contextOf()).not.toBe(first)
   })
 
-  it('cancels a running task, which ends as canceled', { timeout: 2 * SLOW }, async () => {
-    const page = await openInspector()
-    await sendFromPage(page, 'hang')
-    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('working')
-    await lastExchange(page).getByRole('button', { name: 'Cancel task' }).click()
-    await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('canceled')
-    expect(await lastExchange(page).getByRole('button', { name: 'Cancel task' }).count()).toBe(0)
-  })
+  for (const [dialect, named] of CHAT_DIALECTS)
+    it(`cancels a running task, which ends as canceled, in ${named}`, { timeout: 2 * SLOW }, async () => {
+      const page = await openInspector()
+      await chooseDialect(page, dialect)
+      await sendFromPage(page, 'hang')
+      await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('working')
+      await lastExchange(page).getByRole('button', { name: 'Cancel task' }).click()
+      await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('canceled')
+      expect(await lastExchange(page).getByRole('button', { name: 'Cancel task' }).count()).toBe(0)
+    })
 
   it("shows each dialect's raw request and SSE frames on the task's timeline", { timeout: 3 * SLOW }, async () => {
     const page = await openInspector()
@@ -250,52 +269,123 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
       platform: ['"method": "message/stream"', '"method":"tasks/statusUpdate"', '"state":"completed"'],
       'a2a-1.0': ['"method": "SendStreamingMessage"', '"role": "ROLE_USER"', '"statusUpdate"', 'TASK_STATE_COMPLETED'],
       'a2a-0.3': ['"method": "message/stream"', '"kind":"status-update"', '"state":"completed"'],
+      // REST: the method and path, the v1.0 request bare, each frame's data a bare StreamResponse.
+      'a2a-1.0-rest': [
+        'POST /message:stream',
+        'A2A-Version: 1.0',
+        'Content-Type: application/a2a+json',
+        '"role": "ROLE_USER"',
+        'data: {"statusUpdate"',
+        'TASK_STATE_COMPLETED',
+      ],
     }
     for (const [dialect, needles] of Object.entries(expected)) {
       await page.getByRole('button', { name: 'Chat', exact: true }).click()
-      await page.getByRole('combobox', { name: 'Dialect' }).selectOption(dialect)
+      await chooseDialect(page, dialect)
       await sendFromPage(page, `hello in ${dialect}`)
       await expect.poll(() => stateOf(page), { timeout: SLOW }).toBe('completed')
       await lastExchange(page)
         .getByRole('button', { name: /Timeline of task/ })
         .click()
       const timeline = page.locator('.timeline')
-      await timeline.getByRole('checkbox', { name: 'Show raw JSON-RPC and SSE frames' }).check()
+      await rawCheckbox(page, dialect).check()
       const text = await timeline.innerText()
       for (const needle of needles) expect(text, `${dialect} timeline`).toContain(needle)
       // Offsets from the request, and the updates read from the frames.
       expect(text).toMatch(/\+\d+ ms/)
       expect(text).toContain('state → completed')
       // Each dialect in its own words only: v1.0's enum names nowhere else, `kind` nowhere in v1.0.
-      if (dialect === 'a2a-1.0') expect(text).not.toContain('"kind"')
+      if (dialect.startsWith('a2a-1.0')) expect(text).not.toContain('"kind"')
       else expect(text).not.toContain('TASK_STATE_')
+      // REST has no JSON-RPC envelope, in the request or the frames.
+      if (dialect === 'a2a-1.0-rest')
+        for (const envelope of ['"jsonrpc"', '"method"']) expect(text).not.toContain(envelope)
       if (dialect === 'a2a-1.0') await saveScreenshot(page, 'timeline')
     }
     await expectNoSeriousViolations(page)
   })
 
-  it('lists tasks live, those of other clients too', { timeout: 2 * SLOW }, async () => {
-    const page = await openInspector()
-    await page.getByRole('button', { name: 'Tasks', exact: true }).click()
-    await page.getByRole('heading', { name: 'Tasks', exact: true }).waitFor()
-    const list = page.locator('.task-list')
-    const { body } = await sendMessage(dev.url, 'from another client')
-    expect(body.result?.status?.state).toBe('completed')
-    await expect.poll(() => list.innerText(), { timeout: SLOW }).toContain('from another client')
-    await list.getByRole('button', { name: /from another client/ }).click()
-    await expect
-      .poll(() => page.locator('.task-detail').innerText(), { timeout: SLOW })
-      .toContain('Echo: from another client')
-    // Its timeline, from the events the agent keeps of it, in the chosen dialect's frames.
-    await page.getByRole('button', { name: 'Replay its events' }).click()
-    const timeline = page.locator('.timeline')
-    await expect.poll(() => timeline.innerText().catch(() => ''), { timeout: SLOW }).toContain('state → completed')
-    await timeline.getByRole('checkbox', { name: 'Show raw JSON-RPC and SSE frames' }).check()
-    const text = await timeline.innerText()
-    expect(text).toContain('"method": "tasks/resubscribe"')
-    expect(text).toContain('"method":"tasks/artifactUpdate"')
-    expect(text).toContain('Echo: from another client')
+  it('offers REST only when the v1.0 card lists an HTTP+JSON interface, and sends to the address it lists', {
+    timeout: 3 * SLOW,
+  }, async () => {
+    /**
+     * A page whose A2A cards have their HTTP+JSON interface moved to `restUrl`, or removed (undefined); `saved`, the
+     * dialect the page chose in an earlier visit.
+     */
+    async function pageWithCards(restUrl: string | undefined, saved?: string): Promise<Page> {
+      const page = await newPage(browser!)
+      pages.push(page)
+      page.setDefaultTimeout(SLOW)
+      if (saved) await page.addInitScript((id) => localStorage.setItem('a2a-inspector-dialect', id), saved)
+      await page.route('**/.well-known/agent-card.json', async (route) => {
+        const response = await route.fetch()
+        const card = await response.json()
+        card.supportedInterfaces = card.supportedInterfaces
+          ?.map((entry: { protocolBinding: string }) =>
+            entry.protocolBinding !== 'HTTP+JSON' ? entry : restUrl && { ...entry, url: restUrl },
+          )
+          .filter(Boolean)
+        await route.fulfill({ response, json: card })
+      })
+      await page.goto(dev.inspectorUrl)
+      await page.getByRole('heading', { level: 1, name: /Inspector Fixture/ }).waitFor()
+      return page
+    }
+
+    // Listed at another path: offered, and the calls go there.
+    const moved = await pageWithCards(`${dev.url}rest`)
+    const paths: string[] = []
+    await moved.route('**/rest/**', (route) => {
+      const url = new URL(route.request().url())
+      paths.push(`${route.request().method()} ${url.pathname}`)
+      // The agent serves REST at its root: this stands for an agent serving it under /rest.
+      return route.continue({ url: url.href.replace('/rest/', '/') })
+    })
+    await chooseDialect(moved, 'a2a-1.0-rest')
+    await sendFromPage(moved, 'hello at the listed address')
+    await expect.poll(() => stateOf(moved), { timeout: SLOW }).toBe('completed')
+    expect(paths).toContain('POST /rest/message:stream')
+
+    // Not listed: not offered, and REST chosen in an earlier visit becomes A2A v1.0 in JSON-RPC.
+    const unlisted = await pageWithCards(undefined, 'a2a-1.0-rest')
+    const select = unlisted.getByRole('combobox', { name: 'Dialect' })
+    await expect.poll(() => select.inputValue(), { timeout: SLOW }).toBe('a2a-1.0')
+    expect(await unlisted.locator('#dialect option').allInnerTexts()).toEqual(['Platform', 'A2A v1.0', 'A2A v0.3'])
+    await sendFromPage(unlisted, 'hello without REST')
+    await expect.poll(() => stateOf(unlisted), { timeout: SLOW }).toBe('completed')
   })
+
+  for (const [dialect, named] of CHAT_DIALECTS)
+    it(`lists tasks live, those of other clients too, and replays their events in ${named}`, {
+      timeout: 2 * SLOW,
+    }, async () => {
+      const page = await openInspector()
+      await chooseDialect(page, dialect)
+      await page.getByRole('button', { name: 'Tasks', exact: true }).click()
+      await page.getByRole('heading', { name: 'Tasks', exact: true }).waitFor()
+      const list = page.locator('.task-list')
+      const said = `from another client, replayed in ${dialect}`
+      const { body } = await sendMessage(dev.url, said)
+      expect(body.result?.status?.state).toBe('completed')
+      await expect.poll(() => list.innerText(), { timeout: SLOW }).toContain(said)
+      await list.getByRole('button', { name: new RegExp(said) }).click()
+      await expect.poll(() => page.locator('.task-detail').innerText(), { timeout: SLOW }).toContain(`Echo: ${said}`)
+      // Its timeline, from the events the agent keeps of it, in the chosen dialect's frames.
+      await page.getByRole('button', { name: 'Replay its events' }).click()
+      const timeline = page.locator('.timeline')
+      await expect.poll(() => timeline.innerText().catch(() => ''), { timeout: SLOW }).toContain('state → completed')
+      await rawCheckbox(page, dialect).check()
+      const text = await timeline.innerText()
+      const taskId = body.result.id as string
+      if (dialect === 'platform') {
+        expect(text).toContain('"method": "tasks/resubscribe"')
+        expect(text).toContain('"method":"tasks/artifactUpdate"')
+      } else {
+        expect(text).toContain(`POST /tasks/${taskId}:subscribe`)
+        expect(text).toContain('data: {"artifactUpdate"')
+      }
+      expect(text).toContain(`Echo: ${said}`)
+    })
 
   it('receives push notifications at its built-in webhook and shows each delivery', { timeout: 2 * SLOW }, async () => {
     const page = await openInspector()
@@ -380,7 +470,7 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
       await lastExchange(page)
         .getByRole('button', { name: /Timeline of task/ })
         .click()
-      await page.getByRole('checkbox', { name: 'Show raw JSON-RPC and SSE frames' }).check()
+      await rawCheckbox(page).check()
       const timeline = await page.locator('.timeline').innerText()
       expect(timeline).toContain('"blocking": false')
       expect(timeline).toContain('tasks/cancel')

@@ -88,6 +88,8 @@ describe.runIf(browserTestsEnabled())('how the inspector looks', () => {
   }, async () => {
     const page = await open({ viewport: { width: 320, height: 640 } })
     const select = page.getByRole('combobox', { name: 'Dialect' })
+    // Every option there, REST's too (offered once the card is read).
+    await page.locator('#dialect option[value="a2a-1.0-rest"]').waitFor({ state: 'attached' })
     const box = (await select.boundingBox())!
     expect(box.x).toBeGreaterThanOrEqual(0)
     expect(box.x + box.width).toBeLessThanOrEqual(320)
@@ -109,11 +111,12 @@ describe.runIf(browserTestsEnabled())('how the inspector looks', () => {
     expect(await sideways()).toBeLessThanOrEqual(320)
   })
 
-  it('explains the dialects next to the selector: the platform is this runtime’s own methods, v1.0 and v0.3 the A2A versions', {
+  it('explains the dialects next to the selector: the platform is this runtime’s own methods, v1.0 and v0.3 the A2A versions, REST v1.0 over HTTP+JSON', {
     timeout: SLOW,
   }, async () => {
     const page = await open()
     const select = page.getByRole('combobox', { name: 'Dialect' })
+    await page.locator('#dialect option[value="a2a-1.0-rest"]').waitFor({ state: 'attached' })
     // Described for assistive technology, and told in a title on hover.
     const describedBy = await select.getAttribute('aria-describedby')
     expect(describedBy).toBe('dialect-help')
@@ -125,6 +128,8 @@ describe.runIf(browserTestsEnabled())('how the inspector looks', () => {
     expect(text).toMatch(/Platform:.*own JSON-RPC methods/)
     expect(text).toMatch(/A2A v1\.0.*official A2A protocol/s)
     expect(text).toContain('A2A v0.3')
+    expect(text).toMatch(/A2A v1\.0 REST:.*HTTP\+JSON.*POST \/message:stream/s)
+    expect(await select.getAttribute('title')).toContain('A2A v1.0 REST: v1.0 over HTTP+JSON')
     // Beside the select: in the same part of the header.
     expect(await page.locator('header .dialect #dialect-help').count()).toBe(1)
   })
