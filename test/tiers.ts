@@ -19,6 +19,7 @@ const runtimeProcesses = [
   'test/runtime/file-log.test.ts',
   'test/runtime/file-restart.test.ts',
   'test/runtime/file-store.test.ts',
+  'test/runtime/grpc-process.test.ts',
   'test/runtime/load.test.ts',
   'test/runtime/redis-cluster-harness.test.ts',
   'test/runtime/redis-cluster.test.ts',
