@@ -351,6 +351,7 @@ describe.runIf(browserTestsEnabled())('dev inspector in a browser', () => {
     const select = unlisted.getByRole('combobox', { name: 'Dialect' })
     await expect.poll(() => select.inputValue(), { timeout: SLOW }).toBe('a2a-1.0')
     expect(await unlisted.locator('#dialect option').allInnerTexts()).toEqual(['Platform', 'A2A v1.0', 'A2A v0.3'])
+    expect(await select.getAttribute('title')).not.toContain('REST')
     await sendFromPage(unlisted, 'hello without REST')
     await expect.poll(() => stateOf(unlisted), { timeout: SLOW }).toBe('completed')
   })

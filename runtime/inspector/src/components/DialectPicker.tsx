@@ -2,10 +2,10 @@ import { DIALECTS, type Dialect } from '../model'
 import { dialect, restAddress } from '../state'
 import { useStore } from '../store'
 
-/** The select's title: the explanation in a line, for a pointer resting on it. */
+/** The select's title: the explanation in a line, for a pointer resting on it (REST's when it is offered). */
 const IN_A_LINE =
-  "Platform: this runtime's own JSON-RPC methods. A2A v1.0 and A2A v0.3: the official A2A protocol versions. " +
-  'A2A v1.0 REST: v1.0 over HTTP+JSON.'
+  "Platform: this runtime's own JSON-RPC methods. A2A v1.0 and A2A v0.3: the official A2A protocol versions."
+const REST_IN_A_LINE = ' A2A v1.0 REST: v1.0 over HTTP+JSON.'
 
 /**
  * Which wire the page speaks, with what each is said beside it (a summary to open, and the select's description).
@@ -21,7 +21,7 @@ export function DialectPicker() {
       <select
         id="dialect"
         value={chosen}
-        title={IN_A_LINE}
+        title={rest === undefined ? IN_A_LINE : IN_A_LINE + REST_IN_A_LINE}
         aria-describedby="dialect-help"
         onChange={(event) => dialect.set(event.currentTarget.value as Dialect)}
       >
