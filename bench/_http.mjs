@@ -38,8 +38,10 @@ export async function postStream(url, request) {
   const { status, contentType, text } = await post(url, request)
   if (status !== 200 || !contentType.startsWith('text/event-stream'))
     throw new Error(`HTTP ${status} ${contentType}: ${text.slice(0, 500)}`)
+  // An event's block may carry other fields (`id:` first, as A2A v1.0 streams number their events).
   return text
     .split('\n\n')
-    .filter((block) => block.startsWith('data:'))
-    .map((block) => JSON.parse(block.slice(5)))
+    .map((block) => block.split('\n').find((line) => line.startsWith('data:')))
+    .filter((data) => data !== undefined)
+    .map((data) => JSON.parse(data.slice(5)))
 }

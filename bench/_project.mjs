@@ -2,7 +2,8 @@
 // template, streaming on), installed with npm, which then depends on the local runtime packed into vendor/.
 // Generating and installing takes 10-20 s, so `--project <dir>` keeps the project between runs; it is
 // regenerated when the runtime, the generator or the templates changed since (a stamp file records a hash of
-// them), so a cached project never benchmarks a stale runtime.
+// them), so a cached project never benchmarks a stale runtime. gRPC's packages are installed in it too (the
+// binding rows serve gRPC).
 import { createHash } from 'node:crypto'
 import {
   existsSync,
@@ -52,6 +53,7 @@ export async function prepareProject(cacheDir, log) {
     const stampFile = join(dir, STAMP)
     if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) {
       log(`reusing the generated project in ${dir}`)
+      await installGrpcPeers(dir, log) // a project cached before the bench served gRPC lacks them
       return { dir, reused: true, dispose() {} }
     }
     if (existsSync(stampFile)) {
@@ -88,6 +90,29 @@ async function generate(dir, log) {
   })
   if (code !== 0) throw new Error(`create-a2a-agent failed (${code}):\n${output}`)
   log(`generated and installed in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  await installGrpcPeers(dir, log)
+}
+
+// gRPC's packages, optional peers of a2a-runtime: installed as the runtime's own message tells a user to
+// (`npm install @grpc/grpc-js @bufbuild/protobuf` in the project), at the versions this clone tests with.
+const GRPC_PEERS = ['@grpc/grpc-js', '@bufbuild/protobuf']
+
+async function installGrpcPeers(dir, log) {
+  const missing = GRPC_PEERS.filter((name) => !existsSync(join(dir, 'node_modules', name, 'package.json')))
+  if (missing.length === 0) return
+  const specs = missing.map((name) => {
+    const { version } = JSON.parse(readFileSync(join(repoRoot, 'node_modules', name, 'package.json'), 'utf8'))
+    return `${name}@${version}`
+  })
+  log(`installing gRPC's packages in the project: npm install ${specs.join(' ')}`)
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+  const { code, output } = await runToEnd(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', ...specs], {
+    cwd: dir,
+    env: process.env,
+    name: 'npm install',
+    timeoutMs: 180_000,
+  })
+  if (code !== 0) throw new Error(`npm install ${specs.join(' ')} failed (${code}):\n${output}`)
 }
 
 /**

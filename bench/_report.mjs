@@ -1,6 +1,7 @@
 // The Markdown report: the machine and settings, one table per workload (each server's figures, and for ours
-// the ratio to the SDK and to the ceiling), the runtime rows (each runtime's agent beside its ceiling), the
-// issue's targets computed from the numbers, and the list of figures that are missing (which makes the run fail).
+// the ratio to the SDK and to the ceiling), ours over each A2A v1.0 binding beside JSON-RPC, the runtime rows (each
+// runtime's agent beside its ceiling), the issue's targets computed from the numbers, and the list of figures that
+// are missing (which makes the run fail).
 
 const SERVERS = ['ours', 'sdk', 'ceiling']
 const int = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'NaN')
@@ -226,6 +227,7 @@ export function renderReport(results) {
     ),
   )
 
+  out.push('', ...bindingsSection(results))
   out.push('', ...runtimesSection(results))
   out.push('', ...adaptersSection(results))
 
@@ -240,6 +242,83 @@ export function renderReport(results) {
   if (results.problems.length) out.push('', '## Problems', '', ...results.problems.map((p) => `- ${p}`))
   return `${out.join('\n')}\n`
 }
+
+const BINDINGS = [
+  ['jsonrpc', 'JSON-RPC'],
+  ['rest', 'HTTP+JSON'],
+  ['grpc', 'gRPC'],
+]
+// The issue's goal for each binding's throughput (issue 35): within 10% of JSON-RPC's.
+const BINDING_GOAL = 0.9
+
+/** Ours over each A2A v1.0 binding, each beside JSON-RPC's figure of the same row (_bindings.mjs). */
+function bindingsSection(results) {
+  const { profile } = results.meta
+  const { send = {}, stream = {} } = results.bindings ?? {}
+  const vsJsonRpc = (rows, name, rate) => (name === 'jsonrpc' ? '' : x(rows[name]?.[rate] / rows.jsonrpc?.[rate]))
+  return [
+    '## Bindings (ours, A2A v1.0)',
+    '',
+    'One `a2a start` of the generated project with gRPC on (`A2A_GRPC_PORT`, the gRPC packages installed in the project), answering the same message over each binding: JSON-RPC (`SendMessage` / `SendStreamingMessage` on `POST /`, `A2A-Version: 1.0`), HTTP+JSON (`POST /message:send` / `POST /message:stream`) and gRPC (`lf.a2a.v1.A2AService`, unary and server stream). HTTP loads as above (autocannon, `stream-load.mjs`); gRPC\'s is `grpc-load.mjs`: @grpc/grpc-js with the runtime\'s own descriptors, one channel, the encoded request reused, every answer decoded and checked. Rounds take the bindings in turn, the order alternating; the median round. "vs JSON-RPC" is the throughput ratio; the goal is within 10% (≥ 0.90x).',
+    '',
+    `### SendMessage (c=${profile.targetConcurrency})`,
+    '',
+    table(
+      ['binding', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'server CPU', 'load CPU', 'vs JSON-RPC'],
+      BINDINGS.map(([name, label]) => {
+        const r = send[name]
+        return [
+          label,
+          int(r?.rps),
+          ms(r?.p50),
+          ms(r?.p99),
+          int(r?.requests),
+          pct(r?.serverCpu),
+          pct(r?.clientCpu),
+          vsJsonRpc(send, name, 'rps') + failedCell(r),
+        ]
+      }),
+    ),
+    '',
+    `### SendStreamingMessage (c=${profile.streamConcurrency})`,
+    '',
+    table(
+      [
+        'binding',
+        'streams/s',
+        'first event p50 ms',
+        'first event p99 ms',
+        'stream p50 ms',
+        'stream p99 ms',
+        'events/stream',
+        'streams',
+        'server CPU',
+        'load CPU',
+        'vs JSON-RPC',
+      ],
+      BINDINGS.map(([name, label]) => {
+        const r = stream[name]
+        return [
+          label,
+          int(r?.streamsPerSec),
+          ms(r?.firstEventP50),
+          ms(r?.firstEventP99),
+          ms(r?.totalP50),
+          ms(r?.totalP99),
+          r ? String(r.eventsPerStream) : 'NaN',
+          int(r?.streams),
+          pct(r?.serverCpu),
+          pct(r?.clientCpu),
+          vsJsonRpc(stream, name, 'streamsPerSec') + failedCell(r),
+        ]
+      }),
+    ),
+    '',
+    `Rounds (req/s, streams/s): ${BINDINGS.map(([name, label]) => `${label} ${roundsOf(send[name])} and ${roundsOf(stream[name])}`).join('; ')}.`,
+  ]
+}
+
+const roundsOf = (row) => (row?.rounds ?? []).map(int).join(' / ')
 
 /** Each runtime's agent beside the raw ceiling on the same runtime (_runtimes.mjs). */
 function runtimesSection(results) {
@@ -350,6 +429,20 @@ export function evaluateTargets(results) {
   add('≤ 1.5 KB heap per retained task', perTask, `${int(perTask)} B`, perTask <= 1536)
   const ready = results.startup.ours?.median
   add('`a2a start` ready ≤ 300 ms (median)', ready, `${ms(ready)} ms`, ready <= 300)
+  for (const [row, rows, rate, c] of [
+    ['SendMessage', results.bindings?.send, 'rps', results.meta.profile.targetConcurrency],
+    ['SendStreamingMessage', results.bindings?.stream, 'streamsPerSec', results.meta.profile.streamConcurrency],
+  ]) {
+    for (const [name, label] of BINDINGS.slice(1)) {
+      const ratio = rows?.[name]?.[rate] / rows?.jsonrpc?.[rate]
+      add(
+        `${label} ${row} c=${c} within 10% of JSON-RPC's throughput`,
+        ratio,
+        `${int(rows?.[name]?.[rate])} vs ${int(rows?.jsonrpc?.[rate])} /s (${x(ratio)})`,
+        ratio >= BINDING_GOAL,
+      )
+    }
+  }
   for (const [name, r] of Object.entries(results.adapters ?? {})) {
     add(
       `${name} adapter < 10% CPU per streamed chunk over a hand-written execute`,
@@ -383,6 +476,12 @@ export function missingFigures(results) {
     need(`memory ${name}.bytesPerTask`, m?.bytesPerTask)
     need(`memory ${name}.bytesPerExtraTask`, m?.bytesPerExtraTask)
     need(`startup ${name}.median`, results.startup[name]?.median)
+  }
+  for (const [name] of BINDINGS) {
+    for (const key of ['rps', 'p50', 'p99', 'requests'])
+      need(`bindings send ${name}.${key}`, results.bindings?.send?.[name]?.[key])
+    for (const key of ['streamsPerSec', 'firstEventP50', 'firstEventP99', 'totalP50', 'totalP99', 'eventsPerStream'])
+      need(`bindings stream ${name}.${key}`, results.bindings?.stream?.[name]?.[key])
   }
   for (const name of ['ai-sdk', 'mastra', 'langgraph']) {
     for (const key of ['handWrittenUsPerChunk', 'adaptedUsPerChunk', 'ratio'])

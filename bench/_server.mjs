@@ -49,8 +49,9 @@ export async function launch(target, { pinning, env }) {
 export async function verify(target, server) {
   const { dialect } = target
   try {
-    dialect.checkSend(await postJson(server.url, dialect.send))
-    const events = await postStream(server.url, dialect.stream)
+    const at = (request) => new URL(request.path ?? '/', server.url).href
+    dialect.checkSend(await postJson(at(dialect.send), dialect.send))
+    const events = await postStream(at(dialect.stream), dialect.stream)
     dialect.checkStream(events)
     return { eventsPerStream: events.length }
   } catch (error) {

@@ -8,6 +8,7 @@
 //   `A2A-Version: 1.0` header (a request without it counts as v0.3, answered -32009 unless the optional
 //   legacy-compat layer is enabled and the card declares 0.3). Its native path is the one measured.
 // - ceiling: bare node:http; takes the platform shape.
+// The binding rows (_bindings.mjs) send ours the v1.0 message over JSON-RPC (`v1`), HTTP+JSON (`v1Rest`) and gRPC.
 import { fileURLToPath } from 'node:url'
 
 export const TEXT = 'hi'
@@ -47,7 +48,8 @@ export const platform = {
   },
 }
 
-const v1 = {
+/** A2A v1.0 over JSON-RPC (`POST /` with `A2A-Version: 1.0`). */
+export const v1 = {
   send: { headers: { ...json, 'a2a-version': '1.0' }, body: rpc('SendMessage', { message: v1Message }) },
   stream: {
     headers: { ...json, 'a2a-version': '1.0', accept: 'text/event-stream' },
@@ -70,6 +72,18 @@ const v1 = {
     const texts = events.flatMap((e) => e.result?.artifactUpdate?.artifact?.parts ?? []).map((part) => part.text)
     expectTask(texts.includes(ECHOED), events, `an artifact event "${ECHOED}"`)
   },
+}
+
+// A2A v1.0 over HTTP+JSON (REST, §11): the same message as the body of POST /message:send and /message:stream, and
+// the same answers bare, without JSON-RPC's envelope: a SendMessageResponse, and StreamResponses as SSE events.
+const restBody = JSON.stringify({ message: v1Message })
+export const v1Rest = {
+  send: { path: '/message:send', headers: v1.send.headers, body: restBody },
+  stream: { path: '/message:stream', headers: v1.stream.headers, body: restBody },
+  sendExpect: v1.sendExpect,
+  streamExpect: v1.streamExpect,
+  checkSend: (answer) => v1.checkSend({ result: answer }),
+  checkStream: (events) => v1.checkStream(events.map((result) => ({ result }))),
 }
 
 function artifactTexts(task, isText) {

@@ -15,7 +15,7 @@ const here = fileURLToPath(new URL('.', import.meta.url))
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Runs a load script with its JSON config on the load core; resolves with the JSON line it prints. */
-async function runLoad(script, config, { pinning, server }) {
+export async function runLoad(script, config, { pinning, server }) {
   const [exe, ...args] = [
     ...pinPrefix(pinning, LOAD_CORE),
     process.execPath,
@@ -43,7 +43,8 @@ async function runLoad(script, config, { pinning, server }) {
   return result
 }
 
-function requestFailure(r) {
+/** Why a request/response row failed (load.mjs's or grpc-load.mjs's counts), or undefined. */
+export function requestFailure(r) {
   const bad = { 'non-2xx': r.non2xx, errors: r.errors, timeouts: r.timeouts, 'wrong bodies': r.mismatches }
   const reasons = Object.entries(bad)
     .filter(([, n]) => n > 0)
@@ -58,7 +59,7 @@ export async function sendRow(target, server, connections, { profile, pinning, w
   const config = {
     url: server.url,
     method: 'POST',
-    path: '/',
+    path: send.path ?? '/',
     headers: send.headers,
     body: send.body,
     connections,
@@ -92,7 +93,7 @@ export async function streamRow(target, server, { profile, pinning, warm }) {
   const { stream, streamExpect } = target.dialect
   const config = {
     url: server.url,
-    path: '/',
+    path: stream.path ?? '/',
     headers: stream.headers,
     body: stream.body,
     concurrency: profile.streamConcurrency,
@@ -102,13 +103,18 @@ export async function streamRow(target, server, { profile, pinning, warm }) {
     expect: streamExpect,
   }
   const result = await runLoad('stream-load.mjs', config, { pinning, server })
+  return { ...result, connections: profile.streamConcurrency, failed: streamFailure(result) }
+}
+
+/** Why a stream row failed (stream-load.mjs's or grpc-load.mjs's counts), or undefined. */
+export function streamFailure(result) {
   const reasons = []
   if (result.failed > 0)
     reasons.push(`${result.failed} bad streams (first: ${JSON.stringify(result.failures[0]).slice(0, 300)})`)
   if (result.streams === 0) reasons.push('no complete stream')
   if (!Number.isFinite(result.eventsPerStream))
     reasons.push(`events per stream vary: ${JSON.stringify(result.eventCounts)}`)
-  return { ...result, connections: profile.streamConcurrency, failed: reasons.length ? reasons.join(', ') : undefined }
+  return reasons.length ? reasons.join(', ') : undefined
 }
 
 /** The round whose rate is the median (the lower middle for an even count), with every round's rate beside it. */

@@ -5,6 +5,7 @@
 //   ours     a project generated from this clone (echo template), served by `a2a start`
 //   sdk      the official @a2a-js/sdk 1.x server on Express with an equivalent echo executor
 //   ceiling  bare node:http answering the same exchange
+// then the binding rows: ours answering A2A v1.0 over JSON-RPC, HTTP+JSON (REST) and gRPC (_bindings.mjs),
 // then the runtime rows: an echo agent on each JavaScript runtime beside a raw ceiling on it (_runtimes.mjs), and
 // what each framework adapter costs per streamed chunk against a hand-written execute (_adapters.mjs).
 // and writes a Markdown report (plus the raw numbers as JSON) to bench/results/, printing it too.
@@ -16,6 +17,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
+import { bindingProblems, bindingRows } from './_bindings.mjs'
 import { backgroundLoad, describeMachine } from './_machine.mjs'
 import { pinningSupport, pinPrefix } from './_processes.mjs'
 import { prepareProject, repoRoot, startCommand } from './_project.mjs'
@@ -45,9 +47,10 @@ if (flags.help) {
 
 // The memory reading in the middle of the memory run comes after this many tasks (the full run: ours' cap).
 const OURS_MAX_TASKS = 10_000 // a2a-runtime's memory store default (maxTasks)
-// A full run: 5 rows x 3 servers x 3 rounds x 4 s (+ a warm-up in the first round) ≈ 3.5 min, the runtime rows
+// A full run: 5 rows x 3 servers x 3 rounds x 4 s (+ a warm-up in the first round) ≈ 3.5 min, the binding rows
+// 2 rows x 3 bindings x 3 rounds x 4 s ≈ 1.3 min, the runtime rows
 // 6 runtimes x 2 rows x 2 servers x 3 rounds x 4 s (+ warm-ups, wrangler's starts) ≈ 6 min, memory ≤ 3 x 45 s,
-// startup 3 x 5 runs: about 12 minutes on a 2-core machine.
+// startup 3 x 5 runs: about 13 minutes on a 2-core machine.
 const profile = flags.smoke
   ? {
       rounds: 1,
@@ -150,6 +153,7 @@ async function main() {
     card: {},
     memory: {},
     startup: {},
+    bindings: {},
     runtimes: {},
     verified: {},
     targets: [],
@@ -201,6 +205,7 @@ async function main() {
   } finally {
     for (const server of Object.values(servers)) await server.stop()
   }
+  results.bindings = await bindingRows(targets.ours, { profile, pinning, log })
   results.runtimes = await runtimeRows({ profile, pinning, tmp, log })
   log(`adapters: ${profile.adapterRounds} rounds of ${profile.adapterRequests} streams per agent`)
   results.adapters = adapterRows(pinning)
@@ -230,6 +235,7 @@ async function main() {
   }
   const events = new Set(Object.values(results.stream).map((row) => row.eventsPerStream))
   if (events.size !== 1) results.problems.push(`events per stream differ between servers: ${[...events].join(', ')}`)
+  results.problems.push(...bindingProblems(results.bindings))
   results.problems.push(...runtimeProblems(results.runtimes))
   results.problems.push(...missingFigures(results).map((m) => `missing figure: ${m}`))
   results.targets = evaluateTargets(results)

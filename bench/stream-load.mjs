@@ -29,7 +29,8 @@ function oneStream(agent) {
       })
       res.once('end', () => {
         const total = performance.now() - started
-        const events = text.split('\n\n').filter((block) => block.startsWith('data:'))
+        // A block with a data field is an event (it may carry an `id:` line before it, as v1.0 streams do).
+        const events = text.split('\n\n').filter((block) => block.startsWith('data:') || block.includes('\ndata:'))
         const good =
           ok && events.length > 0 && text.includes(config.expect.text) && events.at(-1).includes(config.expect.final)
         resolve({
