@@ -1,9 +1,10 @@
-import type { ChildProcess } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { makeAgentProject, runA2a, type StartedA2a, startA2a } from '../_support.ts'
+import { a2aBin, makeAgentProject, runA2a, type StartedA2a, startA2a } from '../_support.ts'
+import { grpcClient, sdkMessage } from './_grpc.ts'
 
 /**
  * `a2a start` with A2A_GRPC_PORT, as a process on the built runtime: it serves gRPC beside HTTP (serveAgent starts it),
@@ -50,6 +51,8 @@ describe('a2a start with A2A_GRPC_PORT', () => {
     expect(card.supportedInterfaces.map((entry: { protocolBinding: string }) => entry.protocolBinding)).toContain(
       'GRPC',
     )
+    const answer: any = await (await grpcClient(started.url)).sendMessage(sdkMessage('over gRPC'))
+    expect(answer.artifacts[0].parts[0].content.value).toBe('over gRPC')
   })
 
   it('without @grpc/grpc-js stops with one line saying what to install', async () => {
@@ -75,5 +78,36 @@ describe('a2a start with A2A_GRPC_PORT', () => {
       'gRPC needs the packages @grpc/grpc-js and @bufbuild/protobuf, which are not installed: run `npm install @grpc/grpc-js @bufbuild/protobuf` in the project',
     )
     expect(output).not.toMatch(/^\s+at /m)
+  })
+})
+
+describe('a2a dev with A2A_GRPC_PORT', () => {
+  it('serves gRPC once the agent loads (the client finds it through the card), the new code after a save', async () => {
+    const project = makeAgentProject('a2a-grpc-dev-', AGENT)
+    cleanups.push(() => rmSync(project, { recursive: true, force: true }))
+    const child = spawn(process.execPath, [a2aBin, 'dev'], {
+      cwd: project,
+      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', A2A_GRPC_PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    running.add(child)
+    let output = ''
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
+    await expect.poll(() => output, { timeout: 20_000 }).toMatch(/A2A v1\.0 over gRPC listening on 127\.0\.0\.1:\d+/)
+    await expect.poll(() => output, { timeout: 20_000 }).toMatch(/Dev server at (http:\/\/\S+\/)/)
+    const url = /Dev server at (http:\/\/\S+\/)/.exec(output)![1]!
+    const client = await grpcClient(url)
+    const first: any = await client.sendMessage(sdkMessage('before'))
+    expect(first.artifacts[0].parts[0].content.value).toBe('before')
+
+    // A save swaps the agent inside the same app: gRPC answers with the new code, on the same port.
+    writeFileSync(
+      join(project, 'src/agent.ts'),
+      AGENT.replace('task.artifact(ctx.text)', 'task.artifact(`v2 ${ctx.text}`)'),
+    )
+    await expect.poll(() => output.match(/Loaded src\/agent\.ts/g)?.length ?? 0, { timeout: 20_000 }).toBe(2)
+    const second: any = await client.sendMessage(sdkMessage('after'))
+    expect(second.artifacts[0].parts[0].content.value).toBe('v2 after')
   })
 })

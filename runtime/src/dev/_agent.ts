@@ -25,6 +25,8 @@ export class DevAgent {
   #url: string | undefined
   /** Requests being answered, for what a shutdown says it waits for. */
   inFlight = 0
+  /** Told of the app when the first load that succeeds makes it (gRPC serves it from then on). */
+  onApp: ((app: A2AApp) => void) | undefined
 
   constructor(
     readonly cwd: string,
@@ -54,6 +56,7 @@ export class DevAgent {
         this.#app = app
         this.#serve = toNodeHandler(app.h3)
         if (this.#url) app.setUrl(this.#url)
+        this.onApp?.(app)
       }
       if (this.#failure) logger.info('The agent loads again')
       this.#failure = undefined

@@ -11,6 +11,7 @@ import { type Env, envGiven, envValue } from '../settings.js'
 import { createMemoryStore } from '../stores/memory.js'
 import { publishDevAddress } from './_address.js'
 import { DevAgent } from './_agent.js'
+import { DevGrpc } from './_grpc.js'
 import { describeLoadFailure } from './_load-failure.js'
 import { reloadOnSave } from './_reload.js'
 import { SHUTDOWN_GRACE_MS, stopOnSignals } from './_shutdown.js'
@@ -78,6 +79,10 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   )
   await dev.load()
 
+  const host = flags.host ?? envValue(process.env, 'HOST') ?? 'localhost'
+  // gRPC as `a2a start` serves it (A2A_GRPC_PORT), once the agent loads; checked before anything listens.
+  const grpc = DevGrpc.fromEnv(process.env, host, logger)
+
   const nextPorts: [number, number] = [port + 1, Math.min(port + NEXT_PORTS, 65535)]
   const { listen } = await import('listhen')
   const listener = await listen(dev.handler, {
@@ -85,7 +90,7 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
     // ("[get-port] … Using alternative port 3000") names a range we do not use; the line below says it once.
     // (listhen sets its own 3000–3100 as the alternative range: ours replaces it.) Port 0 is any free one.
     port: { port, verbose: false, ...(port > 0 && { portRange: nextPorts, alternativePortRange: nextPorts }) },
-    hostname: flags.host ?? envValue(process.env, 'HOST') ?? 'localhost',
+    hostname: host,
     showURL: false,
     open: false,
     qr: false,
@@ -107,6 +112,10 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
     )
   }
   process.once('exit', () => address.remove())
+  if (grpc) {
+    if (dev.app) await grpc.serve(dev.app, url)
+    else dev.onApp = (app) => void grpc.serve(app, url)
+  }
   const stopWatching = reloadOnSave(cwd, env, (files) => dev.load(files), logger)
 
   // Agent code under edit may leave a promise rejected or throw from a timer: say where, keep serving.
@@ -117,6 +126,7 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   const stop = () => {
     stopWatching()
     inspector.close()
+    void grpc?.close()
   }
   stopOnSignals(dev, listener, stop, () => address.remove(), logger)
 
