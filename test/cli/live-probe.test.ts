@@ -273,3 +273,29 @@ describe('a2a card validate --live, every interface of the A2A v1.0 card', () =>
     ])
   })
 })
+
+describe('a2a card validate --live, a gRPC interface', () => {
+  it('calls it in gRPC (the optional packages installed) and finds nothing wrong with a2a start serving it', async () => {
+    const agent = await startA2a(
+      'a2a-live-grpc-',
+      `import { defineAgent } from 'a2a-runtime'
+export default defineAgent({
+  card: { name: 'Over gRPC', description: 'Served over gRPC too, for the live probes', capabilities: { streaming: true }, skills: [{ id: 'h', name: 'H', description: 'Says hi', tags: ['t'], examples: ['hi'] }] },
+  execute(ctx, task) { task.artifact('hi ' + ctx.text); task.complete() },
+})
+`,
+      { A2A_GRPC_PORT: '0' },
+    )
+    cleanups.push(() => void agent.dispose())
+    const card = await (
+      await fetch(`${agent.url}.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })
+    ).json()
+    expect(card.supportedInterfaces.map((entry: { protocolBinding: string }) => entry.protocolBinding)).toContain(
+      'GRPC',
+    )
+    const { code, stdout } = await validateLive(agent.url)
+    // Every interface answered in its binding: no finding names one (a gRPC interface only connected to would warn).
+    expect(stdout).not.toMatch(/supportedInterfaces/)
+    expect(code).toBe(0)
+  })
+})

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { connect } from 'node:net'
 import { isObject } from '../_is-object.js'
+import type { GrpcProbeClient, ProbeOutcome } from '../grpc/_probe-client.js'
 import type { Finding } from './_card-check.js'
 
 /**
@@ -33,9 +34,10 @@ interface Caller {
   notFoundProblem(answer: Answer): Check
   /** The state a sent message ended in (a Message reply counts as ended), or why there is none. */
   send(text: string): Promise<{ state: string } | { problem: string }>
-  /** The stream's requests; frames are checked by `frameProblem`. */
-  stream(text: string): Promise<Response>
+  /** A streaming send's events, or why there is no stream; each event is checked by `frameProblem`. */
+  stream(text: string): Promise<{ frames: unknown[] } | { problem: string }>
   frameProblem(frame: unknown): Check
+  close?(): void
 }
 
 const ENDED_OR_WAITING = new Set([
@@ -94,7 +96,7 @@ function jsonRpc(url: string, version: '1.0' | '0.3', options: InterfaceProbeOpt
       const state = (v1 ? result?.task : result)?.status?.state
       return typeof state === 'string' ? { state } : { problem: `answered ${describe(body)}, not a task or message` }
     },
-    stream: (text) => post(v1 ? 'SendStreamingMessage' : 'message/stream', message(text)),
+    stream: async (text) => sseFrames(await post(v1 ? 'SendStreamingMessage' : 'message/stream', message(text))),
     frameProblem: (frame) => {
       const result = isObject(frame) ? frame.result : undefined
       if (!isObject(frame) || frame.jsonrpc !== '2.0' || !isObject(result))
@@ -141,11 +143,64 @@ function httpJson(url: string, options: InterfaceProbeOptions): Caller {
       const state = body?.task?.status?.state
       return typeof state === 'string' ? { state } : { problem: `answered ${describe(body)}, not a task or message` }
     },
-    stream: (text) => call('/message:stream', { method: 'POST', body: message(text) }),
+    stream: async (text) => sseFrames(await call('/message:stream', { method: 'POST', body: message(text) })),
     frameProblem: (frame) =>
       isObject(frame) && V1_RESULTS.some((field) => field in frame)
         ? undefined
         : `a stream event is not a StreamResponse (task, message, statusUpdate or artifactUpdate): ${describe(frame)}`,
+  }
+}
+
+const GRPC_NOT_FOUND = 5
+const GRPC_UNAUTHENTICATED = 16
+const GRPC_PERMISSION_DENIED = 7
+
+/** A gRPC client of the interface, where the optional packages it needs are installed (else a connection check). */
+async function grpcProbeClient(address: string, timeoutMs: number): Promise<GrpcProbeClient | undefined> {
+  try {
+    const { grpcProbeClient } = await import('../grpc/_probe-client.js')
+    return grpcProbeClient(address, timeoutMs)
+  } catch {
+    return undefined
+  }
+}
+
+function grpc(client: GrpcProbeClient, options: InterfaceProbeOptions): Caller {
+  const message = (text: string) => ({ message: { role: 'ROLE_USER', messageId: randomUUID(), parts: [{ text }] } })
+  // A refusal of the credentials reads as the HTTP bindings' 401 / 403, so one rule judges every interface.
+  const answerOf = (outcome: ProbeOutcome): Answer =>
+    'answers' in outcome
+      ? { status: 200, body: outcome.answers[0] }
+      : {
+          status: outcome.code === GRPC_UNAUTHENTICATED ? 401 : outcome.code === GRPC_PERMISSION_DENIED ? 403 : 200,
+          body: outcome,
+        }
+  return {
+    unknownTask: async (anonymous) =>
+      answerOf(await client.call('GetTask', { id: 'probe-unknown-task' }, anonymous ? {} : options.headers)),
+    notFoundProblem: ({ body }) =>
+      isObject(body) && body.code === GRPC_NOT_FOUND && body.reason === 'TASK_NOT_FOUND'
+        ? undefined
+        : `an unknown task answered ${describe(body)}, not NOT_FOUND with the ErrorInfo reason TASK_NOT_FOUND`,
+    async send(text) {
+      const outcome = await client.call('SendMessage', message(text), options.headers)
+      if (!('answers' in outcome)) return { problem: `ended with status ${outcome.code}: ${outcome.message}` }
+      const body = outcome.answers[0] as Json | undefined
+      if (body?.message) return { state: 'completed' }
+      const state = body?.task?.status?.state
+      return typeof state === 'string' ? { state } : { problem: `answered ${describe(body)}, not a task or message` }
+    },
+    async stream(text) {
+      const outcome = await client.call('SendStreamingMessage', message(text), options.headers)
+      return 'answers' in outcome
+        ? { frames: outcome.answers }
+        : { problem: `ended with status ${outcome.code}: ${outcome.message}` }
+    },
+    frameProblem: (frame) =>
+      isObject(frame) && V1_RESULTS.some((field) => field in frame)
+        ? undefined
+        : `a stream event is not a StreamResponse (task, message, statusUpdate or artifactUpdate): ${describe(frame)}`,
+    close: () => client.close(),
   }
 }
 
@@ -191,13 +246,18 @@ async function probeInterface(
   options: InterfaceProbeOptions,
 ): Promise<Problem[]> {
   const binding = String(entry.protocolBinding).toUpperCase()
-  if (binding === 'GRPC') return probeReachable(entry.url, options.timeoutMs)
-  const caller =
-    binding === 'JSONRPC'
-      ? jsonRpc(entry.url, entry.protocolVersion === '0.3' ? '0.3' : '1.0', options)
-      : binding === 'HTTP+JSON'
-        ? httpJson(entry.url, options)
-        : undefined
+  let caller: Caller | undefined
+  if (binding === 'GRPC') {
+    const client = await grpcProbeClient(entry.url, options.timeoutMs)
+    if (!client) return probeReachable(entry.url, options.timeoutMs)
+    caller = grpc(client, options)
+  } else
+    caller =
+      binding === 'JSONRPC'
+        ? jsonRpc(entry.url, entry.protocolVersion === '0.3' ? '0.3' : '1.0', options)
+        : binding === 'HTTP+JSON'
+          ? httpJson(entry.url, options)
+          : undefined
   if (!caller)
     return [
       {
@@ -239,47 +299,54 @@ async function probeInterface(
       message: `no answer within ${options.timeoutMs} ms or no connection (${(error as Error).name}: ${(error as Error).message})`,
       hint: 'serve every interface the card declares, at its url',
     })
+  } finally {
+    caller.close?.()
   }
   return problems
 }
 
-async function streamProblems(caller: Caller): Promise<Problem[]> {
-  const response = await caller.stream('hello')
+/** The events of an SSE answer, or why it is not one. */
+async function sseFrames(response: Response): Promise<{ frames: unknown[] } | { problem: string }> {
   const type = response.headers.get('content-type') ?? ''
   if (!type.startsWith('text/event-stream')) {
     await response.body?.cancel()
+    return { problem: `answered HTTP ${response.status} ${type || 'without a content type'}, not text/event-stream` }
+  }
+  const frames: unknown[] = []
+  for (const block of (await response.text()).split('\n\n')) {
+    const data = block
+      .split('\n')
+      .find((line) => line.startsWith('data: '))
+      ?.slice(6)
+    if (data === undefined) continue
+    try {
+      frames.push(JSON.parse(data))
+    } catch {
+      return { problem: `sent an event that is not JSON: ${describe(data)}` }
+    }
+  }
+  return { frames }
+}
+
+async function streamProblems(caller: Caller): Promise<Problem[]> {
+  const streamed = await caller.stream('hello')
+  if ('problem' in streamed)
     return [
       {
-        message: `a streaming send answered HTTP ${response.status} ${type || 'without a content type'}, not text/event-stream`,
-        hint: 'serve streams as server-sent events, or set capabilities.streaming to false',
+        message: `a streaming send ${streamed.problem}`,
+        hint: 'serve streams as the binding says, or set capabilities.streaming to false',
       },
     ]
-  }
-  const frames = (await response.text())
-    .split('\n\n')
-    .map((block) =>
-      block
-        .split('\n')
-        .find((line) => line.startsWith('data: '))
-        ?.slice(6),
-    )
-    .filter((data): data is string => data !== undefined)
-  if (frames.length === 0)
+  if (streamed.frames.length === 0)
     return [{ message: 'the stream closed without an event', hint: 'send the task first, then its events' }]
-  for (const data of frames) {
-    let frame: unknown
-    try {
-      frame = JSON.parse(data)
-    } catch {
-      return [{ message: `a stream event is not JSON: ${describe(data)}`, hint: 'one JSON value per data: line' }]
-    }
+  for (const frame of streamed.frames) {
     const problem = caller.frameProblem(frame)
     if (problem) return [{ message: problem, hint: SAME_EVERYWHERE }]
   }
   return []
 }
 
-/** gRPC calls need a gRPC client: the check stops at the connection, and says so. */
+/** Without a gRPC client the check stops at the connection, and says so. */
 function probeReachable(address: string, timeoutMs: number): Promise<Problem[]> {
   const match = /^(?:grpcs?:\/\/)?\[?([^\]]+?)\]?:(\d+)\/?$/.exec(address)
   if (!match)
@@ -297,8 +364,8 @@ function probeReachable(address: string, timeoutMs: number): Promise<Problem[]> 
       done([
         {
           level: 'warning',
-          message: 'reachable; its calls were not probed (this check speaks JSON-RPC and HTTP+JSON)',
-          hint: 'the official SDK clients and the conformance kit exercise gRPC',
+          message: 'reachable; its calls were not probed: that needs the packages @grpc/grpc-js and @bufbuild/protobuf',
+          hint: 'install them beside a2a-runtime (npm install @grpc/grpc-js @bufbuild/protobuf) to probe gRPC too',
         },
       ]),
     )
