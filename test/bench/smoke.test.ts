@@ -8,9 +8,10 @@ import { expect, it } from 'vitest'
 
 /**
  * `node bench/run.mjs --smoke` as a process: generates an echo agent from this clone, runs every workload of
- * the benchmark briefly against it, the official SDK server and the node:http ceiling, then the runtime rows (an
- * echo agent beside a raw ceiling on each JavaScript runtime), and fails on a wrong answer or a missing figure.
- * Here: every table has a row per server (per runtime) whose figures are numbers. Then `node bench/dev-startup.mjs`
+ * the benchmark briefly against it, the official SDK server and the node:http ceiling, then ours over each A2A v1.0
+ * binding (JSON-RPC, HTTP+JSON, gRPC), then the runtime rows (an echo agent beside a raw ceiling on each JavaScript
+ * runtime), and fails on a wrong answer or a missing figure. Here: every table has a row per server (per binding, per
+ * runtime) whose figures are numbers. Then `node bench/dev-startup.mjs`
  * briefly: this clone's `a2a dev` timed from its spawn to the first 200 of its Agent Card.
  */
 
@@ -21,7 +22,9 @@ const runtimes = ['node ', 'node 22 ', 'node 24 ', 'bun ', 'deno ', 'workerd ']
 // Columns that are words by design: the row's labels, ratios for ours, what a memory figure is divided by;
 // CPU shares read from /proc are "n/a" where it is missing.
 const wordColumns = (header: string) =>
-  ['c', 'server', 'ours vs', 'divided by'].includes(header) || header.includes('CPU')
+  ['c', 'server', 'binding', 'ours vs', 'vs JSON-RPC', 'divided by'].includes(header) || header.includes('CPU')
+// The binding rows: ours over each A2A v1.0 binding, in the report's order.
+const bindings = ['JSON-RPC', 'HTTP+JSON', 'gRPC']
 
 interface Table {
   heading: string
@@ -29,13 +32,14 @@ interface Table {
   rows: string[][]
 }
 
-/** The Markdown tables of the report, each with the `##` heading above it. */
+/** The Markdown tables of the report, each with the `##` (or `###`) heading above it. */
 function tables(markdown: string): Table[] {
   const found: Table[] = []
   let heading = ''
   let current: Table | undefined
   for (const line of markdown.split('\n')) {
-    if (line.startsWith('## ')) heading = line.slice(3)
+    const title = /^#{2,3} (.*)/.exec(line)
+    if (title) heading = title[1]!
     if (!line.startsWith('|')) {
       current = undefined
       continue
@@ -55,8 +59,9 @@ function tables(markdown: string): Table[] {
 /** "12,345", "0.42", "1,002 (time-bounded)" → the number at the start of the cell. */
 const figure = (cell: string) => Number(/^-?[\d,]+(\.\d+)?/.exec(cell)?.[0].replaceAll(',', '') ?? NaN)
 
-// On a loaded 2-core machine: about 70 s for the three servers, 90-130 s more for the runtime rows (six pairs of
-// servers, wrangler taking seconds to start each of its two Workers).
+// On a loaded 2-core machine: about 70 s for the three servers, 15 s for the binding rows (one more server, gRPC's
+// packages installed in the project), 90-130 s more for the runtime rows (six pairs of servers, wrangler taking
+// seconds to start each of its two Workers).
 it('runs every part of the benchmark (--smoke) and reports numeric figures for all three servers and every runtime', {
   timeout: 300_000,
 }, async () => {
@@ -98,6 +103,26 @@ it('runs every part of the benchmark (--smoke) and reports numeric figures for a
     const events = stream.rows.map((cells) => cells[stream.header.indexOf('events/stream')])
     expect(new Set(events).size).toBe(1)
 
+    // Each binding: its send and its streaming send measured, every figure a number, the ratio to JSON-RPC's for the
+    // others, and the same events per stream over each.
+    expect(stdout).toContain('## Bindings (ours, A2A v1.0)')
+    for (const heading of ['SendMessage', 'SendStreamingMessage']) {
+      const table = all.find((t) => t.heading.startsWith(`${heading} (`))
+      expect(table, heading).toBeDefined()
+      expect(table!.rows.map((row) => row[0])).toEqual(bindings)
+      for (const row of table!.rows) {
+        expect(row.join(' '), `${heading}: ${row[0]}`).not.toContain('FAILED')
+        table!.header.forEach((header, i) => {
+          if (!wordColumns(header))
+            expect(Number.isFinite(figure(row[i] ?? '')), `${heading}: ${row[0]} ${header} = ${row[i]}`).toBe(true)
+        })
+        const ratio = row[table!.header.indexOf('vs JSON-RPC')]
+        expect(ratio, `${heading}: ${row[0]} vs JSON-RPC`).toMatch(row[0] === 'JSON-RPC' ? /^$/ : /^\d+\.\d+x$/)
+      }
+      if (heading === 'SendStreamingMessage')
+        expect(new Set(table!.rows.map((row) => row[table!.header.indexOf('events/stream')])).size).toBe(1)
+    }
+
     // Each runtime: its agent beside its ceiling, both rows measured, the ratios numbers too.
     const runtimeTable = all.find((t) => t.heading.startsWith('Runtimes'))
     expect(runtimeTable, 'Runtimes').toBeDefined()
@@ -127,9 +152,11 @@ it('runs every part of the benchmark (--smoke) and reports numeric figures for a
       }
     }
 
-    // The seven targets of the servers, then one per framework adapter.
+    // The seven targets of the servers, four of the bindings (HTTP+JSON's and gRPC's send and streaming send within
+    // 10% of JSON-RPC's), then one per framework adapter.
     const targets = all.find((t) => t.heading.startsWith('Targets'))
-    expect(targets?.rows).toHaveLength(10)
+    expect(targets?.rows).toHaveLength(14)
+    expect(targets!.rows.filter((row) => /of JSON-RPC's throughput$/.test(row[0]!))).toHaveLength(4)
     for (const row of targets!.rows) expect(row[2]).toMatch(/^(yes|\*\*no\*\*)$/)
   } finally {
     rmSync(reportDir, { recursive: true, force: true })
