@@ -54,7 +54,9 @@ describe.each([
     // restart, Redis listings by what they show; no file of another kind).
     // Measured 2026-11-28: 360 KiB packed, 1160 KiB unpacked, 351 files (identity: OIDC verification 30 KiB and card
     // signing 21 KiB unpacked, owner indexes in every store, the inspector's scoped feed; no file of another kind).
-    budget: { packed: 400 * KiB, unpacked: 1300 * KiB },
+    // Later 2026-11-28: 399 KiB packed, 1280 KiB unpacked, 385 files (every binding: HTTP+JSON 20 KiB, gRPC and its
+    // descriptors 47 KiB, the interface probes, the inspector's REST; no file of another kind).
+    budget: { packed: 440 * KiB, unpacked: 1400 * KiB },
   },
   {
     name: 'create-a2a-agent',
