@@ -265,7 +265,7 @@ describe.each(RUNTIMES)('agent served on $name', (runtime) => {
   it('HTTP+JSON: sends, streams bare numbered StreamResponses, gets, lists, and answers errors as a google.rpc.Status', async () => {
     const v1Card = await cardAt(agent.url, '/.well-known/agent-card.json', V1)
     expect(v1Card.supportedInterfaces[1]).toEqual({
-      url: agent.url,
+      url: agent.url.replace(/\/$/, ''),
       protocolBinding: 'HTTP+JSON',
       protocolVersion: '1.0',
     })

@@ -1572,6 +1572,23 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       })
     })
 
+    it('answers HEAD on both card paths as GET without the body (RFC 9110 §9.3.2): its status and ETag', async () => {
+      const target = await transport.start(echoAgent)
+      for (const [path, headers] of [
+        ['/.well-known/agent.json', {}],
+        ['/.well-known/agent-card.json', {}],
+        ['/.well-known/agent-card.json', V1],
+      ] as const) {
+        const get = await target.fetch(path, { headers })
+        await get.arrayBuffer()
+        const head = await target.fetch(path, { method: 'HEAD', headers })
+        expect(head.status).toBe(200)
+        expect(head.headers.get('etag')).toBe(get.headers.get('etag'))
+        expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'))
+        expect(await head.text()).toBe('')
+      }
+    })
+
     it.each([
       ['v1.0', V1],
       ['v0.3', {}],

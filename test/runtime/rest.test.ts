@@ -76,11 +76,13 @@ describe.each([inProcess, nodeServer])('HTTP+JSON routes ($name)', (transport) =
     const v1 = await (await target.fetch('/.well-known/agent-card.json', { headers: V1_HEADER })).json()
     expect(v1.supportedInterfaces).toEqual([
       { url: target.url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-      { url: target.url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      { url: target.url.replace(/\/$/, ''), protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
       { url: `${target.url}v0.3`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
     ])
     const v03 = await (await target.fetch('/.well-known/agent-card.json')).json()
     expect(v03.additionalInterfaces).toEqual([{ url: `${target.url}v0.3`, transport: 'JSONRPC' }])
+    // Clients append the operation's path to the interface's url: the one path, not `//message:send`.
+    expect(new URL(`${v1.supportedInterfaces[1].url}/message:send`).pathname).toBe('/message:send')
   })
 
   it('answers a path no operation has, and a known path with another method with 405 and Allow', async () => {

@@ -49,8 +49,9 @@ function common(template: CardTemplate, at: Addresses) {
     // The first is the one a v1.0 client prefers (§8.3).
     supportedInterfaces: [
       { url: at.jsonRpc, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-      // HTTP+JSON's paths (`/message:send`…) hang off the same base address.
-      { url: at.jsonRpc, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      // HTTP+JSON's paths (`/message:send`…) hang off the same base address, given without its trailing slash: clients
+      // append the path to it (`${url}/message:send`), and `//message:send` would be another path.
+      { url: at.jsonRpc.replace(/\/+$/, ''), protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
       ...(at.grpc ? [{ url: at.grpc, protocolBinding: 'GRPC', protocolVersion: '1.0' }] : []),
       { url: at.v03, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
     ],

@@ -44,17 +44,19 @@ export function createRoutes(
   // A signed card is a promise until its first signature is made; afterwards, as an unsigned one, it is at hand.
   const respond = (event: H3Event, card: CachedCard | Promise<CachedCard>) =>
     card instanceof Promise ? card.then((made) => cardResponse(event.req, made)) : cardResponse(event.req, card)
-  h3.get(
-    CARD_PATH,
-    checked((event) => respond(event, cardFor('platform', event))),
-  )
+  const platformCard = checked((event) => respond(event, cardFor('platform', event)))
   // A2A clients: v1.0 ones say so in A2A-Version; any other request gets the v0.3 shape.
-  h3.get(
-    A2A_CARD_PATH,
-    checked((event) =>
-      respond(event, cardFor(V1_VERSION.test(headerOf(event.req, 'a2a-version') ?? '') ? 'a2a-1.0' : 'a2a-0.3', event)),
-    ),
+  const a2aCard = checked((event) =>
+    respond(event, cardFor(V1_VERSION.test(headerOf(event.req, 'a2a-version') ?? '') ? 'a2a-1.0' : 'a2a-0.3', event)),
   )
+  for (const [path, card] of [
+    [CARD_PATH, platformCard],
+    [A2A_CARD_PATH, a2aCard],
+  ] as const) {
+    h3.get(path, card)
+    // HEAD as GET without the body (RFC 9110 §9.3.2): a cache or a monitor checks the card's ETag and length.
+    h3.head(path, async (event) => withoutBody(await card(event)))
+  }
   const rpcRoute = checked((event) => rpc(event.req as Request))
   for (const path of RPC_PATHS) if (path !== V03_PATH) h3.post(path, rpcRoute)
   h3.post(
@@ -67,4 +69,9 @@ export function createRoutes(
     checked((event) => rest(event.req as Request, event.url.pathname, event.url.search)),
   )
   return h3
+}
+
+function withoutBody(response: Response): Response {
+  void response.body?.cancel()
+  return new Response(null, { status: response.status, headers: response.headers })
 }
