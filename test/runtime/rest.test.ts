@@ -454,4 +454,21 @@ describe('HTTP+JSON credentials (OpenID Connect)', () => {
     await restResult(target, 'GET', '/tasks', { headers: { authorization: `Bearer ${writing}` } })
     expect(V1_HEADER['a2a-version']).toBe('1.0')
   })
+
+  it('answers 503 UNAVAILABLE with Retry-After and no challenge while the issuer cannot be reached', async () => {
+    const target = await nodeServer.start(
+      agent((_ctx, task) => task.complete(), { card: { authentication: { schemes: ['oidc'] } } }),
+      { env: { A2A_OIDC_ISSUER: issuer.url, A2A_OIDC_AUDIENCE: TEST_AUDIENCE } },
+    )
+    const token = await issuer.mint({ sub: 'erin' })
+    issuer.down(true)
+    try {
+      const refused = await rest(target, 'GET', '/tasks', { headers: { authorization: `Bearer ${token}` } })
+      expectStatus(refused, 503, 'UNAVAILABLE')
+      expect(refused.headers.get('retry-after')).toBe('1')
+      expect(refused.headers.get('www-authenticate')).toBeNull()
+    } finally {
+      issuer.down(false)
+    }
+  })
 })

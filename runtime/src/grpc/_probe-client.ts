@@ -37,6 +37,7 @@ export interface GrpcProbeClient {
 }
 
 export function grpcProbeClient(address: string, timeoutMs: number): GrpcProbeClient {
+  // biome-ignore lint/suspicious/noExplicitAny: grpc-js makes a method per RPC name at run time
   const client = new ProbeClient(address, credentials.createInsecure()) as Client & Record<string, any>
   return {
     call(method, request, headers) {

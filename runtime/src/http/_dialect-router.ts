@@ -12,6 +12,30 @@ export type SlashDialect = 'platform' | 'a2a-0.3'
 export const V1_VERSION = /^1(\.0(\.\d+)?)?$/
 const V03_VERSION = /^0\.3(\.\d+)?$/
 
+const NO_VERSION = (where: string) =>
+  withErrorInfo(
+    new A2AError(
+      ErrorCode.VersionNotSupported,
+      `A2A-Version is missing, and a request without it is read as A2A 0.3 (A2A v1.0 §3.6.2); ${where} speaks 1.0: send the header A2A-Version: 1.0`,
+    ),
+  )
+
+/**
+ * Refuses a version other than 1.0 (its patch ignored) where only v1.0 is served (HTTP+JSON, gRPC): an absent one
+ * is 0.3 by the spec, so it is refused too.
+ */
+export function checkV1Only(version: string | null | undefined, where: string): void {
+  const requested = version?.trim()
+  if (requested && V1_VERSION.test(requested)) return
+  if (!requested) throw NO_VERSION(where)
+  throw withErrorInfo(
+    new A2AError(
+      ErrorCode.VersionNotSupported,
+      `A2A-Version ${JSON.stringify(requested.slice(0, 20))} is not supported on ${where}, which speaks 1.0 (A2A 0.3 is served over JSON-RPC at the address the card's url names)`,
+    ),
+  )
+}
+
 /**
  * Which binding answers a request. Slash-named methods speak the platform dialect, or A2A v0.3 when the agent opts
  * in (or the request says A2A-Version: 0.3); A2A v1.0 methods (and A2A-Version: 1.0) speak v1.0.

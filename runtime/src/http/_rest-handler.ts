@@ -4,12 +4,14 @@ import { restParams } from '../bindings/_rest-params.js'
 import { matchRest } from '../bindings/_rest-routes.js'
 import { INTERNAL_JSON, NOT_FOUND_JSON, restError, statusJson } from '../bindings/_rest-status.js'
 import { v1Binding } from '../bindings/_v1.js'
-import { A2AError, ErrorCode, InvalidParamsError, ParseError } from '../errors.js'
+import { A2AError, InvalidParamsError, ParseError } from '../errors.js'
 import type { Principal } from '../types.js'
 import { isJsonContentType, readJsonBody, unsupportedContentType } from './_body.js'
-import { V1_VERSION } from './_dialect-router.js'
+import { type BindingParts, callContext } from './_call-context.js'
+import { checkV1Only } from './_dialect-router.js'
 import { LARGE_ANSWER_CHARS, largeJsonResponse } from './_large-answer.js'
 import { headerOf, nodeHeadersOf } from './_node-headers.js'
+import { clientLeft, credentialRefusalHeaders, errorHeaders } from './_refusals.js'
 import type { RpcHandlerParts } from './_rpc-handler.js'
 
 /**
@@ -24,37 +26,16 @@ import type { RpcHandlerParts } from './_rpc-handler.js'
 
 export type RestHandlerParts = Omit<RpcHandlerParts, 'router'>
 
-const A2A_JSON: [string, string] = ['content-type', 'application/a2a+json']
-const JSON_HEADERS: Array<[string, string]> = [A2A_JSON]
-const CLOSE: [string, string] = ['connection', 'close']
-const RETRY_LATER: [string, string] = ['retry-after', '1']
-/** RFC 6750 §3.1: a token that proves the caller but lacks a scope the agent requires. */
-const INSUFFICIENT_SCOPE: [string, string] = ['www-authenticate', 'Bearer error="insufficient_scope"']
+const A2A_JSON = { 'content-type': 'application/a2a+json' } as const
 
 /** A v1.0 stream result as this binding sends it: the StreamResponse alone (`data: {"task": …}`). */
 const bareFrameV1 = (result: object): string => JSON.stringify(result)
-
-const NO_VERSION = new A2AError(
-  ErrorCode.VersionNotSupported,
-  'A2A-Version is missing, and a request without it is read as A2A 0.3 (A2A v1.0 §3.6.2); this interface speaks 1.0: send the header A2A-Version: 1.0',
-)
 
 /** The version a request asks for: its `A2A-Version` header, else the query parameter of that name (§3.6.1). */
 function versionOf(request: Request, search: string): string | null {
   const header = headerOf(request, 'a2a-version')
   if (header !== null || search.length < 2) return header
   return new URLSearchParams(search).get('A2A-Version')
-}
-
-/** Refuses a version other than 1.0 (its patch ignored): this binding has no other. */
-function checkVersion(version: string | null): void {
-  const requested = version?.trim()
-  if (requested === '1.0' || (requested && V1_VERSION.test(requested))) return
-  if (!requested) throw NO_VERSION
-  throw new A2AError(
-    ErrorCode.VersionNotSupported,
-    `A2A-Version ${JSON.stringify(requested.slice(0, 20))} is not supported on this interface, which speaks 1.0 (A2A 0.3 is served over JSON-RPC at the address the card's url names)`,
-  )
 }
 
 /**
@@ -67,13 +48,14 @@ function hasBody(request: Request): boolean {
   return request.body !== null && request.headers.get('content-length') !== '0'
 }
 
-const statusResponse = (status: number, json: string, headers: Array<[string, string]> = JSON_HEADERS) =>
-  new FastResponse(json, { status, headers })
+const statusResponse = (status: number, json: string, headers: Record<string, string> | undefined = undefined) =>
+  new FastResponse(json, { status, headers: headers ? { ...A2A_JSON, ...headers } : A2A_JSON })
 
 export function restHandler(
   parts: RestHandlerParts,
 ): (request: Request, pathname: string, search: string) => Promise<Response> {
-  const { served, engine, maxBodySize, bodyBudget, eventIds, openStream, cardUrl, outgoing, logger } = parts
+  const { served, maxBodySize, bodyBudget, cardUrl, outgoing, logger } = parts
+  const shared: BindingParts = { ...parts, frameV1: bareFrameV1 }
   return async (request, pathname, search) => {
     const method = request.method
     const match = matchRest(pathname, method)
@@ -82,21 +64,19 @@ export function restHandler(
     if (operation === undefined) {
       const { allow } = match.route
       const json = statusJson(405, `Method ${method.slice(0, 20)} is not allowed on this path; it takes ${allow}`)
-      return statusResponse(405, json, [A2A_JSON, ['allow', allow]])
+      return statusResponse(405, json, { allow })
     }
     try {
       const current = served.current
-      const { authCheck, streaming, push } = current
+      const { authCheck } = current
       let principal: Principal | undefined
       if (authCheck) {
         // A listed credential is checked at once; only a JWT's verification is awaited.
         const checked = authCheck(request.headers)
         const outcome = checked instanceof Promise ? await checked : checked
         if (outcome instanceof A2AError) {
-          const challenge =
-            outcome.httpStatus === 401 ? current.wwwAuthenticate?.['www-authenticate'] : INSUFFICIENT_SCOPE[1]
           const { status, json } = restError(outcome)
-          return statusResponse(status, json, challenge ? [A2A_JSON, ['www-authenticate', challenge]] : JSON_HEADERS)
+          return statusResponse(status, json, credentialRefusalHeaders(outcome, current.wwwAuthenticate))
         }
         principal = outcome
       }
@@ -113,43 +93,30 @@ export function restHandler(
         body = await readJsonBody(request, maxBodySize, bodyBudget)
         if (!isObject(body)) throw new InvalidParamsError('`params` must be an object')
       }
-      checkVersion(versionOf(request, search))
+      checkV1Only(versionOf(request, search), 'this interface')
       const params = restParams(operation, match, search, body as Record<string, unknown> | undefined)
-      const result = await v1Binding.methods.get(operation)!(params, {
-        id: null,
-        engine,
-        streaming,
-        outputModes: current.template.defaultOutputModes,
-        inputModes: current.inputModes,
-        headers: request.headers,
-        eventIds,
-        openStream,
-        frameV1: bareFrameV1,
-        push,
-        dialect: 'a2a-1.0',
-        principal,
-        extendedCard: current.template.extendedCard && ((dialect) => current.extendedCard(dialect, cardUrl(request))),
-      })
+      const result = await v1Binding.methods.get(operation)!(
+        params,
+        callContext(
+          shared,
+          current,
+          null,
+          request.headers,
+          'a2a-1.0',
+          principal,
+          current.template.extendedCard && (() => cardUrl(request)),
+        ),
+      )
       if (result instanceof Response) return result
       const json = JSON.stringify(result)
-      if (json.length <= LARGE_ANSWER_CHARS) return new FastResponse(json, { headers: JSON_HEADERS })
+      if (json.length <= LARGE_ANSWER_CHARS) return new FastResponse(json, { headers: A2A_JSON })
       const large = largeJsonResponse(json, outgoing)
-      large.headers.set(A2A_JSON[0], A2A_JSON[1])
+      large.headers.set('content-type', A2A_JSON['content-type'])
       return large
     } catch (error) {
       if (error instanceof A2AError) {
         const { status, json } = restError(error)
-        // After a refused body the rest of it is still on the connection, and a server that is going away wants the
-        // client elsewhere: the connection is closed rather than kept alive (as JSON-RPC does).
-        const headers =
-          status === 503
-            ? [A2A_JSON, CLOSE, RETRY_LATER]
-            : status === 413
-              ? [A2A_JSON, CLOSE]
-              : status === 429
-                ? [A2A_JSON, RETRY_LATER]
-                : JSON_HEADERS
-        return statusResponse(status, json, headers)
+        return statusResponse(status, json, errorHeaders(status))
       }
       // A client that hung up while sending its request is no server error: nobody is left to answer.
       if (clientLeft(error)) {
@@ -161,9 +128,4 @@ export function restHandler(
       return statusResponse(500, INTERNAL_JSON)
     }
   }
-}
-
-/** Node's error for a request whose connection closed before its body was read. */
-function clientLeft(error: unknown): boolean {
-  return error instanceof Error && (error as NodeJS.ErrnoException).code === 'ECONNRESET' && error.message === 'aborted'
 }

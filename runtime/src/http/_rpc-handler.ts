@@ -6,17 +6,13 @@ import type { Logger } from '../logger.js'
 import type { Principal } from '../types.js'
 import { isJsonContentType, readJsonBody, unsupportedContentType } from './_body.js'
 import type { BodyBudget } from './_body-budget.js'
+import { type BindingParts, callContext } from './_call-context.js'
 import type { DialectRouter } from './_dialect-router.js'
 import { errorResponse, idOf, type JsonRpcId, readCall, resultResponse } from './_jsonrpc.js'
 import { headerOf } from './_node-headers.js'
 import type { Outgoing } from './_outgoing.js'
+import { clientLeft, credentialRefusalHeaders, errorHeaders } from './_refusals.js'
 import type { ServedAgent } from './_served-agent.js'
-
-const CLOSE_CONNECTION = { connection: 'close' } as const
-/** RFC 6750 §3.1: a token that proves the caller but lacks a scope the agent requires. */
-const INSUFFICIENT_SCOPE = { 'www-authenticate': 'Bearer error="insufficient_scope"' } as const
-const RETRY_LATER = { 'retry-after': '1' } as const
-const CLOSE_RETRY_LATER = { ...CLOSE_CONNECTION, ...RETRY_LATER } as const
 
 export interface RpcHandlerParts {
   /** The agent served now (`a2a dev` swaps it on a reload): read once per request. */
@@ -38,24 +34,21 @@ export interface RpcHandlerParts {
  * binding its method and `A2A-Version` choose; every failure answered in that binding's dialect.
  */
 export function rpcHandler(parts: RpcHandlerParts): (request: Request) => Promise<Response> {
-  const { served, router, engine, maxBodySize, bodyBudget, eventIds, openStream, cardUrl, outgoing, logger } = parts
+  const { served, router, maxBodySize, bodyBudget, cardUrl, outgoing, logger } = parts
+  const shared: BindingParts = { ...parts, frameV1: jsonRpcFrameV1 }
   return async (request) => {
     let id: JsonRpcId = null
     let binding = router.legacy
     try {
       const current = served.current
-      const { authCheck, streaming, wwwAuthenticate, push } = current
+      const { authCheck, wwwAuthenticate } = current
       let principal: Principal | undefined
       if (authCheck) {
         // A listed credential is checked at once; only a JWT's verification is awaited.
         const checked = authCheck(request.headers)
         const outcome = checked instanceof Promise ? await checked : checked
         if (outcome instanceof A2AError)
-          return errorResponse(
-            null,
-            outcome,
-            outcome.httpStatus === 401 ? wwwAuthenticate : outcome.httpStatus === 403 ? INSUFFICIENT_SCOPE : undefined,
-          )
+          return errorResponse(null, outcome, credentialRefusalHeaders(outcome, wwwAuthenticate))
         principal = outcome
       }
       const contentType = headerOf(request, 'content-type')
@@ -74,37 +67,21 @@ export function rpcHandler(parts: RpcHandlerParts): (request: Request) => Promis
       binding = router.bindingFor(call.method, headerOf(request, 'a2a-version'))
       const method = binding.methods.get(call.method)
       if (!method) throw new MethodNotFoundError(call.method)
-      const result = await method(call.params, {
-        id,
-        engine,
-        streaming,
-        outputModes: current.template.defaultOutputModes,
-        inputModes: current.inputModes,
-        headers: request.headers,
-        eventIds,
-        openStream,
-        frameV1: jsonRpcFrameV1,
-        push,
-        dialect: binding.name,
-        principal,
-        extendedCard: current.template.extendedCard && ((dialect) => current.extendedCard(dialect, cardUrl(request))),
-      })
+      const result = await method(
+        call.params,
+        callContext(
+          shared,
+          current,
+          id,
+          request.headers,
+          binding.name,
+          principal,
+          current.template.extendedCard && (() => cardUrl(request)),
+        ),
+      )
       return result instanceof Response ? result : resultResponse(id, result, outgoing)
     } catch (error) {
-      if (error instanceof A2AError) {
-        // After a refused body the rest of it is still on the connection, and a server that is going away
-        // wants the client elsewhere: close the connection rather than keep it alive.
-        const close = error.httpStatus === 413 || error.httpStatus === 503
-        const headers =
-          error.httpStatus === 503
-            ? CLOSE_RETRY_LATER
-            : close
-              ? CLOSE_CONNECTION
-              : error.httpStatus === 429
-                ? RETRY_LATER
-                : undefined
-        return errorResponse(id, binding.wireError(error), headers)
-      }
+      if (error instanceof A2AError) return errorResponse(id, binding.wireError(error), errorHeaders(error.httpStatus))
       // A client that hung up while sending its request is no server error: nobody is left to answer.
       if (clientLeft(error)) {
         logger.debug('A client left before its request was read')
@@ -118,9 +95,4 @@ export function rpcHandler(parts: RpcHandlerParts): (request: Request) => Promis
       return errorResponse(id, new A2AError(ErrorCode.Internal, 'Internal error'))
     }
   }
-}
-
-/** Node's error for a request whose connection closed before its body was read. */
-function clientLeft(error: unknown): boolean {
-  return error instanceof Error && (error as NodeJS.ErrnoException).code === 'ECONNRESET' && error.message === 'aborted'
 }
