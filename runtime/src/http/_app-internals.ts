@@ -18,6 +18,8 @@ export interface AppInternals {
   /** The streams open at once, over every binding (`maxStreams`). */
   streams: StreamLimit
   logger: Logger
+  /** The agent's HTTP address as its cards give it (`publicUrl`, else where it listens), once known. */
+  url(): string | undefined
   /** The gRPC binding listens at `host:port`: the A2A cards list it from their next request on. */
   announceGrpc(address: string | undefined): void
 }

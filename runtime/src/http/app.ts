@@ -131,6 +131,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
     settings,
     streams,
     logger,
+    url: () => settings.publicUrl ?? listeningUrl,
     announceGrpc(address) {
       grpcAddress = address
       served.current.forgetCards()
