@@ -299,3 +299,57 @@ export default defineAgent({
     expect(code).toBe(0)
   })
 })
+
+describe('a2a card validate --live, an interface the card puts elsewhere', () => {
+  it('never sends the credentials to another origin: probed without them, and says why no more was checked', async () => {
+    // Where the card sends clients: it records every Authorization header it is sent, and refuses as a locked agent.
+    const seen: string[] = []
+    const elsewhere: Server = createServer((req, res) => {
+      seen.push(req.headers.authorization ?? '(none)')
+      req.resume()
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{}')
+    })
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve))
+    cleanups.push(() => elsewhere.close())
+    const other = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/`
+
+    let url = ''
+    const agent: Server = createServer(async (req, res) => {
+      if (req.method === 'GET') {
+        const card = {
+          ...goodCard(url, { capabilities: { streaming: false } }),
+          authentication: { schemes: ['bearer'] },
+          securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } } },
+          securityRequirements: [{ schemes: { bearer: { list: [] } } }],
+          supportedInterfaces: [{ url: other, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+        }
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card))
+      }
+      let body = ''
+      for await (const chunk of req) body += chunk
+      const { id, method } = JSON.parse(body)
+      if (req.headers.authorization !== 'Bearer live-probe-secret-7c2d')
+        return void res.writeHead(401, { 'content-type': 'application/json' }).end('{}')
+      const reply =
+        method === 'message/send'
+          ? { result: { kind: 'task', id: 't', contextId: 'c', status: { state: 'completed' } } }
+          : { error: { code: -32602, message: 'Task not found' } }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, ...reply }))
+    })
+    await new Promise<void>((resolve) => agent.listen(0, '127.0.0.1', resolve))
+    cleanups.push(() => agent.close())
+    url = `http://127.0.0.1:${(agent.address() as AddressInfo).port}/`
+
+    const { code, stdout } = await validateLive(url, ['--token', 'live-probe-secret-7c2d'])
+    expect(seen.length).toBeGreaterThan(0)
+    expect(seen.every((header) => header === '(none)')).toBe(true)
+    expect(stdout).toMatch(
+      new RegExp(
+        `^warning supportedInterfaces\\[0\\]: JSONRPC 1\\.0 at ${other}: on another host than ${url.slice(0, -1)}`,
+        'm',
+      ),
+    )
+    expect(stdout).not.toMatch(/^error/m)
+    expect(code).toBe(0)
+  })
+})

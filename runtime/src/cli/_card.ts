@@ -89,17 +89,16 @@ async function liveFindings(source: string | undefined, flags: ValidateFlags): P
   if (via) process.stderr.write(`→ ${base.href} (${via})\n`)
   const checked = await fetchFindings(source !== undefined && namedCard(source) ? source : base.href)
   const probing = { headers: clientHeaders(base, flags), timeoutMs: 10_000 }
-  const platform = checked.card ? await probeLive(base, checked.card, probing) : []
-  checked.findings.push(...platform)
+  const platform = checked.card ? await probeLive(base, checked.card, probing) : undefined
+  if (platform) checked.findings.push(...platform.findings)
   // A probe that stopped at the door (credentials, a redirect) said why once: the interfaces would say it again.
-  if (platform.some((finding) => finding.message.includes(STOPPED))) return checked
+  if (platform?.stopped) return checked
   // Every interface the A2A v1.0 card declares, each in its own binding (an agent without one has nothing more).
   const v1 = await fetchCard(checked.a2aCardUrl ?? new URL(A2A_CARD_PATH, base).href, V1_CARD_HEADERS)
-  if ('card' in v1 && isObject(v1.card)) checked.findings.push(...(await probeInterfaces(v1.card, probing)))
+  if ('card' in v1 && isObject(v1.card)) checked.findings.push(...(await probeInterfaces(v1.card, base, probing)))
   return checked
 }
 
-const STOPPED = 'nothing else was probed'
 const A2A_CARD_PATH = '.well-known/agent-card.json'
 const V1_CARD_HEADERS = { 'a2a-version': '1.0' }
 

@@ -3,6 +3,7 @@ import { connect } from 'node:net'
 import { isObject } from '../_is-object.js'
 import type { GrpcProbeClient, ProbeOutcome } from '../grpc/_probe-client.js'
 import type { Finding } from './_card-check.js'
+import { isLoopbackHost } from './_loopback.js'
 
 /**
  * `a2a card validate --live`, past the platform's endpoint: every interface the A2A v1.0 card declares in
@@ -13,9 +14,29 @@ import type { Finding } from './_card-check.js'
  */
 
 export interface InterfaceProbeOptions {
-  /** Sent with the probes when the card declares authentication. */
+  /** Sent with the probes when the card declares authentication, to interfaces on the agent's own host only. */
   headers: Record<string, string>
   timeoutMs: number
+}
+
+/**
+ * Whether an interface is on the host of the agent asked for: the credentials given (or the project's own, for an
+ * agent on this machine) go only there, never to another host a card names.
+ */
+function onAgentHost(entry: Json, base: URL): boolean {
+  const binding = String(entry.protocolBinding).toUpperCase()
+  let hostname: string
+  if (binding === 'GRPC') {
+    const host = /^(?:grpcs?:\/\/)?(\[[^\]]+\]|[^:/]+):\d+\/?$/.exec(entry.url)?.[1]
+    if (!host) return false
+    hostname = host.toLowerCase()
+  } else {
+    if (!URL.canParse(entry.url)) return false
+    const url = new URL(entry.url)
+    if (url.origin !== base.origin) return false
+    hostname = url.hostname
+  }
+  return hostname === base.hostname || (isLoopbackHost(hostname) && isLoopbackHost(base.hostname))
 }
 
 /** What one probe of an interface found: nothing, or why it is wrong. */
@@ -211,7 +232,7 @@ function describe(value: unknown): string {
 }
 
 /** Each interface of the A2A v1.0 card, probed in its binding. */
-export async function probeInterfaces(card: Json, options: InterfaceProbeOptions): Promise<Finding[]> {
+export async function probeInterfaces(card: Json, base: URL, options: InterfaceProbeOptions): Promise<Finding[]> {
   const interfaces: unknown[] = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : []
   const declared = Array.isArray(card.securityRequirements) && card.securityRequirements.length > 0
   const streaming = card.capabilities?.streaming === true
@@ -220,7 +241,10 @@ export async function probeInterfaces(card: Json, options: InterfaceProbeOptions
     if (!isObject(entry) || typeof entry.url !== 'string') continue
     const path = `supportedInterfaces[${index}]`
     const name = `${entry.protocolBinding} ${entry.protocolVersion ?? ''} at ${entry.url}`.replace('  ', ' ')
-    const problems = await probeInterface(entry as Json, { declared, streaming }, options)
+    const credentialed = onAgentHost(entry, base) || Object.keys(options.headers).length === 0
+    const problems = credentialed
+      ? await probeInterface(entry as Json, { declared, streaming }, options)
+      : await probeElsewhere(entry as Json, { declared, streaming }, options, base)
     for (const problem of problems)
       findings.push({
         level: problem.level ?? 'error',
@@ -238,11 +262,32 @@ interface Problem {
   hint: string
 }
 
+/**
+ * An interface on another host than the agent asked for: probed without credentials. Where the card requires them,
+ * only its refusal of an anonymous request is checked, and the finding says why no more.
+ */
+async function probeElsewhere(
+  entry: Json,
+  card: { declared: boolean; streaming: boolean },
+  options: InterfaceProbeOptions,
+  base: URL,
+): Promise<Problem[]> {
+  const anonymous = { ...options, headers: {} }
+  if (!card.declared) return probeInterface(entry, card, anonymous)
+  const problems = await probeInterface(entry, { ...card, anonymousOnly: true }, anonymous)
+  problems.push({
+    level: 'warning',
+    message: `on another host than ${base.origin}: the credentials given go only there, so only its refusal of a request without them was checked`,
+    hint: "validate that host's agent by its own URL, with its credentials",
+  })
+  return problems
+}
+
 const SAME_EVERYWHERE = 'every interface serves the same operations the same way (A2A v1.0 §5.1)'
 
 async function probeInterface(
   entry: Json,
-  card: { declared: boolean; streaming: boolean },
+  card: { declared: boolean; streaming: boolean; anonymousOnly?: boolean },
   options: InterfaceProbeOptions,
 ): Promise<Problem[]> {
   const binding = String(entry.protocolBinding).toUpperCase()
@@ -276,6 +321,7 @@ async function probeInterface(
       })
     if (!card.declared && anonymous.status === 401)
       problems.push({ message: 'HTTP 401 though the card declares no security', hint: 'declare the schemes it checks' })
+    if (card.anonymousOnly) return problems
     const unknown = card.declared ? await caller.unknownTask(false) : anonymous
     if (unknown.status === 401 || unknown.status === 403) {
       problems.push({

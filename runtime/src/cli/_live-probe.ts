@@ -12,6 +12,12 @@ interface ProbeOptions {
   timeoutMs: number
 }
 
+/** What the probes found, and whether they stopped at the door (a redirect, refused credentials) before the agent. */
+export interface LiveFindings {
+  findings: Finding[]
+  stopped: boolean
+}
+
 const message = (text: string) => ({
   message: { role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text }] },
 })
@@ -22,7 +28,7 @@ const message = (text: string) => ({
  * but not declared). Each problem is a finding; the card itself is checked separately.
  */
 // biome-ignore lint/suspicious/noExplicitAny: the card as the agent served it, each field checked where it is read
-export async function probeLive(base: URL, card: Record<string, any>, options: ProbeOptions): Promise<Finding[]> {
+export async function probeLive(base: URL, card: Record<string, any>, options: ProbeOptions): Promise<LiveFindings> {
   const findings: Finding[] = []
   const endpoint = base.href
   const post = (method: string, params: unknown, headers: Record<string, string> = options.headers) =>
@@ -48,7 +54,7 @@ export async function probeLive(base: URL, card: Record<string, any>, options: P
       message: `${endpoint} redirects JSON-RPC requests to ${redirected} (HTTP ${anonymous.status}); not followed, so nothing else was probed and no credentials were sent`,
       hint: `serve JSON-RPC at the card's url, or validate ${redirected} if that is the agent`,
     })
-    return findings
+    return { findings, stopped: true }
   }
   if (anonymous) {
     if (declared && anonymous.status !== 401) {
@@ -81,14 +87,14 @@ export async function probeLive(base: URL, card: Record<string, any>, options: P
         message: `redirected to ${elsewhere} (HTTP ${response.status}); not followed, so nothing else was probed and the credentials were not sent there`,
         hint: `serve JSON-RPC at the card's url, or validate ${elsewhere} if that is the agent`,
       })
-      return findings
+      return { findings, stopped: true }
     }
     const refused = credentialsProblem(response.status, options.headers)
     if (refused) {
       // The probes cannot get past the door: saying why beats misreading the 401 as the agent's defects.
       await response.body?.cancel()
       findings.push(refused)
-      return findings
+      return { findings, stopped: true }
     }
     const reply = (await response.json()) as {
       result?: { kind?: string; status?: { state?: string } }
@@ -165,7 +171,7 @@ export async function probeLive(base: URL, card: Record<string, any>, options: P
       })
     }
   }
-  return findings
+  return { findings, stopped: false }
 }
 
 const HOW_TO_PASS =
