@@ -31,6 +31,12 @@ export const SETTINGS = [
       'Also serve A2A v1.0 over gRPC on this port (`0`: a free one), Node only; needs `@grpc/grpc-js` and `@bufbuild/protobuf`.',
   },
   {
+    variable: 'A2A_GRPC_PUBLIC_ADDRESS',
+    option: 'grpcPublicAddress',
+    default: 'the host of `A2A_PUBLIC_URL` (or the listening one) and the gRPC port',
+    means: '`host:port` the cards list for gRPC, behind a proxy or a port mapping.',
+  },
+  {
     variable: 'A2A_PUBLIC_URL',
     option: 'publicUrl',
     default: 'the listening address',

@@ -1,11 +1,19 @@
 import { ClientFactory, ClientFactoryOptions } from '@a2a-js/sdk/client'
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc'
 import { decodeErrorInfo, decodeStatus } from '@a2a-js/sdk/errors/grpc'
-import { fromBinary, fromJson, type JsonValue, toBinary, toJson } from '@bufbuild/protobuf'
-import { type Client, credentials, Metadata, makeGenericClientConstructor, type ServiceError } from '@grpc/grpc-js'
+import type { JsonValue } from '@bufbuild/protobuf'
+import {
+  type Client,
+  credentials,
+  InterceptingCall,
+  type Interceptor,
+  Metadata,
+  makeGenericClientConstructor,
+  type ServiceError,
+} from '@grpc/grpc-js'
 import { type Agent, defineAgent, type ServeOptions, serveAgent } from 'a2a-runtime'
 import { afterEach } from 'vitest'
-import { a2aFile } from '../../runtime/src/grpc/_descriptors.ts'
+import { clientDefinition } from '../../runtime/src/grpc/_client-definition.ts'
 import { type CapturedLogger, captureLogger } from './_logger.ts'
 
 /** Servers the gRPC suites start, each closed after its test. */
@@ -110,28 +118,23 @@ export const sdkMessage = (text: string, taskId = '') => ({
 
 // --- A raw grpc-js client, for what the SDK client does not send (bad metadata, unread streams) ---------------
 
-const methodsByName = new Map(a2aFile.services[0]!.methods.map((method) => [method.name, method]))
+const RawClient = makeGenericClientConstructor(clientDefinition, 'A2AService')
 
-const rawDefinition = Object.fromEntries(
-  [...methodsByName.values()].map((method) => [
-    method.name,
-    {
-      path: `/lf.a2a.v1.A2AService/${method.name}`,
-      requestStream: false,
-      responseStream: method.methodKind === 'server_streaming',
-      requestSerialize: (json: JsonValue) => Buffer.from(toBinary(method.input, fromJson(method.input, json))),
-      requestDeserialize: (bytes: Buffer) => bytes,
-      responseSerialize: (value: Buffer) => value,
-      responseDeserialize: (bytes: Buffer) => toJson(method.output, fromBinary(method.output, bytes)),
+/** Sends `a2a-version: 1.0` on every call that sets none, as the official SDK's client does. */
+const versionOne: Interceptor = (options, nextCall) =>
+  new InterceptingCall(nextCall(options), {
+    start(metadata, listener, next) {
+      if (metadata.get('a2a-version').length === 0) metadata.set('a2a-version', '1.0')
+      next(metadata, listener)
     },
-  ]),
-)
+  })
 
-const RawClient = makeGenericClientConstructor(rawDefinition, 'A2AService')
-
-/** A grpc-js client of A2AService taking and giving ProtoJSON, closed after the test. */
-export function rawClient(address: string): Client & Record<string, any> {
-  const client = new RawClient(address, credentials.createInsecure())
+/**
+ * A grpc-js client of A2AService taking and giving ProtoJSON (the runtime's own client definition), closed after the
+ * test; it sends `a2a-version: 1.0` unless told `{ version: false }`.
+ */
+export function rawClient(address: string, { version = true } = {}): Client & Record<string, any> {
+  const client = new RawClient(address, credentials.createInsecure(), { interceptors: version ? [versionOne] : [] })
   started.push(async () => client.close())
   return client as Client & Record<string, any>
 }

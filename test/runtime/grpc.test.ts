@@ -173,7 +173,8 @@ describe('gRPC status codes and their ErrorInfo', () => {
 
     const noParts = await unaryCall(client, 'SendMessage', { message: { messageId: 'm1', role: 'ROLE_USER' } })
     expect(noParts.error?.code).toBe(status.INVALID_ARGUMENT)
-    expect(noParts.error?.details).toBe('Invalid params: `params.message.parts` must be a non-empty array')
+    // The field as the request names it, as HTTP+JSON names it (JSON-RPC says `params.message.parts`).
+    expect(noParts.error?.details).toBe('`message.parts` must be a non-empty array')
     expect(errorInfoOf(noParts.error!)?.reason).toBe('INVALID_PARAMS')
 
     const version = await unaryCall(client, 'SendMessage', { message: protoMessage('hi') }, { 'a2a-version': '0.3' })
@@ -181,6 +182,21 @@ describe('gRPC status codes and their ErrorInfo', () => {
     expect(errorInfoOf(version.error!)?.reason).toBe('VERSION_NOT_SUPPORTED')
     const declared = await unaryCall(client, 'SendMessage', { message: protoMessage('hi') }, { 'a2a-version': '1.0' })
     expect(declared.response.task.status.state).toBe('TASK_STATE_COMPLETED')
+  })
+
+  it('FAILED_PRECONDITION VERSION_NOT_SUPPORTED without a2a-version (absent is 0.3, §3.6.2), as over HTTP+JSON', async () => {
+    const target = await serveWithGrpc(grpcAgent())
+    const unversioned = rawClient(target.grpcAddress, { version: false })
+    const missing = await unaryCall(unversioned, 'SendMessage', { message: protoMessage('hi') })
+    expect(missing.error?.code).toBe(status.FAILED_PRECONDITION)
+    expect(missing.error?.details).toMatch(/^A2A-Version is missing, .* gRPC speaks 1\.0/)
+    expect(errorInfoOf(missing.error!)?.reason).toBe('VERSION_NOT_SUPPORTED')
+    const stream = unversioned.SubscribeToTask({ id: 'any' })
+    const refused = await new Promise<any>((resolve) => stream.on('error', resolve))
+    expect(refused.code).toBe(status.FAILED_PRECONDITION)
+    // Nothing ran: no task was made.
+    const listed = await unaryCall(rawClient(target.grpcAddress), 'ListTasks', {})
+    expect(listed.response.tasks ?? []).toEqual([])
   })
 
   it('FAILED_PRECONDITION for push and the extended card an agent does not declare, and for streams it turns off', async () => {

@@ -55,13 +55,13 @@ const DEFAULTS: Record<string, string> = {
   ConversationOptions: 'maxBytes maxTasks',
   DurableObjectStoreOptions: 'logger',
   FileStoreOptions: 'logger segmentBytes',
-  GrpcServeOptions: 'host port',
+  GrpcServeOptions: 'host port publicAddress',
   LangGraphAdapterOptions: 'keepThreads',
   MemoryStoreOptions: 'endedLogs env eventLogBytes maxBytes maxTasks ttlMs',
   OidcOptions: 'algorithms audience clockToleranceSeconds issuer requiredScopes',
   PushOptions: 'allow allowHttp maxConcurrent maxConfigsPerTask retries retryDelayMs timeoutMs',
   RedisStoreOptions: 'cluster env eventLogBytes leaseMs logger maxTasks prefix timeoutMs ttlMs',
-  ServeOptions: `grpcPort handleSignals headersTimeoutMs hostname keepAliveTimeoutMs maxConnections maxConnectionsPerAddress
+  ServeOptions: `grpcPort grpcPublicAddress handleSignals headersTimeoutMs hostname keepAliveTimeoutMs maxConnections maxConnectionsPerAddress
     port requestLogLevel requestTimeoutMs`,
 }
 

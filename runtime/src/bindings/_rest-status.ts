@@ -44,7 +44,7 @@ export function statusJson(code: number, message: string, details?: unknown[], s
 }
 
 /** A field's path as a REST client wrote it: a body field or query parameter by its own name. */
-const restNames = (text: string): string => text.replaceAll('`params.', '`').replaceAll('`params`', 'the body')
+export const restNames = (text: string): string => text.replaceAll('`params.', '`').replaceAll('`params`', 'the body')
 
 const FIRST_FIELD = /^`([^`]+)`/
 

@@ -113,8 +113,8 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   }
   process.once('exit', () => address.remove())
   if (grpc) {
-    if (dev.app) await grpc.serve(dev.app, url)
-    else dev.onApp = (app) => void grpc.serve(app, url)
+    if (dev.app) await grpc.serve(dev.app)
+    else dev.onApp = (app) => void grpc.serve(app)
   }
   const stopWatching = reloadOnSave(cwd, env, (files) => dev.load(files), logger)
 

@@ -1,7 +1,7 @@
-import { fromBinary, fromJson, type JsonValue, toBinary, toJson } from '@bufbuild/protobuf'
+import { fromBinary, type JsonValue } from '@bufbuild/protobuf'
 import { type Client, credentials, Metadata, makeGenericClientConstructor, type ServiceError } from '@grpc/grpc-js'
-import { A2A_SERVICE } from './_codec.js'
-import { statusFile } from './_descriptors.js'
+import { clientDefinition } from './_client-definition.js'
+import { ErrorInfoSchema, StatusSchema } from './_rpc-status.js'
 
 /**
  * A small gRPC client of A2AService for `a2a card validate --live`: requests and answers as ProtoJSON, the
@@ -9,24 +9,7 @@ import { statusFile } from './_descriptors.js'
  * interface, and only where `@grpc/grpc-js` and `@bufbuild/protobuf` are installed.
  */
 
-const definition = Object.fromEntries(
-  A2A_SERVICE.methods.map((method) => [
-    method.name,
-    {
-      path: `/lf.a2a.v1.A2AService/${method.name}`,
-      requestStream: false,
-      responseStream: method.methodKind === 'server_streaming',
-      requestSerialize: (json: JsonValue) => Buffer.from(toBinary(method.input, fromJson(method.input, json))),
-      requestDeserialize: (bytes: Buffer) => bytes,
-      responseSerialize: (value: Buffer) => value,
-      responseDeserialize: (bytes: Buffer) => toJson(method.output, fromBinary(method.output, bytes)),
-    },
-  ]),
-)
-const ProbeClient = makeGenericClientConstructor(definition, 'A2AService')
-const [StatusSchema, ErrorInfoSchema] = ['Status', 'ErrorInfo'].map(
-  (name) => statusFile.messages.find((message) => message.name === name)!,
-) as [(typeof statusFile.messages)[number], (typeof statusFile.messages)[number]]
+const ProbeClient = makeGenericClientConstructor(clientDefinition, 'A2AService')
 
 /** How a call ended: its answer (or every streamed answer), or its gRPC status code and ErrorInfo reason. */
 export type ProbeOutcome = { answers: JsonValue[] } | { code: number; reason: string | undefined; message: string }
@@ -48,7 +31,7 @@ export function grpcProbeClient(address: string, timeoutMs: number): GrpcProbeCl
       return new Promise((resolve) => {
         const failed = (error: ServiceError) =>
           resolve({ code: error.code, reason: reasonOf(error), message: error.details || error.message })
-        if (definition[method]?.responseStream) {
+        if (clientDefinition[method]?.responseStream) {
           const answers: JsonValue[] = []
           const call = client[method](request, metadata, options)
           call.on('data', (answer: JsonValue) => answers.push(answer))

@@ -1,23 +1,56 @@
 import { Server, ServerCredentials } from '@grpc/grpc-js'
 import { ConfigurationError } from '../errors.js'
 import { appInternals } from '../http/_app-internals.js'
+import type { AppSettings } from '../http/_app-settings.js'
 import type { A2AApp } from '../http/app-options.js'
+import { callGate } from './_call-gate.js'
 import { a2aService } from './_service.js'
 import type { GrpcServer } from './grpc-server.js'
 
-/** What `serveGrpc` and `serveAgent` start the gRPC binding with. */
+/** What `serveGrpc`, `serveAgent` and `a2a dev` start the gRPC binding with. */
 export interface GrpcListenOptions {
   port: number
+  /** The address to listen on, as given (`0.0.0.0` and `::` are every interface). */
   host: string
-  /** The agent's HTTP address (the extended card's interfaces are given from it), when the caller knows it. */
-  httpUrl?: string
+  /** `host:port` the cards list, when set (behind a proxy or a port mapping). */
+  publicAddress?: string | undefined
+  /** How long a call's request message may take to arrive whole, as an HTTP request's (`requestTimeoutMs`). */
+  requestTimeoutMs: number
+  /** How long a connection with no call may stay open, as an idle HTTP keep-alive one (`keepAliveTimeoutMs`). */
+  idleTimeoutMs: number
 }
 
-/** How `host` reads in an address: an IPv6 address in brackets, a wildcard as `localhost`. */
-function addressHost(host: string): string {
-  if (host === '0.0.0.0' || host === '::') return 'localhost'
-  return host.includes(':') ? `[${host}]` : host
+/** Calls open at once on one HTTP/2 connection (no app setting says it: HTTP/1.1 has one; gRPC asks at least 100). */
+const MAX_CONCURRENT_STREAMS = 100
+/**
+ * Memory one HTTP/2 connection's session may hold in Node (headers being compressed, frames not yet sent, pings and
+ * settings not yet acknowledged), in MiB: Node's own default, which grpc-js lifts (past it the connection's new
+ * calls are refused, its others go on).
+ */
+const MAX_SESSION_MEMORY_MIB = 10
+
+/**
+ * grpc-js's bounds, from the app's settings where one says the same: a message is a request body (`maxBodySize`),
+ * an idle connection closes as an idle HTTP one does, and the SSE heartbeat's purpose over HTTP/2 is keepalive pings
+ * (a client that does not answer one within grpc-js's 20 s is dropped). grpc-js enforces no minimum interval on a
+ * client's pings; Node's HTTP/2 session counts unanswered ones against its memory above. No connection age is set:
+ * a stream following a long task would be cut by it.
+ */
+function serverOptions(settings: AppSettings, options: GrpcListenOptions): Record<string, number> {
+  return {
+    'grpc.max_receive_message_length': settings.maxBodySize,
+    'grpc.max_concurrent_streams': MAX_CONCURRENT_STREAMS,
+    'grpc-node.max_session_memory': MAX_SESSION_MEMORY_MIB,
+    'grpc.max_connection_idle_ms': options.idleTimeoutMs,
+    ...(settings.heartbeatMs > 0 && { 'grpc.keepalive_time_ms': settings.heartbeatMs }),
+  }
 }
+
+/** `host` in an address: an IPv6 address in brackets. */
+const bracketed = (host: string): string => (host.includes(':') ? `[${host}]` : host)
+
+/** `host` as the cards give it: a wildcard (every interface) as `localhost`, where a local client finds it. */
+const cardHost = (host: string): string => (host === '0.0.0.0' || host === '::' ? 'localhost' : bracketed(host))
 
 /**
  * Listens with grpc-js on `host:port` and serves lf.a2a.v1.A2AService for the app: its agent, engine, settings and
@@ -28,26 +61,22 @@ export async function startGrpcServer(app: A2AApp, options: GrpcListenOptions): 
   if (!internals) throw new ConfigurationError('serveGrpc needs an app made by createA2AApp (or serveAgent)')
   const { settings, logger } = internals
   const server = new Server({
-    // A message is a request body: the same limit.
-    'grpc.max_receive_message_length': settings.maxBodySize,
-    // The SSE heartbeat's purpose over HTTP/2: pings keep proxies from dropping a quiet stream's connection.
-    ...(settings.heartbeatMs > 0 && { 'grpc.keepalive_time_ms': settings.heartbeatMs }),
+    ...serverOptions(settings, options),
+    interceptors: [callGate(internals, options.requestTimeoutMs)],
   })
-  const cardUrl = () => settings.publicUrl ?? options.httpUrl ?? `http://${addressHost(options.host)}/`
-  const { definition, implementation } = a2aService(internals, cardUrl)
+  const { definition, implementation } = a2aService(internals)
   server.addService(definition, implementation)
+  const listening = `${bracketed(options.host)}:${options.port}`
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(
-      `${addressHost(options.host)}:${options.port}`,
-      ServerCredentials.createInsecure(),
-      (error, bound) => (error ? reject(bindError(error, options)) : resolve(bound)),
+    server.bindAsync(listening, ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(bindError(error, options)) : resolve(bound),
     )
   })
-  // Behind a public address the cards name its host, as they do for HTTP.
-  const cardHost = settings.publicUrl ? new URL(settings.publicUrl).hostname : addressHost(options.host)
-  const address = `${cardHost}:${port}`
+  // Behind a public address the cards name its host, as they do for HTTP, unless the gRPC one is given.
+  const host = settings.publicUrl ? new URL(settings.publicUrl).hostname : cardHost(options.host)
+  const address = options.publicAddress ?? `${host}:${port}`
   internals.announceGrpc(address)
-  logger.info(`A2A v1.0 over gRPC listening on ${addressHost(options.host)}:${port}`)
+  logger.info(`A2A v1.0 over gRPC listening on ${bracketed(options.host)}:${port}`)
 
   let closing: Promise<void> | undefined
   const close = () => {

@@ -1,52 +1,26 @@
 import type {
-  Metadata,
   ServerUnaryCall,
   ServerWritableStream,
   ServiceDefinition,
-  StatusObject,
   sendUnaryData,
   UntypedServiceImplementation,
 } from '@grpc/grpc-js'
-import { v1Binding, withErrorInfo } from '../bindings/_v1.js'
+import { v1Binding } from '../bindings/_v1.js'
 import type { CallContext, MethodHandler } from '../bindings/shared/_binding.js'
-import { A2AError, ErrorCode } from '../errors.js'
+import { A2AError } from '../errors.js'
 import type { AppInternals } from '../http/_app-internals.js'
-import { V1_VERSION } from '../http/_dialect-router.js'
-import type { Principal } from '../types.js'
+import { type BindingParts, callContext } from '../http/_call-context.js'
+import { admitted } from './_call-gate.js'
 import { A2A_SERVICE, type GrpcMethod, grpcMethods } from './_codec.js'
-import { INTERNAL, statusOf } from './_status.js'
+import { type GrpcStatus, INTERNAL, statusOf } from './_status.js'
 import { GrpcEventStream } from './_stream.js'
+import { answerCounted } from './_unary-answer.js'
 
 /**
- * lf.a2a.v1.A2AService answered by the v1.0 binding's own methods, as JSON-RPC answers them: each request decoded to
- * the ProtoJSON params the method reads, the caller checked by the agent's credential check, the result encoded
- * back; a streaming method writes to a gRPC server stream counted against the app's open streams.
+ * lf.a2a.v1.A2AService answered by the v1.0 binding's own methods, as JSON-RPC answers them: each call let in by the
+ * call gate (`_call-gate.ts`: version, credentials), its request decoded to the ProtoJSON params the method reads,
+ * the result encoded back; a streaming method writes to a gRPC server stream counted against the app's open streams.
  */
-
-/** The metadata the binding reads, as the request headers an HTTP binding would pass (binary entries left out). */
-const READ_METADATA = ['authorization', 'x-api-key', 'a2a-version', 'a2a-extensions', 'last-event-id'] as const
-
-function headersOf(metadata: Metadata): Headers {
-  const headers = new Headers()
-  for (const key of READ_METADATA) {
-    // Several entries of one key are one comma-separated value, as HTTP joins repeated headers.
-    const values = metadata.get(key).filter((value): value is string => typeof value === 'string')
-    if (values.length > 0) headers.set(key, values.join(', '))
-  }
-  return headers
-}
-
-/** `a2a-version` absent (1.0 is assumed) or 1.0: gRPC serves A2A v1.0 only. */
-function checkVersion(headers: Headers): void {
-  const requested = headers.get('a2a-version')?.trim()
-  if (!requested || V1_VERSION.test(requested)) return
-  throw withErrorInfo(
-    new A2AError(
-      ErrorCode.VersionNotSupported,
-      `a2a-version ${JSON.stringify(requested.slice(0, 20))} is not supported over gRPC; this agent speaks 1.0 here`,
-    ),
-  )
-}
 
 /** A v1.0 stream result as the text the binding's streams carry: the bare StreamResponse, read back to encode it. */
 const grpcFrameV1 = (result: object): string => JSON.stringify(result)
@@ -56,52 +30,42 @@ type Call = ServerUnaryCall<Buffer, Buffer> | ServerWritableStream<Buffer, Buffe
 /** A Uint8Array as the Buffer grpc-js writes (no copy). */
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 
-export function a2aService(
-  internals: AppInternals,
-  /** The agent's HTTP address, which the extended card's interfaces are given from. */
-  cardUrl: () => string,
-): { definition: ServiceDefinition; implementation: UntypedServiceImplementation } {
-  const { served, engine, streams, logger } = internals
+/**
+ * Where the extended card says the agent is over HTTP, while the app knows no address of its own (an app served
+ * by other means than `serveAgent` and never told its URL): the address it would have on this machine by default.
+ */
+const UNKNOWN_HTTP_URL = 'http://localhost:3000/'
+
+export function a2aService(internals: AppInternals): {
+  definition: ServiceDefinition
+  implementation: UntypedServiceImplementation
+} {
+  const { served, engine, streams, outgoing, logger } = internals
   const streamResponse = grpcMethods.find((method) => method.name === 'SendStreamingMessage')!
   const encodeFrame = (frame: string) => asBuffer(streamResponse.encode(JSON.parse(frame)))
+  const cardUrl = () => internals.url() ?? UNKNOWN_HTTP_URL
 
-  /** The method's result for one call: metadata and credentials checked, params decoded, the context made. */
-  async function answer(
-    method: MethodHandler,
-    codec: GrpcMethod,
-    call: Call,
-    openStream: CallContext['openStream'],
-  ): Promise<unknown> {
+  /** The method's result for one call the gate let in: its params decoded, its context made as HTTP's are. */
+  function answer(method: MethodHandler, codec: GrpcMethod, call: Call, openStream: () => GrpcEventStream) {
+    const gate = admitted(call.metadata)
+    if (!gate) throw new Error('A gRPC call reached its method without passing the call gate')
     const current = served.current
-    const headers = headersOf(call.metadata)
-    checkVersion(headers)
-    let principal: Principal | undefined
-    if (current.authCheck) {
-      const checked = current.authCheck(headers)
-      const outcome = checked instanceof Promise ? await checked : checked
-      if (outcome instanceof A2AError) throw outcome
-      principal = outcome
-    }
+    const parts: BindingParts = { engine, eventIds: true, openStream, frameV1: grpcFrameV1 }
     const params = codec.decode(call.request)
-    return method(params, {
-      id: null,
-      engine,
-      streaming: current.streaming,
-      outputModes: current.template.defaultOutputModes,
-      inputModes: current.inputModes,
-      headers,
-      eventIds: true,
-      openStream,
-      frameV1: grpcFrameV1,
-      push: current.push,
-      dialect: 'a2a-1.0',
-      principal,
-      extendedCard: current.template.extendedCard && ((dialect) => current.extendedCard(dialect, cardUrl())),
-    })
+    const context: CallContext = callContext(
+      parts,
+      current,
+      null,
+      gate.headers,
+      'a2a-1.0',
+      gate.principal,
+      current.template.extendedCard ? cardUrl : undefined,
+    )
+    return method(params, context)
   }
 
   /** The status a failure ends the call with; an unexpected one is logged and answered INTERNAL. */
-  function statusFor(error: unknown, name: string): Partial<StatusObject> {
+  function statusFor(error: unknown, name: string): GrpcStatus {
     if (error instanceof A2AError) return statusOf(error)
     logger.error(`Unexpected error while answering the gRPC call ${name}`, error)
     return INTERNAL
@@ -111,15 +75,28 @@ export function a2aService(
     throw new Error('A unary method opened a stream')
   }
 
+  /** The answer as its protobuf message; one the agent's values give no form (bytes not base64) ends the call. */
+  function encoded(codec: GrpcMethod, result: unknown): Buffer | undefined {
+    try {
+      return asBuffer(codec.encode(result))
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error)
+      logger.error(`The gRPC call ${codec.name} ended INTERNAL: its answer cannot be encoded (${why})`)
+      return undefined
+    }
+  }
+
   const unary =
     (method: MethodHandler, codec: GrpcMethod) =>
     (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>): void => {
-      answer(method, codec, call, noStream)
-        .then((result) => asBuffer(codec.encode(result)))
-        .then(
-          (bytes) => callback(null, bytes),
-          (error: unknown) => callback(statusFor(error, codec.name)),
-        )
+      new Promise((resolve) => resolve(answer(method, codec, call, noStream))).then(
+        (result) => {
+          const bytes = encoded(codec, result)
+          if (bytes) answerCounted(bytes, callback, admitted(call.metadata)?.stream, outgoing)
+          else callback(INTERNAL)
+        },
+        (error: unknown) => callback(statusFor(error, codec.name)),
+      )
     }
 
   const serverStreaming =
@@ -127,10 +104,11 @@ export function a2aService(
     (call: ServerWritableStream<Buffer, Buffer>): void => {
       let stream: GrpcEventStream | undefined
       const openStream = () => {
-        stream = streams.openCounted((counted) => new GrpcEventStream(call, encodeFrame, counted))
+        const http2Stream = admitted(call.metadata)?.stream
+        stream = streams.openCounted((counted) => new GrpcEventStream(call, encodeFrame, counted, http2Stream))
         return stream
       }
-      answer(method, codec, call, openStream).then(
+      new Promise((resolve) => resolve(answer(method, codec, call, openStream))).then(
         () => stream?.started(),
         (error: unknown) => {
           const status = statusFor(error, codec.name)

@@ -1,9 +1,10 @@
 import { create, toBinary } from '@bufbuild/protobuf'
 import { anyPack } from '@bufbuild/protobuf/wkt'
-import { Metadata, type StatusObject, status } from '@grpc/grpc-js'
+import { Metadata, status } from '@grpc/grpc-js'
+import { restNames } from '../bindings/_rest-status.js'
 import { v1Binding } from '../bindings/_v1.js'
-import { type A2AError, ErrorCode } from '../errors.js'
-import { statusFile } from './_descriptors.js'
+import { type A2AError, ErrorCode, InvalidParamsError } from '../errors.js'
+import { ErrorInfoSchema, StatusSchema } from './_rpc-status.js'
 
 /**
  * An A2AError as a gRPC status (A2A v1.0 §5.4, §10.6): the status code its type maps to, its message, and for the
@@ -11,9 +12,12 @@ import { statusFile } from './_descriptors.js'
  * `a2a-protocol.org`) in the `grpc-status-details-bin` trailer, which the official SDKs read.
  */
 
-const [StatusSchema, ErrorInfoSchema] = ['Status', 'ErrorInfo'].map(
-  (name) => statusFile.messages.find((message) => message.name === name)!,
-) as [(typeof statusFile.messages)[number], (typeof statusFile.messages)[number]]
+/** How a call ends: what grpc-js's `sendStatus` takes, and a handler's callback too. */
+export interface GrpcStatus {
+  code: status
+  details: string
+  metadata?: Metadata
+}
 
 const DOMAIN = 'a2a-protocol.org'
 
@@ -58,7 +62,7 @@ function reasonOf(error: A2AError): string | undefined {
 }
 
 /** A status with the ErrorInfo detail, as grpc-js sends it (`grpc-status-details-bin` is binary metadata). */
-function detailed(code: status, message: string, reason: string): Partial<StatusObject> {
+function detailed(code: status, message: string, reason: string): GrpcStatus {
   const info = create(ErrorInfoSchema, { reason, domain: DOMAIN })
   const rpcStatus = create(StatusSchema, { code, message, details: [anyPack(ErrorInfoSchema, info)] })
   const metadata = new Metadata()
@@ -67,13 +71,15 @@ function detailed(code: status, message: string, reason: string): Partial<Status
 }
 
 /** The gRPC status an A2AError ends a call with. */
-export function statusOf(error: A2AError): Partial<StatusObject> {
+export function statusOf(error: A2AError): GrpcStatus {
   const wire = v1Binding.wireError(error)
   const code = codeByHttpStatus(wire.httpStatus) ?? CODES[wire.code]
   if (code === undefined) return { code: status.INTERNAL, details: 'Internal error' }
   const reason = reasonOf(wire)
-  return reason ? detailed(code, wire.message, reason) : { code, details: wire.message }
+  // Fields named as the request's own (`message.parts`), as HTTP+JSON names them, not as JSON-RPC's `params`.
+  const message = error instanceof InvalidParamsError ? restNames(error.detail) : restNames(wire.message)
+  return reason ? detailed(code, message, reason) : { code, details: message }
 }
 
 /** An unexpected failure: INTERNAL with no detail (the detail goes to the log). */
-export const INTERNAL: Partial<StatusObject> = Object.freeze({ code: status.INTERNAL, details: 'Internal error' })
+export const INTERNAL: GrpcStatus = Object.freeze({ code: status.INTERNAL, details: 'Internal error' })

@@ -1,8 +1,9 @@
-import { constants as http2 } from 'node:http2'
+import { constants as http2, type ServerHttp2Stream } from 'node:http2'
 import type { ServerWritableStream, StatusObject } from '@grpc/grpc-js'
 import type { EventStream } from '../bindings/shared/_binding.js'
 import type { WatchedBody } from '../http/_outgoing.js'
 import type { CountedStream } from '../http/_stream-limit.js'
+import { INTERNAL } from './_status.js'
 
 /** A gRPC server stream has no HTTP answer: `EventStream.response` is this, and the gRPC handler ignores it. */
 const NO_RESPONSE = new Response(null)
@@ -26,6 +27,8 @@ export class GrpcEventStream implements EventStream, WatchedBody {
   readonly #call: Call
   readonly #encode: (frame: string) => Buffer
   readonly #counted: CountedStream
+  /** The call's HTTP/2 stream, as the call gate found it: cutting resets it. */
+  readonly #stream: ServerHttp2Stream | undefined
   /** Sizes of the messages written and not yet let out, oldest first. */
   readonly #waiting: number[] = []
   #queued = 0
@@ -37,17 +40,26 @@ export class GrpcEventStream implements EventStream, WatchedBody {
   #closing = false
   #ended = false
   #cancelled = false
+  #failed = false
   #onCancel: (() => void) | undefined
   reads = 0
 
-  constructor(call: Call, encode: (frame: string) => Buffer, counted: CountedStream) {
+  constructor(
+    call: Call,
+    encode: (frame: string) => Buffer,
+    counted: CountedStream,
+    stream: ServerHttp2Stream | undefined,
+  ) {
     this.#call = call
     this.#encode = encode
     this.#counted = counted
+    this.#stream = stream
     counted.outgoing.watch(this)
     call.on('cancelled', this.#cancel)
     call.on('finish', this.#end)
     call.on('close', this.#end)
+    // 'cancelled' fires once: a client that left while the method was getting ready is gone already.
+    if (call.cancelled) this.#cancel()
   }
 
   get owing(): boolean {
@@ -56,7 +68,17 @@ export class GrpcEventStream implements EventStream, WatchedBody {
 
   send(frame: string, _seq?: number): void {
     if (!this.#accepting) return
-    const bytes = this.#encode(frame)
+    let bytes: Buffer
+    try {
+      bytes = this.#encode(frame)
+    } catch (error) {
+      // The agent's value has no protobuf form (bytes that are not base64, say): this call ends, never the agent's
+      // move that produced it, and other clients of the task go on.
+      const why = error instanceof Error ? error.message : String(error)
+      this.#counted.outgoing.logger.error(`A gRPC stream ended INTERNAL: an event cannot be encoded (${why})`)
+      this.failed(INTERNAL)
+      return
+    }
     const { limits } = this.#counted.outgoing
     if (this.#queued > 0 && this.#backlogWith(bytes.length) > limits.maxStreamBacklogBytes) {
       this.#drop(`its unread events would pass maxStreamBacklogBytes (${limits.maxStreamBacklogBytes} bytes)`)
@@ -97,7 +119,9 @@ export class GrpcEventStream implements EventStream, WatchedBody {
   failed(error: Partial<StatusObject>): void {
     this.#started = true
     this.#accepting = false
-    if (!this.#ended) this.#call.emit('error', error)
+    if (this.#failed || this.#ended) return
+    this.#failed = true
+    this.#call.emit('error', error)
   }
 
   /** Drops the client now: its HTTP/2 stream is reset, what waits for it freed. */
@@ -106,10 +130,9 @@ export class GrpcEventStream implements EventStream, WatchedBody {
     this.#counted.outgoing.logger.info(`gRPC stream cut: ${reason}`)
     this.#accepting = false
     // grpc-js has no public way to reset one call's stream: a status would wait behind the messages the client does
-    // not read. Its server call keeps the HTTP/2 stream as `call.call.stream` (test/runtime/grpc-backpressure pins
-    // it); without it the whole writable is destroyed, which frees what waits here but not the stream.
-    const stream = (this.#call as unknown as { call?: { stream?: { close?: (code: number) => void } } }).call?.stream
-    if (typeof stream?.close === 'function') stream.close(http2.NGHTTP2_CANCEL)
+    // not read. The call gate found the HTTP/2 stream (test/runtime/grpc-backpressure pins the reset); without it
+    // the whole writable is destroyed, which frees what waits here but not the stream.
+    this.#stream?.close(http2.NGHTTP2_CANCEL)
     this.#call.destroy()
     this.#cancel()
   }

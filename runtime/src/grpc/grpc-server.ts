@@ -6,10 +6,17 @@ export interface GrpcServeOptions {
    */
   port?: number
   /**
-   * The address to listen on. Use `0.0.0.0` to listen on every interface (in a container).
+   * The address to listen on. Use `0.0.0.0` (or `::`) to listen on every interface (in a container).
    * @default '127.0.0.1'
    */
   host?: string
+  /**
+   * `host:port` the A2A cards list for the interface, where clients reach it through a proxy or a port mapping
+   * (`grpc.example.com:443`).
+   * @default the host of the app's publicUrl, else the listening host (`localhost` for every interface), and the
+   * port it listens on
+   */
+  publicAddress?: string
 }
 
 /** The gRPC binding listening, as `serveGrpc` resolves it. */

@@ -1,5 +1,8 @@
 import { ConfigurationError } from '../errors.js'
 import type { A2AApp } from '../http/app-options.js'
+import { readSlowClientTimeouts } from '../node/_slow-client-timeouts.js'
+import { processEnv } from '../settings.js'
+import { checkedPublicAddress } from './_public-address.js'
 import type { GrpcListenOptions } from './_server.js'
 import type { GrpcServeOptions, GrpcServer } from './grpc-server.js'
 
@@ -22,7 +25,7 @@ async function loadServer(): Promise<typeof import('./_server.js')> {
   }
 }
 
-/** Starts the gRPC binding for `serveAgent`, which gives the agent's HTTP address. */
+/** Starts the gRPC binding for `serveAgent` and `a2a dev`, which read its settings. */
 export async function startGrpc(app: A2AApp, options: GrpcListenOptions): Promise<GrpcServer> {
   const { startGrpcServer } = await loadServer()
   return startGrpcServer(app, options)
@@ -31,6 +34,8 @@ export async function startGrpc(app: A2AApp, options: GrpcListenOptions): Promis
 /**
  * Serves the app's agent over gRPC too (A2A v1.0 §10, `lf.a2a.v1.A2AService`), on a port of its own beside the HTTP
  * server: the same agent, tasks, credentials and budgets, and the A2A cards list the interface while it listens.
+ * A request message must arrive within `A2A_REQUEST_TIMEOUT_MS` and an idle connection closes after
+ * `A2A_KEEP_ALIVE_TIMEOUT_MS`, as over HTTP.
  * Node only; it needs the packages `@grpc/grpc-js` and `@bufbuild/protobuf`. `serveAgent` starts it for you with
  * `A2A_GRPC_PORT` (or `grpcPort`).
  *
@@ -42,5 +47,14 @@ export async function serveGrpc(app: A2AApp, options: GrpcServeOptions = {}): Pr
   const port = options.port ?? 50051
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigurationError(`The gRPC port must be an integer from 0 to 65535 (got ${options.port})`)
-  return startGrpc(app, { port, host: options.host ?? '127.0.0.1' })
+  const publicAddress = checkedPublicAddress(options.publicAddress, 'publicAddress')
+  // The request and idle timeouts of HTTP's, from A2A_REQUEST_TIMEOUT_MS and A2A_KEEP_ALIVE_TIMEOUT_MS or their defaults.
+  const timeouts = readSlowClientTimeouts({}, processEnv())
+  return startGrpc(app, {
+    port,
+    host: options.host ?? '127.0.0.1',
+    publicAddress,
+    requestTimeoutMs: timeouts.request,
+    idleTimeoutMs: timeouts.keepAlive,
+  })
 }

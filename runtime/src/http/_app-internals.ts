@@ -2,6 +2,7 @@ import type { TaskEngine } from '../core/_engine.js'
 import type { Logger } from '../logger.js'
 import type { AppSettings } from './_app-settings.js'
 import type { AuthCheck } from './_auth.js'
+import type { Outgoing } from './_outgoing.js'
 import type { ServedAgent } from './_served-agent.js'
 import type { StreamLimit } from './_stream-limit.js'
 import type { A2AApp } from './app-options.js'
@@ -17,6 +18,8 @@ export interface AppInternals {
   settings: AppSettings
   /** The streams open at once, over every binding (`maxStreams`). */
   streams: StreamLimit
+  /** What the app has written that its clients have not read yet (`maxPendingResponseBytes`, `writeTimeoutMs`). */
+  outgoing: Outgoing
   logger: Logger
   /** The agent's HTTP address as its cards give it (`publicUrl`, else where it listens), once known. */
   url(): string | undefined

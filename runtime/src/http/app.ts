@@ -130,6 +130,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
     engine,
     settings,
     streams,
+    outgoing,
     logger,
     url: () => settings.publicUrl ?? listeningUrl,
     announceGrpc(address) {

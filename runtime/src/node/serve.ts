@@ -2,6 +2,7 @@ import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
 import type { Agent } from '../agent.js'
+import { checkedPublicAddress } from '../grpc/_public-address.js'
 import { startGrpc } from '../grpc/serve-grpc.js'
 import { defaultAllowedHosts } from '../http/_allowed-hosts.js'
 import { type A2AApp, type A2AAppOptions, createA2AApp } from '../http/app.js'
@@ -28,12 +29,20 @@ export interface ServeOptions extends A2AAppOptions {
    */
   hostname?: string
   /**
-   * Also serve the agent over gRPC (A2A v1.0, `lf.a2a.v1.A2AService`) on this port, on the same address as HTTP;
-   * `0` picks a free port. The cards list the interface; it closes with the server. Node only, and it needs the
-   * packages `@grpc/grpc-js` and `@bufbuild/protobuf` (see `a2a-runtime/grpc`).
+   * Also serve the agent over gRPC (A2A v1.0, `lf.a2a.v1.A2AService`) on this port, on the address HTTP listens on
+   * (`hostname`: `0.0.0.0` or `::` is every interface); `0` picks a free port. The cards list the interface; it
+   * closes with the server. A request message must arrive within `requestTimeoutMs`, and a connection with no call
+   * closes after `keepAliveTimeoutMs`, as over HTTP. Node only, and it needs the packages `@grpc/grpc-js` and
+   * `@bufbuild/protobuf` (see `a2a-runtime/grpc`).
    * @default A2A_GRPC_PORT, else none (no gRPC)
    */
   grpcPort?: number
+  /**
+   * `host:port` the A2A cards list for the gRPC interface, where clients reach it through a proxy or a port mapping
+   * (`grpc.example.com:443`).
+   * @default A2A_GRPC_PUBLIC_ADDRESS, else the host of publicUrl (or the listening one) and the gRPC port
+   */
+  grpcPublicAddress?: string
   /**
    * Log one line per request (method, route, status, time) at this level. The path is logged without its query
    * string, which may carry a token.
@@ -133,6 +142,10 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
     min: 0,
     max: 65535,
   })
+  const grpcPublicAddress = checkedPublicAddress(
+    options.grpcPublicAddress ?? envValue(env, 'A2A_GRPC_PUBLIC_ADDRESS'),
+    'grpcPublicAddress (A2A_GRPC_PUBLIC_ADDRESS)',
+  )
   const logger = options.logger ?? createConsoleLogger(undefined, env)
   const hostname = options.hostname ?? envValue(env, 'HOST') ?? '127.0.0.1'
   const publicUrl = options.publicUrl ?? envValue(env, 'A2A_PUBLIC_URL')
@@ -176,7 +189,13 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
   let grpcAddress: string | undefined
   if (grpcPort !== undefined) {
     try {
-      const grpc = await startGrpc(app, { port: grpcPort, host: hostname, httpUrl: url })
+      const grpc = await startGrpc(app, {
+        port: grpcPort,
+        host: hostname,
+        publicAddress: grpcPublicAddress,
+        requestTimeoutMs: connectionPolicy.timeouts.request,
+        idleTimeoutMs: connectionPolicy.timeouts.keepAlive,
+      })
       grpcAddress = grpc.address
       // gRPC stops taking calls as HTTP does; its streams end as the app drains the tasks they follow.
       close = withGrpc(listener.close, grpc.close)
