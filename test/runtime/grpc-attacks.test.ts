@@ -140,7 +140,7 @@ const UNAVAILABLE = '14'
 const UNAUTHENTICATED = '16'
 
 describe('gRPC request messages sent slowly or stalled', () => {
-  it('one connection, 300 calls stalled one byte short of 1 MiB: at most the in-flight budget is read, then they are cut', async () => {
+  it('300 calls on one connection stalled one byte short of 1 MiB: at most the budget is read, then cut', async () => {
     const target = await serveWithGrpc(echo(), { requestTimeoutMs: 4000 })
     const normal = rawClient(target.grpcAddress)
     const before = memoryUsed()
@@ -172,7 +172,8 @@ describe('gRPC request messages sent slowly or stalled', () => {
     await expect.poll(() => attacker.progress().ended, { timeout: 30_000 }).toBe(300)
     const { statuses } = attacker.progress()
     console.info(
-      `300 refused callers sending 1 MiB each: the server's memory grew at most ${(peak / MiB).toFixed(1)} MiB; ended ${JSON.stringify(statuses)}`,
+      `300 refused callers sending 1 MiB each: the server's memory grew at most ${(peak / MiB).toFixed(1)} MiB; ` +
+        `ended ${JSON.stringify(statuses)}`,
     )
     expect(statuses).toEqual({ [UNAUTHENTICATED]: 300 })
     expect(peak).toBeLessThan(16 * MiB)

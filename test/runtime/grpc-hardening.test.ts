@@ -31,7 +31,7 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
 }
 
 describe('an agent value with no protobuf form', () => {
-  it('ends the gRPC call INTERNAL with a log line naming the field; the agent completes and JSON-RPC reads the task', async () => {
+  it('ends the gRPC call INTERNAL, logging the field; the agent completes and JSON-RPC reads the task', async () => {
     const release = deferred()
     // `bytes` must be base64: a data: URL is not (JSON-RPC passes it on as it is).
     const dataUrl = defineAgent({
@@ -132,7 +132,7 @@ describe('a client that leaves while it is checked', () => {
 })
 
 describe('a unary answer', () => {
-  it('larger than what may wait for slow clients (maxPendingResponseBytes) ends UNAVAILABLE, as HTTP answers 503', async () => {
+  it('past what may wait for slow clients (maxPendingResponseBytes) ends UNAVAILABLE, as HTTP gives 503', async () => {
     const target = await serveWithGrpc(grpcAgent(), { maxPendingResponseBytes: 4096 })
     const client = rawClient(target.grpcAddress)
     const small = await unaryCall(client, 'SendMessage', { message: protoMessage('hi') })
@@ -183,7 +183,7 @@ describe('where gRPC listens and what the cards list', () => {
     expect(sent.response?.task.status.state).toBe('TASK_STATE_COMPLETED')
   })
 
-  it('grpcPublicAddress (A2A_GRPC_PUBLIC_ADDRESS) is what the cards list, behind a proxy or a port mapping', async () => {
+  it('grpcPublicAddress (A2A_GRPC_PUBLIC_ADDRESS) is what the cards list, behind a proxy or port mapping', async () => {
     const target = await serveWithGrpc(grpcAgent(), {
       publicUrl: 'https://agent.example.com/',
       env: { A2A_GRPC_PUBLIC_ADDRESS: 'grpc.example.com:443' },

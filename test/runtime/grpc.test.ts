@@ -184,7 +184,7 @@ describe('gRPC status codes and their ErrorInfo', () => {
     expect(declared.response.task.status.state).toBe('TASK_STATE_COMPLETED')
   })
 
-  it('FAILED_PRECONDITION VERSION_NOT_SUPPORTED without a2a-version (absent is 0.3, §3.6.2), as over HTTP+JSON', async () => {
+  it('FAILED_PRECONDITION VERSION_NOT_SUPPORTED without a2a-version (absent: 0.3, §3.6.2), as HTTP+JSON', async () => {
     const target = await serveWithGrpc(grpcAgent())
     const unversioned = rawClient(target.grpcAddress, { version: false })
     const missing = await unaryCall(unversioned, 'SendMessage', { message: protoMessage('hi') })

@@ -13,7 +13,8 @@ export function checkedPublicAddress(value: string | undefined, name: string): s
   const port = Number(match?.[2])
   if (!match || port < 1 || port > 65535)
     throw new ConfigurationError(
-      `${name} must be host:port as a gRPC client dials it, e.g. grpc.example.com:443 (got ${JSON.stringify(value.slice(0, 100))})`,
+      `${name} must be host:port as a gRPC client dials it, e.g. grpc.example.com:443 ` +
+        `(got ${JSON.stringify(value.slice(0, 100))})`,
     )
   return value
 }

@@ -48,7 +48,7 @@ export async function serveGrpc(app: A2AApp, options: GrpcServeOptions = {}): Pr
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ConfigurationError(`The gRPC port must be an integer from 0 to 65535 (got ${options.port})`)
   const publicAddress = checkedPublicAddress(options.publicAddress, 'publicAddress')
-  // The request and idle timeouts of HTTP's, from A2A_REQUEST_TIMEOUT_MS and A2A_KEEP_ALIVE_TIMEOUT_MS or their defaults.
+  // HTTP's request and idle timeouts: A2A_REQUEST_TIMEOUT_MS and A2A_KEEP_ALIVE_TIMEOUT_MS, else their defaults.
   const timeouts = readSlowClientTimeouts({}, processEnv())
   return startGrpc(app, {
     port,
