@@ -6,6 +6,7 @@
 const attacks = [
   'test/runtime/amplification.test.ts',
   'test/runtime/connection-caps.test.ts',
+  'test/runtime/grpc-attacks.test.ts',
   'test/runtime/soak-short.test.ts',
   'test/runtime/streaming-flood.test.ts',
 ]
