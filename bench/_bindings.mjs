@@ -9,6 +9,9 @@ import { launch, verify } from './_server.mjs'
 import { ECHOED, TEXT, v1, v1Rest } from './_targets.mjs'
 import { alternatingRounds, requestFailure, runLoad, sendRow, streamFailure, streamRow } from './_workloads.mjs'
 
+// The calls in flight spread over 4 channels: what lets grpc-load.mjs offer the most (see there).
+const GRPC_CHANNELS = 4
+
 /** The first failure a gRPC row saw, beside its counts. */
 const firstFailure = (result) =>
   result.failures?.length ? ` (first: ${JSON.stringify(result.failures[0]).slice(0, 300)})` : ''
@@ -19,6 +22,7 @@ async function grpcRow(method, server, { concurrency, profile, pinning, warm }) 
     address: server.grpcAddress,
     method,
     concurrency,
+    channels: GRPC_CHANNELS,
     durationSec: profile.durationSec,
     maxCalls: profile.maxRequests,
     warmupSec: warm ? profile.warmupSec : 0,

@@ -36,7 +36,11 @@ export async function runLoad(script, config, { pinning, server }) {
   if (code !== 0 || !line?.startsWith('{')) throw new Error(`${script} failed (${code}):\n${output.slice(-3000)}`)
   const result = JSON.parse(line)
   // Over the whole child run (warm-up included), which is what the server was busy with.
-  result.serverCpu = (server.cpuSeconds() - cpuBefore) / elapsedSec
+  const serverCpuSeconds = server.cpuSeconds() - cpuBefore
+  result.serverCpu = serverCpuSeconds / elapsedSec
+  // Per good answer, the warm-up's included: what one costs the server, whatever else bounded the rate.
+  result.serverCpuPerCallUs =
+    (serverCpuSeconds / ((result.requests ?? result.streams) + (result.warmupCount ?? 0))) * 1e6
   if (!server.handle.alive)
     throw new Error(`${server.handle.name} exited during ${script}:\n${server.handle.output.slice(-3000)}`)
   await pause(250) // let the server close the load's sockets and settle before the next row

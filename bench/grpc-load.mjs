@@ -3,9 +3,11 @@
 // descriptors (runtime/dist/grpc/_descriptors.js, generated from the spec's proto) and @bufbuild/protobuf.
 // Cheapest for the load core: the request is encoded once and sent as the same bytes every call (as load.mjs sends
 // one body), grpc-js hands the answers over as bytes, and each is decoded once to check it. argv[2] is a JSON config:
-//   { address, method: 'send' | 'stream', concurrency, durationSec, maxCalls, warmupSec, text, expected }
-// `concurrency` loops each keep one call in flight on one channel (one HTTP/2 connection, as a gRPC client
-// normally has). Every answer is checked: status OK, a completed task with the `expected` text in an artifact (a
+//   { address, method: 'send' | 'stream', concurrency, channels, durationSec, maxCalls, warmupSec, text, expected }
+// `concurrency` loops each keep one call in flight, spread over `channels` channels (each its own HTTP/2
+// connection). On a bare grpc-js server answering fixed bytes, 16 calls on one channel left both processes partly
+// idle (7-9k calls/s, the load core 60-80% busy); on 4 channels the load core was the limit (11-12k calls/s); on 16,
+// each channel's own work made it 8-9k. Every answer is checked: status OK, a completed task with the `expected` text in an artifact (a
 // stream: an artifact update with it, and a completed status update last). Prints one JSON line shaped as
 // load.mjs's (send) or stream-load.mjs's (stream), with the load process's own CPU use.
 import { performance } from 'node:perf_hooks'
@@ -107,10 +109,15 @@ function oneStream(client) {
 }
 
 async function run({ durationSec, record }) {
-  const client = new Client(config.address, credentials.createInsecure())
-  await new Promise((resolve, reject) =>
-    client.waitForReady(Date.now() + CALL_TIMEOUT_MS, (error) => (error ? reject(error) : resolve())),
+  // A local subchannel pool per client: each channel its own connection (they would share one otherwise).
+  const clients = Array.from(
+    { length: Math.min(config.channels, config.concurrency) },
+    () => new Client(config.address, credentials.createInsecure(), { 'grpc.use_local_subchannel_pool': 1 }),
   )
+  for (const client of clients)
+    await new Promise((resolve, reject) =>
+      client.waitForReady(Date.now() + CALL_TIMEOUT_MS, (error) => (error ? reject(error) : resolve())),
+    )
   const one = config.method === 'stream' ? oneStream : oneSend
   const firstEvents = new Samples()
   const totals = new Samples()
@@ -124,7 +131,8 @@ async function run({ durationSec, record }) {
   const begin = performance.now()
   const cpu = process.cpuUsage()
   const deadline = begin + durationSec * 1000
-  async function loop() {
+  async function loop(_, index) {
+    const client = clients[index % clients.length]
     while (performance.now() < deadline && started < config.maxCalls) {
       started++
       const result = await one(client)
@@ -148,7 +156,7 @@ async function run({ durationSec, record }) {
   await Promise.all(Array.from({ length: config.concurrency }, loop))
   const elapsedSec = (performance.now() - begin) / 1000
   const used = process.cpuUsage(cpu)
-  client.close()
+  for (const client of clients) client.close()
   return {
     good,
     failed,
@@ -163,7 +171,7 @@ async function run({ durationSec, record }) {
   }
 }
 
-if (config.warmupSec > 0) await run({ durationSec: config.warmupSec, record: false })
+const warm = config.warmupSec > 0 ? await run({ durationSec: config.warmupSec, record: false }) : undefined
 const r = await run({ durationSec: config.durationSec, record: true })
 const total = r.totals.summary()
 const line =
@@ -184,6 +192,7 @@ const line =
           clientCpu: r.clientCpu,
           failed: r.failed,
           failures: r.failures,
+          warmupCount: warm?.good ?? 0,
         }
       })()
     : {
@@ -200,5 +209,6 @@ const line =
         timeouts: r.timeouts,
         mismatches: r.wrong,
         failures: r.failures,
+        warmupCount: warm?.good ?? 0,
       }
 process.stdout.write(`${JSON.stringify(line)}\n`)

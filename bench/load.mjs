@@ -6,8 +6,8 @@
 // ceiling it can measure (and autocannon 8.0.0's own `idReplacement` is broken: it sizes Content-Length for
 // 33-character ids while its hyperid makes 24-character ones, so every request hangs).
 // Every response body must contain each `expect` substring: a fast stream of error replies must not pass as
-// throughput. Prints one JSON line: requests, req/s, latency p50/p99 (ms), failures, and the load process's
-// own CPU use (near 100% means the figure is bounded by the client, not the server).
+// throughput. Prints one JSON line: requests, req/s, latency p50/p99 (ms), failures, the warm-up's good answers,
+// and the load process's own CPU use (near 100% means the figure is bounded by the client, not the server).
 
 import { performance } from 'node:perf_hooks'
 import autocannon from 'autocannon'
@@ -49,7 +49,7 @@ function once({ durationSec, record }) {
   })
 }
 
-if (config.warmupSec > 0) await once({ durationSec: config.warmupSec, record: false })
+const warm = config.warmupSec > 0 ? await once({ durationSec: config.warmupSec, record: false }) : undefined
 const { result, samples, elapsedSec, clientCpu } = await once({ durationSec: config.durationSec, record: true })
 const ok = result['2xx'] - result.mismatches
 const latency = samples.summary()
@@ -66,6 +66,8 @@ process.stdout.write(
     errors: result.errors,
     timeouts: result.timeouts,
     mismatches: result.mismatches,
+    // The good answers of the warm-up, which the server's CPU time over the whole run also paid for.
+    warmupCount: warm ? warm.result['2xx'] - warm.result.mismatches : 0,
     statusCodes: result.statusCodeStats,
   })}\n`,
 )

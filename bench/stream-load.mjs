@@ -92,7 +92,7 @@ async function run({ durationSec, record }) {
   }
 }
 
-if (config.warmupSec > 0) await run({ durationSec: config.warmupSec, record: false })
+const warm = config.warmupSec > 0 ? await run({ durationSec: config.warmupSec, record: false }) : undefined
 const r = await run({ durationSec: config.durationSec, record: true })
 const first = r.firstEvents.summary()
 const total = r.totals.summary()
@@ -112,5 +112,6 @@ process.stdout.write(
     clientCpu: r.clientCpu,
     failed: r.failures.count ?? 0,
     failures: r.failures,
+    warmupCount: warm?.streams ?? 0,
   })}\n`,
 )
