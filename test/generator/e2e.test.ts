@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { Role, TaskState } from '@a2a-js/sdk'
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client'
+import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client'
 import { A2AClient as A2AClientV03 } from 'a2a-sdk-v03/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { defaultDisplayName, type TemplateName } from '../../generator/src/options.ts'
@@ -402,7 +402,7 @@ describe('generated projects', { timeout: 300_000 }, () => {
     }
   })
 
-  it('the official SDK clients (A2A v1.0 and v0.3) do every interaction with a project generated with --yes', async () => {
+  it('the official SDK clients (A2A v1.0 over JSON-RPC and HTTP+JSON, v0.3) do every interaction with a project generated with --yes, no setting', async () => {
     const project = await generate('sdk-agent', ['--yes'])
     const text = (value: string) => ({
       tenant: '',
@@ -439,6 +439,20 @@ describe('generated projects', { timeout: 300_000 }, () => {
       pageSize: 10,
     } as any)
     expect(listed.tasks.length).toBe(2)
+
+    // The same agent over HTTP+JSON (REST), found through the card's interface, no setting.
+    const rest = await new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new RestTransportFactory()],
+        preferredTransports: ['HTTP+JSON'],
+      }),
+    ).createFromUrl(server.url)
+    const restSent: any = await rest.sendMessage(text('over REST'))
+    expect(restSent.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    const restEvents: any[] = []
+    for await (const event of rest.sendMessageStream(text('streamed over REST'))) restEvents.push(event)
+    expect(restEvents.at(-1).payload.value.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    expect(((await rest.getTask({ tenant: '', id: restSent.id })) as any).id).toBe(restSent.id)
 
     // The same agent, no setting, for v0.3 clients (which send no A2A-Version): the card sends them to POST /v0.3.
     const v03 = await A2AClientV03.fromCardUrl(`${server.url}.well-known/agent-card.json`)
