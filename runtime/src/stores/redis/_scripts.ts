@@ -132,7 +132,7 @@ end`
  *
  * Only the event after the last one written is written without the whole history: otherwise (another instance
  * wrote the task since, or an earlier event did not land) the caller sends the whole task. A retry of an event
- * already written is told so, not written twice.
+ * already written is told so, not written twice; an event whose number holds another event is not told that.
  *
  * An event that ends the task gives its lease back (when this instance holds it): the run is over.
  *
@@ -146,9 +146,10 @@ end`
  * task's json without history ('' to keep the one written), the number of the last event it holds, its head
  * ('' to keep the one written), whole ('1': the messages are the whole history; '0': they join it), the number
  * of messages, the messages[, then INDEX's first six arguments].
- * Returns 1 when written, 2 when it already was, 0 when the task has ended, -1 when it is gone, -2 when the
- * event does not follow the last one written, or the task is of the earlier layout (nothing written: send the
- * whole task), -3 when later events were written before it.
+ * Returns 1 when written, 2 when it already was, 0 when the task has ended (another instance may have ended it
+ * with an event of this number), -1 when it is gone, -2 when the event does not follow the last one written, or
+ * the task is of the earlier layout (nothing written: send the whole task), -3 when later events were written
+ * before it.
  */
 const APPEND = `${FILE_LUA}
 local function index()
@@ -165,8 +166,11 @@ if not state then return -1 end
 local seq = ARGV[1]
 local last = tonumber(fields[5] or fields[2])
 if tonumber(seq) <= last then
-  -- A retry of an event that landed (its answer was lost), or an event later ones overtook.
-  if #redis.call('xrange', KEYS[2], seq .. '-0', seq .. '-18446744073709551615', 'COUNT', 1) > 0 then return 2 end
+  -- A retry of an event that landed (its answer was lost), or an event later ones overtook, or one whose number
+  -- another instance wrote an event of its own under (it failed the task, taking this one's lease for run out).
+  local got = redis.call('xrange', KEYS[2], seq .. '-0', seq .. '-18446744073709551615', 'COUNT', 1)[1]
+  if got and got[2][2] == ARGV[2] then return 2 end
+  if got and (${ended('state')}) then return 0 end
   return -3
 end
 if ${ended('state')} then return 0 end

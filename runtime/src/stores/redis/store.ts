@@ -125,6 +125,12 @@ export class RedisTaskStore implements TaskStore {
    * against the entries added since, so an event is written alone and the json only when worth folding in.
    */
   readonly #written = new Map<string, Written>()
+  /**
+   * The number of the last event handed to the store with each task the runtime holds (the run's live task,
+   * which moves on while an earlier event's write is retried): tells a retry whether the task is still as of its
+   * event.
+   */
+  readonly #handed = new WeakMap<Task, number>()
   #settledSinceTrim = 0
   #sweeping = false
   #checkingLost = false
@@ -241,8 +247,12 @@ export class RedisTaskStore implements TaskStore {
   async #append(task: Task, event: TaskEvent, keptAfter: number): Promise<void> {
     const eventJson = JSON.stringify(event)
     const settles = event.kind === 'status-update' && event.final
-    // Read now: the run may move on (even end) while the write is under way.
-    const ends = settles && isTerminal(task.status.state)
+    // The state after this event, read now: the run moves on (even ends the task) while the write is under way
+    // or retried, and Redis must hold a status only with the event that set it (a task ended there without its
+    // final event leaves a client that resumes its stream waiting for an end that never comes).
+    const state = task.status.state
+    const ends = settles && isTerminal(state)
+    this.#handed.set(task, event.seq)
     // A status files the task under its new state too: in the same call on one Redis, in another on a cluster.
     const indexHere = event.kind === 'status-update' && !this.#clustered
     const keys = [...this.keys.taskKeys(task.id), this.keys.lease(task.id), ...(indexHere ? this.#indexKeys(task) : [])]
@@ -257,7 +267,7 @@ export class RedisTaskStore implements TaskStore {
             ...keys,
             event.seq,
             eventJson,
-            task.status.state,
+            state,
             this.keys.live(task.id),
             settles ? 1 : 0,
             this.ttlMs,
@@ -273,9 +283,18 @@ export class RedisTaskStore implements TaskStore {
     try {
       written = await write(this.#appendArgs(task, event, eventJson, settles))
       // The task's log does not end with the event before this one (another instance wrote it since, or an
-      // earlier event of this task did not land): the whole task as it is now, with every event handed so far.
-      if (written === NOT_NEXT)
-        written = await write(this.#wholeArgs(task, Math.max(event.seq, this.#written.get(task.id)?.seq ?? 0)))
+      // earlier event of this task did not land): the whole task as it is now, which is as of this event only
+      // while no later one was handed. Past it, the task as it is now holds statuses whose events are not
+      // written yet: the newest event's own write carries the whole task instead (it cannot follow this one
+      // either), and this one is left out of the log, which says so (see APPEND's `kept`).
+      if (written === NOT_NEXT) {
+        if ((this.#handed.get(task) ?? event.seq) > event.seq) {
+          const known = this.#written.get(task.id)
+          if (known) known.whole = true
+          return
+        }
+        written = await write(this.#wholeArgs(task, event.seq))
+      }
       const landed = written === WRITTEN || written === ALREADY_WRITTEN
       // The event that ended the task gave its lease back: no renewal may take it for lost from here on.
       if (landed && ends) this.#leases.gaveBack(task.id)
