@@ -1602,6 +1602,10 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
         expect(response.headers.get('etag')).toMatch(/^(W\/)?"[^"]+"$/)
         const vary = (response.headers.get('vary') ?? '').split(',').map((token) => token.trim().toLowerCase())
         expect(vary).toContain('a2a-version')
+        // §8.6.1 MAY: Last-Modified, an HTTP date no later than now.
+        const modified = Date.parse(response.headers.get('last-modified') ?? '')
+        expect(modified).toBeLessThanOrEqual(Date.now())
+        expect(response.headers.get('last-modified')).toMatch(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/)
         await response.text()
       },
     )

@@ -21,6 +21,8 @@ export function cacheableCard(card: object, variesByVersion = false): CachedCard
     // Cards change when the agent is redeployed; clients may keep one five minutes and revalidate by ETag.
     ['cache-control', 'public, max-age=300'],
     ['etag', etag],
+    // When this process first rendered it (A2A v1.0 §8.6.1 MAY): the ETag decides revalidation, this dates the card.
+    ['last-modified', new Date().toUTCString()],
   ]
   if (variesByVersion) headers.push(['vary', 'A2A-Version'])
   return { json, body: new TextEncoder().encode(json), etag, headers }
