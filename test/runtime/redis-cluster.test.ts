@@ -517,6 +517,8 @@ describe('one Redis going down under two instances', () => {
         interval: 100,
       })
       .toMatch(/^(completed|failed)$/)
+    // Two reads, and no race between them: a status is written with its event, in one script, and nothing joins the
+    // log of a task that has ended (redis-settle-order.test.ts).
     const task = (await reader.get(sent.id))!
     const kept = (await reader.events(sent.id))!
     const last = kept.at(-1)!
