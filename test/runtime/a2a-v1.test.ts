@@ -1605,7 +1605,9 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
         // §8.6.1 MAY: Last-Modified, an HTTP date no later than now.
         const modified = Date.parse(response.headers.get('last-modified') ?? '')
         expect(modified).toBeLessThanOrEqual(Date.now())
-        expect(response.headers.get('last-modified')).toMatch(/^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/)
+        expect(response.headers.get('last-modified')).toMatch(
+          /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/,
+        )
         await response.text()
       },
     )
