@@ -108,10 +108,11 @@ describe.each(RUNTIMES)('agent served on $name', (runtime) => {
     expect(platform).not.toHaveProperty('protocolVersion')
 
     const v03 = await cardAt(agent.url, '/.well-known/agent-card.json')
+    // v0.3 clients are sent to POST /v0.3, where the whole v0.3 dialect is served.
     expect(v03).toMatchObject({
       name: CARD_NAME,
       protocolVersion: '0.3.0',
-      url: agent.url,
+      url: `${agent.url}v0.3`,
       preferredTransport: 'JSONRPC',
     })
     expect(v03.securitySchemes).toEqual({ apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } })
