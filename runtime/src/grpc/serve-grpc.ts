@@ -8,10 +8,15 @@ import type { GrpcServeOptions, GrpcServer } from './grpc-server.js'
 
 const PEERS = ['@grpc/grpc-js', '@bufbuild/protobuf']
 
-/** The gRPC server's modules, loaded only when gRPC is enabled: its two packages are optional peers. */
+/**
+ * Named through a constant, not a literal: a bundler follows `import('./_server.js')` and then fails on the optional
+ * packages it imports (a Worker's bundle takes the root export, serveAgent and this module with it, and has no gRPC).
+ */
+const SERVER_MODULE = './_server.js'
+
 async function loadServer(): Promise<typeof import('./_server.js')> {
   try {
-    return await import('./_server.js')
+    return (await import(/* @vite-ignore */ SERVER_MODULE)) as typeof import('./_server.js')
   } catch (error) {
     const { code, message } = error as { code?: string; message?: string }
     if (
