@@ -4,6 +4,7 @@ import { TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors'
 import { type A2AAppOptions, type Agent, defineAgent } from 'a2a-runtime'
 import { A2AClient as A2AClientV03, ClientFactory as ClientFactoryV03 } from 'a2a-sdk-v03/client'
 import { describe, expect, it } from 'vitest'
+import { expectSendAndStream, pause, sdkTestAgent, v1Message, v1Text } from '../_sdk-v1.ts'
 import { nodeServer } from '../runtime/_transports.ts'
 import { startReceiver } from '../runtime/_webhook.ts'
 
@@ -13,94 +14,27 @@ import { startReceiver } from '../runtime/_webhook.ts'
  * the same server.
  */
 
-const pause = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms)
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer)
-        resolve()
-      },
-      { once: true },
-    )
-  })
-
 /** Like a generated agent: progress, an answer in chunks, a question on "ask", long work on "wait". */
 const agent = (card: Partial<Agent['card']> = {}): Agent =>
-  defineAgent({
-    card: {
-      name: 'Interop Agent',
-      description: 'Talks to the official A2A SDK clients',
-      skills: [{ id: 'echo', name: 'Echo', description: 'Echoes', tags: ['echo'] }],
-      ...card,
-    },
-    async execute(ctx, task) {
-      if (ctx.text === 'ask' && ctx.history.length === 1) return task.inputRequired('Which city?')
-      task.working('On it')
-      if (ctx.text === 'wait') {
-        await pause(10_000, ctx.signal)
-        if (ctx.signal.aborted) return
-      }
-      const words = `Echo: ${ctx.text}`.split(' ')
-      let artifactId: string | undefined
-      for (const [i, word] of words.entries()) {
-        await pause(5)
-        artifactId = task.artifact(i === 0 ? word : ` ${word}`, {
-          artifactId,
-          append: i > 0,
-          lastChunk: i === words.length - 1,
-        })
-      }
-      task.complete()
-    },
-    cancel: (_ctx, task) => task.cancel('Stopped'),
-  })
+  sdkTestAgent(
+    { name: 'Interop Agent', description: 'Talks to the official A2A SDK clients', ...card },
+    { waitMs: 10_000, chunkPauseMs: 5 },
+  )
 
 const start = (options: A2AAppOptions = {}, card?: Partial<Agent['card']>) => nodeServer.start(agent(card), options)
 
 // --- A2A v1.0 (@a2a-js/sdk 1.x) ---------------------------------------------------------------------------
-
-const v1Message = (text: string, taskId = '') => ({
-  tenant: '',
-  metadata: {},
-  configuration: undefined,
-  message: {
-    messageId: crypto.randomUUID(),
-    role: Role.ROLE_USER,
-    parts: [
-      { content: { $case: 'text' as const, value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' },
-    ],
-    taskId,
-    contextId: '',
-    extensions: [],
-    metadata: {},
-    referenceTaskIds: [],
-  },
-})
 
 const v1Client = (url: string) =>
   new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] }),
   ).createFromUrl(url)
 
-const v1Text = (task: any) =>
-  task.artifacts.flatMap((artifact: any) => artifact.parts.map((part: any) => part.content.value)).join('')
-
 describe('@a2a-js/sdk 1.x (A2A v1.0)', () => {
   it('discovers the card, sends, streams, gets and lists', async () => {
     const target = await start()
     const client = await v1Client(target.url)
-    const sent: any = await client.sendMessage(v1Message('hello'))
-    expect(sent.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
-    expect(v1Text(sent)).toBe('Echo: hello')
-
-    const events: any[] = []
-    for await (const event of client.sendMessageStream(v1Message('streamed words'))) events.push(event)
-    const cases = events.map((event) => event.payload.$case)
-    expect(cases[0]).toBe('task')
-    expect(cases.filter((c) => c === 'artifactUpdate')).toHaveLength(3)
-    expect(events.at(-1).payload.value.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    const sent = await expectSendAndStream(client)
 
     const got: any = await client.getTask({ tenant: '', id: sent.id, historyLength: 5 })
     expect(got.id).toBe(sent.id)
@@ -292,15 +226,7 @@ describe('@a2a-js/sdk 1.x over HTTP+JSON (A2A v1.0 REST)', () => {
   it("picks the card's HTTP+JSON interface, then sends, streams, gets, lists, resumes and cancels", async () => {
     const target = await start()
     const client = await restClient(target.url)
-    const sent: any = await client.sendMessage(v1Message('hello'))
-    expect(sent.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
-    expect(v1Text(sent)).toBe('Echo: hello')
-
-    const events: any[] = []
-    for await (const event of client.sendMessageStream(v1Message('streamed words'))) events.push(event)
-    expect(events[0].payload.$case).toBe('task')
-    expect(events.filter((event) => event.payload.$case === 'artifactUpdate')).toHaveLength(3)
-    expect(events.at(-1).payload.value.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    const sent = await expectSendAndStream(client)
 
     const got: any = await client.getTask({ tenant: '', id: sent.id, historyLength: 1 })
     expect(got.id).toBe(sent.id)

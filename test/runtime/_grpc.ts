@@ -11,9 +11,10 @@ import {
   makeGenericClientConstructor,
   type ServiceError,
 } from '@grpc/grpc-js'
-import { type Agent, defineAgent, type ServeOptions, serveAgent } from 'a2a-runtime'
+import { type Agent, type ServeOptions, serveAgent } from 'a2a-runtime'
 import { afterEach } from 'vitest'
 import { clientDefinition } from '../../runtime/src/grpc/_client-definition.ts'
+import { sdkTestAgent } from '../_sdk-v1.ts'
 import { type CapturedLogger, captureLogger } from './_logger.ts'
 
 /** Servers the gRPC suites start, each closed after its test. */
@@ -56,65 +57,9 @@ export const grpcClient = (url: string) =>
     }),
   ).createFromUrl(url)
 
-const pause = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms)
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer)
-        resolve()
-      },
-      { once: true },
-    )
-  })
-
 /** Progress, an answer in chunks, a question on "ask", long work on "wait". */
 export const grpcAgent = (card: Partial<Agent['card']> = {}): Agent =>
-  defineAgent({
-    card: {
-      name: 'gRPC Agent',
-      description: 'Answers over gRPC',
-      skills: [{ id: 'echo', name: 'Echo', description: 'Echoes', tags: ['echo'] }],
-      ...card,
-    },
-    async execute(ctx, task) {
-      if (ctx.text === 'ask' && ctx.history.length === 1) return task.inputRequired('Which city?')
-      task.working('On it')
-      if (ctx.text === 'wait') {
-        await pause(20_000, ctx.signal)
-        if (ctx.signal.aborted) return
-      }
-      const words = `Echo: ${ctx.text}`.split(' ')
-      let artifactId: string | undefined
-      for (const [i, word] of words.entries()) {
-        artifactId = task.artifact(i === 0 ? word : ` ${word}`, {
-          artifactId,
-          append: i > 0,
-          lastChunk: i === words.length - 1,
-        })
-      }
-      task.complete()
-    },
-    cancel: (_ctx, task) => task.cancel('Stopped'),
-  })
-
-/** A v1.0 message as the SDK 1.x types it. */
-export const sdkMessage = (text: string, taskId = '') => ({
-  tenant: '',
-  metadata: {},
-  configuration: undefined,
-  message: {
-    messageId: crypto.randomUUID(),
-    role: 1,
-    parts: [{ content: { $case: 'text' as const, value: text }, metadata: undefined, filename: '', mediaType: '' }],
-    taskId,
-    contextId: '',
-    extensions: [],
-    metadata: {},
-    referenceTaskIds: [],
-  },
-})
+  sdkTestAgent({ name: 'gRPC Agent', description: 'Answers over gRPC', ...card }, { waitMs: 20_000 })
 
 // --- A raw grpc-js client, for what the SDK client does not send (bad metadata, unread streams) ---------------
 

@@ -3,8 +3,9 @@ import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
+import { v1Message } from '../_sdk-v1.ts'
 import { a2aBin, makeAgentProject, runA2a, type StartedA2a, startA2a } from '../_support.ts'
-import { grpcClient, sdkMessage } from './_grpc.ts'
+import { grpcClient } from './_grpc.ts'
 
 /**
  * `a2a start` with A2A_GRPC_PORT, as a process on the built runtime: it serves gRPC beside HTTP (serveAgent starts it),
@@ -51,7 +52,7 @@ describe('a2a start with A2A_GRPC_PORT', () => {
     expect(card.supportedInterfaces.map((entry: { protocolBinding: string }) => entry.protocolBinding)).toContain(
       'GRPC',
     )
-    const answer: any = await (await grpcClient(started.url)).sendMessage(sdkMessage('over gRPC'))
+    const answer: any = await (await grpcClient(started.url)).sendMessage(v1Message('over gRPC'))
     expect(answer.artifacts[0].parts[0].content.value).toBe('over gRPC')
   })
 
@@ -98,7 +99,7 @@ describe('a2a dev with A2A_GRPC_PORT', () => {
     await expect.poll(() => output, { timeout: 20_000 }).toMatch(/Dev server at (http:\/\/\S+\/)/)
     const url = /Dev server at (http:\/\/\S+\/)/.exec(output)![1]!
     const client = await grpcClient(url)
-    const first: any = await client.sendMessage(sdkMessage('before'))
+    const first: any = await client.sendMessage(v1Message('before'))
     expect(first.artifacts[0].parts[0].content.value).toBe('before')
 
     // A save swaps the agent inside the same app: gRPC answers with the new code, on the same port.
@@ -107,7 +108,7 @@ describe('a2a dev with A2A_GRPC_PORT', () => {
       AGENT.replace('task.artifact(ctx.text)', 'task.artifact(`v2 ${ctx.text}`)'),
     )
     await expect.poll(() => output.match(/Loaded src\/agent\.ts/g)?.length ?? 0, { timeout: 20_000 }).toBe(2)
-    const second: any = await client.sendMessage(sdkMessage('after'))
+    const second: any = await client.sendMessage(v1Message('after'))
     expect(second.artifacts[0].parts[0].content.value).toBe('v2 after')
   })
 })

@@ -4,16 +4,8 @@ import { status } from '@grpc/grpc-js'
 import { createA2AApp, createMemoryStore } from 'a2a-runtime'
 import { serveGrpc } from 'a2a-runtime/grpc'
 import { describe, expect, it } from 'vitest'
-import {
-  errorInfoOf,
-  grpcAgent,
-  grpcClient,
-  protoMessage,
-  rawClient,
-  sdkMessage,
-  serveWithGrpc,
-  unaryCall,
-} from './_grpc.ts'
+import { expectSendAndStream, v1Message, v1Text } from '../_sdk-v1.ts'
+import { errorInfoOf, grpcAgent, grpcClient, protoMessage, rawClient, serveWithGrpc, unaryCall } from './_grpc.ts'
 import { captureLogger } from './_logger.ts'
 import { startReceiver } from './_webhook.ts'
 
@@ -21,9 +13,6 @@ import { startReceiver } from './_webhook.ts'
  * The A2A v1.0 gRPC binding (§10) beside the HTTP server in the same process: the official SDK 1.x client for every
  * operation it has, found through the card; a raw grpc-js client for each status code and its ErrorInfo.
  */
-
-const text = (task: any) =>
-  task.artifacts.flatMap((artifact: any) => artifact.parts.map((part: any) => part.content.value)).join('')
 
 const returnAtOnce = { acceptedOutputModes: [], returnImmediately: true } as any
 
@@ -42,15 +31,7 @@ describe('gRPC through the official SDK 1.x client', () => {
   it('sends, streams, gets and lists', async () => {
     const target = await serveWithGrpc(grpcAgent())
     const client = await grpcClient(target.url)
-    const sent: any = await client.sendMessage(sdkMessage('hello'))
-    expect(sent.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
-    expect(text(sent)).toBe('Echo: hello')
-    const events: any[] = []
-    for await (const event of client.sendMessageStream(sdkMessage('streamed words'))) events.push(event)
-    const cases = events.map((event) => event.payload.$case)
-    expect(cases[0]).toBe('task')
-    expect(cases.filter((c) => c === 'artifactUpdate')).toHaveLength(3)
-    expect(events.at(-1).payload.value.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    const sent = await expectSendAndStream(client)
     const got: any = await client.getTask({ tenant: '', id: sent.id, historyLength: 5 })
     expect(got.id).toBe(sent.id)
     expect(Date.parse(got.status.timestamp)).toBeGreaterThan(0)
@@ -71,17 +52,17 @@ describe('gRPC through the official SDK 1.x client', () => {
   it('resumes an input-required task with a follow-up naming it', async () => {
     const target = await serveWithGrpc(grpcAgent())
     const client = await grpcClient(target.url)
-    const question: any = await client.sendMessage(sdkMessage('ask'))
+    const question: any = await client.sendMessage(v1Message('ask'))
     expect(question.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED)
-    const answer: any = await client.sendMessage(sdkMessage('Oslo', question.id))
+    const answer: any = await client.sendMessage(v1Message('Oslo', question.id))
     expect(answer.id).toBe(question.id)
-    expect(text(answer)).toBe('Echo: Oslo')
+    expect(v1Text(answer)).toBe('Echo: Oslo')
   })
 
   it('cancels a running task, and a finished one is FAILED_PRECONDITION TASK_NOT_CANCELABLE', async () => {
     const target = await serveWithGrpc(grpcAgent())
     const client = await grpcClient(target.url)
-    const running: any = await client.sendMessage({ ...sdkMessage('wait'), configuration: returnAtOnce })
+    const running: any = await client.sendMessage({ ...v1Message('wait'), configuration: returnAtOnce })
     const canceled: any = await client.cancelTask({ tenant: '', id: running.id, metadata: {} })
     expect(canceled.status.state).toBe(TaskState.TASK_STATE_CANCELED)
     const refused = await client.cancelTask({ tenant: '', id: running.id, metadata: {} }).catch((error) => error)
@@ -91,7 +72,7 @@ describe('gRPC through the official SDK 1.x client', () => {
   it('subscribes to a running task and follows it to its end', async () => {
     const target = await serveWithGrpc(grpcAgent())
     const client = await grpcClient(target.url)
-    const running: any = await client.sendMessage({ ...sdkMessage('wait'), configuration: returnAtOnce })
+    const running: any = await client.sendMessage({ ...v1Message('wait'), configuration: returnAtOnce })
     const events: any[] = []
     const following = (async () => {
       for await (const event of client.resubscribeTask({ tenant: '', id: running.id })) events.push(event)
@@ -113,7 +94,7 @@ describe('gRPC through the official SDK 1.x client', () => {
       push: { allow: ['127.0.0.1'], allowHttp: true },
     })
     const client = await grpcClient(target.url)
-    const running: any = await client.sendMessage({ ...sdkMessage('wait'), configuration: returnAtOnce })
+    const running: any = await client.sendMessage({ ...v1Message('wait'), configuration: returnAtOnce })
     const config = await client.createTaskPushNotificationConfig({
       tenant: '',
       id: 'grpc-hook',
@@ -156,7 +137,7 @@ describe('gRPC through the official SDK 1.x client', () => {
     expect(card.supportedInterfaces.map((entry: any) => entry.protocolBinding)).toContain('GRPC')
     const refused = await client.getAgentCard().catch((error) => error)
     expect(refused.status).toBe(status.UNAUTHENTICATED)
-    const sent: any = await client.sendMessage(sdkMessage('hi'), {
+    const sent: any = await client.sendMessage(v1Message('hi'), {
       serviceParameters: { 'x-api-key': 'grpc-key-7f3c' },
     })
     expect(sent.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
