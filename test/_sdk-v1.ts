@@ -98,3 +98,14 @@ export async function expectSendAndStream(client: SdkClient): Promise<any> {
   expect(events.at(-1).payload.value.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
   return sent
 }
+
+/** A question (input-required) answered by a follow-up naming the task, which ends it on every transport alike. */
+export async function expectFollowUp(client: SdkClient): Promise<void> {
+  // biome-ignore lint/suspicious/noExplicitAny: the SDK's types, read field by field
+  const question: any = await client.sendMessage(v1Message('ask'))
+  expect(question.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED)
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  const answer: any = await client.sendMessage(v1Message('Oslo', question.id))
+  expect(answer.id).toBe(question.id)
+  expect(v1Text(answer)).toBe('Echo: Oslo')
+}

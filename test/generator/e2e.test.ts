@@ -14,6 +14,7 @@ import { MODEL_TEMPLATES } from '../../generator/src/render.ts'
 import { type StandInLlm, startStandInLlm } from '../../generator/templates/llm/test/llm-stand-in.ts'
 import { startOidcIssuer, TEST_AUDIENCE } from '../_oidc-issuer.ts'
 import { OTHER_PACKAGE_MANAGERS, packageManagersOnPath } from '../_package-managers.ts'
+import { v1Message } from '../_sdk-v1.ts'
 import { answerText, SLOW, send, startProject, untilCardAnswers } from '../_served-project.ts'
 import { freePort } from '../_support.ts'
 import { startReceiver } from '../runtime/_webhook.ts'
@@ -404,31 +405,14 @@ describe('generated projects', { timeout: 300_000 }, () => {
 
   it('the official SDK clients (A2A v1.0 over JSON-RPC and HTTP+JSON, v0.3) do every interaction with a project generated with --yes, no setting', async () => {
     const project = await generate('sdk-agent', ['--yes'])
-    const text = (value: string) => ({
-      tenant: '',
-      metadata: {},
-      configuration: undefined,
-      message: {
-        messageId: crypto.randomUUID(),
-        role: Role.ROLE_USER,
-        parts: [
-          { content: { $case: 'text' as const, value }, metadata: undefined, filename: '', mediaType: 'text/plain' },
-        ],
-        taskId: '',
-        contextId: '',
-        extensions: [],
-        metadata: {},
-        referenceTaskIds: [],
-      },
-    })
     const server = await startProject(project, running)
     const client = await new ClientFactory(
       ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory()] }),
     ).createFromUrl(server.url)
-    const sent: any = await client.sendMessage(text('one'))
+    const sent: any = await client.sendMessage(v1Message('one'))
     expect(sent.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
     const events: any[] = []
-    for await (const event of client.sendMessageStream(text('two'))) events.push(event)
+    for await (const event of client.sendMessageStream(v1Message('two'))) events.push(event)
     expect(events[0].payload.$case).toBe('task')
     expect(events.at(-1).payload.value.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
     expect(((await client.getTask({ tenant: '', id: sent.id })) as any).id).toBe(sent.id)
@@ -447,10 +431,10 @@ describe('generated projects', { timeout: 300_000 }, () => {
         preferredTransports: ['HTTP+JSON'],
       }),
     ).createFromUrl(server.url)
-    const restSent: any = await rest.sendMessage(text('over REST'))
+    const restSent: any = await rest.sendMessage(v1Message('over REST'))
     expect(restSent.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
     const restEvents: any[] = []
-    for await (const event of rest.sendMessageStream(text('streamed over REST'))) restEvents.push(event)
+    for await (const event of rest.sendMessageStream(v1Message('streamed over REST'))) restEvents.push(event)
     expect(restEvents.at(-1).payload.value.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
     expect(((await rest.getTask({ tenant: '', id: restSent.id })) as any).id).toBe(restSent.id)
 

@@ -4,7 +4,7 @@ import { TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors'
 import { type A2AAppOptions, type Agent, defineAgent } from 'a2a-runtime'
 import { A2AClient as A2AClientV03, ClientFactory as ClientFactoryV03 } from 'a2a-sdk-v03/client'
 import { describe, expect, it } from 'vitest'
-import { expectSendAndStream, pause, sdkTestAgent, v1Message, v1Text } from '../_sdk-v1.ts'
+import { expectFollowUp, expectSendAndStream, pause, sdkTestAgent, v1Message, v1Text } from '../_sdk-v1.ts'
 import { nodeServer } from '../runtime/_transports.ts'
 import { startReceiver } from '../runtime/_webhook.ts'
 
@@ -133,11 +133,7 @@ describe('@a2a-js/sdk 1.x (A2A v1.0)', () => {
   it('resumes an input-required task with a follow-up naming it', async () => {
     const target = await start()
     const client = await v1Client(target.url)
-    const question: any = await client.sendMessage(v1Message('ask'))
-    expect(question.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED)
-    const answer: any = await client.sendMessage(v1Message('Oslo', question.id))
-    expect(answer.id).toBe(question.id)
-    expect(v1Text(answer)).toBe('Echo: Oslo')
+    await expectFollowUp(client)
   })
 
   it('resubscribes to a running task and follows it to the end', async () => {

@@ -4,7 +4,7 @@ import { status } from '@grpc/grpc-js'
 import { createA2AApp, createMemoryStore } from 'a2a-runtime'
 import { serveGrpc } from 'a2a-runtime/grpc'
 import { describe, expect, it } from 'vitest'
-import { expectSendAndStream, v1Message, v1Text } from '../_sdk-v1.ts'
+import { expectFollowUp, expectSendAndStream, v1Message } from '../_sdk-v1.ts'
 import { errorInfoOf, grpcAgent, grpcClient, protoMessage, rawClient, serveWithGrpc, unaryCall } from './_grpc.ts'
 import { captureLogger } from './_logger.ts'
 import { startReceiver } from './_webhook.ts'
@@ -52,11 +52,7 @@ describe('gRPC through the official SDK 1.x client', () => {
   it('resumes an input-required task with a follow-up naming it', async () => {
     const target = await serveWithGrpc(grpcAgent())
     const client = await grpcClient(target.url)
-    const question: any = await client.sendMessage(v1Message('ask'))
-    expect(question.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED)
-    const answer: any = await client.sendMessage(v1Message('Oslo', question.id))
-    expect(answer.id).toBe(question.id)
-    expect(v1Text(answer)).toBe('Echo: Oslo')
+    await expectFollowUp(client)
   })
 
   it('cancels a running task, and a finished one is FAILED_PRECONDITION TASK_NOT_CANCELABLE', async () => {
