@@ -1,5 +1,6 @@
 import { type DescMessage, fromBinary, fromJson, type JsonValue, toBinary, toJson } from '@bufbuild/protobuf'
 import { InvalidParamsError } from '../errors.js'
+import { compactEncoder } from './_compact-answers.js'
 import { a2aFile } from './_descriptors.js'
 
 /**
@@ -16,6 +17,11 @@ export interface GrpcMethod {
   decode(bytes: Uint8Array): JsonValue
   /** An answer (a ProtoJSON object) as the binary message. */
   encode(json: unknown): Uint8Array
+  /**
+   * A stream result as the binary message, read as its JSON text would read (values JSON has not, such as undefined
+   * or a Date, as `JSON.stringify` writes them): what a stream's client gets is what an SSE client of it gets.
+   */
+  encodeAsJson(json: object): Uint8Array
 }
 
 const JSON_OUT = { alwaysEmitImplicit: false } as const
@@ -35,8 +41,23 @@ function decoder(schema: DescMessage): (bytes: Uint8Array) => JsonValue {
   }
 }
 
-function encoder(schema: DescMessage): (json: unknown) => Uint8Array {
-  return (json) => toBinary(schema, fromJson(schema, json as JsonValue, JSON_IN))
+/** By reflection: every answer this path encodes, and every error an answer has, is @bufbuild/protobuf's. */
+const reflected = (schema: DescMessage, json: unknown): Uint8Array =>
+  toBinary(schema, fromJson(schema, json as JsonValue, JSON_IN))
+
+/** The answers sent most go the compact way (`_compact-answers.ts`) when their values allow, the others by reflection. */
+function encoders(schema: DescMessage): Pick<GrpcMethod, 'encode' | 'encodeAsJson'> {
+  const compact = compactEncoder(schema)
+  if (!compact)
+    return {
+      encode: (json) => reflected(schema, json),
+      encodeAsJson: (json) => reflected(schema, JSON.parse(JSON.stringify(json))),
+    }
+  return {
+    encode: (json) => compact(json) ?? reflected(schema, json),
+    // The compact way takes only plain JSON, which its text reads back the same: only the rest goes through it.
+    encodeAsJson: (json) => compact(json) ?? reflected(schema, JSON.parse(JSON.stringify(json))),
+  }
 }
 
 /** Every RPC of lf.a2a.v1.A2AService, by name. */
@@ -46,5 +67,5 @@ export const grpcMethods: GrpcMethod[] = A2A_SERVICE.methods.map((method) => ({
   name: method.name,
   serverStreaming: method.methodKind === 'server_streaming',
   decode: decoder(method.input),
-  encode: encoder(method.output),
+  ...encoders(method.output),
 }))

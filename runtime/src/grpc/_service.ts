@@ -22,8 +22,8 @@ import { answerCounted } from './_unary-answer.js'
  * the result encoded back; a streaming method writes to a gRPC server stream counted against the app's open streams.
  */
 
-/** A v1.0 stream result as the text the binding's streams carry: the bare StreamResponse, read back to encode it. */
-const grpcFrameV1 = (result: object): string => JSON.stringify(result)
+/** A v1.0 stream result as a gRPC stream takes it: the StreamResponse itself, which the stream encodes once. */
+const grpcFrameV1 = (result: object): object => result
 
 type Call = ServerUnaryCall<Buffer, Buffer> | ServerWritableStream<Buffer, Buffer>
 
@@ -42,7 +42,7 @@ export function a2aService(internals: AppInternals): {
 } {
   const { served, engine, streams, outgoing, logger } = internals
   const streamResponse = grpcMethods.find((method) => method.name === 'SendStreamingMessage')!
-  const encodeFrame = (frame: string) => asBuffer(streamResponse.encode(JSON.parse(frame)))
+  const encodeFrame = (frame: object) => asBuffer(streamResponse.encodeAsJson(frame))
   const cardUrl = () => internals.url() ?? UNKNOWN_HTTP_URL
 
   /** The method's result for one call the gate let in: its params decoded, its context made as HTTP's are. */

@@ -1,6 +1,6 @@
 import { constants as http2, type ServerHttp2Stream } from 'node:http2'
 import type { ServerWritableStream, StatusObject } from '@grpc/grpc-js'
-import type { EventStream } from '../bindings/shared/_binding.js'
+import type { EventStream, StreamFrame } from '../bindings/shared/_binding.js'
 import type { WatchedBody } from '../http/_outgoing.js'
 import type { CountedStream } from '../http/_stream-limit.js'
 import { INTERNAL } from './_status.js'
@@ -11,8 +11,8 @@ const NO_RESPONSE = new Response(null)
 type Call = ServerWritableStream<Buffer, Buffer>
 
 /**
- * A v1.0 method's event stream written to a gRPC server stream: each result (a StreamResponse, as ProtoJSON text)
- * encoded and written to the call.
+ * A v1.0 method's event stream written to a gRPC server stream: each result (a StreamResponse, the ProtoJSON object
+ * the gRPC binding's `frameV1` hands over as it is) encoded once and written to the call.
  *
  * A client that stops reading is cut, never buffered for. grpc-js hands the HTTP/2 stream one message at a time
  * (its writable waits for each write's callback, which comes once HTTP/2 flow control lets the message out), so
@@ -25,7 +25,7 @@ type Call = ServerWritableStream<Buffer, Buffer>
 export class GrpcEventStream implements EventStream, WatchedBody {
   readonly response = NO_RESPONSE
   readonly #call: Call
-  readonly #encode: (frame: string) => Buffer
+  readonly #encode: (frame: object) => Buffer
   readonly #counted: CountedStream
   /** The call's HTTP/2 stream, as the call gate found it: cutting resets it. */
   readonly #stream: ServerHttp2Stream | undefined
@@ -46,7 +46,7 @@ export class GrpcEventStream implements EventStream, WatchedBody {
 
   constructor(
     call: Call,
-    encode: (frame: string) => Buffer,
+    encode: (frame: object) => Buffer,
     counted: CountedStream,
     stream: ServerHttp2Stream | undefined,
   ) {
@@ -66,11 +66,12 @@ export class GrpcEventStream implements EventStream, WatchedBody {
     return this.#queued > 0
   }
 
-  send(frame: string, _seq?: number): void {
+  send(frame: StreamFrame, _seq?: number): void {
     if (!this.#accepting) return
     let bytes: Buffer
     try {
-      bytes = this.#encode(frame)
+      // The gRPC binding frames results as themselves (`frameV1`): a frame here is never text.
+      bytes = this.#encode(frame as object)
     } catch (error) {
       // The agent's value has no protobuf form (bytes that are not base64, say): this call ends, never the agent's
       // move that produced it, and other clients of the task go on.

@@ -25,9 +25,10 @@ export interface CallContext {
   openStream(): EventStream
   /**
    * One A2A v1.0 stream result (a StreamResponse) as this binding frames it: a JSON-RPC response carrying the request
-   * id, or the result alone (HTTP+JSON, gRPC). Module-level functions, so a request makes no closure for it.
+   * id, or the result alone (HTTP+JSON text; over gRPC the object itself, which the stream encodes once to its binary
+   * message). Module-level functions, so a request makes no closure for it.
    */
-  frameV1(result: object, id: JsonRpcId): string
+  frameV1(result: object, id: JsonRpcId): StreamFrame
   /** Push notifications, when the card declares them. */
   push: PushService | undefined
   /** The dialect answering: webhooks configured in it receive its shapes. */
@@ -38,10 +39,16 @@ export interface CallContext {
   extendedCard: ((dialect: 'a2a-1.0' | 'a2a-0.3') => object) | undefined
 }
 
+/**
+ * One event as a binding's stream takes it: the text of an SSE event, or (gRPC) the result a gRPC stream encodes.
+ * A binding gives its calls its stream and its `frameV1` together, so a stream only meets its own binding's frames.
+ */
+export type StreamFrame = string | object
+
 /** Where a streaming method sends its events: what a binding's stream offers the methods (`SseStream` over HTTP). */
 export interface EventStream {
   /** Sends one event, numbered `seq` when the client may resume after it. */
-  send(frame: string, seq?: number): void
+  send(frame: StreamFrame, seq?: number): void
   /** Ends the stream after what was sent. */
   close(): void
   /** Called once if the client goes away before `close()`; at once if it already has. */

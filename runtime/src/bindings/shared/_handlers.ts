@@ -1,7 +1,7 @@
 import { isTerminal } from '../../core/_lifecycle.js'
 import { A2AError, ErrorCode, InvalidParamsError, UnsupportedOperationError } from '../../errors.js'
 import type { Task, TaskEvent } from '../../types.js'
-import type { CallContext, MethodHandler } from './_binding.js'
+import type { CallContext, MethodHandler, StreamFrame } from './_binding.js'
 
 /**
  * Handlers and stream checks more than one dialect serves: following a task (`subscribeWith`, all three, each
@@ -51,8 +51,8 @@ export function numberingAsked(headers: Headers): boolean {
 
 interface Framing {
   readTaskId(params: unknown): string
-  task(task: Task, call: CallContext): string
-  event(event: TaskEvent, call: CallContext): string
+  task(task: Task, call: CallContext): StreamFrame
+  event(event: TaskEvent, call: CallContext): StreamFrame
 }
 
 /**
