@@ -1,0 +1,79 @@
+/**
+ * What the `wire` hook sees (a `--debug` log), with every credential replaced by `[redacted]` here, before any
+ * hook gets it: a caller cannot turn redaction off.
+ */
+
+export type WireEntry =
+  | { type: 'request'; method: string; url: string; headers: Record<string, string>; body?: string }
+  | { type: 'response'; url: string; status: number; headers: Record<string, string>; body?: string; elapsedMs: number }
+  | { type: 'event'; url: string; id?: string; event?: string; data: string; elapsedMs: number }
+
+export type WireHook = (entry: WireEntry) => void
+
+export const REDACTED = '[redacted]'
+
+/**
+ * Where the credentials of a connection travel: header names whose whole value is secret, the query parameter and
+ * cookie of an API key, and the secret values themselves (also replaced wherever else they appear, as an agent may
+ * echo one back in a body or a URL).
+ */
+export interface Secrets {
+  headers: ReadonlySet<string>
+  query?: string
+  cookie?: string
+  values: readonly string[]
+}
+
+/**
+ * The shortest service-parameter value also replaced inside bodies and URLs: a short value ("1", "true") is not
+ * worth mangling every body for; its header is redacted whatever its length.
+ */
+export const SHORTEST_ECHOED_VALUE = 6
+
+export function redactor(secrets: Secrets) {
+  // Longest first, so a secret containing another is replaced whole.
+  const values = [...new Set(secrets.values.filter(Boolean))].sort((a, b) => b.length - a.length)
+  const encoded = values.flatMap((value) => {
+    const forms = [encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2)]
+    return forms.filter((form) => form !== value)
+  })
+  const all = [...values, ...encoded]
+  const text = (input: string) => all.reduce((out, value) => out.replaceAll(value, REDACTED), input)
+
+  const url = (input: string) => {
+    if (secrets.query === undefined) return text(input)
+    try {
+      const parsed = new URL(input)
+      if (parsed.searchParams.has(secrets.query)) {
+        parsed.searchParams.set(secrets.query, REDACTED)
+        return text(parsed.href)
+      }
+    } catch {}
+    return text(input)
+  }
+
+  const headers = (input: Headers | Record<string, string>) => {
+    const out: Record<string, string> = {}
+    const entries = input instanceof Headers ? [...input.entries()] : Object.entries(input)
+    for (const [name, value] of entries) {
+      const lower = name.toLowerCase()
+      if (secrets.headers.has(lower)) out[lower] = REDACTED
+      else if (lower === 'cookie' && secrets.cookie !== undefined)
+        out[lower] = text(redactCookie(value, secrets.cookie))
+      else out[lower] = text(value)
+    }
+    return out
+  }
+
+  return { text, url, headers }
+}
+
+function redactCookie(header: string, name: string): string {
+  return header
+    .split(';')
+    .map((pair) => {
+      const at = pair.indexOf('=')
+      return at >= 0 && pair.slice(0, at).trim() === name ? `${pair.slice(0, at)}=${REDACTED}` : pair
+    })
+    .join(';')
+}

@@ -1,0 +1,195 @@
+import { cardReference, loadCard } from './_card.js'
+import { type AppliedCredentials, applyCredentials } from './_credentials.js'
+import type { HttpSettings } from './_http.js'
+import { jsonRpcTransport } from './_jsonrpc.js'
+import { restTransport } from './_rest.js'
+import { bindingName, selectInterface } from './_select.js'
+import type { CallOptions, StreamEvent, StreamOptions, Transport } from './_transport.js'
+import { redactor, type WireHook } from './_wire.js'
+import { A2AClientFailure } from './errors.js'
+import type {
+  AgentCard,
+  AgentInterface,
+  CancelTaskRequest,
+  GetTaskPushNotificationConfigRequest,
+  GetTaskRequest,
+  JsonObject,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
+  ListTasksRequest,
+  ListTasksResponse,
+  SendMessageRequest,
+  SendMessageResponse,
+  Task,
+  TaskPushNotificationConfig,
+} from './types.js'
+
+/**
+ * An A2A v1.0 client: `connect` reads the agent's card, chooses the interface to speak to, and answers a client with
+ * one method per v1.0 operation, over JSON-RPC or HTTP+JSON alike. Results are the protocol's ProtoJSON as the agent
+ * sent it; failures are an `A2AProtocolError` (the agent's A2A error, named alike over every binding) or an
+ * `A2AClientFailure` (no A2A answer). A call aborted by its signal rejects with the signal's reason.
+ */
+
+export type { CallOptions, StreamEvent, StreamOptions } from './_transport.js'
+export type { WireEntry, WireHook } from './_wire.js'
+
+export interface ConnectOptions {
+  /** A host or origin (its `/.well-known/agent-card.json`), a card's URL, or a card file (a path or `file://`). */
+  agentCard: string
+  /** Bindings in the caller's order of preference (`JSONRPC`, `HTTP+JSON`); the first the card offers is used. */
+  transports?: readonly string[]
+  /** The `A2A-Version` every request carries. @default '1.0' */
+  a2aVersion?: string
+  /** A bearer token, sent where the card's schemes accept one (HTTP bearer, OAuth 2.0, OpenID Connect). */
+  bearer?: string
+  /** An API key, sent where the card's API key scheme says (header, query parameter or cookie). */
+  apiKey?: string
+  /** Service parameters (A2A v1.0 §3.2.6), sent as request headers; their values are redacted like credentials. */
+  serviceParams?: Record<string, string>
+  /** Metadata added to every request that carries metadata (send, stream, cancel); the request's own keys win. */
+  metadata?: JsonObject
+  /** Sees each request, answer and stream event, with every credential and service parameter redacted. */
+  wire?: WireHook
+  /** The fetch to use. @default globalThis.fetch */
+  fetch?: typeof fetch
+  /** The longest wait for an answer's headers, per request, in ms (the card's: 30 s when unset). */
+  timeoutMs?: number
+  /** The most bytes the client reads of one answer, or of one line or event of a stream. @default 33554432 */
+  maxMessageBytes?: number
+  signal?: AbortSignal
+}
+
+export interface A2AClient {
+  readonly card: AgentCard
+  /** Where the card came from: its URL, or the file's path. */
+  readonly cardSource: string
+  /** The interface spoken to. */
+  readonly selected: AgentInterface
+  /** The caller's credentials that no scheme of the card accepts, which are therefore never sent. */
+  readonly unusedCredentials: ReadonlyArray<'bearer' | 'apiKey'>
+  sendMessage(request: SendMessageRequest, options?: CallOptions): Promise<SendMessageResponse>
+  sendStreamingMessage(request: SendMessageRequest, options?: StreamOptions): AsyncIterable<StreamEvent>
+  getTask(request: GetTaskRequest, options?: CallOptions): Promise<Task>
+  listTasks(request?: ListTasksRequest, options?: CallOptions): Promise<ListTasksResponse>
+  cancelTask(request: CancelTaskRequest, options?: CallOptions): Promise<Task>
+  /** Follows a task; `lastEventId` resumes after that event (the agent re-sends the Task first). */
+  subscribeToTask(id: string, options?: StreamOptions): AsyncIterable<StreamEvent>
+  createTaskPushNotificationConfig(
+    config: TaskPushNotificationConfig & { taskId: string },
+    options?: CallOptions,
+  ): Promise<TaskPushNotificationConfig>
+  getTaskPushNotificationConfig(
+    request: GetTaskPushNotificationConfigRequest,
+    options?: CallOptions,
+  ): Promise<TaskPushNotificationConfig>
+  listTaskPushNotificationConfigs(
+    request: ListTaskPushNotificationConfigsRequest,
+    options?: CallOptions,
+  ): Promise<ListTaskPushNotificationConfigsResponse>
+  deleteTaskPushNotificationConfig(request: GetTaskPushNotificationConfigRequest, options?: CallOptions): Promise<void>
+  getExtendedAgentCard(options?: CallOptions): Promise<AgentCard>
+}
+
+const DEFAULT_MAX_BYTES = 32 * 1024 * 1024
+const NO_SCHEMES = { supportedInterfaces: [] } as unknown as AgentCard
+
+export async function connect(options: ConnectOptions): Promise<A2AClient> {
+  const a2aVersion = options.a2aVersion ?? '1.0'
+  // Versions before 1.0 need an explicit opt-in, which this client does not offer yet.
+  if (!/^1(\.\d+)?$/.test(a2aVersion))
+    throw new RangeError(`a2aVersion ${JSON.stringify(a2aVersion)}: this client speaks A2A 1.x`)
+  const reference = cardReference(options.agentCard)
+  const settings: HttpSettings = {
+    a2aVersion,
+    // The card is public: it is fetched without credentials (a card with no schemes places none).
+    credentials: withAllSecrets(applyCredentials(NO_SCHEMES, options), options),
+    wire: options.wire,
+    fetch: options.fetch ?? globalThis.fetch,
+    timeoutMs: options.timeoutMs,
+    maxBytes: options.maxMessageBytes ?? DEFAULT_MAX_BYTES,
+  }
+  const { card, source } = await loadCard(reference, settings, options.signal)
+  const selected = selectInterface(card, options.transports)
+  const credentials = applyCredentials(card, options)
+  const http: HttpSettings = { ...settings, credentials: withAllSecrets(credentials, options) }
+  const tenant = selected.tenant || undefined
+  const transport: Transport =
+    bindingName(selected.protocolBinding) === 'JSONRPC'
+      ? jsonRpcTransport(selected.url, http)
+      : restTransport(selected.url, tenant, http)
+  const redact = redactor(http.credentials.secrets).text
+  return makeClient({ card, cardSource: source, selected, unusedCredentials: credentials.unused }, transport, {
+    tenant,
+    metadata: options.metadata,
+    redact,
+  })
+}
+
+/**
+ * Every credential the caller gave is redacted, even one the card gave no place to (a server may still echo it).
+ */
+function withAllSecrets(credentials: AppliedCredentials, options: ConnectOptions): AppliedCredentials {
+  const values = [...credentials.secrets.values, options.bearer ?? '', options.apiKey ?? ''].filter(Boolean)
+  return { ...credentials, secrets: { ...credentials.secrets, values } }
+}
+
+function makeClient(
+  about: Pick<A2AClient, 'card' | 'cardSource' | 'selected' | 'unusedCredentials'>,
+  transport: Transport,
+  { tenant, metadata, redact }: { tenant?: string; metadata?: JsonObject; redact: (text: string) => string },
+): A2AClient {
+  /** The request as the operation's message: the interface's tenant set exactly as declared, or absent. */
+  const message = (request: object, withMetadata = false): JsonObject => {
+    const out = { ...(request as JsonObject) }
+    if (tenant !== undefined) out.tenant = tenant
+    else delete out.tenant
+    if (withMetadata && metadata) out.metadata = { ...metadata, ...(out.metadata as JsonObject | undefined) }
+    return out
+  }
+  const call = <T>(operation: Parameters<Transport['call']>[0], request: object, options: CallOptions = {}) =>
+    transport.call(
+      operation,
+      message(request, operation === 'SendMessage' || operation === 'CancelTask'),
+      options,
+    ) as Promise<T>
+
+  return {
+    ...about,
+    async sendMessage(request, options) {
+      const answer = await call<SendMessageResponse>('SendMessage', request, options)
+      return checkSendAnswer(answer, about.cardSource, redact)
+    },
+    sendStreamingMessage: (request, options = {}) =>
+      transport.stream('SendStreamingMessage', message(request, true), options),
+    getTask: (request, options) => call<Task>('GetTask', request, options),
+    listTasks: (request = {}, options) => call<ListTasksResponse>('ListTasks', request, options),
+    cancelTask: (request, options) => call<Task>('CancelTask', request, options),
+    subscribeToTask: (id, options = {}) => transport.stream('SubscribeToTask', message({ id }), options),
+    createTaskPushNotificationConfig: (config, options) =>
+      call<TaskPushNotificationConfig>('CreateTaskPushNotificationConfig', config, options),
+    getTaskPushNotificationConfig: (request, options) =>
+      call<TaskPushNotificationConfig>('GetTaskPushNotificationConfig', request, options),
+    listTaskPushNotificationConfigs: (request, options) =>
+      call<ListTaskPushNotificationConfigsResponse>('ListTaskPushNotificationConfigs', request, options),
+    async deleteTaskPushNotificationConfig(request, options) {
+      await call('DeleteTaskPushNotificationConfig', request, options)
+    },
+    getExtendedAgentCard: (options) => call<AgentCard>('GetExtendedAgentCard', {}, options),
+  }
+}
+
+/** SendMessage answers exactly one of `task` and `message`. */
+function checkSendAnswer(answer: unknown, source: string, redact: (text: string) => string): SendMessageResponse {
+  const value = answer as Record<string, unknown> | null
+  const task = value?.task
+  const message = value?.message
+  const ok = typeof value === 'object' && value !== null && (task === undefined) !== (message === undefined)
+  if (!ok || typeof (task ?? message) !== 'object')
+    throw new A2AClientFailure(
+      'bad-response',
+      `The agent of ${source} answered SendMessage with neither a task nor a message: ` +
+        redact(JSON.stringify(answer)?.slice(0, 200) ?? String(answer)),
+    )
+  return answer as SendMessageResponse
+}
