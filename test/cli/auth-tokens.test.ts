@@ -1,0 +1,262 @@
+import type { ChildProcess } from 'node:child_process'
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { storedBearer } from '../../runtime/src/cli/auth/_stored-bearer.ts'
+import { TEST_AUDIENCE } from '../_oidc-issuer.ts'
+import { type StartedA2a, startA2a } from '../_support.ts'
+import { CONFIDENTIAL_CLIENT, type OAuthServer, PUBLIC_CLIENT, startOAuthServer } from '../fixtures/oauth-server.ts'
+import { cardWith, cleanEnv, deviceLogin, startA2aCommand, startCardServer } from './_auth-cli.ts'
+
+/**
+ * What `a2a auth login` stored, used: `storedBearer` (what the commands attach to their calls; tested here in
+ * process against a real agent of this runtime trusting the authorization server as its OIDC issuer, until the
+ * commands use it) gives the stored token, renews it with the refresh token when it expires, and says to log in
+ * again when it cannot. `a2a auth status` and `logout` as processes; a token file others can read is refused.
+ */
+
+const agentSource = `import { defineAgent } from 'a2a-runtime'
+
+export default defineAgent({
+  card: {
+    name: 'OIDC Fixture',
+    description: 'Greets the caller its token names',
+    skills: [{ id: 'greet', name: 'Greet', description: 'Greets the caller', tags: ['greet'], examples: ['Hi'] }],
+    authentication: { schemes: ['oidc'] },
+  },
+  execute(ctx, task) {
+    task.artifact('Hello ' + (ctx.principal?.subject ?? 'nobody'))
+    task.complete()
+  },
+})
+`
+
+let server: OAuthServer
+let agent: StartedA2a
+let cards: Awaited<ReturnType<typeof startCardServer>>
+let home: string
+let configHome: string
+const running = new Set<ChildProcess>()
+
+beforeAll(async () => {
+  server = await startOAuthServer()
+  agent = await startA2a('a2a-auth-tokens-agent-', agentSource, {
+    ...cleanEnv,
+    A2A_OIDC_ISSUER: server.url,
+    A2A_OIDC_AUDIENCE: TEST_AUDIENCE,
+  })
+  cards = await startCardServer({
+    '/.well-known/agent-card.json': cardWith({
+      robots: {
+        oauth2SecurityScheme: { flows: { clientCredentials: { tokenUrl: `${server.url}/token`, scopes: {} } } },
+      },
+    }),
+  })
+})
+
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), 'a2a-auth-tokens-'))
+  configHome = join(home, 'config')
+  vi.stubEnv('XDG_CONFIG_HOME', configHome)
+  vi.stubEnv('A2ACLI_CLIENT_SECRET', undefined)
+  server.setAccessTokenLifetime(300)
+})
+
+afterEach(() => {
+  vi.unstubAllEnvs()
+  vi.restoreAllMocks()
+  for (const child of running)
+    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
+  rmSync(home, { recursive: true, force: true })
+})
+
+afterAll(async () => {
+  await agent?.dispose()
+  await cards?.stop()
+  await server?.stop()
+})
+
+const options = (extra: NodeJS.ProcessEnv = {}) => ({
+  cwd: home,
+  env: { ...cleanEnv, XDG_CONFIG_HOME: configHome, ...extra },
+  running,
+})
+const a2a = (args: string[], extra: NodeJS.ProcessEnv = {}) => startA2aCommand(args, options(extra)).done
+const tokenFile = () => join(configHome, 'a2a-cli', 'tokens.json')
+const storedTokens = () =>
+  (JSON.parse(readFileSync(tokenFile(), 'utf8')) as { tokens: Record<string, string>[] }).tokens
+const agentCardUrl = () => new URL('.well-known/agent-card.json', agent.url).href
+
+async function loginToAgent(): Promise<void> {
+  const { code, stderr } = await deviceLogin(
+    server,
+    ['--agent-card', agent.url, '--client-id', PUBLIC_CLIENT],
+    options(),
+  )
+  expect(code, stderr).toBe(0)
+}
+
+async function robotLogin(cardRef: string): Promise<void> {
+  const { code, stderr } = await a2a(
+    ['auth', 'login', '--agent-card', cardRef, '--flow', 'client-credentials', '--client-id', CONFIDENTIAL_CLIENT.id],
+    { A2ACLI_CLIENT_SECRET: CONFIDENTIAL_CLIENT.secret },
+  )
+  expect(code, stderr).toBe(0)
+}
+
+/** SendMessage over the agent's JSON-RPC interface (A2A 1.0), with the bearer token given. */
+async function greet(bearer: string | undefined): Promise<{ status: number; text?: string }> {
+  const card = (await (await fetch(agentCardUrl())).json()) as {
+    supportedInterfaces: { url: string; protocolBinding: string }[]
+  }
+  const jsonRpc = card.supportedInterfaces.find((entry) => entry.protocolBinding === 'JSONRPC')!
+  const response = await fetch(jsonRpc.url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'a2a-version': '1.0',
+      ...(bearer && { authorization: `Bearer ${bearer}` }),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'Hi' }] } },
+    }),
+  })
+  const body = (await response.json()) as { result?: { task?: { artifacts?: { parts: { text: string }[] }[] } } }
+  return { status: response.status, text: body.result?.task?.artifacts?.[0]?.parts[0]?.text }
+}
+
+/** What storedBearer wrote on stderr, line by line. */
+function captureStderr(): () => string[] {
+  let written = ''
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    written += String(chunk)
+    return true
+  })
+  return () => written.split('\n').filter(Boolean)
+}
+
+describe('storedBearer: the stored token, for later calls to the agent', () => {
+  it('gives the token the device login stored for the card, and the agent accepts it', async () => {
+    expect((await greet(undefined)).status).toBe(401)
+    await loginToAgent()
+    const bearer = await storedBearer(agentCardUrl())
+    expect(bearer).toBe(storedTokens()[0]!.accessToken)
+    expect(await greet(bearer)).toEqual({ status: 200, text: 'Hello alice' })
+    // Only for the card it was obtained for.
+    expect(await storedBearer(`${cards.origin}/.well-known/agent-card.json`)).toBeUndefined()
+  })
+
+  it('renews a token within 30 s of its expiry with the refresh token, and saves the new pair (0600)', async () => {
+    server.setAccessTokenLifetime(20)
+    await loginToAgent()
+    server.setAccessTokenLifetime(300)
+    const [before] = storedTokens()
+    const refreshes = server.grants.refresh_token ?? 0
+    const bearer = await storedBearer(agentCardUrl())
+    expect(server.grants.refresh_token).toBe(refreshes + 1)
+    expect(bearer).not.toBe(before!.accessToken)
+    const [after] = storedTokens()
+    expect(after).toMatchObject({ cardUrl: agentCardUrl(), accessToken: bearer })
+    expect(after!.refreshToken).not.toBe(before!.refreshToken)
+    expect(statSync(tokenFile()).mode & 0o777).toBe(0o600)
+    expect(await greet(bearer)).toEqual({ status: 200, text: 'Hello alice' })
+    // Renewed for 300 s: the next call takes it as it is.
+    expect(await storedBearer(agentCardUrl())).toBe(bearer)
+    expect(server.grants.refresh_token).toBe(refreshes + 1)
+  })
+
+  it('when the refresh is refused: undefined, and one line on stderr saying to log in again', async () => {
+    server.setAccessTokenLifetime(20)
+    await loginToAgent()
+    server.revokeRefreshTokens()
+    const lines = captureStderr()
+    expect(await storedBearer(agentCardUrl(), { refresh: false })).toBeUndefined()
+    expect(lines()).toEqual([])
+    expect(await storedBearer(agentCardUrl())).toBeUndefined()
+    expect(lines()).toEqual([
+      `a2a: the stored token for ${agentCardUrl()} has expired and could not be refreshed ` +
+        '(The authorization server refused (HTTP 400, invalid_grant: the refresh token is not valid)): ' +
+        `log in again: a2a auth login --agent-card ${agentCardUrl()}`,
+    ])
+  })
+
+  it('a token file other users can read is refused, by storedBearer, status and login alike', async () => {
+    await robotLogin(agent.url)
+    chmodSync(tokenFile(), 0o644)
+    const lines = captureStderr()
+    expect(await storedBearer(agentCardUrl())).toBeUndefined()
+    expect(lines()).toEqual([
+      `a2a: ${tokenFile()} can be read or written by other users, so its tokens are not used: ` +
+        `chmod 600 ${tokenFile()} (and log in again if others may have read it)`,
+    ])
+    vi.restoreAllMocks()
+    for (const args of [
+      ['auth', 'status'],
+      ['auth', 'login', '--agent-card', agent.url, '--client-id', PUBLIC_CLIENT],
+    ]) {
+      const { code, stdout, stderr } = await a2a(args)
+      expect(stdout).toBe('')
+      expect(stderr).toBe(
+        `Error: ${tokenFile()} can be read or written by other users, so its tokens are not used\n` +
+          'Code: A2ACLI_ERR_INTERNAL\n' +
+          `Hint: chmod 600 ${tokenFile()} (and log in again if others may have read it)\n`,
+      )
+      expect(code).toBe(1)
+    }
+    chmodSync(tokenFile(), 0o600)
+    expect(await storedBearer(agentCardUrl())).toBe(storedTokens()[0]!.accessToken)
+  })
+})
+
+describe('a2a auth status and logout', () => {
+  it('status lists each agent with its issuer, flow, scope and expiry, never a token (text and json)', async () => {
+    await loginToAgent()
+    await robotLogin(cards.origin)
+    const [device, robot] = storedTokens()
+    const text = await a2a(['auth', 'status'])
+    expect(text.code).toBe(0)
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `^Token file: ${tokenFile()}\nTokens: 2\n\nAgent card: ${agentCardUrl()}\nIssuer: ${server.url}\n` +
+          'Flow: device\nClient: a2a-cli\nScope: \\(the server default\\)\nExpires: \\S+Z \\(in \\d+ s\\)\n' +
+          `Refresh token: yes\n\nAgent card: ${cards.origin}/.well-known/agent-card.json\n`,
+      ),
+    )
+    const json = await a2a(['auth', 'status', '-o', 'json'])
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      tokenFile: tokenFile(),
+      tokens: [
+        { agentCard: agentCardUrl(), flow: 'device', refreshToken: true, expired: false },
+        { agentCard: `${cards.origin}/.well-known/agent-card.json`, flow: 'client-credentials', refreshToken: false },
+      ],
+    })
+    for (const output of [text.stdout, text.stderr, json.stdout, json.stderr])
+      for (const secret of [device!.accessToken!, device!.refreshToken!, robot!.accessToken!])
+        expect(output).not.toContain(secret)
+  })
+
+  it("logout removes one agent's tokens, and with the last one the file", async () => {
+    await robotLogin(agent.url)
+    await robotLogin(cards.origin)
+    const first = await a2a(['auth', 'logout', '--agent-card', agent.url])
+    expect(first).toMatchObject({ code: 0, stdout: `Agent card: ${agentCardUrl()}\nRemoved: 1\n` })
+    expect(storedTokens().map((token) => token.cardUrl)).toEqual([`${cards.origin}/.well-known/agent-card.json`])
+    expect(await storedBearer(agentCardUrl())).toBeUndefined()
+    const again = await a2a(['auth', 'logout', '--agent-card', agent.url])
+    expect(again.stdout).toContain('Removed: 0\n')
+    const last = await a2a(['auth', 'logout', '--agent-card', cards.origin, '-o', 'json'])
+    expect(JSON.parse(last.stdout)).toEqual({ agentCard: `${cards.origin}/.well-known/agent-card.json`, removed: 1 })
+    expect(existsSync(tokenFile())).toBe(false)
+  })
+
+  it('logout --all removes every token', async () => {
+    await robotLogin(agent.url)
+    await robotLogin(cards.origin)
+    expect((await a2a(['auth', 'logout', '--all'])).stdout).toBe('Agent card: (all)\nRemoved: 2\n')
+    expect(existsSync(tokenFile())).toBe(false)
+  })
+})
