@@ -29,7 +29,7 @@ export interface RunOptions {
 }
 
 /** A transport of the run: driven at `url`, or why not. */
-export interface TransportEntry {
+interface TransportEntry {
   transport: Transport
   url?: string
   run: boolean
