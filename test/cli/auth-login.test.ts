@@ -1,7 +1,8 @@
 import type { ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { TEST_AUDIENCE } from '../_oidc-issuer.ts'
 import { type StartedA2a, startA2a } from '../_support.ts'
@@ -164,6 +165,7 @@ describe('a2a auth login, device code flow (RFC 8628)', () => {
         code: 'A2ACLI_ERR_AUTH_FAILED',
         message: 'The login was denied at the verification URL',
         hint: 'run a2a auth login again and approve it',
+        a2aCode: null,
       },
     })
     expect(code).toBe(4)
@@ -233,6 +235,19 @@ describe('a2a auth login, client credentials flow', () => {
     expect(stdout).not.toContain(stored!.accessToken)
     expect(await server.verify(stored!.accessToken!)).toMatchObject({ sub: 'robot', scope: 'agent.call' })
     expect(statSync(tokenFile()).mode & 0o777).toBe(0o600)
+  })
+
+  it('reads the card from a file, and keeps the token under its file: URL', async () => {
+    writeFileSync(join(home, 'card.json'), JSON.stringify(clientCard()))
+    const login = startA2aCommand(
+      ['auth', 'login', '--agent-card', './card.json', '--client-id', CONFIDENTIAL_CLIENT.id],
+      options({ A2ACLI_CLIENT_SECRET: CONFIDENTIAL_CLIENT.secret }),
+    )
+    const { code, stdout } = await login.done
+    expect(code).toBe(0)
+    const cardUrl = pathToFileURL(join(home, 'card.json')).href
+    expect(stdout).toContain(`Agent card: ${cardUrl}\n`)
+    expect(storedTokens()[0]).toMatchObject({ cardUrl, flow: 'client-credentials' })
   })
 
   it("through the card's OpenID Connect scheme with --flow client-credentials and --client-secret", async () => {

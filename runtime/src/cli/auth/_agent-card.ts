@@ -1,14 +1,16 @@
-import { homedir } from 'node:os'
 import { resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { cardReference } from '../../client/_card.js'
+import { cardPath } from '../../client/_card-file.js'
+import { A2AClientFailure } from '../../client/errors.js'
 import { readCardFile, readCardResponse } from '../_card-source.js'
 import { chooseAgent } from '../_local-agent.js'
-import { isLoopbackHost } from '../_loopback.js'
 import { AuthError } from './_auth-error.js'
 
 /**
  * The agent's card for `a2a auth`, fetched without credentials (login is how credentials are obtained). A small
- * stand-in for the client core's card resolution, to be replaced by it: the same references, the same key.
+ * stand-in for the client core's card fetch (its `loadCard` wants the card of a v1.0 agent: a login needs only the
+ * security schemes), reading references as the client core does.
  */
 export interface ResolvedCard {
   /** Where the card was read (`new URL` form): the key its tokens are stored under. */
@@ -19,25 +21,20 @@ export interface ResolvedCard {
 const CARD_PATH = '.well-known/agent-card.json'
 
 /**
- * The card URL a reference names, as the client core reads references: none → A2ACLI_AGENT_CARD → this project's
- * agent (`chooseAgent`); a bare host or an origin → its `/.well-known/agent-card.json` (a path ending in `/` is a
- * base: the well-known path under it); any other URL → as is; a path (`./`, `/`, `~`, or a bare `*.json`) or a
- * `file:` URL → that file.
+ * The card URL a reference names, read as the client core reads it (`cardReference`): so a later command finds the
+ * tokens stored for the same reference. None → A2ACLI_AGENT_CARD → this project's agent (`chooseAgent`); a file
+ * → its `file:` URL.
  */
 export async function cardUrlOf(reference: string | undefined, cwd: string): Promise<URL> {
   const given = (reference ?? process.env.A2ACLI_AGENT_CARD)?.trim()
   if (!given) return new URL(CARD_PATH, (await chooseAgent(cwd, undefined)).base)
-  if (/^file:/i.test(given)) return parse(given)
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(given)?.[1]?.toLowerCase()
-  if (scheme !== undefined && scheme !== 'http' && scheme !== 'https')
-    throw usage(`--agent-card ${given} is neither an http(s) URL, a file nor a host`)
-  if (scheme === undefined && (/^[./~]/.test(given) || /^[^/]+\.json$/i.test(given)))
-    return pathToFileURL(resolve(cwd, given.replace(/^~(?=\/|$)/, homedir())))
-  // A bare host (`agent.example.com`, `localhost:3000`) is reached over https, except this machine's.
-  const url = scheme ? parse(given) : parse(`http://${given}`)
-  if (!scheme && !isLoopbackHost(url.hostname)) url.protocol = 'https:'
-  if (url.pathname.endsWith('/')) url.pathname += CARD_PATH
-  return url
+  try {
+    const named = cardReference(given)
+    return 'url' in named ? new URL(named.url) : pathToFileURL(resolve(cwd, cardPath(named.file)))
+  } catch (error) {
+    if (!(error instanceof A2AClientFailure)) throw error
+    throw new AuthError('A2ACLI_ERR_USAGE', error.message, 'give --agent-card a host, a card URL or a card file')
+  }
 }
 
 export async function fetchCard(url: URL): Promise<ResolvedCard> {
@@ -83,14 +80,3 @@ async function readRemote(url: URL): ReturnType<typeof readCardResponse> {
   }
   return readCardResponse(response)
 }
-
-function parse(text: string): URL {
-  try {
-    return new URL(text)
-  } catch {
-    throw usage(`--agent-card ${text} is not a URL`)
-  }
-}
-
-const usage = (message: string) =>
-  new AuthError('A2ACLI_ERR_USAGE', message, 'give the agent as a URL, a host, or a card file')

@@ -1,4 +1,5 @@
-import { ProjectError } from '../_errors.js'
+import { exitStatusOf } from '../output/_failures.js'
+import { printableLine } from '../output/_sanitize.js'
 import { AuthError } from './_auth-error.js'
 import type { StoredToken } from './_token-file.js'
 
@@ -38,33 +39,33 @@ export function summaryLines(token: StoredToken, now = Date.now()): string[] {
   ]
 }
 
-/** Prints stdout's part: lines of text, or one JSON document. */
+/**
+ * Prints stdout's part: `Label: value` lines (values from servers and files may hold anything: no control
+ * character reaches the terminal), or one JSON document on one line.
+ */
 export function print(format: OutputFormat, text: string[], json: unknown): void {
-  process.stdout.write(format === 'json' ? `${JSON.stringify(json, null, 2)}\n` : `${text.join('\n')}\n`)
+  process.stdout.write(format === 'json' ? `${JSON.stringify(json)}\n` : `${text.map(printableLine).join('\n')}\n`)
 }
 
 /**
- * A failure as the CLI's error envelope (on stdout in json mode, `Error:`/`Code:`/`Hint:` lines on stderr in text)
- * and the exit status its code maps to. Anything else is the CLI's own fault: its stack goes to stderr too, unless it
- * is a problem of the project's said in one line.
+ * A failure as the output contract's error envelope (on stdout in json mode; `Error:`, `Code:` and `Hint:` lines on
+ * stderr in text) and the exit status its code maps to; never a stack. What is not an AuthError is
+ * A2ACLI_ERR_INTERNAL with its message.
  */
 export function reportFailure(format: OutputFormat, error: unknown): void {
   const failure =
     error instanceof AuthError
       ? error
       : new AuthError('A2ACLI_ERR_INTERNAL', (error as Error)?.message ?? String(error))
-  if (!(error instanceof AuthError || error instanceof ProjectError))
-    process.stderr.write(`${(error as Error)?.stack ?? error}\n`)
-  if (format === 'json') {
-    const envelope = { code: failure.code, message: failure.message, ...(failure.hint && { hint: failure.hint }) }
-    process.stdout.write(`${JSON.stringify({ error: envelope })}\n`)
-  } else {
+  const envelope = { code: failure.code, message: failure.message, hint: failure.hint ?? null, a2aCode: null }
+  if (format === 'json') process.stdout.write(`${JSON.stringify({ error: envelope })}\n`)
+  else {
     const lines = [
       `Error: ${failure.message}`,
       `Code: ${failure.code}`,
       ...(failure.hint ? [`Hint: ${failure.hint}`] : []),
     ]
-    process.stderr.write(`${lines.join('\n')}\n`)
+    process.stderr.write(`${lines.map(printableLine).join('\n')}\n`)
   }
-  process.exitCode = failure.exitStatus
+  process.exitCode = exitStatusOf(failure.code)
 }

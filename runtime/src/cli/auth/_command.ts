@@ -1,4 +1,5 @@
 import type { Command } from 'commander'
+import { printableLine } from '../output/_sanitize.js'
 import { cardUrlOf } from './_agent-card.js'
 import { AuthError } from './_auth-error.js'
 import { type OutputFormat, print, reportFailure, summaryLines, tokenSummary } from './_auth-output.js'
@@ -104,7 +105,7 @@ async function loginAction(flags: LoginFlags): Promise<void> {
       scope,
       issuer: flags.issuer ?? env('A2ACLI_ISSUER'),
     },
-    (line) => process.stderr.write(`${line}\n`),
+    (line) => process.stderr.write(`${printableLine(line)}\n`),
   )
   print(format, [...summaryLines(token), `Token file: ${path}`], { ...tokenSummary(token), tokenFile: path })
 }

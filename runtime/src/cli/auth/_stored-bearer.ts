@@ -1,4 +1,5 @@
 import * as oauth from 'oauth4webapi'
+import { shellWord } from '../output/_sanitize.js'
 import { AuthError } from './_auth-error.js'
 import { asAuthError, clientAuth, requestOptions, tokenFromResponse } from './_oauth-calls.js'
 import { readTokens, type StoredToken, tokenFilePath, writeTokens } from './_token-file.js'
@@ -27,7 +28,7 @@ export async function storedBearer(cardUrl: string, options: { refresh?: boolean
   const valid = stored.find((token) => token.expiresAt === undefined || token.expiresAt - now > RENEW_WITHIN_MS)
   if (valid) return valid.accessToken
   if (stored.length === 0) return undefined
-  const again = `log in again: a2a auth login --agent-card ${key}`
+  const again = `log in again: a2a auth login --agent-card ${shellWord(key)}`
   if (options.refresh === false) return undefined
   const renewable = stored.find((token) => token.refreshToken !== undefined)
   if (!renewable) {

@@ -94,6 +94,16 @@ export function readTokens(path: string): StoredToken[] {
  * moment. No tokens left: the file is removed.
  */
 export function writeTokens(path: string, tokens: StoredToken[]): void {
+  try {
+    replaceTokens(path, tokens)
+  } catch (error) {
+    if (error instanceof AuthError) throw error
+    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message
+    throw new AuthError('A2ACLI_ERR_INTERNAL', `Cannot write ${path}: ${code}`)
+  }
+}
+
+function replaceTokens(path: string, tokens: StoredToken[]): void {
   const dir = dirname(path)
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   if (CHECKS_MODES && (statSync(dir).mode & 0o022) !== 0)
