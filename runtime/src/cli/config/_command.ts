@@ -1,0 +1,94 @@
+import type { Command } from 'commander'
+import { createOutput } from '../output/_output.js'
+import { createTextWriter } from '../output/_text-writer.js'
+import { isConfigurable, takesConfiguration } from './_configurable.js'
+import { type DeclaredOption, describeSource, type ResolvedOption, resolveDeclared } from './_resolve.js'
+
+/**
+ * `a2a config show`: every setting's effective value and where it came from, credentials as `[redacted]`. It reads
+ * and never writes: configuration lives in the environment and in `.env` files the user edits.
+ */
+export function registerConfig(program: Command): void {
+  const config = program.command('config').description('Inspect the configuration of the client commands')
+  takesConfiguration(config.command('show'))
+    .description("Print every setting's effective value and its source: flag, env, file or default (read-only)")
+    .option('-o, --output <format>', 'text or json', 'text')
+    .option('--config <path>', 'read this .env file in place of the local one')
+    .action((_flags: unknown, command: Command) => {
+      process.exitCode = show(command)
+    })
+}
+
+function show(command: Command): number {
+  const root = rootOf(command)
+  const declared: DeclaredOption[] = []
+  for (let current: Command | null = command; current; current = current.parent)
+    for (const option of current.options) {
+      const attribute = option.attributeName()
+      const source = current.getOptionValueSource(attribute)
+      declared.push({ option, given: source === 'cli', value: current.getOptionValue(attribute) })
+    }
+  // The options of every command that reads configuration, as they would resolve with no flag given.
+  for (const other of commandsOf(root))
+    if (isConfigurable(other))
+      for (const option of other.options) if (!option.hidden) declared.push({ option, given: false })
+  const flagFormat = command.getOptionValue('output') === 'json' ? 'json' : 'text'
+  try {
+    const resolved = resolveDeclared(declared)
+    const format = resolved.values.output === 'json' ? 'json' : 'text'
+    const options = resolved.options
+      .filter((option) => option.configurable)
+      .sort((a, b) => a.variable.localeCompare(b.variable))
+    const files = { local: resolved.files.local ?? null, global: resolved.files.global ?? null }
+    if (format === 'json') {
+      const shown = options.map((option) => ({
+        option: option.flag,
+        variable: option.variable,
+        value: shownValue(option) ?? null,
+        source: describeSource(option.source),
+      }))
+      process.stdout.write(`${JSON.stringify({ files, options: shown })}\n`)
+      return 0
+    }
+    const writer = createTextWriter((text) => process.stdout.write(text))
+    writer.field('Local file', files.local ?? '(none)')
+    writer.field('Global file', files.global ?? '(none)')
+    writer.separate()
+    for (const option of options) {
+      writer.field('Option', option.flag)
+      writer.field('Variable', option.variable)
+      writer.field('Value', shownValue(option) ?? '(not set)')
+      writer.field('Source', describeSource(option.source))
+      writer.separate()
+    }
+    return 0
+  } catch (error) {
+    return createOutput({ format: flagFormat, stream: false }).error(error)
+  }
+}
+
+/** A value as printed: a credential never; a service parameter's value neither (it may carry one). */
+function shownValue(option: ResolvedOption): string | undefined {
+  const { value } = option
+  if (value === undefined || value === null || value === '') return undefined
+  if (option.credential) return '[redacted]'
+  const items = Array.isArray(value)
+    ? value.map(String)
+    : [typeof value === 'object' ? JSON.stringify(value) : String(value)]
+  const shown =
+    option.variable === 'A2ACLI_SVC_PARAM' ? items.map((item) => item.replace(/:.*$/s, ':[redacted]')) : items
+  return shown.join(',')
+}
+
+function rootOf(command: Command): Command {
+  let root = command
+  while (root.parent) root = root.parent
+  return root
+}
+
+function* commandsOf(command: Command): Generator<Command> {
+  for (const sub of command.commands) {
+    yield sub
+    yield* commandsOf(sub)
+  }
+}
