@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { storedBearer } from '../../runtime/src/cli/auth/_stored-bearer.ts'
+import { cardReference } from '../../runtime/src/client/_card.ts'
+import { connect } from '../../runtime/src/client/client.ts'
 import { TEST_AUDIENCE } from '../_oidc-issuer.ts'
 import { type StartedA2a, startA2a } from '../_support.ts'
 import { CONFIDENTIAL_CLIENT, type OAuthServer, PUBLIC_CLIENT, startOAuthServer } from '../fixtures/oauth-server.ts'
@@ -105,28 +107,16 @@ async function robotLogin(cardRef: string): Promise<void> {
   expect(code, stderr).toBe(0)
 }
 
-/** SendMessage over the agent's JSON-RPC interface (A2A 1.0), with the bearer token given. */
-async function greet(bearer: string | undefined): Promise<{ status: number; text?: string }> {
-  const card = (await (await fetch(agentCardUrl())).json()) as {
-    supportedInterfaces: { url: string; protocolBinding: string }[]
-  }
-  const jsonRpc = card.supportedInterfaces.find((entry) => entry.protocolBinding === 'JSONRPC')!
-  const response = await fetch(jsonRpc.url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'a2a-version': '1.0',
-      ...(bearer && { authorization: `Bearer ${bearer}` }),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'SendMessage',
-      params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'Hi' }] } },
-    }),
+/**
+ * A message to the agent through the client core, the bearer given as the commands will give it: `--bearer` or
+ * A2ACLI_BEARER, else `storedBearer` of the card reference (`cardReference(ref).url`).
+ */
+async function greet(bearer: string | undefined): Promise<string> {
+  const client = await connect({ agentCard: agent.url, ...(bearer && { bearer }) })
+  const { task } = await client.sendMessage({
+    message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'Hi' }] },
   })
-  const body = (await response.json()) as { result?: { task?: { artifacts?: { parts: { text: string }[] }[] } } }
-  return { status: response.status, text: body.result?.task?.artifacts?.[0]?.parts[0]?.text }
+  return task?.artifacts?.[0]?.parts[0]?.text ?? ''
 }
 
 /** What storedBearer wrote on stderr, line by line. */
@@ -141,11 +131,12 @@ function captureStderr(): () => string[] {
 
 describe('storedBearer: the stored token, for later calls to the agent', () => {
   it('gives the token the device login stored for the card, and the agent accepts it', async () => {
-    expect((await greet(undefined)).status).toBe(401)
+    await expect(greet(undefined)).rejects.toMatchObject({ name: 'A2AClientFailure', kind: 'credentials-missing' })
     await loginToAgent()
-    const bearer = await storedBearer(agentCardUrl())
+    // The key a command computes from the same reference (the agent's origin) is the one login stored under.
+    const bearer = await storedBearer((cardReference(agent.url) as { url: string }).url)
     expect(bearer).toBe(storedTokens()[0]!.accessToken)
-    expect(await greet(bearer)).toEqual({ status: 200, text: 'Hello alice' })
+    expect(await greet(bearer)).toBe('Hello alice')
     // Only for the card it was obtained for.
     expect(await storedBearer(`${cards.origin}/.well-known/agent-card.json`)).toBeUndefined()
   })
@@ -163,7 +154,7 @@ describe('storedBearer: the stored token, for later calls to the agent', () => {
     expect(after).toMatchObject({ cardUrl: agentCardUrl(), accessToken: bearer })
     expect(after!.refreshToken).not.toBe(before!.refreshToken)
     expect(statSync(tokenFile()).mode & 0o777).toBe(0o600)
-    expect(await greet(bearer)).toEqual({ status: 200, text: 'Hello alice' })
+    expect(await greet(bearer)).toBe('Hello alice')
     // Renewed for 300 s: the next call takes it as it is.
     expect(await storedBearer(agentCardUrl())).toBe(bearer)
     expect(server.grants.refresh_token).toBe(refreshes + 1)
