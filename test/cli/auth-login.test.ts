@@ -340,7 +340,7 @@ describe('a2a auth login refuses what it cannot do, in one line with the exit st
     expect(stdout).toContain(`Agent card: ${cardUrl}\nIssuer: ${server.url}\nFlow: device\n`)
   })
 
-  it('a card naming an authorization server in plain http elsewhere than this machine is refused', async () => {
+  it('a card naming an authorization server in plain http elsewhere than this machine is refused; --issuer gets around it', async () => {
     cardPaths['/clear/.well-known/agent-card.json'] = cardWith({
       oidc: {
         openIdConnectSecurityScheme: { openIdConnectUrl: 'http://issuer.example/.well-known/openid-configuration' },
@@ -357,6 +357,12 @@ describe('a2a auth login refuses what it cannot do, in one line with the exit st
       code: 'A2ACLI_ERR_CARD_INVALID',
     })
     expect(code).toBe(1)
+    const overridden = await deviceLogin(
+      server,
+      ['--agent-card', `${cards.origin}/clear/`, '--issuer', server.url, '--client-id', PUBLIC_CLIENT],
+      options(),
+    )
+    expect(overridden.code, overridden.stderr).toBe(0)
   })
 
   it('--help says a secret on the command line is visible in the process list', async () => {

@@ -37,13 +37,14 @@ export async function findLoginTarget(
   card: Record<string, unknown>,
   options: { issuer?: string; flow?: Flow },
 ): Promise<LoginTarget> {
-  const schemes = oauthSchemes(card)
   if (options.issuer !== undefined) {
     const issuer = checkEndpoint(options.issuer, '--issuer', 'A2ACLI_ERR_USAGE')
     const as = await discoverIssuer(issuer)
     const flow = options.flow ?? (as.device_authorization_endpoint ? 'device' : 'client-credentials')
     return { as, flow, defaultScopes: [], source: '--issuer' }
   }
+  // Read only without --issuer: a card whose own schemes are unusable is what --issuer gets around.
+  const schemes = oauthSchemes(card)
   if (schemes.length === 0)
     throw new AuthError(
       'A2ACLI_ERR_USAGE',
