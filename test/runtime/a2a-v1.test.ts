@@ -316,15 +316,15 @@ describe.each(transports)('A2A v1.0 JSON-RPC binding ($name)', (transport) => {
       expect((await resultOf(script.target, 'GetTask', { id: task.id })).status.state).toBe('TASK_STATE_CANCELED')
     })
 
-    it('GetExtendedAgentCard MUST answer -32007 ExtendedAgentCardNotConfigured when the agent has none', async () => {
+    it('GetExtendedAgentCard MUST answer -32004 UnsupportedOperation when the card declares no extended card (§3.3.4)', async () => {
       const target = await transport.start(echoAgent)
       const card = await (await target.fetch('/.well-known/agent-card.json', { headers: V1 })).json()
       expect(card.capabilities.extendedAgentCard ?? false).toBe(false)
       expectError(
         await call(target, 'GetExtendedAgentCard', {}, { id: 'ext-1' }),
         'ext-1',
-        -32007,
-        'EXTENDED_AGENT_CARD_NOT_CONFIGURED',
+        -32004,
+        'UNSUPPORTED_OPERATION',
       )
     })
 

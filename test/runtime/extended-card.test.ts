@@ -57,10 +57,12 @@ describe('the authenticated extended card', () => {
     }
   })
 
-  it('an agent without one answers ExtendedAgentCardNotConfigured, and its public card does not claim one', async () => {
+  it('an agent without one answers UnsupportedOperation over v1.0 (its card declares none) and -32007 over v0.3, and its public card does not claim one', async () => {
     const target = await nodeServer.start(agent((_ctx, task) => task.complete()))
     const reply = await target.rpc('GetExtendedAgentCard', {}, { headers: { 'a2a-version': '1.0' } })
-    expect(reply.body.error.code).toBe(-32007)
+    expect(reply.body.error.code).toBe(-32004)
+    const v03 = await target.rpc('agent/getAuthenticatedExtendedCard', {}, { headers: { 'a2a-version': '0.3' } })
+    expect(v03.body.error.code).toBe(-32007)
     const card = await (
       await target.fetch('/.well-known/agent-card.json', { headers: { 'a2a-version': '1.0' } })
     ).json()

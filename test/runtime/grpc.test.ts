@@ -184,7 +184,7 @@ describe('gRPC status codes and their ErrorInfo', () => {
     expect(errorInfoOf(push.error!)?.reason).toBe('PUSH_NOTIFICATION_NOT_SUPPORTED')
     const card = await unaryCall(client, 'GetExtendedAgentCard', {})
     expect(card.error?.code).toBe(status.FAILED_PRECONDITION)
-    expect(errorInfoOf(card.error!)?.reason).toBe('EXTENDED_AGENT_CARD_NOT_CONFIGURED')
+    expect(errorInfoOf(card.error!)?.reason).toBe('UNSUPPORTED_OPERATION')
     const stream = client.SendStreamingMessage({ message: protoMessage('hi') })
     const error = await new Promise<any>((resolve) => stream.on('error', resolve))
     expect(error.code).toBe(status.FAILED_PRECONDITION)

@@ -188,7 +188,7 @@ describe.each(transports)('v1.0 behaviour ($name)', (transport) => {
       expect(card.result.supportedInterfaces.map((entry: any) => entry.protocolBinding)).toContain('HTTP+JSON')
       expect((await caller.call(target, 'GetExtendedAgentCard', {})).error?.type).toBe('Unauthorized')
       const plain = await start()
-      expect((await caller.call(plain, 'GetExtendedAgentCard', {})).error?.type).toBe('ExtendedAgentCardNotConfigured')
+      expect((await caller.call(plain, 'GetExtendedAgentCard', {})).error?.type).toBe('UnsupportedOperation')
     })
 
     it('answers the same A2A errors: unknown task, ended task, bad params, output modes, no push, no streaming', async () => {

@@ -63,7 +63,7 @@ describe.each([inProcess, nodeServer])('HTTP+JSON routes ($name)', (transport) =
       const stream = await restFetch(target, 'POST', `${prefix}/message:stream`, { body: message('streamed') })
       expect((await streamed(stream)).events.at(-1).statusUpdate.status.state).toBe('TASK_STATE_COMPLETED')
       const card = await rest(target, 'GET', `${prefix}/extendedAgentCard`)
-      expectStatus(card, 400, 'FAILED_PRECONDITION', 'EXTENDED_AGENT_CARD_NOT_CONFIGURED')
+      expectStatus(card, 400, 'FAILED_PRECONDITION', 'UNSUPPORTED_OPERATION')
     }
     // `/tasks/tasks` is the task named "tasks" (the reading without a tenant comes first), not tenant "tasks"'s list;
     // a tenant of that name still sends: the reading without a tenant has no POST there.
@@ -223,7 +223,7 @@ describe.each([inProcess, nodeServer])('HTTP+JSON errors ($name)', (transport) =
       await rest(target, 'GET', '/extendedAgentCard'),
       400,
       'FAILED_PRECONDITION',
-      'EXTENDED_AGENT_CARD_NOT_CONFIGURED',
+      'UNSUPPORTED_OPERATION',
     )
     const modes = await rest(target, 'POST', '/message:send', {
       body: { ...message('hi'), configuration: { acceptedOutputModes: ['image/png'] } },

@@ -18,9 +18,12 @@ export const streamingOff = () =>
 export const extendedCardIn =
   (dialect: 'a2a-1.0' | 'a2a-0.3'): MethodHandler =>
   async (_params, { extendedCard }) => {
-    if (!extendedCard)
-      throw new A2AError(ErrorCode.ExtendedCardNotConfigured, 'This agent has no extended agent card configured')
-    return extendedCard(dialect)
+    if (extendedCard) return extendedCard(dialect)
+    // A2A v1.0 §3.3.4: a card that does not declare `capabilities.extendedAgentCard` answers UnsupportedOperation
+    // (an agent here declares it exactly when it has one); v0.3 named this case AuthenticatedExtendedCardNotConfigured.
+    if (dialect === 'a2a-1.0')
+      throw new UnsupportedOperationError('This agent has no extended agent card (its card does not declare one)')
+    throw new A2AError(ErrorCode.ExtendedCardNotConfigured, 'This agent has no extended agent card configured')
   }
 
 const EVENT_NUMBER = /^\d{1,15}$/
