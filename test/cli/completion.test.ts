@@ -66,7 +66,13 @@ describe('bash', () => {
   })
 
   it("completes a command's long options, with the options of the commands above it", () => {
-    expect(bashComplete('a2a', 'task', 'get', '--')).toEqual(['--agent-card', '--help', '--history', '--output', '--wait'])
+    expect(bashComplete('a2a', 'task', 'get', '--')).toEqual([
+      '--agent-card',
+      '--help',
+      '--history',
+      '--output',
+      '--wait',
+    ])
     expect(bashComplete('a2a', 'send', '--c')).toEqual(['--context-id'])
   })
 
@@ -84,18 +90,67 @@ describe('bash', () => {
   })
 })
 
+/**
+ * What zsh's completion function adds for the words typed so far. Stand-ins for zsh's own: compadd keeps the
+ * candidates that start with the word typed, as zsh's matching does; _files names itself.
+ */
+function zshComplete(...words: string[]): string[] {
+  const result = spawnSync(
+    'zsh',
+    [
+      '-c',
+      'compdef() { :; }; _files() { print "<files>"; }; ' +
+        'compadd() { shift; local w; for w in "$@"; do [[ $w == ${words[CURRENT]}* ]] && print -- $w; done; return 0; }; ' +
+        'source "$1"; shift; words=("$@"); CURRENT=$#; _a2a',
+      'zsh',
+      script('zsh'),
+      ...words,
+    ],
+    { encoding: 'utf8' },
+  )
+  expect(result.stderr).toBe('')
+  expect(result.status).toBe(0)
+  return result.stdout.split('\n').filter(Boolean).sort()
+}
+
 describe.skipIf(!hasShell('zsh'))('zsh (skipped where zsh is not installed)', () => {
   it('parses', () => {
     const result = spawnSync('zsh', ['-n', script('zsh')], { encoding: 'utf8' })
     expect(result.stderr).toBe('')
     expect(result.status).toBe(0)
   })
+
+  it('completes commands, subcommands, options and values', () => {
+    expect(zshComplete('a2a', 'ta')).toEqual(['task'])
+    expect(zshComplete('a2a', 'task', '')).toEqual(['cancel', 'get', 'help', 'list'])
+    expect(zshComplete('a2a', 'send', '--c')).toEqual(['--context-id'])
+    expect(zshComplete('a2a', '-o', '')).toEqual(['json', 'text'])
+    expect(zshComplete('a2a', 'task', 'get', '--history', '')).toEqual(['<files>'])
+  })
 })
+
+/** What fish offers for a command line (`complete -C`). */
+function fishComplete(line: string): string[] {
+  const result = spawnSync('fish', ['-c', 'source $argv[1]; complete -C $argv[2]', script('fish'), line], {
+    encoding: 'utf8',
+  })
+  expect(result.stderr).toBe('')
+  expect(result.status).toBe(0)
+  return result.stdout.split('\n').filter(Boolean).sort()
+}
 
 describe.skipIf(!hasShell('fish'))('fish (skipped where fish is not installed)', () => {
   it('parses', () => {
     const result = spawnSync('fish', ['--no-execute', script('fish')], { encoding: 'utf8' })
     expect(result.stderr).toBe('')
     expect(result.status).toBe(0)
+  })
+
+  it('completes commands, subcommands, options and values', () => {
+    expect(fishComplete('a2a ta')).toEqual(['task'])
+    expect(fishComplete('a2a task ')).toEqual(['cancel', 'get', 'help', 'list'])
+    expect(fishComplete('a2a send --c')).toEqual(['--context-id'])
+    expect(fishComplete('a2a --agent-card task send --s')).toEqual(['--stream'])
+    expect(fishComplete('a2a -o ')).toEqual(['json', 'text'])
   })
 })

@@ -8,18 +8,27 @@ import { type DeclaredOption, describeSource, type ResolvedOption, resolveDeclar
  * `a2a config show`: every setting's effective value and where it came from, credentials as `[redacted]`. It reads
  * and never writes: configuration lives in the environment and in `.env` files the user edits.
  */
-export function registerConfig(program: Command): void {
+export function registerConfig(program: Command, io: ConfigIo = {}): void {
   const config = program.command('config').description('Inspect the configuration of the client commands')
   takesConfiguration(config.command('show'))
     .description("Print every setting's effective value and its source: flag, env, file or default (read-only)")
     .option('-o, --output <format>', 'text or json', 'text')
     .option('--config <path>', 'read this .env file in place of the local one')
     .action((_flags: unknown, command: Command) => {
-      process.exitCode = show(command)
+      process.exitCode = show(command, io)
     })
 }
 
-function show(command: Command): number {
+/** Where `config show` reads and writes: the process's own unless a test gives others. */
+export interface ConfigIo {
+  stdout?: { write(text: string): unknown }
+  stderr?: { write(text: string): unknown }
+  env?: NodeJS.ProcessEnv
+  cwd?: string
+}
+
+function show(command: Command, io: ConfigIo): number {
+  const stdout = io.stdout ?? process.stdout
   const root = rootOf(command)
   const declared: DeclaredOption[] = []
   for (let current: Command | null = command; current; current = current.parent)
@@ -34,7 +43,7 @@ function show(command: Command): number {
       for (const option of other.options) if (!option.hidden) declared.push({ option, given: false })
   const flagFormat = command.getOptionValue('output') === 'json' ? 'json' : 'text'
   try {
-    const resolved = resolveDeclared(declared)
+    const resolved = resolveDeclared(declared, { env: io.env, cwd: io.cwd })
     const format = resolved.values.output === 'json' ? 'json' : 'text'
     const options = resolved.options
       .filter((option) => option.configurable)
@@ -47,10 +56,10 @@ function show(command: Command): number {
         value: shownValue(option) ?? null,
         source: describeSource(option.source),
       }))
-      process.stdout.write(`${JSON.stringify({ files, options: shown })}\n`)
+      stdout.write(`${JSON.stringify({ files, options: shown })}\n`)
       return 0
     }
-    const writer = createTextWriter((text) => process.stdout.write(text))
+    const writer = createTextWriter((text) => stdout.write(text))
     writer.field('Local file', files.local ?? '(none)')
     writer.field('Global file', files.global ?? '(none)')
     writer.separate()
@@ -63,7 +72,7 @@ function show(command: Command): number {
     }
     return 0
   } catch (error) {
-    return createOutput({ format: flagFormat, stream: false }).error(error)
+    return createOutput({ format: flagFormat, stream: false, stdout, stderr: io.stderr }).error(error)
   }
 }
 
