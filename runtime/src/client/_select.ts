@@ -39,7 +39,7 @@ export function selectInterface(card: AgentCard, preference: readonly string[] =
     if (card.supportedInterfaces.every((entry) => entry.protocolVersion.trim().startsWith('0.')))
       throw new A2AClientFailure(
         'card-invalid',
-        `The agent speaks only A2A ${offered.join(', ')}; this client speaks A2A 1.0`,
+        `The agent speaks only A2A 0.3 (its card offers ${offered.join(', ')}); this client speaks A2A 1.0`,
       )
     throw new A2AClientFailure(
       'card-invalid',

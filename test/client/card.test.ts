@@ -1,0 +1,193 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+import { connect } from '../../runtime/src/client/client.ts'
+import { A2AClientFailure } from '../../runtime/src/client/errors.ts'
+import { CARD_PATH, sendJson, startRawServer, v1Card } from './_raw-server.ts'
+
+/**
+ * Card resolution (a bare host, an origin, a card URL, a path, a file:// URL; what fails and how it is named) and the
+ * interface chosen from the card's `supportedInterfaces`.
+ */
+
+const dir = mkdtempSync(join(tmpdir(), 'a2a-client-card-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+let files = 0
+function cardFile(card: unknown): string {
+  const path = join(dir, `card-${files++}.json`)
+  writeFileSync(path, typeof card === 'string' ? card : JSON.stringify(card))
+  return path
+}
+
+async function failure(promise: Promise<unknown>): Promise<A2AClientFailure> {
+  const error = await promise.then(
+    () => new Error('expected a failure'),
+    (error: unknown) => error,
+  )
+  if (!(error instanceof A2AClientFailure)) throw error
+  return error
+}
+
+/** A server answering the card at the well-known path (and `/custom/card.json`), 404 elsewhere. */
+const cardServer = () =>
+  startRawServer((request, response, server) => {
+    if (request.url === CARD_PATH || request.url === '/custom/card.json') sendJson(response, v1Card(server.url))
+    else sendJson(response, { error: 'not found' }, 404)
+  })
+
+describe('card resolution', () => {
+  it('reads a bare host:port at its well-known path, over http for this machine', async () => {
+    const server = await cardServer()
+    const client = await connect({ agentCard: new URL(server.url).host })
+    expect(client.cardSource).toBe(`${server.url}.well-known/agent-card.json`)
+    expect(server.requests.map((r) => r.url)).toEqual([CARD_PATH])
+  })
+
+  it('reads an origin, with or without its slash, at its well-known path', async () => {
+    const server = await cardServer()
+    await connect({ agentCard: server.url })
+    await connect({ agentCard: server.url.slice(0, -1) })
+    expect(server.requests.map((r) => r.url)).toEqual([CARD_PATH, CARD_PATH])
+  })
+
+  it('reads a full card URL as it is', async () => {
+    const server = await cardServer()
+    const client = await connect({ agentCard: `${server.url}custom/card.json` })
+    expect(client.card.name).toBe('Raw')
+    expect(server.requests.map((r) => r.url)).toEqual(['/custom/card.json'])
+  })
+
+  it('reads a card file by path and by file:// URL', async () => {
+    const path = cardFile(v1Card('http://127.0.0.1:9/'))
+    expect((await connect({ agentCard: path })).cardSource).toBe(path)
+    expect((await connect({ agentCard: pathToFileURL(path).href })).cardSource).toBe(path)
+  })
+
+  it('fetches the card with the version header and without any credential or service parameter', async () => {
+    const server = await cardServer()
+    await connect({
+      agentCard: server.url,
+      bearer: 'tok-1234567',
+      apiKey: 'key-1234567',
+      serviceParams: { 'X-S': 'v' },
+    })
+    const headers = server.requests[0]!.headers
+    expect(headers['a2a-version']).toBe('1.0')
+    expect(headers).not.toHaveProperty('authorization')
+    expect(headers).not.toHaveProperty('x-api-key')
+    expect(headers).not.toHaveProperty('x-s')
+    expect(headers).not.toHaveProperty('cookie')
+  })
+
+  it('names a card URL that answers 404 card-not-found', async () => {
+    const server = await cardServer()
+    const error = await failure(connect({ agentCard: `${server.url}missing.json` }))
+    expect(error.kind).toBe('card-not-found')
+    expect(error.message).toContain(`${server.url}missing.json`)
+    expect(error.message).toContain('404')
+  })
+
+  it('names a missing file card-not-found', async () => {
+    const error = await failure(connect({ agentCard: join(dir, 'nothing-here.json') }))
+    expect(error.kind).toBe('card-not-found')
+    expect(error.message).toContain('nothing-here.json')
+  })
+
+  it('names a host nothing listens on unreachable', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number }
+        probe.close(() => resolve(port))
+      })
+    })
+    const error = await failure(connect({ agentCard: `http://127.0.0.1:${port}/` }))
+    expect(error.kind).toBe('unreachable')
+    expect(error.message).toContain('ECONNREFUSED')
+  })
+
+  it('names a card that is not JSON card-invalid', async () => {
+    const error = await failure(connect({ agentCard: cardFile('<html>hello</html>') }))
+    expect(error.kind).toBe('card-invalid')
+    expect(error.message).toMatch(/not JSON/)
+  })
+
+  it.each([
+    ['supportedInterfaces[1].protocolVersion', (card: any) => delete card.supportedInterfaces[1].protocolVersion],
+    ['supportedInterfaces[0].url', (card: any) => delete card.supportedInterfaces[0].url],
+    ['supportedInterfaces[0].protocolBinding', (card: any) => (card.supportedInterfaces[0].protocolBinding = 7)],
+    ['supportedInterfaces', (card: any) => (card.supportedInterfaces = [])],
+    ['capabilities', (card: any) => delete card.capabilities],
+  ])('names the field a card lacks: %s', async (field, spoil) => {
+    const card = v1Card('http://127.0.0.1:9/')
+    spoil(card)
+    const error = await failure(connect({ agentCard: cardFile(card) }))
+    expect(error.kind).toBe('card-invalid')
+    expect(error.message).toContain(`\`${field}\``)
+  })
+
+  it('refuses a card of an agent that speaks only A2A 0.3, saying so', async () => {
+    const card = { name: 'Old', url: 'http://127.0.0.1:9/', protocolVersion: '0.3.0', preferredTransport: 'JSONRPC' }
+    const error = await failure(connect({ agentCard: cardFile(card) }))
+    expect(error.kind).toBe('card-invalid')
+    expect(error.message).toContain('only A2A 0.3')
+  })
+})
+
+describe('interface selection', () => {
+  const offering = (interfaces: Array<[string, string]>) =>
+    cardFile(
+      v1Card('', {
+        supportedInterfaces: interfaces.map(([protocolBinding, protocolVersion], i) => ({
+          url: `http://127.0.0.1:9/${i}`,
+          protocolBinding,
+          protocolVersion,
+        })),
+      }),
+    )
+
+  it('takes the first interface it speaks, at 1.x, in the card order', async () => {
+    const card = offering([
+      ['GRPC', '1.0'],
+      ['JSONRPC', '0.3'],
+      ['HTTP+JSON', '1.0'],
+      ['JSONRPC', '1.0'],
+    ])
+    expect((await connect({ agentCard: card })).selected).toMatchObject({ protocolBinding: 'HTTP+JSON', url: /\/2$/ })
+  })
+
+  it("takes the caller's first preferred binding the card offers, skipping those it does not", async () => {
+    const card = offering([
+      ['HTTP+JSON', '1.0'],
+      ['JSONRPC', '1.0'],
+    ])
+    const client = await connect({ agentCard: card, transports: ['GRPC', 'jsonrpc', 'HTTP+JSON'] })
+    expect(client.selected.protocolBinding).toBe('JSONRPC')
+  })
+
+  it('falls back to the card order when no preferred binding is offered', async () => {
+    const card = offering([
+      ['JSONRPC', '1.0'],
+      ['HTTP+JSON', '1.0'],
+    ])
+    expect((await connect({ agentCard: card, transports: ['GRPC'] })).selected.protocolBinding).toBe('JSONRPC')
+  })
+
+  it('names the bindings a card offers when it has none the client speaks', async () => {
+    const card = offering([
+      ['GRPC', '1.0'],
+      ['https://example.com/bindings/websocket/v1', '1.0'],
+    ])
+    const error = await failure(connect({ agentCard: card }))
+    expect(error.kind).toBe('card-invalid')
+    expect(error.message).toContain('GRPC 1.0, https://example.com/bindings/websocket/v1 1.0')
+  })
+
+  it('refuses a card whose every interface is A2A 0.3', async () => {
+    const error = await failure(connect({ agentCard: offering([['JSONRPC', '0.3']]) }))
+    expect(error.message).toContain('only A2A 0.3 (its card offers JSONRPC 0.3)')
+  })
+})
