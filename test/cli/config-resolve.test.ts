@@ -9,7 +9,7 @@ import { UsageError } from '../../runtime/src/cli/output/_failures.ts'
 
 /** Option resolution: flag > A2ACLI_* environment > local .env (or --config) > global .env > default. */
 
-const { Command } = createRequire(import.meta.url)('commander') as typeof import('commander')
+const { Command, Option } = createRequire(import.meta.url)('commander') as typeof import('commander')
 
 const root = mkdtempSync(join(tmpdir(), 'a2a-config-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
@@ -55,6 +55,9 @@ function resolve(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
       (value: string, all: string[]) => [...all, value],
       [],
     )
+    // Repeatable with no default: its parser collects (as the client commands declare --svc-param).
+    .option('--svc-param <key:value>', 'a service parameter', (value: string, all: string[] = []) => [...all, value])
+    .addOption(new Option('--url <url>', 'earlier spelling of --agent-card').hideHelp())
     .action((_flags: unknown, command: CommandType) => {
       ran = command
     })
@@ -127,6 +130,13 @@ describe('what configuration may set', () => {
     expect(JSON.stringify(resolved)).not.toContain('agent-secret')
   })
 
+  it('never reads a hidden option (an earlier spelling, an alias) from the environment', () => {
+    const dirs = layout()
+    const resolved = resolve(['send'], { HOME: dirs.home, A2ACLI_URL: 'old.example' }, dirs.cwd)
+    expect(resolved.values.url).toBeUndefined()
+    expect(resolve(['send', '--url', 'x.example'], { HOME: dirs.home }, dirs.cwd).values.url).toBe('x.example')
+  })
+
   it('never takes --stream (or a message part) from the environment or a file', () => {
     const dirs = layout({ local: 'A2ACLI_STREAM=true\nA2ACLI_TEXT=hello\n' })
     const resolved = resolve(['send'], { HOME: dirs.home, A2ACLI_STREAM: '1' }, dirs.cwd)
@@ -138,9 +148,18 @@ describe('what configuration may set', () => {
 
   it('sets a switch from true or false, --no-wait from A2ACLI_WAIT, a list from commas', () => {
     const dirs = layout()
-    const env = { HOME: dirs.home, A2ACLI_WAIT: 'false', A2ACLI_TRANSPORT: 'HTTP+JSON, JSONRPC' }
+    const env = {
+      HOME: dirs.home,
+      A2ACLI_WAIT: 'false',
+      A2ACLI_TRANSPORT: 'HTTP+JSON, JSONRPC',
+      A2ACLI_SVC_PARAM: 'a:1,b:2',
+    }
     const resolved = resolve(['send'], env, dirs.cwd)
-    expect(resolved.values).toMatchObject({ wait: false, transport: ['HTTP+JSON', 'JSONRPC'] })
+    expect(resolved.values).toMatchObject({
+      wait: false,
+      transport: ['HTTP+JSON', 'JSONRPC'],
+      svcParam: ['a:1', 'b:2'],
+    })
     expect(sourceOf(resolved, 'wait')).toBe('env A2ACLI_WAIT')
     expect(resolve(['send', '--no-wait'], { HOME: dirs.home, A2ACLI_WAIT: 'true' }, dirs.cwd).values.wait).toBe(false)
   })

@@ -43,7 +43,7 @@ export interface ResolveContext {
 }
 
 /**
- * Never configured: what the invocation itself says. `--stream` is the caller's explicit choice of delivery;
+ * Never configured (besides hidden options, earlier spellings): what the invocation itself says. `--stream` is the caller's explicit choice of delivery;
  * `--help` and `--version` are actions; a message's parts (`--text`, `--file`, `--data`, `--media-type`) are
  * ordered content, not settings; `--config` names the file itself (a flag or A2ACLI_CONFIG, never a file).
  */
@@ -116,7 +116,8 @@ export function resolveDeclared(declared: readonly DeclaredOption[], context: Re
     if (variable === undefined) continue
     const flag = primary.option.long!
     const given = entries.find((entry) => entry.given)
-    const configurable = !NEVER_CONFIGURED.has(flag) && attribute !== 'config'
+    // A hidden option is an earlier spelling of another: an alias never has a variable of its own.
+    const configurable = !NEVER_CONFIGURED.has(flag) && attribute !== 'config' && !primary.option.hidden
     let resolved: { value: unknown; source: OptionSource }
     if (given) resolved = { value: given.value, source: { kind: 'flag' } }
     else if (attribute === 'config' && nonEmpty(env[variable]) !== undefined)
@@ -200,9 +201,7 @@ function parseValue(option: Option, raw: string, where: string): unknown {
     // The variable is the positive flag's, for `--no-wait` as for `--wait`: A2ACLI_WAIT=false means no wait.
     return on
   }
-  // A repeatable option (variadic, or collecting into an array default) lists its values separated by commas.
-  const repeatable = option.variadic || Array.isArray(option.defaultValue)
-  const items = repeatable ? raw.split(',').map((item) => item.trim()) : [raw]
+  const items = isRepeatable(option) ? raw.split(',').map((item) => item.trim()) : [raw]
   let value: unknown = option.defaultValue
   for (const item of items) {
     if (option.argChoices && !option.argChoices.includes(item))
@@ -217,4 +216,18 @@ function parseValue(option: Option, raw: string, where: string): unknown {
     }
   }
   return value
+}
+
+/**
+ * A repeatable option lists its values separated by commas: a variadic one, one with an array default, or one whose
+ * parser collects into an array (`(value, previous = []) => [...previous, value]`), found by asking it.
+ */
+function isRepeatable(option: Option): boolean {
+  if (option.variadic || Array.isArray(option.defaultValue)) return true
+  if (!option.parseArg) return false
+  try {
+    return Array.isArray(option.parseArg('', undefined))
+  } catch {
+    return false
+  }
 }
