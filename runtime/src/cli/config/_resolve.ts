@@ -50,7 +50,7 @@ export interface ResolveContext {
 const NEVER_CONFIGURED = new Set(['--stream', '--help', '--version', '--text', '--file', '--data', '--media-type'])
 
 /** `--agent-card` → `A2ACLI_AGENT_CARD`; a negation (`--no-wait`) is set by its positive flag's variable. */
-export function variableOf(option: Pick<Option, 'long' | 'negate'>): string | undefined {
+function variableOf(option: Pick<Option, 'long' | 'negate'>): string | undefined {
   if (!option.long) return undefined
   const name = option.long.replace(/^--/, '').replace(option.negate ? /^no-/ : /^$/, '')
   return `A2ACLI_${name.toUpperCase().replaceAll('-', '_')}`

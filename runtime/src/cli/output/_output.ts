@@ -49,7 +49,7 @@ export interface Output {
 }
 
 /** The terminal documents, by what the command did. */
-export interface ResultDocuments {
+interface ResultDocuments {
   /** `send`: the task, or the agent's direct reply. */
   send: SendMessageResponse
   /** `task get`, `task subscribe`'s end. */
@@ -65,7 +65,7 @@ export interface ResultDocuments {
   'push-config-deleted': { taskId: string; id: string }
   card: AgentCard
 }
-export type ResultKind = keyof ResultDocuments
+type ResultKind = keyof ResultDocuments
 
 interface Writable {
   write(text: string): unknown

@@ -53,12 +53,12 @@ export function stateLabel(state: string | undefined): string {
 }
 
 /** The exact command answering the interrupted task `taskId`. */
-export function resumeCommand(taskId: string, agentRef: string | undefined): string {
+function resumeCommand(taskId: string, agentRef: string | undefined): string {
   return `a2a send${agentOption(agentRef)} --task-id ${shellWord(taskId)} --text "<reply>"`
 }
 
 /** The exact command waiting for the task `taskId` to end or stop for input. */
-export function followCommand(taskId: string, agentRef: string | undefined): string {
+function followCommand(taskId: string, agentRef: string | undefined): string {
   return `a2a task get${agentOption(agentRef)} --wait ${shellWord(taskId)}`
 }
 
@@ -183,7 +183,7 @@ export function renderCard(writer: TextWriter, card: AgentCard, context: RenderC
 const yesNo = (value: unknown) => (value === true ? 'yes' : 'no')
 
 /** A security scheme in a few words: its kind and where its credential goes. */
-export function describeScheme(scheme: JsonObject): string {
+function describeScheme(scheme: JsonObject): string {
   const [kind, body] = (Object.entries(scheme)[0] ?? []) as [string | undefined, JsonObject | undefined]
   const details = body ?? {}
   switch (kind) {
