@@ -355,6 +355,27 @@ describe('failures', () => {
     expect((error as Error).message).toContain('16384 bytes')
   })
 
+  it('a stream whose connection is cut after an event ends unreachable, after that event', async () => {
+    const server = await answering((request, response) => {
+      const { id } = JSON.parse(request.body)
+      response.writeHead(200, { 'content-type': 'text/event-stream' })
+      response.write(`id: 7\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: { task: TASK } })}\n\n`, () =>
+        setTimeout(() => response.socket?.destroy(), 50),
+      )
+    })
+    const client = await connect({ agentCard: server.url })
+    const seen: unknown[] = []
+    const error = await failureOf(
+      (async () => {
+        for await (const event of client.subscribeToTask('t')) seen.push(event)
+      })(),
+    )
+    expect(seen).toEqual([{ response: { task: TASK }, eventId: '7' }])
+    expect(error).toBeInstanceOf(A2AClientFailure)
+    expect((error as A2AClientFailure).kind).toBe('unreachable')
+    expect((error as Error).message).toContain('was cut')
+  })
+
   it('an answer that is not JSON is a bad response naming the status', async () => {
     const server = await answering((_, response) => {
       response.writeHead(502, { 'content-type': 'text/html' })
@@ -403,6 +424,18 @@ describe('failures', () => {
     const error = await failureOf(collect(client.subscribeToTask('t')))
     expect((error as A2AProtocolError).name).toBe('UnsupportedOperationError')
     expect((error as A2AProtocolError).a2aCode).toBe('UNSUPPORTED_OPERATION')
+  })
+
+  it('a request without credentials follows a redirect', async () => {
+    const server = await answering((request, response) => {
+      if (request.url === '/rpc') {
+        response.writeHead(307, { location: '/moved' })
+        return response.end()
+      }
+      sendJson(response, { jsonrpc: '2.0', id: JSON.parse(request.body).id, result: TASK })
+    })
+    const client = await connect({ agentCard: server.url })
+    expect(await client.getTask({ id: 'task-1' })).toEqual(TASK)
   })
 
   it('a credentialed request does not follow a redirect', async () => {

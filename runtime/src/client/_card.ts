@@ -87,7 +87,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** The card, once it has what the client acts on: its interfaces, capabilities and security declarations. */
-export function checkCard(value: unknown): AgentCard {
+function checkCard(value: unknown): AgentCard {
   if (!isObject(value)) throw new A2AClientFailure('card-invalid', 'The agent card is not a JSON object')
   const interfaces = value.supportedInterfaces
   if (interfaces === undefined) {

@@ -65,6 +65,8 @@ export async function exchange(settings: HttpSettings, request: HttpRequest): Pr
   const settled = () => clearTimeout(timer)
 
   const href = url.href
+  // A followed redirect would take the credentials wherever it points: it is reported instead.
+  const holdsSecrets = Boolean(credentials && (credentials.sent || Object.keys(credentials.headers).length))
   settings.wire?.({
     type: 'request',
     method: request.method,
@@ -80,8 +82,7 @@ export async function exchange(settings: HttpSettings, request: HttpRequest): Pr
       headers,
       ...(request.body !== undefined && { body: request.body }),
       signal,
-      // A followed redirect would take the credentials wherever it points: it is reported instead.
-      redirect: credentials ? 'manual' : 'follow',
+      redirect: holdsSecrets ? 'manual' : 'follow',
     })
   } catch (error) {
     settled()
@@ -97,7 +98,7 @@ export async function exchange(settings: HttpSettings, request: HttpRequest): Pr
     wire: settings.wire,
     credentialsSent: credentials?.sent ?? false,
   }
-  if (response.status >= 300 && response.status < 400 && credentials) {
+  if (response.status >= 300 && response.status < 400 && holdsSecrets) {
     settled()
     await logResponse(result, await readText(result, settings.maxBytes).catch(() => ''))
     const location = response.headers.get('location')
@@ -194,7 +195,7 @@ export async function logResponse(http: HttpExchange, body: string | undefined):
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g
 
 /** One line of the agent's words: never a page of HTML, nor a control sequence for a terminal. */
-export const oneLine = (text: string) => text.trim().split('\n')[0]!.slice(0, 300).replace(CONTROL, ' ')
+const oneLine = (text: string) => text.trim().split('\n')[0]!.slice(0, 300).replace(CONTROL, ' ')
 
 /**
  * A 401 or 403: credentials missing when none was sent, else refused; the agent's reason from WWW-Authenticate's

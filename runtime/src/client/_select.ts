@@ -7,7 +7,7 @@ import type { AgentCard, AgentInterface } from './types.js'
  * the first preferred binding the card offers, else the card's order.
  */
 
-export type Binding = 'JSONRPC' | 'HTTP+JSON'
+type Binding = 'JSONRPC' | 'HTTP+JSON'
 
 const SPOKEN: ReadonlySet<string> = new Set<Binding>(['JSONRPC', 'HTTP+JSON'])
 

@@ -10,7 +10,7 @@ export type WireEntry =
 
 export type WireHook = (entry: WireEntry) => void
 
-export const REDACTED = '[redacted]'
+const REDACTED = '[redacted]'
 
 /**
  * Where the credentials of a connection travel: header names whose whole value is secret, the query parameter and

@@ -31,8 +31,8 @@ import type {
  * `A2AClientFailure` (no A2A answer). A call aborted by its signal rejects with the signal's reason.
  */
 
-export type { CallOptions, StreamEvent, StreamOptions } from './_transport.js'
-export type { WireEntry, WireHook } from './_wire.js'
+export type { StreamEvent } from './_transport.js'
+export type { WireEntry } from './_wire.js'
 
 export interface ConnectOptions {
   /** A host or origin (its `/.well-known/agent-card.json`), a card's URL, or a card file (a path or `file://`). */
