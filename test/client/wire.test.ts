@@ -355,6 +355,31 @@ describe('failures', () => {
     expect((error as Error).message).toContain('16384 bytes')
   })
 
+  it('reads events split anywhere, with CRLF, CR or LF line ends, comments and multi-line data', async () => {
+    const task = JSON.stringify({ task: TASK })
+    const status = JSON.stringify({ statusUpdate: { taskId: 'task-1', contextId: 'ctx-1', status: TASK.status } })
+    // The status's data in two lines, split between two JSON tokens.
+    const cut = status.indexOf('{', 1)
+    const wire = `: hello\r\nid: 1\r\ndata: ${task}\r\n\r\nid: 2\rdata: ${status.slice(0, cut)}\rdata: ${status.slice(cut)}\r\r`
+    // Each piece written on its own, so the client reads it in separate chunks (a CR and its LF apart).
+    const pieces = [wire.slice(0, 9), wire.slice(9, 16), wire.slice(16, 40), wire.slice(40, wire.indexOf('\r\n\r\n') + 1)]
+    pieces.push(wire.slice(pieces.join('').length, -1), wire.slice(-1))
+    const server = await answering(async (_, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' })
+      for (const piece of pieces) {
+        await new Promise((resolve) => response.write(piece, resolve))
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      response.end()
+    })
+    const client = await connect({ agentCard: server.url, transports: ['HTTP+JSON'] })
+    const events = await collect(client.subscribeToTask('task-1'))
+    expect(events).toEqual([
+      { response: { task: TASK }, eventId: '1' },
+      { response: JSON.parse(status), eventId: '2' },
+    ])
+  })
+
   it('a stream whose connection is cut after an event ends unreachable, after that event', async () => {
     const server = await answering((request, response) => {
       const { id } = JSON.parse(request.body)
