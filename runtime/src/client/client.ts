@@ -53,7 +53,10 @@ export interface ConnectOptions {
   wire?: WireHook
   /** The fetch to use. @default globalThis.fetch */
   fetch?: typeof fetch
-  /** The longest wait for an answer's headers, per request, in ms (the card's: 30 s when unset). */
+  /**
+   * The longest wait per request, in ms: for a unary call until its whole answer is read, for a stream until its
+   * headers (events may then take as long as the task does). Unset: no limit, except 30 s for the card.
+   */
   timeoutMs?: number
   /** The most bytes the client reads of one answer, or of one line or event of a stream. @default 33554432 */
   maxMessageBytes?: number
