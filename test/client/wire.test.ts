@@ -362,7 +362,12 @@ describe('failures', () => {
     const cut = status.indexOf('{', 1)
     const wire = `: hello\r\nid: 1\r\ndata: ${task}\r\n\r\nid: 2\rdata: ${status.slice(0, cut)}\rdata: ${status.slice(cut)}\r\r`
     // Each piece written on its own, so the client reads it in separate chunks (a CR and its LF apart).
-    const pieces = [wire.slice(0, 9), wire.slice(9, 16), wire.slice(16, 40), wire.slice(40, wire.indexOf('\r\n\r\n') + 1)]
+    const pieces = [
+      wire.slice(0, 9),
+      wire.slice(9, 16),
+      wire.slice(16, 40),
+      wire.slice(40, wire.indexOf('\r\n\r\n') + 1),
+    ]
     pieces.push(wire.slice(pieces.join('').length, -1), wire.slice(-1))
     const server = await answering(async (_, response) => {
       response.writeHead(200, { 'content-type': 'text/event-stream' })
