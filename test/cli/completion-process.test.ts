@@ -47,6 +47,10 @@ it('completes every command of the CLI, their subcommands and options', () => {
   expect(complete('a2a', 'config', 'show', '--')).toEqual(expect.arrayContaining(['--config', '--help', '--output']))
   expect(complete('a2a', 'completion', '')).toEqual(['bash', 'fish', 'zsh'])
   expect(complete('a2a', 'd')).toEqual(['dev'])
+  expect(complete('a2a', 'ta')).toEqual(['task'])
+  expect(complete('a2a', 'task', '')).toEqual(expect.arrayContaining(['cancel', 'get', 'list', 'subscribe']))
+  expect(complete('a2a', 'task', 'get', '--')).toEqual(expect.arrayContaining(['--agent-card', '--output', '--wait']))
+  expect(complete('a2a', 'send', '-o', '')).toEqual(['json', 'text'])
 })
 
 const installed = (shell: string) => spawnSync(shell, ['-c', 'exit 0'], { stdio: 'ignore' }).status === 0

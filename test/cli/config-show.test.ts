@@ -25,6 +25,7 @@ function run(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
     .option('--bearer <token>', 'bearer token')
     .option('--svc-param <key:value>', 'service parameter', (value: string, all: string[]) => [...all, value], [])
     .option('--stream', 'follow the stream')
+    .option('--insecure', 'skip TLS checks', false)
     .option('--text <text>', 'a part')
   // A command that serves an agent reads its own settings: not listed.
   program.command('dev').option('--port <port>', 'port')
@@ -57,6 +58,7 @@ it('lists each configurable option with its value and source, credentials and se
     '--agent-card',
     '--bearer',
     '--config',
+    '--insecure',
     '--output',
     '--svc-param',
   ])
@@ -69,7 +71,7 @@ it('lists each configurable option with its value and source, credentials and se
   expect(shown.options).toContainEqual({
     option: '--svc-param',
     variable: 'A2ACLI_SVC_PARAM',
-    value: 'x-trace:[redacted],authorization:[redacted]',
+    value: ['x-trace:[redacted]', 'authorization:[redacted]'],
     source: `file ${join(cwd, '.env')}`,
   })
   expect(shown.options).toContainEqual({
@@ -77,6 +79,13 @@ it('lists each configurable option with its value and source, credentials and se
     variable: 'A2ACLI_OUTPUT',
     value: 'json',
     source: 'flag',
+  })
+  // Values keep their JSON type: a switch is a boolean.
+  expect(shown.options).toContainEqual({
+    option: '--insecure',
+    variable: 'A2ACLI_INSECURE',
+    value: false,
+    source: 'default',
   })
   expect(stdout).not.toMatch(/tok-123|s3cret|abc/)
 })

@@ -66,7 +66,7 @@ function show(command: Command, io: ConfigIo): number {
     for (const option of options) {
       writer.field('Option', option.flag)
       writer.field('Variable', option.variable)
-      writer.field('Value', shownValue(option) ?? '(not set)')
+      writer.field('Value', shownText(shownValue(option)) ?? '(not set)')
       writer.field('Source', describeSource(option.source))
       writer.separate()
     }
@@ -76,17 +76,24 @@ function show(command: Command, io: ConfigIo): number {
   }
 }
 
-/** A value as printed: a credential never; a service parameter's value neither (it may carry one). */
-function shownValue(option: ResolvedOption): string | undefined {
+/**
+ * A value as shown, in its JSON type (a switch as true or false, a repeatable option as a list): a credential never,
+ * a service parameter's value neither (it may carry one). Unset: undefined.
+ */
+function shownValue(option: ResolvedOption): unknown {
   const { value } = option
   if (value === undefined || value === null || value === '') return undefined
   if (option.credential) return '[redacted]'
-  const items = Array.isArray(value)
-    ? value.map(String)
-    : [typeof value === 'object' ? JSON.stringify(value) : String(value)]
-  const shown =
-    option.variable === 'A2ACLI_SVC_PARAM' ? items.map((item) => item.replace(/:.*$/s, ':[redacted]')) : items
-  return shown.join(',')
+  if (option.variable !== 'A2ACLI_SVC_PARAM') return value
+  const redact = (item: unknown) => String(item).replace(/:.*$/s, ':[redacted]')
+  return Array.isArray(value) ? value.map(redact) : redact(value)
+}
+
+/** A shown value on one text line: a list with commas. */
+function shownText(value: unknown): string | undefined {
+  if (value === undefined) return undefined
+  if (Array.isArray(value)) return value.map(String).join(',')
+  return typeof value === 'object' ? JSON.stringify(value) : String(value)
 }
 
 function rootOf(command: Command): Command {
