@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
+import { cardReference } from '../../runtime/src/client/_card.ts'
 import { connect } from '../../runtime/src/client/client.ts'
 import { A2AClientFailure } from '../../runtime/src/client/errors.ts'
 import { CARD_PATH, sendJson, startRawServer, v1Card } from './_raw-server.ts'
@@ -65,6 +66,23 @@ describe('card resolution', () => {
     const path = cardFile(v1Card('http://127.0.0.1:9/'))
     expect((await connect({ agentCard: path })).cardSource).toBe(path)
     expect((await connect({ agentCard: pathToFileURL(path).href })).cardSource).toBe(path)
+  })
+
+  it.each([
+    ['agent.example.com', { url: 'https://agent.example.com/.well-known/agent-card.json' }],
+    ['localhost:3000', { url: 'http://localhost:3000/.well-known/agent-card.json' }],
+    ['127.0.0.1:8080/', { url: 'http://127.0.0.1:8080/.well-known/agent-card.json' }],
+    ['https://agent.example.com/agents/a/', { url: 'https://agent.example.com/agents/a/.well-known/agent-card.json' }],
+    ['https://agent.example.com/cards/a.json', { url: 'https://agent.example.com/cards/a.json' }],
+    ['card.json', { file: 'card.json' }],
+    ['./cards/a', { file: './cards/a' }],
+    ['file:///srv/card.json', { file: 'file:///srv/card.json' }],
+  ])('reads the reference %s as %j', (reference, expected) => {
+    expect(cardReference(reference)).toEqual(expected)
+  })
+
+  it('refuses a reference in another scheme as card-not-found', () => {
+    expect(() => cardReference('ftp://agent.example.com/card.json')).toThrow(A2AClientFailure)
   })
 
   it('fetches the card with the version header and without any credential or service parameter', async () => {
