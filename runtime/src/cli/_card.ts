@@ -21,6 +21,7 @@ import { probeInterfaces } from './_interface-probes.js'
 import { probeLive } from './_live-probe.js'
 import { DEFAULT_ENTRY, loadAgent } from './_load-agent.js'
 import { chooseAgent } from './_local-agent.js'
+import { registerCardGet } from './commands/card-get.js'
 
 interface ValidateFlags {
   json?: boolean
@@ -50,6 +51,7 @@ const AGENT_MODULE = /\.[cm]?[jt]sx?$/i
 
 export function registerCard(program: Command): void {
   const card = program.command('card').description('Work with Agent Cards')
+  registerCardGet(card)
   card
     .command('validate')
     .description("Check a card: the project's (no argument), a JSON file, or a running agent's URL")

@@ -4,6 +4,9 @@ import { createRequire } from 'node:module'
 import type { Command as CommandType } from 'commander'
 import { ConfigurationError } from '../errors.js'
 import { ProjectError } from './_errors.js'
+import { effectiveDefaultsHelp } from './config/_help.js'
+import { UsageError } from './output/_failures.js'
+import { createOutput } from './output/_output.js'
 
 // Required rather than imported: Node scans an imported CommonJS package for its export names first.
 const { Command, CommanderError, Option } = createRequire(import.meta.url)('commander') as typeof import('commander')
@@ -15,7 +18,13 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   dev: async () => (await import('../dev/_command.js')).registerDev,
   start: async () => (await import('./_start.js')).registerStart,
   card: async () => (await import('./_card.js')).registerCard,
-  send: async () => (await import('./_send.js')).registerSend,
+  send: async () => (await import('./commands/send.js')).registerSend,
+  task: async () => (await import('./commands/task.js')).registerTask,
+  chat: async () => (await import('./commands/chat.js')).registerChat,
+  config: async () => (await import('./config/_command.js')).registerConfig,
+  completion: async () => (await import('./completion/_command.js')).registerCompletion,
+  conformance: async () => (await import('./conformance/_command.js')).registerConformance,
+  auth: async () => (await import('./auth/_command.js')).registerAuth,
 }
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -33,20 +42,44 @@ export async function main(argv = process.argv): Promise<void> {
     .addOption(new Option('-V').hideHelp())
     .showHelpAfterError()
     .addHelpText('after', `\nDocumentation: ${DOCS}`)
+    // Each option's default, and what the environment or a .env file sets in its place (the commands inherit it).
+    .configureHelp(effectiveDefaultsHelp())
   // -V (commander's default) prints the version as -v and --version do: the same three flags as `create-a2a-agent`.
   // (A Command is an EventEmitter; its typings leave emit out.)
   program.on('option:V', () => (program as unknown as EventEmitter).emit('option:version'))
+  // Usage errors (an unknown option, a missing argument) exit 2, as the A2A CLI specification has them; help and
+  // version 0. Set before the commands are added, which inherit it.
+  program.exitOverride((error) => {
+    throw error.exitCode === 0 ? error : new CommanderError(2, error.code, error.message)
+  })
   const requested = argv[2]
-  const names = requested !== undefined && Object.hasOwn(COMMANDS, requested) ? [requested] : Object.keys(COMMANDS)
+  // `config` lists every command's options and `completion` every command: they need the whole tree.
+  const wholeTree = requested === 'config' || requested === 'completion'
+  const names =
+    requested !== undefined && Object.hasOwn(COMMANDS, requested) && !wholeTree ? [requested] : Object.keys(COMMANDS)
   for (const register of await Promise.all(names.map((name) => COMMANDS[name]!()))) register(program)
   try {
     await program.parseAsync(argv)
   } catch (error) {
     if (error instanceof CommanderError) process.exit(error.exitCode)
+    // A flag's own parser refusing its value (`--media-type` with no part before it): the error envelope, status 2.
+    if (error instanceof UsageError) {
+      const json = jsonAsked(argv)
+      process.exit(createOutput({ format: json ? 'json' : 'text', stream: false }).error(error))
+    }
     if (error instanceof ProjectError || error instanceof ConfigurationError) {
       console.error(`a2a: ${(error as Error).message}`)
       process.exit(1)
     }
     throw error
   }
+}
+
+/** `-o json`, `--output json`, `--output=json` or `--json` on the command line, or A2ACLI_OUTPUT=json. */
+function jsonAsked(argv: string[]): boolean {
+  if (process.env.A2ACLI_OUTPUT === 'json') return true
+  return argv.some(
+    (arg, at) =>
+      arg === '--json' || arg === '--output=json' || ((arg === '-o' || arg === '--output') && argv[at + 1] === 'json'),
+  )
 }
