@@ -79,6 +79,7 @@ export const TIERS: Tier[] = [
     needs: 'nothing but Node and redis-server: the runtime and the generator in-process, on their sources',
     include: [
       'test/runtime/**/*.test.ts',
+      'test/client/**/*.test.ts',
       'test/adapters/**/*.test.ts',
       'test/interop/**/*.test.ts',
       'test/repo/**/*.test.ts',
