@@ -353,12 +353,16 @@ describe('generated projects', { timeout: 300_000 }, () => {
     dev.stderr!.on('data', (chunk) => (output += chunk))
     await expect.poll(() => output, { timeout: SLOW }).toContain('watching for changes')
     const url = `http://127.0.0.1:${port}/`
-    const sent = await exec('npx', ['a2a', 'send', 'hi', '--skill', 'echo'], {
+    const sent = await exec('npx', ['a2a', 'send', 'hi', '--skill', 'echo', '-o', 'json'], {
       cwd: project,
       env: { ...process.env, PORT: String(port) },
       timeout: 60_000,
     })
-    expect(sent.stdout.trim()).toBe('Echo: hi')
+    const { task } = JSON.parse(sent.stdout)
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(task.artifacts.flatMap((artifact: any) => artifact.parts.map((part: any) => part.text)).join('')).toBe(
+      'Echo: hi',
+    )
 
     const agentFile = join(project, 'src/agent.ts')
     writeFileSync(
@@ -458,7 +462,7 @@ describe('generated projects', { timeout: 300_000 }, () => {
     expect(await server.stop()).toBe(true)
   })
 
-  it('multi-turn with an API key: commits without .env, the README shows how to answer its question (a2a send --task, taskId) and works as pasted, and it answers the follow-up', async () => {
+  it('multi-turn with an API key: commits without .env, the README shows how to answer its question (a2a send --task-id, taskId) and works as pasted, and it answers the follow-up', async () => {
     const project = await sharedProject('trip-agent', [
       '--yes',
       '--template',
@@ -470,11 +474,12 @@ describe('generated projects', { timeout: 300_000 }, () => {
     await expectCommittedWithoutEnv(project, true)
     await npm(project, 'typecheck')
     const readme = await runReadme(project)
-    // Not on a terminal, a2a send prints the question and how to answer it later.
+    // a2a send stops at the question, printing it and the command that answers it.
     const firstTurn = readme.find((output) => output.script === 'npx a2a send "Plan a weekend"')!
-    expect(firstTurn.stderr).toMatch(/\? .*one question before I answer/)
-    expect(firstTurn.stderr).toMatch(/--task \S+/)
-    expect(outputOf(readme, /--task "\$TASK"/)).toContain('with "Lisbon" in mind')
+    expect(firstTurn.stdout).toMatch(/State: INPUT_REQUIRED/)
+    expect(firstTurn.stdout).toMatch(/one question before I answer/)
+    expect(firstTurn.stdout).toMatch(/Resume: a2a send --task-id \S+/)
+    expect(outputOf(readme, /--task-id "\$TASK"/)).toContain('with "Lisbon" in mind')
     expect(outputOf(readme, /"taskId":"'"\$TASK"'"/)).toMatch(/"state":"completed"/)
 
     const key = /^A2A_API_KEY=(.+)$/m.exec(readFileSync(join(project, '.env'), 'utf8'))![1]!

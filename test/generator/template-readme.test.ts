@@ -97,7 +97,7 @@ describe.each(variants)('$dir project', ({ dir }) => {
     const text = readme()
     expect(text).toContain('## When the agent asks a question')
     expect(text).toMatch(/"taskId"/)
-    expect(text).toMatch(/npx a2a send "<answer>" --task <id>/)
+    expect(text).toMatch(/npx a2a send --task-id <id> "<answer>"/)
     expect(
       readmeBlocks(text)
         .flat()
