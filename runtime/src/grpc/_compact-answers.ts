@@ -1,7 +1,7 @@
 import type { DescEnum, DescMessage } from '@bufbuild/protobuf'
 import type protobuf from 'protobufjs/light.js'
 import { a2aFile } from './_descriptors.js'
-import { protobufjsRoot } from './_protobufjs-types.js'
+import { loadProtobufjs, protobufjsRoot } from './_protobufjs-types.js'
 
 /**
  * The answers gRPC sends most (SendMessageResponse, StreamResponse, Task) written by protobufjs from the binding's
@@ -220,7 +220,8 @@ const CONVERSIONS: Record<string, (value: unknown) => Out> = {
   Task: task,
 }
 
-const root = protobufjsRoot(Object.keys(CONVERSIONS).map(messageOf))
+const protobufjs = loadProtobufjs()
+const root = protobufjs && protobufjsRoot(protobufjs, Object.keys(CONVERSIONS).map(messageOf))
 
 /**
  * The encoder of `schema` on this path, if it has one: it answers the bytes, or undefined for a value the path does
@@ -228,7 +229,7 @@ const root = protobufjsRoot(Object.keys(CONVERSIONS).map(messageOf))
  */
 export function compactEncoder(schema: DescMessage): ((json: unknown) => Uint8Array | undefined) | undefined {
   const convert = CONVERSIONS[schema.name]
-  if (!convert || schema.file !== a2aFile) return undefined
+  if (!convert || !root || schema.file !== a2aFile) return undefined
   const type: protobuf.Type = root.lookupType(schema.typeName)
   return (json) => {
     let plain: Out

@@ -1,5 +1,30 @@
+import { createRequire } from 'node:module'
 import { type DescEnum, type DescField, type DescMessage, ScalarType } from '@bufbuild/protobuf'
-import protobuf from 'protobufjs/light.js'
+import type protobuf from 'protobufjs/light.js'
+
+type Protobufjs = typeof protobuf
+
+/**
+ * protobufjs as the project has it: its own install, else the copy @grpc/grpc-js brings (through
+ * @grpc/proto-loader), so every project serving gRPC has one without installing another package. None (a future
+ * grpc-js without it): undefined, and answers are encoded by reflection as before.
+ */
+export function loadProtobufjs(): Protobufjs | undefined {
+  const here = createRequire(import.meta.url)
+  const attempts = [
+    () => here('protobufjs/light.js'),
+    () => {
+      const grpc = createRequire(here.resolve('@grpc/grpc-js'))
+      return createRequire(grpc.resolve('@grpc/proto-loader'))('protobufjs/light.js')
+    },
+  ]
+  for (const attempt of attempts) {
+    try {
+      return attempt() as Protobufjs
+    } catch {}
+  }
+  return undefined
+}
 
 /**
  * The lf.a2a.v1 messages as protobufjs types, built from the same descriptors @bufbuild/protobuf reads
@@ -37,7 +62,7 @@ function fieldJson(field: DescField): protobuf.IField & { keyType?: string } {
 }
 
 /** The types of `messages` and of every message and enum their fields reach, in one protobufjs root. */
-export function protobufjsRoot(messages: DescMessage[]): protobuf.Root {
+export function protobufjsRoot(protobuf: Protobufjs, messages: DescMessage[]): protobuf.Root {
   const root = new protobuf.Root()
   const seen = new Set<string>()
   const addEnum = (desc: DescEnum) => {
