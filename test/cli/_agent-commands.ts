@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer, request as httpRequest } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type A2AAppOptions, type Agent, defineAgent, type Part, serveAgent } from 'a2a-runtime'
@@ -26,7 +28,7 @@ afterEach(async () => {
 })
 
 /** Runs `close` after the test, with the agents. */
-export const afterThisTest = (close: () => Promise<unknown> | void) => closing.push(async () => close())
+export const afterThisTest = (close: () => unknown) => closing.push(async () => close())
 
 /** The environment without anything that would choose the agent, the credentials or the configuration. */
 export const cleanEnv = Object.fromEntries(
@@ -92,6 +94,8 @@ export function commandsAgent(options: {
 export async function startRuntimeAgent(agent: Agent, options: Omit<A2AAppOptions, 'logger'> = {}): Promise<string> {
   const server = await serveAgent(agent, {
     push: { allow: ['127.0.0.1'], allowHttp: true },
+    // A task still at work when the test ends is stopped at once.
+    shutdownTimeoutMs: 50,
     ...options,
     port: 0,
     hostname: '127.0.0.1',
@@ -162,7 +166,6 @@ export const a2a = (args: string[], options: RunOptions = {}): Promise<CommandRe
   startCommand(args, options).done
 
 /** The one JSON document on stdout (exactly one line). */
-// biome-ignore lint/suspicious/noExplicitAny: the protocol's documents, read field by field
 export function oneDocument(stdout: string): any {
   const lines = stdout.split('\n').filter((line) => line !== '')
   expect(lines, stdout).toHaveLength(1)
@@ -170,7 +173,6 @@ export function oneDocument(stdout: string): any {
 }
 
 /** Each line of JSON Lines, parsed. */
-// biome-ignore lint/suspicious/noExplicitAny: as above
 export const jsonLines = (stdout: string): any[] =>
   stdout
     .split('\n')
@@ -189,5 +191,74 @@ export function expectNoStack(text: string): void {
 }
 
 /** The task of a `send -o json` answer, or of `--async`. */
-// biome-ignore lint/suspicious/noExplicitAny: as above
 export const taskOf = (stdout: string): any => oneDocument(stdout).task
+
+export interface CuttingProxy {
+  /** The proxy's origin with a trailing slash: the agent's card, with the agent's addresses turned into its own. */
+  url: string
+  /** The `Last-Event-ID` header of each request that carried one. */
+  lastEventIds: string[]
+  /** How many streams it has cut. */
+  cuts(): number
+}
+
+/**
+ * A proxy on 127.0.0.1 in front of `target` (an origin with a trailing slash) that passes every request through and
+ * cuts the first `streams` SSE answers after their first event (destroying the connection, as a dying load balancer
+ * does); later streams pass whole. The card it passes on names the proxy in place of the agent, so every call goes
+ * through it.
+ */
+export async function cuttingProxy(target: string, streams: number): Promise<CuttingProxy> {
+  const origin = target.replace(/\/$/, '')
+  const lastEventIds: string[] = []
+  let cut = 0
+  let self = ''
+  const server = createServer((request, response) => {
+    const header = request.headers['last-event-id']
+    if (typeof header === 'string') lastEventIds.push(header)
+    const upstream = httpRequest(
+      `${origin}${request.url}`,
+      { method: request.method, headers: { ...request.headers, host: new URL(origin).host } },
+      (answer) => {
+        const type = String(answer.headers['content-type'] ?? '')
+        if (type.startsWith('text/event-stream') && cut < streams) {
+          cut++
+          response.writeHead(answer.statusCode ?? 200, answer.headers)
+          let seen = ''
+          answer.setEncoding('utf8').on('data', (chunk: string) => {
+            seen += chunk
+            const end = seen.search(/\r?\n\r?\n/)
+            if (end === -1) return
+            answer.destroy()
+            response.write(seen.slice(0, end + 2), () => response.socket?.destroy())
+          })
+          return
+        }
+        if (type.startsWith('application/json') && request.url?.includes('agent-card')) {
+          let body = ''
+          answer.setEncoding('utf8').on('data', (chunk: string) => (body += chunk))
+          answer.on('end', () => {
+            const { 'content-length': _, ...headers } = answer.headers
+            response.writeHead(answer.statusCode ?? 200, headers)
+            response.end(body.replaceAll(origin, self.replace(/\/$/, '')))
+          })
+          return
+        }
+        response.writeHead(answer.statusCode ?? 200, answer.headers)
+        answer.pipe(response)
+      },
+    )
+    upstream.on('error', () => response.socket?.destroy())
+    request.pipe(upstream)
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  self = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+  closing.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  )
+  return { url: self, lastEventIds, cuts: () => cut }
+}

@@ -68,6 +68,7 @@ async function send(session: Session, words: string[], partFlags: Parameters<typ
   const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs
   const failureContext = { taskId, continuing: taskId !== undefined }
   const { output } = session
+  const waiting = waitingNotice()
   try {
     const client = await session.client()
     const signal = untilDeadline(session.signal, deadline)
@@ -82,7 +83,7 @@ async function send(session: Session, words: string[], partFlags: Parameters<typ
     if (stream) {
       if (!streams) {
         output.warn("the agent's card declares no streaming: waiting for the whole answer instead")
-        const answer = await blockingSend(client, request, { signal, pollIntervalMs, deadline })
+        const answer = await blockingSend(client, request, { signal, pollIntervalMs, deadline, waiting })
         output.event(answer.task ? { task: answer.task } : { message: answer.message! })
         return output.end()
       }
@@ -97,12 +98,18 @@ async function send(session: Session, words: string[], partFlags: Parameters<typ
       return output.end()
     }
     const answer = streams
-      ? await streamedSend(client, request, { signal, pollIntervalMs, deadline, warn: output.warn })
-      : await blockingSend(client, request, { signal, pollIntervalMs, deadline })
+      ? await streamedSend(client, request, { signal, pollIntervalMs, deadline, waiting, warn: output.warn })
+      : await blockingSend(client, request, { signal, pollIntervalMs, deadline, waiting })
     return output.result('send', answer)
   } catch (error) {
-    if (session.signal.aborted) throw error
-    return output.error(timeoutOr(error, deadline), { ...failureContext, card: session.card })
+    if (session.signal.aborted) {
+      // Ctrl-C stops waiting, not the task: the caller needs its id to find it again.
+      waiting.sayNow()
+      throw error
+    }
+    // A wait that ran out names the task it waited for, so the hint can say how to wait again.
+    const waitedFor = waiting.task?.id ?? taskId
+    return output.error(timeoutOr(error, deadline), { ...failureContext, taskId: waitedFor, card: session.card })
   }
 }
 
@@ -123,6 +130,7 @@ interface WaitOptions {
   signal: AbortSignal
   pollIntervalMs: number
   deadline: number | undefined
+  waiting: WaitingNotice
 }
 
 /** SendMessage, which the agent answers when the task settles (or earlier: then the task is read until it does). */
@@ -133,7 +141,8 @@ async function blockingSend(
 ): Promise<SendMessageResponse> {
   const answer = await client.sendMessage(request, { signal: options.signal })
   if (!answer.task || settled(answer.task.status?.state)) return answer
-  waiting(answer.task.id, answer.task.contextId)
+  options.waiting.know(answer.task)
+  options.waiting.sayNow()
   return { task: await pollTask(client, answer.task.id, { ...options, intervalMs: options.pollIntervalMs }) }
 }
 
@@ -146,7 +155,6 @@ async function streamedSend(
   request: SendMessageRequest,
   options: WaitOptions & { warn: (line: string) => void },
 ): Promise<SendMessageResponse> {
-  let announcement: NodeJS.Timeout | undefined
   const followed = await followStream(
     client,
     (state, resuming) => openStream(client, request, state, resuming, options.signal),
@@ -154,15 +162,15 @@ async function streamedSend(
       ...options,
       onEvent: (response: StreamResponse) => {
         // Said only of a task that takes a while: a quick answer needs no word on stderr.
-        if (announcement === undefined && 'task' in response && !settled(response.task.status?.state)) {
-          const { id, contextId } = response.task
-          announcement = setTimeout(() => waiting(id, contextId), ANNOUNCE_AFTER_MS).unref()
+        if (options.waiting.task === undefined && 'task' in response && !settled(response.task.status?.state)) {
+          options.waiting.know(response.task)
+          options.waiting.sayAfter(ANNOUNCE_AFTER_MS)
         }
       },
       onFallback: options.warn,
       resumeAttempts: 1,
     },
-  ).finally(() => clearTimeout(announcement))
+  ).finally(() => options.waiting.cancel())
   if (followed.message) return { message: followed.message }
   return { task: await client.getTask({ id: followed.taskId! }, { signal: options.signal }) }
 }
@@ -170,9 +178,44 @@ async function streamedSend(
 /** How long a task runs before `send` says on stderr which task it waits for. */
 const ANNOUNCE_AFTER_MS = 1000
 
-/** Said on stderr once the task is known and not yet settled: Ctrl-C then stops waiting, the task goes on. */
-function waiting(taskId: string, contextId: string): void {
-  process.stderr.write(`Waiting for task ${taskId} (context ${contextId}); Ctrl-C stops waiting, the task goes on\n`)
+/**
+ * The line on stderr naming the task `send` waits for (Ctrl-C then stops waiting, the task goes on): said once,
+ * after a while or at once, and in any case before the command stops waiting unfinished.
+ */
+interface WaitingNotice {
+  task: { id: string; contextId: string } | undefined
+  know(task: { id: string; contextId: string }): void
+  sayAfter(ms: number): void
+  /** Says it now if the task is known and it has not been said; stops a pending `sayAfter`. */
+  sayNow(): void
+  /** Stops a pending `sayAfter`. */
+  cancel(): void
+}
+
+function waitingNotice(): WaitingNotice {
+  let said = false
+  let timer: NodeJS.Timeout | undefined
+  const notice: WaitingNotice = {
+    task: undefined,
+    know(task) {
+      notice.task = { id: task.id, contextId: task.contextId }
+    },
+    sayAfter(ms) {
+      timer ??= setTimeout(() => notice.sayNow(), ms).unref()
+    },
+    sayNow() {
+      notice.cancel()
+      if (said || notice.task === undefined) return
+      said = true
+      const { id, contextId } = notice.task
+      process.stderr.write(`Waiting for task ${id} (context ${contextId}); Ctrl-C stops waiting, the task goes on\n`)
+    },
+    cancel() {
+      clearTimeout(timer)
+      timer = undefined
+    },
+  }
+  return notice
 }
 
 function parseMetadata(text: string | undefined): JsonObject | undefined {
