@@ -1,10 +1,19 @@
 import { execFile } from 'node:child_process'
-import { rmSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { agentBase, clientHeaders } from '../../runtime/src/cli/_client.ts'
+import { sdkTestAgent } from '../_sdk-v1.ts'
 import { a2aBin, makeAgentProject } from '../_support.ts'
+import {
+  a2a as a2aCommand,
+  emptyFolder,
+  expectNoStack,
+  field,
+  oneDocument,
+  startRuntimeAgent,
+} from './_agent-commands.ts'
 
 const cleanEnv = Object.fromEntries(
   Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_)/.test(key)),
@@ -65,55 +74,104 @@ async function recordingServer(answer: (path: string) => { status: number; type:
 }
 
 describe('credentials', () => {
-  it("offers the project's own A2A_BEARER_TOKEN and A2A_API_KEY only to an agent on this machine", () => {
-    const saved = { ...process.env }
-    process.env.A2A_BEARER_TOKEN = 'local-secret'
-    process.env.A2A_API_KEY = 'local-key'
-    try {
-      expect(clientHeaders(agentBase('http://127.0.0.1:3000/'), {})).toEqual({
-        authorization: 'Bearer local-secret',
-        'x-api-key': 'local-key',
-      })
-      expect(clientHeaders(agentBase('http://localhost:3000/'), {})).toEqual({
-        authorization: 'Bearer local-secret',
-        'x-api-key': 'local-key',
-      })
-      expect(clientHeaders(agentBase('https://agents.example.com/'), {})).toEqual({})
-      expect(clientHeaders(agentBase('https://agents.example.com/'), { token: 'given' })).toEqual({
-        authorization: 'Bearer given',
-      })
-    } finally {
-      process.env = saved
-    }
+  const LOCAL = 'project-secret-5d1f'
+  /** This runtime's agent taking the bearer token LOCAL, as the project's .env would have it accept. */
+  const lockedAgent = () =>
+    startRuntimeAgent(
+      sdkTestAgent({ name: 'Locked', description: 'Takes a bearer token', authentication: { schemes: ['bearer'] } }),
+      { auth: { bearerTokens: [LOCAL] } },
+    )
+
+  it("offers the project's own A2A_BEARER_TOKEN to an agent on this machine", async () => {
+    const url = await lockedAgent()
+    const { code, stdout } = await a2aCommand(['send', '-a', url, 'hi'], { env: { A2A_BEARER_TOKEN: LOCAL } })
+    expect(field(stdout, 'State')).toBe('COMPLETED')
+    expect(code).toBe(0)
+  })
+
+  it("never offers it to a card read from elsewhere (a card file), even one naming this machine's agent", async () => {
+    const url = await lockedAgent()
+    const folder = emptyFolder()
+    const card = await (await fetch(`${url}.well-known/agent-card.json`)).text()
+    writeFileSync(join(folder, 'card.json'), card)
+    const { code, stdout } = await a2aCommand(['send', '-a', 'card.json', 'hi', '-o', 'json'], {
+      cwd: folder,
+      env: { A2A_BEARER_TOKEN: LOCAL },
+    })
+    expect(oneDocument(stdout).error.code).toBe('A2ACLI_ERR_CREDENTIALS_MISSING')
+    expect(code).toBe(4)
+  })
+
+  it('never offers it to an interface elsewhere that a card on this machine names (its public address)', async () => {
+    // The card is served here, but its one interface is another host's (TEST-NET-1: nothing answers there).
+    const server = await recordingServer(() => ({
+      status: 200,
+      type: 'application/json',
+      body: JSON.stringify({
+        name: 'Published',
+        description: 'Served locally, answering at its public address',
+        version: '1.0.0',
+        supportedInterfaces: [{ url: 'http://192.0.2.1/rpc', protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+        capabilities: {},
+        defaultInputModes: ['text/plain'],
+        defaultOutputModes: ['text/plain'],
+        skills: [],
+      }),
+    }))
+    const { stderr } = await a2aCommand(['send', '-a', `${server.url}/`, 'hi', '--debug', '--timeout', '3s'], {
+      env: { A2A_BEARER_TOKEN: LOCAL, A2A_API_KEY: 'project-key-77e0' },
+    })
+    const request = stderr.split('\n').find((line) => line.startsWith('debug: → POST http://192.0.2.1/rpc'))
+    expect(request, stderr).toBeDefined()
+    expect(request).not.toMatch(/authorization|x-api-key/i)
   })
 })
 
 describe('addresses with a path', () => {
-  it('a2a send reads the card and posts under the path of --url', async () => {
-    const card = JSON.stringify({ name: 'Pathy', capabilities: { streaming: false } })
-    const task = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      result: {
-        kind: 'task',
-        id: 't',
-        contextId: 'c',
-        status: { state: 'completed' },
-        artifacts: [{ artifactId: 'a', parts: [{ kind: 'text', text: 'under a path' }] }],
-        history: [],
-      },
-    })
+  it("a2a send reads the card under the base path of --agent-card and posts where the card's interface says", async () => {
+    let base = ''
     const server = await recordingServer((path) =>
-      path.endsWith('agent.json')
-        ? { status: 200, type: 'application/json', body: card }
-        : { status: 200, type: 'application/json', body: task },
+      path.endsWith('agent-card.json')
+        ? {
+            status: 200,
+            type: 'application/json',
+            body: JSON.stringify({
+              name: 'Pathy',
+              description: 'An agent under a path',
+              version: '1.0.0',
+              supportedInterfaces: [
+                { url: `${base}/agents/pathy/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+              ],
+              capabilities: { streaming: false },
+              defaultInputModes: ['text/plain'],
+              defaultOutputModes: ['text/plain'],
+              skills: [],
+            }),
+          }
+        : {
+            status: 200,
+            type: 'application/json',
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 1,
+              result: {
+                task: {
+                  id: 't',
+                  contextId: 'c',
+                  status: { state: 'TASK_STATE_COMPLETED' },
+                  artifacts: [{ artifactId: 'a', parts: [{ text: 'under a path' }] }],
+                },
+              },
+            }),
+          },
     )
-    const { code, stdout } = await a2a(['send', 'hi', '--url', `${server.url}/agents/pathy`])
-    expect(stdout).toBe('under a path\n')
+    base = server.url
+    const { code, stdout } = await a2aCommand(['send', 'hi', '-a', `${server.url}/agents/pathy/`])
+    expect(stdout).toContain('under a path')
     expect(code).toBe(0)
     expect(server.seen.map((r) => `${r.method} ${r.path}`)).toEqual([
-      'GET /agents/pathy/.well-known/agent.json',
-      'POST /agents/pathy/',
+      'GET /agents/pathy/.well-known/agent-card.json',
+      'POST /agents/pathy/rpc',
     ])
   })
 
@@ -129,22 +187,59 @@ describe('addresses with a path', () => {
 })
 
 describe('one-line errors', () => {
-  it.each([
-    [['send', 'hi', '--url', 'notaurl'], /a2a: "notaurl" is not a URL/],
-    [['card', 'validate', 'http://'], /a2a: "http:\/\/" is not a URL/],
-  ])('%j', async (args, message) => {
-    const { code, stderr } = await a2a(args)
+  it('a2a card validate http:// says it is not a URL', async () => {
+    const { code, stderr } = await a2a(['card', 'validate', 'http://'])
     expect(code).toBe(1)
-    expect(stderr).toMatch(message)
+    expect(stderr).toMatch(/a2a: "http:\/\/" is not a URL/)
     oneLine(stderr)
   })
 
-  it('a2a send to a server that answers HTML says it is not JSON', async () => {
+  it('a2a send -a http:// is a card reference it cannot read: the envelope, exit 3, no stack', async () => {
+    const { code, stdout, stderr } = await a2aCommand(['send', 'hi', '-a', 'http://'])
+    expect(code).toBe(3)
+    expect(stdout).toBe('')
+    expect(stderr).toMatch(
+      /^Error: http:\/\/ is neither a URL, a host nor a file path\nCode: A2ACLI_ERR_CARD_NOT_FOUND\n/,
+    )
+    expectNoStack(stderr)
+  })
+
+  it('a2a send to a server that answers HTML says its card is not JSON, in one error line', async () => {
     const server = await recordingServer(() => ({ status: 200, type: 'text/html', body: '<html>hello</html>' }))
-    const { code, stderr } = await a2a(['send', 'hi', '--url', server.url])
+    const { code, stdout, stderr } = await a2aCommand(['send', 'hi', '-a', server.url])
     expect(code).toBe(1)
-    expect(stderr).toMatch(/a2a: The card at .* is not JSON \(HTTP 200, text\/html\)/)
-    oneLine(stderr)
+    expect(stdout).toBe('')
+    expect(stderr).toMatch(/^Error: The agent card at .* is not JSON\nCode: A2ACLI_ERR_CARD_INVALID\n/)
+    expectNoStack(stderr)
+  })
+
+  it('a2a send to an agent whose interface answers HTML: InvalidAgentResponseError, exit 1, no stack', async () => {
+    let base = ''
+    const server = await recordingServer((path) =>
+      path.endsWith('agent-card.json')
+        ? {
+            status: 200,
+            type: 'application/json',
+            body: JSON.stringify({
+              name: 'Webby',
+              description: 'Its endpoint is a web page',
+              version: '1.0.0',
+              supportedInterfaces: [{ url: `${base}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+              capabilities: {},
+              defaultInputModes: ['text/plain'],
+              defaultOutputModes: ['text/plain'],
+              skills: [],
+            }),
+          }
+        : { status: 200, type: 'text/html', body: '<html>hello</html>' },
+    )
+    base = server.url
+    const json = await a2aCommand(['send', 'hi', '-a', server.url, '-o', 'json'])
+    expect(json.code).toBe(1)
+    expect(oneDocument(json.stdout).error.code).toBe('InvalidAgentResponseError')
+    const text = await a2aCommand(['send', 'hi', '-a', server.url])
+    expect(text.stderr.match(/^Error: /gm)).toHaveLength(1)
+    expectNoStack(text.stderr)
   })
 
   // A project path with a space or a non-ASCII letter is printed as is in stacks and percent-encoded in file URLs.

@@ -141,20 +141,30 @@ async function connectWith(settings: ClientSettings, signal: AbortSignal): Promi
     process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0'
   }
   const reference = cardReference(agentCard)
-  const credentials = {
-    bearer: settings.bearer ?? localSecret(reference, 'A2A_BEARER_TOKEN', 'bearer'),
-    apiKey: settings.apiKey ?? localSecret(reference, 'A2A_API_KEY', 'apiKey'),
+  const local = {
+    bearer: settings.bearer === undefined ? localSecret(reference, 'A2A_BEARER_TOKEN', 'bearer') : undefined,
+    apiKey: settings.apiKey === undefined ? localSecret(reference, 'A2A_API_KEY', 'apiKey') : undefined,
   }
-  if (credentials.bearer === undefined && 'url' in reference) credentials.bearer = await storedBearer(reference.url)
-  return connect({
-    agentCard,
-    transports: settings.transports,
-    a2aVersion: settings.a2aVersion,
-    ...credentials,
-    serviceParams: settings.serviceParams,
-    wire: settings.debug ? logWire : undefined,
-    signal,
-  })
+  const connectOffering = async (project: { bearer?: string; apiKey?: string }) => {
+    let bearer = settings.bearer ?? project.bearer
+    if (bearer === undefined && 'url' in reference) bearer = await storedBearer(reference.url)
+    return connect({
+      agentCard,
+      transports: settings.transports,
+      a2aVersion: settings.a2aVersion,
+      bearer,
+      apiKey: settings.apiKey ?? project.apiKey,
+      serviceParams: settings.serviceParams,
+      wire: settings.debug ? logWire : undefined,
+      signal,
+    })
+  }
+  const client = await connectOffering(local)
+  // A card served on this machine may still name an interface elsewhere (the agent's public address): the project's
+  // own credential stays here, so the client is made again without it.
+  const usesLocal = local.bearer !== undefined || local.apiKey !== undefined
+  if (usesLocal && !isLoopbackHost(new URL(client.selected.url).hostname)) return connectOffering({})
+  return client
 }
 
 /**
