@@ -50,6 +50,7 @@ async function redirectingAgent(): Promise<{ url: string; elsewhere: string; rec
         name: 'Redirecting',
         description: 'Sends its JSON-RPC requests elsewhere',
         url,
+        supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
         version: '1.0.0',
         capabilities: { streaming: false },
         defaultInputModes: ['text/plain'],
@@ -71,19 +72,21 @@ const a2a = (args: string[]) => {
 }
 
 describe('a request carrying credentials is never redirected', () => {
-  it('a2a send says where the agent redirected it, in one line, and sends nothing there', async () => {
+  it('a2a send says where the agent redirected it, in one error, and sends nothing there', async () => {
     const { url, elsewhere, received } = await redirectingAgent()
     const { code, stdout, stderr } = await a2a([
       'send',
       'hello',
-      '--url',
+      '--agent-card',
       url,
-      '--token',
+      '--bearer',
       'secret-token',
       '--api-key',
       'secret-key',
     ])
-    expect(stderr).toContain(`${url} redirected message/send to ${elsewhere} (HTTP 307); not followed`)
+    expect(stderr.match(/^Error: /gm)).toHaveLength(1)
+    expect(stderr).toContain(`${url} redirected (HTTP 307) to ${elsewhere}; requests with credentials do not follow`)
+    expect(stderr).not.toContain('secret-')
     expect(stderr).not.toMatch(/^\s+at /m)
     expect(stdout).toBe('')
     expect(code).toBe(1)

@@ -8,9 +8,9 @@ import { runA2a, type StartedA2a, startA2a } from '../_support.ts'
 
 /**
  * `a2a send` as a process against `a2a start` serving an agent whose card declares `oidc`, trusting a local issuer:
- * a JWT given with --token (or A2A_BEARER_TOKEN) goes as `Authorization: Bearer` and the agent answers the caller it
- * names; without one, or with one the agent refuses, the command says why in one line and exits 1 (the CLI's code
- * for an operation it could not complete; it has no code of its own for authentication).
+ * a JWT given with --bearer (or the project's A2A_BEARER_TOKEN) goes as `Authorization: Bearer` and the agent answers
+ * the caller it names; without one, or with one the agent refuses, the command says why in one error (never the
+ * token) and exits 4, the code the A2A CLI specification reserves for authentication.
  */
 
 /** Greets the caller its token proves (ctx.principal). */
@@ -64,60 +64,67 @@ afterAll(async () => {
 })
 
 const send = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-  runA2a(['send', ...args, '--url', agent.url], { cwd: elsewhere, env: { ...cleanEnv, ...env }, running })
+  runA2a(['send', ...args, '--agent-card', agent.url], { cwd: elsewhere, env: { ...cleanEnv, ...env }, running })
 
-/** One line on stderr (after the line naming the agent), no stack. */
-function refusal(stderr: string): string {
-  const lines = stderr.trimEnd().split('\n')
-  expect(lines[0]).toMatch(/^→ JWT Fixture at /)
-  expect(lines).toHaveLength(2)
+/** The error of a failed run: exit status, the envelope's code and message (one error, no stack). */
+function refusal({ code, stdout, stderr }: { code: number | null; stdout: string; stderr: string }) {
+  expect(stdout).toBe('')
+  expect(stderr.match(/^Error: /gm)).toHaveLength(1)
   expect(stderr).not.toMatch(/^\s+at /m)
-  return lines[1]!
+  return {
+    code,
+    error: /^Error: (.*)$/m.exec(stderr)?.[1],
+    errorCode: /^Code: (.*)$/m.exec(stderr)?.[1],
+    hint: /^Hint: (.*)$/m.exec(stderr)?.[1],
+  }
 }
 
 describe('a2a send to an agent that takes JWTs of an OpenID Connect issuer', () => {
-  it.each([
-    ['streaming', []],
-    ['--no-stream', ['--no-stream']],
-  ])(
-    'with --token <jwt> (%s) sends it as a bearer token, and the agent answers the caller it names',
-    async (_, flags) => {
+  it.each([['JSONRPC'], ['HTTP+JSON']])(
+    'with --bearer <jwt> (over %s) sends it as a bearer token, and the agent answers the caller it names',
+    async (binding) => {
       const token = await issuer.mint({ sub: 'carol' })
-      const { code, stdout, stderr } = await send(['Hi', '--token', token, ...flags])
-      expect(stdout).toBe('Hello carol: Hi\n')
-      expect(stderr).toContain('✓ completed')
-      expect(stderr).not.toContain(token)
+      const { code, stdout, stderr } = await send(['Hi', '--bearer', token, '--transport', binding])
+      expect(stdout).toMatch(/^ {2}Hello carol: Hi$/m)
+      expect(stdout).toMatch(/^State: COMPLETED$/m)
+      expect(stdout + stderr).not.toContain(token)
       expect(code).toBe(0)
     },
   )
 
-  it('takes the JWT from A2A_BEARER_TOKEN for an agent on this machine', async () => {
-    const { code, stdout } = await send(['Hi'], { A2A_BEARER_TOKEN: await issuer.mint({ sub: 'dave' }) })
-    expect(stdout).toBe('Hello dave: Hi\n')
+  it('--debug shows the exchange without the token', async () => {
+    const token = await issuer.mint({ sub: 'erin' })
+    const { code, stderr } = await send(['Hi', '--bearer', token, '--debug'])
+    expect(stderr).toMatch(/^debug: → POST /m)
+    expect(stderr).toContain('"authorization":"[redacted]"')
+    expect(stderr).not.toContain(token)
+    // Nor any piece of it a server might echo: the signature is the secret part.
+    expect(stderr).not.toContain(token.split('.')[2]!)
     expect(code).toBe(0)
   })
 
-  it('without a token says in one line that the agent wants one and how to give it, and exits 1', async () => {
-    const { code, stdout, stderr } = await send(['Hi'])
-    expect(stdout).toBe('')
-    expect(refusal(stderr)).toBe(
-      'a2a: The agent needs credentials (HTTP 401: Unauthorized: send Authorization: Bearer <token>): ' +
-        'pass a JWT of its OpenID Connect issuer with --token <jwt> ' +
-        '(or set A2A_BEARER_TOKEN / A2A_API_KEY for an agent on this machine)',
-    )
-    expect(code).toBe(1)
+  it('takes the JWT from A2A_BEARER_TOKEN for an agent on this machine', async () => {
+    const { code, stdout } = await send(['Hi'], { A2A_BEARER_TOKEN: await issuer.mint({ sub: 'dave' }) })
+    expect(stdout).toMatch(/^ {2}Hello dave: Hi$/m)
+    expect(code).toBe(0)
   })
 
-  it('with an expired token says in one line that the token expired (as the agent says it), and exits 1', async () => {
+  it('without a token says the agent wants one and how to give it: A2ACLI_ERR_CREDENTIALS_MISSING, exit 4', async () => {
+    const { code, errorCode, hint } = refusal(await send(['Hi']))
+    expect(errorCode).toBe('A2ACLI_ERR_CREDENTIALS_MISSING')
+    expect(hint).toContain('--bearer')
+    expect(code).toBe(4)
+  })
+
+  it('with an expired token says the token expired (as the agent says it): A2ACLI_ERR_AUTH_FAILED, exit 4', async () => {
     const hourAgo = Math.floor(Date.now() / 1000) - 3600
     const token = await issuer.mint({ iat: hourAgo - 60, exp: hourAgo })
-    const { code, stdout, stderr } = await send(['Hi', '--token', token])
-    expect(stdout).toBe('')
-    expect(refusal(stderr)).toBe(
-      'a2a: The agent refused the credentials given (HTTP 401: Unauthorized: the token has expired)',
-    )
-    expect(stderr).not.toContain(token)
-    expect(code).toBe(1)
+    const result = await send(['Hi', '--bearer', token])
+    const { code, error, errorCode } = refusal(result)
+    expect(errorCode).toBe('A2ACLI_ERR_AUTH_FAILED')
+    expect(error).toContain('the token has expired')
+    expect(result.stderr).not.toContain(token)
+    expect(code).toBe(4)
   })
 
   it.each([
@@ -127,12 +134,10 @@ describe('a2a send to an agent that takes JWTs of an OpenID Connect issuer', () 
       { iss: 'https://issuer.example' },
       "the token's issuer (iss) is not the one this agent trusts",
     ],
-  ])(
-    "with a token %s says so in one line, the agent's reason as it gave it, and exits 1",
-    async (_, claims, reason) => {
-      const { code, stderr } = await send(['Hi', '--no-stream', '--token', await issuer.mint(claims)])
-      expect(refusal(stderr)).toBe(`a2a: The agent refused the credentials given (HTTP 401: Unauthorized: ${reason})`)
-      expect(code).toBe(1)
-    },
-  )
+  ])("with a token %s says so, the agent's reason as it gave it, and exits 4", async (_, claims, reason) => {
+    const { code, error, errorCode } = refusal(await send(['Hi', '--bearer', await issuer.mint(claims)]))
+    expect(errorCode).toBe('A2ACLI_ERR_AUTH_FAILED')
+    expect(error).toContain(reason)
+    expect(code).toBe(4)
+  })
 })
