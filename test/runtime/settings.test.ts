@@ -63,8 +63,9 @@ describe('settings, in one place', () => {
           /process\.env\b(?!\s*[,)])/.test(text.replace(/^\s*(\*|\/\/).*$/gm, '')) && path !== 'settings.ts',
       )
       .map(({ path }) => path)
-    // _env.ts is the one that loads the project's .env into process.env.
-    expect(readers).toEqual([join('cli', '_env.ts')])
+    // _env.ts is the one that loads the project's .env into process.env; config/_resolve.ts reads the a2a client
+    // commands' own settings (A2ACLI_*, the environment and their .env files), which are not the agent's.
+    expect(readers).toEqual([join('cli', '_env.ts'), join('cli', 'config', '_resolve.ts')])
   })
 
   it('takes settings from the env given, not from the process', async () => {

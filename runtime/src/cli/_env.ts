@@ -55,3 +55,11 @@ function isFile(path: string): boolean {
     return false
   }
 }
+
+/**
+ * `--insecure`: Node's fetch stops checking TLS certificates for this process (the command is a process of its own,
+ * so nothing else is affected).
+ */
+export function skipTlsChecks(): void {
+  process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0'
+}

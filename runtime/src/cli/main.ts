@@ -75,9 +75,8 @@ export async function main(argv = process.argv): Promise<void> {
   }
 }
 
-/** `-o json`, `--output json`, `--output=json` or `--json` on the command line, or A2ACLI_OUTPUT=json. */
+/** `-o json`, `--output json`, `--output=json` or `--json` on the command line. */
 function jsonAsked(argv: string[]): boolean {
-  if (process.env.A2ACLI_OUTPUT === 'json') return true
   return argv.some(
     (arg, at) =>
       arg === '--json' || arg === '--output=json' || ((arg === '-o' || arg === '--output') && argv[at + 1] === 'json'),

@@ -5,6 +5,7 @@ import { cardPath } from '../../client/_card-file.js'
 import { A2AClientFailure } from '../../client/errors.js'
 import { readCardFile, readCardResponse } from '../_card-source.js'
 import { chooseAgent } from '../_local-agent.js'
+import { configuredValue } from '../config/_resolve.js'
 import { AuthError } from './_auth-error.js'
 
 /**
@@ -26,7 +27,7 @@ const CARD_PATH = '.well-known/agent-card.json'
  * → its `file:` URL.
  */
 export async function cardUrlOf(reference: string | undefined, cwd: string): Promise<URL> {
-  const given = (reference ?? process.env.A2ACLI_AGENT_CARD)?.trim()
+  const given = (reference ?? configuredValue('A2ACLI_AGENT_CARD'))?.trim()
   if (!given) return new URL(CARD_PATH, (await chooseAgent(cwd, undefined)).base)
   try {
     const named = cardReference(given)

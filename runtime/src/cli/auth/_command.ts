@@ -1,4 +1,5 @@
 import type { Command } from 'commander'
+import { configuredValue } from '../config/_resolve.js'
 import { printableLine } from '../output/_sanitize.js'
 import { cardUrlOf } from './_agent-card.js'
 import { AuthError } from './_auth-error.js'
@@ -70,7 +71,7 @@ export function registerAuth(program: Command): void {
     .action((flags: LogoutFlags) => run(flags, () => logoutAction(flags)))
 }
 
-const env = (name: string) => process.env[name]?.trim() || undefined
+const env = (name: string) => configuredValue(name)?.trim() || undefined
 
 function outputFormat(flags: CommonFlags): OutputFormat {
   const format = flags.output ?? env('A2ACLI_OUTPUT') ?? 'text'

@@ -1,4 +1,5 @@
 import * as oauth from 'oauth4webapi'
+import { configuredValue } from '../config/_resolve.js'
 import { shellWord } from '../output/_sanitize.js'
 import { AuthError } from './_auth-error.js'
 import { asAuthError, clientAuth, requestOptions, tokenFromResponse } from './_oauth-calls.js'
@@ -50,7 +51,7 @@ export async function storedBearer(cardUrl: string, options: { refresh?: boolean
 
 /** RFC 6749 §6, as the login did it: the same client, its secret (never stored) from A2ACLI_CLIENT_SECRET. */
 async function refresh(token: StoredToken): Promise<StoredToken> {
-  const secret = process.env.A2ACLI_CLIENT_SECRET || undefined
+  const secret = configuredValue('A2ACLI_CLIENT_SECRET')
   if (token.clientAuth !== 'none' && secret === undefined)
     throw new AuthError('A2ACLI_ERR_AUTH_FAILED', 'a refresh of this client needs its secret in A2ACLI_CLIENT_SECRET')
   const as: oauth.AuthorizationServer = { issuer: token.issuer, token_endpoint: token.tokenEndpoint }

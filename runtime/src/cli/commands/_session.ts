@@ -4,7 +4,7 @@ import { type A2AClient, connect, type WireEntry } from '../../client/client.js'
 import type { AgentCard } from '../../client/types.js'
 import { namedCredentials } from '../../http/_credential-names.js'
 import { envList } from '../../settings.js'
-import { loadDotEnv } from '../_env.js'
+import { loadDotEnv, skipTlsChecks } from '../_env.js'
 import { chooseAgent } from '../_local-agent.js'
 import { isLoopbackHost } from '../_loopback.js'
 import { storedBearer } from '../auth/_stored-bearer.js'
@@ -137,8 +137,7 @@ async function connectWith(settings: ClientSettings, signal: AbortSignal): Promi
       'Warning: --insecure: TLS certificates are not checked; anyone on the way can read and change what is sent, ' +
         'credentials included\n',
     )
-    // Node's fetch reads this per connection; the command is its own process, so nothing else is affected.
-    process.env.NODE_TLS_REJECT_UNAUTHORIZED = '0'
+    skipTlsChecks()
   }
   const reference = cardReference(agentCard)
   const local = {

@@ -149,6 +149,24 @@ function groupByAttribute(declared: readonly DeclaredOption[]): Map<string, Decl
   return groups
 }
 
+/**
+ * One `A2ACLI_*` variable as configured, for code that reads it outside a command's options (a token's refresh, a
+ * default agent): the environment, then the local `.env` (or A2ACLI_CONFIG's file), then the global file.
+ */
+export function configuredValue(variable: string, context: ResolveContext = {}): string | undefined {
+  const env = context.env ?? process.env
+  const fromEnv = nonEmpty(env[variable])
+  if (fromEnv !== undefined) return fromEnv
+  const local = localFile(nonEmpty(env.A2ACLI_CONFIG), context.cwd ?? process.cwd())
+  const globalPath = globalFilePath(env)
+  const global = local?.path === globalPath ? undefined : readConfigFile(globalPath)
+  for (const file of [local, global]) {
+    const value = nonEmpty(file?.values.get(variable))
+    if (value !== undefined) return value
+  }
+  return undefined
+}
+
 function localFile(configPath: unknown, cwd: string): ConfigFile | undefined {
   if (typeof configPath === 'string' && configPath !== '') {
     const path = resolve(cwd, configPath)

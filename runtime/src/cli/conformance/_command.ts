@@ -3,6 +3,7 @@ import type { Command } from 'commander'
 import { envList } from '../../settings.js'
 import { chooseAgent } from '../_local-agent.js'
 import { isLoopbackHost } from '../_loopback.js'
+import { configuredValue } from '../config/_resolve.js'
 import { cardUrlOf, NotAnAgent } from './_agent-card-url.js'
 import { CredentialsRefused } from './_binding-run.js'
 import { AgentUnreachable } from './_card-checks.js'
@@ -122,7 +123,7 @@ function transportsOf(text: string): Transport[] {
 
 /** The agent asked for, else A2ACLI_AGENT_CARD, else this project's agent (its running a2a dev, PORT, 3000). */
 async function resolveAgent(agent: string | undefined): Promise<{ cardUrl: string; via?: string }> {
-  const given = agent ?? process.env.A2ACLI_AGENT_CARD
+  const given = agent ?? configuredValue('A2ACLI_AGENT_CARD')
   if (given !== undefined && given.trim() !== '')
     return { cardUrl: cardUrlOf(given), ...(agent === undefined && { via: 'A2ACLI_AGENT_CARD' }) }
   const { base, via } = await chooseAgent(process.cwd(), undefined)
@@ -136,8 +137,10 @@ async function resolveAgent(agent: string | undefined): Promise<{ cardUrl: strin
 function credentialsOf(flags: ConformanceFlags, hostname: string): Credentials {
   const local = isLoopbackHost(hostname)
   const bearer =
-    flags.bearer ?? process.env.A2ACLI_BEARER ?? (local ? envList(process.env, 'A2A_BEARER_TOKEN')?.[0] : undefined)
+    flags.bearer ??
+    configuredValue('A2ACLI_BEARER') ??
+    (local ? envList(process.env, 'A2A_BEARER_TOKEN')?.[0] : undefined)
   const apiKey =
-    flags.apiKey ?? process.env.A2ACLI_API_KEY ?? (local ? envList(process.env, 'A2A_API_KEY')?.[0] : undefined)
+    flags.apiKey ?? configuredValue('A2ACLI_API_KEY') ?? (local ? envList(process.env, 'A2A_API_KEY')?.[0] : undefined)
   return { ...(bearer && { bearer }), ...(apiKey && { apiKey }) }
 }
