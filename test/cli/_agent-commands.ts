@@ -62,7 +62,12 @@ export function commandsAgent(options: {
   const started = new Promise<void>((resolve) => (markStarted = resolve))
   const echo = echoAgent(options.streaming, options.push ?? true)
   const agent = defineAgent({
-    card: { ...echo.card, name: 'Commands Fixture', description: 'Echoes, asks, fails, replies and makes files' },
+    card: {
+      ...echo.card,
+      name: 'Commands Fixture',
+      description: 'Echoes, asks, fails, replies and makes files',
+      defaultInputModes: ['text/plain', 'text/markdown', 'application/pdf', 'application/json'],
+    },
     messageReplies: true,
     async execute(ctx, task) {
       options.onMessage?.(ctx.message.parts)
