@@ -364,6 +364,16 @@ describe('generated projects', { timeout: 300_000 }, () => {
       'Echo: hi',
     )
 
+    // The project's agent passes the conformance checks of A2A v1.0 over every binding it declares.
+    const conformance = await exec('npx', ['a2a', 'conformance', '-o', 'json'], {
+      cwd: project,
+      env: { ...process.env, PORT: String(port) },
+      timeout: 120_000,
+    })
+    const report = JSON.parse(conformance.stdout)
+    expect(report.checks.filter((check: any) => check.status === 'fail')).toEqual([])
+    expect(report.checks.filter((check: any) => check.status === 'pass').length).toBeGreaterThan(20)
+
     const agentFile = join(project, 'src/agent.ts')
     writeFileSync(
       agentFile,
