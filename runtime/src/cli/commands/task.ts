@@ -25,7 +25,13 @@ export function registerTask(program: Command): void {
     .action((taskId: string, _flags: unknown, self: Command) =>
       runSession(self, async (session) => {
         const client = await session.client()
-        return session.output.result('cancel', await client.cancelTask({ id: taskId }, { signal: session.signal }))
+        try {
+          return session.output.result('cancel', await client.cancelTask({ id: taskId }, { signal: session.signal }))
+        } catch (error) {
+          if (session.signal.aborted) throw error
+          // The hint of a task that has already ended names it (a2a task get <id>).
+          return session.output.error(error, { taskId, card: session.card })
+        }
       }),
     )
 
