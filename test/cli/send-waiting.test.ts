@@ -102,6 +102,18 @@ describe('a2a send when the stream is cut midway', () => {
     expect(events.at(-1).task.status.state).toBe('TASK_STATE_COMPLETED')
   })
 
+  it('a task that ended while the stream was cut is read, not an error: COMPLETED, exit 0', async () => {
+    const agent = commandsAgent({ streaming: true })
+    agent.openGate()
+    // The task ends at once, so the stream resuming it finds it ended (the agent's UnsupportedOperationError).
+    const proxy = await cuttingProxy(await startRuntimeAgent(agent), 1)
+    const { code, stdout, stderr } = await a2a(['send', '-a', proxy.url, 'gate', '--poll-interval', '200ms'])
+    expect(stderr).toContain('resuming after event')
+    expect(field(stdout, 'State')).toBe('COMPLETED')
+    expect(stdout).toContain('through the gate')
+    expect(code).toBe(0)
+  })
+
   it('resumes with Last-Event-ID when only the first stream is cut, and ends COMPLETED', async () => {
     const agent = commandsAgent({ streaming: true })
     const proxy = await cuttingProxy(await startRuntimeAgent(agent), 1)
