@@ -21,15 +21,19 @@ export type UnaryOperation =
 
 export type StreamOperation = 'SendStreamingMessage' | 'SubscribeToTask'
 
+/** What every call takes: a signal that aborts it. */
 export interface CallOptions {
+  /** Aborts the call: it rejects with the signal's reason. */
   signal?: AbortSignal
 }
 
+/** What a streaming call takes: a signal, and the event to resume after. */
 export interface StreamOptions extends CallOptions {
   /** The id of the last event received, to resume after it (`Last-Event-ID`). */
   lastEventId?: string
 }
 
+/** One event of a stream, with its id to resume after. */
 export interface StreamEvent {
   response: StreamResponse
   /** The event's SSE id (the agent's number for it), to resume after it. */

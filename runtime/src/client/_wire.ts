@@ -8,6 +8,7 @@ export type WireEntry =
   | { type: 'response'; url: string; status: number; headers: Record<string, string>; body?: string; elapsedMs: number }
   | { type: 'event'; url: string; id?: string; event?: string; data: string; elapsedMs: number }
 
+/** Sees every exchange of a client, credentials already redacted. */
 export type WireHook = (entry: WireEntry) => void
 
 const REDACTED = '[redacted]'

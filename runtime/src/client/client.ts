@@ -24,15 +24,15 @@ import type {
   TaskPushNotificationConfig,
 } from './types.js'
 
+export type { CallOptions, StreamEvent, StreamOptions } from './_transport.js'
+export type { WireEntry, WireHook } from './_wire.js'
+
 /**
  * An A2A v1.0 client: `connect` reads the agent's card, chooses the interface to speak to, and answers a client with
  * one method per v1.0 operation, over JSON-RPC or HTTP+JSON alike. Results are the protocol's ProtoJSON as the agent
  * sent it; failures are an `A2AProtocolError` (the agent's A2A error, named alike over every binding) or an
  * `A2AClientFailure` (no A2A answer). A call aborted by its signal rejects with the signal's reason.
  */
-
-export type { StreamEvent } from './_transport.js'
-export type { WireEntry } from './_wire.js'
 
 export interface ConnectOptions {
   /** A host or origin (its `/.well-known/agent-card.json`), a card's URL, or a card file (a path or `file://`). */
@@ -60,9 +60,11 @@ export interface ConnectOptions {
   timeoutMs?: number
   /** The most bytes the client reads of one answer, or of one line or event of a stream. @default 33554432 */
   maxMessageBytes?: number
+  /** Aborts reading the card (the client's calls each take their own signal). */
   signal?: AbortSignal
 }
 
+/** A connected agent: its card, the interface spoken to, and one method per A2A v1.0 operation. */
 export interface A2AClient {
   readonly card: AgentCard
   /** Where the card came from: its URL, or the file's path. */
@@ -97,6 +99,11 @@ export interface A2AClient {
 const DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 const NO_SCHEMES = { supportedInterfaces: [] } as unknown as AgentCard
 
+/**
+ * Reads the agent's card, chooses the interface (the card's first supported one, or the first of `transports` it
+ * offers) and answers the client. Fails with `A2AClientFailure` when the card cannot be read or offers nothing
+ * this client speaks.
+ */
 export async function connect(options: ConnectOptions): Promise<A2AClient> {
   const a2aVersion = options.a2aVersion ?? '1.0'
   // Versions before 1.0 need an explicit opt-in, which this client does not offer yet.

@@ -23,6 +23,7 @@ export type A2AErrorName =
   /** An error code or reason no table names (an agent's own). */
   | 'UnknownError'
 
+/** The agent answered an A2A error: its name, its message, and the binding's own code. */
 export class A2AProtocolError extends Error {
   override readonly name: A2AErrorName
   constructor(
@@ -38,6 +39,7 @@ export class A2AProtocolError extends Error {
   }
 }
 
+/** Why a call got no A2A answer. */
 export type A2AClientFailureKind =
   | 'card-not-found'
   | 'card-invalid'
@@ -50,6 +52,7 @@ export type A2AClientFailureKind =
   /** Not JSON, not the protocol's shape, or larger than the client reads. */
   | 'bad-response'
 
+/** The call got no A2A answer: the card is missing or invalid, the agent unreachable, credentials refused… */
 export class A2AClientFailure extends Error {
   override readonly name = 'A2AClientFailure'
   constructor(

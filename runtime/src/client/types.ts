@@ -5,8 +5,10 @@
  */
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue }
+/** A JSON object, as ProtoJSON carries a `google.protobuf.Struct` (metadata, data parts). */
 export type JsonObject = { [key: string]: JsonValue }
 
+/** Where a task stands, by the enum's full name; an agent may send a state A2A does not define. */
 export type TaskState =
   | 'TASK_STATE_UNSPECIFIED'
   | 'TASK_STATE_SUBMITTED'
@@ -29,6 +31,7 @@ export interface Part {
   mediaType?: string
 }
 
+/** One turn of a conversation: the user's or the agent's, with its parts. */
 export interface Message {
   messageId: string
   contextId?: string
@@ -40,12 +43,14 @@ export interface Message {
   referenceTaskIds?: string[]
 }
 
+/** A task's state, the message that came with it, and when it was reached. */
 export interface TaskStatus {
   state: TaskState
   message?: Message
   timestamp?: string
 }
 
+/** Something a task produced, in parts. */
 export interface Artifact {
   artifactId: string
   name?: string
@@ -55,6 +60,7 @@ export interface Artifact {
   extensions?: string[]
 }
 
+/** A task as the agent keeps it: its state, artifacts and (as asked) history. */
 export interface Task {
   id: string
   contextId: string
@@ -64,6 +70,7 @@ export interface Task {
   metadata?: JsonObject
 }
 
+/** A stream event: the task's state changed. */
 export interface TaskStatusUpdateEvent {
   taskId: string
   contextId: string
@@ -71,6 +78,7 @@ export interface TaskStatusUpdateEvent {
   metadata?: JsonObject
 }
 
+/** A stream event: an artifact, or a chunk of one (`append`, `lastChunk`). */
 export interface TaskArtifactUpdateEvent {
   taskId: string
   contextId: string
@@ -90,6 +98,7 @@ export type StreamResponse =
   | { statusUpdate: TaskStatusUpdateEvent }
   | { artifactUpdate: TaskArtifactUpdateEvent }
 
+/** How the agent should answer a message: output modes, a webhook, history, and whether to wait. */
 export interface SendMessageConfiguration {
   acceptedOutputModes?: string[]
   taskPushNotificationConfig?: TaskPushNotificationConfig
@@ -97,22 +106,26 @@ export interface SendMessageConfiguration {
   returnImmediately?: boolean
 }
 
+/** SendMessage and SendStreamingMessage: the message, how to answer it, and request metadata. */
 export interface SendMessageRequest {
   message: Message
   configuration?: SendMessageConfiguration
   metadata?: JsonObject
 }
 
+/** GetTask: the task, and how many messages of its history to include. */
 export interface GetTaskRequest {
   id: string
   historyLength?: number
 }
 
+/** CancelTask: the task, with request metadata. */
 export interface CancelTaskRequest {
   id: string
   metadata?: JsonObject
 }
 
+/** ListTasks: filters and the page asked for. */
 export interface ListTasksRequest {
   contextId?: string
   status?: TaskState
@@ -123,6 +136,7 @@ export interface ListTasksRequest {
   includeArtifacts?: boolean
 }
 
+/** ListTasks' page: the tasks, the token of the next page (empty on the last), sizes. */
 export interface ListTasksResponse {
   tasks: Task[]
   nextPageToken: string
@@ -130,11 +144,13 @@ export interface ListTasksResponse {
   totalSize: number
 }
 
+/** How the agent authenticates to a webhook. */
 export interface AuthenticationInfo {
   scheme: string
   credentials?: string
 }
 
+/** A webhook the agent posts a task's updates to. */
 export interface TaskPushNotificationConfig {
   id?: string
   taskId?: string
@@ -149,17 +165,20 @@ export interface GetTaskPushNotificationConfigRequest {
   id: string
 }
 
+/** ListTaskPushNotificationConfigs: the task and the page asked for. */
 export interface ListTaskPushNotificationConfigsRequest {
   taskId: string
   pageSize?: number
   pageToken?: string
 }
 
+/** A page of a task's push configs. */
 export interface ListTaskPushNotificationConfigsResponse {
   configs: TaskPushNotificationConfig[]
   nextPageToken?: string
 }
 
+/** One address of the agent in one binding and A2A version (a card's `supportedInterfaces`). */
 export interface AgentInterface {
   url: string
   protocolBinding: 'JSONRPC' | 'HTTP+JSON' | 'GRPC' | (string & {})
@@ -187,6 +206,7 @@ export interface AgentCard {
   [key: string]: unknown
 }
 
+/** The task has ended: no message continues it. */
 export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set([
   'TASK_STATE_COMPLETED',
   'TASK_STATE_FAILED',
