@@ -67,6 +67,7 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'AgentCard',
       'AgentInterface',
       'Artifact',
+      'AuthenticationInfo',
       'CallOptions',
       'ConnectOptions',
       'JsonObject',

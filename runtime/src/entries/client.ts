@@ -18,6 +18,7 @@ export type {
   AgentCard,
   AgentInterface,
   Artifact,
+  AuthenticationInfo,
   JsonObject,
   JsonValue,
   ListTasksRequest,
