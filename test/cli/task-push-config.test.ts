@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest'
+import { startReceiver } from '../runtime/_webhook.ts'
+import { a2a, commandsAgent, field, oneDocument, startRuntimeAgent, taskOf } from './_agent-commands.ts'
+
+/**
+ * `a2a task push-config create|get|list|delete` against this runtime's agent with push on (webhooks on 127.0.0.1
+ * allowed, as a test's own server is), over both bindings: the config made is the one the agent posts to.
+ */
+
+describe.each(['JSONRPC', 'HTTP+JSON'])('a2a task push-config (over %s)', (binding) => {
+  it("create, get, list and delete a task's webhook; the agent posts the task's updates to it", async () => {
+    const agent = commandsAgent({ streaming: true })
+    const url = await startRuntimeAgent(agent)
+    const run = (...args: string[]) => a2a([...args, '-a', url, '--transport', binding])
+    const webhook = await startReceiver()
+    const task = taskOf((await run('send', 'gate', '--async', '-o', 'json')).stdout)
+
+    const created = await run(
+      'task',
+      'push-config',
+      'create',
+      task.id,
+      '--webhook',
+      webhook.url,
+      '--id',
+      'hook-1',
+      '--webhook-token',
+      'webhook-token-31c9',
+      '-o',
+      'json',
+    )
+    expect(created.code).toBe(0)
+    expect(oneDocument(created.stdout)).toMatchObject({ id: 'hook-1', taskId: task.id, url: webhook.url })
+
+    const text = await run('task', 'push-config', 'get', task.id, 'hook-1')
+    expect(text.code).toBe(0)
+    expect(field(text.stdout, 'Task')).toBe(task.id)
+    expect(field(text.stdout, 'Push config')).toBe('hook-1')
+    expect(field(text.stdout, 'URL')).toBe(webhook.url)
+    // The webhook's token is a secret the agent keeps: never printed.
+    expect(text.stdout).not.toContain('webhook-token-31c9')
+
+    await run('task', 'push-config', 'create', task.id, '--webhook', `${webhook.url}/second`, '--id', 'hook-2')
+    const listed = oneDocument((await run('task', 'push-config', 'list', task.id, '-o', 'json')).stdout)
+    expect(listed.configs.map((config: { id: string }) => config.id).sort()).toEqual(['hook-1', 'hook-2'])
+
+    const deleted = await run('task', 'push-config', 'delete', task.id, 'hook-2', '-o', 'json')
+    expect(deleted.code).toBe(0)
+    expect(oneDocument(deleted.stdout)).toEqual({})
+    const after = oneDocument((await run('task', 'push-config', 'list', task.id, '-o', 'json')).stdout)
+    expect(after.configs.map((config: { id: string }) => config.id)).toEqual(['hook-1'])
+    const gone = await run('task', 'push-config', 'get', task.id, 'hook-2', '-o', 'json')
+    expect(gone.code).toBe(1)
+    expect(oneDocument(gone.stdout).error.code).toMatch(/NotFound/)
+
+    agent.openGate()
+    await expect
+      .poll(() => webhook.delivered.some((delivery) => delivery.raw.includes('TASK_STATE_COMPLETED')))
+      .toBe(true)
+    expect(webhook.delivered.every((delivery) => delivery.path === '/hook')).toBe(true)
+  })
+
+  it('to an agent whose card declares no push: PushNotificationNotSupportedError, exit 1, the agent not asked', async () => {
+    const url = await startRuntimeAgent(commandsAgent({ streaming: true, push: false }))
+    const run = (...args: string[]) => a2a([...args, '-a', url, '--transport', binding])
+    const task = taskOf((await run('send', 'hello', '-o', 'json')).stdout)
+    const { code, stdout, stderr } = await run(
+      'task',
+      'push-config',
+      'create',
+      task.id,
+      '--webhook',
+      'https://hooks.example/a2a',
+      '-o',
+      'json',
+      '--debug',
+    )
+    expect(code).toBe(1)
+    expect(oneDocument(stdout).error.code).toBe('PushNotificationNotSupportedError')
+    // The card read, and nothing more.
+    expect(stderr).toMatch(/^debug: → GET \S+agent-card\.json/m)
+    expect(stderr).not.toMatch(/^debug: → POST/m)
+  })
+
+  it('create without --webhook is a usage error, exit 2', async () => {
+    const url = await startRuntimeAgent(commandsAgent({ streaming: true }))
+    const { code, stderr } = await a2a(['task', 'push-config', 'create', 'some-task', '-a', url])
+    expect(code).toBe(2)
+    expect(stderr).toContain('--webhook')
+  })
+})
