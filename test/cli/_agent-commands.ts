@@ -27,16 +27,13 @@ afterEach(async () => {
   for (const close of closing.splice(0).reverse()) await close()
 })
 
-/** Runs `close` after the test, with the agents. */
-export const afterThisTest = (close: () => unknown) => closing.push(async () => close())
-
 /** The environment without anything that would choose the agent, the credentials or the configuration. */
-export const cleanEnv = Object.fromEntries(
+const cleanEnv = Object.fromEntries(
   Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_|A2ACLI_|XDG_CONFIG_HOME$)/.test(key)),
 ) as NodeJS.ProcessEnv
 
 /** The runtime's sdkTestAgent: "On it", then `Echo: <text>` in chunks; "ask" asks "Which city?"; "wait" works on. */
-export const echoAgent = (streaming: boolean, push = true) =>
+const echoAgent = (streaming: boolean, push = true) =>
   sdkTestAgent(
     {
       name: 'Runtime Echo',
