@@ -38,6 +38,18 @@ describe.each(['JSONRPC', 'HTTP+JSON'])('a2a task subscribe (over %s)', (binding
     expect(events.at(-1).statusUpdate.status.state).toBe('TASK_STATE_COMPLETED')
   })
 
+  it('a task that has already ended prints the task itself and exits 0 (the agent refuses to follow it)', async () => {
+    const { agent, task, subscribe } = await gatedTask()
+    agent.openGate()
+    await expect
+      .poll(async () => field((await subscribe().done).stdout, 'State'), { timeout: 15_000 })
+      .toBe('COMPLETED')
+    const ended = await subscribe('-o', 'json').done
+    expect(ended.code).toBe(0)
+    expect(JSON.parse(ended.stdout).id).toBe(task.id)
+    expect(JSON.parse(ended.stdout).status.state).toBe('TASK_STATE_COMPLETED')
+  })
+
   it('without --stream prints the task once it ends', async () => {
     const { agent, task, subscribe } = await gatedTask()
     const running = subscribe('--debug')

@@ -1,4 +1,5 @@
 import type { Command } from 'commander'
+import { A2AProtocolError } from '../../client/errors.js'
 import { type ListTasksRequest, type TaskState, TERMINAL_STATES } from '../../client/types.js'
 import { UsageError } from '../output/_failures.js'
 import { withClientOptions } from './_client-options.js'
@@ -178,6 +179,15 @@ async function subscribe(session: Session, taskId: string): Promise<number> {
     return output.result('task', await client.getTask({ id: taskId }, { signal }))
   } catch (error) {
     if (session.signal.aborted) throw error
+    // A task that has already ended cannot be followed (A2A v1.0 §3.1.6): what there is to see is the task itself.
+    if (error instanceof A2AProtocolError && error.name === 'UnsupportedOperationError') {
+      const task = await client.getTask({ id: taskId }, { signal: session.signal }).catch(() => undefined)
+      if (task && TERMINAL_STATES.has(task.status?.state)) {
+        if (!stream) return output.result('task', task)
+        output.event({ task })
+        return output.end()
+      }
+    }
     return output.error(timeoutOr(error, deadline), { taskId, card: session.card })
   }
 }
