@@ -211,6 +211,13 @@ export const SETTINGS = [
     default: '`debug`',
     means: 'The level of the one line logged per request.',
   },
+  {
+    variable: 'A2A_TELEMETRY',
+    option: 'telemetry',
+    default: '`off`',
+    means:
+      '`otel`: an OpenTelemetry span per A2A operation, through the SDK the process registers; needs `@opentelemetry/api`.',
+  },
 ] as const
 
 /** A variable the runtime reads. */

@@ -48,7 +48,7 @@ const OPTION_ROOTS = [
 const DEFAULTS: Record<string, string> = {
   A2AAppOptions: `allowedHosts auth cardSigning corsOrigins dialect env eventIds logger maxBodyBytesInFlight maxBodySize
     maxPendingResponseBytes maxRunningBytes maxRunningTasks maxStreamBacklogBytes maxStreams maxTaskBytes publicUrl
-    shutdownTimeoutMs sseHeartbeatMs store writeTimeoutMs`,
+    shutdownTimeoutMs sseHeartbeatMs store telemetry writeTimeoutMs`,
   AdapterOptions: 'failureReason showToolInput timeoutMs',
   AgentCapabilities: 'pushNotifications streaming',
   AgentCardInput: 'defaultInputModes defaultOutputModes skills version',

@@ -8,6 +8,7 @@ import {
 } from '../errors.js'
 import type { Logger } from '../logger.js'
 import type { TaskStore } from '../stores/task-store.js'
+import type { Instrumentation } from '../telemetry/_hooks.js'
 import type { Message, Principal, Task, TaskEvent } from '../types.js'
 import { runAgentTurn } from './_agent-turn.js'
 import { isoNow } from './_clock.js'
@@ -85,6 +86,9 @@ export class TaskEngine {
   /** Hears every event of the tasks this instance runs, after the store has it (push notifications). */
   onEvent: ((task: Task, event: TaskEvent) => void) | undefined
 
+  /** The app's telemetry (`telemetry`, `A2A_TELEMETRY`): told of each turn and event; the bindings' handlers read it. */
+  instrumentation: Instrumentation | undefined
+
   constructor(
     /** Replaced by `A2AApp.replaceAgent`; an execution keeps the agent it started with. */
     public agent: Agent,
@@ -127,6 +131,7 @@ export class TaskEngine {
         this.#storeFailed(task, event, error)
       }
       this.onEvent?.(task, event)
+      this.instrumentation?.taskEvent(task, event)
       this.#followers.publish(task, event)
       // A durable store's write: the task's settling waits for it (a client told "completed" can count on
       // the task surviving a restart); a failure is logged and the task goes on.
@@ -372,6 +377,8 @@ export class TaskEngine {
     run.holdIn(this.#runningBytes)
     reservation.bytes = 0
     const unsubscribe = listener ? run.subscribe(listener) : noop
+    // In the context of the operation that sent the message: the turn below runs in it.
+    this.instrumentation?.turnStarted(run.task, message)
     const settled = run.nextSettled()
     // Only a blocking send waits for it; a failed save must not become an unhandled rejection elsewhere.
     settled.catch(noop)

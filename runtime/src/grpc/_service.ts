@@ -10,6 +10,8 @@ import type { CallContext, MethodHandler } from '../bindings/shared/_binding.js'
 import { A2AError } from '../errors.js'
 import type { AppInternals } from '../http/_app-internals.js'
 import { type BindingParts, callContext } from '../http/_call-context.js'
+import { tracedGrpc } from '../telemetry/_grpc.js'
+import { traced } from '../telemetry/_traced-call.js'
 import { admitted } from './_call-gate.js'
 import { A2A_SERVICE, type GrpcMethod, grpcMethods } from './_codec.js'
 import { type GrpcStatus, INTERNAL, statusOf } from './_status.js'
@@ -61,7 +63,10 @@ export function a2aService(internals: AppInternals): {
       gate.principal,
       current.template.extendedCard ? cardUrl : undefined,
     )
-    return method(params, context)
+    const telemetry = engine.instrumentation
+    return telemetry
+      ? traced(telemetry, tracedGrpc(codec.name, current.template, call.metadata), method, params, context)
+      : method(params, context)
   }
 
   /** The status a failure ends the call with; an unexpected one is logged and answered INTERNAL. */

@@ -5,6 +5,7 @@ import { matchRest } from '../bindings/_rest-routes.js'
 import { INTERNAL_JSON, NOT_FOUND_JSON, restError, statusJson } from '../bindings/_rest-status.js'
 import { v1Binding } from '../bindings/_v1.js'
 import { A2AError, InvalidParamsError, ParseError } from '../errors.js'
+import { traced, tracedRest } from '../telemetry/_traced-call.js'
 import type { Principal } from '../types.js'
 import { isJsonContentType, readJsonBody, unsupportedContentType } from './_body.js'
 import { type BindingParts, callContext } from './_call-context.js'
@@ -95,18 +96,20 @@ export function restHandler(
       }
       checkV1Only(versionOf(request, search), 'this interface')
       const params = restParams(operation, match, search, body as Record<string, unknown> | undefined)
-      const result = await v1Binding.methods.get(operation)!(
-        params,
-        callContext(
-          shared,
-          current,
-          null,
-          request.headers,
-          'a2a-1.0',
-          principal,
-          current.template.extendedCard && (() => cardUrl(request)),
-        ),
+      const handler = v1Binding.methods.get(operation)!
+      const context = callContext(
+        shared,
+        current,
+        null,
+        request.headers,
+        'a2a-1.0',
+        principal,
+        current.template.extendedCard && (() => cardUrl(request)),
       )
+      const telemetry = parts.engine.instrumentation
+      const result = await (telemetry
+        ? traced(telemetry, tracedRest(operation, current.template), handler, params, context)
+        : handler(params, context))
       if (result instanceof Response) return result
       const json = JSON.stringify(result)
       if (json.length <= LARGE_ANSWER_CHARS) return new FastResponse(json, { headers: A2A_JSON })

@@ -3,6 +3,7 @@ import type { EventStream } from '../bindings/shared/_binding.js'
 import type { TaskEngine } from '../core/_engine.js'
 import { A2AError, ErrorCode, MethodNotFoundError, ParseError } from '../errors.js'
 import type { Logger } from '../logger.js'
+import { traced, tracedRpc } from '../telemetry/_traced-call.js'
 import type { Principal } from '../types.js'
 import { isJsonContentType, readJsonBody, unsupportedContentType } from './_body.js'
 import type { BodyBudget } from './_body-budget.js'
@@ -67,18 +68,19 @@ export function rpcHandler(parts: RpcHandlerParts): (request: Request) => Promis
       binding = router.bindingFor(call.method, headerOf(request, 'a2a-version'))
       const method = binding.methods.get(call.method)
       if (!method) throw new MethodNotFoundError(call.method)
-      const result = await method(
-        call.params,
-        callContext(
-          shared,
-          current,
-          id,
-          request.headers,
-          binding.name,
-          principal,
-          current.template.extendedCard && (() => cardUrl(request)),
-        ),
+      const context = callContext(
+        shared,
+        current,
+        id,
+        request.headers,
+        binding.name,
+        principal,
+        current.template.extendedCard && (() => cardUrl(request)),
       )
+      const telemetry = parts.engine.instrumentation
+      const result = await (telemetry
+        ? traced(telemetry, tracedRpc(binding, call.method, current.template), method, call.params, context)
+        : method(call.params, context))
       return result instanceof Response ? result : resultResponse(id, result, outgoing)
     } catch (error) {
       if (error instanceof A2AError) return errorResponse(id, binding.wireError(error), errorHeaders(error.httpStatus))

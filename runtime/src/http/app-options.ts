@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js'
 import type { PushOptions } from '../push/push-options.js'
 import type { Env } from '../settings.js'
 import type { TaskStore } from '../stores/task-store.js'
+import type { Telemetry } from '../telemetry/telemetry.js'
 import type { SlashDialect } from './_dialect-router.js'
 import type { AuthOptions } from './auth-options.js'
 
@@ -151,6 +152,14 @@ export interface A2AAppOptions {
    * allowed), delivery timeout and retries.
    */
   push?: PushOptions
+  /**
+   * Traces every A2A operation: `otelTelemetry()` of `a2a-runtime/telemetry` records OpenTelemetry spans (per the A2A
+   * semantic conventions) through the SDK the process registers. `A2A_TELEMETRY=otel` does the same without the
+   * option (how `a2a dev` and `a2a start` are told; on Node.js). Without either, nothing is recorded and nothing of
+   * OpenTelemetry is loaded.
+   * @default A2A_TELEMETRY (`otel` or `off`), else none
+   */
+  telemetry?: Telemetry
   /**
    * `Host` names the agent answers besides the ones always allowed (`localhost` and `*.localhost`, IP addresses,
    * the host of `publicUrl` and of the listening address): `agent.example.com`, or `.example.com` for it and its

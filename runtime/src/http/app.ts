@@ -10,6 +10,7 @@ import { envValue, processEnv } from '../settings.js'
 import { storeFromSetting } from '../stores/from-setting.js'
 import { createMemoryStore } from '../stores/memory.js'
 import type { TaskStore } from '../stores/task-store.js'
+import { readTelemetry } from '../telemetry/_app-telemetry.js'
 import { keepInternals } from './_app-internals.js'
 import { readAppSettings } from './_app-settings.js'
 import { readCardSigning } from './_card-signing.js'
@@ -42,6 +43,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   // Every setting is read and checked first: a bad one opens no store.
   const settings = readAppSettings(options, env)
   const cardSigner = readCardSigning(options.cardSigning, env)
+  const telemetry = readTelemetry(options.telemetry, env)
   const webOrigin = new WebOriginGuard(readWebOrigin(options, env), GUARDED_PATHS, logger)
   if (settings.publicUrl) webOrigin.addUrl(settings.publicUrl)
   const storeSetting = options.store ?? envValue(env, 'A2A_STORE')
@@ -50,6 +52,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
       ? storeFromSetting(storeSetting, { logger, env })
       : (storeSetting ?? createMemoryStore({ env }))
   const engine = new TaskEngine(agent, store, logger, settings.maxRunningTasks, settings.taskBytes)
+  engine.instrumentation = telemetry
 
   // Made when a card first declares push notifications (a2a dev may turn them on in a reload).
   let pushService: PushService | undefined

@@ -1,0 +1,63 @@
+import type { Message, Principal, Task, TaskEvent } from '../types.js'
+
+/**
+ * What an instrumentation of the runtime is told: each A2A operation as it starts and ends, and the life of the tasks
+ * this instance runs. The runtime calls these only when an app has one (`telemetry`), so an app without one pays a
+ * branch per request and per event. Nothing here names OpenTelemetry: its implementation (`_otel.ts`) is one of
+ * possibly several, and the core and the bindings stay free of it.
+ */
+export interface Instrumentation {
+  /** An A2A operation reaches its method; what it returns runs the method and hears how it ends. */
+  operation(start: OperationStart): Operation
+  /**
+   * A message starts a turn of a task (a new task, or a follow-up resuming one), in the async context of the
+   * operation that sent it: the turn, the agent's `execute` included, runs in that context.
+   */
+  turnStarted(task: Task, message: Message): void
+  /** An event of a task this instance runs, after its store has it and before its subscribers do. */
+  taskEvent(task: Task, event: TaskEvent): void
+}
+
+/** The transport an operation arrived on. */
+export type Transport = 'jsonrpc' | 'http+json' | 'grpc'
+
+/** The wire dialect answering (as `PushDialect`): the platform's, A2A v0.3 or A2A v1.0. */
+export type Dialect = 'platform' | 'a2a-0.3' | 'a2a-1.0'
+
+/** What an operation is when it starts. */
+export interface OperationStart {
+  /** The method as the request named it (`message/send`, `SendMessage`); A2A v1.0 names it `v1Method` of it. */
+  method: string
+  dialect: Dialect
+  transport: Transport
+  /** The request's headers: the trace context (`traceparent`, `tracestate`, `baggage`) is read from them. */
+  headers: Headers
+  /** Who calls; undefined when the agent checks no credentials. */
+  principal: Principal | undefined
+  /** The params as they arrived (not yet validated: read them with care). */
+  params: unknown
+  /** The card of the agent served now. */
+  card: { readonly name: string; readonly description?: string | undefined; readonly version?: string | undefined }
+  /** The code a failure is answered with in this transport: a JSON-RPC error code, an HTTP or a gRPC status. */
+  errorCode: (error: unknown) => number
+}
+
+/** One operation underway. */
+export interface Operation {
+  /** Runs the method in the operation's context (what the agent's own spans nest under). */
+  run<T>(method: () => T): T
+  /** The method opened a stream: the operation ends when the stream closes or its client leaves, not on return. */
+  streamOpened(stream: HookedStream): HookedStream
+  /** The method returned `result` (a streaming one, its stream's response). */
+  returned(result: unknown): void
+  /** The method threw. */
+  failed(error: unknown): void
+}
+
+/** A stream as an operation sees it (structurally the bindings' `EventStream`). */
+export interface HookedStream {
+  send(frame: string | object, seq?: number): void
+  close(): void
+  onCancel(callback: () => void): void
+  readonly response: Response
+}
