@@ -19,8 +19,14 @@ export function withClientOptions<T extends Command>(command: T): T {
       collect,
     )
     .option('--a2a-version <version>', 'the A2A version signalled on every request', '1.0')
-    .option('--bearer <token>', 'a bearer token (a flag shows in the process list: prefer A2ACLI_BEARER)')
-    .option('--api-key <key>', 'an API key (a flag shows in the process list: prefer A2ACLI_API_KEY)')
+    .option(
+      '--bearer <token>',
+      'a bearer token (a flag shows in the process list and stays in your shell history: prefer A2ACLI_BEARER)',
+    )
+    .option(
+      '--api-key <key>',
+      'an API key (a flag shows in the process list and stays in your shell history: prefer A2ACLI_API_KEY)',
+    )
     .option('--svc-param <key:value>', 'a service parameter, sent as a request header; repeatable', collect)
     .option('--timeout <duration>', 'give up after this long, e.g. 30s or 5m (default: no limit)')
     .option('--insecure', 'skip TLS certificate checks (development only)', false)
