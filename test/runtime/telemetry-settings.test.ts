@@ -1,4 +1,5 @@
 import { trace } from '@opentelemetry/api'
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
 import { createA2AApp } from 'a2a-runtime'
 import { describe, expect, it } from 'vitest'
 import { otelTelemetry } from '../../runtime/src/entries/telemetry.ts'
@@ -47,6 +48,20 @@ describe('turning telemetry on', () => {
     // A span of the test's own, after the sends, is the only one.
     trace.getTracer('test').startSpan('after').end()
     await expect.poll(() => spans.all().map((span) => span.name)).toEqual(['after'])
+  })
+
+  it('with no SDK registered the app answers as without telemetry, and traces once one is registered', async () => {
+    const app = appWith({ telemetry: otelTelemetry() })
+    trace.disable()
+    const answer = await send(app, userMessage('hello'))
+    expect(((await answer.json()) as any).result.status.state).toBe('completed')
+    const exporter = new InMemorySpanExporter()
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
+    trace.setGlobalTracerProvider(provider)
+    await send(app, userMessage('hello'))
+    expect(exporter.getFinishedSpans().map((span) => span.name)).toEqual(['SendMessage'])
+    await provider.shutdown()
+    await app.close()
   })
 
   it('the option wins over the variable', async () => {

@@ -19,7 +19,10 @@ import { type RequestFields, requestFields, resultFields, taskStateName } from '
  */
 
 /** The parts of `@opentelemetry/api` used here (any 1.x has them). */
-export type Api = Pick<typeof OtelApi, 'trace' | 'context' | 'propagation' | 'createContextKey' | 'SpanKind'>
+export type Api = Pick<
+  typeof OtelApi,
+  'trace' | 'context' | 'propagation' | 'createContextKey' | 'SpanKind' | 'ProxyTracerProvider'
+>
 
 export interface OtelSettings {
   /** Messages and artifacts (text, data, file names) recorded on spans and events. */
@@ -67,25 +70,33 @@ class OtelInstrumentation implements Instrumentation {
     this.#firstSpans = new FirstSpans(settings.maxLinkedTasks)
   }
 
-  /** The global provider's tracer, asked again only when another provider is registered. */
-  #tracerNow(): Tracer {
-    const provider = this.api.trace.getTracerProvider()
-    if (provider !== this.#provider || !this.#tracer) {
+  /**
+   * The tracer of the provider registered now, asked again only when another one is; undefined while none is (the
+   * API's own proxy has no SDK behind it): then an operation records nothing and costs next to nothing.
+   */
+  #tracerNow(): Tracer | undefined {
+    const global = this.api.trace.getTracerProvider()
+    // The API's proxy, unless another copy of the API registered its own: the SDK behind it, if any, is its delegate.
+    const proxy = global instanceof this.api.ProxyTracerProvider ? global : undefined
+    const provider = proxy ? proxy.getDelegate() : global
+    if (provider !== this.#provider) {
       this.#provider = provider
-      this.#tracer = provider.getTracer(TRACER_NAME)
+      this.#tracer = proxy ? proxy.getDelegateTracer(TRACER_NAME) : global.getTracer(TRACER_NAME)
     }
     return this.#tracer
   }
 
   operation(start: OperationStart): Operation {
     const { api } = this
+    const tracer = this.#tracerNow()
+    if (!tracer) return UNTRACED
     const method = v1MethodName(start.method)
     const fields = requestFields(method, start.dialect, start.params)
     const active = api.context.active()
     // A transport span (an HTTP instrumentation's) already continues the caller's trace: the A2A span goes under it.
     const parent = api.trace.getSpan(active) ? active : api.propagation.extract(active, start.headers, headersGetter)
     const first = fields.taskId !== undefined && SENDS.has(method) ? this.#firstSpans.get(fields.taskId) : undefined
-    const span = this.#tracerNow().startSpan(
+    const span = tracer.startSpan(
       method,
       {
         kind: api.SpanKind.SERVER,
@@ -137,6 +148,14 @@ class OtelInstrumentation implements Instrumentation {
     operations.delete(operation)
     if (operations.size === 0) this.#listening.delete(taskId)
   }
+}
+
+/** An operation while no SDK is registered: the method runs as it would without telemetry. */
+const UNTRACED: Operation = {
+  run: (method) => method(),
+  streamOpened: (stream) => stream,
+  returned: () => {},
+  failed: () => {},
 }
 
 /** What an operation's span carries from the start: what samplers may decide on. */
