@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process'
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { storedBearer } from '../../runtime/src/cli/auth/_stored-bearer.ts'
@@ -12,10 +12,11 @@ import { CONFIDENTIAL_CLIENT, type OAuthServer, PUBLIC_CLIENT, startOAuthServer 
 import { cardWith, cleanEnv, deviceLogin, startA2aCommand, startCardServer } from './_auth-cli.ts'
 
 /**
- * What `a2a auth login` stored, used: `storedBearer` (what the commands attach to their calls; tested here in
- * process against a real agent of this runtime trusting the authorization server as its OIDC issuer, until the
- * commands use it) gives the stored token, renews it with the refresh token when it expires, and says to log in
- * again when it cannot. `a2a auth status` and `logout` as processes; a token file others can read is refused.
+ * What `a2a auth login` stored, used: `storedBearer` (what the commands attach to their calls; tested in process
+ * and through `a2a send`, against a real agent of this runtime trusting the authorization server as its OIDC
+ * issuer) gives the stored token, renews it with the refresh token when it expires (one renewal at a time: the
+ * server rotates refresh tokens), and says to log in again when it cannot. `a2a auth status` and `logout` as
+ * processes; a token file others can read is refused.
  */
 
 const agentSource = `import { defineAgent } from 'a2a-runtime'
@@ -63,6 +64,7 @@ beforeEach(() => {
   vi.stubEnv('XDG_CONFIG_HOME', configHome)
   vi.stubEnv('A2ACLI_CLIENT_SECRET', undefined)
   server.setAccessTokenLifetime(300)
+  server.delayRefreshes(0)
 })
 
 afterEach(() => {
@@ -158,6 +160,50 @@ describe('storedBearer: the stored token, for later calls to the agent', () => {
     // Renewed for 300 s: the next call takes it as it is.
     expect(await storedBearer(agentCardUrl())).toBe(bearer)
     expect(server.grants.refresh_token).toBe(refreshes + 1)
+  })
+
+  // The server rotates refresh tokens (each works once), as OAuth 2.1 asks of public clients: two renewals with the
+  // same refresh token would leave one of them refused, or the whole family revoked.
+  it('two renewals at once: one refresh, and both get its token', async () => {
+    server.setAccessTokenLifetime(20)
+    await loginToAgent()
+    server.setAccessTokenLifetime(300)
+    const refreshes = server.grants.refresh_token ?? 0
+    const lines = captureStderr()
+    const [first, second] = await Promise.all([storedBearer(agentCardUrl()), storedBearer(agentCardUrl())])
+    expect(lines()).toEqual([])
+    expect(first).toBeDefined()
+    expect(second).toBe(first)
+    expect(server.grants.refresh_token).toBe(refreshes + 1)
+    expect(storedTokens().map((token) => token.accessToken)).toEqual([first])
+    expect(existsSync(`${tokenFile()}.lock`)).toBe(false)
+  })
+
+  it('a lock left behind by a command that died is taken over, and let go after the renewal', async () => {
+    server.setAccessTokenLifetime(20)
+    await loginToAgent()
+    server.setAccessTokenLifetime(300)
+    // A process id no process has (above Linux's pid_max), on this machine.
+    writeFileSync(`${tokenFile()}.lock`, `${hostname()} 4194305 0123456789abcdef\n`, { mode: 0o600 })
+    const bearer = await storedBearer(agentCardUrl())
+    expect(bearer).toBe(storedTokens()[0]!.accessToken)
+    expect(existsSync(`${tokenFile()}.lock`)).toBe(false)
+  })
+
+  it('two commands renewing the same token at once both reach the agent, with one refresh', async () => {
+    server.setAccessTokenLifetime(20)
+    await loginToAgent()
+    server.setAccessTokenLifetime(300)
+    // Both commands are in the middle of renewing while the server holds the first answer back.
+    server.delayRefreshes(3_000)
+    const refreshes = server.grants.refresh_token ?? 0
+    const sends = await Promise.all([1, 2].map(() => a2a(['send', '--agent-card', agent.url, '-o', 'json', 'Hi'])))
+    for (const { code, stdout, stderr } of sends) {
+      expect(code, stderr).toBe(0)
+      expect(JSON.parse(stdout).task.artifacts[0].parts[0].text).toBe('Hello alice')
+    }
+    expect(server.grants.refresh_token).toBe(refreshes + 1)
+    expect(storedTokens()).toHaveLength(1)
   })
 
   it('when the refresh is refused: undefined, and one line on stderr saying to log in again', async () => {

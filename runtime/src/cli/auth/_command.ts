@@ -7,6 +7,7 @@ import { type OutputFormat, print, reportFailure, summaryLines, tokenSummary } f
 import type { Flow } from './_authorization-server.js'
 import { login } from './_login.js'
 import { readTokens, tokenFilePath, writeTokens } from './_token-file.js'
+import { withTokenLock } from './_token-lock.js'
 
 interface CommonFlags {
   output?: string
@@ -127,11 +128,18 @@ async function logoutAction(flags: LogoutFlags): Promise<void> {
   if (flags.all && flags.agentCard !== undefined)
     throw new AuthError('A2ACLI_ERR_USAGE', '--all and --agent-card cannot go together', 'pass one of them')
   const path = tokenFilePath()
-  const tokens = readTokens(path)
+  const stored = readTokens(path).length
   const cardUrl = flags.all ? undefined : (await cardUrlOf(flags.agentCard, process.cwd())).href
-  const kept = cardUrl === undefined ? [] : tokens.filter((token) => token.cardUrl !== cardUrl)
-  const removed = tokens.length - kept.length
-  if (removed > 0) writeTokens(path, kept)
+  // Read again holding the lock: another command may be renewing or storing a token meanwhile.
+  const removed =
+    stored === 0
+      ? 0
+      : await withTokenLock(path, async () => {
+          const tokens = readTokens(path)
+          const kept = cardUrl === undefined ? [] : tokens.filter((token) => token.cardUrl !== cardUrl)
+          if (kept.length < tokens.length) writeTokens(path, kept)
+          return tokens.length - kept.length
+        })
   print(format, [`Agent card: ${cardUrl ?? '(all)'}`, `Removed: ${removed}`], {
     agentCard: cardUrl ?? null,
     removed,

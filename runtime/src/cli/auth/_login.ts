@@ -5,6 +5,7 @@ import { clientCredentialsLogin } from './_client-credentials.js'
 import { deviceCodeLogin } from './_device-flow.js'
 import { clientAuthMethod, tokenFromResponse } from './_oauth-calls.js'
 import { readTokens, type StoredToken, tokenFilePath, writeTokens } from './_token-file.js'
+import { withTokenLock } from './_token-lock.js'
 
 export interface LoginRequest {
   agentCard?: string
@@ -66,9 +67,11 @@ export async function login(
     },
     scope,
   )
-  // Read again: another login may have finished meanwhile.
-  const others = readTokens(path).filter((kept) => !(kept.cardUrl === url && kept.issuer === token.issuer))
-  writeTokens(path, [...others, token])
+  // Read again, holding the lock: another command may have stored or renewed tokens meanwhile.
+  await withTokenLock(path, async () => {
+    const others = readTokens(path).filter((kept) => !(kept.cardUrl === url && kept.issuer === token.issuer))
+    writeTokens(path, [...others, token])
+  })
   return { token, path }
 }
 

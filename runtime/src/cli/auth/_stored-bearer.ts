@@ -4,6 +4,7 @@ import { shellWord } from '../output/_sanitize.js'
 import { AuthError } from './_auth-error.js'
 import { asAuthError, clientAuth, requestOptions, tokenFromResponse } from './_oauth-calls.js'
 import { readTokens, type StoredToken, tokenFilePath, writeTokens } from './_token-file.js'
+import { withTokenLock } from './_token-lock.js'
 
 /** A token this close to its expiry is renewed first: it could expire on its way to the agent. */
 const RENEW_WITHIN_MS = 30_000
@@ -17,36 +18,50 @@ const RENEW_WITHIN_MS = 30_000
 export async function storedBearer(cardUrl: string, options: { refresh?: boolean } = {}): Promise<string | undefined> {
   const key = URL.canParse(cardUrl) ? new URL(cardUrl).href : cardUrl
   const path = tokenFilePath()
-  let stored: StoredToken[]
   try {
-    stored = readTokens(path).filter((token) => token.cardUrl === key)
+    const stored = tokensFor(path, key)
+    const valid = usable(stored)
+    if (valid || stored.length === 0 || options.refresh === false) return valid
+    if (!stored.some((token) => token.refreshToken !== undefined)) return expired(key, 'came without a refresh token')
+    // Renewed by one command at a time, which reads the file again once it holds the lock: a command that waited
+    // finds the token the other renewed, and never spends the refresh token that renewal used up.
+    return await withTokenLock(path, async () => {
+      const current = tokensFor(path, key)
+      const renewedMeanwhile = usable(current)
+      if (renewedMeanwhile) return renewedMeanwhile
+      const renewable = current.find((token) => token.refreshToken !== undefined)
+      if (!renewable) return expired(key, 'came without a refresh token')
+      let renewed: StoredToken
+      try {
+        renewed = await refresh(renewable)
+      } catch (error) {
+        const failure = asAuthError(error, 'The authorization server', renewable.tokenEndpoint)
+        if (!(failure instanceof AuthError)) throw failure
+        return expired(key, `could not be refreshed (${failure.message})`)
+      }
+      const others = readTokens(path).filter((kept) => !(kept.cardUrl === key && kept.issuer === renewed.issuer))
+      writeTokens(path, [...others, renewed])
+      return renewed.accessToken
+    })
   } catch (error) {
     if (!(error instanceof AuthError)) throw error
     warn(`${error.message}${error.hint ? `: ${error.hint}` : ''}`)
     return undefined
   }
-  const now = Date.now()
-  const valid = stored.find((token) => token.expiresAt === undefined || token.expiresAt - now > RENEW_WITHIN_MS)
-  if (valid) return valid.accessToken
-  if (stored.length === 0) return undefined
-  const again = `log in again: a2a auth login --agent-card ${shellWord(key)}`
-  if (options.refresh === false) return undefined
-  const renewable = stored.find((token) => token.refreshToken !== undefined)
-  if (!renewable) {
-    warn(`the stored token for ${key} has expired and came without a refresh token: ${again}`)
-    return undefined
-  }
-  try {
-    const renewed = await refresh(renewable)
-    const others = readTokens(path).filter((kept) => !(kept.cardUrl === key && kept.issuer === renewed.issuer))
-    writeTokens(path, [...others, renewed])
-    return renewed.accessToken
-  } catch (error) {
-    const failure = asAuthError(error, 'The authorization server', renewable.tokenEndpoint)
-    if (!(failure instanceof AuthError)) throw failure
-    warn(`the stored token for ${key} has expired and could not be refreshed (${failure.message}): ${again}`)
-    return undefined
-  }
+}
+
+const tokensFor = (path: string, key: string) => readTokens(path).filter((token) => token.cardUrl === key)
+
+/** The access token of one that is not about to expire. */
+function usable(tokens: StoredToken[], now = Date.now()): string | undefined {
+  return tokens.find((token) => token.expiresAt === undefined || token.expiresAt - now > RENEW_WITHIN_MS)?.accessToken
+}
+
+function expired(key: string, why: string): undefined {
+  warn(
+    `the stored token for ${key} has expired and ${why}: log in again: a2a auth login --agent-card ${shellWord(key)}`,
+  )
+  return undefined
 }
 
 /** RFC 6749 §6, as the login did it: the same client, its secret (never stored) from A2ACLI_CLIENT_SECRET. */
