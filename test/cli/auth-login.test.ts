@@ -130,7 +130,8 @@ describe('a2a auth login, device code flow (RFC 8628)', () => {
     expect(polls[1]! - polls[0]!).toBeGreaterThanOrEqual(5_900)
   })
 
-  it('gives up when the code expires unapproved: A2ACLI_ERR_TIMEOUT, exit 5, nothing stored', async () => {
+  // Exit 5 is --timeout's alone: an expired user code is a login that did not happen, as a denied one.
+  it('gives up when the code expires unapproved: A2ACLI_ERR_AUTH_FAILED, exit 4, nothing stored', async () => {
     const short = await startOAuthServer({ deviceCodeLifetime: 3 })
     try {
       const login = startA2aCommand(
@@ -141,10 +142,10 @@ describe('a2a auth login, device code flow (RFC 8628)', () => {
       const { code, stderr } = await login.done
       expect(failure(stderr)).toEqual({
         error: 'The user code expired (after 3 s) before the login was approved',
-        code: 'A2ACLI_ERR_TIMEOUT',
+        code: 'A2ACLI_ERR_AUTH_FAILED',
         hint: 'run a2a auth login again and approve it at the verification URL in time',
       })
-      expect(code).toBe(5)
+      expect(code).toBe(4)
       expect(short.polls.length).toBeLessThanOrEqual(3)
       expect(existsSync(tokenFile())).toBe(false)
     } finally {

@@ -7,7 +7,6 @@ export type AuthErrorCode =
   | 'A2ACLI_ERR_CARD_INVALID'
   | 'A2ACLI_ERR_UNREACHABLE'
   | 'A2ACLI_ERR_AUTH_FAILED'
-  | 'A2ACLI_ERR_TIMEOUT'
   | 'A2ACLI_ERR_INTERNAL'
 
 /** A failure said in one line (never a stack), with what to do about it. */

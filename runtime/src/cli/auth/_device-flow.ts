@@ -69,9 +69,10 @@ export async function deviceCodeLogin(
   }
 }
 
+/** No login happened, as when it is denied: A2ACLI_ERR_TIMEOUT (exit 5) is what --timeout's deadline says. */
 const expired = (seconds: number) =>
   new AuthError(
-    'A2ACLI_ERR_TIMEOUT',
+    'A2ACLI_ERR_AUTH_FAILED',
     `The user code expired (after ${seconds} s) before the login was approved`,
     'run a2a auth login again and approve it at the verification URL in time',
   )
