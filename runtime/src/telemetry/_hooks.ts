@@ -7,8 +7,11 @@ import type { Message, Principal, Task, TaskEvent } from '../types.js'
  * possibly several, and the core and the bindings stay free of it.
  */
 export interface Instrumentation {
-  /** An A2A operation reaches its method; what it returns runs the method and hears how it ends. */
-  operation(start: OperationStart): Operation
+  /**
+   * An A2A operation reaches its method; what it returns runs the method and hears how it ends. Undefined when this
+   * one is not recorded (no OpenTelemetry SDK is registered): the method then runs as without telemetry.
+   */
+  operation(start: OperationStart): Operation | undefined
   /**
    * A message starts a turn of a task (a new task, or a follow-up resuming one), in the async context of the
    * operation that sent it: the turn, the agent's `execute` included, runs in that context.

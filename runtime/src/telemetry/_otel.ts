@@ -86,10 +86,10 @@ class OtelInstrumentation implements Instrumentation {
     return this.#tracer
   }
 
-  operation(start: OperationStart): Operation {
-    const { api } = this
+  operation(start: OperationStart): Operation | undefined {
     const tracer = this.#tracerNow()
-    if (!tracer) return UNTRACED
+    if (!tracer) return undefined
+    const { api } = this
     const method = v1MethodName(start.method)
     const fields = requestFields(method, start.dialect, start.params)
     const active = api.context.active()
@@ -148,14 +148,6 @@ class OtelInstrumentation implements Instrumentation {
     operations.delete(operation)
     if (operations.size === 0) this.#listening.delete(taskId)
   }
-}
-
-/** An operation while no SDK is registered: the method runs as it would without telemetry. */
-const UNTRACED: Operation = {
-  run: (method) => method(),
-  streamOpened: (stream) => stream,
-  returned: () => {},
-  failed: () => {},
 }
 
 /** What an operation's span carries from the start: what samplers may decide on. */

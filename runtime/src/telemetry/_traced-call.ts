@@ -51,6 +51,7 @@ export async function traced(
     card: call.card,
     errorCode: call.errorCode,
   })
+  if (!operation) return method(params, context)
   const open = context.openStream
   context.openStream = () => operation.streamOpened(open()) as ReturnType<typeof open>
   let result: unknown
