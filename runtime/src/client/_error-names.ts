@@ -6,7 +6,7 @@ import { type A2AErrorName, A2AProtocolError } from './errors.js'
  * the name in UPPER_SNAKE_CASE without `Error`), and for a REST answer with no ErrorInfo its HTTP status.
  */
 
-const BY_CODE = new Map<number, A2AErrorName>([
+export const BY_CODE = new Map<number, A2AErrorName>([
   [-32001, 'TaskNotFoundError'],
   [-32002, 'TaskNotCancelableError'],
   [-32003, 'PushNotificationNotSupportedError'],
@@ -23,7 +23,7 @@ const BY_CODE = new Map<number, A2AErrorName>([
   [-32603, 'InternalError'],
 ])
 
-const BY_REASON = new Map<string, A2AErrorName>([
+export const BY_REASON = new Map<string, A2AErrorName>([
   ['TASK_NOT_FOUND', 'TaskNotFoundError'],
   ['TASK_NOT_CANCELABLE', 'TaskNotCancelableError'],
   ['PUSH_NOTIFICATION_NOT_SUPPORTED', 'PushNotificationNotSupportedError'],

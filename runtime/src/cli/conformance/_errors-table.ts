@@ -1,8 +1,12 @@
+import { BY_CODE, BY_REASON } from '../../client/_error-names.js'
+import type { A2AErrorName } from '../../client/errors.js'
+
 /**
- * A2A v1.0's errors in each binding (§5.4, §9.5): the JSON-RPC code, the HTTP status and the gRPC status code of
- * each, and the ErrorInfo reason of the A2A ones. `alsoHttp` / `alsoGrpc` are what v1.0.0's table said before the
- * v1.0.1 errata moved them (409 and 415 to 400, UNIMPLEMENTED to FAILED_PRECONDITION): an agent built on v1.0.0's
- * text still passes.
+ * A2A v1.0's errors in each binding (§5.4, §9.5) as the checks expect them. The JSON-RPC code and the ErrorInfo
+ * reason of each are the client core's (client/_error-names.ts, the one table from codes to names); what a client
+ * never needs, the HTTP status and the gRPC status code an agent answers each error with, is kept here.
+ * `alsoHttp` / `alsoGrpc` are what v1.0.0's table said before the v1.0.1 errata moved them (409 and 415 to 400,
+ * UNIMPLEMENTED to FAILED_PRECONDITION): an agent built on v1.0.0's text still passes.
  */
 
 export interface ErrorMapping {
@@ -10,6 +14,7 @@ export interface ErrorMapping {
   http: number
   /** gRPC status code number. */
   grpc: number
+  /** The ErrorInfo reason, for A2A's own errors (those past JSON-RPC's standard ones). */
   reason?: string
   alsoHttp?: number
   alsoGrpc?: number
@@ -24,62 +29,39 @@ const INTERNAL = 13
 export const GRPC_UNAUTHENTICATED = 16
 export const GRPC_PERMISSION_DENIED = 7
 
-export const A2A_ERRORS = {
-  TaskNotFoundError: { jsonrpc: -32001, http: 404, grpc: NOT_FOUND, reason: 'TASK_NOT_FOUND' },
-  TaskNotCancelableError: {
-    jsonrpc: -32002,
-    http: 400,
-    grpc: FAILED_PRECONDITION,
-    reason: 'TASK_NOT_CANCELABLE',
-    alsoHttp: 409,
-  },
-  PushNotificationNotSupportedError: {
-    jsonrpc: -32003,
-    http: 400,
-    grpc: FAILED_PRECONDITION,
-    reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED',
-    alsoGrpc: UNIMPLEMENTED,
-  },
-  UnsupportedOperationError: {
-    jsonrpc: -32004,
-    http: 400,
-    grpc: FAILED_PRECONDITION,
-    reason: 'UNSUPPORTED_OPERATION',
-    alsoGrpc: UNIMPLEMENTED,
-  },
-  ContentTypeNotSupportedError: {
-    jsonrpc: -32005,
-    http: 400,
-    grpc: INVALID_ARGUMENT,
-    reason: 'CONTENT_TYPE_NOT_SUPPORTED',
-    alsoHttp: 415,
-  },
-  InvalidAgentResponseError: { jsonrpc: -32006, http: 500, grpc: INTERNAL, reason: 'INVALID_AGENT_RESPONSE' },
-  ExtendedAgentCardNotConfiguredError: {
-    jsonrpc: -32007,
-    http: 400,
-    grpc: FAILED_PRECONDITION,
-    reason: 'EXTENDED_AGENT_CARD_NOT_CONFIGURED',
-  },
-  ExtensionSupportRequiredError: {
-    jsonrpc: -32008,
-    http: 400,
-    grpc: FAILED_PRECONDITION,
-    reason: 'EXTENSION_SUPPORT_REQUIRED',
-  },
-  VersionNotSupportedError: {
-    jsonrpc: -32009,
-    http: 400,
-    grpc: FAILED_PRECONDITION,
-    reason: 'VERSION_NOT_SUPPORTED',
-    alsoGrpc: UNIMPLEMENTED,
-  },
-  ParseError: { jsonrpc: -32700, http: 400, grpc: INVALID_ARGUMENT },
-  MethodNotFoundError: { jsonrpc: -32601, http: 404, grpc: UNIMPLEMENTED },
-  InvalidParamsError: { jsonrpc: -32602, http: 400, grpc: INVALID_ARGUMENT },
-} satisfies Record<string, ErrorMapping>
+type Statuses = Pick<ErrorMapping, 'http' | 'grpc' | 'alsoHttp' | 'alsoGrpc'>
 
-export type A2AErrorName = keyof typeof A2A_ERRORS
+/** The errors the checks expect, by the client core's names, with the statuses a server answers them with. */
+const STATUSES = {
+  TaskNotFoundError: { http: 404, grpc: NOT_FOUND },
+  TaskNotCancelableError: { http: 400, grpc: FAILED_PRECONDITION, alsoHttp: 409 },
+  PushNotificationNotSupportedError: { http: 400, grpc: FAILED_PRECONDITION, alsoGrpc: UNIMPLEMENTED },
+  UnsupportedOperationError: { http: 400, grpc: FAILED_PRECONDITION, alsoGrpc: UNIMPLEMENTED },
+  ContentTypeNotSupportedError: { http: 400, grpc: INVALID_ARGUMENT, alsoHttp: 415 },
+  InvalidAgentResponseError: { http: 500, grpc: INTERNAL },
+  ExtendedAgentCardNotConfiguredError: { http: 400, grpc: FAILED_PRECONDITION },
+  ExtensionSupportRequiredError: { http: 400, grpc: FAILED_PRECONDITION },
+  VersionNotSupportedError: { http: 400, grpc: FAILED_PRECONDITION, alsoGrpc: UNIMPLEMENTED },
+  ParseError: { http: 400, grpc: INVALID_ARGUMENT },
+  MethodNotFoundError: { http: 404, grpc: UNIMPLEMENTED },
+  InvalidParamsError: { http: 400, grpc: INVALID_ARGUMENT },
+} satisfies Partial<Record<A2AErrorName, Statuses>>
+
+export type CheckedErrorName = keyof typeof STATUSES
+
+/** JSON-RPC's implementation-defined server errors, where A2A's own codes are (§9.5). */
+const isA2ACode = (code: number) => code >= -32099 && code <= -32000
+
+function mappingOf(name: CheckedErrorName, statuses: Statuses): ErrorMapping {
+  const jsonrpc = [...BY_CODE].find(([, named]) => named === name)?.[0]
+  if (jsonrpc === undefined) throw new Error(`the client core names no JSON-RPC code for ${name}`)
+  const reason = isA2ACode(jsonrpc) ? [...BY_REASON].find(([, named]) => named === name)?.[0] : undefined
+  return { jsonrpc, ...statuses, ...(reason !== undefined && { reason }) }
+}
+
+export const A2A_ERRORS = Object.fromEntries(
+  Object.entries(STATUSES).map(([name, statuses]) => [name, mappingOf(name as CheckedErrorName, statuses)]),
+) as Record<CheckedErrorName, ErrorMapping>
 
 const GRPC_NAMES: Record<number, string> = {
   [INVALID_ARGUMENT]: 'INVALID_ARGUMENT',
@@ -96,5 +78,4 @@ export const grpcName = (code: number): string => GRPC_NAMES[code] ?? `status ${
 
 /** Whether a reason is one of A2A's own (its errors past JSON-RPC's standard ones). */
 export const isA2AReason = (reason: unknown): boolean =>
-  typeof reason === 'string' &&
-  Object.values(A2A_ERRORS).some((mapping) => 'reason' in mapping && mapping.reason === reason)
+  typeof reason === 'string' && Object.values(A2A_ERRORS).some((mapping) => mapping.reason === reason)

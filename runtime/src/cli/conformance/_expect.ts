@@ -1,5 +1,5 @@
 import { isObject } from '../../_is-object.js'
-import { A2A_ERRORS, type A2AErrorName, type ErrorMapping, grpcName } from './_errors-table.js'
+import { A2A_ERRORS, type CheckedErrorName, type ErrorMapping, grpcName } from './_errors-table.js'
 import { fail, type Verdict } from './_results.js'
 import { type Answer, describe, type Json, type Transport, type WireError } from './_wire.js'
 
@@ -10,13 +10,13 @@ import { type Answer, describe, type Json, type Transport, type WireError } from
 export interface Seen {
   answers: Array<{ operation: string; answer: Answer }>
   /** Errors answered where an A2A error (one with an ErrorInfo reason) was expected. */
-  a2aErrors: Array<{ operation: string; expected: A2AErrorName; error: WireError }>
+  a2aErrors: Array<{ operation: string; expected: CheckedErrorName; error: WireError }>
 }
 
 export const newSeen = (): Seen => ({ answers: [], a2aErrors: [] })
 
 /** An error in a binding's own terms: `JSON-RPC error -32001`, `HTTP 404 with reason TASK_NOT_FOUND`. */
-export function inBinding(transport: Transport, name: A2AErrorName): string {
+export function inBinding(transport: Transport, name: CheckedErrorName): string {
   const mapping: ErrorMapping = A2A_ERRORS[name]
   const reason = mapping.reason ? ` (ErrorInfo reason ${mapping.reason})` : ''
   if (transport === 'jsonrpc') return `${name}: JSON-RPC error ${mapping.jsonrpc}`
@@ -26,7 +26,7 @@ export function inBinding(transport: Transport, name: A2AErrorName): string {
 }
 
 /** Whether an error is `name` in the binding: its code (§5.4), and its reason where it gives one. */
-export function isError(transport: Transport, error: WireError, name: A2AErrorName): boolean {
+export function isError(transport: Transport, error: WireError, name: CheckedErrorName): boolean {
   const mapping: ErrorMapping = A2A_ERRORS[name]
   const codes =
     transport === 'jsonrpc'
@@ -52,11 +52,11 @@ export function expectError(
   seen: Seen,
   operation: string,
   answer: Answer,
-  name: A2AErrorName,
+  name: CheckedErrorName,
 ): Verdict {
   // Its ErrorInfo is judged where the code says it is this A2A error (a wrong code is this check's failure alone).
   const error = answer.error
-  if (error && 'reason' in A2A_ERRORS[name] && isError(transport, { ...error, reason: undefined }, name))
+  if (error && A2A_ERRORS[name].reason !== undefined && isError(transport, { ...error, reason: undefined }, name))
     seen.a2aErrors.push({ operation, expected: name, error })
   if (error && isError(transport, error, name)) return undefined
   return fail(inBinding(transport, name), actualOf(answer))

@@ -1,5 +1,5 @@
 import type { BindingRun } from './_binding-run.js'
-import { A2A_ERRORS, type ErrorMapping, isA2AReason } from './_errors-table.js'
+import { A2A_ERRORS, isA2AReason } from './_errors-table.js'
 import { actualOf, inBinding, isError } from './_expect.js'
 import type { RequirementId } from './_requirements.js'
 import { fail, type Verdict } from './_results.js'
@@ -25,7 +25,7 @@ export async function formChecks(run: BindingRun): Promise<void> {
     results.check(info, transport, (): Verdict => {
       const problem = first(seen.a2aErrors, ({ operation, expected, error }) =>
         !error.reason
-          ? `${operation} answered ${error.summary} without an ErrorInfo (expected reason ${(A2A_ERRORS[expected] as ErrorMapping).reason})`
+          ? `${operation} answered ${error.summary} without an ErrorInfo (expected reason ${A2A_ERRORS[expected].reason})`
           : !error.a2aDomain
             ? `${operation}'s ErrorInfo is not of the domain a2a-protocol.org`
             : !isA2AReason(error.reason)
