@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -77,8 +77,30 @@ describe('card resolution', () => {
     ['card.json', { file: 'card.json' }],
     ['./cards/a', { file: './cards/a' }],
     ['file:///srv/card.json', { file: 'file:///srv/card.json' }],
+    // A plain relative path: its first segment names no host (no dot, no port, not localhost).
+    ['cards/agent.json', { file: 'cards/agent.json' }],
+    ['agent.example.com/a/card.json', { url: 'https://agent.example.com/a/card.json' }],
+    ['intranet:8080/card', { url: 'https://intranet:8080/card' }],
+    // Every spelling of this machine's address is reached over http.
+    ['127.1:8080', { url: 'http://127.0.0.1:8080/.well-known/agent-card.json' }],
+    ['[0:0::1]:8080', { url: 'http://[::1]:8080/.well-known/agent-card.json' }],
+    ['LOCALHOST:8080', { url: 'http://localhost:8080/.well-known/agent-card.json' }],
   ])('reads the reference %s as %j', (reference, expected) => {
     expect(cardReference(reference)).toEqual(expected)
+  })
+
+  it('reads a card by a plain relative path', async () => {
+    const folder = mkdtempSync(join(dir, 'relative-'))
+    mkdirSync(join(folder, 'cards'))
+    writeFileSync(join(folder, 'cards', 'agent.json'), JSON.stringify(v1Card('http://127.0.0.1:9/')))
+    const cwd = process.cwd()
+    process.chdir(folder)
+    try {
+      const client = await connect({ agentCard: 'cards/agent.json' })
+      expect(client.cardSource).toBe(join(realpathSync(folder), 'cards', 'agent.json'))
+    } finally {
+      process.chdir(cwd)
+    }
   })
 
   it('refuses a reference in another scheme as card-not-found', () => {
@@ -127,6 +149,25 @@ describe('card resolution', () => {
     expect(error.message).toContain('ECONNREFUSED')
   })
 
+  it('names a card whose connection is cut mid-body unreachable', async () => {
+    const server = await startRawServer((_, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' })
+      response.write('{"name":"Cut', () => setTimeout(() => response.socket?.destroy(), 20))
+    })
+    const error = await failure(connect({ agentCard: server.url }))
+    expect(error.kind).toBe('unreachable')
+    expect(error.message).toContain(`${server.url}.well-known/agent-card.json`)
+  })
+
+  it('names a card that stops mid-body past the time allowed a timeout', async () => {
+    const server = await startRawServer((_, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.write('{"name":"Slow')
+    })
+    const error = await failure(connect({ agentCard: server.url, timeoutMs: 300 }))
+    expect(error.kind).toBe('timeout')
+  })
+
   it('names a card that is not JSON card-invalid', async () => {
     const error = await failure(connect({ agentCard: cardFile('<html>hello</html>') }))
     expect(error.kind).toBe('card-invalid')
@@ -139,6 +180,11 @@ describe('card resolution', () => {
     ['supportedInterfaces[0].protocolBinding', (card: any) => (card.supportedInterfaces[0].protocolBinding = 7)],
     ['supportedInterfaces', (card: any) => (card.supportedInterfaces = [])],
     ['capabilities', (card: any) => delete card.capabilities],
+    // What a2a card get prints and a hint reads: a scheme, a skill, a mode.
+    ['securitySchemes.b', (card: any) => (card.securitySchemes = { b: null })],
+    ['skills', (card: any) => (card.skills = 7)],
+    ['skills[0]', (card: any) => (card.skills = ['echo'])],
+    ['defaultInputModes', (card: any) => (card.defaultInputModes = 'text/plain')],
   ])('names the field a card lacks: %s', async (field, spoil) => {
     const card = v1Card('http://127.0.0.1:9/')
     spoil(card)

@@ -479,3 +479,217 @@ describe('failures', () => {
     expect((error as Error).message).toContain('https://elsewhere.example/rpc')
   })
 })
+
+describe('answers outside the protocol', () => {
+  /** An agent answering every JSON-RPC call with `result`, and every stream with the one event `result`. */
+  const answeringWith = (result: unknown) =>
+    startRawServer((request, response, raw) => {
+      if (request.url === CARD_PATH) return sendJson(response, v1Card(raw.url))
+      const { id, method } = JSON.parse(request.body)
+      if (method === 'SendStreamingMessage') return sendEvents(response, [{ jsonrpc: '2.0', id, result }])
+      sendJson(response, { jsonrpc: '2.0', id, result })
+    })
+
+  const task = (extra: Record<string, unknown>) => ({ ...TASK, ...extra })
+
+  it.each([
+    [
+      'SendMessage',
+      { task: task({ artifacts: [{ artifactId: 'a', parts: 'oops' }] }) },
+      '`SendMessageResponse.task.artifacts[0].parts` is string, not a list',
+    ],
+    ['SendMessage', { task: TASK, message: { parts: [] } }, 'has task and message'],
+    ['SendMessage', { message: { parts: [null] } }, '`SendMessageResponse.message.parts[0]` is null, not an object'],
+    ['GetTask', task({ status: 'done' }), '`Task.status` is string, not an object'],
+    ['GetTask', task({ artifacts: { a: 1 } }), '`Task.artifacts` is an object, not a list'],
+    ['GetTask', task({ history: [{ parts: [{ text: 7 }] }] }), '`Task.history[0].parts[0].text` is number, not text'],
+    ['GetTask', { contextId: 'ctx-1' }, '`Task.id` is undefined, not text'],
+    ['CancelTask', task({ artifacts: [{ parts: [] }] }), '`Task.artifacts[0].artifactId` is undefined, not text'],
+    ['ListTasks', { tasks: [TASK, 'task-2'] }, '`ListTasksResponse.tasks[1]` is string, not an object'],
+    [
+      'ListTaskPushNotificationConfigs',
+      { configs: [{ url: 'https://hooks.example/a', authentication: 'Bearer' }] },
+      '`ListTaskPushNotificationConfigsResponse.configs[0].authentication` is string, not an object',
+    ],
+    ['GetExtendedAgentCard', { name: 'No interfaces' }, '`supportedInterfaces` is missing'],
+  ])('%s answering %j is a bad response naming the field', async (operation, result, problem) => {
+    const server = await answeringWith(result)
+    const client = await connect({ agentCard: server.url })
+    const calls: Record<string, () => Promise<unknown>> = {
+      SendMessage: () => client.sendMessage({ message: userMessage('hi') }),
+      GetTask: () => client.getTask({ id: 'task-1' }),
+      CancelTask: () => client.cancelTask({ id: 'task-1' }),
+      ListTasks: () => client.listTasks(),
+      ListTaskPushNotificationConfigs: () => client.listTaskPushNotificationConfigs({ taskId: 'task-1' }),
+      GetExtendedAgentCard: () => client.getExtendedAgentCard(),
+    }
+    const error = await failureOf(calls[operation]!())
+    expect(error).toBeInstanceOf(A2AClientFailure)
+    expect((error as A2AClientFailure).kind).toBe('bad-response')
+    expect((error as Error).message).toContain(`answered ${operation} outside A2A v1.0`)
+    expect((error as Error).message).toContain(problem)
+  })
+
+  it('takes what ProtoJSON leaves out or sets to null as unset', async () => {
+    const sparse = { id: 'task-1', status: { state: 'TASK_STATE_WORKING', message: null }, artifacts: null }
+    const server = await answeringWith(sparse)
+    const client = await connect({ agentCard: server.url })
+    expect(await client.getTask({ id: 'task-1' })).toEqual(sparse)
+  })
+
+  it('a stream event outside its shape ends the stream as a bad response naming the field', async () => {
+    const server = await answeringWith({ artifactUpdate: { taskId: 'task-1', contextId: 'ctx-1' } })
+    const client = await connect({ agentCard: server.url })
+    const error = await failureOf(collect(client.sendStreamingMessage({ message: userMessage('hi') })))
+    expect((error as A2AClientFailure).kind).toBe('bad-response')
+    expect((error as Error).message).toContain('`StreamResponse.artifactUpdate.artifact` is undefined, not an object')
+  })
+})
+
+describe('secrets in failures and in the wire log', () => {
+  /** An agent whose every answer is `answer(request)`, as JSON, at HTTP 200 over JSON-RPC and 404 over HTTP+JSON. */
+  const echoing = (answer: (request: RecordedRequest) => unknown) =>
+    startRawServer((request, response, raw) =>
+      request.url === CARD_PATH
+        ? sendJson(
+            response,
+            v1Card(raw.url, { securitySchemes: { b: { httpAuthSecurityScheme: { scheme: 'Bearer' } } } }),
+          )
+        : sendJson(response, answer(request), request.url === '/rpc' ? 200 : 404),
+    )
+
+  it('an answer that is not the protocol quotes it with the token redacted, even where the quote is cut', async () => {
+    // The token starts at the 195th character of the quote, cut at 200: cut before redaction, its start would stay.
+    const server = await echoing((request) => ({ padding: 'x'.repeat(166), auth: request.headers.authorization }))
+    const client = await connect({ agentCard: server.url, bearer: TOKEN, transports: ['JSONRPC'] })
+    const error = await failureOf(client.getTask({ id: 't' }))
+    expect((error as A2AClientFailure).kind).toBe('bad-response')
+    expect((error as Error).message).toContain('xxx')
+    expect((error as Error).message).not.toContain(TOKEN.slice(0, 5))
+  })
+
+  it.each(['JSONRPC', 'HTTP+JSON'])('an A2A error echoing the token has it redacted over %s', async (binding) => {
+    const server = await echoing((request) => {
+      const echo = `Task not found for ${request.headers.authorization}`
+      const detail = { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', echo }
+      return request.url === '/rpc'
+        ? { jsonrpc: '2.0', id: JSON.parse(request.body).id, error: { code: -32001, message: echo, data: [detail] } }
+        : { error: { code: 404, status: 'NOT_FOUND', message: echo, details: [detail] } }
+    })
+    const client = await connect({ agentCard: server.url, bearer: TOKEN, transports: [binding] })
+    const error = (await failureOf(client.getTask({ id: 't' }))) as A2AProtocolError
+    expect(error.name).toBe('TaskNotFoundError')
+    expect(error.message).toBe('Task not found for Bearer [redacted]')
+    expect(JSON.stringify(error.details)).not.toContain(TOKEN)
+    expect(JSON.stringify(error.details)).toContain('[redacted]')
+  })
+
+  it("never logs a push config's token or credentials, sent or answered, nor a secret the caller names", async () => {
+    const WEBHOOK_TOKEN = 'webhook-token-31c9'
+    const WEBHOOK_CREDENTIALS = 'webhook-credentials-8d0a'
+    const NAMED = 'named-secret-77e2'
+    const config = {
+      id: 'cfg-1',
+      taskId: 'task-1',
+      url: 'https://hooks.example/a',
+      token: WEBHOOK_TOKEN,
+      authentication: { scheme: 'Bearer', credentials: WEBHOOK_CREDENTIALS },
+    }
+    // The agent keeps the config as it was given, and answers it whole (with the caller's named secret in it).
+    const server = await recordingAgent((s) => v1Card(s.url))
+    RESULTS.GetTaskPushNotificationConfig = { ...config, note: NAMED }
+    try {
+      for (const binding of ['JSONRPC', 'HTTP+JSON']) {
+        const entries: WireEntry[] = []
+        const client = await connect({
+          agentCard: server.url,
+          transports: [binding],
+          secrets: [NAMED],
+          wire: (entry) => entries.push(entry),
+        })
+        await client.createTaskPushNotificationConfig(config)
+        await client.sendMessage({
+          message: userMessage('hi'),
+          configuration: { taskPushNotificationConfig: config },
+        })
+        await client.getTaskPushNotificationConfig({ taskId: 'task-1', id: 'cfg-1' })
+        const seen = JSON.stringify(entries)
+        for (const secret of [WEBHOOK_TOKEN, WEBHOOK_CREDENTIALS, NAMED]) expect(seen).not.toContain(secret)
+        // The card's exchange, then each call's request and answer.
+        expect(entries.length).toBe(8)
+      }
+      // The agent was sent them all.
+      expect(JSON.stringify(server.requests)).toContain(WEBHOOK_TOKEN)
+      expect(JSON.stringify(server.requests)).toContain(WEBHOOK_CREDENTIALS)
+    } finally {
+      RESULTS.GetTaskPushNotificationConfig = CONFIG
+    }
+  })
+})
+
+describe('a card that declares no security scheme', () => {
+  const schemeless = () => recordingAgent((s) => v1Card(s.url))
+
+  it('gets the credentials the caller does not withhold, each reported as sent undeclared', async () => {
+    const server = await schemeless()
+    const client = await connect({ agentCard: server.url, bearer: TOKEN, apiKey: KEY, withholdWithoutScheme: [] })
+    await client.getTask({ id: 'task-1' })
+    expect(operationRequests(server)[0]!.headers.authorization).toBe(`Bearer ${TOKEN}`)
+    expect(client.undeclaredCredentials).toEqual(['bearer', 'apiKey'])
+  })
+
+  it('never gets a credential the caller withholds from such a card', async () => {
+    const server = await schemeless()
+    const client = await connect({
+      agentCard: server.url,
+      bearer: TOKEN,
+      apiKey: KEY,
+      withholdWithoutScheme: ['bearer', 'apiKey'],
+    })
+    await client.getTask({ id: 'task-1' })
+    const sent = JSON.stringify(operationRequests(server))
+    expect(sent).not.toContain(TOKEN)
+    expect(sent).not.toContain(KEY)
+    expect(client.unusedCredentials).toEqual(['bearer', 'apiKey'])
+    expect(client.undeclaredCredentials).toEqual([])
+  })
+
+  it('a card that declares one: nothing is undeclared, whatever is withheld', async () => {
+    const server = await recordingAgent((s) =>
+      v1Card(s.url, { securitySchemes: { b: { httpAuthSecurityScheme: { scheme: 'Bearer' } } } }),
+    )
+    const client = await connect({ agentCard: server.url, bearer: TOKEN, withholdWithoutScheme: ['bearer'] })
+    await client.getTask({ id: 'task-1' })
+    expect(operationRequests(server)[0]!.headers.authorization).toBe(`Bearer ${TOKEN}`)
+    expect(client.undeclaredCredentials).toEqual([])
+  })
+})
+
+describe('an HTTP+JSON error without ErrorInfo', () => {
+  /** An HTTP+JSON agent answering every operation with a bare google.rpc.Status at `status`. */
+  const failingWith = (status: number) =>
+    startRawServer((request, response, raw) =>
+      request.url === CARD_PATH
+        ? sendJson(response, v1Card(raw.url))
+        : sendJson(response, { error: { code: status, message: `HTTP ${status} here` } }, status),
+    )
+
+  it.each([
+    [404, 'GetTask', 'TaskNotFoundError'],
+    [404, 'CancelTask', 'TaskNotFoundError'],
+    [404, 'SendMessage', 'MethodNotFoundError'],
+    [415, 'SendMessage', 'ContentTypeNotSupportedError'],
+    [409, 'CancelTask', 'TaskNotCancelableError'],
+  ])('HTTP %i to %s is %s, as JSON-RPC names the same error', async (status, operation, name) => {
+    const server = await failingWith(status)
+    const client = await connect({ agentCard: server.url, transports: ['HTTP+JSON'] })
+    const calls: Record<string, () => Promise<unknown>> = {
+      GetTask: () => client.getTask({ id: 'task-1' }),
+      CancelTask: () => client.cancelTask({ id: 'task-1' }),
+      SendMessage: () => client.sendMessage({ message: userMessage('hi') }),
+    }
+    const error = (await failureOf(calls[operation]!())) as A2AProtocolError
+    expect(error).toBeInstanceOf(A2AProtocolError)
+    expect([error.name, error.a2aCode]).toEqual([name, String(status)])
+  })
+})

@@ -1,4 +1,5 @@
-import { exchange, type HttpSettings, logResponse, readText } from './_http.js'
+import { exchange, type HttpSettings, logResponse, readFailure, readText } from './_http.js'
+import { isLoopbackHost } from './_loopback.js'
 import { A2AClientFailure } from './errors.js'
 import type { AgentCard } from './types.js'
 
@@ -16,7 +17,12 @@ const CARD_TIMEOUT_MS = 30_000
 
 export type CardReference = { url: string } | { file: string }
 
-const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])(:\d+)?$/i
+/**
+ * Whether the first segment of a reference without a scheme names a host: `localhost`, a name with a dot, an IP
+ * address, anything with a port. A first segment that is none of these (`cards/agent.json`) is a folder.
+ */
+const namesHost = (segment: string) =>
+  /:\d+$/.test(segment) || /^localhost$/i.test(segment) || segment.includes('.') || segment.startsWith('[')
 
 export function cardReference(input: string): CardReference {
   const reference = input.trim()
@@ -25,12 +31,16 @@ export function cardReference(input: string): CardReference {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(reference)?.[1]?.toLowerCase()
   if (scheme !== undefined && scheme !== 'http' && scheme !== 'https')
     throw new A2AClientFailure('card-not-found', `${reference}: the card is read over http(s) or from a file`)
-  if (scheme === undefined && (/^[./~]/.test(reference) || /^[^/]+\.json$/i.test(reference))) return { file: reference }
+  const first = reference.split('/')[0]!
+  // A plain path is a file (`./card.json`, `~/card.json`, `card.json`, `cards/agent.json`); a bare word is a host.
+  const plainPath =
+    /^[./~]/.test(reference) || /^[^/]+\.json$/i.test(reference) || (reference.includes('/') && !namesHost(first))
+  if (scheme === undefined && plainPath) return { file: reference }
   let url: URL
   try {
     // A bare host is reached over https, except this machine's (a local agent rarely has a certificate).
-    const host = reference.split('/')[0]!
-    url = new URL(scheme ? reference : `${LOOPBACK_HOST.test(host) ? 'http' : 'https'}://${reference}`)
+    url = new URL(scheme ? reference : `https://${reference}`)
+    if (!scheme && isLoopbackHost(url.hostname)) url = new URL(`http://${reference}`)
   } catch {
     throw new A2AClientFailure('card-not-found', `${reference} is neither a URL, a host nor a file path`)
   }
@@ -59,6 +69,9 @@ export async function loadCard(
   let text: string
   try {
     text = await readText(response, CARD_MAX_BYTES)
+  } catch (error) {
+    // A connection cut mid-card is unreachable; the card's timer running out, a timeout.
+    throw readFailure(error, response, signal)
   } finally {
     response.settled()
   }
@@ -86,8 +99,11 @@ const invalid = (field: string, problem: string) =>
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
-/** The card, once it has what the client acts on: its interfaces, capabilities and security declarations. */
-function checkCard(value: unknown): AgentCard {
+/**
+ * The card, once it has what the client acts on and shows: its interfaces, capabilities, security declarations,
+ * skills and modes.
+ */
+export function checkCard(value: unknown): AgentCard {
   if (!isObject(value)) throw new A2AClientFailure('card-invalid', 'The agent card is not a JSON object')
   const interfaces = value.supportedInterfaces
   if (interfaces === undefined) {
@@ -112,7 +128,20 @@ function checkCard(value: unknown): AgentCard {
     throw invalid('capabilities', value.capabilities ? 'is not an object' : 'is missing')
   if (value.securitySchemes !== undefined && !isObject(value.securitySchemes))
     throw invalid('securitySchemes', 'is not an object')
+  for (const [name, scheme] of Object.entries(value.securitySchemes ?? {}))
+    if (!isObject(scheme)) throw invalid(`securitySchemes.${name}`, 'is not an object')
   if (value.securityRequirements !== undefined && !Array.isArray(value.securityRequirements))
     throw invalid('securityRequirements', 'is not a list')
+  listOf(value.skills, 'skills', isObject, 'an object')
+  for (const field of ['defaultInputModes', 'defaultOutputModes'])
+    listOf(value[field], field, (item) => typeof item === 'string', 'text')
   return value as AgentCard
+}
+
+/** A list (or nothing: ProtoJSON leaves out an empty one) whose every item is `what`. */
+function listOf(value: unknown, field: string, is: (item: unknown) => boolean, what: string) {
+  if (value === undefined || value === null) return
+  if (!Array.isArray(value)) throw invalid(field, 'is not a list')
+  const index = value.findIndex((item) => !is(item))
+  if (index >= 0) throw invalid(`${field}[${index}]`, `is not ${what}`)
 }

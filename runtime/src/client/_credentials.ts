@@ -5,13 +5,21 @@ import type { AgentCard } from './types.js'
  * Where the caller's credentials go, per the schemes the card declares (A2A v1.0 §4.5, §7.3): a bearer token as
  * `Authorization: Bearer` when a scheme accepts one (HTTP auth `Bearer`, OAuth 2.0, OpenID Connect); an API key in
  * the header, query parameter or cookie its scheme names. A credential no declared scheme accepts is not sent.
+ * A card that declares no scheme says nothing of where a credential goes: what the caller does not withhold goes
+ * where agents usually look (`Authorization: Bearer`, `X-API-Key`), and is reported, since the card asked for none.
  * Service parameters travel as request headers (§3.2.6).
  */
+
+type Credential = 'bearer' | 'apiKey'
 
 export interface CallerCredentials {
   bearer?: string
   apiKey?: string
   serviceParams?: Record<string, string>
+  /** Credentials not to send to an agent whose card declares no scheme. */
+  withholdWithoutScheme?: readonly Credential[]
+  /** More values to redact wherever they appear (a push config's token the caller will send). */
+  secrets?: readonly string[]
 }
 
 export interface AppliedCredentials {
@@ -22,8 +30,10 @@ export interface AppliedCredentials {
   cookie?: [string, string]
   /** Whether a request carries a credential (a 401 then means refused, not missing). */
   sent: boolean
-  /** The caller's credentials that no scheme of the card accepts, so never sent. */
-  unused: Array<'bearer' | 'apiKey'>
+  /** The caller's credentials that no scheme of the card accepts (or withheld from a card without one): not sent. */
+  unused: Credential[]
+  /** The caller's credentials sent though the card declares no scheme. */
+  undeclared: Credential[]
   secrets: Secrets
 }
 
@@ -66,13 +76,12 @@ const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'cookie', 'pro
 
 export function applyCredentials(card: AgentCard, caller: CallerCredentials): AppliedCredentials {
   const schemes = orderedSchemes(card)
-  // A card that declares no scheme says nothing of where a credential goes: the caller's flags still apply, as the
-  // usual places (Authorization: Bearer, X-API-Key), since the agent may check one all the same.
   const declaresNone = schemes.length === 0
+  const withheld = (credential: Credential) => declaresNone && (caller.withholdWithoutScheme ?? []).includes(credential)
   const headers: Record<string, string> = {}
   const secretHeaders = new Set<string>()
-  const values: string[] = []
-  const unused: AppliedCredentials['unused'] = []
+  const unused: Credential[] = []
+  const undeclared: Credential[] = []
   let query: [string, string] | undefined
   let cookie: [string, string] | undefined
   let sent = false
@@ -81,35 +90,34 @@ export function applyCredentials(card: AgentCard, caller: CallerCredentials): Ap
     const lower = name.toLowerCase()
     headers[lower] = value
     secretHeaders.add(lower)
-    if (CREDENTIAL_HEADERS.has(lower)) {
-      sent = true
-      values.push(value)
-    } else if (value.length >= SHORTEST_ECHOED_VALUE) values.push(value)
+    if (CREDENTIAL_HEADERS.has(lower)) sent = true
   }
 
   if (caller.bearer) {
-    if (declaresNone || schemes.some(([, scheme]) => takesBearer(scheme))) {
+    if (withheld('bearer') || !(declaresNone || schemes.some(([, scheme]) => takesBearer(scheme))))
+      unused.push('bearer')
+    else {
       headers.authorization = `Bearer ${caller.bearer}`
       secretHeaders.add('authorization')
       sent = true
-    } else unused.push('bearer')
-    values.push(caller.bearer)
+      if (declaresNone) undeclared.push('bearer')
+    }
   }
 
   if (caller.apiKey) {
     const place = declaresNone
       ? { location: 'header' as const, name: 'X-API-Key' }
       : schemes.map(([, scheme]) => apiKeyPlace(scheme)).find(Boolean)
-    if (!place) unused.push('apiKey')
+    if (!place || withheld('apiKey')) unused.push('apiKey')
     else {
       sent = true
+      if (declaresNone) undeclared.push('apiKey')
       if (place.location === 'header') {
         headers[place.name.toLowerCase()] = caller.apiKey
         secretHeaders.add(place.name.toLowerCase())
       } else if (place.location === 'query') query = [place.name, caller.apiKey]
       else cookie = [place.name, caller.apiKey]
     }
-    values.push(caller.apiKey)
   }
 
   return {
@@ -118,11 +126,23 @@ export function applyCredentials(card: AgentCard, caller: CallerCredentials): Ap
     ...(cookie && { cookie }),
     sent,
     unused,
+    undeclared,
     secrets: {
       headers: secretHeaders,
       ...(query && { query: query[0] }),
       ...(cookie && { cookie: cookie[0] }),
-      values,
+      values: secretValues(caller),
     },
   }
+}
+
+/**
+ * Every secret the caller gave, sent or not (a server may echo one it was never sent): the bearer token, the API key,
+ * the secrets named, and service parameters' values (those too short to be worth the search only in their headers).
+ */
+export function secretValues(caller: CallerCredentials): string[] {
+  const values = [caller.bearer ?? '', caller.apiKey ?? '', ...(caller.secrets ?? [])]
+  for (const [name, value] of Object.entries(caller.serviceParams ?? {}))
+    if (CREDENTIAL_HEADERS.has(name.toLowerCase()) || value.length >= SHORTEST_ECHOED_VALUE) values.push(value)
+  return values.filter(Boolean)
 }

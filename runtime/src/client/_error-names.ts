@@ -1,60 +1,72 @@
 import { type A2AErrorName, A2AProtocolError } from './errors.js'
 
 /**
- * One table from each binding's error codes to A2A's error names, so an error has the same name whichever binding
- * carried it: JSON-RPC codes (A2A v1.0 §5.4, §9.5), the ErrorInfo `reason` both bindings attach (§10.6, §11.6:
- * the name in UPPER_SNAKE_CASE without `Error`), and for a REST answer with no ErrorInfo its HTTP status.
+ * One table of A2A's errors (§3.3.2) in both bindings, so an error has the same name whichever binding carried it:
+ * the JSON-RPC code (§5.4, §9.5) and the ErrorInfo `reason` both bindings attach (§10.6, §11.6: the name in
+ * UPPER_SNAKE_CASE without `Error`); for an HTTP+JSON answer with no ErrorInfo, its HTTP status (§5.4).
  */
+const A2A_ERROR_CODES: Readonly<Record<Exclude<A2AErrorName, 'UnknownError'>, ErrorCodes>> = {
+  TaskNotFoundError: { jsonrpc: -32001, reason: 'TASK_NOT_FOUND' },
+  TaskNotCancelableError: { jsonrpc: -32002, reason: 'TASK_NOT_CANCELABLE' },
+  PushNotificationNotSupportedError: { jsonrpc: -32003, reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED' },
+  UnsupportedOperationError: { jsonrpc: -32004, reason: 'UNSUPPORTED_OPERATION' },
+  ContentTypeNotSupportedError: { jsonrpc: -32005, reason: 'CONTENT_TYPE_NOT_SUPPORTED' },
+  InvalidAgentResponseError: { jsonrpc: -32006, reason: 'INVALID_AGENT_RESPONSE' },
+  ExtendedAgentCardNotConfiguredError: { jsonrpc: -32007, reason: 'EXTENDED_AGENT_CARD_NOT_CONFIGURED' },
+  ExtensionSupportRequiredError: { jsonrpc: -32008, reason: 'EXTENSION_SUPPORT_REQUIRED' },
+  VersionNotSupportedError: { jsonrpc: -32009, reason: 'VERSION_NOT_SUPPORTED' },
+  // JSON-RPC's own, with the reasons SDK servers give them over HTTP+JSON.
+  ParseError: { jsonrpc: -32700, reason: 'PARSE_ERROR' },
+  InvalidRequestError: { jsonrpc: -32600, reason: 'INVALID_REQUEST' },
+  MethodNotFoundError: { jsonrpc: -32601, reason: 'METHOD_NOT_FOUND' },
+  InvalidParamsError: { jsonrpc: -32602, reason: 'INVALID_PARAMS' },
+  InternalError: { jsonrpc: -32603, reason: 'INTERNAL_ERROR' },
+}
 
-export const BY_CODE = new Map<number, A2AErrorName>([
-  [-32001, 'TaskNotFoundError'],
-  [-32002, 'TaskNotCancelableError'],
-  [-32003, 'PushNotificationNotSupportedError'],
-  [-32004, 'UnsupportedOperationError'],
-  [-32005, 'ContentTypeNotSupportedError'],
-  [-32006, 'InvalidAgentResponseError'],
-  [-32007, 'ExtendedAgentCardNotConfiguredError'],
-  [-32008, 'ExtensionSupportRequiredError'],
-  [-32009, 'VersionNotSupportedError'],
-  [-32700, 'ParseError'],
-  [-32600, 'InvalidRequestError'],
-  [-32601, 'MethodNotFoundError'],
-  [-32602, 'InvalidParamsError'],
-  [-32603, 'InternalError'],
-])
+interface ErrorCodes {
+  jsonrpc: number
+  reason: string
+}
 
-export const BY_REASON = new Map<string, A2AErrorName>([
-  ['TASK_NOT_FOUND', 'TaskNotFoundError'],
-  ['TASK_NOT_CANCELABLE', 'TaskNotCancelableError'],
-  ['PUSH_NOTIFICATION_NOT_SUPPORTED', 'PushNotificationNotSupportedError'],
-  ['UNSUPPORTED_OPERATION', 'UnsupportedOperationError'],
-  ['CONTENT_TYPE_NOT_SUPPORTED', 'ContentTypeNotSupportedError'],
-  ['INVALID_AGENT_RESPONSE', 'InvalidAgentResponseError'],
-  ['EXTENDED_AGENT_CARD_NOT_CONFIGURED', 'ExtendedAgentCardNotConfiguredError'],
-  ['EXTENSION_SUPPORT_REQUIRED', 'ExtensionSupportRequiredError'],
-  ['VERSION_NOT_SUPPORTED', 'VersionNotSupportedError'],
-  // Reasons SDK servers give the JSON-RPC errors over REST.
-  ['PARSE_ERROR', 'ParseError'],
-  ['INVALID_REQUEST', 'InvalidRequestError'],
-  ['METHOD_NOT_FOUND', 'MethodNotFoundError'],
-  ['INVALID_PARAMS', 'InvalidParamsError'],
-  ['INTERNAL_ERROR', 'InternalError'],
+const entries = Object.entries(A2A_ERROR_CODES) as Array<[A2AErrorName, ErrorCodes]>
+
+/** A2A's error names by JSON-RPC code. */
+export const BY_CODE: ReadonlyMap<number, A2AErrorName> = new Map(entries.map(([name, codes]) => [codes.jsonrpc, name]))
+
+/** A2A's error names by ErrorInfo reason (with `INTERNAL`, another spelling servers give InternalError). */
+export const BY_REASON: ReadonlyMap<string, A2AErrorName> = new Map([
+  ...entries.map(([name, codes]) => [codes.reason, name] as const),
   ['INTERNAL', 'InternalError'],
 ])
 
 /**
- * A REST error without an ErrorInfo, by HTTP status: a request the agent could not read (400), a path or method it
- * does not serve (404, 405, 501), a body it refused (413, 415), its own failure (500).
+ * An HTTP+JSON error without an ErrorInfo, by its HTTP status as A2A's table (§5.4) gives it: 404 is
+ * TaskNotFoundError where the request names a task (over JSON-RPC the same answer is -32001), else a path the agent
+ * does not serve; 409 and 415 are what A2A v1.0.0's table gave TaskNotCancelableError and
+ * ContentTypeNotSupportedError; the rest, a request the agent could not read (400, 413), a method it does not serve
+ * (405, 501), its own failure (500).
  */
-const BY_STATUS = new Map<number, A2AErrorName>([
-  [400, 'InvalidParamsError'],
-  [404, 'MethodNotFoundError'],
-  [405, 'MethodNotFoundError'],
-  [413, 'InvalidRequestError'],
-  [415, 'InvalidRequestError'],
-  [500, 'InternalError'],
-  [501, 'MethodNotFoundError'],
-])
+function nameOfStatus(status: number, namesTask: boolean): A2AErrorName | undefined {
+  switch (status) {
+    case 400:
+      return 'InvalidParamsError'
+    case 404:
+      return namesTask ? 'TaskNotFoundError' : 'MethodNotFoundError'
+    case 405:
+    case 501:
+      return 'MethodNotFoundError'
+    case 409:
+      return 'TaskNotCancelableError'
+    case 413:
+      return 'InvalidRequestError'
+    case 415:
+      return 'ContentTypeNotSupportedError'
+    case 500:
+      return 'InternalError'
+    default:
+      return undefined
+  }
+}
 
 const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo'
 
@@ -71,21 +83,42 @@ function reasonOf(details: unknown): string | undefined {
 const textOf = (message: unknown, fallback: string) =>
   typeof message === 'string' && message.trim() ? message : fallback
 
+/** Credentials an agent echoed back, replaced before its words reach anyone (`[redacted]`). */
+type Redact = (text: string) => string
+
+/** The agent's details with every credential it echoed redacted, in the same structure. */
+function redactedDetails(details: unknown, redact: Redact): unknown {
+  if (details === undefined) return undefined
+  const text = JSON.stringify(details)
+  const redacted = redact(text)
+  return redacted === text ? details : JSON.parse(redacted)
+}
+
 /** A JSON-RPC error object as the A2A error it names (by code; an unknown code by its ErrorInfo's reason). */
-export function jsonRpcError(error: { code?: unknown; message?: unknown; data?: unknown }): A2AProtocolError {
+export function jsonRpcError(
+  error: { code?: unknown; message?: unknown; data?: unknown },
+  redact: Redact,
+): A2AProtocolError {
   const code = typeof error.code === 'number' ? error.code : Number.NaN
   const reason = reasonOf(error.data)
   const name = BY_CODE.get(code) ?? (reason === undefined ? undefined : BY_REASON.get(reason)) ?? 'UnknownError'
-  return new A2AProtocolError(name, textOf(error.message, `JSON-RPC error ${code}`), code, error.data)
+  const message = redact(textOf(error.message, `JSON-RPC error ${code}`))
+  return new A2AProtocolError(name, message, code, redactedDetails(error.data, redact))
 }
 
-/** A REST `google.rpc.Status` (the body's `error`) at HTTP `status` as the A2A error it names. */
+/**
+ * A REST `google.rpc.Status` (the body's `error`) at HTTP `status` as the A2A error it names; `namesTask`: the
+ * request's path names a task (`/tasks/{id}…`).
+ */
 export function restError(
   error: { code?: unknown; status?: unknown; message?: unknown; details?: unknown },
   status: number,
+  { namesTask, redact }: { namesTask: boolean; redact: Redact },
 ): A2AProtocolError {
   const reason = reasonOf(error.details)
-  const name = (reason === undefined ? undefined : BY_REASON.get(reason)) ?? BY_STATUS.get(status) ?? 'UnknownError'
-  const a2aCode = reason ?? (typeof error.status === 'string' ? error.status : String(status))
-  return new A2AProtocolError(name, textOf(error.message, `HTTP ${status}`), a2aCode, error.details)
+  const name =
+    (reason === undefined ? undefined : BY_REASON.get(reason)) ?? nameOfStatus(status, namesTask) ?? 'UnknownError'
+  const a2aCode = redact(reason ?? (typeof error.status === 'string' ? error.status : String(status)))
+  const message = redact(textOf(error.message, `HTTP ${status}`))
+  return new A2AProtocolError(name, message, a2aCode, redactedDetails(error.details, redact))
 }

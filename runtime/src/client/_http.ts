@@ -27,6 +27,8 @@ export interface HttpRequest {
   /** Whether the request carries the caller's credentials (never to a card: it is public). */
   withCredentials: boolean
   timeoutMs?: number | undefined
+  /** Secrets this request carries besides the connection's (a push config's token): redacted like them. */
+  secrets?: readonly string[]
 }
 
 export interface HttpExchange {
@@ -38,7 +40,10 @@ export interface HttpExchange {
   settled(): void
   /** The signal that aborts reading the body (the caller's, or the timeout). */
   signal: AbortSignal
+  /** Replaces every secret of the exchange (the connection's, the request's, and those added) by `[redacted]`. */
   redact: ReturnType<typeof redactor>
+  /** Secrets found in the answer (a push config's token): redacted from then on, in the log and in failures. */
+  addSecrets(values: readonly string[]): void
   wire: WireHook | undefined
   /** Whether the request carried a credential. */
   credentialsSent: boolean
@@ -46,7 +51,11 @@ export interface HttpExchange {
 
 export async function exchange(settings: HttpSettings, request: HttpRequest): Promise<HttpExchange> {
   const credentials = request.withCredentials ? settings.credentials : undefined
-  const redact = redactor(settings.credentials.secrets)
+  const secrets = settings.credentials.secrets
+  const withValues = (values: readonly string[]) =>
+    values.length ? redactor({ ...secrets, values: [...secrets.values, ...values] }) : redactor(secrets)
+  let values = request.secrets ?? []
+  const redact = withValues(values)
   const url = new URL(request.url)
   if (credentials?.query) url.searchParams.set(...credentials.query)
   const headers: Record<string, string> = { ...credentials?.headers, ...request.headers }
@@ -95,6 +104,12 @@ export async function exchange(settings: HttpSettings, request: HttpRequest): Pr
     settled,
     signal,
     redact,
+    addSecrets(found) {
+      const added = found.filter((value) => value && !values.includes(value))
+      if (!added.length) return
+      values = [...values, ...added]
+      result.redact = withValues(values)
+    },
     wire: settings.wire,
     credentialsSent: credentials?.sent ?? false,
   }
@@ -210,8 +225,11 @@ function refusal(http: HttpExchange, body: string): A2AClientFailure {
     const parsed = JSON.parse(body) as { error?: { message?: unknown } | string; message?: unknown }
     message = typeof parsed.error === 'object' ? parsed.error?.message : (parsed.error ?? parsed.message)
   } catch {}
-  const reason = http.redact.text(
-    oneLine(described || (typeof message === 'string' && message) || http.response.statusText || 'no reason given'),
+  // Redacted before it is cut to a line, so no part of a credential survives the cut.
+  const reason = oneLine(
+    http.redact.text(
+      described || (typeof message === 'string' && message) || http.response.statusText || 'no reason given',
+    ),
   )
   const where = http.redact.url(http.url)
   return http.credentialsSent

@@ -15,6 +15,7 @@ import {
   type Transport,
   type UnaryOperation,
 } from './_transport.js'
+import { pushConfigSecrets } from './_wire.js'
 import type { JsonObject } from './types.js'
 
 /**
@@ -33,13 +34,14 @@ export function jsonRpcTransport(url: string, http: HttpSettings): Transport {
       body: JSON.stringify({ jsonrpc: '2.0', id: next++, method, params }),
       signal,
       withCredentials: true,
+      secrets: pushConfigSecrets(params),
     })
 
   /** The result of a JSON-RPC response, or its error thrown. */
   const resultOf = (answer: unknown, http: Parameters<typeof badResponse>[0]) => {
-    if (isObject(answer) && isObject(answer.error)) throw jsonRpcError(answer.error)
+    if (isObject(answer) && isObject(answer.error)) throw jsonRpcError(answer.error, http.redact.text)
     if (!isObject(answer) || answer.jsonrpc !== '2.0' || !('result' in answer))
-      throw badResponse(http, `HTTP ${http.response.status} that is not a JSON-RPC response: ${preview(answer)}`)
+      throw badResponse(http, `HTTP ${http.response.status} that is not a JSON-RPC response: ${preview(http, answer)}`)
     return answer.result
   }
 

@@ -15,6 +15,7 @@ import {
   type Transport,
   type UnaryOperation,
 } from './_transport.js'
+import { pushConfigSecrets } from './_wire.js'
 import type { JsonObject } from './types.js'
 
 /**
@@ -35,7 +36,7 @@ interface Route {
 
 const seg = (value: unknown) => encodeURIComponent(String(value ?? ''))
 
-function route(operation: UnaryOperation | StreamOperation, request: JsonObject): Route {
+export function route(operation: UnaryOperation | StreamOperation, request: JsonObject): Route {
   const task = seg(request.id)
   const ofTask = seg(request.taskId)
   switch (operation) {
@@ -65,8 +66,11 @@ function route(operation: UnaryOperation | StreamOperation, request: JsonObject)
   }
 }
 
+/** The operations whose path names a task (`/tasks/{id}…`): there, an HTTP 404 says the task is not found. */
+const namesTask = (operation: UnaryOperation | StreamOperation) => route(operation, {}).path.startsWith('/tasks/')
+
 /** A field as a query parameter: text, numbers and booleans as they read; lists repeated (§11.5). */
-function addQuery(query: URLSearchParams, name: string, value: unknown) {
+export function addQuery(query: URLSearchParams, name: string, value: unknown) {
   if (value === undefined || value === null) return
   if (Array.isArray(value)) for (const item of value) addQuery(query, name, item)
   else if (typeof value === 'object') throw new TypeError(`${name} cannot travel as a query parameter`)
@@ -101,20 +105,23 @@ export function restTransport(base: string, tenant: string | undefined, http: Ht
       ...(body !== undefined && { body }),
       signal,
       withCredentials: true,
+      secrets: pushConfigSecrets(request),
     })
   }
 
-  /** A non-2xx answer as the A2A error its Status names. */
-  const errorOf = (answer: HttpExchange, json: unknown) => {
-    if (isObject(json) && isObject(json.error)) return restError(json.error, answer.response.status)
-    return badResponse(answer, `HTTP ${answer.response.status} without a google.rpc.Status: ${preview(json)}`)
+  /** A non-2xx answer to `operation` as the A2A error its Status names. */
+  const errorOf = (operation: UnaryOperation | StreamOperation, answer: HttpExchange, json: unknown) => {
+    const { status } = answer.response
+    if (isObject(json) && isObject(json.error))
+      return restError(json.error, status, { namesTask: namesTask(operation), redact: answer.redact.text })
+    return badResponse(answer, `HTTP ${status} without a google.rpc.Status: ${preview(answer, json)}`)
   }
 
   return {
     async call(operation: UnaryOperation, request: JsonObject, { signal }: CallOptions) {
       const answer = await send(operation, request, signal, { accept: `${A2A_JSON}, application/json` })
       const json = await readJson(answer, http.maxBytes, signal)
-      if (!answer.response.ok) throw errorOf(answer, json)
+      if (!answer.response.ok) throw errorOf(operation, answer, json)
       // DeleteTaskPushNotificationConfig answers google.protobuf.Empty, which may be no body at all.
       if (json === undefined) return {}
       return json
@@ -127,14 +134,14 @@ export function restTransport(base: string, tenant: string | undefined, http: Ht
       const answer = await send(operation, request, signal, headers)
       if (!answer.response.ok || !isEventStream(answer)) {
         const json = await readJson(answer, http.maxBytes, signal)
-        if (!answer.response.ok) throw errorOf(answer, json)
+        if (!answer.response.ok) throw errorOf(operation, answer, json)
         throw badResponse(answer, `HTTP ${answer.response.status} that is not an event stream`)
       }
       for await (const { json, id } of sseJson(answer, http.maxBytes, signal)) {
         // A stream that fails after it began ends with a Status event.
         if (isObject(json) && isObject(json.error)) {
           const code = typeof json.error.code === 'number' ? json.error.code : 500
-          throw restError(json.error, code)
+          throw restError(json.error, code, { namesTask: namesTask(operation), redact: answer.redact.text })
         }
         const event: StreamEvent = { response: checkStreamResponse(answer, json) }
         if (id !== undefined) event.eventId = id

@@ -25,6 +25,9 @@ export const bindingName = (name: string): string => {
 
 const isV1 = (version: string) => /^1(\.|$)/.test(version.trim())
 
+/** Whether this client speaks A2A `version` (`1`, `1.0`, `1.1`…): the versions it may signal on a request. */
+export const speaksVersion = (version: string) => /^1(\.\d+)?$/.test(version)
+
 export function selectInterface(card: AgentCard, preference: readonly string[] = []): AgentInterface {
   const usable = card.supportedInterfaces.filter(
     (entry) => SPOKEN.has(bindingName(entry.protocolBinding)) && isV1(entry.protocolVersion),

@@ -1,5 +1,7 @@
 import { type HttpExchange, logResponse, readFailure, readText } from './_http.js'
+import { checkShape, ShapeError } from './_shapes.js'
 import { readSse, SseTooLarge } from './_sse.js'
+import { pushConfigSecrets } from './_wire.js'
 import { A2AClientFailure } from './errors.js'
 import type { JsonObject, StreamResponse } from './types.js'
 
@@ -45,25 +47,38 @@ export interface Transport {
   stream(operation: StreamOperation, request: JsonObject, options: StreamOptions): AsyncGenerator<StreamEvent>
 }
 
-const STREAM_FIELDS = ['task', 'message', 'statusUpdate', 'artifactUpdate']
-
 export const badResponse = (http: HttpExchange, problem: string) =>
   new A2AClientFailure('bad-response', `${http.redact.url(http.url)} answered ${problem}`)
 
 export const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 
-/** A StreamResponse has exactly one of its four fields, an object. */
+/** A StreamResponse has exactly one of its four fields, each in its shape. */
 export function checkStreamResponse(http: HttpExchange, value: unknown): StreamResponse {
-  const set = isObject(value) ? STREAM_FIELDS.filter((field) => value[field] !== undefined) : []
-  if (set.length !== 1 || !isObject((value as Record<string, unknown>)[set[0]!]))
-    throw badResponse(http, `a stream event that is not a StreamResponse: ${preview(value)}`)
+  try {
+    checkShape('StreamResponse', value)
+  } catch (error) {
+    if (error instanceof ShapeError) throw badResponse(http, `a stream event outside A2A v1.0: ${error.message}`)
+    throw error
+  }
   return value as StreamResponse
 }
 
-export const preview = (value: unknown) => JSON.stringify(value)?.slice(0, 200) ?? String(value)
+/**
+ * The start of what the agent sent, to quote in a failure: credentials redacted in the whole text before it is cut,
+ * so no part of one survives the cut.
+ */
+export const quote = (http: Pick<HttpExchange, 'redact'>, text: string, length = 200) =>
+  http.redact.text(text).slice(0, length)
 
-/** The body as JSON, logged to the wire hook; a bad-response failure when it is not JSON. */
+/** A JSON value quoted as `quote` does. */
+export const preview = (http: Pick<HttpExchange, 'redact'>, value: unknown) =>
+  quote(http, JSON.stringify(value) ?? String(value))
+
+/**
+ * The body as JSON, logged to the wire hook (a push config's secrets in it redacted too); a bad-response failure when
+ * it is not JSON.
+ */
 export async function readJson(http: HttpExchange, maxBytes: number, signal: AbortSignal | undefined) {
   let text: string
   try {
@@ -73,14 +88,20 @@ export async function readJson(http: HttpExchange, maxBytes: number, signal: Abo
   } finally {
     http.settled()
   }
-  await logResponse(http, text)
-  if (text === '') return undefined
+  let json: unknown
+  let parsed = true
   try {
-    return JSON.parse(text) as unknown
+    json = text === '' ? undefined : JSON.parse(text)
   } catch {
-    const type = http.response.headers.get('content-type') ?? 'no content type'
-    throw badResponse(http, `HTTP ${http.response.status} that is not JSON (${type}): ${text.slice(0, 100)}`)
+    parsed = false
   }
+  http.addSecrets(pushConfigSecrets(json))
+  await logResponse(http, text)
+  if (!parsed) {
+    const type = http.response.headers.get('content-type') ?? 'no content type'
+    throw badResponse(http, `HTTP ${http.response.status} that is not JSON (${type}): ${quote(http, text, 100)}`)
+  }
+  return json
 }
 
 export const isEventStream = (http: HttpExchange) =>
@@ -113,7 +134,7 @@ export async function* sseJson(
       try {
         json = JSON.parse(event.data)
       } catch {
-        throw badResponse(http, `a stream event that is not JSON: ${event.data.slice(0, 100)}`)
+        throw badResponse(http, `a stream event that is not JSON: ${quote(http, event.data, 100)}`)
       }
       yield { json, ...(event.id !== undefined && { id: event.id }) }
     }

@@ -78,3 +78,23 @@ function redactCookie(header: string, name: string): string {
     })
     .join(';')
 }
+
+/** How deep `pushConfigSecrets` looks: a push config sits at most five objects down (a JSON-RPC send's params). */
+const PUSH_CONFIG_DEPTH = 8
+
+/**
+ * The secrets a request or an answer carries in a push config (A2A v1.0 §4.3): its `token`, and its
+ * `authentication.credentials`, which the agent presents to the webhook. They are redacted like the caller's own.
+ */
+export function pushConfigSecrets(value: unknown, depth = 0): string[] {
+  if (typeof value !== 'object' || value === null || depth > PUSH_CONFIG_DEPTH) return []
+  if (Array.isArray(value)) return value.flatMap((item) => pushConfigSecrets(item, depth + 1))
+  const found: string[] = []
+  const object = value as Record<string, unknown>
+  if (typeof object.url === 'string' && typeof object.token === 'string' && object.token) found.push(object.token)
+  const authentication = object.authentication as { credentials?: unknown } | null | undefined
+  if (typeof authentication?.credentials === 'string' && authentication.credentials)
+    found.push(authentication.credentials)
+  for (const item of Object.values(object)) found.push(...pushConfigSecrets(item, depth + 1))
+  return found
+}

@@ -1,10 +1,11 @@
-import { cardReference, loadCard } from './_card.js'
-import { type AppliedCredentials, applyCredentials } from './_credentials.js'
+import { cardReference, checkCard, loadCard } from './_card.js'
+import { applyCredentials, secretValues } from './_credentials.js'
 import type { HttpSettings } from './_http.js'
 import { jsonRpcTransport } from './_jsonrpc.js'
 import { restTransport } from './_rest.js'
-import { bindingName, selectInterface } from './_select.js'
-import type { CallOptions, StreamEvent, StreamOptions, Transport } from './_transport.js'
+import { bindingName, selectInterface, speaksVersion } from './_select.js'
+import { checkShape, ShapeError, type ShapeName } from './_shapes.js'
+import type { CallOptions, StreamEvent, StreamOptions, Transport, UnaryOperation } from './_transport.js'
 import { redactor, type WireHook } from './_wire.js'
 import { A2AClientFailure } from './errors.js'
 import type {
@@ -45,6 +46,14 @@ export interface ConnectOptions {
   bearer?: string
   /** An API key, sent where the card's API key scheme says (header, query parameter or cookie). */
   apiKey?: string
+  /**
+   * Of `bearer` and `apiKey`, those not to send to an agent whose card declares no security scheme (listed then in
+   * the client's `unusedCredentials`). Such a card says nothing of where a credential goes: one not withheld goes
+   * where agents usually look (`Authorization: Bearer`, `X-API-Key`), and is listed in `undeclaredCredentials`.
+   */
+  withholdWithoutScheme?: ReadonlyArray<'bearer' | 'apiKey'>
+  /** More secrets to redact like the credentials, wherever they appear (a webhook's token the caller sends). */
+  secrets?: readonly string[]
   /** Service parameters (A2A v1.0 §3.2.6), sent as request headers; their values are redacted like credentials. */
   serviceParams?: Record<string, string>
   /** Metadata added to every request that carries metadata (send, stream, cancel); the request's own keys win. */
@@ -71,8 +80,13 @@ export interface A2AClient {
   readonly cardSource: string
   /** The interface spoken to. */
   readonly selected: AgentInterface
-  /** The caller's credentials that no scheme of the card accepts, which are therefore never sent. */
+  /**
+   * The caller's credentials that no scheme of the card accepts (or withheld from a card without schemes), which are
+   * therefore never sent.
+   */
   readonly unusedCredentials: ReadonlyArray<'bearer' | 'apiKey'>
+  /** The caller's credentials sent though the card declares no security scheme: it asked for none. */
+  readonly undeclaredCredentials: ReadonlyArray<'bearer' | 'apiKey'>
   sendMessage(request: SendMessageRequest, options?: CallOptions): Promise<SendMessageResponse>
   sendStreamingMessage(request: SendMessageRequest, options?: StreamOptions): AsyncIterable<StreamEvent>
   getTask(request: GetTaskRequest, options?: CallOptions): Promise<Task>
@@ -97,7 +111,6 @@ export interface A2AClient {
 }
 
 const DEFAULT_MAX_BYTES = 32 * 1024 * 1024
-const NO_SCHEMES = { supportedInterfaces: [] } as unknown as AgentCard
 
 /**
  * Reads the agent's card, chooses the interface (the card's first supported one, or the first of `transports` it
@@ -107,13 +120,14 @@ const NO_SCHEMES = { supportedInterfaces: [] } as unknown as AgentCard
 export async function connect(options: ConnectOptions): Promise<A2AClient> {
   const a2aVersion = options.a2aVersion ?? '1.0'
   // Versions before 1.0 need an explicit opt-in, which this client does not offer yet.
-  if (!/^1(\.\d+)?$/.test(a2aVersion))
+  if (!speaksVersion(a2aVersion))
     throw new RangeError(`a2aVersion ${JSON.stringify(a2aVersion)}: this client speaks A2A 1.x`)
   const reference = cardReference(options.agentCard)
+  const secrets = { headers: new Set<string>(), values: secretValues(options) }
   const settings: HttpSettings = {
     a2aVersion,
-    // The card is public: it is fetched without credentials (a card with no schemes places none).
-    credentials: withAllSecrets(applyCredentials(NO_SCHEMES, options), options),
+    // The card is public: it is fetched with no credential, and only redacted of every secret the caller gave.
+    credentials: { headers: {}, sent: false, unused: [], undeclared: [], secrets },
     wire: options.wire,
     fetch: options.fetch ?? globalThis.fetch,
     timeoutMs: options.timeoutMs,
@@ -122,32 +136,39 @@ export async function connect(options: ConnectOptions): Promise<A2AClient> {
   const { card, source } = await loadCard(reference, settings, options.signal)
   const selected = selectInterface(card, options.transports)
   const credentials = applyCredentials(card, options)
-  const http: HttpSettings = { ...settings, credentials: withAllSecrets(credentials, options) }
+  const http: HttpSettings = { ...settings, credentials }
   const tenant = selected.tenant || undefined
   const transport: Transport =
     bindingName(selected.protocolBinding) === 'JSONRPC'
       ? jsonRpcTransport(selected.url, http)
       : restTransport(selected.url, tenant, http)
-  const redact = redactor(http.credentials.secrets).text
-  return makeClient({ card, cardSource: source, selected, unusedCredentials: credentials.unused }, transport, {
-    tenant,
-    metadata: options.metadata,
-    redact,
-  })
+  const redact = redactor(credentials.secrets)
+  const about = {
+    card,
+    cardSource: source,
+    selected,
+    unusedCredentials: credentials.unused,
+    undeclaredCredentials: credentials.undeclared,
+  }
+  return makeClient(about, transport, { tenant, metadata: options.metadata, where: redact.url(selected.url) })
 }
 
-/**
- * Every credential the caller gave is redacted, even one the card gave no place to (a server may still echo it).
- */
-function withAllSecrets(credentials: AppliedCredentials, options: ConnectOptions): AppliedCredentials {
-  const values = [...credentials.secrets.values, options.bearer ?? '', options.apiKey ?? ''].filter(Boolean)
-  return { ...credentials, secrets: { ...credentials.secrets, values } }
+/** What each operation answers, checked before the caller reads it. */
+const ANSWERS: Record<Exclude<UnaryOperation, 'DeleteTaskPushNotificationConfig'>, ShapeName | 'AgentCard'> = {
+  SendMessage: 'SendMessageResponse',
+  GetTask: 'Task',
+  ListTasks: 'ListTasksResponse',
+  CancelTask: 'Task',
+  CreateTaskPushNotificationConfig: 'TaskPushNotificationConfig',
+  GetTaskPushNotificationConfig: 'TaskPushNotificationConfig',
+  ListTaskPushNotificationConfigs: 'ListTaskPushNotificationConfigsResponse',
+  GetExtendedAgentCard: 'AgentCard',
 }
 
 function makeClient(
-  about: Pick<A2AClient, 'card' | 'cardSource' | 'selected' | 'unusedCredentials'>,
+  about: Pick<A2AClient, 'card' | 'cardSource' | 'selected' | 'unusedCredentials' | 'undeclaredCredentials'>,
   transport: Transport,
-  { tenant, metadata, redact }: { tenant?: string; metadata?: JsonObject; redact: (text: string) => string },
+  { tenant, metadata, where }: { tenant?: string; metadata?: JsonObject; where: string },
 ): A2AClient {
   /** The request as the operation's message: the interface's tenant set exactly as declared, or absent. */
   const message = (request: object, withMetadata = false): JsonObject => {
@@ -157,19 +178,16 @@ function makeClient(
     if (withMetadata && metadata) out.metadata = { ...metadata, ...(out.metadata as JsonObject | undefined) }
     return out
   }
-  const call = <T>(operation: Parameters<Transport['call']>[0], request: object, options: CallOptions = {}) =>
-    transport.call(
-      operation,
-      message(request, operation === 'SendMessage' || operation === 'CancelTask'),
-      options,
-    ) as Promise<T>
+  const call = async <T>(operation: UnaryOperation, request: object, options: CallOptions = {}) => {
+    const withMetadata = operation === 'SendMessage' || operation === 'CancelTask'
+    const answer = await transport.call(operation, message(request, withMetadata), options)
+    if (operation !== 'DeleteTaskPushNotificationConfig') checkAnswer(operation, ANSWERS[operation], answer, where)
+    return answer as T
+  }
 
   return {
     ...about,
-    async sendMessage(request, options) {
-      const answer = await call<SendMessageResponse>('SendMessage', request, options)
-      return checkSendAnswer(answer, about.cardSource, redact)
-    },
+    sendMessage: (request, options) => call<SendMessageResponse>('SendMessage', request, options),
     sendStreamingMessage: (request, options = {}) =>
       transport.stream('SendStreamingMessage', message(request, true), options),
     getTask: (request, options) => call<Task>('GetTask', request, options),
@@ -189,17 +207,13 @@ function makeClient(
   }
 }
 
-/** SendMessage answers exactly one of `task` and `message`. */
-function checkSendAnswer(answer: unknown, source: string, redact: (text: string) => string): SendMessageResponse {
-  const value = answer as Record<string, unknown> | null
-  const task = value?.task
-  const message = value?.message
-  const ok = typeof value === 'object' && value !== null && (task === undefined) !== (message === undefined)
-  if (!ok || typeof (task ?? message) !== 'object')
-    throw new A2AClientFailure(
-      'bad-response',
-      `The agent of ${source} answered SendMessage with neither a task nor a message: ` +
-        redact(JSON.stringify(answer)?.slice(0, 200) ?? String(answer)),
-    )
-  return answer as SendMessageResponse
+/** An answer outside the operation's shape is a bad response naming the field, before anything reads it. */
+function checkAnswer(operation: UnaryOperation, shape: ShapeName | 'AgentCard', answer: unknown, where: string) {
+  try {
+    if (shape === 'AgentCard') checkCard(answer)
+    else checkShape(shape, answer)
+  } catch (error) {
+    if (!(error instanceof ShapeError) && !(error instanceof A2AClientFailure)) throw error
+    throw new A2AClientFailure('bad-response', `${where} answered ${operation} outside A2A v1.0: ${error.message}`)
+  }
 }
