@@ -19,6 +19,8 @@ function helpOf(env: NodeJS.ProcessEnv, cwd: string, command: 'send' | 'dev' = '
   send.addOption(send.createOption('-o, --output <format>', 'text or json').choices(['text', 'json']).default('text'))
   send.option('--poll-interval <duration>', 'how often to ask', '2s')
   send.option('--bearer <token>', 'a bearer token')
+  send.option('--svc-param <key:value>', 'a service parameter', (value: string, all: string[] = []) => [...all, value])
+  send.option('--webhook-token <token>', 'a token for the webhook')
   send.option('--stream', 'follow the stream')
   if (command === 'dev') {
     const dev = program.command('dev').option('--poll-interval <duration>', 'how often to look', '1s')
@@ -58,4 +60,18 @@ it('adds nothing to a command that does not read configuration (a2a dev reads th
   mkdirSync(cwd)
   const help = helpOf({ HOME: join(root, 'home'), A2ACLI_POLL_INTERVAL: '9s' }, cwd, 'dev')
   expect(help).toContain('--poll-interval <duration> how often to look (default: "1s") -h')
+})
+
+it("shows a service parameter's keys with its values redacted, and a webhook's token redacted", () => {
+  const cwd = join(root, 'secrets')
+  mkdirSync(cwd)
+  const env = {
+    HOME: join(root, 'home'),
+    A2ACLI_SVC_PARAM: 'authorization:Bearer svc-secret,x-trace:trace-secret',
+    A2ACLI_WEBHOOK_TOKEN: 'hook-secret',
+  }
+  const help = helpOf(env, cwd)
+  expect(help).toContain('(now ["authorization:[redacted]","x-trace:[redacted]"], from env A2ACLI_SVC_PARAM)')
+  expect(help).toMatch(/--webhook-token <token>\s+a token for the webhook \(now \[redacted\], from env/)
+  expect(help).not.toMatch(/svc-secret|trace-secret|hook-secret/)
 })

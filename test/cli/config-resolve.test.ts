@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Command as CommandType } from 'commander'
 import { afterAll, describe, expect, it } from 'vitest'
-import { describeSource, resolveOptions } from '../../runtime/src/cli/config/_resolve.ts'
+import { configuredValue, describeSource, resolveOptions } from '../../runtime/src/cli/config/_resolve.ts'
 import { UsageError } from '../../runtime/src/cli/output/_failures.ts'
 
 /** Option resolution: flag > A2ACLI_* environment > local .env (or --config) > global .env > default. */
@@ -201,9 +201,44 @@ describe('credentials in files', () => {
     expect(resolve(['send'], { HOME: dirs.home }, dirs.cwd).values.bearer).toBe('secret-token')
   })
 
+  it.each(['A2ACLI_WEBHOOK_TOKEN=hook-secret', 'A2ACLI_AUTH_CREDENTIALS=hook-credentials', 'A2ACLI_SVC_PARAM=x-key:k'])(
+    'counts a webhook secret and a service parameter as credentials: %s in a file others can read is refused',
+    (line) => {
+      const dirs = layout({ local: `${line}\n` })
+      chmodSync(dirs.local, 0o644)
+      expect(() => resolve(['send'], { HOME: dirs.home }, dirs.cwd)).toThrow(
+        `${dirs.local} holds ${line.split('=')[0]} and others can read it`,
+      )
+    },
+  )
+
   it('reads a file others can read when it holds no credential', () => {
     const dirs = layout({ global: 'A2ACLI_AGENT_CARD=x.example\n' })
     chmodSync(dirs.global, 0o644)
     expect(resolve(['send'], { HOME: dirs.home }, dirs.cwd).values.agentCard).toBe('x.example')
+  })
+})
+
+describe('a setting read outside the options (configuredValue)', () => {
+  it("reads the file the command's --config names, as its options do", () => {
+    const dirs = layout({ local: 'A2ACLI_CLIENT_SECRET=from-local-env\n' })
+    const chosen = join(dirs.base, 'agent.env')
+    writeFileSync(chosen, 'A2ACLI_CLIENT_SECRET=from-config\n', { mode: 0o600 })
+    resolve(['send', '--config', chosen], { HOME: dirs.home }, dirs.cwd)
+    expect(configuredValue('A2ACLI_CLIENT_SECRET')).toBe('from-config')
+    resolve(['send'], { HOME: dirs.home }, dirs.cwd)
+    expect(configuredValue('A2ACLI_CLIENT_SECRET')).toBe('from-local-env')
+  })
+
+  it("takes the environment as the command found it: a project's .env loaded later is no environment", () => {
+    const dirs = layout({ local: 'A2ACLI_CLIENT_SECRET=from-local-env\n' })
+    const chosen = join(dirs.base, 'agent.env')
+    writeFileSync(chosen, 'A2ACLI_CLIENT_SECRET=from-config\n', { mode: 0o600 })
+    const env: NodeJS.ProcessEnv = { HOME: dirs.home, A2ACLI_AGENT_CARD: 'env.example' }
+    resolve(['send', '--config', chosen], env, dirs.cwd)
+    // What loading the project's .env into the process does once the command runs.
+    env.A2ACLI_CLIENT_SECRET = 'from-local-env'
+    expect(configuredValue('A2ACLI_CLIENT_SECRET')).toBe('from-config')
+    expect(configuredValue('A2ACLI_AGENT_CARD')).toBe('env.example')
   })
 })

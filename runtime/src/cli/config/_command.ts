@@ -2,7 +2,8 @@ import type { Command } from 'commander'
 import { createOutput } from '../output/_output.js'
 import { createTextWriter } from '../output/_text-writer.js'
 import { isConfigurable, takesConfiguration } from './_configurable.js'
-import { type DeclaredOption, describeSource, type ResolvedOption, resolveDeclared } from './_resolve.js'
+import { type DeclaredOption, describeSource, resolveDeclared } from './_resolve.js'
+import { shownValue } from './_shown.js'
 
 /**
  * `a2a config show`: every setting's effective value and where it came from, credentials as `[redacted]`. It reads
@@ -72,21 +73,8 @@ function show(command: Command, io: ConfigIo): number {
     }
     return 0
   } catch (error) {
-    return createOutput({ format: flagFormat, stream: false, stdout, stderr: io.stderr }).error(error)
+    return createOutput({ format: flagFormat, stdout, stderr: io.stderr }).error(error)
   }
-}
-
-/**
- * A value as shown, in its JSON type (a switch as true or false, a repeatable option as a list): a credential never,
- * a service parameter's value neither (it may carry one). Unset: undefined.
- */
-function shownValue(option: ResolvedOption): unknown {
-  const { value } = option
-  if (value === undefined || value === null || value === '') return undefined
-  if (option.credential) return '[redacted]'
-  if (option.variable !== 'A2ACLI_SVC_PARAM') return value
-  const redact = (item: unknown) => String(item).replace(/:.*$/s, ':[redacted]')
-  return Array.isArray(value) ? value.map(redact) : redact(value)
 }
 
 /** A shown value on one text line: a list with commas. */

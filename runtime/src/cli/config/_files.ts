@@ -5,11 +5,17 @@ import { parseEnv } from 'node:util'
 import { UsageError } from '../output/_failures.js'
 import { shellWord } from '../output/_sanitize.js'
 
-/** The variables that hold a credential: a file holding one must be readable by its owner alone. */
+/**
+ * The variables that hold a credential (shown only redacted; a file holding one must be readable by its owner alone):
+ * the caller's, the secrets of a webhook the agent is asked to call, and service parameters, which may carry one.
+ */
 export const CREDENTIAL_VARIABLES: ReadonlySet<string> = new Set([
   'A2ACLI_BEARER',
   'A2ACLI_API_KEY',
   'A2ACLI_CLIENT_SECRET',
+  'A2ACLI_WEBHOOK_TOKEN',
+  'A2ACLI_AUTH_CREDENTIALS',
+  'A2ACLI_SVC_PARAM',
 ])
 
 /** The `A2ACLI_*` settings of one `.env` file (a project's `.env` also holds the agent's own settings: skipped). */

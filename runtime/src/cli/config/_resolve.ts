@@ -87,7 +87,26 @@ export function resolveOptions(command: Command, context: ResolveContext = {}): 
         value: current.getOptionValue(attribute),
       })
     }
-  return resolveDeclared(declared, context)
+  const resolved = resolveDeclared(declared, context)
+  const env = context.env ?? process.env
+  const config = resolved.values.config
+  running = {
+    // As it is now: a project's `.env` loaded into the process later (for its agent's credentials) is a file, and
+    // never outranks the configuration files of the command.
+    env: { ...env },
+    cwd: context.cwd ?? process.cwd(),
+    ...(typeof config === 'string' && config !== '' && { config }),
+  }
+  return resolved
+}
+
+/** The configuration of the command that runs, as its options were resolved: what `configuredValue` reads. */
+let running: ConfiguredContext | undefined
+
+/** Where `configuredValue` reads: an environment, a working folder, and the file `--config` names. */
+export interface ConfiguredContext extends ResolveContext {
+  /** The file `--config` names (else A2ACLI_CONFIG's, else the nearest `.env`). */
+  config?: string
 }
 
 export interface DeclaredOption {
@@ -151,13 +170,16 @@ function groupByAttribute(declared: readonly DeclaredOption[]): Map<string, Decl
 
 /**
  * One `A2ACLI_*` variable as configured, for code that reads it outside a command's options (a token's refresh, a
- * default agent): the environment, then the local `.env` (or A2ACLI_CONFIG's file), then the global file.
+ * default agent): the environment, then the local `.env` (or the file `--config` or A2ACLI_CONFIG names), then the
+ * global file. With no context given, the command's own as `resolveOptions` found it: its `--config`, and the
+ * environment as it was then.
  */
-export function configuredValue(variable: string, context: ResolveContext = {}): string | undefined {
-  const env = context.env ?? process.env
+export function configuredValue(variable: string, context?: ConfiguredContext): string | undefined {
+  const where = context ?? running ?? {}
+  const env = where.env ?? process.env
   const fromEnv = nonEmpty(env[variable])
   if (fromEnv !== undefined) return fromEnv
-  const local = localFile(nonEmpty(env.A2ACLI_CONFIG), context.cwd ?? process.cwd())
+  const local = localFile(where.config ?? nonEmpty(env.A2ACLI_CONFIG), where.cwd ?? process.cwd())
   const globalPath = globalFilePath(env)
   const global = local?.path === globalPath ? undefined : readConfigFile(globalPath)
   for (const file of [local, global]) {
