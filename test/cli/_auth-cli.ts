@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { createServer, type Server } from 'node:http'
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { expect } from 'vitest'
 import { a2aBin, type CommandResult } from '../_support.ts'
@@ -72,18 +72,24 @@ export async function deviceLogin(
   return login.done
 }
 
-/** Serves `cards[path]` as JSON on 127.0.0.1 (a free port); anything else is 404. */
-export async function startCardServer(
-  cards: Record<string, unknown>,
-): Promise<{ origin: string; stop(): Promise<void> }> {
+/** Serves `cards[path]` as JSON on 127.0.0.1 (a free port); anything else is 404. `requests`: each one's path and headers. */
+export async function startCardServer(cards: Record<string, unknown>): Promise<{
+  origin: string
+  requests: { path: string; headers: IncomingHttpHeaders }[]
+  stop(): Promise<void>
+}> {
+  const requests: { path: string; headers: IncomingHttpHeaders }[] = []
   const server: Server = createServer((request, response) => {
-    const card = cards[new URL(request.url ?? '/', 'http://cards').pathname]
+    const path = new URL(request.url ?? '/', 'http://cards').pathname
+    requests.push({ path, headers: request.headers })
+    const card = cards[path]
     if (card === undefined) response.writeHead(404).end()
     else response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card))
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

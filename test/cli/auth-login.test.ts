@@ -238,6 +238,65 @@ describe('a2a auth login, client credentials flow', () => {
     expect(statSync(tokenFile()).mode & 0o777).toBe(0o600)
   })
 
+  it('reads the card as every command does: with A2A-Version and no credential', async () => {
+    cardPaths['/versioned/.well-known/agent-card.json'] = clientCard()
+    const cardUrl = `${cards.origin}/versioned/.well-known/agent-card.json`
+    const { code, stderr } = await startA2aCommand(
+      ['auth', 'login', '--agent-card', cardUrl, '--client-id', CONFIDENTIAL_CLIENT.id],
+      options({ A2ACLI_CLIENT_SECRET: CONFIDENTIAL_CLIENT.secret }),
+    ).done
+    expect(code, stderr).toBe(0)
+    const read = cards.requests.filter((request) => request.path === '/versioned/.well-known/agent-card.json')
+    expect(read).toHaveLength(1)
+    expect(read[0]!.headers).toMatchObject({ 'a2a-version': '1.0' })
+    expect(read[0]!.headers.authorization).toBeUndefined()
+  })
+
+  const configured = {
+    A2ACLI_CLIENT_ID: CONFIDENTIAL_CLIENT.id,
+    A2ACLI_CLIENT_SECRET: CONFIDENTIAL_CLIENT.secret,
+    A2ACLI_FLOW: 'client-credentials',
+  }
+
+  it('its settings are listed by a2a config show, the secret redacted', async () => {
+    const shown = await startA2aCommand(['config', 'show', '-o', 'json'], options(configured)).done
+    expect(shown.code, shown.stderr).toBe(0)
+    expect(JSON.parse(shown.stdout).options).toEqual(
+      expect.arrayContaining([
+        { option: '--client-id', variable: 'A2ACLI_CLIENT_ID', value: 'robot', source: 'env A2ACLI_CLIENT_ID' },
+        {
+          option: '--client-secret',
+          variable: 'A2ACLI_CLIENT_SECRET',
+          value: '[redacted]',
+          source: 'env A2ACLI_CLIENT_SECRET',
+        },
+        { option: '--flow', variable: 'A2ACLI_FLOW', value: 'client-credentials', source: 'env A2ACLI_FLOW' },
+        { option: '--issuer', variable: 'A2ACLI_ISSUER', value: null, source: 'default' },
+        { option: '--scope', variable: 'A2ACLI_SCOPE', value: null, source: 'default' },
+      ]),
+    )
+    expect(shown.stdout).not.toContain(CONFIDENTIAL_CLIENT.secret)
+  })
+
+  it('its settings resolve as the other commands do: --help says where from, --config names the file', async () => {
+    const help = await startA2aCommand(['auth', 'login', '--help'], options(configured)).done
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('(now "robot", from env A2ACLI_CLIENT_ID)')
+    expect(help.stdout).not.toContain(CONFIDENTIAL_CLIENT.secret)
+    // The same settings from the file --config names (a file holding a secret is readable by its owner alone).
+    cardPaths['/configured/.well-known/agent-card.json'] = clientCard()
+    const cardUrl = `${cards.origin}/configured/.well-known/agent-card.json`
+    const file = join(home, 'robot.env')
+    const lines = Object.entries({ ...configured, A2ACLI_AGENT_CARD: cardUrl, A2ACLI_OUTPUT: 'json' })
+    writeFileSync(file, lines.map(([key, value]) => `${key}=${JSON.stringify(value)}\n`).join(''), { mode: 0o600 })
+    const login = await startA2aCommand(['auth', 'login', '--config', file], options()).done
+    expect(login.code, login.stderr).toBe(0)
+    expect(JSON.parse(login.stdout)).toMatchObject({
+      agentCard: cardUrl,
+      clientId: 'robot',
+      flow: 'client-credentials',
+    })
+  })
+
   it('reads the card from a file, and keeps the token under its file: URL', async () => {
     writeFileSync(join(home, 'card.json'), JSON.stringify(clientCard()))
     const login = startA2aCommand(

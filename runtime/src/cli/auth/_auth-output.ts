@@ -1,6 +1,4 @@
-import { exitStatusOf } from '../output/_failures.js'
 import { printableLine } from '../output/_sanitize.js'
-import { AuthError } from './_auth-error.js'
 import type { StoredToken } from './_token-file.js'
 
 export type OutputFormat = 'text' | 'json'
@@ -41,31 +39,9 @@ export function summaryLines(token: StoredToken, now = Date.now()): string[] {
 
 /**
  * Prints stdout's part: `Label: value` lines (values from servers and files may hold anything: no control
- * character reaches the terminal), or one JSON document on one line.
+ * character reaches the terminal), or one JSON document on one line. Failures are the output contract's
+ * (`createOutput(…).error`).
  */
 export function print(format: OutputFormat, text: string[], json: unknown): void {
   process.stdout.write(format === 'json' ? `${JSON.stringify(json)}\n` : `${text.map(printableLine).join('\n')}\n`)
-}
-
-/**
- * A failure as the output contract's error envelope (on stdout in json mode; `Error:`, `Code:` and `Hint:` lines on
- * stderr in text) and the exit status its code maps to; never a stack. What is not an AuthError is
- * A2ACLI_ERR_INTERNAL with its message.
- */
-export function reportFailure(format: OutputFormat, error: unknown): void {
-  const failure =
-    error instanceof AuthError
-      ? error
-      : new AuthError('A2ACLI_ERR_INTERNAL', (error as Error)?.message ?? String(error))
-  const envelope = { code: failure.code, message: failure.message, hint: failure.hint ?? null, a2aCode: null }
-  if (format === 'json') process.stdout.write(`${JSON.stringify({ error: envelope })}\n`)
-  else {
-    const lines = [
-      `Error: ${failure.message}`,
-      `Code: ${failure.code}`,
-      ...(failure.hint ? [`Hint: ${failure.hint}`] : []),
-    ]
-    process.stderr.write(`${lines.map(printableLine).join('\n')}\n`)
-  }
-  process.exitCode = exitStatusOf(failure.code)
 }

@@ -1,5 +1,6 @@
 import * as oauth from 'oauth4webapi'
-import { AuthError } from './_auth-error.js'
+import type { AgentCard } from '../../client/types.js'
+import { CommandFailure, UsageError } from '../output/_failures.js'
 import { checkEndpoint, exchange, requestOptions } from './_oauth-calls.js'
 
 export type Flow = 'device' | 'client-credentials'
@@ -34,7 +35,7 @@ const WELL_KNOWN = [
  * credentials): `--issuer` when given, else the card's OAuth 2.0 and OpenID Connect schemes in the card's order.
  */
 export async function findLoginTarget(
-  card: Record<string, unknown>,
+  card: AgentCard,
   options: { issuer?: string; flow?: Flow },
 ): Promise<LoginTarget> {
   if (options.issuer !== undefined) {
@@ -46,8 +47,7 @@ export async function findLoginTarget(
   // Read only without --issuer: a card whose own schemes are unusable is what --issuer gets around.
   const schemes = oauthSchemes(card)
   if (schemes.length === 0)
-    throw new AuthError(
-      'A2ACLI_ERR_USAGE',
+    throw new UsageError(
       'The agent card declares no OAuth 2.0 or OpenID Connect security scheme',
       'name the authorization server with --issuer <url>',
     )
@@ -60,8 +60,7 @@ export async function findLoginTarget(
   }
   if (options.flow === undefined && found[0]) return found[0]
   const offered = [...new Set(found.map((target) => target.flow))]
-  throw new AuthError(
-    'A2ACLI_ERR_USAGE',
+  throw new UsageError(
     `The agent card's OAuth schemes offer no ${options.flow ?? 'device'} flow` +
       (offered.length ? ` (they offer ${offered.join(', ')})` : ''),
     offered.length ? `use --flow ${offered[0]}` : 'name the authorization server with --issuer <url>',
@@ -90,23 +89,19 @@ async function targetsOf(scheme: OAuthScheme, required: string[] | undefined): P
   return targets
 }
 
-/** The card's schemes that lead to an authorization server, in its order: v1.0 shapes, and v0.3's `type` ones. */
-function oauthSchemes(card: Record<string, unknown>): OAuthScheme[] {
-  const declared = card.securitySchemes
-  if (!isRecord(declared)) return []
+/** The card's schemes that lead to an authorization server (OAuth 2.0, OpenID Connect), in its order. */
+function oauthSchemes(card: AgentCard): OAuthScheme[] {
   const schemes: OAuthScheme[] = []
-  for (const [name, scheme] of Object.entries(declared)) {
+  for (const [name, scheme] of Object.entries(card.securitySchemes ?? {})) {
     if (!isRecord(scheme)) continue
     const field = `the card's securitySchemes.${name}`
-    const oauth2 = isRecord(scheme.oauth2SecurityScheme) ? scheme.oauth2SecurityScheme : undefined
-    const oidc = isRecord(scheme.openIdConnectSecurityScheme) ? scheme.openIdConnectSecurityScheme : undefined
-    if (oauth2 || scheme.type === 'oauth2') {
-      const body = oauth2 ?? scheme
-      const path = `${field}${oauth2 ? '.oauth2SecurityScheme' : ''}`
-      schemes.push({ name, ...flowsOf(body.flows, `${path}.flows`), ...metadata(body.oauth2MetadataUrl, path) })
-    } else if (oidc || scheme.type === 'openIdConnect') {
-      const path = `${field}${oidc ? '.openIdConnectSecurityScheme' : ''}.openIdConnectUrl`
-      schemes.push({ name, metadataUrl: checkEndpoint((oidc ?? scheme).openIdConnectUrl, path, CARD) })
+    const { oauth2SecurityScheme: oauth2, openIdConnectSecurityScheme: oidc } = scheme
+    if (isRecord(oauth2)) {
+      const path = `${field}.oauth2SecurityScheme`
+      schemes.push({ name, ...flowsOf(oauth2.flows, `${path}.flows`), ...metadata(oauth2.oauth2MetadataUrl, path) })
+    } else if (isRecord(oidc)) {
+      const path = `${field}.openIdConnectSecurityScheme.openIdConnectUrl`
+      schemes.push({ name, metadataUrl: checkEndpoint(oidc.openIdConnectUrl, path, CARD) })
     }
   }
   return schemes
@@ -145,17 +140,12 @@ function flowsOf(flows: unknown, path: string): Pick<OAuthScheme, 'device' | 'cl
 
 const scopeNames = (scopes: unknown): string[] => (isRecord(scopes) ? Object.keys(scopes) : [])
 
-/** The scopes the card's security requirements list for a scheme (v1.0 `securityRequirements`, v0.3 `security`). */
-function scopesRequired(card: Record<string, unknown>, scheme: string): string[] | undefined {
-  const v1 = Array.isArray(card.securityRequirements) ? card.securityRequirements : []
-  for (const requirement of v1) {
-    const list = isRecord(requirement) && isRecord(requirement.schemes) ? requirement.schemes[scheme] : undefined
+/** The scopes the card's security requirements list for a scheme. */
+function scopesRequired(card: AgentCard, scheme: string): string[] | undefined {
+  for (const requirement of card.securityRequirements ?? []) {
+    const list: unknown =
+      isRecord(requirement) && isRecord(requirement.schemes) ? requirement.schemes[scheme] : undefined
     if (isRecord(list) && Array.isArray(list.list) && list.list.length) return list.list.filter(isString)
-  }
-  const v03 = Array.isArray(card.security) ? card.security : []
-  for (const requirement of v03) {
-    const list = isRecord(requirement) ? requirement[scheme] : undefined
-    if (Array.isArray(list) && list.length) return list.filter(isString)
   }
   return undefined
 }
@@ -173,7 +163,7 @@ async function discoverFrom(metadataUrl: URL, scheme: string): Promise<oauth.Aut
     if (algorithm === 'oauth2' && path.startsWith(suffix))
       return discover(new URL(path.slice(suffix.length) || '/', metadataUrl.origin), algorithm)
   }
-  throw new AuthError(
+  throw new CommandFailure(
     CARD,
     `The card's scheme ${JSON.stringify(scheme)} names its authorization server's metadata at ${metadataUrl.href}, ` +
       'not at a well-known address (…/.well-known/openid-configuration or /.well-known/oauth-authorization-server/…)',
@@ -186,7 +176,7 @@ async function discoverIssuer(issuer: URL): Promise<oauth.AuthorizationServer> {
   try {
     return await discover(issuer, 'oidc')
   } catch (error) {
-    if (error instanceof AuthError && error.code === 'A2ACLI_ERR_UNREACHABLE') throw error
+    if (error instanceof CommandFailure && error.code === 'A2ACLI_ERR_UNREACHABLE') throw error
     return discover(issuer, 'oauth2')
   }
 }

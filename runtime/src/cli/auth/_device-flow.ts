@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import * as oauth from 'oauth4webapi'
-import { AuthError } from './_auth-error.js'
-import { asAuthError, type ClientIdentity, clientAuth, exchange, requestOptions } from './_oauth-calls.js'
+import { CommandFailure } from '../output/_failures.js'
+import { type ClientIdentity, clientAuth, exchange, oauthFailure, requestOptions } from './_oauth-calls.js'
 import type { StoredToken } from './_token-file.js'
 
 /** RFC 8628 §3.2: the wait between polls when the server names none, and what each `slow_down` adds (§3.5). */
@@ -47,7 +47,8 @@ export async function deviceCodeLogin(
       const response = await oauth.deviceCodeGrantRequest(as, client, auth(), grant.device_code, requestOptions())
       return await oauth.processDeviceCodeResponse(as, client, response)
     } catch (error) {
-      if (!(error instanceof oauth.ResponseBodyError)) throw asAuthError(error, 'The token endpoint', as.token_endpoint)
+      if (!(error instanceof oauth.ResponseBodyError))
+        throw oauthFailure(error, 'The token endpoint', as.token_endpoint)
       switch (error.error) {
         case 'authorization_pending':
           continue
@@ -57,13 +58,13 @@ export async function deviceCodeLogin(
         case 'expired_token':
           throw expired(grant.expires_in)
         case 'access_denied':
-          throw new AuthError(
+          throw new CommandFailure(
             'A2ACLI_ERR_AUTH_FAILED',
             'The login was denied at the verification URL',
             'run a2a auth login again and approve it',
           )
         default:
-          throw asAuthError(error, 'The token endpoint', as.token_endpoint)
+          throw oauthFailure(error, 'The token endpoint', as.token_endpoint)
       }
     }
   }
@@ -71,7 +72,7 @@ export async function deviceCodeLogin(
 
 /** No login happened, as when it is denied: A2ACLI_ERR_TIMEOUT (exit 5) is what --timeout's deadline says. */
 const expired = (seconds: number) =>
-  new AuthError(
+  new CommandFailure(
     'A2ACLI_ERR_AUTH_FAILED',
     `The user code expired (after ${seconds} s) before the login was approved`,
     'run a2a auth login again and approve it at the verification URL in time',

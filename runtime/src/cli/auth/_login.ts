@@ -1,5 +1,5 @@
+import { UsageError } from '../output/_failures.js'
 import { cardUrlOf, fetchCard } from './_agent-card.js'
-import { AuthError } from './_auth-error.js'
 import { type Flow, findLoginTarget } from './_authorization-server.js'
 import { clientCredentialsLogin } from './_client-credentials.js'
 import { deviceCodeLogin } from './_device-flow.js'
@@ -27,8 +27,7 @@ export async function login(
 ): Promise<{ token: StoredToken; path: string }> {
   const clientId = request.clientId
   if (!clientId)
-    throw new AuthError(
-      'A2ACLI_ERR_USAGE',
+    throw new UsageError(
       'a2a auth login needs the client id the authorization server knows this CLI by',
       'pass --client-id <id> (or set A2ACLI_CLIENT_ID)',
     )
@@ -37,8 +36,8 @@ export async function login(
   const path = tokenFilePath()
   readTokens(path)
 
-  const cardUrl = await cardUrlOf(request.agentCard, process.cwd())
-  const { url, card } = await fetchCard(cardUrl)
+  const url = (await cardUrlOf(request.agentCard, process.cwd())).href
+  const card = await fetchCard(new URL(url))
   const target = await findLoginTarget(card, {
     ...(request.issuer !== undefined && { issuer: request.issuer }),
     ...(request.flow !== undefined && { flow: request.flow }),
@@ -76,8 +75,7 @@ export async function login(
 }
 
 const secretMissing = () =>
-  new AuthError(
-    'A2ACLI_ERR_USAGE',
+  new UsageError(
     'The client credentials flow needs the client secret',
     'set A2ACLI_CLIENT_SECRET (or pass --client-secret, which other users can see in the process list)',
   )

@@ -1,6 +1,6 @@
 import * as oauth from 'oauth4webapi'
 import { isLoopbackHost } from '../_loopback.js'
-import { AuthError } from './_auth-error.js'
+import { CommandFailure, UsageError } from '../output/_failures.js'
 import type { StoredToken } from './_token-file.js'
 
 /** How long one request to the authorization server may take. */
@@ -15,14 +15,15 @@ export const requestOptions = () => ({
   [oauth.allowInsecureRequests]: true,
 })
 
-/** An endpoint of the authorization server: https, or http on this machine only (tokens cross it in the clear). */
-export function checkEndpoint(value: unknown, field: string, code: AuthError['code']): URL {
+/**
+ * An endpoint of the authorization server: https, or http on this machine only (tokens cross it in the clear).
+ * Else the failure of `code`: a usage error for a flag, the card's or the server's fault for theirs.
+ */
+export function checkEndpoint(value: unknown, field: string, code: CommandFailure['code']): URL {
   const url = typeof value === 'string' && URL.canParse(value) ? new URL(value) : undefined
   if (url?.protocol === 'https:' || (url?.protocol === 'http:' && isLoopbackHost(url.hostname))) return url
-  throw new AuthError(
-    code,
-    `${field} must be an absolute https: URL (http: only on this machine) (got ${JSON.stringify(value)})`,
-  )
+  const message = `${field} must be an absolute https: URL (http: only on this machine) (got ${JSON.stringify(value)})`
+  throw code === 'A2ACLI_ERR_USAGE' ? new UsageError(message) : new CommandFailure(code, message)
 }
 
 /** Who the CLI is to the authorization server: a public client, or one with a secret. */
@@ -56,7 +57,7 @@ export function tokenFromResponse(
   previousRefreshToken?: string,
 ): StoredToken {
   if (response.token_type !== 'bearer')
-    throw new AuthError(
+    throw new CommandFailure(
       'A2ACLI_ERR_AUTH_FAILED',
       `The authorization server issued a ${response.token_type} token; this CLI sends bearer tokens only`,
     )
@@ -80,38 +81,39 @@ export async function exchange<T>(what: string, url: string | undefined, call: (
   try {
     return await call()
   } catch (error) {
-    throw asAuthError(error, what, url)
+    throw oauthFailure(error, what, url)
   }
 }
 
-export function asAuthError(error: unknown, what: string, url: string | undefined): unknown {
-  if (error instanceof AuthError) return error
+/** A failure of an exchange with the authorization server as the CLI reports it; anything else as it is. */
+export function oauthFailure(error: unknown, what: string, url: string | undefined): unknown {
+  if (error instanceof CommandFailure || error instanceof UsageError) return error
   if (error instanceof oauth.ResponseBodyError) {
     const description = error.error_description ? `: ${error.error_description}` : ''
-    return new AuthError(
+    return new CommandFailure(
       'A2ACLI_ERR_AUTH_FAILED',
       `${what} refused (HTTP ${error.status}, ${error.error}${description})`,
       HINTS[error.error],
     )
   }
   if (error instanceof oauth.WWWAuthenticateChallengeError)
-    return new AuthError(
+    return new CommandFailure(
       'A2ACLI_ERR_AUTH_FAILED',
       `${what} refused the client's credentials (HTTP ${error.status})`,
       HINTS.invalid_client,
     )
   const name = (error as Error | undefined)?.name
   if (name === 'TimeoutError' || name === 'AbortError')
-    return new AuthError(
+    return new CommandFailure(
       'A2ACLI_ERR_UNREACHABLE',
       `${what} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s${at(url)}`,
     )
   if (error instanceof TypeError && (error as { cause?: unknown }).cause !== undefined) {
     const cause = (error.cause as { code?: string; message?: string }).code ?? (error.cause as Error).message
-    return new AuthError('A2ACLI_ERR_UNREACHABLE', `Cannot reach ${what.toLowerCase()}${at(url)}: ${cause}`)
+    return new CommandFailure('A2ACLI_ERR_UNREACHABLE', `Cannot reach ${what.toLowerCase()}${at(url)}: ${cause}`)
   }
   if (error instanceof oauth.OperationProcessingError || error instanceof oauth.UnsupportedOperationError)
-    return new AuthError('A2ACLI_ERR_AUTH_FAILED', `${what} answered out of protocol${at(url)}: ${error.message}`)
+    return new CommandFailure('A2ACLI_ERR_AUTH_FAILED', `${what} answered out of protocol${at(url)}: ${error.message}`)
   return error
 }
 

@@ -1,8 +1,8 @@
 import * as oauth from 'oauth4webapi'
 import { configuredValue } from '../config/_resolve.js'
+import { CommandFailure } from '../output/_failures.js'
 import { shellWord } from '../output/_sanitize.js'
-import { AuthError } from './_auth-error.js'
-import { asAuthError, clientAuth, requestOptions, tokenFromResponse } from './_oauth-calls.js'
+import { clientAuth, oauthFailure, requestOptions, tokenFromResponse } from './_oauth-calls.js'
 import { readTokens, type StoredToken, tokenFilePath, writeTokens } from './_token-file.js'
 import { withTokenLock } from './_token-lock.js'
 
@@ -35,8 +35,8 @@ export async function storedBearer(cardUrl: string, options: { refresh?: boolean
       try {
         renewed = await refresh(renewable)
       } catch (error) {
-        const failure = asAuthError(error, 'The authorization server', renewable.tokenEndpoint)
-        if (!(failure instanceof AuthError)) throw failure
+        const failure = oauthFailure(error, 'The authorization server', renewable.tokenEndpoint)
+        if (!(failure instanceof CommandFailure)) throw failure
         return expired(key, `could not be refreshed (${failure.message})`)
       }
       const others = readTokens(path).filter((kept) => !(kept.cardUrl === key && kept.issuer === renewed.issuer))
@@ -44,7 +44,7 @@ export async function storedBearer(cardUrl: string, options: { refresh?: boolean
       return renewed.accessToken
     })
   } catch (error) {
-    if (!(error instanceof AuthError)) throw error
+    if (!(error instanceof CommandFailure)) throw error
     warn(`${error.message}${error.hint ? `: ${error.hint}` : ''}`)
     return undefined
   }
@@ -68,7 +68,10 @@ function expired(key: string, why: string): undefined {
 async function refresh(token: StoredToken): Promise<StoredToken> {
   const secret = configuredValue('A2ACLI_CLIENT_SECRET')
   if (token.clientAuth !== 'none' && secret === undefined)
-    throw new AuthError('A2ACLI_ERR_AUTH_FAILED', 'a refresh of this client needs its secret in A2ACLI_CLIENT_SECRET')
+    throw new CommandFailure(
+      'A2ACLI_ERR_AUTH_FAILED',
+      'a refresh of this client needs its secret in A2ACLI_CLIENT_SECRET',
+    )
   const as: oauth.AuthorizationServer = { issuer: token.issuer, token_endpoint: token.tokenEndpoint }
   const client: oauth.Client = { client_id: token.clientId }
   const response = await oauth.processRefreshTokenResponse(

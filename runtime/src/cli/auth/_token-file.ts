@@ -12,9 +12,9 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs'
-import { homedir } from 'node:os'
-import { dirname, isAbsolute, join } from 'node:path'
-import { AuthError } from './_auth-error.js'
+import { dirname, join } from 'node:path'
+import { globalFilePath } from '../config/_files.js'
+import { CommandFailure } from '../output/_failures.js'
 
 /** One token `a2a auth login` obtained, kept for the agent whose card it was obtained for. */
 export interface StoredToken {
@@ -48,14 +48,9 @@ interface TokenFile {
 const OTHERS = 0o077
 const CHECKS_MODES = process.platform !== 'win32'
 
-/**
- * `$XDG_CONFIG_HOME/a2a-cli/tokens.json`, else `~/.config/a2a-cli/tokens.json` (XDG ignores a relative
- * XDG_CONFIG_HOME), beside the global `.env` of the CLI's configuration.
- */
+/** `tokens.json` in the CLI's configuration folder, beside its global `.env` (`$XDG_CONFIG_HOME/a2a-cli/`…). */
 export function tokenFilePath(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env.XDG_CONFIG_HOME
-  const configHome = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.config')
-  return join(configHome, 'a2a-cli', 'tokens.json')
+  return join(dirname(globalFilePath(env)), 'tokens.json')
 }
 
 /**
@@ -73,15 +68,16 @@ export function readTokens(path: string): StoredToken[] {
   }
   try {
     const stat = fstatSync(fd)
-    if (!stat.isFile()) throw new AuthError('A2ACLI_ERR_INTERNAL', `${path} is not a file`, `remove it: rm ${path}`)
+    if (!stat.isFile())
+      throw new CommandFailure('A2ACLI_ERR_INTERNAL', `${path} is not a file`, `remove it: rm ${path}`)
     if (CHECKS_MODES && (stat.mode & OTHERS) !== 0)
-      throw new AuthError(
+      throw new CommandFailure(
         'A2ACLI_ERR_INTERNAL',
         `${path} can be read or written by other users, so its tokens are not used`,
         `chmod 600 ${path} (and log in again if others may have read it)`,
       )
     if (CHECKS_MODES && process.getuid && stat.uid !== process.getuid())
-      throw new AuthError('A2ACLI_ERR_INTERNAL', `${path} belongs to another user`, `remove it: rm ${path}`)
+      throw new CommandFailure('A2ACLI_ERR_INTERNAL', `${path} belongs to another user`, `remove it: rm ${path}`)
     return parse(readFileSync(fd, 'utf8'), path)
   } finally {
     closeSync(fd)
@@ -97,9 +93,9 @@ export function writeTokens(path: string, tokens: StoredToken[]): void {
   try {
     replaceTokens(path, tokens)
   } catch (error) {
-    if (error instanceof AuthError) throw error
+    if (error instanceof CommandFailure) throw error
     const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message
-    throw new AuthError('A2ACLI_ERR_INTERNAL', `Cannot write ${path}: ${code}`)
+    throw new CommandFailure('A2ACLI_ERR_INTERNAL', `Cannot write ${path}: ${code}`)
   }
 }
 
@@ -107,7 +103,7 @@ function replaceTokens(path: string, tokens: StoredToken[]): void {
   const dir = dirname(path)
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   if (CHECKS_MODES && (statSync(dir).mode & 0o022) !== 0)
-    throw new AuthError(
+    throw new CommandFailure(
       'A2ACLI_ERR_INTERNAL',
       `${dir} can be written by other users, who could replace the token file`,
       `chmod 700 ${dir}`,
@@ -148,7 +144,7 @@ function parse(text: string, path: string): StoredToken[] {
   }
   const tokens = (file as Partial<TokenFile> | undefined)?.tokens
   if (!Array.isArray(tokens) || !tokens.every(isStoredToken))
-    throw new AuthError(
+    throw new CommandFailure(
       'A2ACLI_ERR_INTERNAL',
       `${path} is not a token file of this CLI`,
       `remove it (rm ${path}) and log in again`,
@@ -170,9 +166,9 @@ function isStoredToken(value: unknown): value is StoredToken {
   )
 }
 
-function unreadable(path: string, error: unknown): AuthError {
+function unreadable(path: string, error: unknown): CommandFailure {
   const code = (error as NodeJS.ErrnoException).code
   if (code === 'ELOOP')
-    return new AuthError('A2ACLI_ERR_INTERNAL', `${path} is a symbolic link`, `remove it: rm ${path}`)
-  return new AuthError('A2ACLI_ERR_INTERNAL', `Cannot read ${path}: ${code ?? (error as Error).message}`)
+    return new CommandFailure('A2ACLI_ERR_INTERNAL', `${path} is a symbolic link`, `remove it: rm ${path}`)
+  return new CommandFailure('A2ACLI_ERR_INTERNAL', `Cannot read ${path}: ${code ?? (error as Error).message}`)
 }

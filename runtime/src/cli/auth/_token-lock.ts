@@ -13,7 +13,7 @@ import {
 import { hostname } from 'node:os'
 import { dirname } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { AuthError } from './_auth-error.js'
+import { CommandFailure } from '../output/_failures.js'
 
 /**
  * One command at a time changes the token file. Two commands renewing the same token at once would both spend its
@@ -49,7 +49,7 @@ async function acquire(lock: string): Promise<string> {
     const seen = read(lock)
     if (seen !== undefined && isStale(lock, seen)) breakStale(lock, seen)
     else if (Date.now() > deadline)
-      throw new AuthError(
+      throw new CommandFailure(
         'A2ACLI_ERR_INTERNAL',
         `Another a2a command has held ${lock} for over ${WAIT_MS / 1000} s`,
         `if no other a2a command runs, remove it: rm ${lock}`,
@@ -139,7 +139,7 @@ function release(lock: string, holder: string): void {
   }
 }
 
-function cannot(what: string, lock: string, error: unknown): AuthError {
+function cannot(what: string, lock: string, error: unknown): CommandFailure {
   const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message
-  return new AuthError('A2ACLI_ERR_INTERNAL', `Cannot ${what} lock ${lock}: ${code}`)
+  return new CommandFailure('A2ACLI_ERR_INTERNAL', `Cannot ${what} lock ${lock}: ${code}`)
 }

@@ -31,6 +31,21 @@ export class UsageError extends Error {
   }
 }
 
+/**
+ * A failure that is neither the agent's nor the client core's, whose code and next step the command knows (`a2a
+ * auth`: the authorization server's refusal, its token file): reported as it says, with its code's exit status.
+ */
+export class CommandFailure extends Error {
+  override name = 'CommandFailure'
+  constructor(
+    readonly code: `A2ACLI_ERR_${string}`,
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message)
+  }
+}
+
 /** What the command knew when it failed, for a hint that names the next step. */
 export interface FailureContext {
   /** The card of the agent addressed, once resolved: its security schemes name the credential wanted. */
@@ -77,6 +92,7 @@ export function toEnvelope(failure: unknown, context: FailureContext = {}): Erro
     return envelope(failure.name, failure.message, protocolHint(failure.name, context), failure.a2aCode)
   if (failure instanceof A2AClientFailure)
     return envelope(CLIENT_CODES[failure.kind], failure.message, clientHint(failure.kind, context), null)
+  if (failure instanceof CommandFailure) return envelope(failure.code, failure.message, failure.hint ?? null, null)
   if (failure instanceof UsageError)
     return envelope('A2ACLI_ERR_USAGE', failure.message, failure.hint ?? 'a2a <command> --help lists its options', null)
   // The project's own problems (a2a dev, a2a start) already read as one line the user can act on.
