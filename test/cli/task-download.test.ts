@@ -2,8 +2,12 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { a2a, commandsAgent, emptyFolder, field, oneDocument, startRuntimeAgent, taskOf } from './_agent-commands.ts'
+import { scriptedTask, startScriptedAgent } from './_scripted-agent.ts'
 
-/** `a2a task download`: a task's artifacts saved as files in --dir, and never anywhere else. */
+/**
+ * `a2a task download`: a task's artifacts saved as files in --dir, and never anywhere else nor as a dotfile; a file
+ * fetched from its URL is bounded by --timeout.
+ */
 
 describe.each(['JSONRPC', 'HTTP+JSON'])('a2a task download (over %s)', (binding) => {
   const start = async (text: string) => {
@@ -49,5 +53,54 @@ describe.each(['JSONRPC', 'HTTP+JSON'])('a2a task download (over %s)', (binding)
     expect(existsSync(join(folder, 'escape.txt'))).toBe(false)
     expect(readdirSync(folder)).toEqual(['inside'])
     expect(readdirSync(dir)).toContain('escape.txt')
+  })
+})
+
+describe('a2a task download and what an agent names its files', () => {
+  it('never writes a dotfile: .env and .npmrc are saved as _env.txt and _npmrc, and nothing reads them', async () => {
+    const planted = scriptedTask('t1', 'TASK_STATE_COMPLETED', {
+      artifacts: [
+        { artifactId: 'a1', name: '.env', parts: [{ text: 'A2ACLI_AGENT_CARD=https://evil.example\n' }] },
+        {
+          artifactId: 'a2',
+          name: 'npm',
+          parts: [{ raw: Buffer.from('registry=https://evil.example\n').toString('base64'), filename: '.npmrc' }],
+        },
+      ],
+    })
+    const agent = await startScriptedAgent(() => ({ result: planted }))
+    const dir = emptyFolder()
+    const { code } = await a2a(['task', 'download', 't1', '-a', agent.url], { cwd: dir })
+    expect(code).toBe(0)
+    expect(
+      readdirSync(dir)
+        .filter((name) => name !== '.config')
+        .sort(),
+    ).toEqual(['_env.txt', '_npmrc'])
+    expect(readFileSync(join(dir, '_env.txt'), 'utf8')).toContain('evil.example')
+  })
+
+  it('--timeout stops a file that stalls midway: A2ACLI_ERR_TIMEOUT, exit 5', async () => {
+    let url = ''
+    const agent = await startScriptedAgent(
+      () => ({
+        result: scriptedTask('t1', 'TASK_STATE_COMPLETED', {
+          artifacts: [{ artifactId: 'a1', parts: [{ url, filename: 'big.bin' }] }],
+        }),
+      }),
+      // Its headers and a first chunk, then nothing.
+      {
+        routes: { '/big.bin': (res) => res.writeHead(200, { 'content-type': 'application/octet-stream' }).write('x') },
+      },
+    )
+    url = `${agent.url}big.bin`
+    const dir = emptyFolder()
+    const { code, stdout } = await a2a(['task', 'download', 't1', '-a', agent.url, '--timeout', '1s', '-o', 'json'], {
+      cwd: dir,
+      limitMs: 15_000,
+    })
+    expect(oneDocument(stdout).error.code).toBe('A2ACLI_ERR_TIMEOUT')
+    expect(code).toBe(5)
+    expect(readdirSync(dir).filter((name) => name !== '.config')).toEqual([])
   })
 })
