@@ -11,7 +11,6 @@ function fail(failure: unknown, format: 'text' | 'json' = 'json', extra: Failure
   const err: string[] = []
   const output = createOutput({
     format,
-    stream: false,
     agentRef: extra.agentRef,
     stdout: { write: (text: string) => out.push(text) },
     stderr: { write: (text: string) => err.push(text) },

@@ -9,7 +9,6 @@ function capture(options: Partial<OutputOptions> = {}) {
   const err: string[] = []
   const output = createOutput({
     format: 'json',
-    stream: false,
     stdout: { write: (text: string) => out.push(text) },
     stderr: { write: (text: string) => err.push(text) },
     ...options,
@@ -66,7 +65,7 @@ describe('json --stream', () => {
   ]
 
   it('writes each event as one line when it comes, the terminal event last', () => {
-    const { output, stdout, stderr, writes } = capture({ stream: true })
+    const { output, stdout, stderr, writes } = capture()
     events.forEach((event, index) => {
       output.event(event)
       expect(writes).toHaveLength(index + 1)
@@ -80,22 +79,11 @@ describe('json --stream', () => {
   })
 
   it('ends a broken stream with the error envelope as its last line', () => {
-    const { output, stdout } = capture({ stream: true })
+    const { output, stdout } = capture()
     output.event(events[0]!)
     expect(output.error(new Error('stream cut'))).toBe(1)
     const lines = stdout().trimEnd().split('\n')
     expect(lines).toHaveLength(2)
     expect(JSON.parse(lines[1]!).error.code).toBe('A2ACLI_ERR_INTERNAL')
-  })
-
-  it('prints a list as one task a line', () => {
-    const { output, stdout } = capture({ stream: true })
-    output.result('tasks', { tasks: [task, { ...task, id: 't2' }], nextPageToken: '', pageSize: 2, totalSize: 2 })
-    expect(
-      stdout()
-        .trimEnd()
-        .split('\n')
-        .map((line) => JSON.parse(line).id),
-    ).toEqual(['t', 't2'])
   })
 })

@@ -9,7 +9,6 @@ function capture(options: Partial<OutputOptions> = {}) {
   const err: string[] = []
   const output = createOutput({
     format: 'text',
-    stream: false,
     stdout: { write: (text: string) => out.push(text) },
     stderr: { write: (text: string) => err.push(text) },
     ...options,
@@ -316,7 +315,7 @@ describe('text --stream', () => {
   ]
 
   it('prints each event as it comes, one artifact block across its chunks, and restates the task last', () => {
-    const { output, stdout, writes } = capture({ stream: true })
+    const { output, stdout, writes } = capture()
     output.event(events[0]!)
     expect(stdout()).toContain('State: SUBMITTED\n')
     output.event(events[1]!)
@@ -346,7 +345,7 @@ describe('text --stream', () => {
   })
 
   it('a stream cut short still restates the task on stdout before the error on stderr', () => {
-    const { output, stdout, stderr } = capture({ stream: true })
+    const { output, stdout, stderr } = capture()
     output.event(events[0]!)
     output.event(events[2]!)
     expect(output.error(new Error('socket hang up'))).toBe(1)
@@ -357,7 +356,7 @@ describe('text --stream', () => {
   })
 
   it('a direct reply streams as its message, then its context', () => {
-    const { output, stdout, stderr } = capture({ stream: true })
+    const { output, stdout, stderr } = capture()
     output.event({ message: { messageId: 'm', contextId: 'c', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] } })
     output.end()
     expect(stdout()).toBe('Context: c\nMessage:\n  hi\n\nContext: c\n')
@@ -365,7 +364,7 @@ describe('text --stream', () => {
   })
 
   it('warns at the end of a stream whose task failed', () => {
-    const { output, stderr } = capture({ stream: true })
+    const { output, stderr } = capture()
     output.event(events[0]!)
     output.event({ statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_FAILED' } } })
     expect(output.end()).toBe(0)
@@ -376,5 +375,26 @@ describe('text --stream', () => {
     const { output } = capture()
     output.result('task', completed)
     expect(() => output.end()).toThrow(/once/)
+  })
+
+  it('writes nothing of a document it cannot render, and the error still ends the output', () => {
+    const { output, stdout, stderr } = capture()
+    const malformed = { ...completed, artifacts: [{ artifactId: 'a', parts: 'oops' }] } as unknown as Task
+    expect(() => output.result('task', malformed)).toThrow()
+    expect(stdout()).toBe('')
+    expect(output.error(new Error('parts.forEach is not a function'))).toBe(1)
+    expect(stdout()).toBe('')
+    expect(stderr()).toBe('Error: parts.forEach is not a function\nCode: A2ACLI_ERR_INTERNAL\n')
+  })
+
+  it('a failure after the whole document is reported on stderr, the document alone on stdout', () => {
+    for (const format of ['text', 'json'] as const) {
+      const { output, stdout, stderr } = capture({ format })
+      output.result('task', completed)
+      const document = stdout()
+      expect(output.error(new Error('late'))).toBe(1)
+      expect(stdout()).toBe(document)
+      expect(stderr()).toBe('Error: late\nCode: A2ACLI_ERR_INTERNAL\n')
+    }
   })
 })

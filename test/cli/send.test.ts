@@ -9,6 +9,7 @@ import {
   startRuntimeAgent,
   taskOf,
 } from './_agent-commands.ts'
+import { scriptedTask, startScriptedAgent } from './_scripted-agent.ts'
 
 /**
  * `a2a send` as a process against this runtime's agent, with streaming on and off, over JSON-RPC and over HTTP+JSON
@@ -176,5 +177,41 @@ describe.each([
     expect(second.contextId).toBe(first.contextId)
     expect(second.id).not.toBe(first.id)
     expect(artifactText(second)).toBe('Echo: again')
+  })
+})
+
+describe('a2a send and what the caller asked for', () => {
+  it('an answer whose task the renderers cannot show ends as one error, never a stack or half a task', async () => {
+    const malformed = scriptedTask('t1', 'TASK_STATE_COMPLETED', { artifacts: [{ artifactId: 'a', parts: 'oops' }] })
+    const agent = await startScriptedAgent(() => ({ result: { task: malformed } }))
+    const text = await a2a(['send', '-a', agent.url, 'hi'])
+    expect(text.code).toBe(1)
+    expect(text.stdout).toBe('')
+    expect(text.stderr).toMatch(/^Code: (InvalidAgentResponseError|A2ACLI_ERR_INTERNAL)$/m)
+    expectNoStack(text.stderr)
+    const json = await a2a(['send', '-a', agent.url, 'hi', '-o', 'json'])
+    expect(json.code).toBe(1)
+    expect(oneDocument(json.stdout).error.code).toMatch(/^(InvalidAgentResponseError|A2ACLI_ERR_INTERNAL)$/)
+    expectNoStack(json.stderr)
+  })
+
+  it.each([
+    ['an unknown flag', ['send', '--bogus', 'hi'], /unknown option '--bogus'/],
+    ['a missing argument', ['task', 'get'], /missing required argument 'taskId'/],
+  ])('-o json: %s is the usage error envelope on stdout, exit 2', async (_, args, message) => {
+    for (const format of [['-o', 'json'], ['--output=json'], ['-ojson']]) {
+      const { code, stdout, stderr } = await a2a([...args, ...format])
+      const { error } = oneDocument(stdout)
+      expect(error.code).toBe('A2ACLI_ERR_USAGE')
+      expect(error.message).toMatch(message)
+      expect(error.a2aCode).toBeNull()
+      expect(stderr).not.toContain('Usage:')
+      expect(code).toBe(2)
+    }
+    // In text, commander's own words and the command's help, as before.
+    const text = await a2a(args)
+    expect(text.code).toBe(2)
+    expect(text.stdout).toBe('')
+    expect(text.stderr).toMatch(message)
   })
 })

@@ -36,11 +36,13 @@ const DOCS = 'https://www.npmjs.com/package/a2a-runtime'
 
 /** The `a2a` command. Problems in the user's project print one clear line; anything else keeps its stack. */
 export async function main(argv = process.argv): Promise<void> {
+  // A caller asking for JSON reads a usage error as the error envelope on stdout, not commander's text and help.
+  const json = jsonAsked(argv)
   const program = new Command('a2a')
     .description('Run and check A2A agents')
     .version(version, '-v, --version', 'print the version')
     .addOption(new Option('-V').hideHelp())
-    .showHelpAfterError()
+    .showHelpAfterError(!json)
     .addHelpText('after', `\nDocumentation: ${DOCS}`)
     // Each option's default, and what the environment or a .env file sets in its place (the commands inherit it).
     .configureHelp(effectiveDefaultsHelp())
@@ -52,6 +54,7 @@ export async function main(argv = process.argv): Promise<void> {
   program.exitOverride((error) => {
     throw error.exitCode === 0 ? error : new CommanderError(2, error.code, error.message)
   })
+  if (json) program.configureOutput({ outputError: () => {} })
   const requested = argv[2]
   // `config` lists every command's options and `completion` every command: they need the whole tree.
   const wholeTree = requested === 'config' || requested === 'completion'
@@ -61,12 +64,13 @@ export async function main(argv = process.argv): Promise<void> {
   try {
     await program.parseAsync(argv)
   } catch (error) {
-    if (error instanceof CommanderError) process.exit(error.exitCode)
-    // A flag's own parser refusing its value (`--media-type` with no part before it): the error envelope, status 2.
-    if (error instanceof UsageError) {
-      const json = jsonAsked(argv)
-      process.exit(createOutput({ format: json ? 'json' : 'text', stream: false }).error(error))
+    if (error instanceof CommanderError) {
+      if (json && error.exitCode !== 0 && !HELP_CODES.has(error.code))
+        process.exit(usageEnvelope(new UsageError(error.message.replace(/^error: /, '')), json))
+      process.exit(error.exitCode)
     }
+    // A flag's own parser refusing its value (`--media-type` with no part before it): the error envelope, status 2.
+    if (error instanceof UsageError) process.exit(usageEnvelope(error, json))
     if (error instanceof ProjectError || error instanceof ConfigurationError) {
       console.error(`a2a: ${(error as Error).message}`)
       process.exit(1)
@@ -75,10 +79,24 @@ export async function main(argv = process.argv): Promise<void> {
   }
 }
 
-/** `-o json`, `--output json`, `--output=json` or `--json` on the command line. */
+/** Commander's own help shown for a command given without its subcommand: help, not a usage error. */
+const HELP_CODES = new Set(['commander.help', 'commander.helpDisplayed', 'commander.version'])
+
+/** A usage error as the error envelope (stdout in json, stderr lines in text); its exit status, 2. */
+const usageEnvelope = (error: UsageError, json: boolean): number =>
+  createOutput({ format: json ? 'json' : 'text' }).error(error)
+
+/**
+ * Whether the output is JSON before the command line is parsed: the last `-o`/`--output` given (`-o json`,
+ * `-ojson`, `--output json`, `--output=json`), else `--json`, else A2ACLI_OUTPUT.
+ */
 function jsonAsked(argv: string[]): boolean {
-  return argv.some(
-    (arg, at) =>
-      arg === '--json' || arg === '--output=json' || ((arg === '-o' || arg === '--output') && argv[at + 1] === 'json'),
-  )
+  let format: string | undefined
+  argv.forEach((arg, at) => {
+    if (arg === '-o' || arg === '--output') format = argv[at + 1]
+    else if (arg.startsWith('--output=')) format = arg.slice('--output='.length)
+    else if (/^-o[^-]/.test(arg)) format = arg.slice(2)
+  })
+  if (format !== undefined) return format === 'json'
+  return argv.includes('--json') || process.env.A2ACLI_OUTPUT === 'json'
 }

@@ -48,7 +48,7 @@ export type SessionAction = (session: Session) => Promise<number>
  * with its exit status (never a stack). Ctrl-C aborts the session's signal; the action says what it knew.
  */
 export async function runSession(command: Command, action: SessionAction): Promise<void> {
-  let output = createOutput({ format: formatOf(command.opts()), stream: false })
+  let output = createOutput({ format: formatOf(command.opts()) })
   const controller = new AbortController()
   const interrupt = () => controller.abort(new Interrupted())
   process.once('SIGINT', interrupt)
@@ -59,7 +59,6 @@ export async function runSession(command: Command, action: SessionAction): Promi
     settings = settingsOf(resolved.values)
     output = createOutput({
       format: formatOf(resolved.values),
-      stream: resolved.values.stream === true,
       verbose: resolved.values.verbose === true,
       agentRef: settings.agentRef,
     })

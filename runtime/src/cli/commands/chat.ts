@@ -54,7 +54,7 @@ export function registerChat(program: Command): void {
           const state = answer.task?.status?.state
           contextId = answer.task?.contextId ?? answer.message?.contextId ?? contextId
           waitingTask = state && INTERRUPTED_STATES.has(state as TaskState) ? answer.task!.id : undefined
-          createOutput({ format: 'text', stream: false, agentRef: session.settings.agentRef }).result('send', answer)
+          createOutput({ format: 'text', agentRef: session.settings.agentRef }).result('send', answer)
         }
         lines.close()
         return 0

@@ -37,7 +37,9 @@ import { createTextWriter, type TextWriter } from './_text-writer.js'
  * stderr; the exit status stays 0, as the command did its job. Nothing but the contract reaches stdout.
  *
  * A command calls `event` for each event of a stream, then exactly one terminal method: `result`, `end` or
- * `error`. Each returns the exit status for the command to exit with.
+ * `error`. Each returns the exit status for the command to exit with. `result` writes nothing unless the whole
+ * document renders, and `error` is always allowed after a terminal call that threw: a document the renderers
+ * cannot show (an agent's malformed answer) ends as an error envelope, never half a document and a stack.
  */
 export interface Output {
   event(response: StreamResponse): void
@@ -56,10 +58,9 @@ interface ResultDocuments {
   task: Task
   /** `task cancel`: its canceled state is what was asked, so no warning names it. */
   cancel: Task
-  /** `task list` (under --stream in json, one task a line). */
+  /** `task list`. */
   tasks: ListTasksResponse
   'push-config': TaskPushNotificationConfig
-  /** (under --stream in json, one config a line) */
   'push-configs': ListTaskPushNotificationConfigsResponse
   /** A deleted push config: json prints the protocol's empty answer, `{}`. */
   'push-config-deleted': { taskId: string; id: string }
@@ -73,7 +74,6 @@ interface Writable {
 
 export interface OutputOptions {
   format: 'text' | 'json'
-  stream: boolean
   /** Every part with its media type and metadata (text). */
   verbose?: boolean
   /** The `--agent-card` the caller gave, repeated in the commands printed; none when the default agent is used. */
@@ -96,7 +96,6 @@ export function createOutput(options: OutputOptions): Output {
 
   const terminal = () => {
     if (ended) throw new Error('a2a output: a command ends its output once')
-    ended = true
   }
   const warn = (text: string) => stderr.write(`Warning: ${printableLine(text)}\n`)
   const warnOutcome = (facts: TaskFacts) => {
@@ -117,8 +116,11 @@ export function createOutput(options: OutputOptions): Output {
     },
     result(kind, document) {
       terminal()
-      if (json) writeJson(kind, document)
-      else writeText(kind, document)
+      // Rendered whole before anything is written: a renderer that throws leaves stdout as it was.
+      const text = json ? jsonText(kind, document) : renderedText(kind, document)
+      ended = true
+      writer.closeBlock()
+      stdout.write(text)
       if (kind === 'task') warnOutcome(factsOfTask(document as Task))
       if (kind === 'send' && (document as SendMessageResponse).task)
         warnOutcome(factsOfTask((document as SendMessageResponse).task!))
@@ -126,6 +128,7 @@ export function createOutput(options: OutputOptions): Output {
     },
     end() {
       terminal()
+      ended = true
       const facts = json ? jsonFacts : (textStream?.facts ?? {})
       if (!json) {
         writer.closeBlock()
@@ -135,15 +138,16 @@ export function createOutput(options: OutputOptions): Output {
       return 0
     },
     error(failure, failureContext = {}) {
-      terminal()
       const envelope = toEnvelope(failure, { agentRef: options.agentRef, ...failureContext })
-      if (json) line(envelope)
+      // After a document was written whole, stdout keeps it alone: the failure goes to stderr as text.
+      const afterDocument = ended
+      ended = true
+      if (json && !afterDocument) line(envelope)
       else {
         // A stream cut short still leaves what it knew of its task on stdout, so the caller can go on with it.
-        if (textStream?.facts.taskId !== undefined || textStream?.facts.contextId !== undefined) {
-          writer.closeBlock()
+        writer.closeBlock()
+        if (!afterDocument && (textStream?.facts.taskId !== undefined || textStream?.facts.contextId !== undefined))
           taskFields(writer, textStream.facts, context)
-        } else writer.closeBlock()
         const { code, message, hint, a2aCode } = envelope.error
         let text = `Error: ${printableLine(message)}\nCode: ${code}\n`
         if (a2aCode !== null) text += `A2A code: ${printableLine(String(a2aCode))}\n`
@@ -155,15 +159,15 @@ export function createOutput(options: OutputOptions): Output {
     warn,
   }
 
-  function writeJson<K extends ResultKind>(kind: K, document: ResultDocuments[K]) {
-    if (kind === 'push-config-deleted') line({})
-    else if (options.stream && kind === 'tasks') for (const task of (document as ListTasksResponse).tasks) line(task)
-    else if (options.stream && kind === 'push-configs')
-      for (const config of (document as ListTaskPushNotificationConfigsResponse).configs) line(config)
-    else line(document)
+  function jsonText<K extends ResultKind>(kind: K, document: ResultDocuments[K]): string {
+    return `${JSON.stringify(kind === 'push-config-deleted' ? {} : document)}\n`
   }
 
-  function writeText<K extends ResultKind>(kind: K, document: ResultDocuments[K]) {
+  function renderedText<K extends ResultKind>(kind: K, document: ResultDocuments[K]): string {
+    let text = ''
+    const writer = createTextWriter((chunk) => {
+      text += chunk
+    })
     switch (kind) {
       case 'send':
         renderSendResponse(writer, document as SendMessageResponse, context)
@@ -189,6 +193,7 @@ export function createOutput(options: OutputOptions): Output {
         break
     }
     writer.closeBlock()
+    return text
   }
 }
 
