@@ -80,6 +80,15 @@ describe('a2a card get', () => {
     expectNoStack(missing.stderr)
   })
 
+  it('--extended of a card that declares no extended card: UnsupportedOperationError with no binding code', async () => {
+    const url = await startRuntimeAgent(commandsAgent({ streaming: true }))
+    const { code, stdout, stderr } = await a2a(['card', 'get', '--extended', '-a', url, '-o', 'json', '--debug'])
+    expect(oneDocument(stdout).error).toMatchObject({ code: 'UnsupportedOperationError', a2aCode: null })
+    expect(code).toBe(1)
+    // Not asked: the card said so.
+    expect(stderr).not.toMatch(/^debug: → POST/m)
+  })
+
   it("reads the official SDK server's card, listing its interfaces in its order", async () => {
     const sdk = await startSdkAgent({ bindings: ['HTTP+JSON', 'JSONRPC'] })
     const { code, stdout } = await a2a(['card', 'get', '-a', sdk.url])

@@ -77,6 +77,8 @@ describe.each(['JSONRPC', 'HTTP+JSON'])('a2a task push-config (over %s)', (bindi
     )
     expect(code).toBe(1)
     expect(oneDocument(stdout).error.code).toBe('PushNotificationNotSupportedError')
+    // No agent answered that error: it carries no binding code.
+    expect(oneDocument(stdout).error.a2aCode).toBeNull()
     // The card read, and nothing more.
     expect(stderr).toMatch(/^debug: → GET \S+agent-card\.json/m)
     expect(stderr).not.toMatch(/^debug: → POST/m)
@@ -87,5 +89,50 @@ describe.each(['JSONRPC', 'HTTP+JSON'])('a2a task push-config (over %s)', (bindi
     const { code, stderr } = await a2a(['task', 'push-config', 'create', 'some-task', '-a', url])
     expect(code).toBe(2)
     expect(stderr).toContain('--webhook')
+  })
+})
+
+describe('a2a task push-config and its configured settings', () => {
+  it('create takes its webhook and token from A2ACLI_WEBHOOK and A2ACLI_WEBHOOK_TOKEN; list its A2ACLI_PAGE_SIZE', async () => {
+    const agent = commandsAgent({ streaming: true })
+    const url = await startRuntimeAgent(agent)
+    const webhook = await startReceiver()
+    const task = taskOf((await a2a(['send', 'gate', '--async', '-o', 'json', '-a', url])).stdout)
+    const env = { A2ACLI_WEBHOOK: webhook.url, A2ACLI_WEBHOOK_TOKEN: 'env-token-8a2f', A2ACLI_PAGE_SIZE: '1' }
+    const created = await a2a(['task', 'push-config', 'create', task.id, '--id', 'hook-1', '-a', url, '-o', 'json'], {
+      env,
+    })
+    expect(created.code).toBe(0)
+    expect(oneDocument(created.stdout)).toMatchObject({ id: 'hook-1', url: webhook.url })
+    await a2a(['task', 'push-config', 'create', task.id, '--id', 'hook-2', '-a', url], { env })
+    const listed = await a2a(['task', 'push-config', 'list', task.id, '-a', url, '-o', 'json', '--debug'], { env })
+    expect(listed.stderr).toMatch(/pageSize"?[:=]"?1\b/)
+    agent.openGate()
+    await expect
+      .poll(() => webhook.delivered.find((delivery) => delivery.raw.includes('TASK_STATE_COMPLETED')))
+      .toBeDefined()
+    const delivery = webhook.delivered.find((each) => each.raw.includes('TASK_STATE_COMPLETED'))!
+    expect(JSON.stringify(delivery.headers)).toContain('env-token-8a2f')
+  })
+
+  it('--page-size abc is a usage error naming the flag, exit 2, nothing sent', async () => {
+    const url = await startRuntimeAgent(commandsAgent({ streaming: true }))
+    const { code, stdout } = await a2a([
+      'task',
+      'push-config',
+      'list',
+      't',
+      '--page-size',
+      'abc',
+      '-a',
+      url,
+      '-o',
+      'json',
+    ])
+    expect(oneDocument(stdout).error).toMatchObject({
+      code: 'A2ACLI_ERR_USAGE',
+      message: expect.stringContaining('--page-size'),
+    })
+    expect(code).toBe(2)
   })
 })

@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
-import { A2AClientFailure, A2AProtocolError } from '../../client/errors.js'
+import { A2AClientFailure } from '../../client/errors.js'
 import { checkCard } from '../_card-check.js'
+import { NotDeclaredError } from '../output/_failures.js'
 import { withClientOptions } from './_client-options.js'
 import { runSession } from './_session.js'
 
@@ -20,10 +21,9 @@ export function registerCardGet(card: Command): void {
         let shown = client.card
         if (values.extended === true) {
           if (client.card.capabilities?.extendedAgentCard !== true)
-            throw new A2AProtocolError(
+            throw new NotDeclaredError(
               'UnsupportedOperationError',
               `${client.card.name} declares no extended card (its card's capabilities.extendedAgentCard), so it was not asked`,
-              'card',
             )
           shown = await client.getExtendedAgentCard({ signal: session.signal })
         }

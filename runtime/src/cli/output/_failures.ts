@@ -46,6 +46,19 @@ export class CommandFailure extends Error {
   }
 }
 
+/**
+ * The agent's card says it cannot do what was asked (no push notifications, no extended card), so a2a did not ask:
+ * reported under A2A's name for that refusal, with no binding code since no agent answered it.
+ */
+export class NotDeclaredError extends Error {
+  constructor(
+    readonly errorName: 'PushNotificationNotSupportedError' | 'UnsupportedOperationError',
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
 /** What the command knew when it failed, for a hint that names the next step. */
 export interface FailureContext {
   /** The card of the agent addressed, once resolved: its security schemes name the credential wanted. */
@@ -90,6 +103,8 @@ export function exitStatusOf(code: string): number {
 export function toEnvelope(failure: unknown, context: FailureContext = {}): ErrorEnvelope {
   if (failure instanceof A2AProtocolError)
     return envelope(failure.name, failure.message, protocolHint(failure.name, context), failure.a2aCode)
+  if (failure instanceof NotDeclaredError)
+    return envelope(failure.errorName, failure.message, protocolHint(failure.errorName, context), null)
   if (failure instanceof A2AClientFailure)
     return envelope(CLIENT_CODES[failure.kind], failure.message, clientHint(failure.kind, context), null)
   if (failure instanceof CommandFailure) return envelope(failure.code, failure.message, failure.hint ?? null, null)
