@@ -9,7 +9,8 @@ import { startSdkV1Agent } from '../fixtures/sdk-v1-server.ts'
 
 // `a2a conformance` as a process against real agents on 127.0.0.1: this runtime's (serveAgent, every binding,
 // streaming, push notifications, credentials, an extended card), a bare node:http agent that breaks four
-// requirements on purpose (test/fixtures/broken-agent.mjs), and the official SDK's server when its fixture exists.
+// requirements on purpose (test/fixtures/broken-agent.mjs; also as one that wants an API key in a query parameter or
+// a cookie, and one whose streams never end), and the official SDK's server.
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const runtimeDir = join(root, 'runtime')
@@ -39,7 +40,15 @@ function conformance(args: string[], env: Record<string, string> = {}): Promise<
 
 interface Report {
   transports: Array<{ transport: string; run: boolean; reason?: string }>
-  checks: Array<{ id: string; level: string; transport: string; status: string; expected?: string; actual?: string }>
+  checks: Array<{
+    id: string
+    level: string
+    transport: string
+    status: string
+    what: string
+    expected?: string
+    actual?: string
+  }>
   totals: { passed: number; failed: number; skipped: number }
 }
 
@@ -104,6 +113,9 @@ console.log('url ' + server.url)
 describe('a2a conformance', () => {
   let runtimeAgent = ''
   let brokenAgent = ''
+  let queryKeyAgent = ''
+  let cookieKeyAgent = ''
+  let floodAgent = ''
   beforeAll(async () => {
     const project = mkdtempSync(join(tmpdir(), 'a2a-conformance-'))
     folders.push(project)
@@ -111,9 +123,13 @@ describe('a2a conformance', () => {
     symlinkSync(runtimeDir, join(project, 'node_modules/a2a-runtime'), 'dir')
     writeFileSync(join(project, 'agent.mjs'), AGENT)
     const grpcPort = await freePort()
-    ;[runtimeAgent, brokenAgent] = await Promise.all([
+    const broken = [join(root, 'test/fixtures/broken-agent.mjs')]
+    ;[runtimeAgent, brokenAgent, queryKeyAgent, cookieKeyAgent, floodAgent] = await Promise.all([
       serve([join(project, 'agent.mjs')], { cwd: project, env: { GRPC_PORT: String(grpcPort) } }),
-      serve([join(root, 'test/fixtures/broken-agent.mjs')]),
+      serve(broken),
+      serve(broken, { env: { API_KEY: 'key-secret-42', API_KEY_IN: 'query' } }),
+      serve(broken, { env: { API_KEY: 'key-secret-42', API_KEY_IN: 'cookie' } }),
+      serve(broken, { env: { STREAM: 'flood' } }),
     ])
   })
 
@@ -168,10 +184,85 @@ describe('a2a conformance', () => {
     expect(text.stdout).toContain('Actual: missing or malformed: version')
   })
 
-  it('stops at credentials the agent refuses: exit 4 with the error envelope', async () => {
-    const run = await conformance([runtimeAgent, '-o', 'json', '--transport', 'http_json'])
-    expect(run.code).toBe(4)
-    expect(JSON.parse(run.stdout.trim().split('\n').at(-1)!).error.code).toBe('A2ACLI_ERR_AUTH_FAILED')
+  it('stops where credentials are missing or refused: exit 4 with the error envelope every a2a command gives', async () => {
+    const missing = await conformance([runtimeAgent, '-o', 'json', '--transport', 'http_json'])
+    expect(missing.code).toBe(4)
+    const { error } = JSON.parse(missing.stdout.trim().split('\n').at(-1)!)
+    expect(error).toMatchObject({ code: 'A2ACLI_ERR_CREDENTIALS_MISSING', a2aCode: null })
+    // The hint names the credential the card's scheme asks for.
+    expect(error.hint).toContain('--bearer')
+
+    const refused = await conformance([runtimeAgent, '-o', 'json', '--transport', 'jsonrpc', '--bearer', 'wrong'])
+    expect(refused.code).toBe(4)
+    expect(JSON.parse(refused.stdout.trim().split('\n').at(-1)!).error).toMatchObject({
+      code: 'A2ACLI_ERR_AUTH_FAILED',
+      a2aCode: null,
+    })
+    expect(refused.stdout + refused.stderr).not.toContain('wrong')
+  })
+
+  it("sends the project's own A2A_BEARER_TOKEN as its agent reads it (name:secret), to an agent on this machine", async () => {
+    const run = await conformance([runtimeAgent, '-o', 'json', '--transport', 'jsonrpc'], {
+      A2A_BEARER_TOKEN: 'alice:conformance-secret',
+    })
+    expect(run.code).toBe(0)
+    expect((JSON.parse(run.stdout) as Report).totals.failed).toBe(0)
+  })
+
+  it("places an API key where the card's scheme says (a query parameter, a cookie), and no bearer token it takes not", async () => {
+    for (const agent of [queryKeyAgent, cookieKeyAgent]) {
+      const run = await conformance([agent, '-o', 'json', '--api-key', 'key-secret-42', '--bearer', 'not-for-this'])
+      expect(run.code, run.stdout + run.stderr).toBe(1)
+      const report = JSON.parse(run.stdout) as Report
+      // Reached with the key (the agent refuses every call without it), and refused without it.
+      expect(report.checks.filter((check) => check.id === 'AUTH-SERVER-002').map((check) => check.status)).toEqual([
+        'pass',
+        'pass',
+      ])
+      expect(report.checks.filter((check) => check.status === 'fail').map((check) => check.id)).not.toContain(
+        'CARD-PROTO-002',
+      )
+      expect(run.stderr).toMatch(
+        /^Warning: --bearer is not sent: the card declares no scheme that takes a bearer token$/m,
+      )
+    }
+  })
+
+  it('sends a card that declares no security scheme a credential given as a flag, saying so, and no configured one', async () => {
+    const flag = await conformance([brokenAgent, '-o', 'json', '--bearer', 'flag-token'])
+    expect(flag.code).toBe(1)
+    expect(flag.stderr).toMatch(/^Warning: --bearer is sent, though the card declares no security scheme$/m)
+    const configured = await conformance([brokenAgent, '-o', 'json'], { A2ACLI_BEARER: 'configured-token' })
+    expect(configured.code).toBe(1)
+    expect(configured.stderr).toMatch(/^Warning: A2ACLI_BEARER is not sent: the card declares no security scheme/m)
+  })
+
+  it('reads the agent as every a2a command reads --agent-card: a card URL as it is, no card file', async () => {
+    const cardUrl = new URL('agents/broken', brokenAgent).href
+    const run = await conformance([cardUrl, '-o', 'json'])
+    const report = JSON.parse(run.stdout) as Report & { card: string }
+    expect(report.card).toBe(cardUrl)
+    expect(report.checks.find((check) => check.id === 'CARD-DISC-001')).toMatchObject({
+      status: 'pass',
+      what: 'the card is served at the card URL given (not at /.well-known/agent-card.json)',
+    })
+    const file = await conformance(['./agent-card.json', '-o', 'json'])
+    expect(file.code).toBe(2)
+    expect(JSON.parse(file.stdout).error).toMatchObject({ code: 'A2ACLI_ERR_USAGE', a2aCode: null })
+  })
+
+  it('stops reading a stream that never ends, and says why', async () => {
+    const run = await conformance([floodAgent, '-o', 'json', '--timeout', '60'])
+    expect(run.code, run.stderr).toBe(1)
+    const report = JSON.parse(run.stdout) as Report
+    for (const [id, transport] of [
+      ['JSONRPC-SSE-001', 'jsonrpc'],
+      ['HTTP_JSON-SSE-001', 'http_json'],
+    ])
+      expect(report.checks.find((check) => check.id === id && check.transport === transport)).toMatchObject({
+        status: 'fail',
+        actual: expect.stringContaining('larger than'),
+      })
   })
 
   it('exits 3 when nothing answers at the address, and 2 for a bad flag', async () => {
@@ -181,6 +272,16 @@ describe('a2a conformance', () => {
     const usage = await conformance([brokenAgent, '--level', 'sometimes'])
     expect(usage.code).toBe(2)
     expect(usage.stderr).toContain('--level sometimes')
+    const json = await conformance([brokenAgent, '--level', 'sometimes', '-o', 'json'])
+    expect(json.code).toBe(2)
+    expect(JSON.parse(json.stdout)).toEqual({
+      error: {
+        code: 'A2ACLI_ERR_USAGE',
+        message: '--level sometimes: expected must, should or may',
+        hint: 'see a2a conformance --help',
+        a2aCode: null,
+      },
+    })
     expect((await conformance([brokenAgent, '--transport', 'smtp'])).code).toBe(2)
     expect((await conformance([brokenAgent, '--no-such-flag'])).code).toBe(2)
   })

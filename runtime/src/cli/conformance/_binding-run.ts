@@ -1,9 +1,7 @@
+import { A2AClientFailure } from '../../client/errors.js'
 import type { Seen } from './_expect.js'
 import type { Results } from './_results.js'
 import type { Answer, CallOptions, Json, Operation, StreamAnswer, Wire } from './_wire.js'
-
-/** The agent refused the credentials given (or asked for some): nothing past it can be checked; exit 4. */
-export class CredentialsRefused extends Error {}
 
 /** What the checks of one interface share: its wire, the card, the results, and what the calls answered. */
 export class BindingRun {
@@ -16,6 +14,8 @@ export class BindingRun {
     readonly results: Results,
     readonly seen: Seen,
     readonly webhook: string,
+    /** Whether the wire's calls carry a credential: a refusal is then of it, else for want of one. */
+    readonly credentialsSent: boolean,
   ) {}
 
   get transport() {
@@ -31,11 +31,22 @@ export class BindingRun {
     return this.record(operation, await this.wire.stream(operation, params))
   }
 
+  /**
+   * Keeps what a call answered; a refusal stops the run as the client core's failure (`auth-failed` or
+   * `credentials-missing`, exit 4): nothing past it can be checked.
+   */
   private record<T extends Answer>(operation: string, answer: T): T {
+    const { transport, url } = this.wire
     if (answer.refused)
-      throw new CredentialsRefused(
-        `${this.wire.transport} at ${this.wire.url} refused ${operation} (HTTP ${answer.refused}): pass --bearer <token> or --api-key <key>`,
-      )
+      throw this.credentialsSent
+        ? new A2AClientFailure(
+            'auth-failed',
+            `${transport} at ${url} refused the credentials sent with ${operation} (HTTP ${answer.refused})`,
+          )
+        : new A2AClientFailure(
+            'credentials-missing',
+            `${transport} at ${url} needs credentials for ${operation} (HTTP ${answer.refused})`,
+          )
     this.seen.answers.push({ operation, answer })
     return answer
   }

@@ -1,30 +1,60 @@
 import { isObject } from '../../_is-object.js'
+import { exchange, type HttpSettings, readFailure, readText } from '../../client/_http.js'
+import { A2AClientFailure } from '../../client/errors.js'
+import { credentialsFor } from './_credentials.js'
 import { fail, type Results } from './_results.js'
-import { describe, type Json, noAnswer } from './_wire.js'
+import { describe, type Json } from './_wire.js'
 
 /** The card as fetched, or why there is none (the agent answered, but no card). */
-export type FetchedCard = { card: Json; response: Response } | { missing: string }
+export type FetchedCard = { card: Json; headers: Headers } | { missing: string }
 
-/** The agent could not be reached at all: the command exits 3. */
-export class AgentUnreachable extends Error {}
-
+const WELL_KNOWN = '.well-known/agent-card.json'
 const PROTOCOL_VERSION = /^\d+\.\d+$/
 const V1 = /^1\.0(\.\d+)?$/
+/** As the client core reads a card: a megabyte is far more than any card needs. */
+const CARD_MAX_BYTES = 1024 * 1024
 
+/**
+ * The card, read as the client core reads one (`A2A-Version: 1.0`, no credentials: it is public; at most a
+ * megabyte), but kept whatever its fields, for the checks to judge. Throws the core's failure when nothing answers
+ * (`unreachable`, exit 3) or not in time (`timeout`).
+ */
 export async function fetchCard(url: string, timeoutMs: number): Promise<FetchedCard> {
+  const http: HttpSettings = {
+    a2aVersion: '1.0',
+    credentials: credentialsFor({}, {}),
+    wire: undefined,
+    fetch: globalThis.fetch,
+    timeoutMs,
+    maxBytes: CARD_MAX_BYTES,
+  }
+  let text: string
   let response: Response
   try {
-    response = await fetch(url, { headers: { 'a2a-version': '1.0' }, signal: AbortSignal.timeout(timeoutMs) })
+    const answer = await exchange(http, {
+      method: 'GET',
+      url,
+      headers: { accept: 'application/json' },
+      withCredentials: false,
+    })
+    response = answer.response
+    try {
+      text = await readText(answer, CARD_MAX_BYTES)
+    } catch (error) {
+      throw readFailure(error, answer, undefined)
+    } finally {
+      answer.settled()
+    }
   } catch (error) {
-    throw new AgentUnreachable(`Cannot reach ${url}: ${noAnswer(error, timeoutMs).replace(/^no answer: /, '')}`)
+    // A card behind credentials, or too large, is no card to check: its checks say so.
+    if (error instanceof A2AClientFailure && ['credentials-missing', 'bad-response'].includes(error.kind))
+      return { missing: error.message }
+    throw error
   }
-  if (!response.ok) {
-    await response.body?.cancel()
-    return { missing: `HTTP ${response.status}` }
-  }
+  if (!response.ok) return { missing: `HTTP ${response.status}` }
   try {
-    const card = JSON.parse(await response.text())
-    return isObject(card) ? { card, response } : { missing: `${describe(card)}, not a JSON object` }
+    const card = JSON.parse(text)
+    return isObject(card) ? { card, headers: response.headers } : { missing: `${describe(card)}, not a JSON object` }
   } catch {
     return { missing: `HTTP ${response.status} ${response.headers.get('content-type') ?? ''}, not JSON`.trim() }
   }
@@ -70,11 +100,16 @@ function interfaceProblem(entry: unknown, index: number): string | undefined {
 
 /** The checks of the card itself: where it is served, its fields, its interfaces, its caching headers. */
 export async function cardChecks(results: Results, cardUrl: string, fetched: FetchedCard): Promise<void> {
-  await results.check('CARD-DISC-001', 'card', () =>
-    'missing' in fetched ? fail(`an Agent Card (a JSON object) at ${cardUrl}`, fetched.missing) : undefined,
+  // A card URL given as it is (not an origin's) is checked where it is: the report says so.
+  const wellKnown = new URL(cardUrl).pathname.endsWith(`/${WELL_KNOWN}`)
+  await results.check(
+    'CARD-DISC-001',
+    'card',
+    () => ('missing' in fetched ? fail(`an Agent Card (a JSON object) at ${cardUrl}`, fetched.missing) : undefined),
+    wellKnown ? undefined : `the card is served at the card URL given (not at /${WELL_KNOWN})`,
   )
   if ('missing' in fetched) return
-  const { card, response } = fetched
+  const { card, headers } = fetched
   await results.check('CARD-STRUCT-001', 'card', () => {
     const missing = missingField(card)
     return missing ? fail('every required AgentCard field', `missing or malformed: ${missing}`) : undefined
@@ -100,7 +135,7 @@ export async function cardChecks(results: Results, cardUrl: string, fetched: Fet
       return fail('protocol versions as Major.Minor (no patch number, §3.6)', `protocolVersion ${describe(patch)}`)
     return undefined
   })
-  const header = (name: string) => response.headers.get(name)
+  const header = (name: string) => headers.get(name)
   await results.check('CARD-CACHE-001', 'card', () =>
     /max-age=\d+/.test(header('cache-control') ?? '')
       ? undefined

@@ -1,17 +1,21 @@
 import { createRequire } from 'node:module'
 import type { Command } from 'commander'
+import { isObject } from '../../_is-object.js'
+import { cardReference } from '../../client/_card.js'
+import type { AppliedCredentials } from '../../client/_credentials.js'
+import { namedCredentials } from '../../http/_credential-names.js'
 import { envList } from '../../settings.js'
+import { loadDotEnv } from '../_env.js'
 import { chooseAgent } from '../_local-agent.js'
 import { isLoopbackHost } from '../_loopback.js'
 import { configuredValue } from '../config/_resolve.js'
-import { cardUrlOf, NotAnAgent } from './_agent-card-url.js'
-import { CredentialsRefused } from './_binding-run.js'
-import { AgentUnreachable } from './_card-checks.js'
-import type { Credentials } from './_credentials.js'
+import { type FailureContext, UsageError } from '../output/_failures.js'
+import { createOutput } from '../output/_output.js'
+import { type Credentials, credentialsFor } from './_credentials.js'
 import { jsonReport, tally, textReport } from './_report.js'
 import type { Level } from './_requirements.js'
 import { runConformance, TRANSPORTS } from './_run.js'
-import type { Transport } from './_wire.js'
+import type { Json, Transport } from './_wire.js'
 
 // Required rather than imported, as main.ts does: Node scans an imported CommonJS package for its export names first.
 const { CommanderError, Option } = createRequire(import.meta.url)('commander') as typeof import('commander')
@@ -28,13 +32,6 @@ interface ConformanceFlags {
 
 /** The public webhook the push config checks register (on an ended task: nothing is ever sent to it). */
 const DEFAULT_WEBHOOK = 'https://example.com/a2a-conformance-webhook'
-
-/** The CLI specification's codes for what stops a run before its report, and the exit status of each. */
-const STOPS = {
-  A2ACLI_ERR_USAGE: 2,
-  A2ACLI_ERR_UNREACHABLE: 3,
-  A2ACLI_ERR_AUTH_FAILED: 4,
-} as const
 
 export function registerConformance(program: Command): void {
   program
@@ -67,47 +64,47 @@ export function registerConformance(program: Command): void {
 
 async function conformance(agent: string | undefined, flags: ConformanceFlags): Promise<void> {
   const json = flags.output === 'json'
+  const context: FailureContext = {}
   try {
     const level = levelOf(flags.level)
-    if (!['text', 'json'].includes(flags.output)) throw new UsageError(`-o ${flags.output}: expected text or json`)
+    if (!['text', 'json'].includes(flags.output))
+      throw new UsageError(`-o ${flags.output}: expected text or json`, HINT)
     const transports = flags.transport === undefined ? undefined : transportsOf(flags.transport)
     const timeoutSeconds = Number(flags.timeout)
-    if (!(timeoutSeconds > 0)) throw new UsageError(`--timeout ${flags.timeout}: expected a number of seconds above 0`)
+    if (!(timeoutSeconds > 0))
+      throw new UsageError(`--timeout ${flags.timeout}: expected a number of seconds above 0`, HINT)
     const { cardUrl, via } = await resolveAgent(agent)
+    if (agent !== undefined) context.agentRef = agent
     if (via && !json) process.stderr.write(`→ ${cardUrl} (${via})\n`)
+    const offered = credentialsOf(flags, new URL(cardUrl).hostname)
     const report = await runConformance({
       cardUrl,
       ...(transports && { transports }),
-      credentials: credentialsOf(flags, new URL(cardUrl).hostname),
+      credentials: offered.credentials,
       timeoutMs: Math.round(timeoutSeconds * 1000),
       webhook: flags.webhook,
+      onCard(card) {
+        context.card = card as FailureContext['card']
+        const applied = credentialsFor(card, offered.credentials)
+        for (const warning of credentialWarnings(card, applied, offered)) process.stderr.write(`Warning: ${warning}\n`)
+      },
     })
     const agentName = new URL(cardUrl).origin
     process.stdout.write(json ? jsonReport(report, agentName, level) : textReport(report, agentName, level))
     process.exitCode = tally(report, level).totals.failed > 0 ? 1 : 0
   } catch (error) {
-    const stop =
-      error instanceof UsageError || error instanceof NotAnAgent
-        ? { code: 'A2ACLI_ERR_USAGE' as const, hint: 'see a2a conformance --help' }
-        : error instanceof AgentUnreachable
-          ? { code: 'A2ACLI_ERR_UNREACHABLE' as const, hint: 'is the agent running at that address?' }
-          : error instanceof CredentialsRefused
-            ? { code: 'A2ACLI_ERR_AUTH_FAILED' as const, hint: 'or set A2ACLI_BEARER / A2ACLI_API_KEY' }
-            : undefined
-    if (!stop) throw error
-    const message = (error as Error).message
-    if (json) process.stdout.write(`${JSON.stringify({ error: { code: stop.code, message, hint: stop.hint } })}\n`)
-    else process.stderr.write(`Error: ${message}\nCode: ${stop.code}\nHint: ${stop.hint}\n`)
-    process.exitCode = STOPS[stop.code]
+    // What stops a run before its report (a bad flag, no agent, credentials refused) is the error envelope, with
+    // the code and exit status every a2a command gives it.
+    process.exitCode = createOutput({ format: json ? 'json' : 'text' }).error(error, context)
   }
 }
 
-class UsageError extends Error {}
+const HINT = 'see a2a conformance --help'
 
 function levelOf(text: string): Level {
   const level = text.toUpperCase()
   if (level === 'MUST' || level === 'SHOULD' || level === 'MAY') return level
-  throw new UsageError(`--level ${text}: expected must, should or may`)
+  throw new UsageError(`--level ${text}: expected must, should or may`, HINT)
 }
 
 function transportsOf(text: string): Transport[] {
@@ -117,30 +114,77 @@ function transportsOf(text: string): Transport[] {
     .filter(Boolean)
   const unknown = names.find((name) => !(TRANSPORTS as readonly string[]).includes(name))
   if (unknown !== undefined || names.length === 0)
-    throw new UsageError(`--transport ${text}: expected a comma-separated list of ${TRANSPORTS.join(', ')}`)
+    throw new UsageError(`--transport ${text}: expected a comma-separated list of ${TRANSPORTS.join(', ')}`, HINT)
   return [...new Set(names)] as Transport[]
 }
 
-/** The agent asked for, else A2ACLI_AGENT_CARD, else this project's agent (its running a2a dev, PORT, 3000). */
+/**
+ * The agent asked for, else A2ACLI_AGENT_CARD, else this project's agent (its running a2a dev, PORT, 3000): read as
+ * every a2a command reads `--agent-card` (a host or origin → its well-known card, a card URL as it is). A card file
+ * names no running agent to check.
+ */
 async function resolveAgent(agent: string | undefined): Promise<{ cardUrl: string; via?: string }> {
   const given = agent ?? configuredValue('A2ACLI_AGENT_CARD')
-  if (given !== undefined && given.trim() !== '')
-    return { cardUrl: cardUrlOf(given), ...(agent === undefined && { via: 'A2ACLI_AGENT_CARD' }) }
-  const { base, via } = await chooseAgent(process.cwd(), undefined)
-  return { cardUrl: new URL('.well-known/agent-card.json', base).href, ...(via && { via }) }
+  if (given === undefined || given.trim() === '') {
+    const { base, via } = await chooseAgent(process.cwd(), undefined)
+    return { cardUrl: new URL('.well-known/agent-card.json', base).href, ...(via && { via }) }
+  }
+  // The project's `.env` holds what an agent on this machine accepts (A2A_BEARER_TOKEN, A2A_API_KEY).
+  loadDotEnv(process.cwd())
+  const reference = cardReference(given)
+  if ('file' in reference)
+    throw new UsageError(`${given} is a card file: conformance checks a running agent`, 'give its URL or host')
+  return { cardUrl: reference.url, ...(agent === undefined && { via: 'A2ACLI_AGENT_CARD' }) }
+}
+
+type Kind = 'bearer' | 'apiKey'
+const KINDS: readonly Kind[] = ['bearer', 'apiKey']
+const SOURCES = {
+  bearer: { flag: '--bearer', variable: 'A2ACLI_BEARER', project: 'A2A_BEARER_TOKEN', takes: 'a bearer token' },
+  apiKey: { flag: '--api-key', variable: 'A2ACLI_API_KEY', project: 'A2A_API_KEY', takes: 'an API key' },
+} as const
+
+interface Offered {
+  credentials: Credentials
+  /** Where each came from: the caller's flag or setting, or the project's own. */
+  origins: Partial<Record<Kind, 'given' | 'project'>>
+  /** Those given as a flag on this command line. */
+  fromFlag: Kind[]
 }
 
 /**
- * The flags, else the A2ACLI_* environment; for an agent on this machine also the project's own A2A_BEARER_TOKEN /
- * A2A_API_KEY (what the local agent accepts; never sent to another host).
+ * The flags, else the A2ACLI_* settings; for an agent on this machine also the project's own A2A_BEARER_TOKEN /
+ * A2A_API_KEY, read as the local agent reads them (the first entry's secret, without its `name:`), never sent to
+ * another host. A card that declares no security scheme asks for no credential: only a flag's goes to it (as with
+ * every a2a command).
  */
-function credentialsOf(flags: ConformanceFlags, hostname: string): Credentials {
+function credentialsOf(flags: ConformanceFlags, hostname: string): Offered {
   const local = isLoopbackHost(hostname)
-  const bearer =
-    flags.bearer ??
-    configuredValue('A2ACLI_BEARER') ??
-    (local ? envList(process.env, 'A2A_BEARER_TOKEN')?.[0] : undefined)
-  const apiKey =
-    flags.apiKey ?? configuredValue('A2ACLI_API_KEY') ?? (local ? envList(process.env, 'A2A_API_KEY')?.[0] : undefined)
-  return { ...(bearer && { bearer }), ...(apiKey && { apiKey }) }
+  const offered: Offered = { credentials: {}, origins: {}, fromFlag: [] }
+  for (const kind of KINDS) {
+    const flag = kind === 'bearer' ? flags.bearer : flags.apiKey
+    const given = flag || configuredValue(SOURCES[kind].variable)
+    const own = local && !given ? envList(process.env, SOURCES[kind].project)?.[0] : undefined
+    const value = given || (own === undefined ? undefined : namedCredentials(kind, [own])[0]!.secret)
+    if (!value) continue
+    offered.credentials[kind] = value
+    offered.origins[kind] = given ? 'given' : 'project'
+    if (flag) offered.fromFlag.push(kind)
+  }
+  offered.credentials.withholdWithoutScheme = KINDS.filter((kind) => !offered.fromFlag.includes(kind))
+  return offered
+}
+
+/** What the caller should know of the credentials given, once the card said where they go (or that none do). */
+function credentialWarnings(card: Json, applied: AppliedCredentials, offered: Offered): string[] {
+  const declaresNone = !isObject(card.securitySchemes) || Object.keys(card.securitySchemes).length === 0
+  return KINDS.flatMap((kind) => {
+    const { flag, variable, takes } = SOURCES[kind]
+    const named = offered.fromFlag.includes(kind) ? flag : variable
+    if (applied.undeclared.includes(kind)) return [`${named} is sent, though the card declares no security scheme`]
+    if (!applied.unused.includes(kind) || offered.origins[kind] !== 'given') return []
+    return declaresNone
+      ? [`${named} is not sent: the card declares no security scheme (pass ${flag} to send one all the same)`]
+      : [`${named} is not sent: the card declares no scheme that takes ${takes}`]
+  })
 }

@@ -15,9 +15,12 @@ export async function grpcWire(address: string, options: WireOptions): Promise<W
   } catch {
     return undefined
   }
+  // Credentials travel as metadata: the headers the card's schemes name (an API key the card puts in a query
+  // parameter or a cookie has no place in gRPC, and a gRPC interface declares it in a header).
+  const metadata = options.credentials?.headers ?? {}
   const call = (operation: string, params: Json, version: string | null | undefined) =>
     client.call(operation, (options.tenant ? { ...params, tenant: options.tenant } : params) as JsonValue, {
-      ...options.headers,
+      ...metadata,
       // Metadata cannot be left out here: an empty value is what the spec reads as none (§3.6.2).
       ...(version !== undefined && { 'a2a-version': version ?? '' }),
     })

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { isObject } from '../../_is-object.js'
+import { withCredentials } from './_credentials.js'
 import {
   type Answer,
   type CallOptions,
@@ -7,8 +8,9 @@ import {
   errorInfoOf,
   type Json,
   noAnswer,
+  readBody,
+  readEvents,
   type StreamAnswer,
-  sseEvents,
   type Wire,
   type WireError,
   type WireOptions,
@@ -16,18 +18,17 @@ import {
 
 /** The JSON-RPC binding (A2A v1.0 §9): one POST to the interface's URL per call, streams as server-sent events. */
 export function jsonRpcWire(url: string, options: WireOptions): Wire {
-  const post = async (body: string, version: string | null): Promise<Response> =>
-    fetch(url, {
+  const post = async (body: string, version: string | null): Promise<Response> => {
+    const headers = { 'content-type': 'application/json', ...(version !== null && { 'a2a-version': version }) }
+    const request = withCredentials(url, headers, options.credentials)
+    return fetch(request.url, {
       method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        ...(version !== null && { 'a2a-version': version }),
-        ...options.headers,
-      },
+      headers: request.headers,
       body,
       redirect: 'manual',
       signal: AbortSignal.timeout(options.timeoutMs),
     })
+  }
   const request = (method: string, params: Json) => {
     const id = randomUUID()
     const withTenant = options.tenant ? { ...params, tenant: options.tenant } : params
@@ -59,18 +60,10 @@ export function jsonRpcWire(url: string, options: WireOptions): Wire {
       }
       const contentType = response.headers.get('content-type') ?? ''
       if (!contentType.startsWith('text/event-stream')) return readAnswer(response, id, options.timeoutMs)
-      let text: string
-      try {
-        text = await response.text()
-      } catch (error) {
-        return {
-          problem: `the stream did not end: ${noAnswer(error, options.timeoutMs)}`,
-          contentType,
-          envelopeProblems: [],
-        }
-      }
-      const parsed = sseEvents(text)
-      if ('problem' in parsed) return { contentType, envelopeProblems: [], events: [], eventProblem: parsed.problem }
+      const parsed = await readEvents(response, options.timeoutMs)
+      if ('failure' in parsed)
+        return { problem: `the stream did not end: ${parsed.failure}`, contentType, envelopeProblems: [] }
+      if (parsed.problem) return { contentType, envelopeProblems: [], events: [], eventProblem: parsed.problem }
       const answer: StreamAnswer = { contentType, envelopeProblems: [], events: [] }
       for (const event of parsed.events) {
         if (!isObject(event) || event.jsonrpc !== '2.0' || (!isObject(event.result) && !isObject(event.error))) {
@@ -94,12 +87,9 @@ async function readAnswer(response: Response, id: string | undefined, timeoutMs:
     await response.body?.cancel()
     return { refused: response.status, contentType, envelopeProblems: [] }
   }
-  let text: string
-  try {
-    text = await response.text()
-  } catch (error) {
-    return { problem: noAnswer(error, timeoutMs), contentType, envelopeProblems: [] }
-  }
+  const read = await readBody(response, timeoutMs)
+  if ('problem' in read) return { problem: read.problem, contentType, envelopeProblems: [] }
+  const text = read.text
   let body: unknown
   try {
     body = JSON.parse(text)

@@ -1,4 +1,6 @@
 import { isObject } from '../../_is-object.js'
+import { addQuery, route } from '../../client/_rest.js'
+import { withCredentials } from './_credentials.js'
 import {
   type Answer,
   type CallOptions,
@@ -7,26 +9,32 @@ import {
   type Json,
   noAnswer,
   type Operation,
+  readBody,
+  readEvents,
   type StreamAnswer,
-  sseEvents,
   type Wire,
   type WireError,
   type WireOptions,
 } from './_wire.js'
 
-/** The HTTP+JSON binding (A2A v1.0 §11): each operation at its path, errors as google.rpc.Status. */
+/**
+ * The HTTP+JSON binding (A2A v1.0 §11): each operation at its path, errors as google.rpc.Status. The paths, the
+ * fields they carry and the query of a GET are the client core's (client/_rest.ts), the interface's tenant the
+ * path's first segment.
+ */
 export function restWire(url: string, options: WireOptions): Wire {
   const base = `${url.replace(/\/+$/, '')}${options.tenant ? `/${encodeURIComponent(options.tenant)}` : ''}`
   const fetchOf = (operation: Operation, params: Json, version: string | null): Promise<Response> => {
-    const { method, path, body } = route(operation, params)
-    return fetch(`${base}${path}`, {
+    const { method, path, body } = requestOf(operation, options.tenant ? { ...params, tenant: options.tenant } : params)
+    const headers = {
+      ...(body !== undefined && { 'content-type': 'application/a2a+json' }),
+      ...(version !== null && { 'a2a-version': version }),
+    }
+    const request = withCredentials(`${base}${path}`, headers, options.credentials)
+    return fetch(request.url, {
       method,
-      headers: {
-        ...(body !== undefined && { 'content-type': 'application/a2a+json' }),
-        ...(version !== null && { 'a2a-version': version }),
-        ...options.headers,
-      },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
+      headers: request.headers,
+      ...(body !== undefined && { body }),
       redirect: 'manual',
       signal: AbortSignal.timeout(options.timeoutMs),
     })
@@ -52,18 +60,10 @@ export function restWire(url: string, options: WireOptions): Wire {
       }
       const contentType = response.headers.get('content-type') ?? ''
       if (!response.ok || !contentType.startsWith('text/event-stream')) return readAnswer(response, options.timeoutMs)
-      let text: string
-      try {
-        text = await response.text()
-      } catch (error) {
-        return {
-          problem: `the stream did not end: ${noAnswer(error, options.timeoutMs)}`,
-          contentType,
-          envelopeProblems: [],
-        }
-      }
-      const parsed = sseEvents(text)
-      if ('problem' in parsed) return { contentType, envelopeProblems: [], events: [], eventProblem: parsed.problem }
+      const parsed = await readEvents(response, options.timeoutMs)
+      if ('failure' in parsed)
+        return { problem: `the stream did not end: ${parsed.failure}`, contentType, envelopeProblems: [] }
+      if (parsed.problem) return { contentType, envelopeProblems: [], events: [], eventProblem: parsed.problem }
       const answer: StreamAnswer = { contentType, envelopeProblems: [], events: [] }
       for (const event of parsed.events) {
         if (isObject(event) && isObject(event.error)) answer.error = statusError(response.status, event)
@@ -76,41 +76,17 @@ export function restWire(url: string, options: WireOptions): Wire {
   }
 }
 
-const segment = (value: unknown) => encodeURIComponent(String(value ?? ''))
-
-/** Where an operation lives (§11.3) and what it sends: the path's fields leave the body, GETs take a query. */
-function route(operation: Operation, params: Json): { method: string; path: string; body?: Json } {
-  const { id, taskId, ...rest } = params
-  const task = `/tasks/${segment(operation.includes('PushNotification') ? taskId : id)}`
-  switch (operation) {
-    case 'SendMessage':
-      return { method: 'POST', path: '/message:send', body: params }
-    case 'SendStreamingMessage':
-      return { method: 'POST', path: '/message:stream', body: params }
-    case 'GetTask':
-      return { method: 'GET', path: `${task}${query(rest)}` }
-    case 'ListTasks':
-      return { method: 'GET', path: `/tasks${query(params)}` }
-    case 'CancelTask':
-      return { method: 'POST', path: `${task}:cancel`, body: rest }
-    case 'SubscribeToTask':
-      return { method: 'POST', path: `${task}:subscribe`, body: rest }
-    case 'CreateTaskPushNotificationConfig':
-      return { method: 'POST', path: `${task}/pushNotificationConfigs`, body: { ...(id && { id }), ...rest } }
-    case 'GetTaskPushNotificationConfig':
-      return { method: 'GET', path: `${task}/pushNotificationConfigs/${segment(id)}` }
-    case 'ListTaskPushNotificationConfigs':
-      return { method: 'GET', path: `${task}/pushNotificationConfigs${query(rest)}` }
-    case 'DeleteTaskPushNotificationConfig':
-      return { method: 'DELETE', path: `${task}/pushNotificationConfigs/${segment(id)}` }
-    case 'GetExtendedAgentCard':
-      return { method: 'GET', path: '/extendedAgentCard' }
-  }
-}
-
-function query(params: Json): string {
-  const entries = Object.entries(params).filter(([, value]) => value !== undefined && !isObject(value))
-  return entries.length === 0 ? '' : `?${new URLSearchParams(entries.map(([k, v]) => [k, String(v)]))}`
+/**
+ * An operation's request as the client core sends it: the path's fields left out of the rest, which is a POST's
+ * body or a GET's (or DELETE's) query; the tenant travels in the path, never in a query.
+ */
+function requestOf(operation: Operation, params: Json): { method: string; path: string; body?: string } {
+  const { method, path, inPath } = route(operation, params)
+  const rest = Object.fromEntries(Object.entries(params).filter(([name]) => !inPath.includes(name)))
+  if (method === 'POST') return { method, path, body: JSON.stringify(rest) }
+  const query = new URLSearchParams()
+  for (const [name, value] of Object.entries(rest)) if (name !== 'tenant') addQuery(query, name, value)
+  return { method, path: query.size ? `${path}?${query}` : path }
 }
 
 async function readAnswer(response: Response, timeoutMs: number): Promise<Answer> {
@@ -119,12 +95,9 @@ async function readAnswer(response: Response, timeoutMs: number): Promise<Answer
     await response.body?.cancel()
     return { refused: response.status, contentType, envelopeProblems: [] }
   }
-  let text: string
-  try {
-    text = await response.text()
-  } catch (error) {
-    return { problem: noAnswer(error, timeoutMs), contentType, envelopeProblems: [] }
-  }
+  const read = await readBody(response, timeoutMs)
+  if ('problem' in read) return { problem: read.problem, contentType, envelopeProblems: [] }
+  const text = read.text
   let body: unknown
   try {
     body = text === '' && response.ok ? {} : JSON.parse(text)

@@ -3,7 +3,7 @@ import { isLoopbackHost } from '../_loopback.js'
 import { BindingRun } from './_binding-run.js'
 import { cardChecks, fetchCard } from './_card-checks.js'
 import { coreChecks, unknownTaskId } from './_core-checks.js'
-import { type Credentials, credentialHeaders } from './_credentials.js'
+import { type Credentials, credentialsFor } from './_credentials.js'
 import { actualOf, newSeen } from './_expect.js'
 import { formChecks } from './_form-checks.js'
 import { grpcWire } from './_grpc-wire.js'
@@ -26,6 +26,8 @@ export interface RunOptions {
   credentials: Credentials
   timeoutMs: number
   webhook: string
+  /** Told of the card once read (what a failure's hint names comes from it). */
+  onCard?(card: Json): void
 }
 
 /** A transport of the run: driven at `url`, or why not. */
@@ -44,8 +46,9 @@ export interface RunReport {
 
 /**
  * A conformance run: the card's checks, then each interface the card declares for A2A v1.0 (the first of each
- * binding) in its binding. Throws `AgentUnreachable` when nothing answers at the card's address and
- * `CredentialsRefused` when the agent refuses the credentials.
+ * binding) in its binding. Throws the client core's `A2AClientFailure` when nothing answers at the card's address
+ * (`unreachable`, `timeout`) and when the agent refuses the credentials, or their absence (`auth-failed`,
+ * `credentials-missing`).
  */
 export async function runConformance(options: RunOptions): Promise<RunReport> {
   const results = new Results()
@@ -54,12 +57,13 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
   const report: RunReport = { card: options.cardUrl, transports: [], results: results.all }
   if ('missing' in fetched) return report
   const card = fetched.card
+  options.onCard?.(card)
   const interfaces = (Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : []).filter(
     (entry: unknown): entry is Json =>
       isObject(entry) && typeof entry.url === 'string' && V1.test(String(entry.protocolVersion)),
   )
   const cardHost = new URL(options.cardUrl).hostname
-  const headers = credentialHeaders(card, options.credentials)
+  const credentials = credentialsFor(card, options.credentials)
   for (const transport of options.transports ?? TRANSPORTS) {
     const entry = interfaces.find((found) => BINDINGS[String(found.protocolBinding).toUpperCase()] === transport)
     if (!entry) {
@@ -67,8 +71,9 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
         report.transports.push({ transport, run: false, reason: 'the card declares no A2A 1.0 interface of it' })
       continue
     }
+    const withCredentials = sameHost(entry.url, cardHost, transport)
     const wireOptions: WireOptions = {
-      headers: sameHost(entry.url, cardHost, transport) ? headers : {},
+      ...(withCredentials && { credentials }),
       timeoutMs: options.timeoutMs,
       ...(typeof entry.tenant === 'string' && entry.tenant !== '' && { tenant: entry.tenant }),
     }
@@ -85,7 +90,8 @@ export async function runConformance(options: RunOptions): Promise<RunReport> {
     }
     report.transports.push({ transport, url: entry.url, run: true })
     try {
-      await bindingChecks(new BindingRun(wire, card, results, newSeen(), options.webhook), options)
+      const credentialsSent = withCredentials && credentials.sent
+      await bindingChecks(new BindingRun(wire, card, results, newSeen(), options.webhook, credentialsSent), options)
     } finally {
       wire.close()
     }
@@ -116,7 +122,7 @@ async function bindingChecks(run: BindingRun, options: RunOptions): Promise<void
   const required = Array.isArray(run.card.securityRequirements) && run.card.securityRequirements.length > 0
   if (required) {
     await results.check('AUTH-SERVER-002', transport, async () => {
-      const anonymous = await wireFor(transport, run.wire.url, { headers: {}, timeoutMs: options.timeoutMs })
+      const anonymous = await wireFor(transport, run.wire.url, { timeoutMs: options.timeoutMs })
       const answer = await anonymous!.call('GetTask', { id: unknownTaskId() })
       anonymous!.close()
       return answer.refused === 401 ? undefined : fail('HTTP 401 (UNAUTHENTICATED)', actualOf(answer))

@@ -1,4 +1,6 @@
 import { isObject } from '../../_is-object.js'
+import type { AppliedCredentials } from '../../client/_credentials.js'
+import { readSse, SseTooLarge } from '../../client/_sse.js'
 
 /**
  * What a conformance check sees of one call, whatever the binding: the answer's value or its error read the
@@ -74,8 +76,8 @@ export interface Wire {
 }
 
 export interface WireOptions {
-  /** Credentials and other headers sent with every call. */
-  headers: Record<string, string>
+  /** The credentials sent with every call, placed as the card's schemes say (none when not given). */
+  credentials?: AppliedCredentials
   timeoutMs: number
   /** The interface's tenant, sent with every call when it has one. */
   tenant?: string
@@ -100,20 +102,64 @@ export function errorInfoOf(details: unknown): { reason?: string; a2aDomain: boo
   }
 }
 
-/** The `data:` payloads of a server-sent events body, each parsed, or why one is not JSON. */
-export function sseEvents(text: string): { events: unknown[] } | { problem: string } {
-  const events: unknown[] = []
-  for (const block of text.split(/\r?\n\r?\n/)) {
-    const data = block
-      .split(/\r?\n/)
-      .filter((line) => line.startsWith('data:'))
-      .map((line) => line.slice(5).replace(/^ /, ''))
-    if (data.length === 0) continue
-    try {
-      events.push(JSON.parse(data.join('\n')))
-    } catch {
-      return { problem: `an event is not JSON: ${describe(data.join('\n'))}` }
+/** The most bytes read of one answer, or of one event of a stream: far more than any check's answer needs. */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024
+/** The most events read of one stream: a check's message is answered in a few. */
+const MAX_EVENTS = 1000
+
+/** An answer larger than the checks read. */
+class AnswerTooLarge extends Error {
+  constructor() {
+    super(`an answer larger than ${MAX_ANSWER_BYTES} bytes`)
+  }
+}
+
+/** The body as text, at most MAX_ANSWER_BYTES; why not, as `noAnswer` says it, when it cannot be read. */
+export async function readBody(response: Response, timeoutMs: number): Promise<{ text: string } | { problem: string }> {
+  const body = response.body
+  if (!body) return { text: '' }
+  const reader = body.getReader()
+  const chunks: Uint8Array[] = []
+  let total = 0
+  try {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      total += read.value.length
+      if (total > MAX_ANSWER_BYTES) throw new AnswerTooLarge()
+      chunks.push(read.value)
     }
+  } catch (error) {
+    await reader.cancel().catch(() => {})
+    return { problem: error instanceof AnswerTooLarge ? error.message : noAnswer(error, timeoutMs) }
+  }
+  return { text: Buffer.concat(chunks).toString('utf8') }
+}
+
+/**
+ * The `data:` payloads of a server-sent events body, each parsed, read by the client core's reader (each event at
+ * most MAX_ANSWER_BYTES, at most MAX_EVENTS of them): the events, with what is wrong with one (not JSON, too
+ * large, too many), or `failure` when the stream was cut or did not end in time.
+ */
+export async function readEvents(
+  response: Response,
+  timeoutMs: number,
+): Promise<{ events: unknown[]; problem?: string } | { failure: string }> {
+  const events: unknown[] = []
+  const body = response.body
+  if (!body) return { events }
+  try {
+    for await (const event of readSse(body, MAX_ANSWER_BYTES)) {
+      try {
+        events.push(JSON.parse(event.data))
+      } catch {
+        return { events, problem: `an event is not JSON: ${describe(event.data)}` }
+      }
+      if (events.length > MAX_EVENTS) return { events, problem: `the stream sent more than ${MAX_EVENTS} events` }
+    }
+  } catch (error) {
+    if (error instanceof SseTooLarge) return { events, problem: error.message }
+    return { failure: noAnswer(error, timeoutMs) }
+  } finally {
+    await body.cancel().catch(() => {})
   }
   return { events }
 }
