@@ -1,9 +1,11 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
+import { createA2AApp } from 'a2a-runtime'
 import { describe, expect, it } from 'vitest'
 import { otelTelemetry } from '../../runtime/src/entries/telemetry.ts'
 import { rpc } from '../_rpc.ts'
 import { agent, deferred } from './_agents.ts'
+import { captureLogger } from './_logger.ts'
 import { userMessage, userMessageV1 } from './_messages.ts'
 import { eventReader, readEvents } from './_sse.ts'
 import { callerSpan, recordedSpans, served } from './_telemetry.ts'
@@ -267,6 +269,23 @@ describe('trace context', () => {
     await rpc(server.url, 'message/send', userMessage('hello'))
     const send = await spans.one('SendMessage')
     expect(send.parentSpanContext).toBeUndefined()
+  })
+
+  it("under a transport's span (an HTTP instrumentation's), the A2A span is its child", async () => {
+    const app = createA2AApp(tracedAgent(), { logger: captureLogger(), env: {}, telemetry: otelTelemetry() })
+    // What an HTTP instrumentation does: its SERVER span, already in the caller's trace, active around the handler.
+    const http = trace.getTracer('http').startSpan('POST /', { kind: SpanKind.SERVER })
+    const request = new Request('http://localhost/', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', traceparent: callerSpan().traceparent },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: userMessage('hello') }),
+    })
+    await context.with(trace.setSpan(context.active(), http), () => app.fetch(request))
+    http.end()
+    const send = await spans.one('SendMessage')
+    expect(send.spanContext().traceId).toBe(http.spanContext().traceId)
+    expect(send.parentSpanContext?.spanId).toBe(http.spanContext().spanId)
+    await app.close()
   })
 
   it("the caller's baggage is in the context the agent runs in", async () => {
