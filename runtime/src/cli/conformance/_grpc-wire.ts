@@ -15,8 +15,8 @@ export async function grpcWire(address: string, options: WireOptions): Promise<W
   } catch {
     return undefined
   }
-  // Credentials travel as metadata: the headers the card's schemes name (an API key the card puts in a query
-  // parameter or a cookie has no place in gRPC, and a gRPC interface declares it in a header).
+  // Credentials travel as metadata, under the header names the card's schemes give them (gRPC has no query
+  // parameter or cookie to carry an API key that a scheme puts there).
   const metadata = options.credentials?.headers ?? {}
   const call = (operation: string, params: Json, version: string | null | undefined) =>
     client.call(operation, (options.tenant ? { ...params, tenant: options.tenant } : params) as JsonValue, {
