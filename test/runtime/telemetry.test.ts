@@ -212,6 +212,38 @@ describe('a SERVER span per A2A operation, named after its A2A v1.0 method', () 
     })
   }
 
+  it('every slash-named method is named by its A2A v1.0 method, its task read from its params', async () => {
+    const server = await serve()
+    const names = {
+      'message/send': 'SendMessage',
+      'message/stream': 'SendStreamingMessage',
+      'tasks/get': 'GetTask',
+      'tasks/cancel': 'CancelTask',
+      'tasks/resubscribe': 'SubscribeToTask',
+      'tasks/pushNotificationConfig/set': 'CreateTaskPushNotificationConfig',
+      'tasks/pushNotificationConfig/get': 'GetTaskPushNotificationConfig',
+      'tasks/pushNotificationConfig/list': 'ListTaskPushNotificationConfigs',
+      'tasks/pushNotificationConfig/delete': 'DeleteTaskPushNotificationConfig',
+      'agent/getAuthenticatedExtendedCard': 'GetExtendedAgentCard',
+    }
+    const taskId = 'task-named-in-params'
+    for (const method of Object.keys(names)) {
+      const params = method.startsWith('message/')
+        ? userMessage('hello', { taskId })
+        : method === 'tasks/pushNotificationConfig/set'
+          ? { taskId, pushNotificationConfig: { url: 'https://example.com/hook' } }
+          : { id: taskId }
+      await (await post(`${server.url}v0.3`, method, params)).text()
+    }
+    await expect.poll(() => spans.all().length).toBe(Object.keys(names).length)
+    expect(spans.all().map((span) => [span.name, span.attributes['a2a.method.name']])).toEqual(
+      Object.values(names).map((name) => [name, name]),
+    )
+    // Each fails (no such task, no push, no extended card), each names the task its params name (but the card's).
+    expect(spans.all().map((span) => span.attributes['a2a.task.id'])).toEqual([...Array(9).fill(taskId), undefined])
+    for (const span of spans.all()) expect(span.attributes['error.type']).toMatch(/^-320\d\d$/)
+  })
+
   it('A2A v1.0 JSON-RPC: ListTasks, with no task of its own', async () => {
     const server = await serve()
     await rpc(server.url, 'ListTasks', {}, { headers: { 'a2a-version': '1.0' } })
