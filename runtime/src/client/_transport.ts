@@ -68,7 +68,7 @@ export function checkStreamResponse(http: HttpExchange, value: unknown): StreamR
  * The start of what the agent sent, to quote in a failure: credentials redacted in the whole text before it is cut,
  * so no part of one survives the cut.
  */
-export const quote = (http: Pick<HttpExchange, 'redact'>, text: string, length = 200) =>
+const quote = (http: Pick<HttpExchange, 'redact'>, text: string, length = 200) =>
   http.redact.text(text).slice(0, length)
 
 /** A JSON value quoted as `quote` does. */
