@@ -9,10 +9,13 @@ import {
   startCommand,
   startRuntimeAgent,
 } from './_agent-commands.ts'
+import { scriptedTask, startScriptedAgent } from './_scripted-agent.ts'
 
 /**
  * How `a2a send` waits: until --timeout (exit 5), until Ctrl-C (exit 130, the task's id already said), through a
  * stream cut midway (the task read instead, still ending COMPLETED), and never on a prompt when stdin is no terminal.
+ * --timeout bounds every command that talks to an agent, not only the waits; a stream left open after the task
+ * settles ends the wait all the same.
  */
 
 describe('a2a send --timeout', () => {
@@ -137,5 +140,84 @@ describe('a2a send without a terminal never prompts', () => {
     expect(code).toBe(0)
     expect(field(stdout, 'State')).toBe('INPUT_REQUIRED')
     expect(field(stdout, 'Resume')).toMatch(/--task-id/)
+  })
+})
+
+describe('--timeout bounds the whole command', () => {
+  it('a deadline that runs out while send waits to resume a cut stream: A2ACLI_ERR_TIMEOUT, exit 5', async () => {
+    // The stream is cut after the Task (WORKING): send pauses before resuming it, and the deadline falls in the pause.
+    const agent = await startScriptedAgent(
+      (call) =>
+        call.method === 'SendStreamingMessage'
+          ? { events: [{ task: scriptedTask('t1', 'TASK_STATE_WORKING') }], cut: true }
+          : { result: scriptedTask('t1', 'TASK_STATE_WORKING') },
+      { capabilities: { streaming: true } },
+    )
+    const { code, stdout } = await a2a(['send', '-a', agent.url, 'hi', '--timeout', '300ms', '-o', 'json'])
+    expect(oneDocument(stdout).error.code).toBe('A2ACLI_ERR_TIMEOUT')
+    expect(code).toBe(5)
+  })
+
+  it.each([
+    ['task get', ['task', 'get', 't1']],
+    ['task get --wait', ['task', 'get', 't1', '--wait']],
+    ['task cancel', ['task', 'cancel', 't1']],
+    ['task list', ['task', 'list']],
+    ['send --async', ['send', 'hi', '--async']],
+    ['send', ['send', 'hi']],
+  ])('%s to an agent that never answers: A2ACLI_ERR_TIMEOUT, exit 5', async (_, args) => {
+    const agent = await startScriptedAgent(() => ({ hang: true }))
+    const { code, stdout } = await a2a([...args, '-a', agent.url, '--timeout', '500ms', '-o', 'json'], {
+      limitMs: 15_000,
+    })
+    expect(oneDocument(stdout).error.code).toBe('A2ACLI_ERR_TIMEOUT')
+    expect(code).toBe(5)
+  })
+
+  it('a card that never comes: A2ACLI_ERR_TIMEOUT, exit 5, well before the card timer of 30 s', async () => {
+    const agent = await startScriptedAgent(() => ({ hang: true }), { hangCard: true })
+    const { code, stdout } = await a2a(['card', 'get', '-a', agent.url, '--timeout', '500ms', '-o', 'json'], {
+      limitMs: 15_000,
+    })
+    expect(oneDocument(stdout).error.code).toBe('A2ACLI_ERR_TIMEOUT')
+    expect(code).toBe(5)
+  })
+})
+
+describe('a stream the agent leaves open after the task settles', () => {
+  // WORKING, then INPUT_REQUIRED, then only keep-alive comments: the stream never closes.
+  const pausedAgent = () =>
+    startScriptedAgent(
+      (call) =>
+        call.method === 'SendStreamingMessage'
+          ? {
+              events: [
+                { task: scriptedTask('t1', 'TASK_STATE_WORKING') },
+                {
+                  statusUpdate: {
+                    taskId: 't1',
+                    contextId: 'ctx-t1',
+                    status: { state: 'TASK_STATE_INPUT_REQUIRED', timestamp: '2026-01-01T00:00:01Z' },
+                  },
+                },
+              ],
+              open: true,
+            }
+          : { result: scriptedTask('t1', 'TASK_STATE_INPUT_REQUIRED') },
+      { capabilities: { streaming: true } },
+    )
+
+  it('send ends at INPUT_REQUIRED without waiting for the agent to close it', async () => {
+    const agent = await pausedAgent()
+    const { code, stdout } = await a2a(['send', '-a', agent.url, 'hi'], { limitMs: 10_000 })
+    expect(field(stdout, 'State')).toBe('INPUT_REQUIRED')
+    expect(code).toBe(0)
+  })
+
+  it('send --stream -o json ends with the INPUT_REQUIRED event', async () => {
+    const agent = await pausedAgent()
+    const { code, stdout } = await a2a(['send', '-a', agent.url, 'hi', '--stream', '-o', 'json'], { limitMs: 10_000 })
+    expect(jsonLines(stdout).at(-1).statusUpdate.status.state).toBe('TASK_STATE_INPUT_REQUIRED')
+    expect(code).toBe(0)
   })
 })

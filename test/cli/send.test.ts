@@ -195,6 +195,31 @@ describe('a2a send and what the caller asked for', () => {
     expectNoStack(json.stderr)
   })
 
+  it('--wait outranks A2ACLI_ASYNC=true: the message is sent to be waited for', async () => {
+    const agent = await startScriptedAgent(() => ({ result: { task: scriptedTask('t1', 'TASK_STATE_COMPLETED') } }))
+    const { code } = await a2a(['send', '-a', agent.url, 'hi', '--wait'], { env: { A2ACLI_ASYNC: 'true' } })
+    expect(code).toBe(0)
+    expect(agent.calls[0]!.params.configuration?.returnImmediately).toBeUndefined()
+    // Unless a flag says otherwise, the variable holds.
+    await a2a(['send', '-a', agent.url, 'hi'], { env: { A2ACLI_ASYNC: 'true' } })
+    expect(agent.calls[1]!.params.configuration?.returnImmediately).toBe(true)
+  })
+
+  it('--stream outranks A2ACLI_ASYNC=true: the events, no usage error', async () => {
+    const done = scriptedTask('t1', 'TASK_STATE_COMPLETED')
+    const agent = await startScriptedAgent(
+      (call) => (call.method === 'SendStreamingMessage' ? { events: [{ task: done }] } : { result: done }),
+      { capabilities: { streaming: true } },
+    )
+    const { code, stdout } = await a2a(['send', '-a', agent.url, 'hi', '--stream', '-o', 'json'], {
+      env: { A2ACLI_ASYNC: 'true' },
+    })
+    expect(jsonLines(stdout).at(-1).task.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(code).toBe(0)
+    // Two flags asking for opposite things still are one.
+    expect((await a2a(['send', '-a', agent.url, 'hi', '--stream', '--async'])).code).toBe(2)
+  })
+
   it.each([
     ['an unknown flag', ['send', '--bogus', 'hi'], /unknown option '--bogus'/],
     ['a missing argument', ['task', 'get'], /missing required argument 'taskId'/],

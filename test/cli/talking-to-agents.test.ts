@@ -14,6 +14,7 @@ import {
   oneDocument,
   startRuntimeAgent,
 } from './_agent-commands.ts'
+import { scriptedTask, startScriptedAgent } from './_scripted-agent.ts'
 
 const cleanEnv = Object.fromEntries(
   Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_)/.test(key)),
@@ -124,6 +125,48 @@ describe('credentials', () => {
     const request = stderr.split('\n').find((line) => line.startsWith('debug: → POST http://192.0.2.1/rpc'))
     expect(request, stderr).toBeDefined()
     expect(request).not.toMatch(/authorization|x-api-key/i)
+  })
+})
+
+describe('credentials the card does not take, and refusals', () => {
+  it('says that --bearer was not sent to an agent whose card takes only an API key', async () => {
+    const agent = await startScriptedAgent(() => ({ result: { task: scriptedTask('t1', 'TASK_STATE_COMPLETED') } }), {
+      card: {
+        securitySchemes: { key: { apiKeySecurityScheme: { location: 'header', name: 'x-api-key' } } },
+        securityRequirements: [{ schemes: { key: { list: [] } } }],
+      },
+    })
+    const { code, stderr } = await a2aCommand(['send', '-a', agent.url, 'hi', '--bearer', 'flag-token-3b7e'])
+    expect(code).toBe(0)
+    expect(stderr).toMatch(/^Warning: --bearer \(A2ACLI_BEARER\) was not sent: .*no scheme that takes a bearer token/m)
+    expect(agent.calls[0]!.headers.authorization).toBeUndefined()
+  })
+
+  it('to a card that declares no scheme: --bearer goes with a warning, A2ACLI_BEARER does not go', async () => {
+    const agent = await startScriptedAgent(() => ({ result: { task: scriptedTask('t1', 'TASK_STATE_COMPLETED') } }))
+    const flag = await a2aCommand(['send', '-a', agent.url, 'hi', '--bearer', 'flag-token-51aa'])
+    expect(flag.code).toBe(0)
+    expect(flag.stderr).toMatch(/^Warning: the agent's card declares no security scheme: --bearer was sent/m)
+    expect(agent.calls[0]!.headers.authorization).toBe('Bearer flag-token-51aa')
+    const configured = await a2aCommand(['send', '-a', agent.url, 'hi'], { env: { A2ACLI_BEARER: 'env-token-c3d0' } })
+    expect(configured.code).toBe(0)
+    expect(configured.stderr).toMatch(/^Warning: --bearer \(A2ACLI_BEARER\) was not sent/m)
+    expect(agent.calls[1]!.headers.authorization).toBeUndefined()
+  })
+
+  it("a refused project credential points at the project's .env, not at --bearer", async () => {
+    const url = await startRuntimeAgent(
+      sdkTestAgent({ name: 'Locked', description: 'Takes a bearer token', authentication: { schemes: ['bearer'] } }),
+      { auth: { bearerTokens: ['the-right-token-0c4e'] } },
+    )
+    const { code, stdout } = await a2aCommand(['send', '-a', url, 'hi', '-o', 'json'], {
+      env: { A2A_BEARER_TOKEN: 'a-stale-token-9d21' },
+    })
+    const { error } = oneDocument(stdout)
+    expect(error.code).toBe('A2ACLI_ERR_AUTH_FAILED')
+    expect(error.hint).toContain("this project's own credential")
+    expect(error.hint).not.toContain('--bearer')
+    expect(code).toBe(4)
   })
 })
 

@@ -53,7 +53,8 @@ export interface FollowOptions {
  * Follows a stream to its end: each event handed on; when it breaks after the task is known, it is resumed from
  * the last event (the agent sends the Task first again), and past the attempts the task is read until it settles,
  * its final state handed on as one more `{ task }` event. A stream that ends before the task settles (an agent
- * closing early) is read the same way. Returns what it knew.
+ * closing early) is read the same way. It returns at the event that settles the task (or the agent's message),
+ * whether or not the agent closes the stream then. Returns what it knew.
  */
 export async function followStream(
   client: A2AClient,
@@ -69,6 +70,9 @@ export async function followStream(
         if (eventId !== undefined) followed.lastEventId = eventId
         note(followed, response)
         options.onEvent(response)
+        // Done once the task settles or the agent replied: an agent may keep the stream open after that (only
+        // keep-alive comments), and leaving the loop closes it.
+        if (followed.message || settled(followed.state)) return followed
       }
       if (followed.message || followed.taskId === undefined || settled(followed.state)) return followed
       options.onFallback('the stream ended before the task did; reading the task instead')

@@ -1,5 +1,6 @@
 import type { Command } from 'commander'
 import { cardReference } from '../../client/_card.js'
+import { speaksVersion } from '../../client/_select.js'
 import { type A2AClient, connect, type WireEntry } from '../../client/client.js'
 import type { AgentCard } from '../../client/types.js'
 import { namedCredentials } from '../../http/_credential-names.js'
@@ -8,11 +9,12 @@ import { loadDotEnv, skipTlsChecks } from '../_env.js'
 import { chooseAgent } from '../_local-agent.js'
 import { isLoopbackHost } from '../_loopback.js'
 import { storedBearer } from '../auth/_stored-bearer.js'
-import { resolveOptions } from '../config/_resolve.js'
-import { UsageError } from '../output/_failures.js'
+import { type ResolvedOptions, resolveOptions } from '../config/_resolve.js'
+import { type CredentialOrigin, type FailureContext, UsageError } from '../output/_failures.js'
 import { createOutput, type Output } from '../output/_output.js'
 import { printableLine } from '../output/_sanitize.js'
 import { parseDuration } from './_durations.js'
+import { timeoutOr } from './_wait.js'
 
 /** The settings of a command that talks to an agent, resolved from its flags, the environment and `.env` files. */
 interface ClientSettings {
@@ -23,22 +25,41 @@ interface ClientSettings {
   bearer: string | undefined
   apiKey: string | undefined
   serviceParams: Record<string, string>
-  /** The wait's limit, whole command (`--timeout`). */
+  /** The whole command's limit (`--timeout`): the card, every call, every wait. */
   timeoutMs: number | undefined
   insecure: boolean
   debug: boolean
   values: Record<string, unknown>
+  /** The options set by a flag on this command line (their commander names): a flag outranks any configured value. */
+  flags: ReadonlySet<string>
+  /** Which credentials a flag gave (not the environment or a file). */
+  flagged: { bearer: boolean; apiKey: boolean }
+  /** Other secrets the command sends (a webhook's token and credentials), redacted like the credentials. */
+  secrets: string[]
 }
 
-/** What an action gets: its settings, its output, the connected client, and a signal that Ctrl-C aborts. */
+/**
+ * What an action gets: its settings, its output, the connected client, and a signal that Ctrl-C and `--timeout`
+ * abort.
+ */
 export interface Session {
   settings: ClientSettings
   output: Output
+  /** Aborted by Ctrl-C, or when `--timeout` runs out (its reason then a TimeoutError): pass it to every call. */
   signal: AbortSignal
+  /** When `--timeout` runs out (Date.now() scale); none without one. */
+  deadline: number | undefined
+  /** Ctrl-C stopped the command: it ends without an error (what it knew is already said). */
+  readonly interrupted: boolean
   /** Connects once: reads the card and chooses the interface. */
   client(): Promise<A2AClient>
   /** The card, once connected (for hints). */
   card: AgentCard | undefined
+  /**
+   * Reports a failure as the error envelope and answers its exit status: a step cut by `--timeout` as the timeout,
+   * the hint made from what the session knows (the card, where the credential sent came from) and `context`.
+   */
+  fail(error: unknown, context?: FailureContext): number
 }
 
 export type SessionAction = (session: Session) => Promise<number>
@@ -52,11 +73,24 @@ export async function runSession(command: Command, action: SessionAction): Promi
   const controller = new AbortController()
   const interrupt = () => controller.abort(new Interrupted())
   process.once('SIGINT', interrupt)
+  let signal: AbortSignal = controller.signal
   let card: AgentCard | undefined
   let settings: ClientSettings | undefined
+  let origins: CredentialOrigin[] = []
+  const fail = (error: unknown, context: FailureContext = {}) =>
+    output.error(timeoutOr(error, signal), {
+      card,
+      agentRef: settings?.agentRef,
+      ...(origins.length > 0 && { credentialOrigins: origins }),
+      ...context,
+    })
   try {
     const resolved = resolveOptions(command)
-    settings = settingsOf(resolved.values)
+    settings = settingsOf(resolved)
+    const deadline = settings.timeoutMs === undefined ? undefined : Date.now() + settings.timeoutMs
+    // --timeout bounds the whole command: the card, each call, each wait (the timer never keeps the process up).
+    if (settings.timeoutMs !== undefined)
+      signal = AbortSignal.any([controller.signal, AbortSignal.timeout(settings.timeoutMs)])
     output = createOutput({
       format: formatOf(resolved.values),
       verbose: resolved.values.verbose === true,
@@ -66,20 +100,29 @@ export async function runSession(command: Command, action: SessionAction): Promi
     const session: Session = {
       settings,
       output,
-      signal: controller.signal,
+      signal,
+      deadline,
+      get interrupted() {
+        return controller.signal.reason instanceof Interrupted
+      },
       get card() {
         return card
       },
       async client() {
-        connected ??= await connectWith(settings!, controller.signal)
+        if (connected === undefined) {
+          const made = await connectWith(settings!, signal, output)
+          connected = made.client
+          origins = made.origins
+        }
         card = connected.card
         return connected
       },
+      fail,
     }
     process.exitCode = await action(session)
   } catch (error) {
     if (error instanceof Interrupted || controller.signal.reason instanceof Interrupted) process.exitCode = 130
-    else process.exitCode = output.error(error, { card, agentRef: settings?.agentRef })
+    else process.exitCode = fail(error)
   } finally {
     process.off('SIGINT', interrupt)
   }
@@ -95,7 +138,8 @@ class Interrupted extends Error {
 const formatOf = (values: Record<string, unknown>): 'text' | 'json' =>
   values.output === 'json' || values.json === true ? 'json' : 'text'
 
-function settingsOf(values: Record<string, unknown>): ClientSettings {
+function settingsOf({ values, options }: ResolvedOptions): ClientSettings {
+  const flags = new Set(options.filter((option) => option.source.kind === 'flag').map((option) => option.attribute))
   const agentRef = (values.agentCard ?? values.url) as string | undefined
   const serviceParams: Record<string, string> = {}
   for (const pair of (values.svcParam as string[] | undefined) ?? []) {
@@ -114,10 +158,20 @@ function settingsOf(values: Record<string, unknown>): ClientSettings {
     insecure: values.insecure === true,
     debug: values.debug === true,
     values,
+    flags,
+    flagged: { bearer: flags.has('bearer') || flags.has('token'), apiKey: flags.has('apiKey') },
+    secrets: [values.webhookToken, values.authCredentials].filter(
+      (value): value is string => typeof value === 'string' && value !== '',
+    ),
   }
 }
 
-async function connectWith(settings: ClientSettings, signal: AbortSignal): Promise<A2AClient> {
+/** The client, and where each credential it sends came from (for the hint of a refusal). */
+async function connectWith(
+  settings: ClientSettings,
+  signal: AbortSignal,
+  output: Output,
+): Promise<{ client: A2AClient; origins: CredentialOrigin[] }> {
   const cwd = process.cwd()
   let agentCard: string
   if (settings.agentRef === undefined) agentCard = (await chooseAgent(cwd, undefined)).base.href
@@ -126,7 +180,7 @@ async function connectWith(settings: ClientSettings, signal: AbortSignal): Promi
     loadDotEnv(cwd)
     agentCard = settings.agentRef
   }
-  if (!/^1(\.\d+)?$/.test(settings.a2aVersion))
+  if (!speaksVersion(settings.a2aVersion))
     throw new UsageError(
       `--a2a-version: '${settings.a2aVersion}' is not an A2A version this client speaks (1.0)`,
       'versions before 1.0 are not spoken by a2a; leave --a2a-version unset for 1.0',
@@ -144,25 +198,60 @@ async function connectWith(settings: ClientSettings, signal: AbortSignal): Promi
     apiKey: settings.apiKey === undefined ? localSecret(reference, 'A2A_API_KEY', 'apiKey') : undefined,
   }
   const connectOffering = async (project: { bearer?: string; apiKey?: string }) => {
+    const offered: Record<'bearer' | 'apiKey', CredentialOrigin | undefined> = {
+      bearer: settings.bearer !== undefined ? 'given' : project.bearer !== undefined ? 'project' : undefined,
+      apiKey: settings.apiKey !== undefined ? 'given' : project.apiKey !== undefined ? 'project' : undefined,
+    }
     let bearer = settings.bearer ?? project.bearer
-    if (bearer === undefined && 'url' in reference) bearer = await storedBearer(reference.url)
-    return connect({
+    if (bearer === undefined && 'url' in reference) {
+      bearer = await storedBearer(reference.url)
+      if (bearer !== undefined) offered.bearer = 'stored'
+    }
+    const client = await connect({
       agentCard,
       transports: settings.transports,
       a2aVersion: settings.a2aVersion,
       bearer,
       apiKey: settings.apiKey ?? project.apiKey,
+      // A card that declares no scheme gets only a credential given on this command line, never a configured one.
+      withholdWithoutScheme: (['bearer', 'apiKey'] as const).filter((kind) => !settings.flagged[kind]),
+      secrets: settings.secrets,
       serviceParams: settings.serviceParams,
       wire: settings.debug ? logWire : undefined,
       signal,
     })
+    return { client, offered }
   }
-  const client = await connectOffering(local)
+  let connected = await connectOffering(local)
   // A card served on this machine may still name an interface elsewhere (the agent's public address): the project's
   // own credential stays here, so the client is made again without it.
   const usesLocal = local.bearer !== undefined || local.apiKey !== undefined
-  if (usesLocal && !isLoopbackHost(new URL(client.selected.url).hostname)) return connectOffering({})
-  return client
+  if (usesLocal && !isLoopbackHost(new URL(connected.client.selected.url).hostname))
+    connected = await connectOffering({})
+  const { client, offered } = connected
+  // A credential the caller set that the card gives no place to is not sent; one sent to a card that asks for none
+  // goes where agents usually look. Either is said, so a refusal is understood.
+  for (const kind of client.unusedCredentials) if (offered[kind] === 'given') output.warn(UNUSED[kind])
+  for (const kind of client.undeclaredCredentials) output.warn(UNDECLARED[kind])
+  const origins = (['bearer', 'apiKey'] as const)
+    .filter((kind) => !client.unusedCredentials.includes(kind))
+    .map((kind) => offered[kind])
+    .filter((origin) => origin !== undefined)
+  return { client, origins }
+}
+
+const UNUSED = {
+  bearer:
+    "--bearer (A2ACLI_BEARER) was not sent: the agent's card declares no scheme that takes a bearer token " +
+    '(a2a card get lists its security schemes; a configured token goes only where a scheme asks for it)',
+  apiKey:
+    "--api-key (A2ACLI_API_KEY) was not sent: the agent's card declares no API key scheme " +
+    '(a2a card get lists its security schemes; a configured key goes only where a scheme asks for it)',
+}
+
+const UNDECLARED = {
+  bearer: "the agent's card declares no security scheme: --bearer was sent as Authorization: Bearer all the same",
+  apiKey: "the agent's card declares no security scheme: --api-key was sent as X-API-Key all the same",
 }
 
 /**

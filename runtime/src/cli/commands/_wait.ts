@@ -12,6 +12,7 @@ export interface PollOptions {
   intervalMs: number
   /** When waiting stops with a timeout failure (Date.now() scale); none waits until the task settles. */
   deadline: number | undefined
+  /** Ctrl-C, and the deadline's own timer (the command's signal): either stops the wait at once. */
   signal: AbortSignal
   /** Each task read that has not settled yet. */
   onUpdate?: (task: Task) => void
@@ -28,17 +29,24 @@ const MOST_INTERVALS = 4
  */
 export async function pollTask(client: A2AClient, taskId: string, options: PollOptions): Promise<Task> {
   let pause = options.intervalMs
-  for (;;) {
-    const task = await client.getTask(
-      { id: taskId, ...(options.historyLength !== undefined && { historyLength: options.historyLength }) },
-      { signal: options.signal },
-    )
-    if (settled(task.status?.state)) return task
-    options.onUpdate?.(task)
-    const left = options.deadline === undefined ? pause : options.deadline - Date.now()
-    if (left <= 0) throw timedOut(taskId, task.status?.state)
-    await sleep(Math.min(pause, left), undefined, { signal: options.signal })
-    pause = Math.min(pause * BACKOFF, options.intervalMs * MOST_INTERVALS)
+  let state: string | undefined
+  try {
+    for (;;) {
+      const task = await client.getTask(
+        { id: taskId, ...(options.historyLength !== undefined && { historyLength: options.historyLength }) },
+        { signal: options.signal },
+      )
+      state = task.status?.state
+      if (settled(state)) return task
+      options.onUpdate?.(task)
+      const left = options.deadline === undefined ? pause : options.deadline - Date.now()
+      if (left <= 0) throw timedOut(taskId, state)
+      await sleep(Math.min(pause, left), undefined, { signal: options.signal })
+      pause = Math.min(pause * BACKOFF, options.intervalMs * MOST_INTERVALS)
+    }
+  } catch (error) {
+    // The deadline's timer may abort a read or the pause before the check above: the same timeout.
+    throw byDeadline(options.signal) ? timedOut(taskId, state) : error
   }
 }
 
@@ -49,16 +57,18 @@ function timedOut(taskId: string, state: string | undefined): A2AClientFailure {
   )
 }
 
-/** An AbortSignal for the command's signal and its deadline together. */
-export function untilDeadline(signal: AbortSignal, deadline: number | undefined): AbortSignal {
-  if (deadline === undefined) return signal
-  return AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, deadline - Date.now()))])
-}
+/** The signal was aborted by `--timeout` (its reason the deadline timer's TimeoutError), not by Ctrl-C. */
+const byDeadline = (signal: AbortSignal): boolean =>
+  signal.aborted && (signal.reason as Error | undefined)?.name === 'TimeoutError'
 
-/** An abort by the deadline's own timer, as the timeout failure it is; anything else unchanged. */
-export function timeoutOr(error: unknown, deadline: number | undefined): unknown {
-  const byDeadline = deadline !== undefined && Date.now() >= deadline && (error as Error)?.name === 'TimeoutError'
-  return byDeadline
-    ? new A2AClientFailure('timeout', '--timeout ran out before the task ended; the task goes on')
+/**
+ * A failure met once the command's signal was aborted by `--timeout` (whatever the aborted step threw: the
+ * signal's TimeoutError, or a sleep's AbortError carrying it as its cause) as the timeout failure it is; anything
+ * else unchanged.
+ */
+export function timeoutOr(error: unknown, signal: AbortSignal): unknown {
+  if (error instanceof A2AClientFailure && error.kind === 'timeout') return error
+  return byDeadline(signal)
+    ? new A2AClientFailure('timeout', '--timeout ran out before the agent answered', { cause: error })
     : error
 }

@@ -14,7 +14,7 @@ import { parseDuration } from './_durations.js'
 import { followStream } from './_follow.js'
 import { messageParts, withMessageParts } from './_message-parts.js'
 import { runSession, type Session } from './_session.js'
-import { pollTask, settled, timeoutOr, untilDeadline } from './_wait.js'
+import { pollTask, settled } from './_wait.js'
 
 /**
  * `a2a send`: one message to an agent, starting a task or continuing one (`--task-id`), or a new task in a context
@@ -48,10 +48,8 @@ export function registerSend(program: Command): void {
 }
 
 async function send(session: Session, words: string[], partFlags: Parameters<typeof messageParts>[1]): Promise<number> {
-  const { values, timeoutMs } = session.settings
-  const async = values.async === true || values.returnImmediately === true || values.wait === false
-  const stream = values.stream === true
-  if (async && stream) throw new UsageError('--async and --stream ask for opposite things: choose one')
+  const { values } = session.settings
+  const { async, stream } = deliveryOf(session.settings)
   const taskId = (values.taskId ?? values.task) as string | undefined
   const contextId = (values.contextId ?? values.context) as string | undefined
   const metadata = parseMetadata(values.metadata as string | undefined)
@@ -65,19 +63,13 @@ async function send(session: Session, words: string[], partFlags: Parameters<typ
   }
   const request: SendMessageRequest = { message, ...(metadata && { metadata }) }
   const pollIntervalMs = parseDuration(String(values.pollInterval ?? '2s'), '--poll-interval')
-  const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs
-  const failureContext = { taskId, continuing: taskId !== undefined }
-  const { output } = session
+  const { deadline, signal, output } = session
   const waiting = waitingNotice()
   try {
     const client = await session.client()
-    const signal = untilDeadline(session.signal, deadline)
     const streams = client.card.capabilities?.streaming === true
     if (async) {
-      const answer = await client.sendMessage(
-        { ...request, configuration: { returnImmediately: true } },
-        { signal: session.signal },
-      )
+      const answer = await client.sendMessage({ ...request, configuration: { returnImmediately: true } }, { signal })
       return output.result('send', answer)
     }
     if (stream) {
@@ -102,15 +94,35 @@ async function send(session: Session, words: string[], partFlags: Parameters<typ
       : await blockingSend(client, request, { signal, pollIntervalMs, deadline, waiting })
     return output.result('send', answer)
   } catch (error) {
-    if (session.signal.aborted) {
+    if (session.interrupted) {
       // Ctrl-C stops waiting, not the task: the caller needs its id to find it again.
       waiting.sayNow()
       throw error
     }
     // A wait that ran out names the task it waited for, so the hint can say how to wait again.
-    const waitedFor = waiting.task?.id ?? taskId
-    return output.error(timeoutOr(error, deadline), { ...failureContext, taskId: waitedFor, card: session.card })
+    return session.fail(error, { taskId: waiting.task?.id ?? taskId, continuing: taskId !== undefined })
   }
+}
+
+/**
+ * Whether to return at once (`--async`, `--no-wait`, `--return-immediately`, A2ACLI_ASYNC, A2ACLI_WAIT=false) and
+ * whether to print each event (`--stream`). A flag on the command line outranks any configured value: `--wait` or
+ * `--stream` with A2ACLI_ASYNC=true waits. Two flags asking for opposite things are a usage error.
+ */
+function deliveryOf({ values, flags }: Session['settings']): { async: boolean; stream: boolean } {
+  const stream = values.stream === true
+  const asksAsync = (only: (attribute: string) => boolean) =>
+    (only('async') && values.async === true) ||
+    (only('returnImmediately') && values.returnImmediately === true) ||
+    (only('wait') && values.wait === false)
+  const flagAsync = asksAsync((attribute) => flags.has(attribute))
+  if (flagAsync && stream) throw new UsageError('--async and --stream ask for opposite things: choose one')
+  if (flagAsync && flags.has('wait') && values.wait === true)
+    throw new UsageError('--async and --wait ask for opposite things: choose one')
+  if (flagAsync) return { async: true, stream: false }
+  // Only a flag chooses --stream; a configured A2ACLI_ASYNC or A2ACLI_WAIT gives way to it, and to --wait.
+  if (stream || flags.has('wait')) return { async: false, stream }
+  return { async: asksAsync(() => true), stream: false }
 }
 
 /** The first stream is the message's own; resuming follows the task from the last event it got. */

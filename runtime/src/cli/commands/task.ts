@@ -8,7 +8,8 @@ import { parseDuration } from './_durations.js'
 import { followStream } from './_follow.js'
 import { registerPushConfig } from './_push-config.js'
 import { runSession, type Session } from './_session.js'
-import { pollTask, timeoutOr, untilDeadline } from './_wait.js'
+import { pollTask } from './_wait.js'
+import { wholeNumber } from './_whole-number.js'
 
 /** `a2a task get|cancel|list|subscribe|push-config|download`: a task the agent already has, by its id. */
 export function registerTask(program: Command): void {
@@ -16,7 +17,7 @@ export function registerTask(program: Command): void {
 
   withClientOptions(task.command('get').description('Print a task: its state, artifacts and history'))
     .argument('<taskId>', 'the id the agent gave the task')
-    .option('--history <n>', 'how many messages of its history to include', integer('--history'))
+    .option('--history <n>', 'how many messages of its history to include', wholeNumber('--history'))
     .option('--wait', 'read it again until it ends or asks for input')
     .option('--poll-interval <duration>', 'how often to read it while waiting', '2s')
     .action((taskId: string, _flags: unknown, self: Command) => runSession(self, (session) => get(session, taskId)))
@@ -29,9 +30,9 @@ export function registerTask(program: Command): void {
         try {
           return session.output.result('cancel', await client.cancelTask({ id: taskId }, { signal: session.signal }))
         } catch (error) {
-          if (session.signal.aborted) throw error
+          if (session.interrupted) throw error
           // The hint of a task that has already ended names it (a2a task get <id>).
-          return session.output.error(error, { taskId, card: session.card })
+          return session.fail(error, { taskId })
         }
       }),
     )
@@ -41,9 +42,9 @@ export function registerTask(program: Command): void {
   )
     .option('--context-id <id>', 'only the tasks of this context')
     .option('--status <state>', 'only tasks in this state (e.g. working, completed, input_required)')
-    .option('--page-size <n>', 'tasks per page (the agent caps it)', integer('--page-size'))
+    .option('--page-size <n>', 'tasks per page (the agent caps it)', wholeNumber('--page-size'))
     .option('--page-token <token>', 'the page after the one that gave this token')
-    .option('--history <n>', 'how many messages of each history to include', integer('--history'))
+    .option('--history <n>', 'how many messages of each history to include', wholeNumber('--history'))
     .option('--since <timestamp>', 'only tasks whose state changed after this time (RFC 3339)')
     .option('--include-artifacts', "include each task's artifacts")
     .action((_flags: unknown, self: Command) => runSession(self, (session) => list(session)))
@@ -78,18 +79,10 @@ export function registerTask(program: Command): void {
     )
 }
 
-const integer = (flag: string) => (text: string) => {
-  if (!/^\d{1,9}$/.test(text)) throw new UsageError(`${flag}: '${text}' is not a whole number`)
-  return Number(text)
-}
-
-const deadlineOf = (session: Session) =>
-  session.settings.timeoutMs === undefined ? undefined : Date.now() + session.settings.timeoutMs
-
 async function get(session: Session, taskId: string): Promise<number> {
   const { values } = session.settings
   const historyLength = values.history as number | undefined
-  const deadline = deadlineOf(session)
+  const { deadline, signal } = session
   const client = await session.client()
   try {
     const task =
@@ -97,19 +90,14 @@ async function get(session: Session, taskId: string): Promise<number> {
         ? await pollTask(client, taskId, {
             intervalMs: parseDuration(String(values.pollInterval), '--poll-interval'),
             deadline,
-            signal: session.signal,
+            signal,
             historyLength,
           })
-        : await client.getTask(
-            { id: taskId, ...(historyLength !== undefined && { historyLength }) },
-            {
-              signal: session.signal,
-            },
-          )
+        : await client.getTask({ id: taskId, ...(historyLength !== undefined && { historyLength }) }, { signal })
     return session.output.result('task', task)
   } catch (error) {
-    if (session.signal.aborted) throw error
-    return session.output.error(timeoutOr(error, deadline), { taskId, card: session.card })
+    if (session.interrupted) throw error
+    return session.fail(error, { taskId })
   }
 }
 
@@ -149,14 +137,12 @@ async function subscribe(session: Session, taskId: string): Promise<number> {
   const { values } = session.settings
   const stream = values.stream === true
   const pollIntervalMs = parseDuration(String(values.pollInterval), '--poll-interval')
-  const deadline = deadlineOf(session)
+  const { deadline, signal, output } = session
   const client = await session.client()
-  const { output } = session
   try {
-    const signal = untilDeadline(session.signal, deadline)
     if (client.card.capabilities?.streaming !== true) {
       output.warn("the agent's card declares no streaming: reading the task until it ends instead")
-      const task = await pollTask(client, taskId, { intervalMs: pollIntervalMs, deadline, signal: session.signal })
+      const task = await pollTask(client, taskId, { intervalMs: pollIntervalMs, deadline, signal })
       if (!stream) return output.result('task', task)
       output.event({ task })
       return output.end()
@@ -178,16 +164,16 @@ async function subscribe(session: Session, taskId: string): Promise<number> {
     // The task as it settled, read whole: a stream carries it in pieces.
     return output.result('task', await client.getTask({ id: taskId }, { signal }))
   } catch (error) {
-    if (session.signal.aborted) throw error
+    if (session.interrupted) throw error
     // A task that has already ended cannot be followed (A2A v1.0 §3.1.6): what there is to see is the task itself.
     if (error instanceof A2AProtocolError && error.name === 'UnsupportedOperationError') {
-      const task = await client.getTask({ id: taskId }, { signal: session.signal }).catch(() => undefined)
+      const task = await client.getTask({ id: taskId }, { signal }).catch(() => undefined)
       if (task && TERMINAL_STATES.has(task.status?.state)) {
         if (!stream) return output.result('task', task)
         output.event({ task })
         return output.end()
       }
     }
-    return output.error(timeoutOr(error, deadline), { taskId, card: session.card })
+    return session.fail(error, { taskId })
   }
 }

@@ -47,6 +47,12 @@ export class CommandFailure extends Error {
 }
 
 /**
+ * Where a credential the command sent came from: the caller's flag, variable or `.env` setting (`given`), the token
+ * `a2a auth login` stored (`stored`), or the project's own A2A_BEARER_TOKEN / A2A_API_KEY for its local agent.
+ */
+export type CredentialOrigin = 'given' | 'stored' | 'project'
+
+/**
  * The agent's card says it cannot do what was asked (no push notifications, no extended card), so a2a did not ask:
  * reported under A2A's name for that refusal, with no binding code since no agent answered it.
  */
@@ -69,6 +75,8 @@ export interface FailureContext {
   taskId?: string
   /** The command sent a message to `taskId` (`send --task-id`): a refusal there never starts a new task. */
   continuing?: boolean
+  /** Where the credentials sent came from, when any was. */
+  credentialOrigins?: readonly CredentialOrigin[]
 }
 
 const CLIENT_CODES: Record<A2AClientFailureKind, string> = {
@@ -154,7 +162,7 @@ function clientHint(kind: A2AClientFailureKind, context: FailureContext): string
     case 'credentials-missing':
       return credentialHint(context)
     case 'auth-failed':
-      return 'the agent refused the credential sent: check --bearer or --api-key (A2ACLI_BEARER, A2ACLI_API_KEY)'
+      return refusalHint(context)
     case 'timeout':
       return context.taskId === undefined
         ? 'raise --timeout'
@@ -162,6 +170,17 @@ function clientHint(kind: A2AClientFailureKind, context: FailureContext): string
     case 'bad-response':
       return 'the agent answered outside A2A v1.0: --debug shows the exchange'
   }
+}
+
+/** What to do about a refused credential, by where it came from. */
+function refusalHint(context: FailureContext): string {
+  const origins = context.credentialOrigins ?? []
+  if (origins.length > 0 && !origins.includes('given')) {
+    if (origins.includes('stored'))
+      return `the agent refused the token a2a auth login stored: sign in again with a2a auth login${agentOption(context)}`
+    return "the agent refused this project's own credential (A2A_BEARER_TOKEN or A2A_API_KEY in its .env): check it"
+  }
+  return 'the agent refused the credential sent: check --bearer or --api-key (A2ACLI_BEARER, A2ACLI_API_KEY)'
 }
 
 /** The flag (and its variable) for the credential the card's security schemes ask for. */
