@@ -92,6 +92,7 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
       'WireHook',
     ],
   },
+  './telemetry': { values: ['otelTelemetry'], types: ['OtelTelemetryOptions', 'Telemetry'] },
   './store': {
     values: ['InvalidParamsError', 'TaskNotFoundError', 'taskStoreContract'],
     types: [

@@ -3,6 +3,7 @@ import { ConfigurationError } from '../errors.js'
 import { DEFAULT_MAX_LINKED_TASKS, type OtelSettings, otelInstrumentation } from './_otel.js'
 import { type Telemetry, telemetryOf } from './telemetry.js'
 
+/** What the OpenTelemetry instrumentation records, and how many tasks' first spans it remembers for links. */
 export interface OtelTelemetryOptions {
   /**
    * Record what messages and artifacts say: the client's message as `gen_ai.input.messages` on the span, each
