@@ -36,10 +36,11 @@ export async function downloadArtifacts(
   const saved: Saved[] = []
   for (const artifact of artifacts) {
     const stem = safeName(artifact.name || artifact.artifactId)
-    for (const [index, part] of artifact.parts.entries()) {
+    const parts = artifact.parts ?? []
+    for (const [index, part] of parts.entries()) {
       const name = part.filename
         ? safeName(part.filename)
-        : `${stem}${artifact.parts.length > 1 ? `-${index + 1}` : ''}${extensionOf(part)}`
+        : `${stem}${parts.length > 1 ? `-${index + 1}` : ''}${extensionOf(part)}`
       saved.push(await write(options.dir, name, await contentOf(part, options.signal)))
     }
   }

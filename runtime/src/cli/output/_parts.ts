@@ -7,7 +7,14 @@ import type { TextWriter } from './_text-writer.js'
  * and size (or its URL), anything else as its JSON. `verbose` heads each part with its kind, media type and metadata.
  * Text parts follow each other without a separator when `joinText` (the chunks of one streamed text).
  */
-export function appendParts(writer: TextWriter, parts: readonly Part[], verbose: boolean, joinText = false): void {
+export function appendParts(
+  writer: TextWriter,
+  given: readonly Part[] | undefined,
+  verbose: boolean,
+  joinText = false,
+): void {
+  // ProtoJSON leaves an empty list out: no parts is an empty list.
+  const parts = given ?? []
   parts.forEach((part, index) => {
     const kind = kindOf(part)
     if (verbose) {
