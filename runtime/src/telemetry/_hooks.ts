@@ -19,6 +19,18 @@ export interface Instrumentation {
   turnStarted(task: Task, message: Message): void
   /** An event of a task this instance runs, after its store has it and before its subscribers do. */
   taskEvent(task: Task, event: TaskEvent): void
+  /**
+   * The trace of the active context (an operation's span while its method and the agent run), which the runtime's log
+   * lines carry; undefined outside any recorded trace. Asked only by a logger the app's instrumentation is given.
+   */
+  currentTrace(): TraceIds | undefined
+}
+
+/** A trace as log lines name it (W3C trace context): ids in lowercase hex, the trace flags (1: sampled). */
+export interface TraceIds {
+  readonly traceId: string
+  readonly spanId: string
+  readonly flags: number
 }
 
 /** The transport an operation arrived on. */

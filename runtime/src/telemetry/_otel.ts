@@ -5,7 +5,7 @@ import { A2AError } from '../errors.js'
 import type { Message, Task, TaskEvent } from '../types.js'
 import { messagesJson, roleOf } from './_content.js'
 import { FirstSpans } from './_first-spans.js'
-import type { HookedStream, Instrumentation, Operation, OperationStart } from './_hooks.js'
+import type { HookedStream, Instrumentation, Operation, OperationStart, TraceIds } from './_hooks.js'
 import { v1MethodName } from './_method-names.js'
 import { type RequestFields, requestFields, resultFields, taskStateName } from './_wire-fields.js'
 
@@ -35,6 +35,8 @@ export interface OtelSettings {
 export const DEFAULT_MAX_LINKED_TASKS = 10_000
 
 const TRACER_NAME = 'a2a-runtime'
+/** What a span context holds when it names no trace (`INVALID_TRACEID` of the API). */
+const INVALID_TRACE_ID = '00000000000000000000000000000000'
 /** `SpanStatusCode.ERROR`, a number in every 1.x. */
 const STATUS_ERROR = 2
 
@@ -128,6 +130,14 @@ class OtelInstrumentation implements Instrumentation {
     const operations = this.#listening.get(task.id)
     if (operations) for (const operation of operations) operation.taskEvent(event)
     if (event.kind === 'status-update' && isTerminal(event.status.state)) this.#firstSpans.forget(task.id)
+  }
+
+  currentTrace(): TraceIds | undefined {
+    const span = this.api.trace.getSpan(this.api.context.active())
+    if (!span) return undefined
+    const { traceId, spanId, traceFlags } = span.spanContext()
+    // A span with no trace behind it (the API's no-op span carries the all-zero trace id) names no trace.
+    return traceId === INVALID_TRACE_ID ? undefined : { traceId, spanId, flags: traceFlags }
   }
 
   listen(taskId: string, operation: OtelOperation): void {
