@@ -5,6 +5,7 @@ import type { Command as CommandType } from 'commander'
 import { ConfigurationError } from '../errors.js'
 import { ProjectError } from './_errors.js'
 import { effectiveDefaultsHelp } from './config/_help.js'
+import { configuredValue } from './config/_resolve.js'
 import { UsageError } from './output/_failures.js'
 import { createOutput } from './output/_output.js'
 
@@ -98,5 +99,14 @@ function jsonAsked(argv: string[]): boolean {
     else if (/^-o[^-]/.test(arg)) format = arg.slice(2)
   })
   if (format !== undefined) return format === 'json'
-  return argv.includes('--json') || process.env.A2ACLI_OUTPUT === 'json'
+  return argv.includes('--json') || configuredOutput() === 'json'
+}
+
+/** A2ACLI_OUTPUT as configured (environment or .env files); a file that cannot be read counts as none here. */
+function configuredOutput(): string | undefined {
+  try {
+    return configuredValue('A2ACLI_OUTPUT')
+  } catch {
+    return undefined
+  }
 }
