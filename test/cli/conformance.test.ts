@@ -207,6 +207,16 @@ describe('a2a conformance', () => {
     })
     expect(run.code).toBe(0)
     expect((JSON.parse(run.stdout) as Report).totals.failed).toBe(0)
+
+    // Refused, the hint names the project's own credential, not a flag never given.
+    const refused = await conformance([runtimeAgent, '-o', 'json', '--transport', 'jsonrpc'], {
+      A2A_BEARER_TOKEN: 'alice:not-the-secret',
+    })
+    expect(refused.code).toBe(4)
+    expect(JSON.parse(refused.stdout.trim().split('\n').at(-1)!).error).toMatchObject({
+      code: 'A2ACLI_ERR_AUTH_FAILED',
+      hint: expect.stringContaining("this project's own credential"),
+    })
   })
 
   it("places an API key where the card's scheme says (a query parameter, a cookie), and no bearer token it takes not", async () => {

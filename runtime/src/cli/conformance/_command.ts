@@ -9,7 +9,7 @@ import { loadDotEnv } from '../_env.js'
 import { chooseAgent } from '../_local-agent.js'
 import { isLoopbackHost } from '../_loopback.js'
 import { configuredValue } from '../config/_resolve.js'
-import { type FailureContext, UsageError } from '../output/_failures.js'
+import { type CredentialOrigin, type FailureContext, UsageError } from '../output/_failures.js'
 import { createOutput } from '../output/_output.js'
 import { type Credentials, credentialsFor } from './_credentials.js'
 import { jsonReport, tally, textReport } from './_report.js'
@@ -86,6 +86,9 @@ async function conformance(agent: string | undefined, flags: ConformanceFlags): 
       onCard(card) {
         context.card = card as FailureContext['card']
         const applied = credentialsFor(card, offered.credentials)
+        // Where the credentials sent came from: a refusal's hint names what to fix (a flag, or the project's .env).
+        const sent = KINDS.filter((kind) => offered.credentials[kind] && !applied.unused.includes(kind))
+        context.credentialOrigins = sent.flatMap((kind) => offered.origins[kind] ?? [])
         for (const warning of credentialWarnings(card, applied, offered)) process.stderr.write(`Warning: ${warning}\n`)
       },
     })
@@ -147,7 +150,7 @@ const SOURCES = {
 interface Offered {
   credentials: Credentials
   /** Where each came from: the caller's flag or setting, or the project's own. */
-  origins: Partial<Record<Kind, 'given' | 'project'>>
+  origins: Partial<Record<Kind, CredentialOrigin>>
   /** Those given as a flag on this command line. */
   fromFlag: Kind[]
 }
