@@ -70,7 +70,6 @@ export const v1Message = (text: string, taskId = '') => ({
   },
 })
 
-// biome-ignore lint/suspicious/noExplicitAny: the SDK's Task as it decodes it
 export const v1Text = (task: any): string =>
   task.artifacts.flatMap((artifact: any) => artifact.parts.map((part: any) => part.content.value)).join('')
 
@@ -83,13 +82,10 @@ interface SdkClient {
  * The exchange every transport carries alike: a send answered with the completed task, a stream that opens with the
  * Task, carries the answer in three chunks and ends completed. Returns the task sent.
  */
-// biome-ignore lint/suspicious/noExplicitAny: the SDK's types, read field by field
 export async function expectSendAndStream(client: SdkClient): Promise<any> {
-  // biome-ignore lint/suspicious/noExplicitAny: as above
   const sent: any = await client.sendMessage(v1Message('hello'))
   expect(sent.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
   expect(v1Text(sent)).toBe('Echo: hello')
-  // biome-ignore lint/suspicious/noExplicitAny: as above
   const events: any[] = []
   for await (const event of client.sendMessageStream(v1Message('streamed words'))) events.push(event)
   const cases = events.map((event) => event.payload.$case)
@@ -101,10 +97,8 @@ export async function expectSendAndStream(client: SdkClient): Promise<any> {
 
 /** A question (input-required) answered by a follow-up naming the task, which ends it on every transport alike. */
 export async function expectFollowUp(client: SdkClient): Promise<void> {
-  // biome-ignore lint/suspicious/noExplicitAny: the SDK's types, read field by field
   const question: any = await client.sendMessage(v1Message('ask'))
   expect(question.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED)
-  // biome-ignore lint/suspicious/noExplicitAny: as above
   const answer: any = await client.sendMessage(v1Message('Oslo', question.id))
   expect(answer.id).toBe(question.id)
   expect(v1Text(answer)).toBe('Echo: Oslo')

@@ -219,12 +219,7 @@ describe.each([inProcess, nodeServer])('HTTP+JSON errors ($name)', (transport) =
       body: { url: 'https://example.com/hook' },
     })
     expectStatus(push, 400, 'FAILED_PRECONDITION', 'PUSH_NOTIFICATION_NOT_SUPPORTED')
-    expectStatus(
-      await rest(target, 'GET', '/extendedAgentCard'),
-      400,
-      'FAILED_PRECONDITION',
-      'UNSUPPORTED_OPERATION',
-    )
+    expectStatus(await rest(target, 'GET', '/extendedAgentCard'), 400, 'FAILED_PRECONDITION', 'UNSUPPORTED_OPERATION')
     const modes = await rest(target, 'POST', '/message:send', {
       body: { ...message('hi'), configuration: { acceptedOutputModes: ['image/png'] } },
     })

@@ -116,8 +116,8 @@ export function reportYaml(input: ReportInput): string {
 const yesNo = (value: boolean | undefined) => (value ? 'yes' : 'no')
 
 const flowSummary = (row: TierSummary) =>
-  `{total: ${row.total}, pass: ${row.pass}, partial: ${row.partial}, fail: ${row.fail}, ` +
-  `not_measured: ${row.not_measured}, na: ${row.na}, satisfied: ${row.satisfied}}`
+  `{ total: ${row.total}, pass: ${row.pass}, partial: ${row.partial}, fail: ${row.fail}, ` +
+  `not_measured: ${row.not_measured}, na: ${row.na}, satisfied: ${row.satisfied} }`
 
 /** A table cell: one line, pipes escaped. */
 const cell = (text: string | null | undefined) => (text ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ')
