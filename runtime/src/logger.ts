@@ -1,5 +1,8 @@
+import { causeLines, oneLine } from './_error-summary.js'
+import { jsonLine, type RequestLine } from './_log-json.js'
 import { ConfigurationError } from './errors.js'
 import { type Env, envValue, processEnv } from './settings.js'
+import type { TraceIds } from './telemetry/_hooks.js'
 
 /** Where the runtime reports what the client does not see: agent mistakes, internal errors, shutdown. */
 export interface Logger {
@@ -18,28 +21,91 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 /** Order of the levels: a logger at one level drops everything ranked below it. */
 export const LOG_RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 }
 
-/**
- * A logger on the console that drops messages below `level` (default: `A2A_LOG_LEVEL` in `env`, else `info`).
- * An error given as the detail is printed whole (stack, fields, causes) only at debug level; above it, it is a few
- * short lines (`errorLines`): an agent's SDK error can carry the whole request and response it failed on.
- */
-export function createConsoleLogger(level?: LogLevel, env: Env = processEnv()): Logger {
-  const min = LOG_RANK[level ?? logLevel(envValue(env, 'A2A_LOG_LEVEL'), 'A2A_LOG_LEVEL') ?? 'info'] ?? LOG_RANK.info
-  const whole = min <= LOG_RANK.debug
-  const print = (sink: (...args: unknown[]) => void, message: string, detail: unknown) => {
-    if (detail === undefined) sink(`[a2a] ${message}`)
-    else if (whole || !(detail instanceof Error)) sink(`[a2a] ${message}`, detail)
-    else sink(errorLines(message, detail).join('\n'))
-  }
-  const write = (at: LogLevel, sink: (...args: unknown[]) => void) =>
-    LOG_RANK[at] < min ? () => {} : (message: string, detail?: unknown) => print(sink, message, detail)
-  return {
-    debug: write('debug', console.debug),
-    info: write('info', console.info),
-    warn: write('warn', console.warn),
-    error: write('error', console.error),
-  }
+/** How the console logger writes a line: `text` for people, `json` (one object per line) for log shippers. */
+export type LogFormat = 'text' | 'json'
+
+const LOG_FORMATS: readonly LogFormat[] = ['text', 'json']
+
+/** Where a console logger learns the trace of the context it writes in (`correlateLogs`). */
+interface TraceSource {
+  currentTrace(): TraceIds | undefined
 }
+
+/** What the runtime keeps of each console logger it made: the request log and `correlateLogs` reach it here. */
+interface ConsoleLogger {
+  trace: TraceSource | undefined
+  request(level: LogLevel, line: RequestLine): void
+}
+
+// Kept beside the loggers, not on them: an app given a logger of its own cannot tell one of these from its own.
+const consoleLoggers = new WeakMap<Logger, ConsoleLogger>()
+
+/**
+ * A logger on the console that drops messages below `level` (default: `A2A_LOG_LEVEL` in `env`, else `info`), in
+ * `format` (default: `A2A_LOG_FORMAT` in `env`, else `text`). An error given as the detail is printed whole (stack,
+ * fields, causes) only at debug level; above it, it is a few short lines (`errorLines`): an agent's SDK error can
+ * carry the whole request and response it failed on. Once an app's instrumentation is known (`correlateLogs`), a
+ * line written while a trace is active names it.
+ */
+export function createConsoleLogger(level?: LogLevel, env: Env = processEnv(), format?: LogFormat): Logger {
+  const min = LOG_RANK[level ?? logLevel(envValue(env, 'A2A_LOG_LEVEL'), 'A2A_LOG_LEVEL') ?? 'info'] ?? LOG_RANK.info
+  const json = (format ?? logFormat(envValue(env, 'A2A_LOG_FORMAT'), 'A2A_LOG_FORMAT')) === 'json'
+  const whole = min <= LOG_RANK.debug
+  const state: ConsoleLogger = { trace: undefined, request: () => {} }
+  const print = (at: LogLevel, message: string, detail: unknown, request?: RequestLine) => {
+    const sink = SINKS[at as keyof typeof SINKS]
+    // Asked only once an instrumentation is set: without telemetry a line costs what it always did.
+    const trace = state.trace?.currentTrace()
+    if (json) sink(jsonLine(at, message, detail, { trace, whole, request }))
+    else if (detail === undefined) sink(`[a2a] ${message}${traceSuffix(trace)}`)
+    else if (whole || !(detail instanceof Error)) sink(`[a2a] ${message}${traceSuffix(trace)}`, detail)
+    else sink(errorLines(message, detail, traceSuffix(trace)).join('\n'))
+  }
+  const write = (at: LogLevel) =>
+    LOG_RANK[at] < min ? () => {} : (message: string, detail?: unknown) => print(at, message, detail)
+  state.request = (at, line) => {
+    if (LOG_RANK[at] >= min) print(at, requestText(line), undefined, line)
+  }
+  const logger: Logger = { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') }
+  consoleLoggers.set(logger, state)
+  return logger
+}
+
+/** Each level's console method, looked up when a line is written (tests and tools replace them). */
+const SINKS = {
+  debug: (...args: unknown[]) => console.debug(...args),
+  info: (...args: unknown[]) => console.info(...args),
+  warn: (...args: unknown[]) => console.warn(...args),
+  error: (...args: unknown[]) => console.error(...args),
+}
+
+/**
+ * From now on the lines of `logger` (when the runtime made it: a logger of the app's own is left as it is) carry
+ * the trace `source` says is active where each is written: an operation's span while its method and the agent run.
+ */
+export function correlateLogs(logger: Logger, source: TraceSource): void {
+  const state = consoleLoggers.get(logger)
+  if (state) state.trace = source
+}
+
+/**
+ * How the request log writes a line at `level`: a console logger the runtime made gets its fields (JSON shows them
+ * apart), any other logger the line as text, as it always did.
+ */
+export function requestLogWriter(logger: Logger, level: Exclude<LogLevel, 'silent'>): (line: RequestLine) => void {
+  const state = consoleLoggers.get(logger)
+  if (state) return (line) => state.request(level, line)
+  const write = logger[level].bind(logger)
+  return (line) => write(requestText(line))
+}
+
+/** `POST / 200 3.1 ms`: the request line as text. */
+const requestText = (line: RequestLine): string =>
+  `${line.method} ${line.route} ${line.status} ${line.durationMs.toFixed(1)} ms`
+
+/** The trace a text line names, at its end: the W3C ids in full, as a trace viewer's search takes them. */
+const traceSuffix = (trace: TraceIds | undefined): string =>
+  trace ? ` (trace_id=${trace.traceId} span_id=${trace.spanId})` : ''
 
 /** Reads a level from a flag or variable; an unknown one is a ConfigurationError naming where it came from. */
 export function logLevel(value: string | undefined, from: string): LogLevel | undefined {
@@ -50,57 +116,23 @@ export function logLevel(value: string | undefined, from: string): LogLevel | un
   )
 }
 
-/** How long one message may be in a summary, and how many causes it follows. */
-const MESSAGE_CHARS = 240
-const MAX_CAUSES = 4
+/** Reads a format from a flag or variable; an unknown one is a ConfigurationError naming where it came from. */
+export function logFormat(value: string | undefined, from: string): LogFormat | undefined {
+  if (value === undefined || value.trim() === '') return undefined
+  if ((LOG_FORMATS as readonly string[]).includes(value.trim())) return value.trim() as LogFormat
+  throw new ConfigurationError(`${from} must be one of ${LOG_FORMATS.join(', ')} (got ${JSON.stringify(value)})`)
+}
 
 /**
  * An error as a few lines: the message with the error's name and message, then each cause's (its `cause`, or
  * `lastError` for the AI SDK's RetryError, which keeps its attempts there), each on one line and cut short, then
  * where the rest is.
  */
-function errorLines(message: string, error: Error): string[] {
-  const lines = [`[a2a] ${message}: ${oneLine(error)}`]
-  const seen = new Set<unknown>([error])
-  for (let next = causeOf(error); next !== undefined && !seen.has(next); next = causeOf(next)) {
-    if (lines.length > MAX_CAUSES) {
-      lines.push('[a2a]   caused by: …')
-      break
-    }
-    seen.add(next)
-    lines.push(`[a2a]   caused by: ${oneLine(next)}`)
-  }
+function errorLines(message: string, error: Error, suffix: string): string[] {
+  const lines = [
+    `[a2a] ${message}: ${oneLine(error)}${suffix}`,
+    ...causeLines(error).map((cause) => `[a2a]   caused by: ${cause}`),
+  ]
   lines.push("[a2a]   (the stack and the error's fields at debug level: A2A_LOG_LEVEL=debug or --log-level debug)")
   return lines
-}
-
-function causeOf(error: unknown): unknown {
-  if (typeof error !== 'object' || error === null) return undefined
-  const { cause, lastError } = error as { cause?: unknown; lastError?: unknown }
-  return cause ?? lastError
-}
-
-/** `Name: message` on one line, at most MESSAGE_CHARS long; an AggregateError without one says its errors'. */
-function oneLine(value: unknown): string {
-  let text: string
-  if (value instanceof Error) {
-    const errors = (value as { errors?: unknown }).errors
-    const inner =
-      !value.message && Array.isArray(errors)
-        ? errors.slice(0, 3).map((each) => (each instanceof Error ? each.message : String(each)))
-        : []
-    text = `${value.name}: ${value.message || inner.join('; ')}`
-  } else {
-    text = typeof value === 'string' ? value : safeString(value)
-  }
-  text = text.replace(/\s+/g, ' ').trim()
-  return text.length <= MESSAGE_CHARS ? text : `${text.slice(0, MESSAGE_CHARS)}… (${text.length} characters)`
-}
-
-function safeString(value: unknown): string {
-  try {
-    return String(value)
-  } catch {
-    return typeof value
-  }
 }

@@ -206,6 +206,13 @@ export const SETTINGS = [
     means: '`debug`, `info`, `warn`, `error` or `silent`.',
   },
   {
+    variable: 'A2A_LOG_FORMAT',
+    option: '--log-format (`a2a start`)',
+    default: '`text`',
+    means:
+      '`json`: one JSON object per line for log shippers (time, level, message, request and trace fields); `text`: for people.',
+  },
+  {
     variable: 'A2A_REQUEST_LOG',
     option: '--request-log (`a2a start`)',
     default: '`debug`',

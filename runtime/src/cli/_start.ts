@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { createConsoleLogger, LOG_RANK, type LogLevel, logLevel } from '../logger.js'
+import { createConsoleLogger, LOG_RANK, type LogFormat, type LogLevel, logFormat, logLevel } from '../logger.js'
 import { serveAgent } from '../node/serve.js'
 import { envValue } from '../settings.js'
 import { loadDotEnv } from './_env.js'
@@ -11,6 +11,7 @@ interface StartFlags {
   host?: string
   publicUrl?: string
   logLevel?: LogLevel
+  logFormat?: LogFormat
   requestLog?: LogLevel
 }
 
@@ -23,6 +24,7 @@ export function registerStart(program: Command): void {
     .option('-H, --host <host>', 'interface to listen on (default: HOST, else 127.0.0.1)')
     .option('--public-url <url>', "the card's url behind a proxy (default: A2A_PUBLIC_URL)")
     .option('--log-level <level>', 'debug, info, warn, error or silent (default: A2A_LOG_LEVEL, else info)')
+    .option('--log-format <format>', 'text, or json: one object per line (default: A2A_LOG_FORMAT, else text)')
     .option(
       '--request-log <level>',
       'the level of the one line logged per request (default: A2A_REQUEST_LOG, else debug)',
@@ -34,7 +36,8 @@ export function registerStart(program: Command): void {
         logLevel(flags.logLevel, '--log-level') ??
         logLevel(envValue(process.env, 'A2A_LOG_LEVEL'), 'A2A_LOG_LEVEL') ??
         'info'
-      const logger = createConsoleLogger(level)
+      const format = logFormat(flags.logFormat, '--log-format')
+      const logger = createConsoleLogger(level, process.env, format)
       const requestLog =
         logLevel(flags.requestLog, '--request-log') ??
         logLevel(envValue(process.env, 'A2A_REQUEST_LOG'), 'A2A_REQUEST_LOG') ??

@@ -4,7 +4,7 @@ import { addressesAt, type CardDialect } from '../bindings/_cards.js'
 import { renderPush } from '../bindings/_push.js'
 import { TaskEngine } from '../core/_engine.js'
 import { ConfigurationError } from '../errors.js'
-import { createConsoleLogger } from '../logger.js'
+import { correlateLogs, createConsoleLogger } from '../logger.js'
 import { PushService } from '../push/_service.js'
 import { envValue, processEnv } from '../settings.js'
 import { storeFromSetting } from '../stores/from-setting.js'
@@ -44,6 +44,8 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   const settings = readAppSettings(options, env)
   const cardSigner = readCardSigning(options.cardSigning, env)
   const telemetry = readTelemetry(options.telemetry, env)
+  // The runtime's own logger names the trace a line is written in (a logger of the app's own is left alone).
+  if (telemetry) correlateLogs(logger, telemetry)
   const webOrigin = new WebOriginGuard(readWebOrigin(options, env), GUARDED_PATHS, logger)
   if (settings.publicUrl) webOrigin.addUrl(settings.publicUrl)
   const storeSetting = options.store ?? envValue(env, 'A2A_STORE')

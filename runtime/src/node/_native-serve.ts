@@ -1,3 +1,4 @@
+import type { RequestLine } from '../_log-json.js'
 import { ConfigurationError } from '../errors.js'
 import type { A2AApp } from '../http/app.js'
 import { logPath } from './_request-log.js'
@@ -66,7 +67,7 @@ export interface NativeServeSettings {
    * exempt once it starts.
    */
   idleTimeoutMs: number
-  log?: (line: string) => void
+  log?: (line: RequestLine) => void
 }
 
 /** How long closing waits for the runtime to confirm its connections are closed. */
@@ -184,12 +185,13 @@ function listenError(error: unknown, { port, hostname }: NativeServeSettings): u
 /** The handler with one log line per request once its answer is ready: method, route, status, time. */
 function withNativeRequestLog(
   fetch: (request: Request) => Promise<Response>,
-  log: (line: string) => void,
+  log: (line: RequestLine) => void,
 ): (request: Request) => Promise<Response> {
   return async (request) => {
     const started = performance.now()
     const response = await fetch(request)
-    log(`${request.method} ${logPath(request.url)} ${response.status} ${(performance.now() - started).toFixed(1)} ms`)
+    const durationMs = performance.now() - started
+    log({ method: request.method, route: logPath(request.url), status: response.status, durationMs })
     return response
   }
 }

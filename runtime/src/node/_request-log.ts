@@ -1,15 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { RequestLine } from '../_log-json.js'
 import { restPattern } from '../bindings/_rest-routes.js'
 import { SERVED_PATHS } from '../http/_routes.js'
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown
 
 /** The handler with one log line per request once its response is done: method, route, status, time. */
-export function withRequestLog(handler: NodeHandler, log: (line: string) => void): NodeHandler {
+export function withRequestLog(handler: NodeHandler, log: (line: RequestLine) => void): NodeHandler {
   return (req, res) => {
     const started = performance.now()
     res.once('close', () =>
-      log(`${req.method} ${logPath(req.url)} ${res.statusCode} ${(performance.now() - started).toFixed(1)} ms`),
+      log({
+        method: req.method ?? '',
+        route: logPath(req.url),
+        status: res.statusCode,
+        durationMs: performance.now() - started,
+      }),
     )
     return handler(req, res)
   }

@@ -6,7 +6,7 @@ import { checkedPublicAddress } from '../grpc/_public-address.js'
 import { startGrpc } from '../grpc/serve-grpc.js'
 import { defaultAllowedHosts } from '../http/_allowed-hosts.js'
 import { type A2AApp, type A2AAppOptions, createA2AApp } from '../http/app.js'
-import { createConsoleLogger, type LogLevel } from '../logger.js'
+import { createConsoleLogger, type LogLevel, requestLogWriter } from '../logger.js'
 import { envValue, optionalWholeNumberSetting, processEnv } from '../settings.js'
 import { applyConnectionPolicy, type ConnectionPolicy, readConnectionPolicy } from './_connection-policy.js'
 import { lingerAfterEarlyAnswers } from './_lingering-close.js'
@@ -158,7 +158,7 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
     ...(allowedHosts && { allowedHosts }),
   })
 
-  const log = options.requestLogLevel ? logger[options.requestLogLevel].bind(logger) : undefined
+  const log = options.requestLogLevel ? requestLogWriter(logger, options.requestLogLevel) : undefined
   const runtime = nativeRuntime()
   // Set once signals are handled; declared before the listener, whose close may run first (gRPC failed to start).
   let detachSignals: (() => void) | undefined
