@@ -22,6 +22,7 @@ const runtimeProcesses = [
   'test/runtime/file-store.test.ts',
   'test/runtime/grpc-process.test.ts',
   'test/runtime/load.test.ts',
+  'test/runtime/logs-start.test.ts',
   'test/runtime/redis-cluster-harness.test.ts',
   'test/runtime/redis-cluster.test.ts',
   'test/runtime/redis-owners.test.ts',
