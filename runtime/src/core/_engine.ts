@@ -82,6 +82,8 @@ export class TaskEngine {
   readonly #subscribable: Subscribable
 
   #closing = false
+  /** Sends refused past maxRunningTasks so far (read by telemetry). */
+  tasksRefused = 0
 
   /** Hears every event of the tasks this instance runs, after the store has it (push notifications). */
   onEvent: ((task: Task, event: TaskEvent) => void) | undefined
@@ -171,6 +173,11 @@ export class TaskEngine {
     return this.#runningBytes.held
   }
 
+  /** Sends and task growth refused past maxRunningBytes so far. */
+  get runningBytesRefused(): number {
+    return this.#runningBytes.refused
+  }
+
   /**
    * Creates a task (or resumes one waiting for input) and starts the agent. `listener` sees every event of
    * this turn, starting with the `working` status (for an agent with `messageReplies`, at its first move).
@@ -186,6 +193,7 @@ export class TaskEngine {
         `message: a message of ${bytes} bytes is more than maxTaskBytes (${maxTaskBytes}), the most one task may hold`,
       )
     if (this.#executions.size + this.#reserved >= this.maxRunningTasks) {
+      this.tasksRefused++
       throw new ServerUnavailableError(
         `The server is busy: ${this.maxRunningTasks} tasks are running; retry later`,
         429,

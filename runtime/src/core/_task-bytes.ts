@@ -122,6 +122,8 @@ export class TaskBytes {
 export class RunningBytes {
   #held = 0
   #tasks = 0
+  /** Sends refused and task growth refused so far (read by telemetry). */
+  refused = 0
 
   constructor(readonly max: number) {}
 
@@ -132,6 +134,7 @@ export class RunningBytes {
   /** Reserves `bytes`, or throws the 429 maxRunningTasks also answers when they do not fit. */
   reserve(bytes: number): void {
     if (this.#held + bytes > this.max) {
+      this.refused++
       throw new ServerUnavailableError(
         `The server is busy: running tasks hold ${this.#held} bytes and ${bytes} more would pass maxRunningBytes (${this.max}); retry later`,
         429,
@@ -162,6 +165,7 @@ export class RunningBytes {
     if (this.#held + bytes <= this.max) return undefined
     const share = Math.floor(this.max / Math.max(1, this.#tasks))
     if (holds + bytes <= share) return undefined
+    this.refused++
     return `The running tasks hold ${this.#held} bytes, past maxRunningBytes (${this.max}), and ${what} would make this task hold ${holds + bytes}, more than its share (${share} of ${this.#tasks} running)`
   }
 

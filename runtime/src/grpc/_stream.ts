@@ -82,6 +82,7 @@ export class GrpcEventStream implements EventStream, WatchedBody {
     }
     const { limits } = this.#counted.outgoing
     if (this.#queued > 0 && this.#backlogWith(bytes.length) > limits.maxStreamBacklogBytes) {
+      this.#counted.outgoing.backlogCuts++
       this.#drop(`its unread events would pass maxStreamBacklogBytes (${limits.maxStreamBacklogBytes} bytes)`)
       return
     }

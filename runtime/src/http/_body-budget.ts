@@ -20,6 +20,8 @@ export class BodyBudget {
   readonly max: number
   readonly #largeCeiling: number
   #inFlight = 0
+  /** Bodies refused so far (read by telemetry). */
+  refused = 0
 
   constructor(max: number) {
     this.max = max
@@ -42,7 +44,10 @@ export class BodyBudget {
 
   /** Takes `bytes` more for a body of `total` bytes (these included); false, taking nothing, when they do not fit. */
   take(bytes: number, total: number): boolean {
-    if (this.#inFlight + bytes > (total > SMALL_BODY_BYTES ? this.#largeCeiling : this.max)) return false
+    if (this.#inFlight + bytes > (total > SMALL_BODY_BYTES ? this.#largeCeiling : this.max)) {
+      this.refused++
+      return false
+    }
     this.#inFlight += bytes
     return true
   }

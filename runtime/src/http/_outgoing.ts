@@ -65,6 +65,10 @@ export class Outgoing {
   readonly limits: OutgoingLimits
   readonly logger: Logger
   #pending = 0
+  /** Answers refused so far for want of room (read by telemetry). */
+  refused = 0
+  /** Streams cut so far for a backlog past `maxStreamBacklogBytes` (counted by the streams; read by telemetry). */
+  backlogCuts = 0
   readonly #bodies = new Map<WatchedBody, Seen>()
   #sweeper: ReturnType<typeof setInterval> | undefined
   readonly #sweepMs: number
@@ -83,7 +87,10 @@ export class Outgoing {
 
   /** Counts `bytes` as waiting for a client, unless that would pass `maxPendingResponseBytes`. */
   reserve(bytes: number): boolean {
-    if (this.#pending + bytes > this.limits.maxPendingResponseBytes) return false
+    if (this.#pending + bytes > this.limits.maxPendingResponseBytes) {
+      this.refused++
+      return false
+    }
     this.#pending += bytes
     return true
   }

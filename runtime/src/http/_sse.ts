@@ -200,6 +200,7 @@ export class SseStream implements WatchedBody {
     }
     const { maxStreamBacklogBytes } = this.#outgoing.limits
     if (this.#queued > 0 && this.#backlogWith(chunk.length) > maxStreamBacklogBytes) {
+      this.#outgoing.backlogCuts++
       this.#drop(`its unread events would pass maxStreamBacklogBytes (${maxStreamBacklogBytes} bytes)`)
       return
     }

@@ -13,6 +13,8 @@ export interface CountedStream {
 /** The streams open at once, over every binding: past `maxStreams` a new one is refused (HTTP 503) until some end. */
 export class StreamLimit {
   #open = 0
+  /** Streams refused so far past `maxStreams` (read by telemetry). */
+  refused = 0
   readonly #maxStreams: number
   readonly #heartbeatMs: number
   readonly #outgoing: Outgoing
@@ -52,9 +54,16 @@ export class StreamLimit {
     }
   }
 
+  /** Streams open now. */
+  get openCount(): number {
+    return this.#open
+  }
+
   #claim(): void {
-    if (this.#open >= this.#maxStreams)
+    if (this.#open >= this.#maxStreams) {
+      this.refused++
       throw new ServerUnavailableError(`Too many open streams (${this.#maxStreams}); retry shortly`, 503)
+    }
     this.#open++
   }
 }

@@ -10,6 +10,7 @@ import { envValue, processEnv } from '../settings.js'
 import { storeFromSetting } from '../stores/from-setting.js'
 import { createMemoryStore } from '../stores/memory.js'
 import type { TaskStore } from '../stores/task-store.js'
+import { instrumentApp } from '../telemetry/_app-measures.js'
 import { readTelemetry } from '../telemetry/_app-telemetry.js'
 import { keepInternals } from './_app-internals.js'
 import { readAppSettings } from './_app-settings.js'
@@ -62,6 +63,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
     if (!declared) return undefined
     if (!pushService) {
       const service = new PushService(store, renderPush, options.push ?? {}, logger, env)
+      service.delivery.instrumentation = telemetry
       // A reload that drops push (a2a dev) stops deliveries with it.
       engine.onEvent = (task, event) => served.current.push && service.delivery.event(task, event)
       pushService = service
@@ -93,6 +95,8 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   }
   const outgoing = new Outgoing(settings.outgoing, logger)
   const streams = new StreamLimit(settings.maxStreams, settings.heartbeatMs, outgoing)
+  const unobserve =
+    telemetry && instrumentApp(telemetry, store, { engine, bodyBudget: settings.bodyBudget, outgoing, streams })
   const rpcParts: Omit<RpcHandlerParts, 'router'> = {
     served,
     engine,
@@ -128,6 +132,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
       // The final notifications of tasks that just ended get a moment to go out.
       await pushService?.close(PUSH_FLUSH_MS)
       await store.close?.()
+      unobserve?.()
     },
   }
   keepInternals(app, {

@@ -24,6 +24,65 @@ export interface Instrumentation {
    * lines carry; undefined outside any recorded trace. Asked only by a logger the app's instrumentation is given.
    */
   currentTrace(): TraceIds | undefined
+  /**
+   * The trace a task's event is produced in (the operation running its turn), kept with the push notification of
+   * that event so its delivery joins the trace later. Undefined when nothing is traced.
+   */
+  eventTrace(): unknown
+  /**
+   * A push notification is about to be posted to a webhook: the instrumentation may add to `headers` (`traceparent`).
+   * What it returns is called with the attempt's outcome (and answers it); undefined when nothing is recorded.
+   */
+  pushAttempt(attempt: PushAttemptStart): (<O extends PushOutcome>(outcome: O) => O) | undefined
+  /** A push notification was delivered, or given up (its last attempt's outcome). */
+  pushDelivered(outcome: PushOutcome): void
+  /** A store call that touches disk or network, run by `io` (called at once); answers what `io` answers. */
+  storeCall<T>(call: StoreCallStart, io: () => Promise<T>): Promise<T>
+  /** An app's gauges and counters, read at each collection from now on; the function returned stops that. */
+  observe(sources: ObservedSources): () => void
+}
+
+/** One attempt at posting a push notification. */
+export interface PushAttemptStart {
+  url: URL
+  /** The request's headers, which the instrumentation may add to. */
+  headers: Record<string, string>
+  taskId: string
+  /** Attempts of this notification before this one (0 for the first). */
+  resendCount: number
+  /** `eventTrace()` as it was when the notification's event happened. */
+  trace: unknown
+}
+
+/** How a push attempt ended: the webhook's HTTP status, when it answered; why not, when not delivered. */
+export interface PushOutcome {
+  delivered: boolean
+  status?: number | undefined
+  /** A short code of what went wrong without an answer (`timeout`, `ECONNREFUSED`, `refused`…). */
+  error?: string | undefined
+}
+
+/** The stores that do I/O, and what the runtime asks of them. */
+export interface StoreCallStart {
+  store: 'file' | 'redis'
+  /** The `TaskStore` method (`create`, `append`, `get`…), or `pushConfigs.<method>`. */
+  operation: string
+  taskId?: string | undefined
+}
+
+/**
+ * What an app holds, read when metrics are collected (never on the request path): counts and bytes of its budgets,
+ * and how often each refused. Budgets are named by the option that sets them.
+ */
+export interface ObservedSources {
+  /** Tasks whose agent runs on this instance now. */
+  runningTasks(): number
+  /** Streams open now (SSE and gRPC). */
+  openStreams(): number
+  /** Byte budgets: bytes held against each now, and its limit. */
+  budgets: ReadonlyArray<{ readonly name: string; used(): number; readonly limit: number }>
+  /** Every budget: how many times it refused something so far. */
+  refusals: ReadonlyArray<{ readonly name: string; count(): number }>
 }
 
 /** A trace as log lines name it (W3C trace context): ids in lowercase hex, the trace flags (1: sampled). */

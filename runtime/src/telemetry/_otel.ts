@@ -1,12 +1,33 @@
 import type * as OtelApi from '@opentelemetry/api'
-import type { Attributes, Context, Span, SpanContext, TextMapGetter, Tracer, TracerProvider } from '@opentelemetry/api'
+import type {
+  Attributes,
+  Context,
+  MeterProvider,
+  Span,
+  SpanContext,
+  TextMapGetter,
+  Tracer,
+  TracerProvider,
+} from '@opentelemetry/api'
 import { isTerminal } from '../core/_lifecycle.js'
 import { A2AError } from '../errors.js'
 import type { Message, Task, TaskEvent } from '../types.js'
 import { messagesJson, roleOf } from './_content.js'
 import { FirstSpans } from './_first-spans.js'
-import type { HookedStream, Instrumentation, Operation, OperationStart, TraceIds } from './_hooks.js'
+import type {
+  HookedStream,
+  Instrumentation,
+  ObservedSources,
+  Operation,
+  OperationStart,
+  PushAttemptStart,
+  PushOutcome,
+  StoreCallStart,
+  TraceIds,
+} from './_hooks.js'
 import { v1MethodName } from './_method-names.js'
+import { OtelMetrics, pushOutcomeAttributes } from './_otel-metrics.js'
+import { runtimeVersion } from './_runtime-version.js'
 import { type RequestFields, requestFields, resultFields, taskStateName } from './_wire-fields.js'
 
 /**
@@ -21,7 +42,15 @@ import { type RequestFields, requestFields, resultFields, taskStateName } from '
 /** The parts of `@opentelemetry/api` used here (any 1.x has them). */
 export type Api = Pick<
   typeof OtelApi,
-  'trace' | 'context' | 'propagation' | 'createContextKey' | 'SpanKind' | 'ProxyTracerProvider'
+  | 'trace'
+  | 'context'
+  | 'propagation'
+  | 'createContextKey'
+  | 'SpanKind'
+  | 'ProxyTracerProvider'
+  | 'metrics'
+  | 'createNoopMeter'
+  | 'INVALID_SPAN_CONTEXT'
 >
 
 export interface OtelSettings {
@@ -34,7 +63,8 @@ export interface OtelSettings {
 /** Tasks whose first span a follow-up can link to: 10,000 span contexts are about a megabyte. */
 export const DEFAULT_MAX_LINKED_TASKS = 10_000
 
-const TRACER_NAME = 'a2a-runtime'
+const SCOPE_NAME = 'a2a-runtime'
+const SCOPE_VERSION = runtimeVersion()
 /** What a span context holds when it names no trace (`INVALID_TRACEID` of the API). */
 const INVALID_TRACE_ID = '00000000000000000000000000000000'
 /** `SpanStatusCode.ERROR`, a number in every 1.x. */
@@ -64,12 +94,19 @@ class OtelInstrumentation implements Instrumentation {
   readonly #listening = new Map<string, Set<OtelOperation>>()
   #provider: TracerProvider | undefined
   #tracer: Tracer | undefined
+  #meterProvider: MeterProvider | undefined
+  #metrics: OtelMetrics | undefined
+  /** The apps' gauges and counters (`observe`), read at each collection. */
+  readonly #sources = new Set<ObservedSources>()
+  /** When each task this instance created began (`Date.now()`), for its duration when it ends: bounded as links. */
+  readonly #taskStarts: FirstSpans<number>
 
   constructor(api: Api, settings: OtelSettings) {
     this.api = api
     this.captureContent = settings.captureContent
     this.#operationKey = api.createContextKey('a2a-runtime operation')
     this.#firstSpans = new FirstSpans(settings.maxLinkedTasks)
+    this.#taskStarts = new FirstSpans(DEFAULT_MAX_LINKED_TASKS)
   }
 
   /**
@@ -83,14 +120,31 @@ class OtelInstrumentation implements Instrumentation {
     const provider = proxy ? proxy.getDelegate() : global
     if (provider !== this.#provider) {
       this.#provider = provider
-      this.#tracer = proxy ? proxy.getDelegateTracer(TRACER_NAME) : global.getTracer(TRACER_NAME)
+      this.#tracer = proxy
+        ? proxy.getDelegateTracer(SCOPE_NAME, SCOPE_VERSION)
+        : global.getTracer(SCOPE_NAME, SCOPE_VERSION)
     }
     return this.#tracer
   }
 
+  /**
+   * The instruments on the meter of the MeterProvider registered now, made again only when another one is; undefined
+   * while none is (the API's no-op provider): then nothing is measured, and the app's sources are never read.
+   */
+  metricsNow(): OtelMetrics | undefined {
+    const provider = this.api.metrics.getMeterProvider()
+    if (provider !== this.#meterProvider) {
+      this.#meterProvider = provider
+      const meter = provider.getMeter(SCOPE_NAME, SCOPE_VERSION)
+      this.#metrics = meter === this.api.createNoopMeter() ? undefined : new OtelMetrics(meter, this.#sources)
+    }
+    return this.#metrics
+  }
+
   operation(start: OperationStart): Operation | undefined {
     const tracer = this.#tracerNow()
-    if (!tracer) return undefined
+    const metrics = this.metricsNow()
+    if (!tracer) return metrics && new OtelOperation(this, this.#untraced(), start, v1MethodName(start.method), metrics)
     const { api } = this
     const method = v1MethodName(start.method)
     const fields = requestFields(method, start.dialect, start.params)
@@ -107,13 +161,20 @@ class OtelInstrumentation implements Instrumentation {
       },
       parent,
     )
-    const operation = new OtelOperation(this, span, start.errorCode)
+    const operation = new OtelOperation(this, span, start, method, metrics)
     operation.context = api.trace.setSpan(parent, span).setValue(this.#operationKey, operation)
     if (fields.taskId !== undefined && FOLLOWING.has(method)) this.listen(fields.taskId, operation)
     return operation
   }
 
+  /** A span that records nothing, for an operation measured but not traced (a MeterProvider without a tracer). */
+  #untraced(): Span {
+    return this.api.trace.wrapSpanContext(this.api.INVALID_SPAN_CONTEXT)
+  }
+
   turnStarted(task: Task, message: Message): void {
+    const metrics = this.metricsNow()
+    if (metrics) this.#turnMeasured(metrics, task)
     const operation = this.api.context.active().getValue(this.#operationKey) as OtelOperation | undefined
     if (!operation || operation.ended) return
     const { span } = operation
@@ -126,10 +187,134 @@ class OtelInstrumentation implements Instrumentation {
     this.listen(task.id, operation)
   }
 
+  /** A new task starts its clock; a follow-up ends the wait of a task that asked for input. */
+  #turnMeasured(metrics: OtelMetrics, task: Task): void {
+    const now = Date.now()
+    if (task.history.length === 1) {
+      this.#taskStarts.remember(task.id, now)
+    } else if (task.status.state === 'input-required') {
+      const since = Date.parse(task.status.timestamp ?? '')
+      if (Number.isFinite(since)) metrics.inputWait.record(Math.max(0, now - since) / 1000)
+    }
+  }
+
   taskEvent(task: Task, event: TaskEvent): void {
     const operations = this.#listening.get(task.id)
     if (operations) for (const operation of operations) operation.taskEvent(event)
-    if (event.kind === 'status-update' && isTerminal(event.status.state)) this.#firstSpans.forget(task.id)
+    if (event.kind === 'status-update' && isTerminal(event.status.state)) this.#taskEnded(task.id, event.status.state)
+  }
+
+  #taskEnded(taskId: string, state: Task['status']['state']): void {
+    this.#firstSpans.forget(taskId)
+    const started = this.#taskStarts.get(taskId)
+    if (started === undefined) return
+    this.#taskStarts.forget(taskId)
+    this.metricsNow()?.taskDuration.record((Date.now() - started) / 1000, { 'a2a.task.state': taskStateName(state) })
+  }
+
+  eventTrace(): unknown {
+    return this.#tracerNow() && this.api.context.active()
+  }
+
+  pushAttempt(attempt: PushAttemptStart): (<O extends PushOutcome>(outcome: O) => O) | undefined {
+    const tracer = this.#tracerNow()
+    const metrics = this.metricsNow()
+    if (!tracer && !metrics) return undefined
+    const span = tracer && this.#pushSpan(tracer, attempt)
+    const begun = performance.now()
+    return <O extends PushOutcome>(outcome: O): O => {
+      const attributes = pushOutcomeAttributes(outcome)
+      metrics?.pushRequestDuration.record((performance.now() - begun) / 1000, attributes)
+      if (span) {
+        span.setAttributes(attributes)
+        if (!outcome.delivered) span.setStatus({ code: STATUS_ERROR })
+        span.end()
+      }
+      return outcome
+    }
+  }
+
+  /** The CLIENT span of a POST to a webhook, child of the trace its event happened in, announced in `traceparent`. */
+  #pushSpan(tracer: Tracer, attempt: PushAttemptStart): Span {
+    const { api } = this
+    const { url } = attempt
+    const parent = (attempt.trace as Context | undefined) ?? api.context.active()
+    const secure = url.protocol === 'https:'
+    // The webhook is named by its host: its path and query often carry a secret (as the logs name its origin only).
+    const attributes: Attributes = {
+      'http.request.method': 'POST',
+      'server.address': url.hostname,
+      'server.port': url.port ? Number(url.port) : secure ? 443 : 80,
+      'url.scheme': secure ? 'https' : 'http',
+      'a2a.task.id': attempt.taskId,
+    }
+    if (attempt.resendCount > 0) attributes['http.request.resend_count'] = attempt.resendCount
+    const span = tracer.startSpan('POST', { kind: api.SpanKind.CLIENT, attributes }, parent)
+    api.propagation.inject(api.trace.setSpan(parent, span), attempt.headers)
+    return span
+  }
+
+  pushDelivered(outcome: PushOutcome): void {
+    this.metricsNow()?.pushDeliveries.add(1, pushOutcomeAttributes({ ...outcome, status: undefined }))
+  }
+
+  storeCall<T>(call: StoreCallStart, io: () => Promise<T>): Promise<T> {
+    const tracer = this.#tracerNow()
+    const metrics = this.metricsNow()
+    if (!tracer && !metrics) return io()
+    const { api } = this
+    const active = api.context.active()
+    // Spans only under an operation's: a call of background work (a sweep) would be a trace of its own each time.
+    const span = tracer && api.trace.getSpan(active)?.isRecording() ? this.#storeSpan(tracer, call, active) : undefined
+    const begun = performance.now()
+    const ended = (error?: unknown) => {
+      const attributes: Attributes = { 'a2a.store.name': call.store, 'a2a.store.operation': call.operation }
+      if (error !== undefined) attributes['error.type'] = errorTypeOf(error)
+      metrics?.storeDuration.record((performance.now() - begun) / 1000, attributes)
+      if (!span) return
+      if (error !== undefined) {
+        span.setAttribute('error.type', attributes['error.type'] as string)
+        span.setStatus({ code: STATUS_ERROR })
+      }
+      span.end()
+    }
+    let running: Promise<T>
+    try {
+      running = span ? api.context.with(api.trace.setSpan(active, span), io) : io()
+    } catch (error) {
+      ended(error)
+      throw error
+    }
+    return running.then(
+      (value) => {
+        ended()
+        return value
+      },
+      (error: unknown) => {
+        ended(error)
+        throw error
+      },
+    )
+  }
+
+  /** A store call's span: CLIENT to Redis (the database conventions' `db.*`), INTERNAL around the file store's disk. */
+  #storeSpan(tracer: Tracer, call: StoreCallStart, parent: Context): Span {
+    const redis = call.store === 'redis'
+    const attributes: Attributes = { 'a2a.store.name': call.store, 'a2a.store.operation': call.operation }
+    if (redis) {
+      attributes['db.system.name'] = 'redis'
+      attributes['db.operation.name'] = call.operation
+    }
+    if (call.taskId !== undefined) attributes['a2a.task.id'] = call.taskId
+    const kind = redis ? this.api.SpanKind.CLIENT : this.api.SpanKind.INTERNAL
+    return tracer.startSpan(`${call.store} ${call.operation}`, { kind, attributes }, parent)
+  }
+
+  observe(sources: ObservedSources): () => void {
+    this.#sources.add(sources)
+    // Instruments made now: a collection reads the sources even before the first request.
+    this.metricsNow()
+    return () => this.#sources.delete(sources)
   }
 
   currentTrace(): TraceIds | undefined {
@@ -160,6 +345,16 @@ class OtelInstrumentation implements Instrumentation {
   }
 }
 
+/** The binding a transport is, as A2A's cards name it (`protocolBinding`). */
+const BINDINGS = { jsonrpc: 'JSONRPC', 'http+json': 'HTTP+JSON', grpc: 'GRPC' } as const
+
+/** An operation's attributes on its duration: what it was, in which dialect and binding (no id: bounded values). */
+function requestAttributes(method: string, start: OperationStart): Attributes {
+  const attributes: Attributes = { 'a2a.method.name': method, 'a2a.protocol.binding': BINDINGS[start.transport] }
+  if (start.dialect !== 'platform') attributes['a2a.protocol.version'] = start.dialect === 'a2a-1.0' ? '1.0' : '0.3'
+  return attributes
+}
+
 /** What an operation's span carries from the start: what samplers may decide on. */
 function startAttributes(method: string, start: OperationStart, fields: RequestFields): Attributes {
   const { card, dialect } = start
@@ -188,14 +383,26 @@ class OtelOperation implements Operation {
   #returned: unknown
   #hasReturned = false
   #stream = NO_STREAM
+  readonly errorCode: OperationStart['errorCode']
+  /** The operation's attributes on `a2a.server.request.duration`, `error.type` added if it fails. */
+  readonly #measured: Attributes | undefined
+  readonly #begun = performance.now()
 
   constructor(
     readonly instrumentation: OtelInstrumentation,
+    /** A span that records nothing when only metrics are (`context` is then left unset). */
     readonly span: Span,
-    readonly errorCode: OperationStart['errorCode'],
-  ) {}
+    start: OperationStart,
+    method: string,
+    readonly metrics: OtelMetrics | undefined,
+  ) {
+    this.errorCode = start.errorCode
+    if (metrics) this.#measured = requestAttributes(method, start)
+  }
 
   run<T>(method: () => T): T {
+    // Measured only: the method runs as without telemetry.
+    if (!this.context) return method()
     return this.instrumentation.api.context.with(this.context, method)
   }
 
@@ -240,7 +447,9 @@ class OtelOperation implements Operation {
   failed(error: unknown): void {
     if (this.ended) return
     const { span } = this
-    span.setAttribute('error.type', String(this.errorCode(error)))
+    const errorType = String(this.errorCode(error))
+    span.setAttribute('error.type', errorType)
+    if (this.#measured) this.#measured['error.type'] = errorType
     if (error instanceof A2AError) span.setStatus({ code: STATUS_ERROR, message: error.message })
     else {
       // Not the agent's nor the client's doing: the runtime answered "Internal error"; the span says what it was.
@@ -288,5 +497,13 @@ class OtelOperation implements Operation {
     this.ended = true
     this.instrumentation.unlisten(this)
     this.span.end()
+    if (this.#measured) this.metrics?.requestDuration.record((performance.now() - this.#begun) / 1000, this.#measured)
   }
+}
+
+/** `error.type` of a failed store call: its system error code (`ENOSPC`) or its class (`ServerUnavailableError`). */
+function errorTypeOf(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code
+  if (typeof code === 'string' && code.length <= 32) return code
+  return error instanceof Error ? error.name : '_OTHER'
 }
