@@ -1,5 +1,6 @@
 import { isIP } from 'node:net'
 import type { Logger } from '../logger.js'
+import type { Instrumentation } from '../telemetry/_hooks.js'
 import type { Task, TaskEvent } from '../types.js'
 import { type AddressPolicy, bareHost, refusedAddress } from './_address-guard.js'
 import { Slots } from './_slots.js'
@@ -42,6 +43,8 @@ export interface DeliveryOptions {
 interface Pending {
   task: Task
   event: TaskEvent
+  /** The trace the event happened in (telemetry), which its delivery joins. */
+  trace?: unknown
 }
 
 /** One webhook of one task: its own queue, so a slow webhook never holds up the task's others. */
@@ -93,6 +96,8 @@ export class PushDelivery {
   readonly #originSlots = new Map<string, Slots>()
   readonly #idle: Array<() => void> = []
   #closed = false
+  /** The app's telemetry: each POST is an attempt it hears of, each notification's end a delivery. */
+  instrumentation: Instrumentation | undefined
 
   constructor(
     readonly configs: PushConfigStore,
@@ -112,14 +117,14 @@ export class PushDelivery {
     const queue = this.#queues.get(task.id)
     if (queue) {
       remember(this.#latest, task.id, event.seq)
-      return void queue.push({ task, event })
+      return void queue.push({ task, event, trace: this.instrumentation?.eventTrace() })
     }
     // Without a queue, a task whose webhooks are known here to be none costs nothing more.
     const known = this.options.cacheMs === 0 ? (this.configs.list(task.id) as PushConfig[]) : this.#cached(task.id)
     // The final update always reads the webhooks afresh (below): one added on another instance moments ago
     // still hears how the task ended.
     if (known && known.length === 0 && (this.options.cacheMs === 0 || !isFinal(event))) return
-    const fresh = [{ task, event }]
+    const fresh: Pending[] = [{ task, event, trace: this.instrumentation?.eventTrace() }]
     remember(this.#latest, task.id, event.seq)
     this.#queues.set(task.id, fresh)
     this.#drain(task.id, fresh).catch((error) =>
@@ -256,18 +261,24 @@ export class PushDelivery {
   /** Delivers one notification to one webhook, with its retries; never throws. `true` once delivered. */
   async #deliver(config: PushConfig, item: Pending, key: string): Promise<boolean> {
     const where = originOf(config.url)
-    let outcome: Outcome = { delivered: false, retry: false, reason: 'the server is shutting down' }
+    let outcome: Outcome = SHUTTING_DOWN
     let attempts = 0
     try {
       const payload = this.render(config, item.task, item.event)
       for (; attempts <= this.options.retries; attempts++) {
         if (attempts > 0) await sleep(this.options.retryDelayMs * 2 ** (attempts - 1))
-        outcome = await this.#attempt(config, payload, where)
+        outcome = await this.#attempt(config, payload, where, item, attempts)
         if (outcome.delivered || !outcome.retry || this.#closed) break
       }
     } catch (error) {
-      outcome = { delivered: false, retry: false, reason: `it could not be prepared (${(error as Error).message})` }
+      outcome = {
+        delivered: false,
+        retry: false,
+        reason: `it could not be prepared (${(error as Error).message})`,
+        error: 'not_prepared',
+      }
     }
+    this.instrumentation?.pushDelivered(outcome)
     if (outcome.delivered) {
       this.#failures.delete(key)
       return true
@@ -284,7 +295,13 @@ export class PushDelivery {
   }
 
   /** One attempt, holding a slot of all deliveries and one of the webhook's origin. */
-  async #attempt(config: PushConfig, payload: PushPayload, origin: string): Promise<Outcome> {
+  async #attempt(
+    config: PushConfig,
+    payload: PushPayload,
+    origin: string,
+    item: Pending,
+    resendCount: number,
+  ): Promise<Outcome> {
     let perOrigin = this.#originSlots.get(origin)
     if (!perOrigin) {
       perOrigin = new Slots(MAX_PER_ORIGIN)
@@ -294,7 +311,7 @@ export class PushDelivery {
     try {
       if (!(await this.#slots.take())) return SHUTTING_DOWN
       try {
-        return await this.#post(config, payload)
+        return await this.#post(config, payload, item, resendCount)
       } finally {
         this.#slots.give()
       }
@@ -304,20 +321,26 @@ export class PushDelivery {
     }
   }
 
-  #post(config: PushConfig, payload: PushPayload): Promise<Outcome> {
+  #post(config: PushConfig, payload: PushPayload, item: Pending, resendCount: number): Promise<Outcome> {
     let url: URL
     try {
       url = new URL(config.url)
     } catch {
-      return Promise.resolve({ delivered: false, retry: false, reason: 'the URL is not valid' })
+      return Promise.resolve({ delivered: false, retry: false, reason: 'the URL is not valid', error: 'invalid_url' })
     }
     const { policy, timeoutMs } = this.options
     if (url.protocol === 'http:' && !policy.allowHttp)
-      return Promise.resolve({ delivered: false, retry: false, reason: 'http: webhooks are not allowed' })
+      return Promise.resolve({
+        delivered: false,
+        retry: false,
+        reason: 'http: webhooks are not allowed',
+        error: 'refused',
+      })
     // A literal address is connected to without a lookup, so the guard checks it here.
     const host = bareHost(url.hostname)
     const refused = isIP(host) ? refusedAddress(host, policy) : undefined
-    if (refused) return Promise.resolve({ delivered: false, retry: false, reason: `refused: ${refused}` })
+    if (refused)
+      return Promise.resolve({ delivered: false, retry: false, reason: `refused: ${refused}`, error: 'refused' })
 
     const headers: Record<string, string> = {
       'content-type': payload.contentType,
@@ -326,11 +349,25 @@ export class PushDelivery {
     if (config.token) headers['x-a2a-notification-token'] = config.token
     const auth = config.authentication
     if (auth?.credentials && auth.schemes[0]) headers.authorization = `${auth.schemes[0]} ${auth.credentials}`
-    return this.#transport.post(url, headers, payload.body, timeoutMs)
+    // Telemetry's CLIENT span of this POST, announced to the webhook in `traceparent`.
+    const ended = this.instrumentation?.pushAttempt({
+      url,
+      headers,
+      taskId: item.task.id,
+      resendCount,
+      trace: item.trace,
+    })
+    const posted = this.#transport.post(url, headers, payload.body, timeoutMs)
+    return ended ? posted.then(ended) : posted
   }
 }
 
-const SHUTTING_DOWN: Outcome = { delivered: false, retry: false, reason: 'the server is shutting down' }
+const SHUTTING_DOWN: Outcome = {
+  delivered: false,
+  retry: false,
+  reason: 'the server is shutting down',
+  error: 'shutdown',
+}
 
 /** A backoff wait with jitter, which never keeps the process alive on its own. */
 const sleep = (delay: number): Promise<void> =>

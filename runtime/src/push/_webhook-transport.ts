@@ -9,7 +9,10 @@ import { type AddressPolicy, guardedLookup } from './_address-guard.js'
  * when it is configured and literal addresses at each post, and the platform's network reaches no private one.
  */
 
-export type Outcome = { delivered: true } | { delivered: false; retry: boolean; reason: string }
+/** `status`: the webhook's answer; `error`: a short code of why there was none (telemetry's `error.type`). */
+export type Outcome =
+  | { delivered: true; status?: number }
+  | { delivered: false; retry: boolean; reason: string; status?: number; error?: string }
 
 export interface WebhookTransport {
   post(url: URL, headers: Record<string, string>, body: string, timeoutMs: number): Promise<Outcome>
@@ -24,10 +27,15 @@ export const onCloudflareWorkers = (): boolean =>
   (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent === 'Cloudflare-Workers'
 
 function outcomeOf(status: number): Outcome {
-  if (status >= 200 && status < 300) return { delivered: true }
+  if (status >= 200 && status < 300) return { delivered: true, status }
   if (status >= 300 && status < 400)
-    return { delivered: false, retry: false, reason: `HTTP ${status} (redirects are not followed)` }
-  return { delivered: false, retry: status === 408 || status === 429 || status >= 500, reason: `HTTP ${status}` }
+    return { delivered: false, retry: false, reason: `HTTP ${status} (redirects are not followed)`, status }
+  return {
+    delivered: false,
+    retry: status === 408 || status === 429 || status >= 500,
+    reason: `HTTP ${status}`,
+    status,
+  }
 }
 
 /** `node:http`: connections reused per webhook, each new one resolved again through the guard. */
@@ -56,7 +64,12 @@ export function nodeTransport(policy: AddressPolicy, timeoutMs: number, maxConcu
         })
         // The whole exchange, answer included, fits in the timeout: a receiver that trickles is cut.
         const timer = setTimeout(() => {
-          finish({ delivered: false, retry: true, reason: `no complete answer within ${timeoutMs} ms` })
+          finish({
+            delivered: false,
+            retry: true,
+            reason: `no complete answer within ${timeoutMs} ms`,
+            error: 'timeout',
+          })
           request.destroy()
         }, timeoutMs)
         request.on('response', (response) => {
@@ -79,6 +92,7 @@ export function nodeTransport(policy: AddressPolicy, timeoutMs: number, maxConcu
             delivered: false,
             retry: !blocked,
             reason: blocked ? `refused: ${error.message}` : (error.code ?? error.message),
+            error: blocked ? 'refused' : (error.code ?? error.name),
           })
         })
         request.end(body)
@@ -112,8 +126,13 @@ export function fetchTransport(): WebhookTransport {
         return outcome
       } catch (error) {
         if (abort.signal.aborted)
-          return { delivered: false, retry: true, reason: `no complete answer within ${timeoutMs} ms` }
-        return { delivered: false, retry: true, reason: (error as Error).message }
+          return {
+            delivered: false,
+            retry: true,
+            reason: `no complete answer within ${timeoutMs} ms`,
+            error: 'timeout',
+          }
+        return { delivered: false, retry: true, reason: (error as Error).message, error: (error as Error).name }
       } finally {
         clearTimeout(timer)
         inFlight.delete(abort)
