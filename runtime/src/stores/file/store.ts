@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { isSettled } from '../../core/_lifecycle.js'
 import type { Logger } from '../../logger.js'
 import { processEnv } from '../../settings.js'
+import { storeCall } from '../../telemetry/_store-calls.js'
 import type { Task, TaskEvent } from '../../types.js'
 import { readByteBudget } from '../_byte-budget.js'
 import type { TaskSnapshot } from '../_log-records.js'
@@ -162,7 +163,8 @@ export class FileTaskStore implements TaskStore {
     try {
       // Written before the task is answered, fsynced with its batch without waiting: a client is told of a task
       // only once a crash of the process would not lose it, and a send is not held up by two fsyncs.
-      await this.#track(log.compact(task, () => this.#snapshotOf(task), false))
+      const written = () => log.compact(task, () => this.#snapshotOf(task), false)
+      await this.#track(storeCall(this, 'file', 'create', task.id, written))
     } catch (error) {
       // Not on disk, so not created: the client gets an error and no task stays behind, forever "submitted".
       this.#memory.forget(task.id)
@@ -181,7 +183,8 @@ export class FileTaskStore implements TaskStore {
     const log = this.#logOf(task.id)
     log.record(task, event)
     if (event.kind === 'status-update' && event.final) {
-      return this.#track(log.settle(task, this.#memory.settledAt(task.id), () => this.#snapshotOf(task)))
+      const settled = () => log.settle(task, this.#memory.settledAt(task.id), () => this.#snapshotOf(task))
+      return this.#track(storeCall(this, 'file', 'append', task.id, settled))
     }
     if (log.pendingBytes >= FLUSH_BYTES) {
       const flushed = log.flush()

@@ -5,6 +5,7 @@ import { InvalidParamsError, ServerUnavailableError, TaskNotFoundError } from '.
 import type { Logger } from '../../logger.js'
 import type { PushConfig, PushConfigStore } from '../../push/push-config.js'
 import { type Env, processEnv } from '../../settings.js'
+import { storeCall } from '../../telemetry/_store-calls.js'
 import type { Message, Task, TaskEvent } from '../../types.js'
 import { readByteBudget } from '../_byte-budget.js'
 import { foldEntries, type TaskEntry } from '../_fold.js'
@@ -175,8 +176,8 @@ export class RedisTaskStore implements TaskStore {
     }
   }
 
-  async get(taskId: string, owner?: string): Promise<Task | undefined> {
-    return (await this.#read(taskId, owner))?.task
+  get(taskId: string, owner?: string): Promise<Task | undefined> {
+    return storeCall(this, 'redis', 'get', taskId, async () => (await this.#read(taskId, owner))?.task)
   }
 
   /**
@@ -202,25 +203,27 @@ export class RedisTaskStore implements TaskStore {
     this.#remember(task.id, { history: task.history.length, json: json.length, added: 0, seq: 0, whole: false })
     let created: unknown
     try {
-      created = await this.#connection.run(async (redis) => {
-        // On one Redis, one call with its indexing. On a cluster the index is on another node: both sent at once,
-        // and a list that finds the id before the task skips it, until its first event (at once) files it again.
-        if (!this.#clustered)
-          return runScript(
-            redis,
-            'a2aCreate',
-            10,
-            ...taskArgs,
-            ...this.#indexKeys(task),
-            ...createArgs,
-            ...this.#indexArgs(task),
-          )
-        const [result] = await Promise.all([
-          runScript(redis, 'a2aCreate', 3, ...taskArgs, ...createArgs),
-          this.#index(redis, task, ownerArg(owner)),
-        ])
-        return result
-      })
+      created = await storeCall(this, 'redis', 'create', task.id, () =>
+        this.#connection.run(async (redis) => {
+          // On one Redis, one call with its indexing. On a cluster the index is on another node: both sent at once,
+          // and a list that finds the id before the task skips it, until its first event (at once) files it again.
+          if (!this.#clustered)
+            return runScript(
+              redis,
+              'a2aCreate',
+              10,
+              ...taskArgs,
+              ...this.#indexKeys(task),
+              ...createArgs,
+              ...this.#indexArgs(task),
+            )
+          const [result] = await Promise.all([
+            runScript(redis, 'a2aCreate', 3, ...taskArgs, ...createArgs),
+            this.#index(redis, task, ownerArg(owner)),
+          ])
+          return result
+        }),
+      )
     } catch (error) {
       this.#written.delete(task.id)
       // It may have landed with its lease (the answer was lost): give that back rather than wait for it to run out.
@@ -237,7 +240,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   append(task: Task, event: TaskEvent): Promise<void> {
-    return this.#append(task, event, 0)
+    return storeCall(this, 'redis', 'append', task.id, () => this.#append(task, event, 0))
   }
 
   /**
@@ -408,15 +411,17 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async events(taskId: string, afterSeq?: number): Promise<TaskEvent[] | undefined> {
-    const [state, kept, entries] = await this.#connection.run(async (redis) => {
-      const results = await redis
-        .multi()
-        .hmget(this.keys.task(taskId), 'state', 'kept')
-        .xrange(this.keys.entries(taskId), `${Math.max(0, Math.floor(afterSeq ?? 0)) + 1}-0`, '+')
-        .exec()
-      const [state, kept] = results![0]![1] as Array<string | null>
-      return [state, Number(kept ?? 0), results![1]![1] as StreamEntry[]] as const
-    })
+    const [state, kept, entries] = await storeCall(this, 'redis', 'events', taskId, () =>
+      this.#connection.run(async (redis) => {
+        const results = await redis
+          .multi()
+          .hmget(this.keys.task(taskId), 'state', 'kept')
+          .xrange(this.keys.entries(taskId), `${Math.max(0, Math.floor(afterSeq ?? 0)) + 1}-0`, '+')
+          .exec()
+        const [state, kept] = results![0]![1] as Array<string | null>
+        return [state, Number(kept ?? 0), results![1]![1] as StreamEntry[]] as const
+      }),
+    )
     if (state === null) return undefined
     // Events up to `kept` may be missing (one could not be written): a resume from before them is refused.
     if (afterSeq !== undefined && afterSeq < kept) return undefined
@@ -427,14 +432,16 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async lastSeq(taskId: string): Promise<number | undefined> {
-    const seq = await this.#connection.run((redis) =>
-      runScript(redis, 'a2aLastSeq', 2, this.keys.task(taskId), this.keys.entries(taskId)),
+    const seq = await storeCall(this, 'redis', 'lastSeq', taskId, () =>
+      this.#connection.run((redis) =>
+        runScript(redis, 'a2aLastSeq', 2, this.keys.task(taskId), this.keys.entries(taskId)),
+      ),
     )
     return seq === null ? undefined : Number(seq)
   }
 
   snapshot(taskId: string, owner?: string): Promise<{ task: Task; seq: number } | undefined> {
-    return this.#read(taskId, owner)
+    return storeCall(this, 'redis', 'snapshot', taskId, () => this.#read(taskId, owner))
   }
 
   /**
@@ -458,10 +465,22 @@ export class RedisTaskStore implements TaskStore {
             ? this.keys.byState(state)
             : this.keys.all
     const min = query.updatedAfter === undefined ? '-inf' : String(Date.parse(query.updatedAfter))
-    let cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+    const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
     if (query.cursor !== undefined && !cursor)
       throw new InvalidParamsError('the page token is not one from a previous page')
     const view = viewOf(query)
+    return storeCall(this, 'redis', 'list', undefined, () => this.#list(query, index, min, cursor, view))
+  }
+
+  #list(
+    query: TaskQuery & ListView,
+    index: string,
+    min: string,
+    start: ReturnType<typeof decodeCursor>,
+    view: ReturnType<typeof viewOf>,
+  ): Promise<TaskPage> {
+    const { owner } = query
+    let cursor = start
     return this.#connection.run(async (redis) => {
       const tasks: Task[] = []
       let total = 0
@@ -651,24 +670,30 @@ export class RedisTaskStore implements TaskStore {
   /** Webhooks in a hash per task, shared by the instances; they expire with their task. */
   readonly pushConfigs: PushConfigStore = {
     save: async (config) => {
-      const saved = await this.#connection.run((redis) =>
-        runScript(
-          redis,
-          'a2aSavePush',
-          2,
-          this.keys.task(config.taskId),
-          this.keys.push(config.taskId),
-          config.id,
-          JSON.stringify(config),
+      const saved = await storeCall(this, 'redis', 'pushConfigs.save', config.taskId, () =>
+        this.#connection.run((redis) =>
+          runScript(
+            redis,
+            'a2aSavePush',
+            2,
+            this.keys.task(config.taskId),
+            this.keys.push(config.taskId),
+            config.id,
+            JSON.stringify(config),
+          ),
         ),
       )
       if (saved === 0) throw new TaskNotFoundError(config.taskId)
     },
     list: async (taskId) => {
-      const entries = await this.#connection.run((redis) => redis.hvals(this.keys.push(taskId)))
+      const read = () => this.#connection.run((redis) => redis.hvals(this.keys.push(taskId)))
+      const entries = await storeCall(this, 'redis', 'pushConfigs.list', taskId, read)
       return entries.map((json) => JSON.parse(json) as PushConfig)
     },
-    delete: async (taskId, id) => (await this.#connection.run((redis) => redis.hdel(this.keys.push(taskId), id))) > 0,
+    delete: async (taskId, id) => {
+      const remove = () => this.#connection.run((redis) => redis.hdel(this.keys.push(taskId), id))
+      return (await storeCall(this, 'redis', 'pushConfigs.delete', taskId, remove)) > 0
+    },
   }
 
   async close(): Promise<void> {
