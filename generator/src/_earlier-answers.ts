@@ -28,6 +28,8 @@ export function earlierAnswers(dir: string, given: Answers): Answers[] {
     skills,
     streaming: capabilities[1] === 'true',
     pushNotifications: capabilities[2] === 'true',
+    // --telemetry adds OpenTelemetry's SDK to the dependencies (and src/telemetry.ts, which imports it).
+    telemetry: '@opentelemetry/sdk-trace-node' in (manifest.dependencies ?? {}),
     // The issuer and audience of `oidc` are in .env only, which an earlier run's project keeps as it is.
     auth: scheme === 'apiKey' ? 'apikey' : (scheme ?? 'none'),
     runtime: runtimeOf(dir, manifest),

@@ -254,6 +254,16 @@ export async function askMissing(given: Answers, cwd: string, isEarlierRun: Earl
       format: blankAsUnset,
     })
   }
+  // Only for Node: the project starts OpenTelemetry's Node SDK (see options.ts).
+  if (answers.telemetry === undefined) {
+    more.push({
+      type: (_: unknown, values: Record<string, unknown>) =>
+        (answers.runtime ?? values.runtime) === 'node' ? 'confirm' : null,
+      name: 'telemetry',
+      message: 'OpenTelemetry (traces, metrics and logs over OTLP once OTEL_EXPORTER_OTLP_ENDPOINT is set)?',
+      initial: false,
+    })
+  }
   Object.assign(answers, await prompts(more, { onCancel }))
   if (answers.skills === undefined) answers.skills = await askSkills()
   return answers

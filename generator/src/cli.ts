@@ -75,6 +75,8 @@ function createProgram(io: CliIo): Command {
     .option('--no-streaming', 'answer message/send only')
     .option('--push-notifications', 'declare push notifications: clients may give a webhook for task updates')
     .option('--no-push-notifications', 'no push notifications (default)')
+    .option('--telemetry', 'export traces, metrics and logs over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (Node)')
+    .option('--no-telemetry', 'no OpenTelemetry (default)')
     // Defaults shown in the help; a default is not an answer, so the question is still asked (see `given`).
     .addOption(new Option('--auth <mode>', 'authentication').choices(AUTH_MODES).default('none'))
     .option(
@@ -124,6 +126,7 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
       skills: (flags.skill as string[] | undefined)?.map(parseSkill),
       streaming: flags.streaming,
       pushNotifications: flags.pushNotifications,
+      telemetry: flags.telemetry,
       // An issuer or audience given says which authentication: nothing to ask.
       auth: given('auth') ?? (flags.oidcIssuer !== undefined || flags.oidcAudience !== undefined ? 'oidc' : undefined),
       oidcIssuer: flags.oidcIssuer,
@@ -347,6 +350,7 @@ export function equivalentCommand(options: ProjectOptions): string {
   words.push('--pm', options.pm)
   if (!options.streaming) words.push('--no-streaming')
   if (options.pushNotifications) words.push('--push-notifications')
+  if (options.telemetry) words.push('--telemetry')
   if (!options.install) words.push('--no-install')
   if (!options.git) words.push('--no-git')
   if (options.force) words.push('--force')

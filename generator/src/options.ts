@@ -42,6 +42,8 @@ export interface Answers {
   skills?: Skill[]
   streaming?: boolean
   pushNotifications?: boolean
+  /** Export traces, metrics and logs over OTLP when the OTEL_* variables are set (Node projects). */
+  telemetry?: boolean
   auth?: string
   /** With `oidc`: the issuer whose JWTs the agent accepts, and the audience they must name (else set in .env later). */
   oidcIssuer?: string
@@ -69,6 +71,8 @@ export interface ProjectOptions {
   streaming: boolean
   /** The card declares push notifications: clients may give a webhook for a task's updates. */
   pushNotifications: boolean
+  /** src/telemetry.ts starts OpenTelemetry's Node SDK (OTLP over HTTP) when an OTEL_* endpoint is set. */
+  telemetry: boolean
   auth: AuthMode
   /** With `oidc`, written into .env; undefined leaves .env a commented placeholder to fill in. */
   oidcIssuer: string | undefined
@@ -222,6 +226,9 @@ export function resolveOptions(answers: Answers, cwd: string): ProjectOptions {
 
   const auth = oneOf((answers.auth ?? 'none').toLowerCase(), AUTH_MODES, '--auth')
   const oidc = resolveOidc(answers, auth)
+  const runtime = oneOf(answers.runtime ?? 'node', RUNTIMES, '--runtime')
+  const telemetry = answers.telemetry ?? false
+  if (telemetry && runtime !== 'node') throw new UsageError(telemetryRuntimeProblem(runtime))
 
   return {
     dir,
@@ -232,16 +239,25 @@ export function resolveOptions(answers: Answers, cwd: string): ProjectOptions {
     skills,
     streaming: answers.streaming ?? true,
     pushNotifications: answers.pushNotifications ?? false,
+    telemetry,
     auth,
     ...oidc,
     template,
-    runtime: oneOf(answers.runtime ?? 'node', RUNTIMES, '--runtime'),
+    runtime,
     pm: oneOf(answers.pm ?? detectPackageManager(), PACKAGE_MANAGERS, '--pm'),
     install: answers.install ?? true,
     git: answers.git ?? true,
     force: answers.force ?? false,
     json: answers.json ?? false,
   }
+}
+
+/**
+ * Why --telemetry stops at Node for now: the project starts OpenTelemetry's Node SDK, whose context follows the
+ * agent's awaits through Node's async hooks; Bun, Deno and Workers would each need their own setup.
+ */
+function telemetryRuntimeProblem(runtime: RuntimeName): string {
+  return `--telemetry is for Node.js projects for now (got --runtime ${runtime}): it starts OpenTelemetry's Node SDK`
 }
 
 /** The issuer and audience of `--auth oidc`, checked; refused with another mode, where nothing would read them. */

@@ -89,6 +89,8 @@ function templateContext(options: ProjectOptions, runtimeDependency: string) {
     skillIdUnion: options.skills.map((skill) => JSON.stringify(skill.id)).join(' | '),
     streaming: options.streaming,
     pushNotifications: options.pushNotifications,
+    /** src/telemetry.ts and OpenTelemetry's SDK in the dependencies (Node projects only). */
+    telemetry: options.telemetry,
     authScheme: options.auth === 'apikey' ? 'apiKey' : options.auth === 'none' ? undefined : options.auth,
     authBearer: options.auth === 'bearer',
     authApiKey: options.auth === 'apikey',

@@ -139,6 +139,7 @@ const QUIET = [
   ...ALL_BUT_DIR,
   '--streaming',
   '--no-push-notifications',
+  '--no-telemetry',
   '--skill',
   'chat:Chat:Chats',
   '--no-install',
@@ -209,6 +210,7 @@ describe('at a terminal', () => {
       'Stream answers',
       'Push notifications',
       'Authentication',
+      'OpenTelemetry',
       "Declare the agent's skills now?",
     ]) {
       await terminal.waitFor(question)

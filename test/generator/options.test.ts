@@ -254,6 +254,7 @@ describe('resolveOptions', () => {
       skills: [DEFAULT_SKILLS.echo],
       streaming: true,
       pushNotifications: false,
+      telemetry: false,
       auth: 'none',
       template: 'echo',
       runtime: 'node',

@@ -52,6 +52,7 @@ const REST = (name: string | undefined, description: string | undefined) => [
   true,
   false,
   'none',
+  false, // OpenTelemetry
   false,
 ]
 
@@ -93,6 +94,7 @@ describe('OpenID Connect', () => {
     'oidc',
     issuer,
     audience,
+    false, // OpenTelemetry
     false,
   ]
 
