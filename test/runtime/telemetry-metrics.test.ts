@@ -126,8 +126,13 @@ describe('metrics of the A2A operations and tasks', () => {
     gate.resolve()
     while (await events.next());
     await expect.poll(async () => (await meters.point('a2a.server.active_streams', {}))?.value).toBe(0)
-    expect((await meters.point('a2a.server.active_tasks', {}))?.value).toBe(0)
-    expect((await meters.point('a2a.server.budget.usage', { 'a2a.budget.name': 'maxRunningBytes' }))?.value).toBe(0)
+    // The run lets its task go once the agent returns, a moment after the stream's final event.
+    await expect.poll(async () => (await meters.point('a2a.server.active_tasks', {}))?.value).toBe(0)
+    await expect
+      .poll(
+        async () => (await meters.point('a2a.server.budget.usage', { 'a2a.budget.name': 'maxRunningBytes' }))?.value,
+      )
+      .toBe(0)
     // The stream's operation lasted until its stream ended; the refused one failed.
     const streams = { 'a2a.method.name': 'SendStreamingMessage', 'a2a.protocol.binding': 'JSONRPC' }
     expect(await meters.count('a2a.server.request.duration', streams)).toBe(1)
