@@ -17,7 +17,7 @@ const post = (url: string, timeoutMs = 10_000) =>
 describe('the fetch webhook transport', () => {
   it('delivers with the headers and body given, on a 2xx', async () => {
     const receiver = await startReceiver(() => 204)
-    expect(await post(receiver.url)).toEqual({ delivered: true })
+    expect(await post(receiver.url)).toEqual({ delivered: true, status: 204 })
     expect(receiver.delivered[0]).toMatchObject({
       raw: '{"kind":"task"}',
       headers: { 'x-a2a-notification-token': 't', 'content-type': 'application/json' },
@@ -30,6 +30,7 @@ describe('the fetch webhook transport', () => {
       delivered: false,
       retry: false,
       reason: 'HTTP 302 (redirects are not followed)',
+      status: 302,
     })
     expect(receiver.attempts).toHaveLength(1)
   })
@@ -42,7 +43,7 @@ describe('the fetch webhook transport', () => {
       [404, false],
     ] as const) {
       const receiver = await startReceiver(() => status)
-      expect(await post(receiver.url)).toEqual({ delivered: false, retry, reason: `HTTP ${status}` })
+      expect(await post(receiver.url)).toEqual({ delivered: false, retry, reason: `HTTP ${status}`, status })
     }
   })
 
@@ -52,6 +53,7 @@ describe('the fetch webhook transport', () => {
       delivered: false,
       retry: true,
       reason: 'no complete answer within 200 ms',
+      error: 'timeout',
     })
   })
 
