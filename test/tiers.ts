@@ -49,6 +49,7 @@ const projectSuites = [
   'test/generator/cli-pty.test.ts',
   'test/generator/combinations.test.ts',
   'test/generator/e2e.test.ts',
+  'test/generator/telemetry.test.ts',
 ]
 
 /** Tests on runtimes other than the one running vitest: Bun, Deno, workerd, and Node 20, 22 and 24. */

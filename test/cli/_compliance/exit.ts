@@ -19,8 +19,8 @@ export const exitChecks: Check[] = [
       const json = (args: string[]) => run([...args, '-o', 'json'])
       const cases: Array<[string, Promise<Run>, number, string | undefined]> = [
         ['a completed send', json(['send', '-a', agents.runtime, 'hello']), 0, undefined],
-        ['an unknown option', json(['send', '-a', agents.runtime, '--no-such-flag', 'hello']), 2, undefined],
-        ['a missing argument', json(['task', 'get', '-a', agents.runtime]), 2, undefined],
+        ['an unknown option', json(['send', '-a', agents.runtime, '--no-such-flag', 'hello']), 2, 'A2ACLI_ERR_USAGE'],
+        ['a missing argument', json(['task', 'get', '-a', agents.runtime]), 2, 'A2ACLI_ERR_USAGE'],
         [
           'a misplaced --media-type',
           json(['send', '-a', agents.runtime, '--media-type', 'text/plain']),
@@ -66,8 +66,18 @@ export const exitChecks: Check[] = [
         if (envelope)
           observe.expect(each.code === statusFor(envelope.code), `${envelope.code}'s own status`, described(each))
       })
-      // The usage errors commander finds itself say so on stderr, in one line and its help.
-      observe.expect(/unknown option/.test(runs[1]!.stderr), 'the unknown option named on stderr', described(runs[1]!))
+      // A usage error commander finds itself is the error envelope too under -o json, naming the option.
+      observe.expect(
+        /unknown option/.test(envelopeOf(runs[1]!)?.message ?? ''),
+        'the unknown option named in the envelope',
+        described(runs[1]!),
+      )
+      const text = await run(['send', '-a', agents.runtime, '--no-such-flag', 'hello'])
+      observe.expect(
+        text.code === 2 && /unknown option/.test(text.stderr) && text.stdout === '',
+        'in text, the unknown option named on stderr, exit 2',
+        described(text),
+      )
     },
   },
   {

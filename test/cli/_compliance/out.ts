@@ -58,7 +58,9 @@ export const outChecks: Check[] = [
           const sent = sentTask(each)
           named = !!sent?.id && !!sent?.contextId && stateOf(sent) === state
         } else if (mode === 'json --stream') {
-          const last = (jsonLines(each.stdout) as Doc[]).at(-1)?.statusUpdate
+          // The terminal event: a status update, or the Task itself when the stream's first event already settled it.
+          const final = (jsonLines(each.stdout) as Doc[]).at(-1)
+          const last = final?.statusUpdate ?? (final?.task && { ...final.task, taskId: final.task.id })
           named = !!last?.taskId && !!last?.contextId && last?.status?.state === state
         } else {
           const tail = each.stdout.trimEnd().split('\n').slice(-3).join('\n')
