@@ -3,6 +3,7 @@ import { jsonLine, type RequestLine } from './_log-json.js'
 import { ConfigurationError } from './errors.js'
 import { type Env, envValue, processEnv } from './settings.js'
 import type { TraceIds } from './telemetry/_hooks.js'
+import { type LogRecords, logRecordsOf } from './telemetry/_logs.js'
 
 /** Where the runtime reports what the client does not see: agent mistakes, internal errors, shutdown. */
 export interface Logger {
@@ -34,6 +35,8 @@ interface TraceSource {
 /** What the runtime keeps of each console logger it made: the request log and `correlateLogs` reach it here. */
 interface ConsoleLogger {
   trace: TraceSource | undefined
+  /** Where each line goes beside the console (OpenTelemetry log records), once `correlateLogs` knows. */
+  records: LogRecords | undefined
   request(level: LogLevel, line: RequestLine): void
 }
 
@@ -51,7 +54,7 @@ export function createConsoleLogger(level?: LogLevel, env: Env = processEnv(), f
   const min = LOG_RANK[level ?? logLevel(envValue(env, 'A2A_LOG_LEVEL'), 'A2A_LOG_LEVEL') ?? 'info'] ?? LOG_RANK.info
   const json = (format ?? logFormat(envValue(env, 'A2A_LOG_FORMAT'), 'A2A_LOG_FORMAT')) === 'json'
   const whole = min <= LOG_RANK.debug
-  const state: ConsoleLogger = { trace: undefined, request: () => {} }
+  const state: ConsoleLogger = { trace: undefined, records: undefined, request: () => {} }
   const print = (at: LogLevel, message: string, detail: unknown, request?: RequestLine) => {
     const sink = SINKS[at as keyof typeof SINKS]
     // Asked only once an instrumentation is set: without telemetry a line costs what it always did.
@@ -60,6 +63,7 @@ export function createConsoleLogger(level?: LogLevel, env: Env = processEnv(), f
     else if (detail === undefined) sink(`[a2a] ${message}${traceSuffix(trace)}`)
     else if (whole || !(detail instanceof Error)) sink(`[a2a] ${message}${traceSuffix(trace)}`, detail)
     else sink(errorLines(message, detail, traceSuffix(trace)).join('\n'))
+    state.records?.emit(at as Exclude<LogLevel, 'silent'>, message, detail, { whole, request })
   }
   const write = (at: LogLevel) =>
     LOG_RANK[at] < min ? () => {} : (message: string, detail?: unknown) => print(at, message, detail)
@@ -81,11 +85,14 @@ const SINKS = {
 
 /**
  * From now on the lines of `logger` (when the runtime made it: a logger of the app's own is left as it is) carry
- * the trace `source` says is active where each is written: an operation's span while its method and the agent run.
+ * the trace `source` says is active where each is written: an operation's span while its method and the agent run;
+ * and go to its log records too, when it has them (`logRecordsOf`).
  */
 export function correlateLogs(logger: Logger, source: TraceSource): void {
   const state = consoleLoggers.get(logger)
-  if (state) state.trace = source
+  if (!state) return
+  state.trace = source
+  state.records = logRecordsOf(source)
 }
 
 /**
