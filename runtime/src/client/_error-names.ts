@@ -120,5 +120,15 @@ export function restError(
     (reason === undefined ? undefined : BY_REASON.get(reason)) ?? nameOfStatus(status, namesTask) ?? 'UnknownError'
   const a2aCode = redact(reason ?? (typeof error.status === 'string' ? error.status : String(status)))
   const message = redact(textOf(error.message, `HTTP ${status}`))
-  return new A2AProtocolError(name, message, a2aCode, redactedDetails(error.details, redact))
+  const named = new A2AProtocolError(name, message, a2aCode, redactedDetails(error.details, redact))
+  httpStatuses.set(named, status)
+  return named
 }
+
+/**
+ * The HTTP status an HTTP+JSON error came with, which a call's span records as its `error.type` (as the agent's own
+ * span does over that binding), kept beside the error so its public fields stay what they are.
+ */
+const httpStatuses = new WeakMap<A2AProtocolError, number>()
+
+export const httpStatusOf = (error: A2AProtocolError): number | undefined => httpStatuses.get(error)

@@ -12,6 +12,7 @@ import {
   type StreamOperation,
   type StreamOptions,
   sseJson,
+  type Traced,
   type Transport,
   type UnaryOperation,
 } from './_transport.js'
@@ -46,14 +47,14 @@ export function jsonRpcTransport(url: string, http: HttpSettings): Transport {
   }
 
   return {
-    async call(operation: UnaryOperation, request: JsonObject, { signal }: CallOptions) {
-      const answer = await post(operation, request, signal, { accept: 'application/json' })
+    async call(operation: UnaryOperation, request: JsonObject, { signal, traceHeaders }: Traced<CallOptions>) {
+      const answer = await post(operation, request, signal, { accept: 'application/json', ...traceHeaders })
       return resultOf(await readJson(answer, http.maxBytes, signal), answer)
     },
 
-    async *stream(operation: StreamOperation, request: JsonObject, options: StreamOptions) {
+    async *stream(operation: StreamOperation, request: JsonObject, options: Traced<StreamOptions>) {
       const { signal, lastEventId } = options
-      const headers: Record<string, string> = { accept: 'text/event-stream' }
+      const headers: Record<string, string> = { accept: 'text/event-stream', ...options.traceHeaders }
       if (lastEventId !== undefined) headers['last-event-id'] = lastEventId
       const answer = await post(operation, request, signal, headers)
       if (!isEventStream(answer)) {

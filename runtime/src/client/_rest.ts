@@ -12,6 +12,7 @@ import {
   type StreamOperation,
   type StreamOptions,
   sseJson,
+  type Traced,
   type Transport,
   type UnaryOperation,
 } from './_transport.js'
@@ -118,8 +119,11 @@ export function restTransport(base: string, tenant: string | undefined, http: Ht
   }
 
   return {
-    async call(operation: UnaryOperation, request: JsonObject, { signal }: CallOptions) {
-      const answer = await send(operation, request, signal, { accept: `${A2A_JSON}, application/json` })
+    async call(operation: UnaryOperation, request: JsonObject, { signal, traceHeaders }: Traced<CallOptions>) {
+      const answer = await send(operation, request, signal, {
+        accept: `${A2A_JSON}, application/json`,
+        ...traceHeaders,
+      })
       const json = await readJson(answer, http.maxBytes, signal)
       if (!answer.response.ok) throw errorOf(operation, answer, json)
       // DeleteTaskPushNotificationConfig answers google.protobuf.Empty, which may be no body at all.
@@ -127,9 +131,9 @@ export function restTransport(base: string, tenant: string | undefined, http: Ht
       return json
     },
 
-    async *stream(operation: StreamOperation, request: JsonObject, options: StreamOptions) {
+    async *stream(operation: StreamOperation, request: JsonObject, options: Traced<StreamOptions>) {
       const { signal, lastEventId } = options
-      const headers: Record<string, string> = { accept: 'text/event-stream' }
+      const headers: Record<string, string> = { accept: 'text/event-stream', ...options.traceHeaders }
       if (lastEventId !== undefined) headers['last-event-id'] = lastEventId
       const answer = await send(operation, request, signal, headers)
       if (!answer.response.ok || !isEventStream(answer)) {

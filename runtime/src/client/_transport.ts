@@ -42,9 +42,12 @@ export interface StreamEvent {
   eventId?: string
 }
 
+/** A call's options as the client core hands them to a transport: with the headers of its trace context, if any. */
+export type Traced<O extends CallOptions> = O & { traceHeaders?: Readonly<Record<string, string>> }
+
 export interface Transport {
-  call(operation: UnaryOperation, request: JsonObject, options: CallOptions): Promise<unknown>
-  stream(operation: StreamOperation, request: JsonObject, options: StreamOptions): AsyncGenerator<StreamEvent>
+  call(operation: UnaryOperation, request: JsonObject, options: Traced<CallOptions>): Promise<unknown>
+  stream(operation: StreamOperation, request: JsonObject, options: Traced<StreamOptions>): AsyncGenerator<StreamEvent>
 }
 
 export const badResponse = (http: HttpExchange, problem: string) =>

@@ -1,3 +1,6 @@
+import type { ClientInstrumentation } from '../telemetry/_client-hooks.js'
+import { clientInstrumentationOf } from '../telemetry/_client-telemetry.js'
+import type { Telemetry } from '../telemetry/telemetry.js'
 import { cardReference, checkCard, loadCard } from './_card.js'
 import { applyCredentials, secretValues } from './_credentials.js'
 import type { HttpSettings } from './_http.js'
@@ -5,7 +8,8 @@ import { jsonRpcTransport } from './_jsonrpc.js'
 import { restTransport } from './_rest.js'
 import { bindingName, selectInterface, speaksVersion } from './_select.js'
 import { checkShape, ShapeError, type ShapeName } from './_shapes.js'
-import type { CallOptions, StreamEvent, StreamOptions, Transport, UnaryOperation } from './_transport.js'
+import { type CallTarget, tracedStream, tracedUnary } from './_traced-calls.js'
+import type { CallOptions, StreamEvent, StreamOptions, Traced, Transport, UnaryOperation } from './_transport.js'
 import { redactor, type WireHook } from './_wire.js'
 import { A2AClientFailure } from './errors.js'
 import type {
@@ -71,6 +75,12 @@ export interface ConnectOptions {
   maxMessageBytes?: number
   /** Aborts reading the card (the client's calls each take their own signal). */
   signal?: AbortSignal
+  /**
+   * `otelTelemetry()` of `a2a-runtime/telemetry`: each call is an OpenTelemetry CLIENT span (named after its A2A v1.0
+   * method, a child of the caller's active span), and its requests carry the trace context (`traceparent`) through the
+   * registered propagator, so the agent's span joins the caller's trace. Unset, the client reports nothing.
+   */
+  telemetry?: Telemetry
 }
 
 /** A connected agent: its card, the interface spoken to, and one method per A2A v1.0 operation. */
@@ -122,6 +132,9 @@ export async function connect(options: ConnectOptions): Promise<A2AClient> {
   // Versions before 1.0 need an explicit opt-in, which this client does not offer yet.
   if (!speaksVersion(a2aVersion))
     throw new RangeError(`a2aVersion ${JSON.stringify(a2aVersion)}: this client speaks A2A 1.x`)
+  const instrumentation = options.telemetry === undefined ? undefined : clientInstrumentationOf(options.telemetry)
+  if (options.telemetry !== undefined && !instrumentation)
+    throw new TypeError('telemetry must be what otelTelemetry() of a2a-runtime/telemetry returns')
   const reference = cardReference(options.agentCard)
   const secrets = { headers: new Set<string>(), values: secretValues(options) }
   const settings: HttpSettings = {
@@ -150,7 +163,12 @@ export async function connect(options: ConnectOptions): Promise<A2AClient> {
     unusedCredentials: credentials.unused,
     undeclaredCredentials: credentials.undeclared,
   }
-  return makeClient(about, transport, { tenant, metadata: options.metadata, where: redact.url(selected.url) })
+  const where = redact.url(selected.url)
+  const traced = instrumentation && {
+    instrumentation,
+    target: { url: selected.url, a2aVersion, agent: card },
+  }
+  return makeClient(about, transport, { tenant, metadata: options.metadata, where, traced })
 }
 
 /** What each operation answers, checked before the caller reads it. */
@@ -168,7 +186,18 @@ const ANSWERS: Record<Exclude<UnaryOperation, 'DeleteTaskPushNotificationConfig'
 function makeClient(
   about: Pick<A2AClient, 'card' | 'cardSource' | 'selected' | 'unusedCredentials' | 'undeclaredCredentials'>,
   transport: Transport,
-  { tenant, metadata, where }: { tenant?: string; metadata?: JsonObject; where: string },
+  {
+    tenant,
+    metadata,
+    where,
+    traced,
+  }: {
+    tenant?: string
+    metadata?: JsonObject
+    where: string
+    /** Where each call is reported, with what the calls of this connection share. */
+    traced?: { instrumentation: ClientInstrumentation; target: CallTarget } | undefined
+  },
 ): A2AClient {
   /** The request as the operation's message: the interface's tenant set exactly as declared, or absent. */
   const message = (request: object, withMetadata = false): JsonObject => {
@@ -178,22 +207,30 @@ function makeClient(
     if (withMetadata && metadata) out.metadata = { ...metadata, ...(out.metadata as JsonObject | undefined) }
     return out
   }
+  /** A unary call, its answer checked. */
+  const checked = async (operation: UnaryOperation, request: JsonObject, options: Traced<CallOptions>) => {
+    const answer = await transport.call(operation, request, options)
+    if (operation !== 'DeleteTaskPushNotificationConfig') checkAnswer(operation, ANSWERS[operation], answer, where)
+    return answer
+  }
+  // Each call reported when the client has telemetry: chosen here, once.
+  const unary = traced ? tracedUnary(traced.instrumentation, traced.target, checked) : checked
+  const stream = traced
+    ? tracedStream(traced.instrumentation, traced.target, transport.stream.bind(transport))
+    : transport.stream.bind(transport)
   const call = async <T>(operation: UnaryOperation, request: object, options: CallOptions = {}) => {
     const withMetadata = operation === 'SendMessage' || operation === 'CancelTask'
-    const answer = await transport.call(operation, message(request, withMetadata), options)
-    if (operation !== 'DeleteTaskPushNotificationConfig') checkAnswer(operation, ANSWERS[operation], answer, where)
-    return answer as T
+    return (await unary(operation, message(request, withMetadata), options)) as T
   }
 
   return {
     ...about,
     sendMessage: (request, options) => call<SendMessageResponse>('SendMessage', request, options),
-    sendStreamingMessage: (request, options = {}) =>
-      transport.stream('SendStreamingMessage', message(request, true), options),
+    sendStreamingMessage: (request, options = {}) => stream('SendStreamingMessage', message(request, true), options),
     getTask: (request, options) => call<Task>('GetTask', request, options),
     listTasks: (request = {}, options) => call<ListTasksResponse>('ListTasks', request, options),
     cancelTask: (request, options) => call<Task>('CancelTask', request, options),
-    subscribeToTask: (id, options = {}) => transport.stream('SubscribeToTask', message({ id }), options),
+    subscribeToTask: (id, options = {}) => stream('SubscribeToTask', message({ id }), options),
     createTaskPushNotificationConfig: (config, options) =>
       call<TaskPushNotificationConfig>('CreateTaskPushNotificationConfig', config, options),
     getTaskPushNotificationConfig: (request, options) =>

@@ -1,5 +1,7 @@
 import * as api from '@opentelemetry/api'
 import { ConfigurationError } from '../errors.js'
+import { otelClientInstrumentation } from './_client-otel.js'
+import { withClientSide } from './_client-telemetry.js'
 import { DEFAULT_MAX_LINKED_TASKS, type OtelSettings, otelInstrumentation } from './_otel.js'
 import { type Telemetry, telemetryOf } from './telemetry.js'
 
@@ -27,14 +29,17 @@ export interface OtelTelemetryOptions {
  * (read by the registered propagator), and active while the agent's `execute` runs, so the spans the agent and its
  * framework start nest under it. Spans go to the tracer provider the process registers (an OpenTelemetry SDK, such
  * as `@opentelemetry/sdk-node`); with none, they cost next to nothing. `A2A_TELEMETRY=otel` does the same for an app
- * that is not given the option (`a2a dev`, `a2a start`).
+ * that is not given the option (`a2a dev`, `a2a start`). The same value given to the client (`connect({ telemetry })`
+ * of `a2a-runtime/client`) makes a CLIENT span of each of its calls and sends its trace context to the agent.
  *
  * @example
  * import { otelTelemetry } from 'a2a-runtime/telemetry'
  * await serveAgent(agent, { telemetry: otelTelemetry() })
  */
 export function otelTelemetry(options: OtelTelemetryOptions = {}): Telemetry {
-  return telemetryOf('opentelemetry', otelInstrumentation(api, readOtelOptions(options)))
+  const settings = readOtelOptions(options)
+  const telemetry = telemetryOf('opentelemetry', otelInstrumentation(api, settings))
+  return withClientSide(telemetry, otelClientInstrumentation(api, { captureContent: settings.captureContent }))
 }
 
 /** The options, checked: a bad one is a ConfigurationError naming it. */
