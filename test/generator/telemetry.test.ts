@@ -12,8 +12,8 @@ import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../fixt
 
 /**
  * A project generated with --telemetry, installed and served as its README says, exporting to an OTLP/HTTP
- * receiver on 127.0.0.1: the A2A request's SERVER span in the caller's trace, the AI SDK's spans under it, each
- * signal over http/json, and nothing at all without the OTEL_* variables. The ai-sdk template: its framework
+ * receiver on 127.0.0.1: the A2A request's SERVER span in the caller's trace, the AI SDK's spans under it, the
+ * runtime's metrics and log records, each signal over http/json, and nothing at all without the OTEL_* variables. The ai-sdk template: its framework
  * emits spans, on the stand-in model server its own tests use.
  */
 
@@ -117,6 +117,17 @@ function ancestors(span: ReceivedSpan, spans: ReceivedSpan[]): ReceivedSpan[] {
 
 const hex = (bytes: number) => Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString('hex')
 
+/** A key the stand-in model refuses (401), and words a message says that no record may repeat. */
+const WRONG_KEY = 'not-the-stand-in-key'
+const PRIVATE_TEXT = 'words only the caller and the model may read'
+
+/** The first data point received of the metric `name` whose attributes include `attributes`. */
+const metricPoint = (name: string, attributes: Record<string, unknown>) =>
+  receiver.metrics
+    .filter((metric) => metric.name === name)
+    .flatMap((metric) => metric.points)
+    .find((point) => Object.entries(attributes).every(([key, value]) => point[key] === value))
+
 describe('a project generated with --telemetry', { timeout: 300_000 }, () => {
   it('installs OpenTelemetry without an install script, and its own typecheck and tests pass without the OTEL_* variables', async () => {
     expect(installScripts(join(project, 'node_modules'))).toEqual([])
@@ -169,11 +180,62 @@ describe('a project generated with --telemetry', { timeout: 300_000 }, () => {
     const modelCall = agentSpans.find((span) => span.attributes['gen_ai.operation.name'] === 'chat')
     expect(modelCall?.kind).toBe(3)
     expect(ancestors(modelCall!, inTrace)).toContain(run)
-    // Metrics went out by the same flush: the AI SDK's model-call duration (the runtime's own a2a.* metrics are
-    // not built yet).
+    // Metrics went out by the same flush: the runtime's request and task durations, the AI SDK's model-call one.
+    expect(metricPoint('a2a.server.request.duration', { 'a2a.method.name': 'SendStreamingMessage' })).toMatchObject({
+      'a2a.protocol.binding': 'JSONRPC',
+      'a2a.protocol.version': '1.0',
+    })
+    expect(metricPoint('a2a.server.task.duration', { 'a2a.task.state': 'TASK_STATE_COMPLETED' })).toBeDefined()
+    expect(receiver.metrics.find((metric) => metric.name === 'a2a.server.task.duration')).toMatchObject({
+      unit: 's',
+      scope: 'a2a-runtime',
+      resource: { 'service.name': PACKAGE },
+    })
     expect(receiver.metrics.map((metric) => metric.name)).toContain('gen_ai.client.inference.duration')
     // Prompts and answers stay out of every span's attributes (content capture is off).
     for (const span of inTrace) expect(JSON.stringify(span.attributes)).not.toContain('You said')
+    expect(receiver.refused).toEqual([])
+  })
+
+  it('exports the runtime’s log lines as records: a failed model call’s error in the caller’s trace, the request line with its fields', async () => {
+    const traceId = hex(16)
+    // The stand-in model refuses this key: the AI SDK's call fails, and the runtime logs it while the task runs.
+    const server = await startProject(project, running, {
+      ...modelEnv(),
+      OPENAI_API_KEY: WRONG_KEY,
+      A2A_REQUEST_LOG: 'info',
+      ...otelEnv(),
+    })
+    const events = await sendStreaming(server.url, PRIVATE_TEXT, `00-${traceId}-${hex(8)}-01`)
+    const final = events.at(-1)
+    expect(final.statusUpdate?.status.state ?? final.task?.status.state).toBe('TASK_STATE_FAILED')
+    const taskId = events.find((event) => event.task)?.task.id
+    expect(taskId).toEqual(expect.any(String))
+    expect(await server.stop()).toBe(true)
+
+    const failure = () => receiver.logs.find((record) => record.attributes['a2a.task.id'] === taskId)
+    await expect.poll(failure).toBeDefined()
+    const serverSpan = receiver.spans.find((span) => span.traceId === traceId && span.name === 'SendStreamingMessage')
+    expect(failure()).toMatchObject({
+      body: `AI SDK: the run of task ${taskId} failed; the task is failed`,
+      severityNumber: 17,
+      severityText: 'error',
+      // Written while the agent ran, in the A2A span's context.
+      traceId,
+      spanId: serverSpan?.spanId,
+      attributes: { 'exception.type': expect.stringMatching(/APICallError/), 'exception.message': 'bad key' },
+      resource: { 'service.name': PACKAGE },
+      scope: 'a2a-runtime',
+    })
+    // The request line (A2A_REQUEST_LOG=info), its fields under HTTP's names.
+    expect(receiver.logs.find((record) => record.attributes['http.route'] === '/')).toMatchObject({
+      body: expect.stringMatching(/^POST \/ 200 \d+\.\d ms$/),
+      severityText: 'info',
+      attributes: { 'http.request.method': 'POST', 'http.response.status_code': 200 },
+    })
+    // Neither the key nor what the message said is in any record.
+    expect(JSON.stringify(receiver.logs)).not.toContain(WRONG_KEY)
+    expect(JSON.stringify(receiver.logs)).not.toContain(PRIVATE_TEXT)
     expect(receiver.refused).toEqual([])
   })
 
