@@ -31,6 +31,10 @@ export function withClientOptions<T extends Command>(command: T): T {
     .option('--timeout <duration>', 'give up after this long, e.g. 30s or 5m (default: no limit)')
     .option('--insecure', 'skip TLS certificate checks (development only)', false)
     .option('--config <path>', 'read A2ACLI_* settings from this .env file instead of the nearest .env')
+    .option(
+      '--traceparent <value>',
+      "a W3C trace context sent with every request, so the agent's spans join that trace (default: TRACEPARENT)",
+    )
     .option('--debug', 'log every request and answer to stderr, credentials redacted', false)
     .option('--verbose', 'show every part with its media type and metadata', false)
     .addOption(new Option('-o, --output <format>', 'text or json').choices(['text', 'json']).default('text'))

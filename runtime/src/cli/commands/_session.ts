@@ -5,6 +5,7 @@ import { type A2AClient, connect, type WireEntry } from '../../client/client.js'
 import type { AgentCard } from '../../client/types.js'
 import { namedCredentials } from '../../http/_credential-names.js'
 import { envList } from '../../settings.js'
+import { givenTraceTelemetry, isTraceparent, type TraceContext } from '../../telemetry/_client-traceparent.js'
 import { loadDotEnv, skipTlsChecks } from '../_env.js'
 import { chooseAgent } from '../_local-agent.js'
 import { isLoopbackHost } from '../_loopback.js'
@@ -36,6 +37,8 @@ interface ClientSettings {
   flagged: { bearer: boolean; apiKey: boolean }
   /** Other secrets the command sends (a webhook's token and credentials), redacted like the credentials. */
   secrets: string[]
+  /** The trace every request carries (`--traceparent`, else `TRACEPARENT`); none by default. */
+  trace: TraceContext | undefined
 }
 
 /**
@@ -163,7 +166,27 @@ function settingsOf({ values, options }: ResolvedOptions): ClientSettings {
     secrets: [values.webhookToken, values.authCredentials].filter(
       (value): value is string => typeof value === 'string' && value !== '',
     ),
+    trace: traceOf(values.traceparent as string | undefined, process.env),
   }
+}
+
+/**
+ * The trace the command's requests join: `--traceparent` (or `A2ACLI_TRACEPARENT`), else OpenTelemetry's environment
+ * carriers for command-line tools, `TRACEPARENT` with its `TRACESTATE`, which a traced script or CI job sets for what
+ * it runs. A value that is not a W3C traceparent stops the command, naming where it came from.
+ */
+function traceOf(option: string | undefined, env: NodeJS.ProcessEnv): TraceContext | undefined {
+  const given = option ?? (env.TRACEPARENT || undefined)
+  if (given === undefined) return undefined
+  const value = given.trim()
+  if (!isTraceparent(value))
+    throw new UsageError(
+      `${option === undefined ? 'TRACEPARENT' : '--traceparent'}: '${printableLine(given).slice(0, 80)}' is not a ` +
+        'W3C traceparent (00-<32 hex trace id>-<16 hex span id>-<2 hex flags>)',
+    )
+  // TRACESTATE goes with the TRACEPARENT it was set beside, never with a traceparent given on the command line.
+  const tracestate = option === undefined ? env.TRACESTATE?.trim() || undefined : undefined
+  return { traceparent: value, tracestate }
 }
 
 /** The client, and where each credential it sends came from (for the hint of a refusal). */
@@ -218,6 +241,7 @@ async function connectWith(
       secrets: settings.secrets,
       serviceParams: settings.serviceParams,
       wire: settings.debug ? logWire : undefined,
+      ...(settings.trace && { telemetry: givenTraceTelemetry(settings.trace) }),
       signal,
     })
     return { client, offered }
