@@ -10,7 +10,8 @@ export interface OtelTelemetryOptions {
   /**
    * Record what messages and artifacts say: the client's message as `gen_ai.input.messages` on the span, each
    * artifact and status message as `gen_ai.output.messages` on its event (text and data; a file by its media type,
-   * name and URI, never its bytes). Off, spans carry ids, states and names only, as the GenAI conventions ask.
+   * name and URI, never its bytes); on a client's span (`connect({ telemetry })`) the message it sent and what the
+   * agent answered. Off, spans carry ids, states and names only, as the GenAI conventions ask.
    * @default false
    */
   captureContent?: boolean
