@@ -81,7 +81,7 @@ async function* events(
  * HTTP status of an HTTP+JSON error (what the agent's own span says); the kind of a failure without an A2A answer
  * (`timeout`, `unreachable`, `auth-failed`…); else the error's name (an aborted call's `AbortError`).
  */
-export function errorTypeOf(error: unknown): string {
+function errorTypeOf(error: unknown): string {
   if (error instanceof A2AProtocolError) {
     if (typeof error.a2aCode === 'number') return String(error.a2aCode)
     return String(httpStatusOf(error) ?? error.a2aCode)
