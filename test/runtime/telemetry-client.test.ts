@@ -5,7 +5,7 @@ import { type A2AClient, connect } from '../../runtime/src/client/client.ts'
 import type { Message, StreamResponse } from '../../runtime/src/client/types.ts'
 import { otelTelemetry } from '../../runtime/src/entries/telemetry.ts'
 import { agent, deferred } from './_agents.ts'
-import { recordedSpans, served } from './_telemetry.ts'
+import { callerSpan, recordedSpans, served } from './_telemetry.ts'
 
 // The client core's CLIENT spans (`connect({ telemetry })`) against an agent of this runtime with server telemetry,
 // in one process and one in-memory exporter: each call's span, its parent (the caller's span), the trace context it
@@ -37,6 +37,14 @@ const userMessage = (text: string, extra: Partial<Message> = {}): Message => ({
   role: 'ROLE_USER',
   parts: [{ text }],
   ...extra,
+})
+
+/** A message of the platform's own dialect (`message/send`). */
+const legacyMessage = (text: string) => ({
+  kind: 'message',
+  messageId: crypto.randomUUID(),
+  role: 'user',
+  parts: [{ kind: 'text', text }],
 })
 
 /** An agent served with server telemetry, and a client with client telemetry speaking `binding` to it. */
@@ -177,6 +185,42 @@ describe.each(['JSONRPC', 'HTTP+JSON'])('the client over %s', (binding) => {
     expect(JSON.stringify(spans.all().map(({ attributes, events }) => ({ attributes, events })))).not.toContain(
       'tangerine',
     )
+  })
+})
+
+describe('an agent calling another through the client', () => {
+  it('one trace: the caller, the first agent, its CLIENT span, the second agent, each the child of the one before', async () => {
+    const second = await served(calledAgent(), { telemetry: otelTelemetry() })
+    const telemetry = otelTelemetry()
+    const first = await served(
+      agent(async (ctx, task) => {
+        // The agent's execute runs in its SERVER span's context: the call it makes is that span's child.
+        const client = await connect({ agentCard: second.url, telemetry })
+        const answer = await client.sendMessage({ message: userMessage(`asked by the first: ${ctx.text}`) })
+        task.artifact(`The second said: ${answer.task?.artifacts?.[0]?.parts[0]?.text}`)
+        task.complete()
+      }),
+      { telemetry },
+    )
+    const caller = callerSpan()
+    const answer = await fetch(first.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', traceparent: caller.traceparent },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: legacyMessage('hi') } }),
+    })
+    expect(((await answer.json()) as { result: { status: { state: string } } }).result.status.state).toBe('completed')
+    await expect.poll(() => spans.named('SendMessage').length).toBe(3)
+    const sends = spans.named('SendMessage')
+    const outer = sends.find(
+      (span) => span.kind === SpanKind.SERVER && span.attributes['gen_ai.agent.name'] === 'Test Agent',
+    )!
+    const call = sends.find((span) => span.kind === SpanKind.CLIENT)!
+    const inner = sends.find((span) => span.kind === SpanKind.SERVER && span !== outer)!
+    expect(outer.parentSpanContext?.spanId).toBe(caller.spanId)
+    expect(parentOf(call)).toBe(idOf(outer))
+    expect(call.attributes['gen_ai.agent.name']).toBe(CARD.name)
+    expectServedUnder(inner, call)
+    for (const span of sends) expect(span.spanContext().traceId).toBe(caller.traceId)
   })
 })
 
