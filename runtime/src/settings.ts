@@ -225,6 +225,13 @@ export const SETTINGS = [
     means:
       '`otel`: an OpenTelemetry span per A2A operation, through the SDK the process registers; needs `@opentelemetry/api`.',
   },
+  {
+    variable: 'A2A_TRACE_URL',
+    option: '— (a2a dev)',
+    default: 'none (the inspector shows trace ids alone)',
+    means:
+      "The trace viewer's address with `{traceId}` where the id goes (`http://localhost:16686/trace/{traceId}`): the dev inspector links each task's traces to it.",
+  },
 ] as const
 
 /** A variable the runtime reads. */

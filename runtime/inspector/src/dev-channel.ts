@@ -18,8 +18,10 @@ import {
   restAddress,
   selectedTask,
   type TaskLine,
+  type Tracing,
   taskFeed,
   tasks,
+  tracing,
 } from './state'
 
 /** The most deliveries the page keeps (the server keeps its own, bounded in bytes). */
@@ -117,9 +119,10 @@ async function loadDeliveries(): Promise<void> {
 function heard(event: string, data: string): void {
   if (event === 'hello') {
     heardSinceHello.clear()
-    const hello = JSON.parse(data) as { load?: LoadState; pushUrl: string }
+    const hello = JSON.parse(data) as { load?: LoadState; pushUrl: string; tracing?: Tracing }
     load.set(hello.load)
     pushUrl.set(hello.pushUrl)
+    tracing.set(hello.tracing)
     void refreshCard()
     void loadTasks()
     void loadDeliveries()
@@ -129,7 +132,8 @@ function heard(event: string, data: string): void {
     load.set(state)
     if (isReload) reloads.update((n) => n + 1)
     if (!state.failure) void refreshCard()
-  } else if (event === 'push-refused') refusedDeliveries.update((n) => n + 1)
+  } else if (event === 'tracing') tracing.set((JSON.parse(data) as Tracing | null) ?? undefined)
+  else if (event === 'push-refused') refusedDeliveries.update((n) => n + 1)
   else if (event === 'task') upsertTask(JSON.parse(data) as TaskLine)
   else if (event === 'push') {
     const delivery = JSON.parse(data) as PushDelivery

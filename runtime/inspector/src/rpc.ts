@@ -4,7 +4,7 @@ import { errorText } from './exchange'
 import type { Dialect, Update } from './model'
 import { restAnswerIn, restRequest, restRequestText } from './rest'
 import { fieldsOf, readFrames } from './sse'
-import { restAddress } from './state'
+import { restAddress, tracing } from './state'
 
 /**
  * The page's calls to the agent, in the chosen dialect: JSON-RPC on the agent's endpoint, or REST on the paths of
@@ -164,6 +164,9 @@ export async function stream(
 ): Promise<void> {
   const { url, init, raw, rest } = request(dialect, operation, params)
   if (lastEventId !== undefined) init.headers['last-event-id'] = String(lastEventId)
+  // The platform dialect numbers a stream's events when asked (`Last-Event-ID: 0`): with traces shown, each frame's
+  // number says which trace made it. The other dialects number them always.
+  else if (dialect === 'platform' && tracing.value) init.headers['last-event-id'] = '0'
   init.headers.accept = 'text/event-stream'
   onWire({ at: now(), direction: 'request', raw, updates: [] })
   let response: Response

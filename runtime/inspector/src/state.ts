@@ -1,9 +1,9 @@
 // What the dev server sends, typed once for both sides.
-import type { EventTimes, LoadState, PushDelivery, TaskLine } from '../../src/dev/inspector/wire.js'
+import type { EventTimes, LoadState, PushDelivery, TaskLine, TaskTrace, Tracing } from '../../src/dev/inspector/wire.js'
 import { type Artifact, DIALECTS, type Dialect, type Message, type Part } from './model'
 import { Store } from './store'
 
-export type { EventTimes, LoadState, PushDelivery, TaskLine }
+export type { EventTimes, LoadState, PushDelivery, TaskLine, TaskTrace, Tracing }
 
 /** One message the page sent and what came back for it. */
 export interface Exchange {
@@ -32,6 +32,10 @@ export interface Exchange {
 export interface TimelineEntry {
   /** When it happened, in ms since the epoch; undefined when that is not known (the page says so). */
   at?: number
+  /** The task's event number an SSE frame carried: its trace is looked up by it (`traceOf`). */
+  seq?: number
+  /** For an answer without an event number: the trace of the task's latest event when it arrived. */
+  traceId?: string
   direction: 'request' | 'response' | 'frame'
   raw: string
   summary: string[]
@@ -91,6 +95,8 @@ export const refusedDeliveries = new Store<number>(0)
 /** What the page says to screen readers about the chat: state changes, not every chunk. */
 export const announcement = new Store<string>('')
 export const pushUrl = new Store<string | undefined>(undefined)
+/** Set when the agent runs with telemetry: the page then shows the trace of each task event (linked with `url`). */
+export const tracing = new Store<Tracing | undefined>(undefined)
 
 export type Credential = { scheme: 'bearer' | 'apiKey'; value: string }
 const savedCredential = sessionStorage.getItem('a2a-inspector-credential')

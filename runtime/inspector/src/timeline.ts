@@ -1,12 +1,16 @@
 import { describeUpdate } from './exchange'
-import type { Dialect } from './model'
+import type { Dialect, Update } from './model'
 import type { WireEvent } from './rpc'
-import { type Timeline, type TimelineEntry, timelines } from './state'
+import { type Timeline, type TimelineEntry, timelines, tracing } from './state'
+import { latestTraceOf } from './traces'
 
 /** Raw text all timelines may hold together; the oldest task's timeline goes first past it. */
 const MAX_TIMELINE_CHARS = 8 * 1024 * 1024
 /** Events one timeline shows; past it the oldest go, counted (a stream of 100,000 chunks must not freeze the tab). */
 const MAX_ENTRIES = 2000
+
+const isTaskUpdate = (update: Update) =>
+  update.kind === 'task' || update.kind === 'status' || update.kind === 'artifact'
 
 /**
  * Puts a wire event on its task's timeline, as happening `at` (ms since the epoch; undefined: not known). A new
@@ -36,6 +40,15 @@ export function record(
     summary: event.updates.map(describeUpdate),
   }
   if (at !== undefined) entry.at = at
+  if (event.seq !== undefined) entry.seq = event.seq
+  else if (tracing.value && event.direction !== 'request' && event.updates.some(isTaskUpdate))
+    // An answer without an event number (a task read, a send's answer) shows the task as its latest event left it:
+    // asked of the dev server now, after the answer (the live channel may not have told of that event yet).
+    void latestTraceOf(taskId).then((traceId) => {
+      if (!traceId) return
+      entry.traceId = traceId
+      if (timelines.value.get(taskId)?.entries.includes(entry)) timelines.set(new Map(timelines.value))
+    })
   timeline.entries.push(entry)
   timeline.chars += event.raw.length
   while (timeline.entries.length > MAX_ENTRIES) {

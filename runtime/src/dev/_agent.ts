@@ -6,7 +6,7 @@ import { ProjectError } from '../cli/_errors.js'
 import { AgentLoadError, loadAgent } from '../cli/_load-agent.js'
 import { cardAt, normalizeCard } from '../core/_card.js'
 import { ConfigurationError, ErrorCode } from '../errors.js'
-import { authCheckOf } from '../http/_app-internals.js'
+import { appInternals, authCheckOf } from '../http/_app-internals.js'
 import type { WebOriginGuard } from '../http/_web-origin.js'
 import { type A2AApp, type A2AAppOptions, createA2AApp } from '../http/app.js'
 import type { Logger } from '../logger.js'
@@ -54,6 +54,8 @@ export class DevAgent {
       else {
         const app = createA2AApp(agent, this.appOptions)
         this.#app = app
+        // With telemetry (A2A_TELEMETRY), the inspector shows the trace each task event was made in.
+        this.inspector.traceWith(appInternals(app)?.engine.instrumentation)
         this.#serve = toNodeHandler(app.h3)
         if (this.#url) app.setUrl(this.#url)
         this.onApp?.(app)

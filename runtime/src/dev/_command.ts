@@ -15,6 +15,7 @@ import { DevGrpc } from './_grpc.js'
 import { describeLoadFailure } from './_load-failure.js'
 import { reloadOnSave } from './_reload.js'
 import { SHUTDOWN_GRACE_MS, stopOnSignals } from './_shutdown.js'
+import { readTraceUrl } from './inspector/_trace-url.js'
 import { Inspector } from './inspector/inspector.js'
 
 /** How many ports after a busy one `a2a dev` tries before it takes any free one. */
@@ -62,7 +63,17 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   const webOrigin = new WebOriginGuard(readWebOrigin({}, process.env), GUARDED_PATHS, logger)
   // The page at /__a2a/: it sees every reload and the tasks (the store reports their states): every task, or when the
   // card declares authentication, those of the credential the page sends.
-  const inspector = new Inspector(webOrigin)
+  // A bad A2A_TRACE_URL stops the start; after a save of .env it is said, and the page shows trace ids unlinked.
+  readTraceUrl(process.env)
+  const traceUrl = () => {
+    try {
+      return readTraceUrl(process.env)
+    } catch (error) {
+      logger.error((error as Error).message)
+      return undefined
+    }
+  }
+  const inspector = new Inspector(webOrigin, traceUrl)
   const dev = new DevAgent(
     cwd,
     entry,

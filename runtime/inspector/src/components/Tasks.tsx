@@ -10,6 +10,7 @@ import { Parts } from './Parts'
 import { Since } from './Since'
 import { StateBadge } from './StateBadge'
 import { Timeline } from './Timeline'
+import { TaskTraces } from './Traces'
 
 function StoredTask({ taskId, chosen }: { taskId: string; chosen: Dialect }) {
   const [answer, setAnswer] = useState<{ result?: unknown; error?: string }>()
@@ -62,6 +63,7 @@ export function Tasks() {
   const chosen = useStore(dialect)
   const recorded = useStore(timelines)
   const feed = useStore(taskFeed)
+  const traces = useStore(tasks).get(selected ?? '')?.traces
   return (
     <section class="tasks" aria-labelledby="tasks-title">
       <div class="task-list">
@@ -100,9 +102,10 @@ export function Tasks() {
             <h2 id="task-heading" tabIndex={-1}>
               Task <code>{selected}</code>
             </h2>
+            <TaskTraces traces={traces} />
             <h3>Timeline</h3>
             {recorded.get(selected) ? (
-              <Timeline timeline={recorded.get(selected)!} />
+              <Timeline timeline={recorded.get(selected)!} traces={traces} />
             ) : (
               <p class="muted">
                 This page did not send this task's messages.{' '}

@@ -1,7 +1,9 @@
 import { useState } from 'preact/hooks'
 import { DIALECTS } from '../model'
-import type { Timeline as TimelineData } from '../state'
+import type { TaskTrace, Timeline as TimelineData } from '../state'
 import { offsetText } from '../time'
+import { traceOf } from '../traces'
+import { TraceRef } from './Traces'
 
 const DIRECTION_LABEL = { request: 'request →', response: '← response', frame: '← SSE frame' } as const
 
@@ -26,8 +28,11 @@ const originText = (timeline: TimelineData) =>
       ? "offsets from the task's creation"
       : 'offsets from its first event with a known time'
 
-/** Every event of a task as the page saw it, each at the time it happened; the raw request and frames on demand. */
-export function Timeline({ timeline }: { timeline: TimelineData }) {
+/**
+ * Every event of a task as the page saw it, each at the time it happened and, with telemetry, in the trace that
+ * made it (`traces`, as the dev server reports them); the raw request and frames on demand.
+ */
+export function Timeline({ timeline, traces }: { timeline: TimelineData; traces?: TaskTrace[] | undefined }) {
   const [raw, setRaw] = useState(false)
   const dialectLabel = DIALECTS.find((d) => d.id === timeline.dialect)?.label
   const origin = originOf(timeline)
@@ -44,32 +49,40 @@ export function Timeline({ timeline }: { timeline: TimelineData }) {
         </label>
       </div>
       <ol aria-label="Timeline">
-        {timeline.entries.map((entry, i) => (
-          <li key={i} class="timeline-entry" data-direction={entry.direction}>
-            {entry.at === undefined || origin === undefined ? (
-              <span class="offset unknown">time not known</span>
-            ) : (
-              <time class="offset" dateTime={new Date(entry.at).toISOString()} title={new Date(entry.at).toISOString()}>
-                {offsetText(entry.at - origin)}
-              </time>
-            )}
-            <span class="direction">{DIRECTION_LABEL[entry.direction]}</span>
-            <div class="summary">
-              {entry.summary.length ? (
-                entry.summary.map((line, j) => <div key={j}>{line}</div>)
+        {timeline.entries.map((entry, i) => {
+          const traceId = traceOf(entry, traces)
+          return (
+            <li key={i} class="timeline-entry" data-direction={entry.direction}>
+              {entry.at === undefined || origin === undefined ? (
+                <span class="offset unknown">time not known</span>
               ) : (
-                <div class="muted">
-                  {entry.direction !== 'request'
-                    ? '—'
-                    : timeline.replayed
-                      ? 'sent now, for the events the agent keeps'
-                      : 'sent'}
-                </div>
+                <time
+                  class="offset"
+                  dateTime={new Date(entry.at).toISOString()}
+                  title={new Date(entry.at).toISOString()}
+                >
+                  {offsetText(entry.at - origin)}
+                </time>
               )}
-              {raw && entry.raw && <pre class="raw">{entry.raw}</pre>}
-            </div>
-          </li>
-        ))}
+              <span class="direction">{DIRECTION_LABEL[entry.direction]}</span>
+              <div class="summary">
+                {entry.summary.length ? (
+                  entry.summary.map((line, j) => <div key={j}>{line}</div>)
+                ) : (
+                  <div class="muted">
+                    {entry.direction !== 'request'
+                      ? '—'
+                      : timeline.replayed
+                        ? 'sent now, for the events the agent keeps'
+                        : 'sent'}
+                  </div>
+                )}
+                {traceId && <TraceRef traceId={traceId} />}
+                {raw && entry.raw && <pre class="raw">{entry.raw}</pre>}
+              </div>
+            </li>
+          )
+        })}
       </ol>
     </div>
   )

@@ -6,16 +6,19 @@ import type { MaybePromise } from '../../types.js'
 import { inspectorAssets } from './_assets.js'
 import { InspectorChannel } from './_channel.js'
 import { EventClock } from './_event-clock.js'
+import { EventTraces, type TraceSource } from './_event-traces.js'
 import { type FeedAccess, feedAccess } from './_feed-access.js'
 import { PushReceiver } from './_push-receiver.js'
 import { reportingStates, taskLine } from './_task-feed.js'
-import type { Finding, LoadFailure, LoadState, PushDelivery } from './wire.js'
+import type { Finding, LoadFailure, LoadState, PushDelivery, Tracing } from './wire.js'
 
 /** Where the inspector lives: a path no agent route can take (the app serves only the card and JSON-RPC). */
 const INSPECTOR_PATH = '/__a2a/'
 const PUSH_PATH = `${INSPECTOR_PATH}push`
 /** A task's event times, by its id (percent-encoded). */
 const TIMES_PATH = /^\/__a2a\/api\/tasks\/([^/]+)\/times$/
+/** A task's line, by its id (percent-encoded): the traces of its events as they are now. */
+const LINE_PATH = /^\/__a2a\/api\/tasks\/([^/]+)$/
 /** The task list's first page; the page adds tasks as they come. */
 const MAX_LISTED_TASKS = 200
 /** A reload during a page's credential check makes it check again, this many times at most. */
@@ -43,16 +46,30 @@ export class Inspector {
   readonly #channel = new InspectorChannel()
   readonly #push = new PushReceiver()
   readonly #clock = new EventClock()
+  readonly #traces = new EventTraces()
+  #tracing: Tracing | undefined
   #load: LoadState | undefined
   #url = ''
   #store: TaskStore | undefined
   #check: () => AuthCheck | undefined = () => undefined
 
-  constructor(readonly webOrigin: WebOriginGuard) {}
+  /** `traceUrl` reads `A2A_TRACE_URL` again at each load (a saved .env may change it). */
+  constructor(
+    readonly webOrigin: WebOriginGuard,
+    readonly traceUrl: () => string | undefined = () => undefined,
+  ) {}
 
   /** The credential check of the agent served now (none until one loads, or when its card declares none). */
   checkWith(check: () => AuthCheck | undefined): void {
     this.#check = check
+  }
+
+  /**
+   * The app's instrumentation, once the app is made with one (`A2A_TELEMETRY`): from then on the store notes the
+   * trace each task event is made in, and the pages show it. Without one nothing is asked or shown.
+   */
+  traceWith(source: TraceSource | undefined): void {
+    this.#traces.source = source
   }
 
   setUrl(url: string): void {
@@ -70,15 +87,21 @@ export class Inspector {
       store,
       (task) => {
         if (this.#channel.pages)
-          this.#channel.sendAboutTask('task', taskLine(task), this.#check(), (owner) => owns(store, task.id, owner))
+          this.#channel.sendAboutTask('task', taskLine(task, this.#traces), this.#check(), (owner) =>
+            owns(store, task.id, owner),
+          )
       },
       this.#clock,
+      this.#traces,
     )
   }
 
   loaded(state: LoadState): void {
     this.#load = state
     this.#channel.send('load', state)
+    const tracing = this.#tracingNow()
+    if (JSON.stringify(tracing) !== JSON.stringify(this.#tracing)) this.#channel.send('tracing', tracing ?? null)
+    this.#tracing = tracing
     // A load that changed the check (a reload makes a new one) has the pages connect again and be checked by it.
     this.#channel.recheck(this.#check())
   }
@@ -131,6 +154,11 @@ export class Inspector {
       void this.#withAccess(req, res, (access) => this.#listTasks(res, access))
       return
     }
+    const lined = LINE_PATH.exec(path)
+    if (lined) {
+      void this.#withAccess(req, res, (access) => this.#sendLine(res, lined[1]!, access))
+      return
+    }
     const timed = TIMES_PATH.exec(path)
     if (timed) {
       void this.#withAccess(req, res, (access) => this.#sendTimes(res, timed[1]!, access))
@@ -164,7 +192,18 @@ export class Inspector {
 
   /** What a page needs first; the deliveries it fetches itself (up to 2 MiB: not for a stream's first write). */
   #hello() {
-    return { load: this.#load, pushUrl: new URL(PUSH_PATH, this.#url || 'http://localhost/').href }
+    return {
+      load: this.#load,
+      pushUrl: new URL(PUSH_PATH, this.#url || 'http://localhost/').href,
+      ...(this.#tracing && { tracing: this.#tracing }),
+    }
+  }
+
+  /** Traces are shown when the app traces; linked when a viewer's address is set. */
+  #tracingNow(): Tracing | undefined {
+    if (!this.#traces.source) return undefined
+    const url = this.traceUrl()
+    return url === undefined ? {} : { url }
   }
 
   /**
@@ -246,10 +285,28 @@ export class Inspector {
     const owner = access.kind === 'own' ? { owner: access.owner } : {}
     try {
       const page = this.#store ? await this.#store.list({ limit: MAX_LISTED_TASKS, ...owner }) : { tasks: [], total: 0 }
-      sendJson(res, 200, { tasks: page.tasks.map(taskLine), total: page.total })
+      sendJson(res, 200, { tasks: page.tasks.map((task) => taskLine(task, this.#traces)), total: page.total })
     } catch (error) {
       sendJson(res, 500, { error: `the task store failed: ${(error as Error).message}` })
     }
+  }
+
+  /**
+   * The task's line as it is now, which a page asks for an answer without an event number (a task read, a send's
+   * answer): the trace of the task's latest event then is the answer's. 404 for another caller's task, as for none.
+   */
+  async #sendLine(res: ServerResponse, encodedId: string, access: FeedAccess): Promise<void> {
+    const taskId = decodedId(res, encodedId)
+    if (taskId === undefined) return
+    let task: Awaited<ReturnType<TaskStore['get']>>
+    try {
+      task = this.#store && (await this.#store.get(taskId, access.kind === 'own' ? access.owner : undefined))
+    } catch (error) {
+      sendJson(res, 500, { error: `the task store failed: ${(error as Error).message}` })
+      return
+    }
+    if (task) sendJson(res, 200, taskLine(task, this.#traces))
+    else sendJson(res, 404, { error: `no task ${JSON.stringify(taskId.slice(0, 80))}` })
   }
 
   /**
@@ -257,13 +314,8 @@ export class Inspector {
    * for another caller's task, exactly as for one it never saw.
    */
   async #sendTimes(res: ServerResponse, encodedId: string, access: FeedAccess): Promise<void> {
-    let taskId: string
-    try {
-      taskId = decodeURIComponent(encodedId)
-    } catch {
-      sendJson(res, 400, { error: 'the task id in the path is not valid percent-encoding' })
-      return
-    }
+    const taskId = decodedId(res, encodedId)
+    if (taskId === undefined) return
     let visible = true
     try {
       // The owner is asked first: nothing of another caller's task is read.
@@ -307,6 +359,16 @@ export const isInspectorPath = (url: string | undefined): boolean =>
 function owns(store: TaskStore, taskId: string, owner: string): MaybePromise<boolean> {
   const task = store.get(taskId, owner)
   return task instanceof Promise ? task.then((found) => found !== undefined) : task !== undefined
+}
+
+/** The task id of a path, or undefined once the request is answered 400. */
+function decodedId(res: ServerResponse, encodedId: string): string | undefined {
+  try {
+    return decodeURIComponent(encodedId)
+  } catch {
+    sendJson(res, 400, { error: 'the task id in the path is not valid percent-encoding' })
+    return undefined
+  }
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

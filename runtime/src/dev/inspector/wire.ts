@@ -40,6 +40,29 @@ export interface TaskLine {
   at: string
   /** The start of the first user message's text, to tell tasks apart. */
   title: string
+  /**
+   * The traces its events were made in, oldest first, when the agent runs with telemetry (`A2A_TELEMETRY`) and an
+   * SDK records: absent otherwise. Each holds from its event on, up to the next one's.
+   */
+  traces?: TaskTrace[]
+}
+
+/**
+ * The trace of the operation that made a task's events, from event `firstSeq` on (0: the task's creation): its
+ * SERVER span's, or the agent's own span's under it. Absent `traceId`: those events were made outside any trace.
+ */
+export interface TaskTrace {
+  firstSeq: number
+  /** W3C trace id, 32 lowercase hex digits. */
+  traceId?: string
+}
+
+/**
+ * How the page shows traces, present only when the agent runs with telemetry: `url` is the trace viewer's address
+ * with `{traceId}` where the id goes (`A2A_TRACE_URL`), absent when none is set (the page shows the id alone).
+ */
+export interface Tracing {
+  url?: string
 }
 
 /**
