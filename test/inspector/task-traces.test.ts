@@ -225,6 +225,23 @@ describe.runIf(browserTestsEnabled())('traces in the inspector, with telemetry',
     expect(await page.locator('.timeline .raw').allInnerTexts()).toContainEqual(expect.stringMatching(/^id: \d+$/m))
   })
 
+  it('shows the traceparent a push delivery carries, in the trace of the event it reports', {
+    timeout: 2 * SLOW,
+  }, async () => {
+    const page = await open()
+    await page.getByRole('checkbox', { name: 'Push notifications to the inspector' }).check()
+    await sendFromPage(page, 'pushed')
+    await expect.poll(() => stateOf(page), { timeout: SLOW }).toContain('completed')
+    const pushed = (await listedTasks(dev)).find((task) => task.title === 'pushed')!
+    const traceId: string = pushed.traces[0].traceId
+    await page.getByRole('button', { name: 'Push', exact: true }).click()
+    const deliveries = page.getByRole('list', { name: 'Deliveries, newest first' })
+    await expect.poll(() => deliveries.innerText(), { timeout: SLOW }).toContain('completed')
+    const text = await deliveries.innerText()
+    expect(text).toContain('traceparent')
+    expect(text).toMatch(new RegExp(`00-${traceId}-[0-9a-f]{16}-01`))
+  })
+
   it("links the answers of an agent that does not stream (its task read until it settles) to the task's trace", {
     timeout: 2 * SLOW,
   }, async () => {

@@ -5,8 +5,8 @@ import type { PushDelivery } from './wire.js'
 const MAX_DELIVERY_BYTES = 256 * 1024
 /** What all kept deliveries may take together; the oldest go first. */
 const MAX_KEPT_BYTES = 2 * 1024 * 1024
-/** Headers worth showing: what a receiver checks, not the transport's own. */
-const SHOWN_HEADERS = /^(?:content-type|user-agent|authorization|x-a2a-[\w-]+|a2a-[\w-]+)$/i
+/** Headers worth showing: what a receiver checks and the trace a delivery joins (`traceparent`), not the transport's. */
+const SHOWN_HEADERS = /^(?:content-type|user-agent|authorization|traceparent|tracestate|x-a2a-[\w-]+|a2a-[\w-]+)$/i
 
 /**
  * The receiver behind `/__a2a/push`: a loopback webhook the inspector hands to the agent as a task's push
