@@ -1,11 +1,18 @@
-import { trace } from '@opentelemetry/api'
-import { createA2AApp, serveAgent } from 'a2a-runtime'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createA2AApp } from 'a2a-runtime'
+import { describe, expect, it } from 'vitest'
 import { otelTelemetry } from '../../runtime/src/entries/telemetry.ts'
 import { ConfigurationError } from '../../runtime/src/errors.ts'
 import { agent } from './_agents.ts'
+import {
+  appOf,
+  closeAfterTest,
+  consoleWrites,
+  failingAgent,
+  SECRET_TEXT,
+  send,
+  serveWithSecretQuery,
+} from './_failing-agent-logs.ts'
 import { captureLogger } from './_logger.ts'
-import { userMessage } from './_messages.ts'
 import { callerSpan, recordedSpans } from './_telemetry.ts'
 
 // The runtime's console log: text for people, JSON (A2A_LOG_FORMAT=json) for log shippers, and the trace a line is
@@ -13,51 +20,7 @@ import { callerSpan, recordedSpans } from './_telemetry.ts'
 
 const spans = recordedSpans()
 
-/** What the console logger writes, per console method, as the strings it was given. */
-let written: Record<'debug' | 'info' | 'warn' | 'error', string[]>
-beforeEach(() => {
-  written = { debug: [], info: [], warn: [], error: [] }
-  for (const level of ['debug', 'info', 'warn', 'error'] as const)
-    vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
-      written[level].push(args.map(String).join(' '))
-    })
-})
-afterEach(() => {
-  vi.restoreAllMocks()
-})
-
-const closers: Array<() => Promise<void>> = []
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()))
-})
-
-const SECRET_TEXT = 'the words of the message'
-
-/** Throws while running its task (a cause under the error), after logging a line of its own in a span of its own. */
-const failingAgent = agent((ctx) => {
-  trace.getTracer('agent').startActiveSpan('agent-work', (span) => {
-    ctx.logger.info('The agent is at work')
-    span.end()
-  })
-  throw new Error('boom', { cause: new TypeError('the model answered nothing') })
-})
-
-function appOf(env: Record<string, string>, options: Parameters<typeof createA2AApp>[1] = {}) {
-  const app = createA2AApp(failingAgent, { env, ...options })
-  closers.push(() => app.close())
-  return app
-}
-
-async function send(app: ReturnType<typeof createA2AApp>, headers: Record<string, string> = {}) {
-  const answer = await app.fetch(
-    new Request('http://localhost/', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: userMessage(SECRET_TEXT) }),
-    }),
-  )
-  return ((await answer.json()) as { result: { id: string; status: { state: string } } }).result
-}
+const written = consoleWrites()
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
@@ -144,7 +107,7 @@ describe('JSON lines (A2A_LOG_FORMAT=json)', () => {
       }),
       { env: { A2A_LOG_FORMAT: 'json', A2A_LOG_LEVEL: 'debug' } },
     )
-    closers.push(() => app.close())
+    closeAfterTest(() => app.close())
     await send(app)
     const lines = written.debug.map((text) => JSON.parse(text))
     expect(lines.find((line) => line.message === 'Model usage').detail).toEqual({
@@ -162,19 +125,7 @@ describe('JSON lines (A2A_LOG_FORMAT=json)', () => {
   })
 
   it('give the request log its fields apart, and never the query string', async () => {
-    const server = await serveAgent(failingAgent, {
-      env: { A2A_LOG_FORMAT: 'json' },
-      requestLogLevel: 'info',
-      port: 0,
-      hostname: '127.0.0.1',
-      handleSignals: false,
-    })
-    closers.push(() => server.close())
-    const answer = await fetch(`${server.url}?token=s3cret`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: userMessage('hi') }),
-    })
+    const { server, answer } = await serveWithSecretQuery({ A2A_LOG_FORMAT: 'json' })
     expect(answer.status).toBe(200)
     const requestLine = () => written.info.map((text) => JSON.parse(text)).find((line) => line.route !== undefined)
     await expect.poll(requestLine).toBeDefined()

@@ -1,4 +1,3 @@
-import { trace } from '@opentelemetry/api'
 import { logs } from '@opentelemetry/api-logs'
 import {
   InMemoryLogRecordExporter,
@@ -6,12 +5,12 @@ import {
   type ReadableLogRecord,
   SimpleLogRecordProcessor,
 } from '@opentelemetry/sdk-logs'
-import { createA2AApp, serveAgent } from 'a2a-runtime'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { createA2AApp } from 'a2a-runtime'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { otelTelemetry } from '../../runtime/src/entries/telemetry.ts'
 import { agent } from './_agents.ts'
+import { appOf, closeAfterTest, consoleWrites, SECRET_TEXT, send, serveWithSecretQuery } from './_failing-agent-logs.ts'
 import { captureLogger } from './_logger.ts'
-import { userMessage } from './_messages.ts'
 import { callerSpan, recordedSpans } from './_telemetry.ts'
 
 // With telemetry on, each line the runtime's console logger writes is also an OpenTelemetry log record of the
@@ -38,51 +37,7 @@ afterEach(async () => {
 const unregister = () => logs.disable()
 const records = (): ReadableLogRecord[] => exporter.getFinishedLogRecords()
 
-/** What the console logger writes, per console method, as the strings it was given. */
-let written: Record<'debug' | 'info' | 'warn' | 'error', string[]>
-beforeEach(() => {
-  written = { debug: [], info: [], warn: [], error: [] }
-  for (const level of ['debug', 'info', 'warn', 'error'] as const)
-    vi.spyOn(console, level).mockImplementation((...args: unknown[]) => {
-      written[level].push(args.map(String).join(' '))
-    })
-})
-afterEach(() => {
-  vi.restoreAllMocks()
-})
-
-const closers: Array<() => Promise<void>> = []
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()))
-})
-
-const SECRET_TEXT = 'the words of the message'
-
-/** Throws while running its task (a cause under the error), after logging a line of its own in a span of its own. */
-const failingAgent = agent((ctx) => {
-  trace.getTracer('agent').startActiveSpan('agent-work', (span) => {
-    ctx.logger.info('The agent is at work')
-    span.end()
-  })
-  throw new Error('boom', { cause: new TypeError('the model answered nothing') })
-})
-
-function appOf(env: Record<string, string>, options: Parameters<typeof createA2AApp>[1] = {}) {
-  const app = createA2AApp(failingAgent, { env, ...options })
-  closers.push(() => app.close())
-  return app
-}
-
-async function send(app: ReturnType<typeof createA2AApp>, headers: Record<string, string> = {}) {
-  const answer = await app.fetch(
-    new Request('http://localhost/', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: userMessage(SECRET_TEXT) }),
-    }),
-  )
-  return ((await answer.json()) as { result: { id: string; status: { state: string } } }).result
-}
+const written = consoleWrites()
 
 const failureOf = (taskId: string) => `Agent "Test Agent" threw while running task ${taskId}; the task is failed`
 
@@ -126,19 +81,7 @@ describe('log records', () => {
   })
 
   it('with A2A_TELEMETRY=otel, give the request line its fields under HTTP’s names, never the query string', async () => {
-    const server = await serveAgent(failingAgent, {
-      env: { A2A_TELEMETRY: 'otel' },
-      requestLogLevel: 'info',
-      port: 0,
-      hostname: '127.0.0.1',
-      handleSignals: false,
-    })
-    closers.push(() => server.close())
-    const answer = await fetch(`${server.url}?token=s3cret`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: userMessage('hi') }),
-    })
+    const { server, answer } = await serveWithSecretQuery({ A2A_TELEMETRY: 'otel' })
     expect(answer.status).toBe(200)
     const requestRecord = () => records().find((record) => record.attributes['http.route'] !== undefined)
     await expect.poll(requestRecord).toBeDefined()
@@ -165,7 +108,7 @@ describe('log records', () => {
       }),
       { env: { A2A_LOG_LEVEL: 'debug' }, telemetry: otelTelemetry() },
     )
-    closers.push(() => app.close())
+    closeAfterTest(() => app.close())
     const task = await send(app)
     const named = (body: string) => records().find((record) => record.body === body)
     await expect.poll(() => named(failureOf(task.id))).toBeDefined()
