@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,6 +18,7 @@ import { v1Message } from '../_sdk-v1.ts'
 import { answerText, SLOW, send, startProject, untilCardAnswers } from '../_served-project.ts'
 import { freePort } from '../_support.ts'
 import { startReceiver } from '../runtime/_webhook.ts'
+import { installScripts } from './_install-scripts.ts'
 import { buildLikeDocker, readDockerfile, startCmd } from './e2e-dockerfile.ts'
 import { readmeBlocks } from './e2e-readme.ts'
 
@@ -189,29 +190,6 @@ const v1Text = (value: string, taskId = '', returnImmediately = false) => ({
     referenceTaskIds: [],
   },
 })
-
-/** Installed packages that would run code at install time (preinstall, install, postinstall). */
-function installScripts(nodeModules: string): string[] {
-  const found: string[] = []
-  const visit = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (!entry.isDirectory() || entry.name === '.bin') continue
-      const path = join(dir, entry.name)
-      if (entry.name.startsWith('@')) {
-        visit(path)
-        continue
-      }
-      const manifest = join(path, 'package.json')
-      if (existsSync(manifest)) {
-        const { name, scripts = {} } = JSON.parse(readFileSync(manifest, 'utf8'))
-        if (scripts.preinstall || scripts.install || scripts.postinstall) found.push(name)
-      }
-      if (existsSync(join(path, 'node_modules'))) visit(join(path, 'node_modules'))
-    }
-  }
-  visit(nodeModules)
-  return found
-}
 
 describe('generated projects', { timeout: 300_000 }, () => {
   let llm: StandInLlm

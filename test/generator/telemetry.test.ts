@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs'
+import { mkdtempSync, readFileSync, realpathSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type StandInLlm, startStandInLlm } from '../../generator/templates/llm/test/llm-stand-in.ts'
 import { SLOW, startProject } from '../_served-project.ts'
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../fixtures/otlp-receiver.ts'
+import { installScripts } from './_install-scripts.ts'
 
 /**
  * A project generated with --telemetry, installed and served as its README says, exporting to an OTLP/HTTP
@@ -79,29 +80,6 @@ async function sendStreaming(url: string, text: string, traceparent: string): Pr
     .split('\n')
     .filter((line) => line.startsWith('data:'))
     .map((line) => JSON.parse(line.slice(5)).result)
-}
-
-/** Installed packages that would run code at install time (preinstall, install, postinstall). */
-function installScripts(nodeModules: string): string[] {
-  const found: string[] = []
-  const visit = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (!entry.isDirectory() || entry.name === '.bin') continue
-      const path = join(dir, entry.name)
-      if (entry.name.startsWith('@')) {
-        visit(path)
-        continue
-      }
-      const manifest = join(path, 'package.json')
-      if (existsSync(manifest)) {
-        const { name, scripts = {} } = JSON.parse(readFileSync(manifest, 'utf8'))
-        if (scripts.preinstall || scripts.install || scripts.postinstall) found.push(name)
-      }
-      if (existsSync(join(path, 'node_modules'))) visit(join(path, 'node_modules'))
-    }
-  }
-  visit(nodeModules)
-  return found
 }
 
 /** The chain of parents of a span within what was received, nearest first. */
