@@ -1,9 +1,9 @@
-import type { Attributes, Context, Span, TextMapGetter, Tracer, TracerProvider } from '@opentelemetry/api'
+import type { Attributes, Context, Span, TextMapGetter } from '@opentelemetry/api'
 import { isObject } from '../_is-object.js'
 import { wireMessagesJson, wireRoleOf } from './_client-content.js'
 import type { ClientCall, ClientCallStart, ClientInstrumentation } from './_client-hooks.js'
 import type { Api } from './_otel.js'
-import { runtimeVersion } from './_runtime-version.js'
+import { RegisteredTracer } from './_registered-tracer.js'
 import { requestFields, resultFields, taskStateName } from './_wire-fields.js'
 
 /**
@@ -24,8 +24,6 @@ export interface OtelClientSettings {
   defaultParent?: Readonly<Record<string, string>>
 }
 
-const SCOPE_NAME = 'a2a-runtime'
-const SCOPE_VERSION = runtimeVersion()
 /** `SpanStatusCode.ERROR`, a number in every 1.x. */
 const STATUS_ERROR = 2
 
@@ -39,26 +37,13 @@ export function otelClientInstrumentation(api: Api, settings: OtelClientSettings
 }
 
 class OtelClientInstrumentation implements ClientInstrumentation {
-  #provider: TracerProvider | undefined
-  #tracer: Tracer | undefined
+  readonly #tracer: RegisteredTracer
 
   constructor(
     readonly api: Api,
     readonly settings: OtelClientSettings,
-  ) {}
-
-  /** The tracer of the provider registered now, as the server's side finds it; undefined while none is. */
-  #tracerNow(): Tracer | undefined {
-    const global = this.api.trace.getTracerProvider()
-    const proxy = global instanceof this.api.ProxyTracerProvider ? global : undefined
-    const provider = proxy ? proxy.getDelegate() : global
-    if (provider !== this.#provider) {
-      this.#provider = provider
-      this.#tracer = proxy
-        ? proxy.getDelegateTracer(SCOPE_NAME, SCOPE_VERSION)
-        : global.getTracer(SCOPE_NAME, SCOPE_VERSION)
-    }
-    return this.#tracer
+  ) {
+    this.#tracer = new RegisteredTracer(api)
   }
 
   #parent(): Context {
@@ -72,7 +57,7 @@ class OtelClientInstrumentation implements ClientInstrumentation {
   call(start: ClientCallStart): ClientCall {
     const { api } = this
     const parent = this.#parent()
-    const tracer = this.#tracerNow()
+    const tracer = this.#tracer.now()
     // No SDK: no span, but the caller's trace context (if a propagator is registered) still travels.
     if (!tracer) return new OtelClientCall(api, undefined, parent, false)
     const span = tracer.startSpan(

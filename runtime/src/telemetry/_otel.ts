@@ -1,14 +1,5 @@
 import type * as OtelApi from '@opentelemetry/api'
-import type {
-  Attributes,
-  Context,
-  MeterProvider,
-  Span,
-  SpanContext,
-  TextMapGetter,
-  Tracer,
-  TracerProvider,
-} from '@opentelemetry/api'
+import type { Attributes, Context, MeterProvider, Span, SpanContext, TextMapGetter, Tracer } from '@opentelemetry/api'
 import { isTerminal } from '../core/_lifecycle.js'
 import { A2AError } from '../errors.js'
 import type { Message, Task, TaskEvent } from '../types.js'
@@ -27,7 +18,7 @@ import type {
 } from './_hooks.js'
 import { v1MethodName } from './_method-names.js'
 import { OtelMetrics, pushOutcomeAttributes } from './_otel-metrics.js'
-import { runtimeVersion } from './_runtime-version.js'
+import { RegisteredTracer, SCOPE_NAME, SCOPE_VERSION } from './_registered-tracer.js'
 import { type RequestFields, requestFields, resultFields, taskStateName } from './_wire-fields.js'
 
 /**
@@ -63,8 +54,6 @@ export interface OtelSettings {
 /** Tasks whose first span a follow-up can link to: 10,000 span contexts are about a megabyte. */
 export const DEFAULT_MAX_LINKED_TASKS = 10_000
 
-const SCOPE_NAME = 'a2a-runtime'
-const SCOPE_VERSION = runtimeVersion()
 /** What a span context holds when it names no trace (`INVALID_TRACEID` of the API). */
 const INVALID_TRACE_ID = '00000000000000000000000000000000'
 /** `SpanStatusCode.ERROR`, a number in every 1.x. */
@@ -92,8 +81,7 @@ class OtelInstrumentation implements Instrumentation {
   readonly #firstSpans: FirstSpans<SpanContext>
   /** The operations hearing each task's events (a send for its turn, a subscription, a cancel): open ones only. */
   readonly #listening = new Map<string, Set<OtelOperation>>()
-  #provider: TracerProvider | undefined
-  #tracer: Tracer | undefined
+  readonly #tracer: RegisteredTracer
   #meterProvider: MeterProvider | undefined
   #metrics: OtelMetrics | undefined
   /** The apps' gauges and counters (`observe`), read at each collection. */
@@ -107,24 +95,7 @@ class OtelInstrumentation implements Instrumentation {
     this.#operationKey = api.createContextKey('a2a-runtime operation')
     this.#firstSpans = new FirstSpans(settings.maxLinkedTasks)
     this.#taskStarts = new FirstSpans(DEFAULT_MAX_LINKED_TASKS)
-  }
-
-  /**
-   * The tracer of the provider registered now, asked again only when another one is; undefined while none is (the
-   * API's own proxy has no SDK behind it): then an operation records nothing and costs next to nothing.
-   */
-  #tracerNow(): Tracer | undefined {
-    const global = this.api.trace.getTracerProvider()
-    // The API's proxy, unless another copy of the API registered its own: the SDK behind it, if any, is its delegate.
-    const proxy = global instanceof this.api.ProxyTracerProvider ? global : undefined
-    const provider = proxy ? proxy.getDelegate() : global
-    if (provider !== this.#provider) {
-      this.#provider = provider
-      this.#tracer = proxy
-        ? proxy.getDelegateTracer(SCOPE_NAME, SCOPE_VERSION)
-        : global.getTracer(SCOPE_NAME, SCOPE_VERSION)
-    }
-    return this.#tracer
+    this.#tracer = new RegisteredTracer(api)
   }
 
   /**
@@ -142,7 +113,7 @@ class OtelInstrumentation implements Instrumentation {
   }
 
   operation(start: OperationStart): Operation | undefined {
-    const tracer = this.#tracerNow()
+    const tracer = this.#tracer.now()
     const metrics = this.metricsNow()
     if (!tracer) return metrics && new OtelOperation(this, this.#untraced(), start, v1MethodName(start.method), metrics)
     const { api } = this
@@ -213,11 +184,11 @@ class OtelInstrumentation implements Instrumentation {
   }
 
   eventTrace(): unknown {
-    return this.#tracerNow() && this.api.context.active()
+    return this.#tracer.now() && this.api.context.active()
   }
 
   pushAttempt(attempt: PushAttemptStart): (<O extends PushOutcome>(outcome: O) => O) | undefined {
-    const tracer = this.#tracerNow()
+    const tracer = this.#tracer.now()
     const metrics = this.metricsNow()
     if (!tracer && !metrics) return undefined
     const span = tracer && this.#pushSpan(tracer, attempt)
@@ -259,7 +230,7 @@ class OtelInstrumentation implements Instrumentation {
   }
 
   storeCall<T>(call: StoreCallStart, io: () => Promise<T>): Promise<T> {
-    const tracer = this.#tracerNow()
+    const tracer = this.#tracer.now()
     const metrics = this.metricsNow()
     if (!tracer && !metrics) return io()
     const { api } = this
