@@ -69,6 +69,31 @@ const agentAttributes = {
   'gen_ai.agent.version': CARD.version,
 }
 
+/**
+ * The SERVER span of the SendMessage of `messageId` that completed `task`, the caller's child, with the attributes of
+ * the message, the task and the agent, and the protocol version where the binding says one.
+ */
+async function expectCompletedSend(
+  task: { id: string; contextId: string },
+  messageId: string,
+  caller: { traceId: string; spanId: string },
+  version: { 'a2a.protocol.version'?: string },
+) {
+  const send = await spans.one('SendMessage', { 'a2a.task.id': task.id })
+  expect(send.kind).toBe(SpanKind.SERVER)
+  expectChildOf(send, caller)
+  expect(send.attributes).toEqual({
+    'a2a.method.name': 'SendMessage',
+    'a2a.message.id': messageId,
+    'a2a.task.id': task.id,
+    'a2a.task.state': 'TASK_STATE_COMPLETED',
+    'gen_ai.conversation.id': task.contextId,
+    ...agentAttributes,
+    ...version,
+  })
+  return send
+}
+
 describe('a SERVER span per A2A operation, named after its A2A v1.0 method', () => {
   // Each JSON-RPC dialect: where it is served, its method names and message shape, what it says as its version.
   const dialects = [
@@ -113,18 +138,7 @@ describe('a SERVER span per A2A operation, named after its A2A v1.0 method', () 
         headers: { ...dialect.headers, traceparent: caller.traceparent },
       })
       const task = dialect.taskOf(answer.body.result)
-      const send = await spans.one('SendMessage', { 'a2a.task.id': task.id })
-      expect(send.kind).toBe(SpanKind.SERVER)
-      expectChildOf(send, caller)
-      expect(send.attributes).toEqual({
-        'a2a.method.name': 'SendMessage',
-        'a2a.message.id': sent.message.messageId,
-        'a2a.task.id': task.id,
-        'a2a.task.state': 'TASK_STATE_COMPLETED',
-        'gen_ai.conversation.id': task.contextId,
-        ...agentAttributes,
-        ...version,
-      })
+      const send = await expectCompletedSend(task, sent.message.messageId, caller, version)
       expect(send.status.code).toBe(SpanStatusCode.UNSET)
 
       const getCaller = callerSpan()
@@ -266,18 +280,7 @@ describe('a SERVER span per A2A operation, named after its A2A v1.0 method', () 
       body: JSON.stringify(sent),
     })
     const { task } = (await answer.json()) as { task: { id: string; contextId: string } }
-    const send = await spans.one('SendMessage', { 'a2a.task.id': task.id })
-    expect(send.kind).toBe(SpanKind.SERVER)
-    expectChildOf(send, caller)
-    expect(send.attributes).toEqual({
-      'a2a.method.name': 'SendMessage',
-      'a2a.message.id': sent.message.messageId,
-      'a2a.task.id': task.id,
-      'a2a.task.state': 'TASK_STATE_COMPLETED',
-      'a2a.protocol.version': '1.0',
-      'gen_ai.conversation.id': task.contextId,
-      ...agentAttributes,
-    })
+    await expectCompletedSend(task, sent.message.messageId, caller, { 'a2a.protocol.version': '1.0' })
 
     await fetch(`${server.url}tasks/${task.id}`, { headers })
     expect((await spans.one('GetTask', { 'a2a.task.id': task.id })).attributes['a2a.task.state']).toBe(
