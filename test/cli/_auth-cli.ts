@@ -1,16 +1,77 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { expect } from 'vitest'
-import { a2aBin, type CommandResult } from '../_support.ts'
+import { TEST_AUDIENCE } from '../_oidc-issuer.ts'
+import { a2aBin, type CommandResult, type StartedA2a, startA2a } from '../_support.ts'
 import type { OAuthServer } from '../fixtures/oauth-server.ts'
 
-/** What the `a2a auth` suites share: the CLI as a process with its stderr watched, and a server of cards. */
+/**
+ * What the `a2a auth` suites share: the CLI as a process with its stderr watched, an agent taking the authorization
+ * server's tokens, the token file, and a server of cards.
+ */
 
 /** The environment without anything that would choose the agent, the credentials or the configuration folder. */
 export const cleanEnv = Object.fromEntries(
   Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_|A2ACLI_|XDG_CONFIG_HOME$)/.test(key)),
 ) as NodeJS.ProcessEnv
+
+const oidcAgentSource = `import { defineAgent } from 'a2a-runtime'
+
+export default defineAgent({
+  card: {
+    name: 'OIDC Fixture',
+    description: 'Greets the caller its token names',
+    skills: [{ id: 'greet', name: 'Greet', description: 'Greets the caller', tags: ['greet'], examples: ['Hi'] }],
+    authentication: { schemes: ['oidc'] },
+  },
+  execute(ctx, task) {
+    task.artifact('Hello ' + (ctx.principal?.subject ?? 'nobody'))
+    task.complete()
+  },
+})
+`
+
+/** An agent (`a2a start`, a process) greeting the subject of its caller's token, `server` its OpenID Connect issuer. */
+export function startOidcAgent(prefix: string, server: OAuthServer): Promise<StartedA2a> {
+  return startA2a(prefix, oidcAgentSource, {
+    ...cleanEnv,
+    A2A_OIDC_ISSUER: server.url,
+    A2A_OIDC_AUDIENCE: TEST_AUDIENCE,
+  })
+}
+
+/** `startA2aCommand`'s options: run in `home`, configured from `configHome` (XDG_CONFIG_HOME) and `extra`. */
+export function commandOptions(
+  at: { home: string; configHome: string; running: Set<ChildProcess> },
+  extra: NodeJS.ProcessEnv = {},
+  limitMs?: number,
+) {
+  return {
+    cwd: at.home,
+    env: { ...cleanEnv, XDG_CONFIG_HOME: at.configHome, ...extra },
+    running: at.running,
+    ...(limitMs && { limitMs }),
+  }
+}
+
+/** Ends (by PID) the commands a failed test left running. */
+export function killRunning(running: Set<ChildProcess>) {
+  for (const child of running)
+    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
+}
+
+/** The file `a2a auth login` keeps tokens in, under the configuration folder `configHome`. */
+export const tokenFileIn = (configHome: string) => join(configHome, 'a2a-cli', 'tokens.json')
+
+/** The tokens stored under `configHome`. */
+export const storedTokensIn = (configHome: string) =>
+  (JSON.parse(readFileSync(tokenFileIn(configHome), 'utf8')) as { tokens: Record<string, string>[] }).tokens
+
+/** The address of the A2A card of the agent at `agentUrl`. */
+export const agentCardUrlOf = (agentUrl: string) => new URL('.well-known/agent-card.json', agentUrl).href
 
 export interface RunningA2a {
   child: ChildProcess

@@ -1,13 +1,24 @@
 import type { ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { TEST_AUDIENCE } from '../_oidc-issuer.ts'
-import { type StartedA2a, startA2a } from '../_support.ts'
+import type { StartedA2a } from '../_support.ts'
 import { CONFIDENTIAL_CLIENT, type OAuthServer, PUBLIC_CLIENT, startOAuthServer } from '../fixtures/oauth-server.ts'
-import { cardWith, cleanEnv, deviceLogin, startA2aCommand, startCardServer } from './_auth-cli.ts'
+import {
+  agentCardUrlOf,
+  cardWith,
+  commandOptions,
+  deviceLogin,
+  killRunning,
+  startA2aCommand,
+  startCardServer,
+  startOidcAgent,
+  storedTokensIn,
+  tokenFileIn,
+} from './_auth-cli.ts'
 
 /**
  * `a2a auth login` as a process: it finds the authorization server from the agent's card (or --issuer), runs the
@@ -15,22 +26,6 @@ import { cardWith, cleanEnv, deviceLogin, startA2aCommand, startCardServer } fro
  * credentials flow against a real authorization server on 127.0.0.1, and stores the token in a file only its user
  * can read. Failures are the CLI's error envelope with the exit status of their code.
  */
-
-const agentSource = `import { defineAgent } from 'a2a-runtime'
-
-export default defineAgent({
-  card: {
-    name: 'OIDC Fixture',
-    description: 'Takes tokens of an OpenID Connect issuer',
-    skills: [{ id: 'greet', name: 'Greet', description: 'Greets the caller', tags: ['greet'], examples: ['Hi'] }],
-    authentication: { schemes: ['oidc'] },
-  },
-  execute(ctx, task) {
-    task.artifact('Hello ' + (ctx.principal?.subject ?? 'nobody'))
-    task.complete()
-  },
-})
-`
 
 let server: OAuthServer
 let agent: StartedA2a
@@ -42,11 +37,7 @@ const running = new Set<ChildProcess>()
 
 beforeAll(async () => {
   server = await startOAuthServer()
-  agent = await startA2a('a2a-auth-login-agent-', agentSource, {
-    ...cleanEnv,
-    A2A_OIDC_ISSUER: server.url,
-    A2A_OIDC_AUDIENCE: TEST_AUDIENCE,
-  })
+  agent = await startOidcAgent('a2a-auth-login-agent-', server)
   cards = await startCardServer(cardPaths)
 })
 
@@ -56,8 +47,7 @@ beforeEach(() => {
 })
 
 afterEach(() => {
-  for (const child of running)
-    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
+  killRunning(running)
   rmSync(home, { recursive: true, force: true })
 })
 
@@ -67,17 +57,11 @@ afterAll(async () => {
   await server?.stop()
 })
 
-const env = (extra: NodeJS.ProcessEnv = {}) => ({ ...cleanEnv, XDG_CONFIG_HOME: configHome, ...extra })
-const options = (extra: NodeJS.ProcessEnv = {}, limitMs?: number) => ({
-  cwd: home,
-  env: env(extra),
-  running,
-  ...(limitMs && { limitMs }),
-})
-const tokenFile = () => join(configHome, 'a2a-cli', 'tokens.json')
-const storedTokens = () =>
-  (JSON.parse(readFileSync(tokenFile(), 'utf8')) as { tokens: Record<string, string>[] }).tokens
-const agentCardUrl = () => new URL('.well-known/agent-card.json', agent.url).href
+const options = (extra: NodeJS.ProcessEnv = {}, limitMs?: number) =>
+  commandOptions({ home, configHome, running }, extra, limitMs)
+const tokenFile = () => tokenFileIn(configHome)
+const storedTokens = () => storedTokensIn(configHome)
+const agentCardUrl = () => agentCardUrlOf(agent.url)
 
 /** The `Error:`/`Code:`/`Hint:` lines on stderr, and no stack. */
 function failure(stderr: string) {

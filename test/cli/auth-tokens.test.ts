@@ -1,15 +1,25 @@
 import type { ChildProcess } from 'node:child_process'
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { storedBearer } from '../../runtime/src/cli/auth/_stored-bearer.ts'
 import { cardReference } from '../../runtime/src/client/_card.ts'
 import { connect } from '../../runtime/src/client/client.ts'
-import { TEST_AUDIENCE } from '../_oidc-issuer.ts'
-import { type StartedA2a, startA2a } from '../_support.ts'
+import type { StartedA2a } from '../_support.ts'
 import { CONFIDENTIAL_CLIENT, type OAuthServer, PUBLIC_CLIENT, startOAuthServer } from '../fixtures/oauth-server.ts'
-import { cardWith, cleanEnv, deviceLogin, startA2aCommand, startCardServer } from './_auth-cli.ts'
+import {
+  agentCardUrlOf,
+  cardWith,
+  commandOptions,
+  deviceLogin,
+  killRunning,
+  startA2aCommand,
+  startCardServer,
+  startOidcAgent,
+  storedTokensIn,
+  tokenFileIn,
+} from './_auth-cli.ts'
 
 /**
  * What `a2a auth login` stored, used: `storedBearer` (what the commands attach to their calls; tested in process
@@ -18,22 +28,6 @@ import { cardWith, cleanEnv, deviceLogin, startA2aCommand, startCardServer } fro
  * server rotates refresh tokens), and says to log in again when it cannot. `a2a auth status` and `logout` as
  * processes; a token file others can read is refused.
  */
-
-const agentSource = `import { defineAgent } from 'a2a-runtime'
-
-export default defineAgent({
-  card: {
-    name: 'OIDC Fixture',
-    description: 'Greets the caller its token names',
-    skills: [{ id: 'greet', name: 'Greet', description: 'Greets the caller', tags: ['greet'], examples: ['Hi'] }],
-    authentication: { schemes: ['oidc'] },
-  },
-  execute(ctx, task) {
-    task.artifact('Hello ' + (ctx.principal?.subject ?? 'nobody'))
-    task.complete()
-  },
-})
-`
 
 let server: OAuthServer
 let agent: StartedA2a
@@ -44,11 +38,7 @@ const running = new Set<ChildProcess>()
 
 beforeAll(async () => {
   server = await startOAuthServer()
-  agent = await startA2a('a2a-auth-tokens-agent-', agentSource, {
-    ...cleanEnv,
-    A2A_OIDC_ISSUER: server.url,
-    A2A_OIDC_AUDIENCE: TEST_AUDIENCE,
-  })
+  agent = await startOidcAgent('a2a-auth-tokens-agent-', server)
   cards = await startCardServer({
     '/.well-known/agent-card.json': cardWith({
       robots: {
@@ -70,8 +60,7 @@ beforeEach(() => {
 afterEach(() => {
   vi.unstubAllEnvs()
   vi.restoreAllMocks()
-  for (const child of running)
-    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
+  killRunning(running)
   rmSync(home, { recursive: true, force: true })
 })
 
@@ -81,16 +70,11 @@ afterAll(async () => {
   await server?.stop()
 })
 
-const options = (extra: NodeJS.ProcessEnv = {}) => ({
-  cwd: home,
-  env: { ...cleanEnv, XDG_CONFIG_HOME: configHome, ...extra },
-  running,
-})
+const options = (extra: NodeJS.ProcessEnv = {}) => commandOptions({ home, configHome, running }, extra)
 const a2a = (args: string[], extra: NodeJS.ProcessEnv = {}) => startA2aCommand(args, options(extra)).done
-const tokenFile = () => join(configHome, 'a2a-cli', 'tokens.json')
-const storedTokens = () =>
-  (JSON.parse(readFileSync(tokenFile(), 'utf8')) as { tokens: Record<string, string>[] }).tokens
-const agentCardUrl = () => new URL('.well-known/agent-card.json', agent.url).href
+const tokenFile = () => tokenFileIn(configHome)
+const storedTokens = () => storedTokensIn(configHome)
+const agentCardUrl = () => agentCardUrlOf(agent.url)
 
 async function loginToAgent(): Promise<void> {
   const { code, stderr } = await deviceLogin(
