@@ -3,18 +3,17 @@ import {
   closeSync,
   constants,
   fstatSync,
-  fsyncSync,
   mkdirSync,
   openSync,
   readFileSync,
   renameSync,
   statSync,
   unlinkSync,
-  writeSync,
 } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { globalFilePath } from '../config/_files.js'
 import { CommandFailure } from '../output/_failures.js'
+import { createPrivateFile, failureCode } from './_private-file.js'
 
 /** One token `a2a auth login` obtained, kept for the agent whose card it was obtained for. */
 export interface StoredToken {
@@ -94,8 +93,7 @@ export function writeTokens(path: string, tokens: StoredToken[]): void {
     replaceTokens(path, tokens)
   } catch (error) {
     if (error instanceof CommandFailure) throw error
-    const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message
-    throw new CommandFailure('A2ACLI_ERR_INTERNAL', `Cannot write ${path}: ${code}`)
+    throw new CommandFailure('A2ACLI_ERR_INTERNAL', `Cannot write ${path}: ${failureCode(error)}`)
   }
 }
 
@@ -117,17 +115,10 @@ function replaceTokens(path: string, tokens: StoredToken[]): void {
     return
   }
   const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`
-  // 'wx': created here (never an existing file or a planted link), with the mode from the start.
-  const fd = openSync(temporary, 'wx', 0o600)
+  createPrivateFile(temporary, `${JSON.stringify({ version: 1, tokens } satisfies TokenFile, null, 2)}\n`)
   try {
-    writeSync(fd, `${JSON.stringify({ version: 1, tokens } satisfies TokenFile, null, 2)}\n`)
-    fsyncSync(fd)
-    closeSync(fd)
     renameSync(temporary, path)
   } catch (error) {
-    try {
-      closeSync(fd)
-    } catch {}
     try {
       unlinkSync(temporary)
     } catch {}
@@ -170,5 +161,5 @@ function unreadable(path: string, error: unknown): CommandFailure {
   const code = (error as NodeJS.ErrnoException).code
   if (code === 'ELOOP')
     return new CommandFailure('A2ACLI_ERR_INTERNAL', `${path} is a symbolic link`, `remove it: rm ${path}`)
-  return new CommandFailure('A2ACLI_ERR_INTERNAL', `Cannot read ${path}: ${code ?? (error as Error).message}`)
+  return new CommandFailure('A2ACLI_ERR_INTERNAL', `Cannot read ${path}: ${failureCode(error)}`)
 }

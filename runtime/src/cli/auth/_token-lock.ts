@@ -1,19 +1,10 @@
 import { randomBytes } from 'node:crypto'
-import {
-  closeSync,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs'
+import { linkSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { dirname } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { CommandFailure } from '../output/_failures.js'
+import { createPrivateFile, failureCode } from './_private-file.js'
 
 /**
  * One command at a time changes the token file. Two commands renewing the same token at once would both spend its
@@ -59,20 +50,15 @@ async function acquire(lock: string): Promise<string> {
   }
 }
 
+/** Creates the lock naming `holder`; false when another command holds it. */
 function create(lock: string, holder: string): boolean {
-  let fd: number
   try {
-    fd = openSync(lock, 'wx', 0o600)
+    createPrivateFile(lock, holder)
+    return true
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
     throw cannot('create', lock, error)
   }
-  try {
-    writeSync(fd, holder)
-  } finally {
-    closeSync(fd)
-  }
-  return true
 }
 
 /** The lock's holder line; undefined when it went away meanwhile. */
@@ -140,6 +126,5 @@ function release(lock: string, holder: string): void {
 }
 
 function cannot(what: string, lock: string, error: unknown): CommandFailure {
-  const code = (error as NodeJS.ErrnoException).code ?? (error as Error).message
-  return new CommandFailure('A2ACLI_ERR_INTERNAL', `Cannot ${what} lock ${lock}: ${code}`)
+  return new CommandFailure('A2ACLI_ERR_INTERNAL', `Cannot ${what} lock ${lock}: ${failureCode(error)}`)
 }
