@@ -44,7 +44,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   // Every setting is read and checked first: a bad one opens no store.
   const settings = readAppSettings(options, env)
   const cardSigner = readCardSigning(options.cardSigning, env)
-  const telemetry = readTelemetry(options.telemetry, env)
+  const telemetry = readTelemetry(options.telemetry, env, logger)
   // The runtime's own logger names the trace a line is written in (a logger of the app's own is left alone).
   if (telemetry) correlateLogs(logger, telemetry)
   const webOrigin = new WebOriginGuard(readWebOrigin(options, env), GUARDED_PATHS, logger)

@@ -1,5 +1,7 @@
 import { ConfigurationError } from '../errors.js'
+import type { Logger } from '../logger.js'
 import { choiceSetting, type Env } from '../settings.js'
+import { guardedInstrumentation, INSTRUMENTATION_FAILED, reportOnce } from './_guarded.js'
 import type { Instrumentation } from './_hooks.js'
 import { sendLogRecords } from './_logs.js'
 import { type LogsApiModule, otelLogRecords } from './_logs-otel.js'
@@ -13,9 +15,13 @@ import { instrumentationOf, type Telemetry } from './telemetry.js'
  * synchronous and no bundler meets the optional package), and records through whatever SDK the process registered.
  * Either way the runtime's log lines become log records when `@opentelemetry/api-logs` is there too.
  */
-export function readTelemetry(option: Telemetry | undefined, env: Env): Instrumentation | undefined {
-  const instrumentation = chosenInstrumentation(option, env)
-  if (instrumentation) withLogRecords(instrumentation)
+export function readTelemetry(option: Telemetry | undefined, env: Env, logger?: Logger): Instrumentation | undefined {
+  const chosen = chosenInstrumentation(option, env)
+  if (!chosen) return undefined
+  // Guarded: an SDK that throws is logged (once) and never fails what it records.
+  const report = reportOnce((error) => (logger ?? console).warn(INSTRUMENTATION_FAILED, error))
+  const instrumentation = guardedInstrumentation(chosen, report)
+  withLogRecords(instrumentation)
   return instrumentation
 }
 
