@@ -80,6 +80,49 @@ export interface StartedA2a {
   dispose(): Promise<void>
 }
 
+export interface A2aOnProject {
+  child: ChildProcess
+  project: string
+  /** What it printed so far, as it arrives: stdout, stderr, and both as they came. */
+  output: { stdout: string; stderr: string; all: string }
+  exit: Promise<number | null>
+  /** SIGKILLs it (by PID) if it still runs and waits for its exit, then removes the project. */
+  dispose(): Promise<void>
+}
+
+/**
+ * `a2a <args>` on a new temporary project with `agentSource` (`makeAgentProject`), on 127.0.0.1 (HOST) with
+ * `env` over this process's environment. The caller disposes of it (also when the test fails).
+ */
+export function a2aOnProject(
+  prefix: string,
+  agentSource: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): A2aOnProject {
+  const project = makeAgentProject(prefix, agentSource)
+  const child = spawn(process.execPath, [a2aBin, ...args], {
+    cwd: project,
+    env: { ...process.env, HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const output = { stdout: '', stderr: '', all: '' }
+  for (const stream of ['stdout', 'stderr'] as const)
+    child[stream]!.setEncoding('utf8').on('data', (chunk: string) => {
+      output[stream] += chunk
+      output.all += chunk
+    })
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const dispose = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      process.kill(child.pid!, 'SIGKILL')
+      await exit
+    }
+    rmSync(project, { recursive: true, force: true })
+  }
+  return { child, project, output, exit, dispose }
+}
+
 /**
  * `a2a start` on a temporary project with `agentSource`, on a free port of 127.0.0.1, once it listens. It runs
  * the built runtime, as an installed project does. The caller disposes of it (also when the test fails).
@@ -87,31 +130,15 @@ export interface StartedA2a {
 export async function startA2a(prefix: string, agentSource: string, env: NodeJS.ProcessEnv): Promise<StartedA2a> {
   const distIndex = join(runtimeDir, 'dist/index.js')
   if (!existsSync(distIndex)) throw new Error(`${distIndex} is missing: run \`npm run build\` (npm test does) first.`)
-  const project = makeAgentProject(prefix, agentSource)
-  const child = spawn(process.execPath, [a2aBin, 'start'], {
-    cwd: project,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const dispose = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      process.kill(child.pid!, 'SIGKILL')
-      await exited
-    }
-    rmSync(project, { recursive: true, force: true })
-  }
+  const { child, output, exit: exited, dispose } = a2aOnProject(prefix, agentSource, ['start'], { PORT: '0', ...env })
   const until = Date.now() + 10_000
-  const listeningAt = () => /listening on (http:\/\/\S+\/)/.exec(output)?.[1]
+  const listeningAt = () => /listening on (http:\/\/\S+\/)/.exec(output.all)?.[1]
   while (!listeningAt()) {
     if (child.exitCode !== null || Date.now() > until) {
       await dispose()
-      throw new Error(`a2a start did not listen: ${output}`)
+      throw new Error(`a2a start did not listen: ${output.all}`)
     }
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
-  return { child, url: listeningAt()!, output: () => output, exited, dispose }
+  return { child, url: listeningAt()!, output: () => output.all, exited, dispose }
 }

@@ -1,7 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { rmSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
-import { a2aBin, freePort, makeAgentProject } from '../_support.ts'
+import { type A2aOnProject, a2aOnProject, freePort } from '../_support.ts'
 
 /**
  * An agent that throws what the AI SDK throws when its model endpoint does not answer: a RetryError holding one
@@ -48,34 +46,19 @@ export default defineAgent({
 })
 `
 
-let project: string | undefined
-let child: ChildProcess | undefined
-
+let dev: A2aOnProject | undefined
 afterEach(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise((resolve) => child!.once('exit', resolve))
-    process.kill(child.pid!, 'SIGKILL')
-    await exited
-  }
-  child = undefined
-  if (project) rmSync(project, { recursive: true, force: true })
-  project = undefined
+  await dev?.dispose()
+  dev = undefined
 })
 
 /** `a2a dev` on the agent above; the output's lines after start-up, once the failed task is logged. */
 async function failedTaskLines(env: Record<string, string> = {}): Promise<string[]> {
-  project = makeAgentProject('a2a-agent-error-', agentSource)
   const port = await freePort()
-  child = spawn(process.execPath, [a2aBin, 'dev'], {
-    cwd: project,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', A2A_LOG_LEVEL: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
-  await expect.poll(() => output, { timeout: 15_000 }).toMatch(/Inspector at .*\n/)
-  const startUp = output.length
+  dev = a2aOnProject('a2a-agent-error-', agentSource, ['dev'], { PORT: String(port), A2A_LOG_LEVEL: '', ...env })
+  const { child, output } = dev
+  await expect.poll(() => output.all, { timeout: 15_000 }).toMatch(/Inspector at .*\n/)
+  const startUp = output.all.length
   const response = await fetch(`http://127.0.0.1:${port}/`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -89,10 +72,9 @@ async function failedTaskLines(env: Record<string, string> = {}): Promise<string
   const body = (await response.json()) as { result: { status: { state: string } } }
   expect(body.result.status.state).toBe('failed')
   // The log is written before the task settles; a line still in the pipe arrives before the dev server stops.
-  const exited = new Promise((resolve) => child!.once('exit', resolve))
   process.kill(child.pid!, 'SIGINT')
-  await exited
-  return output
+  await dev.exit
+  return output.all
     .slice(startUp)
     .split('\n')
     .filter((line) => line !== '' && !/stopp|shut|Bye/i.test(line))

@@ -1,7 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { rmSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
-import { a2aBin, freePort, makeAgentProject } from '../_support.ts'
+import { rpc } from '../_rpc.ts'
+import { type A2aOnProject, a2aOnProject, freePort } from '../_support.ts'
 
 // `a2a start --log-format json`: what a log shipper reads from a production server's stdout and stderr.
 
@@ -15,32 +14,21 @@ export default defineAgent({
 })
 `
 
-let child: ChildProcess | undefined
-let project: string | undefined
+const runs: A2aOnProject[] = []
 afterEach(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise((resolve) => child!.once('exit', resolve))
-    process.kill(child.pid!, 'SIGKILL')
-    await exited
-  }
-  child = undefined
-  if (project) rmSync(project, { recursive: true, force: true })
-  project = undefined
+  await Promise.all(runs.splice(0).map((run) => run.dispose()))
 })
 
 /** `a2a start` with `args` on the agent above; its stdout and stderr as they arrive, and its exit. */
 function start(args: string[], env: Record<string, string> = {}) {
-  project = makeAgentProject('a2a-logs-start-', agentSource)
-  const output = { stdout: '', stderr: '' }
-  child = spawn(process.execPath, [a2aBin, 'start', ...args], {
-    cwd: project,
-    env: { ...process.env, HOST: '127.0.0.1', A2A_LOG_LEVEL: '', A2A_LOG_FORMAT: '', A2A_REQUEST_LOG: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const run = a2aOnProject('a2a-logs-start-', agentSource, ['start', ...args], {
+    A2A_LOG_LEVEL: '',
+    A2A_LOG_FORMAT: '',
+    A2A_REQUEST_LOG: '',
+    ...env,
   })
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output.stdout += chunk))
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output.stderr += chunk))
-  const exit = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)))
-  return { output, exit }
+  runs.push(run)
+  return run
 }
 
 const jsonLines = (text: string) =>
@@ -54,17 +42,10 @@ describe('a2a start --log-format json', () => {
     const port = await freePort()
     const { output } = start(['--log-format', 'json', '--request-log', 'info', '--port', String(port)])
     await expect.poll(() => output.stdout, { timeout: 15_000 }).toContain('listening on')
-    const answer = await fetch(`http://127.0.0.1:${port}/`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'message/send',
-        params: { message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }] } },
-      }),
+    const answer = await rpc(`http://127.0.0.1:${port}/`, 'message/send', {
+      message: { kind: 'message', role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hi' }] },
     })
-    const task = ((await answer.json()) as { result: { id: string } }).result
+    const task = (answer.body as { result: { id: string } }).result
     await expect.poll(() => output.stdout, { timeout: 15_000 }).toContain('"route":"/"')
     await expect.poll(() => output.stderr, { timeout: 15_000 }).toContain('no model configured')
     const [listening, request] = jsonLines(output.stdout)
@@ -85,9 +66,9 @@ describe('a2a start --log-format json', () => {
     const fromEnv = start(['--port', String(port)], { A2A_LOG_FORMAT: 'json' })
     await expect.poll(() => fromEnv.output.stdout, { timeout: 15_000 }).toContain('listening on')
     expect(jsonLines(fromEnv.output.stdout)[0]).toMatchObject({ level: 'info' })
-    process.kill(child!.pid!, 'SIGTERM')
+    process.kill(fromEnv.child.pid!, 'SIGTERM')
     await fromEnv.exit
-    rmSync(project!, { recursive: true, force: true })
+    await fromEnv.dispose()
 
     const refused = start(['--log-format', 'yaml', '--port', String(port)])
     expect(await refused.exit).not.toBe(0)
