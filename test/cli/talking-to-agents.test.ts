@@ -54,6 +54,22 @@ const oneLineAndFrame = (text: string, sourceLine: string) => {
   expect(text).not.toMatch(/\n\s+at /)
 }
 
+/** A `recordingServer` answer: an A2A v1.0 card of one JSON-RPC interface, at `interfaceUrl`. */
+const cardAnswer = (name: string, description: string, interfaceUrl: string, capabilities = {}) => ({
+  status: 200,
+  type: 'application/json',
+  body: JSON.stringify({
+    name,
+    description,
+    version: '1.0.0',
+    supportedInterfaces: [{ url: interfaceUrl, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    capabilities,
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: [],
+  }),
+})
+
 /** A server that records every request and answers with `answer`. */
 async function recordingServer(answer: (path: string) => { status: number; type: string; body: string }) {
   const seen: Array<{ method: string; path: string; authorization?: string }> = []
@@ -175,22 +191,7 @@ describe('addresses with a path', () => {
     let base = ''
     const server = await recordingServer((path) =>
       path.endsWith('agent-card.json')
-        ? {
-            status: 200,
-            type: 'application/json',
-            body: JSON.stringify({
-              name: 'Pathy',
-              description: 'An agent under a path',
-              version: '1.0.0',
-              supportedInterfaces: [
-                { url: `${base}/agents/pathy/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
-              ],
-              capabilities: { streaming: false },
-              defaultInputModes: ['text/plain'],
-              defaultOutputModes: ['text/plain'],
-              skills: [],
-            }),
-          }
+        ? cardAnswer('Pathy', 'An agent under a path', `${base}/agents/pathy/rpc`, { streaming: false })
         : {
             status: 200,
             type: 'application/json',
@@ -260,20 +261,7 @@ describe('one-line errors', () => {
     let base = ''
     const server = await recordingServer((path) =>
       path.endsWith('agent-card.json')
-        ? {
-            status: 200,
-            type: 'application/json',
-            body: JSON.stringify({
-              name: 'Webby',
-              description: 'Its endpoint is a web page',
-              version: '1.0.0',
-              supportedInterfaces: [{ url: `${base}/rpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
-              capabilities: {},
-              defaultInputModes: ['text/plain'],
-              defaultOutputModes: ['text/plain'],
-              skills: [],
-            }),
-          }
+        ? cardAnswer('Webby', 'Its endpoint is a web page', `${base}/rpc`)
         : { status: 200, type: 'text/html', body: '<html>hello</html>' },
     )
     base = server.url
