@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto'
 import { isObject } from '../../_is-object.js'
 import { withCredentials } from './_credentials.js'
+import { readJsonBody, readStream, responseOf } from './_http-wire.js'
 import {
   type Answer,
   type CallOptions,
   describe,
   errorInfoOf,
   type Json,
-  noAnswer,
-  readBody,
-  readEvents,
-  type StreamAnswer,
   type Wire,
   type WireError,
   type WireOptions,
@@ -35,13 +32,8 @@ export function jsonRpcWire(url: string, options: WireOptions): Wire {
     return { id, body: JSON.stringify({ jsonrpc: '2.0', id, method, params: withTenant }) }
   }
   const send = async (body: string, id: string | undefined, version: string | null): Promise<Answer> => {
-    let response: Response
-    try {
-      response = await post(body, version)
-    } catch (error) {
-      return { problem: noAnswer(error, options.timeoutMs), envelopeProblems: [] }
-    }
-    return readAnswer(response, id, options.timeoutMs)
+    const sent = await responseOf(() => post(body, version), options.timeoutMs)
+    return 'answer' in sent ? sent.answer : readAnswer(sent.response, id, options.timeoutMs)
   }
   return {
     transport: 'jsonrpc',
@@ -52,20 +44,13 @@ export function jsonRpcWire(url: string, options: WireOptions): Wire {
     },
     async stream(operation, params) {
       const { id, body } = request(operation, params)
-      let response: Response
-      try {
-        response = await post(body, '1.0')
-      } catch (error) {
-        return { problem: noAnswer(error, options.timeoutMs), envelopeProblems: [] }
-      }
+      const sent = await responseOf(() => post(body, '1.0'), options.timeoutMs)
+      if ('answer' in sent) return sent.answer
+      const { response } = sent
       const contentType = response.headers.get('content-type') ?? ''
       if (!contentType.startsWith('text/event-stream')) return readAnswer(response, id, options.timeoutMs)
-      const parsed = await readEvents(response, options.timeoutMs)
-      if ('failure' in parsed)
-        return { problem: `the stream did not end: ${parsed.failure}`, contentType, envelopeProblems: [] }
-      if (parsed.problem) return { contentType, envelopeProblems: [], events: [], eventProblem: parsed.problem }
-      const answer: StreamAnswer = { contentType, envelopeProblems: [], events: [] }
-      for (const event of parsed.events) {
+      const { answer, events } = await readStream(response, contentType, options.timeoutMs)
+      for (const event of events) {
         if (!isObject(event) || event.jsonrpc !== '2.0' || (!isObject(event.result) && !isObject(event.error))) {
           answer.eventProblem ??= `an event is not a JSON-RPC response: ${describe(event)}`
           continue
@@ -82,24 +67,9 @@ export function jsonRpcWire(url: string, options: WireOptions): Wire {
 }
 
 async function readAnswer(response: Response, id: string | undefined, timeoutMs: number): Promise<Answer> {
-  const contentType = response.headers.get('content-type') ?? ''
-  if (response.status === 401 || response.status === 403) {
-    await response.body?.cancel()
-    return { refused: response.status, contentType, envelopeProblems: [] }
-  }
-  const read = await readBody(response, timeoutMs)
-  if ('problem' in read) return { problem: read.problem, contentType, envelopeProblems: [] }
-  const text = read.text
-  let body: unknown
-  try {
-    body = JSON.parse(text)
-  } catch {
-    return {
-      problem: `HTTP ${response.status} ${contentType || 'without a content type'}, not JSON`,
-      contentType,
-      envelopeProblems: [],
-    }
-  }
+  const read = await readJsonBody(response, timeoutMs)
+  if ('answer' in read) return read.answer
+  const { body, contentType } = read
   if (!isObject(body) || (!('result' in body) && !isObject(body.error)))
     return {
       problem: `HTTP ${response.status}: ${describe(body)} is no JSON-RPC response`,

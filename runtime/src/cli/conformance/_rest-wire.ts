@@ -1,17 +1,14 @@
 import { isObject } from '../../_is-object.js'
 import { addQuery, route } from '../../client/_rest.js'
 import { withCredentials } from './_credentials.js'
+import { readJsonBody, readStream, responseOf } from './_http-wire.js'
 import {
   type Answer,
   type CallOptions,
   describe,
   errorInfoOf,
   type Json,
-  noAnswer,
   type Operation,
-  readBody,
-  readEvents,
-  type StreamAnswer,
   type Wire,
   type WireError,
   type WireOptions,
@@ -43,29 +40,18 @@ export function restWire(url: string, options: WireOptions): Wire {
     transport: 'http_json',
     url,
     async call(operation, params, callOptions: CallOptions = {}) {
-      let response: Response
-      try {
-        response = await fetchOf(operation, params, callOptions.version === undefined ? '1.0' : callOptions.version)
-      } catch (error) {
-        return { problem: noAnswer(error, options.timeoutMs), envelopeProblems: [] }
-      }
-      return readAnswer(response, options.timeoutMs)
+      const version = callOptions.version === undefined ? '1.0' : callOptions.version
+      const sent = await responseOf(() => fetchOf(operation, params, version), options.timeoutMs)
+      return 'answer' in sent ? sent.answer : readAnswer(sent.response, options.timeoutMs)
     },
     async stream(operation, params) {
-      let response: Response
-      try {
-        response = await fetchOf(operation, params, '1.0')
-      } catch (error) {
-        return { problem: noAnswer(error, options.timeoutMs), envelopeProblems: [] }
-      }
+      const sent = await responseOf(() => fetchOf(operation, params, '1.0'), options.timeoutMs)
+      if ('answer' in sent) return sent.answer
+      const { response } = sent
       const contentType = response.headers.get('content-type') ?? ''
       if (!response.ok || !contentType.startsWith('text/event-stream')) return readAnswer(response, options.timeoutMs)
-      const parsed = await readEvents(response, options.timeoutMs)
-      if ('failure' in parsed)
-        return { problem: `the stream did not end: ${parsed.failure}`, contentType, envelopeProblems: [] }
-      if (parsed.problem) return { contentType, envelopeProblems: [], events: [], eventProblem: parsed.problem }
-      const answer: StreamAnswer = { contentType, envelopeProblems: [], events: [] }
-      for (const event of parsed.events) {
+      const { answer, events } = await readStream(response, contentType, options.timeoutMs)
+      for (const event of events) {
         if (isObject(event) && isObject(event.error)) answer.error = statusError(response.status, event)
         else if (isObject(event)) answer.events!.push(event)
         else answer.eventProblem ??= `an event is not a JSON object: ${describe(event)}`
@@ -90,24 +76,10 @@ function requestOf(operation: Operation, params: Json): { method: string; path: 
 }
 
 async function readAnswer(response: Response, timeoutMs: number): Promise<Answer> {
-  const contentType = response.headers.get('content-type') ?? ''
-  if (response.status === 401 || response.status === 403) {
-    await response.body?.cancel()
-    return { refused: response.status, contentType, envelopeProblems: [] }
-  }
-  const read = await readBody(response, timeoutMs)
-  if ('problem' in read) return { problem: read.problem, contentType, envelopeProblems: [] }
-  const text = read.text
-  let body: unknown
-  try {
-    body = text === '' && response.ok ? {} : JSON.parse(text)
-  } catch {
-    return {
-      problem: `HTTP ${response.status} ${contentType || 'without a content type'}, not JSON`,
-      contentType,
-      envelopeProblems: [],
-    }
-  }
+  // A success may come without a body: it stands for an empty object.
+  const read = await readJsonBody(response, timeoutMs, response.ok)
+  if ('answer' in read) return read.answer
+  const { body, contentType } = read
   if (response.ok) {
     return isObject(body)
       ? { value: body, contentType, envelopeProblems: [] }
