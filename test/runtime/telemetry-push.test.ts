@@ -65,6 +65,20 @@ describe('push deliveries in the trace of their task', () => {
     expect(await meters.count('a2a.server.push.request.duration', { 'http.response.status_code': 200 })).toBe(delivered)
   })
 
+  it("a webhook receives the trace context only, never the request's baggage", async () => {
+    const receiver = await startReceiver()
+    const server = await served(pushEcho, { telemetry: otelTelemetry(), push: LOOPBACK })
+    const caller = callerSpan()
+    const params = { ...userMessage('hi'), configuration: { pushNotificationConfig: { url: receiver.url } } }
+    const headers = { traceparent: caller.traceparent, baggage: 'session-secret=s3cr3t' }
+    await rpc(server.url, 'message/send', params, { headers })
+    await expect.poll(() => receiver.delivered.at(-1)?.body.status.state).toBe('completed')
+    for (const delivery of receiver.attempts) {
+      expect(parsed(delivery.headers.traceparent).traceId).toBe(caller.traceId)
+      expect(delivery.headers.baggage).toBeUndefined()
+    }
+  })
+
   it('a POST the webhook refuses is an ERROR span with error.type, its retry a span of its own with its resend count', async () => {
     // The first POST is answered 500, every later one 200.
     const receiver = await startReceiver((n) => (n === 0 ? 500 : 200))

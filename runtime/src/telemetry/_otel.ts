@@ -42,6 +42,7 @@ export type Api = Pick<
   | 'metrics'
   | 'createNoopMeter'
   | 'INVALID_SPAN_CONTEXT'
+  | 'ROOT_CONTEXT'
 >
 
 export interface OtelSettings {
@@ -183,8 +184,14 @@ class OtelInstrumentation implements Instrumentation {
     this.metricsNow()?.taskDuration.record((Date.now() - started) / 1000, { 'a2a.task.state': taskStateName(state) })
   }
 
+  /**
+   * The span context alone, not the active context: a queued notification keeps no operation (its span, its result)
+   * alive, and a webhook the client chose is never sent the request's baggage.
+   */
   eventTrace(): unknown {
-    return this.#tracer.now() && this.api.context.active()
+    if (!this.#tracer.now()) return undefined
+    const span = this.api.trace.getSpan(this.api.context.active())
+    return span?.spanContext()
   }
 
   pushAttempt(attempt: PushAttemptStart): (<O extends PushOutcome>(outcome: O) => O) | undefined {
@@ -209,7 +216,9 @@ class OtelInstrumentation implements Instrumentation {
   #pushSpan(tracer: Tracer, attempt: PushAttemptStart): Span {
     const { api } = this
     const { url } = attempt
-    const parent = (attempt.trace as Context | undefined) ?? api.context.active()
+    const traced = attempt.trace as SpanContext | undefined
+    // Only the trace: the webhook learns nothing of the request's baggage.
+    const parent = traced ? api.trace.setSpanContext(api.ROOT_CONTEXT, traced) : api.ROOT_CONTEXT
     const secure = url.protocol === 'https:'
     // The webhook is named by its host: its path and query often carry a secret (as the logs name its origin only).
     const attributes: Attributes = {
@@ -466,6 +475,8 @@ class OtelOperation implements Operation {
 
   #finish(): void {
     this.ended = true
+    // The result is let go: a span or a context still held elsewhere does not keep it alive.
+    this.#returned = undefined
     this.instrumentation.unlisten(this)
     this.span.end()
     if (this.#measured) this.metrics?.requestDuration.record((performance.now() - this.#begun) / 1000, this.#measured)
