@@ -4,11 +4,11 @@ import { createServer, request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type A2AAppOptions, type Agent, defineAgent, type Part, serveAgent } from 'a2a-runtime'
+import { type A2AAppOptions, type Agent, defineAgent, type Part } from 'a2a-runtime'
 import { afterEach, expect } from 'vitest'
+import { afterThisTest, serveOnLoopback } from '../_loopback-agents.ts'
 import { sdkTestAgent } from '../_sdk-v1.ts'
 import { a2aBin, type CommandResult } from '../_support.ts'
-import { type SdkV1Agent, type SdkV1AgentOptions, startSdkV1Agent } from '../fixtures/sdk-v1-server.ts'
 
 /**
  * What the suites of the client commands (`a2a send`, `a2a task …`, `a2a card get`) share: agents on 127.0.0.1 at
@@ -17,14 +17,12 @@ import { type SdkV1Agent, type SdkV1AgentOptions, startSdkV1Agent } from '../fix
  * configuration of the machine's.
  */
 
-const closing: Array<() => Promise<unknown>> = []
 const running = new Set<ChildProcess>()
 
 afterEach(async () => {
   for (const child of running)
     if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL')
   running.clear()
-  for (const close of closing.splice(0).reverse()) await close()
 })
 
 /** The environment without anything that would choose the agent, the credentials or the configuration. */
@@ -94,30 +92,16 @@ export function commandsAgent(options: {
 
 /** This runtime serving `agent` on 127.0.0.1 (push to loopback webhooks allowed); its base URL. */
 export async function startRuntimeAgent(agent: Agent, options: Omit<A2AAppOptions, 'logger'> = {}): Promise<string> {
-  const server = await serveAgent(agent, {
-    push: { allow: ['127.0.0.1'], allowHttp: true },
-    // A task still at work when the test ends is stopped at once.
-    shutdownTimeoutMs: 50,
-    ...options,
-    port: 0,
-    hostname: '127.0.0.1',
-    handleSignals: false,
-    logger: { debug() {}, info() {}, warn() {}, error() {} },
-  })
-  closing.push(() => server.close())
-  return server.url
+  // A task still at work when the test ends is stopped at once.
+  return serveOnLoopback(agent, { shutdownTimeoutMs: 50, ...options })
 }
 
-export async function startSdkAgent(options: SdkV1AgentOptions = {}): Promise<SdkV1Agent> {
-  const agent = await startSdkV1Agent(options)
-  closing.push(() => agent.close())
-  return agent
-}
+export { startSdkAgent } from '../_loopback-agents.ts'
 
 /** A folder of no project (no `.env`), with an empty configuration folder: removed after the test. */
 export function emptyFolder(): string {
   const folder = mkdtempSync(join(tmpdir(), 'a2a-commands-'))
-  closing.push(async () => rmSync(folder, { recursive: true, force: true }))
+  afterThisTest(async () => rmSync(folder, { recursive: true, force: true }))
   return folder
 }
 
@@ -255,7 +239,7 @@ export async function cuttingProxy(target: string, streams: number): Promise<Cut
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   self = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
-  closing.push(
+  afterThisTest(
     () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

@@ -1,20 +1,13 @@
-import { type A2AAppOptions, type Agent, serveAgent } from 'a2a-runtime'
-import { afterEach } from 'vitest'
+import type { A2AAppOptions, Agent } from 'a2a-runtime'
 import { type A2AClient, type ConnectOptions, connect } from '../../runtime/src/client/client.ts'
 import type { Message, Task } from '../../runtime/src/client/types.ts'
+import { serveOnLoopback } from '../_loopback-agents.ts'
 import { sdkTestAgent } from '../_sdk-v1.ts'
-import { type SdkV1Agent, type SdkV1AgentOptions, startSdkV1Agent } from '../fixtures/sdk-v1-server.ts'
 
 /**
  * The agents the client's tests talk to, each on 127.0.0.1 at a free port and closed after the test that started
  * it: this runtime's (serveAgent, in-process) and one on the official SDK's server.
  */
-
-const closing: Array<() => Promise<unknown>> = []
-
-afterEach(async () => {
-  for (const close of closing.splice(0).reverse()) await close()
-})
 
 /** This runtime serving `agent` (by default sdkTestAgent, streaming and push on); its base URL. */
 export async function startRuntimeAgent(
@@ -31,26 +24,8 @@ export async function startRuntimeAgent(
       },
       { waitMs: waitMs ?? 10_000 },
     )
-  const server = await serveAgent(served, {
-    push: { allow: ['127.0.0.1'], allowHttp: true },
-    ...appOptions,
-    port: 0,
-    hostname: '127.0.0.1',
-    handleSignals: false,
-    logger: { debug() {}, info() {}, warn() {}, error() {} },
-  })
-  closing.push(() => server.close())
-  return server.url
+  return serveOnLoopback(served, appOptions)
 }
-
-export async function startSdkAgent(options: SdkV1AgentOptions = {}): Promise<SdkV1Agent> {
-  const agent = await startSdkV1Agent(options)
-  closing.push(() => agent.close())
-  return agent
-}
-
-/** Runs `close` after the test, with the agents. */
-export const afterThisTest = (close: () => Promise<unknown>) => closing.push(close)
 
 /** A client of the agent whose card is at (or under) `agentCard`, speaking `binding`. */
 export const connectOver = (agentCard: string, binding: string, options: Partial<ConnectOptions> = {}) =>
@@ -74,4 +49,5 @@ export async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
   return events
 }
 
+export { afterThisTest, startSdkAgent } from '../_loopback-agents.ts'
 export type { A2AClient }
