@@ -306,13 +306,15 @@ describe('trace context', () => {
     expect(send.parentSpanContext).toBeUndefined()
   })
 
-  it("under a transport's span (an HTTP instrumentation's), the A2A span is its child", async () => {
+  it("under a transport's span (an HTTP instrumentation's), the A2A span is its INTERNAL child", async () => {
     const app = createA2AApp(tracedAgent(), { logger: captureLogger(), env: {}, telemetry: otelTelemetry() })
     // What an HTTP instrumentation does: its SERVER span, already in the caller's trace, active around the handler.
-    const http = trace.getTracer('http').startSpan('POST /', { kind: SpanKind.SERVER })
+    const caller = callerSpan()
+    const callerContext = trace.setSpanContext(context.active(), caller)
+    const http = trace.getTracer('http').startSpan('POST /', { kind: SpanKind.SERVER }, callerContext)
     const request = new Request('http://localhost/', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', traceparent: callerSpan().traceparent },
+      headers: { 'content-type': 'application/json', traceparent: caller.traceparent },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: userMessage('hello') }),
     })
     await context.with(trace.setSpan(context.active(), http), () => app.fetch(request))
@@ -320,7 +322,22 @@ describe('trace context', () => {
     const send = await spans.one('SendMessage')
     expect(send.spanContext().traceId).toBe(http.spanContext().traceId)
     expect(send.parentSpanContext?.spanId).toBe(http.spanContext().spanId)
+    expect(send.kind).toBe(SpanKind.INTERNAL)
     await app.close()
+  })
+
+  it("a server started under a span of the application's own still continues each caller's traceparent", async () => {
+    const caller = callerSpan()
+    // Node runs every request in the context listen() was called in: here the boot span's.
+    const server = await trace.getTracer('the-app').startActiveSpan('boot', async (boot) => {
+      const started = await serve()
+      boot.end()
+      return started
+    })
+    await rpc(server.url, 'message/send', userMessage('hello'), { headers: { traceparent: caller.traceparent } })
+    const send = await spans.one('SendMessage')
+    expectChildOf(send, caller)
+    expect(send.kind).toBe(SpanKind.SERVER)
   })
 
   it("the caller's baggage is in the context the agent runs in", async () => {

@@ -121,13 +121,13 @@ class OtelInstrumentation implements Instrumentation {
     const method = v1MethodName(start.method)
     const fields = requestFields(method, start.dialect, start.params)
     const active = api.context.active()
-    // A transport span (an HTTP instrumentation's) already continues the caller's trace: the A2A span goes under it.
-    const parent = api.trace.getSpan(active) ? active : api.propagation.extract(active, start.headers, headersGetter)
+    const { parent, nested } = this.#parentOf(active, start.headers)
     const first = fields.taskId !== undefined && SENDS.has(method) ? this.#firstSpans.get(fields.taskId) : undefined
     const span = tracer.startSpan(
       method,
       {
-        kind: api.SpanKind.SERVER,
+        // One SERVER span per request: under a transport's SERVER span the A2A span is an INTERNAL one.
+        kind: nested ? api.SpanKind.INTERNAL : api.SpanKind.SERVER,
         attributes: startAttributes(method, start, fields),
         ...(first && { links: [{ context: first }] }),
       },
@@ -137,6 +137,26 @@ class OtelInstrumentation implements Instrumentation {
     operation.context = api.trace.setSpan(parent, span).setValue(this.#operationKey, operation)
     if (fields.taskId !== undefined && FOLLOWING.has(method)) this.listen(fields.taskId, operation)
     return operation
+  }
+
+  /**
+   * An operation's parent: the active span when it continues the caller's trace (a transport's span, an HTTP
+   * instrumentation's, already does), else the trace context the request carries. A span active for another reason
+   * (a server started under an application's own span: Node runs the requests in the context of `listen`) never hides
+   * a caller's valid \`traceparent\` of another trace. `nested` when the parent is a SERVER span of this process.
+   */
+  #parentOf(active: Context, headers: Headers): { parent: Context; nested: boolean } {
+    const { api } = this
+    const span = api.trace.getSpan(active)
+    if (!span) return { parent: api.propagation.extract(active, headers, headersGetter), nested: false }
+    const extracted = api.propagation.extract(active, headers, headersGetter)
+    const caller = api.trace.getSpanContext(extracted)
+    const callerTrace = caller?.traceId
+    if (callerTrace && callerTrace !== INVALID_TRACE_ID && callerTrace !== span.spanContext().traceId) {
+      return { parent: extracted, nested: false }
+    }
+    // The API's Span has no kind; the SDK's spans (and most others) carry it.
+    return { parent: active, nested: (span as { kind?: unknown }).kind === api.SpanKind.SERVER }
   }
 
   /** A span that records nothing, for an operation measured but not traced (a MeterProvider without a tracer). */
