@@ -49,13 +49,13 @@ describe('gRPC operations as SERVER spans', () => {
     expect(get.attributes['a2a.task.state']).toBe('TASK_STATE_COMPLETED')
   })
 
-  it('a failed call: error.type is the gRPC status code (NOT_FOUND is 5)', async () => {
+  it("a failed call: error.type is the gRPC status code (NOT_FOUND is 5), the client's mistake no ERROR", async () => {
     const target = await serve()
     const { error } = await unaryCall(rawClient(target.grpcAddress), 'GetTask', { id: 'no-such-task' })
     expect(error?.code).toBe(5)
     const get = await spans.one('GetTask', { 'a2a.task.id': 'no-such-task' })
     expect(get.attributes['error.type']).toBe('5')
-    expect(get.status.code).toBe(SpanStatusCode.ERROR)
+    expect(get.status.code).toBe(SpanStatusCode.UNSET)
   })
 
   it("SendStreamingMessage: the span ends with the server stream, in the caller's trace", async () => {

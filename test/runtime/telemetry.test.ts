@@ -1,6 +1,6 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base'
-import { createA2AApp } from 'a2a-runtime'
+import { createA2AApp, createMemoryStore } from 'a2a-runtime'
 import { describe, expect, it } from 'vitest'
 import { otelTelemetry } from '../../runtime/src/entries/telemetry.ts'
 import { rpc } from '../_rpc.ts'
@@ -372,7 +372,7 @@ describe('trace context', () => {
 })
 
 describe('error.type', () => {
-  it('is the code the failure is answered with, in each dialect and binding; the span status is ERROR', async () => {
+  it("is the code the failure is answered with, in each dialect and binding; a client's mistake is no ERROR", async () => {
     const server = await serve()
     const missing = { id: 'no-such-task' }
     await rpc(server.url, 'tasks/get', missing)
@@ -384,7 +384,7 @@ describe('error.type', () => {
     // The platform answers an unknown task -32602, A2A -32001, HTTP+JSON 404.
     expect(gets.map((span) => span.attributes['error.type'])).toEqual(['-32602', '-32001', '-32001', '404'])
     for (const span of gets) {
-      expect(span.status.code).toBe(SpanStatusCode.ERROR)
+      expect(span.status.code).toBe(SpanStatusCode.UNSET)
       expect(span.attributes['a2a.task.id']).toBe('no-such-task')
       expect(span.attributes['a2a.task.state']).toBeUndefined()
     }
@@ -395,7 +395,26 @@ describe('error.type', () => {
     await post(server.url, 'SubscribeToTask', { id: 'no-such-task' }, { 'a2a-version': '1.0' })
     const subscribe = await spans.one('SubscribeToTask')
     expect(subscribe.attributes['error.type']).toBe('-32001')
-    expect(subscribe.status.code).toBe(SpanStatusCode.ERROR)
+    expect(subscribe.status.code).toBe(SpanStatusCode.UNSET)
+  })
+
+  it("the server's own failure (a store that throws) is an ERROR span, in JSON-RPC and HTTP+JSON", async () => {
+    const store = createMemoryStore()
+    // The memory store with a get that fails as a disk would (its methods bound: it has private fields).
+    const broken = new Proxy(store, {
+      get: (target, key) => {
+        if (key === 'get') return () => Promise.reject(new Error('disk gone'))
+        const value = Reflect.get(target, key)
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+    const server = await served(tracedAgent(), { telemetry: otelTelemetry(), store: broken })
+    await rpc(server.url, 'GetTask', { id: 't1' }, { headers: { 'a2a-version': '1.0' } })
+    await fetch(`${server.url}tasks/t1`, { headers: { 'a2a-version': '1.0' } })
+    await expect.poll(() => spans.named('GetTask').length).toBe(2)
+    const gets = spans.named('GetTask')
+    expect(gets.map((span) => span.attributes['error.type'])).toEqual(['-32603', '500'])
+    for (const span of gets) expect(span.status.code).toBe(SpanStatusCode.ERROR)
   })
 })
 

@@ -384,6 +384,7 @@ class OtelOperation implements Operation {
   #hasReturned = false
   #stream = NO_STREAM
   readonly errorCode: OperationStart['errorCode']
+  readonly transport: OperationStart['transport']
   /** The operation's attributes on `a2a.server.request.duration`, `error.type` added if it fails. */
   readonly #measured: Attributes | undefined
   readonly #begun = performance.now()
@@ -397,6 +398,7 @@ class OtelOperation implements Operation {
     readonly metrics: OtelMetrics | undefined,
   ) {
     this.errorCode = start.errorCode
+    this.transport = start.transport
     if (metrics) this.#measured = requestAttributes(method, start)
   }
 
@@ -450,8 +452,11 @@ class OtelOperation implements Operation {
     const errorType = String(this.errorCode(error))
     span.setAttribute('error.type', errorType)
     if (this.#measured) this.#measured['error.type'] = errorType
-    if (error instanceof A2AError) span.setStatus({ code: STATUS_ERROR, message: error.message })
-    else {
+    // A SERVER span is an ERROR only for the server's failures; a client's mistake (an unknown task, bad params, a
+    // 4xx) is said by error.type alone, as the conventions leave the status unset for codes the client caused.
+    if (error instanceof A2AError) {
+      if (serverSide(this.transport, Number(errorType))) span.setStatus({ code: STATUS_ERROR, message: error.message })
+    } else {
       // Not the agent's nor the client's doing: the runtime answered "Internal error"; the span says what it was.
       span.recordException(error instanceof Error ? error : String(error))
       span.setStatus({ code: STATUS_ERROR })
@@ -502,6 +507,22 @@ class OtelOperation implements Operation {
     if (this.#measured) this.metrics?.requestDuration.record((performance.now() - this.#begun) / 1000, this.#measured)
   }
 }
+
+/** JSON-RPC codes of the server's own failures: Internal error, and A2A's invalid agent response. */
+const SERVER_RPC_CODES = new Set([-32603, -32006])
+/** gRPC statuses of the server's failures, per the RPC conventions for SERVER spans. */
+const SERVER_GRPC_CODES = new Set([2, 4, 12, 13, 14, 15])
+
+/** Whether the code a failure is answered with in `transport` says the server failed (not the client). */
+function serverSide(transport: OperationStart['transport'], code: number): boolean {
+  if (transport === 'http+json') return code >= 500
+  if (transport === 'grpc') return SERVER_GRPC_CODES.has(code)
+  // JSON-RPC: -32000 to -32099 are implementation-defined server errors unless A2A gives them a meaning.
+  return SERVER_RPC_CODES.has(code) || (code <= -32000 && code >= -32099 && !A2A_CLIENT_RPC_CODES.has(code))
+}
+
+/** A2A's JSON-RPC codes for what the client did wrong (no credentials, an unknown task, an unsupported version…). */
+const A2A_CLIENT_RPC_CODES = new Set([-32000, -32001, -32002, -32003, -32004, -32005, -32007, -32009])
 
 /** `error.type` of a failed store call: its system error code (`ENOSPC`) or its class (`ServerUnavailableError`). */
 function errorTypeOf(error: unknown): string {
