@@ -452,6 +452,23 @@ describe('content', () => {
       { role: 'assistant', parts: [{ type: 'text', content: 'Which colour?' }] },
     ])
   })
+  it("captureContent records a file's URI without its query, where a presigned URL keeps its signature", async () => {
+    const server = await serve({ captureContent: true })
+    const file = {
+      kind: 'file',
+      file: { uri: 'https://files.example/q3.pdf?X-Amz-Signature=s3cr3t#p2', mimeType: 'text/plain' },
+    }
+    const message = { ...userMessage('read this').message, parts: [{ kind: 'text', text: 'read this' }, file] }
+    const answer = await rpc(server.url, 'message/send', { message })
+    expect(answer.body.error).toBeUndefined()
+    const send = await spans.one('SendMessage', { 'a2a.task.id': answer.body.result.id })
+    expect(JSON.parse(send.attributes['gen_ai.input.messages'] as string)[0].parts[1]).toEqual({
+      type: 'file',
+      mime_type: 'text/plain',
+      uri: 'https://files.example/q3.pdf',
+    })
+    expect(text(send)).not.toContain('s3cr3t')
+  })
 })
 
 describe('streams', () => {

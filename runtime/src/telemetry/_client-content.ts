@@ -1,4 +1,5 @@
 import { isObject } from '../_is-object.js'
+import { recordedUri } from './_content.js'
 
 /**
  * What an A2A v1.0 message or artifact says, as the GenAI semantic conventions record content
@@ -18,7 +19,7 @@ function partOf(part: unknown): object {
     type: 'file',
     ...(typeof mediaType === 'string' && mediaType && { mime_type: mediaType }),
     ...(typeof filename === 'string' && filename && { name: filename }),
-    ...(typeof url === 'string' && url && { uri: url }),
+    ...(typeof url === 'string' && recordedUri(url) && { uri: recordedUri(url) }),
   }
 }
 

@@ -8,10 +8,26 @@ import type { Part } from '../types.js'
 
 type Role = 'user' | 'assistant'
 
+/**
+ * A file's URI as recorded: without its query and fragment, where a presigned URL keeps its signature (a credential
+ * for as long as it lasts). A URI that does not parse is left out.
+ */
+export function recordedUri(uri: string): string | undefined {
+  try {
+    const parsed = new URL(uri)
+    parsed.search = ''
+    parsed.hash = ''
+    return parsed.href
+  } catch {
+    return undefined
+  }
+}
+
 function partOf(part: Part): object {
   if (part.kind === 'text') return { type: 'text', content: part.text }
   if (part.kind === 'data') return { type: 'data', content: part.data }
-  const { name, mimeType, uri } = part.file
+  const { name, mimeType } = part.file
+  const uri = part.file.uri && recordedUri(part.file.uri)
   return { type: 'file', ...(mimeType && { mime_type: mimeType }), ...(name && { name }), ...(uri && { uri }) }
 }
 
