@@ -227,7 +227,7 @@ export const SETTINGS = [
   },
   {
     variable: 'A2A_TRACE_URL',
-    option: '— (a2a dev)',
+    option: '- (a2a dev only)',
     default: 'none (the inspector shows trace ids alone)',
     means:
       "The trace viewer's address with `{traceId}` where the id goes (`http://localhost:16686/trace/{traceId}`): the dev inspector links each task's traces to it.",

@@ -55,6 +55,14 @@ describe('card resolution', () => {
     expect(server.requests.map((r) => r.url)).toEqual([CARD_PATH, CARD_PATH])
   })
 
+  it('speaks to an interface at an unspecified address (0.0.0.0) on the host the card came from', async () => {
+    const server = await startRawServer((request, response, raw) => {
+      sendJson(response, v1Card(raw.url.replace('127.0.0.1', '0.0.0.0')))
+    })
+    const client = await connect({ agentCard: server.url })
+    expect(client.selected.url).toBe(`${server.url}rpc`)
+  })
+
   it('reads a full card URL as it is', async () => {
     const server = await cardServer()
     const client = await connect({ agentCard: `${server.url}custom/card.json` })

@@ -649,10 +649,9 @@ describe('generated projects', { timeout: 300_000 }, () => {
       const readme = await runReadme(project, settings, {}, { '<a JWT from your issuer>': token })
       // `npm run test` is a README command: the project's own tests, on their own issuer.
       expect(readme.some((output) => /npm run test/.test(output.script))).toBe(true)
-      const sent = readme.find((output) => /^npx a2a send "Hello" --token "\$TOKEN"$/m.test(output.script))!
+      const sent = readme.find((output) => /^npx a2a send "Hello" --bearer "\$TOKEN"$/m.test(output.script))!
       expect(sent.stdout).toContain('Echo: Hello')
-      // The echo agent's progress names the caller: ctx.principal, from the token's sub.
-      expect(sent.stderr).toContain('for readme-reader')
+      expect(sent.stdout).toMatch(/^State: COMPLETED$/m)
       expect(outputOf(readme, /message\/send/)).toMatch(/"state":"completed"/)
 
       const server = await startProject(project, running, settings)
@@ -667,6 +666,18 @@ describe('generated projects', { timeout: 300_000 }, () => {
       expect(expired.body.error?.message).toMatch(/expired/)
       const accepted = await send(server.url, 'hi', { authorization: `Bearer ${token}` })
       expect(answerText(accepted.body.result)).toBe('Echo: hi')
+      // The echo agent's progress names the caller: ctx.principal, from the token's sub.
+      const streamed = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'progress',
+          method: 'message/stream',
+          params: { message: { role: 'user', messageId: 'm-progress', parts: [{ kind: 'text', text: 'hi' }] } },
+        }),
+      })
+      expect(await streamed.text()).toContain('for readme-reader')
       const client = await v1Client(server.url)
       const viaSdk: any = await client.sendMessage(v1Text('hi'), {
         serviceParameters: { Authorization: `Bearer ${await issuer.mint({ sub: 'sdk-user' })}` },

@@ -147,7 +147,7 @@ export async function connect(options: ConnectOptions): Promise<A2AClient> {
     maxBytes: options.maxMessageBytes ?? DEFAULT_MAX_BYTES,
   }
   const { card, source } = await loadCard(reference, settings, options.signal)
-  const selected = selectInterface(card, options.transports)
+  const selected = reachable(selectInterface(card, options.transports), reference)
   const credentials = applyCredentials(card, options)
   const http: HttpSettings = { ...settings, credentials }
   const tenant = selected.tenant || undefined
@@ -253,4 +253,15 @@ function checkAnswer(operation: UnaryOperation, shape: ShapeName | 'AgentCard', 
     if (!(error instanceof ShapeError) && !(error instanceof A2AClientFailure)) throw error
     throw new A2AClientFailure('bad-response', `${where} answered ${operation} outside A2A v1.0: ${error.message}`)
   }
+}
+
+/**
+ * An interface at an unspecified address (`0.0.0.0`, `[::]`: what a server listening on every interface may write into
+ * its card) is the host the card came from: there is no such host to connect to.
+ */
+function reachable(selected: AgentInterface, reference: ReturnType<typeof cardReference>): AgentInterface {
+  const url = new URL(selected.url)
+  if (!('url' in reference) || (url.hostname !== '0.0.0.0' && url.hostname !== '[::]')) return selected
+  url.hostname = new URL(reference.url).hostname
+  return { ...selected, url: url.href }
 }

@@ -197,8 +197,13 @@ async function connectWith(
 ): Promise<{ client: A2AClient; origins: CredentialOrigin[] }> {
   const cwd = process.cwd()
   let agentCard: string
-  if (settings.agentRef === undefined) agentCard = (await chooseAgent(cwd, undefined)).base.href
-  else {
+  // Why this agent, when the caller named none: said beside its address, so the agent addressed is never a guess.
+  let chosen: string | undefined
+  if (settings.agentRef === undefined) {
+    const { base, via } = await chooseAgent(cwd, undefined)
+    agentCard = base.href
+    chosen = via
+  } else {
     // The project's `.env` holds what an agent on this machine accepts (A2A_BEARER_TOKEN, A2A_API_KEY).
     loadDotEnv(cwd)
     agentCard = settings.agentRef
@@ -253,6 +258,8 @@ async function connectWith(
   if (usesLocal && !isLoopbackHost(new URL(connected.client.selected.url).hostname))
     connected = await connectOffering({})
   const { client, offered } = connected
+  if (settings.agentRef === undefined)
+    process.stderr.write(`→ ${printableLine(client.card.name)} at ${agentCard}${chosen ? ` (${chosen})` : ''}\n`)
   // A credential the caller set that the card gives no place to is not sent; one sent to a card that asks for none
   // goes where agents usually look. Either is said, so a refusal is understood.
   for (const kind of client.unusedCredentials) if (offered[kind] === 'given') output.warn(UNUSED[kind])
