@@ -341,6 +341,20 @@ describe('generated projects', { timeout: 300_000 }, () => {
     expect(task.artifacts.flatMap((artifact: any) => artifact.parts.map((part: any) => part.text)).join('')).toBe(
       'Echo: hi',
     )
+    // The same agent over HTTP+JSON: a send, then the task read, listed and its cancel refused (it has ended).
+    const overRest = (...args: string[]) =>
+      exec('npx', ['a2a', ...args, '--transport', 'HTTP+JSON', '-o', 'json'], {
+        cwd: project,
+        env: { ...process.env, PORT: String(port) },
+        timeout: 60_000,
+      })
+    const restTask = JSON.parse((await overRest('send', 'again')).stdout).task
+    expect(restTask.status.state).toBe('TASK_STATE_COMPLETED')
+    expect(JSON.parse((await overRest('task', 'get', restTask.id)).stdout).id).toBe(restTask.id)
+    expect(JSON.parse((await overRest('task', 'list')).stdout).tasks.map((each: any) => each.id)).toContain(restTask.id)
+    const cancel = await overRest('task', 'cancel', restTask.id).catch((error: any) => error)
+    expect(cancel.code).toBe(1)
+    expect(JSON.parse(cancel.stdout).error.code).toBe('TaskNotCancelableError')
 
     // The project's agent passes the conformance checks of A2A v1.0 over every binding it declares.
     const conformance = await exec('npx', ['a2a', 'conformance', '-o', 'json'], {
