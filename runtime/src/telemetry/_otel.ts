@@ -17,7 +17,7 @@ import type {
   TraceIds,
 } from './_hooks.js'
 import { v1MethodName } from './_method-names.js'
-import { OtelMetrics, pushOutcomeAttributes } from './_otel-metrics.js'
+import { metricsOn, type OtelMetrics, pushOutcomeAttributes } from './_otel-metrics.js'
 import { RegisteredTracer, SCOPE_NAME, SCOPE_VERSION } from './_registered-tracer.js'
 import { type RequestFields, requestFields, resultFields, taskStateName } from './_wire-fields.js'
 
@@ -85,7 +85,7 @@ class OtelInstrumentation implements Instrumentation {
   readonly #tracer: RegisteredTracer
   #meterProvider: MeterProvider | undefined
   #metrics: OtelMetrics | undefined
-  /** The apps' gauges and counters (`observe`), read at each collection. */
+  /** The apps' gauges and counters (`observe`), read at each collection through the meter of the moment. */
   readonly #sources = new Set<ObservedSources>()
   /** When each task this instance created began (`Date.now()`), for its duration when it ends: bounded as links. */
   readonly #taskStarts: FirstSpans<number>
@@ -108,7 +108,10 @@ class OtelInstrumentation implements Instrumentation {
     if (provider !== this.#meterProvider) {
       this.#meterProvider = provider
       const meter = provider.getMeter(SCOPE_NAME, SCOPE_VERSION)
-      this.#metrics = meter === this.api.createNoopMeter() ? undefined : new OtelMetrics(meter, this.#sources)
+      // The apps move to the new meter: the earlier one (its provider replaced) no longer reads them.
+      for (const sources of this.#sources) this.#metrics?.unobserve(sources)
+      this.#metrics = meter === this.api.createNoopMeter() ? undefined : metricsOn(meter)
+      for (const sources of this.#sources) this.#metrics?.observe(sources)
     }
     return this.#metrics
   }
@@ -313,8 +316,11 @@ class OtelInstrumentation implements Instrumentation {
   observe(sources: ObservedSources): () => void {
     this.#sources.add(sources)
     // Instruments made now: a collection reads the sources even before the first request.
-    this.metricsNow()
-    return () => this.#sources.delete(sources)
+    this.metricsNow()?.observe(sources)
+    return () => {
+      this.#sources.delete(sources)
+      this.#metrics?.unobserve(sources)
+    }
   }
 
   currentTrace(): TraceIds | undefined {
