@@ -173,4 +173,12 @@ describe('metrics of the A2A operations and tasks', () => {
     expect(await limit()).toBe(4_000_000)
     await third.close()
   })
+
+  it('measures the durations of at most maxTimedTasks running tasks, forgetting the oldest first', async () => {
+    const server = await served(scriptedAgent(), { telemetry: otelTelemetry({ maxTimedTasks: 1, maxLinkedTasks: 5 }) })
+    const older = (await rpc(server.url, 'message/send', userMessage('ask'))).body.result
+    const newer = (await rpc(server.url, 'message/send', userMessage('ask'))).body.result
+    for (const task of [older, newer]) await rpc(server.url, 'message/send', userMessage('blue', { taskId: task.id }))
+    expect(await meters.count('a2a.server.task.duration', { 'a2a.task.state': 'TASK_STATE_COMPLETED' })).toBe(1)
+  })
 })

@@ -50,10 +50,14 @@ export interface OtelSettings {
   captureContent: boolean
   /** Tasks whose first span is remembered for links (`FirstSpans`). */
   maxLinkedTasks: number
+  /** Running tasks whose start is remembered for `a2a.server.task.duration`. */
+  maxTimedTasks: number
 }
 
 /** Tasks whose first span a follow-up can link to: 10,000 span contexts are about a megabyte. */
 export const DEFAULT_MAX_LINKED_TASKS = 10_000
+/** Running tasks whose duration is measured: a start time each, 10,000 of them well under a megabyte. */
+export const DEFAULT_MAX_TIMED_TASKS = 10_000
 
 /** What a span context holds when it names no trace (`INVALID_TRACEID` of the API). */
 const INVALID_TRACE_ID = '00000000000000000000000000000000'
@@ -87,7 +91,7 @@ class OtelInstrumentation implements Instrumentation {
   #metrics: OtelMetrics | undefined
   /** The apps' gauges and counters (`observe`), read at each collection through the meter of the moment. */
   readonly #sources = new Set<ObservedSources>()
-  /** When each task this instance created began (`Date.now()`), for its duration when it ends: bounded as links. */
+  /** When each task this instance created began (`Date.now()`), for its duration when it ends: `maxTimedTasks`. */
   readonly #taskStarts: FirstSpans<number>
 
   constructor(api: Api, settings: OtelSettings) {
@@ -95,7 +99,7 @@ class OtelInstrumentation implements Instrumentation {
     this.captureContent = settings.captureContent
     this.#operationKey = api.createContextKey('a2a-runtime operation')
     this.#firstSpans = new FirstSpans(settings.maxLinkedTasks)
-    this.#taskStarts = new FirstSpans(DEFAULT_MAX_LINKED_TASKS)
+    this.#taskStarts = new FirstSpans(settings.maxTimedTasks)
     this.#tracer = new RegisteredTracer(api)
   }
 
