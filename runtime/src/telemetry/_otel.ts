@@ -422,7 +422,12 @@ class OtelOperation implements Operation {
     this.#stream = STREAM_OPEN
     let clientLeft: (() => void) | undefined
     const left = () => {
-      if (this.#stream === STREAM_OPEN) this.span.addEvent('a2a.stream.client_left')
+      // The stream's onCancel is heard when the client goes and when the server cuts it (a budget it would pass).
+      const reason = stream.cutReason
+      if (this.#stream === STREAM_OPEN) {
+        if (reason === undefined) this.span.addEvent('a2a.stream.client_left')
+        else this.span.addEvent('a2a.stream.cut', { 'a2a.stream.cut.reason': reason })
+      }
       this.#streamEnded()
       clientLeft?.()
     }
@@ -440,6 +445,9 @@ class OtelOperation implements Operation {
       },
       get response() {
         return stream.response
+      },
+      get cutReason() {
+        return stream.cutReason
       },
     }
   }
