@@ -18,7 +18,7 @@ import type {
 } from './_hooks.js'
 import { v1MethodName } from './_method-names.js'
 import { metricsOn, type OtelMetrics, pushOutcomeAttributes } from './_otel-metrics.js'
-import { RegisteredTracer, SCOPE_NAME, SCOPE_VERSION } from './_registered-tracer.js'
+import { RegisteredTracer, SCOPE_NAME, STATUS_ERROR, scopeVersion } from './_registered-tracer.js'
 import { type RequestFields, requestFields, resultFields, taskStateName } from './_wire-fields.js'
 
 /**
@@ -61,8 +61,6 @@ export const DEFAULT_MAX_TIMED_TASKS = 10_000
 
 /** What a span context holds when it names no trace (`INVALID_TRACEID` of the API). */
 const INVALID_TRACE_ID = '00000000000000000000000000000000'
-/** `SpanStatusCode.ERROR`, a number in every 1.x. */
-const STATUS_ERROR = 2
 
 /** Operations that start or continue a task's turn: a follow-up (a message naming its task) links to the first. */
 const SENDS = new Set(['SendMessage', 'SendStreamingMessage'])
@@ -111,7 +109,7 @@ class OtelInstrumentation implements Instrumentation {
     const provider = this.api.metrics.getMeterProvider()
     if (provider !== this.#meterProvider) {
       this.#meterProvider = provider
-      const meter = provider.getMeter(SCOPE_NAME, SCOPE_VERSION)
+      const meter = provider.getMeter(SCOPE_NAME, scopeVersion())
       // The apps move to the new meter: the earlier one (its provider replaced) no longer reads them.
       for (const sources of this.#sources) this.#metrics?.unobserve(sources)
       this.#metrics = meter === this.api.createNoopMeter() ? undefined : metricsOn(meter)
