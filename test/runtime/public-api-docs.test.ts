@@ -57,7 +57,7 @@ const DEFAULTS: Record<string, string> = {
   AgentWorkerOptions: 'binding',
   AuthOptions: 'apiKeys bearerTokens',
   ConnectOptions: 'a2aVersion fetch maxMessageBytes',
-  OtelTelemetryOptions: 'captureContent maxLinkedTasks maxTimedTasks',
+  OtelTelemetryOptions: 'captureContent maxLinkedTasks',
   ConversationOptions: 'maxBytes maxTasks',
   DurableObjectStoreOptions: 'logger',
   FileStoreOptions: 'logger segmentBytes',

@@ -1,10 +1,8 @@
 import { metrics } from '@opentelemetry/api'
-import { createA2AApp } from 'a2a-runtime'
 import { describe, expect, it } from 'vitest'
 import { otelTelemetry } from '../../runtime/src/entries/telemetry.ts'
 import { rpc } from '../_rpc.ts'
-import { agent, deferred, echoAgent } from './_agents.ts'
-import { captureLogger } from './_logger.ts'
+import { agent, deferred } from './_agents.ts'
 import { userMessage, userMessageV1 } from './_messages.ts'
 import { eventReader } from './_sse.ts'
 import { served } from './_telemetry.ts'
@@ -154,31 +152,5 @@ describe('metrics of the A2A operations and tasks', () => {
     expect(await meters.count('a2a.server.request.duration', sends)).toBe(1)
     expect(await meters.count('a2a.server.task.duration', { 'a2a.task.state': 'TASK_STATE_COMPLETED' })).toBe(1)
     expect((await meters.point('a2a.server.active_tasks', {}))?.value).toBe(0)
-  })
-
-  it('observes every app made under A2A_TELEMETRY=otel once, summed, and forgets an app that closed', async () => {
-    const env = { A2A_TELEMETRY: 'otel' }
-    const appWith = (maxPendingResponseBytes: number) =>
-      createA2AApp(echoAgent, { logger: captureLogger(), env, maxPendingResponseBytes })
-    const first = appWith(1_000_000)
-    const second = appWith(2_000_000)
-    const limit = async () =>
-      (await meters.point('a2a.server.budget.limit', { 'a2a.budget.name': 'maxPendingResponseBytes' }))?.value
-    expect(await limit()).toBe(3_000_000)
-    await first.close()
-    expect(await limit()).toBe(2_000_000)
-    await second.close()
-    // With no app left, the callbacks are removed (the SDK repeats their last value); a new app is read alone.
-    const third = appWith(4_000_000)
-    expect(await limit()).toBe(4_000_000)
-    await third.close()
-  })
-
-  it('measures the durations of at most maxTimedTasks running tasks, forgetting the oldest first', async () => {
-    const server = await served(scriptedAgent(), { telemetry: otelTelemetry({ maxTimedTasks: 1, maxLinkedTasks: 5 }) })
-    const older = (await rpc(server.url, 'message/send', userMessage('ask'))).body.result
-    const newer = (await rpc(server.url, 'message/send', userMessage('ask'))).body.result
-    for (const task of [older, newer]) await rpc(server.url, 'message/send', userMessage('blue', { taskId: task.id }))
-    expect(await meters.count('a2a.server.task.duration', { 'a2a.task.state': 'TASK_STATE_COMPLETED' })).toBe(1)
   })
 })

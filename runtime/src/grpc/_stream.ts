@@ -126,13 +126,9 @@ export class GrpcEventStream implements EventStream, WatchedBody {
     this.#call.emit('error', error)
   }
 
-  /** Why the server dropped the client (`cut`), for telemetry to tell it from a client that left. */
-  cutReason: string | undefined
-
   /** Drops the client now: its HTTP/2 stream is reset, what waits for it freed. */
   cut(reason: string): void {
     if (this.#ended) return
-    this.cutReason = reason
     this.#counted.outgoing.logger.info(`gRPC stream cut: ${reason}`)
     this.#accepting = false
     // grpc-js has no public way to reset one call's stream: a status would wait behind the messages the client does

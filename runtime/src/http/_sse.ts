@@ -180,13 +180,9 @@ export class SseStream implements WatchedBody {
     if (!this.#flushing) this.#endWhenTaken()
   }
 
-  /** Why the server dropped the client (`cut`), for telemetry to tell it from a client that left. */
-  cutReason: string | undefined
-
   /** Drops the client now: the connection closes, its unread bytes are freed. */
   cut(reason: string): void {
     if (this.#ended) return
-    this.cutReason = reason
     this.#stop()
     this.#cancelled = true
     // An errored body makes the response writer destroy the connection, which frees what Node holds for it.

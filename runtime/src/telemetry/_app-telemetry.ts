@@ -5,7 +5,7 @@ import { guardedInstrumentation, INSTRUMENTATION_FAILED, reportOnce } from './_g
 import type { Instrumentation } from './_hooks.js'
 import { sendLogRecords } from './_logs.js'
 import { type LogsApiModule, otelLogRecords } from './_logs-otel.js'
-import { type Api, DEFAULT_MAX_LINKED_TASKS, DEFAULT_MAX_TIMED_TASKS, otelInstrumentation } from './_otel.js'
+import { type Api, DEFAULT_MAX_LINKED_TASKS, otelInstrumentation } from './_otel.js'
 import { instrumentationOf, type Telemetry } from './telemetry.js'
 
 /**
@@ -33,11 +33,7 @@ function chosenInstrumentation(option: Telemetry | undefined, env: Env): Instrum
     return instrumentation
   }
   if (choiceSetting(undefined, 'telemetry', env, 'A2A_TELEMETRY', ['otel', 'off']) !== 'otel') return undefined
-  return otelInstrumentation(loadApi(), {
-    captureContent: false,
-    maxLinkedTasks: DEFAULT_MAX_LINKED_TASKS,
-    maxTimedTasks: DEFAULT_MAX_TIMED_TASKS,
-  })
+  return otelInstrumentation(loadApi(), { captureContent: false, maxLinkedTasks: DEFAULT_MAX_LINKED_TASKS })
 }
 
 /**

@@ -1,9 +1,9 @@
-import type { Attributes, Context, Span } from '@opentelemetry/api'
+import type { Attributes, Context, Span, TextMapGetter } from '@opentelemetry/api'
 import { isObject } from '../_is-object.js'
 import { wireMessagesJson, wireRoleOf } from './_client-content.js'
 import type { ClientCall, ClientCallStart, ClientInstrumentation } from './_client-hooks.js'
 import type { Api } from './_otel.js'
-import { RegisteredTracer, STATUS_ERROR } from './_registered-tracer.js'
+import { RegisteredTracer } from './_registered-tracer.js'
 import { requestFields, resultFields, taskStateName } from './_wire-fields.js'
 
 /**
@@ -17,6 +17,19 @@ import { requestFields, resultFields, taskStateName } from './_wire-fields.js'
 export interface OtelClientSettings {
   /** The client's message and what the agent answers recorded on the span and its events. */
   captureContent: boolean
+  /**
+   * The trace context a call continues when the caller's context has none (W3C `traceparent`, `tracestate`): how the
+   * `a2a` commands put their calls in the trace of the script that runs them.
+   */
+  defaultParent?: Readonly<Record<string, string>>
+}
+
+/** `SpanStatusCode.ERROR`, a number in every 1.x. */
+const STATUS_ERROR = 2
+
+const recordGetter: TextMapGetter<Readonly<Record<string, string>>> = {
+  get: (carrier, key) => carrier[key],
+  keys: (carrier) => Object.keys(carrier),
 }
 
 export function otelClientInstrumentation(api: Api, settings: OtelClientSettings): ClientInstrumentation {
@@ -33,9 +46,17 @@ class OtelClientInstrumentation implements ClientInstrumentation {
     this.#tracer = new RegisteredTracer(api)
   }
 
+  #parent(): Context {
+    const { api } = this
+    const active = api.context.active()
+    const fallback = this.settings.defaultParent
+    if (!fallback || api.trace.getSpan(active)) return active
+    return api.propagation.extract(active, fallback, recordGetter)
+  }
+
   call(start: ClientCallStart): ClientCall {
     const { api } = this
-    const parent = api.context.active()
+    const parent = this.#parent()
     const tracer = this.#tracer.now()
     // No SDK: no span, but the caller's trace context (if a propagator is registered) still travels.
     if (!tracer) return new OtelClientCall(api, undefined, parent, false)

@@ -171,9 +171,6 @@ function guardedStream(stream: HookedStream, report: Report, open: (tracked: Hoo
     get response() {
       return stream.response
     },
-    get cutReason() {
-      return stream.cutReason
-    },
   }
   const hooked = safely(report, undefined, () => open(tracked))
   if (!hooked) return stream

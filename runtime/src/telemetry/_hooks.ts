@@ -134,6 +134,4 @@ export interface HookedStream {
   close(): void
   onCancel(callback: () => void): void
   readonly response: Response
-  /** Why the server cut the stream (a budget, the write timeout), when it did rather than the client leaving. */
-  readonly cutReason?: string | undefined
 }

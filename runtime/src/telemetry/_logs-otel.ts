@@ -2,7 +2,7 @@ import type * as LogsApi from '@opentelemetry/api-logs'
 import type { AnyValueMap, Logger, LoggerProvider } from '@opentelemetry/api-logs'
 import { jsonText, lineFields } from '../_log-json.js'
 import type { LineLevel, LineShape, LogRecords } from './_logs.js'
-import { SCOPE_NAME, scopeVersion } from './_registered-tracer.js'
+import { runtimeVersion } from './_runtime-version.js'
 
 /**
  * The runtime's log lines as OpenTelemetry log records, through the logger `a2a-runtime` of the LoggerProvider the
@@ -14,6 +14,9 @@ import { SCOPE_NAME, scopeVersion } from './_registered-tracer.js'
 
 /** The part of `@opentelemetry/api-logs` used here (every 0.x since 0.200 has it). */
 export type LogsApiModule = Pick<typeof LogsApi, 'logs'>
+
+const SCOPE_NAME = 'a2a-runtime'
+const SCOPE_VERSION = runtimeVersion()
 
 /** `SeverityNumber` of the API for each level (DEBUG, INFO, WARN, ERROR): numbers the data model fixes. */
 const SEVERITY: Record<LineLevel, number> = { debug: 5, info: 9, warn: 13, error: 17 }
@@ -61,8 +64,8 @@ class OtelLogRecords implements LogRecords {
       const proxy = provider as Partial<ProxyProvider>
       this.#logger =
         typeof proxy._getDelegateLogger === 'function'
-          ? proxy._getDelegateLogger(SCOPE_NAME, scopeVersion())
-          : provider.getLogger(SCOPE_NAME, scopeVersion())
+          ? proxy._getDelegateLogger(SCOPE_NAME, SCOPE_VERSION)
+          : provider.getLogger(SCOPE_NAME, SCOPE_VERSION)
     }
     return this.#logger
   }

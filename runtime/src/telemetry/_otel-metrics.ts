@@ -1,12 +1,4 @@
-import type {
-  Attributes,
-  Counter,
-  Histogram,
-  Meter,
-  Observable,
-  ObservableCallback,
-  ObservableResult,
-} from '@opentelemetry/api'
+import type { Attributes, Counter, Histogram, Meter, ObservableResult } from '@opentelemetry/api'
 import type { ObservedSources } from './_hooks.js'
 
 /**
@@ -26,22 +18,6 @@ const WAIT_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21_600,
 const histogram = (meter: Meter, name: string, description: string, buckets: number[]): Histogram =>
   meter.createHistogram(name, { description, unit: 's', advice: { explicitBucketBoundaries: buckets } })
 
-/**
- * The runtime's instruments on `meter`: one set per meter in the process, whichever instrumentations (apps made under
- * `A2A_TELEMETRY=otel` each have their own) measure through it, so that each observable is observed once, summing
- * every app's sources; two registrations would each observe their own apps and the last observation would win.
- */
-export function metricsOn(meter: Meter): OtelMetrics {
-  let metrics = perMeter.get(meter)
-  if (!metrics) {
-    metrics = new OtelMetrics(meter)
-    perMeter.set(meter, metrics)
-  }
-  return metrics
-}
-
-const perMeter = new WeakMap<Meter, OtelMetrics>()
-
 export class OtelMetrics {
   readonly requestDuration: Histogram
   readonly taskDuration: Histogram
@@ -49,13 +25,8 @@ export class OtelMetrics {
   readonly pushDeliveries: Counter
   readonly pushRequestDuration: Histogram
   readonly storeDuration: Histogram
-  /** What the apps measured through this meter hold now, read at each collection. */
-  readonly #sources = new Set<ObservedSources>()
-  readonly #observables: Array<[Observable, ObservableCallback]>
-  /** Whether the observables' callbacks are registered: only while an app is observed (none keeps a closed app). */
-  #observing = false
 
-  constructor(meter: Meter) {
+  constructor(meter: Meter, sources: ReadonlySet<ObservedSources>) {
     this.requestDuration = histogram(
       meter,
       'a2a.server.request.duration',
@@ -90,28 +61,12 @@ export class OtelMetrics {
       'Duration of task store calls that touch disk or network',
       IO_BUCKETS,
     )
-    this.#observables = observables(meter, this.#sources)
-  }
-
-  /** Reads `sources` at each collection until `unobserve`. */
-  observe(sources: ObservedSources): void {
-    this.#sources.add(sources)
-    if (this.#observing) return
-    this.#observing = true
-    for (const [observable, callback] of this.#observables) observable.addCallback(callback)
-  }
-
-  /** Stops reading `sources`; with none left, the callbacks are removed (nothing of a closed app stays reachable). */
-  unobserve(sources: ObservedSources): void {
-    this.#sources.delete(sources)
-    if (this.#sources.size > 0 || !this.#observing) return
-    this.#observing = false
-    for (const [observable, callback] of this.#observables) observable.removeCallback(callback)
+    observeSources(meter, sources)
   }
 }
 
-/** The observables and their callbacks, summing what every observed app holds, per attribute set. */
-function observables(meter: Meter, sources: ReadonlySet<ObservedSources>): Array<[Observable, ObservableCallback]> {
+/** Sums what every app sharing this instrumentation holds, per attribute set: each is observed once. */
+function observeSources(meter: Meter, sources: ReadonlySet<ObservedSources>): void {
   const sum = (read: (source: ObservedSources) => number) => {
     let total = 0
     for (const source of sources) total += read(source)
@@ -123,40 +78,33 @@ function observables(meter: Meter, sources: ReadonlySet<ObservedSources>): Array
       for (const [name, value] of entries(source)) totals.set(name, (totals.get(name) ?? 0) + value)
     for (const [name, value] of totals) result.observe(value, { 'a2a.budget.name': name })
   }
-  return [
-    [
-      meter.createObservableUpDownCounter('a2a.server.active_tasks', {
-        description: 'Tasks whose agent runs on this instance now',
-        unit: '{task}',
-      }),
-      (result) => result.observe(sum((source) => source.runningTasks())),
-    ],
-    [
-      meter.createObservableUpDownCounter('a2a.server.active_streams', {
-        description: 'Streams open to subscribers now (SSE and gRPC)',
-        unit: '{stream}',
-      }),
-      (result) => result.observe(sum((source) => source.openStreams())),
-    ],
-    [
-      meter.createObservableUpDownCounter('a2a.server.budget.usage', {
-        description: 'Bytes held against each memory budget now',
-        unit: 'By',
-      }),
-      (result) => byName(result, (source) => source.budgets.map((b) => [b.name, b.used()])),
-    ],
-    [
-      meter.createObservableUpDownCounter('a2a.server.budget.limit', { description: 'Each memory budget', unit: 'By' }),
-      (result) => byName(result, (source) => source.budgets.map((b) => [b.name, b.limit])),
-    ],
-    [
-      meter.createObservableCounter('a2a.server.budget.refusals', {
-        description: 'What each budget refused: requests, streams, answers, task growth',
-        unit: '{refusal}',
-      }),
-      (result) => byName(result, (source) => source.refusals.map((r) => [r.name, r.count()])),
-    ],
-  ]
+  meter
+    .createObservableUpDownCounter('a2a.server.active_tasks', {
+      description: 'Tasks whose agent runs on this instance now',
+      unit: '{task}',
+    })
+    .addCallback((result) => result.observe(sum((source) => source.runningTasks())))
+  meter
+    .createObservableUpDownCounter('a2a.server.active_streams', {
+      description: 'Streams open to subscribers now (SSE and gRPC)',
+      unit: '{stream}',
+    })
+    .addCallback((result) => result.observe(sum((source) => source.openStreams())))
+  meter
+    .createObservableUpDownCounter('a2a.server.budget.usage', {
+      description: 'Bytes held against each memory budget now',
+      unit: 'By',
+    })
+    .addCallback((result) => byName(result, (source) => source.budgets.map((b) => [b.name, b.used()])))
+  meter
+    .createObservableUpDownCounter('a2a.server.budget.limit', { description: 'Each memory budget', unit: 'By' })
+    .addCallback((result) => byName(result, (source) => source.budgets.map((b) => [b.name, b.limit])))
+  meter
+    .createObservableCounter('a2a.server.budget.refusals', {
+      description: 'What each budget refused: requests, streams, answers, task growth',
+      unit: '{refusal}',
+    })
+    .addCallback((result) => byName(result, (source) => source.refusals.map((r) => [r.name, r.count()])))
 }
 
 /** The attributes of a push attempt's or delivery's outcome. */

@@ -17,8 +17,8 @@ import type {
   TraceIds,
 } from './_hooks.js'
 import { v1MethodName } from './_method-names.js'
-import { metricsOn, type OtelMetrics, pushOutcomeAttributes } from './_otel-metrics.js'
-import { RegisteredTracer, SCOPE_NAME, STATUS_ERROR, scopeVersion } from './_registered-tracer.js'
+import { OtelMetrics, pushOutcomeAttributes } from './_otel-metrics.js'
+import { RegisteredTracer, SCOPE_NAME, SCOPE_VERSION } from './_registered-tracer.js'
 import { type RequestFields, requestFields, resultFields, taskStateName } from './_wire-fields.js'
 
 /**
@@ -50,17 +50,15 @@ export interface OtelSettings {
   captureContent: boolean
   /** Tasks whose first span is remembered for links (`FirstSpans`). */
   maxLinkedTasks: number
-  /** Running tasks whose start is remembered for `a2a.server.task.duration`. */
-  maxTimedTasks: number
 }
 
 /** Tasks whose first span a follow-up can link to: 10,000 span contexts are about a megabyte. */
 export const DEFAULT_MAX_LINKED_TASKS = 10_000
-/** Running tasks whose duration is measured: a start time each, 10,000 of them well under a megabyte. */
-export const DEFAULT_MAX_TIMED_TASKS = 10_000
 
 /** What a span context holds when it names no trace (`INVALID_TRACEID` of the API). */
 const INVALID_TRACE_ID = '00000000000000000000000000000000'
+/** `SpanStatusCode.ERROR`, a number in every 1.x. */
+const STATUS_ERROR = 2
 
 /** Operations that start or continue a task's turn: a follow-up (a message naming its task) links to the first. */
 const SENDS = new Set(['SendMessage', 'SendStreamingMessage'])
@@ -87,9 +85,9 @@ class OtelInstrumentation implements Instrumentation {
   readonly #tracer: RegisteredTracer
   #meterProvider: MeterProvider | undefined
   #metrics: OtelMetrics | undefined
-  /** The apps' gauges and counters (`observe`), read at each collection through the meter of the moment. */
+  /** The apps' gauges and counters (`observe`), read at each collection. */
   readonly #sources = new Set<ObservedSources>()
-  /** When each task this instance created began (`Date.now()`), for its duration when it ends: `maxTimedTasks`. */
+  /** When each task this instance created began (`Date.now()`), for its duration when it ends: bounded as links. */
   readonly #taskStarts: FirstSpans<number>
 
   constructor(api: Api, settings: OtelSettings) {
@@ -97,7 +95,7 @@ class OtelInstrumentation implements Instrumentation {
     this.captureContent = settings.captureContent
     this.#operationKey = api.createContextKey('a2a-runtime operation')
     this.#firstSpans = new FirstSpans(settings.maxLinkedTasks)
-    this.#taskStarts = new FirstSpans(settings.maxTimedTasks)
+    this.#taskStarts = new FirstSpans(DEFAULT_MAX_LINKED_TASKS)
     this.#tracer = new RegisteredTracer(api)
   }
 
@@ -109,11 +107,8 @@ class OtelInstrumentation implements Instrumentation {
     const provider = this.api.metrics.getMeterProvider()
     if (provider !== this.#meterProvider) {
       this.#meterProvider = provider
-      const meter = provider.getMeter(SCOPE_NAME, scopeVersion())
-      // The apps move to the new meter: the earlier one (its provider replaced) no longer reads them.
-      for (const sources of this.#sources) this.#metrics?.unobserve(sources)
-      this.#metrics = meter === this.api.createNoopMeter() ? undefined : metricsOn(meter)
-      for (const sources of this.#sources) this.#metrics?.observe(sources)
+      const meter = provider.getMeter(SCOPE_NAME, SCOPE_VERSION)
+      this.#metrics = meter === this.api.createNoopMeter() ? undefined : new OtelMetrics(meter, this.#sources)
     }
     return this.#metrics
   }
@@ -318,11 +313,8 @@ class OtelInstrumentation implements Instrumentation {
   observe(sources: ObservedSources): () => void {
     this.#sources.add(sources)
     // Instruments made now: a collection reads the sources even before the first request.
-    this.metricsNow()?.observe(sources)
-    return () => {
-      this.#sources.delete(sources)
-      this.#metrics?.unobserve(sources)
-    }
+    this.metricsNow()
+    return () => this.#sources.delete(sources)
   }
 
   currentTrace(): TraceIds | undefined {
@@ -420,12 +412,7 @@ class OtelOperation implements Operation {
     this.#stream = STREAM_OPEN
     let clientLeft: (() => void) | undefined
     const left = () => {
-      // The stream's onCancel is heard when the client goes and when the server cuts it (a budget it would pass).
-      const reason = stream.cutReason
-      if (this.#stream === STREAM_OPEN) {
-        if (reason === undefined) this.span.addEvent('a2a.stream.client_left')
-        else this.span.addEvent('a2a.stream.cut', { 'a2a.stream.cut.reason': reason })
-      }
+      if (this.#stream === STREAM_OPEN) this.span.addEvent('a2a.stream.client_left')
       this.#streamEnded()
       clientLeft?.()
     }
@@ -443,9 +430,6 @@ class OtelOperation implements Operation {
       },
       get response() {
         return stream.response
-      },
-      get cutReason() {
-        return stream.cutReason
       },
     }
   }

@@ -2,13 +2,9 @@ import type * as OtelApi from '@opentelemetry/api'
 import type { Tracer, TracerProvider } from '@opentelemetry/api'
 import { runtimeVersion } from './_runtime-version.js'
 
-/** The instrumentation scope the runtime's spans, instruments and log records are made under. */
+/** The instrumentation scope the runtime's spans and instruments are made under. */
 export const SCOPE_NAME = 'a2a-runtime'
-/** The scope's version: the runtime's, read from its package.json the first time an SDK asks for the scope. */
-export const scopeVersion = runtimeVersion
-
-/** `SpanStatusCode.ERROR`, a number in every 1.x. */
-export const STATUS_ERROR = 2
+export const SCOPE_VERSION = runtimeVersion()
 
 /**
  * The runtime's tracer on the TracerProvider registered now, asked again only when another one is; undefined while
@@ -32,8 +28,8 @@ export class RegisteredTracer {
     if (provider !== this.#provider) {
       this.#provider = provider
       this.#tracer = proxy
-        ? proxy.getDelegateTracer(SCOPE_NAME, scopeVersion())
-        : global.getTracer(SCOPE_NAME, scopeVersion())
+        ? proxy.getDelegateTracer(SCOPE_NAME, SCOPE_VERSION)
+        : global.getTracer(SCOPE_NAME, SCOPE_VERSION)
     }
     return this.#tracer
   }

@@ -4,14 +4,6 @@
  * where there is none (Cloudflare Workers) or the file cannot be read: the scope then has a name only.
  */
 export function runtimeVersion(): string | undefined {
-  // Read once, when telemetry first names its scope: importing the runtime reads no file.
-  read ??= { version: readVersion() }
-  return read.version
-}
-
-let read: { version: string | undefined } | undefined
-
-function readVersion(): string | undefined {
   try {
     const fs = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(
       'node:fs',

@@ -2,7 +2,7 @@ import * as api from '@opentelemetry/api'
 import { ConfigurationError } from '../errors.js'
 import { otelClientInstrumentation } from './_client-otel.js'
 import { withClientSide } from './_client-telemetry.js'
-import { DEFAULT_MAX_LINKED_TASKS, DEFAULT_MAX_TIMED_TASKS, type OtelSettings, otelInstrumentation } from './_otel.js'
+import { DEFAULT_MAX_LINKED_TASKS, type OtelSettings, otelInstrumentation } from './_otel.js'
 import { type Telemetry, telemetryOf } from './telemetry.js'
 
 /** What the OpenTelemetry instrumentation records, and how many tasks' first spans it remembers for links. */
@@ -22,12 +22,6 @@ export interface OtelTelemetryOptions {
    * @default 10_000
    */
   maxLinkedTasks?: number
-  /**
-   * Most running tasks whose start is remembered, so that `a2a.server.task.duration` measures them when they end;
-   * past it the oldest are forgotten (their durations are not recorded). 0 measures no task's duration.
-   * @default 10_000
-   */
-  maxTimedTasks?: number
 }
 
 /**
@@ -53,22 +47,10 @@ export function otelTelemetry(options: OtelTelemetryOptions = {}): Telemetry {
 function readOtelOptions(options: OtelTelemetryOptions): OtelSettings {
   if (typeof options !== 'object' || options === null)
     throw new ConfigurationError('otelTelemetry() takes an object of options')
-  const {
-    captureContent = false,
-    maxLinkedTasks = DEFAULT_MAX_LINKED_TASKS,
-    maxTimedTasks = DEFAULT_MAX_TIMED_TASKS,
-  } = options
+  const { captureContent = false, maxLinkedTasks = DEFAULT_MAX_LINKED_TASKS } = options
   if (typeof captureContent !== 'boolean')
     throw new ConfigurationError(`captureContent must be true or false (got ${JSON.stringify(captureContent)})`)
-  return {
-    captureContent,
-    maxLinkedTasks: taskCount('maxLinkedTasks', maxLinkedTasks),
-    maxTimedTasks: taskCount('maxTimedTasks', maxTimedTasks),
-  }
-}
-
-function taskCount(name: string, value: unknown): number {
-  if (!Number.isInteger(value) || (value as number) < 0)
-    throw new ConfigurationError(`${name} must be a whole number, 0 or more (got ${JSON.stringify(value)})`)
-  return value as number
+  if (!Number.isInteger(maxLinkedTasks) || maxLinkedTasks < 0)
+    throw new ConfigurationError(`maxLinkedTasks must be a whole number, 0 or more (got ${maxLinkedTasks})`)
+  return { captureContent, maxLinkedTasks }
 }
