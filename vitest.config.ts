@@ -21,8 +21,8 @@ export default defineConfig({
         sequence: { groupOrder: tier.alone ? 1 : 0 },
       },
     })),
-    // A redis-server for the suites that run on the Redis store.
-    globalSetup: ['test/redis-setup.ts'],
+    // A redis-server and a PostgreSQL cluster for the suites that run on those stores.
+    globalSetup: ['test/redis-setup.ts', 'test/postgres-setup.ts'],
     testTimeout: 15_000,
     // Hooks start and stop servers and remove temporary projects: I/O that a loaded 2-core machine can slow
     // many times over. A hook that fails does so by throwing, not by the clock.
