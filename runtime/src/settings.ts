@@ -100,7 +100,14 @@ export const SETTINGS = [
     variable: 'A2A_STORE',
     option: 'store',
     default: '`memory`',
-    means: 'Where tasks live: `memory`, `file:<directory>` or `redis://host:port/db`.',
+    means: 'Where tasks live: `memory`, `file:<directory>`, `redis://host:port/db` or `postgres://user@host/db`.',
+  },
+  {
+    variable: 'A2A_PUSH_CONFIG_KEY',
+    option: 'pushConfigKey (store)',
+    default: 'none (stored as JSON)',
+    means:
+      'Base64 of 32 bytes (`openssl rand -base64 32`): the Redis and PostgreSQL stores keep push configs sealed with it (AES-256-GCM).',
   },
   {
     variable: 'A2A_STORE_MAX_BYTES',

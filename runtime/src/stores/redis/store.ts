@@ -10,6 +10,7 @@ import type { Message, Task, TaskEvent } from '../../types.js'
 import { readByteBudget } from '../_byte-budget.js'
 import { foldEntries, type TaskEntry } from '../_fold.js'
 import { decodeCursor, encodeCursor } from '../_paging.js'
+import { openConfig, readPushConfigKey, sealConfig } from '../_sealed-configs.js'
 import { DEFAULT_EVENT_LOG_BYTES, DEFAULT_MAX_TASKS, DEFAULT_TTL_MS } from '../memory.js'
 import type { ClusterLink, TaskPage, TaskQuery, TaskStore } from '../task-store.js'
 import { CancelForwarding } from './_cancels.js'
@@ -68,11 +69,17 @@ export interface RedisStoreOptions {
    */
   logger?: Pick<Logger, 'warn' | 'error'>
   /**
-   * Where `A2A_EVENT_LOG_BYTES` is read from when `eventLogBytes` is not given: the process's environment, none
-   * where there is no `process`.
+   * Where `A2A_EVENT_LOG_BYTES` and `A2A_PUSH_CONFIG_KEY` are read from when `eventLogBytes` and `pushConfigKey`
+   * are not given: the process's environment, none where there is no `process`.
    * @default process.env
    */
   env?: Env
+  /**
+   * The key push configs (webhook URLs, tokens, credentials) are sealed with in Redis (AES-256-GCM): the base64
+   * of 32 bytes (`openssl rand -base64 32`), or the bytes. Configs stored in plain before it was set stay readable.
+   * @default A2A_PUSH_CONFIG_KEY, else none (stored as JSON)
+   */
+  pushConfigKey?: string | Uint8Array
 }
 
 const DEFAULT_LEASE_MS = 10_000
@@ -115,6 +122,7 @@ export class RedisTaskStore implements TaskStore {
   readonly leaseMs: number
   readonly eventLogBytes: number
   readonly #timeoutMs: number
+  readonly #pushConfigKey: Uint8Array | undefined
   readonly #connection: RedisConnection
   readonly #logger: RedisStoreOptions['logger']
   readonly #leases: Leases
@@ -142,13 +150,15 @@ export class RedisTaskStore implements TaskStore {
     this.maxTasks = options.maxTasks ?? DEFAULT_MAX_TASKS
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS
+    const env = options.env ?? processEnv()
     this.eventLogBytes = readByteBudget(
       options.eventLogBytes,
       'eventLogBytes',
       'A2A_EVENT_LOG_BYTES',
       DEFAULT_EVENT_LOG_BYTES,
-      options.env ?? processEnv(),
+      env,
     )
+    this.#pushConfigKey = readPushConfigKey(options.pushConfigKey, env)
     this.#timeoutMs = options.timeoutMs ?? 5000
     this.#logger = options.logger
     this.#clustered = options.cluster === true
@@ -667,7 +677,10 @@ export class RedisTaskStore implements TaskStore {
     }
   }
 
-  /** Webhooks in a hash per task, shared by the instances; they expire with their task. */
+  /**
+   * Webhooks in a hash per task, shared by the instances; they expire with their task. Sealed with `pushConfigKey`
+   * when one is set (see `_sealed-configs.ts`).
+   */
   readonly pushConfigs: PushConfigStore = {
     save: async (config) => {
       const saved = await storeCall(this, 'redis', 'pushConfigs.save', config.taskId, () =>
@@ -679,7 +692,7 @@ export class RedisTaskStore implements TaskStore {
             this.keys.task(config.taskId),
             this.keys.push(config.taskId),
             config.id,
-            JSON.stringify(config),
+            sealConfig(JSON.stringify(config), this.#pushConfigKey),
           ),
         ),
       )
@@ -688,7 +701,7 @@ export class RedisTaskStore implements TaskStore {
     list: async (taskId) => {
       const read = () => this.#connection.run((redis) => redis.hvals(this.keys.push(taskId)))
       const entries = await storeCall(this, 'redis', 'pushConfigs.list', taskId, read)
-      return entries.map((json) => JSON.parse(json) as PushConfig)
+      return entries.map((stored) => JSON.parse(openConfig(stored, this.#pushConfigKey)) as PushConfig)
     },
     delete: async (taskId, id) => {
       const remove = () => this.#connection.run((redis) => redis.hdel(this.keys.push(taskId), id))
