@@ -1,7 +1,7 @@
 // How much CPU processes other than the bench used while it ran. A long run on a shared machine meets other
 // work; the before/after readings of _machine.mjs miss what came and went in between. Every second: the CPU
-// time all cores spent busy (/proc/stat), less what this process and its children used (its own times, its
-// waited-for children's, and those of its children still running), is what the rest of the machine took.
+// time all cores spent busy (/proc/stat), less what this process and its descendants used (its own times, its
+// waited-for children's, and those of its descendants still running), is what the rest of the machine took.
 import { readdirSync, readFileSync } from 'node:fs'
 
 const TICKS = 100 // USER_HZ
@@ -21,13 +21,23 @@ function ownTicks() {
   const self = statFields(process.pid)
   // utime, stime, and cutime, cstime: the children that have exited and been waited for.
   let ticks = Number(self[11]) + Number(self[12]) + Number(self[13]) + Number(self[14])
+  // Every running descendant, not only children: a PostgreSQL server's backends are its children.
+  const processes = new Map()
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue
     try {
       const fields = statFields(name)
-      if (Number(fields[1]) === process.pid) ticks += Number(fields[11]) + Number(fields[12])
+      // Its own times and those of its children that have exited (a server's ended backends).
+      const used = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])
+      processes.set(Number(name), { parent: Number(fields[1]), ticks: used })
     } catch {} // gone meanwhile
   }
+  const ours = (pid) => {
+    for (let at = pid, hops = 0; at > 1 && hops < 64; at = processes.get(at)?.parent ?? 0, hops++)
+      if (at === process.pid) return true
+    return false
+  }
+  for (const [pid, { ticks: used }] of processes) if (pid !== process.pid && ours(pid)) ticks += used
   return ticks
 }
 

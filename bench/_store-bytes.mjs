@@ -2,6 +2,11 @@
 // back by the agent as one artifact in `chunks` chunks (BENCH_CHUNKS). Measured on the way to the store:
 //   Redis: `total_net_input_bytes` of the store's redis-server across the send (every command the server sent:
 //          writes, publishes to followers, lease renewals), less the bench's own INFO commands;
+//   PostgreSQL: the WAL the cluster wrote across the send (`pg_wal_lsn_diff` of the insert position before and
+//          after: every commit's WAL reaches the disk before it is acknowledged, heap and index pages follow at
+//          checkpoints), with `pg_waldump --stats` of that WAL (records and full-page images by kind); besides,
+//          the bytes the agent sent PostgreSQL (its `wchar` less the answer on its socket: statements and their
+//          values) and how much the schema's tables, TOAST and indexes grew;
 //   file:  the server's `wchar` (/proc/<pid>/io: bytes passed to write calls) across the send, less the bytes of
 //          the answer on the socket (the client's count of what it received, headers and framing included),
 //          and the task's records in the store's log once it has ended.
@@ -9,6 +14,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { postJson } from './_http.mjs'
+import { lsnNumber } from './_postgres.mjs'
 import { openSse } from './_sse.mjs'
 
 const headers = { 'content-type': 'application/json', 'a2a-version': '1.0' }
@@ -107,6 +113,27 @@ export async function redisBytes(server, redis, { text, chunks }) {
   const after = await settled(input, { own })
   await checkStored(server.url, taskId, text)
   return { written: after - before - (reads - readsBefore) * own, answerBytes: bytesRead }
+}
+
+/** The PostgreSQL measure: `pg` from _postgres.mjs, `server` the agent on it, its tables in `schema`. */
+export async function postgresBytes(server, pg, { text, chunks, schema = 'a2a' }) {
+  const position = async () => lsnNumber(await pg.walLsn())
+  await settled(position)
+  const fromLsn = await pg.walLsn()
+  const wireBefore = await settled(() => wchar(server.pid))
+  const tablesBefore = await pg.relationBytes(schema)
+  const { taskId, bytesRead } = await sendAndCheck(server.url, text, chunks)
+  await settled(position)
+  const toLsn = await pg.walLsn()
+  const wireAfter = await settled(() => wchar(server.pid))
+  await checkStored(server.url, taskId, text)
+  return {
+    written: await pg.walBytesBetween(fromLsn, toLsn),
+    wal: pg.walStats(fromLsn, toLsn),
+    sentToPostgres: wireAfter - wireBefore - bytesRead,
+    tablesGrew: (await pg.relationBytes(schema)) - tablesBefore,
+    answerBytes: bytesRead,
+  }
 }
 
 /** The file store measure: `dir` the store's directory, `server` the agent on it. */

@@ -1,7 +1,8 @@
 // message/send throughput of the echo agent on each store: autocannon (load.mjs) on the load core against one
 // server, or spread evenly over several instances of one agent (autocannon's connections take the URLs in
 // turn). Every response body is checked. CPU time is read from /proc for each process that serves: the agent
-// processes and, on Redis, the redis-server, so a reader can tell which one was the limit.
+// processes and the store's server (redis-server, or every process of the PostgreSQL cluster), so a reader can
+// tell which one was the limit.
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
@@ -14,12 +15,16 @@ const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 // The platform dialect's message/send of "hi", as the main bench sends it to ours; the echo agent answers it.
 const { send, sendExpect } = targets.ours.dialect
 
+/** CPU seconds of a store's server so far: a PostgreSQL cluster sums its processes; a redis-server is one. */
+const backendCpu = (backend) => (backend.cpuSeconds ? backend.cpuSeconds() : cpuSeconds(backend.pid))
+
 /**
- * One load run against `servers` (the agent processes sharing the load) at `connections`; `redis` (optional) is
- * the redis-server behind them. Resolves with load.mjs's figures plus `serverCpu` (each agent, in cores),
- * `redisCpu`, and `failed` (why the run does not count) when a response was wrong.
+ * One load run against `servers` (the agent processes sharing the load) at `connections`; `backend` (optional) is
+ * the store's server behind them (from _redis.mjs or _postgres.mjs). Resolves with load.mjs's figures plus
+ * `serverCpu` (each agent, in cores), `backendCpu`, and `failed` (why the run does not count) when a response was
+ * wrong.
  */
-export async function sendLoad(servers, { redis, connections, durationSec, warmupSec, maxRequests, pinning }) {
+export async function sendLoad(servers, { backend, connections, durationSec, warmupSec, maxRequests, pinning }) {
   const url = servers.length === 1 ? servers[0].url : servers.map((server) => server.url)
   const config = {
     url,
@@ -41,7 +46,7 @@ export async function sendLoad(servers, { redis, connections, durationSec, warmu
   ]
   const pids = servers.map((server) => server.pid)
   const cpuBefore = pids.map(cpuSeconds)
-  const redisBefore = redis ? cpuSeconds(redis.pid) : NaN
+  const backendBefore = backend ? backendCpu(backend) : NaN
   const started = performance.now()
   const { code, stdout, output } = await runToEnd(exe, args, {
     cwd: here,
@@ -55,7 +60,7 @@ export async function sendLoad(servers, { redis, connections, durationSec, warmu
   const result = JSON.parse(line)
   // Over the whole child run, warm-up included: what the servers were busy with.
   result.serverCpu = pids.map((pid, i) => (cpuSeconds(pid) - cpuBefore[i]) / elapsedSec)
-  result.redisCpu = redis ? (cpuSeconds(redis.pid) - redisBefore) / elapsedSec : undefined
+  result.backendCpu = backend ? (backendCpu(backend) - backendBefore) / elapsedSec : undefined
   for (const server of servers)
     if (!server.handle.alive)
       throw new Error(`${server.name} exited during the load:\n${server.handle.output.slice(-3000)}`)

@@ -1,30 +1,35 @@
 // `npm run stores` (in bench/, after a build) / `node bench/stores.mjs [--quick] [--runtime <dist/index.js>] [--label
 // <text>] [--dir <parent>] [--out <dir>] [--no-pin]`
 //
-// The task stores at scale (memory, file, Redis), each measure against a fresh store and fresh server processes:
+// The task stores at scale (memory, file, Redis, PostgreSQL), each measure against a fresh store and fresh server
+// processes:
 //   1. ListTasks latency with 10,000 and 100,000 tasks in the store;
-//   2. bytes a store writes for a 1 MiB message answered in 1,000 streamed chunks (Redis, file);
-//   3. message/send c=16 throughput on the file store and on Redis as a ratio to the memory store, and spread
-//      over two instances on one Redis;
-//   4. how long an event takes to reach a client that follows the task on another instance.
+//   2. bytes a store writes for a 1 MiB message answered in 1,000 streamed chunks (Redis, PostgreSQL, file);
+//   3. message/send c=16 throughput on the file store, on Redis and on PostgreSQL as a ratio to the memory store,
+//      and spread over two instances on one Redis and on one PostgreSQL database;
+//   4. how long an event takes to reach a client that follows the task on another instance (Redis, PostgreSQL).
+// Redis and PostgreSQL are private servers of the bench's, a fresh one per measure (_redis.mjs, _postgres.mjs).
+// The PostgreSQL parts need Debian's postgresql package and a runtime build with the PostgreSQL store; without
+// either they are skipped and the run says so (and exits non-zero: its goals have no figure).
 // Writes a Markdown report (and the raw numbers as JSON) to bench/results/<stamp>-stores.md and prints it.
 // --quick: every part, small, in well under a minute, report in a temporary directory. Exits non-zero when a
 // server answers wrongly or a goal has no figure.
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { watchForeignLoad } from './_foreign-load.mjs'
 import { backgroundLoad, describeMachine } from './_machine.mjs'
+import { postgresAvailable, postgresVersion, startPostgres } from './_postgres.mjs'
 import { pinningSupport } from './_processes.mjs'
 import { repoRoot } from './_project.mjs'
 import { publishReport, runAndExit, runCleanups, stamp } from './_publish.mjs'
 import { redisVersion, startRedis } from './_redis.mjs'
 import { verify } from './_server.mjs'
 import { median } from './_stats.mjs'
-import { bigText, fileBytes, redisBytes } from './_store-bytes.mjs'
+import { bigText, fileBytes, postgresBytes, redisBytes } from './_store-bytes.mjs'
 import { followLatency } from './_store-follow.mjs'
 import { listLatency } from './_store-list.mjs'
 import { evaluateStoreGoals, renderStoreReport, STORES } from './_store-report.mjs'
@@ -50,9 +55,10 @@ if (flags.help) {
   process.exit(0)
 }
 
-// A full run on 2 cores: filling is most of it (the file store writes and fsyncs each task as it is created
-// and as it ends: 400-odd tasks a second here), then 3 x 220 ListTasks calls per store and size, 3 rounds of 4
-// throughput runs, two byte measures and 100 followed tasks: about 10 minutes.
+// A full run on 2 cores: filling is most of it (the file and PostgreSQL stores commit each task as it is created
+// and as it ends), then 3 x 220 ListTasks calls per store and size, 4 rounds of 6 throughput runs (an even
+// number: each pair of neighbours runs in both orders as often), three byte measures and 2 x 100 followed tasks:
+// about 15 minutes.
 const profile = flags.quick
   ? {
       listSizes: [200, 1_000],
@@ -60,7 +66,7 @@ const profile = flags.quick
       listCalls: 10,
       bytesText: 1024 * 1024,
       bytesChunks: 1000,
-      rounds: 1,
+      rounds: 2,
       durationSec: 1,
       warmupSec: 0.3,
       connections: 16,
@@ -73,7 +79,7 @@ const profile = flags.quick
       listCalls: 200,
       bytesText: 1024 * 1024,
       bytesChunks: 1000,
-      rounds: 3,
+      rounds: 4,
       durationSec: 4,
       warmupSec: 2,
       connections: 16,
@@ -87,6 +93,13 @@ const runtimeEntry = flags.runtime && resolve(flags.runtime)
 if (runtimeEntry && !existsSync(runtimeEntry)) throw new Error(`--runtime: no such file: ${flags.runtime}`)
 if (!runtimeEntry && !existsSync(join(repoRoot, 'runtime/dist/index.js')))
   throw new Error('runtime/dist/index.js is missing: build the runtime first (npm run build)')
+/** Why the PostgreSQL parts cannot run (no server installed, a build without the store), or undefined. */
+const postgresMissing = !postgresAvailable()
+  ? 'PostgreSQL is not installed (Debian: apt-get install postgresql)'
+  : !existsSync(join(dirname(runtimeEntry ?? join(repoRoot, 'runtime/dist/index.js')), 'entries/postgres-store.js'))
+    ? 'the runtime build has no PostgreSQL store (entries/postgres-store.js)'
+    : undefined
+const SQL_STORES = postgresMissing ? [] : ['postgres']
 
 const began = performance.now()
 const log = (line) => process.stderr.write(`[stores ${Math.round((performance.now() - began) / 1000)} s] ${line}\n`)
@@ -107,6 +120,17 @@ function freshDir(parent, name) {
   return dir
 }
 
+/** A fresh PostgreSQL cluster on CPU 1 (its folder beside the file stores'), removed at the end whatever happens. */
+async function freshPostgres({ pinning, parent }, name) {
+  const pg = await startPostgres({ pinning, core: 1, name, parent })
+  afterRun(() => rmSync(dirname(pg.dir), { recursive: true, force: true }))
+  return pg
+}
+
+/** A fresh server for a shared store: redis-server or a PostgreSQL cluster, both on CPU 1. */
+const freshBackend = (store, context, name = store) =>
+  store === 'postgres' ? freshPostgres(context, name) : startRedis({ pinning: context.pinning, core: 1, name })
+
 /** Starts the agent and checks it answers a send and a stream correctly before anything is measured. */
 async function agentOn(name, options, context) {
   const server = await launchStoreAgent(name, { ...options, runtimeEntry }, context)
@@ -117,13 +141,13 @@ async function agentOn(name, options, context) {
 /** Part 1, one store: the list measures at each size, the store growing from one size to the next. */
 async function listRun(store, { pinning, parent }) {
   const rows = {}
-  let redis
+  let backend
   let setting
   if (store === 'memory') setting = 'memory'
   else if (store === 'file') setting = `file:${freshDir(parent, 'list')}`
   else {
-    redis = await startRedis({ pinning, core: 1 })
-    setting = redis.url
+    backend = await freshBackend(store, { pinning, parent })
+    setting = backend.url
   }
   try {
     let filled = 0
@@ -165,14 +189,14 @@ async function listRun(store, { pinning, parent }) {
       }
     }
   } finally {
-    await redis?.stop()
+    await backend?.stop()
   }
   return rows
 }
 
-/** Part 2: Redis and file, each a fresh store and server. */
+/** Part 2: Redis, PostgreSQL and file, each a fresh store and server. */
 async function bytesRun({ pinning, parent }) {
-  log('bytes: one large streamed answer on Redis, then on a file store')
+  log(`bytes: one large streamed answer on Redis, ${SQL_STORES.length ? 'PostgreSQL, ' : ''}then on a file store`)
   const text = bigText(profile.bytesText)
   const warm = { text: bigText(64 * 1024), chunks: profile.bytesChunks }
   const measure = { text, chunks: profile.bytesChunks }
@@ -196,6 +220,25 @@ async function bytesRun({ pinning, parent }) {
   } finally {
     await redis.stop()
   }
+  if (SQL_STORES.length) {
+    const pg = await freshPostgres({ pinning, parent }, 'postgres bytes')
+    try {
+      const server = await launchStoreAgent(
+        'postgres bytes',
+        { store: pg.url, chunks: profile.bytesChunks, runtimeEntry },
+        { pinning },
+      )
+      try {
+        await postgresBytes(server, pg, warm)
+        const r = await postgresBytes(server, pg, measure)
+        out.postgres = { ...r, base, ratio: r.written / base }
+      } finally {
+        await server.stop()
+      }
+    } finally {
+      await pg.stop()
+    }
+  }
   const dir = freshDir(parent, 'bytes')
   const server = await launchStoreAgent(
     'file bytes',
@@ -209,44 +252,58 @@ async function bytesRun({ pinning, parent }) {
   } finally {
     await server.stop()
   }
-  log(`bytes: redis ${(out.redis.ratio).toFixed(2)}x, file ${(out.file.ratio).toFixed(2)}x of message + answer`)
+  const pgLine = out.postgres ? `, postgres ${out.postgres.ratio.toFixed(2)}x (WAL)` : ''
+  log(`bytes: redis ${out.redis.ratio.toFixed(2)}x${pgLine}, file ${out.file.ratio.toFixed(2)}x of message + answer`)
   return out
 }
 
-/** Part 3 (and part 4's throughput): rounds over memory, file, Redis and two instances on one Redis. */
-async function throughputRun({ pinning, parent }) {
+/**
+ * Part 3 (and part 4's throughput): rounds over memory, PostgreSQL, file, Redis, and two instances on one Redis and
+ * on one PostgreSQL database. PostgreSQL runs next to memory, so its paired ratio compares neighbours, each order
+ * as often (the rounds alternate the order, and there is an even number of them).
+ */
+async function throughputRun(context) {
   log('send: starting the servers')
-  const redisOne = await startRedis({ pinning, core: 1, name: 'redis (one instance)' })
-  const redisTwo = await startRedis({ pinning, core: 1, name: 'redis (two instances)' })
+  const backends = []
   const servers = []
+  const backend = async (store, name) => {
+    const started = await freshBackend(store, context, name)
+    backends.push(started)
+    return started
+  }
   try {
     const start = async (name, store) => {
-      const server = await agentOn(name, { store }, { pinning })
+      const server = await agentOn(name, { store }, context)
       servers.push(server)
       return server
     }
+    const group = async (store, names) => {
+      const shared = await backend(store, `${store} (${names.length === 1 ? 'one instance' : 'two instances'})`)
+      const started = []
+      for (const name of names) started.push(await start(name, shared.url))
+      return { servers: started, backend: shared }
+    }
     const groups = {
       memory: { servers: [await start('memory', 'memory')] },
-      file: { servers: [await start('file', `file:${freshDir(parent, 'send')}`)] },
-      redis: { servers: [await start('redis', redisOne.url)], redis: redisOne },
-      'two instances': {
-        servers: [await start('redis A', redisTwo.url), await start('redis B', redisTwo.url)],
-        redis: redisTwo,
-      },
+      ...(SQL_STORES.length && { postgres: await group('postgres', ['postgres']) }),
+      file: { servers: [await start('file', `file:${freshDir(context.parent, 'send')}`)] },
+      redis: await group('redis', ['redis']),
+      'two on redis': await group('redis', ['redis A', 'redis B']),
+      ...(SQL_STORES.length && { 'two on postgres': await group('postgres', ['postgres A', 'postgres B']) }),
     }
     const names = Object.keys(groups)
     const rounds = Object.fromEntries(names.map((name) => [name, []]))
     for (let round = 0; round < profile.rounds; round++) {
       for (const name of round % 2 ? [...names].reverse() : names) {
-        const { servers: group, redis } = groups[name]
+        const { servers: members, backend: shared } = groups[name]
         rounds[name].push(
-          await sendLoad(group, {
-            redis,
+          await sendLoad(members, {
+            backend: shared,
             connections: profile.connections,
             durationSec: profile.durationSec,
             warmupSec: round === 0 ? profile.warmupSec : 0,
             maxRequests: profile.maxRequests,
-            pinning,
+            pinning: context.pinning,
           }),
         )
       }
@@ -280,27 +337,26 @@ async function throughputRun({ pinning, parent }) {
     }
   } finally {
     for (const server of servers) await server.stop()
-    await redisOne.stop()
-    await redisTwo.stop()
+    for (const started of backends) await started.stop()
   }
 }
 
-/** Part 4: a fresh pair of instances on a fresh Redis. */
-async function followRun({ pinning }) {
-  log(`follow: ${profile.followSamples} tasks run on A and followed on B`)
-  const redis = await startRedis({ pinning, core: 1 })
+/** Part 4, one shared store: a fresh pair of instances on a fresh server. */
+async function followRun(store, context) {
+  log(`follow (${store}): ${profile.followSamples} tasks run on A and followed on B`)
+  const backend = await freshBackend(store, context)
   const pair = []
   try {
-    pair.push(await agentOn('A', { store: redis.url }, { pinning }))
-    pair.push(await agentOn('B', { store: redis.url }, { pinning }))
+    pair.push(await agentOn(`${store} A`, { store: backend.url }, context))
+    pair.push(await agentOn(`${store} B`, { store: backend.url }, context))
     const result = await followLatency(pair[0], pair[1], { samples: profile.followSamples })
     log(
-      `follow: B − A p50 ${result.crossMinusLocal.p50.toFixed(2)} ms, emit → B p50 ${result.emitToB.p50.toFixed(2)} ms`,
+      `follow (${store}): B − A p50 ${result.crossMinusLocal.p50.toFixed(2)} ms, emit → B p50 ${result.emitToB.p50.toFixed(2)} ms`,
     )
     return result
   } finally {
     for (const server of pair) await server.stop()
-    await redis.stop()
+    await backend.stop()
   }
 }
 
@@ -317,6 +373,8 @@ async function main() {
     ...machine,
     runtimeLabel,
     redisVersion: redisVersion(),
+    postgresVersion: postgresVersion(),
+    postgresMissing,
     fileSystem: fileSystemOf(parent),
     pinning: { pinned: pinning.pinned, why: pinning.why },
     quick: flags.quick,
@@ -324,7 +382,7 @@ async function main() {
   }
   log(
     pinning.pinned
-      ? 'pinning: agent servers on CPU 0; load, Redis and the bench on CPU 1'
+      ? 'pinning: agent servers on CPU 0; load, Redis, PostgreSQL and the bench on CPU 1'
       : `no pinning: ${pinning.why}`,
   )
   if (pinning.pinned) spawnSync(pinning.taskset, ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
@@ -334,16 +392,19 @@ async function main() {
       `warning: the machine is already ${Math.round(meta.backgroundBefore.busy * 100)}% busy; the figures will be noisy`,
     )
 
-  const results = { meta, list: {}, bytes: {}, throughput: {}, follow: undefined, goals: [], problems: [] }
+  if (postgresMissing) log(`PostgreSQL skipped: ${postgresMissing}`)
+  const results = { meta, list: {}, bytes: {}, throughput: {}, follow: {}, goals: [], problems: [] }
   const context = { pinning, parent }
   const foreign = watchForeignLoad()
   foreign.part('send')
   results.throughput = await throughputRun(context)
   foreign.part('bytes')
   results.bytes = await bytesRun(context)
-  foreign.part('follow')
-  results.follow = await followRun(context)
-  for (const store of STORES) {
+  for (const store of ['redis', ...SQL_STORES]) {
+    foreign.part(`follow ${store}`)
+    results.follow[store] = await followRun(store, context)
+  }
+  for (const store of [...STORES.filter((name) => name !== 'postgres'), ...SQL_STORES]) {
     foreign.part(`list ${store}`)
     results.list[store] = await listRun(store, context)
   }
@@ -351,7 +412,9 @@ async function main() {
 
   for (const [name, row] of Object.entries(results.throughput.rows))
     if (row.failed) results.problems.push(`send ${name}: ${row.failed}`)
-  if (results.follow.counted === 0) results.problems.push('no followed event was counted')
+  for (const [store, follow] of Object.entries(results.follow))
+    if (follow.counted === 0) results.problems.push(`${store}: no followed event was counted`)
+  if (postgresMissing) results.problems.push(`PostgreSQL not measured: ${postgresMissing}`)
   results.goals = evaluateStoreGoals(results)
   for (const goal of results.goals) if (goal.met === undefined) results.problems.push(`no figure for: ${goal.goal}`)
   meta.backgroundAfter = await backgroundLoad()

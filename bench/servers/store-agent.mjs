@@ -1,7 +1,8 @@
 // The agent of the store benchmarks (bench/stores.mjs), served by serveAgent from the runtime build named by
 // A2A_RUNTIME_ENTRY (default: this clone's runtime/dist/index.js) on 127.0.0.1:PORT, with a silent logger.
 //
-//   BENCH_STORE      memory | file:<dir> | redis://host:port/db[?prefix=…]   (default memory)
+//   BENCH_STORE      memory | file:<dir> | redis://host:port/db[?prefix=…] | postgres://…[?schema=…]
+//                    (default memory)
 //   BENCH_MAX_TASKS  raises the store's task cap (and the byte budget with it) so a large fill stays whole;
 //                    unset: the store's defaults, as a deployment gets them
 //   BENCH_FILL       tasks to make before listening (see fill() below)
@@ -54,20 +55,23 @@ const agent = defineAgent({
 })
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} }
-const store = openStore(
+const store = await openStore(
   process.env.BENCH_STORE ?? 'memory',
   process.env.BENCH_MAX_TASKS ? Number(process.env.BENCH_MAX_TASKS) : undefined,
 )
 // A 1 MiB message is more than the default request body limit (1 MiB, envelope included).
 const maxBodySize = 4 * 1024 * 1024
 
-function openStore(setting, maxTasks) {
+async function openStore(setting, maxTasks) {
   // A raised task cap needs a byte budget to match: 100,000 small tasks are ~130 MB against 128 MiB by default.
   const raised = maxTasks ? { maxTasks, maxBytes: 4 * 1024 ** 3 } : {}
   if (setting === 'memory') return createMemoryStore(raised)
   if (setting.startsWith('file:')) return createFileStore({ dir: setting.slice('file:'.length), ...raised })
   if (setting.startsWith('redis://')) return createRedisStore({ url: setting, ...(maxTasks && { maxTasks }) })
-  throw new Error(`BENCH_STORE: memory, file:<dir> or redis://… (got ${setting})`)
+  // Imported only here: builds from before the PostgreSQL store have no such entry.
+  if (/^postgres(ql)?:\/\//.test(setting))
+    return (await subpath('postgres-store')).createPostgresStore({ url: setting, ...(maxTasks && { maxTasks }) })
+  throw new Error(`BENCH_STORE: memory, file:<dir>, redis://… or postgres://… (got ${setting})`)
 }
 
 /**
@@ -112,7 +116,8 @@ let filler
 const fillCount = Number(process.env.BENCH_FILL ?? 0)
 if (fillCount > 0) await fill(fillCount)
 if (process.env.BENCH_FILL_ONLY) {
-  // Closes the store: a file store's writes land and its directory lock goes; Redis connections close.
+  // Closes the store: a file store's writes land and its directory lock goes; Redis and PostgreSQL connections
+  // close.
   await filler?.close()
   process.exit(0)
 }
