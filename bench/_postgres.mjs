@@ -45,11 +45,12 @@ function asPostgres() {
 }
 
 /**
- * Starts one in a new folder under `parent` (default: the system's temporary folder); resolves once it accepts
+ * Starts one in a new folder under `parent` (default: the system's temporary folder), with `settings` on top of the
+ * defaults (none in the bench; a diagnosis may load pg_stat_statements); resolves once it accepts
  * sessions with { url, port, pid, dir, version, query(), walLsn(), walBytesBetween(), walStats(), relationBytes(),
  * cpuSeconds(), stop() }. `stop()` ends it (a fast shutdown) and removes its folder.
  */
-export async function startPostgres({ pinning, core, name = 'postgres', parent = tmpdir() }) {
+export async function startPostgres({ pinning, core, name = 'postgres', parent = tmpdir(), settings = {} }) {
   const bin = binaries()
   if (!bin) throw new Error(INSTALL_HINT)
   const { prefix, owner } = asPostgres()
@@ -93,6 +94,7 @@ export async function startPostgres({ pinning, core, name = 'postgres', parent =
     'listen_addresses=127.0.0.1',
     '-c',
     'unix_socket_directories=',
+    ...Object.entries(settings).flatMap(([key, value]) => ['-c', `${key}=${value}`]),
   ]
   const handle = start(exe, args, { env: process.env, name })
   const stop = async () => {
