@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseEnv } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parse as parseYaml } from 'yaml'
 import { dockerProblems, readmeBlocks, variablesRead, variablesSet } from './e2e-readme.ts'
 import { assertBuilt, parseJsonc, type Workspace, workspace } from './template-support.ts'
 
@@ -227,5 +228,83 @@ describe.each([
     expect(docker).toContain(' --env-file .env ')
     expect(docker).not.toContain('-e OPENAI_API_KEY')
     expect(read('README.md')).toContain("the model's settings (your key); `.env` itself stays out of the image")
+  })
+})
+
+/** The one `compose.yaml` of a README's store section, parsed. */
+function composeOf(readme: string): ComposeFile {
+  const section = readme.split('## Where tasks are kept')[1]!.split('\n## ')[0]!
+  const blocks = [...section.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)].map((match) => match[1]!)
+  expect(blocks).toHaveLength(1)
+  return parseYaml(blocks[0]!) as ComposeFile
+}
+
+interface ComposeService {
+  image?: string
+  build?: string
+  env_file?: string
+  environment?: Record<string, string>
+  volumes?: string[]
+  ports?: string[]
+  depends_on?: Record<string, { condition: string }>
+}
+interface ComposeFile {
+  services: Record<string, ComposeService>
+  volumes: Record<string, unknown>
+}
+
+// The store section of the README a Node, Bun or Deno project gets: A2A_STORE's forms, PostgreSQL's schema and
+// migrations, and a compose.yaml whose PostgreSQL keeps its data in a volume and whose URL matches its credentials.
+describe.each([
+  { dir: 'plain', agent: true },
+  { dir: 'bearer', agent: true },
+  { dir: 'on-bun', agent: false },
+  { dir: 'on-deno', agent: false },
+])('$dir project: where tasks are kept', ({ dir, agent }) => {
+  const project = () => projects.get(dir)!
+  const readme = () => space.read(project(), 'README.md')
+
+  it('README: names every A2A_STORE form, pg as the package to add, store migrate and A2A_PUSH_CONFIG_KEY', () => {
+    const section = readme().split('## Where tasks are kept')[1]!.split('\n## ')[0]!
+    for (const form of [
+      '`memory`',
+      '`file:./.a2a`',
+      '`redis://host:6379/0`',
+      '`postgres://user:password@host:5432/database`',
+    ])
+      expect(section).toContain(form)
+    expect(section).toMatch(/`(npm|pnpm|yarn|bun) add pg`/)
+    expect(section).toContain('`npx a2a store migrate`')
+    expect(section).toContain('`A2A_PUSH_CONFIG_KEY`')
+  })
+
+  it('README: a compose.yaml with postgres:17, its data in a named volume, and the A2A_STORE that reaches it', () => {
+    const compose = composeOf(readme())
+    const postgres = compose.services.postgres!
+    expect(postgres.image).toBe('postgres:17')
+    const [volume, path] = postgres.volumes![0]!.split(':')
+    expect(path).toBe('/var/lib/postgresql/data')
+    expect(Object.keys(compose.volumes)).toEqual([volume])
+    const { POSTGRES_USER: user, POSTGRES_PASSWORD: password, POSTGRES_DB: db } = postgres.environment!
+    if (agent) {
+      // The agent built from the project's Dockerfile, on the compose network, once PostgreSQL answers.
+      const service = compose.services.agent!
+      expect(service.build).toBe('.')
+      expect(existsSync(join(project(), 'Dockerfile'))).toBe(true)
+      expect(service.environment!.A2A_STORE).toBe(`postgres://${user}:${password}@postgres:5432/${db}`)
+      expect(service.depends_on).toEqual({ postgres: { condition: 'service_healthy' } })
+      if (service.env_file !== undefined) expect(existsSync(join(project(), service.env_file))).toBe(true)
+    } else {
+      // No Dockerfile: PostgreSQL alone, on this machine's loopback, and the .env line that reaches it.
+      expect(Object.keys(compose.services)).toEqual(['postgres'])
+      expect(postgres.ports).toEqual(['127.0.0.1:5432:5432'])
+      expect(readme()).toContain(`\`A2A_STORE=postgres://${user}:${password}@127.0.0.1:5432/${db}\``)
+    }
+  })
+})
+
+describe('on-workers project', () => {
+  it('README: no store section (tasks live in the Durable Object)', () => {
+    expect(space.read(projects.get('on-workers')!, 'README.md')).not.toContain('## Where tasks are kept')
   })
 })
