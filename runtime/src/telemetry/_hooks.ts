@@ -64,7 +64,7 @@ export interface PushOutcome {
 
 /** The stores that do I/O, and what the runtime asks of them. */
 export interface StoreCallStart {
-  store: 'file' | 'redis'
+  store: 'file' | 'redis' | 'postgres'
   /** The `TaskStore` method (`create`, `append`, `get`…), or `pushConfigs.<method>`. */
   operation: string
   taskId?: string | undefined

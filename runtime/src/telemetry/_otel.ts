@@ -297,16 +297,19 @@ class OtelInstrumentation implements Instrumentation {
     )
   }
 
-  /** A store call's span: CLIENT to Redis (the database conventions' `db.*`), INTERNAL around the file store's disk. */
+  /**
+   * A store call's span: CLIENT to Redis or PostgreSQL (the database conventions' `db.*`), INTERNAL around the file
+   * store's disk.
+   */
   #storeSpan(tracer: Tracer, call: StoreCallStart, parent: Context): Span {
-    const redis = call.store === 'redis'
+    const database = call.store !== 'file'
     const attributes: Attributes = { 'a2a.store.name': call.store, 'a2a.store.operation': call.operation }
-    if (redis) {
-      attributes['db.system.name'] = 'redis'
+    if (database) {
+      attributes['db.system.name'] = call.store === 'postgres' ? 'postgresql' : 'redis'
       attributes['db.operation.name'] = call.operation
     }
     if (call.taskId !== undefined) attributes['a2a.task.id'] = call.taskId
-    const kind = redis ? this.api.SpanKind.CLIENT : this.api.SpanKind.INTERNAL
+    const kind = database ? this.api.SpanKind.CLIENT : this.api.SpanKind.INTERNAL
     return tracer.startSpan(`${call.store} ${call.operation}`, { kind, attributes }, parent)
   }
 

@@ -1,0 +1,119 @@
+import type { PgPool } from './_pg.js'
+
+/**
+ * This instance's holds on the tasks it runs: a lease per task in its row (holder and expiry, by the database's
+ * clock, never an instance's), all renewed in one statement every third of `leaseMs`. A task whose lease could not
+ * be renewed is taken for lost: another instance may fail it (see the store's lost-task check), so this one stops
+ * running it (`onLost`).
+ */
+export class Leases {
+  /** Tasks held; `false` for one claimed before it was created (no row yet to hold it: `create` takes it). */
+  readonly #held = new Map<string, boolean>()
+  readonly #pool: PgPool
+  readonly #s: string
+  readonly #instanceId: string
+  readonly #leaseMs: number
+  #onLost: ((taskId: string) => void) | undefined
+  #renewing = false
+
+  constructor(pool: PgPool, s: string, instanceId: string, leaseMs: number) {
+    this.#pool = pool
+    this.#s = s
+    this.#instanceId = instanceId
+    this.#leaseMs = leaseMs
+  }
+
+  holds(taskId: string): boolean {
+    return this.#held.has(taskId)
+  }
+
+  /** The lease was taken with the task (`a2a_create` takes it in the same statement). */
+  took(taskId: string): void {
+    this.#held.set(taskId, true)
+  }
+
+  /** The lease was given back by the event that ended the task: no renewal may take it for lost. */
+  gaveBack(taskId: string): void {
+    this.#held.delete(taskId)
+  }
+
+  onLost(handler: (taskId: string) => void): void {
+    this.#onLost = handler
+  }
+
+  /** Free, run out, or already this instance's: taken. A task not created yet is this instance's to create. */
+  async claim(taskId: string): Promise<boolean> {
+    const [row] = await this.#pool.query<{ taken: boolean; known: boolean }>(
+      {
+        name: `a2a-claim-${this.#s}`,
+        text: `WITH taken AS (
+  UPDATE ${this.#s}.a2a_tasks SET lease_holder = $2, lease_until = now() + $3 * interval '1 millisecond'
+  WHERE id = $1 AND (lease_holder IS NULL OR lease_holder = $2 OR lease_until < now()) RETURNING 1)
+SELECT EXISTS (SELECT 1 FROM taken) AS taken, EXISTS (SELECT 1 FROM ${this.#s}.a2a_tasks WHERE id = $1) AS known`,
+      },
+      [taskId, this.#instanceId, this.#leaseMs],
+    )
+    const { taken, known } = row!
+    if (taken) this.#held.set(taskId, true)
+    else if (!known) this.#held.set(taskId, false)
+    return taken || !known
+  }
+
+  async release(taskId: string): Promise<void> {
+    // Not held: never taken, or given back by the event that ended the task.
+    const held = this.#held.get(taskId)
+    if (!this.#held.delete(taskId) || held === false) return
+    await this.#pool
+      .query(
+        {
+          name: `a2a-release-${this.#s}`,
+          text: `UPDATE ${this.#s}.a2a_tasks SET lease_holder = NULL, lease_until = NULL WHERE id = $1 AND lease_holder = $2`,
+        },
+        [taskId, this.#instanceId],
+      )
+      .catch(() => {})
+  }
+
+  async releaseAll(): Promise<void> {
+    const held = [...this.#held].flatMap(([taskId, row]) => (row ? [taskId] : []))
+    this.#held.clear()
+    if (!held.length) return
+    await this.#pool
+      .queryNow(
+        {
+          text: `UPDATE ${this.#s}.a2a_tasks SET lease_holder = NULL, lease_until = NULL WHERE id = ANY($1) AND lease_holder = $2`,
+        },
+        [held, this.#instanceId],
+      )
+      .catch(() => {})
+  }
+
+  /** Renews every lease held, in one statement; a lease that ran out or another instance took is lost. */
+  async renew(): Promise<void> {
+    const held = [...this.#held].flatMap(([taskId, row]) => (row ? [taskId] : []))
+    if (this.#renewing || held.length === 0 || this.#pool.closed) return
+    this.#renewing = true
+    try {
+      const renewed = await this.#pool.query<{ id: string }>(
+        {
+          name: `a2a-renew-${this.#s}`,
+          text: `UPDATE ${this.#s}.a2a_tasks SET lease_until = now() + $3 * interval '1 millisecond'
+WHERE id = ANY($1) AND lease_holder = $2 AND lease_until >= now() RETURNING id`,
+        },
+        [held, this.#instanceId, this.#leaseMs],
+      )
+      const kept = new Set(renewed.map((row) => row.id))
+      // A lease that could not be renewed has run out (this instance stalled past it, or could not reach the
+      // database for a whole lease): another instance may have failed the task already. Stop running it here.
+      for (const taskId of held) {
+        if (kept.has(taskId) || this.#held.get(taskId) !== true) continue
+        this.#held.delete(taskId)
+        this.#onLost?.(taskId)
+      }
+    } catch {
+      // Unreachable now: tried again at the next renewal, while the leases last.
+    } finally {
+      this.#renewing = false
+    }
+  }
+}

@@ -1,0 +1,92 @@
+import type { Client } from 'pg'
+import { clientConfig, noop, type PgModule } from './_pg.js'
+
+/** The channel every instance of a schema hears each written event on. */
+export const eventsChannel = (schema: string): string => `a2a.events.${schema}`
+
+/** The channel an instance hears the cancels forwarded to it, and the answers to its own, on. */
+export const instanceChannel = (instanceId: string): string => `a2a.instance.${instanceId}`
+
+/**
+ * The store's one connection that LISTENs, apart from the pool (a pooled connection goes back to others). It
+ * listens to a fixed set of channels, reconnects when the server goes away, and then tells whoever asked
+ * (`onReconnect`): a NOTIFY sent while it was not connected is not delivered again, so followers read the events
+ * table for what they missed.
+ */
+export class PgListener {
+  readonly #pg: PgModule
+  readonly #url: string
+  readonly #timeoutMs: number
+  readonly #handlers = new Map<string, (payload: string) => void>()
+  readonly #reconnects = new Set<() => void>()
+  readonly ready: Promise<void>
+  #resolveReady: () => void = noop
+  #client: Client | undefined
+  #closed = false
+  #connectedOnce = false
+  #attempt = 0
+  #listening = false
+
+  constructor(pg: PgModule, url: string, timeoutMs: number, handlers: Record<string, (payload: string) => void>) {
+    this.#pg = pg
+    this.#url = url
+    this.#timeoutMs = timeoutMs
+    for (const [channel, handler] of Object.entries(handlers)) this.#handlers.set(channel, handler)
+    this.ready = new Promise((resolve) => {
+      this.#resolveReady = resolve
+    })
+    void this.#connect()
+  }
+
+  /** Every channel is LISTENed to on a live connection now. */
+  get listening(): boolean {
+    return this.#listening
+  }
+
+  /** Calls `reconnected` each time the connection is back; the function returned stops that. */
+  onReconnect(reconnected: () => void): () => void {
+    this.#reconnects.add(reconnected)
+    return () => this.#reconnects.delete(reconnected)
+  }
+
+  async #connect(): Promise<void> {
+    if (this.#closed) return
+    // No statement timeout here: the connection only waits for notifications.
+    const { statement_timeout: _, query_timeout: __, ...config } = clientConfig(this.#url, this.#timeoutMs)
+    const client = new this.#pg.Client(config)
+    this.#client = client
+    let lost = false
+    const retry = () => {
+      if (lost) return
+      lost = true
+      this.#listening = false
+      if (this.#client === client) this.#client = undefined
+      client.end().catch(noop)
+      if (this.#closed) return
+      setTimeout(() => void this.#connect(), Math.min(100 * ++this.#attempt, 1000)).unref()
+    }
+    client.on('error', retry)
+    client.on('end', retry)
+    client.on('notification', ({ channel, payload }) => this.#handlers.get(channel)?.(payload ?? ''))
+    try {
+      await client.connect()
+      for (const channel of this.#handlers.keys()) await client.query(`LISTEN "${channel.replaceAll('"', '""')}"`)
+    } catch {
+      retry()
+      return
+    }
+    if (lost || this.#closed) return
+    this.#attempt = 0
+    this.#listening = true
+    this.#resolveReady()
+    if (this.#connectedOnce) for (const reconnected of this.#reconnects) reconnected()
+    this.#connectedOnce = true
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true
+    this.#listening = false
+    this.#resolveReady()
+    await this.#client?.end().catch(noop)
+  }
+}

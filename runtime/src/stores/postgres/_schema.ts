@@ -1,0 +1,253 @@
+import { createHash } from 'node:crypto'
+import { ConfigurationError } from '../../errors.js'
+import type { PgPool } from './_pg.js'
+
+/** A schema's name: a PostgreSQL identifier short enough for the channel names built from it (see `_listener.ts`). */
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,47}$/
+
+/** The schema's name, checked, between double quotes: the one form every statement uses. */
+export function quoteSchema(schema: string): string {
+  if (!SCHEMA_NAME.test(schema) || /^pg_/i.test(schema))
+    throw new ConfigurationError(
+      `The PostgreSQL store's schema must be letters, digits and _ (at most 48, not starting with a digit or pg_; got ${JSON.stringify(schema.slice(0, 80))})`,
+    )
+  return `"${schema}"`
+}
+
+/** A 64-bit advisory lock key of the schema for one purpose, the same in every instance of every version. */
+export function lockKey(schema: string, purpose: string): string {
+  return createHash('sha256').update(`a2a-runtime ${purpose} ${schema}`).digest().readBigInt64BE(0).toString()
+}
+
+const ENDED = `('completed', 'failed', 'canceled', 'rejected')`
+
+/**
+ * The migrations, in order: migration n (1-based) brings the schema from version n - 1 to n. Each is SQL over the
+ * quoted schema `s`. Never edit one that was released: add the next.
+ */
+const MIGRATIONS: Array<(s: string) => string> = [
+  (s) => `
+-- One row per task. json: the task without its history, as of folded_seq (the events after it are folded in when
+-- it is read); head: without history nor artifacts (a listing that shows neither reads only it); the history one
+-- row per message (a2a_history); events one row per event (a2a_events), kept after kept_after within log_bytes.
+-- The columns an event changes come last: an update logs only what changed (prefix and suffix unchanged).
+CREATE TABLE ${s}.a2a_tasks (
+  id text COLLATE "C" PRIMARY KEY,
+  context_id text COLLATE "C" NOT NULL,
+  owner text COLLATE "C",
+  state text NOT NULL,
+  settled boolean NOT NULL,
+  status_ms bigint NOT NULL,
+  changed_at timestamptz NOT NULL DEFAULT now(),
+  lease_holder text,
+  lease_until timestamptz,
+  head text NOT NULL,
+  json text NOT NULL,
+  folded_seq integer NOT NULL DEFAULT 0,
+  history_count integer NOT NULL,
+  kept_after integer NOT NULL DEFAULT 0,
+  last_seq integer NOT NULL DEFAULT 0,
+  log_bytes bigint NOT NULL DEFAULT 0
+) WITH (fillfactor = 70);
+CREATE TABLE ${s}.a2a_history (
+  task_id text COLLATE "C" NOT NULL REFERENCES ${s}.a2a_tasks (id) ON DELETE CASCADE,
+  n integer NOT NULL,
+  message text NOT NULL,
+  PRIMARY KEY (task_id, n)
+);
+CREATE TABLE ${s}.a2a_events (
+  task_id text COLLATE "C" NOT NULL REFERENCES ${s}.a2a_tasks (id) ON DELETE CASCADE,
+  seq integer NOT NULL,
+  event text NOT NULL,
+  bytes integer NOT NULL,
+  PRIMARY KEY (task_id, seq)
+);
+CREATE TABLE ${s}.a2a_push_configs (
+  task_id text COLLATE "C" NOT NULL REFERENCES ${s}.a2a_tasks (id) ON DELETE CASCADE,
+  id text COLLATE "C" NOT NULL,
+  config text NOT NULL,
+  PRIMARY KEY (task_id, id)
+);
+-- ListTasks: one index per filter it is asked with, newest status first, ties by id (the cursor's order).
+CREATE INDEX a2a_tasks_by_time ON ${s}.a2a_tasks (status_ms DESC, id DESC);
+CREATE INDEX a2a_tasks_by_context ON ${s}.a2a_tasks (context_id, status_ms DESC, id DESC);
+CREATE INDEX a2a_tasks_by_state ON ${s}.a2a_tasks (state, status_ms DESC, id DESC);
+CREATE INDEX a2a_tasks_by_owner ON ${s}.a2a_tasks (owner, status_ms DESC, id DESC) WHERE owner IS NOT NULL;
+CREATE INDEX a2a_tasks_by_owner_context ON ${s}.a2a_tasks (owner, context_id, status_ms DESC, id DESC)
+  WHERE owner IS NOT NULL;
+CREATE INDEX a2a_tasks_by_owner_state ON ${s}.a2a_tasks (owner, state, status_ms DESC, id DESC)
+  WHERE owner IS NOT NULL;
+-- The lost-task check reads the running tasks only; retention by age the settled ones.
+CREATE INDEX a2a_tasks_unsettled ON ${s}.a2a_tasks (lease_until) WHERE NOT settled;
+CREATE INDEX a2a_tasks_settled ON ${s}.a2a_tasks (changed_at) WHERE settled;
+
+-- A new task, its lease taken by the instance that runs it. Answers 1, 2 when it exists with this instance's
+-- lease (a retry of a create that landed), 0 when another instance has a task of this id.
+CREATE FUNCTION ${s}.a2a_create(p_id text, p_context text, p_owner text, p_state text, p_settled boolean,
+  p_status_ms bigint, p_json text, p_head text, p_messages text[], p_instance text, p_lease_ms integer)
+RETURNS integer LANGUAGE plpgsql AS $fn$
+DECLARE v_holder text;
+BEGIN
+  INSERT INTO ${s}.a2a_tasks (id, context_id, owner, state, settled, status_ms, lease_holder, lease_until, head, json,
+    history_count)
+  VALUES (p_id, p_context, p_owner, p_state, p_settled, p_status_ms, p_instance,
+    clock_timestamp() + p_lease_ms * interval '1 millisecond', p_head, p_json, cardinality(p_messages))
+  ON CONFLICT (id) DO NOTHING;
+  IF NOT FOUND THEN
+    SELECT lease_holder INTO v_holder FROM ${s}.a2a_tasks WHERE id = p_id;
+    RETURN CASE WHEN v_holder = p_instance THEN 2 ELSE 0 END;
+  END IF;
+  INSERT INTO ${s}.a2a_history (task_id, n, message)
+    SELECT p_id, m.i - 1, m.message FROM unnest(p_messages) WITH ORDINALITY AS m (message, i);
+  RETURN 1;
+END $fn$;
+
+-- One event of a task, all or nothing, never over a task that has ended (an instance whose lease ran out may still
+-- be running it); see APPEND in the Redis store, whose answers these are: 1 written, 2 already written (a retry),
+-- 0 the task has ended, -1 gone, -2 not the event after the last one written (send the whole task), -3 later
+-- events were written before it. p_json (NULL: keep) is the task without history as of p_json_seq; p_head (NULL:
+-- keep); p_whole: p_messages are the whole history, else they join it. Past p_log_limit bytes the oldest events
+-- already folded into json go (the newest always stays), and kept_after says from where the log is whole. The
+-- event that ends the task frees its lease when this instance holds it; p_notify goes to p_channel on commit.
+CREATE FUNCTION ${s}.a2a_append(p_id text, p_seq integer, p_event text, p_state text, p_settled boolean,
+  p_ends boolean, p_status_ms bigint, p_kept_after integer, p_log_limit bigint, p_instance text, p_json text,
+  p_json_seq integer, p_head text, p_whole boolean, p_messages text[], p_channel text, p_notify text)
+RETURNS integer LANGUAGE plpgsql AS $fn$
+DECLARE
+  t record;
+  v_old record;
+  v_got text;
+  v_hn integer;
+  v_folded integer;
+  v_kept integer;
+  v_bytes bigint;
+  v_event_bytes integer := octet_length(p_event);
+  v_cut integer;
+  v_freed bigint := 0;
+BEGIN
+  SELECT state, last_seq, kept_after, log_bytes, folded_seq, history_count INTO t
+    FROM ${s}.a2a_tasks WHERE id = p_id FOR UPDATE;
+  IF NOT FOUND THEN RETURN -1; END IF;
+  IF p_seq <= t.last_seq THEN
+    SELECT event INTO v_got FROM ${s}.a2a_events WHERE task_id = p_id AND seq = p_seq;
+    IF v_got = p_event THEN RETURN 2; END IF;
+    IF v_got IS NOT NULL AND t.state IN ${ENDED} THEN RETURN 0; END IF;
+    RETURN -3;
+  END IF;
+  IF t.state IN ${ENDED} THEN RETURN 0; END IF;
+  IF NOT p_whole AND p_seq <> t.last_seq + 1 THEN RETURN -2; END IF;
+  v_hn := t.history_count;
+  IF p_whole THEN
+    DELETE FROM ${s}.a2a_history WHERE task_id = p_id;
+    v_hn := 0;
+  END IF;
+  IF cardinality(p_messages) > 0 THEN
+    INSERT INTO ${s}.a2a_history (task_id, n, message)
+      SELECT p_id, v_hn + m.i - 1, m.message FROM unnest(p_messages) WITH ORDINALITY AS m (message, i);
+    v_hn := v_hn + cardinality(p_messages);
+  END IF;
+  INSERT INTO ${s}.a2a_events (task_id, seq, event, bytes) VALUES (p_id, p_seq, p_event, v_event_bytes);
+  v_folded := CASE WHEN p_json IS NULL THEN t.folded_seq ELSE p_json_seq END;
+  v_kept := greatest(t.kept_after, p_kept_after);
+  IF p_seq > t.last_seq + 1 THEN v_kept := greatest(v_kept, p_seq - 1); END IF;
+  v_bytes := t.log_bytes + v_event_bytes;
+  IF v_bytes > p_log_limit THEN
+    -- Oldest first, only as far as needed: a log that cannot shrink yet (nothing folded) costs one row here.
+    FOR v_old IN SELECT e.seq, e.bytes FROM ${s}.a2a_events e WHERE e.task_id = p_id ORDER BY e.seq LOOP
+      EXIT WHEN v_bytes - v_freed <= p_log_limit OR v_old.seq >= p_seq OR v_old.seq > v_folded;
+      v_cut := v_old.seq;
+      v_freed := v_freed + v_old.bytes;
+    END LOOP;
+    IF v_cut IS NOT NULL THEN
+      DELETE FROM ${s}.a2a_events WHERE task_id = p_id AND seq <= v_cut;
+      v_bytes := v_bytes - v_freed;
+      v_kept := greatest(v_kept, v_cut);
+    END IF;
+  END IF;
+  UPDATE ${s}.a2a_tasks SET
+    state = p_state,
+    settled = p_settled,
+    status_ms = coalesce(p_status_ms, status_ms),
+    changed_at = CASE WHEN p_status_ms IS NULL THEN changed_at ELSE now() END,
+    lease_holder = CASE WHEN p_ends AND lease_holder = p_instance THEN NULL ELSE lease_holder END,
+    lease_until = CASE WHEN p_ends AND lease_holder = p_instance THEN NULL ELSE lease_until END,
+    head = coalesce(p_head, head),
+    json = coalesce(p_json, json),
+    folded_seq = v_folded,
+    history_count = v_hn,
+    kept_after = v_kept,
+    last_seq = p_seq,
+    log_bytes = v_bytes
+  WHERE id = p_id;
+  IF p_notify IS NOT NULL THEN PERFORM pg_notify(p_channel, p_notify); END IF;
+  RETURN 1;
+END $fn$;`,
+]
+
+/** The version this code writes and reads. */
+export const SCHEMA_VERSION = MIGRATIONS.length
+
+/** What the schema's table of migrations says: its version, 0 for a schema without it. */
+async function versionOf(pool: PgPool, s: string): Promise<number> {
+  const [row] = await pool.queryNow<{ exists: boolean }>({ text: 'SELECT to_regclass($1) IS NOT NULL AS exists' }, [
+    `${s}.a2a_migrations`,
+  ])
+  if (!row?.exists) return 0
+  const [found] = await pool.queryNow<{ version: number | null }>({
+    text: `SELECT max(version) AS version FROM ${s}.a2a_migrations`,
+  })
+  return found?.version ?? 0
+}
+
+function newerThanKnown(schema: string, version: number): ConfigurationError {
+  return new ConfigurationError(
+    `The PostgreSQL schema "${schema}" is at version ${version}, newer than this runtime knows (${SCHEMA_VERSION}): upgrade a2a-runtime (a schema is never downgraded)`,
+  )
+}
+
+/**
+ * Applies the pending migrations in one transaction, under an advisory lock of the schema: instances that start at
+ * once apply each migration once (the others wait, then find it applied). Refuses a schema newer than this code.
+ */
+export async function migrate(pool: PgPool, schema: string): Promise<{ from: number; to: number }> {
+  const s = quoteSchema(schema)
+  const client = await pool.pool.connect().catch((error: unknown) => {
+    throw pool.unavailable(error)
+  })
+  let failed = false
+  try {
+    await client.query('BEGIN')
+    await client.query('SELECT pg_advisory_xact_lock($1)', [lockKey(schema, 'migrate')])
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`)
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${s}.a2a_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    )
+    const { rows } = await client.query<{ version: number | null }>(
+      `SELECT max(version) AS version FROM ${s}.a2a_migrations`,
+    )
+    const from = rows[0]?.version ?? 0
+    if (from > SCHEMA_VERSION) throw newerThanKnown(schema, from)
+    for (let version = from + 1; version <= SCHEMA_VERSION; version++) {
+      await client.query(MIGRATIONS[version - 1]!(s))
+      await client.query(`INSERT INTO ${s}.a2a_migrations (version) VALUES ($1)`, [version])
+    }
+    await client.query('COMMIT')
+    return { from, to: Math.max(from, SCHEMA_VERSION) }
+  } catch (error) {
+    failed = true
+    await client.query('ROLLBACK').catch(() => {})
+    throw pool.unavailable(error)
+  } finally {
+    client.release(failed)
+  }
+}
+
+/** Without migrations at start (`migrate: false`): the schema must be at this code's version already. */
+export async function checkCurrent(pool: PgPool, schema: string): Promise<void> {
+  const version = await versionOf(pool, quoteSchema(schema))
+  if (version > SCHEMA_VERSION) throw newerThanKnown(schema, version)
+  if (version < SCHEMA_VERSION)
+    throw new ConfigurationError(
+      `The PostgreSQL schema "${schema}" is at version ${version}, this runtime needs ${SCHEMA_VERSION}: run \`a2a store migrate\` (or start with migrations on)`,
+    )
+}
