@@ -58,6 +58,9 @@ interface Framing {
   event(event: TaskEvent, call: CallContext): StreamFrame
 }
 
+/** How long a resume waits for a shared store's feed to bring the event it resumes from. */
+const FEED_CATCH_UP_MS = 3000
+
 /**
  * Follows a task (SubscribeToTask, tasks/resubscribe): the Task as it stands, then its live events until it
  * ends. A finished task is an error. A task waiting for input keeps its subscriber: the stream stays open
@@ -85,6 +88,7 @@ export function subscribeWith(framing: Framing): MethodHandler {
     // Live events that arrive while the Task or the missed events are being read wait for them; so does the
     // end of the subscription by a shutdown, which closes the stream after them.
     let early: TaskEvent[] | undefined = []
+    let heardEarly: (() => void) | undefined
     let endedEarly = false
     const ended = () => {
       if (early) endedEarly = true
@@ -94,7 +98,11 @@ export function subscribeWith(framing: Framing): MethodHandler {
     try {
       subscribed = await engine.subscribe(
         taskId,
-        (event) => (early ? early.push(event) : deliver(event)),
+        (event) => {
+          if (!early) return deliver(event)
+          early.push(event)
+          heardEarly?.()
+        },
         ended,
         principal?.id,
       )
@@ -116,7 +124,23 @@ export function subscribeWith(framing: Framing): MethodHandler {
         sse.send(framing.task(task, call), reflected)
         delivered = reflected ?? 0
       } else {
-        const last = current().seq
+        let last = current().seq
+        // On a shared store the instance running the task streams each event as it writes it: a client may resume
+        // here from an event this instance has not read yet. The store's feed brings it (or the number was never
+        // sent, and is refused below).
+        if (engine.store.cluster && following && last !== undefined && lastEventId > last) {
+          const caughtUp = await new Promise<boolean>((resolve) => {
+            const timer = setTimeout(() => resolve(false), FEED_CATCH_UP_MS)
+            heardEarly = () => {
+              if (!early?.some((event) => event.seq >= lastEventId)) return
+              clearTimeout(timer)
+              resolve(true)
+            }
+            heardEarly()
+          })
+          heardEarly = undefined
+          if (caughtUp) last = lastEventId
+        }
         const missed =
           last === undefined ? undefined : lastEventId < last ? await engine.eventsAfter(taskId, lastEventId) : []
         if (!missed) throw notKept(taskId, lastEventId, dialect)
