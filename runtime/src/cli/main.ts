@@ -18,6 +18,7 @@ type Register = (program: CommandType) => void
 const COMMANDS: Record<string, () => Promise<Register>> = {
   dev: async () => (await import('../dev/_command.js')).registerDev,
   start: async () => (await import('./_start.js')).registerStart,
+  store: async () => (await import('./commands/store.js')).registerStore,
   card: async () => (await import('./_card.js')).registerCard,
   send: async () => (await import('./commands/send.js')).registerSend,
   task: async () => (await import('./commands/task.js')).registerTask,
