@@ -66,7 +66,7 @@ const DEFAULTS: Record<string, string> = {
   MemoryStoreOptions: 'endedLogs env eventLogBytes maxBytes maxTasks ttlMs',
   OidcOptions: 'algorithms audience clockToleranceSeconds issuer requiredScopes',
   PushOptions: 'allow allowHttp maxConcurrent maxConfigsPerTask retries retryDelayMs timeoutMs',
-  RedisStoreOptions: 'cluster env eventLogBytes leaseMs logger maxTasks prefix timeoutMs ttlMs',
+  RedisStoreOptions: 'cluster env eventLogBytes leaseMs logger maxTasks prefix pushConfigKey timeoutMs ttlMs',
   ServeOptions: `grpcPort grpcPublicAddress handleSignals headersTimeoutMs hostname keepAliveTimeoutMs maxConnections maxConnectionsPerAddress
     port requestLogLevel requestTimeoutMs`,
 }
