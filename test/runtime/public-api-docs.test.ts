@@ -33,6 +33,7 @@ const OPTION_ROOTS = [
   'MemoryStoreOptions',
   'FileStoreOptions',
   'RedisStoreOptions',
+  'PostgresStoreOptions',
   'AgentWorkerOptions',
   'DurableObjectStoreOptions',
   'StoreContractOptions',
@@ -66,6 +67,7 @@ const DEFAULTS: Record<string, string> = {
   MemoryStoreOptions: 'endedLogs env eventLogBytes maxBytes maxTasks ttlMs',
   OidcOptions: 'algorithms audience clockToleranceSeconds issuer requiredScopes',
   PushOptions: 'allow allowHttp maxConcurrent maxConfigsPerTask retries retryDelayMs timeoutMs',
+  PostgresStoreOptions: 'env eventLogBytes leaseMs logger maxTasks migrate poolSize schema timeoutMs ttlMs',
   RedisStoreOptions: 'cluster env eventLogBytes leaseMs logger maxTasks prefix pushConfigKey timeoutMs ttlMs',
   ServeOptions: `grpcPort grpcPublicAddress handleSignals headersTimeoutMs hostname keepAliveTimeoutMs maxConnections maxConnectionsPerAddress
     port requestLogLevel requestTimeoutMs`,

@@ -57,6 +57,10 @@ const PUBLIC_API: Record<string, { values: string[]; types: string[] }> = {
   },
   './file-store': { values: ['createFileStore'], types: ['FileStoreOptions'] },
   './redis-store': { values: ['createRedisStore'], types: ['RedisStoreOptions'] },
+  './postgres-store': {
+    values: ['createPostgresStore', 'migratePostgresStore'],
+    types: ['PostgresStoreOptions', 'PostgresTaskStore'],
+  },
   './grpc': { values: ['serveGrpc'], types: ['GrpcServeOptions', 'GrpcServer'] },
   './client': {
     values: ['A2AClientFailure', 'A2AProtocolError', 'connect'],
