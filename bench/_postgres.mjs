@@ -3,8 +3,8 @@
 // deployment's database runs on a machine of its own, not on the agent's core). Unlike the tests' clusters it
 // keeps PostgreSQL's default durability: fsync, synchronous_commit and full_page_writes on, so a commit waits
 // for its WAL to reach the disk, as in production. Started as a child of the bench (in its own process group, so
-// the bench's clean-up ends it and its backends whatever happens); as root, the server runs as Debian's
-// `postgres` user (initdb and postgres refuse root).
+// the bench's clean-up ends it whatever happens; its backends, each a session of its own, exit when they see the
+// postmaster gone); as root, the server runs as Debian's `postgres` user (initdb and postgres refuse root).
 import { spawnSync } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
@@ -141,7 +141,7 @@ export async function startPostgres({ pinning, core, name = 'postgres', parent =
         ).rows[0].bytes,
       ),
     /** CPU seconds the cluster's processes (postmaster, backends, background workers) have used so far. */
-    cpuSeconds: () => sumOverGroup(handle.child.pid, cpuOf),
+    cpuSeconds: () => clusterCpu(handle.child.pid),
     stop,
   }
 }
@@ -213,24 +213,30 @@ function walStats(bin, data, from, to) {
   return { records: sum('records'), recordBytes: sum('recordBytes'), fpiBytes: sum('fpiBytes'), byManager }
 }
 
-/** Fields after the command name (which may hold spaces): ppid [1], pgrp [2], utime [11], stime [12]. */
+/** Fields after the command name (which may hold spaces): ppid [1], utime [11], stime [12], cutime [13], cstime [14]. */
 function statFields(pid) {
   return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
 }
 
-const cpuOf = (pid) => {
-  const fields = statFields(pid)
-  return (Number(fields[11]) + Number(fields[12])) / 100 // USER_HZ
-}
-
-/** `read(pid)` summed over the running processes of process group `group` (a process gone meanwhile: skipped). */
-function sumOverGroup(group, read) {
+/**
+ * CPU seconds of the postmaster and its children: each child is a session of its own (setsid), so not its process
+ * group but its parent says whose it is; the children that have ended (backends of closed connections) count in the
+ * postmaster's cutime and cstime.
+ */
+function clusterCpu(postmaster) {
+  const ticks = (fields, from, to) => fields.slice(from, to + 1).reduce((sum, n) => sum + Number(n), 0)
   let total = 0
+  try {
+    total = ticks(statFields(postmaster), 11, 14)
+  } catch {
+    return NaN
+  }
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     try {
-      if (Number(statFields(entry)[2]) === group) total += read(entry)
-    } catch {}
+      const fields = statFields(entry)
+      if (Number(fields[1]) === postmaster) total += ticks(fields, 11, 12)
+    } catch {} // gone meanwhile
   }
-  return total
+  return total / 100 // USER_HZ
 }
