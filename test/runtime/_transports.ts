@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type A2AApp, type A2AAppOptions, type Agent, createA2AApp, serveAgent } from 'a2a-runtime'
 import { createFileStore } from 'a2a-runtime/file-store'
+import { createPostgresStore } from 'a2a-runtime/postgres-store'
 import { createRedisStore } from 'a2a-runtime/redis-store'
 import { afterEach, inject } from 'vitest'
 import { type CapturedLogger, captureLogger } from './_logger.ts'
@@ -33,7 +34,12 @@ export interface RpcReply {
 }
 
 export interface Transport {
-  name: 'in-process' | 'node-server' | 'node-server, file store' | 'node-server, redis store'
+  name:
+    | 'in-process'
+    | 'node-server'
+    | 'node-server, file store'
+    | 'node-server, redis store'
+    | 'node-server, postgres store'
   start(agent: Agent, options?: A2AAppOptions): Promise<Target>
 }
 
@@ -136,6 +142,23 @@ export const nodeServerRedisStore: Transport = {
   },
 }
 
+/** The node server again, its tasks in PostgreSQL (the run's cluster, a schema of its own). */
+export const nodeServerPostgresStore: Transport = {
+  name: 'node-server, postgres store',
+  async start(agent, options = {}) {
+    if (options.store !== undefined) return nodeServer.start(agent, options)
+    const url = inject('postgresUrl')
+    if (!url) throw new Error('PostgreSQL is not installed (Debian: apt-get install postgresql; .ci/run installs it)')
+    return nodeServer.start(agent, { ...options, store: createPostgresStore({ url, schema: `test_${newPrefix()}` }) })
+  },
+}
+
 const newPrefix = () => Math.random().toString(36).slice(2, 10)
 
-export const transports: Transport[] = [inProcess, nodeServer, nodeServerFileStore, nodeServerRedisStore]
+export const transports: Transport[] = [
+  inProcess,
+  nodeServer,
+  nodeServerFileStore,
+  nodeServerRedisStore,
+  nodeServerPostgresStore,
+]
