@@ -29,6 +29,7 @@ const runtimeProcesses = [
   'test/runtime/serve.test.ts',
   'test/runtime/slow-clients.test.ts',
   'test/runtime/store-bytes.test.ts',
+  'test/runtime/store-instances.test.ts',
   'test/runtime/task-budgets.test.ts',
   'test/runtime/telemetry-client-cli.test.ts',
   'test/runtime/web-origin.test.ts',
