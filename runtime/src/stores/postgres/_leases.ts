@@ -7,8 +7,11 @@ import type { PgPool } from './_pg.js'
  * running it (`onLost`).
  */
 export class Leases {
-  /** Tasks held; `false` for one claimed before it was created (no row yet to hold it: `create` takes it). */
-  readonly #held = new Map<string, boolean>()
+  /**
+   * Tasks held, with when their lease was last taken or renewed by this instance's clock (`performance.now()`);
+   * `false` for one claimed before it was created (no row yet to hold it: `create` takes it).
+   */
+  readonly #held = new Map<string, number | false>()
   readonly #pool: PgPool
   readonly #s: string
   readonly #instanceId: string
@@ -29,7 +32,7 @@ export class Leases {
 
   /** The lease was taken with the task (`a2a_create` takes it in the same statement). */
   took(taskId: string): void {
-    this.#held.set(taskId, true)
+    this.#held.set(taskId, performance.now())
   }
 
   /** The lease was given back by the event that ended the task: no renewal may take it for lost. */
@@ -54,7 +57,7 @@ SELECT EXISTS (SELECT 1 FROM taken) AS taken, EXISTS (SELECT 1 FROM ${this.#s}.a
       [taskId, this.#instanceId, this.#leaseMs],
     )
     const { taken, known } = row!
-    if (taken) this.#held.set(taskId, true)
+    if (taken) this.#held.set(taskId, performance.now())
     else if (!known) this.#held.set(taskId, false)
     return taken || !known
   }
@@ -75,7 +78,7 @@ SELECT EXISTS (SELECT 1 FROM taken) AS taken, EXISTS (SELECT 1 FROM ${this.#s}.a
   }
 
   async releaseAll(): Promise<void> {
-    const held = [...this.#held].flatMap(([taskId, row]) => (row ? [taskId] : []))
+    const held = [...this.#held].flatMap(([taskId, row]) => (row === false ? [] : [taskId]))
     this.#held.clear()
     if (!held.length) return
     await this.#pool
@@ -88,11 +91,18 @@ SELECT EXISTS (SELECT 1 FROM taken) AS taken, EXISTS (SELECT 1 FROM ${this.#s}.a
       .catch(() => {})
   }
 
-  /** Renews every lease held, in one statement; a lease that ran out or another instance took is lost. */
+  /**
+   * Renews every lease held, in one statement; a lease that ran out or another instance took is lost. So is one this
+   * instance could not renew for a whole lease (the database unreachable from here): by then another instance may
+   * have failed the task.
+   */
   async renew(): Promise<void> {
-    const held = [...this.#held].flatMap(([taskId, row]) => (row ? [taskId] : []))
+    const held = [...this.#held].flatMap(([taskId, row]) => (row === false ? [] : [taskId]))
     if (this.#renewing || held.length === 0 || this.#pool.closed) return
     this.#renewing = true
+    const asked = performance.now()
+    let kept: Set<string>
+    let reached = true
     try {
       const renewed = await this.#pool.query<{ id: string }>(
         {
@@ -102,18 +112,26 @@ WHERE id = ANY($1) AND lease_holder = $2 AND lease_until >= now() RETURNING id`,
         },
         [held, this.#instanceId, this.#leaseMs],
       )
-      const kept = new Set(renewed.map((row) => row.id))
-      // A lease that could not be renewed has run out (this instance stalled past it, or could not reach the
-      // database for a whole lease): another instance may have failed the task already. Stop running it here.
-      for (const taskId of held) {
-        if (kept.has(taskId) || this.#held.get(taskId) !== true) continue
-        this.#held.delete(taskId)
-        this.#onLost?.(taskId)
-      }
+      kept = new Set(renewed.map((row) => row.id))
     } catch {
       // Unreachable now: tried again at the next renewal, while the leases last.
+      reached = false
+      kept = new Set(held.filter((taskId) => asked - (this.#held.get(taskId) || 0) < this.#leaseMs))
     } finally {
       this.#renewing = false
+    }
+    // A lease that could not be renewed has run out (this instance stalled past it, or could not reach the
+    // database for a whole lease): another instance may have failed the task already. Stop running it here.
+    for (const taskId of held) {
+      const since = this.#held.get(taskId)
+      // Given back, or taken again since the renewal was asked: not this renewal's to judge.
+      if (since === undefined || since === false || since >= asked) continue
+      if (kept.has(taskId)) {
+        if (reached) this.#held.set(taskId, asked)
+        continue
+      }
+      this.#held.delete(taskId)
+      this.#onLost?.(taskId)
     }
   }
 }

@@ -1,5 +1,5 @@
 import type { Client } from 'pg'
-import { clientConfig, noop, type PgModule } from './_pg.js'
+import { clientConfig, endWithin, noop, type PgModule } from './_pg.js'
 
 /** The channel every instance of a schema hears each written event on. */
 export const eventsChannel = (schema: string): string => `a2a.events.${schema}`
@@ -87,6 +87,6 @@ export class PgListener {
     this.#closed = true
     this.#listening = false
     this.#resolveReady()
-    await this.#client?.end().catch(noop)
+    if (this.#client) await endWithin(this.#client.end(), this.#timeoutMs)
   }
 }

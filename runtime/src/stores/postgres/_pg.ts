@@ -6,6 +6,16 @@ export type PgModule = typeof import('pg')
 
 export const noop = (): void => {}
 
+/**
+ * Waits for `ending` (a client's or the pool's `end`), at most `ms`: node-postgres may never settle the end of a
+ * connection that the network dropped mid-handshake, and a store's close must not hang on it.
+ */
+export async function endWithin(ending: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  await Promise.race([ending.catch(noop), new Promise((resolve) => (timer = setTimeout(resolve, ms)))])
+  clearTimeout(timer)
+}
+
 /** node-postgres is an optional peer of the runtime: only an agent that keeps its tasks in PostgreSQL installs it. */
 export function loadPg(): PgModule {
   try {
@@ -154,6 +164,6 @@ export class PgPool {
 
   async end(): Promise<void> {
     this.#closed = true
-    await this.pool.end().catch(noop)
+    await endWithin(this.pool.end(), this.timeoutMs)
   }
 }
