@@ -9,6 +9,7 @@ import { storeCall } from '../../telemetry/_store-calls.js'
 import type { Task, TaskEvent } from '../../types.js'
 import { readByteBudget } from '../_byte-budget.js'
 import { decodeCursor, encodeCursor } from '../_paging.js'
+import { openConfig, readPushConfigKey, sealConfig } from '../_sealed-configs.js'
 import { DEFAULT_EVENT_LOG_BYTES, DEFAULT_MAX_TASKS, DEFAULT_TTL_MS } from '../memory.js'
 import type { ClusterLink, TaskPage, TaskQuery, TaskStore } from '../task-store.js'
 import { CancelForwarding } from './_cancels.js'
@@ -77,11 +78,18 @@ export interface PostgresStoreOptions {
    */
   logger?: Pick<Logger, 'warn' | 'error'>
   /**
-   * Where `A2A_EVENT_LOG_BYTES` is read from when `eventLogBytes` is not given: the process's environment, none
-   * where there is no `process`.
+   * Where `A2A_EVENT_LOG_BYTES` and `A2A_PUSH_CONFIG_KEY` are read from when `eventLogBytes` and `pushConfigKey`
+   * are not given: the process's environment, none where there is no `process`.
    * @default process.env
    */
   env?: Env
+  /**
+   * The key push configs (webhook URLs, tokens, credentials) are sealed with in the database (AES-256-GCM): the
+   * base64 of 32 bytes (`openssl rand -base64 32`), or the bytes. Configs stored in plain before it was set stay
+   * readable.
+   * @default A2A_PUSH_CONFIG_KEY, else none (stored as JSON)
+   */
+  pushConfigKey?: string | Uint8Array
 }
 
 const DEFAULT_LEASE_MS = 10_000
@@ -135,6 +143,7 @@ export class PostgresTaskStore implements TaskStore {
   readonly #leases: Leases
   readonly #ready: Promise<void>
   readonly #logger: PostgresStoreOptions['logger']
+  readonly #pushConfigKey: Uint8Array | undefined
   readonly #timers: Array<ReturnType<typeof setInterval>> = []
   readonly #statements: Statements
   /**
@@ -162,13 +171,15 @@ export class PostgresTaskStore implements TaskStore {
     this.leaseMs = positive(options.leaseMs, DEFAULT_LEASE_MS, 'leaseMs')
     this.#timeoutMs = positive(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs')
     const poolSize = positive(options.poolSize, DEFAULT_POOL_SIZE, 'poolSize')
+    const env = options.env ?? processEnv()
     this.eventLogBytes = readByteBudget(
       options.eventLogBytes,
       'eventLogBytes',
       'A2A_EVENT_LOG_BYTES',
       DEFAULT_EVENT_LOG_BYTES,
-      options.env ?? processEnv(),
+      env,
     )
+    this.#pushConfigKey = readPushConfigKey(options.pushConfigKey, env)
     this.#logger = options.logger
     this.#statements = statements(this.#s)
     const pg = loadPg()
@@ -535,11 +546,18 @@ export class PostgresTaskStore implements TaskStore {
     }
   }
 
-  /** Webhooks one row each, shared by the instances; they go with their task. */
+  /**
+   * Webhooks one row each, shared by the instances; they go with their task. Sealed with `pushConfigKey` when one is
+   * set (see `_sealed-configs.ts`).
+   */
   readonly pushConfigs: PushConfigStore = {
     save: async (config) => {
       const saved = await storeCall(this, 'postgres', 'pushConfigs.save', config.taskId, () =>
-        this.#pool.query(this.#statements.savePush, [config.taskId, config.id, JSON.stringify(config)]),
+        this.#pool.query(this.#statements.savePush, [
+          config.taskId,
+          config.id,
+          sealConfig(JSON.stringify(config), this.#pushConfigKey),
+        ]),
       )
       if (saved.length === 0) throw new TaskNotFoundError(config.taskId)
     },
@@ -547,7 +565,7 @@ export class PostgresTaskStore implements TaskStore {
       const rows = await storeCall(this, 'postgres', 'pushConfigs.list', taskId, () =>
         this.#pool.query<{ config: string }>(this.#statements.listPush, [taskId]),
       )
-      return rows.map((row) => JSON.parse(row.config) as PushConfig)
+      return rows.map((row) => JSON.parse(openConfig(row.config, this.#pushConfigKey)) as PushConfig)
     },
     delete: async (taskId, id) => {
       const removed = await storeCall(this, 'postgres', 'pushConfigs.delete', taskId, () =>

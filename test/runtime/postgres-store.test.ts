@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto'
+import type { Task } from 'a2a-runtime'
+import { createPostgresStore, migratePostgresStore, type PostgresTaskStore } from 'a2a-runtime/postgres-store'
+import pg from 'pg'
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
+import { ConfigurationError, ServerUnavailableError } from '../../runtime/src/errors.ts'
+import { storeFromSetting } from '../../runtime/src/stores/from-setting.ts'
+
+// What is the PostgreSQL store's own (the contract suite checks the rest): owners compared in SQL, ListTasks' views
+// and total, migrations, push configs sealed at rest, and A2A_STORE=postgres://….
+
+const url = inject('postgresUrl')
+const freshSchema = () => `own_${Math.random().toString(36).slice(2, 10)}`
+const stores: PostgresTaskStore[] = []
+let client: pg.Client
+
+beforeAll(async () => {
+  client = new pg.Client(url)
+  await client.connect()
+})
+afterAll(async () => {
+  await client?.end()
+})
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((store) => store.close()))
+})
+
+function open(options: Partial<Parameters<typeof createPostgresStore>[0]> = {}): PostgresTaskStore {
+  const store = createPostgresStore({ url, schema: freshSchema(), ...options })
+  stores.push(store)
+  return store
+}
+
+let clock = Date.now()
+function newTask(options: { contextId?: string; state?: Task['status']['state']; messages?: number } = {}): Task {
+  const id = randomUUID()
+  const contextId = options.contextId ?? randomUUID()
+  return {
+    kind: 'task',
+    id,
+    contextId,
+    status: { state: options.state ?? 'completed', timestamp: new Date(++clock).toISOString() },
+    artifacts: [{ artifactId: 'a', parts: [{ kind: 'text', text: `answer of ${id}` }] }],
+    history: Array.from({ length: options.messages ?? 1 }, (_, n) => ({
+      kind: 'message' as const,
+      messageId: `${id}-${n}`,
+      role: n % 2 ? ('agent' as const) : ('user' as const),
+      parts: [{ kind: 'text' as const, text: `message ${n}` }],
+      taskId: id,
+      contextId,
+    })),
+  }
+}
+
+describe('owners', () => {
+  it("answers another owner's task as absent, in one statement, and lists an owner's page and total among many tasks of others", async () => {
+    const store = open()
+    const alices: Task[] = []
+    const shared = randomUUID()
+    for (let i = 0; i < 30; i++) {
+      const task = newTask({ contextId: shared })
+      await store.create(task, i % 10 === 0 ? 'alice' : 'bob')
+      if (i % 10 === 0) alices.push(task)
+    }
+    const before = store.statementsSent
+    expect(await store.get(alices[0]!.id, 'bob')).toBeUndefined()
+    expect(await store.snapshot(alices[0]!.id, 'bob')).toBeUndefined()
+    expect(store.statementsSent - before, 'one statement per read, the owner compared in it').toBe(2)
+    expect((await store.get(alices[0]!.id, 'alice'))?.id).toBe(alices[0]!.id)
+    const page = await store.list({ owner: 'alice', contextId: shared, state: 'completed', limit: 2 })
+    expect(page.total).toBe(3)
+    expect(page.tasks.map((task) => task.id)).toEqual([alices[2]!.id, alices[1]!.id])
+    const rest = await store.list({
+      owner: 'alice',
+      contextId: shared,
+      state: 'completed',
+      limit: 2,
+      cursor: page.nextCursor!,
+    })
+    expect(rest.tasks.map((task) => task.id)).toEqual([alices[0]!.id])
+    expect(rest.nextCursor).toBeUndefined()
+  })
+})
+
+describe('ListTasks', () => {
+  it('reads only what the view shows: the newest historyLength messages, no artifacts when asked for none', async () => {
+    const store = open()
+    const task = newTask({ messages: 5 })
+    await store.create(task)
+    const [headOnly] = (await store.list({ limit: 10, historyLength: 2, includeArtifacts: false })).tasks
+    expect(headOnly!.history.map((message) => message.messageId)).toEqual([`${task.id}-3`, `${task.id}-4`])
+    expect(headOnly!.artifacts).toEqual([])
+    expect(headOnly!.status).toEqual(task.status)
+    const [withArtifacts] = (await store.list({ limit: 10, historyLength: 0 })).tasks
+    expect(withArtifacts!.history).toEqual([])
+    expect(withArtifacts!.artifacts).toEqual(task.artifacts)
+    const [whole] = (await store.list({ limit: 10 })).tasks
+    expect(whole).toEqual(task)
+  })
+
+  it('counts total with every filter, one statement per page, and pages by status time then id', async () => {
+    const store = open()
+    const contexts = [randomUUID(), randomUUID()]
+    const states = ['completed', 'failed', 'working'] as const
+    for (let i = 0; i < 24; i++) await store.create(newTask({ contextId: contexts[i % 2]!, state: states[i % 3]! }))
+    const before = store.statementsSent
+    const page = await store.list({ contextId: contexts[0]!, state: 'completed', limit: 2 })
+    expect(store.statementsSent - before).toBe(1)
+    expect(page.total).toBe(4)
+    expect(page.tasks).toHaveLength(2)
+    expect((await store.list({ limit: 1 })).total).toBe(24)
+    expect((await store.list({ state: 'working', limit: 50 })).total).toBe(8)
+    expect((await store.list({ updatedAfter: new Date(clock - 4).toISOString(), limit: 50 })).total).toBe(5)
+  })
+})
+
+describe('migrations', () => {
+  it('applies each migration once when two stores start at once on a new schema', async () => {
+    const schema = freshSchema()
+    const [a, b] = [open({ schema }), open({ schema })]
+    await Promise.all([a.ready(), b.ready()])
+    const { rows } = await client.query(`SELECT version FROM "${schema}".a2a_migrations ORDER BY version`)
+    expect(rows.map((row) => row.version)).toEqual([1])
+    await a.create(newTask())
+    expect((await b.list({ limit: 5 })).total).toBe(1)
+  })
+
+  it('refuses, in one line, a schema newer than the code; requests get a 503 saying so', async () => {
+    const schema = freshSchema()
+    await open({ schema }).ready()
+    await client.query(`INSERT INTO "${schema}".a2a_migrations (version) VALUES (99)`)
+    const newer = open({ schema })
+    const refusal = await newer.ready().then(
+      () => undefined,
+      (error: unknown) => error,
+    )
+    expect(refusal).toBeInstanceOf(ConfigurationError)
+    expect((refusal as Error).message).toMatch(/schema ".*" is at version 99, newer than this runtime knows \(1\)/)
+    expect((refusal as Error).message).not.toContain('\n')
+    await expect(newer.get(randomUUID())).rejects.toThrow(ServerUnavailableError)
+    await expect(newer.get(randomUUID())).rejects.toThrow(/version 99/)
+  })
+
+  it('with migrate: false refuses an empty schema naming a2a store migrate; migratePostgresStore then brings it up', async () => {
+    const schema = freshSchema()
+    const unmigrated = open({ schema, migrate: false })
+    await expect(unmigrated.ready()).rejects.toThrow(/is at version 0, this runtime needs 1: run `a2a store migrate`/)
+    expect(await migratePostgresStore({ url, schema })).toEqual({ from: 0, to: 1 })
+    expect(await migratePostgresStore({ url, schema })).toEqual({ from: 1, to: 1 })
+    const current = open({ schema, migrate: false })
+    await current.ready()
+    const task = newTask()
+    await current.create(task)
+    expect(await current.get(task.id)).toEqual(task)
+  })
+})
+
+describe('push configs sealed at rest', () => {
+  it("keeps a webhook's URL and token out of the table with A2A_PUSH_CONFIG_KEY, and reads them back", async () => {
+    const key = Buffer.alloc(32, 7).toString('base64')
+    const schema = freshSchema()
+    const store = open({ schema, env: { A2A_PUSH_CONFIG_KEY: key } })
+    const task = newTask()
+    await store.create(task)
+    const config = { taskId: task.id, id: 'hook', url: 'https://hooks.example/secret-path', token: 'secret-token' }
+    await store.pushConfigs.save(config)
+    const { rows } = await client.query(`SELECT config FROM "${schema}".a2a_push_configs`)
+    expect(rows[0].config).toMatch(/^sealed:v1:/)
+    expect(rows[0].config).not.toContain('secret')
+    expect(await store.pushConfigs.list(task.id)).toEqual([config])
+    await expect(store.pushConfigs.save({ ...config, taskId: randomUUID() })).rejects.toThrow(/not found/i)
+    expect(await store.pushConfigs.delete(task.id, 'hook')).toBe(true)
+    expect(await store.pushConfigs.list(task.id)).toEqual([])
+  })
+})
+
+describe('options', () => {
+  it('refuses a schema name that is not an identifier, and a bad number, naming the option', () => {
+    expect(() => createPostgresStore({ url, schema: 'a-b' })).toThrow(/schema must be letters, digits and _/)
+    expect(() => createPostgresStore({ url, schema: 'pg_catalog' })).toThrow(ConfigurationError)
+    expect(() => createPostgresStore({ url, poolSize: 0 })).toThrow(/poolSize must be a positive integer/)
+  })
+})
+
+describe('A2A_STORE=postgres://…', () => {
+  it('reads schema, leaseMs, ttlMs, maxTasks, poolSize, timeoutMs and migrate from the query, and passes the rest to the client', async () => {
+    const schema = freshSchema()
+    const setting = `${url.replace('postgres://', 'postgresql://')}?schema=${schema}&leaseMs=1234&ttlMs=99000&maxTasks=77&poolSize=3&timeoutMs=2500&application_name=setting-${schema}`
+    const store = storeFromSetting(setting, { env: {} }) as PostgresTaskStore
+    stores.push(store)
+    expect([store.schema, store.leaseMs, store.ttlMs, store.maxTasks]).toEqual([schema, 1234, 99000, 77])
+    await store.create(newTask())
+    const { rows } = await client.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [
+      `setting-${schema}`,
+    ])
+    expect(rows[0].n).toBeGreaterThan(0)
+  })
+
+  it('names a bad value', () => {
+    expect(() => storeFromSetting(`${url}?leaseMs=soon`)).toThrow(
+      'A2A_STORE: leaseMs must be a positive integer (got "soon")',
+    )
+    expect(() => storeFromSetting(`${url}?migrate=maybe`)).toThrow(
+      'A2A_STORE: migrate must be true or false (got "maybe")',
+    )
+    expect(() => storeFromSetting(`${url}?schema=no-dashes`)).toThrow(/schema must be letters, digits and _/)
+    expect(() => storeFromSetting('postgres://[')).toThrow(/is not a valid postgres:\/\/ URL/)
+  })
+})
