@@ -162,7 +162,13 @@ describe('push configs sealed at rest', () => {
     const store = open({ schema, env: { A2A_PUSH_CONFIG_KEY: key } })
     const task = newTask()
     await store.create(task)
-    const config = { taskId: task.id, id: 'hook', url: 'https://hooks.example/secret-path', token: 'secret-token' }
+    const config = {
+      taskId: task.id,
+      id: 'hook',
+      url: 'https://hooks.example/secret-path',
+      token: 'secret-token',
+      dialect: 'a2a-1.0' as const,
+    }
     await store.pushConfigs.save(config)
     const { rows } = await client.query(`SELECT config FROM "${schema}".a2a_push_configs`)
     expect(rows[0].config).toMatch(/^sealed:v1:/)
