@@ -15,6 +15,7 @@ import {
   stopAll,
   withStoreOptions,
 } from './_instances.ts'
+import { startPostgres } from './_postgres.ts'
 import { startRedis } from './_redis.ts'
 import { eventReader } from './_sse.ts'
 
@@ -59,6 +60,16 @@ const STORES: StoreUnderTest[] = [
       return { server, store: withStoreOptions(redis.url, { prefix: `${freshName('i')}:` }) }
     },
     downMessage: /task store \(Redis\)/,
+  },
+  {
+    name: 'PostgreSQL',
+    freshStore: () =>
+      withStoreOptions(required(inject('postgresUrl'), 'PostgreSQL'), { schema: freshName('instances') }),
+    async ownServer() {
+      const server = await startPostgres()
+      return { server, store: withStoreOptions(server.url, { schema: freshName('instances') }) }
+    },
+    downMessage: /task store \(PostgreSQL\)/,
   },
 ]
 
