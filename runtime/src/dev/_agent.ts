@@ -89,6 +89,16 @@ export class DevAgent {
     }
   }
 
+  /**
+   * Stops the app: its running tasks drained, then its store closed. When no load ever made the app the store is
+   * closed alone (a file store's directory lock, a database's connections go with it).
+   */
+  async close(): Promise<void> {
+    if (this.#app) return this.#app.close()
+    const { store } = this.appOptions
+    if (typeof store === 'object') await store.close?.()
+  }
+
   /** The address it is served at, once listening: the card's and the allowed Host's. */
   setUrl(url: string): void {
     this.#url = url

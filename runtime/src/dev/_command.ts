@@ -8,13 +8,13 @@ import { createConsoleLogger, type LogLevel, logLevel } from '../logger.js'
 import { applyConnectionPolicy, readConnectionPolicy } from '../node/_connection-policy.js'
 import type { PushOptions } from '../push/push-options.js'
 import { type Env, envGiven, envValue } from '../settings.js'
-import { createMemoryStore } from '../stores/memory.js'
 import { publishDevAddress } from './_address.js'
 import { DevAgent } from './_agent.js'
 import { DevGrpc } from './_grpc.js'
 import { describeLoadFailure } from './_load-failure.js'
 import { reloadOnSave } from './_reload.js'
 import { SHUTDOWN_GRACE_MS, stopOnSignals } from './_shutdown.js'
+import { openDevStore, storeBanner } from './_store.js'
 import { readTraceUrl } from './inspector/_trace-url.js'
 import { Inspector } from './inspector/inspector.js'
 
@@ -74,14 +74,16 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
     }
   }
   const inspector = new Inspector(webOrigin, traceUrl)
+  // Where tasks live, as `a2a start` reads it (A2A_STORE, the .env's too): memory when unset; a bad value stops the
+  // start in one line. Opened once, outside the reloaded module: a reload keeps every task.
+  const tasks = openDevStore(process.env, cwd, logger)
   const dev = new DevAgent(
     cwd,
     entry,
     logger,
     webOrigin,
     {
-      // Tasks live here, outside the reloaded module: a reload keeps them all.
-      store: inspector.observe(createMemoryStore()),
+      store: inspector.observe(tasks.store),
       logger,
       push: devPushOptions(process.env),
       shutdownTimeoutMs: SHUTDOWN_GRACE_MS,
@@ -127,7 +129,12 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
     if (dev.app) await grpc.serve(dev.app)
     else dev.onApp = (app) => void grpc.serve(app)
   }
-  const stopWatching = reloadOnSave(cwd, env, (files) => dev.load(files), logger)
+  // The store stays the one opened at start: a save of .env that names another says so rather than moving the tasks.
+  const envChanged = (names: string[]) => {
+    if (names.includes('A2A_STORE'))
+      logger.warn(`.env: A2A_STORE takes effect at the next start of a2a dev; tasks stay in ${tasks.where} until then`)
+  }
+  const stopWatching = reloadOnSave(cwd, env, (files) => dev.load(files), logger, envChanged)
 
   // Agent code under edit may leave a promise rejected or throw from a timer: say where, keep serving.
   const survive = (error: unknown) =>
@@ -144,6 +151,7 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   // Said once the watcher runs and Ctrl-C is handled, so a save or a signal right after this line is seen.
   logger.info(`Dev server at ${url} (card at ${url}.well-known/agent.json); watching for changes`)
   logger.info(`Inspector at ${inspector.pageUrl}`)
+  logger.info(storeBanner(tasks))
   dev.checkCard()
   if (flags.open) (await import('../cli/_open-browser.js')).openInBrowser(inspector.pageUrl, logger)
 }

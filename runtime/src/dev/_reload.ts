@@ -7,13 +7,15 @@ const SETTLE_MS = 15
 
 /**
  * Watches the project and reloads on every save, one reload at a time (saves during a reload bring one more
- * afterwards); a changed `.env` is read again first. The function returned stops watching.
+ * afterwards); a changed `.env` is read again first, and `envChanged` hears the names whose value changed. The
+ * function returned stops watching.
  */
 export function reloadOnSave(
   cwd: string,
   env: ReturnType<typeof createEnvReloader>,
   load: (files: string[]) => Promise<void>,
   logger: Logger,
+  envChanged: (names: string[]) => void = () => {},
 ): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined
   let changed = new Set<string>()
@@ -24,7 +26,10 @@ export function reloadOnSave(
     try {
       if (files.some((file) => file === '.env')) {
         const names = env.reload()
-        if (names.length) logger.info(`.env: ${names.join(', ')} changed`)
+        if (names.length) {
+          logger.info(`.env: ${names.join(', ')} changed`)
+          envChanged(names)
+        }
       }
     } catch (error) {
       logger.error(`.env could not be read: ${(error as Error).message}`)

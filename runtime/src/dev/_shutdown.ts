@@ -47,8 +47,12 @@ export function stopOnSignals(
     const later = dev.inFlight > 0 ? undefined : setTimeout(sayWaiting, SAY_WAITING_AFTER_MS)
     // Both at once: the streams end as the drain settles their tasks, and only then can the listener close.
     const closed = listener.close()
-    // The drain is bounded by the grace itself; the timer only keeps that promise should anything else hang.
-    await Promise.race([dev.app?.close(), delay(SHUTDOWN_GRACE_MS + FLUSH_MS)])
+    // The drain is bounded by the grace itself; the timer only keeps that promise should anything else hang (the
+    // store's close included: a database that stopped answering must not hold the exit).
+    const closing = dev
+      .close()
+      .catch((error: unknown) => logger.warn(`The app and its task store did not close: ${(error as Error).message}`))
+    await Promise.race([closing, delay(SHUTDOWN_GRACE_MS + FLUSH_MS)])
     // Ended streams get a moment to flush. A connection still open after that (a client that stopped reading,
     // a request whose body never ends) would hold the exit for good: cut it, as serveAgent does.
     await Promise.race([closed, delay(FLUSH_MS)])
