@@ -63,14 +63,43 @@ function newProject(source = AGENT): string {
   return project
 }
 
-function postgresUrl(): string {
-  const url = inject('postgresUrl')
-  if (!url) throw new Error('PostgreSQL is not installed (Debian: apt-get install postgresql; .ci/run installs it)')
-  return url
+/** A name no other test uses (a schema, a key prefix), so this file's tasks are its own. */
+const freshName = () => `dev_${Math.random().toString(36).slice(2, 10)}`
+
+/** A shared store's URL as A2A_STORE holds it, as the banner shows it, and the secret it must not show. */
+interface SharedStore {
+  store: string
+  shown: string
+  secret?: string
 }
 
-/** A schema no other test uses, so this file's tasks are its own. */
-const newSchema = () => `dev_${Math.random().toString(36).slice(2, 10)}`
+const SHARED_STORES: Array<[string, () => SharedStore]> = [
+  [
+    'PostgreSQL',
+    () => {
+      const url = inject('postgresUrl')
+      if (!url) throw new Error('PostgreSQL is not installed (Debian: apt-get install postgresql; .ci/run installs it)')
+      const given = new URL(url)
+      given.searchParams.set('schema', freshName())
+      const shown = given.href
+      // The run's cluster trusts loopback: a password in the URL is never asked for, so it is there to be hidden,
+      // in the user part and in the query (libpq takes it there too).
+      given.password = 'never-shown-secret'
+      given.searchParams.set('password', 'never-shown-secret')
+      return { store: given.href, shown, secret: 'never-shown' }
+    },
+  ],
+  [
+    'Redis',
+    () => {
+      const url = inject('redisUrl')
+      if (!url) throw new Error('redis-server is not installed (Debian: apt-get install redis-server)')
+      const given = new URL(url)
+      given.searchParams.set('prefix', `${freshName()}:`)
+      return { store: given.href, shown: given.href }
+    },
+  ],
+]
 
 interface DevServer {
   url: string
@@ -178,25 +207,19 @@ async function liveTaskEvent(dev: DevServer, act: () => Promise<{ id: string }>,
 }
 
 describe('a2a dev on the store A2A_STORE names', () => {
-  it(
-    'PostgreSQL: lists tasks made before it started, its own survive a restart and are shared; no password shown',
-    async () => {
-      const schema = newSchema()
-      const given = new URL(postgresUrl())
-      // The run's cluster trusts loopback: a password in the URL is never asked for, so it is there to be hidden.
-      given.password = 'never-shown-secret'
-      given.searchParams.set('schema', schema)
-      const store = given.href
+  it.each(SHARED_STORES)(
+    '%s: lists tasks made before it started, its own survive a restart and are shared; no password shown',
+    async (_, storeUrl) => {
+      const { store, shown, secret } = storeUrl()
 
-      // Another instance of the agent on the same database, as a team's staging server would be.
+      // Another instance of the agent on the same store, as a team's staging server would be.
       instance = await startA2a('a2a-dev-store-start-', AGENT, cleanEnv({ PORT: '0', A2A_STORE: store }))
       const before = await sendTask(instance.url, 'made before dev started')
 
       const project = newProject()
       let dev = await startDev(project, { A2A_STORE: store })
-      expect(storeLine(dev)).toContain(`Tasks kept in postgres://${given.username}@${given.host}${given.pathname}`)
-      expect(storeLine(dev)).toContain(`schema=${schema}`)
-      expect(dev.output()).not.toContain('never-shown-secret')
+      expect(storeLine(dev)).toContain(`Tasks kept in ${shown} (A2A_STORE)`)
+      if (secret) expect(dev.output()).not.toContain(secret)
       expect((await listed(dev)).map((task) => task.id)).toContain(before.id)
 
       // The inspector hears of dev's own task as it changes, and reads its line and event times back.

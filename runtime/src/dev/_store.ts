@@ -4,7 +4,7 @@ import { storeFromSetting } from '../stores/from-setting.js'
 import type { TaskStore } from '../stores/task-store.js'
 
 /** Query keys that may carry a secret (libpq takes `password` in the query too): never printed. */
-const SECRET_KEYS = ['password', 'sslpassword', 'sslkey']
+const SECRET_KEYS = ['password', 'sslpassword']
 
 /** The store `a2a dev` keeps tasks in, and the banner's words for it. */
 export interface DevStore {
