@@ -114,6 +114,52 @@ describe('ListTasks', () => {
   })
 })
 
+describe('the counts behind total', () => {
+  it('stay exact through creates, status changes and retention, for every filter they serve', async () => {
+    const schema = freshSchema()
+    const store = open({ schema, ttlMs: 60_000 })
+    const owners = ['alice', 'bob', undefined]
+    const tasks: Task[] = []
+    for (let i = 0; i < 18; i++) {
+      const task = newTask({ state: 'working' })
+      tasks.push(task)
+      await store.create(task, owners[i % 3])
+    }
+    // Half of them end, some failed: their status moves them between the counts.
+    for (const [i, task] of tasks.entries()) {
+      if (i % 2) continue
+      task.status = { state: i % 4 ? 'failed' : 'completed', timestamp: new Date(++clock).toISOString() }
+      await store.append(task, {
+        kind: 'status-update',
+        seq: 1,
+        taskId: task.id,
+        contextId: task.contextId,
+        status: task.status,
+        final: true,
+      })
+    }
+    // Retention takes the ended ones once they are older than ttlMs.
+    await client.query(`UPDATE "${schema}".a2a_tasks SET changed_at = now() - interval '1 hour' WHERE id = $1`, [
+      tasks[0]!.id,
+    ])
+    await store.sweep()
+    const counted = async (where: string, values: unknown[]) =>
+      (await client.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_tasks WHERE ${where}`, values)).rows[0].n
+    expect(await store.get(tasks[0]!.id)).toBeUndefined()
+    for (const [query, where, values] of [
+      [{}, 'true', []],
+      [{ state: 'working' }, 'state = $1', ['working']],
+      [{ state: 'failed' }, 'state = $1', ['failed']],
+      [{ owner: 'alice' }, 'owner = $1', ['alice']],
+      [{ owner: 'bob', state: 'completed' }, 'owner = $1 AND state = $2', ['bob', 'completed']],
+    ] as const) {
+      const expected = await counted(where, [...values])
+      expect((await store.list({ ...query, limit: 1 })).total, JSON.stringify(query)).toBe(expected)
+    }
+    expect(await counted('true', [])).toBe(17)
+  })
+})
+
 describe('migrations', () => {
   it('applies each migration once when two stores start at once on a new schema', async () => {
     const schema = freshSchema()

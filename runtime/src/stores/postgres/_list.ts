@@ -38,7 +38,8 @@ export interface PageRow {
 }
 
 /**
- * One statement for one page and its total, a round trip: the count of every match beside at most `limit + 1` rows
+ * One statement for one page and its total, a round trip: the count of the matches (kept by a trigger for the
+ * filters without a context and time; counted otherwise) beside at most `limit + 1` rows
  * (one more tells there is a next page), read newest status first along the index the filters pick (their columns
  * lead it, then status time and id, as the cursor is), so a page costs its rows, not the tasks. With `owner` the
  * owner's own indexes; the owner is compared in the statement, before any row of a task is read.
@@ -75,8 +76,13 @@ export function pageStatement(
       ? `t.json, NULL::text AS head, ${events}, ${history}`
       : `NULL::text AS json, t.head, NULL::text[] AS events, ${history}`
   const limit = param(query.limit + 1)
+  // The counts a trigger keeps (see a2a_count), when the filters are theirs; else the matches counted.
+  const counted =
+    query.contextId === undefined && query.updatedAfter === undefined
+      ? `SELECT coalesce(sum(n), 0)::integer AS total FROM ${s}.a2a_counts WHERE key = ${param(countKey(query))}`
+      : `SELECT count(*)::integer AS total FROM ${s}.a2a_tasks t ${where}`
   return {
-    text: `SELECT c.total, p.* FROM (SELECT count(*)::integer AS total FROM ${s}.a2a_tasks t ${where}) c
+    text: `SELECT c.total, p.* FROM (${counted}) c
 LEFT JOIN LATERAL (
   SELECT t.id, t.status_ms, ${columns} FROM ${s}.a2a_tasks t
   ${pageWhere.length ? `WHERE ${pageWhere.join(' AND ')}` : ''}
@@ -85,4 +91,10 @@ LEFT JOIN LATERAL (
 ORDER BY p.status_ms DESC, p.id DESC`,
     values,
   }
+}
+
+/** The key of a2a_counts that counts the tasks of `query` (its owner and state; see a2a_count). */
+function countKey({ owner, state }: TaskQuery): string {
+  if (owner === undefined) return state === undefined ? '' : `s:${state}`
+  return state === undefined ? `o:${owner}` : `os:${state}:${owner}`
 }

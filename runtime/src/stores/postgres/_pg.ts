@@ -110,6 +110,9 @@ export class PgPool {
     this.pool = new pg.Pool(config)
     // An idle connection the server closed (a restart): reported per request, when one is made again.
     this.pool.on('error', noop)
+    // The store's statements each read a page or a task: JIT compiling them (the planner's estimates for the
+    // per-task reads pass jit_above_cost) costs tens of ms and saves nothing. Once per connection.
+    this.pool.on('connect', (client) => void client.query('SET jit = off').catch(noop))
   }
 
   get closed(): boolean {

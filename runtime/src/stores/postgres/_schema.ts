@@ -77,6 +77,65 @@ CREATE INDEX a2a_tasks_by_owner_context ON ${s}.a2a_tasks (owner, context_id, st
   WHERE owner IS NOT NULL;
 CREATE INDEX a2a_tasks_by_owner_state ON ${s}.a2a_tasks (owner, state, status_ms DESC, id DESC)
   WHERE owner IS NOT NULL;
+-- ListTasks' total without a filter, by state, by owner, by owner and state: a COUNT over 100k index entries takes
+-- tens of ms, so these are kept by a trigger in the statement that changes them, 16 rows per key (a task's shard by
+-- its id) so that concurrent writes do not all wait for one row. Filters with a context count its index entries (a
+-- context holds a conversation's tasks); updatedAfter counts its range.
+CREATE TABLE ${s}.a2a_counts (
+  key text COLLATE "C" NOT NULL,
+  shard smallint NOT NULL,
+  n bigint NOT NULL,
+  PRIMARY KEY (key, shard)
+);
+CREATE FUNCTION ${s}.a2a_count() RETURNS trigger LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_keys text[] := '{}';
+  v_deltas integer[] := '{}';
+  v_id text;
+BEGIN
+  IF TG_OP = 'DELETE' THEN v_id := OLD.id; ELSE v_id := NEW.id; END IF;
+  IF TG_OP <> 'INSERT' THEN
+    v_keys := v_keys || ('s:' || OLD.state);
+    v_deltas := v_deltas || -1;
+    IF OLD.owner IS NOT NULL THEN
+      v_keys := v_keys || ('os:' || OLD.state || ':' || OLD.owner);
+      v_deltas := v_deltas || -1;
+    END IF;
+    IF TG_OP = 'DELETE' THEN
+      v_keys := v_keys || ''::text;
+      v_deltas := v_deltas || -1;
+      IF OLD.owner IS NOT NULL THEN
+        v_keys := v_keys || ('o:' || OLD.owner);
+        v_deltas := v_deltas || -1;
+      END IF;
+    END IF;
+  END IF;
+  IF TG_OP <> 'DELETE' THEN
+    v_keys := v_keys || ('s:' || NEW.state);
+    v_deltas := v_deltas || 1;
+    IF NEW.owner IS NOT NULL THEN
+      v_keys := v_keys || ('os:' || NEW.state || ':' || NEW.owner);
+      v_deltas := v_deltas || 1;
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+      v_keys := v_keys || ''::text;
+      v_deltas := v_deltas || 1;
+      IF NEW.owner IS NOT NULL THEN
+        v_keys := v_keys || ('o:' || NEW.owner);
+        v_deltas := v_deltas || 1;
+      END IF;
+    END IF;
+  END IF;
+  -- In the order of the keys, so two writers never wait for each other's rows in opposite orders.
+  INSERT INTO ${s}.a2a_counts AS c (key, shard, n)
+    SELECT k.key, abs(hashtext(v_id)) % 16, sum(k.delta)
+    FROM unnest(v_keys, v_deltas) AS k (key, delta) GROUP BY k.key ORDER BY k.key
+  ON CONFLICT (key, shard) DO UPDATE SET n = c.n + excluded.n;
+  RETURN NULL;
+END $fn$;
+CREATE TRIGGER a2a_counted AFTER INSERT OR DELETE ON ${s}.a2a_tasks FOR EACH ROW EXECUTE FUNCTION ${s}.a2a_count();
+CREATE TRIGGER a2a_recounted AFTER UPDATE OF state ON ${s}.a2a_tasks FOR EACH ROW
+  WHEN (OLD.state IS DISTINCT FROM NEW.state) EXECUTE FUNCTION ${s}.a2a_count();
 -- The lost-task check reads the running tasks only; retention by age the settled ones.
 CREATE INDEX a2a_tasks_unsettled ON ${s}.a2a_tasks (lease_until) WHERE NOT settled;
 CREATE INDEX a2a_tasks_settled ON ${s}.a2a_tasks (changed_at) WHERE settled;
