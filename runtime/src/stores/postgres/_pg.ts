@@ -64,7 +64,7 @@ const LOST_CONNECTION = [
  * what happened, never a stack nor a statement's text. Other errors (a bug, a schema someone changed) stay errors:
  * the runtime answers them as internal errors and logs them.
  */
-export function unavailable(error: unknown, timeoutMs: number): Error {
+function unavailable(error: unknown, timeoutMs: number): Error {
   if (error instanceof A2AError || error instanceof ConfigurationError) return error
   const { code, message } = error as { code?: string; message?: string }
   const detail = String(message ?? error)

@@ -244,7 +244,7 @@ END $fn$;`,
 ]
 
 /** The version this code writes and reads. */
-export const SCHEMA_VERSION = MIGRATIONS.length
+const SCHEMA_VERSION = MIGRATIONS.length
 
 /** What the schema's table of migrations says: its version, 0 for a schema without it. */
 async function versionOf(pool: PgPool, s: string): Promise<number> {
