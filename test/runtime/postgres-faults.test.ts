@@ -192,3 +192,24 @@ it('keeps every acknowledged task when the server is killed in the middle of a f
     )
     .toBe(0)
 })
+
+it('starts while the server is down: requests get a 503, and once it is up the schema is migrated and they are served', {
+  timeout: 60_000,
+}, async () => {
+  await server.kill()
+  let restarted = false
+  cleanups.push(async () => {
+    if (!restarted) await server.restart()
+  })
+  const store = open({ timeoutMs: 1000 })
+  const refused = await store.ready().then(
+    () => undefined,
+    (error: unknown) => error,
+  )
+  expect(refused).toBeInstanceOf(ServerUnavailableError)
+  await expect(store.get(randomUUID())).rejects.toThrow(/^The task store \(PostgreSQL\) is unreachable/)
+  await server.restart()
+  restarted = true
+  await store.ready()
+  expect(await store.get(randomUUID())).toBeUndefined()
+})

@@ -101,6 +101,8 @@ export class PgPool {
   readonly timeoutMs: number
   #closed = false
   #ready: Promise<void> = Promise.resolve()
+  #start: (() => Promise<void>) | undefined
+  #startFailed = false
   /** Statements sent: each is one round trip (counted for the benchmarks and tests). */
   statements = 0
 
@@ -119,14 +121,36 @@ export class PgPool {
     return this.#closed
   }
 
-  /** Calls wait for `ready` first (the schema's check at start), and fail with what it failed with. */
-  gate(ready: Promise<void>): void {
-    this.#ready = ready
+  /**
+   * Calls wait for `start` first (the schema's check at start), and fail with what it failed with. A start that
+   * failed because the server could not be reached is tried again by the next call; one the schema refused (a
+   * `ConfigurationError`) stays refused.
+   */
+  gate(start: () => Promise<void>): void {
+    this.#start = start
+    this.#startNow()
+  }
+
+  /** The schema's check at start, tried again when it last failed for want of the server. */
+  ready(): Promise<void> {
+    if (this.#startFailed) this.#startNow()
+    return this.#ready
+  }
+
+  #startNow(): void {
+    const start = this.#start
+    if (!start) return
+    this.#startFailed = false
+    const attempt = start()
+    this.#ready = attempt
+    attempt.catch((error: unknown) => {
+      if (!(error instanceof ConfigurationError) && this.#ready === attempt) this.#startFailed = true
+    })
   }
 
   /** Runs one statement; errors as `unavailable` says, conflicts retried. */
   async query<R extends QueryResultRow = QueryResultRow>(statement: Statement, values: unknown[] = []): Promise<R[]> {
-    await this.#ready.catch((error: unknown) => {
+    await this.ready().catch((error: unknown) => {
       // The schema was refused at start (see `_schema.ts`): each request says why, in the one line of the refusal.
       throw error instanceof ConfigurationError ? new ServerUnavailableError(error.message, 503) : error
     })

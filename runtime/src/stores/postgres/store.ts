@@ -141,7 +141,6 @@ export class PostgresTaskStore implements TaskStore {
   readonly #listener: PgListener
   readonly #followers: Followers
   readonly #leases: Leases
-  readonly #ready: Promise<void>
   readonly #logger: PostgresStoreOptions['logger']
   readonly #pushConfigKey: Uint8Array | undefined
   readonly #timers: Array<ReturnType<typeof setInterval>> = []
@@ -185,11 +184,15 @@ export class PostgresTaskStore implements TaskStore {
     const pg = loadPg()
     this.#pool = new PgPool(pg, options.url, this.#timeoutMs, poolSize)
     const schema = this.schema
-    this.#ready = options.migrate === false ? checkCurrent(this.#pool, schema) : migrate(this.#pool, schema).then(noop)
-    this.#ready.catch((error: unknown) => {
-      if (error instanceof ConfigurationError) this.#logger?.error(error.message)
+    this.#pool.gate(async () => {
+      try {
+        if (options.migrate === false) await checkCurrent(this.#pool, schema)
+        else await migrate(this.#pool, schema)
+      } catch (error) {
+        if (error instanceof ConfigurationError) this.#logger?.error(error.message)
+        throw error
+      }
     })
-    this.#pool.gate(this.#ready)
     this.#leases = new Leases(this.#pool, this.#s, this.instanceId, this.leaseMs)
     const cancels = new CancelForwarding(this.#pool, this.#s, this.instanceId, this.#timeoutMs, (taskId) =>
       this.get(taskId),
@@ -209,7 +212,7 @@ export class PostgresTaskStore implements TaskStore {
       setInterval(() => void this.sweep().catch(noop), Math.min(60_000, Math.max(1000, Math.floor(this.ttlMs / 4)))),
     )
     for (const timer of this.#timers) timer.unref()
-    void this.#ready.then(() => this.#failLostTasks(), noop)
+    void this.#pool.ready().then(() => this.#failLostTasks(), noop)
     this.cluster = {
       claimsOnCreate: true,
       claim: (taskId) => this.#leases.claim(taskId),
@@ -223,11 +226,12 @@ export class PostgresTaskStore implements TaskStore {
 
   /**
    * Resolves once the schema is ready (its migrations applied, or found current with `migrate: false`); rejects with
-   * the one-line `ConfigurationError` that refuses the schema (newer than this runtime, or not migrated). Requests
-   * wait for it, and fail with a 503 saying the same when it failed.
+   * the one-line `ConfigurationError` that refuses the schema (newer than this runtime, or not migrated), or with the
+   * 503 of a server that could not be reached (tried again at the next call). Requests wait for it, and fail with a
+   * 503 saying the same when it failed.
    */
   ready(): Promise<void> {
-    return this.#ready
+    return this.#pool.ready()
   }
 
   /** Statements sent so far (each one round trip): for measurements. */
@@ -577,7 +581,6 @@ export class PostgresTaskStore implements TaskStore {
 
   async close(): Promise<void> {
     for (const timer of this.#timers) clearInterval(timer)
-    await this.#ready.catch(noop)
     await this.#leases.releaseAll()
     this.#pool.markClosed()
     await Promise.all([this.#listener.close(), this.#pool.end()])
