@@ -178,6 +178,8 @@ it('follows on B an event too large for a notification (read from the events tab
   const [a, b] = [await instance(big, schema), await instance(big, schema)]
   await call(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })
   const taskId = await started.promise
+  // A's working status reaches the table a moment later: subscribed after it, B's stream starts past it.
+  await expect.poll(async () => (await call(b, 'tasks/get', { id: taskId })).body.result.status.state).toBe('working')
   const reader = eventReader(
     await fetch(b.url, {
       method: 'POST',
