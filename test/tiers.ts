@@ -23,6 +23,7 @@ const runtimeProcesses = [
   'test/runtime/grpc-process.test.ts',
   'test/runtime/load.test.ts',
   'test/runtime/logs-start.test.ts',
+  'test/runtime/postgres-faults.test.ts',
   'test/runtime/redis-cluster-harness.test.ts',
   'test/runtime/redis-cluster.test.ts',
   'test/runtime/redis-owners.test.ts',
@@ -80,7 +81,7 @@ export interface Tier {
 export const TIERS: Tier[] = [
   {
     name: 'unit',
-    needs: 'nothing but Node and redis-server: the runtime and the generator in-process, on their sources',
+    needs: 'nothing but Node, redis-server and PostgreSQL: the runtime and the generator in-process, on their sources',
     include: [
       'test/runtime/**/*.test.ts',
       'test/client/**/*.test.ts',

@@ -240,7 +240,19 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   get(taskId: string, owner?: string): Promise<Task | undefined> {
-    return storeCall(this, 'postgres', 'get', taskId, async () => (await this.#read(taskId, owner))?.task)
+    return storeCall(this, 'postgres', 'get', taskId, async () => {
+      await this.#afterWrites(taskId)
+      return (await this.#read(taskId, owner))?.task
+    })
+  }
+
+  /**
+   * Waits for the writes of the task handed to this instance so far (landed or not): a read on another connection of
+   * the pool would otherwise overtake them, and a GetTask right after a cancel or a stream's end would answer the task
+   * as it was before (one Redis connection keeps that order by itself; a pool does not).
+   */
+  #afterWrites(taskId: string): Promise<void> | undefined {
+    return this.#queues.get(taskId)
   }
 
   /**
@@ -471,9 +483,10 @@ export class PostgresTaskStore implements TaskStore {
 
   async events(taskId: string, afterSeq?: number): Promise<TaskEvent[] | undefined> {
     const after = Math.max(0, Math.floor(afterSeq ?? 0))
-    const [row] = await storeCall(this, 'postgres', 'events', taskId, () =>
-      this.#pool.query<{ kept_after: number; events: string[] }>(this.#statements.events, [taskId, after]),
-    )
+    const [row] = await storeCall(this, 'postgres', 'events', taskId, async () => {
+      await this.#afterWrites(taskId)
+      return this.#pool.query<{ kept_after: number; events: string[] }>(this.#statements.events, [taskId, after])
+    })
     if (!row) return undefined
     // Events up to `kept_after` may be missing (one could not be written): a resume from before them is refused.
     if (afterSeq !== undefined && afterSeq < row.kept_after) return undefined
@@ -481,14 +494,18 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   async lastSeq(taskId: string): Promise<number | undefined> {
-    const [row] = await storeCall(this, 'postgres', 'lastSeq', taskId, () =>
-      this.#pool.query<{ last_seq: number }>(this.#statements.lastSeq, [taskId]),
-    )
+    const [row] = await storeCall(this, 'postgres', 'lastSeq', taskId, async () => {
+      await this.#afterWrites(taskId)
+      return this.#pool.query<{ last_seq: number }>(this.#statements.lastSeq, [taskId])
+    })
     return row?.last_seq
   }
 
   snapshot(taskId: string, owner?: string): Promise<{ task: Task; seq: number } | undefined> {
-    return storeCall(this, 'postgres', 'snapshot', taskId, () => this.#read(taskId, owner))
+    return storeCall(this, 'postgres', 'snapshot', taskId, async () => {
+      await this.#afterWrites(taskId)
+      return this.#read(taskId, owner)
+    })
   }
 
   /**
@@ -504,9 +521,11 @@ export class PostgresTaskStore implements TaskStore {
     const view = viewOf(query)
     const start = cursor && { ms: Date.parse(cursor.status.timestamp), id: cursor.id }
     const statement = pageStatement(this.#s, query, start, view)
-    const rows = await storeCall(this, 'postgres', 'list', undefined, () =>
-      this.#pool.query<PageRow>({ text: statement.text }, statement.values),
-    )
+    const rows = await storeCall(this, 'postgres', 'list', undefined, async () => {
+      // A listing sees what this instance handed over before it, as a read of one task does (see `#afterWrites`).
+      if (this.#queues.size) await Promise.all(this.#queues.values())
+      return this.#pool.query<PageRow>({ text: statement.text }, statement.values)
+    })
     const total = rows[0]?.total ?? 0
     const found = rows.filter((row) => row.id !== null)
     const more = found.length > query.limit
