@@ -67,7 +67,8 @@ const DEFAULTS: Record<string, string> = {
   MemoryStoreOptions: 'endedLogs env eventLogBytes maxBytes maxTasks ttlMs',
   OidcOptions: 'algorithms audience clockToleranceSeconds issuer requiredScopes',
   PushOptions: 'allow allowHttp maxConcurrent maxConfigsPerTask retries retryDelayMs timeoutMs',
-  PostgresStoreOptions: 'env eventLogBytes leaseMs logger maxTasks migrate poolSize pushConfigKey schema timeoutMs ttlMs',
+  PostgresStoreOptions:
+    'env eventLogBytes leaseMs logger maxTasks migrate poolSize pushConfigKey schema timeoutMs ttlMs',
   RedisStoreOptions: 'cluster env eventLogBytes leaseMs logger maxTasks prefix pushConfigKey timeoutMs ttlMs',
   ServeOptions: `grpcPort grpcPublicAddress handleSignals headersTimeoutMs hostname keepAliveTimeoutMs maxConnections maxConnectionsPerAddress
     port requestLogLevel requestTimeoutMs`,
