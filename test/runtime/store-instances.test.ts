@@ -264,8 +264,9 @@ describe.each(STORES)('two agent processes on one $name store', (store) => {
         .poll(async () => (await b.call('GetTask', { id })).body.result?.status.state)
         .toBe('TASK_STATE_WORKING')
 
-    await a.kill()
+    // The earliest the instance can have died: the bound below is measured from it.
     const killed = Date.now()
+    await a.kill()
     const failedAt = new Map<string, number>()
     await expect
       .poll(
@@ -280,19 +281,29 @@ describe.each(STORES)('two agent processes on one $name store', (store) => {
         { timeout: 4 * SHORT_LEASE_MS + 10_000, interval: 100 },
       )
       .toBe(running.length)
+    // When each was failed, by the failed status's timestamp (the survivor's clock, on this machine): not when the
+    // poll above happened to read it.
+    const failedAfterKill: number[] = []
     for (const id of running) {
       const task = (await b.call('GetTask', { id })).body.result
       expect(task.status).toMatchObject({
         state: 'TASK_STATE_FAILED',
         message: { parts: [{ text: expect.stringMatching(LOST_REASON) }] },
       })
+      failedAfterKill.push(Date.parse(task.status.timestamp) - killed)
     }
-    const slowest = Math.max(...failedAt.values())
+    const slowest = Math.max(...failedAfterKill)
     console.info(
-      `${store.name}: ${running.length} tasks of a killed instance failed through the survivor ${[...failedAt.values()].sort((x, y) => x - y).join(', ')} ms after the kill (lease ${SHORT_LEASE_MS} ms)`,
+      `${store.name}: ${running.length} tasks of a killed instance failed ${failedAfterKill.sort((x, y) => x - y).join(', ')} ms after the kill by their status (read through the survivor ${[...failedAt.values()].sort((x, y) => x - y).join(', ')} ms after it; lease ${SHORT_LEASE_MS} ms)`,
     )
-    // A lease runs out at most a lease after its last renewal, and the survivor looks for lost tasks once a lease.
-    expect(slowest).toBeLessThan(2 * SHORT_LEASE_MS + 5000)
+    if (store.name === 'PostgreSQL') {
+      // leaseMs is the longest a task whose instance died waits; a second more for scheduling on a busy machine.
+      expect(slowest).toBeLessThanOrEqual(SHORT_LEASE_MS + 1000)
+    } else {
+      // Redis times its leases its own way: one runs out up to a lease after its last renewal, and the survivor
+      // looks for lost tasks once a lease.
+      expect(slowest).toBeLessThan(2 * SHORT_LEASE_MS + 5000)
+    }
     expect((await b.call('ListTasks', { status: 'TASK_STATE_WORKING' })).body.result.totalSize).toBe(0)
     // The survivor goes on serving.
     expectState(taskOf(await b.call('SendMessage', message('after'))), DONE, 'a task sent to the survivor')

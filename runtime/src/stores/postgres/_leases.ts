@@ -1,10 +1,24 @@
 import type { PgPool } from './_pg.js'
 
 /**
+ * How `leaseMs` (the longest a task whose instance died waits before another instance fails it) is spent: a lease
+ * lasts 3/4 of it past each renewal, renewals come every quarter (three chances before it runs out), and the
+ * lost-task check runs every fifth. A task is failed at most 3/4 + 1/5 of `leaseMs` after its instance died, the
+ * rest a margin for the check's own statements and a busy machine.
+ */
+export function leaseTimings(leaseMs: number): { holdMs: number; renewEveryMs: number; lostCheckEveryMs: number } {
+  return {
+    holdMs: Math.max(1, Math.floor((leaseMs * 3) / 4)),
+    renewEveryMs: Math.max(50, Math.floor(leaseMs / 4)),
+    lostCheckEveryMs: Math.max(50, Math.floor(leaseMs / 5)),
+  }
+}
+
+/**
  * This instance's holds on the tasks it runs: a lease per task in its row (holder and expiry, by the database's
- * clock, never an instance's), all renewed in one statement every third of `leaseMs`. A task whose lease could not
- * be renewed is taken for lost: another instance may fail it (see the store's lost-task check), so this one stops
- * running it (`onLost`).
+ * clock, never an instance's), held for `holdMs` past each renewal, all renewed in one statement (see
+ * `leaseTimings`). A task whose lease could not be renewed is taken for lost: another instance may fail it (see the
+ * store's lost-task check), so this one stops running it (`onLost`).
  */
 export class Leases {
   /**
@@ -15,15 +29,16 @@ export class Leases {
   readonly #pool: PgPool
   readonly #s: string
   readonly #instanceId: string
-  readonly #leaseMs: number
+  /** How long a lease lasts past each renewal (3/4 of the store's `leaseMs`). */
+  readonly holdMs: number
   #onLost: ((taskId: string) => void) | undefined
   #renewing = false
 
-  constructor(pool: PgPool, s: string, instanceId: string, leaseMs: number) {
+  constructor(pool: PgPool, s: string, instanceId: string, holdMs: number) {
     this.#pool = pool
     this.#s = s
     this.#instanceId = instanceId
-    this.#leaseMs = leaseMs
+    this.holdMs = holdMs
   }
 
   holds(taskId: string): boolean {
@@ -54,7 +69,7 @@ export class Leases {
   WHERE id = $1 AND (lease_holder IS NULL OR lease_holder = $2 OR lease_until < now()) RETURNING 1)
 SELECT EXISTS (SELECT 1 FROM taken) AS taken, EXISTS (SELECT 1 FROM ${this.#s}.a2a_tasks WHERE id = $1) AS known`,
       },
-      [taskId, this.#instanceId, this.#leaseMs],
+      [taskId, this.#instanceId, this.holdMs],
     )
     const { taken, known } = row!
     if (taken) this.#held.set(taskId, performance.now())
@@ -93,8 +108,8 @@ SELECT EXISTS (SELECT 1 FROM taken) AS taken, EXISTS (SELECT 1 FROM ${this.#s}.a
 
   /**
    * Renews every lease held, in one statement; a lease that ran out or another instance took is lost. So is one this
-   * instance could not renew for a whole lease (the database unreachable from here): by then another instance may
-   * have failed the task.
+   * instance could not renew for as long as a lease lasts (the database unreachable from here): by then another
+   * instance may have failed the task.
    */
   async renew(): Promise<void> {
     const held = [...this.#held].flatMap(([taskId, row]) => (row === false ? [] : [taskId]))
@@ -110,18 +125,18 @@ SELECT EXISTS (SELECT 1 FROM taken) AS taken, EXISTS (SELECT 1 FROM ${this.#s}.a
           text: `UPDATE ${this.#s}.a2a_tasks SET lease_until = now() + $3 * interval '1 millisecond'
 WHERE id = ANY($1) AND lease_holder = $2 AND lease_until >= now() RETURNING id`,
         },
-        [held, this.#instanceId, this.#leaseMs],
+        [held, this.#instanceId, this.holdMs],
       )
       kept = new Set(renewed.map((row) => row.id))
     } catch {
       // Unreachable now: tried again at the next renewal, while the leases last.
       reached = false
-      kept = new Set(held.filter((taskId) => asked - (this.#held.get(taskId) || 0) < this.#leaseMs))
+      kept = new Set(held.filter((taskId) => asked - (this.#held.get(taskId) || 0) < this.holdMs))
     } finally {
       this.#renewing = false
     }
     // A lease that could not be renewed has run out (this instance stalled past it, or could not reach the
-    // database for a whole lease): another instance may have failed the task already. Stop running it here.
+    // database for as long as a lease lasts): another instance may have failed the task already. Stop running it here.
     for (const taskId of held) {
       const since = this.#held.get(taskId)
       // Given back, or taken again since the renewal was asked: not this renewal's to judge.

@@ -14,7 +14,7 @@ import { DEFAULT_EVENT_LOG_BYTES, DEFAULT_MAX_TASKS, DEFAULT_TTL_MS } from '../m
 import type { ClusterLink, TaskPage, TaskQuery, TaskStore } from '../task-store.js'
 import { CancelForwarding } from './_cancels.js'
 import { Followers, notification } from './_follow.js'
-import { Leases } from './_leases.js'
+import { Leases, leaseTimings } from './_leases.js'
 import { type ListView, type PageRow, pageStatement, viewOf } from './_list.js'
 import { eventsChannel, instanceChannel, PgListener } from './_listener.js'
 import { loadPg, noop, PgPool } from './_pg.js'
@@ -44,8 +44,10 @@ export interface PostgresStoreOptions {
    */
   ttlMs?: number
   /**
-   * How long an instance's hold on a running task lasts without renewal, in ms. A task whose instance died is
-   * failed by another instance once its lease has run out. Renewed every third of it.
+   * The longest a running task whose instance died (killed, crashed, cut off from the database) waits before another
+   * instance fails it, in ms. The instance that runs a task holds a lease on it for 3/4 of this past each renewal,
+   * renews every quarter, and every instance looks for tasks whose lease ran out every fifth. An instance that could
+   * not renew its lease in time stops running the task.
    * @default 10_000
    */
   leaseMs?: number
@@ -193,7 +195,8 @@ export class PostgresTaskStore implements TaskStore {
         throw error
       }
     })
-    this.#leases = new Leases(this.#pool, this.#s, this.instanceId, this.leaseMs)
+    const timings = leaseTimings(this.leaseMs)
+    this.#leases = new Leases(this.#pool, this.#s, this.instanceId, timings.holdMs)
     const cancels = new CancelForwarding(this.#pool, this.#s, this.instanceId, this.#timeoutMs, (taskId) =>
       this.get(taskId),
     )
@@ -206,8 +209,8 @@ export class PostgresTaskStore implements TaskStore {
       (id, after) => this.events(id, after),
       () => this.#pool.closed,
     )
-    this.#timers.push(setInterval(() => void this.#leases.renew(), Math.max(50, Math.floor(this.leaseMs / 3))))
-    this.#timers.push(setInterval(() => void this.#failLostTasks(), this.leaseMs))
+    this.#timers.push(setInterval(() => void this.#leases.renew(), timings.renewEveryMs))
+    this.#timers.push(setInterval(() => void this.#failLostTasks(), timings.lostCheckEveryMs))
     this.#timers.push(
       setInterval(() => void this.sweep().catch(noop), Math.min(60_000, Math.max(1000, Math.floor(this.ttlMs / 4)))),
     )
@@ -273,7 +276,7 @@ export class PostgresTaskStore implements TaskStore {
       headOf(task),
       messages,
       this.instanceId,
-      this.leaseMs,
+      this.#leases.holdMs,
     ]
     this.#remember(task.id, { history: task.history.length, json: json.length, added: 0, seq: 0, whole: false })
     let created: number
@@ -609,14 +612,15 @@ export class PostgresTaskStore implements TaskStore {
 
   /**
    * Fails the tasks whose instance died: unsettled, their lease run out (by the database's clock), and their status
-   * older than a lease (a task just created or resumed may not hold its lease yet).
+   * older than a lease lasts (a task just created or resumed may not hold its lease yet; one whose instance died
+   * changed its status before then, so this guard adds nothing to the wait).
    */
   async #failLostTasks(): Promise<void> {
     // One check at a time: a slow one (many running tasks, a slow database) must not be joined by the next.
     if (this.#pool.closed || this.#checkingLost) return
     this.#checkingLost = true
     try {
-      const lost = await this.#pool.query<{ id: string }>(this.#statements.lost, [this.leaseMs, LOST_BATCH])
+      const lost = await this.#pool.query<{ id: string }>(this.#statements.lost, [this.#leases.holdMs, LOST_BATCH])
       for (const { id: taskId } of lost) {
         if (this.#leases.holds(taskId) || !(await this.#leases.claim(taskId))) continue
         try {
@@ -627,9 +631,7 @@ export class PostgresTaskStore implements TaskStore {
           const failed = failWithReason(seen.task, LOST_REASON, seq)
           // The instance that died may have sent events it never wrote: the log is kept only from this one.
           await this.#append(seen.task, failed, seq - 1)
-          this.#logger?.warn(
-            `Task ${taskId} lost the instance that ran it (no lease for ${this.leaseMs} ms); it is failed`,
-          )
+          this.#logger?.warn(`Task ${taskId} lost the instance that ran it (its lease ran out); it is failed`)
         } finally {
           await this.#leases.release(taskId)
         }
