@@ -17,7 +17,7 @@ import { Followers, notification } from './_follow.js'
 import { Leases, leaseTimings } from './_leases.js'
 import { type ListView, type PageRow, pageStatement, viewOf } from './_list.js'
 import { eventsChannel, instanceChannel, PgListener } from './_listener.js'
-import { loadPg, noop, PgPool } from './_pg.js'
+import { endWithin, loadPg, noop, PgPool } from './_pg.js'
 import { checkCurrent, lockKey, migrate, quoteSchema } from './_schema.js'
 import { folded, headOf, parsedMessages, withoutHistory } from './_task-json.js'
 
@@ -603,6 +603,9 @@ export class PostgresTaskStore implements TaskStore {
 
   async close(): Promise<void> {
     for (const timer of this.#timers) clearInterval(timer)
+    // The writes handed over before the close land first (an app closes its store once its last task settled, and
+    // that task's final event may still be on its way), within the store's timeout; then the leases go.
+    if (this.#queues.size) await endWithin(Promise.all(this.#queues.values()), this.#pool.timeoutMs)
     await this.#leases.releaseAll()
     this.#pool.markClosed()
     await Promise.all([this.#listener.close(), this.#pool.end()])
