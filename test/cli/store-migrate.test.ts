@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
-import { freePort, runA2a } from '../_support.ts'
+import { freePort, makeAgentProject, runA2a } from '../_support.ts'
 
 /**
  * `a2a store migrate` as a process: it applies the PostgreSQL store's migrations to the schema `A2A_STORE` (or
@@ -13,6 +13,19 @@ import { freePort, runA2a } from '../_support.ts'
  */
 
 const running = new Set<ChildProcess>()
+const ECHO_AGENT = `import { defineAgent } from 'a2a-runtime'
+export default defineAgent({
+  card: {
+    name: 'Echo',
+    description: 'Says hello',
+    skills: [{ id: 'hello', name: 'Hello', description: 'Says hello', tags: ['hello'], examples: ['Hi'] }],
+  },
+  execute(_ctx, task) {
+    task.artifact('Hello')
+    task.complete()
+  },
+})
+`
 let dir: string
 let database: pg.Client
 
@@ -115,6 +128,31 @@ describe('a2a store migrate', () => {
     expect(result.stdout).toBe('')
     expect(result.stderr).toMatch(new RegExp(`^a2a: could not migrate schema ${schema}: .+\\n$`))
     expect((await versions(schema)).at(-1)).toBe(9999)
+  })
+
+  it('a2a start on a schema left for a2a store migrate (migrate=false) stops before it listens, in one line naming the command', async () => {
+    dir = makeAgentProject('a2a-migrate-start-', ECHO_AGENT)
+    const schema = newSchema()
+    const port = String(await freePort())
+    const store = `${postgresUrl()}?schema=${schema}&migrate=false`
+    const refused = await runA2a(['start'], { cwd: dir, env: env({ A2A_STORE: store, PORT: port }), running })
+    expect(refused.code, refused.stderr).toBe(1)
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1)
+    expect(refused.stderr).toMatch(/a2a store migrate/)
+    expect(refused.stderr).not.toMatch(/\n\s+at /)
+    // Once migrated, the same start serves.
+    expect((await migrate(['--store', store])).code).toBe(0)
+    const started = runA2a(['start'], { cwd: dir, env: env({ A2A_STORE: store, PORT: port }), running })
+    await expect
+      .poll(
+        async () => (await fetch(`http://127.0.0.1:${port}/.well-known/agent.json`).catch(() => undefined))?.status,
+        {
+          timeout: 15_000,
+        },
+      )
+      .toBe(200)
+    for (const child of running) process.kill(child.pid!, 'SIGTERM')
+    await started
   })
 
   it('says in one line, exit 1, that a database it cannot reach could not be migrated', async () => {

@@ -64,7 +64,9 @@ it('answers a clear 503 at once while the server is down, and serves again once 
   const started = Date.now()
   const down = await rpc(agent.url, 'message/send', platformMessage('while down'))
   expect(down.status).toBe(503)
-  expect(down.body.error.message).toMatch(/^The task store \(PostgreSQL\) (is unreachable|lost the connection|is restarting or shutting down)/)
+  expect(down.body.error.message).toMatch(
+    /^The task store \(PostgreSQL\) (is unreachable|lost the connection|is restarting or shutting down)/,
+  )
   expect(down.body.error.message).not.toMatch(/\n|\bat \w/)
   expect(Date.now() - started, 'a refused request fails at once, not after a timeout').toBeLessThan(5000)
   const read = await rpc(agent.url, 'tasks/get', { id: acknowledged[0] })

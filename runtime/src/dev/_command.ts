@@ -8,6 +8,7 @@ import { createConsoleLogger, type LogLevel, logLevel } from '../logger.js'
 import { applyConnectionPolicy, readConnectionPolicy } from '../node/_connection-policy.js'
 import type { PushOptions } from '../push/push-options.js'
 import { type Env, envGiven, envValue } from '../settings.js'
+import { refuseUnservableStore } from '../stores/_ready.js'
 import { publishDevAddress } from './_address.js'
 import { DevAgent } from './_agent.js'
 import { DevGrpc } from './_grpc.js'
@@ -77,6 +78,7 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   // Where tasks live, as `a2a start` reads it (A2A_STORE, the .env's too): memory when unset; a bad value stops the
   // start in one line. Opened once, outside the reloaded module: a reload keeps every task.
   const tasks = openDevStore(process.env, cwd, logger)
+  await refuseUnservableStore(tasks.store, async () => tasks.store.close?.())
   const dev = new DevAgent(
     cwd,
     entry,

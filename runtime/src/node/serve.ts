@@ -5,9 +5,11 @@ import type { Agent } from '../agent.js'
 import { checkedPublicAddress } from '../grpc/_public-address.js'
 import { startGrpc } from '../grpc/serve-grpc.js'
 import { defaultAllowedHosts } from '../http/_allowed-hosts.js'
+import { appInternals } from '../http/_app-internals.js'
 import { type A2AApp, type A2AAppOptions, createA2AApp } from '../http/app.js'
 import { createConsoleLogger, type LogLevel, requestLogWriter } from '../logger.js'
 import { envValue, optionalWholeNumberSetting, processEnv } from '../settings.js'
+import { refuseUnservableStore } from '../stores/_ready.js'
 import { applyConnectionPolicy, type ConnectionPolicy, readConnectionPolicy } from './_connection-policy.js'
 import { lingerAfterEarlyAnswers } from './_lingering-close.js'
 import { displayHost, listen, readPort } from './_listen.js'
@@ -157,6 +159,8 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
     ...(publicUrl && { publicUrl }),
     ...(allowedHosts && { allowedHosts }),
   })
+
+  await refuseUnservableStore(appInternals(app)?.engine.store, () => app.close())
 
   const log = options.requestLogLevel ? requestLogWriter(logger, options.requestLogLevel) : undefined
   const runtime = nativeRuntime()

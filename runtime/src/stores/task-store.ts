@@ -36,6 +36,13 @@ export interface TaskStore {
   /** Stops timers and releases connections. */
   close?(): MaybePromise<void>
   /**
+   * Resolves once the store can serve. Rejects with a `ConfigurationError` when it never will as it is set up (a
+   * database schema newer than this runtime, or one left for a migration command): `serveAgent` then stops the start
+   * with that one line. Any other rejection (the database cannot be reached yet) lets the start go on: requests get
+   * a 503 until the store can serve.
+   */
+  ready?(): Promise<void>
+  /**
    * The task and the number of its last event, read together (a store that other instances write to must
    * not let an event fall between the two reads). `owner` as for `get`.
    */

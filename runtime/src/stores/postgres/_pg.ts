@@ -108,13 +108,19 @@ export class PgPool {
 
   constructor(pg: PgModule, url: string, timeoutMs: number, poolSize: number) {
     this.timeoutMs = timeoutMs
-    const config: PoolConfig = { ...clientConfig(url, timeoutMs), max: poolSize, idleTimeoutMillis: 30_000 }
+    const config: PoolConfig = {
+      ...clientConfig(url, timeoutMs),
+      // The store's statements each read a page or a task: JIT compiling them (the planner's estimates for the
+      // per-task reads pass jit_above_cost) costs tens of ms and saves nothing. Set as the session starts (a
+      // statement sent on connect would race the pool's first query on that connection); an `options` the URL
+      // gives replaces it.
+      options: '-c jit=off',
+      max: poolSize,
+      idleTimeoutMillis: 30_000,
+    }
     this.pool = new pg.Pool(config)
     // An idle connection the server closed (a restart): reported per request, when one is made again.
     this.pool.on('error', noop)
-    // The store's statements each read a page or a task: JIT compiling them (the planner's estimates for the
-    // per-task reads pass jit_above_cost) costs tens of ms and saves nothing. Once per connection.
-    this.pool.on('connect', (client) => void client.query('SET jit = off').catch(noop))
   }
 
   get closed(): boolean {

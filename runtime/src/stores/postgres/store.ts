@@ -187,13 +187,10 @@ export class PostgresTaskStore implements TaskStore {
     this.#pool = new PgPool(pg, options.url, this.#timeoutMs, poolSize)
     const schema = this.schema
     this.#pool.gate(async () => {
-      try {
-        if (options.migrate === false) await checkCurrent(this.#pool, schema)
-        else await migrate(this.#pool, schema)
-      } catch (error) {
-        if (error instanceof ConfigurationError) this.#logger?.error(error.message)
-        throw error
-      }
+      // A refusal is not logged here: a start awaits `ready` and stops with it (see `TaskStore.ready`), and each
+      // request the store refuses is answered with it.
+      if (options.migrate === false) await checkCurrent(this.#pool, schema)
+      else await migrate(this.#pool, schema)
     })
     const timings = leaseTimings(this.leaseMs)
     this.#leases = new Leases(this.#pool, this.#s, this.instanceId, timings.holdMs)
