@@ -342,4 +342,19 @@ describe('a2a dev with a bad A2A_STORE', () => {
     },
     RESTARTS_MS,
   )
+
+  it('a PostgreSQL schema left for a2a store migrate (migrate=false) stops the start with one line naming it', async () => {
+    const url = inject('postgresUrl')
+    if (!url) throw new Error('PostgreSQL is not installed (Debian: apt-get install postgresql; .ci/run installs it)')
+    const store = new URL(url)
+    store.searchParams.set('schema', freshName())
+    store.searchParams.set('migrate', 'false')
+    const env = cleanEnv({ PORT: String(await freePort()), A2A_STORE: store.href })
+    const result = await runA2a(['dev'], { cwd: newProject(), env, running })
+    expect(result.code, result.stderr).toBe(1)
+    expect(result.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(/^a2a: The PostgreSQL schema "dev_\w+" is at version 0, .*`a2a store migrate`/),
+    ])
+    expect(result.stdout).not.toContain('Dev server at')
+  })
 })
