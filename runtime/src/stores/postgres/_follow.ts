@@ -1,6 +1,7 @@
 import { isTerminal } from '../../core/_lifecycle.js'
 import type { TaskEvent } from '../../types.js'
 import type { PgListener } from './_listener.js'
+import { noop } from './_pg.js'
 
 /**
  * Most bytes of an event sent along with its notification. PostgreSQL refuses a payload of 8000 bytes or more;
@@ -36,15 +37,22 @@ export class Followers {
   readonly #events: (taskId: string, afterSeq: number) => Promise<TaskEvent[] | undefined>
   readonly #byTask = new Map<string, Set<Listener>>()
   readonly #closed: () => boolean
+  readonly #register: (taskId: string, followers: 1 | -1) => Promise<unknown>
 
+  /**
+   * `register` counts a follower in or out of the task's row: its events are notified only while it has some (see
+   * a2a_append). A follower is counted in before it reads the table, so no event falls between the two.
+   */
   constructor(
     listener: PgListener,
     events: (taskId: string, afterSeq: number) => Promise<TaskEvent[] | undefined>,
     closed: () => boolean,
+    register: (taskId: string, followers: 1 | -1) => Promise<unknown>,
   ) {
     this.#listener = listener
     this.#events = events
     this.#closed = closed
+    this.#register = register
   }
 
   /** A notification of the events channel. */
@@ -83,6 +91,7 @@ export class Followers {
       else void catchUp()
     }
     let attempt = 0
+    let registered = false
     // Reads the table once the listener listens (so nothing falls between the two), delivers it, then what arrived
     // live meanwhile; `delivered` drops what both carry. Run again after a reconnect, and retried while the
     // database is unreachable.
@@ -95,6 +104,12 @@ export class Followers {
       waiting ??= []
       try {
         await this.#listener.ready
+        if (!registered) {
+          await this.#register(taskId, 1)
+          registered = true
+          // Stopped while it was being counted in: counted out again.
+          if (ended) void this.#register(taskId, -1).catch(noop)
+        }
         for (const event of (await this.#events(taskId, delivered)) ?? []) deliver(event)
         attempt = 0
       } catch {
@@ -121,7 +136,9 @@ export class Followers {
     listeners.add(live)
     const stopResyncing = this.#listener.onReconnect(() => void catchUp())
     const stop = () => {
+      if (ended) return
       ended = true
+      if (registered) void this.#register(taskId, -1).catch(noop)
       stopResyncing()
       const current = this.#byTask.get(taskId)
       current?.delete(live)

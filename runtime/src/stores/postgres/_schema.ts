@@ -41,6 +41,8 @@ CREATE TABLE ${s}.a2a_tasks (
   changed_at timestamptz NOT NULL DEFAULT now(),
   lease_holder text,
   lease_until timestamptz,
+  -- Followers registered on any instance (see _follow.ts): an event is notified only while it has some.
+  followers integer NOT NULL DEFAULT 0,
   head text NOT NULL,
   json text NOT NULL,
   folded_seq integer NOT NULL DEFAULT 0,
@@ -167,7 +169,11 @@ END $fn$;
 -- events were written before it. p_json (NULL: keep) is the task without history as of p_json_seq; p_head (NULL:
 -- keep); p_whole: p_messages are the whole history, else they join it. Past p_log_limit bytes the oldest events
 -- already folded into json go (the newest always stays), and kept_after says from where the log is whole. The
--- event that ends the task frees its lease when this instance holds it; p_notify goes to p_channel on commit.
+-- event that ends the task frees its lease when this instance holds it; p_notify goes to p_channel on commit when
+-- the task has followers (a follower registers in the row before it reads the events table: under this row's lock,
+-- so an append either sees the follower or committed before the follower's read). NOTIFY takes a lock of the whole
+-- database from the commit's start to its end: a task nobody follows (most: their client waits on the instance
+-- that runs them) never takes it.
 CREATE FUNCTION ${s}.a2a_append(p_id text, p_seq integer, p_event text, p_state text, p_settled boolean,
   p_ends boolean, p_status_ms bigint, p_kept_after integer, p_log_limit bigint, p_instance text, p_json text,
   p_json_seq integer, p_head text, p_whole boolean, p_messages text[], p_channel text, p_notify text)
@@ -184,7 +190,7 @@ DECLARE
   v_cut integer;
   v_freed bigint := 0;
 BEGIN
-  SELECT state, last_seq, kept_after, log_bytes, folded_seq, history_count INTO t
+  SELECT state, last_seq, kept_after, log_bytes, folded_seq, history_count, followers INTO t
     FROM ${s}.a2a_tasks WHERE id = p_id FOR UPDATE;
   IF NOT FOUND THEN RETURN -1; END IF;
   IF p_seq <= t.last_seq THEN
@@ -238,8 +244,31 @@ BEGIN
     last_seq = p_seq,
     log_bytes = v_bytes
   WHERE id = p_id;
-  IF p_notify IS NOT NULL THEN PERFORM pg_notify(p_channel, p_notify); END IF;
+  IF p_notify IS NOT NULL AND t.followers > 0 THEN PERFORM pg_notify(p_channel, p_notify); END IF;
   RETURN 1;
+END $fn$;
+
+-- Several events of one task in one statement (one commit), in order: each as a2a_append, which answers for each
+-- (in an array, in their order). A task's events handed while its previous write was on its way go together.
+-- p_messages holds every event's messages, p_message_counts how many are each one's.
+CREATE FUNCTION ${s}.a2a_append_all(p_id text, p_seqs integer[], p_events text[], p_states text[],
+  p_settled boolean[], p_ends boolean[], p_status_ms bigint[], p_kept_after integer[], p_log_limit bigint,
+  p_instance text, p_json text[], p_json_seq integer[], p_head text[], p_whole boolean[], p_messages text[],
+  p_message_counts integer[], p_channel text, p_notify text[])
+RETURNS integer[] LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_written integer[] := '{}';
+  v_from integer := 1;
+  v_count integer;
+BEGIN
+  FOR i IN 1 .. cardinality(p_seqs) LOOP
+    v_count := p_message_counts[i];
+    v_written := v_written || ${s}.a2a_append(p_id, p_seqs[i], p_events[i], p_states[i], p_settled[i], p_ends[i],
+      p_status_ms[i], p_kept_after[i], p_log_limit, p_instance, p_json[i], p_json_seq[i], p_head[i], p_whole[i],
+      coalesce(p_messages[v_from : v_from + v_count - 1], '{}'), p_channel, p_notify[i]);
+    v_from := v_from + v_count;
+  END LOOP;
+  RETURN v_written;
 END $fn$;`,
 ]
 

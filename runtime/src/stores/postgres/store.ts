@@ -160,6 +160,8 @@ export class PostgresTaskStore implements TaskStore {
   readonly #handed = new WeakMap<Task, number>()
   /** Each task's writes, one after the other: the pool has several connections, and events must land in order. */
   readonly #queues = new Map<string, Promise<void>>()
+  /** Each task's events handed since its last write left: they go together once it lands (see `#batched`). */
+  readonly #openBatches = new Map<string, PendingEvent[]>()
   #settledSinceTrim = 0
   #sweeping = false
   #checkingLost = false
@@ -205,6 +207,7 @@ export class PostgresTaskStore implements TaskStore {
       this.#listener,
       (id, after) => this.events(id, after),
       () => this.#pool.closed,
+      (taskId, followers) => this.#pool.query(this.#statements.follow, [taskId, followers]),
     )
     this.#timers.push(setInterval(() => void this.#leases.renew(), timings.renewEveryMs))
     this.#timers.push(setInterval(() => void this.#failLostTasks(), timings.lostCheckEveryMs))
@@ -216,7 +219,12 @@ export class PostgresTaskStore implements TaskStore {
     this.cluster = {
       claimsOnCreate: true,
       claim: (taskId) => this.#leases.claim(taskId),
-      release: (taskId) => this.#leases.release(taskId),
+      // After the task's writes handed so far: the event that ends a task gives its lease back in its own statement,
+      // and a release then has nothing to do (sent before it landed, it would wait for the task's row, then free it).
+      release: async (taskId) => {
+        await this.#afterWrites(taskId)
+        await this.#leases.release(taskId)
+      },
       follow: (taskId, afterSeq, onEvent) => this.#followers.follow(taskId, afterSeq, onEvent),
       cancel: (taskId) => cancels.forward(taskId),
       onCancel: (handler) => cancels.onCancel(handler),
@@ -303,8 +311,9 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   /**
-   * Writes one event, after the task's earlier writes (see `#queued`). `keptAfter` past 0 marks the log as holding
-   * every event only after it (see a2a_append).
+   * Writes one event, after the task's earlier writes (see `#queued`), together with the other events of the task
+   * handed meanwhile (see `#batched`). `keptAfter` past 0 marks the log as holding every event only after it (see
+   * a2a_append).
    */
   #append(task: Task, event: TaskEvent, keptAfter: number): Promise<void> {
     const eventJson = JSON.stringify(event)
@@ -317,74 +326,130 @@ export class PostgresTaskStore implements TaskStore {
     const statusMs = event.kind === 'status-update' ? Date.parse(task.status.timestamp) : null
     this.#handed.set(task, event.seq)
     const args = this.#appendArgs(task, event, eventJson, settles)
-    const write = (written: AppendArgs) =>
-      this.#retried(async () => {
-        const [row] = await this.#pool.query<{ written: number }>(this.#statements.append, [
-          task.id,
-          event.seq,
-          eventJson,
-          state,
-          isSettled(state),
-          ends,
-          statusMs,
-          keptAfter,
-          this.eventLogBytes,
-          this.instanceId,
-          written.json,
-          written.jsonSeq,
-          written.head,
-          written.whole,
-          written.messages,
-          eventsChannel(this.schema),
-          notification(task.id, event.seq, eventJson),
-        ])
-        return row!.written
-      })
-    return this.#queued(task.id, async () => {
-      let written: number
-      try {
-        written = await write(args)
-        // The task's log does not end with the event before this one (another instance wrote it since, or an
-        // earlier event of this task did not land): the whole task as it is now, which is as of this event only
-        // while no later one was handed. Past it, the task as it is now holds statuses whose events are not
-        // written yet: the newest event's own write carries the whole task instead (it cannot follow this one
-        // either), and this one is left out of the log, which says so (see a2a_append's kept_after).
-        if (written === NOT_NEXT) {
-          if ((this.#handed.get(task) ?? event.seq) > event.seq) {
-            const known = this.#written.get(task.id)
-            if (known) known.whole = true
-            return
-          }
-          written = await write(this.#wholeArgs(task, event.seq))
-        }
-        // The event that ended the task gave its lease back: no renewal may take it for lost from here on.
-        if ((written === WRITTEN || written === ALREADY_WRITTEN) && ends) this.#leases.gaveBack(task.id)
-      } catch (error) {
-        // What was sent may not have landed: the next write of this task is whole.
-        const known = this.#written.get(task.id)
-        if (known) known.whole = true
-        throw error
-      }
-      if (ends) this.#written.delete(task.id)
-      // Another instance ended the task (it took this one for dead when its lease ran out): nothing is overwritten.
-      if (written === ENDED)
-        throw new ServerUnavailableError(
-          `Task ${task.id} was ended by another instance while this one ran it (its lease ran out)`,
-          503,
-        )
-      if (written === GONE)
-        throw new ServerUnavailableError(`Task ${task.id} is no longer in the store (it expired or was trimmed)`, 503)
-      if (written === OVERTAKEN)
-        throw new ServerUnavailableError(
-          `Event ${event.seq} of task ${task.id} could not be written before later ones were`,
-          503,
-        )
-      // Counting the tasks costs a scan of an index: checked every TRIM_EVERY settlings (trim removes a margin more).
-      if (settles && ++this.#settledSinceTrim >= TRIM_EVERY) {
-        this.#settledSinceTrim = 0
-        void this.#trim().catch(noop)
-      }
+    return this.#batched({ task, event, eventJson, state, ends, settles, statusMs, keptAfter, args })
+  }
+
+  /**
+   * Hands an event to its task's next write: the events of a task handed while its previous write is on its way
+   * (or within the same turn of the event loop) go together in one statement, one commit (a2a_append_all), when
+   * that write landed. Each event's promise settles with its own answer.
+   */
+  #batched(pending: PendingEvent): Promise<void> {
+    const taskId = pending.task.id
+    const done = new Promise<void>((resolve, reject) => {
+      pending.resolve = resolve
+      pending.reject = reject
     })
+    const open = this.#openBatches.get(taskId)
+    if (open) {
+      open.push(pending)
+      return done
+    }
+    const batch = [pending]
+    this.#openBatches.set(taskId, batch)
+    void this.#queued(taskId, async () => {
+      // The events a turn hands in one go (a status, its answer, the end) join before the batch leaves.
+      await new Promise((resolve) => setImmediate(resolve))
+      if (this.#openBatches.get(taskId) === batch) this.#openBatches.delete(taskId)
+      await this.#writeBatch(batch)
+    })
+    return done
+  }
+
+  /** Writes a batch of one task's events in one statement, then settles each as a2a_append answered for it. */
+  async #writeBatch(batch: PendingEvent[]): Promise<void> {
+    let answers: number[]
+    try {
+      answers = await this.#retried(() => this.#writeEvents(batch))
+    } catch (error) {
+      // What was sent may not have landed: the next write of this task is whole.
+      this.#writeWhole(batch[0]!.task.id)
+      for (const pending of batch) pending.reject!(error)
+      return
+    }
+    for (const [i, pending] of batch.entries()) {
+      try {
+        await this.#landed(pending, answers[i]!)
+        pending.resolve!()
+      } catch (error) {
+        pending.reject!(error)
+      }
+    }
+  }
+
+  /** One statement writing `events` of one task, in order: what a2a_append answered for each. */
+  async #writeEvents(events: PendingEvent[]): Promise<number[]> {
+    const messages: string[] = []
+    for (const { args } of events) messages.push(...args.messages)
+    const [row] = await this.#pool.query<{ written: number[] }>(this.#statements.append, [
+      events[0]!.task.id,
+      events.map((e) => e.event.seq),
+      events.map((e) => e.eventJson),
+      events.map((e) => e.state),
+      events.map((e) => isSettled(e.state)),
+      events.map((e) => e.ends),
+      events.map((e) => e.statusMs),
+      events.map((e) => e.keptAfter),
+      this.eventLogBytes,
+      this.instanceId,
+      events.map((e) => e.args.json),
+      events.map((e) => e.args.jsonSeq),
+      events.map((e) => e.args.head),
+      events.map((e) => e.args.whole),
+      messages,
+      events.map((e) => e.args.messages.length),
+      eventsChannel(this.schema),
+      events.map((e) => notification(e.task.id, e.event.seq, e.eventJson)),
+    ])
+    return row!.written
+  }
+
+  #writeWhole(taskId: string): void {
+    const known = this.#written.get(taskId)
+    if (known) known.whole = true
+  }
+
+  /** What follows from a2a_append's answer `written` for one event of a batch. */
+  async #landed(pending: PendingEvent, answer: number): Promise<void> {
+    const { task, event, ends, settles } = pending
+    let written = answer
+    try {
+      // The task's log does not end with the event before this one (another instance wrote it since, or an
+      // earlier event of this task did not land): the whole task as it is now, which is as of this event only
+      // while no later one was handed. Past it, the task as it is now holds statuses whose events are not
+      // written yet: the newest event's own write carries the whole task instead (it cannot follow this one
+      // either), and this one is left out of the log, which says so (see a2a_append's kept_after).
+      if (written === NOT_NEXT) {
+        if ((this.#handed.get(task) ?? event.seq) > event.seq) return this.#writeWhole(task.id)
+        const whole = { ...pending, args: this.#wholeArgs(task, event.seq) }
+        written = (await this.#retried(() => this.#writeEvents([whole])))[0]!
+      }
+      // The event that ended the task gave its lease back: no renewal may take it for lost from here on.
+      if ((written === WRITTEN || written === ALREADY_WRITTEN) && ends) this.#leases.gaveBack(task.id)
+    } catch (error) {
+      // What was sent may not have landed: the next write of this task is whole.
+      this.#writeWhole(task.id)
+      throw error
+    }
+    if (ends) this.#written.delete(task.id)
+    // Another instance ended the task (it took this one for dead when its lease ran out): nothing is overwritten.
+    if (written === ENDED)
+      throw new ServerUnavailableError(
+        `Task ${task.id} was ended by another instance while this one ran it (its lease ran out)`,
+        503,
+      )
+    if (written === GONE)
+      throw new ServerUnavailableError(`Task ${task.id} is no longer in the store (it expired or was trimmed)`, 503)
+    if (written === OVERTAKEN)
+      throw new ServerUnavailableError(
+        `Event ${event.seq} of task ${task.id} could not be written before later ones were`,
+        503,
+      )
+    // Counting the tasks costs a scan of an index: checked every TRIM_EVERY settlings (trim removes a margin more).
+    if (settles && ++this.#settledSinceTrim >= TRIM_EVERY) {
+      this.#settledSinceTrim = 0
+      void this.#trim().catch(noop)
+    }
   }
 
   /**
@@ -668,6 +733,21 @@ interface Written {
   whole: boolean
 }
 
+/** An event handed to the store, waiting for its task's next write (see `#batched`). */
+interface PendingEvent {
+  task: Task
+  event: TaskEvent
+  eventJson: string
+  state: Task['status']['state']
+  ends: boolean
+  settles: boolean
+  statusMs: number | null
+  keptAfter: number
+  args: AppendArgs
+  resolve?: () => void
+  reject?: (error: unknown) => void
+}
+
 /** a2a_append's arguments besides the event (see `#appendArgs`). */
 interface AppendArgs {
   json: string | null
@@ -695,7 +775,8 @@ function statements(s: string) {
     create: named('create', `SELECT ${s}.a2a_create($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS created`),
     append: named(
       'append',
-      `SELECT ${s}.a2a_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) AS written`,
+      `SELECT ${s}.a2a_append_all($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+  AS written`,
     ),
     read: named(
       'read',
@@ -710,6 +791,7 @@ FROM ${s}.a2a_tasks t WHERE t.id = $1 AND ($2::text IS NULL OR t.owner = $2)`,
   WHERE e.task_id = t.id AND e.seq > greatest($2, t.kept_after) ORDER BY e.seq) AS events
 FROM ${s}.a2a_tasks t WHERE t.id = $1`,
     ),
+    follow: named('follow', `UPDATE ${s}.a2a_tasks SET followers = greatest(followers + $2, 0) WHERE id = $1`),
     lastSeq: named('last-seq', `SELECT last_seq FROM ${s}.a2a_tasks WHERE id = $1`),
     savePush: {
       text: `INSERT INTO ${s}.a2a_push_configs (task_id, id, config)

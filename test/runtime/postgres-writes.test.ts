@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto'
+import { type A2AServer, type Agent, serveAgent, type Task } from 'a2a-runtime'
+import { createPostgresStore, type PostgresTaskStore } from 'a2a-runtime/postgres-store'
+import pg from 'pg'
+import { afterEach, expect, inject, it } from 'vitest'
+import type { TaskEvent } from '../../runtime/src/types.ts'
+import { rpc } from '../_rpc.ts'
+import { agent, deferred, echoAgent } from './_agents.ts'
+import { captureLogger } from './_logger.ts'
+import { eventReader } from './_sse.ts'
+
+// What a send costs the PostgreSQL store and what it may skip: a task's events handed while its previous write is on
+// its way go together in one statement, the event that ends a task gives its lease back (no release after it), and
+// an event is notified only while the task has followers.
+
+const url = inject('postgresUrl')
+const cleanups: Array<() => unknown> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+const freshSchema = () => `writes_${Math.random().toString(36).slice(2, 10)}`
+/** Long: no renewal nor lost-task check runs while a test counts statements. */
+const QUIET_LEASE_MS = 600_000
+
+function store(schema = freshSchema()): PostgresTaskStore {
+  const made = createPostgresStore({ url, schema, leaseMs: QUIET_LEASE_MS })
+  cleanups.push(() => made.close())
+  return made
+}
+
+async function serve(served: Agent, on: PostgresTaskStore): Promise<A2AServer> {
+  const server = await serveAgent(served, {
+    port: 0,
+    hostname: '127.0.0.1',
+    handleSignals: false,
+    logger: captureLogger(),
+    store: on,
+    shutdownTimeoutMs: 500,
+  })
+  cleanups.unshift(() => server.close())
+  return server
+}
+
+async function connected(): Promise<pg.Client> {
+  const client = new pg.Client(url)
+  await client.connect()
+  cleanups.push(() => client.end())
+  return client
+}
+
+const send = (server: A2AServer, text: string) => rpc(server.url, 'message/send', { message: userMessage(text) })
+
+it('answers an echo message/send in two statements: the create, then its events in one write (no lease release)', async () => {
+  const tasks = store()
+  const server = await serve(echoAgent, tasks)
+  await tasks.ready()
+  // The first send prepares the statements on a connection and runs the check for lost tasks at start.
+  expect((await send(server, 'warm')).status).toBe(200)
+  const before = tasks.statementsSent
+  const { status, body } = await send(server, 'hi')
+  expect(status).toBe(200)
+  const task = (body as { result: Task }).result
+  expect(task.status.state).toBe('completed')
+  // The release (if any) goes after the answer: wait for the task's writes and the release to be over.
+  await expect.poll(async () => (await tasks.get(task.id))?.status.state).toBe('completed')
+  const sent = tasks.statementsSent - before - 1 // less the get
+  expect(sent, 'statements of one echo send').toBe(2)
+  const client = await connected()
+  const { rows } = await client.query(`SELECT lease_holder FROM "${tasks.schema}".a2a_tasks WHERE id = $1`, [task.id])
+  expect(rows[0].lease_holder, 'the ending event gave the lease back').toBeNull()
+})
+
+it('fails every event of a write whose statement fails, none of them landed, and writes the task whole next', async () => {
+  const tasks = store()
+  await tasks.ready()
+  const client = await connected()
+  const s = `"${tasks.schema}"`
+  const id = randomUUID()
+  const task: Task = {
+    kind: 'task',
+    id,
+    contextId: randomUUID(),
+    status: { state: 'submitted', timestamp: new Date().toISOString() },
+    artifacts: [],
+    history: [{ kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'text', text: 'hi' }] }],
+  }
+  await tasks.create(task)
+  // The second event's row is refused: the statement that carries it (and the events around it) fails.
+  await client.query(`CREATE FUNCTION ${s}.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN IF NEW.seq = 2 THEN RAISE EXCEPTION 'refused for the test'; END IF; RETURN NEW; END $$`)
+  await client.query(
+    `CREATE TRIGGER refuse BEFORE INSERT ON ${s}.a2a_events FOR EACH ROW EXECUTE FUNCTION ${s}.refuse()`,
+  )
+  const status = (seq: number, state: Task['status']['state'], final = false): TaskEvent => {
+    task.status = { state, timestamp: new Date(Date.now() + seq).toISOString() }
+    return { kind: 'status-update', taskId: id, contextId: task.contextId, status: task.status, final, seq }
+  }
+  // Handed in one go, as a run hands a status, its answer and its end: they go in one statement.
+  const before = tasks.statementsSent
+  const writes = [1, 2, 3].map((seq) => tasks.append(task, status(seq, 'working')))
+  const settled = await Promise.allSettled(writes)
+  expect(settled.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected'])
+  expect(tasks.statementsSent - before, 'one statement for the three events').toBe(1)
+  expect(await tasks.lastSeq(id), 'none of them landed').toBe(0)
+  await client.query(`DROP TRIGGER refuse ON ${s}.a2a_events`)
+  await tasks.append(task, status(4, 'completed', true))
+  expect((await tasks.get(id))?.status.state).toBe('completed')
+  expect(await tasks.lastSeq(id)).toBe(4)
+})
+
+it("notifies a task's events only while another instance follows it, and the follower hears every one", async () => {
+  const schema = freshSchema()
+  const a = store(schema)
+  const b = store(schema)
+  const step = deferred()
+  const chunks = 40
+  const streaming = agent(async (ctx, task) => {
+    task.working('started')
+    if (ctx.text === 'followed') await step.promise
+    for (let i = 0; i < chunks; i++) {
+      task.artifact(`${i},`, { artifactId: 'a', append: i > 0, lastChunk: i === chunks - 1 })
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    task.complete()
+  })
+  const onA = await serve(streaming, a)
+  const onB = await serve(streaming, b)
+  const listener = await connected()
+  const heard: string[] = []
+  listener.on('notification', (message) => heard.push(message.payload ?? ''))
+  await listener.query(`LISTEN "a2a.events.${schema}"`)
+
+  // Nobody follows this one: its events are not notified.
+  const alone = (await send(onA, 'alone')).body as { result: Task }
+  expect(alone.result.status.state).toBe('completed')
+
+  // Followed on B while it runs on A: B's stream has every event after the task it starts with, to the end.
+  const { id } = (
+    await rpc(onA.url, 'message/send', { message: userMessage('followed'), configuration: { blocking: false } })
+  ).body.result as Task
+  const followed = eventReader(await stream(onB, 'SubscribeToTask', { id }))
+  expect((await followed.next()).result.task.id).toBe(id)
+  step.resolve()
+  const events: Array<Record<string, { lastChunk?: boolean; status?: { state: string } }>> = []
+  for (let event = await followed.next(); event; event = await followed.next()) events.push(event.result)
+  expect(events.filter((event) => event.artifactUpdate)).toHaveLength(chunks)
+  expect(events.at(-1)?.statusUpdate?.status?.state).toBe('TASK_STATE_COMPLETED')
+  expect(heard.filter((payload) => payload.includes(id)).length).toBeGreaterThan(0)
+  expect(heard.filter((payload) => payload.includes(alone.result.id))).toEqual([])
+})
+
+const userMessage = (text: string) => ({ role: 'user', messageId: randomUUID(), parts: [{ kind: 'text', text }] })
+
+const stream = (server: A2AServer, method: string, params: unknown) =>
+  fetch(server.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
