@@ -151,10 +151,11 @@ describe('a2a start', () => {
   })
 
   it('refuses an A2A_STORE it does not know in one line, naming the forms it takes', async () => {
-    const run = start([], { A2A_STORE: 'postgres://db/tasks' })
+    const run = start([], { A2A_STORE: 'mongodb://db/tasks' })
     expect(await run.exited).toBe(1)
     expect(run.output()).toContain(
-      'a2a: A2A_STORE must be "memory", "file:<directory>" or "redis://host:port/db" (got "postgres://db/tasks")',
+      'a2a: A2A_STORE must be "memory", "file:<directory>", "redis://host:port/db" or ' +
+        '"postgres://user@host:port/database" (got "mongodb://db/tasks")',
     )
     expect(run.output()).not.toMatch(/\n\s+at /)
   })

@@ -58,7 +58,8 @@ describe.each(['JSONRPC', 'HTTP+JSON'])('a2a task push-config (over %s)', (bindi
       .poll(() => webhook.delivered.some((delivery) => delivery.raw.includes('TASK_STATE_COMPLETED')))
       .toBe(true)
     expect(webhook.delivered.every((delivery) => delivery.path === '/hook')).toBe(true)
-  })
+    // Nine a2a processes one after another: seconds each on a loaded machine.
+  }, 60_000)
 
   it('to an agent whose card declares no push: PushNotificationNotSupportedError, exit 1, the agent not asked', async () => {
     const url = await startRuntimeAgent(commandsAgent({ streaming: true, push: false }))
