@@ -23,7 +23,7 @@ const freshSchema = () => `writes_${Math.random().toString(36).slice(2, 10)}`
 const QUIET_LEASE_MS = 600_000
 
 function store(schema = freshSchema()): PostgresTaskStore {
-  const made = createPostgresStore({ url, schema, leaseMs: QUIET_LEASE_MS })
+  const made = createPostgresStore({ url, schema, leaseMs: QUIET_LEASE_MS, timeoutMs: 3000 })
   cleanups.push(() => made.close())
   return made
 }
@@ -50,12 +50,21 @@ async function connected(): Promise<pg.Client> {
 
 const send = (server: A2AServer, text: string) => rpc(server.url, 'message/send', { message: userMessage(text) })
 
-it('answers an echo message/send in two statements: the create, then its events in one write (no lease release)', async () => {
+it('answers an echo message/send in two statements: the create, then its events in one write updating the row once (no lease release)', async () => {
   const tasks = store()
   const server = await serve(echoAgent, tasks)
   await tasks.ready()
   // The first send prepares the statements on a connection and runs the check for lost tasks at start.
   expect((await send(server, 'warm')).status).toBe(200)
+  // Counts the updates of each task's row: its status moves the row in every index of the table.
+  const client = await connected()
+  const s = `"${tasks.schema}"`
+  await client.query(`CREATE TABLE ${s}.updates (id text)`)
+  await client.query(`CREATE FUNCTION ${s}.count_update() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO ${s}.updates VALUES (NEW.id); RETURN NULL; END $$`)
+  await client.query(
+    `CREATE TRIGGER count_update AFTER UPDATE ON ${s}.a2a_tasks FOR EACH ROW EXECUTE FUNCTION ${s}.count_update()`,
+  )
   const before = tasks.statementsSent
   const { status, body } = await send(server, 'hi')
   expect(status).toBe(200)
@@ -65,9 +74,10 @@ it('answers an echo message/send in two statements: the create, then its events 
   await expect.poll(async () => (await tasks.get(task.id))?.status.state).toBe('completed')
   const sent = tasks.statementsSent - before - 1 // less the get
   expect(sent, 'statements of one echo send').toBe(2)
-  const client = await connected()
-  const { rows } = await client.query(`SELECT lease_holder FROM "${tasks.schema}".a2a_tasks WHERE id = $1`, [task.id])
+  const { rows } = await client.query(`SELECT lease_holder FROM ${s}.a2a_tasks WHERE id = $1`, [task.id])
   expect(rows[0].lease_holder, 'the ending event gave the lease back').toBeNull()
+  const updates = await client.query(`SELECT count(*)::int AS n FROM ${s}.updates WHERE id = $1`, [task.id])
+  expect(updates.rows[0].n, "updates of the task's row: one for its events").toBe(1)
 })
 
 it('fails every event of a write whose statement fails, none of them landed, and writes the task whole next', async () => {
@@ -157,3 +167,36 @@ const stream = (server: A2AServer, method: string, params: unknown) =>
     headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   })
+
+it("creates tasks while another session's create waits for its commit: the counts behind total keep them apart", async () => {
+  const tasks = store()
+  await tasks.ready()
+  const s = `"${tasks.schema}"`
+  // A create whose transaction stays open: its rows of the counts stay locked until it ends.
+  const holder = await connected()
+  await holder.query('BEGIN')
+  await holder.query(
+    `SELECT ${s}.a2a_create($1, 'c', NULL, 'submitted', false, 1, '{}', '{}', '{}', 'elsewhere', 60000)`,
+    [randomUUID()],
+  )
+  try {
+    const creates = Array.from({ length: 64 }, (_, n) => {
+      const id = randomUUID()
+      const task: Task = {
+        kind: 'task',
+        id,
+        contextId: `context-${n}`,
+        status: { state: 'submitted', timestamp: new Date().toISOString() },
+        artifacts: [],
+        history: [],
+      }
+      return tasks.create(task)
+    })
+    // Each would wait for the open transaction (its statement timeout, then a 503) on a row of the counts it shares.
+    const settled = await Promise.allSettled(creates)
+    expect(settled.filter((result) => result.status === 'rejected')).toEqual([])
+  } finally {
+    await holder.query('ROLLBACK')
+  }
+  expect((await tasks.list({ limit: 1 })).total).toBe(64)
+})

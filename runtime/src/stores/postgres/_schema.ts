@@ -80,9 +80,13 @@ CREATE INDEX a2a_tasks_by_owner_context ON ${s}.a2a_tasks (owner, context_id, st
 CREATE INDEX a2a_tasks_by_owner_state ON ${s}.a2a_tasks (owner, state, status_ms DESC, id DESC)
   WHERE owner IS NOT NULL;
 -- ListTasks' total without a filter, by state, by owner, by owner and state: a COUNT over 100k index entries takes
--- tens of ms, so these are kept by a trigger in the statement that changes them, 16 rows per key (a task's shard by
--- its id) so that concurrent writes do not all wait for one row. Filters with a context count its index entries (a
--- context holds a conversation's tasks); updatedAfter counts its range.
+-- tens of ms, so these are kept by a trigger in the statement that changes them, several rows per key: a session
+-- writes the row of its server process (pids come in sequence: a pool's sessions each get their own), as a row stays
+-- locked until its transaction's commit is on disk and writes that shared a row queued behind each other's commits.
+-- Every write counts all tasks and its state: 128 rows for each of those keys; an owner's keys only meet that owner's
+-- concurrent writes: 16 rows each (a row per owner, state and pid would grow without bound). A task's -1 may go to
+-- another row than its +1: only the sum means anything. Filters with a context count its index entries (a context
+-- holds a conversation's tasks); updatedAfter counts its range.
 CREATE TABLE ${s}.a2a_counts (
   key text COLLATE "C" NOT NULL,
   shard smallint NOT NULL,
@@ -93,9 +97,7 @@ CREATE FUNCTION ${s}.a2a_count() RETURNS trigger LANGUAGE plpgsql AS $fn$
 DECLARE
   v_keys text[] := '{}';
   v_deltas integer[] := '{}';
-  v_id text;
 BEGIN
-  IF TG_OP = 'DELETE' THEN v_id := OLD.id; ELSE v_id := NEW.id; END IF;
   IF TG_OP <> 'INSERT' THEN
     v_keys := v_keys || ('s:' || OLD.state);
     v_deltas := v_deltas || -1;
@@ -130,7 +132,7 @@ BEGIN
   END IF;
   -- In the order of the keys, so two writers never wait for each other's rows in opposite orders.
   INSERT INTO ${s}.a2a_counts AS c (key, shard, n)
-    SELECT k.key, abs(hashtext(v_id)) % 16, sum(k.delta)
+    SELECT k.key, pg_backend_pid() % CASE WHEN k.key LIKE 'o%' THEN 16 ELSE 128 END, sum(k.delta)
     FROM unnest(v_keys, v_deltas) AS k (key, delta) GROUP BY k.key ORDER BY k.key
   ON CONFLICT (key, shard) DO UPDATE SET n = c.n + excluded.n;
   RETURN NULL;
@@ -163,112 +165,133 @@ BEGIN
   RETURN 1;
 END $fn$;
 
--- One event of a task, all or nothing, never over a task that has ended (an instance whose lease ran out may still
--- be running it); see APPEND in the Redis store, whose answers these are: 1 written, 2 already written (a retry),
--- 0 the task has ended, -1 gone, -2 not the event after the last one written (send the whole task), -3 later
--- events were written before it. p_json (NULL: keep) is the task without history as of p_json_seq; p_head (NULL:
--- keep); p_whole: p_messages are the whole history, else they join it. Past p_log_limit bytes the oldest events
--- already folded into json go (the newest always stays), and kept_after says from where the log is whole. The
--- event that ends the task frees its lease when this instance holds it; p_notify goes to p_channel on commit when
--- the task has followers (a follower registers in the row before it reads the events table: under this row's lock,
--- so an append either sees the follower or committed before the follower's read). NOTIFY takes a lock of the whole
--- database from the commit's start to its end: a task nobody follows (most: their client waits on the instance
--- that runs them) never takes it.
-CREATE FUNCTION ${s}.a2a_append(p_id text, p_seq integer, p_event text, p_state text, p_settled boolean,
-  p_ends boolean, p_status_ms bigint, p_kept_after integer, p_log_limit bigint, p_instance text, p_json text,
-  p_json_seq integer, p_head text, p_whole boolean, p_messages text[], p_channel text, p_notify text)
-RETURNS integer LANGUAGE plpgsql AS $fn$
+-- A task's events, in order, in one statement (the events of a task handed while its previous write was on its way
+-- go together), each all or nothing and never over a task that has ended (an instance whose lease ran out may still
+-- be running it); see APPEND in the Redis store, whose answers these are, one per event in an array: 1 written, 2
+-- already written (a retry), 0 the task has ended, -1 gone, -2 not the event after the last one written (send the
+-- whole task), -3 later events were written before it. Per event: p_json (NULL: keep) is the task without history as
+-- of p_json_seq; p_head (NULL: keep); p_whole: its messages are the whole history, else they join it (p_messages
+-- holds every event's, p_message_counts how many are each one's). Past p_log_limit bytes the oldest events already
+-- folded into json go (the newest always stays), and kept_after says from where the log is whole. The event that
+-- ends the task frees its lease when this instance holds it. The task's row is updated once for all the events (an
+-- update of a status moves the row in every index of the table).
+-- Each event's p_notify goes to p_channel on commit when the task has followers (a follower registers in the row
+-- before it reads the events table: under this row's lock, so an append either sees the follower or committed before
+-- the follower's read). NOTIFY takes a lock of the whole database from the commit's start to its end: a task nobody
+-- follows (most: their client waits on the instance that runs them) never takes it.
+CREATE FUNCTION ${s}.a2a_append(p_id text, p_seqs integer[], p_events text[], p_states text[], p_settled boolean[],
+  p_ends boolean[], p_status_ms bigint[], p_kept_after integer[], p_log_limit bigint, p_instance text,
+  p_json text[], p_json_seq integer[], p_head text[], p_whole boolean[], p_messages text[],
+  p_message_counts integer[], p_channel text, p_notify text[])
+RETURNS integer[] LANGUAGE plpgsql AS $fn$
 DECLARE
   t record;
   v_old record;
+  v_answers integer[] := '{}';
   v_got text;
+  v_seq integer;
+  v_from integer := 1;
+  v_count integer;
+  v_state text;
+  v_settled boolean;
+  v_status_ms bigint;
+  v_frees boolean := false;
+  v_head text;
+  v_json text;
+  v_wrote boolean := false;
+  v_last integer;
   v_hn integer;
   v_folded integer;
   v_kept integer;
   v_bytes bigint;
-  v_event_bytes integer := octet_length(p_event);
+  v_event_bytes integer;
   v_cut integer;
-  v_freed bigint := 0;
+  v_freed bigint;
 BEGIN
-  SELECT state, last_seq, kept_after, log_bytes, folded_seq, history_count, followers INTO t
+  SELECT state, settled, last_seq, kept_after, log_bytes, folded_seq, history_count, followers INTO t
     FROM ${s}.a2a_tasks WHERE id = p_id FOR UPDATE;
-  IF NOT FOUND THEN RETURN -1; END IF;
-  IF p_seq <= t.last_seq THEN
-    SELECT event INTO v_got FROM ${s}.a2a_events WHERE task_id = p_id AND seq = p_seq;
-    IF v_got = p_event THEN RETURN 2; END IF;
-    IF v_got IS NOT NULL AND t.state IN ${ENDED} THEN RETURN 0; END IF;
-    RETURN -3;
-  END IF;
-  IF t.state IN ${ENDED} THEN RETURN 0; END IF;
-  IF NOT p_whole AND p_seq <> t.last_seq + 1 THEN RETURN -2; END IF;
+  IF NOT FOUND THEN RETURN array_fill(-1, ARRAY[cardinality(p_seqs)]); END IF;
+  v_state := t.state;
+  v_settled := t.settled;
+  v_last := t.last_seq;
   v_hn := t.history_count;
-  IF p_whole THEN
-    DELETE FROM ${s}.a2a_history WHERE task_id = p_id;
-    v_hn := 0;
-  END IF;
-  IF cardinality(p_messages) > 0 THEN
-    INSERT INTO ${s}.a2a_history (task_id, n, message)
-      SELECT p_id, v_hn + m.i - 1, m.message FROM unnest(p_messages) WITH ORDINALITY AS m (message, i);
-    v_hn := v_hn + cardinality(p_messages);
-  END IF;
-  INSERT INTO ${s}.a2a_events (task_id, seq, event, bytes) VALUES (p_id, p_seq, p_event, v_event_bytes);
-  v_folded := CASE WHEN p_json IS NULL THEN t.folded_seq ELSE p_json_seq END;
-  v_kept := greatest(t.kept_after, p_kept_after);
-  IF p_seq > t.last_seq + 1 THEN v_kept := greatest(v_kept, p_seq - 1); END IF;
-  v_bytes := t.log_bytes + v_event_bytes;
-  IF v_bytes > p_log_limit THEN
-    -- Oldest first, only as far as needed: a log that cannot shrink yet (nothing folded) costs one row here.
-    FOR v_old IN SELECT e.seq, e.bytes FROM ${s}.a2a_events e WHERE e.task_id = p_id ORDER BY e.seq LOOP
-      EXIT WHEN v_bytes - v_freed <= p_log_limit OR v_old.seq >= p_seq OR v_old.seq > v_folded;
-      v_cut := v_old.seq;
-      v_freed := v_freed + v_old.bytes;
-    END LOOP;
-    IF v_cut IS NOT NULL THEN
-      DELETE FROM ${s}.a2a_events WHERE task_id = p_id AND seq <= v_cut;
-      v_bytes := v_bytes - v_freed;
-      v_kept := greatest(v_kept, v_cut);
-    END IF;
-  END IF;
-  UPDATE ${s}.a2a_tasks SET
-    state = p_state,
-    settled = p_settled,
-    status_ms = coalesce(p_status_ms, status_ms),
-    changed_at = CASE WHEN p_status_ms IS NULL THEN changed_at ELSE now() END,
-    lease_holder = CASE WHEN p_ends AND lease_holder = p_instance THEN NULL ELSE lease_holder END,
-    lease_until = CASE WHEN p_ends AND lease_holder = p_instance THEN NULL ELSE lease_until END,
-    head = coalesce(p_head, head),
-    json = coalesce(p_json, json),
-    folded_seq = v_folded,
-    history_count = v_hn,
-    kept_after = v_kept,
-    last_seq = p_seq,
-    log_bytes = v_bytes
-  WHERE id = p_id;
-  IF p_notify IS NOT NULL AND t.followers > 0 THEN PERFORM pg_notify(p_channel, p_notify); END IF;
-  RETURN 1;
-END $fn$;
-
--- Several events of one task in one statement (one commit), in order: each as a2a_append, which answers for each
--- (in an array, in their order). A task's events handed while its previous write was on its way go together.
--- p_messages holds every event's messages, p_message_counts how many are each one's.
-CREATE FUNCTION ${s}.a2a_append_all(p_id text, p_seqs integer[], p_events text[], p_states text[],
-  p_settled boolean[], p_ends boolean[], p_status_ms bigint[], p_kept_after integer[], p_log_limit bigint,
-  p_instance text, p_json text[], p_json_seq integer[], p_head text[], p_whole boolean[], p_messages text[],
-  p_message_counts integer[], p_channel text, p_notify text[])
-RETURNS integer[] LANGUAGE plpgsql AS $fn$
-DECLARE
-  v_written integer[] := '{}';
-  v_from integer := 1;
-  v_count integer;
-BEGIN
+  v_folded := t.folded_seq;
+  v_kept := t.kept_after;
+  v_bytes := t.log_bytes;
   FOR i IN 1 .. cardinality(p_seqs) LOOP
+    v_seq := p_seqs[i];
     v_count := p_message_counts[i];
-    v_written := v_written || ${s}.a2a_append(p_id, p_seqs[i], p_events[i], p_states[i], p_settled[i], p_ends[i],
-      p_status_ms[i], p_kept_after[i], p_log_limit, p_instance, p_json[i], p_json_seq[i], p_head[i], p_whole[i],
-      coalesce(p_messages[v_from : v_from + v_count - 1], '{}'), p_channel, p_notify[i]);
     v_from := v_from + v_count;
+    IF v_seq <= v_last THEN
+      SELECT event INTO v_got FROM ${s}.a2a_events WHERE task_id = p_id AND seq = v_seq;
+      v_answers := v_answers || CASE WHEN v_got = p_events[i] THEN 2
+        WHEN v_got IS NOT NULL AND v_state IN ${ENDED} THEN 0 ELSE -3 END;
+      CONTINUE;
+    END IF;
+    IF v_state IN ${ENDED} THEN v_answers := v_answers || 0; CONTINUE; END IF;
+    IF NOT p_whole[i] AND v_seq <> v_last + 1 THEN v_answers := v_answers || -2; CONTINUE; END IF;
+    IF p_whole[i] THEN
+      DELETE FROM ${s}.a2a_history WHERE task_id = p_id;
+      v_hn := 0;
+    END IF;
+    IF v_count > 0 THEN
+      INSERT INTO ${s}.a2a_history (task_id, n, message)
+        SELECT p_id, v_hn + m.i - 1, m.message
+        FROM unnest(p_messages[v_from - v_count : v_from - 1]) WITH ORDINALITY AS m (message, i);
+      v_hn := v_hn + v_count;
+    END IF;
+    v_event_bytes := octet_length(p_events[i]);
+    INSERT INTO ${s}.a2a_events (task_id, seq, event, bytes) VALUES (p_id, v_seq, p_events[i], v_event_bytes);
+    IF p_json[i] IS NOT NULL THEN
+      v_json := p_json[i];
+      v_folded := p_json_seq[i];
+    END IF;
+    v_kept := greatest(v_kept, p_kept_after[i]);
+    IF v_seq > v_last + 1 THEN v_kept := greatest(v_kept, v_seq - 1); END IF;
+    v_bytes := v_bytes + v_event_bytes;
+    IF v_bytes > p_log_limit THEN
+      -- Oldest first, only as far as needed: a log that cannot shrink yet (nothing folded) costs one row here.
+      v_cut := NULL;
+      v_freed := 0;
+      FOR v_old IN SELECT e.seq, e.bytes FROM ${s}.a2a_events e WHERE e.task_id = p_id ORDER BY e.seq LOOP
+        EXIT WHEN v_bytes - v_freed <= p_log_limit OR v_old.seq >= v_seq OR v_old.seq > v_folded;
+        v_cut := v_old.seq;
+        v_freed := v_freed + v_old.bytes;
+      END LOOP;
+      IF v_cut IS NOT NULL THEN
+        DELETE FROM ${s}.a2a_events WHERE task_id = p_id AND seq <= v_cut;
+        v_bytes := v_bytes - v_freed;
+        v_kept := greatest(v_kept, v_cut);
+      END IF;
+    END IF;
+    v_state := p_states[i];
+    v_settled := p_settled[i];
+    v_status_ms := coalesce(p_status_ms[i], v_status_ms);
+    v_frees := v_frees OR p_ends[i];
+    v_head := coalesce(p_head[i], v_head);
+    v_last := v_seq;
+    v_wrote := true;
+    IF p_notify[i] IS NOT NULL AND t.followers > 0 THEN PERFORM pg_notify(p_channel, p_notify[i]); END IF;
+    v_answers := v_answers || 1;
   END LOOP;
-  RETURN v_written;
+  IF v_wrote THEN
+    UPDATE ${s}.a2a_tasks SET
+      state = v_state,
+      settled = v_settled,
+      status_ms = coalesce(v_status_ms, status_ms),
+      changed_at = CASE WHEN v_status_ms IS NULL THEN changed_at ELSE now() END,
+      lease_holder = CASE WHEN v_frees AND lease_holder = p_instance THEN NULL ELSE lease_holder END,
+      lease_until = CASE WHEN v_frees AND lease_holder = p_instance THEN NULL ELSE lease_until END,
+      head = coalesce(v_head, head),
+      json = coalesce(v_json, json),
+      folded_seq = v_folded,
+      history_count = v_hn,
+      kept_after = v_kept,
+      last_seq = v_last,
+      log_bytes = v_bytes
+    WHERE id = p_id;
+  END IF;
+  RETURN v_answers;
 END $fn$;`,
 ]
 

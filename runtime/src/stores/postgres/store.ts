@@ -331,7 +331,7 @@ export class PostgresTaskStore implements TaskStore {
 
   /**
    * Hands an event to its task's next write: the events of a task handed while its previous write is on its way
-   * (or within the same turn of the event loop) go together in one statement, one commit (a2a_append_all), when
+   * (or within the same turn of the event loop) go together in one statement, one commit (a2a_append), when
    * that write landed. Each event's promise settles with its own answer.
    */
   #batched(pending: PendingEvent): Promise<void> {
@@ -775,7 +775,7 @@ function statements(s: string) {
     create: named('create', `SELECT ${s}.a2a_create($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS created`),
     append: named(
       'append',
-      `SELECT ${s}.a2a_append_all($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+      `SELECT ${s}.a2a_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
   AS written`,
     ),
     read: named(
