@@ -123,9 +123,11 @@ const LOST_BATCH = 100
  * per running task. Any instance answers `tasks/get`, follows a task that runs on another, and forwards a cancel to
  * the instance that runs the task. Settled tasks go after `ttlMs`, the oldest past `maxTasks`.
  *
- * Each call is one statement (the writes are functions of the schema): a create and each event one round trip. While
- * PostgreSQL is unreachable, restarting, or out of connections, requests fail at once with a JSON-RPC error (HTTP
- * 503) that says so; a statement that runs past `timeoutMs` fails the same way.
+ * Each call is one statement (the writes are functions of the schema): a create one round trip, and a task's events
+ * handed while its previous write is on its way one round trip together (an answer at once: two commits). Events are
+ * notified (NOTIFY) only while some instance follows their task. While PostgreSQL is unreachable, restarting, or out
+ * of connections, requests fail at once with a JSON-RPC error (HTTP 503) that says so; a statement that runs past
+ * `timeoutMs` fails the same way.
  */
 export class PostgresTaskStore implements TaskStore {
   readonly keepsOwners = true
