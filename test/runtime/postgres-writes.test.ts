@@ -22,8 +22,8 @@ const freshSchema = () => `writes_${Math.random().toString(36).slice(2, 10)}`
 /** Long: no renewal nor lost-task check runs while a test counts statements. */
 const QUIET_LEASE_MS = 600_000
 
-function store(schema = freshSchema()): PostgresTaskStore {
-  const made = createPostgresStore({ url, schema, leaseMs: QUIET_LEASE_MS, timeoutMs: 3000 })
+function store(schema = freshSchema(), poolSize?: number): PostgresTaskStore {
+  const made = createPostgresStore({ url, schema, leaseMs: QUIET_LEASE_MS, timeoutMs: 3000, poolSize })
   cleanups.push(() => made.close())
   return made
 }
@@ -169,7 +169,8 @@ const stream = (server: A2AServer, method: string, params: unknown) =>
   })
 
 it("creates tasks while another session's create waits for its commit: the counts behind total keep them apart", async () => {
-  const tasks = store()
+  // A few sessions of its own: each writes the rows of the counts of its server process, the holder's others.
+  const tasks = store(freshSchema(), 3)
   await tasks.ready()
   const s = `"${tasks.schema}"`
   // A create whose transaction stays open: its rows of the counts stay locked until it ends.
