@@ -7,11 +7,16 @@ export const eventsChannel = (schema: string): string => `a2a.events.${schema}`
 /** The channel an instance hears the cancels forwarded to it, and the answers to its own, on. */
 export const instanceChannel = (instanceId: string): string => `a2a.instance.${instanceId}`
 
+/** How often the listening connection checks that the server still answers it, in ms (at most). */
+const HEARTBEAT_MS = 5000
+
 /**
  * The store's one connection that LISTENs, apart from the pool (a pooled connection goes back to others). It
  * listens to a fixed set of channels, reconnects when the server goes away, and then tells whoever asked
  * (`onReconnect`): a NOTIFY sent while it was not connected is not delivered again, so followers read the events
- * table for what they missed.
+ * table for what they missed. A network that drops the connection without closing it (NAT, a load balancer that
+ * forgets an idle connection) sends no error: a heartbeat (`SELECT 1`, answered within `timeoutMs`) notices it, and
+ * the connection is made again.
  */
 export class PgListener {
   readonly #pg: PgModule
@@ -56,12 +61,16 @@ export class PgListener {
     const client = new this.#pg.Client(config)
     this.#client = client
     let lost = false
+    let heartbeat: ReturnType<typeof setInterval> | undefined
     const retry = () => {
       if (lost) return
       lost = true
+      clearInterval(heartbeat)
       this.#listening = false
       if (this.#client === client) this.#client = undefined
       client.end().catch(noop)
+      // A connection the network dropped silently never hears the end's answer: its socket goes now.
+      socketOf(client)?.destroy()
       if (this.#closed) return
       setTimeout(() => void this.#connect(), Math.min(100 * ++this.#attempt, 1000)).unref()
     }
@@ -77,16 +86,41 @@ export class PgListener {
     }
     if (lost || this.#closed) return
     this.#attempt = 0
+    heartbeat = setInterval(() => void this.#heartbeat(client, retry), Math.min(HEARTBEAT_MS, this.#timeoutMs))
+    heartbeat.unref()
     this.#listening = true
     this.#resolveReady()
     if (this.#connectedOnce) for (const reconnected of this.#reconnects) reconnected()
     this.#connectedOnce = true
   }
 
+  /** One `SELECT 1` that must be answered within `timeoutMs`, else the connection is given up (`lost`). */
+  async #heartbeat(client: Client, lost: () => void): Promise<void> {
+    if (this.#closed) return
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.#timeoutMs)))
+    const answered = client.query('SELECT 1').then(
+      () => true,
+      () => false,
+    )
+    const alive = await Promise.race([answered, timedOut])
+    clearTimeout(timer)
+    if (!alive && !this.#closed) lost()
+  }
+
   async close(): Promise<void> {
     this.#closed = true
     this.#listening = false
     this.#resolveReady()
-    if (this.#client) await endWithin(this.#client.end(), this.#timeoutMs)
+    const client = this.#client
+    if (client) {
+      await endWithin(client.end(), this.#timeoutMs)
+      socketOf(client)?.destroy()
+    }
   }
+}
+
+/** The socket under a client of node-postgres (not part of its typed interface). */
+function socketOf(client: Client): { destroy(): void } | undefined {
+  return (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream
 }

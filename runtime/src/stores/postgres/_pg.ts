@@ -30,6 +30,9 @@ export function loadPg(): PgModule {
   }
 }
 
+/** Idle time before the first TCP keep-alive probe of a connection, in ms. */
+const KEEP_ALIVE_DELAY_MS = 10_000
+
 /** What a client and the pool are given: the URL (its libpq options too), and every wait bounded by `timeoutMs`. */
 export function clientConfig(url: string, timeoutMs: number): ClientConfig {
   return {
@@ -40,6 +43,9 @@ export function clientConfig(url: string, timeoutMs: number): ClientConfig {
     statement_timeout: timeoutMs,
     query_timeout: timeoutMs + 1000,
     keepAlive: true,
+    // The OS's default waits about two hours before its first probe: NAT and load balancers drop an idle
+    // connection after minutes, without a word to either end.
+    keepAliveInitialDelayMillis: KEEP_ALIVE_DELAY_MS,
   }
 }
 

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto'
+import { createServer, connect as netConnect, type Socket } from 'node:net'
+import type { Task } from 'a2a-runtime'
+import { createPostgresStore, type PostgresStoreOptions, type PostgresTaskStore } from 'a2a-runtime/postgres-store'
+import { afterEach, expect, inject, it } from 'vitest'
+import type { TaskEvent } from '../../runtime/src/types.ts'
+
+// The PostgreSQL store's listening connection and its followers when the network or a payload misbehaves: a
+// connection dropped without a word, a notification no instance sent.
+
+const url = inject('postgresUrl')
+const cleanups: Array<() => unknown> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+const freshSchema = () => `listener_${Math.random().toString(36).slice(2, 10)}`
+/** Long: no renewal nor lost-task check runs during a test. */
+const QUIET_LEASE_MS = 600_000
+
+function store(schema: string, tuning: Partial<PostgresStoreOptions> = {}): PostgresTaskStore {
+  const made = createPostgresStore({ url, schema, leaseMs: QUIET_LEASE_MS, timeoutMs: 3000, ...tuning })
+  cleanups.push(() => made.close())
+  return made
+}
+
+/**
+ * A TCP proxy to PostgreSQL whose `freeze()` stops passing anything on over the connections open then, without
+ * closing them (a NAT or load balancer that forgot them); connections made afterwards pass as before.
+ */
+async function freezableProxy() {
+  const frozen = new Set<Socket>()
+  const open = new Set<Socket>()
+  const server = createServer((client) => {
+    const upstream = netConnect(Number(new URL(url).port), '127.0.0.1')
+    for (const socket of [client, upstream]) {
+      open.add(socket)
+      socket.on('error', () => {})
+      socket.on('close', () => open.delete(socket))
+    }
+    client.on('data', (chunk: Buffer) => void (frozen.has(client) || upstream.write(chunk)))
+    upstream.on('data', (chunk: Buffer) => void (frozen.has(upstream) || client.write(chunk)))
+    client.on('close', () => upstream.destroy())
+    upstream.on('close', () => client.destroy())
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const proxied = new URL(url)
+  proxied.port = String((server.address() as { port: number }).port)
+  cleanups.push(() => {
+    for (const socket of open) socket.destroy()
+    return new Promise<void>((resolve) => server.close(() => resolve()))
+  })
+  return {
+    url: proxied.href,
+    freeze() {
+      for (const socket of open) frozen.add(socket)
+    },
+  }
+}
+
+function newTask(): Task {
+  return {
+    kind: 'task',
+    id: randomUUID(),
+    contextId: randomUUID(),
+    status: { state: 'submitted', timestamp: new Date().toISOString() },
+    artifacts: [],
+    history: [{ kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'hi' }] }],
+  }
+}
+
+/** The next status of `task`, applied to it, as its event. */
+function status(task: Task, seq: number, state: Task['status']['state'], final = false): TaskEvent {
+  task.status = { state, timestamp: new Date(Date.now() + seq).toISOString() }
+  return { kind: 'status-update', taskId: task.id, contextId: task.contextId, status: task.status, final, seq }
+}
+
+it('hears, after its heartbeat notices, the events written once the network silently dropped its listening connection', {
+  timeout: 60_000,
+}, async () => {
+  const schema = freshSchema()
+  const a = store(schema)
+  await a.ready()
+  const proxy = await freezableProxy()
+  const b = store(schema, { url: proxy.url, timeoutMs: 1000 })
+  await b.ready()
+  const task = newTask()
+  await a.create(task)
+  const heard: number[] = []
+  const stop = b.cluster.follow(task.id, 0, (event) => heard.push(event.seq))
+  cleanups.push(stop)
+  await a.append(task, status(task, 1, 'working'))
+  await expect.poll(() => heard, { timeout: 10_000 }).toEqual([1])
+
+  proxy.freeze()
+  await a.append(task, status(task, 2, 'working'))
+  await a.append(task, status(task, 3, 'completed', true))
+  // A heartbeat every second at most, answered within a second, then a new connection and the catch-up.
+  await expect.poll(() => heard, { timeout: 20_000, interval: 100 }).toEqual([1, 2, 3])
+})
