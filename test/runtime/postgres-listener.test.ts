@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { createServer, connect as netConnect, type Socket } from 'node:net'
 import type { Task } from 'a2a-runtime'
 import { createPostgresStore, type PostgresStoreOptions, type PostgresTaskStore } from 'a2a-runtime/postgres-store'
+import pg from 'pg'
 import { afterEach, expect, inject, it } from 'vitest'
 import type { TaskEvent } from '../../runtime/src/types.ts'
 
@@ -96,4 +97,33 @@ it('hears, after its heartbeat notices, the events written once the network sile
   await a.append(task, status(task, 3, 'completed', true))
   // A heartbeat every second at most, answered within a second, then a new connection and the catch-up.
   await expect.poll(() => heard, { timeout: 20_000, interval: 100 }).toEqual([1, 2, 3])
+})
+
+it('delivers to a follower the events after a gap the log will never fill (an event that could not be written)', async () => {
+  const schema = freshSchema()
+  const a = store(schema)
+  const b = store(schema)
+  await Promise.all([a.ready(), b.ready()])
+  const task = newTask()
+  await a.create(task)
+  await a.append(task, status(task, 1, 'working'))
+  const heard: number[] = []
+  cleanups.push(b.cluster.follow(task.id, 1, (event) => heard.push(event.seq)))
+  await a.append(task, status(task, 2, 'working'))
+  await expect.poll(() => heard, { timeout: 10_000 }).toEqual([2])
+  // Event 3's row is refused (its write fails for good); the failed status after it is written with the whole task,
+  // the log kept only after 3.
+  const s = `"${schema}"`
+  const admin = new pg.Client(url)
+  await admin.connect()
+  cleanups.push(() => admin.end())
+  await admin.query(`CREATE FUNCTION ${s}.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN IF NEW.seq = 3 THEN RAISE EXCEPTION 'refused for the test'; END IF; RETURN NEW; END $$`)
+  await admin.query(
+    `CREATE TRIGGER refuse BEFORE INSERT ON ${s}.a2a_events FOR EACH ROW EXECUTE FUNCTION ${s}.refuse()`,
+  )
+  await expect(a.append(task, status(task, 3, 'working'))).rejects.toThrow()
+  await a.append(task, status(task, 4, 'failed', true))
+  expect(await a.events(task.id, 2), 'a resume from before the gap is refused').toBeUndefined()
+  await expect.poll(() => heard, { timeout: 5000, interval: 100 }).toEqual([2, 4])
 })

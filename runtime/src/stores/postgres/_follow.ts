@@ -28,13 +28,22 @@ interface Heard {
 type Listener = (heard: Heard) => void
 
 /**
+ * A task's events after a number, as its table holds them: `keptAfter` says the events up to it may be missing (one
+ * could not be written, and a later one was written whole); undefined: the task is gone.
+ */
+export interface LogRead {
+  keptAfter: number
+  events: TaskEvent[]
+}
+
+/**
  * The followers of tasks on this instance, fed by the notifications of the schema's events channel: each follows
  * a task that runs on any instance, its live events after the ones its table holds past `afterSeq`, each once and
  * in order, until the task ends or the function returned is called. `events` reads the table (the store's `events`).
  */
 export class Followers {
   readonly #listener: PgListener
-  readonly #events: (taskId: string, afterSeq: number) => Promise<TaskEvent[] | undefined>
+  readonly #events: (taskId: string, afterSeq: number) => Promise<LogRead | undefined>
   readonly #byTask = new Map<string, Set<Listener>>()
   readonly #closed: () => boolean
   readonly #register: (taskId: string, followers: 1 | -1) => Promise<unknown>
@@ -45,7 +54,7 @@ export class Followers {
    */
   constructor(
     listener: PgListener,
-    events: (taskId: string, afterSeq: number) => Promise<TaskEvent[] | undefined>,
+    events: (taskId: string, afterSeq: number) => Promise<LogRead | undefined>,
     closed: () => boolean,
     register: (taskId: string, followers: 1 | -1) => Promise<unknown>,
   ) {
@@ -110,8 +119,12 @@ export class Followers {
           // Stopped while it was being counted in: counted out again.
           if (ended) void this.#register(taskId, -1).catch(noop)
         }
-        for (const event of (await this.#events(taskId, delivered)) ?? []) deliver(event)
+        const log = await this.#events(taskId, delivered)
         attempt = 0
+        // The events up to keptAfter will never be in the table (one could not be written, a later one was written
+        // whole): what follows it is all there is to deliver, else the follower would wait for the next number forever.
+        if (log) delivered = Math.max(delivered, log.keptAfter)
+        for (const event of log?.events ?? []) deliver(event)
       } catch {
         reading = false
         if (!ended && !this.#closed()) setTimeout(() => void catchUp(), Math.min(100 * ++attempt, 1000)).unref()

@@ -13,7 +13,7 @@ import { openConfig, readPushConfigKey, sealConfig } from '../_sealed-configs.js
 import { DEFAULT_EVENT_LOG_BYTES, DEFAULT_MAX_TASKS, DEFAULT_TTL_MS } from '../memory.js'
 import type { ClusterLink, TaskPage, TaskQuery, TaskStore } from '../task-store.js'
 import { CancelForwarding } from './_cancels.js'
-import { Followers, notification } from './_follow.js'
+import { Followers, type LogRead, notification } from './_follow.js'
 import { Leases, leaseTimings } from './_leases.js'
 import { type ListView, type PageRow, pageStatement, viewOf } from './_list.js'
 import { eventsChannel, instanceChannel, PgListener } from './_listener.js'
@@ -207,7 +207,7 @@ export class PostgresTaskStore implements TaskStore {
     })
     this.#followers = new Followers(
       this.#listener,
-      (id, after) => this.events(id, after),
+      (id, after) => this.#log(id, after),
       () => this.#pool.closed,
       (taskId, followers) => this.#pool.query(this.#statements.follow, [taskId, followers]),
     )
@@ -549,15 +549,23 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   async events(taskId: string, afterSeq?: number): Promise<TaskEvent[] | undefined> {
-    const after = Math.max(0, Math.floor(afterSeq ?? 0))
-    const [row] = await storeCall(this, 'postgres', 'events', taskId, async () => {
-      await this.#afterWrites(taskId)
-      return this.#pool.query<{ kept_after: number; events: string[] }>(this.#statements.events, [taskId, after])
-    })
+    const log = await storeCall(this, 'postgres', 'events', taskId, () => this.#log(taskId, afterSeq ?? 0))
+    if (!log) return undefined
+    // Events up to `keptAfter` may be missing (one could not be written): a resume from before them is refused.
+    if (afterSeq !== undefined && afterSeq < log.keptAfter) return undefined
+    return log.events
+  }
+
+  /** The task's events after `afterSeq` that its table holds (those past `keptAfter`); undefined: no such task. */
+  async #log(taskId: string, afterSeq: number): Promise<LogRead | undefined> {
+    await this.#afterWrites(taskId)
+    const after = Math.max(0, Math.floor(afterSeq))
+    const [row] = await this.#pool.query<{ kept_after: number; events: string[] }>(this.#statements.events, [
+      taskId,
+      after,
+    ])
     if (!row) return undefined
-    // Events up to `kept_after` may be missing (one could not be written): a resume from before them is refused.
-    if (afterSeq !== undefined && afterSeq < row.kept_after) return undefined
-    return row.events.map((event) => JSON.parse(event) as TaskEvent)
+    return { keptAfter: row.kept_after, events: row.events.map((event) => JSON.parse(event) as TaskEvent) }
   }
 
   async lastSeq(taskId: string): Promise<number | undefined> {
