@@ -26,17 +26,19 @@ function store(schema: string, tuning: Partial<PostgresStoreOptions> = {}): Post
 
 /**
  * A TCP proxy to PostgreSQL whose `freeze()` stops passing anything on over the connections open then, without
- * closing them (a NAT or load balancer that forgot them); connections made afterwards pass as before.
+ * closing them (a NAT or load balancer that forgot them); connections made afterwards pass as before, unless told.
  */
 async function freezableProxy() {
   const frozen = new Set<Socket>()
   const open = new Set<Socket>()
+  let freezeNew = false
   const server = createServer((client) => {
     const upstream = netConnect(Number(new URL(url).port), '127.0.0.1')
     for (const socket of [client, upstream]) {
       open.add(socket)
       socket.on('error', () => {})
       socket.on('close', () => open.delete(socket))
+      if (freezeNew) frozen.add(socket)
     }
     client.on('data', (chunk: Buffer) => void (frozen.has(client) || upstream.write(chunk)))
     upstream.on('data', (chunk: Buffer) => void (frozen.has(upstream) || client.write(chunk)))
@@ -52,7 +54,9 @@ async function freezableProxy() {
   })
   return {
     url: proxied.href,
-    freeze() {
+    /** With `andNew`, the connections made afterwards pass nothing on either (the server is out of reach). */
+    freeze(andNew = false) {
+      freezeNew = andNew
       for (const socket of open) frozen.add(socket)
     },
   }
@@ -126,4 +130,25 @@ BEGIN IF NEW.seq = 3 THEN RAISE EXCEPTION 'refused for the test'; END IF; RETURN
   await a.append(task, status(task, 4, 'failed', true))
   expect(await a.events(task.id, 2), 'a resume from before the gap is refused').toBeUndefined()
   await expect.poll(() => heard, { timeout: 5000, interval: 100 }).toEqual([2, 4])
+})
+
+it('answers a read behind writes that wait for an unreachable server with a 503 within twice timeoutMs', {
+  timeout: 60_000,
+}, async () => {
+  const timeoutMs = 1500
+  const proxy = await freezableProxy()
+  const tasks = store(freshSchema(), { url: proxy.url, timeoutMs })
+  await tasks.ready()
+  const task = newTask()
+  await tasks.create(task)
+  proxy.freeze(true)
+  // Retried over the outage, for several timeouts: the reads below wait behind it.
+  const write = tasks.append(task, status(task, 1, 'working'))
+  write.catch(() => {})
+  for (const read of [() => tasks.get(task.id), () => tasks.list({ limit: 10 })]) {
+    const started = Date.now()
+    await expect(read()).rejects.toMatchObject({ httpStatus: 503 })
+    expect(Date.now() - started).toBeLessThan(2 * timeoutMs)
+  }
+  await expect(write).rejects.toMatchObject({ httpStatus: 503 })
 })

@@ -224,7 +224,7 @@ export class PostgresTaskStore implements TaskStore {
       // After the task's writes handed so far: the event that ends a task gives its lease back in its own statement,
       // and a release then has nothing to do (sent before it landed, it would wait for the task's row, then free it).
       release: async (taskId) => {
-        await this.#afterWrites(taskId)
+        await this.#queues.get(taskId)
         await this.#leases.release(taskId)
       },
       follow: (taskId, afterSeq, onEvent) => this.#followers.follow(taskId, afterSeq, onEvent),
@@ -262,7 +262,24 @@ export class PostgresTaskStore implements TaskStore {
    * as it was before (one Redis connection keeps that order by itself; a pool does not).
    */
   #afterWrites(taskId: string): Promise<void> | undefined {
-    return this.#queues.get(taskId)
+    const queue = this.#queues.get(taskId)
+    return queue && this.#within(queue, `the writes of task ${taskId}`)
+  }
+
+  /**
+   * Waits for `writes` at most `timeoutMs`, else fails with a 503: while the database is unreachable a write is
+   * retried for seconds, and a read behind it must not wait for all of that (nor answer what it would overtake).
+   */
+  async #within(writes: Promise<unknown>, what: string): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), this.#timeoutMs)))
+    const timedOut = await Promise.race([writes.then(() => false), late])
+    clearTimeout(timer)
+    if (timedOut)
+      throw new ServerUnavailableError(
+        `The task store (PostgreSQL) did not finish ${what} within ${this.#timeoutMs} ms; retry shortly`,
+        503,
+      )
   }
 
   /**
@@ -598,7 +615,7 @@ export class PostgresTaskStore implements TaskStore {
     const statement = pageStatement(this.#s, query, start, view)
     const rows = await storeCall(this, 'postgres', 'list', undefined, async () => {
       // A listing sees what this instance handed over before it, as a read of one task does (see `#afterWrites`).
-      if (this.#queues.size) await Promise.all(this.#queues.values())
+      if (this.#queues.size) await this.#within(Promise.all(this.#queues.values()), "this instance's writes")
       return this.#pool.query<PageRow>({ text: statement.text }, statement.values)
     })
     const total = rows[0]?.total ?? 0
