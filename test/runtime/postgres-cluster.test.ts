@@ -335,3 +335,27 @@ it('stops the run of an instance whose lease was taken from it (its renewal fail
     .poll(async () => (await call(a, 'tasks/get', { id: sent.id })).body.result.status.state, { timeout: 10_000 })
     .toBe('failed')
 })
+
+it('answers a cancel forwarded for a task too large for a notification with the task canceled, its queued writes landed', async () => {
+  const schema = freshSchema()
+  const started = deferred<string>()
+  const streaming = agent(
+    async (ctx, task) => {
+      task.artifact('x'.repeat(8000), { artifactId: 'large' })
+      task.working('streaming')
+      started.resolve(ctx.taskId)
+      // Chunks faster than they are written: A's writes of this task stay queued, the cancel's status behind them.
+      for (let i = 0; i < 5000 && !ctx.signal.aborted; i++) {
+        task.artifact(`${i},`, { artifactId: 'chunks', append: i > 0 })
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+    },
+    { cancel: (_ctx, task) => task.cancel('stopped on request') },
+  )
+  const [a, b] = [await instance(streaming, schema), await instance(streaming, schema)]
+  await call(a, 'message/send', { ...platformMessage('go'), configuration: { blocking: false } })
+  const taskId = await started.promise
+  await expect.poll(async () => (await call(b, 'tasks/get', { id: taskId })).body.result?.status.state).toBe('working')
+  const canceled = (await call(b, 'tasks/cancel', { id: taskId })).body
+  expect(canceled.result?.status.state, 'what B answered the cancel').toBe('canceled')
+})

@@ -40,24 +40,30 @@ export class CancelForwarding {
   readonly #instanceId: string
   readonly #timeoutMs: number
   readonly #read: (taskId: string) => Promise<Task | undefined>
+  readonly #afterWrites: (taskId: string) => Promise<void>
   readonly #replies = new Map<string, (reply: CancelReply) => void>()
   /** The requests this instance has served lately, by id, while their askers may still ask again. */
   readonly #served = new Map<string, { reply: Promise<CancelReply>; answered: boolean }>()
   #handler: ((taskId: string) => Promise<Task> | undefined) | undefined
 
-  /** `read` reads a task from the store, for a task that ends on its own before its instance sees the request. */
+  /**
+   * `read` reads a task from the store, for a task that ends on its own before its instance sees the request;
+   * `afterWrites` waits (within the store's timeout) for the writes of a task this instance handed so far.
+   */
   constructor(
     pool: PgPool,
     s: string,
     instanceId: string,
     timeoutMs: number,
     read: (taskId: string) => Promise<Task | undefined>,
+    afterWrites: (taskId: string) => Promise<void>,
   ) {
     this.#pool = pool
     this.#s = s
     this.#instanceId = instanceId
     this.#timeoutMs = timeoutMs
     this.#read = read
+    this.#afterWrites = afterWrites
   }
 
   /** A notification on this instance's channel: a request to serve, or the answer to one of its own. */
@@ -142,9 +148,13 @@ FROM ${this.#s}.a2a_tasks WHERE id = $1 AND lease_holder IS NOT NULL AND lease_u
     }
     const reply = await served.reply
     let payload = JSON.stringify(reply)
-    // PostgreSQL refuses a payload of 8000 bytes or more: a large task is read by the asker instead.
-    if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES && reply.task)
+    // PostgreSQL refuses a payload of 8000 bytes or more: a large task is read by the asker instead, once the
+    // cancel's status is in the table (it waits behind the task's earlier writes, a stream's chunks).
+    if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES && reply.task) {
       payload = JSON.stringify({ requestId, read: true })
+      // Not landed in time: the asker reads the table until it holds the cancel's status, or gives up.
+      await this.#afterWrites(request.taskId).catch(() => {})
+    }
     await this.#pool
       .query({ text: 'SELECT pg_notify($1, $2)' }, [instanceChannel(request.replyTo), payload])
       .catch(() => {})

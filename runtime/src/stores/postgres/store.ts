@@ -198,8 +198,13 @@ export class PostgresTaskStore implements TaskStore {
     })
     const timings = leaseTimings(this.leaseMs)
     this.#leases = new Leases(this.#pool, this.#s, this.instanceId, timings.holdMs)
-    const cancels = new CancelForwarding(this.#pool, this.#s, this.instanceId, this.#timeoutMs, (taskId) =>
-      this.get(taskId),
+    const cancels = new CancelForwarding(
+      this.#pool,
+      this.#s,
+      this.instanceId,
+      this.#timeoutMs,
+      (taskId) => this.get(taskId),
+      async (taskId) => await this.#afterWrites(taskId),
     )
     this.#listener = new PgListener(pg, options.url, this.#timeoutMs, {
       [eventsChannel(schema)]: (payload) => this.#followers.heard(payload),
