@@ -152,3 +152,30 @@ it('answers a read behind writes that wait for an unreachable server with a 503 
   }
   await expect(write).rejects.toMatchObject({ httpStatus: 503 })
 })
+
+it('drops a notification it cannot read, on either of its channels, and keeps serving (one warning)', async () => {
+  const schema = freshSchema()
+  const warnings: string[] = []
+  const a = store(schema)
+  const b = store(schema, { logger: { warn: (message: string) => warnings.push(message), error: () => {} } })
+  await Promise.all([a.ready(), b.ready()])
+  const task = newTask()
+  await a.create(task)
+  const heard: number[] = []
+  cleanups.push(b.cluster.follow(task.id, 0, (event) => heard.push(event.seq)))
+  await a.append(task, status(task, 1, 'working'))
+  await expect.poll(() => heard, { timeout: 10_000 }).toEqual([1])
+  const admin = new pg.Client(url)
+  await admin.connect()
+  cleanups.push(() => admin.end())
+  const notify = (channel: string, payload: string) => admin.query('SELECT pg_notify($1, $2)', [channel, payload])
+  // Garbage, and an event of the followed task that is not JSON; a cancel request that is not JSON.
+  await notify(`a2a.events.${schema}`, 'x')
+  await notify(`a2a.events.${schema}`, `2:${task.id.length}:${task.id}{not json`)
+  await notify(`a2a.instance.${b.instanceId}`, 'x')
+  await notify(`a2a.instance.${b.instanceId}`, 'null')
+  await a.append(task, status(task, 2, 'completed', true))
+  await expect.poll(() => heard, { timeout: 10_000 }).toEqual([1, 2])
+  expect((await b.get(task.id))?.status.state).toBe('completed')
+  expect(warnings.filter((warning) => warning.includes('could not be read'))).toHaveLength(1)
+})

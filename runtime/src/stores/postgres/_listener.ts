@@ -31,9 +31,20 @@ export class PgListener {
   #connectedOnce = false
   #attempt = 0
   #listening = false
+  readonly #warn: (message: string) => void
+  /** Notifications dropped because they could not be read (anyone may NOTIFY these channels). */
+  dropped = 0
 
-  constructor(pg: PgModule, url: string, timeoutMs: number, handlers: Record<string, (payload: string) => void>) {
+  /** `warn` hears, once, that a notification this store cannot read was dropped. */
+  constructor(
+    pg: PgModule,
+    url: string,
+    timeoutMs: number,
+    handlers: Record<string, (payload: string) => void>,
+    warn: (message: string) => void = noop,
+  ) {
     this.#pg = pg
+    this.#warn = warn
     this.#url = url
     this.#timeoutMs = timeoutMs
     for (const [channel, handler] of Object.entries(handlers)) this.#handlers.set(channel, handler)
@@ -76,7 +87,7 @@ export class PgListener {
     }
     client.on('error', retry)
     client.on('end', retry)
-    client.on('notification', ({ channel, payload }) => this.#handlers.get(channel)?.(payload ?? ''))
+    client.on('notification', ({ channel, payload }) => this.#heard(channel, payload ?? ''))
     try {
       await client.connect()
       for (const channel of this.#handlers.keys()) await client.query(`LISTEN "${channel.replaceAll('"', '""')}"`)
@@ -92,6 +103,19 @@ export class PgListener {
     this.#resolveReady()
     if (this.#connectedOnce) for (const reconnected of this.#reconnects) reconnected()
     this.#connectedOnce = true
+  }
+
+  /**
+   * Hands a notification to its channel's handler. A payload it cannot read (someone's NOTIFY, another version's
+   * format) is dropped: thrown inside pg's notification handler, it would end the process.
+   */
+  #heard(channel: string, payload: string): void {
+    try {
+      this.#handlers.get(channel)?.(payload)
+    } catch (error) {
+      if (this.dropped++ === 0)
+        this.#warn(`Dropped a notification on ${channel} that could not be read: ${String(error).slice(0, 120)}`)
+    }
   }
 
   /** One `SELECT 1` that must be answered within `timeoutMs`, else the connection is given up (`lost`). */

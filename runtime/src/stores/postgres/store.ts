@@ -206,10 +206,16 @@ export class PostgresTaskStore implements TaskStore {
       (taskId) => this.get(taskId),
       async (taskId) => await this.#afterWrites(taskId),
     )
-    this.#listener = new PgListener(pg, options.url, this.#timeoutMs, {
-      [eventsChannel(schema)]: (payload) => this.#followers.heard(payload),
-      [instanceChannel(this.instanceId)]: (payload) => cancels.heard(payload),
-    })
+    this.#listener = new PgListener(
+      pg,
+      options.url,
+      this.#timeoutMs,
+      {
+        [eventsChannel(schema)]: (payload) => this.#followers.heard(payload),
+        [instanceChannel(this.instanceId)]: (payload) => cancels.heard(payload),
+      },
+      (message) => this.#logger?.warn(message),
+    )
     this.#followers = new Followers(
       this.#listener,
       (id, after) => this.#log(id, after),
