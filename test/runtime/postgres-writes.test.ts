@@ -201,3 +201,57 @@ it("creates tasks while another session's create waits for its commit: the count
   }
   expect((await tasks.list({ limit: 1 })).total).toBe(64)
 })
+
+it('writes a backlog of events handed at once in bounded statements (256 events, about 4 MiB each at most), every one in order', async () => {
+  const tasks = store()
+  await tasks.ready()
+  const id = randomUUID()
+  const task: Task = {
+    kind: 'task',
+    id,
+    contextId: randomUUID(),
+    status: { state: 'working', timestamp: new Date().toISOString() },
+    artifacts: [],
+    history: [{ kind: 'message', messageId: 'm1', role: 'user', parts: [{ kind: 'text', text: 'hi' }] }],
+  }
+  await tasks.create(task)
+  const count = 600
+  const before = tasks.statementsSent
+  const writes: Array<Promise<void>> = []
+  for (let seq = 1; seq <= count; seq++) {
+    const text = `${seq},`
+    const event: TaskEvent = {
+      kind: 'artifact-update',
+      taskId: id,
+      contextId: task.contextId,
+      artifact: { artifactId: 'a', parts: [{ kind: 'text', text }] },
+      append: seq > 1,
+      lastChunk: seq === count,
+      seq,
+    }
+    writes.push(tasks.append(task, event))
+  }
+  await Promise.all(writes)
+  expect(tasks.statementsSent - before, 'statements for 600 events').toBe(Math.ceil(count / 256))
+  expect(await tasks.lastSeq(id)).toBe(count)
+  expect((await tasks.events(id, 0))?.map((event) => event.seq)).toEqual(Array.from({ length: count }, (_, i) => i + 1))
+
+  // And by bytes: three events of 1.5 MiB go in two statements (4 MiB each at most).
+  const large = 'x'.repeat(1.5 * 1024 * 1024)
+  const beforeLarge = tasks.statementsSent
+  await Promise.all(
+    [1, 2, 3].map((i) =>
+      tasks.append(task, {
+        kind: 'artifact-update',
+        taskId: id,
+        contextId: task.contextId,
+        artifact: { artifactId: `large-${i}`, parts: [{ kind: 'text', text: large }] },
+        append: false,
+        lastChunk: true,
+        seq: count + i,
+      }),
+    ),
+  )
+  expect(tasks.statementsSent - beforeLarge, 'statements for 4.5 MiB of events').toBe(2)
+  expect(await tasks.lastSeq(id)).toBe(count + 3)
+})

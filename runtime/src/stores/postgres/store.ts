@@ -111,6 +111,9 @@ const NOT_NEXT = -2
 const OVERTAKEN = -3
 /** The pauses before each retry of an event's write, in ms. */
 const APPEND_RETRIES = [50, 250, 1000]
+/** Most events, and about the most bytes, one statement writes (see `#batched`). */
+const BATCH_EVENTS = 256
+const BATCH_BYTES = 4 * 1024 * 1024
 /** Tasks removed per statement of a sweep. */
 const SWEEP_BATCH = 500
 /** Running tasks looked at per lost-task check. */
@@ -163,7 +166,7 @@ export class PostgresTaskStore implements TaskStore {
   /** Each task's writes, one after the other: the pool has several connections, and events must land in order. */
   readonly #queues = new Map<string, Promise<void>>()
   /** Each task's events handed since its last write left: they go together once it lands (see `#batched`). */
-  readonly #openBatches = new Map<string, PendingEvent[]>()
+  readonly #openBatches = new Map<string, Batch>()
   #settledSinceTrim = 0
   #sweeping = false
   #checkingLost = false
@@ -371,11 +374,15 @@ export class PostgresTaskStore implements TaskStore {
       pending.reject = reject
     })
     const open = this.#openBatches.get(taskId)
-    if (open) {
+    const bytes = pendingBytes(pending)
+    // A batch has a bound, the rest goes in the next statement: after an outage a task's backlog could otherwise
+    // make one statement that runs past the statement timeout, and fails every time it is retried.
+    if (open && open.length < BATCH_EVENTS && open.bytes + bytes <= BATCH_BYTES) {
       open.push(pending)
+      open.bytes += bytes
       return done
     }
-    const batch = [pending]
+    const batch: Batch = Object.assign([pending], { bytes })
     this.#openBatches.set(taskId, batch)
     void this.#queued(taskId, async () => {
       // The events a turn hands in one go (a status, its answer, the end) join before the batch leaves.
@@ -769,6 +776,16 @@ interface Written {
   seq: number
   /** A write did not land: the next one is whole. */
   whole: boolean
+}
+
+/** Events of one task written in one statement, and about how many bytes they send (see `#batched`). */
+type Batch = PendingEvent[] & { bytes: number }
+
+/** About the bytes an event's write sends: the event, and the task's json and messages with it. */
+function pendingBytes({ eventJson, args }: PendingEvent): number {
+  let bytes = eventJson.length + (args.json?.length ?? 0) + (args.head?.length ?? 0)
+  for (const message of args.messages) bytes += message.length
+  return bytes
 }
 
 /** An event handed to the store, waiting for its task's next write (see `#batched`). */
