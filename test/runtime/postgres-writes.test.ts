@@ -150,6 +150,11 @@ it("notifies a task's events only while another instance follows it, and the fol
   ).body.result as Task
   const followed = eventReader(await stream(onB, 'SubscribeToTask', { id }))
   expect((await followed.next()).result.task.id).toBe(id)
+  // B counts its follower in just after the stream's first frame: the run goes on once it has (else every event may
+  // land before it, and B rightly reads them all from the table, with nothing to notify).
+  await expect
+    .poll(async () => (await listener.query(`SELECT followers FROM "${schema}".a2a_tasks WHERE id = $1`, [id])).rows[0])
+    .toEqual({ followers: 1 })
   step.resolve()
   const events: Array<Record<string, { lastChunk?: boolean; status?: { state: string } }>> = []
   for (let event = await followed.next(); event; event = await followed.next()) events.push(event.result)
