@@ -67,9 +67,9 @@ const DEFAULTS: Record<string, string> = {
   MemoryStoreOptions: 'endedLogs env eventLogBytes maxBytes maxTasks ttlMs',
   OidcOptions: 'algorithms audience clockToleranceSeconds issuer requiredScopes',
   PushOptions: 'allow allowHttp maxConcurrent maxConfigsPerTask retries retryDelayMs timeoutMs',
-  PostgresStoreOptions:
-    'env eventLogBytes leaseMs logger maxTasks migrate poolSize pushConfigKey schema timeoutMs ttlMs',
-  RedisStoreOptions: 'cluster env eventLogBytes leaseMs logger maxTasks prefix pushConfigKey timeoutMs ttlMs',
+  PostgresStoreOptions: 'leaseMs migrate poolSize schema timeoutMs',
+  RedisStoreOptions: 'cluster leaseMs prefix timeoutMs',
+  SharedStoreOptions: 'env eventLogBytes logger maxTasks pushConfigKey ttlMs',
   ServeOptions: `grpcPort grpcPublicAddress handleSignals headersTimeoutMs hostname keepAliveTimeoutMs maxConnections maxConnectionsPerAddress
     port requestLogLevel requestTimeoutMs`,
 }

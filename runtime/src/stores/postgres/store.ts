@@ -2,14 +2,14 @@ import { failWithReason } from '../../core/_failed.js'
 import { newId } from '../../core/_ids.js'
 import { isSettled, isTerminal } from '../../core/_lifecycle.js'
 import { ConfigurationError, InvalidParamsError, ServerUnavailableError, TaskNotFoundError } from '../../errors.js'
-import type { Logger } from '../../logger.js'
 import type { PushConfig, PushConfigStore } from '../../push/push-config.js'
-import { type Env, processEnv } from '../../settings.js'
+import { processEnv } from '../../settings.js'
 import { storeCall } from '../../telemetry/_store-calls.js'
 import type { Task, TaskEvent } from '../../types.js'
 import { readByteBudget } from '../_byte-budget.js'
 import { decodeCursor, encodeCursor } from '../_paging.js'
 import { openConfig, readPushConfigKey, sealConfig } from '../_sealed-configs.js'
+import type { SharedStoreOptions } from '../_shared-store-options.js'
 import { DEFAULT_EVENT_LOG_BYTES, DEFAULT_MAX_TASKS, DEFAULT_TTL_MS } from '../memory.js'
 import type { ClusterLink, TaskPage, TaskQuery, TaskStore } from '../task-store.js'
 import { CancelForwarding } from './_cancels.js'
@@ -22,7 +22,7 @@ import { checkCurrent, lockKey, migrate, quoteSchema } from './_schema.js'
 import { folded, headOf, parsedMessages, withoutHistory } from './_task-json.js'
 
 /** Which PostgreSQL the store uses, under which schema, and what it keeps of the tasks there. */
-export interface PostgresStoreOptions {
+export interface PostgresStoreOptions extends SharedStoreOptions {
   /**
    * `postgres://[user:password@]host:port/database` (or `postgresql://`); libpq's query options (`sslmode`,
    * `application_name`…) are passed on to the client.
@@ -34,16 +34,6 @@ export interface PostgresStoreOptions {
    */
   schema?: string
   /**
-   * Most tasks kept; past it the oldest settled ones go.
-   * @default 10_000
-   */
-  maxTasks?: number
-  /**
-   * How long a settled task is kept after its last change, in ms.
-   * @default 3_600_000 (one hour)
-   */
-  ttlMs?: number
-  /**
    * The longest a running task whose instance died (killed, crashed, cut off from the database) waits before another
    * instance fails it, in ms. The instance that runs a task holds a lease on it for 3/4 of this past each renewal,
    * renews every quarter, and every instance looks for tasks whose lease ran out every fifth. An instance that could
@@ -51,12 +41,6 @@ export interface PostgresStoreOptions {
    * @default 10_000
    */
   leaseMs?: number
-  /**
-   * Most bytes of one task's event log kept for clients that resume a broken stream with `Last-Event-ID` (its
-   * newest events); a resume from before them is told to get the task.
-   * @default A2A_EVENT_LOG_BYTES, else 1_048_576 (1 MiB)
-   */
-  eventLogBytes?: number
   /**
    * How long a request waits to connect, for a free connection of the pool, for a statement (the server's
    * `statement_timeout`; past it the request gets a 503 saying so), and for another instance to answer a cancel, in ms.
@@ -74,24 +58,6 @@ export interface PostgresStoreOptions {
    * @default true
    */
   migrate?: boolean
-  /**
-   * Where the store reports tasks failed because their instance stopped, and checks that failed.
-   * @default undefined (silent)
-   */
-  logger?: Pick<Logger, 'warn' | 'error'>
-  /**
-   * Where `A2A_EVENT_LOG_BYTES` and `A2A_PUSH_CONFIG_KEY` are read from when `eventLogBytes` and `pushConfigKey`
-   * are not given: the process's environment, none where there is no `process`.
-   * @default process.env
-   */
-  env?: Env
-  /**
-   * The key push configs (webhook URLs, tokens, credentials) are sealed with in the database (AES-256-GCM): the
-   * base64 of 32 bytes (`openssl rand -base64 32`), or the bytes. Configs stored in plain before it was set stay
-   * readable.
-   * @default A2A_PUSH_CONFIG_KEY, else none (stored as JSON)
-   */
-  pushConfigKey?: string | Uint8Array
 }
 
 const DEFAULT_LEASE_MS = 10_000

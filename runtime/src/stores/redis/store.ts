@@ -2,15 +2,15 @@ import { failWithReason } from '../../core/_failed.js'
 import { newId } from '../../core/_ids.js'
 import { isSettled, isTerminal } from '../../core/_lifecycle.js'
 import { InvalidParamsError, ServerUnavailableError, TaskNotFoundError } from '../../errors.js'
-import type { Logger } from '../../logger.js'
 import type { PushConfig, PushConfigStore } from '../../push/push-config.js'
-import { type Env, processEnv } from '../../settings.js'
+import { processEnv } from '../../settings.js'
 import { storeCall } from '../../telemetry/_store-calls.js'
 import type { Message, Task, TaskEvent } from '../../types.js'
 import { readByteBudget } from '../_byte-budget.js'
 import { foldEntries, type TaskEntry } from '../_fold.js'
 import { decodeCursor, encodeCursor } from '../_paging.js'
 import { openConfig, readPushConfigKey, sealConfig } from '../_sealed-configs.js'
+import type { SharedStoreOptions } from '../_shared-store-options.js'
 import { DEFAULT_EVENT_LOG_BYTES, DEFAULT_MAX_TASKS, DEFAULT_TTL_MS } from '../memory.js'
 import type { ClusterLink, TaskPage, TaskQuery, TaskStore } from '../task-store.js'
 import { CancelForwarding } from './_cancels.js'
@@ -21,7 +21,7 @@ import { Leases } from './_leases.js'
 import { runScript } from './_scripts.js'
 
 /** Which Redis the store uses, how it names its keys, and what it keeps of the tasks there. */
-export interface RedisStoreOptions {
+export interface RedisStoreOptions extends SharedStoreOptions {
   /** `redis://[user:password@]host:port/db` (`rediss://` for TLS); with `cluster`, any node of the cluster. */
   url: string
   /**
@@ -36,50 +36,17 @@ export interface RedisStoreOptions {
    */
   prefix?: string
   /**
-   * Most tasks kept; past it the oldest settled ones go.
-   * @default 10_000
-   */
-  maxTasks?: number
-  /**
-   * How long a settled task is kept after its last change, in ms (a Redis TTL).
-   * @default 3_600_000 (one hour)
-   */
-  ttlMs?: number
-  /**
    * How long an instance's hold on a running task lasts without renewal, in ms. A task whose instance died
    * is failed by another instance once its lease has run out. Renewed every third of it.
    * @default 10_000
    */
   leaseMs?: number
   /**
-   * Most bytes of one task's event log kept for clients that resume a broken stream with `Last-Event-ID` (its
-   * newest events); a resume from before them is told to get the task.
-   * @default A2A_EVENT_LOG_BYTES, else 1_048_576 (1 MiB)
-   */
-  eventLogBytes?: number
-  /**
    * How long a request waits for Redis to connect at first, for a command's answer (past it the request gets a 503
    * saying Redis did not answer in time), and for another instance to answer a cancel, in ms.
    * @default 5_000
    */
   timeoutMs?: number
-  /**
-   * Where the store reports tasks failed because their instance stopped, and checks for them that failed.
-   * @default undefined (silent)
-   */
-  logger?: Pick<Logger, 'warn' | 'error'>
-  /**
-   * Where `A2A_EVENT_LOG_BYTES` and `A2A_PUSH_CONFIG_KEY` are read from when `eventLogBytes` and `pushConfigKey`
-   * are not given: the process's environment, none where there is no `process`.
-   * @default process.env
-   */
-  env?: Env
-  /**
-   * The key push configs (webhook URLs, tokens, credentials) are sealed with in Redis (AES-256-GCM): the base64
-   * of 32 bytes (`openssl rand -base64 32`), or the bytes. Configs stored in plain before it was set stay readable.
-   * @default A2A_PUSH_CONFIG_KEY, else none (stored as JSON)
-   */
-  pushConfigKey?: string | Uint8Array
 }
 
 const DEFAULT_LEASE_MS = 10_000
