@@ -6,6 +6,15 @@ import type { PushConfig, PushConfigStore } from '../../push/push-config.js'
 import { processEnv } from '../../settings.js'
 import { storeCall } from '../../telemetry/_store-calls.js'
 import type { Message, Task, TaskEvent } from '../../types.js'
+import {
+  ALREADY_WRITTEN,
+  APPEND_RETRIES,
+  appendRefusal,
+  LOST_REASON,
+  MAX_WRITTEN,
+  NOT_NEXT,
+  WRITTEN,
+} from '../_append-outcomes.js'
 import { readByteBudget } from '../_byte-budget.js'
 import { foldEntries, type TaskEntry } from '../_fold.js'
 import { decodeCursor, encodeCursor } from '../_paging.js'
@@ -52,18 +61,6 @@ export interface RedisStoreOptions extends SharedStoreOptions {
 const DEFAULT_LEASE_MS = 10_000
 const TRIM_EVERY = 64
 
-const LOST_REASON = 'The instance running the task stopped before it finished'
-/** Follow-up counts kept per task, so an event is written alone; past it the oldest go (their next write is whole). */
-const MAX_WRITTEN = 10_000
-// What APPEND answers (see _scripts.ts).
-const WRITTEN = 1
-const ALREADY_WRITTEN = 2
-const ENDED = 0
-const GONE = -1
-const NOT_NEXT = -2
-const OVERTAKEN = -3
-/** The pauses before each retry of an event's write, in ms. */
-const APPEND_RETRIES = [50, 250, 1000]
 /** Index entries looked at per sweep step. */
 const SWEEP_BATCH = 500
 
@@ -289,19 +286,8 @@ export class RedisTaskStore implements TaskStore {
       throw error
     }
     if (settles && isTerminal(task.status.state)) this.#written.delete(task.id)
-    // Another instance ended the task (it took this one for dead when its lease ran out): nothing is overwritten.
-    if (written === ENDED)
-      throw new ServerUnavailableError(
-        `Task ${task.id} was ended by another instance while this one ran it (its lease ran out)`,
-        503,
-      )
-    if (written === GONE)
-      throw new ServerUnavailableError(`Task ${task.id} is no longer in the store (it expired or was trimmed)`, 503)
-    if (written === OVERTAKEN)
-      throw new ServerUnavailableError(
-        `Event ${event.seq} of task ${task.id} could not be written before later ones were`,
-        503,
-      )
+    const refused = appendRefusal(written, task.id, event.seq)
+    if (refused) throw refused
     // Counting the index costs a round trip: check it every TRIM_EVERY settlings (trim removes a margin more).
     if (settles && ++this.#settledSinceTrim >= TRIM_EVERY) {
       this.#settledSinceTrim = 0
