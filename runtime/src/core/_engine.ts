@@ -163,6 +163,11 @@ export class TaskEngine {
     run.setStatus('failed', UNSAVED_REASON)
   }
 
+  /** Shutting down (`drain` was called): new tasks are refused, `/readyz` answers 503. */
+  get closing(): boolean {
+    return this.#closing
+  }
+
   /** Tasks whose agent code is running now. */
   get runningCount(): number {
     return this.#executions.size

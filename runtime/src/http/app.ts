@@ -7,6 +7,7 @@ import { ConfigurationError } from '../errors.js'
 import { correlateLogs, createConsoleLogger } from '../logger.js'
 import { PushService } from '../push/_service.js'
 import { envValue, processEnv } from '../settings.js'
+import { StoreProbe } from '../stores/_ready.js'
 import { storeFromSetting } from '../stores/from-setting.js'
 import { createMemoryStore } from '../stores/memory.js'
 import type { TaskStore } from '../stores/task-store.js'
@@ -16,6 +17,7 @@ import { keepInternals } from './_app-internals.js'
 import { readAppSettings } from './_app-settings.js'
 import { readCardSigning } from './_card-signing.js'
 import { DialectRouter } from './_dialect-router.js'
+import { serveHealth } from './_health.js'
 import { Outgoing } from './_outgoing.js'
 import { restHandler } from './_rest-handler.js'
 import { createRoutes, GUARDED_PATHS } from './_routes.js'
@@ -111,6 +113,12 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   const rpc = rpcHandler({ ...rpcParts, router: new DialectRouter(settings.dialect) })
   const rpcV03 = rpcHandler({ ...rpcParts, router: new DialectRouter('a2a-0.3') })
   const h3 = createRoutes(webOrigin, cardFor, rpc, rpcV03, restHandler(rpcParts))
+  const storeProbe = new StoreProbe(store)
+  serveHealth(h3, {
+    draining: () => engine.closing,
+    running: () => engine.runningCount,
+    storeProblem: () => storeProbe.problem(),
+  })
 
   const app: A2AApp = {
     h3,

@@ -43,6 +43,12 @@ export interface TaskStore {
    */
   ready?(): Promise<void>
   /**
+   * Resolves when the store answers now, one cheap round trip (Redis `PING`, PostgreSQL `SELECT 1`); rejects saying
+   * why not. `/readyz` asks it, at most once a second however often it is probed, and waits 750 ms at most. A store
+   * without it is ready once `ready` resolves (memory and file stores always are).
+   */
+  reachable?(): Promise<void>
+  /**
    * The task and the number of its last event, read together (a store that other instances write to must
    * not let an event fall between the two reads). `owner` as for `get`.
    */
