@@ -1,4 +1,5 @@
 import type { Server } from 'node:http'
+import { appInternals } from '../http/_app-internals.js'
 import type { A2AApp } from '../http/app.js'
 import type { Logger } from '../logger.js'
 import type { NativeListener } from './_native-serve.js'
@@ -8,25 +9,33 @@ const FLUSH_MS = 1000
 /** Bun and Deno tell nothing of a stream's flush: the moment ended streams get before their connections close. */
 const FLUSH_MS_NATIVE = 100
 
+/** How often a shutdown looks whether the app's tasks have drained. */
+const DRAIN_POLL_MS = 20
+
 /**
- * Closes the server once: it stops accepting, the app drains its tasks (running ones get `shutdownTimeoutMs`),
- * ended streams get a moment to flush, then every connection still open is closed. The same promise for every
- * call.
+ * Closes the server once. Readiness goes first: the app's close starts the drain at once, from when `/readyz`
+ * answers 503 and new tasks are refused. The listener stays open while running tasks drain (up to
+ * `shutdownTimeoutMs`): a platform that still routes to this instance for a moment after SIGTERM (Kubernetes takes
+ * the pod out of its endpoints while the signal is on its way) gets answers rather than refused connections, and
+ * its probes read the 503. Then it stops accepting, ended streams get a moment to flush, and every connection still
+ * open is closed. The same promise for every call.
  */
 export function gracefulClose(server: Server, app: A2AApp, closed?: () => void): () => Promise<void> {
   let closing: Promise<void> | undefined
   return () => {
     closing ??= (async () => {
+      const appClosed = app.close()
+      await drained(app, appClosed)
       const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()))
       let done = false
       void serverClosed.then(() => {
         done = true
       })
-      // While tasks drain and their streams flush, keep closing connections as they fall idle, so no
-      // keep-alive client slips a new request in (the app refuses new tasks during shutdown anyway).
+      // While the app closes (webhooks flush, the store closes) and streams flush, keep closing connections as
+      // they fall idle, so no keep-alive client slips a new request in.
       const reaper = setInterval(() => server.closeIdleConnections(), 10)
       try {
-        await app.close()
+        await appClosed
         const flushUntil = Date.now() + FLUSH_MS
         while (!done && Date.now() < flushUntil) await new Promise((resolve) => setTimeout(resolve, 10))
       } finally {
@@ -38,6 +47,21 @@ export function gracefulClose(server: Server, app: A2AApp, closed?: () => void):
     })()
     return closing
   }
+}
+
+/**
+ * Resolves once no task of the app runs any more (the drain let them finish, or failed them past its grace), or
+ * once the app's close settled, whichever comes first; at once for an app `createA2AApp` did not make.
+ */
+async function drained(app: A2AApp, appClosed: Promise<void>): Promise<void> {
+  const engine = appInternals(app)?.engine
+  if (!engine) return
+  let settled = false
+  void appClosed.then(
+    () => (settled = true),
+    () => (settled = true),
+  )
+  while (!settled && engine.runningCount > 0) await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS))
 }
 
 /**
@@ -70,16 +94,19 @@ export function exitOnSignals(close: () => Promise<void>, logger: Logger, shutdo
 }
 
 /**
- * The same close for Bun's and Deno's servers: they stop accepting, the app drains its tasks and ends its
- * streams, ended streams get a moment to flush, then what is still open is closed.
+ * The same close for Bun's and Deno's servers: the app drains its tasks (readiness false, still accepting), they
+ * stop accepting, ended streams get a moment to flush, then what is still open is closed.
  */
 export function nativeClose(listener: NativeListener, app: A2AApp, closed?: () => void): () => Promise<void> {
   let closing: Promise<void> | undefined
   return () => {
     closing ??= (async () => {
+      // As on Node: readiness goes false, the listener stays open while tasks drain.
+      const appClosed = app.close()
+      await drained(app, appClosed)
       listener.stopAccepting()
       try {
-        await app.close()
+        await appClosed
         await new Promise((resolve) => setTimeout(resolve, FLUSH_MS_NATIVE))
       } finally {
         // Closed whatever the app's close did: a failed drain must not leave connections open.
