@@ -1,9 +1,10 @@
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto'
-import { calculateJwkThumbprint, FlattenedSign, importJWK, type JWK } from 'jose'
+import type { JWK } from 'jose'
 import { type Coverage, signedPayload } from '../_card-signature.js'
 import { isObject } from '../_is-object.js'
 import { ConfigurationError } from '../errors.js'
 import { type Env, envValue } from '../settings.js'
+import { loadJose } from './_jose.js'
 import type { A2AAppOptions } from './app-options.js'
 
 /** The algorithm each supported curve signs with; RSA keys sign RS256 and Ed25519 keys EdDSA. */
@@ -31,6 +32,7 @@ export class CardSigner {
   async sign(card: Record<string, unknown>, coverage: Coverage): Promise<Record<string, unknown>> {
     const { key, kid } = await this.#prepared()
     const { payload } = signedPayload(card, coverage)
+    const { FlattenedSign } = await loadJose()
     const jws = await new FlattenedSign(new TextEncoder().encode(payload))
       .setProtectedHeader({ alg: this.algorithm, typ: 'JOSE', kid })
       .sign(key)
@@ -41,6 +43,7 @@ export class CardSigner {
   /** The Web Crypto key and the `kid`, made on first use and kept. */
   #prepared(): Promise<{ key: CryptoKey | Uint8Array; kid: string }> {
     this.#ready ??= (async () => {
+      const { calculateJwkThumbprint, importJWK } = await loadJose()
       const key = await importJWK(this.#key.export({ format: 'jwk' }) as JWK, this.algorithm)
       const kid = this.#keyId ?? (await calculateJwkThumbprint(createPublicKey(this.#key).export({ format: 'jwk' })))
       return { key, kid }

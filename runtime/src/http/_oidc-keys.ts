@@ -1,7 +1,8 @@
-import { createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from 'jose'
+import type { FetchImplementation, JWTVerifyGetKey } from 'jose'
 import { isObject } from '../_is-object.js'
 import { ConfigurationError } from '../errors.js'
 import type { Logger } from '../logger.js'
+import { loadJose } from './_jose.js'
 import { secureUrl } from './_oidc-config.js'
 import { createIssuerLink, type IssuerLink } from './_oidc-issuer-link.js'
 
@@ -68,13 +69,15 @@ async function discover(issuer: string, link: IssuerLink, timing: OidcTiming): P
     }
     return undefined
   })
+  const { createRemoteJWKSet, customFetch } = await loadJose()
   // jose keeps the keys, refetches them for an unknown kid at most once per cooldown and shares one fetch among
   // the requests that wait for it; every fetch goes through the link, so an outage is paced and logged once.
   return createRemoteJWKSet(jwksUri!, {
     cooldownDuration: timing.keyRefetchCooldownMs,
     cacheMaxAge: timing.keyMaxAgeMs,
     timeoutDuration: timing.fetchTimeoutMs,
-    [customFetch]: async (url, init) => Response.json(await link.getJson(new URL(url), checkKeySet, init.signal)),
+    [customFetch]: (async (url, init) =>
+      Response.json(await link.getJson(new URL(url), checkKeySet, init.signal))) satisfies FetchImplementation,
   })
 }
 

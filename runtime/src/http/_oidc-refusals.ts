@@ -1,33 +1,35 @@
-import { errors } from 'jose'
+import type { errors } from 'jose'
 import { UnauthorizedError } from '../errors.js'
 
 /**
  * Why a token was refused, as the client reads it: the reason only, never the token, a claim's value or a key.
- * undefined for an error that is not about the token.
+ * undefined for an error that is not about the token. `joseErrors` is jose's `errors`, loaded by the verification.
  */
-export function refusalFor(error: unknown): UnauthorizedError | undefined {
-  const reason = error instanceof errors.JOSEError ? reasonFor(error) : undefined
+export function refusalFor(error: unknown, joseErrors: JoseErrors): UnauthorizedError | undefined {
+  const reason = error instanceof joseErrors.JOSEError ? reasonFor(error, joseErrors) : undefined
   return reason === undefined ? undefined : new UnauthorizedError(`Unauthorized: ${reason}`)
 }
 
-function reasonFor(error: errors.JOSEError): string | undefined {
+export type JoseErrors = typeof errors
+
+function reasonFor(error: errors.JOSEError, joseErrors: JoseErrors): string | undefined {
   switch (error.code) {
-    case errors.JWTExpired.code:
+    case joseErrors.JWTExpired.code:
       return 'the token has expired'
-    case errors.JWTClaimValidationFailed.code:
+    case joseErrors.JWTClaimValidationFailed.code:
       return claimReason(error as errors.JWTClaimValidationFailed)
-    case errors.JOSEAlgNotAllowed.code:
+    case joseErrors.JOSEAlgNotAllowed.code:
       return "the token's signing algorithm (alg) is not accepted"
-    case errors.JWSSignatureVerificationFailed.code:
+    case joseErrors.JWSSignatureVerificationFailed.code:
       return "the token's signature does not verify"
-    case errors.JWKSNoMatchingKey.code:
+    case joseErrors.JWKSNoMatchingKey.code:
       return "the token's signing key (kid) is not one the issuer publishes"
-    case errors.JWKSMultipleMatchingKeys.code:
+    case joseErrors.JWKSMultipleMatchingKeys.code:
       return "the token does not say which of the issuer's keys signed it (kid)"
-    case errors.JWSInvalid.code:
-    case errors.JWTInvalid.code:
+    case joseErrors.JWSInvalid.code:
+    case joseErrors.JWTInvalid.code:
       return 'the token is not a well-formed signed JWT'
-    case errors.JOSENotSupported.code:
+    case joseErrors.JOSENotSupported.code:
       return 'the token uses an algorithm or header this agent does not support'
     default:
       return undefined

@@ -1,11 +1,12 @@
-import { type JWTPayload, type JWTVerifyOptions, jwtVerify } from 'jose'
+import type { JWTPayload, JWTVerifyOptions } from 'jose'
 import { heapBytes } from '../_heap-bytes.js'
 import { InsufficientScopeError, ServerUnavailableError, UnauthorizedError } from '../errors.js'
 import type { Logger } from '../logger.js'
+import { loadJose } from './_jose.js'
 import type { OidcConfig } from './_oidc-config.js'
 import { IssuerUnavailable } from './_oidc-issuer-link.js'
 import { DEFAULT_OIDC_TIMING, issuerKeys, type OidcTiming } from './_oidc-keys.js'
-import { refusalFor } from './_oidc-refusals.js'
+import { type JoseErrors, refusalFor } from './_oidc-refusals.js'
 import { VerifiedTokenCache } from './_oidc-token-cache.js'
 
 export { type OidcConfig, readOidcConfig } from './_oidc-config.js'
@@ -49,11 +50,12 @@ export function createOidcVerifier(
     async verify(token) {
       const cached = verified.get(token)
       if (cached) return cached
+      const jose = await loadJose()
       let payload: JWTPayload
       try {
-        ;({ payload } = await jwtVerify(token, keys, options))
+        ;({ payload } = await jose.jwtVerify(token, keys, options))
       } catch (error) {
-        throw unverified(error, logger)
+        throw unverified(error, logger, jose.errors)
       }
       const accepted = acceptedToken(payload, config)
       // `requiredClaims` made jose check that `exp` is there and a number.
@@ -63,11 +65,11 @@ export function createOidcVerifier(
   }
 }
 
-function unverified(error: unknown, logger: Logger): Error {
+function unverified(error: unknown, logger: Logger, joseErrors: JoseErrors): Error {
   if (error instanceof IssuerUnavailable) {
     return new ServerUnavailableError('Service unavailable: the token issuer cannot be reached; retry later', 503)
   }
-  const refusal = refusalFor(error)
+  const refusal = refusalFor(error, joseErrors)
   if (refusal) return refusal
   // Not about the token as far as we know (a key the issuer published that cannot be used, say): refused all the
   // same, the detail for the operator only. The error carries no token.
