@@ -98,6 +98,8 @@ export interface Statement {
   name?: string
 }
 
+const REACHABLE: Statement = { text: 'SELECT 1', name: 'a2a_reachable' }
+
 /**
  * The store's pool of connections. Each call is one statement (one round trip); a server that is down fails it at
  * once with a 503, and the pool connects again for the next. `ready` gates every call until the schema is checked.
@@ -158,6 +160,11 @@ export class PgPool {
     attempt.catch((error: unknown) => {
       if (!(error instanceof ConfigurationError) && this.#ready === attempt) this.#startFailed = true
     })
+  }
+
+  /** The database answers now: one `SELECT 1` (after the schema's check, which fails it as it fails requests). */
+  async reachable(): Promise<void> {
+    await this.query(REACHABLE)
   }
 
   /** Runs one statement; errors as `unavailable` says, conflicts retried. */

@@ -221,6 +221,11 @@ export class PostgresTaskStore implements TaskStore {
     return this.#pool.ready()
   }
 
+  /** One `SELECT 1` through the pool, after the schema's check: `/readyz` asks whether the database answers now. */
+  reachable(): Promise<void> {
+    return this.#pool.reachable()
+  }
+
   /** Statements sent so far (each one round trip): for measurements. */
   get statementsSent(): number {
     return this.#pool.statements

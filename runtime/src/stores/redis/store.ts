@@ -662,6 +662,11 @@ export class RedisTaskStore implements TaskStore {
     },
   }
 
+  /** One PING: `/readyz` asks whether Redis answers now (fails at once while the connection is down). */
+  async reachable(): Promise<void> {
+    await this.#connection.run((redis) => redis.ping())
+  }
+
   async close(): Promise<void> {
     this.#connection.markClosed()
     for (const timer of this.#timers) clearInterval(timer)
