@@ -1,6 +1,13 @@
 import { existsSync, lstatSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Answers, PACKAGE_MANAGERS, type Skill, type TemplateName } from './options.js'
+import {
+  type Answers,
+  DEPLOY_TARGETS,
+  type DeployTarget,
+  PACKAGE_MANAGERS,
+  type Skill,
+  type TemplateName,
+} from './options.js'
 
 /**
  * The answers an earlier run may have been given, read back from the project it wrote, so that a directory holding
@@ -33,6 +40,7 @@ export function earlierAnswers(dir: string, given: Answers): Answers[] {
     // The issuer and audience of `oidc` are in .env only, which an earlier run's project keeps as it is.
     auth: scheme === 'apiKey' ? 'apikey' : (scheme ?? 'none'),
     runtime: runtimeOf(dir, manifest),
+    deploy: deployOf(dir),
   }
   const templates = given.template ? [given.template] : templatesOf(manifest.dependencies ?? {})
   const managers = given.pm ? [given.pm] : PACKAGE_MANAGERS
@@ -84,6 +92,19 @@ function templatesOf(dependencies: Record<string, unknown>): TemplateName[] {
   if ('@langchain/langgraph' in dependencies) return ['langgraph']
   if ('ai' in dependencies) return ['ai-sdk']
   return ['echo', 'streaming', 'multi-turn']
+}
+
+/** Each deploy target writes a file of its own; the Dockerfile is docker's, which the others bring along. */
+function deployOf(dir: string): string[] {
+  const files: Record<DeployTarget, string> = {
+    docker: 'Dockerfile',
+    agentcore: 'agentcore/runtime.json',
+    cloudrun: 'service.yaml',
+    k8s: 'k8s/deployment.yaml',
+    fly: 'fly.toml',
+  }
+  const found = DEPLOY_TARGETS.filter((target) => existsSync(join(dir, files[target])))
+  return found.length ? found : ['none']
 }
 
 function runtimeOf(dir: string, manifest: Manifest): string {

@@ -10,6 +10,9 @@ import {
   type Answers,
   DEFAULT_DESCRIPTION,
   DEFAULT_DIR,
+  DEPLOY_TARGET_NAMES,
+  DEPLOY_TARGETS,
+  type DeployTarget,
   defaultDisplayName,
   RUNTIME_NAMES,
   RUNTIMES,
@@ -32,6 +35,14 @@ const RUNTIME_HINTS: Record<RuntimeName, string> = {
   bun: "Bun's own server",
   deno: "Deno's own server, tasks in deno.json",
   workers: 'a Worker and its Durable Object, wrangler dev and deploy',
+}
+
+const DEPLOY_HINTS: Record<DeployTarget, string> = {
+  docker: 'the Dockerfile (every other target runs its image)',
+  agentcore: 'the A2A container contract: port 9000, ARM64, the runtime config for the AWS CLI',
+  cloudrun: 'service.yaml: PORT, SIGTERM, probes',
+  k8s: 'a Deployment and a Service: probes on /healthz and /readyz, memory sized to the budgets',
+  fly: 'fly.toml: the internal port, checks on /healthz',
 }
 
 const list = (value: string) =>
@@ -252,6 +263,25 @@ export async function askMissing(given: Answers, cwd: string, isEarlierRun: Earl
       message: 'Audience its tokens name, aud (blank: set A2A_OIDC_AUDIENCE in .env later)',
       validate: optional(ANSWER_RULES.oidcAudience, 'The audience '),
       format: blankAsUnset,
+    })
+  }
+  // Only for Node: every target runs the Dockerfile's image, which only the Node project has (see options.ts).
+  if (answers.deploy === undefined) {
+    more.push({
+      type: (_: unknown, values: Record<string, unknown>) =>
+        (answers.runtime ?? values.runtime) === 'node' ? 'multiselect' : null,
+      name: 'deploy',
+      message: 'Deploy to',
+      choices: DEPLOY_TARGETS.map((target) => ({
+        title: DEPLOY_TARGET_NAMES[target],
+        value: target,
+        description: DEPLOY_HINTS[target],
+        selected: target === 'docker',
+      })),
+      hint: 'space selects, enter confirms',
+      instructions: false,
+      // Nothing chosen is no target at all, not the default (which an answer left undefined keeps).
+      format: (targets: DeployTarget[] | undefined) => (targets && !targets.length ? ['none'] : targets),
     })
   }
   // Only for Node: the project starts OpenTelemetry's Node SDK (see options.ts).

@@ -18,12 +18,14 @@ import {
   type Answers,
   AUTH_MODES,
   DEFAULT_SKILLS,
+  DEPLOY_TARGETS,
   missingAnswers,
   PACKAGE_MANAGERS,
   type ProjectOptions,
   parseSkill,
   RUNTIME_NAMES,
   RUNTIMES,
+  resolveDeploy,
   resolveOptions,
   TEMPLATES,
 } from './options.js'
@@ -90,6 +92,12 @@ function createProgram(io: CliIo): Command {
         .choices(RUNTIMES)
         .default('node'),
     )
+    .option(
+      '--deploy <targets>',
+      `where it is deployed: ${DEPLOY_TARGETS.join(', ')} or none, comma-separated or repeated; each platform runs ` +
+        'the Docker image (default: docker for Node; Workers deploy with wrangler)',
+      (value: string, all: string[] = []) => [...all, value],
+    )
     .addOption(
       new Option('--pm <manager>', 'package manager (default: the one running this)').choices(PACKAGE_MANAGERS),
     )
@@ -133,6 +141,7 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
       oidcAudience: flags.oidcAudience,
       template: given('template'),
       runtime: given('runtime'),
+      deploy: flags.deploy,
       pm: flags.pm,
       install: flags.install,
       git: flags.git,
@@ -264,6 +273,7 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
           packageName: options.packageName,
           template: options.template,
           runtime: options.runtime,
+          deploy: options.deploy,
           files: [...written, ...unchanged].sort(),
           installed: options.install && !installError,
           git: git ? (git.done ? 'committed' : git.reason) : 'skipped',
@@ -344,6 +354,9 @@ export function equivalentCommand(options: ProjectOptions): string {
   }
   words.push('--template', options.template)
   if (options.runtime !== 'node') words.push('--runtime', options.runtime)
+  // Only when it differs from what no --deploy gives (docker for Node, nothing elsewhere).
+  if (options.deploy.join(',') !== resolveDeploy(undefined, options.runtime).join(','))
+    words.push('--deploy', options.deploy.length ? options.deploy.join(',') : 'none')
   words.push('--auth', options.auth)
   if (options.oidcIssuer !== undefined) words.push('--oidc-issuer', options.oidcIssuer)
   if (options.oidcAudience !== undefined) words.push('--oidc-audience', options.oidcAudience)

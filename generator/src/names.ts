@@ -66,3 +66,17 @@ export function assertSkillId(id: string): void {
     )
   }
 }
+
+/**
+ * The name a platform gives the deployed service (a Cloud Run service, a Kubernetes Deployment, a Fly app): the
+ * Worker's name, starting with a letter and at most 49 characters, Cloud Run's limit and the strictest of them.
+ */
+export function toServiceName(packageName: string): string {
+  const worker = toWorkerName(packageName)
+  return (/^[a-z]/.test(worker) ? worker : `a-${worker}`).slice(0, 49).replace(/-+$/, '')
+}
+
+/** AgentCore's runtime name: a letter, then letters, digits and underscores, at most 48. */
+export function toAgentRuntimeName(packageName: string): string {
+  return toServiceName(packageName).replace(/-/g, '_').slice(0, 48)
+}

@@ -21,6 +21,20 @@ export const RUNTIME_NAMES: Record<RuntimeName, string> = {
   workers: 'Cloudflare Workers',
 }
 
+/**
+ * Where the project is deployed: `docker` is the Dockerfile; the others are platforms that run its image, each with
+ * its own files (AWS Bedrock AgentCore, Google Cloud Run, Kubernetes, Fly.io), so each brings the Dockerfile along.
+ */
+export const DEPLOY_TARGETS = ['docker', 'agentcore', 'cloudrun', 'k8s', 'fly'] as const
+export type DeployTarget = (typeof DEPLOY_TARGETS)[number]
+export const DEPLOY_TARGET_NAMES: Record<DeployTarget, string> = {
+  docker: 'Docker',
+  agentcore: 'AWS Bedrock AgentCore',
+  cloudrun: 'Google Cloud Run',
+  k8s: 'Kubernetes',
+  fly: 'Fly.io',
+}
+
 export const PACKAGE_MANAGERS = ['npm', 'pnpm', 'yarn', 'bun'] as const
 export type PackageManager = (typeof PACKAGE_MANAGERS)[number]
 
@@ -50,6 +64,8 @@ export interface Answers {
   oidcAudience?: string
   template?: string
   runtime?: string
+  /** Deploy targets as typed: each entry one or several, comma-separated (`--deploy k8s,fly`); `none` for none. */
+  deploy?: string[]
   pm?: string
   install?: boolean
   git?: boolean
@@ -79,6 +95,8 @@ export interface ProjectOptions {
   oidcAudience: string | undefined
   template: TemplateName
   runtime: RuntimeName
+  /** In DEPLOY_TARGETS' order; `docker` whenever another target is (they run its image). */
+  deploy: DeployTarget[]
   pm: PackageManager
   install: boolean
   git: boolean
@@ -192,9 +210,9 @@ export function detectPackageManager(userAgent = process.env.npm_config_user_age
   return PACKAGE_MANAGERS.find((pm) => pm === name) ?? 'npm'
 }
 
-function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {
+function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string, more = ''): T {
   if ((allowed as readonly string[]).includes(value)) return value as T
-  throw new UsageError(`${flag} must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`)
+  throw new UsageError(`${flag} must be one of ${allowed.join(', ')}${more} (got ${JSON.stringify(value)})`)
 }
 
 /** Fills defaults and validates; every problem is a UsageError naming the flag. */
@@ -229,6 +247,7 @@ export function resolveOptions(answers: Answers, cwd: string): ProjectOptions {
   const runtime = oneOf(answers.runtime ?? 'node', RUNTIMES, '--runtime')
   const telemetry = answers.telemetry ?? false
   if (telemetry && runtime !== 'node') throw new UsageError(telemetryRuntimeProblem(runtime))
+  const deploy = resolveDeploy(answers.deploy, runtime)
 
   return {
     dir,
@@ -244,6 +263,7 @@ export function resolveOptions(answers: Answers, cwd: string): ProjectOptions {
     ...oidc,
     template,
     runtime,
+    deploy,
     pm: oneOf(answers.pm ?? detectPackageManager(), PACKAGE_MANAGERS, '--pm'),
     install: answers.install ?? true,
     git: answers.git ?? true,
@@ -258,6 +278,39 @@ export function resolveOptions(answers: Answers, cwd: string): ProjectOptions {
  */
 function telemetryRuntimeProblem(runtime: RuntimeName): string {
   return `--telemetry is for Node.js projects for now (got --runtime ${runtime}): it starts OpenTelemetry's Node SDK`
+}
+
+/**
+ * The deploy targets of `--deploy` (repeated, or comma-separated): none given means the Dockerfile of a Node project,
+ * as before there was a choice. Every target runs the project's container image, which only the Node project has: a
+ * Worker deploys with wrangler, and a Bun or Deno project has no Dockerfile, so there `--deploy` takes `none` only.
+ */
+export function resolveDeploy(given: string[] | undefined, runtime: RuntimeName): DeployTarget[] {
+  if (given === undefined) return runtime === 'node' ? ['docker'] : []
+  const words = given.flatMap((entry) => entry.split(',')).map((word) => word.trim().toLowerCase())
+  if (words.some((word) => !word))
+    throw new UsageError(`--deploy must not have an empty entry (got ${JSON.stringify(given.join(','))})`)
+  if (words.includes('none')) {
+    if (words.length > 1) throw new UsageError(`--deploy none cannot go with a target (got ${words.join(',')})`)
+    return []
+  }
+  const chosen = new Set(words.map((word) => oneOf(word, DEPLOY_TARGETS, '--deploy', ' or none')))
+  if (runtime !== 'node') throw new UsageError(deployRuntimeProblem([...chosen][0]!, runtime))
+  // Every platform target runs the image the Dockerfile builds.
+  chosen.add('docker')
+  return DEPLOY_TARGETS.filter((target) => chosen.has(target))
+}
+
+function deployRuntimeProblem(target: DeployTarget, runtime: RuntimeName): string {
+  if (runtime === 'workers')
+    return (
+      `--deploy ${target} is a container target, and --runtime workers deploys with wrangler (its deploy script) ` +
+      'instead: leave --deploy out'
+    )
+  return (
+    `--deploy ${target} runs the project's container image, which only --runtime node has a Dockerfile for ` +
+    `(got --runtime ${runtime}): leave --deploy out`
+  )
 }
 
 /** The issuer and audience of `--auth oidc`, checked; refused with another mode, where nothing would read them. */

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, sep } from 'node:path'
 import Handlebars from 'handlebars'
+import { DEPLOY_SIZING } from './_deploy-sizing.js'
 import { projectCommand } from './_install.js'
 import { nodeRequirement } from './_requirements.js'
 import { dotenvValue, json, markdown, tsString } from './escape.js'
-import { toWorkerName } from './names.js'
-import type { ProjectOptions } from './options.js'
+import { toAgentRuntimeName, toServiceName, toWorkerName } from './names.js'
+import { DEPLOY_TARGETS, type ProjectOptions } from './options.js'
 
 export interface RenderedFile {
   /** Relative to the project, with `/` separators. */
@@ -121,6 +122,14 @@ function templateContext(options: ProjectOptions, runtimeDependency: string) {
     bun: options.runtime === 'bun',
     deno: options.runtime === 'deno',
     workers: options.runtime === 'workers',
+    /** Each deploy target chosen (`deploy.k8s`…); a platform's README section says how to build the image. */
+    deploy: Object.fromEntries(DEPLOY_TARGETS.map((target) => [target, options.deploy.includes(target)])),
+    /** Some platform runs the Docker image (the docker section then says so). */
+    deployPlatforms: options.deploy.some((target) => target !== 'docker'),
+    /** The service, Deployment or app name the platforms show. */
+    serviceName: toServiceName(options.packageName),
+    agentRuntimeName: toAgentRuntimeName(options.packageName),
+    sizing: DEPLOY_SIZING,
     /** The Worker's name in wrangler.jsonc: the package name as Cloudflare takes it. */
     workerName: toWorkerName(options.packageName),
     pm: options.pm,
@@ -175,11 +184,11 @@ const outputPath = (templatePath: string): string =>
     .join('/')
 
 /**
- * Renders `base/`, then the chosen runtime's folder (`runtimes/<name>/`: its entry, configuration and deployment
- * files), then `llm/` for a template that calls a model, then `ai-sdk-model/` for one whose model is the AI SDK's
- * (`ai-sdk`, `mastra`: the `src/model.ts` and `test/model.test.ts` they share), then the chosen template's folder
- * over them (same path: the later layer wins). `.hbs` files go through Handlebars with the partials of `partials/`;
- * the rest are copied.
+ * Renders `base/`, then the chosen runtime's folder (`runtimes/<name>/`: its entry and configuration; Node's needs
+ * none), then each deploy target's (`deploy/<target>/`: the Dockerfile, a platform's manifests), then `llm/` for a
+ * template that calls a model, then `ai-sdk-model/` for one whose model is the AI SDK's (`ai-sdk`, `mastra`: the
+ * `src/model.ts` and `test/model.test.ts` they share), then the chosen template's folder over them (same path: the
+ * later layer wins). `.hbs` files go through Handlebars with the partials of `partials/`; the rest are copied.
  */
 export function renderProject(
   templatesDir: string,
@@ -196,12 +205,15 @@ export function renderProject(
   const layers = [
     'base',
     `runtimes/${options.runtime}`,
+    ...options.deploy.map((target) => `deploy/${target}`),
     ...(MODEL_TEMPLATES.has(options.template) ? ['llm'] : []),
     ...(AI_SDK_MODEL_TEMPLATES.has(options.template) ? ['ai-sdk-model'] : []),
     options.template,
   ]
   for (const layer of layers) {
     const layerDir = join(templatesDir, layer)
+    // A folder git cannot keep empty (the Node runtime's) is simply absent.
+    if (!existsSync(layerDir)) continue
     for (const file of listFiles(layerDir)) {
       const source = readFileSync(join(layerDir, file), 'utf8')
       const content = file.endsWith('.hbs') ? hbs.compile(source, { noEscape: true, strict: true })(context) : source

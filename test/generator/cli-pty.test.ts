@@ -140,6 +140,8 @@ const QUIET = [
   '--streaming',
   '--no-push-notifications',
   '--no-telemetry',
+  '--deploy',
+  'docker',
   '--skill',
   'chat:Chat:Chats',
   '--no-install',
@@ -210,6 +212,7 @@ describe('at a terminal', () => {
       'Stream answers',
       'Push notifications',
       'Authentication',
+      'Deploy to',
       'OpenTelemetry',
       "Declare the agent's skills now?",
     ]) {

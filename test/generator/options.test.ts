@@ -258,6 +258,7 @@ describe('resolveOptions', () => {
       auth: 'none',
       template: 'echo',
       runtime: 'node',
+      deploy: ['docker'],
       pm: detectPackageManager(),
       install: true,
       git: true,

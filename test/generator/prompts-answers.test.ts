@@ -52,6 +52,7 @@ const REST = (name: string | undefined, description: string | undefined) => [
   true,
   false,
   'none',
+  ['docker'], // deploy targets
   false, // OpenTelemetry
   false,
 ]
@@ -94,6 +95,7 @@ describe('OpenID Connect', () => {
     'oidc',
     issuer,
     audience,
+    ['docker'], // deploy targets
     false, // OpenTelemetry
     false,
   ]
