@@ -36,6 +36,22 @@ export interface ExecutionContext {
   conversation(options?: ConversationOptions): Promise<Message[]>
   /** The server's logger: what the client must not see (a provider's error in full) goes here. */
   readonly logger: Logger
+  /**
+   * What AWS Bedrock AgentCore Runtime says of this request in its headers (its session, the workload access token,
+   * the custom headers passed through), undefined when the request carries none. Served elsewhere, any client may
+   * send these headers: trust them only behind AgentCore, which sets them.
+   */
+  readonly agentCore: AgentCoreRequest | undefined
+}
+
+/** The request headers AWS Bedrock AgentCore Runtime documents for an agent's container, as `ctx.agentCore` has them. */
+export interface AgentCoreRequest {
+  /** `X-Amzn-Bedrock-AgentCore-Runtime-Session-Id`: the runtime session the request belongs to. */
+  readonly sessionId: string | undefined
+  /** `WorkloadAccessToken`: the token for AgentCore Identity's outbound credentials, when Runtime hands one. */
+  readonly workloadAccessToken: string | undefined
+  /** Every `X-Amzn-Bedrock-AgentCore-Runtime-Custom-*` header, by its lower-case name. */
+  readonly customHeaders: Readonly<Record<string, string>>
 }
 
 /** Content of an artifact: a string is a text part, an array is parts, any other object is a data part. */

@@ -1,6 +1,7 @@
-import { type A2AServer, serveAgent, type TaskStore } from 'a2a-runtime'
+import { type A2AServer, serveAgent } from 'a2a-runtime'
 import { createPostgresStore } from 'a2a-runtime/postgres-store'
 import { createRedisStore } from 'a2a-runtime/redis-store'
+import type { TaskStore } from 'a2a-runtime/store'
 import { afterEach, describe, expect, inject, it } from 'vitest'
 import { freePort } from '../_support.ts'
 import { echoAgent } from './_agents.ts'

@@ -75,6 +75,7 @@ const sendMessage: MethodHandler = async (params, call) => {
   const { engine, outputModes } = call
   const request = readSendParamsV1(params)
   request.principal = call.principal
+  request.agentCore = call.agentCore
   assertOutputModes(request.acceptedOutputModes, outputModes)
   call.inputModes.check(request.message, true)
   await attachWebhook(request, call, 'params.configuration.taskPushNotificationConfig')
@@ -91,6 +92,7 @@ const sendStreamingMessage: MethodHandler = async (params, call) => {
   numberingAsked(headers)
   const request = readSendParamsV1(params)
   request.principal = call.principal
+  request.agentCore = call.agentCore
   assertOutputModes(request.acceptedOutputModes, outputModes)
   call.inputModes.check(request.message, true)
   await attachWebhook(request, call, 'params.configuration.taskPushNotificationConfig')

@@ -1,4 +1,4 @@
-import type { Agent, ExecutionContext } from '../agent.js'
+import type { Agent, AgentCoreRequest, ExecutionContext } from '../agent.js'
 import {
   InvalidParamsError,
   ServerUnavailableError,
@@ -39,6 +39,8 @@ export interface SendRequest {
    * `taskId` must be theirs (another's answers as one that does not exist).
    */
   principal?: Principal | undefined
+  /** The AgentCore Runtime headers of the request that sends it: `ctx.agentCore` of the turn it starts. */
+  agentCore?: AgentCoreRequest | undefined
 }
 
 export interface StartedTask {
@@ -431,6 +433,7 @@ export class TaskEngine {
     const run = new TaskRun(task, this.#sink, 0, this.#taskLimits, TaskBytes.created(bytes))
     run.owner = owner
     run.principal = principal
+    run.agentCore = request.agentCore
     return run
   }
 
@@ -459,6 +462,7 @@ export class TaskEngine {
 
   async #resumeHeld(taskId: string, request: SendRequest, reservation: Reservation): Promise<TaskRun> {
     const run = await this.#idleRun(taskId, request.principal)
+    run.agentCore = request.agentCore
     const { task } = run
     if (isTerminal(task.status.state))
       throw new TaskEndedError(`task ${taskId} is ${task.status.state} and takes no more messages; start a new task`)

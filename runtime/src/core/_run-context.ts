@@ -1,4 +1,4 @@
-import type { ExecutionContext } from '../agent.js'
+import type { AgentCoreRequest, ExecutionContext } from '../agent.js'
 import type { Logger } from '../logger.js'
 import type { TaskStore } from '../stores/task-store.js'
 import type { Message, Principal, Task } from '../types.js'
@@ -13,6 +13,7 @@ export class RunContext implements ExecutionContext {
   readonly taskId: string
   readonly contextId: string
   readonly history: readonly Message[]
+  readonly agentCore: AgentCoreRequest | undefined
   readonly #run: TaskRun
   readonly #store: TaskStore
 
@@ -30,6 +31,7 @@ export class RunContext implements ExecutionContext {
     this.taskId = run.id
     this.contextId = run.contextId
     this.history = run.task.history
+    this.agentCore = run.agentCore
   }
 
   get signal(): AbortSignal {

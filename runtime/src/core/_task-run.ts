@@ -1,6 +1,6 @@
 import { appendedHeapBytes, appendParts, TextJoins } from '../_artifact-append.js'
 import { artifactHeapBytes, messageHeapBytes, textArtifactHeapBytes } from '../_heap-bytes.js'
-import type { ArtifactContent, ArtifactOptions, MessageContent, TaskHandle } from '../agent.js'
+import type { AgentCoreRequest, ArtifactContent, ArtifactOptions, MessageContent, TaskHandle } from '../agent.js'
 import { TaskTerminalError } from '../errors.js'
 import type { Artifact, Message, Part, Principal, Task, TaskEvent, TaskState } from '../types.js'
 import { isoNow } from './_clock.js'
@@ -67,6 +67,8 @@ export class TaskRun implements TaskHandle {
   owner: string | undefined
   /** Who sent the message (or the cancel) this turn answers: `ctx.principal`. */
   principal: Principal | undefined
+  /** The AgentCore Runtime headers of the request this turn answers: `ctx.agentCore`. */
+  agentCore: AgentCoreRequest | undefined
   /** In `auth-required` while the agent obtains the authorization out of band (`authorization()`). */
   awaitingAuthorization = false
 

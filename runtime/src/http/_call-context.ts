@@ -2,6 +2,7 @@ import type { CallContext, EventStream } from '../bindings/shared/_binding.js'
 import type { TaskEngine } from '../core/_engine.js'
 import type { PushDialect } from '../push/push-config.js'
 import type { Principal } from '../types.js'
+import { agentCoreRequest } from './_agentcore-request.js'
 import type { JsonRpcId } from './_jsonrpc.js'
 import type { ServedAgent } from './_served-agent.js'
 
@@ -40,6 +41,7 @@ export function callContext(
     push: current.push,
     dialect,
     principal,
+    agentCore: agentCoreRequest(headers),
     extendedCard: cardUrl && ((shape) => current.extendedCard(shape, cardUrl())),
   }
 }

@@ -1,3 +1,4 @@
+import type { AgentCoreRequest } from '../../agent.js'
 import type { TaskEngine } from '../../core/_engine.js'
 import type { A2AError } from '../../errors.js'
 import type { JsonRpcId } from '../../http/_jsonrpc.js'
@@ -35,6 +36,8 @@ export interface CallContext {
   dialect: PushDialect
   /** Who is calling; undefined when the agent checks no credentials (then every caller is the same). */
   principal: Principal | undefined
+  /** The AgentCore Runtime headers of the request (`ctx.agentCore`). */
+  agentCore: AgentCoreRequest | undefined
   /** The authenticated extended card in a dialect's shape; undefined when the agent declares none. */
   extendedCard: ((dialect: 'a2a-1.0' | 'a2a-0.3') => object) | undefined
 }

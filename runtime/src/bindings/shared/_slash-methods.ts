@@ -26,6 +26,7 @@ export const send: MethodHandler = async (params, call) => {
   const { engine, outputModes } = call
   const request = readSendParams(params, call.dialect)
   request.principal = call.principal
+  request.agentCore = call.agentCore
   assertOutputModes(request.acceptedOutputModes, outputModes)
   call.inputModes.check(request.message, false)
   await attachWebhook(request, call, WEBHOOK_FIELD)
@@ -57,6 +58,7 @@ export function streamWith(
       )
     const request = readSendParams(params, call.dialect)
     request.principal = call.principal
+    request.agentCore = call.agentCore
     assertOutputModes(request.acceptedOutputModes, outputModes)
     call.inputModes.check(request.message, false)
     await attachWebhook(request, call, WEBHOOK_FIELD)
