@@ -19,11 +19,17 @@ export interface Addresses {
   v03: string
   /** The gRPC binding's `host:port`, when it listens. */
   grpc?: string | undefined
+  /**
+   * The tenant the v1.0 interfaces name (one agent of several in a server: its path segment). A v1.0 request carries
+   * it (JSON-RPC and gRPC in `tenant`, HTTP+JSON as the path's first segment: `/planner/message:send` under the
+   * interface's URL); the v0.3 interface has no such field.
+   */
+  tenant?: string | undefined
 }
 
 /** The addresses of an agent served at `url` (its base address, ending in `/`). */
-export function addressesAt(url: string, v03OnRoot: boolean, grpc?: string): Addresses {
-  return { jsonRpc: url, v03: v03OnRoot ? url : `${url.endsWith('/') ? url : `${url}/`}v0.3`, grpc }
+export function addressesAt(url: string, v03OnRoot: boolean, grpc?: string, tenant?: string): Addresses {
+  return { jsonRpc: url, v03: v03OnRoot ? url : `${url.endsWith('/') ? url : `${url}/`}v0.3`, grpc, tenant }
 }
 
 export type CardDialect = 'platform' | 'a2a-1.0' | 'a2a-0.3'
@@ -42,17 +48,18 @@ const V03_SCHEMES: Record<AuthScheme, (openIdConnectUrl: string | undefined) => 
 
 function common(template: CardTemplate, at: Addresses) {
   const { authentication, name, description, openIdConnectUrl: _declaredBelow, extendedCard, ...rest } = template
+  const tenant = at.tenant ? { tenant: at.tenant } : undefined
   return {
     name,
     description,
     url: at.v03,
     // The first is the one a v1.0 client prefers (§8.3).
     supportedInterfaces: [
-      { url: at.jsonRpc, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: at.jsonRpc, protocolBinding: 'JSONRPC', ...tenant, protocolVersion: '1.0' },
       // HTTP+JSON's paths (`/message:send`…) hang off the same base address, given without its trailing slash: clients
       // append the path to it (`${url}/message:send`), and `//message:send` would be another path.
-      { url: at.jsonRpc.replace(/\/+$/, ''), protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
-      ...(at.grpc ? [{ url: at.grpc, protocolBinding: 'GRPC', protocolVersion: '1.0' }] : []),
+      { url: at.jsonRpc.replace(/\/+$/, ''), protocolBinding: 'HTTP+JSON', ...tenant, protocolVersion: '1.0' },
+      ...(at.grpc ? [{ url: at.grpc, protocolBinding: 'GRPC', ...tenant, protocolVersion: '1.0' }] : []),
       { url: at.v03, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
     ],
     preferredTransport: 'JSONRPC',

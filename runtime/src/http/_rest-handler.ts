@@ -49,18 +49,34 @@ function hasBody(request: Request): boolean {
   return request.body !== null && request.headers.get('content-length') !== '0'
 }
 
+/** Whether a path's tenant segment (percent-encoded, or absent: the agent's own path) names `tenant`. */
+function namesTenant(segment: string | undefined, tenant: string): boolean {
+  if (segment === undefined || segment === tenant) return true
+  try {
+    return decodeURIComponent(segment) === tenant
+  } catch {
+    return false
+  }
+}
+
 const statusResponse = (status: number, json: string, headers: Record<string, string> | undefined = undefined) =>
   new FastResponse(json, { status, headers: headers ? { ...A2A_JSON, ...headers } : A2A_JSON })
 
+/**
+ * `tenant`: the agent's name when it is one of several in the server; a path naming another tenant is not found.
+ * Without it every tenant reaches the one agent.
+ */
 export function restHandler(
   parts: RestHandlerParts,
+  tenant?: string,
 ): (request: Request, pathname: string, search: string) => Promise<Response> {
   const { served, maxBodySize, bodyBudget, cardUrl, outgoing, logger } = parts
   const shared: BindingParts = { ...parts, frameV1: bareFrameV1 }
   return async (request, pathname, search) => {
     const method = request.method
     const match = matchRest(pathname, method)
-    if (!match) return statusResponse(404, NOT_FOUND_JSON)
+    if (!match || (tenant !== undefined && !namesTenant(match.tenant, tenant)))
+      return statusResponse(404, NOT_FOUND_JSON)
     const operation = match.route.operations.get(method)
     if (operation === undefined) {
       const { allow } = match.route

@@ -22,6 +22,27 @@ export const GUARDED_PATHS: GuardedPaths = {
   rest: (path) => !SERVED_PATHS.has(path) && restAllow(path) !== undefined,
 }
 
+/** An agent's handlers: its cards in each dialect, JSON-RPC (and in v0.3 at `/v0.3`), the HTTP+JSON binding. */
+export interface AgentHandlers {
+  cardFor: (dialect: CardDialect, event: H3Event) => CachedCard | Promise<CachedCard>
+  rpc: (request: Request) => Promise<Response>
+  rpcV03: (request: Request) => Promise<Response>
+  /** `pathname` is the request's path below the agent's base path (`/message:send`). */
+  rest: (request: Request, pathname: string, search: string) => Promise<Response>
+}
+
+/** A route that answers only requests the web-origin guard lets through. */
+export type GuardedRoute = (
+  route: (event: H3Event) => Response | Promise<Response>,
+) => (event: H3Event) => Response | Promise<Response>
+
+/** Wraps routes in the guard: a foreign `Host` or `Origin` never reaches them. */
+export const guardedBy =
+  (webOrigin: WebOriginGuard): GuardedRoute =>
+  (route) =>
+  (event) =>
+    webOrigin.check(event) ?? route(event)
+
 /**
  * The app's routes: the card at `/.well-known/agent.json` (platform) and `/.well-known/agent-card.json` (A2A),
  * JSON-RPC at `POST /` and `POST /jsonrpc`, in the A2A v0.3 dialect at `POST /v0.3` (the address the A2A
@@ -31,16 +52,23 @@ export const GUARDED_PATHS: GuardedPaths = {
  */
 export function createRoutes(
   webOrigin: WebOriginGuard,
-  cardFor: (dialect: CardDialect, event: H3Event) => CachedCard | Promise<CachedCard>,
-  rpc: (request: Request) => Promise<Response>,
-  rpcV03: (request: Request) => Promise<Response>,
-  rest: (request: Request, pathname: string, search: string) => Promise<Response>,
+  cardFor: AgentHandlers['cardFor'],
+  rpc: AgentHandlers['rpc'],
+  rpcV03: AgentHandlers['rpcV03'],
+  rest: AgentHandlers['rest'],
 ): H3 {
   const h3 = new H3({ silent: true })
-  const checked =
-    (route: (event: H3Event) => Response | Promise<Response>) =>
-    (event: H3Event): Response | Promise<Response> =>
-      webOrigin.check(event) ?? route(event)
+  addAgentRoutes(h3, '', guardedBy(webOrigin), { cardFor, rpc, rpcV03, rest })
+  return h3
+}
+
+/**
+ * One agent's routes under `base` (`''` for the app's one agent, `/planner` for one of several): the routes
+ * `createRoutes` lists, each below the base path, and the HTTP+JSON binding on every other path below it (given the
+ * path without the base).
+ */
+export function addAgentRoutes(h3: H3, base: string, checked: GuardedRoute, handlers: AgentHandlers): void {
+  const { cardFor, rpc, rpcV03, rest } = handlers
   // A signed card is a promise until its first signature is made; afterwards, as an unsigned one, it is at hand.
   const respond = (event: H3Event, card: CachedCard | Promise<CachedCard>) =>
     card instanceof Promise ? card.then((made) => cardResponse(event.req, made)) : cardResponse(event.req, card)
@@ -53,25 +81,25 @@ export function createRoutes(
     [CARD_PATH, platformCard],
     [A2A_CARD_PATH, a2aCard],
   ] as const) {
-    h3.get(path, card)
+    h3.get(base + path, card)
     // HEAD as GET without the body (RFC 9110 §9.3.2): a cache or a monitor checks the card's ETag and length.
-    h3.head(path, async (event) => withoutBody(await card(event)))
+    h3.head(base + path, async (event) => withoutBody(await card(event)))
   }
   const rpcRoute = checked((event) => rpc(event.req as Request))
-  for (const path of RPC_PATHS) if (path !== V03_PATH) h3.post(path, rpcRoute)
+  // `/planner/` and `/planner` are one route (h3 matches either).
+  for (const path of RPC_PATHS) if (path !== V03_PATH) h3.post(base + path, rpcRoute)
   h3.post(
-    V03_PATH,
+    base + V03_PATH,
     checked((event) => rpcV03(event.req as Request)),
   )
   // Any other path or method: refused as the routes are, a preflight answered, anything else the HTTP+JSON binding's.
   h3.all(
-    '/**',
-    checked((event) => rest(event.req as Request, event.url.pathname, event.url.search)),
+    `${base}/**`,
+    checked((event) => rest(event.req as Request, event.url.pathname.slice(base.length) || '/', event.url.search)),
   )
-  return h3
 }
 
-function withoutBody(response: Response): Response {
+export function withoutBody(response: Response): Response {
   void response.body?.cancel()
   return new Response(null, { status: response.status, headers: response.headers })
 }

@@ -83,7 +83,7 @@ const internalError = (): Response =>
 
 export async function listenNative(
   runtime: NativeRuntime,
-  app: A2AApp,
+  app: Pick<A2AApp, 'fetch'>,
   settings: NativeServeSettings,
 ): Promise<NativeListener> {
   const handler = settings.log ? withNativeRequestLog(app.fetch, settings.log) : app.fetch

@@ -2,6 +2,8 @@ import type { Server } from 'node:http'
 import { appInternals } from '../http/_app-internals.js'
 import type { A2AApp } from '../http/app.js'
 import type { Logger } from '../logger.js'
+import { runningCountOf } from '../multi/_running-tasks.js'
+import type { A2AAgentsApp } from '../multi/agents-options.js'
 import type { NativeListener } from './_native-serve.js'
 
 /** How long a shutdown waits for ended streams to flush before closing their connections. */
@@ -20,7 +22,7 @@ const DRAIN_POLL_MS = 20
  * its probes read the 503. Then it stops accepting, ended streams get a moment to flush, and every connection still
  * open is closed. The same promise for every call.
  */
-export function gracefulClose(server: Server, app: A2AApp, closed?: () => void): () => Promise<void> {
+export function gracefulClose(server: Server, app: A2AApp | A2AAgentsApp, closed?: () => void): () => Promise<void> {
   let closing: Promise<void> | undefined
   return () => {
     closing ??= (async () => {
@@ -51,17 +53,19 @@ export function gracefulClose(server: Server, app: A2AApp, closed?: () => void):
 
 /**
  * Resolves once no task of the app runs any more (the drain let them finish, or failed them past its grace), or
- * once the app's close settled, whichever comes first; at once for an app `createA2AApp` did not make.
+ * once the app's close settled, whichever comes first; at once for an app neither `createA2AApp` nor `createAgentsApp`
+ * made.
  */
-async function drained(app: A2AApp, appClosed: Promise<void>): Promise<void> {
-  const engine = appInternals(app)?.engine
-  if (!engine) return
+async function drained(app: A2AApp | A2AAgentsApp, appClosed: Promise<void>): Promise<void> {
+  const engine = 'agent' in app ? appInternals(app)?.engine : undefined
+  const running = engine ? () => engine.runningCount : runningCountOf(app)
+  if (!running) return
   let settled = false
   void appClosed.then(
     () => (settled = true),
     () => (settled = true),
   )
-  while (!settled && engine.runningCount > 0) await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS))
+  while (!settled && running() > 0) await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS))
 }
 
 /**
@@ -97,7 +101,11 @@ export function exitOnSignals(close: () => Promise<void>, logger: Logger, shutdo
  * The same close for Bun's and Deno's servers: the app drains its tasks (readiness false, still accepting), they
  * stop accepting, ended streams get a moment to flush, then what is still open is closed.
  */
-export function nativeClose(listener: NativeListener, app: A2AApp, closed?: () => void): () => Promise<void> {
+export function nativeClose(
+  listener: NativeListener,
+  app: A2AApp | A2AAgentsApp,
+  closed?: () => void,
+): () => Promise<void> {
   let closing: Promise<void> | undefined
   return () => {
     closing ??= (async () => {

@@ -1,0 +1,106 @@
+import type { H3Event } from 'h3'
+import { addressesAt, type CardDialect } from '../bindings/_cards.js'
+import { renderPush } from '../bindings/_push.js'
+import { TaskEngine } from '../core/_engine.js'
+import type { TaskByteLimits } from '../core/_task-bytes.js'
+import type { AppSettings } from '../http/_app-settings.js'
+import type { CardSigner } from '../http/_card-signing.js'
+import { DialectRouter } from '../http/_dialect-router.js'
+import type { Outgoing } from '../http/_outgoing.js'
+import { restHandler } from '../http/_rest-handler.js'
+import type { AgentHandlers } from '../http/_routes.js'
+import { type RpcHandlerParts, rpcHandler } from '../http/_rpc-handler.js'
+import { ServedAgent } from '../http/_served-agent.js'
+import type { StreamLimit } from '../http/_stream-limit.js'
+import type { A2AAppOptions } from '../http/app-options.js'
+import type { Logger } from '../logger.js'
+import { PushService } from '../push/_service.js'
+import type { Env } from '../settings.js'
+import type { ClusterLink, TaskStore } from '../stores/task-store.js'
+import type { Instrumentation } from '../telemetry/_hooks.js'
+import type { NamedAgent } from './_agent-names.js'
+import { agentStore } from './_agent-store.js'
+
+/** What the agents of one server share: the settings, the store and its link, the budgets of the process. */
+export interface SharedParts {
+  options: A2AAppOptions
+  settings: AppSettings
+  env: Env
+  logger: Logger
+  store: TaskStore
+  cluster: ClusterLink | undefined
+  telemetry: Instrumentation | undefined
+  streams: StreamLimit
+  outgoing: Outgoing
+  cardSigner: CardSigner | undefined
+  /** Each agent's share of the running tasks and their bytes (see `createAgentsApp`). */
+  maxRunningTasks: number
+  taskBytes: TaskByteLimits
+  /** The server's address as configured or listened on, once known (`publicUrl`, else `setUrl`). */
+  knownUrl(): string | undefined
+  /** Said once for the server: the cards go unsigned while no address of its own is known. */
+  unsignedCards(): void
+}
+
+/** One agent of several at its path: its card, engine, push notifications and handlers. */
+export interface HostedAgent {
+  name: string
+  /** `/planner`. */
+  base: string
+  served: ServedAgent
+  engine: TaskEngine
+  push: PushService | undefined
+  handlers: AgentHandlers
+}
+
+/** An agent's address under the server's (`http://host/` and `planner`: `http://host/planner/`). */
+export const agentUrl = (serverUrl: string, name: string): string =>
+  `${serverUrl.endsWith('/') ? serverUrl : `${serverUrl}/`}${name}/`
+
+export function hostAgent({ name, agent, auth }: NamedAgent, shared: SharedParts): HostedAgent {
+  const { settings, logger, env, telemetry } = shared
+  let push: PushService | undefined
+  const pushFor = (declared: boolean): PushService | undefined => {
+    if (!declared) return undefined
+    // Webhooks are kept by task id, read only once the caller's owner of the task was checked.
+    push = new PushService(shared.store, renderPush, shared.options.push ?? {}, logger, env)
+    push.delivery.instrumentation = telemetry
+    return push
+  }
+  // v0.3 clients are sent to POST /<name>/v0.3, unless slash-named methods speak v0.3 on POST /<name> as well.
+  const v03OnRoot = settings.dialect === 'a2a-0.3'
+  const addresses = (url: string) => addressesAt(url, v03OnRoot, undefined, name)
+  const served = new ServedAgent(agent, { options: auth ?? shared.options.auth, logger, env }, pushFor, addresses)
+  const store = agentStore(shared.store, name, served.authCheck !== undefined, shared.cluster)
+  const engine = new TaskEngine(agent, store, logger, shared.maxRunningTasks, shared.taskBytes)
+  engine.instrumentation = telemetry
+  const delivery = push?.delivery
+  if (delivery) engine.onEvent = (task, event) => delivery.event(task, event)
+  const urlOf = (origin: string) => agentUrl(shared.knownUrl() ?? `${origin}/`, name)
+  const cardFor = (dialect: CardDialect, event: H3Event) => {
+    const known = shared.knownUrl()
+    // Signed only at the server's own address, as a single agent's cards are (see createA2AApp).
+    if (shared.cardSigner && !known) shared.unsignedCards()
+    const card = served.card(dialect, urlOf(event.url.origin), known ? shared.cardSigner : undefined)
+    if (card instanceof Promise) card.catch((error: unknown) => logger.error('Could not sign the card', error))
+    return card
+  }
+  const parts: Omit<RpcHandlerParts, 'router'> = {
+    served: { current: served },
+    engine,
+    maxBodySize: settings.maxBodySize,
+    bodyBudget: settings.bodyBudget,
+    eventIds: settings.eventIds,
+    openStream: shared.streams.open,
+    cardUrl: (request) => urlOf(new URL(request.url).origin),
+    outgoing: shared.outgoing,
+    logger,
+  }
+  const handlers: AgentHandlers = {
+    cardFor,
+    rpc: rpcHandler({ ...parts, router: new DialectRouter(settings.dialect) }),
+    rpcV03: rpcHandler({ ...parts, router: new DialectRouter('a2a-0.3') }),
+    rest: restHandler(parts, name),
+  }
+  return { name, base: `/${name}`, served, engine, push, handlers }
+}

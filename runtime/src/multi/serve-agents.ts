@@ -1,0 +1,107 @@
+import type { Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { toNodeHandler } from 'h3/node'
+import { ConfigurationError } from '../errors.js'
+import { defaultAllowedHosts } from '../http/_allowed-hosts.js'
+import { createConsoleLogger, requestLogWriter } from '../logger.js'
+import { applyConnectionPolicy, readConnectionPolicy } from '../node/_connection-policy.js'
+import { lingerAfterEarlyAnswers } from '../node/_lingering-close.js'
+import { displayHost, listen, readPort } from '../node/_listen.js'
+import { listenNative, nativeRuntime } from '../node/_native-serve.js'
+import { createPhrasedServer } from '../node/_reason-phrases.js'
+import { withRequestLog } from '../node/_request-log.js'
+import { exitOnSignals, gracefulClose, nativeClose } from '../node/_shutdown.js'
+import type { ServeOptions } from '../node/serve.js'
+import { envValue, processEnv } from '../settings.js'
+import { refuseUnservableStore } from '../stores/_ready.js'
+import { DIRECTORY_PATH } from './_directory.js'
+import { agentUrl } from './_hosted-agent.js'
+import { createAgentsApp } from './agents-app.js'
+import type { A2AAgentsApp, AgentEntry } from './agents-options.js'
+
+/** A running server of several agents, as `serveAgents` resolves it. */
+export interface A2AAgentsServer {
+  /** The listening address, e.g. `http://127.0.0.1:3000/`. */
+  readonly url: string
+  /** Each agent's address by name: `{ planner: 'http://127.0.0.1:3000/planner/' }`. */
+  readonly urls: Readonly<Record<string, string>>
+  /** The port it listens on: the one picked when the option was `0`. */
+  readonly port: number
+  /** The app it serves (its store, its agents). */
+  readonly app: A2AAgentsApp
+  /** Node's HTTP server; `undefined` on Bun and Deno, whose native servers serve the app. */
+  readonly server: Server | undefined
+  /**
+   * Stops taking tasks (`/readyz` answers 503), lets every agent's running tasks finish (up to `shutdownTimeoutMs`),
+   * then stops listening and closes streams and the store.
+   */
+  close(): Promise<void>
+}
+
+/**
+ * Serves several agents from one process, each at its own path (see `createAgentsApp`): on Node with its HTTP
+ * server, on Bun and Deno with their native servers, with `serveAgent`'s options (`grpcPort` aside: gRPC serves one
+ * agent). SIGTERM and SIGINT drain every agent, then exit.
+ *
+ * @example
+ * const server = await serveAgents({ planner, writer }, { port: 8080 })
+ * console.log(`Agents: ${server.url}.well-known/agents.json`)
+ */
+export async function serveAgents(
+  agents: Readonly<Record<string, AgentEntry>>,
+  options: ServeOptions = {},
+): Promise<A2AAgentsServer> {
+  const env = options.env ?? processEnv()
+  if (options.grpcPort !== undefined || envValue(env, 'A2A_GRPC_PORT') !== undefined)
+    throw new ConfigurationError('grpcPort (A2A_GRPC_PORT): gRPC serves one agent; serveAgents serves HTTP only')
+  // Checked before the app exists, so a bad value opens no store.
+  const connectionPolicy = readConnectionPolicy(options, env)
+  const port = readPort(options.port, env)
+  const logger = options.logger ?? createConsoleLogger(undefined, env)
+  const hostname = options.hostname ?? envValue(env, 'HOST') ?? '127.0.0.1'
+  const publicUrl = options.publicUrl ?? envValue(env, 'A2A_PUBLIC_URL')
+  const allowedHosts = options.allowedHosts ?? defaultAllowedHosts(hostname, publicUrl, env)
+  const app = createAgentsApp(agents, {
+    ...options,
+    env,
+    logger,
+    ...(publicUrl && { publicUrl }),
+    ...(allowedHosts && { allowedHosts }),
+  })
+  await refuseUnservableStore(app.store, () => app.close())
+
+  const log = options.requestLogLevel ? requestLogWriter(logger, options.requestLogLevel) : undefined
+  const runtime = nativeRuntime()
+  let detachSignals: (() => void) | undefined
+  let listener: { port: number; server: Server | undefined; close: () => Promise<void> }
+  if (runtime) {
+    const native = await listenNative(runtime, app, {
+      port,
+      hostname,
+      idleTimeoutMs: connectionPolicy.timeouts.request,
+      ...(log && { log }),
+    })
+    listener = { port: native.port, server: undefined, close: nativeClose(native, app, () => detachSignals?.()) }
+  } else {
+    const handler = toNodeHandler(app.h3)
+    const server = createPhrasedServer(log ? withRequestLog(handler, log) : handler)
+    lingerAfterEarlyAnswers(server)
+    applyConnectionPolicy(server, connectionPolicy)
+    await listen(server, port, hostname)
+    listener = {
+      port: (server.address() as AddressInfo).port,
+      server,
+      close: gracefulClose(server, app, () => detachSignals?.()),
+    }
+  }
+  const url = `http://${displayHost(hostname)}:${listener.port}/`
+  app.setUrl(url)
+  const base = publicUrl ?? url
+  const urls = Object.fromEntries(Object.keys(app.agents).map((name) => [name, agentUrl(base, name)]))
+  logger.info(
+    `Agents ${Object.keys(urls).join(', ')} listening on ${url} (their list at ${url}${DIRECTORY_PATH.slice(1)})`,
+  )
+  const close = listener.close
+  if (options.handleSignals ?? true) detachSignals = exitOnSignals(close, logger, options.shutdownTimeoutMs ?? 10_000)
+  return { url, urls, port: listener.port, app, server: listener.server, close }
+}
