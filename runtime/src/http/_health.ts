@@ -57,7 +57,17 @@ async function readiness(source: HealthSource): Promise<Response> {
   return problem === undefined ? json(200, READY) : notReady(problem)
 }
 
-const notReady = (reason: string): Response => json(503, JSON.stringify({ status: 'unavailable', reason }))
+/** `/readyz`'s 503 (the Worker answers it too, when the agent's Durable Object does not answer). */
+export const notReady = (reason: string): Response => json(503, JSON.stringify({ status: 'unavailable', reason }))
+
+/**
+ * `/healthz`'s answer when `request` asks for it, else `undefined`: a Cloudflare Worker answers it without waking
+ * the agent's Durable Object (the isolate answering is what is alive; readiness asks the object).
+ */
+export function aliveAnswer(request: Request, pathname: string): Response | undefined {
+  if (pathname !== '/healthz' || (request.method !== 'GET' && request.method !== 'HEAD')) return undefined
+  return new FastResponse(request.method === 'HEAD' ? null : ALIVE, { status: 200, headers: HEADERS })
+}
 
 const json = (status: number, body: string): Response => new FastResponse(body, { status, headers: HEADERS })
 

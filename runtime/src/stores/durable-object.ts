@@ -37,6 +37,8 @@ export interface DurableObjectStoreOptions extends MemoryStoreOptions {
 const DEFAULT_DURABLE_OBJECT_STORE_MAX_BYTES = 32 * 1024 * 1024
 
 const PREFIX = 'task:'
+/** No key starts with it: a read that answers with nothing. */
+const PROBE_PREFIX = 'a2a-probe:'
 /**
  * A stored value is at most 128 KiB: a task's JSON is kept in pieces of this many characters (≤ 64 KiB each as UTF-16).
  */
@@ -133,6 +135,11 @@ export class DurableObjectTaskStore implements TaskStore {
 
   get bytes(): number {
     return this.#memory.bytes
+  }
+
+  /** The object's storage answers a read (`/readyz`): a prefix no key has, so nothing is read back. */
+  async reachable(): Promise<void> {
+    await this.#storage.list({ prefix: PROBE_PREFIX })
   }
 
   get(taskId: string, owner?: string): Task | undefined {

@@ -1,6 +1,7 @@
 import type { Agent } from '../agent.js'
 import { ConfigurationError } from '../errors.js'
 import { DEFAULT_MAX_BODY_SIZE, declaredTooLarge } from '../http/_body.js'
+import { aliveAnswer, notReady } from '../http/_health.js'
 import { errorResponse } from '../http/_jsonrpc.js'
 import { createA2AApp } from '../http/app.js'
 import type { A2AApp, A2AAppOptions } from '../http/app-options.js'
@@ -114,6 +115,9 @@ export function agentWorker(agent: Agent, options: AgentWorkerOptions = {}): Age
       // 500 "Network connection lost").
       const tooLarge = request.method === 'POST' ? declaredTooLarge(request, maxBodySize) : undefined
       if (tooLarge) return Promise.resolve(errorResponse(null, tooLarge, { connection: 'close' }))
+      const { pathname } = new URL(request.url)
+      const alive = aliveAnswer(request, pathname)
+      if (alive) return Promise.resolve(alive)
       const namespace = bindings[binding] as DurableObjectNamespaceLike | undefined
       if (typeof namespace?.idFromName !== 'function') return Promise.resolve(missingBinding(binding))
       // The object may be resetting (a deploy) or overloaded: the client gets a JSON-RPC error to retry on, not
@@ -123,7 +127,8 @@ export function agentWorker(agent: Agent, options: AgentWorkerOptions = {}): Age
         .fetch(request)
         .catch((error: unknown) => {
           console.error("The agent's Durable Object did not answer", error)
-          return unavailable()
+          // A probe of readiness reads the health check's shape: the object is what must answer.
+          return pathname === '/readyz' ? notReady("the agent's Durable Object did not answer") : unavailable()
         })
     },
   }
