@@ -12,7 +12,7 @@ import { FastResponse } from 'srvx'
  * replaced). An answer is never cached (`cache-control: no-store`): a proxy must not keep one.
  */
 
-export const HEALTH_PATHS = ['/healthz', '/readyz', '/ping'] as const
+const HEALTH_PATHS = ['/healthz', '/readyz', '/ping'] as const
 
 /** What the health routes read of the server. */
 export interface HealthSource {
