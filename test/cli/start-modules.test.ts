@@ -2,7 +2,8 @@
 // it on a request), so what the served agent does not use stays unloaded: the stores it is not configured with,
 // jose (OpenID Connect and card signing), OpenTelemetry's instrumentation, gRPC and the other commands. The process
 // runs with test/fixtures/module-log.mjs preloaded, which writes down every module it loads.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -10,6 +11,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { type A2aOnProject, a2aOnProject } from '../_support.ts'
 
 const moduleLog = fileURLToPath(new URL('../fixtures/module-log.mjs', import.meta.url))
+const a2aBin = fileURLToPath(new URL('../../runtime/bin/a2a.mjs', import.meta.url))
+// Node 24 of test-runtimes/ (the root's postinstall): the compile cache needs Node 22.1 or later.
+const node24 = fileURLToPath(new URL('../../test-runtimes/node_modules/node24/bin/node', import.meta.url))
 
 const AGENT = `import { defineAgent } from 'a2a-runtime'
 
@@ -67,3 +71,18 @@ describe('a2a start loads what it serves', () => {
     expect(fromPackage(modules, 'jose')).toEqual([])
   }, 60_000)
 })
+
+// V8's compile cache: on Node 22.1 and later the CLI turns it on before it loads its modules, so a later start reads
+// their compiled code instead of compiling it again. Kept in the system's temporary folder (TMPDIR here); Node would
+// turn it on itself for NODE_COMPILE_CACHE, so that is left out.
+it('the a2a command keeps its compiled code in the compile cache (Node 24)', () => {
+  logDir = mkdtempSync(join(tmpdir(), 'a2a-compile-cache-'))
+  const env = { ...process.env, TMPDIR: logDir }
+  delete env.NODE_COMPILE_CACHE
+  delete env.NODE_DISABLE_COMPILE_CACHE
+  const run = spawnSync(node24, [a2aBin, '--version'], { env, encoding: 'utf8' })
+  expect(run.status, run.stderr).toBe(0)
+  const cache = join(logDir, 'node-compile-cache')
+  const cached = readdirSync(cache, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile())
+  expect(cached.length).toBeGreaterThan(10) // the CLI's modules, one file each
+}, 60_000)
