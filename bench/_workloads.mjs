@@ -8,7 +8,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { postJson } from './_http.mjs'
 import { pinPrefix, runToEnd } from './_processes.mjs'
 import { LOAD_CORE, launch, verify } from './_server.mjs'
-import { median } from './_stats.mjs'
 import { CARD_PATH, listTasksRequest } from './_targets.mjs'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
@@ -246,15 +245,4 @@ async function heldTasks(target, server) {
   if (!Number.isInteger(total))
     throw new Error(`${target.name}: ListTasks gave no totalSize: ${JSON.stringify(answer).slice(0, 300)}`)
   return total
-}
-
-/** From spawn to the first 200 on the card (polled every 5 ms), `runs` times; the median and the spread. */
-export async function startupRuns(target, { profile, pinning, env }) {
-  const runs = []
-  for (let i = 0; i < profile.startupRuns; i++) {
-    const server = await launch(target, { pinning, env })
-    runs.push(server.readyMs)
-    await server.stop()
-  }
-  return { runs, median: median(runs), min: Math.min(...runs), max: Math.max(...runs) }
 }

@@ -25,8 +25,9 @@ import { publishReport, runAndExit, runCleanups, stamp } from './_publish.mjs'
 import { evaluateTargets, missingFigures, renderReport } from './_report.mjs'
 import { assertRuntimesInstalled, RUNTIMES, runtimeProblems, runtimeRows } from './_runtimes.mjs'
 import { launch, verify } from './_server.mjs'
+import { startupRounds, startupTargets } from './_startup.mjs'
 import { targets } from './_targets.mjs'
-import { alternatingRounds, cardRow, memoryRun, sendRow, startupRuns, streamRow } from './_workloads.mjs'
+import { alternatingRounds, cardRow, memoryRun, sendRow, streamRow } from './_workloads.mjs'
 
 const { values: flags } = parseArgs({
   options: {
@@ -50,7 +51,7 @@ const OURS_MAX_TASKS = 10_000 // a2a-runtime's memory store default (maxTasks)
 // A full run: 5 rows x 3 servers x 3 rounds x 4 s (+ a warm-up in the first round) ≈ 3.5 min, the binding rows
 // 2 rows x 3 bindings x 3 rounds x 4 s ≈ 1.3 min, the runtime rows
 // 6 runtimes x 2 rows x 2 servers x 3 rounds x 4 s (+ warm-ups, wrangler's starts) ≈ 6 min, memory ≤ 3 x 45 s,
-// startup 3 x 5 runs: about 13 minutes on a 2-core machine.
+// startup 5 rounds of the 3 servers and of the 9 start-up rows: about 13.5 minutes on a 2-core machine.
 const profile = flags.smoke
   ? {
       rounds: 1,
@@ -220,10 +221,11 @@ async function main() {
       checkpoint: profile.memoryCheckpoint,
     })
   }
-  for (const target of order) {
-    log(`${target.name}: startup (${profile.startupRuns} runs)`)
-    results.startup[target.name] = await startupRuns(target, { profile, pinning, env: env[target.name] })
-  }
+  log(`startup: ${profile.startupRuns} round(s) of ${order.map((target) => target.name).join(', ')}`)
+  const startupOrder = order.map((target) => ({ ...target, env: env[target.name] }))
+  results.startup = await startupRounds(startupOrder, { rounds: profile.startupRuns, pinning, log })
+  log(`startup per runtime: ${profile.startupRuns} round(s)`)
+  results.startupRuntimes = await startupRounds(startupTargets(ours), { rounds: profile.startupRuns, pinning, log })
 
   for (const [workload, rows] of [
     ['stream', results.stream],

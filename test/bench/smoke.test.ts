@@ -123,6 +123,20 @@ it('runs every part of the benchmark (--smoke) and reports numeric figures for a
         expect(new Set(table!.rows.map((row) => row[table!.header.indexOf('events/stream')])).size).toBe(1)
     }
 
+    // Start-up per runtime: a2a start on each Node, serveAgent on each runtime but workerd, bare node:http; all
+    // figures numbers.
+    const startupTable = all.find((t) => t.heading.startsWith('Start-up per runtime'))
+    expect(startupTable?.rows.map((row) => row[0])).toEqual([
+      ...['node ', 'node 22', 'node 24'].map((node) => expect.stringMatching(new RegExp(`^a2a start \\(${node}`))),
+      ...runtimes.slice(0, -1).map((runtime) => expect.stringMatching(new RegExp(`^serveAgent \\(${runtime.trim()}`))),
+      'bare node:http',
+    ])
+    for (const row of startupTable!.rows) {
+      startupTable!.header.forEach((header, i) => {
+        if (!wordColumns(header)) expect(Number.isFinite(figure(row[i] ?? '')), `${row[0]} ${header}`).toBe(true)
+      })
+    }
+
     // Each runtime: its agent beside its ceiling, both rows measured, the ratios numbers too.
     const runtimeTable = all.find((t) => t.heading.startsWith('Runtimes'))
     expect(runtimeTable, 'Runtimes').toBeDefined()
@@ -152,10 +166,10 @@ it('runs every part of the benchmark (--smoke) and reports numeric figures for a
       }
     }
 
-    // The seven targets of the servers, four of the bindings (HTTP+JSON's and gRPC's send and streaming send within
+    // The eight targets of the servers, four of the bindings (HTTP+JSON's and gRPC's send and streaming send within
     // 10% of JSON-RPC's), then one per framework adapter.
     const targets = all.find((t) => t.heading.startsWith('Targets'))
-    expect(targets?.rows).toHaveLength(14)
+    expect(targets?.rows).toHaveLength(15)
     expect(targets!.rows.filter((row) => /of JSON-RPC's throughput$/.test(row[0]!))).toHaveLength(4)
     for (const row of targets!.rows) expect(row[2]).toMatch(/^(yes|\*\*no\*\*)$/)
   } finally {
