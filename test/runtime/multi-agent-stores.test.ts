@@ -1,6 +1,6 @@
-import type { TaskStore } from 'a2a-runtime'
 import { createPostgresStore } from 'a2a-runtime/postgres-store'
 import { createRedisStore } from 'a2a-runtime/redis-store'
+import type { TaskStore } from 'a2a-runtime/store'
 import { describe, expect, inject, it } from 'vitest'
 import { userMessage, userMessageV1 } from './_messages.ts'
 import { postJson, startAgents } from './_multi-agent.ts'
