@@ -40,7 +40,7 @@ const restPost = (url: string, body?: unknown) =>
   })
 
 describe.each(stores)('two agents in one server, on the %s store', (_name, makeStore) => {
-  it("keep their tasks apart: another agent's task id is not found in every binding, and lists count only their own", async () => {
+  it("keep their tasks apart: another agent's task id is not found anywhere; lists count their own", async () => {
     const store = makeStore()
     const server = await startAgents(undefined, store ? { store } : {})
     const { planner, writer } = server.urls as { planner: string; writer: string }

@@ -16,7 +16,7 @@ const V1 = { 'a2a-version': '1.0' }
 const card = async (url: string, headers: Record<string, string> = {}) => (await fetch(url, { headers })).json()
 
 describe('several agents in one server', () => {
-  it('gives each agent its own cards at its path, carrying its address and naming its tenant in the v1.0 interfaces', async () => {
+  it('gives each agent its cards at its path, with its address and its tenant in the v1.0 interfaces', async () => {
     const server = await startAgents()
     const { url } = server
     const v1 = await card(`${url}planner/.well-known/agent-card.json`, V1)
