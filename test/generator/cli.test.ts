@@ -276,6 +276,7 @@ describe('--yes --json', () => {
       packageName: 'my-agent',
       template: 'echo',
       runtime: 'node',
+      deploy: ['docker'],
       files: expect.arrayContaining([
         'package.json',
         'src/agent.ts',
