@@ -69,6 +69,8 @@ describe('a2a start loads what it serves', () => {
     const ours = runtimeModules(modules)
     expect(ours).toContain('stores/memory.js') // the log sees the runtime's modules
     expect(fromPackage(modules, 'jose')).toEqual([])
+    // The commands' output renderers, and what explains an agent module that fails to load.
+    expect(ours.filter((path) => path.startsWith('cli/output/_output') || path === 'dev/_load-failure.js')).toEqual([])
   }, 60_000)
 })
 
@@ -77,7 +79,7 @@ describe('a2a start loads what it serves', () => {
 // turn it on itself for NODE_COMPILE_CACHE, so that is left out.
 it('the a2a command keeps its compiled code in the compile cache (Node 24)', () => {
   logDir = mkdtempSync(join(tmpdir(), 'a2a-compile-cache-'))
-  const env = { ...process.env, TMPDIR: logDir }
+  const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: logDir }
   delete env.NODE_COMPILE_CACHE
   delete env.NODE_DISABLE_COMPILE_CACHE
   const run = spawnSync(node24, [a2aBin, '--version'], { env, encoding: 'utf8' })

@@ -3,7 +3,6 @@ import { createRequire } from 'node:module'
 import { resolve, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Agent } from '../agent.js'
-import { explainLoadFailure } from '../dev/_load-failure.js'
 import { ProjectError } from './_errors.js'
 
 const require = createRequire(import.meta.url)
@@ -53,7 +52,9 @@ export async function loadAgent(
   try {
     module = (await jiti.import(path)) as { default?: unknown }
   } catch (error) {
-    // Where and why, in one line ("src/agent.ts:4:2 ParseError: Unexpected token"), and the line itself.
+    // Where and why, in one line ("src/agent.ts:4:2 ParseError: Unexpected token"), and the line itself; loaded
+    // only for a module that fails, as a start that loads pays for every module it reads.
+    const { explainLoadFailure } = await import('../dev/_load-failure.js')
     const { summary, frame } = explainLoadFailure(error, cwd)
     throw new AgentLoadError(summary, frame)
   }

@@ -7,7 +7,6 @@ import { ProjectError } from './_errors.js'
 import { effectiveDefaultsHelp } from './config/_help.js'
 import { configuredValue } from './config/_resolve.js'
 import { UsageError } from './output/_failures.js'
-import { createOutput } from './output/_output.js'
 
 // Required rather than imported: Node scans an imported CommonJS package for its export names first.
 const { Command, CommanderError, Option } = createRequire(import.meta.url)('commander') as typeof import('commander')
@@ -68,11 +67,11 @@ export async function main(argv = process.argv): Promise<void> {
   } catch (error) {
     if (error instanceof CommanderError) {
       if (json && error.exitCode !== 0 && !HELP_CODES.has(error.code))
-        process.exit(usageEnvelope(new UsageError(error.message.replace(/^error: /, '')), json))
+        process.exit(await usageEnvelope(new UsageError(error.message.replace(/^error: /, '')), json))
       process.exit(error.exitCode)
     }
     // A flag's own parser refusing its value (`--media-type` with no part before it): the error envelope, status 2.
-    if (error instanceof UsageError) process.exit(usageEnvelope(error, json))
+    if (error instanceof UsageError) process.exit(await usageEnvelope(error, json))
     if (error instanceof ProjectError || error instanceof ConfigurationError) {
       console.error(`a2a: ${(error as Error).message}`)
       process.exit(1)
@@ -85,8 +84,12 @@ export async function main(argv = process.argv): Promise<void> {
 const HELP_CODES = new Set(['commander.help', 'commander.helpDisplayed', 'commander.version'])
 
 /** A usage error as the error envelope (stdout in json, stderr lines in text); its exit status, 2. */
-const usageEnvelope = (error: UsageError, json: boolean): number =>
-  createOutput({ format: json ? 'json' : 'text' }).error(error)
+async function usageEnvelope(error: UsageError, json: boolean): Promise<number> {
+  // Loaded here: the output's renderers are the commands' own, and `a2a start` never needs them (a cold start
+  // pays for every module it reads).
+  const { createOutput } = await import('./output/_output.js')
+  return createOutput({ format: json ? 'json' : 'text' }).error(error)
+}
 
 /**
  * Whether the output is JSON before the command line is parsed: the last `-o`/`--output` given (`-o json`,
