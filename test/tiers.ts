@@ -21,6 +21,8 @@ const runtimeProcesses = [
   'test/runtime/file-restart.test.ts',
   'test/runtime/file-store.test.ts',
   'test/runtime/grpc-process.test.ts',
+  'test/runtime/health-shutdown.test.ts',
+  'test/runtime/health-stores.test.ts',
   'test/runtime/load.test.ts',
   'test/runtime/logs-start.test.ts',
   'test/runtime/postgres-faults.test.ts',

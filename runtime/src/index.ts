@@ -5,7 +5,7 @@
 
 // Agent
 export { defineAgent } from './agent.js'
-export type { Agent, AgentDefinition, ExecutionContext, TaskHandle } from './agent.js'
+export type { Agent, AgentCoreRequest, AgentDefinition, ExecutionContext, TaskHandle } from './agent.js'
 export { TaskNotCancelableError, TaskTerminalError } from './errors.js'
 
 // Serving
@@ -13,6 +13,11 @@ export { createA2AApp } from './http/app.js'
 export type { A2AApp, A2AAppOptions } from './http/app.js'
 export { serveAgent } from './node/serve.js'
 export type { A2AServer, ServeOptions } from './node/serve.js'
+// Several agents in one server, each at its own path
+export { createAgentsApp } from './multi/agents-app.js'
+export type { A2AAgentsApp, AgentEntry } from './multi/agents-app.js'
+export { serveAgents } from './multi/serve-agents.js'
+export type { A2AAgentsServer } from './multi/serve-agents.js'
 export type { Logger } from './logger.js'
 
 // Tasks in memory (the default store; the others are subpaths)
