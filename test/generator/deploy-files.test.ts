@@ -143,7 +143,7 @@ describe('every target at once', () => {
     expect(validate(files.get('Dockerfile')!)).toEqual([])
   })
 
-  it('Kubernetes: the probes ask /healthz and /readyz on the port the agent listens on, the grace outlasts the drain, and the memory holds the heap and buffers', () => {
+  it("Kubernetes: probes on /healthz and /readyz at the agent's port, a grace above the drain, memory for heap and buffers", () => {
     const [deployment] = yamlDocuments(files.get('k8s/deployment.yaml')!)
     const [service] = yamlDocuments(files.get('k8s/service.yaml')!)
     expect(deployment).toMatchObject({ apiVersion: 'apps/v1', kind: 'Deployment' })
@@ -171,7 +171,7 @@ describe('every target at once', () => {
     expect(files.get('README.md')).toContain(`kubectl create secret generic ${secret} --from-env-file=.env`)
   })
 
-  it('Cloud Run: the port Cloud Run gives as PORT, no PORT of its own (Cloud Run refuses it), probes, memory, streams', () => {
+  it('Cloud Run: its port given as PORT, no PORT of its own (Cloud Run refuses it), probes, memory, streams', () => {
     const [service] = yamlDocuments(files.get('service.yaml')!)
     expect(service).toMatchObject({ apiVersion: 'serving.knative.dev/v1', kind: 'Service' })
     const [container] = service.spec.template.spec.containers
@@ -191,7 +191,7 @@ describe('every target at once', () => {
     expect(command).toContain(`NODE_OPTIONS=${env.NODE_OPTIONS}`)
   })
 
-  it('Fly.io: the internal port is the one the agent listens on, checks ask /healthz, SIGTERM with a kill timeout above the drain, memory', () => {
+  it("Fly.io: the agent's port as internal port, checks on /healthz, a kill timeout above the drain, memory", () => {
     const fly = parseToml(files.get('fly.toml')!) as any
     expect(fly.app).toMatch(/^[a-z][a-z0-9-]*$/)
     expect(fly.http_service.internal_port).toBe(Number(fly.env.PORT))
