@@ -42,6 +42,7 @@ const runtimeProcesses = [
 const generatorProcesses = [
   'test/generator/template-*.test.ts',
   'test/generator/prompts-answers.test.ts',
+  'test/generator/deploy-prompts.test.ts',
   'test/generator/requirements.test.ts',
 ]
 
@@ -53,6 +54,7 @@ const projectSuites = [
   'test/generator/cli.test.ts',
   'test/generator/cli-pty.test.ts',
   'test/generator/combinations.test.ts',
+  'test/generator/deploy-serve.test.ts',
   'test/generator/e2e.test.ts',
   'test/generator/telemetry.test.ts',
 ]
