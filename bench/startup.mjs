@@ -2,6 +2,7 @@
 // build): the start-up rows alone (_startup.mjs), each server from spawn to its card's first 200, in rounds that
 // take every server in turn, the order alternating. Prints a table (or the JSON with --json): per server the
 // median, p90, min and max, the median CPU time used by then, and the median's ratio to bare node:http's.
+import { spawnSync } from 'node:child_process'
 import { parseArgs } from 'node:util'
 import { pinningSupport } from './_processes.mjs'
 import { prepareProject, startCommand } from './_project.mjs'
@@ -28,6 +29,8 @@ async function main() {
   const pinning = flags['no-pin'] ? { pinned: false, why: '--no-pin' } : pinningSupport()
   const project = await prepareProject(flags.project, log)
   afterRun(() => project.dispose())
+  // Servers on CPU 0 (launch pins them), the bench polling their cards on CPU 1, as in the main run.
+  if (pinning.pinned) spawnSync(pinning.taskset, ['-a', '-p', '-c', '1', String(process.pid)], { stdio: 'ignore' })
   const yardstick = 'bare node:http'
   const targets = startupTargets(startCommand(project.dir)).filter(
     (target) =>
