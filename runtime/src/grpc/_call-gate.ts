@@ -1,15 +1,16 @@
 import { constants as http2, type ServerHttp2Stream } from 'node:http2'
 import { type Metadata, ServerInterceptingCall, type ServerInterceptor } from '@grpc/grpc-js'
 import { A2AError } from '../errors.js'
-import type { AppInternals } from '../http/_app-internals.js'
 import { checkV1Only } from '../http/_dialect-router.js'
 import type { Principal } from '../types.js'
+import type { GrpcHost } from './_grpc-host.js'
 import { RequestReceipt } from './_request-receipt.js'
 import { type GrpcStatus, INTERNAL, statusOf } from './_status.js'
 
 /**
  * Every call passes here before its request message is read (a grpc-js server interceptor, on the call's metadata):
- * the caller must pass the agent's credential check, and `a2a-version` must ask for 1.0, as over HTTP+JSON. A call
+ * the caller must pass the agent's credential check (a server of several agents checks the one the message names,
+ * once it is read), and `a2a-version` must ask for 1.0, as over HTTP+JSON. A call
  * refused ends there, nothing of its message read and no method run; one let in has its message counted while it
  * arrives (`RequestReceipt`), and its handler finds what was learnt here by its metadata (`admitted`).
  */
@@ -40,13 +41,13 @@ function headersOf(metadata: Metadata): Headers {
   return headers
 }
 
-export function callGate(internals: AppInternals, requestTimeoutMs: number): ServerInterceptor {
-  const { served, settings, logger } = internals
+export function callGate(host: GrpcHost, requestTimeoutMs: number): ServerInterceptor {
+  const { single, settings, logger } = host
 
   /** The caller, or the status its call ends with. */
   async function admit(headers: Headers): Promise<Principal | undefined> {
     // The caller first, as HTTP+JSON checks it: a stranger learns nothing of what the agent speaks.
-    const { authCheck } = served.current
+    const authCheck = single?.served.current.authCheck
     let principal: Principal | undefined
     if (authCheck) {
       const checked = authCheck(headers)

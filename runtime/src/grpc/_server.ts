@@ -4,6 +4,7 @@ import { appInternals } from '../http/_app-internals.js'
 import type { AppSettings } from '../http/_app-settings.js'
 import type { A2AApp } from '../http/app-options.js'
 import { callGate } from './_call-gate.js'
+import { appHost, type GrpcHost } from './_grpc-host.js'
 import { a2aService } from './_service.js'
 import type { GrpcServer } from './grpc-server.js'
 
@@ -59,12 +60,17 @@ const cardHost = (host: string): string => (host === '0.0.0.0' || host === '::' 
 export async function startGrpcServer(app: A2AApp, options: GrpcListenOptions): Promise<GrpcServer> {
   const internals = appInternals(app)
   if (!internals) throw new ConfigurationError('serveGrpc needs an app made by createA2AApp (or serveAgent)')
-  const { settings, logger } = internals
+  return startGrpcHostServer(appHost(internals), options)
+}
+
+/** The same for what a host serves: one app's agent, or several agents chosen by each request's tenant. */
+export async function startGrpcHostServer(host: GrpcHost, options: GrpcListenOptions): Promise<GrpcServer> {
+  const { settings, logger } = host
   const server = new Server({
     ...serverOptions(settings, options),
-    interceptors: [callGate(internals, options.requestTimeoutMs)],
+    interceptors: [callGate(host, options.requestTimeoutMs)],
   })
-  const { definition, implementation } = a2aService(internals)
+  const { definition, implementation } = a2aService(host)
   server.addService(definition, implementation)
   const listening = `${bracketed(options.host)}:${options.port}`
   const port = await new Promise<number>((resolve, reject) => {
@@ -73,15 +79,15 @@ export async function startGrpcServer(app: A2AApp, options: GrpcListenOptions): 
     )
   })
   // Behind a public address the cards name its host, as they do for HTTP, unless the gRPC one is given.
-  const host = settings.publicUrl ? new URL(settings.publicUrl).hostname : cardHost(options.host)
-  const address = options.publicAddress ?? `${host}:${port}`
-  internals.announceGrpc(address)
+  const shownHost = settings.publicUrl ? new URL(settings.publicUrl).hostname : cardHost(options.host)
+  const address = options.publicAddress ?? `${shownHost}:${port}`
+  host.announce(address)
   logger.info(`A2A v1.0 over gRPC listening on ${bracketed(options.host)}:${port}`)
 
   let closing: Promise<void> | undefined
   const close = () => {
     closing ??= new Promise<void>((resolve) => {
-      internals.announceGrpc(undefined)
+      host.announce(undefined)
       // New calls are refused at once; calls still running get the app's shutdown time, as its tasks do.
       const force = setTimeout(() => server.forceShutdown(), settings.shutdownTimeoutMs)
       force.unref()

@@ -1,19 +1,22 @@
-import type {
-  ServerUnaryCall,
-  ServerWritableStream,
-  ServiceDefinition,
-  sendUnaryData,
-  UntypedServiceImplementation,
+import {
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type ServiceDefinition,
+  type sendUnaryData,
+  status,
+  type UntypedServiceImplementation,
 } from '@grpc/grpc-js'
 import { v1Binding } from '../bindings/_v1.js'
 import type { CallContext, MethodHandler } from '../bindings/shared/_binding.js'
 import { A2AError } from '../errors.js'
-import type { AppInternals } from '../http/_app-internals.js'
 import { type BindingParts, callContext } from '../http/_call-context.js'
+import type { ServedAgent } from '../http/_served-agent.js'
 import { tracedGrpc } from '../telemetry/_grpc.js'
 import { traced } from '../telemetry/_traced-call.js'
+import type { Principal } from '../types.js'
 import { admitted } from './_call-gate.js'
 import { A2A_SERVICE, type GrpcMethod, grpcMethods } from './_codec.js'
+import { type GrpcAgent, type GrpcHost, UnknownTenantError } from './_grpc-host.js'
 import { type GrpcStatus, INTERNAL, statusOf } from './_status.js'
 import { GrpcEventStream } from './_stream.js'
 import { answerCounted } from './_unary-answer.js'
@@ -38,40 +41,48 @@ const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.
  */
 const UNKNOWN_HTTP_URL = 'http://localhost:3000/'
 
-export function a2aService(internals: AppInternals): {
+export function a2aService(host: GrpcHost): {
   definition: ServiceDefinition
   implementation: UntypedServiceImplementation
 } {
-  const { served, engine, streams, outgoing, logger } = internals
+  const { streams, outgoing, logger, single } = host
   const streamResponse = grpcMethods.find((method) => method.name === 'SendStreamingMessage')!
   const encodeFrame = (frame: object) => asBuffer(streamResponse.encodeAsJson(frame))
-  const cardUrl = () => internals.url() ?? UNKNOWN_HTTP_URL
 
   /** The method's result for one call the gate let in: its params decoded, its context made as HTTP's are. */
   function answer(method: MethodHandler, codec: GrpcMethod, call: Call, openStream: () => GrpcEventStream) {
     const gate = admitted(call.metadata)
     if (!gate) throw new Error('A gRPC call reached its method without passing the call gate')
-    const current = served.current
-    const parts: BindingParts = { engine, eventIds: true, openStream, frameV1: grpcFrameV1 }
     const params = codec.decode(call.request)
-    const context: CallContext = callContext(
-      parts,
-      current,
-      null,
-      gate.headers,
-      'a2a-1.0',
-      gate.principal,
-      current.template.extendedCard ? cardUrl : undefined,
-    )
-    const telemetry = engine.instrumentation
-    return telemetry
-      ? traced(telemetry, tracedGrpc(codec.name, current.template, call.metadata), method, params, context)
-      : method(params, context)
+    const run = (agent: GrpcAgent, current: ServedAgent, principal: Principal | undefined) => {
+      const { engine } = agent
+      const parts: BindingParts = { engine, eventIds: true, openStream, frameV1: grpcFrameV1 }
+      const cardUrl = () => agent.url() ?? UNKNOWN_HTTP_URL
+      const context: CallContext = callContext(
+        parts,
+        current,
+        null,
+        gate.headers,
+        'a2a-1.0',
+        principal,
+        current.template.extendedCard ? cardUrl : undefined,
+      )
+      const telemetry = engine.instrumentation
+      return telemetry
+        ? traced(telemetry, tracedGrpc(codec.name, current.template, call.metadata), method, params, context)
+        : method(params, context)
+    }
+    if (single) return run(single, single.served.current, gate.principal)
+    // Several agents: the message names the agent, whose credentials are checked now, before its method runs.
+    const agent = host.agentFor(tenantOf(params))
+    const current = agent.served.current
+    return callerOf(current, gate.headers).then((principal) => run(agent, current, principal))
   }
 
   /** The status a failure ends the call with; an unexpected one is logged and answered INTERNAL. */
   function statusFor(error: unknown, name: string): GrpcStatus {
     if (error instanceof A2AError) return statusOf(error)
+    if (error instanceof UnknownTenantError) return { code: status.NOT_FOUND, details: error.message }
     logger.error(`Unexpected error while answering the gRPC call ${name}`, error)
     return INTERNAL
   }
@@ -141,4 +152,20 @@ export function a2aService(internals: AppInternals): {
     implementation[codec.name] = codec.serverStreaming ? serverStreaming(method, codec) : unary(method, codec)
   }
   return { definition, implementation }
+}
+
+/** The tenant a request message names (ProtoJSON leaves an empty one out): `''` when none. */
+function tenantOf(params: unknown): string {
+  const tenant = typeof params === 'object' && params !== null ? (params as { tenant?: unknown }).tenant : undefined
+  return typeof tenant === 'string' ? tenant : ''
+}
+
+/** The caller as the agent's credential check reads the call's metadata; a refusal is thrown, as the gate's is. */
+async function callerOf(current: ServedAgent, headers: Headers): Promise<Principal | undefined> {
+  const { authCheck } = current
+  if (!authCheck) return undefined
+  const checked = authCheck(headers)
+  const outcome = checked instanceof Promise ? await checked : checked
+  if (outcome instanceof A2AError) throw outcome
+  return outcome
 }

@@ -2,6 +2,7 @@ import { ConfigurationError } from '../errors.js'
 import type { A2AApp } from '../http/app-options.js'
 import { readSlowClientTimeouts } from '../node/_slow-client-timeouts.js'
 import { processEnv } from '../settings.js'
+import type { GrpcHost } from './_grpc-host.js'
 import { checkedPublicAddress } from './_public-address.js'
 import type { GrpcListenOptions } from './_server.js'
 import type { GrpcServeOptions, GrpcServer } from './grpc-server.js'
@@ -34,6 +35,12 @@ async function loadServer(): Promise<typeof import('./_server.js')> {
 export async function startGrpc(app: A2AApp, options: GrpcListenOptions): Promise<GrpcServer> {
   const { startGrpcServer } = await loadServer()
   return startGrpcServer(app, options)
+}
+
+/** Starts the gRPC binding for `serveAgents`: its agents on one port, each request routed by its tenant. */
+export async function startGrpcHost(host: GrpcHost, options: GrpcListenOptions): Promise<GrpcServer> {
+  const { startGrpcHostServer } = await loadServer()
+  return startGrpcHostServer(host, options)
 }
 
 /**

@@ -38,6 +38,8 @@ export interface SharedParts {
   taskBytes: TaskByteLimits
   /** The server's address as configured or listened on, once known (`publicUrl`, else `setUrl`). */
   knownUrl(): string | undefined
+  /** Where the gRPC binding listens for every agent (`host:port`), while it does: the v1.0 cards list it. */
+  grpcAddress(): string | undefined
   /** Said once for the server: the cards go unsigned while no address of its own is known. */
   unsignedCards(): void
 }
@@ -69,7 +71,7 @@ export function hostAgent({ name, agent, auth }: NamedAgent, shared: SharedParts
   }
   // v0.3 clients are sent to POST /<name>/v0.3, unless slash-named methods speak v0.3 on POST /<name> as well.
   const v03OnRoot = settings.dialect === 'a2a-0.3'
-  const addresses = (url: string) => addressesAt(url, v03OnRoot, undefined, name)
+  const addresses = (url: string) => addressesAt(url, v03OnRoot, shared.grpcAddress(), name)
   const served = new ServedAgent(agent, { options: auth ?? shared.options.auth, logger, env }, pushFor, addresses)
   const store = agentStore(shared.store, name, served.authCheck !== undefined, shared.cluster)
   const engine = new TaskEngine(agent, store, logger, shared.maxRunningTasks, shared.taskBytes)

@@ -18,6 +18,7 @@ import type { TaskStore } from '../stores/task-store.js'
 import { readTelemetry } from '../telemetry/_app-telemetry.js'
 import { readAgentEntries } from './_agent-names.js'
 import { refuseOwnerlessStore, sharedClusterLink } from './_agent-store.js'
+import { agentsGrpcHost, keepGrpcHost } from './_agents-grpc.js'
 import { addDirectoryRoutes, agentsGuardedPaths } from './_directory.js'
 import { hostAgent, type SharedParts } from './_hosted-agent.js'
 import { keepRunningCount } from './_running-tasks.js'
@@ -70,6 +71,7 @@ export function createAgentsApp(
   refuseOwnerlessStore(store)
   const outgoing = new Outgoing(settings.outgoing, logger)
   let listeningUrl: string | undefined
+  let grpcAddress: string | undefined
   let unsignedSaid = false
   const { maxTaskBytes, maxRunningBytes } = readTaskByteLimits(options, env)
   const shared: SharedParts = {
@@ -86,6 +88,7 @@ export function createAgentsApp(
     maxRunningTasks: Math.max(1, Math.floor(settings.maxRunningTasks / named.length)),
     taskBytes: { maxTaskBytes, maxRunningBytes: Math.max(maxTaskBytes, Math.floor(maxRunningBytes / named.length)) },
     knownUrl: () => settings.publicUrl ?? listeningUrl,
+    grpcAddress: () => grpcAddress,
     unsignedCards() {
       if (unsignedSaid) return
       unsignedSaid = true
@@ -130,5 +133,12 @@ export function createAgentsApp(
     },
   }
   keepRunningCount(app, running)
+  keepGrpcHost(
+    app,
+    agentsGrpcHost(hosted, shared, (address) => {
+      grpcAddress = address
+      for (const { served } of hosted) served.forgetCards()
+    }),
+  )
   return app
 }

@@ -1,7 +1,8 @@
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { toNodeHandler } from 'h3/node'
-import { ConfigurationError } from '../errors.js'
+import { checkedPublicAddress } from '../grpc/_public-address.js'
+import { startGrpcHost } from '../grpc/serve-grpc.js'
 import { defaultAllowedHosts } from '../http/_allowed-hosts.js'
 import { createConsoleLogger, requestLogWriter } from '../logger.js'
 import { applyConnectionPolicy, readConnectionPolicy } from '../node/_connection-policy.js'
@@ -12,8 +13,9 @@ import { createPhrasedServer } from '../node/_reason-phrases.js'
 import { withRequestLog } from '../node/_request-log.js'
 import { exitOnSignals, gracefulClose, nativeClose } from '../node/_shutdown.js'
 import type { ServeOptions } from '../node/serve.js'
-import { envValue, processEnv } from '../settings.js'
+import { envValue, optionalWholeNumberSetting, processEnv } from '../settings.js'
 import { refuseUnservableStore } from '../stores/_ready.js'
+import { grpcHostOf } from './_agents-grpc.js'
 import { DIRECTORY_PATH } from './_directory.js'
 import { agentUrl } from './_hosted-agent.js'
 import { createAgentsApp } from './agents-app.js'
@@ -31,6 +33,8 @@ export interface A2AAgentsServer {
   readonly app: A2AAgentsApp
   /** Node's HTTP server; `undefined` on Bun and Deno, whose native servers serve the app. */
   readonly server: Server | undefined
+  /** Where the gRPC binding listens for every agent (`host:port`, as the cards list it), when `grpcPort` is set. */
+  readonly grpcAddress: string | undefined
   /**
    * Stops taking tasks (`/readyz` answers 503), lets every agent's running tasks finish (up to `shutdownTimeoutMs`),
    * then stops listening and closes streams and the store.
@@ -40,8 +44,10 @@ export interface A2AAgentsServer {
 
 /**
  * Serves several agents from one process, each at its own path (see `createAgentsApp`): on Node with its HTTP
- * server, on Bun and Deno with their native servers, with `serveAgent`'s options (`grpcPort` aside: gRPC serves one
- * agent). SIGTERM and SIGINT drain every agent, then exit.
+ * server, on Bun and Deno with their native servers, with `serveAgent`'s options. With `grpcPort` (`A2A_GRPC_PORT`)
+ * every agent answers gRPC on that one port, each request going to the agent its `tenant` field names (each agent's
+ * card lists the interface with its name as the tenant, which the official clients send); a request naming no agent
+ * of the server ends NOT_FOUND. SIGTERM and SIGINT drain every agent, then exit.
  *
  * @example
  * const server = await serveAgents({ planner, writer }, { port: 8080 })
@@ -52,11 +58,21 @@ export async function serveAgents(
   options: ServeOptions = {},
 ): Promise<A2AAgentsServer> {
   const env = options.env ?? processEnv()
-  if (options.grpcPort !== undefined || envValue(env, 'A2A_GRPC_PORT') !== undefined)
-    throw new ConfigurationError('grpcPort (A2A_GRPC_PORT): gRPC serves one agent; serveAgents serves HTTP only')
   // Checked before the app exists, so a bad value opens no store.
   const connectionPolicy = readConnectionPolicy(options, env)
   const port = readPort(options.port, env)
+  const grpcPort = optionalWholeNumberSetting({
+    option: 'grpcPort',
+    variable: 'A2A_GRPC_PORT',
+    given: options.grpcPort,
+    env,
+    min: 0,
+    max: 65535,
+  })
+  const grpcPublicAddress = checkedPublicAddress(
+    options.grpcPublicAddress ?? envValue(env, 'A2A_GRPC_PUBLIC_ADDRESS'),
+    'grpcPublicAddress (A2A_GRPC_PUBLIC_ADDRESS)',
+  )
   const logger = options.logger ?? createConsoleLogger(undefined, env)
   const hostname = options.hostname ?? envValue(env, 'HOST') ?? '127.0.0.1'
   const publicUrl = options.publicUrl ?? envValue(env, 'A2A_PUBLIC_URL')
@@ -101,7 +117,34 @@ export async function serveAgents(
   logger.info(
     `Agents ${Object.keys(urls).join(', ')} listening on ${url} (their list at ${url}${DIRECTORY_PATH.slice(1)})`,
   )
-  const close = listener.close
+  let close = listener.close
+  let grpcAddress: string | undefined
+  const grpcHost = grpcHostOf(app)
+  if (grpcPort !== undefined && grpcHost) {
+    try {
+      const grpc = await startGrpcHost(grpcHost, {
+        port: grpcPort,
+        host: hostname,
+        publicAddress: grpcPublicAddress,
+        requestTimeoutMs: connectionPolicy.timeouts.request,
+        idleTimeoutMs: connectionPolicy.timeouts.keepAlive,
+      })
+      grpcAddress = grpc.address
+      close = closedTogether(listener.close, grpc.close)
+    } catch (error) {
+      await listener.close()
+      throw error
+    }
+  }
   if (options.handleSignals ?? true) detachSignals = exitOnSignals(close, logger, options.shutdownTimeoutMs ?? 10_000)
-  return { url, urls, port: listener.port, app, server: listener.server, close }
+  return { url, urls, port: listener.port, app, server: listener.server, grpcAddress, close }
+}
+
+/** Closes the HTTP server and the gRPC one together, once: gRPC stops taking calls as HTTP does. */
+function closedTogether(closeHttp: () => Promise<void>, closeGrpc: () => Promise<void>): () => Promise<void> {
+  let closing: Promise<void> | undefined
+  return () => {
+    closing ??= Promise.all([closeHttp(), closeGrpc()]).then(() => undefined)
+    return closing
+  }
 }
