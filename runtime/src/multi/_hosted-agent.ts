@@ -5,7 +5,6 @@ import { TaskEngine } from '../core/_engine.js'
 import type { TaskByteLimits } from '../core/_task-bytes.js'
 import type { AppSettings } from '../http/_app-settings.js'
 import type { CardSigner } from '../http/_card-signing.js'
-import { DialectRouter } from '../http/_dialect-router.js'
 import type { Outgoing } from '../http/_outgoing.js'
 import { restHandler } from '../http/_rest-handler.js'
 import type { AgentHandlers } from '../http/_routes.js'
@@ -20,6 +19,7 @@ import type { ClusterLink, TaskStore } from '../stores/task-store.js'
 import type { Instrumentation } from '../telemetry/_hooks.js'
 import type { NamedAgent } from './_agent-names.js'
 import { agentStore } from './_agent-store.js'
+import { TenantRouter } from './_tenant-router.js'
 
 /** What the agents of one server share: the settings, the store and its link, the budgets of the process. */
 export interface SharedParts {
@@ -100,8 +100,9 @@ export function hostAgent({ name, agent, auth }: NamedAgent, shared: SharedParts
   }
   const handlers: AgentHandlers = {
     cardFor,
-    rpc: rpcHandler({ ...parts, router: new DialectRouter(settings.dialect) }),
-    rpcV03: rpcHandler({ ...parts, router: new DialectRouter('a2a-0.3') }),
+    // v1.0 requests naming another agent's tenant are refused, on either path (v1.0 names are served on /v0.3 too).
+    rpc: rpcHandler({ ...parts, router: new TenantRouter(settings.dialect, name) }),
+    rpcV03: rpcHandler({ ...parts, router: new TenantRouter('a2a-0.3', name) }),
     rest: restHandler(parts, name),
   }
   return { name, base: `/${name}`, served, engine, push, handlers }
