@@ -13,7 +13,7 @@ import { agentUrl, type HostedAgent } from './_hosted-agent.js'
  */
 
 export const DIRECTORY_PATH = '/.well-known/agents.json'
-const ROOT_CARD_PATHS = ['/.well-known/agent-card.json', '/.well-known/agent.json']
+export const ROOT_CARD_PATHS = ['/.well-known/agent-card.json', '/.well-known/agent.json']
 const JSON_HEADERS = { 'content-type': 'application/json' }
 
 export function addDirectoryRoutes(

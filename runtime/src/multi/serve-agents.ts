@@ -18,6 +18,7 @@ import { refuseUnservableStore } from '../stores/_ready.js'
 import { grpcHostOf } from './_agents-grpc.js'
 import { DIRECTORY_PATH } from './_directory.js'
 import { agentUrl } from './_hosted-agent.js'
+import { agentsLogRoute } from './_log-route.js'
 import { createAgentsApp } from './agents-app.js'
 import type { A2AAgentsApp, AgentEntry } from './agents-options.js'
 
@@ -87,6 +88,7 @@ export async function serveAgents(
   await refuseUnservableStore(app.store, () => app.close())
 
   const log = options.requestLogLevel ? requestLogWriter(logger, options.requestLogLevel) : undefined
+  const route = agentsLogRoute(Object.keys(app.agents))
   const runtime = nativeRuntime()
   let detachSignals: (() => void) | undefined
   let listener: { port: number; server: Server | undefined; close: () => Promise<void> }
@@ -95,12 +97,12 @@ export async function serveAgents(
       port,
       hostname,
       idleTimeoutMs: connectionPolicy.timeouts.request,
-      ...(log && { log }),
+      ...(log && { log, route }),
     })
     listener = { port: native.port, server: undefined, close: nativeClose(native, app, () => detachSignals?.()) }
   } else {
     const handler = toNodeHandler(app.h3)
-    const server = createPhrasedServer(log ? withRequestLog(handler, log) : handler)
+    const server = createPhrasedServer(log ? withRequestLog(handler, log, route) : handler)
     lingerAfterEarlyAnswers(server)
     applyConnectionPolicy(server, connectionPolicy)
     await listen(server, port, hostname)

@@ -1,7 +1,7 @@
 import type { RequestLine } from '../_log-json.js'
 import { ConfigurationError } from '../errors.js'
 import type { A2AApp } from '../http/app.js'
-import { logPath } from './_request-log.js'
+import { type LogRoute, logPath } from './_request-log.js'
 
 /**
  * Bun's and Deno's own HTTP servers, which serve a fetch handler natively: the app's `fetch` goes to them as
@@ -68,6 +68,8 @@ export interface NativeServeSettings {
    */
   idleTimeoutMs: number
   log?: (line: RequestLine) => void
+  /** The route a log line shows for a request's URL (a server of several agents knows their paths). */
+  route?: LogRoute
 }
 
 /** How long closing waits for the runtime to confirm its connections are closed. */
@@ -86,7 +88,7 @@ export async function listenNative(
   app: Pick<A2AApp, 'fetch'>,
   settings: NativeServeSettings,
 ): Promise<NativeListener> {
-  const handler = settings.log ? withNativeRequestLog(app.fetch, settings.log) : app.fetch
+  const handler = settings.log ? withNativeRequestLog(app.fetch, settings.log, settings.route ?? logPath) : app.fetch
   return runtime === 'bun' ? listenBun(handler, settings) : listenDeno(handler, settings)
 }
 
@@ -186,12 +188,13 @@ function listenError(error: unknown, { port, hostname }: NativeServeSettings): u
 function withNativeRequestLog(
   fetch: (request: Request) => Promise<Response>,
   log: (line: RequestLine) => void,
+  route: LogRoute,
 ): (request: Request) => Promise<Response> {
   return async (request) => {
     const started = performance.now()
     const response = await fetch(request)
     const durationMs = performance.now() - started
-    log({ method: request.method, route: logPath(request.url), status: response.status, durationMs })
+    log({ method: request.method, route: route(request.url), status: response.status, durationMs })
     return response
   }
 }
