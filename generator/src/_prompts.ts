@@ -28,6 +28,7 @@ const TEMPLATE_HINTS: Record<(typeof TEMPLATES)[number], string> = {
   'ai-sdk': 'a model through the Vercel AI SDK (any OpenAI-compatible endpoint): tools, memory, streaming',
   mastra: 'a Mastra agent (any OpenAI-compatible endpoint): tools, asking the user, streaming',
   langgraph: 'a LangGraph.js ReAct agent (any OpenAI-compatible endpoint): tools, interrupt() to ask, streaming',
+  team: 'two agents in one server: a planner that has a writer write over A2A, the context passed on',
 }
 
 const RUNTIME_HINTS: Record<RuntimeName, string> = {
@@ -168,6 +169,8 @@ export async function askMissing(given: Answers, cwd: string, isEarlierRun: Earl
   const dir = resolve(cwd, answers.dir ?? DEFAULT_DIR)
 
   const more: PromptObject[] = []
+  // The team template rules out a runtime, an authentication and a deploy target: their prompts leave them out.
+  const isTeam = (values: Record<string, unknown>) => (answers.template ?? values.template) === 'team'
   // As create-vite does: a directory name that makes no valid package name ("天气机器人") asks for one.
   const made = packageNameFromDir(basename(dir))
   if (answers.packageName === undefined && (made.fallback || made.problem)) {
@@ -211,11 +214,13 @@ export async function askMissing(given: Answers, cwd: string, isEarlierRun: Earl
       type: 'select',
       name: 'runtime',
       message: 'Runtime',
-      choices: RUNTIMES.map((runtime) => ({
-        title: RUNTIME_NAMES[runtime],
-        value: runtime,
-        description: RUNTIME_HINTS[runtime],
-      })),
+      // The team template's two agents share one server, which a Worker is not (options.ts refuses the pair).
+      choices: (_: unknown, values: Record<string, unknown>) =>
+        RUNTIMES.filter((runtime) => runtime !== 'workers' || !isTeam(values)).map((runtime) => ({
+          title: RUNTIME_NAMES[runtime],
+          value: runtime,
+          description: RUNTIME_HINTS[runtime],
+        })),
       initial: 0,
     })
   }
@@ -235,11 +240,12 @@ export async function askMissing(given: Answers, cwd: string, isEarlierRun: Earl
       type: 'select',
       name: 'auth',
       message: 'Authentication',
-      choices: [
+      // The team's planner has no token of an issuer to call its writer with (options.ts refuses the pair).
+      choices: (_: unknown, values: Record<string, unknown>) => [
         { title: 'none', value: 'none' },
         { title: 'bearer token', value: 'bearer' },
         { title: 'API key (X-API-Key)', value: 'apikey' },
-        { title: 'OpenID Connect (JWTs of your issuer)', value: 'oidc' },
+        ...(isTeam(values) ? [] : [{ title: 'OpenID Connect (JWTs of your issuer)', value: 'oidc' }]),
       ],
       initial: 0,
     })
@@ -272,12 +278,14 @@ export async function askMissing(given: Answers, cwd: string, isEarlierRun: Earl
         (answers.runtime ?? values.runtime) === 'node' ? 'multiselect' : null,
       name: 'deploy',
       message: 'Deploy to',
-      choices: DEPLOY_TARGETS.map((target) => ({
-        title: DEPLOY_TARGET_NAMES[target],
-        value: target,
-        description: DEPLOY_HINTS[target],
-        selected: target === 'docker',
-      })),
+      // AgentCore's contract is one agent at POST /: not the team's two (options.ts refuses the pair).
+      choices: (_: unknown, values: Record<string, unknown>) =>
+        DEPLOY_TARGETS.filter((target) => target !== 'agentcore' || !isTeam(values)).map((target) => ({
+          title: DEPLOY_TARGET_NAMES[target],
+          value: target,
+          description: DEPLOY_HINTS[target],
+          selected: target === 'docker',
+        })),
       hint: 'space selects, enter confirms',
       instructions: false,
       // Nothing chosen is no target at all, not the default (which an answer left undefined keeps).

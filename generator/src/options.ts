@@ -2,7 +2,7 @@ import { basename, resolve } from 'node:path'
 import { UsageError } from './errors.js'
 import { assertSkillId, packageNameFromDir, packageNameProblem, toDisplayName, toPackageName } from './names.js'
 
-export const TEMPLATES = ['echo', 'streaming', 'multi-turn', 'ai-sdk', 'mastra', 'langgraph'] as const
+export const TEMPLATES = ['echo', 'streaming', 'multi-turn', 'ai-sdk', 'mastra', 'langgraph', 'team'] as const
 export type TemplateName = (typeof TEMPLATES)[number]
 
 export const AUTH_MODES = ['none', 'bearer', 'apikey', 'oidc'] as const
@@ -142,6 +142,14 @@ export const DEFAULT_SKILLS: Record<TemplateName, Skill> = {
   'ai-sdk': CHAT_SKILL,
   mastra: CHAT_SKILL,
   langgraph: CHAT_SKILL,
+  // The planner's: the writer agent of the team has its own skill, `write`.
+  team: {
+    id: 'plan',
+    name: 'Plan',
+    description: 'Briefs the writer agent over A2A and streams its draft back',
+    tags: ['team', 'planning'],
+    examples: ['A short note on the A2A protocol'],
+  },
 }
 
 /**
@@ -248,6 +256,10 @@ export function resolveOptions(answers: Answers, cwd: string): ProjectOptions {
   const telemetry = answers.telemetry ?? false
   if (telemetry && runtime !== 'node') throw new UsageError(telemetryRuntimeProblem(runtime))
   const deploy = resolveDeploy(answers.deploy, runtime)
+  if (template === 'team') {
+    const problem = teamProblem(runtime, auth, deploy)
+    if (problem) throw new UsageError(problem)
+  }
 
   return {
     dir,
@@ -311,6 +323,31 @@ function deployRuntimeProblem(target: DeployTarget, runtime: RuntimeName): strin
     `--deploy ${target} runs the project's container image, which only --runtime node has a Dockerfile for ` +
     `(got --runtime ${runtime}): leave --deploy out`
   )
+}
+
+/**
+ * What the team template (a planner calling a writer over A2A, both served by one server) cannot be made with: a
+ * Worker serves one agent, the planner has no token of an OpenID Connect issuer to call the writer with, and
+ * AgentCore's contract is one agent at `POST /`.
+ */
+function teamProblem(
+  runtime: RuntimeName,
+  auth: AuthMode,
+  deploy: readonly DeployTarget[],
+): string | undefined {
+  if (runtime === 'workers')
+    return '--template team serves two agents from one server, and --runtime workers serves one: use node, bun or deno'
+  if (auth === 'oidc')
+    return (
+      '--template team --auth oidc: the planner has no token of your issuer to call the writer with; ' +
+      'use --auth bearer or apikey (one credential for both agents)'
+    )
+  if (deploy.includes('agentcore'))
+    return (
+      '--deploy agentcore serves one agent at POST / (its A2A contract), and --template team serves two ' +
+      '(/planner, /writer): choose another target'
+    )
+  return undefined
 }
 
 /** The issuer and audience of `--auth oidc`, checked; refused with another mode, where nothing would read them. */

@@ -105,6 +105,8 @@ function templateContext(options: ProjectOptions, runtimeDependency: string) {
     oidcAudience: options.oidcAudience === undefined ? undefined : new UserText(options.oidcAudience),
     template: options.template,
     multiTurn: options.template === 'multi-turn',
+    /** Two agents (src/agents/planner.ts, writer.ts) served together by src/server.ts, not one src/agent.ts. */
+    team: options.template === 'team',
     // A template that calls a language model (its settings in .env, a stand-in server in its tests), and its framework.
     llm: MODEL_TEMPLATES.has(options.template),
     aiSdk: options.template === 'ai-sdk',
