@@ -263,7 +263,7 @@ export async function run(argv: string[] = process.argv.slice(2), io: CliIo = de
       ? `\nThe model: put your key in .env, as OPENAI_API_KEY=<your key>; OPENAI_MODEL picks the model, OPENAI_BASE_URL another OpenAI-compatible endpoint (a local one needs no key).`
       : ''
     say(
-      `\nNext:\n${commands.map((command) => `  ${command}`).join('\n')}\n${model}${oidcStep(options)}\nThe Agent Card will be at http://localhost:3000/.well-known/agent.json`,
+      `\nNext:\n${commands.map((command) => `  ${command}`).join('\n')}\n${model}${oidcStep(options)}\n${cardsAt(options)}`,
     )
     if (asked) say(`\nTo do this again without questions:\n  ${equivalentCommand(options)}`)
     if (options.json) {
@@ -370,4 +370,13 @@ export function equivalentCommand(options: ProjectOptions): string {
   words.push('--yes')
   if (dashed) words.push('--', options.dirArgument)
   return words.map(shellWord).join(' ')
+}
+
+/** Where the cards will be: the one agent's, or the team's two, each at its own path, and their list. */
+function cardsAt(options: ProjectOptions): string {
+  if (options.template !== 'team') return 'The Agent Card will be at http://localhost:3000/.well-known/agent.json'
+  return (
+    'The agents will be at http://localhost:3000/planner/ and http://localhost:3000/writer/ ' +
+    '(their list: http://localhost:3000/.well-known/agents.json)'
+  )
 }
