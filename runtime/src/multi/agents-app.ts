@@ -15,6 +15,7 @@ import { StoreProbe } from '../stores/_ready.js'
 import { storeFromSetting } from '../stores/from-setting.js'
 import { createMemoryStore } from '../stores/memory.js'
 import type { TaskStore } from '../stores/task-store.js'
+import { instrumentAgents } from '../telemetry/_app-measures.js'
 import { readTelemetry } from '../telemetry/_app-telemetry.js'
 import { readAgentEntries } from './_agent-names.js'
 import { refuseOwnerlessStore, sharedClusterLink } from './_agent-store.js'
@@ -96,6 +97,15 @@ export function createAgentsApp(
     },
   }
   const hosted = named.map((entry) => hostAgent(entry, shared))
+  // Observed once for the server: its running tasks and budgets are every agent's together.
+  const unobserve =
+    telemetry &&
+    instrumentAgents(telemetry, store, {
+      engines: () => hosted.map(({ engine }) => engine),
+      bodyBudget: settings.bodyBudget,
+      outgoing,
+      streams: shared.streams,
+    })
 
   const h3 = new H3({ silent: true })
   const checked = guardedBy(webOrigin)
@@ -128,6 +138,7 @@ export function createAgentsApp(
         await Promise.all(hosted.map(({ engine }) => engine.drain(settings.shutdownTimeoutMs)))
         await Promise.all(hosted.map(({ push }) => push?.close(PUSH_FLUSH_MS)))
         await store.close?.()
+        unobserve?.()
       })()
       return closing
     },
