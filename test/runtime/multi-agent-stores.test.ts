@@ -1,7 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createFileStore } from 'a2a-runtime/file-store'
 import { createPostgresStore } from 'a2a-runtime/postgres-store'
 import { createRedisStore } from 'a2a-runtime/redis-store'
 import type { TaskStore } from 'a2a-runtime/store'
-import { describe, expect, inject, it } from 'vitest'
+import { createDurableObjectStore } from 'a2a-runtime/workers'
+import { describe, expect, inject, it, onTestFinished } from 'vitest'
+import { DurableObjectStorageStandIn } from './_durable-object-storage.ts'
 import { userMessage, userMessageV1 } from './_messages.ts'
 import { postJson, startAgents } from './_multi-agent.ts'
 import { eventReader, readEvents } from './_sse.ts'
@@ -15,8 +21,26 @@ import { eventReader, readEvents } from './_sse.ts'
 const suffix = () => Math.random().toString(36).slice(2, 10)
 const V1 = { 'a2a-version': '1.0' }
 
-const stores: Array<[string, () => TaskStore | undefined]> = [
+const stores: Array<[string, () => Promise<TaskStore | undefined> | TaskStore | undefined]> = [
   ['memory', () => undefined],
+  [
+    'file',
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), 'a2a-multi-agent-'))
+      // After the server (closed by an afterEach hook) let go of it.
+      onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
+      return createFileStore({ dir })
+    },
+  ],
+  [
+    // As the Worker starts it: on the object's storage (here its stand-in), restored before it serves.
+    'Durable Object',
+    async () => {
+      const store = createDurableObjectStore(new DurableObjectStorageStandIn())
+      await store.restore()
+      return store
+    },
+  ],
   ['PostgreSQL', () => createPostgresStore({ url: inject('postgresUrl'), schema: `multi_${suffix()}` })],
   [
     'Redis',
@@ -41,7 +65,7 @@ const restPost = (url: string, body?: unknown) =>
 
 describe.each(stores)('two agents in one server, on the %s store', (_name, makeStore) => {
   it("keep their tasks apart: another agent's task id is not found anywhere; lists count their own", async () => {
-    const store = makeStore()
+    const store = await makeStore()
     const server = await startAgents(undefined, store ? { store } : {})
     const { planner, writer } = server.urls as { planner: string; writer: string }
 
@@ -89,7 +113,7 @@ describe.each(stores)('two agents in one server, on the %s store', (_name, makeS
   })
 
   it('stream their own tasks, and neither subscribes to nor cancels the other’s running task', async () => {
-    const store = makeStore()
+    const store = await makeStore()
     const server = await startAgents(undefined, store ? { store } : {})
     const { planner, writer } = server.urls as { planner: string; writer: string }
 
@@ -124,7 +148,7 @@ describe.each(stores)('two agents in one server, on the %s store', (_name, makeS
   })
 
   it('the platform dialect streams each agent’s own task at its path', async () => {
-    const store = makeStore()
+    const store = await makeStore()
     const server = await startAgents(undefined, store ? { store } : {})
     const { planner, writer } = server.urls as { planner: string; writer: string }
     const response = await fetch(planner, {
