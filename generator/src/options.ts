@@ -330,11 +330,7 @@ function deployRuntimeProblem(target: DeployTarget, runtime: RuntimeName): strin
  * Worker serves one agent, the planner has no token of an OpenID Connect issuer to call the writer with, and
  * AgentCore's contract is one agent at `POST /`.
  */
-function teamProblem(
-  runtime: RuntimeName,
-  auth: AuthMode,
-  deploy: readonly DeployTarget[],
-): string | undefined {
+function teamProblem(runtime: RuntimeName, auth: AuthMode, deploy: readonly DeployTarget[]): string | undefined {
   if (runtime === 'workers')
     return '--template team serves two agents from one server, and --runtime workers serves one: use node, bun or deno'
   if (auth === 'oidc')

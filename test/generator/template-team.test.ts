@@ -1,0 +1,166 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { existsSync, symlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../_support.ts'
+import { assertBuilt, type Workspace, workspace } from './template-support.ts'
+
+/**
+ * The team template rendered by the generator, without an install: its node_modules is this repository's (the
+ * built runtime, jiti, vitest, typescript). Its own tests run as a process in it, and src/server.ts serves it as
+ * `npm start` and the Dockerfile's CMD do. The e2e suite installs one and runs the same from the registry.
+ */
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
+const bin = join(repoRoot, 'generator/bin/create-a2a-agent.mjs')
+const exec = promisify(execFile)
+const SLOW = 60_000
+/** Colour escapes, which vitest prints even into a pipe. */
+const ANSI_ESCAPES = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g')
+
+let space: Workspace
+const running = new Set<ChildProcess>()
+
+beforeAll(() => {
+  assertBuilt()
+  space = workspace('a2a-template-team-')
+})
+
+afterAll(() => {
+  for (const child of running) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  space.remove()
+})
+
+async function generateLinked(dir: string, flags: string[]): Promise<string> {
+  const project = await space.generate(dir, ['--template', 'team', ...flags])
+  symlinkSync(join(repoRoot, 'node_modules'), join(project, 'node_modules'), 'dir')
+  return project
+}
+
+/** A command in the project to its end: its exit code and what it printed. */
+const runIn = (project: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env) =>
+  exec(command, args, { cwd: project, env, timeout: 180_000 }).then(
+    ({ stdout, stderr }) => ({ code: 0, output: `${stdout}${stderr}` }),
+    (error: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: error.code ?? 1,
+      output: `${error.stdout ?? ''}${error.stderr ?? ''}`,
+    }),
+  )
+
+describe('team template', () => {
+  it('renders a planner and a writer in src/agents/, served together by src/server.ts, with tests of its own', async () => {
+    const project = await space.generate('team-files', ['--template', 'team'])
+    for (const path of ['src/agents/planner.ts', 'src/agents/writer.ts', 'src/server.ts', 'test/team.test.ts'])
+      expect(existsSync(join(project, path)), path).toBe(true)
+    // No one agent: neither the single agent's module nor its test (which would import it).
+    expect(existsSync(join(project, 'src/agent.ts'))).toBe(false)
+    expect(existsSync(join(project, 'test/agent.test.ts'))).toBe(false)
+    const manifest = JSON.parse(space.read(project, 'package.json'))
+    expect(manifest.scripts.start).toBe('node --import jiti/register src/server.ts')
+    expect(manifest.dependencies.jiti).toBeDefined()
+    // The planner reaches the writer only over A2A: through its card, never by importing it.
+    const planner = space.read(project, 'src/agents/planner.ts')
+    expect(planner).toMatch(/from 'a2a-runtime\/client'/)
+    expect(planner).not.toMatch(/from '\.\/writer/)
+    const dockerfile = space.read(project, 'Dockerfile')
+    expect(dockerfile).toContain('CMD ["node", "--import", "jiti/register", "src/server.ts"]')
+    // The root serves no card when several agents share the server: the image's health is /healthz.
+    expect(dockerfile).toMatch(/HEALTHCHECK[\s\S]*\/healthz/)
+    expect(dockerfile).not.toContain('agent.json')
+  })
+
+  it.each([
+    ['--runtime', 'workers'],
+    ['--auth', 'oidc'],
+    ['--deploy', 'agentcore'],
+  ])('refuses --template team with %s %s in one line naming it', async (flag, value) => {
+    const refused = await runIn(repoRoot, process.execPath, [
+      bin,
+      'refused',
+      '--yes',
+      '--no-install',
+      '--no-git',
+      '--template',
+      'team',
+      flag,
+      value,
+    ])
+    expect(refused.code).toBe(2)
+    expect(refused.output.trim()).toMatch(new RegExp(`^[^\\n]*${flag} ${value}[^\\n]*$`))
+  })
+
+  it.each([
+    ['none', ['--auth', 'none'], 5],
+    ['bearer', ['--auth', 'bearer'], 5],
+    ['apikey, no streaming', ['--auth', 'apikey', '--no-streaming'], 4],
+  ])(
+    'its own tests pass and it type-checks (%s): the writer called over A2A, cancel passed on, a writer down',
+    {
+      timeout: 300_000,
+    },
+    async (name, flags, tests) => {
+      const project = await generateLinked(`team-${name.replace(/\W+/g, '-')}`, flags as string[])
+      const tested = await runIn(project, process.execPath, [join(repoRoot, 'node_modules/vitest/vitest.mjs'), 'run'])
+      expect(tested.code, tested.output).toBe(0)
+      // vitest colours its summary even in a pipe: the escapes go before it is read.
+      expect(tested.output.replace(ANSI_ESCAPES, '')).toMatch(new RegExp(`Tests\\s+${tests} passed \\(${tests}\\)`))
+      const typecheck = await runIn(project, process.execPath, [
+        join(repoRoot, 'node_modules/typescript/bin/tsc'),
+        '--noEmit',
+        '-p',
+        '.',
+      ])
+      expect(typecheck.code, typecheck.output).toBe(0)
+    },
+  )
+
+  it('src/server.ts (npm start, the image CMD) serves both agents: the list, /healthz, the planner with the writer', {
+    timeout: 120_000,
+  }, async () => {
+    const project = await generateLinked('team-served', [])
+    const port = await freePort()
+    const child = spawn(process.execPath, ['--import', 'jiti/register', 'src/server.ts'], {
+      cwd: project,
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', WRITER_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    running.add(child)
+    let output = ''
+    child.stdout!.on('data', (chunk) => (output += chunk))
+    child.stderr!.on('data', (chunk) => (output += chunk))
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+    const base = `http://127.0.0.1:${port}/`
+    await expect
+      .poll(
+        () =>
+          fetch(`${base}healthz`).then(
+            (response) => response.status,
+            () => 0,
+          ),
+        { timeout: SLOW },
+      )
+      .toBe(200)
+    const list = (await (await fetch(`${base}.well-known/agents.json`)).json()) as { agents: Array<{ name: string }> }
+    expect(list.agents.map((agent) => agent.name)).toEqual(['planner', 'writer'])
+    const answer = await fetch(`${base}planner`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/send',
+        params: { message: { role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'ping' }] } },
+      }),
+    })
+    const { result } = (await answer.json()) as {
+      result: { status: { state: string }; artifacts: Array<{ parts: Array<{ text: string }> }> }
+    }
+    expect(result.status.state, output).toBe('completed')
+    expect(result.artifacts[0]!.parts.map((part) => part.text).join('')).toBe('Draft: ping')
+    child.kill('SIGTERM')
+    expect(await exited, output).toBe(0)
+    running.delete(child)
+  })
+})
