@@ -256,6 +256,53 @@ describe('generated projects', { timeout: 300_000 }, () => {
     },
   )
 
+  it('team: installs, type-checks, passes its own tests (writer over A2A, cancel, writer down), checks both cards, serves both', async () => {
+    const project = await generate('agent-team', ['--yes', '--template', 'team'])
+    expect(installScripts(join(project, 'node_modules'))).toEqual([])
+    await npm(project, 'typecheck')
+    const tested = await npm(project, 'test')
+    // Every test of the project's own ran (vitest colours its summary even in a pipe: the escapes go first).
+    const summary = `${tested.stdout}${tested.stderr}`.replace(
+      new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g'),
+      '',
+    )
+    expect(summary).toMatch(/Tests\s+5 passed \(5\)/)
+    expect((await npm(project, 'card')).stdout).toMatch(
+      /planner\.ts \(as served\): valid[\s\S]*writer\.ts \(as served\): valid/,
+    )
+    // npm start, on a free port: the root has no card (two agents), so the server is up once /healthz answers.
+    const port = await freePort()
+    const child = spawn('npm', ['start'], {
+      cwd: project,
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1' },
+      detached: true,
+    })
+    running.add(child)
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    const base = `http://127.0.0.1:${port}/`
+    await expect
+      .poll(
+        () =>
+          fetch(`${base}healthz`).then(
+            (response) => response.status,
+            () => 0,
+          ),
+        { timeout: SLOW },
+      )
+      .toBe(200)
+    const reply = await send(`${base}planner`, 'ping')
+    expect(reply.body.result.status.state).toBe('completed')
+    expect(answerText(reply.body.result)).toBe('Draft: ping')
+    // The official A2A v1.0 client finds the planner from its card URL, and gets the writer's draft through it.
+    const client = await v1Client(`${base}planner/`)
+    const sdkReply: any = await client.sendMessage(v1Text('pong'))
+    expect(sdkReply.status.state).toBe(TaskState.TASK_STATE_COMPLETED)
+    expect(sdkReply.artifacts[0].parts.map((part: any) => part.content.value).join('')).toBe('Draft: pong')
+    process.kill(-child.pid!, 'SIGTERM')
+    await exited
+    running.delete(child)
+  })
+
   it('the Dockerfile, without a Docker engine: its stages run in folders (npm ci from the lockfile, production only), its CMD serves the card and its HEALTHCHECK passes, then fails once the agent is gone', async () => {
     const context = await sharedProject('agent-echo', ['--yes', '--template', 'echo'])
     const stages = readDockerfile(readFileSync(join(context, 'Dockerfile'), 'utf8'))

@@ -50,7 +50,7 @@ const runIn = (project: string, command: string, args: string[], env: NodeJS.Pro
   )
 
 describe('team template', () => {
-  it('renders a planner and a writer in src/agents/, served together by src/server.ts, with tests of its own', async () => {
+  it('renders a planner and a writer in src/agents/, both served by src/server.ts, with its own tests', async () => {
     const project = await space.generate('team-files', ['--template', 'team'])
     for (const path of ['src/agents/planner.ts', 'src/agents/writer.ts', 'src/server.ts', 'test/team.test.ts'])
       expect(existsSync(join(project, path)), path).toBe(true)
