@@ -1,9 +1,11 @@
 import { authHeaders } from './auth-headers'
+import { AGENT_BASE } from './base'
 import { dialectHeaders } from './dialects'
 import type { Dialect } from './model'
 import { restAddressIn } from './rest'
 import { fieldsOf, readFrames } from './sse'
 import {
+  agents,
   card,
   connected,
   credential,
@@ -32,10 +34,10 @@ const RETRY_MS = 1000
 const CREDENTIAL_SETTLE_MS = 300
 
 const CARD_PATHS: Record<Dialect, string> = {
-  platform: '/.well-known/agent.json',
-  'a2a-1.0': '/.well-known/agent-card.json',
-  'a2a-1.0-rest': '/.well-known/agent-card.json',
-  'a2a-0.3': '/.well-known/agent-card.json',
+  platform: `${AGENT_BASE}.well-known/agent.json`,
+  'a2a-1.0': `${AGENT_BASE}.well-known/agent-card.json`,
+  'a2a-1.0-rest': `${AGENT_BASE}.well-known/agent-card.json`,
+  'a2a-0.3': `${AGENT_BASE}.well-known/agent-card.json`,
 }
 
 /** The card as served to a client of `dialect`. */
@@ -79,7 +81,7 @@ async function loadTasks(): Promise<void> {
   const headers = authHeaders()
   const asked = JSON.stringify(headers)
   try {
-    const response = await fetch('/__a2a/api/tasks', { headers, cache: 'no-store' })
+    const response = await fetch(`${AGENT_BASE}__a2a/api/tasks`, { headers, cache: 'no-store' })
     const answer = (await response.json()) as { tasks: TaskLine[] } | { error?: string }
     // The credential changed meanwhile: this answer is another caller's.
     if (JSON.stringify(authHeaders()) !== asked) return
@@ -107,7 +109,7 @@ async function loadTasks(): Promise<void> {
 
 async function loadDeliveries(): Promise<void> {
   try {
-    const response = await fetch('/__a2a/api/push', { headers: authHeaders(), cache: 'no-store' })
+    const response = await fetch(`${AGENT_BASE}__a2a/api/push`, { headers: authHeaders(), cache: 'no-store' })
     const { deliveries: kept } = (await response.json()) as { deliveries: PushDelivery[] }
     deliveries.set(kept.slice(-MAX_DELIVERIES))
   } catch {
@@ -119,7 +121,14 @@ async function loadDeliveries(): Promise<void> {
 function heard(event: string, data: string): void {
   if (event === 'hello') {
     heardSinceHello.clear()
-    const hello = JSON.parse(data) as { load?: LoadState; pushUrl: string; tracing?: Tracing }
+    const hello = JSON.parse(data) as {
+      load?: LoadState
+      pushUrl: string
+      tracing?: Tracing
+      agent?: string
+      agents?: string[]
+    }
+    agents.set(hello.agent && hello.agents ? { current: hello.agent, names: hello.agents } : undefined)
     load.set(hello.load)
     pushUrl.set(hello.pushUrl)
     tracing.set(hello.tracing)
@@ -133,7 +142,10 @@ function heard(event: string, data: string): void {
     if (isReload) reloads.update((n) => n + 1)
     if (!state.failure) void refreshCard()
   } else if (event === 'tracing') tracing.set((JSON.parse(data) as Tracing | null) ?? undefined)
-  else if (event === 'push-refused') refusedDeliveries.update((n) => n + 1)
+  else if (event === 'agents') {
+    const names = JSON.parse(data) as string[]
+    agents.update((known) => known && { ...known, names })
+  } else if (event === 'push-refused') refusedDeliveries.update((n) => n + 1)
   else if (event === 'task') upsertTask(JSON.parse(data) as TaskLine)
   else if (event === 'push') {
     const delivery = JSON.parse(data) as PushDelivery
@@ -156,7 +168,7 @@ async function open(): Promise<void> {
   lastOpened = Date.now()
   let ended = false
   try {
-    const response = await fetch('/__a2a/events', {
+    const response = await fetch(`${AGENT_BASE}__a2a/events`, {
       headers: { accept: 'text/event-stream', ...authHeaders() },
       cache: 'no-store',
       signal: controller.signal,

@@ -1,4 +1,5 @@
 import { authHeaders } from './auth-headers'
+import { AGENT_BASE } from './base'
 import type { Update } from './model'
 import type { WireEvent } from './rpc'
 import type { EventTimes } from './state'
@@ -6,7 +7,7 @@ import type { EventTimes } from './state'
 /** When the dev server saw each event of the task; undefined when it cannot say (it no longer holds the task's). */
 export async function fetchEventTimes(taskId: string): Promise<EventTimes | undefined> {
   try {
-    const response = await fetch(`/__a2a/api/tasks/${encodeURIComponent(taskId)}/times`, {
+    const response = await fetch(`${AGENT_BASE}__a2a/api/tasks/${encodeURIComponent(taskId)}/times`, {
       headers: authHeaders(),
       cache: 'no-store',
     })

@@ -1,4 +1,5 @@
 import { authHeaders } from './auth-headers'
+import { AGENT_BASE } from './base'
 import { dialectHeaders, frameIn, methodName, type Operation } from './dialects'
 import { errorText } from './exchange'
 import type { Dialect, Update } from './model'
@@ -25,8 +26,8 @@ export interface WireEvent {
 /** Now, in ms since the epoch: the monotonic clock from the page's start, so offsets between events stay exact. */
 export const now = (): number => performance.timeOrigin + performance.now()
 
-/** The agent's JSON-RPC endpoint: the page is served by the agent's own server. */
-const ENDPOINT = '/'
+/** The agent's JSON-RPC endpoint: the page is served by the agent's own server, below the agent's path. */
+const ENDPOINT = AGENT_BASE
 
 /** Raw text kept per wire event: a page showing a 50 MB artifact would only stall the browser. */
 const MAX_RAW_CHARS = 64 * 1024
@@ -51,8 +52,8 @@ interface Outgoing {
 function request(dialect: Dialect, operation: Operation, params: Params): Outgoing {
   const headers = { ...dialectHeaders(dialect), ...authHeaders() }
   if (dialect === 'a2a-1.0-rest') {
-    // Until the card is read, the root: where this runtime serves REST by default.
-    const sent = restRequest(restAddress.value ?? '', operation, params)
+    // Until the card is read, the agent's path: where this runtime serves REST by default.
+    const sent = restRequest(restAddress.value ?? AGENT_BASE.slice(0, -1), operation, params)
     const init: Outgoing['init'] = { method: sent.method, headers }
     if (sent.body !== undefined) {
       headers['content-type'] = 'application/a2a+json'

@@ -73,6 +73,11 @@ dialect.subscribe(() => localStorage.setItem('a2a-inspector-dialect', dialect.va
 export const restAddress = new Store<string | undefined>(undefined)
 
 export const tab = new Store<Tab>('chat')
+/**
+ * The agents of a dev server that serves a folder of them: the one this page inspects and every one's name, for the
+ * switch between their pages. Undefined for a dev server of one agent (the page then shows no switch).
+ */
+export const agents = new Store<{ current: string; names: string[] } | undefined>(undefined)
 export const card = new Store<Record<string, unknown> | undefined>(undefined)
 export const load = new Store<LoadState | undefined>(undefined)
 /** Loads seen since the page opened: the first is the one before the page, not a reload. */

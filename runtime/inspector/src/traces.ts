@@ -1,4 +1,5 @@
 import { authHeaders } from './auth-headers'
+import { AGENT_BASE } from './base'
 import type { TaskLine, TaskTrace, TimelineEntry } from './state'
 
 /**
@@ -32,7 +33,7 @@ export const traceHref = (template: string, traceId: string): string =>
 /** The trace of the task's latest event, as the dev server has it now; undefined when it cannot say. */
 export async function latestTraceOf(taskId: string): Promise<string | undefined> {
   try {
-    const response = await fetch(`/__a2a/api/tasks/${encodeURIComponent(taskId)}`, {
+    const response = await fetch(`${AGENT_BASE}__a2a/api/tasks/${encodeURIComponent(taskId)}`, {
       headers: authHeaders(),
       cache: 'no-store',
     })

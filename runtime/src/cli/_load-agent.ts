@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { resolve, sep } from 'node:path'
+import { basename, extname, join, resolve, sep } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Agent } from '../agent.js'
 import { ProjectError } from './_errors.js'
@@ -12,6 +12,8 @@ let jitiModule: typeof import('jiti') | undefined
 const loadJiti = (): typeof import('jiti') => (jitiModule ??= require('jiti') as typeof import('jiti'))
 
 export const DEFAULT_ENTRY = 'src/agent.ts'
+/** The folder of agents served when the project has no `src/agent.ts`: each module one agent, at its name. */
+const DEFAULT_AGENTS_FOLDER = 'src/agents'
 
 /** How `a2a dev` and `a2a start` take another module; `a2a card validate` says `--entry` instead. */
 const HOW_TO_NAME_ENTRY = 'pass its path as an argument'
@@ -21,6 +23,42 @@ export function assertEntryExists(cwd: string, entry: string, howToName = HOW_TO
   if (!existsSync(resolve(cwd, entry)))
     throw new ProjectError(`Cannot find the agent module ${entry} in ${cwd} (${howToName})`)
 }
+
+/**
+ * What `a2a dev` and `a2a start` serve: the entry given (a module, or a folder of agents), else `src/agent.ts`, else
+ * the folder `src/agents/` when the project has one. A project with neither is told about `src/agent.ts`.
+ */
+export function chooseEntry(cwd: string, given: string | undefined): { entry: string; folder: boolean } {
+  const isFolder = (path: string) => {
+    try {
+      return statSync(resolve(cwd, path)).isDirectory()
+    } catch {
+      return false
+    }
+  }
+  if (given !== undefined) return { entry: given, folder: isFolder(given) }
+  if (!existsSync(resolve(cwd, DEFAULT_ENTRY)) && isFolder(DEFAULT_AGENTS_FOLDER))
+    return { entry: DEFAULT_AGENTS_FOLDER, folder: true }
+  return { entry: DEFAULT_ENTRY, folder: false }
+}
+
+/** Code a folder of agents may hold: tests and declarations are not agents. */
+const AGENT_MODULE = /^[^.].*\.(?:[cm]?[jt]s|tsx)$/
+const NOT_AN_AGENT = /\.(?:test|spec)\.[^.]+$|\.d\.[cm]?ts$/
+
+/** The modules of a folder of agents, by agent name (the file's name without its extension), sorted by name. */
+export function agentModules(cwd: string, folder: string): Map<string, string> {
+  const modules = new Map<string, string>()
+  const names = readdirSync(resolve(cwd, folder), { withFileTypes: true })
+    .filter((entry) => entry.isFile() && AGENT_MODULE.test(entry.name) && !NOT_AN_AGENT.test(entry.name))
+    .map((entry) => entry.name)
+    .sort()
+  for (const file of names) modules.set(agentNameOf(file), join(folder, file))
+  return modules
+}
+
+/** `src/agents/writer.ts` → `writer`. */
+const agentNameOf = (file: string): string => basename(file, extname(file))
 
 /**
  * A module that does not load: `summary` is the one line that names the place and the cause, `frame` the failing
@@ -36,21 +74,32 @@ export class AgentLoadError extends ProjectError {
 }
 
 /**
- * Imports the project's agent module (TypeScript runs without a build step) and returns its default export,
- * which must come from `defineAgent()`.
+ * Imports the project's agent module (TypeScript runs without a build step) and returns its agent: the default
+ * export, else the one named `agent`, which must come from `defineAgent()`.
  */
 export async function loadAgent(
   cwd: string,
   entry = DEFAULT_ENTRY,
   howToName = HOW_TO_NAME_ENTRY,
 ): Promise<{ agent: Agent; path: string }> {
+  const { agent, path } = await importAgent(cwd, entry, howToName)
+  if (!agent) throw new ProjectError(`${entry} must \`export default defineAgent({ ... })\``)
+  return { agent, path }
+}
+
+/** As `loadAgent`, but a module that loads and exports no agent answers none (a folder of agents' helper). */
+export async function importAgent(
+  cwd: string,
+  entry: string,
+  howToName = HOW_TO_NAME_ENTRY,
+): Promise<{ agent: Agent | undefined; path: string }> {
   const path = resolve(cwd, entry)
   assertEntryExists(cwd, entry, howToName)
   forgetProjectModules(cwd)
   const jiti = loadJiti().createJiti(pathToFileURL(path).href, { fsCache: true, moduleCache: false })
-  let module: { default?: unknown }
+  let module: { default?: unknown; agent?: unknown }
   try {
-    module = (await jiti.import(path)) as { default?: unknown }
+    module = (await jiti.import(path)) as { default?: unknown; agent?: unknown }
   } catch (error) {
     // Where and why, in one line ("src/agent.ts:4:2 ParseError: Unexpected token"), and the line itself; loaded
     // only for a module that fails, as a start that loads pays for every module it reads.
@@ -58,8 +107,7 @@ export async function loadAgent(
     const { summary, frame } = explainLoadFailure(error, cwd)
     throw new AgentLoadError(summary, frame)
   }
-  const agent = module.default
-  if (!isAgent(agent)) throw new ProjectError(`${entry} must \`export default defineAgent({ ... })\``)
+  const agent = isAgent(module.default) ? module.default : isAgent(module.agent) ? module.agent : undefined
   return { agent, path }
 }
 

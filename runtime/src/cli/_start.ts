@@ -3,7 +3,7 @@ import { createConsoleLogger, LOG_RANK, type LogFormat, type LogLevel, logFormat
 import { serveAgent } from '../node/serve.js'
 import { envValue } from '../settings.js'
 import { loadDotEnv } from './_env.js'
-import { DEFAULT_ENTRY, loadAgent } from './_load-agent.js'
+import { chooseEntry, loadAgent } from './_load-agent.js'
 import { portSetting } from './_port.js'
 
 interface StartFlags {
@@ -19,7 +19,7 @@ export function registerStart(program: Command): void {
   program
     .command('start')
     .description('Serve the agent for production: no watcher, graceful shutdown on SIGTERM/SIGINT')
-    .argument('[entry]', 'the agent module', DEFAULT_ENTRY)
+    .argument('[entry]', 'the agent module, or a folder of agents (default: src/agent.ts, else src/agents/)')
     .option('-p, --port <port>', 'port to listen on (default: PORT, else 3000)')
     .option('-H, --host <host>', 'interface to listen on (default: HOST, else 127.0.0.1)')
     .option('--public-url <url>', "the card's url behind a proxy (default: A2A_PUBLIC_URL)")
@@ -29,8 +29,9 @@ export function registerStart(program: Command): void {
       '--request-log <level>',
       'the level of the one line logged per request (default: A2A_REQUEST_LOG, else debug)',
     )
-    .action(async (entry: string, flags: StartFlags) => {
+    .action(async (given: string | undefined, flags: StartFlags) => {
       const cwd = process.cwd()
+      const { entry, folder } = chooseEntry(cwd, given)
       loadDotEnv(cwd)
       const level =
         logLevel(flags.logLevel, '--log-level') ??
@@ -47,14 +48,20 @@ export function registerStart(program: Command): void {
         requestLog !== 'silent' && LOG_RANK[requestLog] >= LOG_RANK[level] ? requestLog : undefined
       // Checked before the agent loads: a bad PORT is said at once, in one line.
       const port = portSetting(flags.port, process.env)
-      const { agent } = await loadAgent(cwd, entry)
       const publicUrl = flags.publicUrl ?? envValue(process.env, 'A2A_PUBLIC_URL')
-      await serveAgent(agent, {
+      const options = {
         logger,
         ...(requestLogLevel && { requestLogLevel }),
         port,
         ...(flags.host !== undefined && { hostname: flags.host }),
         ...(publicUrl && { publicUrl }),
-      })
+      }
+      if (folder) {
+        // A folder of agents: loaded only when asked for, so a single agent's start reads none of it.
+        const { startAgents } = await import('./_start-agents.js')
+        return startAgents(cwd, entry, options)
+      }
+      const { agent } = await loadAgent(cwd, entry)
+      await serveAgent(agent, options)
     })
 }

@@ -2,15 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { toNodeHandler } from 'h3/node'
 import type { Agent } from '../agent.js'
 import { checkCard, type Finding } from '../cli/_card-check.js'
-import { ProjectError } from '../cli/_errors.js'
-import { AgentLoadError, loadAgent } from '../cli/_load-agent.js'
+import { loadAgent } from '../cli/_load-agent.js'
 import { cardAt, normalizeCard } from '../core/_card.js'
-import { ConfigurationError, ErrorCode } from '../errors.js'
+import { ErrorCode } from '../errors.js'
 import { appInternals, authCheckOf } from '../http/_app-internals.js'
 import type { WebOriginGuard } from '../http/_web-origin.js'
 import { type A2AApp, type A2AAppOptions, createA2AApp } from '../http/app.js'
 import type { Logger } from '../logger.js'
-import { describeLoadFailure } from './_load-failure.js'
+import { loadFailureText } from './_failure-text.js'
 import { type Inspector, isInspectorPath, splitFailure } from './inspector/inspector.js'
 
 /**
@@ -67,16 +66,9 @@ export class DevAgent {
       logger.info(`Loaded ${entry} in ${ms} ms`)
       this.inspector.loaded({ at: new Date().toISOString(), ms, files, findings })
     } catch (error) {
-      this.#failure =
-        error instanceof AgentLoadError
-          ? error.summary
-          : error instanceof ProjectError
-            ? error.message
-            : error instanceof ConfigurationError
-              ? `${entry}: ${error.message}`
-              : describeLoadFailure(error, cwd)
       // The failing line goes to the console only: the inspector and the JSON-RPC error keep the one line.
-      const frame = error instanceof AgentLoadError && error.frame ? `\n${error.frame}` : ''
+      const { text, frame } = loadFailureText(error, entry, cwd)
+      this.#failure = text
       logger.error(`The agent failed to load: ${this.#failure}. Fix it and save; the server keeps running.${frame}`)
       const ms = Math.round(performance.now() - started)
       this.inspector.loaded({

@@ -1,16 +1,19 @@
 import type { Command } from 'commander'
 import { createEnvReloader } from '../cli/_env.js'
-import { assertEntryExists, DEFAULT_ENTRY } from '../cli/_load-agent.js'
+import { assertEntryExists, chooseEntry } from '../cli/_load-agent.js'
 import { portSetting } from '../cli/_port.js'
 import { GUARDED_PATHS } from '../http/_routes.js'
 import { readWebOrigin, WebOriginGuard } from '../http/_web-origin.js'
-import { createConsoleLogger, type LogLevel, logLevel } from '../logger.js'
+import type { A2AAppOptions } from '../http/app-options.js'
+import { createConsoleLogger, type Logger, type LogLevel, logLevel } from '../logger.js'
 import { applyConnectionPolicy, readConnectionPolicy } from '../node/_connection-policy.js'
 import type { PushOptions } from '../push/push-options.js'
 import { type Env, envGiven, envValue } from '../settings.js'
 import { refuseUnservableStore } from '../stores/_ready.js'
+import type { TaskStore } from '../stores/task-store.js'
 import { publishDevAddress } from './_address.js'
 import { DevAgent } from './_agent.js'
+import { DevAgents } from './_agents.js'
 import { DevGrpc } from './_grpc.js'
 import { describeLoadFailure } from './_load-failure.js'
 import { reloadOnSave } from './_reload.js'
@@ -33,16 +36,17 @@ export function registerDev(program: Command): void {
   program
     .command('dev')
     .description('Serve the agent with hot reload: the port stays open, tasks survive reloads')
-    .argument('[entry]', 'the agent module', DEFAULT_ENTRY)
+    .argument('[entry]', 'the agent module, or a folder of agents (default: src/agent.ts, else src/agents/)')
     .option('-p, --port <port>', 'port to listen on, or the next free one (default: PORT, else 3000)')
     .option('-H, --host <host>', 'interface to listen on (default: HOST, else localhost)')
     .option('--log-level <level>', 'debug, info, warn, error or silent (default: A2A_LOG_LEVEL, else info)')
     .option('-o, --open', 'open the inspector in the browser')
-    .action((entry: string, flags: DevFlags) => startDevServer(entry, flags))
+    .action((entry: string | undefined, flags: DevFlags) => startDevServer(entry, flags))
 }
 
-async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
+async function startDevServer(given: string | undefined, flags: DevFlags): Promise<void> {
   const cwd = process.cwd()
+  const { entry, folder } = chooseEntry(cwd, given)
   // Outside a project there is nothing to serve or watch: say so as `a2a start` does. (A module deleted
   // while the server runs is a broken save instead, answered with 503 until it is back.)
   assertEntryExists(cwd, entry)
@@ -74,29 +78,21 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
       return undefined
     }
   }
-  const inspector = new Inspector(webOrigin, traceUrl)
   // Where tasks live, as `a2a start` reads it (A2A_STORE, the .env's too): memory when unset; a bad value stops the
   // start in one line. Opened once, outside the reloaded module: a reload keeps every task.
   const tasks = openDevStore(process.env, cwd, logger)
   await refuseUnservableStore(tasks.store, async () => tasks.store.close?.())
-  const dev = new DevAgent(
-    cwd,
-    entry,
-    logger,
-    webOrigin,
-    {
-      store: inspector.observe(tasks.store),
-      logger,
-      push: devPushOptions(process.env),
-      shutdownTimeoutMs: SHUTDOWN_GRACE_MS,
-    },
-    inspector,
-  )
+  const appOptions = { logger, push: devPushOptions(process.env), shutdownTimeoutMs: SHUTDOWN_GRACE_MS }
+  // A folder of agents: each at /<name>/, reloaded on its own, each with its inspector page.
+  const dev = folder
+    ? new DevAgents(cwd, entry, logger, webOrigin, { ...appOptions, store: tasks.store }, traceUrl)
+    : singleAgent(cwd, entry, webOrigin, traceUrl, { ...appOptions, store: tasks.store })
   await dev.load()
 
   const host = flags.host ?? envValue(process.env, 'HOST') ?? 'localhost'
   // gRPC as `a2a start` serves it (A2A_GRPC_PORT), once the agent loads; checked before anything listens.
   const grpc = DevGrpc.fromEnv(process.env, host, logger)
+  if (grpc && dev instanceof DevAgents) logger.warn('A2A_GRPC_PORT: a2a dev serves a folder of agents over HTTP only')
 
   const nextPorts: [number, number] = [port + 1, Math.min(port + NEXT_PORTS, 65535)]
   const { listen } = await import('listhen')
@@ -127,7 +123,7 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
     )
   }
   process.once('exit', () => address.remove())
-  if (grpc) {
+  if (grpc && dev instanceof DevAgent) {
     if (dev.app) await grpc.serve(dev.app)
     else dev.onApp = (app) => void grpc.serve(app)
   }
@@ -145,17 +141,38 @@ async function startDevServer(entry: string, flags: DevFlags): Promise<void> {
   process.on('uncaughtException', survive)
   const stop = () => {
     stopWatching()
-    inspector.close()
+    if (dev instanceof DevAgent) dev.inspector.close()
     void grpc?.close()
   }
   stopOnSignals(dev, listener, stop, () => address.remove(), logger)
 
   // Said once the watcher runs and Ctrl-C is handled, so a save or a signal right after this line is seen.
-  logger.info(`Dev server at ${url} (card at ${url}.well-known/agent.json); watching for changes`)
-  logger.info(`Inspector at ${inspector.pageUrl}`)
+  if (dev instanceof DevAgent)
+    logger.info(`Dev server at ${url} (card at ${url}.well-known/agent.json); watching for changes`)
+  else
+    logger.info(
+      `Dev server at ${url}: agents ${dev.served.join(', ') || '(none loads yet)'} from ${entry}/, each at ${url}<name>/ ` +
+        `(their list at ${url}.well-known/agents.json); watching for changes`,
+    )
+  const pageUrl = dev instanceof DevAgent ? dev.inspector.pageUrl : dev.pageUrl
+  logger.info(`Inspector at ${pageUrl}`)
   logger.info(storeBanner(tasks))
-  dev.checkCard()
-  if (flags.open) (await import('../cli/_open-browser.js')).openInBrowser(inspector.pageUrl, logger)
+  if (dev instanceof DevAgent) dev.checkCard()
+  else dev.checkCards()
+  if (flags.open) (await import('../cli/_open-browser.js')).openInBrowser(pageUrl, logger)
+}
+
+/** The one agent of `entry`, its inspector at /__a2a/ seeing every task of the store. */
+function singleAgent(
+  cwd: string,
+  entry: string,
+  webOrigin: WebOriginGuard,
+  traceUrl: () => string | undefined,
+  options: A2AAppOptions & { store: TaskStore; logger: Logger },
+): DevAgent {
+  const inspector = new Inspector(webOrigin, traceUrl)
+  const observed = { ...options, store: inspector.observe(options.store) }
+  return new DevAgent(cwd, entry, options.logger, webOrigin, observed, inspector)
 }
 
 /**

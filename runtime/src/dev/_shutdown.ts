@@ -1,6 +1,5 @@
 import type { Server } from 'node:http'
 import type { Logger } from '../logger.js'
-import type { DevAgent } from './_agent.js'
 
 /** How long Ctrl-C waits for running tasks and open streams before failing them. */
 export const SHUTDOWN_GRACE_MS = 10_000
@@ -10,6 +9,14 @@ const FLUSH_MS = 1000
 const SAY_WAITING_AFTER_MS = 500
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref())
+
+/** What a dev server serves: one agent (`DevAgent`) or a folder of them (`DevAgents`). */
+interface DevServed {
+  /** Requests being answered. */
+  readonly inFlight: number
+  /** Drains the running tasks, then closes the store. */
+  close(): Promise<void>
+}
 
 export interface DevListener {
   server: Server
@@ -22,7 +29,7 @@ export interface DevListener {
  * the process exits. A second signal stops at once.
  */
 export function stopOnSignals(
-  dev: DevAgent,
+  dev: DevServed,
   listener: DevListener,
   stopWatching: () => void,
   removeAddress: () => void,

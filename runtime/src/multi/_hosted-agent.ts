@@ -1,4 +1,5 @@
 import type { H3Event } from 'h3'
+import type { Agent } from '../agent.js'
 import { addressesAt, type CardDialect } from '../bindings/_cards.js'
 import { renderPush } from '../bindings/_push.js'
 import { TaskEngine } from '../core/_engine.js'
@@ -49,10 +50,13 @@ export interface HostedAgent {
   name: string
   /** `/planner`. */
   base: string
-  served: ServedAgent
+  /** The agent served now (`replace` changes it). */
+  readonly served: ServedAgent
   engine: TaskEngine
   push: PushService | undefined
   handlers: AgentHandlers
+  /** Serves another version of the agent at the same path: its tasks, running ones too, stay (`a2a dev`'s reload). */
+  replace(agent: Agent): void
 }
 
 /** An agent's address under the server's (`http://host/` and `planner`: `http://host/planner/`). */
@@ -72,23 +76,27 @@ export function hostAgent({ name, agent, auth }: NamedAgent, shared: SharedParts
   // v0.3 clients are sent to POST /<name>/v0.3, unless slash-named methods speak v0.3 on POST /<name> as well.
   const v03OnRoot = settings.dialect === 'a2a-0.3'
   const addresses = (url: string) => addressesAt(url, v03OnRoot, shared.grpcAddress(), name)
-  const served = new ServedAgent(agent, { options: auth ?? shared.options.auth, logger, env }, pushFor, addresses)
+  const servedAgent = (next: Agent) =>
+    new ServedAgent(next, { options: auth ?? shared.options.auth, logger, env }, pushFor, addresses)
+  // A holder: a replaced agent is served from the next request on, by the same routes and engine.
+  const holder = { current: servedAgent(agent) }
+  const served = holder.current
   const store = agentStore(shared.store, name, served.authCheck !== undefined, shared.cluster)
   const engine = new TaskEngine(agent, store, logger, shared.maxRunningTasks, shared.taskBytes)
   engine.instrumentation = telemetry
-  const delivery = push?.delivery
-  if (delivery) engine.onEvent = (task, event) => delivery.event(task, event)
+  // A reload that drops push (a2a dev) stops deliveries with it; one that declares it makes the service then.
+  engine.onEvent = (task, event) => holder.current.push && push?.delivery.event(task, event)
   const urlOf = (origin: string) => agentUrl(shared.knownUrl() ?? `${origin}/`, name)
   const cardFor = (dialect: CardDialect, event: H3Event) => {
     const known = shared.knownUrl()
     // Signed only at the server's own address, as a single agent's cards are (see createA2AApp).
     if (shared.cardSigner && !known) shared.unsignedCards()
-    const card = served.card(dialect, urlOf(event.url.origin), known ? shared.cardSigner : undefined)
+    const card = holder.current.card(dialect, urlOf(event.url.origin), known ? shared.cardSigner : undefined)
     if (card instanceof Promise) card.catch((error: unknown) => logger.error('Could not sign the card', error))
     return card
   }
   const parts: Omit<RpcHandlerParts, 'router'> = {
-    served: { current: served },
+    served: holder,
     engine,
     maxBodySize: settings.maxBodySize,
     bodyBudget: settings.bodyBudget,
@@ -105,5 +113,20 @@ export function hostAgent({ name, agent, auth }: NamedAgent, shared: SharedParts
     rpcV03: rpcHandler({ ...parts, router: new TenantRouter('a2a-0.3', name) }),
     rest: restHandler(parts, name),
   }
-  return { name, base: `/${name}`, served, engine, push, handlers }
+  return {
+    name,
+    base: `/${name}`,
+    get served() {
+      return holder.current
+    },
+    engine,
+    get push() {
+      return push
+    },
+    handlers,
+    replace(next) {
+      holder.current = servedAgent(next)
+      engine.agent = next
+    },
+  }
 }

@@ -18,6 +18,7 @@ import type { TaskStore } from '../stores/task-store.js'
 import { instrumentAgents } from '../telemetry/_app-measures.js'
 import { readTelemetry } from '../telemetry/_app-telemetry.js'
 import { readAgentEntries } from './_agent-names.js'
+import { keepAgentSet } from './_agent-set.js'
 import { refuseOwnerlessStore, sharedClusterLink } from './_agent-store.js'
 import { agentsGrpcHost, keepGrpcHost } from './_agents-grpc.js'
 import { addDirectoryRoutes, agentsGuardedPaths } from './_directory.js'
@@ -144,6 +145,7 @@ export function createAgentsApp(
     },
   }
   keepRunningCount(app, running)
+  keepAgentSet(app, { hosted, shared, h3, checked })
   keepGrpcHost(
     app,
     agentsGrpcHost(hosted, shared, (address) => {

@@ -1,5 +1,6 @@
 import { announcement, card, type Tab, tab } from '../state'
 import { useStore } from '../store'
+import { AgentSwitch } from './AgentSwitch'
 import { CardView } from './CardView'
 import { Chat } from './Chat'
 import { Credentials } from './Credentials'
@@ -26,6 +27,7 @@ export function App() {
       </div>
       <header class="top">
         <h1>A2A inspector{served?.name ? <span class="agent-name"> · {String(served.name)}</span> : null}</h1>
+        <AgentSwitch />
         <Credentials />
         <DialectPicker />
       </header>

@@ -1,4 +1,5 @@
 import { authHeaders } from '../auth-headers'
+import { AGENT_BASE } from '../base'
 import { deliveries, pushUrl, refusedDeliveries } from '../state'
 import { useStore } from '../store'
 import { JsonTree } from './JsonTree'
@@ -17,7 +18,9 @@ export function PushView() {
       <button
         type="button"
         onClick={() => {
-          void fetch('/__a2a/api/push', { method: 'DELETE', headers: authHeaders() }).then(() => deliveries.set([]))
+          void fetch(`${AGENT_BASE}__a2a/api/push`, { method: 'DELETE', headers: authHeaders() }).then(() =>
+            deliveries.set([]),
+          )
         }}
         disabled={!received.length}
       >

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AuthCheck } from '../../http/_auth.js'
 import type { WebOriginGuard } from '../../http/_web-origin.js'
 import type { TaskStore } from '../../stores/task-store.js'
-import type { MaybePromise } from '../../types.js'
+import type { MaybePromise, Task } from '../../types.js'
 import { inspectorAssets } from './_assets.js'
 import { InspectorChannel } from './_channel.js'
 import { EventClock } from './_event-clock.js'
@@ -45,19 +45,28 @@ export function splitFailure(text: string): LoadFailure {
 export class Inspector {
   readonly #channel = new InspectorChannel()
   readonly #push = new PushReceiver()
-  readonly #clock = new EventClock()
-  readonly #traces = new EventTraces()
+  readonly #clock: EventClock
+  readonly #traces: EventTraces
   #tracing: Tracing | undefined
+  /** One agent of several: its name, and every agent's for the page's switch. */
+  #agents: { name: string; names: () => string[] } | undefined
   #load: LoadState | undefined
   #url = ''
   #store: TaskStore | undefined
   #check: () => AuthCheck | undefined = () => undefined
 
-  /** `traceUrl` reads `A2A_TRACE_URL` again at each load (a saved .env may change it). */
+  /**
+   * `traceUrl` reads `A2A_TRACE_URL` again at each load (a saved .env may change it). The inspectors of several
+   * agents share one store, so they share what it notes of each task (`feed`, see `InspectorFeed`).
+   */
   constructor(
     readonly webOrigin: WebOriginGuard,
     readonly traceUrl: () => string | undefined = () => undefined,
-  ) {}
+    feed: { clock: EventClock; traces: EventTraces } = { clock: new EventClock(), traces: new EventTraces() },
+  ) {
+    this.#clock = feed.clock
+    this.#traces = feed.traces
+  }
 
   /** The credential check of the agent served now (none until one loads, or when its card declares none). */
   checkWith(check: () => AuthCheck | undefined): void {
@@ -72,28 +81,55 @@ export class Inspector {
     this.#traces.source = source
   }
 
+  /** The agent's address (the server's, or `http://host/planner/` for one of several): the page is below it. */
   setUrl(url: string): void {
     this.#url = url
   }
 
   get pageUrl(): string {
-    return new URL(INSPECTOR_PATH, this.#url || 'http://localhost/').href
+    return new URL(INSPECTOR_PATH.slice(1), this.#url || 'http://localhost/').href
   }
 
   /** The store, reporting tasks' states to the pages (nothing is built while no page is open). */
   observe(store: TaskStore): TaskStore {
     this.#store = store
-    return reportingStates(
-      store,
-      (task) => {
-        if (this.#channel.pages)
-          this.#channel.sendAboutTask('task', taskLine(task, this.#traces), this.#check(), (owner) =>
-            owns(store, task.id, owner),
-          )
-      },
-      this.#clock,
-      this.#traces,
-    )
+    return reportingStates(store, (task) => this.taskChanged(task), this.#clock, this.#traces)
+  }
+
+  /**
+   * The inspector of one agent of several (`InspectorFeed` reports the shared store's tasks): `view` is the agent's
+   * own view of that store (a caller's owner read as that agent's), whose tasks alone its pages list and hear of.
+   */
+  showAgent(name: string, view: TaskStore, names: () => string[]): void {
+    this.#store = view
+    this.#agents = { name, names }
+  }
+
+  /** Agents came or went: the pages' switch lists them again. */
+  agentsChanged(): void {
+    if (this.#agents) this.#channel.send('agents', this.#agents.names())
+  }
+
+  /** A task was made or changed its state: its line goes to the pages that may see it. */
+  taskChanged(task: Task): void {
+    const store = this.#store
+    if (!this.#channel.pages || !store) return
+    const send = () =>
+      this.#channel.sendAboutTask('task', taskLine(task, this.#traces), this.#check(), (owner) =>
+        owns(store, task.id, owner),
+      )
+    // One agent of several, checking no credentials: its pages see every task of its own, none of the others'.
+    if (!this.#agents || this.#check()) {
+      send()
+      return
+    }
+    const mine = store.get(task.id)
+    if (mine instanceof Promise)
+      mine.then(
+        (found) => found && send(),
+        () => {},
+      )
+    else if (mine) send()
   }
 
   loaded(state: LoadState): void {
@@ -194,8 +230,9 @@ export class Inspector {
   #hello() {
     return {
       load: this.#load,
-      pushUrl: new URL(PUSH_PATH, this.#url || 'http://localhost/').href,
+      pushUrl: new URL(PUSH_PATH.slice(1), this.#url || 'http://localhost/').href,
       ...(this.#tracing && { tracing: this.#tracing }),
+      ...(this.#agents && { agent: this.#agents.name, agents: this.#agents.names() }),
     }
   }
 
