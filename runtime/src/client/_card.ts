@@ -48,7 +48,39 @@ export function cardReference(input: string): CardReference {
   return { url: url.href }
 }
 
+/**
+ * The card a reference names. A URL whose path names no file (`http://host:3000/planner`) is read as it is first; when
+ * nothing is there (an HTTP error), it is taken as the agent's address, as a server of several agents gives each
+ * (`/planner/`), and the card below it is read.
+ */
 export async function loadCard(
+  reference: CardReference,
+  http: HttpSettings,
+  signal: AbortSignal | undefined,
+): Promise<{ card: AgentCard; source: string }> {
+  try {
+    return await loadCardAt(reference, http, signal)
+  } catch (error) {
+    const below = 'url' in reference ? cardBelow(reference.url) : undefined
+    if (!below || !(error instanceof A2AClientFailure) || error.kind !== 'card-not-found') throw error
+    try {
+      return await loadCardAt({ url: below }, http, signal)
+    } catch (second) {
+      // Nothing below it either: the reference as given is what failed.
+      throw second instanceof A2AClientFailure && second.kind === 'card-not-found' ? error : second
+    }
+  }
+}
+
+/** `http://host/planner` → `http://host/planner/.well-known/agent-card.json`; none for a path naming a file. */
+function cardBelow(url: string): string | undefined {
+  const parsed = new URL(url)
+  const last = parsed.pathname.split('/').pop() ?? ''
+  if (last === '' || last.includes('.')) return undefined
+  return new URL(`${parsed.pathname}/${WELL_KNOWN}`, parsed.origin).href
+}
+
+async function loadCardAt(
   reference: CardReference,
   http: HttpSettings,
   signal: AbortSignal | undefined,

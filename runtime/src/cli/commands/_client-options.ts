@@ -13,6 +13,7 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
 export function withClientOptions<T extends Command>(command: T): T {
   return takesConfiguration(command)
     .option('-a, --agent-card <ref>', "the agent: a host, a card's URL or a card file (default: this project's agent)")
+    .option('--agent <name>', "one agent of this project's server of several, at /<name>/ (default: its only one)")
     .option(
       '--transport <binding>',
       "a binding to prefer (JSONRPC, HTTP+JSON), repeatable, first wins (default: the card's order)",

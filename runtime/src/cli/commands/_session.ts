@@ -21,6 +21,8 @@ import { timeoutOr } from './_wait.js'
 interface ClientSettings {
   /** The `--agent-card` given (flag, variable or file), repeated in the commands printed; none for the default. */
   agentRef: string | undefined
+  /** `--agent`: one agent of the project's server of several. */
+  agentName: string | undefined
   transports: string[]
   a2aVersion: string
   bearer: string | undefined
@@ -152,6 +154,7 @@ function settingsOf({ values, options }: ResolvedOptions): ClientSettings {
   }
   return {
     agentRef: agentRef === '' ? undefined : agentRef,
+    agentName: (values.agent as string | undefined) || undefined,
     transports: (values.transport as string[] | undefined) ?? [],
     a2aVersion: (values.a2aVersion as string | undefined) ?? '1.0',
     bearer: (values.bearer ?? values.token) as string | undefined,
@@ -200,10 +203,11 @@ async function connectWith(
   // Why this agent, when the caller named none: said beside its address, so the agent addressed is never a guess.
   let chosen: string | undefined
   if (settings.agentRef === undefined) {
-    const { base, via } = await chooseAgent(cwd, undefined)
+    const { base, via } = await chooseAgent(cwd, undefined, settings.agentName)
     agentCard = base.href
     chosen = via
   } else {
+    if (settings.agentName !== undefined) await chooseAgent(cwd, settings.agentRef, settings.agentName)
     // The project's `.env` holds what an agent on this machine accepts (A2A_BEARER_TOKEN, A2A_API_KEY).
     loadDotEnv(cwd)
     agentCard = settings.agentRef

@@ -24,6 +24,7 @@ interface ConformanceFlags {
   transport?: string
   level: string
   output: string
+  agent?: string
   bearer?: string
   apiKey?: string
   timeout: string
@@ -47,6 +48,7 @@ export function registerConformance(program: Command): void {
     )
     .addOption(new Option('--level <level>', 'the requirements that count: must, should or may').default('must'))
     .addOption(new Option('-o, --output <format>', 'text or json').default('text'))
+    .option('--agent <name>', "one agent of this project's server of several, at /<name>/ (default: its only one)")
     .option('--bearer <token>', 'bearer token (default: A2ACLI_BEARER)')
     .option('--api-key <key>', 'API key (default: A2ACLI_API_KEY)')
     .addOption(new Option('--timeout <seconds>', 'how long each call may take').default('10'))
@@ -73,7 +75,7 @@ async function conformance(agent: string | undefined, flags: ConformanceFlags): 
     const timeoutSeconds = Number(flags.timeout)
     if (!(timeoutSeconds > 0))
       throw new UsageError(`--timeout ${flags.timeout}: expected a number of seconds above 0`, HINT)
-    const { cardUrl, via } = await resolveAgent(agent)
+    const { cardUrl, via } = await resolveAgent(agent, flags.agent)
     if (agent !== undefined) context.agentRef = agent
     if (via && !json) process.stderr.write(`→ ${cardUrl} (${via})\n`)
     const offered = credentialsOf(flags, new URL(cardUrl).hostname)
@@ -126,12 +128,16 @@ function transportsOf(text: string): Transport[] {
  * every a2a command reads `--agent-card` (a host or origin → its well-known card, a card URL as it is). A card file
  * names no running agent to check.
  */
-async function resolveAgent(agent: string | undefined): Promise<{ cardUrl: string; via?: string }> {
+async function resolveAgent(
+  agent: string | undefined,
+  name: string | undefined,
+): Promise<{ cardUrl: string; via?: string }> {
   const given = agent ?? configuredValue('A2ACLI_AGENT_CARD')
   if (given === undefined || given.trim() === '') {
-    const { base, via } = await chooseAgent(process.cwd(), undefined)
+    const { base, via } = await chooseAgent(process.cwd(), undefined, name)
     return { cardUrl: new URL('.well-known/agent-card.json', base).href, ...(via && { via }) }
   }
+  if (name !== undefined) await chooseAgent(process.cwd(), given, name)
   // The project's `.env` holds what an agent on this machine accepts (A2A_BEARER_TOKEN, A2A_API_KEY).
   loadDotEnv(process.cwd())
   const reference = cardReference(given)
