@@ -40,6 +40,19 @@ function modulesOf(srcDir: string): string[] {
   return found.sort()
 }
 
+/** The runtime's entry files, without `.js`: what its `exports` name and what its bin imports from dist/. */
+function runtimeEntries(): string[] {
+  const manifest = JSON.parse(readFileSync(join(root, 'runtime/package.json'), 'utf8')) as {
+    exports: Record<string, { default: string }>
+  }
+  const bin = readFileSync(join(root, 'runtime/bin/a2a.mjs'), 'utf8')
+  const paths = [
+    ...Object.values(manifest.exports).map((target) => target.default.replace('./dist/', '')),
+    ...[...bin.matchAll(/'\.\.\/dist\/([^']+)'/g)].map((match) => match[1]!),
+  ]
+  return [...new Set(paths.map((path) => path.replace(/\.js$/, '')))].sort()
+}
+
 const KiB = 1024
 
 describe.each([
@@ -101,7 +114,13 @@ describe.each([
         .filter((path) => path.endsWith(extension))
         .map((path) => path.slice('dist/'.length, -extension.length))
         .sort()
-    expect(shipped('.js')).toEqual(modules)
+    // The runtime's JavaScript is bundled (runtime/scripts/bundle.mjs): its entry files at their paths, and chunks.
+    if (name === 'a2a-runtime') {
+      const chunks = shipped('.js').filter((path) => path.startsWith('_chunks/'))
+      expect(shipped('.js').filter((path) => !path.startsWith('_chunks/'))).toEqual(runtimeEntries())
+      expect(chunks.length).toBeGreaterThan(0)
+      expect(chunks.every((path) => /^_chunks\/[\w-]+$/.test(path))).toBe(true)
+    } else expect(shipped('.js')).toEqual(modules)
     expect(shipped('.d.ts')).toEqual(modules)
     expect(built.filter((path) => !path.endsWith('.js') && !path.endsWith('.d.ts'))).toEqual([])
   })

@@ -2,6 +2,7 @@ import type { EventEmitter } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { Command as CommandType } from 'commander'
+import { packageFile } from '../_package-root.js'
 import { ConfigurationError } from '../errors.js'
 import { ProjectError } from './_errors.js'
 import { effectiveDefaultsHelp } from './config/_help.js'
@@ -28,9 +29,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   auth: async () => (await import('./auth/_command.js')).registerAuth,
 }
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-  version: string
-}
+// From the package's root (_package-root.ts): the build bundles dist/, so no module counts on its own depth.
+const { version } = JSON.parse(readFileSync(packageFile('package.json')!, 'utf8')) as { version: string }
 
 /** The runtime's npm page (its README, which documents this command): what `--help` points to. */
 const DOCS = 'https://www.npmjs.com/package/a2a-runtime'

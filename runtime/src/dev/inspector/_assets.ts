@@ -1,9 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-
-/** The page, built with the package (vite) into dist/inspector beside dist/dev. */
-const ASSETS_DIR = fileURLToPath(new URL('../../inspector/', import.meta.url))
+import { packageFile } from '../../_package-root.js'
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -29,8 +27,13 @@ let assets: Map<string, Asset> | undefined
 export function inspectorAssets(): Map<string, Asset> {
   if (assets) return assets
   assets = new Map()
+  // The page, built with the package (vite) into dist/inspector: found from the package's root, as this module may
+  // sit in any chunk of the bundled dist (and in src/ when the sources run, where the page is the last build's).
+  const url = packageFile('dist/inspector/')
+  if (!url) return assets
+  const dir = fileURLToPath(url)
   const add = (relativePath: string) => {
-    const file = join(ASSETS_DIR, relativePath)
+    const file = join(dir, relativePath)
     const name = relativePath === 'index.html' ? '' : relativePath.split('\\').join('/')
     assets!.set(name, {
       body: readFileSync(file),
@@ -39,8 +42,8 @@ export function inspectorAssets(): Map<string, Asset> {
     })
   }
   try {
-    for (const entry of readdirSync(ASSETS_DIR, { recursive: true, withFileTypes: true })) {
-      if (entry.isFile()) add(join(entry.parentPath, entry.name).slice(ASSETS_DIR.length))
+    for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+      if (entry.isFile()) add(join(entry.parentPath, entry.name).slice(dir.length))
     }
   } catch {
     // not built: the handler says so

@@ -1,0 +1,60 @@
+// Bundles the JavaScript tsc wrote to dist/ (run from the package's directory, after tsc): a cold start of
+// `a2a start` spent about 110 ms of Node 20's time opening, reading and linking some 190 modules one at a time.
+// Each entry file (every `exports` subpath and the modules bin/ imports) keeps its path, so the package's manifest
+// and bin/ are unchanged; the modules they share go into chunks, and what is imported on demand (each command,
+// the file, Redis and PostgreSQL stores, gRPC, telemetry) stays in chunks of its own, loaded when it is now.
+// Every package is left out (dependencies, optional peers, node: builtins): they are installed beside the runtime,
+// and the optional ones are still loaded only when used. tsc's .d.ts files stay where they are, next to the entries.
+// The output dir is given for a build into another folder (`node scripts/bundle.mjs <dist>`), dist/ otherwise.
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
+import { rolldown } from 'rolldown'
+
+const dist = resolve(process.argv[2] ?? 'dist')
+const manifest = JSON.parse(readFileSync('package.json', 'utf8'))
+
+/** The entry files: what `exports` names, and what bin/'s scripts import from dist/. */
+function entryFiles() {
+  const fromExports = Object.values(manifest.exports).map((target) => target.default)
+  const fromBin = Object.values(manifest.bin).flatMap((bin) =>
+    [...readFileSync(bin, 'utf8').matchAll(/['"]\.\.\/dist\/([^'"]+\.js)['"]/g)].map((match) => match[1]),
+  )
+  const paths = [...fromExports.map((path) => path.replace(/^\.\/dist\//, '')), ...fromBin]
+  return Object.fromEntries([...new Set(paths)].map((path) => [path.replace(/\.js$/, ''), join(dist, path)]))
+}
+
+/** The .js files tsc wrote (the page vite builds into dist/inspector comes later and is not ours to touch). */
+function emittedScripts(folder) {
+  return readdirSync(folder, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.js'))
+    .map((entry) => join(entry.parentPath, entry.name))
+}
+
+const input = entryFiles()
+const bundle = await rolldown({
+  input,
+  platform: 'node',
+  // Only our own modules (relative paths) are bundled; a bare specifier is a package, installed for the user.
+  external: (id, importer) => importer !== undefined && !id.startsWith('.') && !isAbsolute(id),
+  logLevel: 'warn',
+})
+const { output } = await bundle.generate({
+  format: 'esm',
+  entryFileNames: '[name].js',
+  chunkFileNames: '_chunks/[name]-[hash].js',
+  // No minifying: stack traces and a reader of the installed package see the runtime's own names.
+  minify: false,
+})
+await bundle.close()
+
+for (const file of emittedScripts(dist)) rmSync(file)
+for (const chunk of output) {
+  if (chunk.type !== 'chunk') throw new Error(`unexpected asset in the bundle: ${chunk.fileName}`)
+  const file = join(dist, chunk.fileName)
+  mkdirSync(dirname(file), { recursive: true })
+  writeFileSync(file, chunk.code)
+}
+for (const [name, file] of Object.entries(input)) {
+  if (!output.some((chunk) => chunk.fileName === `${name}.js`)) throw new Error(`entry ${relative(dist, file)} missing`)
+}
+console.log(`bundled ${Object.keys(input).length} entries into ${output.length} files`)
