@@ -69,7 +69,9 @@ describe('a2a start of a folder of agents', () => {
       'healthz.ts': agentModule({ name: 'healthz' }),
     })
     expect(await exited).not.toBe(0)
-    expect(output()).toMatch(/^a2a: src\/agents\/healthz\.ts: agents: "healthz" cannot be an agent's name: it is its path/)
+    expect(output()).toMatch(
+      /^a2a: src\/agents\/healthz\.ts: agents: "healthz" cannot be an agent's name: it is its path/,
+    )
     expect(output().trim().split('\n')).toHaveLength(1)
   })
 })

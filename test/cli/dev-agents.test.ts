@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { rmSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { a2aBin, freePort } from '../_support.ts'
+import { a2aBin, freePort, runA2a } from '../_support.ts'
 import { agentModule, answerOf, makeAgentsProject, sendText, sharedModule } from './_agents-project.ts'
 
 /**
@@ -125,6 +125,25 @@ describe('a2a dev of a folder of agents', () => {
     expect(gone.body.error!.message).toBe('No agent at /writer/: its module was removed')
     expect(output()).toContain('Agent writer removed')
     expect(await answerOf(`${url}planner`)).toBe('v1 loads=1')
+  })
+
+  it("has a2a send in the project reach one agent with --agent, through the dev server's address file", async () => {
+    const { dir } = await startDev({
+      'planner.ts': agentModule({ name: 'planner' }),
+      'writer.ts': agentModule({ name: 'writer', answer: 'w' }),
+    })
+    // No PORT: the command finds the dev server where it wrote its address (.a2a/dev.json).
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([key]) => !/^(PORT|HOST|A2A_|A2ACLI_|XDG_CONFIG_HOME$)/.test(key)),
+    )
+    const running = new Set<ChildProcess>()
+    try {
+      const sent = await runA2a(['send', '--agent', 'writer', '-o', 'json', 'which?'], { cwd: dir, env, running })
+      expect(JSON.parse(sent.stdout).task.artifacts[0].parts[0].text).toBe('w loads=1')
+      expect(sent.stderr).toMatch(/writer\/ \(this project's a2a dev; --agent writer\)/)
+    } finally {
+      for (const each of running) if (each.exitCode === null) process.kill(each.pid!, 'SIGKILL')
+    }
   })
 
   it('serves the others when a module does not load at the start; that agent answers 503 with the reason', async () => {
