@@ -709,7 +709,7 @@ describe('the command line', () => {
     expect(result.code).toBe(0)
     const help = result.stdout.replace(/\s+/g, ' ')
     expect(help).toMatch(
-      /--template <name> .*\(choices: "echo", "streaming", "multi-turn", "ai-sdk", "mastra", "langgraph", default: "echo"\)/,
+      /--template <name> .*\(choices: "echo", "streaming", "multi-turn", "ai-sdk", "mastra", "langgraph", "team", default: "echo"\)/,
     )
     expect(help).toMatch(/--runtime <name> .*\(choices: "node", "bun", "deno", "workers", default: "node"\)/)
     expect(help).toMatch(/--auth <mode> .*\(choices: "none", "bearer", "apikey", "oidc", default: "none"\)/)
