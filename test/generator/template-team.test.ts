@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../_support.ts'
-import { assertBuilt, type Workspace, workspace } from './template-support.ts'
+import { readmeBlocks, variablesRead, variablesSet } from './e2e-readme.ts'
+import { assertBuilt, parseJsonc, type Workspace, workspace } from './template-support.ts'
 
 /**
  * The team template rendered by the generator, without an install: its node_modules is this repository's (the
@@ -69,6 +70,27 @@ describe('team template', () => {
     // The root serves no card when several agents share the server: the image's health is /healthz.
     expect(dockerfile).toMatch(/HEALTHCHECK[\s\S]*\/healthz/)
     expect(dockerfile).not.toContain('agent.json')
+  })
+
+  it.each([
+    ['bearer', ['--auth', 'bearer']],
+    ['deno', ['--runtime', 'deno', '--auth', 'apikey']],
+  ])('README (%s): its commands name scripts that exist and set every variable they read', async (name, flags) => {
+    const project = await space.generate(`team-readme-${name}`, ['--template', 'team', ...flags])
+    const manifest = JSON.parse(space.read(project, 'package.json')) as { scripts?: Record<string, string> }
+    const tasks = existsSync(join(project, 'deno.json'))
+      ? Object.keys(parseJsonc(space.read(project, 'deno.json')).tasks)
+      : []
+    for (const block of readmeBlocks(space.read(project, 'README.md'))) {
+      const assigned = new Set<string>()
+      for (const { line } of block) {
+        for (const [, script] of line.matchAll(/\bnpm run ([\w:-]+)/g))
+          expect(Object.keys(manifest.scripts ?? {}), line).toContain(script)
+        for (const [, task] of line.matchAll(/\bdeno task ([\w:-]+)/g)) expect(tasks, line).toContain(task)
+        for (const variable of variablesRead(line)) expect(assigned.has(variable), line).toBe(true)
+        for (const variable of variablesSet(line)) assigned.add(variable)
+      }
+    }
   })
 
   it.each([
@@ -159,6 +181,17 @@ describe('team template', () => {
     }
     expect(result.status.state, output).toBe('completed')
     expect(result.artifacts[0]!.parts.map((part) => part.text).join('')).toBe('Draft: ping')
+    // Every command of its README as pasted (the server's own aside), on this port in place of 3000.
+    for (const block of readmeBlocks(space.read(project, 'README.md'))) {
+      const script = block
+        .filter((command) => command.kind === 'run')
+        .map((command) => command.line.replaceAll('localhost:3000', `localhost:${port}`))
+        .join('\n')
+      if (!script) continue
+      const ran = await runIn(project, 'bash', ['-e', '-o', 'pipefail', '-c', script])
+      expect(ran.code, `${script}\n${ran.output}`).toBe(0)
+      expect(ran.output, script).not.toMatch(/"error"/)
+    }
     child.kill('SIGTERM')
     expect(await exited, output).toBe(0)
     running.delete(child)
