@@ -166,7 +166,7 @@ describe('migrations', () => {
     const [a, b] = [open({ schema }), open({ schema })]
     await Promise.all([a.ready(), b.ready()])
     const { rows } = await client.query(`SELECT version FROM "${schema}".a2a_migrations ORDER BY version`)
-    expect(rows.map((row) => row.version)).toEqual([1])
+    expect(rows.map((row) => row.version)).toEqual([1, 2])
     await a.create(newTask())
     expect((await b.list({ limit: 5 })).total).toBe(1)
   })
@@ -181,7 +181,7 @@ describe('migrations', () => {
       (error: unknown) => error,
     )
     expect(refusal).toBeInstanceOf(ConfigurationError)
-    expect((refusal as Error).message).toMatch(/schema ".*" is at version 99, newer than this runtime knows \(1\)/)
+    expect((refusal as Error).message).toMatch(/schema ".*" is at version 99, newer than this runtime knows \(2\)/)
     expect((refusal as Error).message).not.toContain('\n')
     await expect(newer.get(randomUUID())).rejects.toThrow(ServerUnavailableError)
     await expect(newer.get(randomUUID())).rejects.toThrow(/version 99/)
@@ -190,14 +190,30 @@ describe('migrations', () => {
   it('with migrate: false refuses an empty schema naming a2a store migrate; migratePostgresStore then brings it up', async () => {
     const schema = freshSchema()
     const unmigrated = open({ schema, migrate: false })
-    await expect(unmigrated.ready()).rejects.toThrow(/is at version 0, this runtime needs 1: run `a2a store migrate`/)
-    expect(await migratePostgresStore({ url, schema })).toEqual({ from: 0, to: 1 })
-    expect(await migratePostgresStore({ url, schema })).toEqual({ from: 1, to: 1 })
+    await expect(unmigrated.ready()).rejects.toThrow(/is at version 0, this runtime needs 2: run `a2a store migrate`/)
+    expect(await migratePostgresStore({ url, schema })).toEqual({ from: 0, to: 2 })
+    expect(await migratePostgresStore({ url, schema })).toEqual({ from: 2, to: 2 })
     const current = open({ schema, migrate: false })
     await current.ready()
     const task = newTask()
     await current.create(task)
     expect(await current.get(task.id)).toEqual(task)
+  })
+
+  it('brings a schema of the first release (version 1) to the current one, its tasks kept', async () => {
+    const schema = freshSchema()
+    const first = open({ schema })
+    const task = newTask()
+    await first.create(task)
+    await first.close()
+    // Version 1 as it was released: without what migration 2 adds.
+    await client.query(`DROP FUNCTION "${schema}".a2a_create_with`)
+    await client.query(`DELETE FROM "${schema}".a2a_migrations WHERE version > 1`)
+    await expect(open({ schema, migrate: false }).ready()).rejects.toThrow(/is at version 1, this runtime needs 2/)
+    expect(await migratePostgresStore({ url, schema })).toEqual({ from: 1, to: 2 })
+    const upgraded = open({ schema, migrate: false })
+    await upgraded.ready()
+    expect(await upgraded.get(task.id)).toEqual(task)
   })
 })
 

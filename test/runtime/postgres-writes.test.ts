@@ -50,7 +50,7 @@ async function connected(): Promise<pg.Client> {
 
 const send = (server: A2AServer, text: string) => rpc(server.url, 'message/send', { message: userMessage(text) })
 
-it('answers an echo message/send in two statements: the create, then its events in one write updating the row once (no lease release)', async () => {
+it('answers an echo message/send in one statement: the create with the events its agent handed meanwhile, the row updated once (no lease release)', async () => {
   const tasks = store()
   const server = await serve(echoAgent, tasks)
   await tasks.ready()
@@ -73,11 +73,48 @@ BEGIN INSERT INTO ${s}.updates VALUES (NEW.id); RETURN NULL; END $$`)
   // The release (if any) goes after the answer: wait for the task's writes and the release to be over.
   await expect.poll(async () => (await tasks.get(task.id))?.status.state).toBe('completed')
   const sent = tasks.statementsSent - before - 1 // less the get
-  expect(sent, 'statements of one echo send').toBe(2)
+  expect(sent, 'statements of one echo send').toBe(1)
   const { rows } = await client.query(`SELECT lease_holder FROM ${s}.a2a_tasks WHERE id = $1`, [task.id])
   expect(rows[0].lease_holder, 'the ending event gave the lease back').toBeNull()
   const updates = await client.query(`SELECT count(*)::int AS n FROM ${s}.updates WHERE id = $1`, [task.id])
   expect(updates.rows[0].n, "updates of the task's row: one for its events").toBe(1)
+})
+
+it('fails the send whose create (with the events its agent handed meanwhile) fails: the run stops, no task is left', async () => {
+  const tasks = store()
+  const aborted = deferred()
+  const started = deferred()
+  const server = await serve(
+    agent(async (ctx, task) => {
+      started.resolve()
+      task.working('on it')
+      ctx.signal.addEventListener('abort', () => aborted.resolve())
+      await new Promise((resolve) => setTimeout(resolve, 30_000))
+      task.complete()
+    }),
+    tasks,
+  )
+  await tasks.ready()
+  const client = await connected()
+  const s = `"${tasks.schema}"`
+  await client.query(`CREATE FUNCTION ${s}.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN RAISE EXCEPTION 'refused for the test'; END $$`)
+  await client.query(
+    `CREATE TRIGGER refuse BEFORE INSERT ON ${s}.a2a_tasks FOR EACH ROW EXECUTE FUNCTION ${s}.refuse()`,
+  )
+  const { status, body } = await send(server, 'hi')
+  // The agent started while the create was on its way, handed its first status (joined to the create), and is
+  // stopped once the create failed; the client hears the store's error, never of a task.
+  await started.promise
+  await aborted.promise
+  expect(status).toBe(200)
+  const { error, result } = body as { error?: { code: number; message: string }; result?: unknown }
+  // An error PostgreSQL raises for no known reason is the server's fault: -32603, its text (SQL included) not shown.
+  expect(error?.code).toBe(-32603)
+  expect(error?.message).not.toMatch(/refused for the test/)
+  expect(result).toBeUndefined()
+  const { rows } = await client.query(`SELECT count(*)::int AS n FROM ${s}.a2a_tasks`)
+  expect(rows[0].n).toBe(0)
 })
 
 it('fails every event of a write whose statement fails, none of them landed, and writes the task whole next', async () => {

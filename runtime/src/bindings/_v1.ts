@@ -79,6 +79,7 @@ const sendMessage: MethodHandler = async (params, call) => {
   assertOutputModes(request.acceptedOutputModes, outputModes)
   call.inputModes.check(request.message, true)
   await attachWebhook(request, call, 'params.configuration.taskPushNotificationConfig')
+  request.answeredAtOnce = request.returnImmediately
   const { run, settled } = await engine.send(request)
   if (!request.returnImmediately) await settled
   // An agent that replied with a message answers with it (a client told to return at once has the task already).

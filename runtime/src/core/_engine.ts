@@ -41,6 +41,11 @@ export interface SendRequest {
   principal?: Principal | undefined
   /** The AgentCore Runtime headers of the request that sends it: `ctx.agentCore` of the turn it starts. */
   agentCore?: AgentCoreRequest | undefined
+  /**
+   * The client is answered with the task as soon as it exists (a non-blocking send): its agent starts once the
+   * create landed, whatever the store, so the answer shows the task as it starts.
+   */
+  answeredAtOnce?: boolean
 }
 
 export interface StartedTask {
@@ -211,8 +216,12 @@ export class TaskEngine {
     const reservation: Reservation = { bytes }
     this.#reserved++
     try {
-      if (request.taskId === undefined)
-        return this.#start(await this.#create(request, bytes), reservation, request.message, listener, request.prepare)
+      if (request.taskId === undefined) {
+        const { run, created } = await this.#create(request, bytes)
+        const started = this.#start(run, reservation, request.message, listener, request.prepare)
+        if (created) await this.#createLanded(started, created)
+        return started
+      }
       const taskId = request.taskId
       // Another caller's task is one that does not exist: asked before anything of it is touched (its lock included).
       if (request.principal) await this.#authorize(taskId, request.principal.id)
@@ -405,7 +414,27 @@ export class TaskEngine {
     return { run, settled, unsubscribe }
   }
 
-  async #create(request: SendRequest, bytes: number): Promise<TaskRun> {
+  /**
+   * The create of a task whose agent already started (see `ClusterLink.createJoinsFirstEvents`) landed; if it failed,
+   * the run stops unseen (no client was told of the task) and the send fails with the create's error.
+   */
+  async #createLanded(started: StartedTask, created: Promise<void>): Promise<void> {
+    try {
+      await created
+    } catch (error) {
+      started.unsubscribe()
+      const { run } = started
+      run.abort(UNCREATED_REASON)
+      if (!isSettled(run.state)) run.setStatus('failed', UNCREATED_REASON)
+      throw error
+    }
+  }
+
+  /**
+   * A new task in the store, and its run. With a store whose create joins the first events, the create is on its
+   * way (`created`) rather than landed.
+   */
+  async #create(request: SendRequest, bytes: number): Promise<{ run: TaskRun; created?: Promise<void> }> {
     const { message } = request
     const id = newId()
     const contextId = request.contextId ?? message.contextId ?? newId()
@@ -424,17 +453,26 @@ export class TaskEngine {
     // Held before it exists (or as it comes to exist), so no instance takes the new task for one whose instance died.
     const cluster = this.store.cluster
     if (cluster && !cluster.claimsOnCreate) await cluster.claim(id)
-    try {
-      await this.store.create(task, owner)
-    } catch (error) {
-      if (cluster) await cluster.release(id)
-      throw error
+    const creating = this.store.create(task, owner)
+    let created: Promise<void> | undefined
+    if (cluster?.createJoinsFirstEvents && !request.answeredAtOnce && creating instanceof Promise) {
+      created = creating.catch(async (error: unknown) => {
+        await cluster.release(id)
+        throw error
+      })
+    } else {
+      try {
+        await creating
+      } catch (error) {
+        if (cluster) await cluster.release(id)
+        throw error
+      }
     }
     const run = new TaskRun(task, this.#sink, 0, this.#taskLimits, TaskBytes.created(bytes))
     run.owner = owner
     run.principal = principal
     run.agentCore = request.agentCore
-    return run
+    return { run, created }
   }
 
   async #resume(taskId: string, request: SendRequest, reservation: Reservation): Promise<TaskRun> {
@@ -519,4 +557,5 @@ export class TaskEngine {
 const noop = (): void => {}
 const UNSAVED_REASON =
   'The task store could not save an event of this task; the task is failed so that no client misses one'
+const UNCREATED_REASON = 'The task store could not create the task; it was not started'
 const LEASE_LOST_REASON = 'The instance running the task stalled past its lease; the task is failed'

@@ -72,6 +72,12 @@ export interface TaskStore {
 export interface ClusterLink {
   /** The store's `create` takes the new task's lease in the same write: the engine need not claim it first. */
   claimsOnCreate?: boolean
+  /**
+   * The store's `create` waits a moment for the new task's first events and writes them in the same statement: the
+   * engine starts the agent while the create is on its way, and answers the client (the task, its stream's first
+   * event, a blocking answer) only once the create landed; a create that fails stops the run and fails the send.
+   */
+  createJoinsFirstEvents?: boolean
   /** Takes the lease to run the task here; `false` when another live instance holds it. */
   claim(taskId: string): Promise<boolean>
   /** Gives the lease back once this instance's run of the task has ended. */

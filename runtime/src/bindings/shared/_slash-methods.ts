@@ -30,6 +30,7 @@ export const send: MethodHandler = async (params, call) => {
   assertOutputModes(request.acceptedOutputModes, outputModes)
   call.inputModes.check(request.message, false)
   await attachWebhook(request, call, WEBHOOK_FIELD)
+  request.answeredAtOnce = !request.blocking
   const { run, settled } = await engine.send(request)
   if (request.blocking) await settled
   // A2A v0.3 answers an agent's reply with the Message; the platform contract answers with the task.

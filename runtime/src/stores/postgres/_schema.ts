@@ -293,6 +293,26 @@ BEGIN
   END IF;
   RETURN v_answers;
 END $fn$;`,
+  (s) => `
+-- A new task together with its first events (those its agent handed while the create waited a moment for them), in
+-- one statement and one commit: a2a_create's answer first, then a2a_append's for each event (none when the create
+-- found another instance's task of this id). The events go through a2a_append unchanged, so every rule of the log
+-- holds for them as for any later write.
+CREATE FUNCTION ${s}.a2a_create_with(p_id text, p_context text, p_owner text, p_state text, p_settled boolean,
+  p_status_ms bigint, p_json text, p_head text, p_messages text[], p_instance text, p_lease_ms integer,
+  p_seqs integer[], p_events text[], p_states text[], p_settleds boolean[], p_ends boolean[], p_status_mss bigint[],
+  p_kept_after integer[], p_log_limit bigint, p_jsons text[], p_json_seq integer[], p_heads text[],
+  p_whole boolean[], p_event_messages text[], p_message_counts integer[], p_channel text, p_notify text[])
+RETURNS integer[] LANGUAGE plpgsql AS $fn$
+DECLARE v_created integer;
+BEGIN
+  v_created := ${s}.a2a_create(p_id, p_context, p_owner, p_state, p_settled, p_status_ms, p_json, p_head, p_messages,
+    p_instance, p_lease_ms);
+  IF v_created = 0 THEN RETURN ARRAY[0]; END IF;
+  RETURN v_created || ${s}.a2a_append(p_id, p_seqs, p_events, p_states, p_settleds, p_ends, p_status_mss,
+    p_kept_after, p_log_limit, p_instance, p_jsons, p_json_seq, p_heads, p_whole, p_event_messages, p_message_counts,
+    p_channel, p_notify);
+END $fn$;`,
 ]
 
 /** The version this code writes and reads. */

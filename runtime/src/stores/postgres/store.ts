@@ -197,6 +197,7 @@ export class PostgresTaskStore implements TaskStore {
     void this.#pool.ready().then(() => this.#failLostTasks(), noop)
     this.cluster = {
       claimsOnCreate: true,
+      createJoinsFirstEvents: true,
       claim: (taskId) => this.#leases.claim(taskId),
       // After the task's writes handed so far: the event that ends a task gives its lease back in its own statement,
       // and a release then has nothing to do (sent before it landed, it would wait for the task's row, then free it).
@@ -288,10 +289,7 @@ export class PostgresTaskStore implements TaskStore {
     let created: number
     try {
       created = await this.#queued(task.id, () =>
-        storeCall(this, 'postgres', 'create', task.id, async () => {
-          const [row] = await this.#pool.query<{ created: number }>(this.#statements.create, values)
-          return row!.created
-        }),
+        storeCall(this, 'postgres', 'create', task.id, () => this.#createWith(task.id, values)),
       )
     } catch (error) {
       this.#written.delete(task.id)
@@ -304,7 +302,43 @@ export class PostgresTaskStore implements TaskStore {
       this.#written.delete(task.id)
       throw new ServerUnavailableError(`Task ${task.id} is held by another instance`, 503)
     }
-    this.#leases.took(task.id)
+  }
+
+  /**
+   * Writes a new task a turn of the event loop later, with the events its agent handed meanwhile (the engine starts
+   * the agent while the create is on its way: see `ClusterLink.createJoinsFirstEvents`): an agent that answers at
+   * once costs one statement and one commit, not one for the create and one for its answer.
+   */
+  async #createWith(taskId: string, values: unknown[]): Promise<number> {
+    await new Promise((resolve) => setImmediate(resolve))
+    const batch = this.#openBatches.get(taskId)
+    if (!batch) {
+      const [row] = await this.#pool.query<{ created: number }>(this.#statements.create, values)
+      if (row!.created !== 0) this.#leases.took(taskId)
+      return row!.created
+    }
+    this.#openBatches.delete(taskId)
+    batch.joined = true
+    let answers: number[]
+    try {
+      // a2a_append's arguments but the task's id and this instance's, which the create's values hold already.
+      const appended = this.#appendValues(batch).filter((_, i) => i !== 0 && i !== 9)
+      const [row] = await this.#pool.query<{ written: number[] }>(this.#statements.createWith, [...values, ...appended])
+      answers = row!.written
+    } catch (error) {
+      for (const pending of batch) pending.reject!(error)
+      throw error
+    }
+    const [created, ...written] = answers
+    if (created === 0) {
+      const refused = new ServerUnavailableError(`Task ${taskId} is held by another instance`, 503)
+      for (const pending of batch) pending.reject!(refused)
+    } else {
+      // Held from here: an event of the batch that ends the task gave the lease back in the same statement.
+      this.#leases.took(taskId)
+      await this.#settleBatch(batch, written)
+    }
+    return created!
   }
 
   append(task: Task, event: TaskEvent): Promise<void> {
@@ -356,7 +390,8 @@ export class PostgresTaskStore implements TaskStore {
       // The events a turn hands in one go (a status, its answer, the end) join before the batch leaves.
       await new Promise((resolve) => setImmediate(resolve))
       if (this.#openBatches.get(taskId) === batch) this.#openBatches.delete(taskId)
-      await this.#writeBatch(batch)
+      // Written with its task's create (see `#createWith`).
+      if (!batch.joined) await this.#writeBatch(batch)
     })
     return done
   }
@@ -372,6 +407,11 @@ export class PostgresTaskStore implements TaskStore {
       for (const pending of batch) pending.reject!(error)
       return
     }
+    await this.#settleBatch(batch, answers)
+  }
+
+  /** Settles each event of a written batch as a2a_append answered for it. */
+  async #settleBatch(batch: PendingEvent[], answers: number[]): Promise<void> {
     for (const [i, pending] of batch.entries()) {
       try {
         await this.#landed(pending, answers[i]!)
@@ -384,9 +424,15 @@ export class PostgresTaskStore implements TaskStore {
 
   /** One statement writing `events` of one task, in order: what a2a_append answered for each. */
   async #writeEvents(events: PendingEvent[]): Promise<number[]> {
+    const [row] = await this.#pool.query<{ written: number[] }>(this.#statements.append, this.#appendValues(events))
+    return row!.written
+  }
+
+  /** a2a_append's arguments for `events` of one task, in order. */
+  #appendValues(events: PendingEvent[]): unknown[] {
     const messages: string[] = []
     for (const { args } of events) messages.push(...args.messages)
-    const [row] = await this.#pool.query<{ written: number[] }>(this.#statements.append, [
+    return [
       events[0]!.task.id,
       events.map((e) => e.event.seq),
       events.map((e) => e.eventJson),
@@ -405,8 +451,7 @@ export class PostgresTaskStore implements TaskStore {
       events.map((e) => e.args.messages.length),
       eventsChannel(this.schema),
       events.map((e) => notification(e.task.id, e.event.seq, e.eventJson)),
-    ])
-    return row!.written
+    ]
   }
 
   #writeWhole(taskId: string): void {
@@ -642,6 +687,8 @@ export class PostgresTaskStore implements TaskStore {
    */
   readonly pushConfigs: PushConfigStore = {
     save: async (config) => {
+      // After the task's create, which may still be on its way (see `#createWith`).
+      await this.#afterWrites(config.taskId)
       const saved = await storeCall(this, 'postgres', 'pushConfigs.save', config.taskId, () =>
         this.#pool.query(this.#statements.savePush, [
           config.taskId,
@@ -736,7 +783,8 @@ interface Written {
 }
 
 /** Events of one task written in one statement, and about how many bytes they send (see `#batched`). */
-type Batch = PendingEvent[] & { bytes: number }
+/** One task's events written together; `joined`: they went with the task's create. */
+type Batch = PendingEvent[] & { bytes: number; joined?: boolean }
 
 /** About the bytes an event's write sends: the event, and the task's json and messages with it. */
 function pendingBytes({ eventJson, args }: PendingEvent): number {
@@ -785,6 +833,10 @@ function statements(s: string) {
   const named = (name: string, text: string) => ({ name: `a2a-${name}-${s}`, text })
   return {
     create: named('create', `SELECT ${s}.a2a_create($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS created`),
+    createWith: named(
+      'create-with',
+      `SELECT ${s}.a2a_create_with(${Array.from({ length: 27 }, (_, i) => `$${i + 1}`).join(', ')}) AS written`,
+    ),
     append: named(
       'append',
       `SELECT ${s}.a2a_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
