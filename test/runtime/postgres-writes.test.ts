@@ -50,7 +50,7 @@ async function connected(): Promise<pg.Client> {
 
 const send = (server: A2AServer, text: string) => rpc(server.url, 'message/send', { message: userMessage(text) })
 
-it('answers an echo message/send in one statement: the create with the events its agent handed meanwhile, the row updated once (no lease release)', async () => {
+it('answers an echo message/send in one statement: the task written as its events left it, with them, its row never updated (no lease release)', async () => {
   const tasks = store()
   const server = await serve(echoAgent, tasks)
   await tasks.ready()
@@ -77,7 +77,7 @@ BEGIN INSERT INTO ${s}.updates VALUES (NEW.id); RETURN NULL; END $$`)
   const { rows } = await client.query(`SELECT lease_holder FROM ${s}.a2a_tasks WHERE id = $1`, [task.id])
   expect(rows[0].lease_holder, 'the ending event gave the lease back').toBeNull()
   const updates = await client.query(`SELECT count(*)::int AS n FROM ${s}.updates WHERE id = $1`, [task.id])
-  expect(updates.rows[0].n, "updates of the task's row: one for its events").toBe(1)
+  expect(updates.rows[0].n, "updates of the task's row: none, it was inserted as its events left it").toBe(0)
 })
 
 it('fails the send whose create (with the events its agent handed meanwhile) fails: the run stops, no task is left', async () => {

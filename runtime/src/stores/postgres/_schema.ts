@@ -294,24 +294,36 @@ BEGIN
   RETURN v_answers;
 END $fn$;`,
   (s) => `
--- A new task together with its first events (those its agent handed while the create waited a moment for them), in
--- one statement and one commit: a2a_create's answer first, then a2a_append's for each event (none when the create
--- found another instance's task of this id). The events go through a2a_append unchanged, so every rule of the log
--- holds for them as for any later write.
+-- A new task as it stands after its first events (those its agent handed while the create waited a moment for them:
+-- an agent that answers at once hands them all), written with them in one statement and one commit: its row as of
+-- the last event (p_json folded up to it), its history, its events (seq 1 to n) each a row. The event that ends the
+-- task frees its lease in the same statement (p_frees). Answers as a2a_create: 1 written, 2 it exists with this
+-- instance's lease (a retry of a create that landed), 0 another instance has a task of this id.
 CREATE FUNCTION ${s}.a2a_create_with(p_id text, p_context text, p_owner text, p_state text, p_settled boolean,
   p_status_ms bigint, p_json text, p_head text, p_messages text[], p_instance text, p_lease_ms integer,
-  p_seqs integer[], p_events text[], p_states text[], p_settleds boolean[], p_ends boolean[], p_status_mss bigint[],
-  p_kept_after integer[], p_log_limit bigint, p_jsons text[], p_json_seq integer[], p_heads text[],
-  p_whole boolean[], p_event_messages text[], p_message_counts integer[], p_channel text, p_notify text[])
-RETURNS integer[] LANGUAGE plpgsql AS $fn$
-DECLARE v_created integer;
+  p_seqs integer[], p_events text[], p_frees boolean)
+RETURNS integer LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_holder text;
+  v_last integer := p_seqs[cardinality(p_seqs)];
 BEGIN
-  v_created := ${s}.a2a_create(p_id, p_context, p_owner, p_state, p_settled, p_status_ms, p_json, p_head, p_messages,
-    p_instance, p_lease_ms);
-  IF v_created = 0 THEN RETURN ARRAY[0]; END IF;
-  RETURN v_created || ${s}.a2a_append(p_id, p_seqs, p_events, p_states, p_settleds, p_ends, p_status_mss,
-    p_kept_after, p_log_limit, p_instance, p_jsons, p_json_seq, p_heads, p_whole, p_event_messages, p_message_counts,
-    p_channel, p_notify);
+  INSERT INTO ${s}.a2a_tasks (id, context_id, owner, state, settled, status_ms, lease_holder, lease_until, head, json,
+    history_count, folded_seq, last_seq, log_bytes)
+  VALUES (p_id, p_context, p_owner, p_state, p_settled, p_status_ms,
+    CASE WHEN p_frees THEN NULL ELSE p_instance END,
+    CASE WHEN p_frees THEN NULL ELSE clock_timestamp() + p_lease_ms * interval '1 millisecond' END,
+    p_head, p_json, cardinality(p_messages), v_last, v_last,
+    (SELECT coalesce(sum(octet_length(e)), 0) FROM unnest(p_events) AS e))
+  ON CONFLICT (id) DO NOTHING;
+  IF NOT FOUND THEN
+    SELECT lease_holder INTO v_holder FROM ${s}.a2a_tasks WHERE id = p_id;
+    RETURN CASE WHEN v_holder = p_instance THEN 2 ELSE 0 END;
+  END IF;
+  INSERT INTO ${s}.a2a_history (task_id, n, message)
+    SELECT p_id, m.i - 1, m.message FROM unnest(p_messages) WITH ORDINALITY AS m (message, i);
+  INSERT INTO ${s}.a2a_events (task_id, seq, event, bytes)
+    SELECT p_id, e.seq, e.event, octet_length(e.event) FROM unnest(p_seqs, p_events) AS e (seq, event);
+  RETURN 1;
 END $fn$;`,
 ]
 

@@ -289,7 +289,7 @@ export class PostgresTaskStore implements TaskStore {
     let created: number
     try {
       created = await this.#queued(task.id, () =>
-        storeCall(this, 'postgres', 'create', task.id, () => this.#createWith(task.id, values)),
+        storeCall(this, 'postgres', 'create', task.id, () => this.#createWith(task, values)),
       )
     } catch (error) {
       this.#written.delete(task.id)
@@ -305,40 +305,80 @@ export class PostgresTaskStore implements TaskStore {
   }
 
   /**
-   * Writes a new task a turn of the event loop later, with the events its agent handed meanwhile (the engine starts
-   * the agent while the create is on its way: see `ClusterLink.createJoinsFirstEvents`): an agent that answers at
-   * once costs one statement and one commit, not one for the create and one for its answer.
+   * Writes a new task a turn of the event loop later, as it stands after the events its agent handed meanwhile (the
+   * engine starts the agent while the create is on its way: see `ClusterLink.createJoinsFirstEvents`), with them:
+   * an agent that answers at once costs one statement and one commit, its row written once. Events that cannot go
+   * that way (more than one batch, past the log's budget) are written after the create, as any others.
    */
-  async #createWith(taskId: string, values: unknown[]): Promise<number> {
+  async #createWith(task: Task, values: unknown[]): Promise<number> {
     await new Promise((resolve) => setImmediate(resolve))
-    const batch = this.#openBatches.get(taskId)
-    if (!batch) {
+    const batch = this.#openBatches.get(task.id)
+    if (!batch || !this.#joinable(task, batch)) {
       const [row] = await this.#pool.query<{ created: number }>(this.#statements.create, values)
-      if (row!.created !== 0) this.#leases.took(taskId)
+      if (row!.created !== 0) this.#leases.took(task.id)
       return row!.created
     }
-    this.#openBatches.delete(taskId)
+    this.#openBatches.delete(task.id)
     batch.joined = true
-    let answers: number[]
+    const json = withoutHistory(task)
+    const { state, timestamp } = task.status
+    const last = batch[batch.length - 1]!
+    let created: number
     try {
-      // a2a_append's arguments but the task's id and this instance's, which the create's values hold already.
-      const appended = this.#appendValues(batch).filter((_, i) => i !== 0 && i !== 9)
-      const [row] = await this.#pool.query<{ written: number[] }>(this.#statements.createWith, [...values, ...appended])
-      answers = row!.written
+      const [row] = await this.#pool.query<{ created: number }>(this.#statements.createWith, [
+        task.id,
+        task.contextId,
+        values[2],
+        state,
+        isSettled(state),
+        Date.parse(timestamp),
+        json,
+        headOf(task),
+        task.history.map((message) => JSON.stringify(message)),
+        this.instanceId,
+        this.#leases.holdMs,
+        batch.map((pending) => pending.event.seq),
+        batch.map((pending) => pending.eventJson),
+        last.ends,
+      ])
+      created = row!.created
     } catch (error) {
       for (const pending of batch) pending.reject!(error)
       throw error
     }
-    const [created, ...written] = answers
     if (created === 0) {
-      const refused = new ServerUnavailableError(`Task ${taskId} is held by another instance`, 503)
+      const refused = new ServerUnavailableError(`Task ${task.id} is held by another instance`, 503)
       for (const pending of batch) pending.reject!(refused)
-    } else {
-      // Held from here: an event of the batch that ends the task gave the lease back in the same statement.
-      this.#leases.took(taskId)
-      await this.#settleBatch(batch, written)
+      return created
     }
-    return created!
+    this.#remember(task.id, {
+      history: task.history.length,
+      json: json.length,
+      added: 0,
+      seq: last.event.seq,
+      whole: false,
+    })
+    // Held from here: the event that ends the task gave the lease back in the same statement.
+    this.#leases.took(task.id)
+    await this.#settleBatch(
+      batch,
+      batch.map(() => (created === 1 ? WRITTEN : ALREADY_WRITTEN)),
+    )
+    return created
+  }
+
+  /**
+   * The task as it stands is as of the batch's last event, and the batch holds every event since its create (seq 1
+   * onwards, none in an earlier batch), within the log's budget: its create can carry them (see a2a_create_with).
+   */
+  #joinable(task: Task, batch: Batch): boolean {
+    if (this.#handed.get(task) !== batch.length) return false
+    let bytes = 0
+    for (const [i, pending] of batch.entries()) {
+      if (pending.event.seq !== i + 1) return false
+      bytes += Buffer.byteLength(pending.eventJson)
+    }
+    return bytes <= this.eventLogBytes
   }
 
   append(task: Task, event: TaskEvent): Promise<void> {
@@ -484,7 +524,8 @@ export class PostgresTaskStore implements TaskStore {
     if (ends) this.#written.delete(task.id)
     const refused = appendRefusal(written, task.id, event.seq)
     if (refused) throw refused
-    // Counting the tasks costs a scan of an index: checked every TRIM_EVERY settlings (trim removes a margin more).
+    // Checked every TRIM_EVERY settlings (trim removes a margin more): the count is the sum of the rows a2a_counts
+    // keeps for all tasks (a COUNT over the table's index grew with it: 3 ms per check at 20k tasks).
     if (settles && ++this.#settledSinceTrim >= TRIM_EVERY) {
       this.#settledSinceTrim = 0
       void this.#trim().catch(noop)
@@ -835,7 +876,7 @@ function statements(s: string) {
     create: named('create', `SELECT ${s}.a2a_create($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS created`),
     createWith: named(
       'create-with',
-      `SELECT ${s}.a2a_create_with(${Array.from({ length: 27 }, (_, i) => `$${i + 1}`).join(', ')}) AS written`,
+      `SELECT ${s}.a2a_create_with($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) AS created`,
     ),
     append: named(
       'append',
@@ -877,7 +918,7 @@ RETURNING 1`,
     },
     trim: {
       text: `WITH locked AS (SELECT pg_try_advisory_xact_lock($1) AS got),
-excess AS (SELECT count(*) - $2 AS n FROM ${s}.a2a_tasks)
+excess AS (SELECT coalesce(sum(n), 0) - $2 AS n FROM ${s}.a2a_counts WHERE key = '')
 DELETE FROM ${s}.a2a_tasks WHERE (SELECT got FROM locked) AND (SELECT n FROM excess) > 0 AND id IN (
   SELECT id FROM ${s}.a2a_tasks WHERE settled ORDER BY status_ms, id
   LIMIT least((SELECT n FROM excess) + $3, $4))`,
