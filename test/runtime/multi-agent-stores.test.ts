@@ -7,6 +7,7 @@ import { createRedisStore } from 'a2a-runtime/redis-store'
 import type { TaskStore } from 'a2a-runtime/store'
 import { createDurableObjectStore } from 'a2a-runtime/workers'
 import { describe, expect, inject, it, onTestFinished } from 'vitest'
+import { sdkTestAgent } from '../_sdk-v1.ts'
 import { DurableObjectStorageStandIn } from './_durable-object-storage.ts'
 import { userMessage, userMessageV1 } from './_messages.ts'
 import { postJson, startAgents } from './_multi-agent.ts'
@@ -14,8 +15,8 @@ import { eventReader, readEvents } from './_sse.ts'
 
 /**
  * Two agents in one server (`/planner`, `/writer`) on each store: one agent's task is another's unknown task through
- * JSON-RPC v1.0, v0.3, the platform dialect and HTTP+JSON (get, list and its count, cancel, subscribe), and each
- * streams its own.
+ * JSON-RPC v1.0, v0.3, the platform dialect and HTTP+JSON (get, list and its count, cancel, subscribe, push configs),
+ * for anonymous callers and for the same caller of two agents that check credentials, and each streams its own.
  */
 
 const suffix = () => Math.random().toString(36).slice(2, 10)
@@ -62,6 +63,20 @@ const restPost = (url: string, body?: unknown) =>
     headers: { ...V1, ...(body !== undefined && { 'content-type': 'application/json' }) },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   })
+
+// Both check the same bearer token: one caller, two agents, so only the agent keeps the tasks apart.
+const guarded = (name: string) =>
+  sdkTestAgent(
+    {
+      name,
+      description: `${name} with credentials`,
+      capabilities: { streaming: true, pushNotifications: true },
+      authentication: { schemes: ['bearer'] },
+    },
+    { waitMs: 30_000 },
+  )
+const ALICE = { ...V1, authorization: 'Bearer a-secret' }
+const restGetAs = (url: string) => fetch(url, { headers: ALICE })
 
 describe.each(stores)('two agents in one server, on the %s store', (_name, makeStore) => {
   it("keep their tasks apart: another agent's task id is not found anywhere; lists count their own", async () => {
@@ -160,5 +175,46 @@ describe.each(stores)('two agents in one server, on the %s store', (_name, makeS
     const id: string = events[0].params.taskId
     expect((await slash(writer, 'tasks/get', { id })).body.error).toMatchObject({ code: -32602 })
     expect((await slash(planner, 'tasks/get', { id })).body.result.status.state).toBe('completed')
+  })
+
+  it("keep one caller's tasks and push configs apart when both check credentials", async () => {
+    const store = await makeStore()
+    const server = await startAgents(
+      { planner: guarded('Planner'), writer: guarded('Writer') },
+      {
+        env: { A2A_BEARER_TOKEN: 'alice:a-secret' },
+        push: { allow: ['0.0.0.0/0', '::/0'] },
+        ...(store && { store }),
+      },
+    )
+    const { planner, writer } = server.urls as { planner: string; writer: string }
+    const call = (url: string, method: string, params: unknown) =>
+      postJson(url, { jsonrpc: '2.0', id: 1, method, params }, ALICE)
+
+    const sent = await call(planner, 'SendMessage', userMessageV1('hello'))
+    const id: string = sent.body.result.task.id
+    // A documentation address (192.0.2.0/24), allowed here: nothing is delivered before the checks below.
+    const config = { taskId: id, id: 'hook-1', url: 'https://192.0.2.1/a2a' }
+    const created = await call(planner, 'CreateTaskPushNotificationConfig', config)
+    expect(created.body.result?.id, JSON.stringify(created.body)).toBe('hook-1')
+    const own = await call(writer, 'SendMessage', userMessageV1('mine'))
+    const ownId: string = own.body.result.task.id
+
+    expect((await call(writer, 'GetTask', { id })).body.error.code).toBe(-32001)
+    const listed = (await call(writer, 'ListTasks', { pageSize: 50 })).body.result
+    expect(listed.tasks.map((task: any) => task.id)).toEqual([ownId])
+    expect(listed.totalSize).toBe(1)
+    expect((await restGetAs(`${writer}tasks/${id}`)).status).toBe(404)
+    // Push configs of the planner's task: neither set, read, listed nor deleted through the writer.
+    const crossed: Array<[string, unknown]> = [
+      ['CreateTaskPushNotificationConfig', { ...config, id: 'hook-2' }],
+      ['GetTaskPushNotificationConfig', { taskId: id, id: 'hook-1' }],
+      ['ListTaskPushNotificationConfigs', { taskId: id }],
+      ['DeleteTaskPushNotificationConfig', { taskId: id, id: 'hook-1' }],
+    ]
+    for (const [method, params] of crossed)
+      expect((await call(writer, method, params)).body.error, method).toMatchObject({ code: -32001 })
+    const kept = (await call(planner, 'ListTaskPushNotificationConfigs', { taskId: id })).body.result
+    expect(kept.configs.map((each: any) => each.id)).toEqual(['hook-1'])
   })
 })

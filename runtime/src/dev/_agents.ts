@@ -165,7 +165,11 @@ export class DevAgents {
     }
     const inspector = new Inspector(this.webOrigin, this.traceUrl, this.#feed)
     // Its pages list this agent's tasks only: the shared store as this agent reads it.
-    inspector.showAgent(name, agentStore(this.#store, name, false, undefined), () => [...this.#modules.keys()])
+    inspector.showAgent(
+      name,
+      agentStore(this.#store, name, () => false, undefined),
+      () => [...this.#modules.keys()],
+    )
     inspector.checkWith(() => (this.#app ? agentAuthCheck(this.#app, name) : undefined))
     if (this.#app) inspector.traceWith(agentsInstrumentation(this.#app))
     if (this.#url) inspector.setUrl(agentUrl(this.#url, name))

@@ -18,18 +18,20 @@ import type { Task } from '../types.js'
  * request (no principal): it is read as the agent's anonymous owner, so only this agent's tasks answer. For one that
  * checks them every caller has a principal, so a read without an owner is the runtime's own, made after the caller's
  * owner was checked for that very task (the engine's subscriptions, resumed runs): it passes through as it is.
+ * `checksCredentials` is asked at each read: a reload (`a2a dev`) may add or drop the agent's credentials, and a view
+ * fixed at the first version would hand an agent that dropped them the whole shared store.
  */
 export function agentStore(
   store: TaskStore,
   name: string,
-  checksCredentials: boolean,
+  checksCredentials: () => boolean,
   cluster: ClusterLink | undefined,
 ): TaskStore {
   const anonymous = `a2a-agent:${name}`
   // A task is never kept without an owner: nobody's task would answer any agent's reads without one.
   const created = (owner: string | undefined) => (owner === undefined ? anonymous : `${anonymous}/${owner}`)
   const asked = (owner: string | undefined) =>
-    owner === undefined ? (checksCredentials ? undefined : anonymous) : `${anonymous}/${owner}`
+    owner === undefined ? (checksCredentials() ? undefined : anonymous) : `${anonymous}/${owner}`
   const { snapshot, lastSeq } = store
   const get = (taskId: string, owner?: string) => store.get(taskId, asked(owner))
   return {

@@ -80,8 +80,9 @@ export function hostAgent({ name, agent, auth }: NamedAgent, shared: SharedParts
     new ServedAgent(next, { options: auth ?? shared.options.auth, logger, env }, pushFor, addresses)
   // A holder: a replaced agent is served from the next request on, by the same routes and engine.
   const holder = { current: servedAgent(agent) }
-  const served = holder.current
-  const store = agentStore(shared.store, name, served.authCheck !== undefined, shared.cluster)
+  // The agent served now, not the first version: a reload may add or drop its credentials.
+  const checksCredentials = () => holder.current.authCheck !== undefined
+  const store = agentStore(shared.store, name, checksCredentials, shared.cluster)
   const engine = new TaskEngine(agent, store, logger, shared.maxRunningTasks, shared.taskBytes)
   engine.instrumentation = telemetry
   // A reload that drops push (a2a dev) stops deliveries with it; one that declares it makes the service then.
