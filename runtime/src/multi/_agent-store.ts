@@ -60,13 +60,27 @@ export function agentStore(
  * this agent's view first, and another agent's is not found.
  */
 function ownCancels(cluster: ClusterLink, get: (taskId: string) => MaybePromise<Task | undefined>): ClusterLink {
-  return {
-    ...cluster,
+  return linkWith(cluster, {
     cancel: async (taskId) => {
       if (!(await get(taskId))) throw new TaskNotFoundError(taskId)
       return cluster.cancel(taskId)
     },
-  }
+  })
+}
+
+/**
+ * `link` with `changed` in place of some of its members, every other one forwarded as it is: its flags and methods,
+ * those a store adds later too (a flag copied by hand and forgotten would silently turn a store's feature off).
+ */
+function linkWith(link: ClusterLink, changed: Partial<ClusterLink>): ClusterLink {
+  return new Proxy(link, {
+    get(target, key) {
+      if (Object.hasOwn(changed, key)) return changed[key as keyof ClusterLink]
+      const value: unknown = Reflect.get(target, key)
+      // A store's link may be a class instance: its methods keep their `this`.
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
 }
 
 /** The agents' namespaces are owners: a store that does not keep them would let each agent read every other's. */
@@ -96,13 +110,8 @@ export function sharedClusterLink(cluster: ClusterLink | undefined): ClusterLink
   cluster.onLost((taskId) => {
     for (const handler of lostHandlers) handler(taskId)
   })
-  return {
-    ...(cluster.claimsOnCreate && { claimsOnCreate: true }),
-    claim: (taskId) => cluster.claim(taskId),
-    release: (taskId) => cluster.release(taskId),
-    follow: (taskId, afterSeq, onEvent) => cluster.follow(taskId, afterSeq, onEvent),
-    cancel: (taskId) => cluster.cancel(taskId),
-    onCancel: (handler) => cancelHandlers.push(handler),
-    onLost: (handler) => lostHandlers.push(handler),
-  }
+  return linkWith(cluster, {
+    onCancel: (handler) => void cancelHandlers.push(handler),
+    onLost: (handler) => void lostHandlers.push(handler),
+  })
 }
