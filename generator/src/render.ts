@@ -87,6 +87,8 @@ function templateContext(options: ProjectOptions, runtimeDependency: string) {
     skillCases: options.skills.map((skill) => ({ id: skill.id, example: new UserText(skill.examples[0] ?? 'Hello') })),
     /** A fresh credential for `.env` when the card declares authentication. */
     secret: randomBytes(24).toString('base64url'),
+    /** The team's planner's own credential for its writer, never a client's (see the team's src/writer-link.ts). */
+    plannerSecret: randomBytes(24).toString('base64url'),
     skillIdUnion: options.skills.map((skill) => JSON.stringify(skill.id)).join(' | '),
     streaming: options.streaming,
     pushNotifications: options.pushNotifications,

@@ -94,6 +94,19 @@ describe('team template', () => {
   })
 
   it.each([
+    ['bearer', 'A2A_BEARER_TOKEN'],
+    ['apikey', 'A2A_API_KEY'],
+  ])(".env (%s): the planner has its own credential, beside the clients' and never the first", async (auth, name) => {
+    const project = await space.generate(`team-env-${auth}`, ['--template', 'team', '--auth', auth])
+    const list = new RegExp(`^${name}=(.*)$`, 'm').exec(space.read(project, '.env'))?.[1] ?? ''
+    const [client, planner, ...more] = list.split(',')
+    expect(more).toEqual([])
+    expect(client).toMatch(/^[\w-]{32}$/)
+    expect(planner).toMatch(/^planner:[\w-]{32}$/)
+    expect(planner!.slice('planner:'.length)).not.toBe(client)
+  })
+
+  it.each([
     ['--runtime', 'workers'],
     ['--auth', 'oidc'],
     ['--deploy', 'agentcore'],
@@ -115,8 +128,9 @@ describe('team template', () => {
 
   it.each([
     ['none', ['--auth', 'none'], 5],
-    ['bearer', ['--auth', 'bearer'], 5],
-    ['apikey, no streaming', ['--auth', 'apikey', '--no-streaming'], 4],
+    // With a credential, one more: a client reads none of the writer's tasks (the planner calls with its own).
+    ['bearer', ['--auth', 'bearer'], 6],
+    ['apikey, no streaming', ['--auth', 'apikey', '--no-streaming'], 5],
   ])(
     'its own tests pass and it type-checks (%s): the writer called over A2A, cancel passed on, a writer down',
     {

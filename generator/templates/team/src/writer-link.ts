@@ -29,16 +29,20 @@ function reachableHost(host: string | undefined): string {
 }
 
 /**
- * The credential the planner shows the writer: `WRITER_CREDENTIAL`, else the first of this server's own
- * (`A2A_BEARER_TOKEN`, `A2A_API_KEY`; the secret of a `name:secret` entry), since both agents accept the same.
+ * The planner's own credential for the writer: `WRITER_CREDENTIAL`, else the secret of the entry named `planner` in
+ * this server's lists (`A2A_BEARER_TOKEN`, `A2A_API_KEY`). Never a client's: the writer's tasks belong to whoever
+ * the credential names, so a client's would let that client list and read every brief and draft the planner had
+ * written for anyone. None at all when neither is set: the writer then refuses, and the planner fails with why.
  */
 export function writerCredentials(env: NodeJS.ProcessEnv = process.env): { bearer?: string; apiKey?: string } {
-  const first = (list: string | undefined) => {
-    const entry = list?.split(',')[0]?.trim()
-    return entry ? entry.replace(/^[A-Za-z][\w.-]{0,63}:/, '') : undefined
-  }
+  const plannerEntry = (list: string | undefined) =>
+    list
+      ?.split(',')
+      .map((entry) => entry.trim())
+      .find((entry) => entry.startsWith('planner:'))
+      ?.slice('planner:'.length)
   const given = env.WRITER_CREDENTIAL?.trim()
-  const bearer = given || first(env.A2A_BEARER_TOKEN)
-  const apiKey = given || first(env.A2A_API_KEY)
+  const bearer = given || plannerEntry(env.A2A_BEARER_TOKEN)
+  const apiKey = given || plannerEntry(env.A2A_API_KEY)
   return { ...(bearer && { bearer }), ...(apiKey && { apiKey }) }
 }
