@@ -187,6 +187,12 @@ export const SETTINGS = [
     default: '5000',
     means: 'Idle keep-alive connections close after this.',
   },
+  {
+    variable: 'A2A_SHUTDOWN_TIMEOUT_MS',
+    option: 'shutdownTimeoutMs',
+    default: '10000',
+    means: 'On SIGTERM: how long running tasks may finish before they are failed (keep it below the platform kill).',
+  },
   { variable: 'A2A_MAX_CONNECTIONS', option: 'maxConnections', default: '4096', means: 'Connections at once.' },
   {
     variable: 'A2A_MAX_CONNECTIONS_PER_ADDRESS',

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http'
 import { type A2AServer, serveAgent } from 'a2a-runtime'
 import { afterEach, describe, expect, it } from 'vitest'
+import { ConfigurationError } from '../../runtime/src/errors.ts'
 import { echoAgent, gatedAgent } from './_agents.ts'
 import { captureLogger } from './_logger.ts'
 
@@ -126,5 +127,54 @@ describe('health checks', () => {
     const server = await serve()
     const card = await (await fetch(`${server.url}.well-known/agent-card.json`)).text()
     expect(card).not.toMatch(/healthz|readyz|\/ping/)
+  })
+})
+
+describe('A2A_SHUTDOWN_TIMEOUT_MS: how long a shutdown lets running tasks finish', () => {
+  const holdOn = (url: string) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'message/send',
+        params: { message: { role: 'user', messageId: 'm1', parts: [{ kind: 'text', text: 'hold' }] } },
+      }),
+    })
+
+  it('fails a task still running once the time the variable gives is over, well before the 10 s default', async () => {
+    const gated = gatedAgent()
+    const server = await serve(gated.agent, { env: { A2A_SHUTDOWN_TIMEOUT_MS: '300' } })
+    const sending = holdOn(server.url)
+    await gated.started
+    const started = performance.now()
+    servers.splice(servers.indexOf(server), 1)
+    try {
+      await server.close()
+      const closedAfter = performance.now() - started
+      const answer = (await (await sending).json()) as any
+      expect(answer.result.status.state).toBe('failed')
+      // 300 ms asked for; the default would have held the task 10 s (a wide margin for a busy machine).
+      expect(closedAfter).toBeLessThan(5000)
+    } finally {
+      gated.release()
+    }
+  })
+
+  it.each([
+    ['soon', '"soon"'],
+    ['-1', '"-1"'],
+    ['2.5', '"2.5"'],
+  ])('refuses %s in one line naming the option and the variable', async (value, shown) => {
+    const attempt = serve(echoAgent, { env: { A2A_SHUTDOWN_TIMEOUT_MS: value } })
+    const error = await attempt.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    )
+    expect(error).toBeInstanceOf(ConfigurationError)
+    expect((error as Error).message).toBe(
+      `shutdownTimeoutMs (A2A_SHUTDOWN_TIMEOUT_MS) must be a whole number of ms from 0 to 2147483647 (got ${shown})`,
+    )
   })
 })

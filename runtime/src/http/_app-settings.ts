@@ -62,7 +62,26 @@ export function readAppSettings(options: A2AAppOptions, env: Env): AppSettings {
     maxStreams,
     outgoing: readOutgoingLimits(options, env),
     eventIds: options.eventIds ?? false,
-    shutdownTimeoutMs: options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    shutdownTimeoutMs: readShutdownTimeoutMs(options.shutdownTimeoutMs, env),
     publicUrl,
   }
+}
+
+/**
+ * How long a shutdown lets running tasks finish: the option, else `A2A_SHUTDOWN_TIMEOUT_MS`, else 10 s. A platform
+ * that kills soon after SIGTERM (Cloud Run: 10 s) needs it below its kill, so the tasks still running are failed
+ * in the store before the process dies rather than left `working` in a shared one.
+ */
+export function readShutdownTimeoutMs(given: number | undefined, env: Env): number {
+  return wholeNumberSetting({
+    option: 'shutdownTimeoutMs',
+    variable: 'A2A_SHUTDOWN_TIMEOUT_MS',
+    given,
+    env,
+    fallback: DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    min: 0,
+    // A timer's longest wait: past it Node fires at once.
+    max: 2 ** 31 - 1,
+    unit: 'ms',
+  })
 }

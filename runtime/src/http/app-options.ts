@@ -70,8 +70,9 @@ export interface A2AAppOptions {
     keyId?: string
   }
   /**
-   * Waits this long for running tasks on `close()` before failing them, in ms.
-   * @default 10_000
+   * Waits this long for running tasks on `close()` (SIGTERM) before failing them, in ms. Keep it below the time a
+   * platform gives between SIGTERM and SIGKILL (Cloud Run: 10 s), so the tasks are failed before the process dies.
+   * @default A2A_SHUTDOWN_TIMEOUT_MS, else 10_000
    */
   shutdownTimeoutMs?: number
   /**

@@ -113,7 +113,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   const rpc = rpcHandler({ ...rpcParts, router: new DialectRouter(settings.dialect) })
   const rpcV03 = rpcHandler({ ...rpcParts, router: new DialectRouter('a2a-0.3') })
   const h3 = createRoutes(webOrigin, cardFor, rpc, rpcV03, restHandler(rpcParts))
-  const storeProbe = new StoreProbe(store)
+  const storeProbe = new StoreProbe(store, logger)
   serveHealth(h3, {
     draining: () => engine.closing,
     running: () => engine.runningCount,

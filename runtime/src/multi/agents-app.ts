@@ -113,7 +113,7 @@ export function createAgentsApp(
   for (const agent of hosted) addAgentRoutes(h3, agent.base, checked, agent.handlers)
   addDirectoryRoutes(h3, checked, hosted, shared.knownUrl)
   const running = () => hosted.reduce((sum, { engine }) => sum + engine.runningCount, 0)
-  const storeProbe = new StoreProbe(store)
+  const storeProbe = new StoreProbe(store, logger)
   // The server's health, at the root: it drains as a whole, and its agents share the store.
   serveHealth(h3, {
     draining: () => hosted.some(({ engine }) => engine.closing),

@@ -4,6 +4,7 @@ import { toNodeHandler } from 'h3/node'
 import { checkedPublicAddress } from '../grpc/_public-address.js'
 import { startGrpcHost } from '../grpc/serve-grpc.js'
 import { defaultAllowedHosts } from '../http/_allowed-hosts.js'
+import { readShutdownTimeoutMs } from '../http/_app-settings.js'
 import { createConsoleLogger, requestLogWriter } from '../logger.js'
 import { applyConnectionPolicy, readConnectionPolicy } from '../node/_connection-policy.js'
 import { lingerAfterEarlyAnswers } from '../node/_lingering-close.js'
@@ -138,7 +139,8 @@ export async function serveAgents(
       throw error
     }
   }
-  if (options.handleSignals ?? true) detachSignals = exitOnSignals(close, logger, options.shutdownTimeoutMs ?? 10_000)
+  if (options.handleSignals ?? true)
+    detachSignals = exitOnSignals(close, logger, readShutdownTimeoutMs(options.shutdownTimeoutMs, env))
   return { url, urls, port: listener.port, app, server: listener.server, grpcAddress, close }
 }
 

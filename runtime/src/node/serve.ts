@@ -6,6 +6,7 @@ import { checkedPublicAddress } from '../grpc/_public-address.js'
 import { startGrpc } from '../grpc/serve-grpc.js'
 import { defaultAllowedHosts } from '../http/_allowed-hosts.js'
 import { appInternals } from '../http/_app-internals.js'
+import { readShutdownTimeoutMs } from '../http/_app-settings.js'
 import { type A2AApp, type A2AAppOptions, createA2AApp } from '../http/app.js'
 import { createConsoleLogger, type LogLevel, requestLogWriter } from '../logger.js'
 import { envValue, optionalWholeNumberSetting, processEnv } from '../settings.js'
@@ -210,7 +211,8 @@ export async function serveAgent(agent: Agent, options: ServeOptions = {}): Prom
   }
   logger.info(`Agent "${agent.card.name}" listening on ${url} (card at ${url}.well-known/agent.json)`)
 
-  if (options.handleSignals ?? true) detachSignals = exitOnSignals(close, logger, options.shutdownTimeoutMs ?? 10_000)
+  if (options.handleSignals ?? true)
+    detachSignals = exitOnSignals(close, logger, readShutdownTimeoutMs(options.shutdownTimeoutMs, env))
   return { url, port: listener.port, app, runtime: runtime ?? 'node', server: listener.server, grpcAddress, close }
 }
 

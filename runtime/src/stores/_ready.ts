@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../errors.js'
+import type { Logger } from '../logger.js'
 import type { TaskStore } from './task-store.js'
 
 /**
@@ -27,45 +28,72 @@ const PROBE_CACHE_MS = 1000
  * has not answered by then is reported unreachable rather than have the probe time out with no reason given.
  */
 const PROBE_TIMEOUT_MS = 750
-const MAX_REASON = 200
+const MAX_DETAIL = 200
+
+/**
+ * The reasons `/readyz` gives, fixed texts: it answers anyone, before the web-origin guard, so the store's own error
+ * (an address inside the network, the database user a login failed for) goes to the server's log, never the answer.
+ */
+const UNREACHABLE = 'the task store is unreachable'
+const NO_ANSWER = `the task store did not answer within ${PROBE_TIMEOUT_MS} ms`
+
+/** A check's outcome: the reason the probe gives (none: ready) and the store's error behind it, for the log. */
+interface Outcome {
+  reason: string | undefined
+  detail?: string
+}
 
 /**
  * Whether the store can serve now, as `/readyz` asks: its `reachable` (a round trip: Redis PING, PostgreSQL
  * `SELECT 1`), else its `ready`; a store with neither (memory, file) always can. One check at a time, its answer
- * kept for a second.
+ * kept for a second. The log hears of a change only (unreachable with another error, answering again), not of
+ * every probe: a kubelet probing every few seconds must not fill it.
  */
 export class StoreProbe {
   readonly #store: TaskStore
+  readonly #logger: Logger
   #checkedAt = Number.NEGATIVE_INFINITY
   #answer: string | undefined
   #checking: Promise<string | undefined> | undefined
+  /** What the log last said, as `reason: detail`; `undefined` while the store answers (as at the start). */
+  #logged: string | undefined
 
-  constructor(store: TaskStore) {
+  constructor(store: TaskStore, logger: Logger) {
     this.#store = store
+    this.#logger = logger
   }
 
   /** Why the store cannot serve, or `undefined` when it can. */
   problem(): Promise<string | undefined> {
     if (!this.#store.reachable && !this.#store.ready) return Promise.resolve(undefined)
     if (performance.now() - this.#checkedAt < PROBE_CACHE_MS) return Promise.resolve(this.#answer)
-    this.#checking ??= this.#check().then((answer) => {
-      this.#answer = answer
+    this.#checking ??= this.#check().then((outcome) => {
+      this.#log(outcome)
+      this.#answer = outcome.reason
       this.#checkedAt = performance.now()
       this.#checking = undefined
-      return answer
+      return outcome.reason
     })
     return this.#checking
   }
 
-  async #check(): Promise<string | undefined> {
+  #log({ reason, detail }: Outcome): void {
+    const said = reason && (detail ? `${reason}: ${detail}` : reason)
+    if (said === this.#logged) return
+    if (said === undefined) this.#logger.info('Readiness: the task store answers again')
+    else this.#logger.warn(`Readiness: ${said} (/readyz answers 503 until it answers)`)
+    this.#logged = said
+  }
+
+  async #check(): Promise<Outcome> {
     let timer: ReturnType<typeof setTimeout> | undefined
-    const timedOut = new Promise<string>((resolve) => {
-      timer = setTimeout(() => resolve(`the task store did not answer within ${PROBE_TIMEOUT_MS} ms`), PROBE_TIMEOUT_MS)
+    const timedOut = new Promise<Outcome>((resolve) => {
+      timer = setTimeout(() => resolve({ reason: NO_ANSWER }), PROBE_TIMEOUT_MS)
     })
     const store = this.#store
     const check = (store.reachable ? store.reachable() : store.ready!()).then(
-      () => undefined,
-      (error: unknown) => `the task store cannot serve: ${reasonOf(error)}`,
+      (): Outcome => ({ reason: undefined }),
+      (error: unknown): Outcome => ({ reason: UNREACHABLE, detail: detailOf(error) }),
     )
     try {
       return await Promise.race([check, timedOut])
@@ -75,7 +103,7 @@ export class StoreProbe {
   }
 }
 
-function reasonOf(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error)
-  return message.length > MAX_REASON ? `${message.slice(0, MAX_REASON)}…` : message
+function detailOf(error: unknown): string {
+  const message = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ')
+  return message.length > MAX_DETAIL ? `${message.slice(0, MAX_DETAIL)}…` : message
 }
