@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
-import { existsSync, symlinkSync } from 'node:fs'
+import { existsSync, readFileSync, symlinkSync } from 'node:fs'
+import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -49,6 +50,51 @@ const runIn = (project: string, command: string, args: string[], env: NodeJS.Pro
       output: `${error.stdout ?? ''}${error.stderr ?? ''}`,
     }),
   )
+
+/** `a2a <args>` in the project, with PORT, HOST and WRITER_URL only as given: stopped by `stop()`. */
+function serveWithA2a(project: string, args: string[], given: NodeJS.ProcessEnv) {
+  const { HOST: _host, PORT: _port, WRITER_URL: _writer, ...env } = process.env
+  const child = spawn(process.execPath, [join(repoRoot, 'runtime/bin/a2a.mjs'), ...args], {
+    cwd: project,
+    env: { ...env, A2A_LOG_LEVEL: 'warn', ...given },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  running.add(child)
+  let output = ''
+  child.stdout!.on('data', (chunk) => (output += chunk))
+  child.stderr!.on('data', (chunk) => (output += chunk))
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  return {
+    output: () => output,
+    async stop() {
+      child.kill('SIGTERM')
+      await exited
+      running.delete(child)
+    },
+  }
+}
+
+/** A message/send to the planner of the server at `base`: its task's state and the draft it answered with. */
+async function askPlanner(base: string, text: string): Promise<{ state: string; draft: string }> {
+  const answer = await fetch(`${base}planner`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'message/send',
+      params: { message: { role: 'user', messageId: crypto.randomUUID(), parts: [{ kind: 'text', text }] } },
+    }),
+  })
+  const { result } = (await answer.json()) as {
+    result: { status: { state: string; message?: { parts: Array<{ text: string }> } } } & {
+      artifacts?: Array<{ parts: Array<{ text: string }> }>
+    }
+  }
+  // A failed task's reason stands in for the draft, so a failure says why.
+  const parts = result.artifacts?.[0]?.parts ?? result.status.message?.parts ?? []
+  return { state: result.status.state, draft: parts.map((part) => part.text).join('') }
+}
 
 describe('team template', () => {
   it('renders a planner and a writer in src/agents/, both served by src/server.ts, with its own tests', async () => {
@@ -151,6 +197,56 @@ describe('team template', () => {
       expect(typecheck.code, typecheck.output).toBe(0)
     },
   )
+
+  it('a2a dev (npm run dev) with its port busy: the planner reaches its own writer where the server moved', {
+    timeout: 120_000,
+  }, async () => {
+    const project = await generateLinked('team-dev', [])
+    const port = await freePort()
+    // Another server holds PORT and answers everything 503: a planner that called it would fail its task.
+    const busy = createServer((_request, response) => response.writeHead(503).end())
+    await new Promise<void>((resolve) => busy.listen(port, '127.0.0.1', resolve))
+    const served = serveWithA2a(project, ['dev'], { PORT: String(port) })
+    try {
+      // Where a2a dev really listens, as it tells the project's commands.
+      const devFile = join(project, '.a2a/dev.json')
+      await expect.poll(() => existsSync(devFile), { timeout: SLOW }).toBe(true)
+      const { url } = JSON.parse(readFileSync(devFile, 'utf8')) as { url: string }
+      expect(new URL(url).port, served.output()).not.toBe(String(port))
+      expect(await askPlanner(url, 'moved')).toEqual({ state: 'completed', draft: 'Draft: moved' })
+    } finally {
+      await served.stop()
+      await new Promise((resolve) => busy.close(resolve))
+    }
+  })
+
+  it('a2a start --port: the planner reaches its own writer on that port, not at PORT', {
+    timeout: 120_000,
+  }, async () => {
+    const project = await generateLinked('team-start', [])
+    const [port, elsewhere] = [await freePort(), await freePort()]
+    // PORT names another server, answering everything 503; --port wins, for the server and for the planner.
+    const busy = createServer((_request, response) => response.writeHead(503).end())
+    await new Promise<void>((resolve) => busy.listen(elsewhere, '127.0.0.1', resolve))
+    const served = serveWithA2a(project, ['start', '--port', String(port)], { PORT: String(elsewhere) })
+    try {
+      const url = `http://127.0.0.1:${port}/`
+      await expect
+        .poll(
+          () =>
+            fetch(`${url}healthz`).then(
+              (r) => r.status,
+              () => 0,
+            ),
+          { timeout: SLOW },
+        )
+        .toBe(200)
+      expect(await askPlanner(url, 'flagged'), served.output()).toEqual({ state: 'completed', draft: 'Draft: flagged' })
+    } finally {
+      await served.stop()
+      await new Promise((resolve) => busy.close(resolve))
+    }
+  })
 
   it('src/server.ts (npm start, the image CMD) serves both agents: the list, /healthz, the planner with the writer', {
     timeout: 120_000,

@@ -48,6 +48,9 @@ export function registerStart(program: Command): void {
         requestLog !== 'silent' && LOG_RANK[requestLog] >= LOG_RANK[level] ? requestLog : undefined
       // Checked before the agent loads: a bad PORT is said at once, in one line.
       const port = portSetting(flags.port, process.env)
+      // The project's own code (a planner calling its writer at PORT and HOST) finds the server where the flags put it.
+      if (port !== 0) process.env.PORT = String(port)
+      if (flags.host !== undefined) process.env.HOST = flags.host
       const publicUrl = flags.publicUrl ?? envValue(process.env, 'A2A_PUBLIC_URL')
       const options = {
         logger,

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net'
 import type { Command } from 'commander'
 import { createEnvReloader } from '../cli/_env.js'
 import { assertEntryExists, chooseEntry } from '../cli/_load-agent.js'
@@ -115,6 +116,10 @@ async function startDevServer(given: string | undefined, flags: DevFlags): Promi
   const actual = Number(new URL(url).port)
   if (port !== 0 && actual !== port) logger.info(`Port ${port} is busy; using ${actual}`)
   dev.setUrl(url)
+  // The project's own code finds this server where it really listens (a planner calling its writer at PORT and
+  // HOST), after a move to the next free port too; a save of .env does not set them back.
+  const listening = { PORT: String(actual), HOST: (listener.server.address() as AddressInfo).address }
+  Object.assign(process.env, listening)
   // listhen may have moved to the next free port: `a2a send` in this project finds the real one here.
   const address = publishDevAddress(cwd, url)
   if (address.heldBy) {
@@ -132,7 +137,15 @@ async function startDevServer(given: string | undefined, flags: DevFlags): Promi
     if (names.includes('A2A_STORE'))
       logger.warn(`.env: A2A_STORE takes effect at the next start of a2a dev; tasks stay in ${tasks.where} until then`)
   }
-  const stopWatching = reloadOnSave(cwd, env, (files) => dev.load(files), logger, envChanged)
+  // .env read again (a save) leaves PORT and HOST where the server listens: it cannot move while it runs.
+  const envKeepingAddress = {
+    reload() {
+      const changed = env.reload()
+      Object.assign(process.env, listening)
+      return changed.filter((name) => !(name in listening))
+    },
+  }
+  const stopWatching = reloadOnSave(cwd, envKeepingAddress, (files) => dev.load(files), logger, envChanged)
 
   // Agent code under edit may leave a promise rejected or throw from a timer: say where, keep serving.
   const survive = (error: unknown) =>

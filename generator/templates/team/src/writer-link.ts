@@ -12,7 +12,8 @@ export function useWriterAt(url: string): void {
 
 /**
  * The writer's address (its card under `.well-known/`): `WRITER_URL` when the writer is deployed apart, else the
- * writer of this server, at its listening address (`PORT`, `HOST`) when another server (`a2a start`) serves it.
+ * writer of this server, at its listening address (`PORT`, `HOST`) when `a2a dev` or `a2a start` serves it (both
+ * set them to where they listen: a2a dev moves to the next free port when PORT is busy).
  */
 export function writerUrl(env: NodeJS.ProcessEnv = process.env): string {
   const configured = env.WRITER_URL?.trim()
