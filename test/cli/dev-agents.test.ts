@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createFileStore } from 'a2a-runtime/file-store'
 import { afterEach, describe, expect, it } from 'vitest'
 import { a2aBin, freePort, runA2a } from '../_support.ts'
 import { agentModule, answerOf, makeAgentsProject, sendText, sharedModule } from './_agents-project.ts'
@@ -20,12 +22,12 @@ afterEach(() => {
   project = undefined
 })
 
-async function startDev(modules: Record<string, string>, args: string[] = []) {
+async function startDev(modules: Record<string, string>, args: string[] = [], store = '') {
   project = makeAgentsProject('a2a-dev-agents-', modules)
   const port = await freePort()
   const started = spawn(process.execPath, [a2aBin, 'dev', ...args], {
     cwd: project,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', A2A_STORE: '' },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', A2A_STORE: store },
   })
   child = started
   let output = ''
@@ -125,6 +127,48 @@ describe('a2a dev of a folder of agents', () => {
     expect(gone.body.error!.message).toBe('No agent at /writer/: its module was removed')
     expect(output()).toContain('Agent writer removed')
     expect(await answerOf(`${url}planner`)).toBe('v1 loads=1')
+  })
+
+  it("saves a removed agent's running task as it ends at Ctrl-C before the store closes", async () => {
+    const stored = mkdtempSync(join(tmpdir(), 'a2a-dev-agents-store-'))
+    const gate = join(stored, 'gate')
+    try {
+      const { url, output, dir } = await startDev(
+        { 'planner.ts': agentModule({ name: 'planner' }), 'writer.ts': agentModule({ name: 'writer', gate }) },
+        [],
+        `file:${join(stored, 'tasks')}`,
+      )
+      const started = await fetch(`${url}writer`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'SendMessage',
+          params: {
+            message: { role: 'ROLE_USER', messageId: 'long-1', parts: [{ text: 'long' }] },
+            configuration: { returnImmediately: true },
+          },
+        }),
+      })
+      const id: string = (await started.json()).result.task.id
+      unlinkSync(join(dir, 'src/agents/writer.ts'))
+      await expect.poll(output, { interval: 20, timeout: 8000 }).toContain('Agent writer removed')
+      const exited = new Promise((resolve) => child!.once('exit', resolve))
+      process.kill(child!.pid!, 'SIGTERM')
+      await expect.poll(output, { interval: 20, timeout: 8000 }).toContain('stopping the dev server')
+      // The removed agent's task ends only now, while the shutdown waits for it.
+      writeFileSync(gate, '')
+      await exited
+      const store = createFileStore({ dir: join(stored, 'tasks') })
+      try {
+        expect((await store.get(id))?.status.state).toBe('completed')
+      } finally {
+        await store.close?.()
+      }
+    } finally {
+      rmSync(stored, { recursive: true, force: true })
+    }
   })
 
   it("has a2a send in the project reach one agent with --agent, through the dev server's address file", async () => {

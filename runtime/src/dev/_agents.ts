@@ -13,7 +13,7 @@ import { readAgentEntries } from '../multi/_agent-names.js'
 import {
   agentAuthCheck,
   agentsInstrumentation,
-  drainRemoved,
+  drainEveryAgent,
   removeAgent,
   replaceAgent,
   servedAgent,
@@ -213,7 +213,10 @@ export class DevAgents {
     for (const module of this.#modules.values()) module.inspector.close()
     const app = this.#app
     if (!app) return void (await this.appOptions.store.close?.())
-    await Promise.all([drainRemoved(app, SHUTDOWN_GRACE_MS), app.close()])
+    // Drained first, then closed: the app's close drains the agents it serves, not removed ones, and then closes the
+    // store, which a removed agent's running task still writes to as it ends.
+    await drainEveryAgent(app, SHUTDOWN_GRACE_MS)
+    await app.close()
   }
 
   /** The server's address, once listening: each agent's is it and its name. */

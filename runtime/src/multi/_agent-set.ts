@@ -15,7 +15,7 @@ import { type HostedAgent, hostAgent, type SharedParts } from './_hosted-agent.j
  * - A name the app does not serve yet is added: its routes join the app's and the list at `/.well-known/agents.json`
  *   names it. Its share of the running tasks is the one each agent got when the app was made.
  * - `removeAgent` takes an agent out of the list; its requests are then for `a2a dev` to answer (the routes of an h3
- *   app stay). Its running tasks finish in its engine (`drainRemoved` waits for them at the end), and its stored
+ *   app stay). Its running tasks finish in its engine (`drainEveryAgent` waits for them at the end), and its stored
  *   tasks stay in the store under its owner: an agent of the same name added again serves them again.
  */
 
@@ -89,7 +89,12 @@ export const agentAuthCheck = (app: object, name: string): AuthCheck | undefined
 /** The app's instrumentation (every agent's engine has the same), for the traces `a2a dev` shows. */
 export const agentsInstrumentation = (app: object): Instrumentation | undefined => agentSet(app).shared.telemetry
 
-/** Lets the running tasks of removed agents finish (up to `timeoutMs`): the app's own close drains the others. */
-export async function drainRemoved(app: object, timeoutMs: number): Promise<void> {
-  await Promise.all([...agentSet(app).removed.values()].map(({ engine }) => engine.drain(timeoutMs)))
+/**
+ * Lets the running tasks of every agent, removed ones too, finish (up to `timeoutMs`, for all at once). The app's own
+ * close drains only the agents it serves and then closes the store: called first, so a removed agent's last events
+ * are saved before the store closes.
+ */
+export async function drainEveryAgent(app: object, timeoutMs: number): Promise<void> {
+  const { hosted, removed } = agentSet(app)
+  await Promise.all([...hosted, ...removed.values()].map(({ engine }) => engine.drain(timeoutMs)))
 }
