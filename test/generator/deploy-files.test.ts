@@ -34,9 +34,9 @@ function yamlDocuments(text: string): any[] {
   return documents.map((document) => document.toJS())
 }
 
-/** The runtime's drain on SIGTERM, as its README's options table says (`shutdownTimeoutMs`). */
+/** The runtime's drain on SIGTERM by default, as its README's options table says (`shutdownTimeoutMs`). */
 function drainSeconds(): number {
-  const [, ms] = /^\| `shutdownTimeoutMs` \| (\d+) \|/m.exec(runtimeReadme) ?? []
+  const [, ms] = /^\| `shutdownTimeoutMs` \| `A2A_SHUTDOWN_TIMEOUT_MS`, else (\d+) \|/m.exec(runtimeReadme) ?? []
   expect(ms, 'the runtime README gives shutdownTimeoutMs').toBeDefined()
   return Number(ms) / 1000
 }
@@ -160,7 +160,12 @@ describe('every target at once', () => {
     expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' })
     expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' })
     expect(container.startupProbe.httpGet.port).toBe('http')
-    expect(pod.spec.terminationGracePeriodSeconds).toBeGreaterThan(drainSeconds())
+    // SIGTERM held back a few seconds while the Service still routes to the stopping pod (the server stops
+    // listening at SIGTERM when no task runs); the grace counts from the hook, so it holds the hook and the drain.
+    const preStop = container.lifecycle.preStop.sleep.seconds
+    expect(preStop).toBeGreaterThanOrEqual(3)
+    expect(pod.spec.terminationGracePeriodSeconds).toBeGreaterThan(preStop + drainSeconds())
+    expect(env.A2A_SHUTDOWN_TIMEOUT_MS).toBeUndefined()
     const limit = quantity(container.resources.limits.memory)
     expect(limit).toBeGreaterThanOrEqual(memoryNeed(env))
     expect(quantity(container.resources.requests.memory)).toBe(limit)
@@ -177,6 +182,9 @@ describe('every target at once', () => {
     const [container] = service.spec.template.spec.containers
     const env = envOf(container.env)
     expect(env.PORT).toBeUndefined()
+    // Cloud Run kills 10 s after SIGTERM: the drain ends with time left to fail the tasks still running.
+    expect(Number(env.A2A_SHUTDOWN_TIMEOUT_MS)).toBeLessThanOrEqual(8000)
+    expect(Number(env.A2A_SHUTDOWN_TIMEOUT_MS)).toBeGreaterThan(0)
     expect(container.ports).toEqual([{ name: 'http1', containerPort: 8080 }])
     expect(container.startupProbe.httpGet.path).toBe('/readyz')
     expect(container.livenessProbe.httpGet.path).toBe('/healthz')
@@ -189,6 +197,7 @@ describe('every target at once', () => {
     expect(command).toContain(`--port ${container.ports[0].containerPort}`)
     expect(command).toContain(`--memory ${container.resources.limits.memory}`)
     expect(command).toContain(`NODE_OPTIONS=${env.NODE_OPTIONS}`)
+    expect(command).toContain(`A2A_SHUTDOWN_TIMEOUT_MS=${env.A2A_SHUTDOWN_TIMEOUT_MS}`)
   })
 
   it("Fly.io: the agent's port as internal port, checks on /healthz, a kill timeout above the drain, memory", () => {

@@ -18,7 +18,8 @@ import { type Built, buildLikeDocker, readDockerfile, startCmd } from './e2e-doc
  * no Docker engine here), and its CMD started as each platform starts it: with the environment the platform's file
  * gives (AgentCore's runtime.json, Cloud Run's PORT, the Deployment's env, fly.toml's [env]). Each answers on the
  * port PORT names, on the paths its platform asks. The ports are free ones (3000 and 9000 may be busy here), except
- * one run at AgentCore's very 9000 when it is free.
+ * one run at AgentCore's very 9000 when it is free. HOST is loopback here, not the platforms' 0.0.0.0: a test server
+ * is not for the network (deploy-files.test holds the files to 0.0.0.0).
  */
 
 const bin = fileURLToPath(new URL('../../generator/bin/create-a2a-agent.mjs', import.meta.url))
@@ -64,18 +65,22 @@ const read = (path: string) => readFileSync(join(project, path), 'utf8')
 
 interface Served {
   url: string
+  /** What the process wrote so far, stdout and stderr. */
+  output(): string
   /** SIGTERM, as the platform stops it: resolves to the exit code. */
   stop(): Promise<number | null>
 }
 
-/** The image's CMD with `env` over the image's own, on `env.PORT`; resolved once the card answers there. */
+/** The image's CMD with `env` over the image's own, on `env.PORT` of 127.0.0.1; resolved once the card answers. */
 async function serveImage(env: Record<string, string>): Promise<Served> {
-  const child = startCmd(built, env)
+  const child = startCmd(built, { ...env, HOST: '127.0.0.1' })
   running.add(child)
   const url = `http://127.0.0.1:${env.PORT}/`
-  const { exited } = await untilCardAnswers(child, url, `The CMD with PORT=${env.PORT}`)
+  const { exited, output } = await untilCardAnswers(child, url, `The CMD with PORT=${env.PORT}`)
+  expect(output()).toContain(`listening on ${url}`)
   return {
     url,
+    output,
     async stop() {
       process.kill(-child.pid!, 'SIGTERM')
       const code = await exited
@@ -90,7 +95,7 @@ async function get(url: string) {
   return { status: response.status, body: (await response.json()) as any }
 }
 
-/** Whether a server could listen on `port` on every interface now (as the image's HOST=0.0.0.0 does). */
+/** Whether a server could listen on `port` on every interface now (so on loopback too). */
 function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer()
@@ -123,7 +128,7 @@ describe('each platform starting the image as it does', () => {
     expect(await served.stop()).toBe(0)
   })
 
-  it("AgentCore: runtime.json's environment as it is, on port 9000 (skipped when this machine has 9000 busy)", {
+  it("AgentCore: runtime.json's environment, its port 9000 kept (skipped when this machine has 9000 busy)", {
     timeout: SLOW * 2,
   }, async (context) => {
     const { environmentVariables } = JSON.parse(read('agentcore/runtime.json'))
@@ -158,6 +163,9 @@ describe('each platform starting the image as it does', () => {
     }
     expect(answerText((await send(served.url, 'hello')).body.result)).toBe('Echo: hello')
     expect(await served.stop()).toBe(0)
+    // The drain Cloud Run's 10 s before SIGKILL leaves room for: service.yaml's A2A_SHUTDOWN_TIMEOUT_MS in force.
+    expect(env.A2A_SHUTDOWN_TIMEOUT_MS).toBe('8000')
+    expect(served.output()).toContain('SIGTERM: shutting down (running tasks get up to 8000 ms)')
   })
 
   it("Kubernetes: the Deployment's environment (its heap included) answers every probe; SIGTERM exits cleanly", {

@@ -81,7 +81,8 @@ describe('/readyz tells no one what the store said', () => {
     const refused = await probeChecks(server, state, 3)
     expect(refused).toEqual({ status: 503, body: { status: 'unavailable', reason: 'the task store is unreachable' } })
     expect(readinessLog(logger)).toEqual([
-      'warn Readiness: the task store is unreachable: connect ECONNREFUSED 10.0.3.4:5432 (/readyz answers 503 until it answers)',
+      'warn Readiness: the task store is unreachable: connect ECONNREFUSED 10.0.3.4:5432 ' +
+        '(/readyz answers 503 until it answers)',
     ])
 
     state.failure = new Error('password authentication failed for user "agent"')
