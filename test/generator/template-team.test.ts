@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { existsSync, readFileSync, symlinkSync } from 'node:fs'
-import { createServer } from 'node:http'
+import { createServer, request } from 'node:http'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -94,6 +94,56 @@ async function askPlanner(base: string, text: string): Promise<{ state: string; 
   // A failed task's reason stands in for the draft, so a failure says why.
   const parts = result.artifacts?.[0]?.parts ?? result.status.message?.parts ?? []
   return { state: result.status.state, draft: parts.map((part) => part.text).join('') }
+}
+
+/**
+ * A proxy to the server at `port` that holds back every streamed answer (the writer's stream to the planner) until
+ * `release()`: the writer has made its task, and the planner has not heard its id yet.
+ */
+async function holdingProxy(port: number) {
+  const held: Array<() => void> = []
+  let holding = true
+  const proxy = createServer((incoming, outgoing) => {
+    const chunks: Buffer[] = []
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk))
+    incoming.on('end', () => {
+      const body = Buffer.concat(chunks)
+      const { method, url: path, headers } = incoming
+      const upstream = request({ host: '127.0.0.1', port, method, path, headers }, (answer) => {
+        const pass = () => {
+          outgoing.writeHead(answer.statusCode!, answer.headers)
+          answer.pipe(outgoing)
+        }
+        if (holding && /SendStreamingMessage|message\/stream/.test(body.toString())) held.push(pass)
+        else pass()
+      })
+      upstream.on('error', () => outgoing.destroy())
+      upstream.end(body)
+    })
+  })
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(proxy.address() as { port: number }).port}/`,
+    /** Streams held back so far. */
+    held: () => held.length,
+    release() {
+      holding = false
+      for (const pass of held.splice(0)) pass()
+    },
+    close: () => new Promise((resolve) => proxy.close(resolve)),
+  }
+}
+
+/** A v1.0 JSON-RPC call to an agent of the server at `base`: its result. */
+async function call(base: string, agent: string, method: string, params: object): Promise<any> {
+  const answer = await fetch(`${base}${agent}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
+  const { result, error } = (await answer.json()) as { result?: unknown; error?: unknown }
+  if (error) throw new Error(`${method}: ${JSON.stringify(error)}`)
+  return result
 }
 
 describe('team template', () => {
@@ -245,6 +295,59 @@ describe('team template', () => {
     } finally {
       await served.stop()
       await new Promise((resolve) => busy.close(resolve))
+    }
+  })
+
+  it("a cancel before the writer's first event reaches the planner still cancels the writer's task", {
+    timeout: 120_000,
+  }, async () => {
+    const project = await generateLinked('team-cancel-race', [])
+    const port = await freePort()
+    const proxy = await holdingProxy(port)
+    // The cards name the proxy as the agents' address: the planner's stream to the writer goes through it.
+    const served = spawn(process.execPath, ['--import', 'jiti/register', 'src/server.ts'], {
+      cwd: project,
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', WRITER_URL: '', A2A_PUBLIC_URL: proxy.url },
+      stdio: 'ignore',
+    })
+    running.add(served)
+    const exited = new Promise<void>((resolve) => served.once('exit', () => resolve()))
+    const base = `http://127.0.0.1:${port}/`
+    try {
+      await expect
+        .poll(
+          () =>
+            fetch(`${base}healthz`).then(
+              (r) => r.status,
+              () => 0,
+            ),
+          { timeout: SLOW },
+        )
+        .toBe(200)
+      // A long brief: the writer would take seconds to finish it, canceled or not.
+      const brief = Array.from({ length: 300 }, (_, i) => `word${i}`).join(' ')
+      const message = { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: brief }] }
+      const { task } = await call(base, 'planner', 'SendMessage', {
+        message,
+        configuration: { returnImmediately: true },
+      })
+      // The writer has the brief and its task; the planner has not heard of it.
+      await expect.poll(() => proxy.held(), { timeout: SLOW }).toBe(1)
+      const writerTasks = async () => (await call(base, 'writer', 'ListTasks', { contextId: task.contextId })).tasks
+      await expect.poll(async () => (await writerTasks()).length, { timeout: SLOW }).toBe(1)
+      const canceled = await call(base, 'planner', 'CancelTask', { id: task.id })
+      expect(canceled.status.state).toBe('TASK_STATE_CANCELED')
+      proxy.release()
+      // The writer's task ends, canceled: not left to write its draft for a task nobody waits on.
+      const [written] = await writerTasks()
+      const stateOf = async () => (await call(base, 'writer', 'GetTask', { id: written.id })).status.state
+      await expect.poll(stateOf, { timeout: SLOW }).toMatch(/CANCELED|COMPLETED|FAILED/)
+      expect(await stateOf()).toBe('TASK_STATE_CANCELED')
+    } finally {
+      served.kill('SIGTERM')
+      await exited
+      running.delete(served)
+      await proxy.close()
     }
   })
 
