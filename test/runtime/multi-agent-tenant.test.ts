@@ -3,8 +3,9 @@ import { userMessageV1 } from './_messages.ts'
 import { postJson, startAgents } from './_multi-agent.ts'
 
 /**
- * A v1.0 JSON-RPC request carries a `tenant` (the card's interfaces give each agent's): one sent to an agent but
- * naming another is refused, naming `params.tenant`, never answered by the agent it reached as if it were the other.
+ * A v1.0 request carries a `tenant` (the card's interfaces give each agent's): one sent to an agent but naming
+ * another is refused, naming `params.tenant` in JSON-RPC and `tenant` in HTTP+JSON (body or query), never answered by
+ * the agent it reached as if it were the other.
  */
 
 const V1 = { 'a2a-version': '1.0' }
@@ -32,5 +33,34 @@ describe('a JSON-RPC tenant naming another agent', () => {
     expect((await call(writer, 'ListTasks', { pageSize: 10 })).body.result.totalSize).toBe(0)
     const typed = await call(writer, 'ListTasks', { tenant: 3 })
     expect(typed.body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/params\.tenant.*string/) })
+  })
+
+  it('is refused over HTTP+JSON with 400 naming `tenant`, in the body or the query; its own is served', async () => {
+    const { urls } = await startAgents()
+    const { planner, writer } = urls as { planner: string; writer: string }
+    const post = (url: string, body: unknown) =>
+      fetch(url, { method: 'POST', headers: { ...V1, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const own = await post(`${planner}message:send`, { ...userMessageV1('hello'), tenant: 'planner' })
+    expect(own.status).toBe(200)
+    const id: string = (await own.json()).task.id
+
+    const refusals = [
+      await post(`${writer}message:send`, { ...userMessageV1('hi'), tenant: 'planner' }),
+      // The path names the agent's own tenant; the body another.
+      await post(`${writer}writer/message:send`, { ...userMessageV1('hi'), tenant: 'planner' }),
+      await post(`${writer}tasks/${id}:cancel`, { tenant: 'planner' }),
+      await fetch(`${writer}tasks/${id}?tenant=planner`, { headers: V1 }),
+    ]
+    for (const refused of refusals) {
+      expect(refused.status, refused.url).toBe(400)
+      const { error } = await refused.json()
+      expect(error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' })
+      expect(error.message).toMatch(/^`tenant` "planner" is not this agent's: this is "writer"/)
+    }
+    // The refused send ran nothing; the planner's task was not canceled.
+    expect((await call(writer, 'ListTasks', { pageSize: 10 })).body.result.totalSize).toBe(0)
+    const kept = await fetch(`${planner}tasks/${id}`, { headers: V1 })
+    expect((await kept.json()).status.state).toBe('TASK_STATE_COMPLETED')
+    expect((await post(`${writer}message:send`, { ...userMessageV1('mine'), tenant: 'writer' })).status).toBe(200)
   })
 })

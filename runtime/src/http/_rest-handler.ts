@@ -5,6 +5,7 @@ import { matchRest } from '../bindings/_rest-routes.js'
 import { INTERNAL_JSON, NOT_FOUND_JSON, restError, statusJson } from '../bindings/_rest-status.js'
 import { v1Binding } from '../bindings/_v1.js'
 import { A2AError, InvalidParamsError, ParseError } from '../errors.js'
+import { refuseOtherTenant } from '../multi/_tenant-check.js'
 import { traced, tracedRest } from '../telemetry/_traced-call.js'
 import type { Principal } from '../types.js'
 import { isJsonContentType, readJsonBody, unsupportedContentType } from './_body.js'
@@ -63,8 +64,8 @@ const statusResponse = (status: number, json: string, headers: Record<string, st
   new FastResponse(json, { status, headers: headers ? { ...A2A_JSON, ...headers } : A2A_JSON })
 
 /**
- * `tenant`: the agent's name when it is one of several in the server; a path naming another tenant is not found.
- * Without it every tenant reaches the one agent.
+ * `tenant`: the agent's name when it is one of several in the server; a path naming another tenant is not found, and
+ * a body or query naming one is refused (400, naming `tenant`). Without it every tenant reaches the one agent.
  */
 export function restHandler(
   parts: RestHandlerParts,
@@ -111,7 +112,11 @@ export function restHandler(
         if (!isObject(body)) throw new InvalidParamsError('`params` must be an object')
       }
       checkV1Only(versionOf(request, search), 'this interface')
+      // A path's tenant was matched above; a body's or query's naming another agent is refused, as JSON-RPC refuses
+      // it, rather than answered by this agent as if it were that one. The body first: the path's tenant replaces it.
+      if (tenant !== undefined) refuseOtherTenant(body, tenant, 'tenant')
       const params = restParams(operation, match, search, body as Record<string, unknown> | undefined)
+      if (tenant !== undefined) refuseOtherTenant(params, tenant, 'tenant')
       const handler = v1Binding.methods.get(operation)!
       const context = callContext(
         shared,

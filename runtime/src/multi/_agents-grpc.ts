@@ -1,6 +1,7 @@
 import { type GrpcAgent, type GrpcHost, UnknownTenantError } from '../grpc/_grpc-host.js'
 import { DIRECTORY_PATH } from './_directory.js'
 import { agentUrl, type HostedAgent, type SharedParts } from './_hosted-agent.js'
+import { SHOWN_TENANT } from './_tenant-check.js'
 
 /**
  * The agents of one server over one gRPC port: a gRPC request has no path, so the agent is the one its message's
@@ -18,9 +19,6 @@ export function keepGrpcHost(app: object, host: GrpcHost): void {
 
 /** The gRPC host of an app `createAgentsApp` made; undefined for any other. */
 export const grpcHostOf = (app: object): GrpcHost | undefined => hostOf.get(app)
-
-/** Longest tenant an error repeats: the client's own text, bounded. */
-const SHOWN_TENANT = 64
 
 export function agentsGrpcHost(
   hosted: readonly HostedAgent[],

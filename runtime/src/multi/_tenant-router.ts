@@ -1,11 +1,8 @@
 import { v1Binding } from '../bindings/_v1.js'
 import type { Binding, MethodHandler } from '../bindings/shared/_binding.js'
-import { InvalidParamsError } from '../errors.js'
 import type { SlashDialect } from '../http/_dialect-router.js'
 import { DialectRouter } from '../http/_dialect-router.js'
-
-/** Longest tenant an error repeats: the client's own text, bounded. */
-const SHOWN_TENANT = 64
+import { refuseOtherTenant } from './_tenant-check.js'
 
 /**
  * The JSON-RPC router of one agent of several: v1.0 requests carry a `tenant` (A2A v1.0 gives every request one, and
@@ -20,7 +17,7 @@ export class TenantRouter extends DialectRouter {
     super(dialect)
     const checked = (method: MethodHandler): MethodHandler => {
       return (params, context) => {
-        checkTenant(params, tenant)
+        refuseOtherTenant(params, tenant, 'params.tenant')
         return method(params, context)
       }
     }
@@ -38,14 +35,4 @@ export class TenantRouter extends DialectRouter {
     const binding = super.dialectOf(body, version)
     return binding === this.#v1 ? v1Binding : binding
   }
-}
-
-function checkTenant(params: unknown, tenant: string): void {
-  if (typeof params !== 'object' || params === null || !('tenant' in params)) return
-  const named = (params as { tenant: unknown }).tenant
-  if (named === undefined || named === '' || named === tenant) return
-  if (typeof named !== 'string') throw new InvalidParamsError('`params.tenant` must be a string')
-  throw new InvalidParamsError(
-    `\`params.tenant\` ${JSON.stringify(named.slice(0, SHOWN_TENANT))} is not this agent's: this is ${JSON.stringify(tenant)} (each agent answers at its own path, with its own tenant)`,
-  )
 }
