@@ -74,6 +74,19 @@ describe('a2a start of a folder of agents', () => {
     )
     expect(output().trim().split('\n')).toHaveLength(1)
   })
+
+  it('refuses to start in one line naming both modules that would be one agent (writer.js, writer.ts)', async () => {
+    const { exited, output } = await start({
+      'planner.ts': agentModule({ name: 'planner' }),
+      'writer.js': 'export {}\n',
+      'writer.ts': agentModule({ name: 'writer' }),
+    })
+    expect(await exited).not.toBe(0)
+    expect(output()).toMatch(
+      /^a2a: src\/agents\/writer\.js and src\/agents\/writer\.ts would both be the agent writer \(\/writer\/\)/,
+    )
+    expect(output().trim().split('\n')).toHaveLength(1)
+  })
 })
 
 describe('the client commands and a server of several agents', () => {
@@ -98,5 +111,15 @@ describe('the client commands and a server of several agents', () => {
     expect(unnamed.code).toBe(2)
     const error = JSON.parse(unnamed.stdout).error
     expect(error.message).toMatch(/serves several agents \(planner, writer\): name one with --agent$/)
+  })
+
+  it('says an --agent that is not one of the server’s agents, listing them', async () => {
+    const { env, dir, output } = await start(twoAgents())
+    await expect.poll(output, { timeout: 15_000 }).toContain('listening on')
+    const sent = await runA2a(['send', '--agent', 'nosuch', '-o', 'json', 'which?'], { cwd: dir, env, running })
+    expect(sent.code).toBe(2)
+    expect(JSON.parse(sent.stdout).error.message).toMatch(
+      /^--agent nosuch: http:\/\/localhost:\d+\/ serves no agent of that name; its agents: planner, writer$/,
+    )
   })
 })

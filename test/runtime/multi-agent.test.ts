@@ -176,6 +176,10 @@ describe('several agents in one server', () => {
     expect(() => createAgentsApp({ 'two words': planner })).toThrow(/^agents: "two words" cannot be an agent's name/)
     expect(() => createAgentsApp({ healthz: planner })).toThrow(/^agents: "healthz" cannot be an agent's name/)
     expect(() => createAgentsApp({})).toThrow('agents must name at least one agent')
+    // An array's indexes would be the paths (/0, /1).
+    expect(() => createAgentsApp([planner, writer] as never)).toThrow(
+      /^agents must be an object of agents by name, not an array/,
+    )
     expect(() => createAgentsApp({ planner: { agent: {} as never } })).toThrow(
       'agents.planner must be an agent (defineAgent) or { agent, auth }',
     )

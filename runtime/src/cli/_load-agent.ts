@@ -46,14 +46,26 @@ export function chooseEntry(cwd: string, given: string | undefined): { entry: st
 const AGENT_MODULE = /^[^.].*\.(?:[cm]?[jt]s|tsx)$/
 const NOT_AN_AGENT = /\.(?:test|spec)\.[^.]+$|\.d\.[cm]?ts$/
 
-/** The modules of a folder of agents, by agent name (the file's name without its extension), sorted by name. */
+/**
+ * The modules of a folder of agents, by agent name (the file's name without its extension), sorted by name; two modules
+ * of one name (`writer.js`, `writer.ts`) are refused in one line naming both.
+ */
 export function agentModules(cwd: string, folder: string): Map<string, string> {
   const modules = new Map<string, string>()
   const names = readdirSync(resolve(cwd, folder), { withFileTypes: true })
     .filter((entry) => entry.isFile() && AGENT_MODULE.test(entry.name) && !NOT_AN_AGENT.test(entry.name))
     .map((entry) => entry.name)
     .sort()
-  for (const file of names) modules.set(agentNameOf(file), join(folder, file))
+  for (const file of names) {
+    const name = agentNameOf(file)
+    const other = modules.get(name)
+    // writer.js beside writer.ts: one path, two modules; serving either would hide the other without a word.
+    if (other !== undefined)
+      throw new ProjectError(
+        `${other} and ${join(folder, file)} would both be the agent ${name} (/${name}/): keep one of them in ${folder}/`,
+      )
+    modules.set(name, join(folder, file))
+  }
   return modules
 }
 

@@ -67,9 +67,17 @@ async function pickAgent(server: AgentAddress, agent: string | undefined): Promi
   if (agent !== undefined) {
     if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/.test(agent))
       throw new UsageError(`--agent ${JSON.stringify(agent)}: an agent's name is its path: letters, digits, - and _`)
-    return at(agent, `--agent ${agent}`)
   }
   const names = await listedAgents(server.base)
+  if (agent !== undefined) {
+    // Said here, not as the card that /<name>/ does not have: the user misspelled a name the server can list.
+    if (names !== undefined && !names.includes(agent))
+      throw new UsageError(
+        `--agent ${agent}: ${server.base.href} serves no agent of that name; its agents: ${names.join(', ')}`,
+        `e.g. --agent ${names[0] ?? '<name>'}`,
+      )
+    return at(agent, `--agent ${agent}`)
+  }
   if (names === undefined) return server
   if (names.length === 1) return at(names[0]!, 'its only agent')
   throw new UsageError(

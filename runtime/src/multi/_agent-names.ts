@@ -19,6 +19,11 @@ const RESERVED = new Set(['healthz', 'readyz', 'ping'])
 export function readAgentEntries(agents: Readonly<Record<string, AgentEntry>>): NamedAgent[] {
   if (!agents || typeof agents !== 'object')
     throw new ConfigurationError('agents must be an object of agents by name: { planner: agent, writer: agent }')
+  // An array's keys are its indexes: its agents would be served at /0 and /1.
+  if (Array.isArray(agents))
+    throw new ConfigurationError(
+      'agents must be an object of agents by name, not an array (its agents would be served at /0, /1): { planner: agent, writer: agent }',
+    )
   const named = Object.entries(agents).map(([name, entry]) => {
     if (!NAME.test(name) || RESERVED.has(name.toLowerCase()))
       throw new ConfigurationError(
