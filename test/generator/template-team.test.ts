@@ -202,6 +202,15 @@ describe('team template', () => {
     expect(planner!.slice('planner:'.length)).not.toBe(client)
   })
 
+  it("deno task card checks both agents' cards", { timeout: 120_000 }, async () => {
+    const project = await generateLinked('team-deno-card', ['--runtime', 'deno'])
+    const deno = join(repoRoot, 'test-runtimes/node_modules/.bin/deno')
+    const checked = await runIn(project, deno, ['task', 'card'])
+    expect(checked.code, checked.output).toBe(0)
+    expect(checked.output).toMatch(/src\/agents\/planner\.ts \(as served\): valid/)
+    expect(checked.output).toMatch(/src\/agents\/writer\.ts \(as served\): valid/)
+  })
+
   it.each([
     ['--runtime', 'workers'],
     ['--auth', 'oidc'],
