@@ -22,6 +22,17 @@ export function lockKey(schema: string, purpose: string): string {
 const ENDED = `('completed', 'failed', 'canceled', 'rejected')`
 
 /**
+ * Counts a new task (state `p_state`, owner `p_owner`) in a2a_counts, keys in order (see a2a_count): written in the
+ * functions that insert tasks, which cost a trigger call, arrays and a grouping per task when a trigger did it.
+ */
+const countNewTask = (s: string) => `INSERT INTO ${s}.a2a_counts AS c (key, shard, n)
+    SELECT k.key, pg_backend_pid() % k.shards, 1
+    FROM (VALUES ('', 128), ('o:' || p_owner, 16), ('os:' || p_state || ':' || p_owner, 16), ('s:' || p_state, 128))
+      AS k (key, shards)
+    WHERE k.key IS NOT NULL ORDER BY k.key
+  ON CONFLICT (key, shard) DO UPDATE SET n = c.n + excluded.n;`
+
+/**
  * The migrations, in order: migration n (1-based) brings the schema from version n - 1 to n. Each is SQL over the
  * quoted schema `s`. Never edit one that was released: add the next.
  */
@@ -294,6 +305,31 @@ BEGIN
   RETURN v_answers;
 END $fn$;`,
   (s) => `
+-- New tasks are counted by the functions that insert them (countNewTask); the trigger keeps counting what moves a
+-- count afterwards (a state's change, a delete).
+DROP TRIGGER a2a_counted ON ${s}.a2a_tasks;
+CREATE TRIGGER a2a_counted AFTER DELETE ON ${s}.a2a_tasks FOR EACH ROW EXECUTE FUNCTION ${s}.a2a_count();
+CREATE OR REPLACE FUNCTION ${s}.a2a_create(p_id text, p_context text, p_owner text, p_state text,
+  p_settled boolean, p_status_ms bigint, p_json text, p_head text, p_messages text[], p_instance text,
+  p_lease_ms integer)
+RETURNS integer LANGUAGE plpgsql AS $fn$
+DECLARE v_holder text;
+BEGIN
+  INSERT INTO ${s}.a2a_tasks (id, context_id, owner, state, settled, status_ms, lease_holder, lease_until, head, json,
+    history_count)
+  VALUES (p_id, p_context, p_owner, p_state, p_settled, p_status_ms, p_instance,
+    clock_timestamp() + p_lease_ms * interval '1 millisecond', p_head, p_json, cardinality(p_messages))
+  ON CONFLICT (id) DO NOTHING;
+  IF NOT FOUND THEN
+    SELECT lease_holder INTO v_holder FROM ${s}.a2a_tasks WHERE id = p_id;
+    RETURN CASE WHEN v_holder = p_instance THEN 2 ELSE 0 END;
+  END IF;
+  ${countNewTask(s)}
+  INSERT INTO ${s}.a2a_history (task_id, n, message)
+    SELECT p_id, m.i - 1, m.message FROM unnest(p_messages) WITH ORDINALITY AS m (message, i);
+  RETURN 1;
+END $fn$;
+
 -- A new task as it stands after its first events (those its agent handed while the create waited a moment for them:
 -- an agent that answers at once hands them all), written with them in one statement and one commit: its row as of
 -- the last event (p_json folded up to it), its history, its events (seq 1 to n) each a row. The event that ends the
@@ -319,6 +355,7 @@ BEGIN
     SELECT lease_holder INTO v_holder FROM ${s}.a2a_tasks WHERE id = p_id;
     RETURN CASE WHEN v_holder = p_instance THEN 2 ELSE 0 END;
   END IF;
+  ${countNewTask(s)}
   INSERT INTO ${s}.a2a_history (task_id, n, message)
     SELECT p_id, m.i - 1, m.message FROM unnest(p_messages) WITH ORDINALITY AS m (message, i);
   INSERT INTO ${s}.a2a_events (task_id, seq, event, bytes)
