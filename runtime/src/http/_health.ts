@@ -12,7 +12,8 @@ import { FastResponse } from 'srvx'
  * replaced). An answer is never cached (`cache-control: no-store`): a proxy must not keep one.
  */
 
-const HEALTH_PATHS = ['/healthz', '/readyz', '/ping'] as const
+/** The health checks' paths at the server's root: the request log shows them as they are, no agent may be named so. */
+export const HEALTH_PATHS = ['/healthz', '/readyz', '/ping'] as const
 
 /** What the health routes read of the server. */
 export interface HealthSource {

@@ -1,5 +1,6 @@
 import type { Agent } from '../agent.js'
 import { ConfigurationError } from '../errors.js'
+import { HEALTH_PATHS } from '../http/_health.js'
 import type { AuthOptions } from '../http/auth-options.js'
 import type { AgentEntry } from './agents-options.js'
 
@@ -13,7 +14,7 @@ export interface NamedAgent {
 /** A path segment that needs no encoding and never reads as one of the root's own paths. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$/
 /** The root's health checks (`/healthz`, `/readyz`, `/ping`): an agent named so would hide them. */
-const RESERVED = new Set(['healthz', 'readyz', 'ping'])
+const RESERVED = new Set(HEALTH_PATHS.map((path) => path.slice(1)))
 
 /** The agents of `createAgentsApp`, checked: each name a path segment, each value an agent (or one with options). */
 export function readAgentEntries(agents: Readonly<Record<string, AgentEntry>>): NamedAgent[] {

@@ -1,4 +1,5 @@
-import { appRoute, HEALTH_PATHS, type LogRoute, OTHER_PATH, targetPath } from '../node/_request-log.js'
+import { HEALTH_PATHS } from '../http/_health.js'
+import { appRoute, type LogRoute, OTHER_PATH, targetPath } from '../node/_request-log.js'
 import { DIRECTORY_PATH, ROOT_CARD_PATHS } from './_directory.js'
 
 /**

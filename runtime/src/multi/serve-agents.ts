@@ -1,20 +1,7 @@
 import type { Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { toNodeHandler } from 'h3/node'
-import { checkedPublicAddress } from '../grpc/_public-address.js'
 import { startGrpcHost } from '../grpc/serve-grpc.js'
-import { defaultAllowedHosts } from '../http/_allowed-hosts.js'
-import { readShutdownTimeoutMs } from '../http/_app-settings.js'
-import { createConsoleLogger, requestLogWriter } from '../logger.js'
-import { applyConnectionPolicy, readConnectionPolicy } from '../node/_connection-policy.js'
-import { lingerAfterEarlyAnswers } from '../node/_lingering-close.js'
-import { displayHost, listen, readPort } from '../node/_listen.js'
-import { listenNative, nativeRuntime } from '../node/_native-serve.js'
-import { createPhrasedServer } from '../node/_reason-phrases.js'
-import { withRequestLog } from '../node/_request-log.js'
-import { exitOnSignals, gracefulClose, nativeClose } from '../node/_shutdown.js'
+import { readServeSettings, serveApp } from '../node/_serve-app.js'
 import type { ServeOptions } from '../node/serve.js'
-import { envValue, optionalWholeNumberSetting, processEnv } from '../settings.js'
 import { refuseUnservableStore } from '../stores/_ready.js'
 import { grpcHostOf } from './_agents-grpc.js'
 import { DIRECTORY_PATH } from './_directory.js'
@@ -59,96 +46,21 @@ export async function serveAgents(
   agents: Readonly<Record<string, AgentEntry>>,
   options: ServeOptions = {},
 ): Promise<A2AAgentsServer> {
-  const env = options.env ?? processEnv()
-  // Checked before the app exists, so a bad value opens no store.
-  const connectionPolicy = readConnectionPolicy(options, env)
-  const port = readPort(options.port, env)
-  const grpcPort = optionalWholeNumberSetting({
-    option: 'grpcPort',
-    variable: 'A2A_GRPC_PORT',
-    given: options.grpcPort,
-    env,
-    min: 0,
-    max: 65535,
-  })
-  const grpcPublicAddress = checkedPublicAddress(
-    options.grpcPublicAddress ?? envValue(env, 'A2A_GRPC_PUBLIC_ADDRESS'),
-    'grpcPublicAddress (A2A_GRPC_PUBLIC_ADDRESS)',
-  )
-  const logger = options.logger ?? createConsoleLogger(undefined, env)
-  const hostname = options.hostname ?? envValue(env, 'HOST') ?? '127.0.0.1'
-  const publicUrl = options.publicUrl ?? envValue(env, 'A2A_PUBLIC_URL')
-  const allowedHosts = options.allowedHosts ?? defaultAllowedHosts(hostname, publicUrl, env)
-  const app = createAgentsApp(agents, {
-    ...options,
-    env,
-    logger,
-    ...(publicUrl && { publicUrl }),
-    ...(allowedHosts && { allowedHosts }),
-  })
+  const settings = readServeSettings(options)
+  const app = createAgentsApp(agents, settings.appOptions)
   await refuseUnservableStore(app.store, () => app.close())
-
-  const log = options.requestLogLevel ? requestLogWriter(logger, options.requestLogLevel) : undefined
-  const route = agentsLogRoute(Object.keys(app.agents))
-  const runtime = nativeRuntime()
-  let detachSignals: (() => void) | undefined
-  let listener: { port: number; server: Server | undefined; close: () => Promise<void> }
-  if (runtime) {
-    const native = await listenNative(runtime, app, {
-      port,
-      hostname,
-      idleTimeoutMs: connectionPolicy.timeouts.request,
-      ...(log && { log, route }),
-    })
-    listener = { port: native.port, server: undefined, close: nativeClose(native, app, () => detachSignals?.()) }
-  } else {
-    const handler = toNodeHandler(app.h3)
-    const server = createPhrasedServer(log ? withRequestLog(handler, log, route) : handler)
-    lingerAfterEarlyAnswers(server)
-    applyConnectionPolicy(server, connectionPolicy)
-    await listen(server, port, hostname)
-    listener = {
-      port: (server.address() as AddressInfo).port,
-      server,
-      close: gracefulClose(server, app, () => detachSignals?.()),
-    }
-  }
-  const url = `http://${displayHost(hostname)}:${listener.port}/`
-  app.setUrl(url)
-  const base = publicUrl ?? url
-  const urls = Object.fromEntries(Object.keys(app.agents).map((name) => [name, agentUrl(base, name)]))
-  logger.info(
-    `Agents ${Object.keys(urls).join(', ')} listening on ${url} (their list at ${url}${DIRECTORY_PATH.slice(1)})`,
-  )
-  let close = listener.close
-  let grpcAddress: string | undefined
-  const grpcHost = grpcHostOf(app)
-  if (grpcPort !== undefined && grpcHost) {
-    try {
-      const grpc = await startGrpcHost(grpcHost, {
-        port: grpcPort,
-        host: hostname,
-        publicAddress: grpcPublicAddress,
-        requestTimeoutMs: connectionPolicy.timeouts.request,
-        idleTimeoutMs: connectionPolicy.timeouts.keepAlive,
-      })
-      grpcAddress = grpc.address
-      close = closedTogether(listener.close, grpc.close)
-    } catch (error) {
-      await listener.close()
-      throw error
-    }
-  }
-  if (options.handleSignals ?? true)
-    detachSignals = exitOnSignals(close, logger, readShutdownTimeoutMs(options.shutdownTimeoutMs, env))
-  return { url, urls, port: listener.port, app, server: listener.server, grpcAddress, close }
-}
-
-/** Closes the HTTP server and the gRPC one together, once: gRPC stops taking calls as HTTP does. */
-function closedTogether(closeHttp: () => Promise<void>, closeGrpc: () => Promise<void>): () => Promise<void> {
-  let closing: Promise<void> | undefined
-  return () => {
-    closing ??= Promise.all([closeHttp(), closeGrpc()]).then(() => undefined)
-    return closing
-  }
+  const names = Object.keys(app.agents)
+  const grpcHost = grpcHostOf(app)!
+  const served = await serveApp(app, settings, {
+    route: agentsLogRoute(names),
+    startGrpc: (grpcOptions) => startGrpcHost(grpcHost, grpcOptions),
+    announce: (url) =>
+      settings.logger.info(
+        `Agents ${names.join(', ')} listening on ${url} (their list at ${url}${DIRECTORY_PATH.slice(1)})`,
+      ),
+  })
+  const base = settings.appOptions.publicUrl ?? served.url
+  const urls = Object.fromEntries(names.map((name) => [name, agentUrl(base, name)]))
+  const { url, port, server, grpcAddress, close } = served
+  return { url, urls, port, app, server, grpcAddress, close }
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { RequestLine } from '../_log-json.js'
 import { restPattern } from '../bindings/_rest-routes.js'
+import { HEALTH_PATHS } from '../http/_health.js'
 import { SERVED_PATHS } from '../http/_routes.js'
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => unknown
@@ -31,8 +32,8 @@ export function withRequestLog(
 /** What the log shows for a target that is none of the server's paths. */
 export const OTHER_PATH = '(other path)'
 
-/** The health checks every server answers at its root (http/_health.ts). */
-export const HEALTH_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/ping'])
+/** The health checks every server answers at its root. */
+const HEALTH: ReadonlySet<string> = new Set(HEALTH_PATHS)
 
 /**
  * The request target as the request log shows it: one of the app's routes, without the query string or
@@ -43,7 +44,7 @@ export const HEALTH_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz',
 export function logPath(url: string | undefined = ''): string {
   const path = targetPath(url)
   if (path === undefined) return OTHER_PATH
-  return HEALTH_PATHS.has(path) ? path : appRoute(path)
+  return HEALTH.has(path) ? path : appRoute(path)
 }
 
 /** The path of a request target, without query string or fragment; undefined for an unreadable absolute form. */

@@ -1,23 +1,12 @@
 import type { Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { toNodeHandler } from 'h3/node'
 import type { Agent } from '../agent.js'
-import { checkedPublicAddress } from '../grpc/_public-address.js'
 import { startGrpc } from '../grpc/serve-grpc.js'
-import { defaultAllowedHosts } from '../http/_allowed-hosts.js'
 import { appInternals } from '../http/_app-internals.js'
-import { readShutdownTimeoutMs } from '../http/_app-settings.js'
 import { type A2AApp, type A2AAppOptions, createA2AApp } from '../http/app.js'
-import { createConsoleLogger, type LogLevel, requestLogWriter } from '../logger.js'
-import { envValue, optionalWholeNumberSetting, processEnv } from '../settings.js'
+import type { LogLevel } from '../logger.js'
 import { refuseUnservableStore } from '../stores/_ready.js'
-import { applyConnectionPolicy, type ConnectionPolicy, readConnectionPolicy } from './_connection-policy.js'
-import { lingerAfterEarlyAnswers } from './_lingering-close.js'
-import { displayHost, listen, readPort } from './_listen.js'
-import { listenNative, type NativeRuntime, nativeRuntime } from './_native-serve.js'
-import { createPhrasedServer } from './_reason-phrases.js'
-import { withRequestLog } from './_request-log.js'
-import { exitOnSignals, gracefulClose, nativeClose } from './_shutdown.js'
+import type { NativeRuntime } from './_native-serve.js'
+import { readServeSettings, serveApp } from './_serve-app.js'
 
 /** How `serveAgent` serves an agent: the app's options, and the server's own (address, slow clients, connections). */
 export interface ServeOptions extends A2AAppOptions {
@@ -133,99 +122,13 @@ export interface A2AServer {
  * console.log(`Agent card: ${server.url}.well-known/agent.json`)
  */
 export async function serveAgent(agent: Agent, options: ServeOptions = {}): Promise<A2AServer> {
-  const env = options.env ?? processEnv()
-  // Checked before the app exists, so a bad value opens no store.
-  const connectionPolicy = readConnectionPolicy(options, env)
-  const port = readPort(options.port, env)
-  const grpcPort = optionalWholeNumberSetting({
-    option: 'grpcPort',
-    variable: 'A2A_GRPC_PORT',
-    given: options.grpcPort,
-    env,
-    min: 0,
-    max: 65535,
-  })
-  const grpcPublicAddress = checkedPublicAddress(
-    options.grpcPublicAddress ?? envValue(env, 'A2A_GRPC_PUBLIC_ADDRESS'),
-    'grpcPublicAddress (A2A_GRPC_PUBLIC_ADDRESS)',
-  )
-  const logger = options.logger ?? createConsoleLogger(undefined, env)
-  const hostname = options.hostname ?? envValue(env, 'HOST') ?? '127.0.0.1'
-  const publicUrl = options.publicUrl ?? envValue(env, 'A2A_PUBLIC_URL')
-  const allowedHosts = options.allowedHosts ?? defaultAllowedHosts(hostname, publicUrl, env)
-  const app = createA2AApp(agent, {
-    ...options,
-    env,
-    logger,
-    ...(publicUrl && { publicUrl }),
-    ...(allowedHosts && { allowedHosts }),
-  })
-
+  const settings = readServeSettings(options)
+  const app = createA2AApp(agent, settings.appOptions)
   await refuseUnservableStore(appInternals(app)?.engine.store, () => app.close())
-
-  const log = options.requestLogLevel ? requestLogWriter(logger, options.requestLogLevel) : undefined
-  const runtime = nativeRuntime()
-  // Set once signals are handled; declared before the listener, whose close may run first (gRPC failed to start).
-  let detachSignals: (() => void) | undefined
-  let listener: { port: number; server: Server | undefined; close: () => Promise<void> }
-  if (runtime) {
-    const native = await listenNative(runtime, app, {
-      port,
-      hostname,
-      idleTimeoutMs: bunIdleTimeout(connectionPolicy),
-      ...(log && { log }),
-    })
-    listener = { port: native.port, server: undefined, close: nativeClose(native, app, () => detachSignals?.()) }
-  } else {
-    const handler = toNodeHandler(app.h3)
-    const server = createPhrasedServer(log ? withRequestLog(handler, log) : handler)
-    lingerAfterEarlyAnswers(server)
-    applyConnectionPolicy(server, connectionPolicy)
-    await listen(server, port, hostname)
-    listener = {
-      port: (server.address() as AddressInfo).port,
-      server,
-      close: gracefulClose(server, app, () => detachSignals?.()),
-    }
-  }
-  const url = `http://${displayHost(hostname)}:${listener.port}/`
-  app.setUrl(url)
-  let close = listener.close
-  let grpcAddress: string | undefined
-  if (grpcPort !== undefined) {
-    try {
-      const grpc = await startGrpc(app, {
-        port: grpcPort,
-        host: hostname,
-        publicAddress: grpcPublicAddress,
-        requestTimeoutMs: connectionPolicy.timeouts.request,
-        idleTimeoutMs: connectionPolicy.timeouts.keepAlive,
-      })
-      grpcAddress = grpc.address
-      // gRPC stops taking calls as HTTP does; its streams end as the app drains the tasks they follow.
-      close = withGrpc(listener.close, grpc.close)
-    } catch (error) {
-      await listener.close()
-      throw error
-    }
-  }
-  logger.info(`Agent "${agent.card.name}" listening on ${url} (card at ${url}.well-known/agent.json)`)
-
-  if (options.handleSignals ?? true)
-    detachSignals = exitOnSignals(close, logger, readShutdownTimeoutMs(options.shutdownTimeoutMs, env))
-  return { url, port: listener.port, app, runtime: runtime ?? 'node', server: listener.server, grpcAddress, close }
-}
-
-/** Closes the HTTP server and the gRPC one together, once. */
-function withGrpc(closeHttp: () => Promise<void>, closeGrpc: () => Promise<void>): () => Promise<void> {
-  let closing: Promise<void> | undefined
-  return () => {
-    closing ??= Promise.all([closeHttp(), closeGrpc()]).then(() => undefined)
-    return closing
-  }
-}
-
-/** The idle timeout Bun's server gets: the request timeout (it bounds a trickled request as Node's does). */
-function bunIdleTimeout({ timeouts }: ConnectionPolicy): number {
-  return timeouts.request
+  const served = await serveApp(app, settings, {
+    startGrpc: (grpcOptions) => startGrpc(app, grpcOptions),
+    announce: (url) =>
+      settings.logger.info(`Agent "${agent.card.name}" listening on ${url} (card at ${url}.well-known/agent.json)`),
+  })
+  return { ...served, app }
 }
