@@ -1,6 +1,7 @@
 // The gRPC load rows, run as their own process on the load core: A2A v1.0 `SendMessage` (unary) or
 // `SendStreamingMessage` (server stream) of lf.a2a.v1.A2AService, on @grpc/grpc-js with the runtime's own
-// descriptors (runtime/dist/grpc/_descriptors.js, generated from the spec's proto) and @bufbuild/protobuf.
+// descriptors (runtime/src/grpc/_descriptors.ts, generated from the spec's proto, read from the sources: the build
+// bundles it into a chunk) and @bufbuild/protobuf.
 // Cheapest for the load core: the request is encoded once and sent as the same bytes every call (as load.mjs sends
 // one body), grpc-js hands the answers over as bytes, and each is decoded once to check it. argv[2] is a JSON config:
 //   { address, method: 'send' | 'stream', concurrency, channels, durationSec, maxCalls, warmupSec, text, expected }
@@ -13,9 +14,10 @@
 import { performance } from 'node:perf_hooks'
 import { fromBinary, fromJson, toBinary } from '@bufbuild/protobuf'
 import { Client, credentials, Metadata, status as Status } from '@grpc/grpc-js'
-import { a2aFile } from '../runtime/dist/grpc/_descriptors.js'
+import { createJiti } from 'jiti'
 import { Samples } from './_stats.mjs'
 
+const { a2aFile } = await createJiti(import.meta.url).import('../runtime/src/grpc/_descriptors.ts')
 const config = JSON.parse(process.argv[2])
 const CALL_TIMEOUT_MS = 10_000 // as load.mjs's autocannon timeout
 const COMPLETED = 3 // lf.a2a.v1.TaskState TASK_STATE_COMPLETED

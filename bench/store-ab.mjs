@@ -3,7 +3,7 @@
 // evicting, then 200,000 more are timed; each measure in a fresh process (a heap left by the other build would
 // weigh on it), in rounds alternating the builds. Run on an idle core (taskset -c 1).
 //
-//   node bench/store-ab.mjs <A runtime/dist/stores/memory.js> [<B>] [--rounds 4]
+//   node bench/store-ab.mjs <A runtime/dist/index.js> [<B>] [--rounds 4]
 import { execFileSync } from 'node:child_process'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -14,12 +14,12 @@ const { values, positionals } = parseArgs({
   options: { rounds: { type: 'string', default: '4' } },
 })
 if (positionals.length < 1) {
-  console.error('usage: node bench/store-ab.mjs <A runtime/dist/stores/memory.js> [<B>] [--rounds 4]')
+  console.error('usage: node bench/store-ab.mjs <A runtime/dist/index.js> [<B>] [--rounds 4]')
   process.exit(2)
 }
 const paths = {
   A: resolve(positionals[0]),
-  B: resolve(positionals[1] ?? new URL('../runtime/dist/stores/memory.js', import.meta.url).pathname),
+  B: resolve(positionals[1] ?? new URL('../runtime/dist/index.js', import.meta.url).pathname),
 }
 
 let made = 0

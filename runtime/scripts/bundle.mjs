@@ -13,13 +13,20 @@ import { rolldown } from 'rolldown'
 const dist = resolve(process.argv[2] ?? 'dist')
 const manifest = JSON.parse(readFileSync('package.json', 'utf8'))
 
-/** The entry files: what `exports` names, and what bin/'s scripts import from dist/. */
+/**
+ * Modules loaded by a path the bundler cannot follow, kept at their paths: grpc/serve-grpc.ts imports the gRPC
+ * server through a name held in a constant, so that a user's bundler (a Worker's) never follows it into the optional
+ * gRPC packages, and finds it from the package's root.
+ */
+const LOADED_BY_PATH = ['grpc/_server.js']
+
+/** The entry files: what `exports` names, what bin/'s scripts import from dist/, and LOADED_BY_PATH. */
 function entryFiles() {
   const fromExports = Object.values(manifest.exports).map((target) => target.default)
   const fromBin = Object.values(manifest.bin).flatMap((bin) =>
     [...readFileSync(bin, 'utf8').matchAll(/['"]\.\.\/dist\/([^'"]+\.js)['"]/g)].map((match) => match[1]),
   )
-  const paths = [...fromExports.map((path) => path.replace(/^\.\/dist\//, '')), ...fromBin]
+  const paths = [...fromExports.map((path) => path.replace(/^\.\/dist\//, '')), ...fromBin, ...LOADED_BY_PATH]
   return Object.fromEntries([...new Set(paths)].map((path) => [path.replace(/\.js$/, ''), join(dist, path)]))
 }
 

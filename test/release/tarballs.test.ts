@@ -40,7 +40,10 @@ function modulesOf(srcDir: string): string[] {
   return found.sort()
 }
 
-/** The runtime's entry files, without `.js`: what its `exports` name and what its bin imports from dist/. */
+/**
+ * The runtime's entry files, without `.js`: what its `exports` name, what its bin imports from dist/, and the gRPC
+ * server, which grpc/serve-grpc.ts loads by its path (runtime/scripts/bundle.mjs, LOADED_BY_PATH).
+ */
 function runtimeEntries(): string[] {
   const manifest = JSON.parse(readFileSync(join(root, 'runtime/package.json'), 'utf8')) as {
     exports: Record<string, { default: string }>
@@ -49,6 +52,7 @@ function runtimeEntries(): string[] {
   const paths = [
     ...Object.values(manifest.exports).map((target) => target.default.replace('./dist/', '')),
     ...[...bin.matchAll(/'\.\.\/dist\/([^']+)'/g)].map((match) => match[1]!),
+    'grpc/_server.js',
   ]
   return [...new Set(paths.map((path) => path.replace(/\.js$/, '')))].sort()
 }

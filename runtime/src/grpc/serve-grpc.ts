@@ -1,3 +1,4 @@
+import { packageFile } from '../_package-root.js'
 import { ConfigurationError } from '../errors.js'
 import type { A2AApp } from '../http/app-options.js'
 import { readSlowClientTimeouts } from '../node/_slow-client-timeouts.js'
@@ -12,12 +13,15 @@ const PEERS = ['@grpc/grpc-js', '@bufbuild/protobuf']
 /**
  * Named through a constant, not a literal: a bundler follows `import('./_server.js')` and then fails on the optional
  * packages it imports (a Worker's bundle takes the root export, serveAgent and this module with it, and has no gRPC).
+ * Built, the package keeps that module at dist/grpc/_server.js while this one moves into a chunk of the bundle: it is
+ * found from the package's root then, beside this module when the sources run (tests).
  */
-const SERVER_MODULE = './_server.js'
+const serverModule = (): string =>
+  (!import.meta.url.endsWith('.ts') && packageFile('dist/grpc/_server.js')?.href) || './_server.js'
 
 async function loadServer(): Promise<typeof import('./_server.js')> {
   try {
-    return (await import(/* @vite-ignore */ SERVER_MODULE)) as typeof import('./_server.js')
+    return (await import(/* @vite-ignore */ serverModule())) as typeof import('./_server.js')
   } catch (error) {
     const { code, message } = error as { code?: string; message?: string }
     if (
