@@ -14,6 +14,14 @@ export function loadDotEnv(dir: string): string | undefined {
 }
 
 /**
+ * Sets PORT and HOST (those given) to where the server listens, so the project's own code finds it there (a team's
+ * planner calling its writer), whatever the flags, a busy port or `.env` said.
+ */
+export function announceListening(address: { PORT?: string; HOST?: string }): void {
+  for (const [name, value] of Object.entries(address)) if (value !== undefined) process.env[name] = value
+}
+
+/**
  * `.env` for a long-running dev server: each reload applies the file's current values, removes the ones
  * deleted from it, and never touches a variable the environment set before the server started.
  */

@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { createConsoleLogger, LOG_RANK, type LogFormat, type LogLevel, logFormat, logLevel } from '../logger.js'
 import { serveAgent } from '../node/serve.js'
 import { envValue } from '../settings.js'
-import { loadDotEnv } from './_env.js'
+import { announceListening, loadDotEnv } from './_env.js'
 import { chooseEntry, loadAgent } from './_load-agent.js'
 import { portSetting } from './_port.js'
 
@@ -49,8 +49,7 @@ export function registerStart(program: Command): void {
       // Checked before the agent loads: a bad PORT is said at once, in one line.
       const port = portSetting(flags.port, process.env)
       // The project's own code (a planner calling its writer at PORT and HOST) finds the server where the flags put it.
-      if (port !== 0) process.env.PORT = String(port)
-      if (flags.host !== undefined) process.env.HOST = flags.host
+      announceListening({ PORT: port === 0 ? undefined : String(port), HOST: flags.host })
       const publicUrl = flags.publicUrl ?? envValue(process.env, 'A2A_PUBLIC_URL')
       const options = {
         logger,

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net'
 import type { Command } from 'commander'
-import { createEnvReloader } from '../cli/_env.js'
+import { announceListening, createEnvReloader } from '../cli/_env.js'
 import { assertEntryExists, chooseEntry } from '../cli/_load-agent.js'
 import { portSetting } from '../cli/_port.js'
 import { GUARDED_PATHS } from '../http/_routes.js'
@@ -119,7 +119,7 @@ async function startDevServer(given: string | undefined, flags: DevFlags): Promi
   // The project's own code finds this server where it really listens (a planner calling its writer at PORT and
   // HOST), after a move to the next free port too; a save of .env does not set them back.
   const listening = { PORT: String(actual), HOST: (listener.server.address() as AddressInfo).address }
-  Object.assign(process.env, listening)
+  announceListening(listening)
   // listhen may have moved to the next free port: `a2a send` in this project finds the real one here.
   const address = publishDevAddress(cwd, url)
   if (address.heldBy) {
@@ -141,7 +141,7 @@ async function startDevServer(given: string | undefined, flags: DevFlags): Promi
   const envKeepingAddress = {
     reload() {
       const changed = env.reload()
-      Object.assign(process.env, listening)
+      announceListening(listening)
       return changed.filter((name) => !(name in listening))
     },
   }
