@@ -94,7 +94,7 @@ describe('--telemetry', () => {
   })
 
   it('the command that does it again says --telemetry, and a second run with it continues the project', async () => {
-    prompts.inject(['agent', 'Agent', 'Does things', 'echo', 'node', true, false, 'none', true, false])
+    prompts.inject(['agent', 'Agent', 'Does things', 'echo', 'node', true, false, 'none', ['docker'], true, false])
     expect(await run(['--no-install', '--no-git'], io(true))).toBe(0)
     expect(injected._injected ?? []).toEqual([])
     const again = out.join('\n').split('To do this again without questions:\n  ')[1]!.trim()
