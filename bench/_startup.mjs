@@ -8,6 +8,7 @@
 // Node the bench has (on Node 22.1 and later the CLI keeps V8's compile cache), serveAgent in a script on Node, Bun
 // and Deno (servers/echo-runtime.mjs), and the bare node:http server as the yardstick. Workers are not measured
 // here: `wrangler dev` bundles the Worker and starts workerd, seconds that say nothing of a deployed Worker's start.
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { repoRoot } from './_project.mjs'
 import { RUNTIMES } from './_runtimes.mjs'
@@ -101,4 +102,35 @@ export function startupTargets(ours) {
     command: () => ({ command: process.execPath, args: [join(serversDir, 'ceiling.mjs')], cwd: serversDir }),
   })
   return targets
+}
+
+/**
+ * `a2a start` as a new container starts it (`--containers`), on Node 24 as the generated image runs: its temporary
+ * folder is all a container keeps of what earlier starts compiled (jiti's TypeScript, Node's compile cache), so each
+ * start gets it as the image has it. "cold temp folder": empty, as an image built without a warm-up start has it;
+ * "image's caches": as the Dockerfile's warm-up start at build leaves it (taken from the uncounted first start and
+ * put back before each start). `workDir` is a folder of the caller's, removed by the caller.
+ */
+export function containerTargets(ours, workDir) {
+  const node24 = RUNTIMES.find((runtime) => runtime.name.startsWith('node 24'))
+  const target = (name, keepsImageCaches) => {
+    const tmp = join(workDir, `${keepsImageCaches ? 'image' : 'cold'}-tmp`)
+    const image = join(workDir, 'image-caches')
+    return {
+      name: `a2a start, new container (${node24.name}, ${name})`,
+      label: `a2a start on ${node24.name}, TMPDIR ${name}`,
+      dialect: platform,
+      env: { ...node24.env, TMPDIR: tmp },
+      command: () => {
+        // The first start (uncounted) fills an empty folder: what the image's warm-up leaves, kept from then on.
+        if (keepsImageCaches && !existsSync(image) && existsSync(tmp) && readdirSync(tmp).length > 0)
+          cpSync(tmp, image, { recursive: true })
+        rmSync(tmp, { recursive: true, force: true })
+        if (keepsImageCaches && existsSync(image)) cpSync(image, tmp, { recursive: true })
+        else mkdirSync(tmp, { recursive: true })
+        return { command: node24.argv[0], args: ours.args, cwd: ours.cwd }
+      },
+    }
+  }
+  return [target('cold temp folder', false), target("image's caches", true)]
 }
