@@ -5,6 +5,7 @@ import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import { ConfigurationError, ServerUnavailableError } from '../../runtime/src/errors.ts'
 import { storeFromSetting } from '../../runtime/src/stores/from-setting.ts'
+import { MIGRATIONS } from '../../runtime/src/stores/postgres/_schema.ts'
 
 // What is the PostgreSQL store's own (the contract suite checks the rest): owners compared in SQL, ListTasks' views
 // and total, migrations, push configs sealed at rest, and A2A_STORE=postgres://….
@@ -200,20 +201,56 @@ describe('migrations', () => {
     expect(await current.get(task.id)).toEqual(task)
   })
 
-  it('brings a schema of the first release (version 1) to the current one, its tasks kept', async () => {
+  it('brings a schema of the first release (version 1) to the current one, its tasks and their totals kept', async () => {
     const schema = freshSchema()
-    const first = open({ schema })
-    const task = newTask()
-    await first.create(task)
-    await first.close()
-    // Version 1 as it was released: without what migration 2 adds.
-    await client.query(`DROP FUNCTION "${schema}".a2a_create_with`)
-    await client.query(`DELETE FROM "${schema}".a2a_migrations WHERE version > 1`)
+    const q = `"${schema}"`
+    // Version 1 as released, its tasks written by its own function: one working with an owner, one completed.
+    await client.query(`CREATE SCHEMA ${q}`)
+    await client.query(
+      `CREATE TABLE ${q}.a2a_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    )
+    await client.query(MIGRATIONS[0]!(q))
+    await client.query(`INSERT INTO ${q}.a2a_migrations (version) VALUES (1)`)
+    const old = [newTask({ state: 'working' }), newTask({ state: 'completed' })]
+    for (const [i, task] of old.entries()) {
+      const json = JSON.stringify({ ...task, history: [] })
+      const head = JSON.stringify({ ...task, artifacts: [], history: [] })
+      const messages = task.history.map((message) => JSON.stringify(message))
+      const { state, timestamp } = task.status
+      await client.query(`SELECT ${q}.a2a_create($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, [
+        task.id,
+        task.contextId,
+        i === 0 ? 'alice' : null,
+        state,
+        state === 'completed',
+        Date.parse(timestamp),
+        json,
+        head,
+        messages,
+        'an-instance-of-version-1',
+        60_000,
+      ])
+    }
     await expect(open({ schema, migrate: false }).ready()).rejects.toThrow(/is at version 1, this runtime needs 2/)
     expect(await migratePostgresStore({ url, schema })).toEqual({ from: 1, to: 2 })
     const upgraded = open({ schema, migrate: false })
     await upgraded.ready()
-    expect(await upgraded.get(task.id)).toEqual(task)
+    for (const task of old) expect(await upgraded.get(task.id)).toEqual(task)
+    // A create alone, and one that carries its first event (handed in the same turn: one statement).
+    const alone = newTask({ state: 'submitted' })
+    await upgraded.create(alone)
+    const joined = newTask({ state: 'submitted' })
+    const creating = upgraded.create(joined)
+    joined.status = { state: 'completed', timestamp: new Date(++clock).toISOString() }
+    const ended = { kind: 'status-update' as const, taskId: joined.id, contextId: joined.contextId }
+    await Promise.all([creating, upgraded.append(joined, { ...ended, status: joined.status, final: true, seq: 1 })])
+    expect(await upgraded.get(joined.id)).toEqual(joined)
+    const total = async (query: object) => (await upgraded.list({ limit: 10, ...query })).total
+    expect(await total({})).toBe(4)
+    expect(await total({ state: 'completed' })).toBe(2)
+    expect(await total({ state: 'submitted' })).toBe(1)
+    expect(await total({ state: 'working' })).toBe(1)
+    expect((await upgraded.list({ limit: 10, owner: 'alice' })).total).toBe(1)
   })
 })
 

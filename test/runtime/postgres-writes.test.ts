@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { status as grpcStatus } from '@grpc/grpc-js'
 import { type A2AServer, type Agent, serveAgent, type Task } from 'a2a-runtime'
 import { createPostgresStore, type PostgresTaskStore } from 'a2a-runtime/postgres-store'
 import pg from 'pg'
@@ -6,6 +7,7 @@ import { afterEach, expect, inject, it } from 'vitest'
 import type { TaskEvent } from '../../runtime/src/types.ts'
 import { rpc } from '../_rpc.ts'
 import { agent, deferred, echoAgent } from './_agents.ts'
+import { protoMessage, rawClient, serveWithGrpc } from './_grpc.ts'
 import { captureLogger } from './_logger.ts'
 import { eventReader } from './_sse.ts'
 
@@ -88,9 +90,9 @@ it('fails the send whose create (with the events its agent handed meanwhile) fai
     agent(async (ctx, task) => {
       started.resolve()
       task.working('on it')
-      ctx.signal.addEventListener('abort', () => aborted.resolve())
-      await new Promise((resolve) => setTimeout(resolve, 30_000))
-      task.complete()
+      // Ends only when stopped: a run the failed create did not stop would keep this test waiting.
+      await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()))
+      aborted.resolve()
     }),
     tasks,
   )
@@ -115,6 +117,71 @@ BEGIN RAISE EXCEPTION 'refused for the test'; END $$`)
   expect(result).toBeUndefined()
   const { rows } = await client.query(`SELECT count(*)::int AS n FROM ${s}.a2a_tasks`)
   expect(rows[0].n).toBe(0)
+})
+
+it('tells a gRPC stream nothing of a task whose create fails: no frame, the error only, none of its events called unsaved', async () => {
+  const tasks = store()
+  const target = await serveWithGrpc(echoAgent, { store: tasks })
+  await tasks.ready()
+  const client = await connected()
+  const s = `"${tasks.schema}"`
+  // Slow, then refused: the agent answers at once, its events wait with the create.
+  await client.query(`CREATE FUNCTION ${s}.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN PERFORM pg_sleep(0.3); RAISE EXCEPTION 'refused for the test'; END $$`)
+  await client.query(
+    `CREATE TRIGGER refuse BEFORE INSERT ON ${s}.a2a_tasks FOR EACH ROW EXECUTE FUNCTION ${s}.refuse()`,
+  )
+  const stream = rawClient(target.grpcAddress).SendStreamingMessage({ message: protoMessage('hi') })
+  const frames: unknown[] = []
+  stream.on('data', (frame: unknown) => frames.push(frame))
+  const error = await new Promise<{ code: number }>((resolve) => stream.on('error', resolve))
+  expect(error.code).toBe(grpcStatus.INTERNAL)
+  expect(frames).toEqual([])
+  expect(target.logger.text('error'), 'no event of a task never created is said to be unsaved').not.toMatch(
+    /could not save an event/,
+  )
+})
+
+it('sends a gRPC stream its first frame only once the task is in the store', async () => {
+  const tasks = store()
+  const target = await serveWithGrpc(echoAgent, { store: tasks })
+  await tasks.ready()
+  const client = await connected()
+  const s = `"${tasks.schema}"`
+  await client.query(`CREATE FUNCTION ${s}.slow() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN PERFORM pg_sleep(0.3); RETURN NEW; END $$`)
+  await client.query(`CREATE TRIGGER slow BEFORE INSERT ON ${s}.a2a_tasks FOR EACH ROW EXECUTE FUNCTION ${s}.slow()`)
+  const stream = rawClient(target.grpcAddress).SendStreamingMessage({ message: protoMessage('hi') })
+  // Counted from another session the moment the first frame arrives.
+  let storedAtFirst: Promise<number> | undefined
+  const frames: Array<{ task?: { id: string } }> = []
+  stream.on('data', (frame: { task?: { id: string } }) => {
+    frames.push(frame)
+    storedAtFirst ??= client
+      .query(`SELECT count(*)::int AS n FROM ${s}.a2a_tasks WHERE id = $1`, [frame.task?.id])
+      .then(({ rows }) => rows[0].n)
+  })
+  await new Promise((resolve, reject) => stream.on('end', resolve).on('error', reject))
+  expect(frames[0]?.task?.id).toBeTypeOf('string')
+  expect(await storedAtFirst, 'the task is stored when its first frame arrives').toBe(1)
+})
+
+it('reads back a task written with its events (one statement) as answered, its log and its totals', async () => {
+  const tasks = store()
+  const server = await serve(echoAgent, tasks)
+  await tasks.ready()
+  const answers = await Promise.all(['a', 'b', 'c'].map((text) => send(server, text)))
+  for (const { body } of answers) {
+    const answered = (body as { result: Task }).result
+    expect(answered.status.state).toBe('completed')
+    expect(await tasks.get(answered.id)).toEqual(answered)
+    const events = await tasks.events(answered.id, 0)
+    expect(events?.map((event) => event.seq)).toEqual([1, 2, 3])
+  }
+  const listed = await tasks.list({ limit: 10, state: 'completed' })
+  expect(listed.total).toBe(3)
+  expect((await tasks.list({ limit: 10 })).total).toBe(3)
+  expect((await tasks.list({ limit: 10, state: 'working' })).total).toBe(0)
 })
 
 it('fails every event of a write whose statement fails, none of them landed, and writes the task whole next', async () => {

@@ -134,8 +134,10 @@ export class TaskEngine {
       // A failing store must not take the task (or the process) down with it: the live task and its
       // listeners still get the event; the log says what was not stored.
       let saved: ReturnType<TaskStore['append']> | undefined
+      // A task whose create failed is not in the store: its run ends here (see #createLanded), nothing is written.
+      const unlanded = this.#unlanded.get(task.id)
       try {
-        saved = store.append(task, event)
+        if (unlanded !== 'failed') saved = store.append(task, event)
       } catch (error) {
         this.#storeFailed(task, event, error)
       }
@@ -145,7 +147,11 @@ export class TaskEngine {
       // A durable store's write: the task's settling waits for it (a client told "completed" can count on
       // the task surviving a restart); a failure is logged and the task goes on.
       if (saved instanceof Promise) {
-        saved.catch((error: unknown) => this.#storeFailed(task, event, error))
+        saved.catch((error: unknown) => {
+          // Handed with a create still on its way: it failed with the create, which answers for it.
+          if (unlanded === 'pending') return
+          this.#storeFailed(task, event, error)
+        })
         return saved
       }
       return undefined
@@ -161,6 +167,8 @@ export class TaskEngine {
   }
 
   #clusterJoined = false
+  /** New tasks whose agent started while their create was on its way ('pending'), or whose create failed. */
+  readonly #unlanded = new Map<string, 'pending' | 'failed'>()
 
   /** Ends a running task whose event the store could not save (see the sink). */
   #failUnsaved(taskId: string): void {
@@ -218,8 +226,14 @@ export class TaskEngine {
     try {
       if (request.taskId === undefined) {
         const { run, created } = await this.#create(request, bytes)
-        const started = this.#start(run, reservation, request.message, listener, request.prepare)
-        if (created) await this.#createLanded(started, created)
+        if (!created) return this.#start(run, reservation, request.message, listener, request.prepare)
+        // The agent runs while its task's create is on its way; the listener (a client's stream) hears its events
+        // only once the task exists: a binding that writes them as they come (gRPC) must not tell of a task that
+        // may never be stored.
+        const held = listener && new HeldListener(listener)
+        const started = this.#start(run, reservation, request.message, held?.listener, request.prepare)
+        await this.#createLanded(started, created)
+        held?.release()
         return started
       }
       const taskId = request.taskId
@@ -421,6 +435,7 @@ export class TaskEngine {
   async #createLanded(started: StartedTask, created: Promise<void>): Promise<void> {
     try {
       await created
+      this.#unlanded.delete(started.run.id)
     } catch (error) {
       started.unsubscribe()
       const { run } = started
@@ -456,8 +471,10 @@ export class TaskEngine {
     const creating = this.store.create(task, owner)
     let created: Promise<void> | undefined
     if (cluster?.createJoinsFirstEvents && !request.answeredAtOnce && creating instanceof Promise) {
-      created = creating.catch(async (error: unknown) => {
-        await cluster.release(id)
+      this.#unlanded.set(id, 'pending')
+      // Marked before the events the create carried fail with it: their failure is the create's, answered once.
+      created = creating.catch((error: unknown) => {
+        this.#unlanded.set(id, 'failed')
         throw error
       })
     } else {
@@ -544,6 +561,7 @@ export class TaskEngine {
       await runAgentTurn(this.agent, run, this.#context(run, message), prepare, this.logger)
     } finally {
       if (this.#executions.get(run.id)?.run === run) this.#executions.delete(run.id)
+      this.#unlanded.delete(run.id)
       const cluster = this.store.cluster
       if (cluster) await cluster.release(run.id)
     }
@@ -557,5 +575,29 @@ export class TaskEngine {
 const noop = (): void => {}
 const UNSAVED_REASON =
   'The task store could not save an event of this task; the task is failed so that no client misses one'
+/**
+ * A listener that hears nothing until released, then every event it missed, in order (each with the task as it was
+ * at that event: a stream's opening Task is numbered by the events it reflects), and the rest as they come.
+ */
+class HeldListener {
+  #held: Array<[TaskEvent, Task]> | undefined = []
+  readonly #to: TaskListener
+
+  constructor(to: TaskListener) {
+    this.#to = to
+  }
+
+  readonly listener: TaskListener = (event, task) => {
+    if (this.#held) this.#held.push([event, structuredClone(task)])
+    else this.#to(event, task)
+  }
+
+  release(): void {
+    const held = this.#held ?? []
+    this.#held = undefined
+    for (const [event, task] of held) this.#to(event, task)
+  }
+}
+
 const UNCREATED_REASON = 'The task store could not create the task; it was not started'
 const LEASE_LOST_REASON = 'The instance running the task stalled past its lease; the task is failed'

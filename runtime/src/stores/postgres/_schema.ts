@@ -36,7 +36,7 @@ const countNewTask = (s: string) => `INSERT INTO ${s}.a2a_counts AS c (key, shar
  * The migrations, in order: migration n (1-based) brings the schema from version n - 1 to n. Each is SQL over the
  * quoted schema `s`. Never edit one that was released: add the next.
  */
-const MIGRATIONS: Array<(s: string) => string> = [
+export const MIGRATIONS: Array<(s: string) => string> = [
   (s) => `
 -- One row per task. json: the task without its history, as of folded_seq (the events after it are folded in when
 -- it is read); head: without history nor artifacts (a listing that shows neither reads only it); the history one
@@ -352,8 +352,10 @@ BEGIN
     (SELECT coalesce(sum(octet_length(e)), 0) FROM unnest(p_events) AS e))
   ON CONFLICT (id) DO NOTHING;
   IF NOT FOUND THEN
+    -- A retry of this very write (its answer was lost): its last event is there, though its lease may be freed.
     SELECT lease_holder INTO v_holder FROM ${s}.a2a_tasks WHERE id = p_id;
-    RETURN CASE WHEN v_holder = p_instance THEN 2 ELSE 0 END;
+    RETURN CASE WHEN v_holder = p_instance OR EXISTS (SELECT 1 FROM ${s}.a2a_events
+      WHERE task_id = p_id AND seq = v_last AND event = p_events[cardinality(p_events)]) THEN 2 ELSE 0 END;
   END IF;
   ${countNewTask(s)}
   INSERT INTO ${s}.a2a_history (task_id, n, message)

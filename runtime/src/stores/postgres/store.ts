@@ -313,8 +313,10 @@ export class PostgresTaskStore implements TaskStore {
   async #createWith(task: Task, values: unknown[]): Promise<number> {
     await new Promise((resolve) => setImmediate(resolve))
     const batch = this.#openBatches.get(task.id)
+    // Tried again over a short outage, as events are (the agent may have started: see createJoinsFirstEvents); a
+    // retry of a create that landed answers 2.
     if (!batch || !this.#joinable(task, batch)) {
-      const [row] = await this.#pool.query<{ created: number }>(this.#statements.create, values)
+      const [row] = await this.#retried(() => this.#pool.query<{ created: number }>(this.#statements.create, values))
       if (row!.created !== 0) this.#leases.took(task.id)
       return row!.created
     }
@@ -323,25 +325,36 @@ export class PostgresTaskStore implements TaskStore {
     const json = withoutHistory(task)
     const { state, timestamp } = task.status
     const last = batch[batch.length - 1]!
+    // Remembered before the statement: events handed while it is on its way follow the batch's last one.
+    this.#remember(task.id, {
+      history: task.history.length,
+      json: json.length,
+      added: 0,
+      seq: last.event.seq,
+      whole: false,
+    })
+    const row = [
+      task.id,
+      task.contextId,
+      values[2],
+      state,
+      isSettled(state),
+      Date.parse(timestamp),
+      json,
+      headOf(task),
+      task.history.map((message) => JSON.stringify(message)),
+      this.instanceId,
+      this.#leases.holdMs,
+      batch.map((pending) => pending.event.seq),
+      batch.map((pending) => pending.eventJson),
+      last.ends,
+    ]
     let created: number
     try {
-      const [row] = await this.#pool.query<{ created: number }>(this.#statements.createWith, [
-        task.id,
-        task.contextId,
-        values[2],
-        state,
-        isSettled(state),
-        Date.parse(timestamp),
-        json,
-        headOf(task),
-        task.history.map((message) => JSON.stringify(message)),
-        this.instanceId,
-        this.#leases.holdMs,
-        batch.map((pending) => pending.event.seq),
-        batch.map((pending) => pending.eventJson),
-        last.ends,
-      ])
-      created = row!.created
+      const [answer] = await this.#retried(() =>
+        this.#pool.query<{ created: number }>(this.#statements.createWith, row),
+      )
+      created = answer!.created
     } catch (error) {
       for (const pending of batch) pending.reject!(error)
       throw error
@@ -351,13 +364,6 @@ export class PostgresTaskStore implements TaskStore {
       for (const pending of batch) pending.reject!(refused)
       return created
     }
-    this.#remember(task.id, {
-      history: task.history.length,
-      json: json.length,
-      added: 0,
-      seq: last.event.seq,
-      whole: false,
-    })
     // Held from here: the event that ends the task gave the lease back in the same statement.
     this.#leases.took(task.id)
     await this.#settleBatch(
