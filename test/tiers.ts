@@ -55,6 +55,7 @@ const projectSuites = [
   'test/generator/cli-pty.test.ts',
   'test/generator/combinations.test.ts',
   'test/generator/deploy-serve.test.ts',
+  'test/generator/deploy-warm-start.test.ts',
   'test/generator/e2e.test.ts',
   'test/generator/telemetry.test.ts',
 ]

@@ -92,7 +92,9 @@ describe.each([
     dir: 'generator',
     others: ['LICENSE', 'README.md', 'package.json', 'bin/create-a2a-agent.mjs'],
     // Measured 2026-11-25: 51 KiB packed, 150 KiB unpacked, 51 files (templates included).
-    budget: { packed: 80 * KiB, unpacked: 240 * KiB },
+    // Measured 2026-11-28: 91 KiB packed, 286 KiB unpacked, 114 files (the deploy targets' files and README sections,
+    // the team template: its two agents, their link and tests 16 KiB unpacked, its README 7 KiB).
+    budget: { packed: 110 * KiB, unpacked: 340 * KiB },
   },
 ])('the $name tarball', ({ name, workspace, dir, others, budget }) => {
   const packed = pack(workspace)
