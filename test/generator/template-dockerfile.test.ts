@@ -67,7 +67,7 @@ describe('the generated Dockerfile', () => {
     expect(copies('vendor')).toBe(true)
   })
 
-  it('runs the agent as an unprivileged user, in production, on the exposed port, with a health check on the card', () => {
+  it('runs the agent as an unprivileged user, in production, on the exposed port, with a health check on /healthz', () => {
     const stage = final()
     const env = stageEnv(stage)
     expect(env.NODE_ENV).toBe('production')
@@ -86,7 +86,9 @@ describe('the generated Dockerfile', () => {
     expect(user).toBeLessThan(indexOf(stage, (step) => step.keyword === 'CMD'))
 
     const [healthcheck] = stepsOf(stage, 'HEALTHCHECK')
-    expect(healthcheck?.shell).toContain('/.well-known/agent.json')
+    // /healthz, which a folder of agents serves too (its root has no card), and cheaper than rendering a card.
+    expect(healthcheck?.shell).toContain("'/healthz'")
+    expect(healthcheck?.shell).not.toContain('agent.json')
     // The slim image has neither curl nor wget: the check uses node.
     expect(healthcheck?.shell).toMatch(/^node /)
 

@@ -1,18 +1,20 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
-import { existsSync, readFileSync, symlinkSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs'
 import { createServer, request } from 'node:http'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../_support.ts'
+import { buildLikeDocker, readDockerfile, startCmd } from './e2e-dockerfile.ts'
 import { readmeBlocks, variablesRead, variablesSet } from './e2e-readme.ts'
 import { assertBuilt, parseJsonc, type Workspace, workspace } from './template-support.ts'
 
 /**
  * The team template rendered by the generator, without an install: its node_modules is this repository's (the
- * built runtime, jiti, vitest, typescript). Its own tests run as a process in it, and src/server.ts serves it as
- * `npm start` and the Dockerfile's CMD do. The e2e suite installs one and runs the same from the registry.
+ * built runtime, jiti, vitest, typescript). Its own tests run as a process in it, src/server.ts serves it as
+ * `npm start` does, and its image (built into folders) as the Dockerfile's CMD, `a2a start`, does. The e2e suite
+ * installs one and runs the same from the registry.
  */
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
@@ -161,8 +163,9 @@ describe('team template', () => {
     const planner = space.read(project, 'src/agents/planner.ts')
     expect(planner).toMatch(/from 'a2a-runtime\/client'/)
     expect(planner).not.toMatch(/from '\.\/writer/)
+    // The image starts what every Node project's does: a2a start, which serves src/agents/ when there is no agent.ts.
     const dockerfile = space.read(project, 'Dockerfile')
-    expect(dockerfile).toContain('CMD ["node", "--import", "jiti/register", "src/server.ts"]')
+    expect(dockerfile).toContain('CMD ["node_modules/.bin/a2a", "start"]')
     // The root serves no card when several agents share the server: the image's health is /healthz.
     expect(dockerfile).toMatch(/HEALTHCHECK[\s\S]*\/healthz/)
     expect(dockerfile).not.toContain('agent.json')
@@ -360,7 +363,7 @@ describe('team template', () => {
     }
   })
 
-  it('src/server.ts (npm start, the image CMD) serves both agents: the list, /healthz, the planner with the writer', {
+  it('src/server.ts (npm start) serves both agents: the list, /healthz, the planner with the writer', {
     timeout: 120_000,
   }, async () => {
     const project = await generateLinked('team-served', [])
@@ -417,5 +420,63 @@ describe('team template', () => {
     child.kill('SIGTERM')
     expect(await exited, output).toBe(0)
     running.delete(child)
+  })
+
+  it('its image, built into folders: the warm-up start ends on /healthz, the CMD serves both agents, HEALTHCHECK', {
+    timeout: 240_000,
+  }, async () => {
+    const project = await generateLinked('team-image', [])
+    const imageTmp = join(dirname(project), 'team-image-tmp')
+    mkdirSync(imageTmp)
+    const warmUps: number[] = []
+    const built = await buildLikeDocker(
+      project,
+      readDockerfile(space.read(project, 'Dockerfile')),
+      join(dirname(project), 'team-image-folders'),
+      async (command, cwd, env) => {
+        // The install stage: this repository's node_modules stand in for what npm ci would install (no network).
+        if (/\bnpm ci\b/.test(command)) return symlinkSync(join(repoRoot, 'node_modules'), join(cwd, 'node_modules'))
+        const started = performance.now()
+        await exec('/bin/sh', ['-c', command], { cwd, env: { ...env, TMPDIR: imageTmp }, timeout: 120_000 })
+        if (/\ba2a\b/.test(command)) warmUps.push(performance.now() - started)
+      },
+    )
+    // The warm-up ran, and stopped once the server answered, not at its 30-second cap (the start takes seconds):
+    // a wait for a line or a path that a folder of agents never gives would end only there.
+    expect(warmUps).toHaveLength(1)
+    expect(warmUps[0]).toBeLessThan(29_000)
+    const cached = readdirSync(join(imageTmp, 'jiti'))
+    expect(
+      cached.some((file) => /planner/.test(file)),
+      cached.join('\n'),
+    ).toBe(true)
+
+    // `docker run -p`: a free port in place of 3000, on loopback here (the image's HOST is 0.0.0.0).
+    const port = await freePort()
+    const child = startCmd(built, { PORT: String(port), HOST: '127.0.0.1', TMPDIR: imageTmp })
+    running.add(child)
+    let output = ''
+    child.stdout!.on('data', (chunk) => (output += chunk))
+    child.stderr!.on('data', (chunk) => (output += chunk))
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+    const base = `http://127.0.0.1:${port}/`
+    try {
+      const healthz = () =>
+        fetch(`${base}healthz`).then(
+          (response) => response.status,
+          () => 0,
+        )
+      await expect.poll(healthz, { timeout: SLOW }).toBe(200)
+      // The planner finds its writer where a2a start listens (PORT and HOST), with no src/server.ts.
+      expect(await askPlanner(base, 'boxed'), output).toEqual({ state: 'completed', draft: 'Draft: boxed' })
+      const healthcheck = built.stage.steps.find((step) => step.keyword === 'HEALTHCHECK')!.shell!
+      const checked = await runIn(built.dir, '/bin/sh', ['-c', healthcheck], { ...built.env, PORT: String(port) })
+      expect(checked.code, checked.output).toBe(0)
+    } finally {
+      // SIGTERM, as `docker stop` sends it: both agents drain and the process exits cleanly.
+      process.kill(-child.pid!, 'SIGTERM')
+      expect(await exited, output).toBe(0)
+      running.delete(child)
+    }
   })
 })
