@@ -184,6 +184,39 @@ it('reads back a task written with its events (one statement) as answered, its l
   expect((await tasks.list({ limit: 10, state: 'working' })).total).toBe(0)
 })
 
+it('fails a task whose event, handed while its create was on its way and written after it, could not be saved', async () => {
+  const tasks = store()
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+  const server = await serve(
+    agent(async (_ctx, task) => {
+      task.working('on it')
+      // Past the turn the create waits for, before the create lands: this event is written after it.
+      await pause(30)
+      task.artifact('part')
+      await pause(900)
+      task.complete()
+    }),
+    tasks,
+  )
+  await tasks.ready()
+  const client = await connected()
+  const s = `"${tasks.schema}"`
+  await client.query(`CREATE FUNCTION ${s}.slow() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN PERFORM pg_sleep(0.3); RETURN NEW; END $$`)
+  await client.query(`CREATE TRIGGER slow BEFORE INSERT ON ${s}.a2a_tasks FOR EACH ROW EXECUTE FUNCTION ${s}.slow()`)
+  await client.query(`CREATE FUNCTION ${s}.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN IF NEW.event LIKE '%"artifact-update"%' THEN RAISE EXCEPTION 'refused for the test'; END IF; RETURN NEW; END $$`)
+  await client.query(
+    `CREATE TRIGGER refuse BEFORE INSERT ON ${s}.a2a_events FOR EACH ROW EXECUTE FUNCTION ${s}.refuse()`,
+  )
+  await send(server, 'hi')
+  const { rows } = await client.query(`SELECT state FROM ${s}.a2a_tasks`)
+  expect(
+    rows.map((row) => row.state),
+    'the task ends rather than completing without the event',
+  ).toEqual(['failed'])
+})
+
 it('fails every event of a write whose statement fails, none of them landed, and writes the task whole next', async () => {
   const tasks = store()
   await tasks.ready()

@@ -148,8 +148,9 @@ export class TaskEngine {
       // the task surviving a restart); a failure is logged and the task goes on.
       if (saved instanceof Promise) {
         saved.catch((error: unknown) => {
-          // Handed with a create still on its way: it failed with the create, which answers for it.
-          if (unlanded === 'pending') return
+          // Failed while the task's create had not landed: it failed with the create, which answers for it (a write
+          // queued after a create that landed is this instance's to answer, as any other).
+          if (this.#unlanded.has(task.id)) return
           this.#storeFailed(task, event, error)
         })
         return saved
@@ -441,6 +442,9 @@ export class TaskEngine {
       const { run } = started
       run.abort(UNCREATED_REASON)
       if (!isSettled(run.state)) run.setStatus('failed', UNCREATED_REASON)
+      // Forgotten once the writes that failed with the create have been answered (in this turn of the event loop:
+      // the store fails them as it fails the create).
+      setTimeout(() => this.#unlanded.delete(run.id), 0)
       throw error
     }
   }
@@ -561,7 +565,6 @@ export class TaskEngine {
       await runAgentTurn(this.agent, run, this.#context(run, message), prepare, this.logger)
     } finally {
       if (this.#executions.get(run.id)?.run === run) this.#executions.delete(run.id)
-      this.#unlanded.delete(run.id)
       const cluster = this.store.cluster
       if (cluster) await cluster.release(run.id)
     }
