@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { createMemoryStore } from 'a2a-runtime'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { ConfigurationError } from '../../runtime/src/errors.ts'
@@ -32,6 +33,7 @@ afterEach(async () => {
 const start = async (env: Record<string, string>) => (server = await startFloodAgent({ ...runtimeEntry, ...env }))
 
 const NOT_FOUND = { code: -32602, message: 'Task not found' }
+const TASK_BYTES_SOURCE = fileURLToPath(new URL('../../runtime/src/core/_task-bytes.ts', import.meta.url))
 const TEXT_CHARS = 1_000_000 // a 1 MiB request body holds this text and its JSON-RPC envelope
 const V1 = { 'A2A-Version': '1.0' }
 
@@ -359,11 +361,14 @@ describe('the byte budgets of the memory store (configuration)', () => {
     const script = `
       import { getHeapStatistics } from 'node:v8'
       const { createMemoryStore } = await import(${JSON.stringify(DIST_INDEX)})
-      const { readTaskByteLimits } = await import(${JSON.stringify(DIST_INDEX.replace(/index\.js$/, 'core/_task-bytes.js'))})
+      const { createJiti } = await import('jiti')
+      const { readTaskByteLimits } = await createJiti(import.meta.url).import(${JSON.stringify(TASK_BYTES_SOURCE)})
       const store = createMemoryStore({ env: {} })
       store.close()
       console.log(JSON.stringify({ limit: getHeapStatistics().heap_size_limit, store: store.maxBytes, running: readTaskByteLimits({}, {}).maxRunningBytes }))`
-    const result = spawnSync(process.execPath, ['--max-old-space-size=256', '--input-type=module', '-e', script], {
+    // The running tasks' budget is internal (bundled into a chunk of the build): read from its source through jiti.
+    const args = ['--max-old-space-size=256', '--input-type=module', '-e', script]
+    const result = spawnSync(process.execPath, args, {
       encoding: 'utf8',
     })
     expect(result.stderr).toBe('')
