@@ -159,10 +159,13 @@ describe('a project generated with --telemetry', { timeout: 300_000 }, () => {
     expect(modelCall?.kind).toBe(3)
     expect(ancestors(modelCall!, inTrace)).toContain(run)
     // Metrics went out by the same flush: the runtime's request and task durations, the AI SDK's model-call one.
-    expect(metricPoint('a2a.server.request.duration', { 'a2a.method.name': 'SendStreamingMessage' })).toMatchObject({
-      'a2a.protocol.binding': 'JSONRPC',
-      'a2a.protocol.version': '1.0',
-    })
+    // Polled: the metrics go out in a request of their own, beside the spans'. The message lists what came, for a miss.
+    const seen = () => JSON.stringify(receiver.metrics.map(({ name, points }) => ({ name, points })))
+    await expect
+      .poll(() => metricPoint('a2a.server.request.duration', { 'a2a.method.name': 'SendStreamingMessage' }), {
+        message: `request durations received: ${seen()}`,
+      })
+      .toMatchObject({ 'a2a.protocol.binding': 'JSONRPC', 'a2a.protocol.version': '1.0' })
     expect(metricPoint('a2a.server.task.duration', { 'a2a.task.state': 'TASK_STATE_COMPLETED' })).toBeDefined()
     expect(receiver.metrics.find((metric) => metric.name === 'a2a.server.task.duration')).toMatchObject({
       unit: 's',
