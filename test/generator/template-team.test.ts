@@ -169,6 +169,9 @@ describe('team template', () => {
     // The root serves no card when several agents share the server: the image's health is /healthz.
     expect(dockerfile).toMatch(/HEALTHCHECK[\s\S]*\/healthz/)
     expect(dockerfile).not.toContain('agent.json')
+    // The settings the team's own code reads are named in .env.example with the others.
+    const example = space.read(project, '.env.example')
+    for (const name of ['WRITER_URL', 'WRITER_CREDENTIAL']) expect(example).toMatch(new RegExp(`^# ${name}=`, 'm'))
   })
 
   it.each([
