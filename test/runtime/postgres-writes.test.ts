@@ -166,6 +166,40 @@ BEGIN PERFORM pg_sleep(0.3); RETURN NEW; END $$`)
   expect(await storedAtFirst, 'the task is stored when its first frame arrives').toBe(1)
 })
 
+it('holds the events of a large task for a stream while its create is on its way without a copy of it per event', async () => {
+  const tasks = store()
+  const events = 400
+  const burst = agent((_ctx, task) => {
+    task.working('writing')
+    for (let i = 0; i < events; i++)
+      task.artifact('z', { artifactId: 'answer', append: i > 0, lastChunk: i === events - 1 })
+    task.complete()
+  })
+  const target = await serveWithGrpc(burst, { store: tasks })
+  await tasks.ready()
+  const client = await connected()
+  const s = `"${tasks.schema}"`
+  // Every event is handed while the create waits: all of them are held for the stream.
+  await client.query(`CREATE FUNCTION ${s}.slow() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN PERFORM pg_sleep(0.5); RETURN NEW; END $$`)
+  await client.query(`CREATE TRIGGER slow BEFORE INSERT ON ${s}.a2a_tasks FOR EACH ROW EXECUTE FUNCTION ${s}.slow()`)
+  const before = process.memoryUsage().heapUsed
+  let peak = before
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 5)
+  const frames: Array<{ task?: Task; artifactUpdate?: unknown; statusUpdate?: { status: { state: string } } }> = []
+  // The task holds a message of 512 KiB: a copy of it per held event came to 200 MiB.
+  const stream = rawClient(target.grpcAddress).SendStreamingMessage({ message: protoMessage('y'.repeat(512 * 1024)) })
+  stream.on('data', (frame: (typeof frames)[number]) => frames.push(frame))
+  await new Promise((resolve, reject) => stream.on('end', resolve).on('error', reject))
+  clearInterval(sampler)
+  const grewMiB = (peak - before) / 2 ** 20
+  expect(grewMiB, `heap grew ${grewMiB.toFixed(0)} MiB while the events were held`).toBeLessThan(100)
+  // The stream opens with the task as of its first event, then every event once, in order.
+  expect(frames[0]?.task?.artifacts ?? []).toEqual([])
+  expect(frames.filter((frame) => frame.artifactUpdate)).toHaveLength(events)
+  expect(frames.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED')
+})
+
 it('reads back a task written with its events (one statement) as answered, its log and its totals', async () => {
   const tasks = store()
   const server = await serve(echoAgent, tasks)

@@ -579,11 +579,15 @@ const noop = (): void => {}
 const UNSAVED_REASON =
   'The task store could not save an event of this task; the task is failed so that no client misses one'
 /**
- * A listener that hears nothing until released, then every event it missed, in order (each with the task as it was
- * at that event: a stream's opening Task is numbered by the events it reflects), and the rest as they come.
+ * A listener that hears nothing until released, then every event it missed, in order, and the rest as they come.
+ * The first event comes with the task as it was then (a stream opens with that Task, numbered by the events it
+ * reflects: a copy, taken once); the others with the live task, as a listener always gets it (a stream sends only
+ * their events: a copy of a growing task per held chunk would cost the square of its size).
  */
 class HeldListener {
-  #held: Array<[TaskEvent, Task]> | undefined = []
+  #held: TaskEvent[] | undefined = []
+  #opening: Task | undefined
+  #live: Task | undefined
   readonly #to: TaskListener
 
   constructor(to: TaskListener) {
@@ -591,14 +595,17 @@ class HeldListener {
   }
 
   readonly listener: TaskListener = (event, task) => {
-    if (this.#held) this.#held.push([event, structuredClone(task)])
-    else this.#to(event, task)
+    if (!this.#held) return this.#to(event, task)
+    this.#opening ??= structuredClone(task)
+    this.#live = task
+    this.#held.push(event)
   }
 
   release(): void {
     const held = this.#held ?? []
     this.#held = undefined
-    for (const [event, task] of held) this.#to(event, task)
+    for (const [i, event] of held.entries()) this.#to(event, i === 0 ? this.#opening! : this.#live!)
+    this.#opening = undefined
   }
 }
 
