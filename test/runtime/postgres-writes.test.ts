@@ -50,6 +50,13 @@ async function connected(): Promise<pg.Client> {
   return client
 }
 
+/** A row trigger `name` (`when`: e.g. `BEFORE INSERT ON a2a_tasks`) of the schema `s`, running the plpgsql `body`. */
+async function rowTrigger(client: pg.Client, s: string, name: string, when: string, body: string): Promise<void> {
+  await client.query(`CREATE FUNCTION ${s}.${name}() RETURNS trigger LANGUAGE plpgsql AS $$\n${body} $$`)
+  const [timing, table] = when.split(' ON ')
+  await client.query(`CREATE TRIGGER ${name} ${timing} ON ${s}.${table} FOR EACH ROW EXECUTE FUNCTION ${s}.${name}()`)
+}
+
 const send = (server: A2AServer, text: string) => rpc(server.url, 'message/send', { message: userMessage(text) })
 
 it('answers an echo message/send in one statement: the task written as its events left it, with them, its row never updated (no lease release)', async () => {
@@ -62,10 +69,12 @@ it('answers an echo message/send in one statement: the task written as its event
   const client = await connected()
   const s = `"${tasks.schema}"`
   await client.query(`CREATE TABLE ${s}.updates (id text)`)
-  await client.query(`CREATE FUNCTION ${s}.count_update() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN INSERT INTO ${s}.updates VALUES (NEW.id); RETURN NULL; END $$`)
-  await client.query(
-    `CREATE TRIGGER count_update AFTER UPDATE ON ${s}.a2a_tasks FOR EACH ROW EXECUTE FUNCTION ${s}.count_update()`,
+  await rowTrigger(
+    client,
+    s,
+    'count_update',
+    'AFTER UPDATE ON a2a_tasks',
+    `BEGIN INSERT INTO ${s}.updates VALUES (NEW.id); RETURN NULL; END`,
   )
   const before = tasks.statementsSent
   const { status, body } = await send(server, 'hi')
@@ -99,10 +108,12 @@ it('fails the send whose create (with the events its agent handed meanwhile) fai
   await tasks.ready()
   const client = await connected()
   const s = `"${tasks.schema}"`
-  await client.query(`CREATE FUNCTION ${s}.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN RAISE EXCEPTION 'refused for the test'; END $$`)
-  await client.query(
-    `CREATE TRIGGER refuse BEFORE INSERT ON ${s}.a2a_tasks FOR EACH ROW EXECUTE FUNCTION ${s}.refuse()`,
+  await rowTrigger(
+    client,
+    s,
+    'refuse',
+    'BEFORE INSERT ON a2a_tasks',
+    `BEGIN RAISE EXCEPTION 'refused for the test'; END`,
   )
   const { status, body } = await send(server, 'hi')
   // The agent started while the create was on its way, handed its first status (joined to the create), and is
@@ -126,10 +137,12 @@ it('tells a gRPC stream nothing of a task whose create fails: no frame, the erro
   const client = await connected()
   const s = `"${tasks.schema}"`
   // Slow, then refused: the agent answers at once, its events wait with the create.
-  await client.query(`CREATE FUNCTION ${s}.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN PERFORM pg_sleep(0.3); RAISE EXCEPTION 'refused for the test'; END $$`)
-  await client.query(
-    `CREATE TRIGGER refuse BEFORE INSERT ON ${s}.a2a_tasks FOR EACH ROW EXECUTE FUNCTION ${s}.refuse()`,
+  await rowTrigger(
+    client,
+    s,
+    'refuse',
+    'BEFORE INSERT ON a2a_tasks',
+    `BEGIN PERFORM pg_sleep(0.3); RAISE EXCEPTION 'refused for the test'; END`,
   )
   const stream = rawClient(target.grpcAddress).SendStreamingMessage({ message: protoMessage('hi') })
   const frames: unknown[] = []
@@ -148,9 +161,7 @@ it('sends a gRPC stream its first frame only once the task is in the store', asy
   await tasks.ready()
   const client = await connected()
   const s = `"${tasks.schema}"`
-  await client.query(`CREATE FUNCTION ${s}.slow() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN PERFORM pg_sleep(0.3); RETURN NEW; END $$`)
-  await client.query(`CREATE TRIGGER slow BEFORE INSERT ON ${s}.a2a_tasks FOR EACH ROW EXECUTE FUNCTION ${s}.slow()`)
+  await rowTrigger(client, s, 'slow', 'BEFORE INSERT ON a2a_tasks', `BEGIN PERFORM pg_sleep(0.3); RETURN NEW; END`)
   const stream = rawClient(target.grpcAddress).SendStreamingMessage({ message: protoMessage('hi') })
   // Counted from another session the moment the first frame arrives.
   let storedAtFirst: Promise<number> | undefined
@@ -180,9 +191,7 @@ it('holds the events of a large task for a stream while its create is on its way
   const client = await connected()
   const s = `"${tasks.schema}"`
   // Every event is handed while the create waits: all of them are held for the stream.
-  await client.query(`CREATE FUNCTION ${s}.slow() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN PERFORM pg_sleep(0.5); RETURN NEW; END $$`)
-  await client.query(`CREATE TRIGGER slow BEFORE INSERT ON ${s}.a2a_tasks FOR EACH ROW EXECUTE FUNCTION ${s}.slow()`)
+  await rowTrigger(client, s, 'slow', 'BEFORE INSERT ON a2a_tasks', `BEGIN PERFORM pg_sleep(0.5); RETURN NEW; END`)
   const before = process.memoryUsage().heapUsed
   let peak = before
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 5)
@@ -235,13 +244,13 @@ it('fails a task whose event, handed while its create was on its way and written
   await tasks.ready()
   const client = await connected()
   const s = `"${tasks.schema}"`
-  await client.query(`CREATE FUNCTION ${s}.slow() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN PERFORM pg_sleep(0.3); RETURN NEW; END $$`)
-  await client.query(`CREATE TRIGGER slow BEFORE INSERT ON ${s}.a2a_tasks FOR EACH ROW EXECUTE FUNCTION ${s}.slow()`)
-  await client.query(`CREATE FUNCTION ${s}.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN IF NEW.event LIKE '%"artifact-update"%' THEN RAISE EXCEPTION 'refused for the test'; END IF; RETURN NEW; END $$`)
-  await client.query(
-    `CREATE TRIGGER refuse BEFORE INSERT ON ${s}.a2a_events FOR EACH ROW EXECUTE FUNCTION ${s}.refuse()`,
+  await rowTrigger(client, s, 'slow', 'BEFORE INSERT ON a2a_tasks', `BEGIN PERFORM pg_sleep(0.3); RETURN NEW; END`)
+  await rowTrigger(
+    client,
+    s,
+    'refuse',
+    'BEFORE INSERT ON a2a_events',
+    `BEGIN IF NEW.event LIKE '%"artifact-update"%' THEN RAISE EXCEPTION 'refused for the test'; END IF; RETURN NEW; END`,
   )
   await send(server, 'hi')
   const { rows } = await client.query(`SELECT state FROM ${s}.a2a_tasks`)
@@ -267,10 +276,12 @@ it('fails every event of a write whose statement fails, none of them landed, and
   }
   await tasks.create(task)
   // The second event's row is refused: the statement that carries it (and the events around it) fails.
-  await client.query(`CREATE FUNCTION ${s}.refuse() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN IF NEW.seq = 2 THEN RAISE EXCEPTION 'refused for the test'; END IF; RETURN NEW; END $$`)
-  await client.query(
-    `CREATE TRIGGER refuse BEFORE INSERT ON ${s}.a2a_events FOR EACH ROW EXECUTE FUNCTION ${s}.refuse()`,
+  await rowTrigger(
+    client,
+    s,
+    'refuse',
+    'BEFORE INSERT ON a2a_events',
+    `BEGIN IF NEW.seq = 2 THEN RAISE EXCEPTION 'refused for the test'; END IF; RETURN NEW; END`,
   )
   const status = (seq: number, state: Task['status']['state'], final = false): TaskEvent => {
     task.status = { state, timestamp: new Date(Date.now() + seq).toISOString() }
