@@ -227,6 +227,145 @@ it('reads back a task written with its events (one statement) as answered, its l
   expect((await tasks.list({ limit: 10, state: 'working' })).total).toBe(0)
 })
 
+/** A new task of its own context, as a run creates it. */
+function newTask(state: Task['status']['state'] = 'submitted'): Task {
+  return {
+    kind: 'task',
+    id: randomUUID(),
+    contextId: randomUUID(),
+    status: { state, timestamp: new Date().toISOString() },
+    artifacts: [],
+    history: [{ kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'hi' }] }],
+  }
+}
+
+/** Ends `task` as its agent does in the turn it was created: its status moved, the event handed to the store. */
+function endNow(tasks: PostgresTaskStore, task: Task): Promise<void> {
+  task.status = { state: 'completed', timestamp: new Date(Date.now() + 1).toISOString() }
+  const { id: taskId, contextId, status } = task
+  return tasks.append(task, { kind: 'status-update', taskId, contextId, status, final: true, seq: 1 })
+}
+
+it('writes the tasks created in the same turn in one statement, each with the events its agent handed meanwhile', async () => {
+  const tasks = store()
+  await tasks.ready()
+  await tasks.create(newTask()) // prepares the statement
+  const answered = [newTask(), newTask(), newTask()]
+  const alone = [newTask(), newTask()]
+  const owned = newTask()
+  const before = tasks.statementsSent
+  const writes = [
+    ...answered.map((task) => tasks.create(task)),
+    ...alone.map((task) => tasks.create(task)),
+    tasks.create(owned, 'alice'),
+  ]
+  // In the same turn, as an agent that answers at once hands its end: these join their creates.
+  writes.push(...answered.map((task) => endNow(tasks, task)))
+  await Promise.all(writes)
+  expect(tasks.statementsSent - before, 'statements for six creates and three events').toBe(1)
+  for (const task of [...answered, ...alone, owned]) expect(await tasks.get(task.id)).toEqual(task)
+  for (const task of answered) expect((await tasks.events(task.id, 0))?.map((event) => event.seq)).toEqual([1])
+  for (const task of alone) expect(await tasks.lastSeq(task.id)).toBe(0)
+  const total = async (query: object) => (await tasks.list({ limit: 1, ...query })).total
+  expect(await total({})).toBe(7)
+  expect(await total({ state: 'completed' })).toBe(3)
+  expect(await total({ state: 'submitted' })).toBe(4)
+  expect(await total({ owner: 'alice' })).toBe(1)
+  expect(await total({ owner: 'alice', state: 'submitted' })).toBe(1)
+  // The ended tasks gave their leases back in that statement; the others hold theirs.
+  const client = await connected()
+  const { rows } = await client.query(`SELECT id, lease_holder FROM "${tasks.schema}".a2a_tasks`)
+  const holders = new Map(rows.map((row) => [row.id, row.lease_holder]))
+  for (const task of answered) expect(holders.get(task.id)).toBeNull()
+  for (const task of [...alone, owned]) expect(holders.get(task.id)).toBe(tasks.instanceId)
+})
+
+it('fails only the create whose row PostgreSQL refuses, and its events, when other tasks were created in its turn', async () => {
+  const tasks = store()
+  await tasks.ready()
+  const client = await connected()
+  const s = `"${tasks.schema}"`
+  const refused = newTask()
+  const others = [newTask(), newTask(), newTask()]
+  await rowTrigger(
+    client,
+    s,
+    'refuse',
+    'BEFORE INSERT ON a2a_tasks',
+    `BEGIN IF NEW.id = '${refused.id}' THEN RAISE EXCEPTION 'refused for the test'; END IF; RETURN NEW; END`,
+  )
+  const creates = [refused, ...others].map((task) => tasks.create(task))
+  const ends = [refused, ...others].map((task) => endNow(tasks, task))
+  const [[refusedCreate, ...otherCreates], [refusedEnd, ...otherEnds]] = await Promise.all([
+    Promise.allSettled(creates),
+    Promise.allSettled(ends),
+  ])
+  expect(refusedCreate?.status).toBe('rejected')
+  expect(refusedEnd?.status).toBe('rejected')
+  expect(otherCreates.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled'])
+  expect(otherEnds.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled'])
+  expect(await tasks.get(refused.id)).toBeUndefined()
+  for (const task of others) expect(await tasks.get(task.id)).toEqual(task)
+  expect((await tasks.list({ limit: 1 })).total).toBe(3)
+})
+
+it('answers the create of a task another instance holds with a 503, and writes the tasks created in its turn', async () => {
+  const schema = freshSchema()
+  const first = store(schema)
+  const second = store(schema)
+  await Promise.all([first.ready(), second.ready()])
+  const held = newTask()
+  await first.create(held)
+  const others = [newTask(), newTask()]
+  const [again, ...rest] = await Promise.allSettled([held, ...others].map((task) => second.create(task)))
+  expect(again?.status).toBe('rejected')
+  expect(((again as PromiseRejectedResult).reason as Error).message).toMatch(/held by another instance/)
+  expect(rest.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled'])
+  for (const task of others) expect(await first.get(task.id)).toEqual(task)
+  expect((await first.list({ limit: 1 })).total).toBe(3)
+})
+
+it('answers a retried statement of creates that landed with 2 for each of its tasks, and 0 to another instance', async () => {
+  const tasks = store()
+  await tasks.ready()
+  const client = await connected()
+  const s = `"${tasks.schema}"`
+  const event = JSON.stringify({ kind: 'status-update', final: true, seq: 1 })
+  // Two tasks: one still held by the instance, one ended by its event (its lease freed).
+  const values = (instance: string) => [
+    ['t-held', 't-ended'],
+    ['c', 'c'],
+    [null, null],
+    ['working', 'completed'],
+    [false, true],
+    [1, 2],
+    ['{}', '{}'],
+    ['{}', '{}'],
+    [0, 1],
+    [false, true],
+    instance,
+    60_000,
+    [1],
+    [0],
+    ['{}'],
+    [2],
+    [1],
+    [event],
+  ]
+  const call = `SELECT ${s}.a2a_create_many($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
+    $18) AS created`
+  const answer = async (instance: string) => (await client.query(call, values(instance))).rows[0].created
+  expect(await answer('one')).toEqual([1, 1])
+  expect(await answer('one'), 'the same statement again (its answer was lost)').toEqual([2, 2])
+  expect(await answer('other'), 'another instance: the held task is not its; the ended one matches its event').toEqual([
+    0, 2,
+  ])
+  const counted = await client.query(`SELECT sum(n)::int AS n FROM ${s}.a2a_counts WHERE key = ''`)
+  expect(counted.rows[0].n, 'tasks counted once').toBe(2)
+  const { rows } = await client.query(`SELECT task_id, n FROM ${s}.a2a_history`)
+  expect(rows).toEqual([{ task_id: 't-held', n: 0 }])
+})
+
 it('fails a task whose event, handed while its create was on its way and written after it, could not be saved', async () => {
   const tasks = store()
   const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

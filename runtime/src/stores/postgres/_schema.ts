@@ -364,6 +364,75 @@ BEGIN
     SELECT p_id, e.seq, e.event, octet_length(e.event) FROM unnest(p_seqs, p_events) AS e (seq, event);
   RETURN 1;
 END $fn$;`,
+  (s) => `
+-- New tasks that reach an instance in the same moment, written in one statement and one commit, each as
+-- a2a_create_with writes one (its row as of its last event, its history, its events; a task without events as
+-- a2a_create does): a commit and a call cost PostgreSQL about what a task's rows do, so sixteen concurrent sends
+-- cost about half of what sixteen statements did. Tasks go in by id, so two instances writing the same ids wait for
+-- each other in one order. Row i of the arrays is task i; p_message_tasks and p_event_tasks give each message and
+-- event its task's row number, in order. Answers one a2a_create answer per task: 1 written, 2 it exists with this
+-- instance's lease or its last event (a retry of a write that landed), 0 another instance has a task of this id.
+CREATE FUNCTION ${s}.a2a_create_many(p_ids text[], p_contexts text[], p_owners text[], p_states text[],
+  p_settled boolean[], p_status_ms bigint[], p_jsons text[], p_heads text[], p_last_seqs integer[],
+  p_frees boolean[], p_instance text, p_lease_ms integer, p_message_tasks integer[], p_message_ns integer[],
+  p_messages text[], p_event_tasks integer[], p_event_seqs integer[], p_events text[])
+RETURNS integer[] LANGUAGE plpgsql AS $fn$
+DECLARE
+  v_inserted text[];
+  v_answers integer[] := '{}';
+  v_holder text;
+  v_last text;
+BEGIN
+  WITH t AS (
+    SELECT * FROM unnest(p_ids, p_contexts, p_owners, p_states, p_settled, p_status_ms, p_jsons, p_heads,
+      p_last_seqs, p_frees) WITH ORDINALITY
+      AS t (id, context_id, owner, state, settled, status_ms, json, head, last_seq, frees, i)
+  ), history AS (
+    SELECT m.t AS i, count(*) AS n FROM unnest(p_message_tasks) AS m (t) GROUP BY m.t
+  ), log AS (
+    SELECT e.t AS i, sum(octet_length(e.event)) AS bytes FROM unnest(p_event_tasks, p_events) AS e (t, event)
+    GROUP BY e.t
+  ), inserted AS (
+    INSERT INTO ${s}.a2a_tasks (id, context_id, owner, state, settled, status_ms, lease_holder, lease_until, head,
+      json, history_count, folded_seq, last_seq, log_bytes)
+    SELECT t.id, t.context_id, t.owner, t.state, t.settled, t.status_ms,
+      CASE WHEN t.frees THEN NULL ELSE p_instance END,
+      CASE WHEN t.frees THEN NULL ELSE clock_timestamp() + p_lease_ms * interval '1 millisecond' END,
+      t.head, t.json, coalesce(history.n, 0), t.last_seq, t.last_seq, coalesce(log.bytes, 0)
+    FROM t LEFT JOIN history ON history.i = t.i LEFT JOIN log ON log.i = t.i ORDER BY t.id
+    ON CONFLICT (id) DO NOTHING
+    RETURNING id, owner, state
+  ), counted AS (
+    -- As countNewTask, for all the tasks inserted: one row per key.
+    INSERT INTO ${s}.a2a_counts AS c (key, shard, n)
+    SELECT k.key, pg_backend_pid() % k.shards, count(*)
+    FROM inserted, LATERAL (VALUES ('', 128), ('o:' || inserted.owner, 16),
+      ('os:' || inserted.state || ':' || inserted.owner, 16), ('s:' || inserted.state, 128)) AS k (key, shards)
+    WHERE k.key IS NOT NULL GROUP BY k.key, k.shards ORDER BY k.key
+    ON CONFLICT (key, shard) DO UPDATE SET n = c.n + excluded.n
+  )
+  SELECT coalesce(array_agg(id), '{}') INTO v_inserted FROM inserted;
+  INSERT INTO ${s}.a2a_history (task_id, n, message)
+    SELECT p_ids[m.t], m.n, m.message FROM unnest(p_message_tasks, p_message_ns, p_messages) AS m (t, n, message)
+    WHERE p_ids[m.t] = ANY (v_inserted);
+  INSERT INTO ${s}.a2a_events (task_id, seq, event, bytes)
+    SELECT p_ids[e.t], e.seq, e.event, octet_length(e.event)
+    FROM unnest(p_event_tasks, p_event_seqs, p_events) AS e (t, seq, event)
+    WHERE p_ids[e.t] = ANY (v_inserted);
+  FOR i IN 1 .. cardinality(p_ids) LOOP
+    IF p_ids[i] = ANY (v_inserted) THEN
+      v_answers := v_answers || 1;
+      CONTINUE;
+    END IF;
+    -- A retry of this very write (its answer was lost): its last event is there, though its lease may be freed.
+    SELECT lease_holder INTO v_holder FROM ${s}.a2a_tasks WHERE id = p_ids[i];
+    SELECT e.event INTO v_last FROM unnest(p_event_tasks, p_event_seqs, p_events) AS e (t, seq, event)
+      WHERE e.t = i AND e.seq = p_last_seqs[i];
+    v_answers := v_answers || CASE WHEN v_holder = p_instance OR (v_last IS NOT NULL AND EXISTS (SELECT 1
+      FROM ${s}.a2a_events WHERE task_id = p_ids[i] AND seq = p_last_seqs[i] AND event = v_last)) THEN 2 ELSE 0 END;
+  END LOOP;
+  RETURN v_answers;
+END $fn$;`,
 ]
 
 /** The version this code writes and reads. */

@@ -22,6 +22,7 @@ import type { SharedStoreOptions } from '../_shared-store-options.js'
 import { DEFAULT_EVENT_LOG_BYTES, DEFAULT_MAX_TASKS, DEFAULT_TTL_MS } from '../memory.js'
 import type { ClusterLink, TaskPage, TaskQuery, TaskStore } from '../task-store.js'
 import { CancelForwarding } from './_cancels.js'
+import { CreateBatches, type NewTaskRow } from './_creates.js'
 import { Followers, type LogRead, notification } from './_follow.js'
 import { Leases, leaseTimings } from './_leases.js'
 import { type ListView, type PageRow, pageStatement, viewOf } from './_list.js'
@@ -130,6 +131,8 @@ export class PostgresTaskStore implements TaskStore {
   readonly #queues = new Map<string, Promise<void>>()
   /** Each task's events handed since its last write left: they go together once it lands (see `#batched`). */
   readonly #openBatches = new Map<string, Batch>()
+  /** The creates of a turn, written together (see `#createWith`). */
+  readonly #creates: CreateBatches
   #settledSinceTrim = 0
   #sweeping = false
   #checkingLost = false
@@ -164,6 +167,18 @@ export class PostgresTaskStore implements TaskStore {
     })
     const timings = leaseTimings(this.leaseMs)
     this.#leases = new Leases(this.#pool, this.#s, this.instanceId, timings.holdMs)
+    // Tried again over a short outage, as events are (the agent may have started: see createJoinsFirstEvents); a
+    // retry of a create that landed answers 2.
+    this.#creates = new CreateBatches(
+      async (values) => {
+        const [row] = await this.#retried(() =>
+          this.#pool.query<{ created: number[] }>(this.#statements.createMany, values),
+        )
+        return row!.created
+      },
+      this.instanceId,
+      () => this.#leases.holdMs,
+    )
     const cancels = new CancelForwarding(
       this.#pool,
       this.#s,
@@ -269,27 +284,19 @@ export class PostgresTaskStore implements TaskStore {
    * Writes the task with its owner and this instance's lease in one statement (the owner no later write changes).
    */
   async create(task: Task, owner?: string): Promise<void> {
-    const json = withoutHistory(task)
-    const messages = task.history.map((message) => JSON.stringify(message))
-    const { state, timestamp } = task.status
-    const values = [
-      task.id,
-      task.contextId,
-      owner ?? null,
-      state,
-      isSettled(state),
-      Date.parse(timestamp),
-      json,
-      headOf(task),
-      messages,
-      this.instanceId,
-      this.#leases.holdMs,
-    ]
-    this.#remember(task.id, { history: task.history.length, json: json.length, added: 0, seq: 0, whole: false })
+    // The task as it is created: what is written when no event joins it (see `#createWith`).
+    const asCreated = this.#newTaskRow(task, owner ?? null, [], false)
+    this.#remember(task.id, {
+      history: task.history.length,
+      json: asCreated.json.length,
+      added: 0,
+      seq: 0,
+      whole: false,
+    })
     let created: number
     try {
       created = await this.#queued(task.id, () =>
-        storeCall(this, 'postgres', 'create', task.id, () => this.#createWith(task, values)),
+        storeCall(this, 'postgres', 'create', task.id, () => this.#createWith(task, asCreated)),
       )
     } catch (error) {
       this.#written.delete(task.id)
@@ -306,71 +313,70 @@ export class PostgresTaskStore implements TaskStore {
 
   /**
    * Writes a new task a turn of the event loop later, as it stands after the events its agent handed meanwhile (the
-   * engine starts the agent while the create is on its way: see `ClusterLink.createJoinsFirstEvents`), with them:
-   * an agent that answers at once costs one statement and one commit, its row written once. Events that cannot go
-   * that way (more than one batch, past the log's budget) are written after the create, as any others.
+   * engine starts the agent while the create is on its way: see `ClusterLink.createJoinsFirstEvents`), with them,
+   * and with the other tasks created in that turn (see `CreateBatches`): an agent that answers at once costs a
+   * share of one statement and one commit, its row written once. Events that cannot go that way (more than one
+   * batch, past the log's budget) are written after the create, as any others.
    */
-  async #createWith(task: Task, values: unknown[]): Promise<number> {
-    await new Promise((resolve) => setImmediate(resolve))
-    const batch = this.#openBatches.get(task.id)
-    // Tried again over a short outage, as events are (the agent may have started: see createJoinsFirstEvents); a
-    // retry of a create that landed answers 2.
-    if (!batch || !this.#joinable(task, batch)) {
-      const [row] = await this.#retried(() => this.#pool.query<{ created: number }>(this.#statements.create, values))
-      if (row!.created !== 0) this.#leases.took(task.id)
-      return row!.created
+  async #createWith(task: Task, asCreated: NewTaskRow): Promise<number> {
+    let joined: Batch | undefined
+    const row = (): NewTaskRow => {
+      const batch = this.#openBatches.get(task.id)
+      if (!batch || !this.#joinable(task, batch)) return asCreated
+      this.#openBatches.delete(task.id)
+      batch.joined = true
+      joined = batch
+      const last = batch[batch.length - 1]!
+      const events = batch.map((pending) => pending.eventJson)
+      const withEvents = this.#newTaskRow(task, asCreated.owner, events, last.ends)
+      // Remembered before the statement: events handed while it is on its way follow the batch's last one.
+      this.#remember(task.id, {
+        history: task.history.length,
+        json: withEvents.json.length,
+        added: 0,
+        seq: last.event.seq,
+        whole: false,
+      })
+      return withEvents
     }
-    this.#openBatches.delete(task.id)
-    batch.joined = true
-    const json = withoutHistory(task)
-    const { state, timestamp } = task.status
-    const last = batch[batch.length - 1]!
-    // Remembered before the statement: events handed while it is on its way follow the batch's last one.
-    this.#remember(task.id, {
-      history: task.history.length,
-      json: json.length,
-      added: 0,
-      seq: last.event.seq,
-      whole: false,
-    })
-    const row = [
-      task.id,
-      task.contextId,
-      values[2],
-      state,
-      isSettled(state),
-      Date.parse(timestamp),
-      json,
-      headOf(task),
-      task.history.map((message) => JSON.stringify(message)),
-      this.instanceId,
-      this.#leases.holdMs,
-      batch.map((pending) => pending.event.seq),
-      batch.map((pending) => pending.eventJson),
-      last.ends,
-    ]
     let created: number
     try {
-      const [answer] = await this.#retried(() =>
-        this.#pool.query<{ created: number }>(this.#statements.createWith, row),
-      )
-      created = answer!.created
+      created = await this.#creates.add(row)
     } catch (error) {
-      for (const pending of batch) pending.reject!(error)
+      if (joined) for (const pending of joined) pending.reject!(error)
       throw error
     }
     if (created === 0) {
       const refused = new ServerUnavailableError(`Task ${task.id} is held by another instance`, 503)
-      for (const pending of batch) pending.reject!(refused)
+      if (joined) for (const pending of joined) pending.reject!(refused)
       return created
     }
-    // Held from here: the event that ends the task gave the lease back in the same statement.
+    // Held from here, unless the event that ended the task gave the lease back in the same statement.
     this.#leases.took(task.id)
-    await this.#settleBatch(
-      batch,
-      batch.map(() => (created === 1 ? WRITTEN : ALREADY_WRITTEN)),
-    )
+    if (joined)
+      await this.#settleBatch(
+        joined,
+        joined.map(() => (created === 1 ? WRITTEN : ALREADY_WRITTEN)),
+      )
     return created
+  }
+
+  /** The task as it stands, as a2a_create_many writes it with `events` (numbered from 1). */
+  #newTaskRow(task: Task, owner: string | null, events: string[], frees: boolean): NewTaskRow {
+    const { state, timestamp } = task.status
+    return {
+      id: task.id,
+      contextId: task.contextId,
+      owner,
+      state,
+      settled: isSettled(state),
+      statusMs: Date.parse(timestamp),
+      json: withoutHistory(task),
+      head: headOf(task),
+      messages: task.history.map((message) => JSON.stringify(message)),
+      events,
+      frees,
+    }
   }
 
   /**
@@ -879,10 +885,10 @@ type Statements = ReturnType<typeof statements>
 function statements(s: string) {
   const named = (name: string, text: string) => ({ name: `a2a-${name}-${s}`, text })
   return {
-    create: named('create', `SELECT ${s}.a2a_create($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) AS created`),
-    createWith: named(
-      'create-with',
-      `SELECT ${s}.a2a_create_with($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) AS created`,
+    createMany: named(
+      'create-many',
+      `SELECT ${s}.a2a_create_many($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+  AS created`,
     ),
     append: named(
       'append',
