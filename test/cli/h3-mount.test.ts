@@ -1,0 +1,90 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+
+// The built runtime bundles h3 (runtime/scripts/bundle.mjs) while users keep their own h3 beside it: an app of
+// theirs must still mount `app.h3` and serve it with its own h3. Run on the built package (after `npm run build`),
+// with the h3 the repository installs as the user's.
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const builtRuntime = pathToFileURL(`${root}runtime/dist/index.js`).href
+
+/** A user's server: its own H3 app with a route of its own and the agent's app mounted at /a2a, on node:http. */
+const USER_SERVER = `
+import { createServer } from 'node:http'
+import { H3 } from 'h3'
+import { toNodeHandler } from 'h3/node'
+const { createA2AApp, defineAgent } = await import(${JSON.stringify(builtRuntime)})
+const agent = defineAgent({
+  card: { name: 'Mounted', description: 'Echoes' },
+  execute(ctx, task) { task.working('on it'); task.artifact('echo: ' + ctx.text); task.complete() },
+})
+const a2a = createA2AApp(agent, { env: {}, publicUrl: 'http://127.0.0.1/a2a/' })
+const app = new H3().get('/own', () => ({ own: true }))
+app.mount('/a2a', a2a.h3)
+const server = createServer(toNodeHandler(app)).listen(0, '127.0.0.1', () => {
+  console.log('listening on ' + server.address().port)
+})
+`
+
+let child: ChildProcess | undefined
+
+afterEach(() => {
+  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  child = undefined
+})
+
+async function startUserServer(): Promise<string> {
+  child = spawn(process.execPath, ['--input-type=module', '-e', USER_SERVER], {
+    cwd: root,
+    env: { ...process.env, NODE_OPTIONS: '' },
+  })
+  let output = ''
+  child.stdout!.on('data', (chunk) => (output += chunk))
+  child.stderr!.on('data', (chunk) => (output += chunk))
+  await expect.poll(() => output, { timeout: 30_000 }).toMatch(/listening on \d+|Error/)
+  const port = /listening on (\d+)/.exec(output)?.[1]
+  if (!port) throw new Error(`the user's server did not start: ${output}`)
+  return `http://127.0.0.1:${port}`
+}
+
+const send = (method: string, text: string) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method,
+  params: { message: { role: 'user', messageId: `m-${method}`, parts: [{ kind: 'text', text }] } },
+})
+
+describe("the built runtime's app mounted in a user's own h3 app", () => {
+  it('answers its card, a send and a stream at the mount path, beside the routes of the user', async () => {
+    const base = await startUserServer()
+    expect(await (await fetch(`${base}/own`)).json()).toEqual({ own: true })
+
+    const card = await fetch(`${base}/a2a/.well-known/agent-card.json`)
+    expect(card.status).toBe(200)
+    expect((await card.json()).name).toBe('Mounted')
+
+    const sent = await fetch(`${base}/a2a/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(send('message/send', 'hello')),
+    })
+    expect(sent.status).toBe(200)
+    const task = (await sent.json()).result
+    expect(task.status.state).toBe('completed')
+    expect(task.artifacts[0].parts[0].text).toBe('echo: hello')
+
+    const streamed = await fetch(`${base}/a2a/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify(send('message/stream', 'again')),
+    })
+    expect(streamed.headers.get('content-type')).toMatch(/^text\/event-stream/)
+    const events = (await streamed.text())
+      .split('\n\n')
+      .filter((frame) => frame.includes('data:'))
+      .map((frame) => JSON.parse(frame.slice(frame.indexOf('data:') + 5)).params)
+    expect(events.at(-1).status.state).toBe('completed')
+    expect(events.some((event) => event.artifact?.parts[0].text === 'echo: again')).toBe(true)
+  })
+})
