@@ -1,15 +1,17 @@
 // Bundles the JavaScript tsc wrote to dist/ (run from the package's directory, after tsc): a cold start of
 // `a2a start` spent about 110 ms of Node 20's time opening, reading and linking some 190 modules one at a time.
 // Each entry file (every `exports` subpath and the modules bin/ imports) keeps its path, so the package's manifest
-// and bin/ are unchanged; the modules they share go into chunks, and what is imported on demand (each command,
-// the file, Redis and PostgreSQL stores, gRPC, telemetry) stays in chunks of its own, loaded when it is now.
+// and bin/ are unchanged; the modules they share go into chunks (_chunk-groups.mjs: the server's own in a few large
+// ones), and what is imported on demand (each command, gRPC, jose) stays in chunks of its own, loaded when it is now.
 // Every package is left out (dependencies, optional peers, node: builtins): they are installed beside the runtime,
-// and the optional ones are still loaded only when used; but h3 and rou3 (BUNDLED_PACKAGES) are bundled in. tsc's .d.ts files stay where they are, next to the entries.
+// and the optional ones are still loaded only when used; but h3 and rou3 (BUNDLED_PACKAGES) are bundled in.
+// tsc's .d.ts files stay where they are, next to the entries.
 // The output dir is given for a build into another folder (`node scripts/bundle.mjs <dist>`), dist/ otherwise.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path'
 import { rolldown } from 'rolldown'
+import { chunkGroups, moduleGraphReader } from './_chunk-groups.mjs'
 
 const dist = resolve(process.argv[2] ?? 'dist')
 const manifest = JSON.parse(readFileSync('package.json', 'utf8'))
@@ -71,7 +73,7 @@ function licenceComments(moduleIds) {
 }
 
 const input = entryFiles()
-const bundle = await rolldown({
+const inputOptions = {
   input,
   platform: 'node',
   // Only our own modules (relative paths) and BUNDLED_PACKAGES are bundled; any other bare specifier is a package,
@@ -79,11 +81,29 @@ const bundle = await rolldown({
   external: (id, importer) =>
     importer !== undefined && !id.startsWith('.') && !isAbsolute(id) && !BUNDLED_PACKAGES.includes(packageName(id)),
   logLevel: 'warn',
-})
+  plugins: [
+    {
+      // h3's own entry: the generic one, whatever the platform. The entries differ only in `serve` and in what they
+      // import for it from srvx (the node entry: srvx/node, which would then sit in a chunk a Worker loads too).
+      // `h3/node`, for toNodeHandler, is still the node entry, which Node's servers alone load.
+      name: 'h3-generic-entry',
+      resolveId(source, importer, options) {
+        if (source === 'h3') return this.resolve('h3/generic', importer, { ...options, skipSelf: true })
+      },
+    },
+  ],
+}
+// A first pass reads the module graph, which the second's chunks are drawn from.
+const graph = moduleGraphReader()
+const first = await rolldown({ ...inputOptions, plugins: [...inputOptions.plugins, graph.plugin] })
+await first.generate({ format: 'esm' })
+await first.close()
+const bundle = await rolldown(inputOptions)
 const { output } = await bundle.generate({
   format: 'esm',
   entryFileNames: '[name].js',
   chunkFileNames: '_chunks/[name]-[hash].js',
+  codeSplitting: { groups: chunkGroups(graph.imports, dist) },
   // No minifying: stack traces and a reader of the installed package see the runtime's own names.
   minify: false,
 })
