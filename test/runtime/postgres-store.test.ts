@@ -254,6 +254,83 @@ describe('migrations', () => {
   })
 })
 
+describe('retention', () => {
+  /** Rows of the history and the log whose task is gone: none, ever. */
+  const orphans = async (schema: string) => {
+    const q = `"${schema}"`
+    const { rows } = await client.query(
+      `SELECT (SELECT count(*) FROM ${q}.a2a_history h WHERE NOT EXISTS (SELECT 1 FROM ${q}.a2a_tasks t
+         WHERE t.id = h.task_id))::int AS history,
+       (SELECT count(*) FROM ${q}.a2a_events e WHERE NOT EXISTS (SELECT 1 FROM ${q}.a2a_tasks t
+         WHERE t.id = e.task_id))::int AS events`,
+    )
+    return rows[0]
+  }
+  const ended = (task: Task, seq: number) => ({
+    kind: 'status-update' as const,
+    seq,
+    taskId: task.id,
+    contextId: task.contextId,
+    status: task.status,
+    final: true,
+  })
+
+  it("deletes a task's history and events with it, by age and by count", async () => {
+    const schema = freshSchema()
+    const store = open({ schema, maxTasks: 20 })
+    const tasks: Task[] = []
+    for (let i = 0; i < 100; i++) {
+      const task = newTask({ state: 'working', messages: 2 })
+      tasks.push(task)
+      await store.create(task)
+      task.status = { state: 'completed', timestamp: new Date(++clock).toISOString() }
+      await store.append(task, ended(task, 1))
+    }
+    // Past maxTasks the oldest settled tasks go (checked every 64 settlings, in the background).
+    await expect.poll(async () => (await store.list({ limit: 1 })).total).toBeLessThan(100)
+    expect(await store.get(tasks[0]!.id)).toBeUndefined()
+    expect(await orphans(schema)).toEqual({ history: 0, events: 0 })
+    // By age: every task left made old.
+    await client.query(`UPDATE "${schema}".a2a_tasks SET changed_at = now() - interval '1 year'`)
+    await open({ schema, ttlMs: 60_000 }).sweep()
+    expect((await client.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_tasks`)).rows[0].n).toBe(0)
+    expect(await orphans(schema)).toEqual({ history: 0, events: 0 })
+  })
+
+  it('leaves no event behind when a write of the task holds its row as retention deletes it', async () => {
+    const schema = freshSchema()
+    const store = open({ schema })
+    const task = newTask({ state: 'completed' })
+    await store.create(task)
+    await client.query(`UPDATE "${schema}".a2a_tasks SET changed_at = now() - interval '1 year'`)
+    // A write of the task's events as a2a_append makes it: the task's row locked first, then its rows inserted.
+    const writer = new pg.Client(url)
+    await writer.connect()
+    try {
+      await writer.query('BEGIN')
+      await writer.query(`SELECT 1 FROM "${schema}".a2a_tasks WHERE id = $1 FOR UPDATE`, [task.id])
+      await writer.query(`INSERT INTO "${schema}".a2a_events (task_id, seq, event, bytes) VALUES ($1, 7, '{}', 2)`, [
+        task.id,
+      ])
+      const sweeping = client.query(`SELECT "${schema}".a2a_sweep(1, 0, 10) AS removed`)
+      // The sweep waits for the row; the write's rows are committed while it does.
+      await expect
+        .poll(async () => {
+          const { rows } = await writer.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%a2a_sweep%'`,
+          )
+          return rows[0].n
+        })
+        .toBe(1)
+      await writer.query('COMMIT')
+      expect((await sweeping).rows[0].removed).toBe(1)
+    } finally {
+      await writer.end()
+    }
+    expect(await orphans(schema)).toEqual({ history: 0, events: 0 })
+  })
+})
+
 describe('push configs sealed at rest', () => {
   it("keeps a webhook's URL and token out of the table with A2A_PUSH_CONFIG_KEY, and reads them back", async () => {
     const key = Buffer.alloc(32, 7).toString('base64')
