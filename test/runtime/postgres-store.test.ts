@@ -275,7 +275,7 @@ describe('retention', () => {
     final: true,
   })
 
-  it("deletes a task's history and events with it, by age and by count", async () => {
+  it("deletes a task's history and events with it, by age and by count (each a statement deleting tasks, as every version's)", async () => {
     const schema = freshSchema()
     const store = open({ schema, maxTasks: 20 })
     const tasks: Task[] = []
@@ -297,12 +297,11 @@ describe('retention', () => {
     expect(await orphans(schema)).toEqual({ history: 0, events: 0 })
   })
 
-  it('leaves no event behind when a write of the task holds its row as retention deletes it', async () => {
+  it('leaves no event behind when a write of the task holds its row as a statement deletes it', async () => {
     const schema = freshSchema()
     const store = open({ schema })
     const task = newTask({ state: 'completed' })
     await store.create(task)
-    await client.query(`UPDATE "${schema}".a2a_tasks SET changed_at = now() - interval '1 year'`)
     // A write of the task's events as a2a_append makes it: the task's row locked first, then its rows inserted.
     const writer = new pg.Client(url)
     await writer.connect()
@@ -312,18 +311,19 @@ describe('retention', () => {
       await writer.query(`INSERT INTO "${schema}".a2a_events (task_id, seq, event, bytes) VALUES ($1, 7, '{}', 2)`, [
         task.id,
       ])
-      const sweeping = client.query(`SELECT "${schema}".a2a_sweep(1, 0, 10) AS removed`)
-      // The sweep waits for the row; the write's rows are committed while it does.
+      // As every version's retention deletes tasks: one statement.
+      const sweeping = client.query(`DELETE FROM "${schema}".a2a_tasks WHERE settled /* retention */ RETURNING 1`)
+      // The delete waits for the row; the write's rows are committed while it does.
       await expect
         .poll(async () => {
           const { rows } = await writer.query(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%a2a_sweep%'`,
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%/* retention */%'`,
           )
           return rows[0].n
         })
         .toBe(1)
       await writer.query('COMMIT')
-      expect((await sweeping).rows[0].removed).toBe(1)
+      expect((await sweeping).rowCount).toBe(1)
     } finally {
       await writer.end()
     }

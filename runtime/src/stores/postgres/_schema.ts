@@ -434,49 +434,23 @@ BEGIN
   RETURN v_answers;
 END $fn$;
 
--- A task's history and events go with it through the functions that delete tasks (a2a_sweep, a2a_trim), not through
+-- A task's history and events go with it through a trigger that runs once per statement deleting tasks, not through
 -- foreign keys: a key checked for every row inserted cost PostgreSQL a fifth of a send. Push configs keep theirs
--- (saved rarely). Each function deletes the tasks, then their rows in statements of their own: a write of a task's
--- events locks its row first (a2a_append), so it either landed before the task's delete (the next statement sees its
--- rows) or finds no task.
-ALTER TABLE ${s}.a2a_history DROP CONSTRAINT a2a_history_task_id_fkey;
-ALTER TABLE ${s}.a2a_events DROP CONSTRAINT a2a_events_task_id_fkey;
--- Retention by age: at most p_limit settled tasks unchanged for p_ttl_ms, oldest first, by one instance at a time
--- (the others skip). Answers how many went.
-CREATE FUNCTION ${s}.a2a_sweep(p_lock bigint, p_ttl_ms bigint, p_limit integer)
-RETURNS integer LANGUAGE plpgsql AS $fn$
-DECLARE v_ids text[];
+-- (saved rarely). The trigger's deletes are statements of their own, after the tasks': a write of a task's events
+-- locks its row first (a2a_append), so it either landed before the task's delete (their snapshot sees its rows) or
+-- finds no task. Every version's retention deletes tasks, so instances still on an earlier version during a rolling
+-- upgrade leave nothing behind either. The tables are locked first, tasks first, as a write takes them.
+LOCK TABLE ${s}.a2a_tasks, ${s}.a2a_history, ${s}.a2a_events IN ACCESS EXCLUSIVE MODE;
+CREATE FUNCTION ${s}.a2a_forget() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
-  IF NOT pg_try_advisory_xact_lock(p_lock) THEN RETURN 0; END IF;
-  WITH gone AS (
-    DELETE FROM ${s}.a2a_tasks WHERE id IN (SELECT id FROM ${s}.a2a_tasks
-      WHERE settled AND changed_at < now() - p_ttl_ms * interval '1 millisecond' ORDER BY changed_at LIMIT p_limit)
-    RETURNING id)
-  SELECT coalesce(array_agg(id), '{}') INTO v_ids FROM gone;
-  DELETE FROM ${s}.a2a_history WHERE task_id = ANY (v_ids);
-  DELETE FROM ${s}.a2a_events WHERE task_id = ANY (v_ids);
-  RETURN cardinality(v_ids);
+  DELETE FROM ${s}.a2a_history WHERE task_id IN (SELECT id FROM gone);
+  DELETE FROM ${s}.a2a_events WHERE task_id IN (SELECT id FROM gone);
+  RETURN NULL;
 END $fn$;
--- Retention by count: past p_max tasks, the oldest settled ones, p_margin more (so it does not run at every
--- settling), at most p_limit. Answers how many went.
-CREATE FUNCTION ${s}.a2a_trim(p_lock bigint, p_max bigint, p_margin integer, p_limit integer)
-RETURNS integer LANGUAGE plpgsql AS $fn$
-DECLARE
-  v_excess bigint;
-  v_ids text[];
-BEGIN
-  IF NOT pg_try_advisory_xact_lock(p_lock) THEN RETURN 0; END IF;
-  SELECT coalesce(sum(n), 0) - p_max INTO v_excess FROM ${s}.a2a_counts WHERE key = '';
-  IF v_excess <= 0 THEN RETURN 0; END IF;
-  WITH gone AS (
-    DELETE FROM ${s}.a2a_tasks WHERE id IN (SELECT id FROM ${s}.a2a_tasks WHERE settled ORDER BY status_ms, id
-      LIMIT least(v_excess + p_margin, p_limit))
-    RETURNING id)
-  SELECT coalesce(array_agg(id), '{}') INTO v_ids FROM gone;
-  DELETE FROM ${s}.a2a_history WHERE task_id = ANY (v_ids);
-  DELETE FROM ${s}.a2a_events WHERE task_id = ANY (v_ids);
-  RETURN cardinality(v_ids);
-END $fn$;`,
+CREATE TRIGGER a2a_forgotten AFTER DELETE ON ${s}.a2a_tasks REFERENCING OLD TABLE AS gone
+  FOR EACH STATEMENT EXECUTE FUNCTION ${s}.a2a_forget();
+ALTER TABLE ${s}.a2a_history DROP CONSTRAINT a2a_history_task_id_fkey;
+ALTER TABLE ${s}.a2a_events DROP CONSTRAINT a2a_events_task_id_fkey;`,
 ]
 
 /** The version this code writes and reads. */

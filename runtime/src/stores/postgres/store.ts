@@ -722,12 +722,12 @@ export class PostgresTaskStore implements TaskStore {
     this.#sweeping = true
     try {
       for (;;) {
-        const [row] = await this.#pool.query<{ removed: number }>(this.#statements.sweep, [
+        const removed = await this.#pool.query(this.#statements.sweep, [
           lockKey(this.schema, 'sweep'),
           this.ttlMs,
           SWEEP_BATCH,
         ])
-        if (row!.removed < SWEEP_BATCH) return
+        if (removed.length < SWEEP_BATCH) return
       }
     } finally {
       this.#sweeping = false
@@ -921,8 +921,20 @@ ON CONFLICT (task_id, id) DO UPDATE SET config = excluded.config RETURNING 1`,
       text: `SELECT id FROM ${s}.a2a_tasks WHERE NOT settled AND (lease_until IS NULL OR lease_until < now())
   AND status_ms < (extract(epoch FROM now()) * 1000)::bigint - $1 LIMIT $2`,
     },
-    sweep: { text: `SELECT ${s}.a2a_sweep($1, $2, $3) AS removed` },
-    trim: { text: `SELECT ${s}.a2a_trim($1, $2, $3, $4) AS removed` },
+    sweep: {
+      text: `WITH locked AS (SELECT pg_try_advisory_xact_lock($1) AS got)
+DELETE FROM ${s}.a2a_tasks WHERE (SELECT got FROM locked) AND id IN (
+  SELECT id FROM ${s}.a2a_tasks WHERE settled AND changed_at < now() - $2 * interval '1 millisecond'
+  ORDER BY changed_at LIMIT $3)
+RETURNING 1`,
+    },
+    trim: {
+      text: `WITH locked AS (SELECT pg_try_advisory_xact_lock($1) AS got),
+excess AS (SELECT coalesce(sum(n), 0) - $2 AS n FROM ${s}.a2a_counts WHERE key = '')
+DELETE FROM ${s}.a2a_tasks WHERE (SELECT got FROM locked) AND (SELECT n FROM excess) > 0 AND id IN (
+  SELECT id FROM ${s}.a2a_tasks WHERE settled ORDER BY status_ms, id
+  LIMIT least((SELECT n FROM excess) + $3, $4))`,
+    },
   }
 }
 
