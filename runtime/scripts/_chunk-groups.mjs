@@ -2,9 +2,10 @@
 // entries and modules imported on demand that load the same modules: some 30 files for one `a2a start`, which Node
 // 20 opens, reads and links one at a time (each file costs about half a millisecond of a cold start). The server's
 // own modules, those no lighter program loads, go into a few chunks instead: `runtime` (what a Worker loads too),
-// `runtime-node` (Node's servers), `start` (a2a start's own). A lighter program (the client, telemetry, the CLI's
-// other commands) loads what it did before: a server module it loads too goes into a chunk with the modules the very
-// same programs and servers load, and nothing else.
+// `runtime-node` (Node's servers), `start` (a2a start's own). A lighter program (every entry of `exports` but the
+// servers' two: the client, telemetry, the adapters, the stores, gRPC; and the CLI's other commands) loads what it
+// did before: a server module it loads too goes into a chunk with the modules the very same programs and servers
+// load, and nothing else.
 import { join } from 'node:path'
 
 /** A plugin that records the module graph rolldown built (each module's imports, static and on demand), by id. */
@@ -38,15 +39,25 @@ function closure(imports, roots, { dynamic = false, stopAt = [] } = {}) {
   return seen
 }
 
-/** `output.codeSplitting.groups` for the graph `imports` (moduleGraphReader's) of the tsc output in `dist`. */
-export function chunkGroups(imports, dist) {
+/** The servers' entries in `exports`: every other entry (client, telemetry, adapters, stores, gRPC) is a light one. */
+const SERVER_EXPORTS = ['.', './workers']
+
+/**
+ * `output.codeSplitting.groups` for the graph `imports` (moduleGraphReader's) of the tsc output in `dist`, the
+ * package's `exports` (its manifest's) naming the entries.
+ */
+export function chunkGroups(imports, dist, exports) {
   const at = (path) => join(dist, path)
   const runtime = closure(imports, [at('index.js')])
   const workers = closure(imports, [at('entries/workers.js')])
   const start = closure(imports, [at('cli/_start.js')])
   // The lighter programs: each a root, and so is each module they load on demand (a command of the CLI, its parts).
+  // Read from `exports`, so that an entry added later (an adapter, a store) never loads the server's chunks with it.
   const serverCommands = [at('cli/_start.js'), at('dev/_command.js')]
-  const lightRoots = [at('entries/client.js'), at('entries/telemetry.js'), at('cli/_program.js')]
+  const lightExports = Object.entries(exports)
+    .filter(([subpath]) => !SERVER_EXPORTS.includes(subpath))
+    .map(([, target]) => at(target.default.replace(/^\.\/dist\//, '')))
+  const lightRoots = [...lightExports, at('cli/_program.js')]
   for (const id of closure(imports, lightRoots, { dynamic: true, stopAt: serverCommands }))
     for (const lazy of imports.get(id)?.dynamic ?? [])
       if (!serverCommands.includes(lazy) && !lightRoots.includes(lazy)) lightRoots.push(lazy)

@@ -103,7 +103,7 @@ const { output } = await bundle.generate({
   format: 'esm',
   entryFileNames: '[name].js',
   chunkFileNames: '_chunks/[name]-[hash].js',
-  codeSplitting: { groups: chunkGroups(graph.imports, dist) },
+  codeSplitting: { groups: chunkGroups(graph.imports, dist, manifest.exports) },
   // No minifying: stack traces and a reader of the installed package see the runtime's own names.
   minify: false,
 })

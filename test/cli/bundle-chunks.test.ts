@@ -41,6 +41,22 @@ describe('the built runtime’s chunks', () => {
     expect([...packages].filter((name) => name === 'srvx' || name.startsWith('srvx/'))).toEqual([])
   })
 
+  // Entries for an agent's code or its store, which a Worker may bundle too: each loads what it did before the
+  // grouping, not the chunks of Node's server (the ai-sdk adapter pulled in 14 files, srvx's Node adapter, node:http).
+  it.each([
+    'adapters/ai-sdk/index.js',
+    'adapters/mastra/index.js',
+    'adapters/langgraph/index.js',
+    'entries/file-store.js',
+    'entries/redis-store.js',
+    'entries/postgres-store.js',
+    'entries/store.js',
+    'entries/grpc.js',
+  ])('%s loads no Node server (srvx/node, node:http)', (entry) => {
+    const { packages } = staticGraph(entry)
+    expect([...packages].filter((name) => name === 'srvx/node' || name === 'node:http')).toEqual([])
+  })
+
   it("a Worker's entry loads no Node server (srvx's Node adapter)", () => {
     const { packages } = staticGraph('entries/workers.js')
     expect(packages.has('srvx')).toBe(true)
