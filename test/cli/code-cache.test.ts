@@ -167,7 +167,7 @@ describe("jiti's code from V8's code cache", () => {
     expect(loadThroughCache(file, 'module.exports = 4\n').loaded).toBe(4)
   })
 
-  it("loads a module whose import( works, from its code cache too (Node's loader, relative to the module)", async () => {
+  it("loads a module whose import( works, from its code cache too (Node's loader, relative to it)", async () => {
     const temp = inTempDir('a2a-code-cache-import-')
     const file = join(temp, 'module.cjs')
     writeFileSync(join(temp, 'beside.mjs'), 'export const word = "beside"\n')
