@@ -59,6 +59,32 @@ function packageName(specifier) {
 
 const requireHere = createRequire(resolve('package.json'))
 
+/**
+ * Code h3 inlines from other packages into its own dist (their notices in its dist/THIRD-PARTY-LICENSES.md.gz, which
+ * the chunks do not carry), by names found in that code alone: cookie-es's cookie parsing and serializing (fetchdts,
+ * the other one, is in h3's types only). The runtime uses none of it today, and the bundle drops it; a chunk that
+ * held any fails the build (below), to add those notices first.
+ */
+const H3_INLINED = {
+  'cookie-es': ['COOKIE_MAX_AGE_LIMIT', 'eqIndex', 'valueSlice', 'cookieNameRegExp', 'parseSetCookie'],
+}
+
+/** Throws if a chunk (`code`, from `moduleIds`) holds code h3 inlines, or h3's own code no longer has the names. */
+function assertNoH3InlinedCode(fileName, moduleIds, code) {
+  if (!moduleIds.some((id) => id.includes('/node_modules/h3/'))) return
+  const h3Code = readFileSync(join(dirname(requireHere.resolve('h3/package.json')), 'dist/h3.mjs'), 'utf8')
+  for (const [name, markers] of Object.entries(H3_INLINED)) {
+    const gone = markers.filter((marker) => !h3Code.includes(marker))
+    if (gone.length > 0)
+      throw new Error(`h3's dist/h3.mjs no longer has ${name}'s ${gone.join(', ')}: update H3_INLINED`)
+    const found = markers.filter((marker) => code.includes(marker))
+    if (found.length > 0) {
+      const notice = "its notice from h3's dist/THIRD-PARTY-LICENSES.md.gz"
+      throw new Error(`${fileName} holds ${name}'s code, which h3 inlines (${found.join(', ')}): add ${notice}`)
+    }
+  }
+}
+
 /** The licence of each bundled package whose modules a chunk holds (`moduleIds`), as a comment to put on top. */
 function licenceComments(moduleIds) {
   return BUNDLED_PACKAGES.filter((name) => moduleIds.some((id) => id.includes(`/node_modules/${name}/`)))
@@ -112,6 +138,7 @@ await bundle.close()
 for (const file of emittedScripts(dist)) rmSync(file)
 for (const chunk of output) {
   if (chunk.type !== 'chunk') throw new Error(`unexpected asset in the bundle: ${chunk.fileName}`)
+  assertNoH3InlinedCode(chunk.fileName, chunk.moduleIds, chunk.code)
   const file = join(dist, chunk.fileName)
   mkdirSync(dirname(file), { recursive: true })
   writeFileSync(file, licenceComments(chunk.moduleIds) + chunk.code)

@@ -19,12 +19,14 @@ const agent = defineAgent({
   card: { name: 'Mounted', description: 'Echoes' },
   execute(ctx, task) { task.working('on it'); task.artifact('echo: ' + ctx.text); task.complete() },
 })
-const a2a = createA2AApp(agent, { env: {}, publicUrl: 'http://127.0.0.1/a2a/' })
+const a2a = createA2AApp(agent, { env: {}, publicUrl: 'http://127.0.0.1/a2a/', maxBodySize: 4096 })
 const app = new H3().get('/own', () => ({ own: true }))
 app.mount('/a2a', a2a.h3)
-const server = createServer(toNodeHandler(app)).listen(0, '127.0.0.1', () => {
-  console.log('listening on ' + server.address().port)
-})
+const listen = (handler) =>
+  new Promise((resolve) => { const server = createServer(handler).listen(0, '127.0.0.1', () => resolve(server)) })
+// The agent's app mounted in the user's, and the same app at the root of a server of its own (unmounted).
+const [mounted, unmounted] = [await listen(toNodeHandler(app)), await listen(toNodeHandler(a2a.h3))]
+console.log('listening on ' + mounted.address().port + ' ' + unmounted.address().port)
 `
 
 let child: ChildProcess | undefined
@@ -34,7 +36,8 @@ afterEach(() => {
   child = undefined
 })
 
-async function startUserServer(): Promise<string> {
+/** The user's server's address (the agent at /a2a), and the unmounted app's. */
+async function startUserServer(): Promise<{ base: string; unmounted: string }> {
   child = spawn(process.execPath, ['--input-type=module', '-e', USER_SERVER], {
     cwd: root,
     env: { ...process.env, NODE_OPTIONS: '' },
@@ -42,10 +45,15 @@ async function startUserServer(): Promise<string> {
   let output = ''
   child.stdout!.on('data', (chunk) => (output += chunk))
   child.stderr!.on('data', (chunk) => (output += chunk))
-  await expect.poll(() => output, { timeout: 30_000 }).toMatch(/listening on \d+|Error/)
-  const port = /listening on (\d+)/.exec(output)?.[1]
-  if (!port) throw new Error(`the user's server did not start: ${output}`)
-  return `http://127.0.0.1:${port}`
+  await expect.poll(() => output, { timeout: 30_000 }).toMatch(/listening on \d+ \d+|Error/)
+  const ports = /listening on (\d+) (\d+)/.exec(output)
+  if (!ports) throw new Error(`the user's server did not start: ${output}`)
+  return { base: `http://127.0.0.1:${ports[1]}`, unmounted: `http://127.0.0.1:${ports[2]}` }
+}
+
+/** What a response says: its status, type and body. */
+async function answer(response: Response) {
+  return { status: response.status, type: response.headers.get('content-type'), body: await response.text() }
 }
 
 const send = (method: string, text: string) => ({
@@ -57,7 +65,7 @@ const send = (method: string, text: string) => ({
 
 describe("the built runtime's app mounted in a user's own h3 app", () => {
   it('answers its card, a send and a stream at the mount path, beside the routes of the user', async () => {
-    const base = await startUserServer()
+    const { base } = await startUserServer()
     expect(await (await fetch(`${base}/own`)).json()).toEqual({ own: true })
 
     const card = await fetch(`${base}/a2a/.well-known/agent-card.json`)
@@ -86,5 +94,22 @@ describe("the built runtime's app mounted in a user's own h3 app", () => {
       .map((frame) => JSON.parse(frame.slice(frame.indexOf('data:') + 5)).params)
     expect(events.at(-1).status.state).toBe('completed')
     expect(events.some((event) => event.artifact?.parts[0].text === 'echo: again')).toBe(true)
+  })
+
+  it("answers what the runtime's h3 refuses as it does unmounted: an unknown path, an oversized body", async () => {
+    const { base, unmounted } = await startUserServer()
+    const unknown = await answer(await fetch(`${base}/a2a/no-such-route`))
+    expect(unknown.status).toBe(404)
+    expect(unknown).toEqual(await answer(await fetch(`${unmounted}/no-such-route`)))
+
+    const oversized = (at: string) =>
+      fetch(at, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(send('message/send', 'x'.repeat(8192))),
+      })
+    const refused = await answer(await oversized(`${base}/a2a/`))
+    expect(refused.status).toBe(413)
+    expect(refused).toEqual(await answer(await oversized(`${unmounted}/`)))
   })
 })
