@@ -58,8 +58,8 @@ export class CreateBatches {
   #flush(): void {
     const waiting = this.#waiting
     this.#waiting = []
+    // A task is never twice in one statement: the store queues a task's writes, a second create after the first.
     let statement: Array<{ waiting: Waiting; row: NewTaskRow }> = []
-    let ids = new Set<string>()
     let bytes = 0
     for (const one of waiting) {
       let row: NewTaskRow
@@ -70,15 +70,12 @@ export class CreateBatches {
         continue
       }
       const size = rowBytes(row)
-      // A task twice in one INSERT would be answered as written twice: the second goes in the next statement.
-      if (statement.length > 0 && (statement.length >= MAX_TASKS || bytes + size > MAX_BYTES || ids.has(row.id))) {
+      if (statement.length > 0 && (statement.length >= MAX_TASKS || bytes + size > MAX_BYTES)) {
         void this.#run(statement)
         statement = []
-        ids = new Set()
         bytes = 0
       }
       statement.push({ waiting: one, row })
-      ids.add(row.id)
       bytes += size
     }
     if (statement.length > 0) void this.#run(statement)
