@@ -4,6 +4,7 @@ import { createRequire, Module } from 'node:module'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { Script, constants as vmConstants } from 'node:vm'
+import { processEnv } from '../settings.js'
 
 /** Where the compiled code is kept: the system's temporary folder, as jiti keeps its compiled TypeScript. */
 const CACHE_DIR = 'a2a-code-cache'
@@ -25,7 +26,7 @@ export function requireFromCodeCache(file: string): CompiledModule | undefined {
   if ((Module as { getCompileCacheDir?: () => string | undefined }).getCompileCacheDir?.() !== undefined) return
   // Node's own switch for its compile cache turns this one off too (bin/a2a.mjs says it turns caching off); as for
   // Node (22 and 24), set at all is enough, whatever its value.
-  if (process.env.NODE_DISABLE_COMPILE_CACHE !== undefined) return
+  if (processEnv().NODE_DISABLE_COMPILE_CACHE !== undefined) return
   try {
     const cache = createRequire(file).cache
     if (cache[file]) return
