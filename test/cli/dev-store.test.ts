@@ -357,4 +357,15 @@ describe('a2a dev with a bad A2A_STORE', () => {
     ])
     expect(result.stdout).not.toContain('Dev server at')
   })
+
+  it("answers the inspector's task list with a 503 and Retry-After while the PostgreSQL store is out of reach", async () => {
+    // Nothing listens there: dev starts anyway (an unreachable database is not a schema it cannot use).
+    const store = `postgres://a2a@127.0.0.1:${await freePort()}/tasks?timeoutMs=1000`
+    const dev = await startDev(newProject(), { A2A_STORE: store })
+    const response = await fetch(new URL('__a2a/api/tasks', dev.url))
+    expect(response.status).toBe(503)
+    expect(response.headers.get('retry-after')).toBe('1')
+    expect(((await response.json()) as { error: string }).error).toMatch(/^the task store failed: .*PostgreSQL/)
+    expect(await dev.stop()).toBe(0)
+  })
 })

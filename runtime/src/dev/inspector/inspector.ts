@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { ServerUnavailableError } from '../../errors.js'
 import type { AuthCheck } from '../../http/_auth.js'
 import type { WebOriginGuard } from '../../http/_web-origin.js'
 import type { TaskStore } from '../../stores/task-store.js'
@@ -324,7 +325,7 @@ export class Inspector {
       const page = this.#store ? await this.#store.list({ limit: MAX_LISTED_TASKS, ...owner }) : { tasks: [], total: 0 }
       sendJson(res, 200, { tasks: page.tasks.map((task) => taskLine(task, this.#traces)), total: page.total })
     } catch (error) {
-      sendJson(res, 500, { error: `the task store failed: ${(error as Error).message}` })
+      storeFailed(res, error)
     }
   }
 
@@ -339,7 +340,7 @@ export class Inspector {
     try {
       task = this.#store && (await this.#store.get(taskId, access.kind === 'own' ? access.owner : undefined))
     } catch (error) {
-      sendJson(res, 500, { error: `the task store failed: ${(error as Error).message}` })
+      storeFailed(res, error)
       return
     }
     if (task) sendJson(res, 200, taskLine(task, this.#traces))
@@ -358,7 +359,7 @@ export class Inspector {
       // The owner is asked first: nothing of another caller's task is read.
       if (access.kind === 'own') visible = await this.#owns(taskId, access.owner)
     } catch (error) {
-      sendJson(res, 500, { error: `the task store failed: ${(error as Error).message}` })
+      storeFailed(res, error)
       return
     }
     const times = visible ? this.#clock.timesOf(taskId) : undefined
@@ -406,6 +407,16 @@ function decodedId(res: ServerResponse, encodedId: string): string | undefined {
     sendJson(res, 400, { error: 'the task id in the path is not valid percent-encoding' })
     return undefined
   }
+}
+
+/**
+ * A store that failed: 503 (or 429) with Retry-After when it is out of reach for now (a database restarting, a pool
+ * with no connection free), as the agent's own requests answer; 500 for anything else. The message says what.
+ */
+function storeFailed(res: ServerResponse, error: unknown): void {
+  const message = { error: `the task store failed: ${(error as Error).message}` }
+  if (error instanceof ServerUnavailableError) sendJson(res, error.httpStatus, message, { 'retry-after': '1' })
+  else sendJson(res, 500, message)
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
