@@ -3,16 +3,14 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, write
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { Script } from 'node:vm'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { requireFromCodeCache } from '../../runtime/src/cli/_code-cache.ts'
-import { makeAgentProject } from '../_support.ts'
+import { a2aBin, makeAgentProject } from '../_support.ts'
 
 // Node 20 compiles every module anew at each start: jiti's 190 KB core (which a2a start loads for the agent's
 // TypeScript) is compiled from V8's code cache, kept in the temporary folder, once an earlier start left it.
 
-const a2aBin = fileURLToPath(new URL('../../runtime/bin/a2a.mjs', import.meta.url))
 const require = createRequire(import.meta.url)
 const cleanups: Array<() => void> = []
 const running = new Set<ChildProcess>()

@@ -3,12 +3,11 @@ import { rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { START_OPTIONS } from '../../runtime/src/cli/_start-flags.ts'
-import { makeAgentProject } from '../_support.ts'
+import { a2aBin, makeAgentProject } from '../_support.ts'
 
 // `a2a start` with plain arguments is served without commander (a cold start pays for every module it reads);
 // anything else still goes through commander, which says what it always said. Run on the built runtime.
 
-const a2aBin = fileURLToPath(new URL('../../runtime/bin/a2a.mjs', import.meta.url))
 const commanderProbe = fileURLToPath(new URL('./_commander-loaded.cjs', import.meta.url))
 
 const AGENT_TS = `import { defineAgent } from 'a2a-runtime'
