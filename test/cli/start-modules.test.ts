@@ -85,6 +85,21 @@ describe('a2a start loads what it serves', () => {
     expect(ours.filter((path) => path.startsWith('cli/output/_output') || path === 'dev/_load-failure.js')).toEqual([])
   }, 60_000)
 
+  // The file, Redis and PostgreSQL stores are some 200 KB that the memory store's start compiled for nothing.
+  const otherStores = (ours: string[]) => ours.filter((path) => /^stores\/(?:file|redis|postgres)\//.test(path))
+
+  it('an agent on the memory store: no module of the file, Redis or PostgreSQL store', async () => {
+    const ours = runtimeModules(await modulesOfStart())
+    expect(ours).toContain('stores/memory.js')
+    expect(otherStores(ours)).toEqual([])
+  }, 60_000)
+
+  it('an agent on the store A2A_STORE names (file:): that store’s modules, no other store’s', async () => {
+    const ours = runtimeModules(await modulesOfStart({ A2A_STORE: 'file:.a2a-tasks' }))
+    expect(ours).toContain('stores/file/store.js')
+    expect(otherStores(ours).filter((path) => !path.startsWith('stores/file/'))).toEqual([])
+  }, 60_000)
+
   it("reads the runtime's modules from a few bundled files, not one file each", async () => {
     const modules = await modulesOfStart()
     // 171 of the runtime's modules in as many files before the build bundled them: 33 files then.

@@ -7,8 +7,8 @@ import { ConfigurationError } from '../errors.js'
 import { correlateLogs, createConsoleLogger } from '../logger.js'
 import { PushService } from '../push/_service.js'
 import { envValue, processEnv } from '../settings.js'
+import { lazyStoreFromSetting } from '../stores/_lazy-store.js'
 import { StoreProbe } from '../stores/_ready.js'
-import { storeFromSetting } from '../stores/from-setting.js'
 import { createMemoryStore } from '../stores/memory.js'
 import type { TaskStore } from '../stores/task-store.js'
 import { instrumentApp } from '../telemetry/_app-measures.js'
@@ -54,7 +54,7 @@ export function createA2AApp(agent: Agent, options: A2AAppOptions = {}): A2AApp 
   const storeSetting = options.store ?? envValue(env, 'A2A_STORE')
   const store =
     typeof storeSetting === 'string'
-      ? storeFromSetting(storeSetting, { logger, env })
+      ? lazyStoreFromSetting(storeSetting, { logger, env })
       : (storeSetting ?? createMemoryStore({ env }))
   const engine = new TaskEngine(agent, store, logger, settings.maxRunningTasks, settings.taskBytes)
   engine.instrumentation = telemetry

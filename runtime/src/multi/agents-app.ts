@@ -11,8 +11,8 @@ import { readWebOrigin, WebOriginGuard } from '../http/_web-origin.js'
 import type { A2AAppOptions } from '../http/app-options.js'
 import { correlateLogs, createConsoleLogger } from '../logger.js'
 import { envValue, processEnv } from '../settings.js'
+import { lazyStoreFromSetting } from '../stores/_lazy-store.js'
 import { StoreProbe } from '../stores/_ready.js'
-import { storeFromSetting } from '../stores/from-setting.js'
 import { createMemoryStore } from '../stores/memory.js'
 import type { TaskStore } from '../stores/task-store.js'
 import { instrumentAgents } from '../telemetry/_app-measures.js'
@@ -68,7 +68,7 @@ export function createAgentsApp(
   const storeSetting = options.store ?? envValue(env, 'A2A_STORE')
   const store: TaskStore =
     typeof storeSetting === 'string'
-      ? storeFromSetting(storeSetting, { logger, env })
+      ? lazyStoreFromSetting(storeSetting, { logger, env })
       : (storeSetting ?? createMemoryStore({ env }))
   refuseOwnerlessStore(store)
   const outgoing = new Outgoing(settings.outgoing, logger)

@@ -11,6 +11,14 @@ export function watchStore(store: object, instrumentation: Instrumentation): voi
   watched.set(store, instrumentation)
 }
 
+/** Stores whose calls are reported as another's: a store made later for the app's stand-in (stores/_lazy-store.ts). */
+const reportedAs = new WeakMap<object, object>()
+
+/** `store`'s calls are reported to whatever instrumentation watches `as`, now or later. */
+export function reportAs(store: object, as: object): void {
+  reportedAs.set(store, as)
+}
+
 /** Runs `io`, a call of `store` that touches disk or network, as a store call of its app's instrumentation. */
 export function storeCall<T>(
   store: object,
@@ -19,6 +27,7 @@ export function storeCall<T>(
   taskId: string | undefined,
   io: () => Promise<T>,
 ): Promise<T> {
-  const instrumentation = watched.get(store)
+  const as = reportedAs.get(store)
+  const instrumentation = watched.get(store) ?? (as && watched.get(as))
   return instrumentation ? instrumentation.storeCall({ store: name, operation, taskId }, io) : io()
 }
