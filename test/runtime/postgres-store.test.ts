@@ -167,7 +167,7 @@ describe('migrations', () => {
     const [a, b] = [open({ schema }), open({ schema })]
     await Promise.all([a.ready(), b.ready()])
     const { rows } = await client.query(`SELECT version FROM "${schema}".a2a_migrations ORDER BY version`)
-    expect(rows.map((row) => row.version)).toEqual([1, 2, 3])
+    expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4])
     await a.create(newTask())
     expect((await b.list({ limit: 5 })).total).toBe(1)
   })
@@ -182,7 +182,7 @@ describe('migrations', () => {
       (error: unknown) => error,
     )
     expect(refusal).toBeInstanceOf(ConfigurationError)
-    expect((refusal as Error).message).toMatch(/schema ".*" is at version 99, newer than this runtime knows \(3\)/)
+    expect((refusal as Error).message).toMatch(/schema ".*" is at version 99, newer than this runtime knows \(4\)/)
     expect((refusal as Error).message).not.toContain('\n')
     await expect(newer.get(randomUUID())).rejects.toThrow(ServerUnavailableError)
     await expect(newer.get(randomUUID())).rejects.toThrow(/version 99/)
@@ -191,9 +191,9 @@ describe('migrations', () => {
   it('with migrate: false refuses an empty schema naming a2a store migrate; migratePostgresStore then brings it up', async () => {
     const schema = freshSchema()
     const unmigrated = open({ schema, migrate: false })
-    await expect(unmigrated.ready()).rejects.toThrow(/is at version 0, this runtime needs 3: run `a2a store migrate`/)
-    expect(await migratePostgresStore({ url, schema })).toEqual({ from: 0, to: 3 })
-    expect(await migratePostgresStore({ url, schema })).toEqual({ from: 3, to: 3 })
+    await expect(unmigrated.ready()).rejects.toThrow(/is at version 0, this runtime needs 4: run `a2a store migrate`/)
+    expect(await migratePostgresStore({ url, schema })).toEqual({ from: 0, to: 4 })
+    expect(await migratePostgresStore({ url, schema })).toEqual({ from: 4, to: 4 })
     const current = open({ schema, migrate: false })
     await current.ready()
     const task = newTask()
@@ -231,8 +231,8 @@ describe('migrations', () => {
         60_000,
       ])
     }
-    await expect(open({ schema, migrate: false }).ready()).rejects.toThrow(/is at version 1, this runtime needs 3/)
-    expect(await migratePostgresStore({ url, schema })).toEqual({ from: 1, to: 3 })
+    await expect(open({ schema, migrate: false }).ready()).rejects.toThrow(/is at version 1, this runtime needs 4/)
+    expect(await migratePostgresStore({ url, schema })).toEqual({ from: 1, to: 4 })
     const upgraded = open({ schema, migrate: false })
     await upgraded.ready()
     for (const task of old) expect(await upgraded.get(task.id)).toEqual(task)
@@ -275,21 +275,35 @@ describe('retention', () => {
     final: true,
   })
 
-  it("deletes a task's history and events with it, by age and by count (each a statement deleting tasks, as every version's)", async () => {
+  it("deletes a task's history and events with it, by age and by count (each a statement deleting tasks, as every version's), and counts them out", async () => {
     const schema = freshSchema()
     const store = open({ schema, maxTasks: 20 })
     const tasks: Task[] = []
+    const owners = ['alice', 'bob', undefined]
     for (let i = 0; i < 100; i++) {
       const task = newTask({ state: 'working', messages: 2 })
       tasks.push(task)
-      await store.create(task)
-      task.status = { state: 'completed', timestamp: new Date(++clock).toISOString() }
+      await store.create(task, owners[i % 3])
+      task.status = { state: i % 5 ? 'completed' : 'failed', timestamp: new Date(++clock).toISOString() }
       await store.append(task, ended(task, 1))
     }
     // Past maxTasks the oldest settled tasks go (checked every 64 settlings, in the background).
     await expect.poll(async () => (await store.list({ limit: 1 })).total).toBeLessThan(100)
     expect(await store.get(tasks[0]!.id)).toBeUndefined()
     expect(await orphans(schema)).toEqual({ history: 0, events: 0 })
+    // The totals a listing answers are the rows left, for every key a delete moves: all, a state, an owner, both.
+    const rowsLeft = async (where: string, values: unknown[]) =>
+      (await client.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_tasks WHERE ${where}`, values)).rows[0].n
+    for (const [query, where, values] of [
+      [{}, 'true', []],
+      [{ state: 'failed' }, 'state = $1', ['failed']],
+      [{ state: 'completed' }, 'state = $1', ['completed']],
+      [{ owner: 'alice' }, 'owner = $1', ['alice']],
+      [{ owner: 'bob', state: 'failed' }, 'owner = $1 AND state = $2', ['bob', 'failed']],
+    ] as const)
+      expect((await store.list({ ...query, limit: 1 })).total, JSON.stringify(query)).toBe(
+        await rowsLeft(where, [...values]),
+      )
     // By age: every task left made old.
     await client.query(`UPDATE "${schema}".a2a_tasks SET changed_at = now() - interval '1 year'`)
     await open({ schema, ttlMs: 60_000 }).sweep()
