@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createA2AApp, serveAgent } from 'a2a-runtime'
@@ -108,6 +108,14 @@ describe('an app made from A2A_STORE', () => {
     } finally {
       await app.close()
     }
+  })
+
+  it('closed before its store was ever made, makes none for a later call (its directory stays untouched)', async () => {
+    const dir = join(freshDir(), 'tasks')
+    const store = lazyStoreFromSetting(`file:${dir}`, { env: {} })
+    await store.close?.()
+    await expect(Promise.resolve().then(() => store.get('t-1'))).rejects.toThrow('The task store is closed')
+    expect(existsSync(dir)).toBe(false)
   })
 
   it('stops serveAgent with one line naming A2A_STORE when its store cannot be made (a file where its folder goes)', async () => {

@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../errors.js'
+import { ConfigurationError, ServerUnavailableError } from '../errors.js'
 import type { PushConfigStore } from '../push/push-config.js'
 import { reportAs } from '../telemetry/_store-calls.js'
 import type { MaybePromise } from '../types.js'
@@ -58,9 +58,13 @@ function lazyStore(named: Pick<LoadedKind, 'kind'>, make: () => Promise<TaskStor
   const shape = STORE_SHAPES[named.kind]
   let made: TaskStore | undefined
   let making: Promise<TaskStore> | undefined
+  let closed = false
   // What the engine asked of the cluster link before the store was made (its cancel and lost-lease handlers).
   const onLink: Array<(link: ClusterLink) => void> = []
   const load = (): Promise<TaskStore> => {
+    // Closed before it was ever made: a call after the app closed makes no store (a file store would take its
+    // directory's lock again, and nothing would close it).
+    if (!making && closed) return Promise.reject(new ServerUnavailableError('The task store is closed', 503))
     making ??= make().then(
       (store) => {
         reportAs(store, lazy)
@@ -85,11 +89,13 @@ function lazyStore(named: Pick<LoadedKind, 'kind'>, make: () => Promise<TaskStor
     list: (query) => call((store) => store.list(query)),
     ready: () => load().then((store) => store.ready?.()),
     // A store never made has nothing to close; one being made is closed once it is.
-    close: () =>
-      making?.then(
+    close: () => {
+      closed = true
+      return making?.then(
         (store) => store.close?.(),
         () => undefined,
-      ),
+      )
+    },
   }
   const methods: Pick<TaskStore, OptionalMethod> = {
     lastSeq: (taskId) => call((store) => store.lastSeq!(taskId)),
