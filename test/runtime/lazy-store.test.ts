@@ -110,6 +110,19 @@ describe('an app made from A2A_STORE', () => {
     }
   })
 
+  it("answers, once made, the made store's own members (the file store's size, bytes and directory)", async () => {
+    const dir = freshDir()
+    const app = createA2AApp(echoAgent, { store: `file:${dir}`, logger: quiet })
+    try {
+      await app.store.ready?.()
+      const store = app.store as TaskStore & { size?: number; bytes?: number; dir?: string }
+      expect([store.size, store.bytes, store.dir]).toEqual([0, 0, dir])
+      expect('sweep' in store).toBe(true)
+    } finally {
+      await app.close()
+    }
+  })
+
   it('closed before its store was ever made, makes none for a later call (its directory stays untouched)', async () => {
     const dir = join(freshDir(), 'tasks')
     const store = lazyStoreFromSetting(`file:${dir}`, { env: {} })
@@ -118,7 +131,7 @@ describe('an app made from A2A_STORE', () => {
     expect(existsSync(dir)).toBe(false)
   })
 
-  it('stops serveAgent with one line naming A2A_STORE when its store cannot be made (a file where its folder goes)', async () => {
+  it('stops serveAgent in one line naming A2A_STORE when its store cannot be made (a file in its way)', async () => {
     const dir = freshDir()
     writeFileSync(join(dir, 'taken'), '')
     const start = serveAgent(echoAgent, {

@@ -67,7 +67,7 @@ function lazyStore(named: Pick<LoadedKind, 'kind'>, make: () => Promise<TaskStor
     if (!making && closed) return Promise.reject(new ServerUnavailableError('The task store is closed', 503))
     making ??= make().then(
       (store) => {
-        reportAs(store, lazy)
+        reportAs(store, standIn)
         const link = store.cluster
         if (link) for (const register of onLink.splice(0)) register(link)
         made = store
@@ -103,7 +103,16 @@ function lazyStore(named: Pick<LoadedKind, 'kind'>, make: () => Promise<TaskStor
     reachable: () => load().then((store) => store.reachable!()),
   }
   for (const method of shape.methods) Object.assign(lazy, { [method]: methods[method] })
-  if (!shape.cluster) return lazy
+  // What else the made store has (the file store's `size` and `bytes`, PostgreSQL's `schema`…) is read from it.
+  const standIn = new Proxy(lazy, {
+    get(target, key) {
+      if (Reflect.has(target, key) || !made) return Reflect.get(target, key)
+      const value: unknown = Reflect.get(made, key)
+      return typeof value === 'function' ? value.bind(made) : value
+    },
+    has: (target, key) => Reflect.has(target, key) || (made !== undefined && Reflect.has(made, key)),
+  })
+  if (!shape.cluster) return standIn
   const link = (): Promise<ClusterLink> => load().then((store) => store.cluster!)
   const pushConfigs: PushConfigStore = {
     save: (config) => call((store) => store.pushConfigs!.save(config)),
@@ -137,7 +146,8 @@ function lazyStore(named: Pick<LoadedKind, 'kind'>, make: () => Promise<TaskStor
       else onLink.push((to) => to.onLost(handler))
     },
   }
-  return Object.assign(lazy, { cluster, pushConfigs })
+  Object.assign(lazy, { cluster, pushConfigs })
+  return standIn
 }
 
 const noop = () => {}
