@@ -12,9 +12,9 @@ type LoadedKind = Exclude<StoreSetting, { kind: 'memory' }>
 type OptionalMethod = 'lastSeq' | 'snapshot' | 'reachable'
 
 /**
- * What a store of each kind shows before its module has loaded: its optional methods, its cluster link's flags (the
- * engine reads them synchronously) and whether it keeps push configs. test/runtime/lazy-store.test.ts holds each to
- * the loaded store's own.
+ * What a store of each kind shows before its module has loaded: its optional methods and its cluster link's flags (the
+ * engine reads them synchronously); a store with a cluster link keeps push configs too. test/runtime/lazy-store.test.ts
+ * holds each to the made store's own.
  */
 const STORE_SHAPES: Record<
   LoadedKind['kind'],
