@@ -246,6 +246,48 @@ function endNow(tasks: PostgresTaskStore, task: Task): Promise<void> {
   return tasks.append(task, { kind: 'status-update', taskId, contextId, status, final: true, seq: 1 })
 }
 
+it('keeps every character of the JSON it writes: the character that joins texts, quotes, backslashes, braces, NULL and line breaks, in a create with its events and in a later write', async () => {
+  const tasks = store()
+  await tasks.ready()
+  // \x1e joins the JSON texts of a statement's parameter: JSON.stringify writes it escaped, never raw.
+  const awkward = (n: number) => `${n} a\x1eb\x1e "quoted", \\ {braces} NULL \n\r\u2028 \u0000 ✓ \ud83d\ude00`
+  const task = newTask('working')
+  task.history[0]!.parts = [{ kind: 'text', text: awkward(1) }]
+  const { id: taskId, contextId } = task
+  const creating = tasks.create(task)
+  const artifact = { artifactId: 'art', parts: [{ kind: 'text' as const, text: awkward(2) }] }
+  task.artifacts = [artifact]
+  // Handed in the create's turn: written with it, in one statement.
+  const handed = {
+    kind: 'artifact-update' as const,
+    taskId,
+    contextId,
+    artifact,
+    append: false,
+    lastChunk: true,
+    seq: 1,
+  }
+  await Promise.all([creating, tasks.append(task, handed)])
+  // A follow-up: its message and the event that ends the task, written by a later statement.
+  task.history.push({
+    kind: 'message',
+    messageId: randomUUID(),
+    role: 'user',
+    parts: [{ kind: 'text', text: awkward(3) }],
+  })
+  task.status = {
+    state: 'completed',
+    timestamp: new Date(Date.now() + 1).toISOString(),
+    message: { kind: 'message', messageId: randomUUID(), role: 'agent', parts: [{ kind: 'text', text: awkward(4) }] },
+  }
+  await tasks.append(task, { kind: 'status-update', taskId, contextId, status: task.status, final: true, seq: 2 })
+  expect(await tasks.get(taskId)).toEqual(task)
+  const events = await tasks.events(taskId, 0)
+  expect(events?.map((event) => event.seq)).toEqual([1, 2])
+  expect(JSON.stringify(events)).toContain(JSON.stringify(awkward(2)).slice(1, -1))
+  expect(JSON.stringify(events)).toContain(JSON.stringify(awkward(4)).slice(1, -1))
+})
+
 it('writes the tasks created in the same turn in one statement, each with the events its agent handed meanwhile', async () => {
   const tasks = store()
   await tasks.ready()

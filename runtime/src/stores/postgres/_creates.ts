@@ -1,4 +1,5 @@
 import { ServerUnavailableError } from '../../errors.js'
+import { joinedJson } from './_task-json.js'
 
 /** One new task as a2a_create_many writes it: its row as of its last event, its history, its first events. */
 export interface NewTaskRow {
@@ -122,18 +123,18 @@ export class CreateBatches {
       rows.map((row) => row.state),
       rows.map((row) => row.settled),
       rows.map((row) => row.statusMs),
-      rows.map((row) => row.json),
-      rows.map((row) => row.head),
+      joinedJson(rows.map((row) => row.json)),
+      joinedJson(rows.map((row) => row.head)),
       rows.map((row) => row.events.length),
       rows.map((row) => row.frees),
       this.#instanceId,
       this.#leaseMs(),
       messageTasks,
       messageNs,
-      messages,
+      joinedJson(messages),
       eventTasks,
       eventSeqs,
-      events,
+      joinedJson(events),
     ]
   }
 }

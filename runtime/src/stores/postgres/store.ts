@@ -29,7 +29,7 @@ import { type ListView, type PageRow, pageStatement, viewOf } from './_list.js'
 import { eventsChannel, instanceChannel, PgListener } from './_listener.js'
 import { endWithin, loadPg, noop, PgPool } from './_pg.js'
 import { checkCurrent, lockKey, migrate, quoteSchema } from './_schema.js'
-import { folded, headOf, parsedMessages, withoutHistory } from './_task-json.js'
+import { folded, headOf, joinedJson, parsedMessages, withoutHistory } from './_task-json.js'
 
 /** Which PostgreSQL the store uses, under which schema, and what it keeps of the tasks there. */
 export interface PostgresStoreOptions extends SharedStoreOptions {
@@ -487,7 +487,7 @@ export class PostgresTaskStore implements TaskStore {
     return [
       events[0]!.task.id,
       events.map((e) => e.event.seq),
-      events.map((e) => e.eventJson),
+      joinedJson(events.map((e) => e.eventJson)),
       events.map((e) => e.state),
       events.map((e) => isSettled(e.state)),
       events.map((e) => e.ends),
@@ -499,7 +499,7 @@ export class PostgresTaskStore implements TaskStore {
       events.map((e) => e.args.jsonSeq),
       events.map((e) => e.args.head),
       events.map((e) => e.args.whole),
-      messages,
+      joinedJson(messages),
       events.map((e) => e.args.messages.length),
       eventsChannel(this.schema),
       events.map((e) => notification(e.task.id, e.event.seq, e.eventJson)),
@@ -881,19 +881,23 @@ function positive(given: number | undefined, fallback: number, option: string): 
 
 type Statements = ReturnType<typeof statements>
 
+/** Parameter `n`, JSON texts `joinedJson` joined, as the text[] the schema's functions take. */
+const split = (n: number) => `string_to_array($${n}::text, E'\\x1e')`
+
 /** The store's statements over the quoted schema `s`; the hot ones are prepared once per connection (by name). */
 function statements(s: string) {
   const named = (name: string, text: string) => ({ name: `a2a-${name}-${s}`, text })
   return {
+    // The JSON texts go joined, each as one parameter, and are split here (see `joinedJson`).
     createMany: named(
-      'create-many',
-      `SELECT ${s}.a2a_create_many($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
-  AS created`,
+      'create-many-joined',
+      `SELECT ${s}.a2a_create_many($1, $2, $3, $4, $5, $6, ${split(7)}, ${split(8)}, $9, $10, $11, $12, $13, $14,
+  ${split(15)}, $16, $17, ${split(18)}) AS created`,
     ),
     append: named(
-      'append',
-      `SELECT ${s}.a2a_append($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
-  AS written`,
+      'append-joined',
+      `SELECT ${s}.a2a_append($1, $2, ${split(3)}, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, ${split(15)}, $16,
+  $17, $18) AS written`,
     ),
     read: named(
       'read',
