@@ -311,6 +311,44 @@ describe('retention', () => {
     expect(await orphans(schema)).toEqual({ history: 0, events: 0 })
   })
 
+  it("deletes a statement's tasks' history and events by looking their ids up, never by reading the whole tables", async () => {
+    const schema = freshSchema()
+    const store = open({ schema })
+    // Tasks with events, their tables never analyzed (as in a schema's first minutes): the planner knows nothing of
+    // how many rows a task has, nor how many tasks a statement deletes.
+    const tasks = Array.from({ length: 300 }, () => newTask({ state: 'working', messages: 2 }))
+    await Promise.all(tasks.map((task) => store.create(task)))
+    await Promise.all(
+      tasks.map((task) => {
+        task.status = { state: 'completed', timestamp: new Date(++clock).toISOString() }
+        return store.append(task, ended(task, 1))
+      }),
+    )
+    const q = `"${schema}"`
+    const deleting = new pg.Client(url)
+    await deleting.connect()
+    try {
+      await deleting.query('BEGIN')
+      const gone = await deleting.query(
+        `DELETE FROM ${q}.a2a_tasks WHERE id IN (SELECT id FROM ${q}.a2a_tasks LIMIT 200)`,
+      )
+      expect(gone.rowCount).toBe(200)
+      const { rows } = await deleting.query(
+        `SELECT relname, seq_scan::int FROM pg_stat_xact_user_tables WHERE schemaname = $1 AND relname IN ('a2a_history', 'a2a_events') ORDER BY relname`,
+        [schema],
+      )
+      expect(rows).toEqual([
+        { relname: 'a2a_events', seq_scan: 0 },
+        { relname: 'a2a_history', seq_scan: 0 },
+      ])
+      await deleting.query('COMMIT')
+    } finally {
+      await deleting.end()
+    }
+    expect(await orphans(schema)).toEqual({ history: 0, events: 0 })
+    expect((await store.list({ limit: 1 })).total).toBe(100)
+  })
+
   it('leaves no event behind when a write of the task holds its row as a statement deletes it', async () => {
     const schema = freshSchema()
     const store = open({ schema })
