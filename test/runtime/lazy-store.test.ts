@@ -144,6 +144,28 @@ describe('an app made from A2A_STORE', () => {
     await expect(start).rejects.toThrow(ConfigurationError)
     await expect(start).rejects.toThrow(/^A2A_STORE: ENOTDIR: not a directory, mkdir '.*tasks[/\\]log'$/)
   })
+
+  it('answers requests 503 saying why when its store cannot be made and the app was never made ready', async () => {
+    const dir = freshDir()
+    writeFileSync(join(dir, 'taken'), '')
+    const errors: unknown[] = []
+    const logger = { ...quiet, error: (...args: unknown[]) => errors.push(args) }
+    const app = createA2AApp(echoAgent, { store: `file:${join(dir, 'taken', 'tasks')}`, logger })
+    try {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: userMessage('hi') })
+      const init = { method: 'POST', headers: { 'content-type': 'application/json' }, body }
+      for (let i = 0; i < 2; i++) {
+        const response = await app.fetch(new Request('http://localhost/', init))
+        expect(response.status).toBe(503)
+        const { error } = (await response.json()) as { error: { message: string } }
+        expect(error.message).toMatch(/^A2A_STORE: ENOTDIR: not a directory/)
+      }
+      await expect(app.store.ready?.()).rejects.toThrow(ConfigurationError)
+      expect(errors).toEqual([])
+    } finally {
+      await app.close()
+    }
+  })
 })
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }

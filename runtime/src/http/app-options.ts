@@ -20,7 +20,9 @@ export interface A2AAppOptions {
   /**
    * Where tasks live: a `TaskStore`, or a setting as in `A2A_STORE` (`memory`, `file:./.a2a`). The memory store
    * keeps at most 10,000 tasks within its byte budget (`A2A_STORE_MAX_BYTES`, else 128 MiB or a quarter of the heap
-   * limit), each for an hour after it settles.
+   * limit), each for an hour after it settles. A setting's file, Redis or PostgreSQL store is made by the store's
+   * `ready()` (which `serveAgent` awaits before it listens) or at its first call; one that cannot be made fails
+   * `ready()` with a `ConfigurationError`, and requests with a 503 saying why.
    * @default A2A_STORE, else createMemoryStore()
    */
   store?: TaskStore | string

@@ -34,7 +34,8 @@ const STORE_SHAPES: Record<
  * that a start on the memory store would otherwise read and compile) load only for the store named, in its `ready()`,
  * which `serveAgent` and `serveAgents` await before listening. An app that is never served that way loads it at its
  * first call: every method waits for the load. A store that fails to be made (its directory unwritable) fails
- * `ready()` with a `ConfigurationError` saying why, which stops the start, and every call after.
+ * `ready()` with a `ConfigurationError` saying why, which stops the start, and every other call after with a 503
+ * `ServerUnavailableError` saying the same.
  */
 export function lazyStoreFromSetting(setting: string, options: StoreSettingOptions = {}): TaskStore {
   const named = readStoreSetting(setting, options)
@@ -79,7 +80,15 @@ function lazyStore(named: Pick<LoadedKind, 'kind'>, make: () => Promise<TaskStor
     )
     return making
   }
-  const call = <T>(use: (store: TaskStore) => MaybePromise<T>): MaybePromise<T> => (made ? use(made) : load().then(use))
+  // A request to a store that could not be made is answered 503 with the reason, as a store out of reach is (a start
+  // stops at `ready()` with the ConfigurationError itself): an app served some other way, never `ready()`, sees it
+  // only there.
+  const loadForCall = (): Promise<TaskStore> =>
+    load().catch((error: unknown) => {
+      throw error instanceof ConfigurationError ? new ServerUnavailableError(error.message, 503) : error
+    })
+  const call = <T>(use: (store: TaskStore) => MaybePromise<T>): MaybePromise<T> =>
+    made ? use(made) : loadForCall().then(use)
   const lazy: TaskStore = {
     keepsOwners: true,
     get: (taskId, owner) => call((store) => store.get(taskId, owner)),
@@ -100,7 +109,7 @@ function lazyStore(named: Pick<LoadedKind, 'kind'>, make: () => Promise<TaskStor
   const methods: Pick<TaskStore, OptionalMethod> = {
     lastSeq: (taskId) => call((store) => store.lastSeq!(taskId)),
     snapshot: (taskId, owner) => call((store) => store.snapshot!(taskId, owner)),
-    reachable: () => load().then((store) => store.reachable!()),
+    reachable: () => loadForCall().then((store) => store.reachable!()),
   }
   for (const method of shape.methods) Object.assign(lazy, { [method]: methods[method] })
   // What else the made store has (the file store's `size` and `bytes`, PostgreSQL's `schema`…) is read from it.
@@ -113,7 +122,7 @@ function lazyStore(named: Pick<LoadedKind, 'kind'>, make: () => Promise<TaskStor
     has: (target, key) => Reflect.has(target, key) || (made !== undefined && Reflect.has(made, key)),
   })
   if (!shape.cluster) return standIn
-  const link = (): Promise<ClusterLink> => load().then((store) => store.cluster!)
+  const link = (): Promise<ClusterLink> => loadForCall().then((store) => store.cluster!)
   const pushConfigs: PushConfigStore = {
     save: (config) => call((store) => store.pushConfigs!.save(config)),
     list: (taskId) => call((store) => store.pushConfigs!.list(taskId)),
