@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import { ConfigurationError, ServerUnavailableError } from '../../runtime/src/errors.ts'
 import { storeFromSetting } from '../../runtime/src/stores/from-setting.ts'
 import { MIGRATIONS } from '../../runtime/src/stores/postgres/_schema.ts'
+import type { TaskQuery } from '../../runtime/src/stores/task-store.ts'
 
 // What is the PostgreSQL store's own (the contract suite checks the rest): owners compared in SQL, ListTasks' views
 // and total, migrations, push configs sealed at rest, and A2A_STORE=postgres://….
@@ -33,6 +34,22 @@ function open(options: Partial<Parameters<typeof createPostgresStore>[0]> = {}):
 }
 
 let clock = Date.now()
+
+/** The tasks of `schema` that a SQL condition selects, counted in the table itself. */
+const rowsWhere = async (schema: string, where: string, values: unknown[] = []): Promise<number> =>
+  (await client.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_tasks WHERE ${where}`, values)).rows[0].n
+
+/** Each total a listing answers (its filter, and the same filter in SQL) is the rows of the table that match. */
+async function expectTotalsOfRows(
+  store: PostgresTaskStore,
+  schema: string,
+  cases: Array<[Partial<Pick<TaskQuery, 'owner' | 'state'>>, string, string[]]>,
+): Promise<void> {
+  for (const [query, where, values] of cases)
+    expect((await store.list({ ...query, limit: 1 })).total, JSON.stringify(query)).toBe(
+      await rowsWhere(schema, where, values),
+    )
+}
 function newTask(options: { contextId?: string; state?: Task['status']['state']; messages?: number } = {}): Task {
   const id = randomUUID()
   const contextId = options.contextId ?? randomUUID()
@@ -144,20 +161,15 @@ describe('the counts behind total', () => {
       tasks[0]!.id,
     ])
     await store.sweep()
-    const counted = async (where: string, values: unknown[]) =>
-      (await client.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_tasks WHERE ${where}`, values)).rows[0].n
     expect(await store.get(tasks[0]!.id)).toBeUndefined()
-    for (const [query, where, values] of [
+    await expectTotalsOfRows(store, schema, [
       [{}, 'true', []],
       [{ state: 'working' }, 'state = $1', ['working']],
       [{ state: 'failed' }, 'state = $1', ['failed']],
       [{ owner: 'alice' }, 'owner = $1', ['alice']],
       [{ owner: 'bob', state: 'completed' }, 'owner = $1 AND state = $2', ['bob', 'completed']],
-    ] as const) {
-      const expected = await counted(where, [...values])
-      expect((await store.list({ ...query, limit: 1 })).total, JSON.stringify(query)).toBe(expected)
-    }
-    expect(await counted('true', [])).toBe(17)
+    ])
+    expect(await rowsWhere(schema, 'true')).toBe(17)
   })
 })
 
@@ -292,18 +304,13 @@ describe('retention', () => {
     expect(await store.get(tasks[0]!.id)).toBeUndefined()
     expect(await orphans(schema)).toEqual({ history: 0, events: 0 })
     // The totals a listing answers are the rows left, for every key a delete moves: all, a state, an owner, both.
-    const rowsLeft = async (where: string, values: unknown[]) =>
-      (await client.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_tasks WHERE ${where}`, values)).rows[0].n
-    for (const [query, where, values] of [
+    await expectTotalsOfRows(store, schema, [
       [{}, 'true', []],
       [{ state: 'failed' }, 'state = $1', ['failed']],
       [{ state: 'completed' }, 'state = $1', ['completed']],
       [{ owner: 'alice' }, 'owner = $1', ['alice']],
       [{ owner: 'bob', state: 'failed' }, 'owner = $1 AND state = $2', ['bob', 'failed']],
-    ] as const)
-      expect((await store.list({ ...query, limit: 1 })).total, JSON.stringify(query)).toBe(
-        await rowsLeft(where, [...values]),
-      )
+    ])
     // By age: every task left made old.
     await client.query(`UPDATE "${schema}".a2a_tasks SET changed_at = now() - interval '1 year'`)
     await open({ schema, ttlMs: 60_000 }).sweep()
