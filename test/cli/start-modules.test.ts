@@ -8,10 +8,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
-import { type A2aOnProject, a2aOnProject } from '../_support.ts'
+import { type A2aOnProject, a2aBin, a2aOnProject } from '../_support.ts'
 
 const moduleLog = fileURLToPath(new URL('../fixtures/module-log.mjs', import.meta.url))
-const a2aBin = fileURLToPath(new URL('../../runtime/bin/a2a.mjs', import.meta.url))
 // Node 24 of test-runtimes/ (the root's postinstall): the compile cache needs Node 22.1 or later.
 const node24 = fileURLToPath(new URL('../../test-runtimes/node_modules/node24/bin/node', import.meta.url))
 
