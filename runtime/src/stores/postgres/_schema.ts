@@ -475,7 +475,20 @@ BEGIN
   DELETE FROM ${s}.a2a_history WHERE task_id = ANY (v_ids);
   DELETE FROM ${s}.a2a_events WHERE task_id = ANY (v_ids);
   RETURN NULL;
-END $fn$ SET enable_seqscan = off;`,
+END $fn$ SET enable_seqscan = off;
+-- The row trigger now counts a state's change only (a2a_recounted): its keys in byte order, as the functions above
+-- take theirs (their keys are of "C" columns), whatever the database's collation.
+CREATE OR REPLACE FUNCTION ${s}.a2a_count() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  INSERT INTO ${s}.a2a_counts AS c (key, shard, n)
+    SELECT k.key, pg_backend_pid() % k.shards, sum(k.delta)
+    FROM (VALUES ('s:' || OLD.state, 128, -1), ('s:' || NEW.state, 128, 1),
+      ('os:' || OLD.state || ':' || OLD.owner, 16, -1), ('os:' || NEW.state || ':' || NEW.owner, 16, 1))
+      AS k (key, shards, delta)
+    WHERE k.key IS NOT NULL GROUP BY k.key, k.shards ORDER BY k.key COLLATE "C"
+  ON CONFLICT (key, shard) DO UPDATE SET n = c.n + excluded.n;
+  RETURN NULL;
+END $fn$;`,
 ]
 
 /** The version this code writes and reads. */
