@@ -1,5 +1,5 @@
 import { ServerUnavailableError } from '../../errors.js'
-import { joinedJson } from './_task-json.js'
+import { booleanArray, joinedJson, numberArray } from './_parameters.js'
 
 /** One new task as a2a_create_many writes it: its row as of its last event, its history, its first events. */
 export interface NewTaskRow {
@@ -121,19 +121,19 @@ export class CreateBatches {
       rows.map((row) => row.contextId),
       rows.map((row) => row.owner),
       rows.map((row) => row.state),
-      rows.map((row) => row.settled),
-      rows.map((row) => row.statusMs),
+      booleanArray(rows.map((row) => row.settled)),
+      numberArray(rows.map((row) => row.statusMs)),
       joinedJson(rows.map((row) => row.json)),
       joinedJson(rows.map((row) => row.head)),
-      rows.map((row) => row.events.length),
-      rows.map((row) => row.frees),
+      numberArray(rows.map((row) => row.events.length)),
+      booleanArray(rows.map((row) => row.frees)),
       this.#instanceId,
       this.#leaseMs(),
-      messageTasks,
-      messageNs,
+      numberArray(messageTasks),
+      numberArray(messageNs),
       joinedJson(messages),
-      eventTasks,
-      eventSeqs,
+      numberArray(eventTasks),
+      numberArray(eventSeqs),
       joinedJson(events),
     ]
   }

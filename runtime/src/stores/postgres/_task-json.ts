@@ -24,14 +24,3 @@ export function folded(json: string, events: string[], history: string[]): Task 
 }
 
 export const parsedMessages = (messages: string[]): Message[] => messages.map((json) => JSON.parse(json) as Message)
-
-/**
- * Never raw in a text JSON.stringify made: it writes every control character as an escape (`\u001e`). JSON texts
- * joined by it go to PostgreSQL as one parameter, split back by the statement (`string_to_array`), rather than as a
- * text[]: node-postgres would escape each element (two replaces of each text, a copy each: a fifth of what a send
- * allocated) and PostgreSQL parse the escapes back.
- */
-const JOIN_SEPARATOR = '\x1e'
-
-/** `texts` (each from JSON.stringify) as one parameter: see JOIN_SEPARATOR. */
-export const joinedJson = (texts: string[]): string => texts.join(JOIN_SEPARATOR)

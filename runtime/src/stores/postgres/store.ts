@@ -27,9 +27,10 @@ import { Followers, type LogRead, notification } from './_follow.js'
 import { Leases, leaseTimings } from './_leases.js'
 import { type ListView, type PageRow, pageStatement, viewOf } from './_list.js'
 import { eventsChannel, instanceChannel, PgListener } from './_listener.js'
+import { joinedJson } from './_parameters.js'
 import { endWithin, loadPg, noop, PgPool } from './_pg.js'
 import { checkCurrent, lockKey, migrate, quoteSchema } from './_schema.js'
-import { folded, headOf, joinedJson, parsedMessages, withoutHistory } from './_task-json.js'
+import { folded, headOf, parsedMessages, withoutHistory } from './_task-json.js'
 
 /** Which PostgreSQL the store uses, under which schema, and what it keeps of the tasks there. */
 export interface PostgresStoreOptions extends SharedStoreOptions {
