@@ -171,6 +171,41 @@ describe('the counts behind total', () => {
     ])
     expect(await rowsWhere(schema, 'true')).toBe(17)
   })
+
+  it('stay exact with two instances creating, ending and trimming tasks at once (their writes in many sessions)', async () => {
+    const schema = freshSchema()
+    // Two instances, each its own pool of sessions (the counts' rows are per session), retention busy past 40 tasks.
+    const instances = [open({ schema, maxTasks: 40 }), open({ schema, maxTasks: 40 })]
+    const owners = ['alice', 'bob', undefined]
+    await Promise.all(
+      Array.from({ length: 240 }, async (_, i) => {
+        const store = instances[i % 2]!
+        const task = newTask({ state: 'working' })
+        await store.create(task, owners[i % 3])
+        if (i % 4 === 3) return // left running
+        task.status = { state: i % 5 ? 'completed' : 'failed', timestamp: new Date(++clock).toISOString() }
+        await store.append(task, {
+          kind: 'status-update',
+          seq: 1,
+          taskId: task.id,
+          contextId: task.contextId,
+          status: task.status,
+          final: true,
+        })
+      }),
+    )
+    // Retention runs in the background after settlings: wait for it to bring the store down past the cap.
+    await expect.poll(async () => rowsWhere(schema, 'settled'), { timeout: 20_000 }).toBeLessThan(120)
+    await expectTotalsOfRows(instances[0]!, schema, [
+      [{}, 'true', []],
+      [{ state: 'working' }, 'state = $1', ['working']],
+      [{ state: 'completed' }, 'state = $1', ['completed']],
+      [{ state: 'failed' }, 'state = $1', ['failed']],
+      [{ owner: 'alice' }, 'owner = $1', ['alice']],
+      [{ owner: 'bob', state: 'working' }, 'owner = $1 AND state = $2', ['bob', 'working']],
+      [{ owner: 'alice', state: 'completed' }, 'owner = $1 AND state = $2', ['alice', 'completed']],
+    ])
+  })
 })
 
 describe('migrations', () => {
