@@ -35,6 +35,16 @@ function open(options: Partial<Parameters<typeof createPostgresStore>[0]> = {}):
 
 let clock = Date.now()
 
+/** The event that ends `task` with its status as it is now, as its `seq`th. */
+const ended = (task: Task, seq: number) => ({
+  kind: 'status-update' as const,
+  seq,
+  taskId: task.id,
+  contextId: task.contextId,
+  status: task.status,
+  final: true,
+})
+
 /** The tasks of `schema` that a SQL condition selects, counted in the table itself. */
 const rowsWhere = async (schema: string, where: string, values: unknown[] = []): Promise<number> =>
   (await client.query(`SELECT count(*)::int AS n FROM "${schema}".a2a_tasks WHERE ${where}`, values)).rows[0].n
@@ -147,14 +157,7 @@ describe('the counts behind total', () => {
     for (const [i, task] of tasks.entries()) {
       if (i % 2) continue
       task.status = { state: i % 4 ? 'failed' : 'completed', timestamp: new Date(++clock).toISOString() }
-      await store.append(task, {
-        kind: 'status-update',
-        seq: 1,
-        taskId: task.id,
-        contextId: task.contextId,
-        status: task.status,
-        final: true,
-      })
+      await store.append(task, ended(task, 1))
     }
     // Retention takes the ended ones once they are older than ttlMs.
     await client.query(`UPDATE "${schema}".a2a_tasks SET changed_at = now() - interval '1 hour' WHERE id = $1`, [
@@ -184,14 +187,7 @@ describe('the counts behind total', () => {
         await store.create(task, owners[i % 3])
         if (i % 4 === 3) return // left running
         task.status = { state: i % 5 ? 'completed' : 'failed', timestamp: new Date(++clock).toISOString() }
-        await store.append(task, {
-          kind: 'status-update',
-          seq: 1,
-          taskId: task.id,
-          contextId: task.contextId,
-          status: task.status,
-          final: true,
-        })
+        await store.append(task, ended(task, 1))
       }),
     )
     // Retention runs in the background after settlings: wait for it to bring the store down past the cap.
@@ -313,14 +309,6 @@ describe('retention', () => {
     )
     return rows[0]
   }
-  const ended = (task: Task, seq: number) => ({
-    kind: 'status-update' as const,
-    seq,
-    taskId: task.id,
-    contextId: task.contextId,
-    status: task.status,
-    final: true,
-  })
 
   it("deletes a task's history and events with it, by age and by count (each a statement deleting tasks, as every version's), and counts them out", async () => {
     const schema = freshSchema()

@@ -55,14 +55,18 @@ export function readStoreSetting(setting: string, options: StoreSettingOptions =
   throw new ConfigurationError(`A2A_STORE must be ${STORE_SETTING_FORMS} (got ${JSON.stringify(value.slice(0, 80))})`)
 }
 
+/** The setting as a URL, or a ConfigurationError naming the form it should have. */
+function storeUrl(value: string, scheme: 'redis' | 'postgres'): URL {
+  try {
+    return new URL(value)
+  } catch {
+    throw new ConfigurationError(`A2A_STORE: ${JSON.stringify(value.slice(0, 80))} is not a valid ${scheme}:// URL`)
+  }
+}
+
 /** `redis://host:port/db?prefix=…&leaseMs=…&ttlMs=…&maxTasks=…&cluster=true`: the query sets the store's options. */
 function redisOptions(value: string, logger: StoreSettingOptions['logger'], env: Env): RedisStoreOptions {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new ConfigurationError(`A2A_STORE: ${JSON.stringify(value.slice(0, 80))} is not a valid redis:// URL`)
-  }
+  const url = storeUrl(value, 'redis')
   const numbers: Record<string, number> = {}
   let prefix: string | undefined
   let cluster = false
@@ -101,12 +105,7 @@ const POSTGRES_NUMBERS = ['leaseMs', 'ttlMs', 'maxTasks', 'poolSize', 'timeoutMs
  * those keys set the store's options; others (`sslmode`, `application_name`…) stay in the URL for the client.
  */
 function postgresOptions(value: string, logger: StoreSettingOptions['logger'], env: Env): PostgresStoreOptions {
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    throw new ConfigurationError(`A2A_STORE: ${JSON.stringify(value.slice(0, 80))} is not a valid postgres:// URL`)
-  }
+  const url = storeUrl(value, 'postgres')
   const numbers: Partial<Record<(typeof POSTGRES_NUMBERS)[number], number>> = {}
   let schema: string | undefined
   let migrate = true
