@@ -395,14 +395,18 @@ describe('retention', () => {
       ])
       // As every version's retention deletes tasks: one statement.
       const sweeping = client.query(`DELETE FROM "${schema}".a2a_tasks WHERE settled /* retention */ RETURNING 1`)
-      // The delete waits for the row; the write's rows are committed while it does.
+      // The delete waits for the row; the write's rows are committed while it does. (Polled for long: on a loaded
+      // machine the delete's session may take seconds to reach the wait.)
       await expect
-        .poll(async () => {
-          const { rows } = await writer.query(
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%/* retention */%'`,
-          )
-          return rows[0].n
-        })
+        .poll(
+          async () => {
+            const { rows } = await writer.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%/* retention */%'`,
+            )
+            return rows[0].n
+          },
+          { timeout: 30_000, interval: 50 },
+        )
         .toBe(1)
       await writer.query('COMMIT')
       expect((await sweeping).rowCount).toBe(1)
