@@ -210,7 +210,7 @@ describe('migrations', () => {
     const [a, b] = [open({ schema }), open({ schema })]
     await Promise.all([a.ready(), b.ready()])
     const { rows } = await client.query(`SELECT version FROM "${schema}".a2a_migrations ORDER BY version`)
-    expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4])
+    expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5])
     await a.create(newTask())
     expect((await b.list({ limit: 5 })).total).toBe(1)
   })
@@ -225,7 +225,7 @@ describe('migrations', () => {
       (error: unknown) => error,
     )
     expect(refusal).toBeInstanceOf(ConfigurationError)
-    expect((refusal as Error).message).toMatch(/schema ".*" is at version 99, newer than this runtime knows \(4\)/)
+    expect((refusal as Error).message).toMatch(/schema ".*" is at version 99, newer than this runtime knows \(5\)/)
     expect((refusal as Error).message).not.toContain('\n')
     await expect(newer.get(randomUUID())).rejects.toThrow(ServerUnavailableError)
     await expect(newer.get(randomUUID())).rejects.toThrow(/version 99/)
@@ -234,9 +234,9 @@ describe('migrations', () => {
   it('with migrate: false refuses an empty schema naming a2a store migrate; migratePostgresStore then brings it up', async () => {
     const schema = freshSchema()
     const unmigrated = open({ schema, migrate: false })
-    await expect(unmigrated.ready()).rejects.toThrow(/is at version 0, this runtime needs 4: run `a2a store migrate`/)
-    expect(await migratePostgresStore({ url, schema })).toEqual({ from: 0, to: 4 })
-    expect(await migratePostgresStore({ url, schema })).toEqual({ from: 4, to: 4 })
+    await expect(unmigrated.ready()).rejects.toThrow(/is at version 0, this runtime needs 5: run `a2a store migrate`/)
+    expect(await migratePostgresStore({ url, schema })).toEqual({ from: 0, to: 5 })
+    expect(await migratePostgresStore({ url, schema })).toEqual({ from: 5, to: 5 })
     const current = open({ schema, migrate: false })
     await current.ready()
     const task = newTask()
@@ -274,8 +274,8 @@ describe('migrations', () => {
         60_000,
       ])
     }
-    await expect(open({ schema, migrate: false }).ready()).rejects.toThrow(/is at version 1, this runtime needs 4/)
-    expect(await migratePostgresStore({ url, schema })).toEqual({ from: 1, to: 4 })
+    await expect(open({ schema, migrate: false }).ready()).rejects.toThrow(/is at version 1, this runtime needs 5/)
+    expect(await migratePostgresStore({ url, schema })).toEqual({ from: 1, to: 5 })
     const upgraded = open({ schema, migrate: false })
     await upgraded.ready()
     for (const task of old) expect(await upgraded.get(task.id)).toEqual(task)

@@ -91,6 +91,62 @@ it('answers an echo message/send in one statement: the task written as its event
   expect(updates.rows[0].n, "updates of the task's row: none, it was inserted as its events left it").toBe(0)
 })
 
+it('keeps only the last event of a task that ends in the statement that creates it; a task still running keeps every event', async () => {
+  const tasks = store()
+  await tasks.ready()
+  const client = await connected()
+  const s = `"${tasks.schema}"`
+  /** The task's first events, handed in the turn of its create (so written with it), ending it when `ends`. */
+  const createWithEvents = async (ends: boolean) => {
+    const task = newTask()
+    const { id: taskId, contextId } = task
+    const creating = tasks.create(task)
+    task.status = { state: 'working', timestamp: new Date().toISOString() }
+    const working: TaskEvent = { kind: 'status-update', taskId, contextId, status: task.status, final: false, seq: 1 }
+    const handing = [tasks.append(task, working)]
+    const artifact = { artifactId: 'art', parts: [{ kind: 'text' as const, text: 'Echo: hi' }] }
+    task.artifacts = [artifact]
+    const made: TaskEvent = {
+      kind: 'artifact-update',
+      taskId,
+      contextId,
+      artifact,
+      append: false,
+      lastChunk: true,
+      seq: 2,
+    }
+    handing.push(tasks.append(task, made))
+    const handed = [working, made]
+    if (ends) {
+      task.status = { state: 'completed', timestamp: new Date(Date.now() + 1).toISOString() }
+      const done: TaskEvent = { kind: 'status-update', taskId, contextId, status: task.status, final: true, seq: 3 }
+      handing.push(tasks.append(task, done))
+      handed.push(done)
+    }
+    await Promise.all([creating, ...handing])
+    return { task, handed }
+  }
+  const rowsOf = async (taskId: string) =>
+    (await client.query(`SELECT seq FROM ${s}.a2a_events WHERE task_id = $1 ORDER BY seq`, [taskId])).rows.map(
+      (row) => row.seq,
+    )
+
+  const ended = await createWithEvents(true)
+  expect(await rowsOf(ended.task.id), 'rows of the log').toEqual([3])
+  expect(await tasks.get(ended.task.id)).toEqual(ended.task)
+  expect(await tasks.lastSeq(ended.task.id)).toBe(3)
+  expect(await tasks.events(ended.task.id)).toEqual([ended.handed[2]])
+  expect(await tasks.events(ended.task.id, 2)).toEqual([ended.handed[2]])
+  // A resume from before the last event is refused (the client is told to read the task), never answered short.
+  expect(await tasks.events(ended.task.id, 0)).toBeUndefined()
+  expect(await tasks.events(ended.task.id, 1)).toBeUndefined()
+
+  const running = await createWithEvents(false)
+  expect(await rowsOf(running.task.id), 'rows of the log').toEqual([1, 2])
+  expect(await tasks.events(running.task.id, 0)).toEqual(running.handed)
+  expect(await tasks.get(running.task.id)).toEqual(running.task)
+})
+
 it('fails the send whose create (with the events its agent handed meanwhile) fails: the run stops, no task is left', async () => {
   const tasks = store()
   const aborted = deferred()
@@ -209,7 +265,7 @@ it('holds the events of a large task for a stream while its create is on its way
   expect(frames.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED')
 })
 
-it('reads back a task written with its events (one statement) as answered, its log and its totals', async () => {
+it('reads back a task written with its events (one statement) as answered, the last event in its log, and its totals', async () => {
   const tasks = store()
   const server = await serve(echoAgent, tasks)
   await tasks.ready()
@@ -218,8 +274,9 @@ it('reads back a task written with its events (one statement) as answered, its l
     const answered = (body as { result: Task }).result
     expect(answered.status.state).toBe('completed')
     expect(await tasks.get(answered.id)).toEqual(answered)
-    const events = await tasks.events(answered.id, 0)
-    expect(events?.map((event) => event.seq)).toEqual([1, 2, 3])
+    // It ended in its create: its log keeps the last event (the working status and the answer are in the task).
+    expect((await tasks.events(answered.id, 2))?.map((event) => event.seq)).toEqual([3])
+    expect(await tasks.lastSeq(answered.id)).toBe(3)
   }
   const listed = await tasks.list({ limit: 10, state: 'completed' })
   expect(listed.total).toBe(3)

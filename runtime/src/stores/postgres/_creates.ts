@@ -13,8 +13,10 @@ export interface NewTaskRow {
   head: string
   /** Its history, each message as JSON. */
   messages: string[]
-  /** Its first events as JSON, numbered 1 to n (none: the task is written as it was created). */
+  /** Its first events as JSON, those the log keeps: the newest, numbered up to `lastSeq` (none: as it was created). */
   events: string[]
+  /** The number of its last event (0: none yet). */
+  lastSeq: number
   /** The last of them ends the task: the statement frees its lease. */
   frees: boolean
 }
@@ -110,9 +112,10 @@ export class CreateBatches {
         messageNs.push(n)
         messages.push(message)
       }
+      const firstSeq = row.lastSeq - row.events.length + 1
       for (const [n, event] of row.events.entries()) {
         eventTasks.push(i + 1)
-        eventSeqs.push(n + 1)
+        eventSeqs.push(firstSeq + n)
         events.push(event)
       }
     }
@@ -125,7 +128,7 @@ export class CreateBatches {
       numberArray(rows.map((row) => row.statusMs)),
       joinedJson(rows.map((row) => row.json)),
       joinedJson(rows.map((row) => row.head)),
-      numberArray(rows.map((row) => row.events.length)),
+      numberArray(rows.map((row) => row.lastSeq)),
       booleanArray(rows.map((row) => row.frees)),
       this.#instanceId,
       this.#leaseMs(),

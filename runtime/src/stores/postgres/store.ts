@@ -87,7 +87,8 @@ const LOST_BATCH = 100
 /**
  * Tasks in PostgreSQL, shared by any number of instances of one agent: a row per task (its JSON without history as
  * of a folded event, its head for listings, its lease), its history one row per message, its events one row each
- * (so any instance can replay them, in order, to a stream that resumes), live events by LISTEN/NOTIFY, and a lease
+ * (so any instance can replay them, in order, to a stream that resumes; a task that ends in the statement that
+ * creates it keeps its last event only: nobody followed it yet), live events by LISTEN/NOTIFY, and a lease
  * per running task. Any instance answers `tasks/get`, follows a task that runs on another, and forwards a cancel to
  * the instance that runs the task. Settled tasks go after `ttlMs`, the oldest past `maxTasks`.
  *
@@ -286,7 +287,7 @@ export class PostgresTaskStore implements TaskStore {
    */
   async create(task: Task, owner?: string): Promise<void> {
     // The task as it is created: what is written when no event joins it (see `#createWith`).
-    const asCreated = this.#newTaskRow(task, owner ?? null, [], false)
+    const asCreated = this.#newTaskRow(task, owner ?? null, [], 0, false)
     this.#remember(task.id, {
       history: task.history.length,
       json: asCreated.json.length,
@@ -328,8 +329,9 @@ export class PostgresTaskStore implements TaskStore {
       batch.joined = true
       joined = batch
       const last = batch[batch.length - 1]!
-      const events = batch.map((pending) => pending.eventJson)
-      const withEvents = this.#newTaskRow(task, asCreated.owner, events, last.ends)
+      // A task that ended before anyone could follow it keeps its last event only (see migration 5).
+      const events = isTerminal(last.state) ? [last.eventJson] : batch.map((pending) => pending.eventJson)
+      const withEvents = this.#newTaskRow(task, asCreated.owner, events, last.event.seq, last.ends)
       // Remembered before the statement: events handed while it is on its way follow the batch's last one.
       this.#remember(task.id, {
         history: task.history.length,
@@ -362,8 +364,8 @@ export class PostgresTaskStore implements TaskStore {
     return created
   }
 
-  /** The task as it stands, as a2a_create_many writes it with `events` (numbered from 1). */
-  #newTaskRow(task: Task, owner: string | null, events: string[], frees: boolean): NewTaskRow {
+  /** The task as it stands, as a2a_create_many writes it with `events`, the newest of its first events (the last `lastSeq`). */
+  #newTaskRow(task: Task, owner: string | null, events: string[], lastSeq: number, frees: boolean): NewTaskRow {
     const { state, timestamp } = task.status
     return {
       id: task.id,
@@ -376,6 +378,7 @@ export class PostgresTaskStore implements TaskStore {
       head: headOf(task),
       messages: task.history.map((message) => JSON.stringify(message)),
       events,
+      lastSeq,
       frees,
     }
   }
