@@ -91,7 +91,7 @@ it('answers an echo message/send in one statement: the task written as its event
   expect(updates.rows[0].n, "updates of the task's row: none, it was inserted as its events left it").toBe(0)
 })
 
-it('keeps only the last event of a task that ends in the statement that creates it; a task still running keeps every event', async () => {
+it('keeps no event row for a task that ends in the statement that creates it, its log read as compacted; a task still running keeps every event', async () => {
   const tasks = store()
   await tasks.ready()
   const client = await connected()
@@ -132,14 +132,15 @@ it('keeps only the last event of a task that ends in the statement that creates 
     )
 
   const ended = await createWithEvents(true)
-  expect(await rowsOf(ended.task.id), 'rows of the log').toEqual([3])
+  expect(await rowsOf(ended.task.id), 'rows of the log').toEqual([])
   expect(await tasks.get(ended.task.id)).toEqual(ended.task)
+  expect(await tasks.snapshot(ended.task.id)).toEqual({ task: ended.task, seq: 3 })
   expect(await tasks.lastSeq(ended.task.id)).toBe(3)
-  expect(await tasks.events(ended.task.id)).toEqual([ended.handed[2]])
-  expect(await tasks.events(ended.task.id, 2)).toEqual([ended.handed[2]])
-  // A resume from before the last event is refused (the client is told to read the task), never answered short.
-  expect(await tasks.events(ended.task.id, 0)).toBeUndefined()
-  expect(await tasks.events(ended.task.id, 1)).toBeUndefined()
+  // Its log is in the task: a resume from before its last event is refused (the client is told to read the task),
+  // never answered short; from the last event, nothing is missed.
+  expect(await tasks.events(ended.task.id)).toBeUndefined()
+  for (const afterSeq of [0, 1, 2]) expect(await tasks.events(ended.task.id, afterSeq)).toBeUndefined()
+  expect(await tasks.events(ended.task.id, 3)).toEqual([])
 
   const running = await createWithEvents(false)
   expect(await rowsOf(running.task.id), 'rows of the log').toEqual([1, 2])
@@ -265,7 +266,7 @@ it('holds the events of a large task for a stream while its create is on its way
   expect(frames.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED')
 })
 
-it('reads back a task written with its events (one statement) as answered, the last event in its log, and its totals', async () => {
+it('reads back a task written with its events (one statement) as answered, its log in the task, and its totals', async () => {
   const tasks = store()
   const server = await serve(echoAgent, tasks)
   await tasks.ready()
@@ -274,8 +275,8 @@ it('reads back a task written with its events (one statement) as answered, the l
     const answered = (body as { result: Task }).result
     expect(answered.status.state).toBe('completed')
     expect(await tasks.get(answered.id)).toEqual(answered)
-    // It ended in its create: its log keeps the last event (the working status and the answer are in the task).
-    expect((await tasks.events(answered.id, 2))?.map((event) => event.seq)).toEqual([3])
+    // It ended in its create: its log is in the task (the working status, the answer and the end).
+    expect(await tasks.events(answered.id)).toBeUndefined()
     expect(await tasks.lastSeq(answered.id)).toBe(3)
   }
   const listed = await tasks.list({ limit: 10, state: 'completed' })
@@ -363,7 +364,11 @@ it('writes the tasks created in the same turn in one statement, each with the ev
   await Promise.all(writes)
   expect(tasks.statementsSent - before, 'statements for six creates and three events').toBe(1)
   for (const task of [...answered, ...alone, owned]) expect(await tasks.get(task.id)).toEqual(task)
-  for (const task of answered) expect((await tasks.events(task.id, 0))?.map((event) => event.seq)).toEqual([1])
+  // Ended as they were created: their log is in the task, from their end on.
+  for (const task of answered) {
+    expect(await tasks.lastSeq(task.id)).toBe(1)
+    expect(await tasks.events(task.id, 1)).toEqual([])
+  }
   for (const task of alone) expect(await tasks.lastSeq(task.id)).toBe(0)
   const total = async (query: object) => (await tasks.list({ limit: 1, ...query })).total
   expect(await total({})).toBe(7)
@@ -430,18 +435,19 @@ it('answers a retried statement of creates that landed with 2 for each of its ta
   const client = await connected()
   const s = `"${tasks.schema}"`
   const event = JSON.stringify({ kind: 'status-update', final: true, seq: 1 })
-  // Two tasks: one still held by the instance, one ended by its event (its lease freed).
+  // Three tasks: one still held by the instance, one ended by its event (its lease freed), one ended as it was created
+  // (its three events not kept: the row alone tells the retry).
   const values = (instance: string) => [
-    ['t-held', 't-ended'],
-    ['c', 'c'],
-    [null, null],
-    ['working', 'completed'],
-    [false, true],
-    [1, 2],
-    ['{}', '{}'],
-    ['{}', '{}'],
-    [0, 1],
-    [false, true],
+    ['t-held', 't-ended', 't-at-once'],
+    ['c', 'c', 'c'],
+    [null, null, null],
+    ['working', 'completed', 'completed'],
+    [false, true, true],
+    [1, 2, 3],
+    ['{}', '{}', '{"id":"t-at-once"}'],
+    ['{}', '{}', '{}'],
+    [0, 1, 3],
+    [false, true, true],
     instance,
     60_000,
     [1],
@@ -454,13 +460,23 @@ it('answers a retried statement of creates that landed with 2 for each of its ta
   const call = `SELECT ${s}.a2a_create_many($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
     $18) AS created`
   const answer = async (instance: string) => (await client.query(call, values(instance))).rows[0].created
-  expect(await answer('one')).toEqual([1, 1])
-  expect(await answer('one'), 'the same statement again (its answer was lost)').toEqual([2, 2])
-  expect(await answer('other'), 'another instance: the held task is not its; the ended one matches its event').toEqual([
-    0, 2,
-  ])
+  expect(await answer('one')).toEqual([1, 1, 1])
+  expect(await answer('one'), 'the same statement again (its answer was lost)').toEqual([2, 2, 2])
+  expect(
+    await answer('other'),
+    'another instance: the held task is not its; the ended ones match their event and their row',
+  ).toEqual([0, 2, 2])
+  const moved = values('one')
+  ;(moved[6] as string[])[2] = '{"id":"t-at-once","other":true}'
+  expect((await client.query(call, moved)).rows[0].created, 'a row another write left').toEqual([2, 2, 0])
   const counted = await client.query(`SELECT sum(n)::int AS n FROM ${s}.a2a_counts WHERE key = ''`)
-  expect(counted.rows[0].n, 'tasks counted once').toBe(2)
+  expect(counted.rows[0].n, 'tasks counted once').toBe(3)
+  const log = await client.query(`SELECT id AS task_id, kept_after, last_seq FROM ${s}.a2a_tasks ORDER BY id`)
+  expect(log.rows, 'where each log starts').toEqual([
+    { task_id: 't-at-once', kept_after: 3, last_seq: 3 },
+    { task_id: 't-ended', kept_after: 0, last_seq: 1 },
+    { task_id: 't-held', kept_after: 0, last_seq: 0 },
+  ])
   const { rows } = await client.query(`SELECT task_id, n FROM ${s}.a2a_history`)
   expect(rows).toEqual([{ task_id: 't-held', n: 0 }])
 })

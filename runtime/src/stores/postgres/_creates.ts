@@ -13,7 +13,7 @@ export interface NewTaskRow {
   head: string
   /** Its history, each message as JSON. */
   messages: string[]
-  /** Its first events as JSON, those the log keeps: the newest, numbered up to `lastSeq` (none: as it was created). */
+  /** Its first events as JSON that its log keeps, numbered up to `lastSeq` (none: as created, or ended at once). */
   events: string[]
   /** The number of its last event (0: none yet). */
   lastSeq: number

@@ -490,11 +490,12 @@ BEGIN
   RETURN NULL;
 END $fn$;`,
   (s) => `
--- A task that ends in the statement that creates it (an agent that answers at once) keeps only its last event in the
--- log: nobody can have followed a task whose create had not landed, and what its events did is in its row. The log's
--- rows were a fifth of what such a send cost PostgreSQL (inserted, then deleted by retention). A task's events may
--- now start after 1: the log is whole after the first one written (kept_after), as a2a_append's trimming says.
--- Writers of version 4 pass every event from 1, so their tasks read as before.
+-- A task that ends in the statement that creates it (an agent that answers at once) keeps no event in the log: nobody
+-- can have followed a task whose create had not landed, and what its events did is in its row, which says where its
+-- log starts (kept_after, its last event: a resume from before it is told to read the task). The log's rows were a
+-- fifth of what such a send cost PostgreSQL (inserted, then deleted by retention). A task's events given here may
+-- start after 1 too: the log is whole after the first one written. Writers of version 4 pass every event from 1, so
+-- their tasks read as before. A retry of a create whose answer was lost knows its write by the row it left.
 CREATE OR REPLACE FUNCTION ${s}.a2a_create_many(p_ids text[], p_contexts text[], p_owners text[], p_states text[],
   p_settled boolean[], p_status_ms bigint[], p_jsons text[], p_heads text[], p_last_seqs integer[],
   p_frees boolean[], p_instance text, p_lease_ms integer, p_message_tasks integer[], p_message_ns integer[],
@@ -504,6 +505,7 @@ DECLARE
   v_inserted text[];
   v_answers integer[] := '{}';
   v_holder text;
+  v_same boolean;
   v_last text;
 BEGIN
   WITH t AS (
@@ -521,7 +523,7 @@ BEGIN
     SELECT t.id, t.context_id, t.owner, t.state, t.settled, t.status_ms,
       CASE WHEN t.frees THEN NULL ELSE p_instance END,
       CASE WHEN t.frees THEN NULL ELSE clock_timestamp() + p_lease_ms * interval '1 millisecond' END,
-      t.head, t.json, coalesce(history.n, 0), t.last_seq, coalesce(log.kept_after, 0), t.last_seq,
+      t.head, t.json, coalesce(history.n, 0), t.last_seq, coalesce(log.kept_after, t.last_seq), t.last_seq,
       coalesce(log.bytes, 0)
     FROM t LEFT JOIN history ON history.i = t.i LEFT JOIN log ON log.i = t.i ORDER BY t.id
     ON CONFLICT (id) DO NOTHING
@@ -539,21 +541,25 @@ BEGIN
   INSERT INTO ${s}.a2a_history (task_id, n, message)
     SELECT p_ids[m.t], m.n, m.message FROM unnest(p_message_tasks, p_message_ns, p_messages) AS m (t, n, message)
     WHERE p_ids[m.t] = ANY (v_inserted);
-  INSERT INTO ${s}.a2a_events (task_id, seq, event, bytes)
-    SELECT p_ids[e.t], e.seq, e.event, octet_length(e.event)
-    FROM unnest(p_event_tasks, p_event_seqs, p_events) AS e (t, seq, event)
-    WHERE p_ids[e.t] = ANY (v_inserted);
+  IF cardinality(p_events) > 0 THEN
+    INSERT INTO ${s}.a2a_events (task_id, seq, event, bytes)
+      SELECT p_ids[e.t], e.seq, e.event, octet_length(e.event)
+      FROM unnest(p_event_tasks, p_event_seqs, p_events) AS e (t, seq, event)
+      WHERE p_ids[e.t] = ANY (v_inserted);
+  END IF;
   FOR i IN 1 .. cardinality(p_ids) LOOP
     IF p_ids[i] = ANY (v_inserted) THEN
       v_answers := v_answers || 1;
       CONTINUE;
     END IF;
-    -- A retry of this very write (its answer was lost): its last event is there, though its lease may be freed.
-    SELECT lease_holder INTO v_holder FROM ${s}.a2a_tasks WHERE id = p_ids[i];
+    -- A retry of this very write (its answer was lost): the lease is this instance's, or the write ended the task
+    -- and the row is as it left it, or its last event is there (a later write moved the row).
+    SELECT lease_holder, json = p_jsons[i] INTO v_holder, v_same FROM ${s}.a2a_tasks WHERE id = p_ids[i];
     SELECT e.event INTO v_last FROM unnest(p_event_tasks, p_event_seqs, p_events) AS e (t, seq, event)
       WHERE e.t = i AND e.seq = p_last_seqs[i];
-    v_answers := v_answers || CASE WHEN v_holder = p_instance OR (v_last IS NOT NULL AND EXISTS (SELECT 1
-      FROM ${s}.a2a_events WHERE task_id = p_ids[i] AND seq = p_last_seqs[i] AND event = v_last)) THEN 2 ELSE 0 END;
+    v_answers := v_answers || CASE WHEN v_holder = p_instance OR (v_holder IS NULL AND v_same) OR (v_last IS NOT NULL
+      AND EXISTS (SELECT 1 FROM ${s}.a2a_events WHERE task_id = p_ids[i] AND seq = p_last_seqs[i] AND event = v_last))
+      THEN 2 ELSE 0 END;
   END LOOP;
   RETURN v_answers;
 END $fn$;`,

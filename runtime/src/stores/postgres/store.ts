@@ -88,7 +88,7 @@ const LOST_BATCH = 100
  * Tasks in PostgreSQL, shared by any number of instances of one agent: a row per task (its JSON without history as
  * of a folded event, its head for listings, its lease), its history one row per message, its events one row each
  * (so any instance can replay them, in order, to a stream that resumes; a task that ends in the statement that
- * creates it keeps its last event only: nobody followed it yet), live events by LISTEN/NOTIFY, and a lease
+ * creates it keeps none: nobody followed it yet), live events by LISTEN/NOTIFY, and a lease
  * per running task. Any instance answers `tasks/get`, follows a task that runs on another, and forwards a cancel to
  * the instance that runs the task. Settled tasks go after `ttlMs`, the oldest past `maxTasks`.
  *
@@ -329,8 +329,8 @@ export class PostgresTaskStore implements TaskStore {
       batch.joined = true
       joined = batch
       const last = batch[batch.length - 1]!
-      // A task that ended before anyone could follow it keeps its last event only (see migration 5).
-      const events = isTerminal(last.state) ? [last.eventJson] : batch.map((pending) => pending.eventJson)
+      // A task that ended before anyone could follow it keeps no event in the log (see migration 5).
+      const events = isTerminal(last.state) ? [] : batch.map((pending) => pending.eventJson)
       const withEvents = this.#newTaskRow(task, asCreated.owner, events, last.event.seq, last.ends)
       // Remembered before the statement: events handed while it is on its way follow the batch's last one.
       this.#remember(task.id, {
@@ -364,7 +364,7 @@ export class PostgresTaskStore implements TaskStore {
     return created
   }
 
-  /** The task as it stands, as a2a_create_many writes it with `events`, the newest of its first events (the last `lastSeq`). */
+  /** The task as it stands, as a2a_create_many writes it with `events`, the first events its log keeps (the last `lastSeq`). */
   #newTaskRow(task: Task, owner: string | null, events: string[], lastSeq: number, frees: boolean): NewTaskRow {
     const { state, timestamp } = task.status
     return {
@@ -647,6 +647,8 @@ export class PostgresTaskStore implements TaskStore {
     if (!log) return undefined
     // Events up to `keptAfter` may be missing (one could not be written): a resume from before them is refused.
     if (afterSeq !== undefined && afterSeq < log.keptAfter) return undefined
+    // None kept past it: a task that ended as it was created, its log in the task (trimming keeps the newest event).
+    if (afterSeq === undefined && log.keptAfter > 0 && log.events.length === 0) return undefined
     return log.events
   }
 
