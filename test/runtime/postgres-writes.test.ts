@@ -24,8 +24,8 @@ const freshSchema = () => `writes_${Math.random().toString(36).slice(2, 10)}`
 /** Long: no renewal nor lost-task check runs while a test counts statements. */
 const QUIET_LEASE_MS = 600_000
 
-function store(schema = freshSchema(), poolSize?: number): PostgresTaskStore {
-  const made = createPostgresStore({ url, schema, leaseMs: QUIET_LEASE_MS, timeoutMs: 3000, poolSize })
+function store(schema = freshSchema(), poolSize?: number, keepInstantLogs?: boolean): PostgresTaskStore {
+  const made = createPostgresStore({ url, schema, leaseMs: QUIET_LEASE_MS, timeoutMs: 3000, poolSize, keepInstantLogs })
   cleanups.push(() => made.close())
   return made
 }
@@ -93,17 +93,18 @@ it('answers an echo message/send in one statement: the task written as its event
 
 it('keeps no event row for a task that ends in the statement that creates it, its log read as compacted; a task still running keeps every event', async () => {
   const tasks = store()
-  await tasks.ready()
+  const keeping = store(tasks.schema, undefined, true)
+  await Promise.all([tasks.ready(), keeping.ready()])
   const client = await connected()
   const s = `"${tasks.schema}"`
   /** The task's first events, handed in the turn of its create (so written with it), ending it when `ends`. */
-  const createWithEvents = async (ends: boolean) => {
+  const createWithEvents = async (ends: boolean, on = tasks) => {
     const task = newTask()
     const { id: taskId, contextId } = task
-    const creating = tasks.create(task)
+    const creating = on.create(task)
     task.status = { state: 'working', timestamp: new Date().toISOString() }
     const working: TaskEvent = { kind: 'status-update', taskId, contextId, status: task.status, final: false, seq: 1 }
-    const handing = [tasks.append(task, working)]
+    const handing = [on.append(task, working)]
     const artifact = { artifactId: 'art', parts: [{ kind: 'text' as const, text: 'Echo: hi' }] }
     task.artifacts = [artifact]
     const made: TaskEvent = {
@@ -115,12 +116,12 @@ it('keeps no event row for a task that ends in the statement that creates it, it
       lastChunk: true,
       seq: 2,
     }
-    handing.push(tasks.append(task, made))
+    handing.push(on.append(task, made))
     const handed = [working, made]
     if (ends) {
       task.status = { state: 'completed', timestamp: new Date(Date.now() + 1).toISOString() }
       const done: TaskEvent = { kind: 'status-update', taskId, contextId, status: task.status, final: true, seq: 3 }
-      handing.push(tasks.append(task, done))
+      handing.push(on.append(task, done))
       handed.push(done)
     }
     await Promise.all([creating, ...handing])
@@ -146,6 +147,12 @@ it('keeps no event row for a task that ends in the statement that creates it, it
   expect(await rowsOf(running.task.id), 'rows of the log').toEqual([1, 2])
   expect(await tasks.events(running.task.id, 0)).toEqual(running.handed)
   expect(await tasks.get(running.task.id)).toEqual(running.task)
+
+  // keepInstantLogs (a2a dev's store): every event kept, a replay from the first one answered.
+  const kept = await createWithEvents(true, keeping)
+  expect(await rowsOf(kept.task.id), 'rows of the log').toEqual([1, 2, 3])
+  expect(await keeping.events(kept.task.id, 0)).toEqual(kept.handed)
+  expect(await tasks.events(kept.task.id, 0), 'read by another instance').toEqual(kept.handed)
 })
 
 it('fails the send whose create (with the events its agent handed meanwhile) fails: the run stops, no task is left', async () => {

@@ -67,7 +67,7 @@ const DEFAULTS: Record<string, string> = {
   MemoryStoreOptions: 'endedLogs env eventLogBytes maxBytes maxTasks ttlMs',
   OidcOptions: 'algorithms audience clockToleranceSeconds issuer requiredScopes',
   PushOptions: 'allow allowHttp maxConcurrent maxConfigsPerTask retries retryDelayMs timeoutMs',
-  PostgresStoreOptions: 'leaseMs migrate poolSize schema timeoutMs',
+  PostgresStoreOptions: 'keepInstantLogs leaseMs migrate poolSize schema timeoutMs',
   RedisStoreOptions: 'cluster leaseMs prefix timeoutMs',
   SharedStoreOptions: 'env eventLogBytes logger maxTasks pushConfigKey ttlMs',
   ServeOptions: `grpcPort grpcPublicAddress handleSignals headersTimeoutMs hostname keepAliveTimeoutMs maxConnections maxConnectionsPerAddress

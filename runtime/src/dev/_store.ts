@@ -21,7 +21,8 @@ export interface DevStore {
  */
 export function openDevStore(env: Env, cwd: string, logger: Pick<Logger, 'warn' | 'error'>): DevStore {
   const setting = (envValue(env, 'A2A_STORE') ?? '').trim()
-  const store = storeFromSetting(setting, { cwd, logger, env })
+  // The inspector's timeline replays a task from its first event, also one its agent answered at once.
+  const store = storeFromSetting(setting, { cwd, logger, env, keepInstantLogs: true })
   const memory = setting === '' || setting === 'memory'
   return { store, where: memory ? 'memory' : shownSetting(setting), durable: !memory }
 }

@@ -14,6 +14,8 @@ export interface StoreSettingOptions {
   cwd?: string
   logger?: Pick<Logger, 'warn' | 'error'>
   env?: Env
+  /** A PostgreSQL store keeps the events of tasks that end as they are created (`a2a dev`: its timeline). */
+  keepInstantLogs?: boolean
 }
 
 /**
@@ -51,7 +53,10 @@ export function readStoreSetting(setting: string, options: StoreSettingOptions =
   if (value.startsWith('redis://') || value.startsWith('rediss://'))
     return { kind: 'redis', options: redisOptions(value, logger, env) }
   if (value.startsWith('postgres://') || value.startsWith('postgresql://'))
-    return { kind: 'postgres', options: postgresOptions(value, logger, env) }
+    return {
+      kind: 'postgres',
+      options: { ...postgresOptions(value, logger, env), ...(options.keepInstantLogs && { keepInstantLogs: true }) },
+    }
   throw new ConfigurationError(`A2A_STORE must be ${STORE_SETTING_FORMS} (got ${JSON.stringify(value.slice(0, 80))})`)
 }
 

@@ -69,6 +69,14 @@ export interface PostgresStoreOptions extends SharedStoreOptions {
    * @default true
    */
   migrate?: boolean
+  /**
+   * Keeps the events of a task that ends in the statement that creates it (an agent that answers at once). By default
+   * it keeps none (they were a fifth of what such a send costs PostgreSQL): its row holds what they did, and a replay
+   * from before its last event (`Last-Event-ID`, the dev inspector's timeline) is told to read the task instead.
+   * `a2a dev` sets it, so that its inspector replays every task it made.
+   * @default false
+   */
+  keepInstantLogs?: boolean
 }
 
 const DEFAULT_LEASE_MS = 10_000
@@ -116,6 +124,7 @@ export class PostgresTaskStore implements TaskStore {
   readonly #leases: Leases
   readonly #logger: PostgresStoreOptions['logger']
   readonly #pushConfigKey: Uint8Array | undefined
+  readonly #keepInstantLogs: boolean
   readonly #timers: Array<ReturnType<typeof setInterval>> = []
   readonly #statements: Statements
   /**
@@ -156,6 +165,7 @@ export class PostgresTaskStore implements TaskStore {
       env,
     )
     this.#pushConfigKey = readPushConfigKey(options.pushConfigKey, env)
+    this.#keepInstantLogs = options.keepInstantLogs === true
     this.#logger = options.logger
     this.#statements = statements(this.#s)
     const pg = loadPg()
@@ -330,7 +340,8 @@ export class PostgresTaskStore implements TaskStore {
       joined = batch
       const last = batch[batch.length - 1]!
       // A task that ended before anyone could follow it keeps no event in the log (see migration 5).
-      const events = isTerminal(last.state) ? [] : batch.map((pending) => pending.eventJson)
+      const logged = this.#keepInstantLogs || !isTerminal(last.state)
+      const events = logged ? batch.map((pending) => pending.eventJson) : []
       const withEvents = this.#newTaskRow(task, asCreated.owner, events, last.event.seq, last.ends)
       // Remembered before the statement: events handed while it is on its way follow the batch's last one.
       this.#remember(task.id, {
