@@ -23,7 +23,9 @@ export default defineConfig({
     })),
     // A redis-server and a PostgreSQL cluster for the suites that run on those stores.
     globalSetup: ['test/redis-setup.ts', 'test/postgres-setup.ts'],
-    testTimeout: 15_000,
+    // Tests start agents, CLIs and servers as processes: a slow or loaded two-core machine takes several times what
+    // an idle fast one does. A test fails by its assertion, not by the clock.
+    testTimeout: 60_000,
     // Hooks start and stop servers and remove temporary projects: I/O that a loaded 2-core machine can slow
     // many times over. A hook that fails does so by throwing, not by the clock.
     hookTimeout: 60_000,
