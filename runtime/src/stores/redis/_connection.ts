@@ -91,7 +91,14 @@ export class RedisConnection {
       commandTimeout: timeoutMs,
     }
     this.client = connect(url, cluster, options)
-    this.#subscriber = connect(url, cluster, { ...options, enableOfflineQueue: true, maxRetriesPerRequest: null })
+    // The channels are subscribed again by `#resubscribe`, not by ioredis: its own resubscription keeps no handler on
+    // its promise (a store closed before Redis answers it leaves an unhandled rejection), and nothing waits for it.
+    this.#subscriber = connect(url, cluster, {
+      ...options,
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: null,
+      autoResubscribe: cluster,
+    })
     defineScripts(this.client)
     for (const client of [this.client, this.#subscriber]) client.on('error', noop) // reported per request
     this.#connected = new Promise((resolve) => this.client.once('ready', () => resolve()))
@@ -101,9 +108,14 @@ export class RedisConnection {
     this.#subscriber.on('message', (channel: string, message: string) => {
       for (const handler of this.#channels.get(channel)?.handlers ?? []) handler(message)
     })
-    // After a reconnect the subscriptions are back, but what was published meanwhile is not: catch up.
+    // Each time the connection is (back) up, every channel is subscribed (again: a subscription sent before may
+    // have failed with the connection), and once Redis has confirmed it, so that nothing falls between, the
+    // followers catch up from the log with what was published meanwhile. A cluster's subscriber connection is
+    // picked and subscribed again by ioredis's cluster client, which handles its own failures.
     this.#subscriber.on('ready', () => {
-      for (const reconnected of this.#reconnects) reconnected()
+      void (cluster ? Promise.resolve() : this.#resubscribe()).then(() => {
+        for (const reconnected of this.#reconnects) reconnected()
+      })
     })
   }
 
@@ -164,6 +176,12 @@ export class RedisConnection {
       }
     }
     return { ready: current.ready, stop }
+  }
+
+  /** Subscribes every channel listened to (again); resolves once Redis has answered, or the connection failed. */
+  #resubscribe(): Promise<void> {
+    const channels = [...this.#channels.keys()]
+    return channels.length ? this.#subscriber.subscribe(...channels).then(noop, noop) : Promise.resolve()
   }
 
   /** Calls `reconnected` each time the listening connection is back; the function returned stops that. */
