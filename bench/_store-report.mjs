@@ -129,7 +129,7 @@ export function renderStoreReport(results) {
   out.push(
     `A2A v1.0 \`ListTasks\` (\`pageSize: 50\`), one call at a time on one kept-alive connection from CPU 1: ${profile.listWarmup} calls of each kind not counted, then ${profile.listCalls} of each, the kinds interleaved; every page checked (size, order, totalSize, the filter, the second page after the first). ` +
       "The stores were filled by `SendMessage` requests (A2A v1.0, 64 at a time) answered by the agent's own request handler in-process (`app.fetch`: the whole path of a request but the socket), one in ten asking the agent to fail (so the status filter, `TASK_STATE_FAILED`, matches a tenth). " +
-      `Memory: the server fills its own store before it listens (a fresh process per size). File, Redis and PostgreSQL: a fill process writes the tasks and exits, then a fresh server opens the store (the file store reads every task back at start); the ${int(profile.listSizes[1])}-task store is the ${int(profile.listSizes[0])}-task one with the rest added. ` +
+      `Memory: the server fills its own store before it listens (a fresh process per size). File, Redis and PostgreSQL: a fill process writes the tasks and exits, then a fresh server opens the store (the file store reads every task back at start; PostgreSQL is vacuumed and analysed first, \`VACUUM (ANALYZE)\`, as after any bulk load); the ${int(profile.listSizes[1])}-task store is the ${int(profile.listSizes[0])}-task one with the rest added. ` +
       "The task cap is raised above the fill (and the memory and file stores' byte budget with it, to 4 GiB) so nothing is evicted.",
     '',
   )
