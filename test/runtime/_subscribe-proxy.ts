@@ -10,8 +10,12 @@ export interface SubscribeProxy {
   url: string
   /** Closes every connection that has sent a SUBSCRIBE (the client sees Redis drop them). */
   cutListeners(): void
-  /** Holds back the next SUBSCRIBE sent, with what follows it on its connection; resolves once one is held. */
-  holdNextSubscribe(): Promise<void>
+  /**
+   * Holds back the next SUBSCRIBE sent, with what follows it on its connection; resolves once one is held. With
+   * `joinReplies`, Redis's answers on that connection are held too, until a published message comes: then they go
+   * to the client with it, in one write (as a busy connection delivers them, in one read).
+   */
+  holdNextSubscribe(options?: { joinReplies?: boolean }): Promise<void>
   /** Sends on what was held back. */
   release(): void
   close(): Promise<void>
@@ -19,11 +23,14 @@ export interface SubscribeProxy {
 
 /** A SUBSCRIBE command in Redis's protocol (RESP): an array whose first element is the bulk string "subscribe". */
 const SUBSCRIBE = /\*\d+\r\n\$9\r\nsubscribe\r\n/i
+/** A message published on a channel, as Redis pushes it to a subscriber. */
+const MESSAGE = /\*3\r\n\$7\r\nmessage\r\n/
 
 export async function startSubscribeProxy(redisPort: number): Promise<SubscribeProxy> {
   const listeners = new Set<Socket>()
   const sockets = new Set<Socket>()
   let arm: (() => void) | undefined
+  let joining = false
   let released: Promise<void> = Promise.resolve()
   let release = () => {}
   const server = createServer((client) => {
@@ -31,19 +38,28 @@ export async function startSubscribeProxy(redisPort: number): Promise<SubscribeP
     sockets.add(client).add(upstream)
     // Chunks from the client go on in order, each after the one before (a held one holds the rest).
     let sent: Promise<void> = Promise.resolve()
+    // Redis's answers held back to be joined with the next message (`joinReplies`), or undefined.
+    let replies: Buffer[] | undefined
     client.on('data', (chunk: Buffer) => {
       if (SUBSCRIBE.test(chunk.toString('latin1'))) {
         listeners.add(client)
         if (arm) {
           const held = released
           sent = sent.then(() => held)
+          if (joining) replies = []
           arm()
           arm = undefined
         }
       }
       sent = sent.then(() => void upstream.write(chunk))
     })
-    upstream.on('data', (chunk: Buffer) => client.write(chunk))
+    upstream.on('data', (chunk: Buffer) => {
+      if (!replies) return void client.write(chunk)
+      replies.push(chunk)
+      if (!MESSAGE.test(chunk.toString('latin1'))) return
+      client.write(Buffer.concat(replies))
+      replies = undefined
+    })
     const end = () => {
       client.destroy()
       upstream.destroy()
@@ -60,12 +76,14 @@ export async function startSubscribeProxy(redisPort: number): Promise<SubscribeP
     cutListeners: () => {
       for (const socket of listeners) socket.destroy()
     },
-    holdNextSubscribe: () => {
+    holdNextSubscribe: ({ joinReplies = false } = {}) => {
       released = new Promise((resolve) => (release = resolve))
+      joining = joinReplies
       return new Promise((resolve) => (arm = resolve))
     },
     release: () => release(),
     close: async () => {
+      arm = undefined
       release()
       for (const socket of sockets) socket.destroy()
       await new Promise((resolve) => server.close(resolve))

@@ -1,4 +1,5 @@
 import { createRedisStore } from 'a2a-runtime/redis-store'
+import { Redis } from 'ioredis'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { ScriptedTask, StatusClock, text } from '../../runtime/src/stores/contract/_scripted-task.ts'
 import type { RedisTaskStore } from '../../runtime/src/stores/redis/store.ts'
@@ -14,13 +15,16 @@ import { type SubscribeProxy, startSubscribeProxy } from './_subscribe-proxy.ts'
 
 let redis: RedisServer
 let proxy: SubscribeProxy
+let admin: Redis
 const cleanups: Array<() => unknown> = []
 
 beforeAll(async () => {
   redis = await startRedis()
   proxy = await startSubscribeProxy(redis.port)
+  admin = new Redis(redis.url)
 })
 afterAll(async () => {
+  admin?.disconnect()
   await proxy?.close()
   await redis?.stop()
 })
@@ -28,16 +32,25 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
 })
 
+/** How long the follower waits for Redis to answer a command (a SUBSCRIBE too) before it gives up on it. */
+const FOLLOWER_TIMEOUT_MS = 2000
+
 /** A writer that runs tasks (straight to Redis) and a follower on another instance (through the proxy). */
-function instances(): { writer: RedisTaskStore; follower: RedisTaskStore } {
+function instances(): { writer: RedisTaskStore; follower: RedisTaskStore; prefix: string } {
   const prefix = `follow-after-cut-${Math.random().toString(36).slice(2, 10)}:`
-  const writer = createRedisStore({ url: redis.url, prefix, timeoutMs: 2000 })
-  const follower = createRedisStore({ url: proxy.url, prefix, timeoutMs: 2000 })
+  const writer = createRedisStore({ url: redis.url, prefix, timeoutMs: 10_000 })
+  const follower = createRedisStore({ url: proxy.url, prefix, timeoutMs: FOLLOWER_TIMEOUT_MS })
   cleanups.push(
     () => writer.close(),
     () => follower.close(),
   )
-  return { writer, follower }
+  return { writer, follower, prefix }
+}
+
+/** Until Redis has a subscriber on the channel of the task's live events. */
+async function subscribedInRedis(prefix: string, taskId: string): Promise<void> {
+  const count = async () => ((await admin.call('PUBSUB', 'NUMSUB', `${prefix}live:${taskId}`)) as [string, number])[1]
+  await expect.poll(count).toBe(1)
 }
 
 /** A running task on the writer, followed on the follower from its first event on; the events' numbers seen. */
@@ -70,6 +83,46 @@ describe('a follower whose listening connection to Redis dropped', () => {
 
     await run.complete()
     await expect.poll(() => seen).toEqual([1, 2, 3])
+  })
+
+  it('holds a live event that comes in the same read as the confirmation of its new subscription until it has read the log: the event published before it is not skipped', async () => {
+    const { writer, follower, prefix } = instances()
+    const { run, seen } = await followedTask(writer, follower)
+
+    const held = proxy.holdNextSubscribe({ joinReplies: true })
+    proxy.cutListeners()
+    await held
+    run.artifact({ parts: [text('while away')] })
+    await run.flush()
+    // Redis takes the subscription; its answers reach the follower with the next event's message, in one write.
+    proxy.release()
+    await subscribedInRedis(prefix, run.id)
+    run.artifact({ parts: [text('with the confirmation')] })
+    await run.flush()
+    await expect.poll(() => seen).toEqual([1, 2, 3])
+
+    await run.complete()
+    await expect.poll(() => seen).toEqual([1, 2, 3, 4])
+  })
+
+  it('makes its listening connection again when Redis does not confirm the new subscription in time, then catches up: none skipped', async () => {
+    const { writer, follower } = instances()
+    const { run, seen } = await followedTask(writer, follower)
+
+    const held = proxy.holdNextSubscribe()
+    proxy.cutListeners()
+    await held
+    run.artifact({ parts: [text('while away')] })
+    await run.flush()
+    // Past the follower's timeout the subscription is given up on: the follower must not take it as made.
+    await new Promise((resolve) => setTimeout(resolve, FOLLOWER_TIMEOUT_MS + 500))
+    run.artifact({ parts: [text('after the timeout')] })
+    await run.flush()
+    proxy.release()
+    await expect.poll(() => seen).toEqual([1, 2, 3])
+
+    await run.complete()
+    await expect.poll(() => seen).toEqual([1, 2, 3, 4])
   })
 
   it('is closed while Redis has not answered its new subscription: no unhandled rejection', async () => {

@@ -7,6 +7,8 @@ import { defineScripts } from './_scripts.js'
 export type RedisClient = Redis | Cluster
 
 export const noop = (): void => {}
+const yes = () => true
+const no = () => false
 
 /** ioredis is an optional peer of the runtime: only an agent that keeps its tasks in Redis installs it. */
 function loadIoredis(): typeof import('ioredis') {
@@ -73,14 +75,16 @@ export class RedisConnection {
   readonly client: RedisClient
   readonly #subscriber: RedisClient
   readonly #timeoutMs: number
+  readonly #cluster: boolean
   readonly #channels = new Map<string, { handlers: Set<(message: string) => void>; ready: Promise<void> }>()
-  readonly #reconnects = new Set<() => void>()
+  readonly #reconnects = new Set<(subscribed: Promise<boolean>) => void>()
   readonly #connected: Promise<void>
   #readyOnce = false
   #closed = false
 
   constructor(url: string, cluster: boolean, timeoutMs: number) {
     this.#timeoutMs = timeoutMs
+    this.#cluster = cluster
     const options: RedisOptions = {
       // Fail a command at once while disconnected (the client gets an error, not a hang); keep reconnecting.
       enableOfflineQueue: false,
@@ -109,13 +113,15 @@ export class RedisConnection {
       for (const handler of this.#channels.get(channel)?.handlers ?? []) handler(message)
     })
     // Each time the connection is (back) up, every channel is subscribed (again: a subscription sent before may
-    // have failed with the connection), and once Redis has confirmed it, so that nothing falls between, the
-    // followers catch up from the log with what was published meanwhile. A cluster's subscriber connection is
-    // picked and subscribed again by ioredis's cluster client, which handles its own failures.
+    // have failed with the connection), and the followers catch up from the log with what was published meanwhile
+    // once Redis has confirmed it, so that nothing falls between. They are told at once, before any reply on the
+    // new connection is read ('ready' comes first), so they hold what arrives live until they have read the log.
+    // A cluster's subscriber connection is picked and subscribed again by ioredis's cluster client, which handles
+    // its own failures.
     this.#subscriber.on('ready', () => {
-      void (cluster ? Promise.resolve() : this.#resubscribe()).then(() => {
-        for (const reconnected of this.#reconnects) reconnected()
-      })
+      if (this.#closed) return
+      const subscribed = cluster ? Promise.resolve(true) : this.#resubscribe()
+      for (const reconnected of this.#reconnects) reconnected(subscribed)
     })
   }
 
@@ -163,7 +169,7 @@ export class RedisConnection {
     let entry = this.#channels.get(channel)
     if (!entry) {
       const handlers = new Set<(message: string) => void>()
-      entry = { handlers, ready: this.#subscriber.subscribe(channel).then(noop, noop) }
+      entry = { handlers, ready: this.#subscriber.subscribe(channel).then(noop, () => this.#subscribeFailed()) }
       this.#channels.set(channel, entry)
     }
     const current = entry
@@ -178,14 +184,35 @@ export class RedisConnection {
     return { ready: current.ready, stop }
   }
 
-  /** Subscribes every channel listened to (again); resolves once Redis has answered, or the connection failed. */
-  #resubscribe(): Promise<void> {
-    const channels = [...this.#channels.keys()]
-    return channels.length ? this.#subscriber.subscribe(...channels).then(noop, noop) : Promise.resolve()
+  /**
+   * Subscribes every channel listened to (again), one command each (a command for many channels that a dropped
+   * connection cut midway would be answered wrongly when ioredis sends it again); resolves true once Redis has
+   * confirmed them all, false when one failed.
+   */
+  async #resubscribe(): Promise<boolean> {
+    const confirmed = await Promise.all(
+      [...this.#channels.keys()].map((channel) => this.#subscriber.subscribe(channel).then(yes, no)),
+    )
+    if (confirmed.every(Boolean)) return true
+    this.#subscribeFailed()
+    return false
   }
 
-  /** Calls `reconnected` each time the listening connection is back; the function returned stops that. */
-  onReconnect(reconnected: () => void): () => void {
+  /**
+   * A subscription Redis did not confirm in time (a busy or stalled Redis; the command timed out) on a connection
+   * that is still up: nothing would tell the followers when it lands. The connection is made again, and its
+   * 'ready' subscribes every channel and has the followers catch up. (A cluster's subscriber is ioredis's to manage.)
+   */
+  #subscribeFailed(): void {
+    if (!this.#cluster && !this.#closed && this.#subscriber.status === 'ready') this.#subscriber.disconnect(true)
+  }
+
+  /**
+   * Calls `reconnected` each time the listening connection is (back) up, with whether its channels are subscribed
+   * again (false: the connection will be made again, and `reconnected` called again); the function returned stops
+   * that.
+   */
+  onReconnect(reconnected: (subscribed: Promise<boolean>) => void): () => void {
     this.#reconnects.add(reconnected)
     return () => this.#reconnects.delete(reconnected)
   }

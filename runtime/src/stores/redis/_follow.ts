@@ -33,24 +33,34 @@ export function followTask(
     else deliver(event)
   })
   // Reads the log after the subscription is confirmed (so nothing falls between the two), delivers it,
-  // then what arrived live meanwhile; `delivered` drops what both carry. Run again after a reconnect,
-  // and retried while Redis is unreachable.
+  // then what arrived live meanwhile; `delivered` drops what both carry. Run again each time the listening
+  // connection is back (told before any live event on it is read, so from then on they wait), and retried while
+  // Redis is unreachable. Catch-ups may overlap (the connection dropped again during one): only the last to end
+  // lets the live events through, since an earlier one's read may miss what a later one reads.
   let attempt = 0
-  const catchUp = async (): Promise<void> => {
+  let catchingUp = 0
+  const catchUp = async (subscribed?: Promise<boolean>): Promise<void> => {
     waiting ??= []
+    catchingUp++
+    let read = false
     try {
+      // Not subscribed again: the connection is being made again, and its catch-up comes with it.
+      if (subscribed && !(await subscribed)) return
       await channel.ready
       for (const event of (await events(taskId, delivered)) ?? []) deliver(event)
       attempt = 0
+      read = true
     } catch {
       if (!ended && !connection.closed) setTimeout(() => void catchUp(), Math.min(100 * ++attempt, 1000)).unref()
-      return
+    } finally {
+      catchingUp--
     }
+    if (!read || catchingUp > 0) return
     const held = waiting ?? []
     waiting = undefined
     for (const event of held) deliver(event)
   }
-  const stopResyncing = connection.onReconnect(() => void catchUp())
+  const stopResyncing = connection.onReconnect((subscribed) => void catchUp(subscribed))
   const stop = () => {
     ended = true
     channel.stop()
