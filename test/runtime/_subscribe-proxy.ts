@@ -8,14 +8,14 @@ import { type AddressInfo, connect, createServer, type Socket } from 'node:net'
 export interface SubscribeProxy {
   /** A redis:// URL that reaches Redis through the proxy. */
   url: string
-  /** Closes every connection that has sent a SUBSCRIBE (the client sees Redis drop them). */
-  cutListeners(): void
   /**
-   * Holds back the next SUBSCRIBE sent, with what follows it on its connection; resolves once one is held. With
-   * `joinReplies`, Redis's answers on that connection are held too, until a published message comes: then they go
-   * to the client with it, in one write (as a busy connection delivers them, in one read).
+   * Closes every connection that has sent a SUBSCRIBE (the client sees Redis drop them), and holds back the next
+   * SUBSCRIBE sent (the client's, on the connection it makes again), with what follows it on its connection;
+   * resolves once it is held. With `joinReplies`, Redis's answers on that connection are held too, until a
+   * published message comes: then they go to the client with it, in one write (as a busy connection delivers them,
+   * in one read).
    */
-  holdNextSubscribe(options?: { joinReplies?: boolean }): Promise<void>
+  cutListenersAndHoldResubscribe(options?: { joinReplies?: boolean }): Promise<void>
   /** Sends on what was held back. */
   release(): void
   close(): Promise<void>
@@ -73,13 +73,12 @@ export async function startSubscribeProxy(redisPort: number): Promise<SubscribeP
   const { port } = server.address() as AddressInfo
   return {
     url: `redis://127.0.0.1:${port}`,
-    cutListeners: () => {
-      for (const socket of listeners) socket.destroy()
-    },
-    holdNextSubscribe: ({ joinReplies = false } = {}) => {
+    cutListenersAndHoldResubscribe: ({ joinReplies = false } = {}) => {
       released = new Promise((resolve) => (release = resolve))
       joining = joinReplies
-      return new Promise((resolve) => (arm = resolve))
+      const held = new Promise<void>((resolve) => (arm = resolve))
+      for (const socket of listeners) socket.destroy()
+      return held
     },
     release: () => release(),
     close: async () => {

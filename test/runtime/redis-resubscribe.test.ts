@@ -70,9 +70,7 @@ describe('a follower whose listening connection to Redis dropped', () => {
     const { writer, follower } = instances()
     const { run, seen } = await followedTask(writer, follower)
 
-    const held = proxy.holdNextSubscribe()
-    proxy.cutListeners()
-    await held
+    await proxy.cutListenersAndHoldResubscribe()
     // Time for a follower that read the log as soon as it reconnected to have read it (the build before this test
     // did, and lost the event below). Published while the new connection has not subscribed: not heard live.
     await new Promise((resolve) => setTimeout(resolve, 300))
@@ -89,9 +87,7 @@ describe('a follower whose listening connection to Redis dropped', () => {
     const { writer, follower, prefix } = instances()
     const { run, seen } = await followedTask(writer, follower)
 
-    const held = proxy.holdNextSubscribe({ joinReplies: true })
-    proxy.cutListeners()
-    await held
+    await proxy.cutListenersAndHoldResubscribe({ joinReplies: true })
     run.artifact({ parts: [text('while away')] })
     await run.flush()
     // Redis takes the subscription; its answers reach the follower with the next event's message, in one write.
@@ -109,9 +105,7 @@ describe('a follower whose listening connection to Redis dropped', () => {
     const { writer, follower } = instances()
     const { run, seen } = await followedTask(writer, follower)
 
-    const held = proxy.holdNextSubscribe()
-    proxy.cutListeners()
-    await held
+    await proxy.cutListenersAndHoldResubscribe()
     run.artifact({ parts: [text('while away')] })
     await run.flush()
     // Past the follower's timeout the subscription is given up on: the follower must not take it as made.
@@ -133,9 +127,7 @@ describe('a follower whose listening connection to Redis dropped', () => {
     process.on('unhandledRejection', record)
     cleanups.push(() => process.off('unhandledRejection', record))
 
-    const held = proxy.holdNextSubscribe()
-    proxy.cutListeners()
-    await held
+    await proxy.cutListenersAndHoldResubscribe()
     await follower.close()
     // A rejection nobody handles is reported after the microtasks of the turn it happened in.
     await new Promise((resolve) => setTimeout(resolve, 200))
