@@ -259,14 +259,17 @@ const BINDING_GOAL = 0.9
 // A load generator this busy was the limit of its row.
 const LOAD_BOUND = 0.9
 
-/** The start-up of `a2a start` on each Node, of serveAgent on each runtime, and of bare node:http (_startup.mjs). */
+/**
+ * The start-up of `a2a start` on each Node, of serveAgent on each runtime, of the h3 + srvx floor on each Node, and of
+ * bare node:http (_startup.mjs).
+ */
 function startupRuntimesSection(results) {
   const rows = results.startupRuntimes ?? {}
   const yardstick = rows['bare node:http']?.median
   return [
     '### Start-up per runtime',
     '',
-    "`a2a start` of the generated project on each Node (V8's compile cache kept from Node 22.1 on), the echo agent served by `serveAgent` in a script (`servers/echo-runtime.mjs`) on each runtime, and bare node:http, taken in the same rounds. Workers are not measured: `wrangler dev` bundles the Worker and starts workerd, seconds that say nothing of a deployed Worker's start.",
+    "`a2a start` of the generated project on each Node (V8's compile cache kept from Node 22.1 on), the echo agent served by `serveAgent` in a script (`servers/echo-runtime.mjs`) on each runtime, the floor of the runtime's HTTP layer on each Node (an h3 app served by srvx answering a card, with none of the runtime: `servers/h3-floor.mjs`), and bare node:http, taken in the same rounds. Workers are not measured: `wrangler dev` bundles the Worker and starts workerd, seconds that say nothing of a deployed Worker's start.",
     '',
     table(
       ['server', 'median ms', 'p90 ms', 'min ms', 'CPU ms', 'runs', 'vs bare node:http'],

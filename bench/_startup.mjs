@@ -6,7 +6,8 @@
 //
 // The rows beyond the three servers of the main run (startupTargets): `a2a start` of the generated project on each
 // Node the bench has (on Node 22.1 and later the CLI keeps V8's compile cache), serveAgent in a script on Node, Bun
-// and Deno (servers/echo-runtime.mjs), and the bare node:http server as the yardstick. Workers are not measured
+// and Deno (servers/echo-runtime.mjs), the floor of h3 and srvx on each Node (servers/h3-floor.mjs: a card and no
+// runtime), and the bare node:http server as the yardstick. Workers are not measured
 // here: `wrangler dev` bundles the Worker and starts workerd, seconds that say nothing of a deployed Worker's start.
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -93,6 +94,17 @@ export function startupTargets(ours) {
         cwd: serversDir,
       }),
       env: { ...runtime.env, A2A_RUNTIME_ENTRY: runtimeEntry },
+    })
+  }
+  // The floor of the runtime's HTTP layer on each Node: what h3 and srvx cost a start (servers/h3-floor.mjs).
+  for (const runtime of RUNTIMES) {
+    if (runtime.serves !== 'node') continue
+    targets.push({
+      name: `h3 + srvx floor (${runtime.name})`,
+      label: `servers/h3-floor.mjs on ${runtime.name}`,
+      dialect: platform,
+      command: () => ({ command: runtime.argv[0], args: [join(serversDir, 'h3-floor.mjs')], cwd: serversDir }),
+      env: runtime.env,
     })
   }
   targets.push({

@@ -123,12 +123,15 @@ it('runs every part of the benchmark (--smoke) and reports numeric figures for a
         expect(new Set(table!.rows.map((row) => row[table!.header.indexOf('events/stream')])).size).toBe(1)
     }
 
-    // Start-up per runtime: a2a start on each Node, serveAgent on each runtime but workerd, bare node:http; all
-    // figures numbers.
+    // Start-up per runtime: a2a start on each Node, serveAgent on each runtime but workerd, the h3 + srvx floor on
+    // each Node, bare node:http; all figures numbers.
     const startupTable = all.find((t) => t.heading.startsWith('Start-up per runtime'))
     expect(startupTable?.rows.map((row) => row[0])).toEqual([
       ...['node ', 'node 22', 'node 24'].map((node) => expect.stringMatching(new RegExp(`^a2a start \\(${node}`))),
       ...runtimes.slice(0, -1).map((runtime) => expect.stringMatching(new RegExp(`^serveAgent \\(${runtime.trim()}`))),
+      ...['node ', 'node 22', 'node 24'].map((node) =>
+        expect.stringMatching(new RegExp(`^h3 \\+ srvx floor \\(${node}`)),
+      ),
       'bare node:http',
     ])
     for (const row of startupTable!.rows) {
