@@ -57,6 +57,12 @@ describe('a JSON-RPC tenant naming another agent', () => {
       expect(error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT' })
       expect(error.message).toMatch(/^`tenant` "planner" is not this agent's: this is "writer"/)
     }
+    // The path names the agent's own tenant and the query another: refused, not answered by the path's.
+    const crossedQuery = await fetch(`${writer}writer/tasks/${id}?tenant=planner`, { headers: V1 })
+    expect(crossedQuery.status).toBe(400)
+    expect((await crossedQuery.json()).error.message).toMatch(
+      /^`tenant` "planner" differs from the path's tenant "writer"/,
+    )
     // The refused send ran nothing; the planner's task was not canceled.
     expect((await call(writer, 'ListTasks', { pageSize: 10 })).body.result.totalSize).toBe(0)
     const kept = await fetch(`${planner}tasks/${id}`, { headers: V1 })

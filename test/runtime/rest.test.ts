@@ -190,6 +190,28 @@ describe.each([inProcess, nodeServer])('HTTP+JSON query parameters ($name)', (tr
       ])
     }
   })
+
+  it("refuses a tenant in the query or body that differs from the path's, and serves the same one or an empty one", async () => {
+    const target = await transport.start(askingAgent)
+    const task = await sendTask(target, 'hello', '/acme/message:send')
+    const refused = [
+      await rest(target, 'GET', `/acme/tasks/${task.id}?tenant=other`),
+      await rest(target, 'GET', '/acme/tasks?tenant=other'),
+      await rest(target, 'POST', `/acme/tasks/${task.id}:cancel`, { body: { tenant: 'other' } }),
+      await rest(target, 'POST', '/acme/message:send', { body: { ...message('not run'), tenant: 'other' } }),
+      await rest(target, 'POST', '/acme/message:send', { body: { ...message('not run'), tenant: 7 } }),
+    ]
+    for (const reply of refused) {
+      const error = expectStatus(reply, 400, 'INVALID_ARGUMENT')
+      expect(error.message).toMatch(/^`tenant` ("other" differs from the path's tenant "acme"|must be a string)/)
+    }
+    // Nothing was run for the refused sends.
+    expect((await restResult(target, 'GET', '/acme/tasks')).tasks.map((t: any) => t.id)).toEqual([task.id])
+    for (const query of ['?tenant=acme', '?tenant=', ''])
+      expect((await restResult(target, 'GET', `/acme/tasks/${task.id}${query}`)).id).toBe(task.id)
+    const same = await sendTask(target, 'again', '/acme/message:send')
+    expect(same.status.state).toBe('TASK_STATE_COMPLETED')
+  })
 })
 
 describe.each([inProcess, nodeServer])('HTTP+JSON errors ($name)', (transport) => {

@@ -123,7 +123,23 @@ export function restParams(operation: RestOperation, match: RestMatch, search: s
       params = readQuery(search, TENANT_QUERY, {})
       break
   }
-  // The path's tenant is the request's (until tenants choose agents, every tenant reaches the one agent).
-  if (match.tenant !== undefined) params.tenant = pathSegment(match.tenant, 'tenant')
+  if (match.tenant !== undefined) params.tenant = pathTenant(pathSegment(match.tenant, 'tenant'), params.tenant)
   return params
+}
+
+/** Longest tenant an error repeats: the client's own text, bounded. */
+const SHOWN_TENANT = 64
+
+/**
+ * The path's tenant, which is the request's. A body or query that names one as well must name the same (or none): a
+ * different one is refused rather than silently replaced, as the client meant one of the two and cannot tell which
+ * was served.
+ */
+function pathTenant(tenant: string, named: unknown): string {
+  if (named === undefined || named === '' || named === tenant) return tenant
+  if (typeof named !== 'string') throw new InvalidParamsError('`tenant` must be a string')
+  const shown = (text: string) => JSON.stringify(text.slice(0, SHOWN_TENANT))
+  throw new InvalidParamsError(
+    `\`tenant\` ${shown(named)} differs from the path's tenant ${shown(tenant)}: name one tenant, in the path`,
+  )
 }
