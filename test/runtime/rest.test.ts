@@ -209,6 +209,10 @@ describe.each([inProcess, nodeServer])('HTTP+JSON query parameters ($name)', (tr
     expect((await restResult(target, 'GET', '/acme/tasks')).tasks.map((t: any) => t.id)).toEqual([task.id])
     for (const query of ['?tenant=acme', '?tenant=', ''])
       expect((await restResult(target, 'GET', `/acme/tasks/${task.id}${query}`)).id).toBe(task.id)
+    // JSON's null is the field left unset, as ProtoJSON reads it.
+    const asked = await sendTask(target, 'ask', '/acme/message:send')
+    const unset = await restResult(target, 'POST', `/acme/tasks/${asked.id}:cancel`, { body: { tenant: null } })
+    expect(unset.status.state).toBe('TASK_STATE_CANCELED')
     const same = await sendTask(target, 'again', '/acme/message:send')
     expect(same.status.state).toBe('TASK_STATE_COMPLETED')
   })

@@ -136,7 +136,8 @@ const SHOWN_TENANT = 64
  * was served.
  */
 function pathTenant(tenant: string, named: unknown): string {
-  if (named === undefined || named === '' || named === tenant) return tenant
+  // JSON's null, as ProtoJSON reads it, is the field left unset.
+  if (named === undefined || named === null || named === '' || named === tenant) return tenant
   if (typeof named !== 'string') throw new InvalidParamsError('`tenant` must be a string')
   const shown = (text: string) => JSON.stringify(text.slice(0, SHOWN_TENANT))
   throw new InvalidParamsError(
