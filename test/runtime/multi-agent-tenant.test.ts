@@ -31,6 +31,8 @@ describe('a JSON-RPC tenant naming another agent', () => {
     const sent = await call(writer, 'SendMessage', { ...userMessageV1('hi'), tenant: 'planner' })
     expect(sent.body.error.code).toBe(-32602)
     expect((await call(writer, 'ListTasks', { pageSize: 10 })).body.result.totalSize).toBe(0)
+    // null is the field left unset (ProtoJSON): served.
+    expect((await call(writer, 'ListTasks', { tenant: null })).body.result.totalSize).toBe(0)
     const typed = await call(writer, 'ListTasks', { tenant: 3 })
     expect(typed.body.error).toMatchObject({ code: -32602, message: expect.stringMatching(/params\.tenant.*string/) })
   })

@@ -11,7 +11,8 @@ export const SHOWN_TENANT = 64
 export function refuseOtherTenant(params: unknown, tenant: string, field: string): void {
   if (typeof params !== 'object' || params === null || !('tenant' in params)) return
   const named = (params as { tenant: unknown }).tenant
-  if (named === undefined || named === '' || named === tenant) return
+  // JSON's null, as ProtoJSON reads it, is the field left unset.
+  if (named === undefined || named === null || named === '' || named === tenant) return
   if (typeof named !== 'string') throw new InvalidParamsError(`\`${field}\` must be a string`)
   throw new InvalidParamsError(
     `\`${field}\` ${JSON.stringify(named.slice(0, SHOWN_TENANT))} is not this agent's: this is ${JSON.stringify(tenant)} (each agent answers at its own path, with its own tenant)`,
