@@ -116,13 +116,24 @@ export class RedisConnection {
     // have failed with the connection), and the followers catch up from the log with what was published meanwhile
     // once Redis has confirmed it, so that nothing falls between. They are told at once, before any reply on the
     // new connection is read ('ready' comes first), so they hold what arrives live until they have read the log.
-    // A cluster's subscriber connection is picked and subscribed again by ioredis's cluster client, which handles
-    // its own failures.
+    // A cluster's subscriber connection is picked and subscribed again by ioredis's cluster client, which tells the
+    // store nothing of it: the followers there read the log when quiet instead (`hearsEveryReconnect`).
     this.#subscriber.on('ready', () => {
       if (this.#closed) return
       const subscribed = cluster ? Promise.resolve(true) : this.#resubscribe()
       for (const reconnected of this.#reconnects) reconnected(subscribed)
     })
+  }
+
+  /**
+   * Whether every drop of the listening connection reaches the followers (`onReconnect`), so that they catch up
+   * with what was published while it was down. On one Redis it does. On a cluster ioredis moves that connection
+   * to another node and subscribes it again on its own, without a word to the store, and gives up on a
+   * subscription that fails: a follower there reads the log whenever it has heard nothing for a while
+   * (`QUIET_READ_MS`), so an event published meanwhile reaches it late rather than never.
+   */
+  get hearsEveryReconnect(): boolean {
+    return !this.#cluster
   }
 
   /** Connected now: background work (renewals, sweeps) skips a turn otherwise. */

@@ -6,7 +6,8 @@ import type { RedisKeys } from './_keys.js'
 /**
  * Follows a task that runs on any instance: its live events from the task's channel, after the ones its log
  * holds past `afterSeq`, each once and in order, until the task ends or the function returned is called.
- * `events` reads the log (the store's `events`).
+ * `events` reads the log (the store's `events`). With `quietReadMs`, a follower that has heard nothing live for
+ * that long reads the log as well (see `RedisConnection.hearsEveryReconnect`).
  */
 export function followTask(
   connection: RedisConnection,
@@ -15,9 +16,12 @@ export function followTask(
   taskId: string,
   afterSeq: number,
   onEvent: (event: TaskEvent) => void,
+  quietReadMs?: number,
 ): () => void {
   let delivered = afterSeq
   let ended = false
+  /** When the channel last brought an event, or the log was last read (`performance.now()`). */
+  let heard = performance.now()
   // Live events wait here while the log is being read, so they cannot overtake the ones it holds.
   let waiting: TaskEvent[] | undefined = []
   const deliver = (event: TaskEvent) => {
@@ -28,6 +32,7 @@ export function followTask(
     if (event.kind === 'status-update' && isTerminal(event.status.state)) stop()
   }
   const channel = connection.listen(keys.live(taskId), (message) => {
+    heard = performance.now()
     const event = JSON.parse(message) as TaskEvent
     if (waiting) waiting.push(event)
     else deliver(event)
@@ -48,6 +53,7 @@ export function followTask(
       if (subscribed && !(await subscribed)) return
       await channel.ready
       for (const event of (await events(taskId, delivered)) ?? []) deliver(event)
+      heard = performance.now()
       attempt = 0
       read = true
     } catch {
@@ -61,10 +67,18 @@ export function followTask(
     for (const event of held) deliver(event)
   }
   const stopResyncing = connection.onReconnect((subscribed) => void catchUp(subscribed))
+  const quietReads =
+    quietReadMs === undefined
+      ? undefined
+      : setInterval(() => {
+          if (catchingUp === 0 && performance.now() - heard >= quietReadMs) void catchUp()
+        }, quietReadMs)
+  quietReads?.unref()
   const stop = () => {
     ended = true
     channel.stop()
     stopResyncing()
+    clearInterval(quietReads)
   }
   void catchUp()
   return stop

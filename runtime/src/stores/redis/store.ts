@@ -60,6 +60,12 @@ export interface RedisStoreOptions extends SharedStoreOptions {
 
 const DEFAULT_LEASE_MS = 10_000
 const TRIM_EVERY = 64
+/**
+ * On a Redis Cluster, how long a follower hears nothing live before it reads the task's log (see
+ * `RedisConnection.hearsEveryReconnect`): the longest an event lost while the listening connection moved is late.
+ * One read of the log's end per quiet follower per period.
+ */
+const QUIET_READ_MS = 1000
 
 /** Index entries looked at per sweep step. */
 const SWEEP_BATCH = 500
@@ -143,7 +149,15 @@ export class RedisTaskStore implements TaskStore {
       claim: (taskId) => this.#leases.claim(taskId),
       release: (taskId) => this.#leases.release(taskId),
       follow: (taskId, afterSeq, onEvent) =>
-        followTask(this.#connection, this.keys, (id, after) => this.events(id, after), taskId, afterSeq, onEvent),
+        followTask(
+          this.#connection,
+          this.keys,
+          (id, after) => this.events(id, after),
+          taskId,
+          afterSeq,
+          onEvent,
+          this.#connection.hearsEveryReconnect ? undefined : QUIET_READ_MS,
+        ),
       cancel: (taskId) => cancels.forward(taskId),
       onCancel: (handler) => cancels.onCancel(handler),
       onLost: (handler) => this.#leases.onLost(handler),
