@@ -130,7 +130,8 @@ export class RedisConnection {
    * with what was published while it was down. On one Redis it does. On a cluster ioredis moves that connection
    * to another node and subscribes it again on its own, without a word to the store, and gives up on a
    * subscription that fails: a follower there reads the log whenever it has heard nothing for a while
-   * (`QUIET_READ_MS`), so an event published meanwhile reaches it late rather than never.
+   * (`QUIET_READ_MS`), and when a live event's number skips some, so an event published meanwhile reaches it late
+   * rather than never.
    */
   get hearsEveryReconnect(): boolean {
     return !this.#cluster

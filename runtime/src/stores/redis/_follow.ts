@@ -6,8 +6,9 @@ import type { RedisKeys } from './_keys.js'
 /**
  * Follows a task that runs on any instance: its live events from the task's channel, after the ones its log
  * holds past `afterSeq`, each once and in order, until the task ends or the function returned is called.
- * `events` reads the log (the store's `events`). With `quietReadMs`, a follower that has heard nothing live for
- * that long reads the log as well (see `RedisConnection.hearsEveryReconnect`).
+ * `events` reads the log (the store's `events`). A live event whose number skips some is held while the log is
+ * read for those. With `quietReadMs`, a follower that has heard nothing live for that long reads the log as well
+ * (see `RedisConnection.hearsEveryReconnect`).
  */
 export function followTask(
   connection: RedisConnection,
@@ -35,7 +36,12 @@ export function followTask(
     heard = performance.now()
     const event = JSON.parse(message) as TaskEvent
     if (waiting) waiting.push(event)
-    else deliver(event)
+    else if (event.seq > delivered + 1) {
+      // Events came before it that this connection never heard (published while it was not subscribed): they are
+      // read from the log first, and this one waits for them.
+      waiting = [event]
+      void catchUp()
+    } else deliver(event)
   })
   // Reads the log after the subscription is confirmed (so nothing falls between the two), delivers it,
   // then what arrived live meanwhile; `delivered` drops what both carry. Run again each time the listening
@@ -67,12 +73,14 @@ export function followTask(
     for (const event of held) deliver(event)
   }
   const stopResyncing = connection.onReconnect((subscribed) => void catchUp(subscribed))
+  // Checked twice a period, so a quiet follower reads within one and a half. Not while a catch-up is under way or
+  // waits to be retried (`waiting` is set until one has read the log): that one reads, and only that one.
   const quietReads =
     quietReadMs === undefined
       ? undefined
       : setInterval(() => {
-          if (catchingUp === 0 && performance.now() - heard >= quietReadMs) void catchUp()
-        }, quietReadMs)
+          if (!waiting && !connection.closed && performance.now() - heard >= quietReadMs) void catchUp()
+        }, quietReadMs / 2)
   quietReads?.unref()
   const stop = () => {
     ended = true

@@ -62,8 +62,9 @@ const DEFAULT_LEASE_MS = 10_000
 const TRIM_EVERY = 64
 /**
  * On a Redis Cluster, how long a follower hears nothing live before it reads the task's log (see
- * `RedisConnection.hearsEveryReconnect`): the longest an event lost while the listening connection moved is late.
- * One read of the log's end per quiet follower per period.
+ * `RedisConnection.hearsEveryReconnect`): an event lost while the listening connection moved, with none after it,
+ * is up to one and a half of this late (one after it brings it at once). About one read of the log's end per quiet
+ * follower per period.
  */
 const QUIET_READ_MS = 1000
 
