@@ -3,7 +3,7 @@ import { createMemoryStore } from 'a2a-runtime'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type OidcIssuer, startOidcIssuer, TEST_AUDIENCE } from '../_oidc-issuer.ts'
 import { agent, echoAgent, gatedAgent } from './_agents.ts'
-import { expectStatus, rest, restFetch, restResult, V1_HEADER } from './_rest.ts'
+import { expectStatus, type RestReply, rest, restFetch, restResult, V1_HEADER } from './_rest.ts'
 import { eventReader, readEvents } from './_sse.ts'
 import { inProcess, nodeServer, type Target } from './_transports.ts'
 
@@ -191,30 +191,46 @@ describe.each([inProcess, nodeServer])('HTTP+JSON query parameters ($name)', (tr
     }
   })
 
-  it("refuses a tenant in the query or body that differs from the path's, and serves the same one or an empty one", async () => {
+  it("refuses a tenant or task id in the query or body that differs from the path's, and serves the same one or an empty one", async () => {
     const target = await transport.start(askingAgent)
     const task = await sendTask(target, 'hello', '/acme/message:send')
-    const refused = [
-      await rest(target, 'GET', `/acme/tasks/${task.id}?tenant=other`),
-      await rest(target, 'GET', '/acme/tasks?tenant=other'),
-      await rest(target, 'POST', `/acme/tasks/${task.id}:cancel`, { body: { tenant: 'other' } }),
-      await rest(target, 'POST', '/acme/message:send', { body: { ...message('not run'), tenant: 'other' } }),
-      await rest(target, 'POST', '/acme/message:send', { body: { ...message('not run'), tenant: 7 } }),
+    const differs = /^`tenant` "other" differs from the path's tenant "acme"/
+    const refused: Array<[RestReply, RegExp]> = [
+      [await rest(target, 'GET', `/acme/tasks/${task.id}?tenant=other`), differs],
+      [await rest(target, 'GET', '/acme/tasks?tenant=other'), differs],
+      [await rest(target, 'POST', `/acme/tasks/${task.id}:cancel`, { body: { tenant: 'other' } }), differs],
+      [await rest(target, 'POST', '/acme/message:send', { body: { ...message('not run'), tenant: 'other' } }), differs],
+      [
+        await rest(target, 'POST', '/acme/message:send', { body: { ...message('not run'), tenant: 7 } }),
+        /^`tenant` must be a string/,
+      ],
+      // The path's task id, likewise.
+      [
+        await rest(target, 'POST', `/acme/tasks/${task.id}:cancel`, { body: { id: 'other' } }),
+        new RegExp(`^\`id\` "other" differs from the path's task id "${task.id}"`),
+      ],
+      [
+        await rest(target, 'POST', `/tasks/${task.id}/pushNotificationConfigs`, {
+          body: { taskId: 'other', url: 'https://hooks.example.com/a2a' },
+        }),
+        new RegExp(`^\`taskId\` "other" differs from the path's task id "${task.id}"`),
+      ],
     ]
-    for (const reply of refused) {
-      const error = expectStatus(reply, 400, 'INVALID_ARGUMENT')
-      expect(error.message).toMatch(/^`tenant` ("other" differs from the path's tenant "acme"|must be a string)/)
-    }
+    for (const [reply, said] of refused) expect(expectStatus(reply, 400, 'INVALID_ARGUMENT').message).toMatch(said)
     // Nothing was run for the refused sends.
     expect((await restResult(target, 'GET', '/acme/tasks')).tasks.map((t: any) => t.id)).toEqual([task.id])
     for (const query of ['?tenant=acme', '?tenant=', ''])
       expect((await restResult(target, 'GET', `/acme/tasks/${task.id}${query}`)).id).toBe(task.id)
     // JSON's null is the field left unset, as ProtoJSON reads it.
     const asked = await sendTask(target, 'ask', '/acme/message:send')
-    const unset = await restResult(target, 'POST', `/acme/tasks/${asked.id}:cancel`, { body: { tenant: null } })
+    const unset = await restResult(target, 'POST', `/acme/tasks/${asked.id}:cancel`, {
+      body: { tenant: null, id: asked.id },
+    })
     expect(unset.status.state).toBe('TASK_STATE_CANCELED')
-    const same = await sendTask(target, 'again', '/acme/message:send')
-    expect(same.status.state).toBe('TASK_STATE_COMPLETED')
+    const same = await restResult(target, 'POST', '/acme/message:send', {
+      body: { ...message('again'), tenant: 'acme' },
+    })
+    expect(same.task.status.state).toBe('TASK_STATE_COMPLETED')
   })
 })
 

@@ -106,11 +106,11 @@ export function restParams(operation: RestOperation, match: RestMatch, search: s
     case 'CancelTask':
     case 'SubscribeToTask':
       params = body ?? readQuery(search, TENANT_QUERY, {})
-      params.id = id
+      params.id = fromPath('id', 'task id', id!, params.id)
       break
     case 'CreateTaskPushNotificationConfig':
       params = body ?? {}
-      params.taskId = id
+      params.taskId = fromPath('taskId', 'task id', id!, params.taskId)
       break
     case 'GetTaskPushNotificationConfig':
     case 'DeleteTaskPushNotificationConfig':
@@ -123,24 +123,25 @@ export function restParams(operation: RestOperation, match: RestMatch, search: s
       params = readQuery(search, TENANT_QUERY, {})
       break
   }
-  if (match.tenant !== undefined) params.tenant = pathTenant(pathSegment(match.tenant, 'tenant'), params.tenant)
+  if (match.tenant !== undefined)
+    params.tenant = fromPath('tenant', 'tenant', pathSegment(match.tenant, 'tenant'), params.tenant)
   return params
 }
 
-/** Longest tenant an error repeats: the client's own text, bounded. */
-const SHOWN_TENANT = 64
+/** Longest value an error repeats: the client's own text, bounded. */
+const SHOWN_VALUE = 64
 
 /**
- * The path's tenant, which is the request's. A body or query that names one as well must name the same (or none): a
- * different one is refused rather than silently replaced, as the client meant one of the two and cannot tell which
- * was served.
+ * The path's value of `field` (a `what`), which is the request's. A body or query that names the field as well must
+ * name the same (or none): a different one is refused rather than silently replaced, as the client meant one of the
+ * two and cannot tell which was served.
  */
-function pathTenant(tenant: string, named: unknown): string {
+function fromPath(field: string, what: string, value: string, named: unknown): string {
   // JSON's null, as ProtoJSON reads it, is the field left unset.
-  if (named === undefined || named === null || named === '' || named === tenant) return tenant
-  if (typeof named !== 'string') throw new InvalidParamsError('`tenant` must be a string')
-  const shown = (text: string) => JSON.stringify(text.slice(0, SHOWN_TENANT))
+  if (named === undefined || named === null || named === '' || named === value) return value
+  if (typeof named !== 'string') throw new InvalidParamsError(`\`${field}\` must be a string`)
+  const shown = (text: string) => JSON.stringify(text.slice(0, SHOWN_VALUE))
   throw new InvalidParamsError(
-    `\`tenant\` ${shown(named)} differs from the path's tenant ${shown(tenant)}: name one tenant, in the path`,
+    `\`${field}\` ${shown(named)} differs from the path's ${what} ${shown(value)}: name one ${what}, in the path`,
   )
 }
